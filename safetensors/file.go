@@ -1,0 +1,331 @@
+package safetensors
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"slices"
+	"time"
+	"unicode/utf8"
+)
+
+// File is one validated safetensors file.
+type File struct {
+	// Name is the path the file was opened with.
+	Name string
+
+	size      int64
+	headerLen uint64
+	modTime   time.Time
+	r         io.ReaderAt
+	mapping   *mapping // nil for NewFile
+	osFile    *os.File // nil for NewFile
+	meta      map[string]string
+	tensors   []*Tensor // sorted by name
+	byName    map[string]*Tensor
+	warnings  []string
+}
+
+// Tensor is one tensor of a File. Its bytes are the half-open range
+// Offsets[0]..Offsets[1] of the data section, which starts right after
+// the header.
+type Tensor struct {
+	Name    string
+	DType   DType
+	Shape   []uint64
+	Offsets [2]uint64
+
+	file *File
+}
+
+// Open maps the named file read-only and validates it. The mapping lives
+// until Close.
+func Open(name string) (*File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	size := st.Size()
+	if size < prefixLen {
+		// Too short to hold the length prefix, and mmap of an empty file
+		// fails anyway: report it as the reference does.
+		f.Close()
+		return nil, formatErr(name, CodeHeaderTooSmall, "", "file is %d bytes, the length prefix alone needs %d", size, prefixLen)
+	}
+	m, err := mapFile(f, size)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: mmap: %w", name, err)
+	}
+	sf := &File{Name: name, size: size, modTime: st.ModTime(), r: m, mapping: m, osFile: f}
+	if err := sf.load(m.data); err != nil {
+		sf.Close()
+		return nil, err
+	}
+	return sf, nil
+}
+
+// NewFile validates the safetensors file held by r, of the given size.
+// Only the header is read into memory; tensor bytes are read from r on
+// demand. Close has no effect on a File made by NewFile.
+func NewFile(name string, r io.ReaderAt, size int64) (*File, error) {
+	sf := &File{Name: name, size: size, r: r}
+	if size < prefixLen {
+		return nil, formatErr(name, CodeHeaderTooSmall, "", "file is %d bytes, the length prefix alone needs %d", size, prefixLen)
+	}
+	var prefix [prefixLen]byte
+	if _, err := r.ReadAt(prefix[:], 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	n, err := checkPrefix(name, prefix[:], size)
+	if err != nil {
+		return nil, err
+	}
+	// n is now known to be at most MaxHeaderSize and within the file.
+	hdr := make([]byte, prefixLen+n)
+	copy(hdr, prefix[:])
+	if _, err := r.ReadAt(hdr[prefixLen:], prefixLen); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := sf.load(hdr); err != nil {
+		return nil, err
+	}
+	return sf, nil
+}
+
+// checkPrefix applies rules 2 and 3 to the length prefix.
+func checkPrefix(name string, prefix []byte, size int64) (uint64, error) {
+	n := binary.LittleEndian.Uint64(prefix)
+	if n > MaxHeaderSize {
+		return 0, formatErr(name, CodeHeaderTooLarge, "", "length prefix says the header is %d bytes, the limit is %d", n, MaxHeaderSize)
+	}
+	if n+prefixLen > uint64(size) {
+		return 0, formatErr(name, CodeInvalidHeaderLength, "", "length prefix says the header is %d bytes, but the file has only %d after the prefix", n, size-prefixLen)
+	}
+	return n, nil
+}
+
+// load validates buf, which starts at byte 0 of the file and holds at least
+// the prefix and the whole header, and fills in the tensor table.
+func (f *File) load(buf []byte) error {
+	n, err := checkPrefix(f.Name, buf[:prefixLen], f.size)
+	if err != nil {
+		return err
+	}
+	f.headerLen = n
+	hdr := buf[prefixLen : prefixLen+n]
+	if !utf8.Valid(hdr) {
+		return formatErr(f.Name, CodeInvalidUTF8, "", "header bytes are not valid UTF-8")
+	}
+	entries, meta, err := parseHeader(f.Name, hdr)
+	if err != nil {
+		return err
+	}
+	f.meta = meta
+	if err := f.validate(entries); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validate applies rules 6 to 11 in the reference's order: entries sorted
+// by offsets, then per entry the offset, overflow, alignment and size
+// checks, then the file-length check.
+func (f *File) validate(entries []entry) error {
+	slices.SortFunc(entries, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.end, b.end), cmp.Compare(a.name, b.name))
+	})
+	var start uint64
+	for i := range entries {
+		e := &entries[i]
+		if e.begin != start || e.end < e.begin {
+			what := fmt.Sprintf("data_offsets [%d, %d] but the previous tensor ends at %d", e.begin, e.end, start)
+			switch {
+			case e.end < e.begin:
+				what = fmt.Sprintf("data_offsets [%d, %d] end before they begin", e.begin, e.end)
+			case i == 0:
+				what = fmt.Sprintf("data_offsets [%d, %d]: the first tensor must start at 0", e.begin, e.end)
+			case e.begin < start:
+				what += fmt.Sprintf(" (overlaps %q)", entries[i-1].name)
+			default:
+				what += fmt.Sprintf(" (a gap of %d bytes)", e.begin-start)
+			}
+			return formatErr(f.Name, CodeInvalidOffset, e.name, "tensor %q: %s", e.name, what)
+		}
+		start = e.end
+		nel, ok := product(e.shape)
+		if !ok {
+			return formatErr(f.Name, CodeValidationOverflow, e.name, "tensor %q: shape %s has more than 2^64 elements", e.name, FormatShape(e.shape))
+		}
+		hi, nbits := bits.Mul64(nel, e.dtype.Bits())
+		if hi != 0 {
+			return formatErr(f.Name, CodeValidationOverflow, e.name, "tensor %q: shape %s of %s is more than 2^64 bits", e.name, FormatShape(e.shape), e.dtype)
+		}
+		if nbits%8 != 0 {
+			return formatErr(f.Name, CodeMisalignedSlice, e.name, "tensor %q: %d elements of %s are %d bits, not a whole number of bytes", e.name, nel, e.dtype, nbits)
+		}
+		if want := nbits / 8; e.end-e.begin != want {
+			return formatErr(f.Name, CodeInvalidInfo, e.name, "tensor %q: shape %s of %s needs %d bytes, data_offsets [%d, %d] hold %d",
+				e.name, FormatShape(e.shape), e.dtype, want, e.begin, e.end, e.end-e.begin)
+		}
+	}
+	// start <= 2^64-1 and headerLen <= 1e8, so this cannot overflow
+	// unless start is within 1e8 of 2^64; check that too.
+	need, carry := bits.Add64(start, prefixLen+f.headerLen, 0)
+	if carry != 0 || need != uint64(f.size) {
+		var what string
+		switch {
+		case carry != 0 || need > uint64(f.size):
+			short := need - uint64(f.size)
+			if carry != 0 {
+				what = "the tensors claim more than 2^64 bytes"
+			} else {
+				what = fmt.Sprintf("file is %d %s short: header and tensors need %d bytes, the file has %d", short, plural(short, "byte", "bytes"), need, f.size)
+			}
+		default:
+			extra := uint64(f.size) - need
+			what = fmt.Sprintf("file has %d trailing %s after the last tensor: header and tensors need %d bytes, the file has %d", extra, plural(extra, "byte", "bytes"), need, f.size)
+		}
+		return formatErr(f.Name, CodeIncompleteBuffer, "", "%s", what)
+	}
+
+	f.tensors = make([]*Tensor, len(entries))
+	f.byName = make(map[string]*Tensor, len(entries))
+	dataStart := prefixLen + f.headerLen
+	for i, e := range entries {
+		t := &Tensor{Name: e.name, DType: e.dtype, Shape: e.shape, Offsets: [2]uint64{e.begin, e.end}, file: f}
+		f.tensors[i] = t
+		f.byName[e.name] = t
+		if b := e.dtype.Bits(); b >= 8 && e.end > e.begin && (dataStart+e.begin)%(b/8) != 0 {
+			f.warnings = append(f.warnings, fmt.Sprintf("tensor %q (%s) starts at byte %d, not a multiple of %d: consumers that cast the mapped bytes need a copy", e.name, e.dtype, dataStart+e.begin, b/8))
+		}
+	}
+	slices.SortFunc(f.tensors, func(a, b *Tensor) int { return cmp.Compare(a.Name, b.Name) })
+	return nil
+}
+
+func product(shape []uint64) (uint64, bool) {
+	n := uint64(1)
+	for _, d := range shape {
+		hi, lo := bits.Mul64(n, d)
+		if hi != 0 {
+			return 0, false
+		}
+		n = lo
+	}
+	return n, true
+}
+
+func plural(n uint64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Close unmaps the file and closes it. Tensor bytes obtained earlier must
+// not be used afterwards.
+func (f *File) Close() error {
+	var err error
+	if f.mapping != nil {
+		err = f.mapping.unmap()
+		f.mapping = nil
+	}
+	if f.osFile != nil {
+		if cerr := f.osFile.Close(); err == nil {
+			err = cerr
+		}
+		f.osFile = nil
+	}
+	return err
+}
+
+// Size returns the file's length in bytes.
+func (f *File) Size() int64 { return f.size }
+
+// HeaderLen returns the length of the JSON header, without the 8-byte
+// prefix.
+func (f *File) HeaderLen() uint64 { return f.headerLen }
+
+// DataStart returns the file offset of the data section.
+func (f *File) DataStart() int64 { return int64(prefixLen + f.headerLen) }
+
+// ModTime returns the file's modification time at Open (zero for NewFile).
+func (f *File) ModTime() time.Time { return f.modTime }
+
+// Metadata returns the header's __metadata__ map, or nil if it has none.
+func (f *File) Metadata() map[string]string { return f.meta }
+
+// Tensors returns the tensors sorted by name.
+func (f *File) Tensors() []*Tensor { return f.tensors }
+
+// Tensor returns the named tensor, or nil if the file has none by that name.
+func (f *File) Tensor(name string) *Tensor { return f.byName[name] }
+
+// Warnings returns findings that do not make the file invalid, such as
+// tensors whose data is not aligned to their element size.
+func (f *File) Warnings() []string { return f.warnings }
+
+// Fd returns the file descriptor of a File made by Open, or -1.
+func (f *File) Fd() int {
+	if f.osFile == nil {
+		return -1
+	}
+	return int(f.osFile.Fd())
+}
+
+// File returns the file holding t.
+func (t *Tensor) File() *File { return t.file }
+
+// Size returns the tensor's length in bytes.
+func (t *Tensor) Size() int64 { return int64(t.Offsets[1] - t.Offsets[0]) }
+
+// FileOffset returns the file offset of the tensor's first byte.
+func (t *Tensor) FileOffset() int64 { return t.file.DataStart() + int64(t.Offsets[0]) }
+
+// NumElements returns the product of the shape (1 for a scalar).
+func (t *Tensor) NumElements() uint64 {
+	n, _ := product(t.Shape) // validated: cannot overflow
+	return n
+}
+
+// Bytes returns the tensor's bytes as a slice of the file mapping, or nil
+// for a File made by NewFile. The slice is valid until the File is closed
+// and must not be written to.
+func (t *Tensor) Bytes() []byte {
+	if t.file.mapping == nil {
+		return nil
+	}
+	off := t.FileOffset()
+	return t.file.mapping.data[off : off+t.Size()]
+}
+
+// Reader returns a reader of the tensor's bytes.
+func (t *Tensor) Reader() *io.SectionReader {
+	return io.NewSectionReader(t.file.r, t.FileOffset(), t.Size())
+}
+
+// FormatShape renders a shape as "[2048, 1024]", or "[]" for a scalar.
+func FormatShape(shape []uint64) string {
+	b := make([]byte, 0, 2+len(shape)*8)
+	b = append(b, '[')
+	for i, d := range shape {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = fmt.Appendf(b, "%d", d)
+	}
+	return string(append(b, ']'))
+}

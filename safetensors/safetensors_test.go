@@ -1,0 +1,381 @@
+package safetensors_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/safetensors"
+)
+
+func TestDTypes(t *testing.T) {
+	want := map[string]uint64{
+		"BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8,
+		"F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8, "F8_E4M3FNUZ": 8, "F8_E5M2FNUZ": 8,
+		"I16": 16, "U16": 16, "F16": 16, "BF16": 16, "I32": 32, "U32": 32, "F32": 32,
+		"C64": 64, "F64": 64, "I64": 64, "U64": 64,
+	}
+	all := safetensors.AllDTypes()
+	require.Len(t, all, 22)
+	for _, d := range all {
+		bits, ok := want[d.String()]
+		require.True(t, ok, "unexpected dtype %s", d)
+		assert.Equal(t, bits, d.Bits(), d.String())
+		back, ok := safetensors.ParseDType(d.String())
+		assert.True(t, ok)
+		assert.Equal(t, d, back)
+	}
+	for _, bad := range []string{"bf16", "F128", "", "FLOAT"} {
+		_, ok := safetensors.ParseDType(bad)
+		assert.False(t, ok, bad)
+	}
+	assert.Equal(t, uint64(0), safetensors.DType(0).Bits())
+	assert.Equal(t, "invalid", safetensors.DType(200).String())
+}
+
+func TestBF16ToF32(t *testing.T) {
+	for _, c := range []struct {
+		bits uint16
+		want float32
+	}{
+		{0x3f80, 1}, {0xc000, -2}, {0x0000, 0}, {0x3f00, 0.5},
+		{0x4049, 3.140625}, {0x7f7f, 3.3895314e38}, {0x0080, 1.1754944e-38},
+	} {
+		assert.Equal(t, c.want, safetensors.BF16ToF32(c.bits), "%#04x", c.bits)
+	}
+	assert.True(t, math.IsInf(float64(safetensors.BF16ToF32(0x7f80)), 1))
+	assert.True(t, math.IsInf(float64(safetensors.BF16ToF32(0xff80)), -1))
+	assert.True(t, math.IsNaN(float64(safetensors.BF16ToF32(0x7fc0))))
+	assert.Equal(t, []float32{1, -2}, safetensors.DecodeBF16([]byte{0x80, 0x3f, 0x00, 0xc0, 0xff}))
+}
+
+func TestF16ToF32(t *testing.T) {
+	for _, c := range []struct {
+		bits uint16
+		want float32
+	}{
+		{0x3c00, 1}, {0xc000, -2}, {0x3800, 0.5}, {0x7bff, 65504},
+		{0x0001, 5.9604645e-08},  // smallest subnormal, 2^-24
+		{0x03ff, 6.097555e-05},   // largest subnormal
+		{0x0400, 6.1035156e-05},  // smallest normal, 2^-14
+		{0x3555, 0.33325195},     // nearest to 1/3
+		{0x4248, 3.140625},
+	} {
+		assert.Equal(t, c.want, safetensors.F16ToF32(c.bits), "%#04x", c.bits)
+	}
+	negZero := safetensors.F16ToF32(0x8000)
+	assert.True(t, negZero == 0 && math.Signbit(float64(negZero)))
+	assert.True(t, math.IsInf(float64(safetensors.F16ToF32(0x7c00)), 1))
+	assert.True(t, math.IsInf(float64(safetensors.F16ToF32(0xfc00)), -1))
+	assert.True(t, math.IsNaN(float64(safetensors.F16ToF32(0x7e00))))
+	assert.Equal(t, []float32{1, 65504}, safetensors.DecodeF16([]byte{0x00, 0x3c, 0xff, 0x7b}))
+}
+
+// TestOpenMapsRealBytes round-trips random bytes through a file, the live
+// mmap syscall and Tensor.Bytes.
+func TestOpenMapsRealBytes(t *testing.T) {
+	tensors := []testmodel.Tensor{
+		{Name: "a", DType: "F32", Shape: []uint64{3, 5}},
+		{Name: "b", DType: "BF16", Shape: []uint64{7}},
+		{Name: "c", DType: "U8", Shape: []uint64{}},
+		{Name: "empty", DType: "F16", Shape: []uint64{4, 0}},
+	}
+	raw := testmodel.Encode(tensors, map[string]string{"format": "pt"}, 42)
+	path := filepath.Join(t.TempDir(), "model.safetensors")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+
+	f, err := safetensors.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+
+	assert.Equal(t, map[string]string{"format": "pt"}, f.Metadata())
+	assert.Equal(t, int64(len(raw)), f.Size())
+	require.Len(t, f.Tensors(), 4)
+	entries, _ := testmodel.Layout(tensors)
+	for _, e := range entries {
+		tt := f.Tensor(e.Name)
+		require.NotNil(t, tt, e.Name)
+		assert.Equal(t, e.Shape, tt.Shape)
+		assert.Equal(t, e.Offsets, tt.Offsets)
+		want := raw[f.DataStart()+int64(e.Offsets[0]) : f.DataStart()+int64(e.Offsets[1])]
+		assert.Equal(t, want, tt.Bytes(), e.Name)
+		got := make([]byte, tt.Size())
+		n, _ := tt.Reader().ReadAt(got, 0)
+		assert.Equal(t, want, got[:n])
+	}
+	assert.Nil(t, f.Tensor("missing"))
+	assert.Equal(t, uint64(1), f.Tensor("c").NumElements())
+	assert.Equal(t, "[]", safetensors.FormatShape(f.Tensor("c").Shape))
+	assert.Equal(t, "[3, 5]", safetensors.FormatShape(f.Tensor("a").Shape))
+
+	// The mapping really is the file: no copy was made at Open.
+	b := f.Tensor("a").Bytes()
+	assert.Equal(t, &b[0], &f.Tensor("a").Bytes()[0])
+	require.NoError(t, f.Close())
+	require.NoError(t, f.Close(), "Close twice is harmless")
+}
+
+// referenceCases are the reference implementation's own test payloads,
+// with the error each must give (CASES.md); nil means accepted.
+var referenceCases = []struct {
+	file string
+	err  error
+	n    int // tensors, when accepted
+}{
+	{"test_header_too_small", safetensors.ErrHeaderTooSmall, 0},
+	{"test_invalid_header_length", safetensors.ErrInvalidHeaderLength, 0},
+	{"test_header_too_large", safetensors.ErrHeaderTooLarge, 0},
+	{"test_invalid_header_non_utf8", safetensors.ErrInvalidUTF8, 0},
+	{"test_invalid_header_not_json", safetensors.ErrInvalidJSON, 0},
+	{"test_invalid_info", safetensors.ErrInvalidInfo, 0},
+	{"test_validation_overflow_a", safetensors.ErrValidationOverflow, 0},
+	{"test_validation_overflow_b", safetensors.ErrValidationOverflow, 0},
+	{"test_json_attack", safetensors.ErrInvalidOffset, 0},
+	{"test_metadata_incomplete_buffer_a", safetensors.ErrIncompleteBuffer, 0},
+	{"test_metadata_incomplete_buffer_b", safetensors.ErrIncompleteBuffer, 0},
+	{"pread_test_data_offset_overflow", safetensors.ErrIncompleteBuffer, 0},
+	{"test_deserialization", nil, 1},
+	{"test_empty_shapes_allowed", nil, 1},
+	{"test_zero_sized_tensor", nil, 1},
+	{"test_whitespace_padded_header", nil, 0},
+	{"test_whitespace_leading_padded_header", nil, 0},
+}
+
+func TestReferencePayloads(t *testing.T) {
+	for _, c := range referenceCases {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join("testdata", "reference", c.file+".safetensors")
+			raw, err := os.ReadFile(path)
+			require.NoError(t, err)
+			// Both constructors must agree.
+			for _, open := range []func() (*safetensors.File, error){
+				func() (*safetensors.File, error) { return safetensors.Open(path) },
+				func() (*safetensors.File, error) {
+					return safetensors.NewFile(path, bytes.NewReader(raw), int64(len(raw)))
+				},
+			} {
+				f, err := open()
+				if c.err == nil {
+					require.NoError(t, err)
+					assert.Len(t, f.Tensors(), c.n)
+					f.Close()
+					continue
+				}
+				require.Error(t, err)
+				assert.ErrorIs(t, err, c.err)
+				assert.ErrorIs(t, err, safetensors.ErrFormat)
+				var fe *safetensors.FormatError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, path, fe.File)
+				assert.Contains(t, err.Error(), path+": ")
+				assert.Contains(t, err.Error(), "(safetensors: "+fe.RefName()+")")
+			}
+		})
+	}
+}
+
+func TestIncompleteBufferMessage(t *testing.T) {
+	f, err := safetensors.Open(filepath.Join("testdata", "reference", "test_metadata_incomplete_buffer_b.safetensors"))
+	require.Nil(t, f)
+	require.ErrorIs(t, err, safetensors.ErrIncompleteBuffer)
+	assert.Contains(t, err.Error(), "file is 2 bytes short")
+	assert.Contains(t, err.Error(), "incomplete_buffer (safetensors: MetadataIncompleteBuffer)")
+
+	_, err = safetensors.Open(filepath.Join("testdata", "reference", "test_metadata_incomplete_buffer_a.safetensors"))
+	assert.Contains(t, err.Error(), "trailing bytes after the last tensor")
+}
+
+func TestAbuseAttempt(t *testing.T) {
+	_, err := safetensors.Open(filepath.Join("testdata", "fixtures", "safetensors-cpp", "safetensors_abuse_attempt_1.safetensors"))
+	assert.ErrorIs(t, err, safetensors.ErrInvalidHeaderLength)
+}
+
+// TestRealFixtures parses every safetensors file written by other
+// implementations and checks each tensor against the header as
+// encoding/json reads it, an independent decoder.
+func TestRealFixtures(t *testing.T) {
+	var paths []string
+	require.NoError(t, filepath.WalkDir(filepath.Join("testdata", "fixtures"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".safetensors") && !strings.Contains(p, "abuse") {
+			paths = append(paths, p)
+		}
+		return err
+	}))
+	require.GreaterOrEqual(t, len(paths), 25)
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			raw, err := os.ReadFile(p)
+			require.NoError(t, err)
+			n := binary.LittleEndian.Uint64(raw)
+			var hdr map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(raw[8:8+n], &hdr))
+
+			f, err := safetensors.Open(p)
+			require.NoError(t, err)
+			defer f.Close()
+			delete(hdr, "__metadata__")
+			require.Len(t, f.Tensors(), len(hdr))
+			for name, rawEntry := range hdr {
+				var e struct {
+					DType       string   `json:"dtype"`
+					Shape       []uint64 `json:"shape"`
+					DataOffsets []uint64 `json:"data_offsets"`
+				}
+				require.NoError(t, json.Unmarshal(rawEntry, &e))
+				tt := f.Tensor(name)
+				require.NotNil(t, tt, name)
+				assert.Equal(t, e.DType, tt.DType.String(), name)
+				assert.Equal(t, e.Shape, tt.Shape, name)
+				assert.Equal(t, e.DataOffsets, tt.Offsets[:], name)
+				assert.Equal(t, raw[8+n+e.DataOffsets[0]:8+n+e.DataOffsets[1]], tt.Bytes(), name)
+			}
+		})
+	}
+}
+
+// header builds a file from a literal header string and a data section.
+func header(h string, data int) []byte {
+	out := make([]byte, 8, 8+len(h)+data)
+	binary.LittleEndian.PutUint64(out, uint64(len(h)))
+	out = append(out, h...)
+	return append(out, make([]byte, data)...)
+}
+
+// offsetsNear2to64 declares eight valid U8 tensors that end 8 bytes short
+// of 2^64, so that adding the header length overflows.
+func offsetsNear2to64() string {
+	const a = uint64(1)<<61 - 1
+	var parts []string
+	for i := uint64(0); i < 8; i++ {
+		parts = append(parts, fmt.Sprintf(`"t%d":{"dtype":"U8","shape":[%d],"data_offsets":[%d,%d]}`, i, a, i*a, (i+1)*a))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// TestMalformed covers each rule with a minimal hand-made file, named for
+// its defect.
+func TestMalformed(t *testing.T) {
+	const ok = `{"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`
+	hugePrefix := make([]byte, 16)
+	binary.LittleEndian.PutUint64(hugePrefix, 1<<62)
+	cases := []struct {
+		name   string
+		raw    []byte
+		err    error
+		detail string
+	}{
+		{"valid", header(ok, 8), nil, ""},
+		{"seven-bytes", []byte("1234567"), safetensors.ErrHeaderTooSmall, ""},
+		{"header-len-2^62", hugePrefix, safetensors.ErrHeaderTooLarge, "4611686018427387904"},
+		{"header-past-eof", header(ok, 0)[:20], safetensors.ErrInvalidHeaderLength, ""},
+		{"not-utf8", header("{\"\xc3\x28\":1}", 0), safetensors.ErrInvalidUTF8, ""},
+		{"utf8-bom", header("\xef\xbb\xbf{}", 0), safetensors.ErrInvalidJSON, ""},
+		{"nul-padding", header("{}\x00\x00", 0), safetensors.ErrInvalidJSON, "trailing characters"},
+		{"trailing-garbage", header("{} x", 0), safetensors.ErrInvalidJSON, "trailing characters"},
+		{"two-objects", header("{}{}", 0), safetensors.ErrInvalidJSON, ""},
+		{"array-root", header("[]", 0), safetensors.ErrInvalidJSON, "must be a JSON object"},
+		{"empty-header", header("", 0), safetensors.ErrInvalidJSON, ""},
+		{"entry-not-object", header(`{"t":[1]}`, 0), safetensors.ErrInvalidJSON, "must be an object"},
+		{"missing-dtype", header(`{"t":{"shape":[2],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, `missing field "dtype"`},
+		{"missing-offsets", header(`{"t":{"dtype":"F32","shape":[2]}}`, 8), safetensors.ErrInvalidJSON, `missing field "data_offsets"`},
+		{"unknown-dtype", header(`{"t":{"dtype":"F128","shape":[2],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, `unknown dtype "F128"`},
+		{"lowercase-dtype", header(`{"t":{"dtype":"f32","shape":[2],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, "unknown dtype"},
+		{"negative-dim", header(`{"t":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, "-2 is not an unsigned"},
+		{"fractional-dim", header(`{"t":{"dtype":"F32","shape":[2.0],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, "2.0"},
+		{"exponent-dim", header(`{"t":{"dtype":"F32","shape":[2e0],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, "2e0"},
+		{"nan-dim", header(`{"t":{"dtype":"F32","shape":[NaN],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, ""},
+		{"dim-2^64", header(`{"t":{"dtype":"F32","shape":[18446744073709551616],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, "18446744073709551616"},
+		{"string-dim", header(`{"t":{"dtype":"F32","shape":["2"],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, ""},
+		{"three-offsets", header(`{"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8,8]}}`, 8), safetensors.ErrInvalidJSON, "exactly 2"},
+		{"one-offset", header(`{"t":{"dtype":"F32","shape":[2],"data_offsets":[8]}}`, 8), safetensors.ErrInvalidJSON, "exactly 2"},
+		{"duplicate-field", header(`{"t":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidJSON, "duplicate field"},
+		{"metadata-not-string", header(`{"__metadata__":{"a":1}}`, 0), safetensors.ErrInvalidJSON, "must be a string"},
+		{"metadata-twice", header(`{"__metadata__":{},"__metadata__":{}}`, 0), safetensors.ErrInvalidJSON, "duplicate key"},
+		{"metadata-null", header(`{"__metadata__":null}`, 0), nil, ""},
+		{"unknown-field-ignored", header(`{"t":{"dtype":"F32","x":{"y":[[[1]]]},"shape":[2],"data_offsets":[0,8]}}`, 8), nil, ""},
+		{"deeply-nested", header(`{"t":{"x":`+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+`,"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, 8), nil, ""},
+		{"deeply-nested-unclosed", header(`{"t":{"x":`+strings.Repeat("[", 100000), 0), safetensors.ErrInvalidJSON, ""},
+		{"duplicate-name", header(`{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"t":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.ErrDuplicateName, `tensor "t" appears twice`},
+		{"gap", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}`, 12), safetensors.ErrInvalidOffset, "a gap of 4 bytes"},
+		{"overlap", header(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.ErrInvalidOffset, `overlaps "a"`},
+		{"first-not-at-zero", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.ErrInvalidOffset, "must start at 0"},
+		{"reversed", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"c":{"dtype":"U8","shape":[0],"data_offsets":[4,3]}}`, 4), safetensors.ErrInvalidOffset, "end before they begin"},
+		{"offsets-overflow", header(offsetsNear2to64(), 0), safetensors.ErrIncompleteBuffer, "more than 2^64 bytes"},
+		{"shape-overflow", header(`{"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}}`, 0), safetensors.ErrValidationOverflow, ""},
+		{"bits-overflow", header(`{"a":{"dtype":"F64","shape":[4611686018427387904],"data_offsets":[0,0]}}`, 0), safetensors.ErrValidationOverflow, ""},
+		{"zero-dim-with-huge-dim", header(`{"a":{"dtype":"F32","shape":[0,18446744073709551615],"data_offsets":[0,0]}}`, 0), nil, ""},
+		{"f4-odd", header(`{"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}`, 2), safetensors.ErrMisalignedSlice, "12 bits"},
+		{"f4-even", header(`{"a":{"dtype":"F4","shape":[4],"data_offsets":[0,2]}}`, 2), nil, ""},
+		{"f6-four", header(`{"a":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[0,3]}}`, 3), nil, ""},
+		{"size-mismatch", header(`{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, 8), safetensors.ErrInvalidInfo, "needs 12 bytes"},
+		{"two-bytes-short", header(ok, 6), safetensors.ErrIncompleteBuffer, "file is 2 bytes short"},
+		{"one-byte-short", header(ok, 7), safetensors.ErrIncompleteBuffer, "file is 1 byte short"},
+		{"trailing-bytes", header(ok, 11), safetensors.ErrIncompleteBuffer, "3 trailing bytes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name+".safetensors")
+			require.NoError(t, os.WriteFile(path, c.raw, 0o644))
+			f, err := safetensors.Open(path)
+			if c.err == nil {
+				require.NoError(t, err)
+				f.Close()
+				return
+			}
+			require.ErrorIs(t, err, c.err)
+			assert.True(t, errors.Is(err, safetensors.ErrFormat))
+			assert.Contains(t, err.Error(), c.detail)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+		})
+	}
+}
+
+// TestHugeHeaderBoundedMemory opens a sparse file whose prefix announces a
+// 99 MB header of NULs: the parser must fail on the first byte, reading
+// the header in place rather than copying it.
+func TestHugeHeaderBoundedMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.safetensors")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	var prefix [8]byte
+	binary.LittleEndian.PutUint64(prefix[:], 99_000_000)
+	_, err = f.Write(prefix[:])
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(8+99_000_000))
+	require.NoError(t, f.Close())
+
+	allocs := testing.AllocsPerRun(3, func() {
+		_, err := safetensors.Open(path)
+		require.ErrorIs(t, err, safetensors.ErrInvalidJSON)
+	})
+	assert.Less(t, allocs, 200.0)
+}
+
+func TestNotRegular(t *testing.T) {
+	_, err := safetensors.Open(t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not a regular file")
+	_, err = safetensors.Open(filepath.Join(t.TempDir(), "nope.safetensors"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestAlignmentWarning(t *testing.T) {
+	// An odd header length puts the F32 data at an odd offset.
+	raw := header(`{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}} `, 4)
+	f, err := safetensors.NewFile("odd", bytes.NewReader(raw), int64(len(raw)))
+	require.NoError(t, err)
+	require.Len(t, f.Warnings(), 1)
+	assert.Contains(t, f.Warnings()[0], "not a multiple of 4")
+	assert.Nil(t, f.Tensor("t").Bytes(), "NewFile has no mapping")
+}
