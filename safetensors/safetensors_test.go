@@ -66,10 +66,10 @@ func TestF16ToF32(t *testing.T) {
 		want float32
 	}{
 		{0x3c00, 1}, {0xc000, -2}, {0x3800, 0.5}, {0x7bff, 65504},
-		{0x0001, 5.9604645e-08},  // smallest subnormal, 2^-24
-		{0x03ff, 6.097555e-05},   // largest subnormal
-		{0x0400, 6.1035156e-05},  // smallest normal, 2^-14
-		{0x3555, 0.33325195},     // nearest to 1/3
+		{0x0001, 5.9604645e-08}, // smallest subnormal, 2^-24
+		{0x03ff, 6.097555e-05},  // largest subnormal
+		{0x0400, 6.1035156e-05}, // smallest normal, 2^-14
+		{0x3555, 0.33325195},    // nearest to 1/3
 		{0x4248, 3.140625},
 	} {
 		assert.Equal(t, c.want, safetensors.F16ToF32(c.bits), "%#04x", c.bits)
