@@ -204,13 +204,24 @@ func (f *File) validate(entries []entry) error {
 	f.tensors = make([]*Tensor, len(entries))
 	f.byName = make(map[string]*Tensor, len(entries))
 	dataStart := prefixLen + f.headerLen
-	for i, e := range entries {
+	var misaligned int
+	var first *entry
+	for i := range entries {
+		e := &entries[i]
 		t := &Tensor{Name: e.name, DType: e.dtype, Shape: e.shape, Offsets: [2]uint64{e.begin, e.end}, file: f}
 		f.tensors[i] = t
 		f.byName[e.name] = t
+		// The reference never checks alignment; consumers that cast mapped
+		// bytes to typed arrays care, so it is a warning.
 		if b := e.dtype.Bits(); b >= 8 && e.end > e.begin && (dataStart+e.begin)%(b/8) != 0 {
-			f.warnings = append(f.warnings, fmt.Sprintf("tensor %q (%s) starts at byte %d, not a multiple of %d: consumers that cast the mapped bytes need a copy", e.name, e.dtype, dataStart+e.begin, b/8))
+			if misaligned++; first == nil {
+				first = e
+			}
 		}
+	}
+	if misaligned > 0 {
+		f.warnings = append(f.warnings, fmt.Sprintf("%s: %d %s not aligned to the element size (first: %q, %s at byte %d): consumers that cast the mapped bytes need a copy",
+			f.Name, misaligned, plural(uint64(misaligned), "tensor is", "tensors are"), first.name, first.dtype, dataStart+first.begin))
 	}
 	slices.SortFunc(f.tensors, func(a, b *Tensor) int { return cmp.Compare(a.Name, b.Name) })
 	return nil
@@ -329,3 +340,6 @@ func FormatShape(shape []uint64) string {
 	}
 	return string(append(b, ']'))
 }
+
+// ShapeEqual reports whether two shapes are the same.
+func ShapeEqual(a, b []uint64) bool { return slices.Equal(a, b) }

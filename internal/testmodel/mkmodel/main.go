@@ -1,0 +1,52 @@
+// Command mkmodel writes the models the tests and benchmarks use.
+//
+//	mkmodel tiny DIR            the tiny Qwen3 of testdata/tiny-qwen3
+//	mkmodel qwen3-0.6b DIR      the real Qwen3-0.6B header over a sparse file
+//	mkmodel qwen3-0.6b-dense DIR  the same layout filled with random bytes
+//	                             (1.5 GB; lm_head identical to embed_tokens)
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: mkmodel tiny|qwen3-0.6b|qwen3-0.6b-dense DIR")
+		os.Exit(64)
+	}
+	if err := run(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "mkmodel:", err)
+		os.Exit(1)
+	}
+}
+
+func run(kind, dir string) error {
+	layout := filepath.Join(repoRoot(), "testdata", "qwen3-0.6b-layout")
+	switch kind {
+	case "tiny":
+		return testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, testmodel.TinyQwen3Tensors())
+	case "qwen3-0.6b":
+		return testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json"))
+	case "qwen3-0.6b-dense":
+		return testmodel.WriteDenseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json"))
+	}
+	return fmt.Errorf("unknown kind %q", kind)
+}
+
+// repoRoot finds the module root from the working directory.
+func repoRoot() string {
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}

@@ -1,0 +1,353 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fsmount/fsmount/safetensors"
+)
+
+// Model is a model on disk: its weights and, when there is one, its
+// config.json.
+type Model struct {
+	// Path is what the user named: a directory or a .safetensors file.
+	Path string
+	// Config is nil when there is no config.json to check against.
+	Config *Config
+	// Weights are the opened safetensors files.
+	Weights *safetensors.Checkpoint
+	// NoConfig says why Config is nil.
+	NoConfig string
+}
+
+// ConfigFileName is the name of the config file in a model directory.
+const ConfigFileName = "config.json"
+
+// Open opens a model: a directory with config.json and model.safetensors
+// (or a sharded index), or a single .safetensors file, which is listed but
+// not cross-checked.
+func Open(path string) (*Model, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Path: path}
+	if !st.IsDir() {
+		m.NoConfig = "a single file was given, so there is no config.json to check it against"
+	} else {
+		cfgPath := filepath.Join(path, ConfigFileName)
+		m.Config, err = LoadConfig(cfgPath)
+		if errors.Is(err, os.ErrNotExist) {
+			m.NoConfig = "there is no config.json in " + path
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	if m.Weights, err = safetensors.OpenCheckpoint(path); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Close releases the weights' mappings.
+func (m *Model) Close() error { return m.Weights.Close() }
+
+// ProblemKind classifies a cross-check problem.
+type ProblemKind string
+
+// Problem kinds, in the order the verdict lists them.
+const (
+	Missing     ProblemKind = "missing"
+	Misshaped   ProblemKind = "mis-shaped"
+	Unexpected  ProblemKind = "unexpected"
+	TiedDiffers ProblemKind = "tied head differs"
+	WrongDType  ProblemKind = "dtype"
+)
+
+// Problem is one way the files disagree with the config.
+type Problem struct {
+	Kind   ProblemKind
+	Tensor string
+	Detail string // one line, naming the tensor and the numbers
+}
+
+// Aux kinds of file tensors that are neither expected nor a problem.
+const (
+	AuxQuant  = "quantization"
+	AuxLegacy = "legacy buffer"
+)
+
+// Entry is one tensor of the expected set resolved against the files: the
+// plan's tensor and the file's, either of which may be nil.
+type Entry struct {
+	Expected *ExpectedTensor     // nil for a file tensor the plan does not name
+	Tensor   *safetensors.Tensor // nil when missing from the files
+	Aux      string              // AuxQuant or AuxLegacy for allowed extras
+}
+
+// Report is the result of checking a model: everything fsinspect prints
+// and the mount serves.
+type Report struct {
+	Model *Model
+	// Plan is nil when the cross-check was skipped.
+	Plan *Plan
+	// Skipped says why the cross-check was not done, or is "".
+	Skipped string
+	// Entries are the plan's tensors in plan order, then the allowed
+	// extras and the unexpected tensors in name order.
+	Entries  []Entry
+	Problems []Problem
+	Notes    []string
+	Warnings []string
+
+	Stored     uint64 // parameters over every tensor in the files
+	Logical    uint64 // Stored less a tied duplicate head and legacy buffers
+	Embeddings uint64 // parameters of the token embedding
+	ByDType    map[safetensors.DType]uint64
+}
+
+// Clean reports whether the check found no problem.
+func (r *Report) Clean() bool { return len(r.Problems) == 0 }
+
+// ExpectedSet returns the expected tensors as they should be in the files:
+// the plan's required tensors, its optional ones only where the files have
+// them, and the allowed extras, each with the expected (or, for extras,
+// the actual) shape. It is empty when the check was skipped.
+func (r *Report) ExpectedSet() []NamedShape {
+	var out []NamedShape
+	for _, e := range r.Entries {
+		switch {
+		case e.Expected != nil && (e.Tensor != nil || !e.Expected.Optional):
+			out = append(out, NamedShape{e.Expected.Name, e.Expected.ShapeValues()})
+		case e.Expected == nil && e.Aux != "":
+			out = append(out, NamedShape{e.Tensor.Name, e.Tensor.Shape})
+		}
+	}
+	return out
+}
+
+// NamedShape is a tensor name and a shape.
+type NamedShape struct {
+	Name  string
+	Shape []uint64
+}
+
+// Check cross-checks a model's files against its config.json.
+func Check(m *Model) (*Report, error) {
+	r := &Report{Model: m, ByDType: map[safetensors.DType]uint64{}}
+	r.Warnings = append(r.Warnings, m.Weights.Warnings()...)
+	for _, t := range m.Weights.Tensors() {
+		n := t.NumElements()
+		r.Stored += n
+		r.ByDType[t.DType] += n
+	}
+	r.Logical = r.Stored
+	if emb := m.Weights.Tensor("model.embed_tokens.weight"); emb != nil {
+		r.Embeddings = emb.NumElements()
+	}
+	switch {
+	case m.Config == nil:
+		r.Skipped = m.NoConfig
+	default:
+		plan, err := Expect(m.Config)
+		var noSpec *ErrNoSpec
+		if errors.As(err, &noSpec) {
+			r.Skipped = noSpec.Error() + ": its tensors are listed, not checked"
+		} else if err != nil {
+			return nil, err
+		} else {
+			r.Plan = plan
+		}
+	}
+	if r.Plan == nil {
+		for _, t := range m.Weights.Tensors() {
+			r.Entries = append(r.Entries, Entry{Tensor: t})
+		}
+		return r, nil
+	}
+	r.crossCheck()
+	return r, nil
+}
+
+func (r *Report) crossCheck() {
+	p, w := r.Plan, r.Model.Weights
+	want, hasWant := configDType(p.DType)
+	if p.DType != "" && !hasWant {
+		r.Notes = append(r.Notes, fmt.Sprintf("config dtype %q has no safetensors equivalent: dtypes not checked", p.DType))
+	}
+	quantized := p.QuantMethod != ""
+	named := make(map[string]bool, len(p.Tensors))
+	var problems []Problem
+	for i := range p.Tensors {
+		e := &p.Tensors[i]
+		named[e.Name] = true
+		t := w.Tensor(e.Name)
+		r.Entries = append(r.Entries, Entry{Expected: e, Tensor: t})
+		if t == nil {
+			// A quantizer may replace a linear weight by its packed form.
+			if quantized && e.Role == RoleLinear && w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil {
+				continue
+			}
+			if !e.Optional {
+				problems = append(problems, Problem{Missing, e.Name, fmt.Sprintf("%s, expected %s", e.Name, expectedShape(e))})
+			}
+			continue
+		}
+		if d := shapeMismatch(e, t.Shape); d != "" {
+			problems = append(problems, Problem{Misshaped, e.Name, d})
+		}
+		if hasWant && t.DType != want && !(quantized && e.Role == RoleLinear) {
+			problems = append(problems, Problem{WrongDType, e.Name, fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want)})
+		}
+	}
+	var nQuant, nLegacy int
+	for _, t := range w.Tensors() {
+		if named[t.Name] {
+			continue
+		}
+		switch {
+		case quantized && quantAux.MatchString(t.Name):
+			nQuant++
+			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
+		case ignorable.MatchString(t.Name):
+			nLegacy++
+			r.Logical -= t.NumElements()
+			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
+		default:
+			r.Entries = append(r.Entries, Entry{Tensor: t})
+			problems = append(problems, Problem{Unexpected, t.Name, fmt.Sprintf("%s %s %s is not part of %s", t.Name, t.DType, safetensors.FormatShape(t.Shape), p.Arch)})
+		}
+	}
+	if head, emb := w.Tensor("lm_head.weight"), w.Tensor("model.embed_tokens.weight"); p.Tied {
+		switch {
+		case head == nil:
+			r.Notes = append(r.Notes, "lm_head.weight omitted: tied to embed_tokens, as tie_word_embeddings says")
+		case emb == nil:
+		case !safetensors.ShapeEqual(head.Shape, emb.Shape):
+			problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
+				safetensors.FormatShape(head.Shape), safetensors.FormatShape(emb.Shape))})
+		default:
+			if off := firstDifference(head, emb); off >= 0 {
+				problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
+					commas(uint64(off)), commas(uint64(head.Size())))})
+			} else {
+				r.Logical -= head.NumElements()
+				r.Notes = append(r.Notes, fmt.Sprintf("lm_head.weight present but tied — a redundant byte-identical copy of embed_tokens (%s params counted once)", commas(head.NumElements())))
+			}
+		}
+	}
+	if nQuant > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s quantization %s (%s) allowed by quantization_config; linear-weight dtypes not checked",
+			commas(uint64(nQuant)), plural(nQuant, "auxiliary", "auxiliaries"), p.QuantMethod))
+	}
+	if nLegacy > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d legacy rotary_emb.inv_freq %s ignored, as transformers does", nLegacy, plural(nLegacy, "buffer", "buffers")))
+	}
+	// Order by kind, then by the order found.
+	for _, k := range []ProblemKind{Missing, Misshaped, Unexpected, TiedDiffers, WrongDType} {
+		for _, pr := range problems {
+			if pr.Kind == k {
+				r.Problems = append(r.Problems, pr)
+			}
+		}
+	}
+}
+
+// configDType maps a config.json dtype name to the safetensors dtype.
+func configDType(s string) (safetensors.DType, bool) {
+	switch strings.TrimPrefix(s, "torch.") {
+	case "bfloat16":
+		return safetensors.BF16, true
+	case "float16", "half":
+		return safetensors.F16, true
+	case "float32", "float":
+		return safetensors.F32, true
+	case "float64", "double":
+		return safetensors.F64, true
+	}
+	return 0, false
+}
+
+func expectedShape(e *ExpectedTensor) string {
+	syms := make([]string, len(e.Shape))
+	for i, d := range e.Shape {
+		syms[i] = d.Sym
+	}
+	return "[" + strings.Join(syms, ", ") + "] = " + safetensors.FormatShape(e.ShapeValues())
+}
+
+// shapeMismatch describes how got differs from e's shape, naming each
+// offending dimension by its legend symbol, or returns "".
+func shapeMismatch(e *ExpectedTensor, got []uint64) string {
+	head := fmt.Sprintf("%s is %s, expected %s", e.Name, safetensors.FormatShape(got), expectedShape(e))
+	if len(got) != len(e.Shape) {
+		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(e.Shape))
+	}
+	var diffs []string
+	for i, d := range e.Shape {
+		if got[i] != d.Val {
+			diffs = append(diffs, fmt.Sprintf("dim %d is %d, %s is %d", i, got[i], d.Sym, d.Val))
+		}
+	}
+	if diffs == nil {
+		return ""
+	}
+	return head + ": " + strings.Join(diffs, "; ")
+}
+
+// firstDifference returns the offset of the first byte where two
+// same-sized tensors differ, or -1 if they are identical.
+func firstDifference(a, b *safetensors.Tensor) int64 {
+	const chunk = 1 << 20
+	ra, rb := a.Reader(), b.Reader()
+	ba, bb := a.Bytes(), b.Bytes()
+	if ba != nil && bb != nil {
+		if bytes.Equal(ba, bb) {
+			return -1
+		}
+		for off := 0; off < len(ba); off++ {
+			if ba[off] != bb[off] {
+				return int64(off)
+			}
+		}
+		return -1
+	}
+	bufA, bufB := make([]byte, chunk), make([]byte, chunk)
+	for off := int64(0); off < a.Size(); off += chunk {
+		na, _ := ra.ReadAt(bufA, off)
+		nb, _ := rb.ReadAt(bufB, off)
+		if na != nb {
+			return off + int64(min(na, nb))
+		}
+		for i := 0; i < na; i++ {
+			if bufA[i] != bufB[i] {
+				return off + int64(i)
+			}
+		}
+	}
+	return -1
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// commas renders 751632384 as "751,632,384".
+func commas(n uint64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

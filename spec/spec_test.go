@@ -1,0 +1,277 @@
+package spec_test
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const repo = ".."
+
+func TestConfigStrict(t *testing.T) {
+	base := map[string]any{
+		"architectures": []string{"Qwen3ForCausalLM"}, "model_type": "qwen3",
+		"vocab_size": 128, "hidden_size": 32, "num_hidden_layers": 2,
+		"num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+		"intermediate_size": 64, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+	}
+	cases := []struct {
+		name  string
+		edit  func(m map[string]any)
+		field string // named in the error; "" means no error
+		msg   string
+	}{
+		{"valid", func(m map[string]any) {}, "", ""},
+		{"missing hidden_size", func(m map[string]any) { delete(m, "hidden_size") }, "hidden_size", "is missing"},
+		{"null vocab_size", func(m map[string]any) { m["vocab_size"] = nil }, "vocab_size", "is missing"},
+		{"string layers", func(m map[string]any) { m["num_hidden_layers"] = "28" }, "num_hidden_layers", "must be an integer"},
+		{"fractional heads", func(m map[string]any) { m["num_attention_heads"] = 4.5 }, "num_attention_heads", "must be an integer"},
+		{"negative intermediate", func(m map[string]any) { m["intermediate_size"] = -64 }, "intermediate_size", "must not be negative"},
+		{"absurd layers", func(m map[string]any) { m["num_hidden_layers"] = 1e12 }, "num_hidden_layers", "more than"},
+		{"zero hidden", func(m map[string]any) { m["hidden_size"] = 0 }, "hidden_size", "must be positive"},
+		{"bool tie as string", func(m map[string]any) { m["tie_word_embeddings"] = "yes" }, "tie_word_embeddings", "must be true or false"},
+		{"kv not dividing", func(m map[string]any) { m["num_key_value_heads"] = 3 }, "num_key_value_heads", "does not divide"},
+		{"integral float ok", func(m map[string]any) { m["hidden_size"] = 32.0 }, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := map[string]any{}
+			for k, v := range base {
+				m[k] = v
+			}
+			c.edit(m)
+			raw, _ := json.Marshal(m)
+			cfg, err := spec.ParseConfig("x/config.json", raw)
+			require.NoError(t, err)
+			_, err = spec.Expect(cfg)
+			if c.field == "" {
+				require.NoError(t, err)
+				return
+			}
+			var ce *spec.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, c.field, ce.Field)
+			assert.Contains(t, err.Error(), c.msg)
+			assert.Contains(t, err.Error(), "x/config.json")
+		})
+	}
+	_, err := spec.ParseConfig("c.json", []byte("[1,2]"))
+	assert.ErrorContains(t, err, "not a JSON object")
+}
+
+func TestHeadDimRule(t *testing.T) {
+	cfg, err := spec.ParseConfig("c", []byte(`{"architectures":["LlamaForCausalLM"],"vocab_size":10,"hidden_size":64,
+		"num_hidden_layers":1,"num_attention_heads":8,"intermediate_size":128}`))
+	require.NoError(t, err)
+	p, err := spec.Expect(cfg)
+	require.NoError(t, err)
+	// head_dim absent: H/heads = 8; num_key_value_heads absent: = heads.
+	byName := map[string]spec.ExpectedTensor{}
+	for _, e := range p.Tensors {
+		byName[e.Name] = e
+	}
+	assert.Equal(t, []uint64{64, 64}, byName["model.layers.0.self_attn.k_proj.weight"].ShapeValues())
+	_, hasQNorm := byName["model.layers.0.self_attn.q_norm.weight"]
+	assert.False(t, hasQNorm, "Llama has no q_norm")
+	assert.Contains(t, p.Legend[3].Desc, "not in config: H/heads = 64/8")
+}
+
+func TestExpectQwen3RealConfig(t *testing.T) {
+	cfg, err := spec.LoadConfig(filepath.Join(repo, "testdata", "qwen3-0.6b-layout", "config.json"))
+	require.NoError(t, err)
+	p, err := spec.Expect(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, "Qwen3", p.Arch)
+	assert.Len(t, p.Tensors, 3+11*28)
+	var required, params uint64
+	for _, e := range p.Tensors {
+		if !e.Optional {
+			required++
+			n := uint64(1)
+			for _, d := range e.Shape {
+				n *= d.Val
+			}
+			params += n
+		}
+	}
+	assert.Equal(t, uint64(310), required)
+	assert.Equal(t, uint64(596_049_920), params, "logical parameters")
+	last := p.Tensors[len(p.Tensors)-1]
+	assert.Equal(t, "lm_head.weight", last.Name)
+	assert.True(t, last.Optional, "tied head is optional")
+}
+
+func TestNoSpec(t *testing.T) {
+	cfg, err := spec.ParseConfig("c", []byte(`{"architectures":["FancyNetForCausalLM"],"model_type":"fancy"}`))
+	require.NoError(t, err)
+	_, err = spec.Expect(cfg)
+	var ns *spec.ErrNoSpec
+	require.True(t, errors.As(err, &ns))
+	assert.Equal(t, "no spec for architecture FancyNetForCausalLM", err.Error())
+}
+
+// writeTiny writes the tiny Qwen3 with edits applied to its tensors.
+func writeTiny(t *testing.T, edit func([]testmodel.Tensor) []testmodel.Tensor) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, edit(testmodel.TinyQwen3Tensors())))
+	return dir
+}
+
+func check(t *testing.T, dir string) *spec.Report {
+	t.Helper()
+	m, err := spec.Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	return r
+}
+
+func find(ts []testmodel.Tensor, name string) int {
+	for i := range ts {
+		if ts[i].Name == name {
+			return i
+		}
+	}
+	panic(name)
+}
+
+// TestCrossCheck builds each case through the real parser from a written
+// file.
+func TestCrossCheck(t *testing.T) {
+	cases := []struct {
+		name     string
+		edit     func([]testmodel.Tensor) []testmodel.Tensor
+		problems []string // "kind: detail substring"
+		note     string
+		logical  uint64
+	}{
+		{"clean and dedup", func(ts []testmodel.Tensor) []testmodel.Tensor { return ts },
+			nil, "redundant byte-identical copy of embed_tokens (4,096 params counted once)", 28_896},
+		{"shape mismatch", func(ts []testmodel.Tensor) []testmodel.Tensor {
+			i := find(ts, "model.layers.1.self_attn.q_proj.weight")
+			ts[i].Shape, ts[i].Data = []uint64{64, 31}, nil
+			return ts
+		}, []string{"mis-shaped: model.layers.1.self_attn.q_proj.weight is [64, 31], expected [heads·d, H] = [64, 32]: dim 1 is 31, H is 32"}, "", 28_896 - 64},
+		{"missing", func(ts []testmodel.Tensor) []testmodel.Tensor {
+			i := find(ts, "model.layers.0.mlp.up_proj.weight")
+			return append(ts[:i], ts[i+1:]...)
+		}, []string{"missing: model.layers.0.mlp.up_proj.weight, expected [I, H] = [64, 32]"}, "", 28_896 - 2048},
+		{"unexpected", func(ts []testmodel.Tensor) []testmodel.Tensor {
+			return append(ts, testmodel.Tensor{Name: "model.layers.0.self_attn.extra.weight", DType: "BF16", Shape: []uint64{3}})
+		}, []string{"unexpected: model.layers.0.self_attn.extra.weight BF16 [3] is not part of Qwen3"}, "", 28_896 + 3},
+		{"tied head omitted", func(ts []testmodel.Tensor) []testmodel.Tensor { return ts[:len(ts)-1] },
+			nil, "lm_head.weight omitted", 28_896},
+		{"tied head differs", func(ts []testmodel.Tensor) []testmodel.Tensor {
+			head := append([]byte(nil), ts[len(ts)-1].Data...)
+			head[1000] ^= 1
+			ts[len(ts)-1].Data = head
+			return ts
+		}, []string{"tied head differs: lm_head.weight is tied but differs from embed_tokens, first at byte 1,000 of 8,192"}, "", 32_992},
+		{"dtype", func(ts []testmodel.Tensor) []testmodel.Tensor {
+			i := find(ts, "model.norm.weight")
+			ts[i].DType, ts[i].Data = "F32", nil
+			return ts
+		}, []string{"dtype: model.norm.weight is F32, config.json says bfloat16 (BF16)"}, "", 28_896},
+		{"legacy inv_freq ignored", func(ts []testmodel.Tensor) []testmodel.Tensor {
+			return append(ts, testmodel.Tensor{Name: "model.layers.0.self_attn.rotary_emb.inv_freq", DType: "F32", Shape: []uint64{8}})
+		}, nil, "1 legacy rotary_emb.inv_freq buffer ignored", 28_896},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := check(t, writeTiny(t, c.edit))
+			var got []string
+			for _, p := range r.Problems {
+				got = append(got, string(p.Kind)+": "+p.Detail)
+			}
+			assert.Equal(t, c.problems, got)
+			assert.Equal(t, len(c.problems) == 0, r.Clean())
+			if c.note != "" {
+				assert.Contains(t, strings.Join(r.Notes, "\n"), c.note)
+			}
+			assert.Equal(t, c.logical, r.Logical)
+			v := r.Verdict()
+			if r.Clean() {
+				assert.True(t, strings.HasPrefix(v, "  ✓ "), v)
+			} else {
+				assert.True(t, strings.HasPrefix(v, "  ✗ 1 problem: "), v)
+				assert.Contains(t, v, c.problems[0])
+			}
+		})
+	}
+}
+
+func TestSingleFileSkipsCheck(t *testing.T) {
+	dir := writeTiny(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
+	r := check(t, filepath.Join(dir, "model.safetensors"))
+	assert.Nil(t, r.Plan)
+	assert.True(t, r.Clean())
+	assert.Contains(t, r.Text(), "– cross-check skipped: a single file was given")
+	assert.Contains(t, r.Text(), "model.layers.1.mlp.up_proj.weight")
+	assert.Contains(t, r.Text(), "params: 32,992 stored in 25 tensors")
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "config.json")))
+	r = check(t, dir)
+	assert.Contains(t, r.Verdict(), "there is no config.json in "+dir)
+}
+
+func TestGoldenTinyReport(t *testing.T) {
+	dir := filepath.Join(repo, "testdata", "tiny-qwen3")
+	r := check(t, dir)
+	golden(t, filepath.Join(dir, "report.golden"), r.Text())
+	golden(t, filepath.Join(dir, "report.json.golden"), string(r.JSON()))
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+}
+
+// TestRealityAnchor checks the real Qwen3-0.6B layout, written as a sparse
+// file with the real names and offsets, against the seed's figures and its
+// whole report.
+func TestRealityAnchor(t *testing.T) {
+	layout := filepath.Join(repo, "testdata", "qwen3-0.6b-layout")
+	dir := t.TempDir()
+	require.NoError(t, testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json")))
+	r := check(t, dir)
+	assert.True(t, r.Clean(), r.Verdict())
+	assert.Len(t, r.Model.Weights.Tensors(), 311)
+	assert.Equal(t, uint64(751_632_384), r.Stored)
+	assert.Equal(t, uint64(596_049_920), r.Logical)
+	assert.Equal(t, uint64(155_582_464), r.Embeddings)
+	assert.Equal(t, "26.1", strings.TrimSpace(strings.Split(strings.Split(r.Verdict(), "= ")[1], "%")[0]))
+	assert.Equal(t, "0.6B", spec.SizeLabel(r.Logical))
+	// report.golden is the seed page's report, transcribed; never -update it.
+	want, err := os.ReadFile(filepath.Join(layout, "report.golden"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), r.Text())
+	assert.Len(t, r.ExpectedSet(), 311)
+}
+
+func TestSizeLabel(t *testing.T) {
+	for n, want := range map[uint64]string{
+		596_049_920: "0.6B", 30_532_122_624: "30.5B", 8_190_735_360: "8.2B",
+		494_032_768: "0.5B", 1_235_814_400: "1.2B", 28_896: "28.9K", 5_000_000: "5.0M",
+	} {
+		assert.Equal(t, want, spec.SizeLabel(n), n)
+	}
+}
