@@ -7,4 +7,7 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/hanwen/go-fuse/v2 v2.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fsmount/fsmount/safetensors"
@@ -116,7 +117,8 @@ func (r *Report) Clean() bool { return len(r.Problems) == 0 }
 // ExpectedSet returns the expected tensors as they should be in the files:
 // the plan's required tensors, its optional ones only where the files have
 // them, and the allowed extras, each with the expected (or, for extras,
-// the actual) shape. It is empty when the check was skipped.
+// the actual) shape, sorted by name. It is empty when the check was
+// skipped.
 func (r *Report) ExpectedSet() []NamedShape {
 	var out []NamedShape
 	for _, e := range r.Entries {
@@ -127,6 +129,7 @@ func (r *Report) ExpectedSet() []NamedShape {
 			out = append(out, NamedShape{e.Tensor.Name, e.Tensor.Shape})
 		}
 	}
+	slices.SortFunc(out, func(a, b NamedShape) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

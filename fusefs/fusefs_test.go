@@ -1,0 +1,288 @@
+package fusefs
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/spec"
+)
+
+// requireFUSE skips a test that needs FUSE where it is missing, loudly,
+// unless FSMOUNT_REQUIRE_FUSE=1, when it fails instead.
+func requireFUSE(t *testing.T) {
+	t.Helper()
+	var why string
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		why = "/dev/fuse: " + err.Error()
+	} else if os.Geteuid() != 0 {
+		if _, err := execLookPath("fusermount3"); err != nil {
+			why = "not root and no fusermount3 (Debian package fuse3)"
+		}
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("FSMOUNT_REQUIRE_FUSE") == "1" {
+		t.Fatalf("FUSE is required (FSMOUNT_REQUIRE_FUSE=1) but unavailable: %s", why)
+	}
+	t.Skipf("SKIPPING: FUSE unavailable: %s", why)
+}
+
+// mountDir opens, checks and mounts the model at path in a temporary
+// directory, unmounting and closing it when the test ends.
+func mountDir(t *testing.T, path string) (string, *spec.Report) {
+	t.Helper()
+	requireFUSE(t)
+	m, err := spec.Open(path)
+	require.NoError(t, err)
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	mnt := t.TempDir()
+	server, err := Mount(mnt, r, &Options{Debug: testing.Verbose() && os.Getenv("FUSE_DEBUG") != ""})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if err := server.Unmount(); err != nil {
+			t.Errorf("unmount: %v", err)
+		}
+		server.Wait()
+		m.Close()
+	})
+	return mnt, r
+}
+
+func TestTreeTiny(t *testing.T) {
+	mnt, r := mountDir(t, filepath.Join("..", "testdata", "tiny-qwen3"))
+
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(mnt, p))
+		require.NoError(t, err, p)
+		return string(b)
+	}
+	assert.Equal(t, r.Verdict(), read("verdict"))
+	assert.Equal(t, r.Text(), read("report"))
+	assert.Equal(t, string(r.Model.Config.Raw), read("config.json"))
+	assert.Equal(t, "[64, 32]\n", read("layers/0/self_attn/q_proj/shape"))
+	assert.Equal(t, "BF16\n", read("layers/0/self_attn/q_proj/dtype"))
+	assert.Equal(t, "[32]\n", read("norm/shape"))
+	assert.Equal(t, read("shapes"), read("expected/shapes"), "clean model: no diff")
+	assert.Equal(t, 25, strings.Count(read("shapes"), "\n"))
+	assert.Contains(t, read("shapes"), "model.layers.1.mlp.down_proj.weight\t[32, 64]\n")
+
+	for _, tt := range r.Model.Weights.Tensors() {
+		data := read(filepath.Join("by-name", tt.Name, "data"))
+		assert.Equal(t, string(tt.Bytes()), data, tt.Name)
+	}
+	link, err := os.Readlink(filepath.Join(mnt, "by-name", "model.layers.0.self_attn.q_proj.weight"))
+	require.NoError(t, err)
+	assert.Equal(t, "../layers/0/self_attn/q_proj", link)
+
+	entries, err := os.ReadDir(filepath.Join(mnt, "layers"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 2)
+	top, err := os.ReadDir(mnt)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range top {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"by-name", "config.json", "embed_tokens", "expected", "layers", "lm_head", "norm", "report", "shapes", "verdict"}, names)
+
+	// Modes, owner, size, mtime.
+	st := stat(t, filepath.Join(mnt, "layers/0/mlp/up_proj/data"))
+	assert.Equal(t, uint32(syscall.S_IFREG|0o444), st.Mode)
+	assert.Equal(t, int64(64*32*2), st.Size)
+	assert.Equal(t, uint32(os.Getuid()), st.Uid)
+	src := stat(t, filepath.Join("..", "testdata", "tiny-qwen3", "model.safetensors"))
+	assert.Equal(t, src.Mtim.Sec, st.Mtim.Sec)
+	dir := stat(t, filepath.Join(mnt, "layers"))
+	assert.Equal(t, uint32(syscall.S_IFDIR|0o555), dir.Mode)
+
+	// The expected tree mirrors the tensor tree.
+	assert.Equal(t, "[64, 32]\n", read("expected/layers/0/self_attn/q_proj/shape"))
+	assert.Equal(t, "[128, 32]\n", read("expected/lm_head/shape"))
+}
+
+func stat(t *testing.T, p string) *syscall.Stat_t {
+	t.Helper()
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(p, &st), p)
+	return &st
+}
+
+func TestReadClamping(t *testing.T) {
+	mnt, r := mountDir(t, filepath.Join("..", "testdata", "tiny-qwen3"))
+	want := r.Model.Weights.Tensor("model.embed_tokens.weight").Bytes()
+	f, err := os.Open(filepath.Join(mnt, "embed_tokens", "data"))
+	require.NoError(t, err)
+	defer f.Close()
+	for _, c := range []struct{ off, n, want int }{
+		{0, 10, 10}, {100, 1000, 1000}, {len(want) - 5, 100, 5}, {len(want), 10, 0}, {len(want) + 4096, 10, 0},
+	} {
+		buf := make([]byte, c.n)
+		n, err := unix.Pread(int(f.Fd()), buf, int64(c.off))
+		require.NoError(t, err)
+		require.Equal(t, c.want, n, "pread(%d, %d)", c.off, c.n)
+		assert.Equal(t, want[c.off:c.off+n], buf[:n])
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	mnt, _ := mountDir(t, filepath.Join("..", "testdata", "tiny-qwen3"))
+	data := filepath.Join(mnt, "norm", "data")
+	_, err := os.OpenFile(data, os.O_WRONLY, 0)
+	assert.ErrorIs(t, err, syscall.EROFS)
+	_, err = os.OpenFile(data, os.O_RDWR, 0)
+	assert.ErrorIs(t, err, syscall.EROFS)
+	assert.ErrorIs(t, os.Mkdir(filepath.Join(mnt, "new"), 0o755), syscall.EROFS)
+	assert.ErrorIs(t, os.Chmod(data, 0o644), syscall.EROFS)
+	assert.ErrorIs(t, os.Chown(data, 1, 1), syscall.EROFS)
+	assert.ErrorIs(t, os.Truncate(data, 0), syscall.EROFS)
+	assert.ErrorIs(t, os.Remove(data), syscall.EROFS)
+	assert.ErrorIs(t, os.Rename(data, data+"2"), syscall.EROFS)
+	assert.ErrorIs(t, os.Symlink("x", filepath.Join(mnt, "l")), syscall.EROFS)
+	assert.ErrorIs(t, unix.Mknod(filepath.Join(mnt, "n"), unix.S_IFIFO|0o644, 0), syscall.EROFS)
+	assert.ErrorIs(t, unix.Setxattr(data, "user.x", []byte("y"), 0), syscall.EROFS)
+	_, err = os.Create(filepath.Join(mnt, "verdict"))
+	assert.ErrorIs(t, err, syscall.EROFS)
+
+	var sfs unix.Statfs_t
+	require.NoError(t, unix.Statfs(mnt, &sfs))
+	assert.NotZero(t, sfs.Flags&unix.ST_RDONLY, "mounted ro")
+}
+
+// hostileNames are tensor names that try to escape the tree, shadow its
+// files or break path rules.
+var hostileNames = []string{
+	"..", "a..b", "x/y", "", strings.Repeat("p", 300) + ".weight", "layer.shape",
+	"model.verdict.weight", "model.by-name", "shapes", "weight", "a", "a.weight",
+	"lm_head.weight", "model.lm_head.weight", "%", "%25", "%+", ".", "..weight",
+	"model.expected.weight", "n\x00ul", "data", "model." + strings.Repeat("q", 600),
+}
+
+func TestHostileNames(t *testing.T) {
+	var ts []testmodel.Tensor
+	for i, n := range hostileNames {
+		ts = append(ts, testmodel.Tensor{Name: n, DType: "U8", Shape: []uint64{uint64(i + 1)}})
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hostile.safetensors")
+	require.NoError(t, testmodel.WriteFile(path, ts, nil, 7))
+	mnt, r := mountDir(t, path)
+
+	// The tree's own files are the real ones.
+	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+	require.NoError(t, err)
+	assert.Equal(t, r.Verdict(), string(v))
+
+	// Every tensor is reachable through by-name, and the link stays in
+	// the mount.
+	for _, tt := range r.Model.Weights.Tensors() {
+		comps := escapePart(tt.Name)
+		p := filepath.Join(append([]string{mnt, "by-name"}, comps...)...)
+		got, err := os.ReadFile(filepath.Join(p, "data"))
+		require.NoError(t, err, "%q", tt.Name)
+		assert.Equal(t, tt.Bytes(), got, "%q", tt.Name)
+		target, err := filepath.EvalSymlinks(p)
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(target, mnt+"/"), "%q resolves to %s", tt.Name, target)
+		back, err := unescapeComponents(comps)
+		require.NoError(t, err)
+		assert.Equal(t, tt.Name, back)
+	}
+
+	// Exactly one data file per tensor in the tensor tree, each holding
+	// one tensor's bytes, and no component longer than NAME_MAX.
+	seen := map[string]int{}
+	require.NoError(t, filepath.WalkDir(mnt, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		assert.LessOrEqual(t, len(d.Name()), 255)
+		rel, _ := filepath.Rel(mnt, p)
+		if strings.HasPrefix(rel, "by-name") || strings.HasPrefix(rel, "expected") {
+			return nil
+		}
+		if d.Name() == "data" && d.Type().IsRegular() {
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			seen[string(b)]++
+		}
+		return nil
+	}))
+	require.Len(t, seen, len(hostileNames))
+	for _, tt := range r.Model.Weights.Tensors() {
+		assert.Equal(t, 1, seen[string(tt.Bytes())], "%q", tt.Name)
+	}
+}
+
+func TestEscapeRoundTrip(t *testing.T) {
+	for _, n := range append(hostileNames, "model.layers.0.self_attn.q_proj.weight", strings.Repeat("%", 300)) {
+		comps := escapePart(n)
+		for _, c := range comps {
+			assert.LessOrEqual(t, len(c), 255)
+			assert.NotContains(t, c, "/")
+			assert.NotContains(t, c, "\x00")
+			assert.NotContains(t, []string{"", ".", ".."}, c)
+			assert.False(t, reserved[c], c)
+		}
+		back, err := unescapeComponents(comps)
+		require.NoError(t, err)
+		assert.Equal(t, n, back)
+	}
+}
+
+func TestTensorPathsUnique(t *testing.T) {
+	paths := tensorPaths(hostileNames)
+	seen := map[string]string{}
+	for n, p := range paths {
+		k := strings.Join(p, "/")
+		if other, dup := seen[k]; dup {
+			t.Errorf("%q and %q share path %q", n, other, k)
+		}
+		seen[k] = n
+	}
+	assert.Equal(t, []string{"layers", "0", "self_attn", "q_proj"}, tensorPaths([]string{"model.layers.0.self_attn.q_proj.weight"})["model.layers.0.self_attn.q_proj.weight"])
+	assert.Equal(t, []string{"layers", "0", "self_attn", "q_proj", "bias"}, tensorPaths([]string{"model.layers.0.self_attn.q_proj.bias"})["model.layers.0.self_attn.q_proj.bias"])
+	assert.Equal(t, []string{"lm_head", "%77eight"}, paths["lm_head.weight"], "collision spelled out")
+	assert.Equal(t, []string{"%6Dodel", "lm_head", "%77eight"}, paths["model.lm_head.weight"])
+}
+
+// TestBrokenModelDiff mounts a model with one mis-shaped tensor: the shape
+// listings differ on exactly that tensor.
+func TestBrokenModelDiff(t *testing.T) {
+	ts := testmodel.TinyQwen3Tensors()
+	for i := range ts {
+		if ts[i].Name == "model.layers.1.mlp.gate_proj.weight" {
+			ts[i].Shape, ts[i].Data = []uint64{63, 32}, nil
+		}
+	}
+	dir := t.TempDir()
+	require.NoError(t, testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, ts))
+	mnt, _ := mountDir(t, dir)
+	got, err := os.ReadFile(filepath.Join(mnt, "shapes"))
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join(mnt, "expected", "shapes"))
+	require.NoError(t, err)
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	require.Equal(t, len(wl), len(gl))
+	var diff []string
+	for i := range gl {
+		if gl[i] != wl[i] {
+			diff = append(diff, wl[i]+" → "+gl[i])
+		}
+	}
+	assert.Equal(t, []string{"model.layers.1.mlp.gate_proj.weight\t[64, 32] → model.layers.1.mlp.gate_proj.weight\t[63, 32]"}, diff)
+	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+	require.NoError(t, err)
+	assert.Contains(t, string(v), "✗ mis-shaped: model.layers.1.mlp.gate_proj.weight")
+	e, err := os.ReadFile(filepath.Join(mnt, "expected/layers/1/mlp/gate_proj/shape"))
+	require.NoError(t, err)
+	assert.Equal(t, "[64, 32]\n", string(e))
+}

@@ -1,0 +1,5 @@
+package fusefs
+
+import "os/exec"
+
+var execLookPath = exec.LookPath

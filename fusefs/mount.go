@@ -1,0 +1,113 @@
+package fusefs
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmount/fsmount/spec"
+)
+
+// Options tune a mount. The zero value is what fsmount uses by default.
+type Options struct {
+	// AllowOther, if set, lets other users enter the mount. The kernel
+	// still checks the tree's modes (default_permissions).
+	AllowOther bool
+	// Debug, if set, logs every FUSE request and reply to Logger.
+	Debug bool
+	// Logger receives go-fuse's diagnostics; nil means stderr.
+	Logger *log.Logger
+	// Readahead, if positive, is written to the mount's read_ahead_kb
+	// (root only); 0 means 1024.
+	Readahead int
+}
+
+// cacheTimeout is how long the kernel may trust entries, attributes and
+// negative lookups. Nothing changes while mounted, so it is long.
+const cacheTimeout = time.Hour
+
+// mountOptions translates Options into go-fuse's, with the reason for
+// each value that is not go-fuse's default.
+func mountOptions(model string, o *Options) *fs.Options {
+	t := cacheTimeout
+	logger := logger(o)
+	return &fs.Options{
+		// Without explicit timeouts go-fuse sends 0, and the kernel then
+		// revalidates attributes on every read(): half the throughput.
+		EntryTimeout:    &t,
+		AttrTimeout:     &t,
+		NegativeTimeout: &t,
+		UID:             uint32(os.Getuid()),
+		GID:             uint32(os.Getgid()),
+		Logger:          logger,
+		MountOptions: fuse.MountOptions{
+			FsName: model,     // first column of mount and df
+			Name:   "fsmount", // type fuse.fsmount
+			// ro: writes get EROFS from the kernel. default_permissions:
+			// the kernel enforces the tree's 0444/0555 modes.
+			Options:    []string{"ro", "default_permissions"},
+			AllowOther: o.AllowOther,
+			// Requests of up to 1 MiB (the kernel's cap) once readahead is
+			// raised; data is served from the mapping, so splice only adds
+			// pipe churn.
+			MaxWrite:      1 << 20,
+			DisableSplice: true,
+			// As root, mount(2) directly (no fusermount3); MS_RDONLY also
+			// spares the atime GETATTR after each read.
+			DirectMount:      os.Geteuid() == 0,
+			DirectMountFlags: unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV,
+			Debug:            o.Debug,
+			Logger:           logger,
+		},
+	}
+}
+
+// Mount serves the checked model at mountpoint and returns once the kernel
+// has answered INIT, i.e. once the mount is usable. The model must stay
+// open until the returned server's Wait returns.
+func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	root := NewRoot(r, uint32(os.Getuid()), uint32(os.Getgid()))
+	server, err := fs.Mount(mountpoint, root, mountOptions(r.Model.Path, o))
+	if err != nil {
+		return nil, err
+	}
+	if os.Geteuid() == 0 {
+		ra := o.Readahead
+		if ra <= 0 {
+			ra = 1024
+		}
+		// Best effort: without it the mount works, with smaller reads.
+		if err := setReadahead(mountpoint, ra); err != nil {
+			logger(o).Printf("readahead not raised: %v", err)
+		}
+	}
+	return server, nil
+}
+
+// setReadahead raises the mount's readahead, which go-fuse cannot do: the
+// kernel offers its 128 KiB default and go-fuse may only lower it. Larger
+// readahead gives 1 MiB READ requests.
+func setReadahead(mountpoint string, kb int) error {
+	var st syscall.Stat_t
+	if err := syscall.Stat(mountpoint, &st); err != nil {
+		return err
+	}
+	path := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
+	return os.WriteFile(path, []byte(fmt.Sprint(kb)), 0)
+}
+
+func logger(o *Options) *log.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return log.New(os.Stderr, "fsmount: ", log.Lmicroseconds)
+}

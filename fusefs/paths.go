@@ -1,0 +1,154 @@
+package fusefs
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// reserved are the names the tree itself uses; a tensor path component
+// equal to one of them is escaped, so that no header can shadow them.
+var reserved = map[string]bool{
+	"shape": true, "dtype": true, "data": true, "location": true,
+	"verdict": true, "report": true, "config.json": true, "shapes": true,
+	"expected": true, "by-name": true,
+}
+
+const (
+	maxComponent = 255       // NAME_MAX
+	chunkLen     = 240       // payload of a continued component
+	continued    = "%+"      // suffix of a component continued in a child
+	modelPrefix  = "model."  // dropped from tensor names
+	weightSuffix = "weight"  // a final part that is dropped
+	escModel     = "%6Dodel" // "model" kept, escaped, on a collision
+	escWeight    = "%77eight"
+)
+
+// escapePart turns one part of a tensor name into one or more path
+// components. The escape is reversible (see unescapeComponents): '%', '/'
+// and NUL are percent-encoded; the empty part is "%"; ".", "..", and
+// reserved names get their first byte encoded; a part longer than
+// NAME_MAX is split into components ending in "%+", each continued in a
+// subdirectory.
+func escapePart(p string) []string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '%', '/', 0:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	s := b.String()
+	if len(s) <= maxComponent {
+		return []string{guard(s)}
+	}
+	var out []string
+	for len(s) > maxComponent {
+		cut := chunkLen
+		// Never split a %XX escape.
+		if i := strings.LastIndexByte(s[cut-2:cut], '%'); i >= 0 {
+			cut = cut - 2 + i
+		}
+		out = append(out, guard(s[:cut])+continued)
+		s = s[cut:]
+	}
+	return append(out, guard(s))
+}
+
+// guard escapes the components that would otherwise mean something else.
+func guard(s string) string {
+	switch {
+	case s == "":
+		return "%"
+	case s == "." || s == ".." || reserved[s]:
+		return fmt.Sprintf("%%%02X", s[0]) + s[1:]
+	}
+	return s
+}
+
+// unescapeComponents reverses escapePart: it joins continued components
+// and decodes the escapes.
+func unescapeComponents(comps []string) (string, error) {
+	var joined strings.Builder
+	for i, c := range comps {
+		if strings.HasSuffix(c, continued) {
+			joined.WriteString(strings.TrimSuffix(c, continued))
+			continue
+		}
+		if i != len(comps)-1 {
+			return "", fmt.Errorf("component %q is not the last and not continued", c)
+		}
+		joined.WriteString(c)
+	}
+	s := joined.String()
+	if s == "%" {
+		return "", nil
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			out.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("truncated escape in %q", s)
+		}
+		c, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", fmt.Errorf("bad escape in %q", s)
+		}
+		out.WriteByte(byte(c))
+		i += 2
+	}
+	return out.String(), nil
+}
+
+// tensorPaths maps every tensor name to its path in the tree (SPEC §5):
+// a leading "model." is dropped, the name is split on ".", and a final
+// "weight" is dropped so that the module's directory holds its weight.
+// Where dropping makes two names meet, those names keep every part, with
+// the dropped ones escaped, so that every tensor has exactly one path.
+func tensorPaths(names []string) map[string][]string {
+	type cand struct {
+		parts          []string
+		stripped, drop bool
+	}
+	cands := make(map[string]cand, len(names))
+	count := make(map[string]int, len(names))
+	for _, n := range names {
+		rest, stripped := strings.CutPrefix(n, modelPrefix)
+		parts := strings.Split(rest, ".")
+		drop := len(parts) > 1 && parts[len(parts)-1] == weightSuffix
+		if drop {
+			parts = parts[:len(parts)-1]
+		}
+		cands[n] = cand{parts, stripped, drop}
+		count[strings.Join(parts, "\x00")]++
+	}
+	out := make(map[string][]string, len(names))
+	for _, n := range names {
+		c := cands[n]
+		var comps []string
+		if count[strings.Join(c.parts, "\x00")] > 1 && (c.stripped || c.drop) {
+			// Collision: spell the name out in full, marking what the
+			// short form drops.
+			if c.stripped {
+				comps = append(comps, escModel)
+			}
+			for _, p := range c.parts {
+				comps = append(comps, escapePart(p)...)
+			}
+			if c.drop {
+				comps = append(comps, escWeight)
+			}
+		} else {
+			for _, p := range c.parts {
+				comps = append(comps, escapePart(p)...)
+			}
+		}
+		out[n] = comps
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+package spec_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/spec"
+)
+
+func sparse06B(b *testing.B) string {
+	layout := filepath.Join(repo, "testdata", "qwen3-0.6b-layout")
+	dir := b.TempDir()
+	if err := testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json")); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// BenchmarkParse06B opens and validates the real Qwen3-0.6B header.
+func BenchmarkParse06B(b *testing.B) {
+	path := filepath.Join(sparse06B(b), "model.safetensors")
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := safetensors.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
+
+// BenchmarkCheck06B cross-checks the opened 0.6B layout against its
+// config, including the byte comparison of the 311 MB tied head.
+func BenchmarkCheck06B(b *testing.B) {
+	m, err := spec.Open(sparse06B(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := spec.Check(m)
+		if err != nil || !r.Clean() {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReport06B renders the text report.
+func BenchmarkReport06B(b *testing.B) {
+	m, err := spec.Open(sparse06B(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	r, _ := spec.Check(m)
+	for b.Loop() {
+		_ = r.Text()
+	}
+}
