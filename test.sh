@@ -26,3 +26,36 @@ fi
 # -count=1: never trust a cached result; -p 1: mount tests do not compete
 # for the two cores and their timings stay readable.
 go test -race -count=1 -p 1 -timeout 20m ./...
+
+# Some failures only show on one core.
+GOMAXPROCS=1 go test -count=1 -p 1 -timeout 10m ./fusefs ./e2e
+
+# The end-to-end suite again as an unprivileged user, so that mounting
+# through fusermount3 (not mount(2) as root) is tested too. The binaries
+# and the test binary are built here, and run from a copy of testdata/ that
+# the user can read.
+if [ "$(id -u)" = 0 ]; then
+  why=""
+  command -v setpriv >/dev/null || why="setpriv (util-linux) is missing"
+  command -v fusermount3 >/dev/null || why="fusermount3 (Debian package fuse3) is missing"
+  [ -r /dev/fuse ] && [ "$(stat -c %a /dev/fuse)" = 666 ] || why="/dev/fuse is not mode 0666, as fusermount3 needs"
+  if [ -n "$why" ]; then
+    if [ "${FSMOUNT_REQUIRE_FUSE:-}" = 1 ]; then
+      echo "FAIL: cannot run the unprivileged suite: $why" >&2
+      exit 1
+    fi
+    echo "SKIPPING the unprivileged end-to-end suite: $why" >&2
+  else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    go build -o "$work/bin/" ./cmd/...
+    go test -c -o "$work/bin/e2e.test" ./e2e
+    cp -r testdata "$work/testdata"
+    mkdir "$work/e2e"
+    chmod -R a+rX "$work"
+    echo "--- e2e as user nobody (fusermount3)"
+    (cd "$work/e2e" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+      env HOME=/tmp FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
+      "$work/bin/e2e.test" -test.count=1 -test.timeout=10m)
+  fi
+fi

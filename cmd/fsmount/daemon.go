@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/fsmount/fsmount/fusefs"
+	"github.com/fsmount/fsmount/spec"
+)
+
+// notifyEnv names the file descriptor on which a daemon reports that its
+// mount is ready; its presence marks the process as the daemon.
+const notifyEnv = "FSMOUNT_NOTIFY_FD"
+
+const readyMsg = "ready\n"
+
+// readyTimeout bounds how long the parent waits for the daemon.
+const readyTimeout = 2 * time.Minute
+
+// daemonize re-executes fsmount as a daemon in its own session and waits
+// until the daemon reports, through a pipe, that the mount answers (like
+// squashfuse's notify pipe). If the daemon exits first, its exit status is
+// passed on; its error message has already gone to our stderr.
+func daemonize(stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitFailed
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitFailed
+	}
+	cmd := exec.Command(exe, os.Args[1:]...)
+	cmd.Env = append(os.Environ(), notifyEnv+"=3")
+	cmd.ExtraFiles = []*os.File{w} // fd 3 in the child
+	cmd.Stderr = stderr            // errors before readiness reach the user
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "fsmount: starting the daemon: %v\n", err)
+		return exitFailed
+	}
+	w.Close()
+
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		got <- line
+	}()
+	select {
+	case line := <-got:
+		if line == readyMsg {
+			return exitOK
+		}
+	case <-time.After(readyTimeout):
+		cmd.Process.Kill()
+		fmt.Fprintf(stderr, "fsmount: the daemon did not report the mount ready within %v\n", readyTimeout)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return ee.ExitCode()
+	}
+	return exitFailed
+}
+
+// serve validates and mounts the model, reports readiness if it is the
+// daemon, and serves until unmounted or signalled.
+func serve(c *config, model, mnt string, stderr io.Writer) int {
+	m, err := spec.Open(model)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitInvalid
+	}
+	defer m.Close()
+	r, err := spec.Check(m)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitInvalid
+	}
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug})
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: mounting %s: %v\n", mnt, err)
+		return exitFailed
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for range sigs {
+			if err := server.Unmount(); err != nil {
+				// Busy: detach now, the kernel lets go when the last
+				// file is closed.
+				lazyUnmount(mnt)
+			}
+		}
+	}()
+
+	if fd := os.Getenv(notifyEnv); fd != "" {
+		if err := notifyReady(fd); err != nil {
+			fmt.Fprintf(stderr, "fsmount: %v\n", err)
+			server.Unmount()
+			return exitFailed
+		}
+		detach()
+	}
+	server.Wait()
+	return exitOK
+}
+
+func notifyReady(fdEnv string) error {
+	fd, err := strconv.Atoi(fdEnv)
+	if err != nil {
+		return fmt.Errorf("bad %s=%q", notifyEnv, fdEnv)
+	}
+	f := os.NewFile(uintptr(fd), "notify")
+	defer f.Close()
+	_, err = io.WriteString(f, readyMsg)
+	return err
+}
+
+// detach does what a daemon should once it is ready: leave the working
+// directory and let go of the terminal's stdio.
+func detach() {
+	os.Chdir("/")
+	signal.Ignore(syscall.SIGHUP)
+	if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
+		for _, fd := range []int{0, 1, 2} {
+			syscall.Dup2(int(null.Fd()), fd)
+		}
+		null.Close()
+	}
+}

@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// requireFUSE skips loudly where FUSE is missing, and fails instead when
+// FSMOUNT_REQUIRE_FUSE=1 (as in CI).
+func requireFUSE(t *testing.T) {
+	t.Helper()
+	var why string
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		why = "/dev/fuse: " + err.Error()
+	} else if os.Geteuid() != 0 {
+		if _, err := exec.LookPath("fusermount3"); err != nil {
+			why = "not root and no fusermount3 (Debian package fuse3)"
+		}
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("FSMOUNT_REQUIRE_FUSE") == "1" {
+		t.Fatalf("FUSE is required (FSMOUNT_REQUIRE_FUSE=1) but unavailable: %s", why)
+	}
+	t.Skipf("SKIPPING: FUSE unavailable: %s", why)
+}
+
+// mounted reports whether mnt is a mount point, from /proc/self/mountinfo.
+func mounted(t *testing.T, mnt string) bool {
+	t.Helper()
+	f, err := os.Open("/proc/self/mountinfo")
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fields := strings.Fields(sc.Text()); len(fields) > 4 && fields[4] == mnt {
+			return true
+		}
+	}
+	return false
+}
+
+// daemonPid finds the fsmount process serving mnt, or 0.
+func daemonPid(t *testing.T, mnt string) int {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if filepath.Base(args[0]) != "fsmount" {
+			continue
+		}
+		for _, a := range args[1:] {
+			if a == mnt {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+				if alive(pid) {
+					return pid
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// alive reports whether pid runs and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// mountModel runs fsmount MODEL MNT as a user would and returns the mount
+// point and the daemon's pid; the mount is removed when the test ends.
+func mountModel(t *testing.T, model string, opts ...string) (string, int) {
+	t.Helper()
+	requireFUSE(t)
+	mnt := t.TempDir()
+	r := runCmd(t, "fsmount", append(opts, model, mnt)...)
+	require.Equal(t, 0, r.code, "fsmount: %s", r.stderr)
+	require.Empty(t, r.stderr)
+	require.True(t, mounted(t, mnt), "fsmount returned before the mount was live")
+	pid := daemonPid(t, mnt)
+	require.NotZero(t, pid, "no daemon serves %s", mnt)
+	t.Cleanup(func() {
+		if mounted(t, mnt) {
+			runCmd(t, "fsmount", "-u", mnt)
+		}
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return mnt, pid
+}
+
+// sh runs a shell command line and returns its output and exit code.
+func sh(t *testing.T, script string) (string, int) {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", script).CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("sh -c %q: %v", script, err)
+	}
+	return string(out), code
+}
