@@ -269,3 +269,34 @@ func TestStaleMount(t *testing.T) {
 	r = runCmd(t, "fsmount", "-u", mnt)
 	require.Equal(t, 0, r.code, r.stderr)
 }
+
+// rssKB reads a field such as RssAnon from /proc/PID/status, in kB.
+func rssKB(t *testing.T, pid int, field string) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			require.NoError(t, err)
+			return n
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+// TestDaemonMemoryFlat reads every data file of the 1.5 GB Qwen3-0.6B
+// layout through the mount: the daemon's anonymous memory must not grow
+// with what is read, because data is never copied onto its heap.
+func TestDaemonMemoryFlat(t *testing.T) {
+	mnt, pid := mountModel(t, sparseQwen06B(t))
+	before := rssKB(t, pid, "RssAnon")
+	out, code := sh(t, "find "+mnt+" -name data -path '*/data' -not -path '*/by-name/*' -not -path '*/expected/*' | xargs cat | wc -c")
+	require.Equal(t, 0, code, out)
+	assert.Equal(t, "1503264768", strings.TrimSpace(out), "every data byte read once")
+	after := rssKB(t, pid, "RssAnon")
+	t.Logf("daemon RssAnon before %d kB, after reading 1.5 GB %d kB", before, after)
+	assert.Less(t, after-before, 16*1024, "RssAnon grew by %d kB", after-before)
+	assert.Less(t, after, 32*1024, "RssAnon %d kB", after)
+}
