@@ -72,6 +72,7 @@ type Plan struct {
 	Tied        bool
 	DType       string // config's torch_dtype / dtype, "" if unset
 	QuantMethod string // quantization_config.quant_method, "" if not quantized
+	Experts     int    // experts per sparse block, 0 for dense models
 }
 
 // decoder describes one family of decoder-only transformers; the
@@ -256,7 +257,7 @@ func (d *decoder) plan(c *Config) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Arch: d.name, Layers: x.L, Tied: tied, DType: dtype, QuantMethod: quantMethod(c)}
+	p := &Plan{Arch: d.name, Layers: x.L, Tied: tied, DType: dtype, QuantMethod: quantMethod(c), Experts: int(x.E)}
 
 	V, H, I := Dim{"V", x.V}, Dim{"H", x.H}, Dim{"I", x.I}
 	q, kv, hd := Dim{"heads·d", x.NH * x.HD}, Dim{"kv·d", x.NKV * x.HD}, Dim{"d", x.HD}

@@ -84,7 +84,11 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		if t := e.Tensor; t != nil {
 			dtype, shape, params = t.DType.String(), safetensors.FormatShape(t.Shape), commas(t.NumElements())
 		}
-		tableRow(b, label, dtype, shape, params, flow(x))
+		io := flow(x)
+		if x.Expert >= 0 {
+			io += fmt.Sprintf("   (× %d experts)", r.Plan.Experts)
+		}
+		tableRow(b, label, dtype, shape, params, io)
 	}
 	b.WriteString("  global\n")
 	byLayer := map[int][]*Entry{}
@@ -112,16 +116,12 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		shown := k.Layers[0]
 		fmt.Fprintf(b, "  each %s  × %d   (shown: layer %d)\n", kind, len(k.Layers), shown)
 		prefix := fmt.Sprintf("model.layers.%d.", shown)
-		experts := 0
-		for _, e := range byLayer[shown] {
-			experts = max(experts, e.Expected.Expert+1)
-		}
 		for _, e := range byLayer[shown] {
 			label := strings.TrimPrefix(e.Expected.Name, prefix)
 			switch e.Expected.Expert {
 			case -1:
 			case 0:
-				label = strings.Replace(label, "experts.0.", fmt.Sprintf("experts.{0..%d}.", experts-1), 1)
+				label = strings.Replace(label, "experts.0.", fmt.Sprintf("experts.{0..%d}.", r.Plan.Experts-1), 1)
 			default:
 				continue // one row stands for every expert
 			}
@@ -147,7 +147,7 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		}
 	}
 	if aux+other > 0 {
-		fmt.Fprintf(b, "  other: %d allowed extra, %d unexpected (listed in the verdict)\n", aux, other)
+		fmt.Fprintf(b, "  other: %s allowed extra (quantization, legacy), %d unexpected\n", commas(uint64(aux)), other)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -214,4 +215,31 @@ func leUint64(b []byte) uint64 {
 		v = v<<8 | uint64(b[i])
 	}
 	return v
+}
+
+// WriteSparseShards writes, into dir, one sparse shard per file named in
+// weightMap, each holding the tensors mapped to it with the dtype and
+// shape that entry gives, over a hole. It returns the tensor bytes in all.
+func WriteSparseShards(dir string, weightMap map[string]string, entry func(name string) (dtype string, shape []uint64)) (uint64, error) {
+	byShard := map[string][]string{}
+	for name, shard := range weightMap {
+		byShard[shard] = append(byShard[shard], name)
+	}
+	var total uint64
+	for shard, names := range byShard {
+		sort.Strings(names)
+		entries := make([]Entry, len(names))
+		var off uint64
+		for i, n := range names {
+			dt, shape := entry(n)
+			nb := NBytes(dt, shape)
+			entries[i] = Entry{Name: n, DType: dt, Shape: shape, Offsets: [2]uint64{off, off + nb}}
+			off += nb
+		}
+		total += off
+		if err := WriteSparse(filepath.Join(dir, shard), entries, map[string]string{"format": "pt"}); err != nil {
+			return 0, err
+		}
+	}
+	return total, nil
 }
