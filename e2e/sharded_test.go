@@ -98,3 +98,20 @@ func TestMountMissingShards(t *testing.T) {
 	assert.Contains(t, r.stderr, "missing_shard: 243 of the 254 shards it names are missing")
 	assert.False(t, mounted(t, mnt))
 }
+
+func TestMountUnknownArchitecture(t *testing.T) {
+	model := t.TempDir()
+	cfg := strings.Replace(testmodel.TinyQwen3Config, "Qwen3ForCausalLM", "FancyNetForCausalLM", 1)
+	cfg = strings.Replace(cfg, `"qwen3"`, `"fancynet"`, 1)
+	require.NoError(t, testmodel.WriteModelDir(model, cfg, testmodel.TinyQwen3Tensors()))
+	r := runCmd(t, "fsinspect", model)
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "no spec for architecture FancyNetForCausalLM")
+	mnt, _ := mountModel(t, model)
+	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+	require.NoError(t, err)
+	assert.Contains(t, string(v), "– cross-check skipped: no spec for architecture FancyNetForCausalLM: its tensors are listed, not checked")
+	s, err := os.ReadFile(filepath.Join(mnt, "layers", "1", "mlp", "up_proj", "shape"))
+	require.NoError(t, err)
+	assert.Equal(t, "[64, 32]\n", string(s))
+}

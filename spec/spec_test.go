@@ -275,3 +275,43 @@ func TestSizeLabel(t *testing.T) {
 		assert.Equal(t, want, spec.SizeLabel(n), n)
 	}
 }
+
+// TestArchitectureCounts checks each spec's tensor count per block against
+// architectures.md: Llama 9L+2, Qwen2 12L+2, Qwen3 11L+2, Gemma2 11L+2
+// (plus an untied lm_head), and the switches that add biases.
+func TestArchitectureCounts(t *testing.T) {
+	const dims = `"vocab_size":16,"hidden_size":8,"num_hidden_layers":3,"num_attention_heads":2,"num_key_value_heads":1,"intermediate_size":12`
+	for _, c := range []struct {
+		arch, extra string
+		perLayer    int
+		tied        bool
+		spec        string
+	}{
+		{"LlamaForCausalLM", "", 9, false, "Llama"},
+		{"LlamaForCausalLM", `,"attention_bias":true,"mlp_bias":true`, 9 + 4 + 3, false, "Llama"},
+		{"MistralForCausalLM", `,"head_dim":16,"attention_bias":true`, 9, false, "Mistral"},
+		{"Qwen2ForCausalLM", `,"tie_word_embeddings":true`, 12, true, "Qwen2"},
+		{"Qwen3ForCausalLM", "", 11, false, "Qwen3"},
+		{"GemmaForCausalLM", `,"head_dim":4`, 9, true, "Gemma"},
+		{"Gemma2ForCausalLM", `,"head_dim":4`, 11, true, "Gemma2"},
+	} {
+		t.Run(c.arch+c.extra, func(t *testing.T) {
+			cfg, err := spec.ParseConfig("c", []byte(`{"architectures":["`+c.arch+`"],`+dims+c.extra+`}`))
+			require.NoError(t, err)
+			p, err := spec.Expect(cfg)
+			require.NoError(t, err)
+			assert.Equal(t, c.spec, p.Arch)
+			assert.Equal(t, c.tied, p.Tied, "the config class's tie_word_embeddings default")
+			assert.Len(t, p.Tensors, c.perLayer*3+3)
+			if c.arch == "Gemma2ForCausalLM" {
+				assert.Equal(t, "model.layers.0.post_feedforward_layernorm.weight", p.Tensors[c.perLayer].Name)
+			}
+		})
+	}
+	// model_type alone selects the spec when "architectures" is absent.
+	cfg, err := spec.ParseConfig("c", []byte(`{"model_type":"qwen2",`+dims+`}`))
+	require.NoError(t, err)
+	p, err := spec.Expect(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, "Qwen2", p.Arch)
+}
