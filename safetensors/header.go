@@ -1,13 +1,6 @@
 package safetensors
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"strconv"
-)
+import "errors"
 
 const (
 	// MaxHeaderSize is the reference's cap on the JSON header length.
@@ -18,30 +11,38 @@ const (
 
 // entry is one tensor as the header declares it, before validation.
 type entry struct {
-	name   string
-	dtype  DType
-	shape  []uint64
-	begin  uint64
-	end    uint64
-	keyPos int64 // byte offset of the entry's key in the header, for messages
+	name  string
+	dtype DType
+	shape []uint64
+	begin uint64
+	end   uint64
 }
 
-// headerParser reads the header JSON token by token, so that duplicate keys
-// are seen (encoding/json's Unmarshal keeps the last one silently) and no
-// value is ever decoded into a structure sized by the input.
+// headerParser reads the header's JSON with a scanner, so that duplicate
+// keys are seen (encoding/json keeps the last one silently) and no value
+// is ever decoded into a structure sized by the input.
 type headerParser struct {
 	file string
-	dec  *json.Decoder
+	s    scanner
 }
 
 // parseHeader decodes the header into entries, in the order they appear,
 // and the optional __metadata__ map. It implements rule 5 (and rejects
 // duplicate names); the offset rules are applied by validate.
 func parseHeader(file string, hdr []byte) ([]entry, map[string]string, error) {
-	p := &headerParser{file: file, dec: json.NewDecoder(bytes.NewReader(hdr))}
-	p.dec.UseNumber()
-	if err := p.expectDelim('{', "the header must be a JSON object"); err != nil {
-		return nil, nil, err
+	p := &headerParser{file: file, s: scanner{data: hdr}}
+	entries, meta, err := p.parse()
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return nil, nil, formatErr(file, CodeInvalidJSON, "", "%s, at byte %d", se.msg, prefixLen+se.pos)
+	}
+	return entries, meta, err
+}
+
+func (p *headerParser) parse() ([]entry, map[string]string, error) {
+	s := &p.s
+	if !s.consume('{') {
+		return nil, nil, s.errorf("the header must be a JSON object, found %s", s.describeNext())
 	}
 	var (
 		entries []entry
@@ -49,15 +50,26 @@ func parseHeader(file string, hdr []byte) ([]entry, map[string]string, error) {
 		seen    = make(map[string]struct{})
 		sawMeta bool
 	)
-	for p.dec.More() {
-		pos := p.dec.InputOffset()
-		name, err := p.key()
+	for first := true; ; first = false {
+		ok, err := s.more('}', first)
 		if err != nil {
 			return nil, nil, err
 		}
+		if !ok {
+			break
+		}
+		pos := s.pos
+		name, err := s.str()
+		if err != nil {
+			return nil, nil, err
+		}
+		if !s.consume(':') {
+			return nil, nil, s.errorf("expected ':', found %s", s.describeNext())
+		}
 		if name == metadataKey {
 			if sawMeta {
-				return nil, nil, p.errAt(pos, "", "duplicate key %q", metadataKey)
+				s.pos = pos
+				return nil, nil, s.errorf("duplicate key %q", metadataKey)
 			}
 			sawMeta = true
 			if meta, err = p.metadata(); err != nil {
@@ -74,119 +86,75 @@ func parseHeader(file string, hdr []byte) ([]entry, map[string]string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		e.keyPos = pos
 		entries = append(entries, e)
-	}
-	if err := p.expectDelim('}', "unterminated header object"); err != nil {
-		return nil, nil, err
 	}
 	// The reference accepts JSON whitespace after the object (writers pad
 	// the header to align the data) and nothing else: NUL padding is
 	// "trailing characters".
-	off := p.dec.InputOffset()
-	if i := bytes.IndexFunc(hdr[off:], func(r rune) bool {
-		return r != ' ' && r != '\t' && r != '\n' && r != '\r'
-	}); i >= 0 {
-		return nil, nil, p.errAt(off+int64(i), "", "trailing characters after the JSON object (%q)", hdr[off+int64(i)])
+	if s.peek(); s.pos < len(s.data) {
+		return nil, nil, s.errorf("trailing characters after the JSON object (%q)", s.data[s.pos])
 	}
 	return entries, meta, nil
 }
 
-func (p *headerParser) errAt(pos int64, tensor, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	return formatErr(p.file, CodeInvalidJSON, tensor, "%s, at byte %d", msg, prefixLen+pos)
-}
-
-// token reads the next token, turning syntax errors into FormatErrors.
-func (p *headerParser) token() (json.Token, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, formatErr(p.file, CodeInvalidJSON, "", "%v, at byte %d", se, prefixLen+se.Offset)
-		}
-		return nil, formatErr(p.file, CodeInvalidJSON, "", "%v, at byte %d", err, prefixLen+p.dec.InputOffset())
-	}
-	return tok, nil
-}
-
-func (p *headerParser) expectDelim(d json.Delim, msg string) error {
-	pos := p.dec.InputOffset()
-	tok, err := p.token()
-	if err != nil {
-		return err
-	}
-	if got, ok := tok.(json.Delim); !ok || got != d {
-		return p.errAt(pos, "", "%s, found %s", msg, describe(tok))
-	}
-	return nil
-}
-
-func (p *headerParser) key() (string, error) {
-	tok, err := p.token()
-	if err != nil {
-		return "", err
-	}
-	s, ok := tok.(string)
-	if !ok {
-		return "", p.errAt(p.dec.InputOffset(), "", "expected an object key, found %s", describe(tok))
-	}
-	return s, nil
-}
-
 func (p *headerParser) metadata() (map[string]string, error) {
-	pos := p.dec.InputOffset()
-	tok, err := p.token()
-	if err != nil {
-		return nil, err
+	s := &p.s
+	if s.peek() == 'n' { // "__metadata__": null is accepted, as serde's Option is.
+		return nil, s.literal()
 	}
-	if tok == nil { // "__metadata__": null is accepted, as serde's Option is.
-		return nil, nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, p.errAt(pos, "", "%s must be an object of strings, found %s", metadataKey, describe(tok))
+	if !s.consume('{') {
+		return nil, s.errorf("%s must be an object of strings, found %s", metadataKey, s.describeNext())
 	}
 	meta := make(map[string]string)
-	for p.dec.More() {
-		k, err := p.key()
+	for first := true; ; first = false {
+		ok, err := s.more('}', first)
+		if err != nil || !ok {
+			return meta, err
+		}
+		pos := s.pos
+		k, err := s.str()
 		if err != nil {
 			return nil, err
 		}
 		if _, dup := meta[k]; dup {
-			return nil, p.errAt(p.dec.InputOffset(), "", "duplicate key %q in %s", k, metadataKey)
+			s.pos = pos
+			return nil, s.errorf("duplicate key %q in %s", k, metadataKey)
 		}
-		vpos := p.dec.InputOffset()
-		tok, err := p.token()
-		if err != nil {
+		if !s.consume(':') {
+			return nil, s.errorf("expected ':', found %s", s.describeNext())
+		}
+		if s.peek() != '"' {
+			return nil, s.errorf("%s value for %q must be a string, found %s (arbitrary JSON is not allowed)", metadataKey, k, s.describeNext())
+		}
+		if meta[k], err = s.str(); err != nil {
 			return nil, err
 		}
-		v, ok := tok.(string)
-		if !ok {
-			return nil, p.errAt(vpos, "", "%s value for %q must be a string, found %s (arbitrary JSON is not allowed)", metadataKey, k, describe(tok))
-		}
-		meta[k] = v
 	}
-	return meta, p.expectDelim('}', "unterminated "+metadataKey)
 }
 
 func (p *headerParser) tensor(name string) (entry, error) {
+	s := &p.s
 	e := entry{name: name}
-	pos := p.dec.InputOffset()
-	tok, err := p.token()
-	if err != nil {
-		return e, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return e, p.errAt(pos, name, "tensor %q must be an object, found %s", name, describe(tok))
+	pos := s.pos
+	if !s.consume('{') {
+		return e, s.errorf("tensor %q must be an object, found %s", name, s.describeNext())
 	}
 	var haveDType, haveShape, haveOffsets bool
-	for p.dec.More() {
-		k, err := p.key()
+	for first := true; ; first = false {
+		ok, err := s.more('}', first)
 		if err != nil {
 			return e, err
+		}
+		if !ok {
+			break
+		}
+		kpos := s.pos
+		k, err := s.str()
+		if err != nil {
+			return e, err
+		}
+		if !s.consume(':') {
+			return e, s.errorf("expected ':', found %s", s.describeNext())
 		}
 		var dup bool
 		switch k {
@@ -204,48 +172,48 @@ func (p *headerParser) tensor(name string) (entry, error) {
 			dup, haveOffsets = haveOffsets, true
 			if !dup {
 				var offs []uint64
-				offs, err = p.uints(name, "data_offsets", 2)
-				if err == nil {
+				if offs, err = p.uints(name, "data_offsets", 2); err == nil {
 					e.begin, e.end = offs[0], offs[1]
 				}
 			}
 		default:
 			// The reference ignores unknown fields in a tensor entry.
-			err = p.skipValue()
+			err = s.skipValue()
 		}
 		if dup {
-			return e, p.errAt(p.dec.InputOffset(), name, "tensor %q: duplicate field %q", name, k)
+			s.pos = kpos
+			return e, s.errorf("tensor %q: duplicate field %q", name, k)
 		}
 		if err != nil {
 			return e, err
 		}
-	}
-	if err := p.expectDelim('}', "unterminated tensor entry"); err != nil {
-		return e, err
 	}
 	for _, f := range []struct {
 		have  bool
 		field string
 	}{{haveDType, "dtype"}, {haveShape, "shape"}, {haveOffsets, "data_offsets"}} {
 		if !f.have {
-			return e, p.errAt(pos, name, "tensor %q: missing field %q", name, f.field)
+			s.pos = pos
+			return e, s.errorf("tensor %q: missing field %q", name, f.field)
 		}
 	}
 	return e, nil
 }
 
 func (p *headerParser) dtype(e *entry) error {
-	pos := p.dec.InputOffset()
-	tok, err := p.token()
+	s := &p.s
+	if s.peek() != '"' {
+		return s.errorf("tensor %q: dtype must be a string, found %s", e.name, s.describeNext())
+	}
+	pos := s.pos
+	name, err := s.str()
 	if err != nil {
 		return err
 	}
-	s, ok := tok.(string)
-	if !ok {
-		return p.errAt(pos, e.name, "tensor %q: dtype must be a string, found %s", e.name, describe(tok))
-	}
-	if e.dtype, ok = ParseDType(s); !ok {
-		return p.errAt(pos, e.name, "tensor %q: unknown dtype %q", e.name, s)
+	var ok bool
+	if e.dtype, ok = ParseDType(name); !ok {
+		s.pos = pos
+		return s.errorf("tensor %q: unknown dtype %q", e.name, name)
 	}
 	return nil
 }
@@ -253,76 +221,41 @@ func (p *headerParser) dtype(e *entry) error {
 // uints reads an array of unsigned 64-bit integers; want >= 0 requires
 // exactly that many.
 func (p *headerParser) uints(name, field string, want int) ([]uint64, error) {
-	pos := p.dec.InputOffset()
-	tok, err := p.token()
-	if err != nil {
-		return nil, err
+	s := &p.s
+	if !s.consume('[') {
+		return nil, s.errorf("tensor %q: %s must be an array, found %s", name, field, s.describeNext())
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, p.errAt(pos, name, "tensor %q: %s must be an array, found %s", name, field, describe(tok))
-	}
-	out := []uint64{}
-	for p.dec.More() {
-		vpos := p.dec.InputOffset()
-		tok, err := p.token()
+	out := make([]uint64, 0, 4)
+	for first := true; ; first = false {
+		ok, err := s.more(']', first)
 		if err != nil {
 			return nil, err
 		}
-		num, ok := tok.(json.Number)
 		if !ok {
-			return nil, p.errAt(vpos, name, "tensor %q: %s holds %s, not an integer", name, field, describe(tok))
+			break
 		}
-		// ParseUint rejects exactly what serde rejects for u64: a sign,
-		// a fraction, an exponent, and values of 2^64 and above.
-		v, perr := strconv.ParseUint(string(num), 10, 64)
-		if perr != nil {
-			return nil, p.errAt(vpos, name, "tensor %q: %s value %s is not an unsigned 64-bit integer", name, field, num)
+		c := s.peek()
+		if c != '-' && (c < '0' || c > '9') {
+			return nil, s.errorf("tensor %q: %s holds %s, not an integer", name, field, s.describeNext())
+		}
+		pos := s.pos
+		num, err := s.number()
+		if err != nil {
+			return nil, err
+		}
+		v, ok := parseUint(num)
+		if !ok {
+			s.pos = pos
+			return nil, s.errorf("tensor %q: %s value %s is not an unsigned 64-bit integer", name, field, num)
+		}
+		if want >= 0 && len(out) == want {
+			s.pos = pos
+			return nil, s.errorf("tensor %q: %s must hold exactly %d integers", name, field, want)
 		}
 		out = append(out, v)
-		if want >= 0 && len(out) > want {
-			return nil, p.errAt(vpos, name, "tensor %q: %s must hold exactly %d integers", name, field, want)
-		}
 	}
 	if want >= 0 && len(out) != want {
-		return nil, p.errAt(pos, name, "tensor %q: %s must hold exactly %d integers, found %d", name, field, want, len(out))
+		return nil, s.errorf("tensor %q: %s must hold exactly %d integers, found %d", name, field, want, len(out))
 	}
-	return out, p.expectDelim(']', "unterminated "+field)
-}
-
-// skipValue consumes one JSON value of any depth without building it.
-func (p *headerParser) skipValue() error {
-	depth := 0
-	for {
-		tok, err := p.token()
-		if err != nil {
-			return err
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				depth++
-			default:
-				depth--
-			}
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
-}
-
-func describe(tok json.Token) string {
-	switch v := tok.(type) {
-	case nil:
-		return "null"
-	case json.Delim:
-		return fmt.Sprintf("%q", string(v))
-	case string:
-		return fmt.Sprintf("string %q", v)
-	case json.Number:
-		return "number " + string(v)
-	case bool:
-		return strconv.FormatBool(v)
-	}
-	return fmt.Sprintf("%v", tok)
+	return out, nil
 }

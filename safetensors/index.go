@@ -1,8 +1,7 @@
 package safetensors
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Index is a parsed model.safetensors.index.json.
@@ -32,36 +32,18 @@ func ParseIndex(path string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	bad := func(format string, args ...any) error {
-		return formatErr(path, CodeInvalidIndex, "", format, args...)
-	}
-	var top struct {
-		Metadata  map[string]json.RawMessage `json:"metadata"`
-		WeightMap json.RawMessage            `json:"weight_map"`
-	}
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, bad("not an index: %v", err)
-	}
-	if top.WeightMap == nil {
-		return nil, bad("no weight_map")
-	}
 	idx := &Index{Path: path}
-	if idx.WeightMap, err = stringMapNoDup(top.WeightMap); err != nil {
-		return nil, bad("weight_map: %v", err)
-	}
-	if ts, ok := top.Metadata["total_size"]; ok && string(ts) != "null" {
-		// Writers emit a number; some emit it as a string.
-		s := strings.Trim(string(bytes.TrimSpace(ts)), `"`)
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return nil, bad("metadata.total_size %s is not a byte count", ts)
+	if err := idx.parse(raw); err != nil {
+		var se *syntaxError
+		if errors.As(err, &se) {
+			return nil, formatErr(path, CodeInvalidIndex, "", "%s, at byte %d", se.msg, se.pos)
 		}
-		idx.TotalSize = &v
+		return nil, formatErr(path, CodeInvalidIndex, "", "%v", err)
 	}
 	seen := map[string]bool{}
 	for name, shard := range idx.WeightMap {
 		if shard == "" || shard == "." || shard == ".." || strings.ContainsAny(shard, "/\x00") {
-			return nil, bad("tensor %q: shard %q is not a file name in the model directory", name, shard)
+			return nil, formatErr(path, CodeInvalidIndex, name, "tensor %q: shard %q is not a file name in the model directory", name, shard)
 		}
 		if !seen[shard] {
 			seen[shard] = true
@@ -72,33 +54,131 @@ func ParseIndex(path string) (*Index, error) {
 	return idx, nil
 }
 
-// stringMapNoDup decodes a JSON object of strings, rejecting duplicate
-// keys, which encoding/json would silently collapse.
-func stringMapNoDup(raw json.RawMessage) (map[string]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("not an object")
+// parse reads {"metadata": {"total_size": N, …}, "weight_map": {…}}.
+func (idx *Index) parse(raw []byte) error {
+	if !utf8.Valid(raw) {
+		return errors.New("not UTF-8")
 	}
-	m := map[string]string{}
-	for dec.More() {
-		tok, err := dec.Token()
+	s := &scanner{data: raw}
+	if !s.consume('{') {
+		return s.errorf("an index is a JSON object, found %s", s.describeNext())
+	}
+	for first := true; ; first = false {
+		ok, err := s.more('}', first)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		k, _ := tok.(string)
-		if tok, err = dec.Token(); err != nil {
-			return nil, err
-		}
-		v, ok := tok.(string)
 		if !ok {
-			return nil, fmt.Errorf("%q: shard must be a string", k)
+			break
 		}
-		if _, dup := m[k]; dup {
-			return nil, fmt.Errorf("tensor %q is listed twice", k)
+		key, err := s.str()
+		if err != nil {
+			return err
 		}
-		m[k] = v
+		if !s.consume(':') {
+			return s.errorf("expected ':', found %s", s.describeNext())
+		}
+		switch key {
+		case "weight_map":
+			if idx.WeightMap != nil {
+				return s.errorf("two weight_maps")
+			}
+			err = idx.parseWeightMap(s)
+		case "metadata":
+			err = idx.parseMetadata(s)
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return m, nil
+	if s.peek(); s.pos < len(s.data) {
+		return s.errorf("trailing characters after the JSON object")
+	}
+	if idx.WeightMap == nil {
+		return errors.New("no weight_map")
+	}
+	return nil
+}
+
+func (idx *Index) parseWeightMap(s *scanner) error {
+	if !s.consume('{') {
+		return s.errorf("weight_map must be an object, found %s", s.describeNext())
+	}
+	idx.WeightMap = map[string]string{}
+	for first := true; ; first = false {
+		ok, err := s.more('}', first)
+		if err != nil || !ok {
+			return err
+		}
+		pos := s.pos
+		name, err := s.str()
+		if err != nil {
+			return err
+		}
+		if !s.consume(':') {
+			return s.errorf("expected ':', found %s", s.describeNext())
+		}
+		if s.peek() != '"' {
+			return s.errorf("weight_map: tensor %q: shard must be a string, found %s", name, s.describeNext())
+		}
+		shard, err := s.str()
+		if err != nil {
+			return err
+		}
+		if _, dup := idx.WeightMap[name]; dup {
+			s.pos = pos
+			return s.errorf("weight_map lists tensor %q twice", name)
+		}
+		idx.WeightMap[name] = shard
+	}
+}
+
+func (idx *Index) parseMetadata(s *scanner) error {
+	if s.peek() == 'n' {
+		return s.literal()
+	}
+	if !s.consume('{') {
+		return s.errorf("metadata must be an object, found %s", s.describeNext())
+	}
+	for first := true; ; first = false {
+		ok, err := s.more('}', first)
+		if err != nil || !ok {
+			return err
+		}
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if !s.consume(':') {
+			return s.errorf("expected ':', found %s", s.describeNext())
+		}
+		if key != "total_size" {
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		// Writers emit a number; some emit it as a string.
+		var num []byte
+		pos := s.pos
+		if s.peek() == '"' {
+			str, err := s.str()
+			if err != nil {
+				return err
+			}
+			num = []byte(str)
+		} else if num, err = s.number(); err != nil {
+			return err
+		}
+		v, ok := parseUint(num)
+		if !ok {
+			s.pos = pos
+			return s.errorf("metadata.total_size %s is not a byte count", num)
+		}
+		idx.TotalSize = &v
+	}
 }
 
 // shardName is the usual shard naming, model-00001-of-00003.safetensors.

@@ -4,19 +4,21 @@
 //	mkmodel qwen3-0.6b DIR      the real Qwen3-0.6B header over a sparse file
 //	mkmodel qwen3-0.6b-dense DIR  the same layout filled with random bytes
 //	                             (1.5 GB; lm_head identical to embed_tokens)
+//	mkmodel real:NAME DIR       testdata/realworld/NAME rebuilt as sparse shards
 package main
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: mkmodel tiny|qwen3-0.6b|qwen3-0.6b-dense DIR")
+		fmt.Fprintln(os.Stderr, "usage: mkmodel tiny|qwen3-0.6b|qwen3-0.6b-dense|real:NAME DIR")
 		os.Exit(64)
 	}
 	if err := run(os.Args[1], os.Args[2]); err != nil {
@@ -34,6 +36,13 @@ func run(kind, dir string) error {
 		return testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json"))
 	case "qwen3-0.6b-dense":
 		return testmodel.WriteDenseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json"))
+	}
+	if name, ok := strings.CutPrefix(kind, "real:"); ok {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		_, err := testmodel.WriteRealSharded(dir, filepath.Join(repoRoot(), "testdata", "realworld", name))
+		return err
 	}
 	return fmt.Errorf("unknown kind %q", kind)
 }
