@@ -2,127 +2,121 @@ package fusefs
 
 import (
 	"context"
-	"sort"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/fsmount/fsmount/spec"
 )
 
-// Every node type of the tree, and the interfaces each implements.
-var (
-	_ = (fs.NodeGetattrer)((*dirNode)(nil))
-	_ = (fs.NodeOpendirHandler)((*dirNode)(nil))
-	_ = (fs.NodeGetattrer)((*fileNode)(nil))
-	_ = (fs.NodeOpener)((*fileNode)(nil))
-	_ = (fs.NodeReader)((*fileNode)(nil))
-	_ = (fs.NodeFlusher)((*fileNode)(nil))
-	_ = (fs.NodeGetattrer)((*linkNode)(nil))
-	_ = (fs.NodeReadlinker)((*linkNode)(nil))
-	_ = (fs.NodeOnAdder)((*rootNode)(nil))
-)
-
-// meta is what every node of one tree shares: the owner and, per node, a
-// modification time.
-type meta struct {
-	owner fuse.Owner
-}
-
-func (m *meta) fill(a *fuse.Attr, mode uint32, size uint64, mtime time.Time) {
-	a.Mode = mode
-	a.Size = size
-	a.Blocks = (size + 511) / 512
-	a.Owner = m.owner
-	a.Nlink = 1
-	a.SetTimes(&mtime, &mtime, &mtime)
-}
-
-// dirNode is a directory. Its listing never changes, so it is built once
-// and the kernel may cache it (FOPEN_CACHE_DIR).
-type dirNode struct {
+// node is the go-fuse inode of one entry. The kernel asks for nodes by
+// LOOKUP and forgets them when it likes; the entry they stand for is
+// permanent.
+type node struct {
 	fs.Inode
-	meta  *meta
-	mtime time.Time
+	t *tree
+	e *entry
 
 	once    sync.Once
-	entries []fuse.DirEntry
+	listing []fuse.DirEntry
 }
 
-func (d *dirNode) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.meta.fill(&out.Attr, syscall.S_IFDIR|0o555, 0, d.mtime)
-	out.Nlink = 2
+// The operations a node supports; everything else (writes, mkdir,
+// setattr, xattrs, …) is refused by the read-only mount or by go-fuse's
+// defaults.
+var (
+	_ = (fs.NodeLookuper)((*node)(nil))
+	_ = (fs.NodeGetattrer)((*node)(nil))
+	_ = (fs.NodeOpendirHandler)((*node)(nil))
+	_ = (fs.NodeOpener)((*node)(nil))
+	_ = (fs.NodeReader)((*node)(nil))
+	_ = (fs.NodeFlusher)((*node)(nil))
+	_ = (fs.NodeReadlinker)((*node)(nil))
+)
+
+// NewRoot returns the root of the tree for a checked model, owned by uid
+// and gid. The model's files must stay open while the tree is served.
+func NewRoot(r *spec.Report, uid, gid uint32) fs.InodeEmbedder {
+	t := buildTree(r, uid, gid)
+	return &node{t: t, e: t.root}
+}
+
+func (t *tree) fill(a *fuse.Attr, e *entry) {
+	a.Ino = e.ino
+	a.Mode = e.mode
+	a.Size = uint64(len(e.data))
+	a.Blocks = (a.Size + 511) / 512
+	a.Owner = fuse.Owner{Uid: t.uid, Gid: t.gid}
+	a.Nlink = 1
+	if e.isDir() {
+		a.Size, a.Blocks, a.Nlink = 0, 0, 2
+	}
+	a.SetTimes(e.mtime, e.mtime, e.mtime)
+}
+
+func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	c := n.e.child(name)
+	if c == nil {
+		return nil, syscall.ENOENT
+	}
+	n.t.fill(&out.Attr, c)
+	return n.NewInode(ctx, &node{t: n.t, e: c}, fs.StableAttr{Mode: c.mode & syscall.S_IFMT, Ino: c.ino}), fs.OK
+}
+
+func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	n.t.fill(&out.Attr, n.e)
 	return fs.OK
 }
 
-func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	d.once.Do(func() {
-		children := d.Children()
-		d.entries = make([]fuse.DirEntry, 0, len(children))
-		for name, ch := range children {
-			d.entries = append(d.entries, fuse.DirEntry{Name: name, Mode: ch.Mode(), Ino: ch.StableAttr().Ino})
+// OpendirHandle lists the directory. The listing never changes, so the
+// kernel may cache it (FOPEN_CACHE_DIR).
+func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if !n.e.isDir() {
+		return nil, 0, syscall.ENOTDIR
+	}
+	n.once.Do(func() {
+		n.listing = make([]fuse.DirEntry, len(n.e.children))
+		for i, c := range n.e.children {
+			n.listing[i] = fuse.DirEntry{Name: c.name, Mode: c.mode, Ino: c.ino}
 		}
-		sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].Name < d.entries[j].Name })
 	})
 	// Each open gets its own cursor over the shared, immutable list.
-	return fs.NewListDirStream(d.entries).(fs.FileHandle), fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, fs.OK
-}
-
-// fileNode is a regular file whose content is a fixed byte slice: a small
-// generated text on the heap, or, for data, a slice of the model's
-// read-only mapping that is never copied.
-type fileNode struct {
-	fs.Inode
-	meta  *meta
-	mtime time.Time
-	data  []byte
-}
-
-func (f *fileNode) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	f.meta.fill(&out.Attr, syscall.S_IFREG|0o444, uint64(len(f.data)), f.mtime)
-	return fs.OK
+	return fs.NewListDirStream(n.listing).(fs.FileHandle), fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, fs.OK
 }
 
 // Open answers ENOSYS: the kernel then stops sending OPEN and RELEASE for
-// the whole mount and caches file pages across opens (no-open mode). The
-// mount is read-only, so the kernel has already refused any write open.
-func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+// the whole mount and keeps file pages cached across opens (no-open
+// mode). The mount is read-only, so the kernel has already refused any
+// open for writing.
+func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	return nil, 0, syscall.ENOSYS
 }
 
 // Flush answers ENOSYS, so the kernel stops sending FLUSH on close.
-func (f *fileNode) Flush(ctx context.Context, fh fs.FileHandle) syscall.Errno {
+func (n *node) Flush(ctx context.Context, fh fs.FileHandle) syscall.Errno {
 	return syscall.ENOSYS
 }
 
-// Read returns the requested range, clamped to the file: a read at or past
-// the end is an empty read, never an error or a slice out of range.
-func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+// Read returns the requested range of the file, clamped: a read at or
+// past the end is an empty read. A data file's bytes are a slice of the
+// model's mapping, handed to the kernel without a copy.
+func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off < 0 {
 		return nil, syscall.EINVAL
 	}
-	size := int64(len(f.data))
-	if off >= size {
+	data := n.e.data
+	if off >= int64(len(data)) {
 		return fuse.ReadResultData(nil), fs.OK
 	}
-	end := min(off+int64(len(dest)), size)
-	return fuse.ReadResultData(f.data[off:end]), fs.OK
+	end := min(off+int64(len(dest)), int64(len(data)))
+	return fuse.ReadResultData(data[off:end]), fs.OK
 }
 
-// linkNode is a symbolic link (by-name/ entries).
-type linkNode struct {
-	fs.Inode
-	meta   *meta
-	mtime  time.Time
-	target []byte
-}
-
-func (l *linkNode) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	l.meta.fill(&out.Attr, syscall.S_IFLNK|0o777, uint64(len(l.target)), l.mtime)
-	return fs.OK
-}
-
-func (l *linkNode) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
-	return l.target, fs.OK
+func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	if n.e.mode&syscall.S_IFMT != syscall.S_IFLNK {
+		return nil, syscall.EINVAL
+	}
+	return n.e.data, fs.OK
 }

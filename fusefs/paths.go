@@ -30,7 +30,13 @@ const (
 // reserved names get their first byte encoded; a part longer than
 // NAME_MAX is split into components ending in "%+", each continued in a
 // subdirectory.
-func escapePart(p string) []string {
+func escapePart(p string) []string { return appendEscaped(nil, p) }
+
+// appendEscaped appends the components of escapePart(p) to dst.
+func appendEscaped(dst []string, p string) []string {
+	if len(p) <= maxComponent && strings.IndexFunc(p, func(r rune) bool { return r == '%' || r == '/' || r == 0 }) < 0 {
+		return append(dst, guard(p)) // the common case: nothing to encode
+	}
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; c {
@@ -42,9 +48,9 @@ func escapePart(p string) []string {
 	}
 	s := b.String()
 	if len(s) <= maxComponent {
-		return []string{guard(s)}
+		return append(dst, guard(s))
 	}
-	var out []string
+	out := dst
 	for len(s) > maxComponent {
 		cut := chunkLen
 		// Never split a %XX escape.
@@ -138,14 +144,15 @@ func tensorPaths(names []string) map[string][]string {
 				comps = append(comps, escModel)
 			}
 			for _, p := range c.parts {
-				comps = append(comps, escapePart(p)...)
+				comps = appendEscaped(comps, p)
 			}
 			if c.drop {
 				comps = append(comps, escWeight)
 			}
 		} else {
+			comps = make([]string, 0, len(c.parts))
 			for _, p := range c.parts {
-				comps = append(comps, escapePart(p)...)
+				comps = appendEscaped(comps, p)
 			}
 		}
 		out[n] = comps

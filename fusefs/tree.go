@@ -1,125 +1,172 @@
 package fusefs
 
 import (
-	"context"
+	"cmp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/hanwen/go-fuse/v2/fs"
 
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/spec"
 )
 
-// rootNode is the top of the tree; it builds everything below it once,
-// when go-fuse adds it.
-type rootNode struct {
-	dirNode
-	report *spec.Report
+// entry is one name in the tree. The whole tree is built once, at mount,
+// as plain values; go-fuse inodes are made only for the entries the
+// kernel looks up, so a 37,000-tensor checkpoint mounts in milliseconds
+// and idle entries cost a few dozen bytes.
+type entry struct {
+	name     string
+	mode     uint32 // S_IFDIR|0555, S_IFREG|0444 or S_IFLNK|0777
+	ino      uint64
+	mtime    *time.Time
+	children []*entry // directories: sorted by name
+	data     []byte   // files: the content; links: the target
 }
 
-// NewRoot returns the root of the tree for a checked model. The model's
-// files must stay open while the tree is served.
-func NewRoot(r *spec.Report, uid, gid uint32) fs.InodeEmbedder {
-	m := &meta{}
-	m.owner.Uid, m.owner.Gid = uid, gid
-	return &rootNode{dirNode: dirNode{meta: m, mtime: newest(r.Model.Weights)}, report: r}
+func (e *entry) isDir() bool { return e.mode&syscall.S_IFMT == syscall.S_IFDIR }
+
+// child finds a directory's child by name.
+func (e *entry) child(name string) *entry {
+	i, ok := slices.BinarySearchFunc(e.children, name, func(c *entry, n string) int { return strings.Compare(c.name, n) })
+	if !ok {
+		return nil
+	}
+	return e.children[i]
 }
 
-func newest(c *safetensors.Checkpoint) time.Time {
-	var t time.Time
-	for _, f := range c.Files {
-		if f.ModTime().After(t) {
-			t = f.ModTime()
+// tree is a built tree and what its entries share.
+type tree struct {
+	root    *entry
+	uid     uint32
+	gid     uint32
+	nextIno uint64
+}
+
+func (t *tree) newEntry(name string, mode uint32, mtime *time.Time, data []byte) *entry {
+	t.nextIno++
+	return &entry{name: name, mode: mode, ino: t.nextIno, mtime: mtime, data: data}
+}
+
+// mkdirs returns the directory at comps below dir, creating what is
+// missing. Paths must be added in component order (sortPaths), so that an
+// existing directory on the way is always its parent's last child.
+func (t *tree) mkdirs(dir *entry, comps []string, mtime *time.Time) *entry {
+	for _, c := range comps {
+		if n := len(dir.children); n > 0 && dir.children[n-1].name == c && dir.children[n-1].isDir() {
+			dir = dir.children[n-1]
+			continue
+		}
+		d := t.newEntry(c, syscall.S_IFDIR|0o555, mtime, nil)
+		dir.children = append(dir.children, d)
+		dir = d
+	}
+	return dir
+}
+
+func (t *tree) file(dir *entry, name string, data []byte, mtime *time.Time) {
+	dir.children = append(dir.children, t.newEntry(name, syscall.S_IFREG|0o444, mtime, data))
+}
+
+// finish sorts every directory's children by name.
+func finish(e *entry) {
+	slices.SortFunc(e.children, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
+	for _, c := range e.children {
+		if c.isDir() {
+			finish(c)
 		}
 	}
-	return t
 }
 
-// builder adds nodes under the root.
-type builder struct {
-	ctx  context.Context
-	root *rootNode
-}
-
-func (b *builder) dir(parent *fs.Inode, name string, mtime time.Time) *fs.Inode {
-	if ch := parent.GetChild(name); ch != nil {
-		return ch
+func comparePaths(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if c := strings.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
 	}
-	ch := parent.NewPersistentInode(b.ctx, &dirNode{meta: b.root.meta, mtime: mtime}, fs.StableAttr{Mode: syscall.S_IFDIR})
-	parent.AddChild(name, ch, false)
-	return ch
+	return cmp.Compare(len(a), len(b))
 }
 
-func (b *builder) dirs(parent *fs.Inode, comps []string, mtime time.Time) *fs.Inode {
-	for _, c := range comps {
-		parent = b.dir(parent, c, mtime)
+// buildTree lays out the tree of SPEC §5 for a checked model.
+func buildTree(r *spec.Report, uid, gid uint32) *tree {
+	t := &tree{uid: uid, gid: gid}
+	w := r.Model.Weights
+	top := new(time.Time)
+	mtimes := make(map[*safetensors.File]*time.Time, len(w.Files))
+	for _, f := range w.Files {
+		m := f.ModTime()
+		mtimes[f] = &m
+		if m.After(*top) {
+			*top = m
+		}
 	}
-	return parent
-}
-
-func (b *builder) file(parent *fs.Inode, name string, data []byte, mtime time.Time) {
-	ch := parent.NewPersistentInode(b.ctx, &fileNode{meta: b.root.meta, mtime: mtime, data: data}, fs.StableAttr{Mode: syscall.S_IFREG})
-	parent.AddChild(name, ch, false)
-}
-
-func (b *builder) link(parent *fs.Inode, name, target string, mtime time.Time) {
-	ch := parent.NewPersistentInode(b.ctx, &linkNode{meta: b.root.meta, mtime: mtime, target: []byte(target)}, fs.StableAttr{Mode: syscall.S_IFLNK})
-	parent.AddChild(name, ch, false)
-}
-
-// OnAdd builds the whole tree (SPEC §5).
-func (n *rootNode) OnAdd(ctx context.Context) {
-	b := &builder{ctx: ctx, root: n}
-	r := n.report
-	root := n.EmbeddedInode()
-	top := n.mtime
-	tensors := r.Model.Weights.Tensors()
+	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top, nil)
+	tensors := w.Tensors()
 	expected := r.ExpectedSet()
 
 	names := make([]string, 0, len(tensors)+len(expected))
-	for _, t := range tensors {
-		names = append(names, t.Name)
+	for _, tt := range tensors {
+		names = append(names, tt.Name)
 	}
 	for _, e := range expected {
-		if r.Model.Weights.Tensor(e.Name) == nil {
+		if w.Tensor(e.Name) == nil {
 			names = append(names, e.Name)
 		}
 	}
 	paths := tensorPaths(names)
 
-	b.file(root, "verdict", []byte(r.Verdict()), top)
-	b.file(root, "report", []byte(r.Text()), top)
-	if c := r.Model.Config; c != nil {
-		b.file(root, "config.json", c.Raw, top)
-	}
 	var shapes strings.Builder
-	for _, t := range tensors {
-		shapes.WriteString(t.Name + "\t" + safetensors.FormatShape(t.Shape) + "\n")
+	for _, tt := range tensors {
+		shapes.WriteString(tt.Name + "\t" + safetensors.FormatShape(tt.Shape) + "\n")
 	}
-	b.file(root, "shapes", []byte(shapes.String()), top)
+	t.file(t.root, "verdict", []byte(r.Verdict()), top)
+	t.file(t.root, "report", []byte(r.Text()), top)
+	if c := r.Model.Config; c != nil {
+		t.file(t.root, "config.json", c.Raw, top)
+	}
+	t.file(t.root, "shapes", []byte(shapes.String()), top)
 
-	byName := b.dir(root, "by-name", top)
-	for _, t := range tensors {
-		mtime := t.File().ModTime()
-		dir := b.dirs(root, paths[t.Name], mtime)
-		b.file(dir, "shape", []byte(safetensors.FormatShape(t.Shape)+"\n"), mtime)
-		b.file(dir, "dtype", []byte(t.DType.String()+"\n"), mtime)
-		b.file(dir, "data", t.Bytes(), mtime)
-
-		comps := escapePart(t.Name)
-		linkDir := b.dirs(byName, comps[:len(comps)-1], top)
-		target := strings.Repeat("../", len(comps)) + strings.Join(paths[t.Name], "/")
-		b.link(linkDir, comps[len(comps)-1], target, top)
+	// The tensors, in path order.
+	byPath := slices.Clone(tensors)
+	slices.SortFunc(byPath, func(a, b *safetensors.Tensor) int { return comparePaths(paths[a.Name], paths[b.Name]) })
+	for _, tt := range byPath {
+		mtime := mtimes[tt.File()]
+		dir := t.mkdirs(t.root, paths[tt.Name], mtime)
+		t.file(dir, "shape", []byte(safetensors.FormatShape(tt.Shape)+"\n"), mtime)
+		t.file(dir, "dtype", []byte(tt.DType.String()+"\n"), mtime)
+		t.file(dir, "data", tt.Bytes(), mtime)
 	}
 
-	exp := b.dir(root, "expected", top)
+	// by-name/: a symlink per tensor, named by its escaped full name.
+	byName := t.mkdirs(t.root, []string{"by-name"}, top)
+	links := make([][]string, len(tensors))
+	for i, tt := range tensors {
+		links[i] = escapePart(tt.Name)
+	}
+	order := make([]int, len(tensors))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return comparePaths(links[a], links[b]) })
+	for _, i := range order {
+		comps := links[i]
+		dir := t.mkdirs(byName, comps[:len(comps)-1], top)
+		target := strings.Repeat("../", len(comps)) + strings.Join(paths[tensors[i].Name], "/")
+		dir.children = append(dir.children, t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top, []byte(target)))
+	}
+
+	// expected/: what the config implies, mirroring the tensor tree.
+	exp := t.mkdirs(t.root, []string{"expected"}, top)
 	shapes.Reset()
 	for _, e := range expected {
 		shapes.WriteString(e.Name + "\t" + safetensors.FormatShape(e.Shape) + "\n")
-		dir := b.dirs(exp, paths[e.Name], top)
-		b.file(dir, "shape", []byte(safetensors.FormatShape(e.Shape)+"\n"), top)
 	}
-	b.file(exp, "shapes", []byte(shapes.String()), top)
+	t.file(exp, "shapes", []byte(shapes.String()), top)
+	slices.SortFunc(expected, func(a, b spec.NamedShape) int { return comparePaths(paths[a.Name], paths[b.Name]) })
+	for _, e := range expected {
+		dir := t.mkdirs(exp, paths[e.Name], top)
+		t.file(dir, "shape", []byte(safetensors.FormatShape(e.Shape)+"\n"), top)
+	}
+	finish(t.root)
+	return t
 }

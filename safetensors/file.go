@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 	"unicode/utf8"
 )
@@ -336,7 +337,7 @@ func FormatShape(shape []uint64) string {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = fmt.Appendf(b, "%d", d)
+		b = strconv.AppendUint(b, d, 10)
 	}
 	return string(append(b, ']'))
 }
