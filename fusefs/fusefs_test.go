@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,13 +42,19 @@ func requireFUSE(t *testing.T) {
 // directory, unmounting and closing it when the test ends.
 func mountDir(t *testing.T, path string) (string, *spec.Report) {
 	t.Helper()
+	return mountDirOpts(t, path, &Options{})
+}
+
+func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) {
+	t.Helper()
 	requireFUSE(t)
 	m, err := spec.Open(path)
 	require.NoError(t, err)
 	r, err := spec.Check(m)
 	require.NoError(t, err)
 	mnt := t.TempDir()
-	server, err := Mount(mnt, r, &Options{Debug: testing.Verbose() && os.Getenv("FUSE_DEBUG") != ""})
+	o.Debug = testing.Verbose() && os.Getenv("FUSE_DEBUG") != ""
+	server, err := Mount(mnt, r, o)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if err := server.Unmount(); err != nil {
@@ -105,6 +112,10 @@ func TestTreeTiny(t *testing.T) {
 	assert.Equal(t, src.Mtim.Sec, st.Mtim.Sec)
 	dir := stat(t, filepath.Join(mnt, "layers"))
 	assert.Equal(t, uint32(syscall.S_IFDIR|0o555), dir.Mode)
+
+	// location says where to find the bytes in the original file.
+	q := r.Model.Weights.Tensor("model.layers.0.self_attn.q_proj.weight")
+	assert.Equal(t, fmt.Sprintf("model.safetensors %d 4096\n", q.FileOffset()), read("layers/0/self_attn/q_proj/location"))
 
 	// The expected tree mirrors the tensor tree.
 	assert.Equal(t, "[64, 32]\n", read("expected/layers/0/self_attn/q_proj/shape"))
@@ -285,4 +296,21 @@ func TestBrokenModelDiff(t *testing.T) {
 	e, err := os.ReadFile(filepath.Join(mnt, "expected/layers/1/mlp/gate_proj/shape"))
 	require.NoError(t, err)
 	assert.Equal(t, "[64, 32]\n", string(e))
+}
+
+// TestSpliceMode serves data with ReadResultFd: same bytes, same clamping.
+func TestSpliceMode(t *testing.T) {
+	mnt, r := mountDirOpts(t, filepath.Join("..", "testdata", "tiny-qwen3"), &Options{Splice: true})
+	for _, tt := range r.Model.Weights.Tensors() {
+		got, err := os.ReadFile(filepath.Join(mnt, "by-name", tt.Name, "data"))
+		require.NoError(t, err)
+		assert.Equal(t, tt.Bytes(), got, tt.Name)
+	}
+	f, err := os.Open(filepath.Join(mnt, "embed_tokens", "data"))
+	require.NoError(t, err)
+	defer f.Close()
+	buf := make([]byte, 100)
+	n, err := unix.Pread(int(f.Fd()), buf, 8192-10)
+	require.NoError(t, err)
+	assert.Equal(t, 10, n)
 }

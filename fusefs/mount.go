@@ -26,6 +26,11 @@ type Options struct {
 	// Readahead, if positive, is written to the mount's read_ahead_kb
 	// (root only); 0 means 1024.
 	Readahead int
+	// Splice, if set, serves data by splicing from the model file
+	// (fuse.ReadResultFd) instead of handing the kernel the mapped bytes.
+	// Both are zero-copy in the daemon; splicing keeps the model's pages
+	// out of the daemon's RSS.
+	Splice bool
 }
 
 // cacheTimeout is how long the kernel may trust entries, attributes and
@@ -54,10 +59,11 @@ func mountOptions(model string, o *Options) *fs.Options {
 			Options:    []string{"ro", "default_permissions"},
 			AllowOther: o.AllowOther,
 			// Requests of up to 1 MiB (the kernel's cap) once readahead is
-			// raised; data is served from the mapping, so splice only adds
-			// pipe churn.
-			MaxWrite:      1 << 20,
-			DisableSplice: true,
+			// raised. Served from the mapping, splice only adds pipe churn.
+			// Splicing needs header + payload + a page to fit the 1 MiB
+			// pipe, or go-fuse silently falls back to pread: 1 MiB - 8 KiB.
+			MaxWrite:      maxWrite(o.Splice),
+			DisableSplice: !o.Splice,
 			// As root, mount(2) directly (no fusermount3); MS_RDONLY also
 			// spares the atime GETATTR after each read.
 			DirectMount:      os.Geteuid() == 0,
@@ -75,7 +81,7 @@ func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) 
 	if o == nil {
 		o = &Options{}
 	}
-	root := NewRoot(r, uint32(os.Getuid()), uint32(os.Getgid()))
+	root := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), o.Splice)
 	server, err := fs.Mount(mountpoint, root, mountOptions(r.Model.Path, o))
 	if err != nil {
 		return nil, err
@@ -110,4 +116,11 @@ func logger(o *Options) *log.Logger {
 		return o.Logger
 	}
 	return log.New(os.Stderr, "fsmount: ", log.Lmicroseconds)
+}
+
+func maxWrite(splice bool) int {
+	if splice {
+		return 1<<20 - 8<<10
+	}
+	return 1 << 20
 }

@@ -39,7 +39,12 @@ var (
 // NewRoot returns the root of the tree for a checked model, owned by uid
 // and gid. The model's files must stay open while the tree is served.
 func NewRoot(r *spec.Report, uid, gid uint32) fs.InodeEmbedder {
+	return newRoot(r, uid, gid, false)
+}
+
+func newRoot(r *spec.Report, uid, gid uint32, splice bool) *node {
 	t := buildTree(r, uid, gid)
+	t.splice = splice
 	return &node{t: t, e: t.root}
 }
 
@@ -111,6 +116,9 @@ func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int6
 		return fuse.ReadResultData(nil), fs.OK
 	}
 	end := min(off+int64(len(dest)), int64(len(data)))
+	if t := n.e.tensor; t != nil && n.t.splice {
+		return fuse.ReadResultFd(uintptr(t.File().Fd()), t.FileOffset()+off, int(end-off)), fs.OK
+	}
 	return fuse.ReadResultData(data[off:end]), fs.OK
 }
 

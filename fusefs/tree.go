@@ -2,6 +2,8 @@ package fusefs
 
 import (
 	"cmp"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -20,8 +22,9 @@ type entry struct {
 	mode     uint32 // S_IFDIR|0555, S_IFREG|0444 or S_IFLNK|0777
 	ino      uint64
 	mtime    *time.Time
-	children []*entry // directories: sorted by name
-	data     []byte   // files: the content; links: the target
+	children []*entry            // directories: sorted by name
+	data     []byte              // files: the content; links: the target
+	tensor   *safetensors.Tensor // data files: the tensor, for splicing
 }
 
 func (e *entry) isDir() bool { return e.mode&syscall.S_IFMT == syscall.S_IFDIR }
@@ -38,6 +41,7 @@ func (e *entry) child(name string) *entry {
 // tree is a built tree and what its entries share.
 type tree struct {
 	root    *entry
+	splice  bool // serve data with ReadResultFd rather than from the mapping
 	uid     uint32
 	gid     uint32
 	nextIno uint64
@@ -135,6 +139,8 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 		t.file(dir, "shape", []byte(safetensors.FormatShape(tt.Shape)+"\n"), mtime)
 		t.file(dir, "dtype", []byte(tt.DType.String()+"\n"), mtime)
 		t.file(dir, "data", tt.Bytes(), mtime)
+		dir.children[len(dir.children)-1].tensor = tt
+		t.file(dir, "location", fmt.Appendf(nil, "%s %d %d\n", filepath.Base(tt.File().Name), tt.FileOffset(), tt.Size()), mtime)
 	}
 
 	// by-name/: a symlink per tensor, named by its escaped full name.
