@@ -1,0 +1,58 @@
+// Command bench measures fsmount against direct reads of the same bytes,
+// a tmpfs copy of the same tree, and squashfuse serving the same tree from
+// an uncompressed squashfs image, and prints one table.
+//
+//	go run ./bench -cache DIR            # full: the 1.5 GB Qwen3-0.6B layout, 5 rounds
+//	go run ./bench -cache DIR -short     # the tiny model, 3 rounds (CI)
+//
+// Every figure is the median over the rounds; every ratio is the median of
+// the per-round ratios against a baseline measured in the same round. The
+// models are made once in the cache directory. Run as root: it mounts, and
+// copies a tree to /dev/shm.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-helper" {
+		os.Exit(helper(os.Args[2:]))
+	}
+	cache := flag.String("cache", filepath.Join(os.TempDir(), "fsmount-bench"), "directory for the models, binaries and images (kept between runs)")
+	short := flag.Bool("short", false, "the tiny model, 3 rounds: checks that the script works")
+	rounds := flag.Int("rounds", 0, "rounds (default 5, or 3 with -short)")
+	noPeer := flag.Bool("no-squashfuse", false, "skip the squashfuse peer")
+	flag.Parse()
+	if *rounds == 0 {
+		*rounds = 5
+		if *short {
+			*rounds = 3
+		}
+	}
+	b, err := setup(*cache, *short, !*noPeer)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	defer b.cleanup()
+	if err := b.run(*rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	b.print(os.Stdout)
+}
+
+// sh runs a shell command and fails loudly.
+func sh(script string) error {
+	out, err := exec.Command("sh", "-c", script).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", script, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
