@@ -103,7 +103,7 @@ func setup(cache string, short, peer bool) (*bench, error) {
 	fsmount := filepath.Join(b.bin, "fsmount")
 	b.systems = []system{
 		{name: "fsmount", ratio: true, mount: func(mnt string) error { return sh(fsmount + " " + b.dense + " " + mnt) }},
-		{name: "fsmount --splice", ratio: true, mount: func(mnt string) error { return sh(fsmount + " --splice " + b.dense + " " + mnt) }},
+		{name: "fsmount --mmap", ratio: true, mount: func(mnt string) error { return sh(fsmount + " --mmap " + b.dense + " " + mnt) }},
 	}
 
 	// The same tree on tmpfs, copied from a mount; it also gives the file
@@ -367,8 +367,8 @@ func (b *bench) round() error {
 			return err
 		}
 		flag := ""
-		if strings.Contains(s.name, "splice") {
-			flag = "--splice "
+		if strings.Contains(s.name, "mmap") {
+			flag = "--mmap "
 		}
 		d, err := timeIt(filepath.Join(b.bin, "fsmount") + " " + flag + b.moe + " " + mnt)
 		if err != nil {

@@ -298,9 +298,9 @@ func TestBrokenModelDiff(t *testing.T) {
 	assert.Equal(t, "[64, 32]\n", string(e))
 }
 
-// TestSpliceMode serves data with ReadResultFd: same bytes, same clamping.
-func TestSpliceMode(t *testing.T) {
-	mnt, r := mountDirOpts(t, filepath.Join("..", "testdata", "tiny-qwen3"), &Options{Splice: true})
+// TestMmapMode serves data from the mapping: same bytes, same clamping.
+func TestMmapMode(t *testing.T) {
+	mnt, r := mountDirOpts(t, filepath.Join("..", "testdata", "tiny-qwen3"), &Options{Mmap: true})
 	for _, tt := range r.Model.Weights.Tensors() {
 		got, err := os.ReadFile(filepath.Join(mnt, "by-name", tt.Name, "data"))
 		require.NoError(t, err)

@@ -2,12 +2,17 @@ package fusefs
 
 import (
 	"context"
+	"fmt"
+	"log"
+	"os"
 	"sync"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 
+	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -39,12 +44,13 @@ var (
 // NewRoot returns the root of the tree for a checked model, owned by uid
 // and gid. The model's files must stay open while the tree is served.
 func NewRoot(r *spec.Report, uid, gid uint32) fs.InodeEmbedder {
-	return newRoot(r, uid, gid, false)
+	return newRoot(r, uid, gid, true, log.New(os.Stderr, "fsmount: ", log.Lmicroseconds))
 }
 
-func newRoot(r *spec.Report, uid, gid uint32, splice bool) *node {
+func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger) *node {
 	t := buildTree(r, uid, gid)
 	t.splice = splice
+	t.logger = logger
 	return &node{t: t, e: t.root}
 }
 
@@ -116,10 +122,38 @@ func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int6
 		return fuse.ReadResultData(nil), fs.OK
 	}
 	end := min(off+int64(len(dest)), int64(len(data)))
-	if t := n.e.tensor; t != nil && n.t.splice {
-		return fuse.ReadResultFd(uintptr(t.File().Fd()), t.FileOffset()+off, int(end-off)), fs.OK
+	if t := n.e.tensor; t != nil {
+		if errno := n.t.checkShrunk(t, end); errno != 0 {
+			return nil, errno
+		}
+		if n.t.splice {
+			return fuse.ReadResultFd(uintptr(t.File().Fd()), t.FileOffset()+off, int(end-off)), fs.OK
+		}
 	}
 	return fuse.ReadResultData(data[off:end]), fs.OK
+}
+
+// checkShrunk fails a read with EIO if the model file no longer holds
+// the requested bytes, because it was truncated while mounted. Without
+// the check, a mapped page past the new end would fail the reply and
+// leave the reader hanging, and a splice would return a silent short read.
+func (t *tree) checkShrunk(tt *safetensors.Tensor, end int64) syscall.Errno {
+	var st unix.Stat_t
+	if err := unix.Fstat(tt.File().Fd(), &st); err != nil {
+		t.warnOnce(tt.File().Name, fmt.Sprintf("fstat %s: %v", tt.File().Name, err))
+		return syscall.EIO
+	}
+	if st.Size < tt.File().Size() && st.Size < tt.FileOffset()+end {
+		t.warnOnce(tt.File().Name, fmt.Sprintf("%s shrank from %d to %d bytes while mounted: reads past the new end fail with EIO", tt.File().Name, tt.File().Size(), st.Size))
+		return syscall.EIO
+	}
+	return fs.OK
+}
+
+func (t *tree) warnOnce(key, msg string) {
+	if _, seen := t.warned.LoadOrStore(key, true); !seen {
+		t.logger.Print(msg)
+	}
 }
 
 func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {

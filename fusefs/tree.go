@@ -3,9 +3,11 @@ package fusefs
 import (
 	"cmp"
 	"fmt"
+	"log"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -42,6 +44,8 @@ func (e *entry) child(name string) *entry {
 type tree struct {
 	root    *entry
 	splice  bool // serve data with ReadResultFd rather than from the mapping
+	logger  *log.Logger
+	warned  sync.Map // keys of warnings already logged
 	uid     uint32
 	gid     uint32
 	nextIno uint64

@@ -70,7 +70,9 @@ func Open(name string) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: mmap: %w", name, err)
 	}
-	sf := &File{Name: name, size: size, modTime: st.ModTime(), r: m, mapping: m, osFile: f}
+	// Reader reads with pread, not from the mapping: a read error or a
+	// file truncated under us is then an error, never a SIGBUS.
+	sf := &File{Name: name, size: size, modTime: st.ModTime(), r: f, mapping: m, osFile: f}
 	if err := sf.load(m.data); err != nil {
 		sf.Close()
 		return nil, err
@@ -324,7 +326,9 @@ func (t *Tensor) Bytes() []byte {
 	return t.file.mapping.data[off : off+t.Size()]
 }
 
-// Reader returns a reader of the tensor's bytes.
+// Reader returns a reader of the tensor's bytes. For a File made by Open
+// it reads with pread, so an I/O error or a truncated file is an error
+// rather than a fault in the mapping.
 func (t *Tensor) Reader() *io.SectionReader {
 	return io.NewSectionReader(t.file.r, t.FileOffset(), t.Size())
 }

@@ -2,7 +2,6 @@ package safetensors
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -22,18 +21,6 @@ func mapFile(f *os.File, size int64) (*mapping, error) {
 		return nil, err
 	}
 	return &mapping{data: data}, nil
-}
-
-// ReadAt implements io.ReaderAt over the mapping.
-func (m *mapping) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off > int64(len(m.data)) {
-		return 0, fmt.Errorf("read at %d: outside the %d-byte mapping", off, len(m.data))
-	}
-	n := copy(p, m.data[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
 }
 
 func (m *mapping) unmap() error {

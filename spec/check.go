@@ -172,11 +172,13 @@ func Check(m *Model) (*Report, error) {
 		}
 		return r, nil
 	}
-	r.crossCheck()
+	if err := r.crossCheck(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
-func (r *Report) crossCheck() {
+func (r *Report) crossCheck() error {
 	p, w := r.Plan, r.Model.Weights
 	want, hasWant := configDType(p.DType)
 	if p.DType != "" && !hasWant {
@@ -234,7 +236,11 @@ func (r *Report) crossCheck() {
 			problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
 				safetensors.FormatShape(head.Shape), safetensors.FormatShape(emb.Shape))})
 		default:
-			if off := firstDifference(head, emb); off >= 0 {
+			off, err := firstDifference(head, emb)
+			if err != nil {
+				return err
+			}
+			if off >= 0 {
 				problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
 					commas(uint64(off)), commas(uint64(head.Size())))})
 			} else {
@@ -258,6 +264,7 @@ func (r *Report) crossCheck() {
 			}
 		}
 	}
+	return nil
 }
 
 // configDType maps a config.json dtype name to the safetensors dtype.
@@ -303,36 +310,31 @@ func shapeMismatch(e *ExpectedTensor, got []uint64) string {
 }
 
 // firstDifference returns the offset of the first byte where two
-// same-sized tensors differ, or -1 if they are identical.
-func firstDifference(a, b *safetensors.Tensor) int64 {
-	const chunk = 1 << 20
+// same-sized tensors differ, or -1 if they are identical. It reads with
+// pread in chunks rather than through the mapping, so the comparison
+// neither faults on a damaged file nor leaves the daemon's RSS holding
+// both tensors.
+func firstDifference(a, b *safetensors.Tensor) (int64, error) {
+	const chunk = 4 << 20
 	ra, rb := a.Reader(), b.Reader()
-	ba, bb := a.Bytes(), b.Bytes()
-	if ba != nil && bb != nil {
-		if bytes.Equal(ba, bb) {
-			return -1
-		}
-		for off := 0; off < len(ba); off++ {
-			if ba[off] != bb[off] {
-				return int64(off)
-			}
-		}
-		return -1
-	}
 	bufA, bufB := make([]byte, chunk), make([]byte, chunk)
 	for off := int64(0); off < a.Size(); off += chunk {
-		na, _ := ra.ReadAt(bufA, off)
-		nb, _ := rb.ReadAt(bufB, off)
-		if na != nb {
-			return off + int64(min(na, nb))
+		n := min(chunk, a.Size()-off)
+		if _, err := ra.ReadAt(bufA[:n], off); err != nil {
+			return 0, fmt.Errorf("reading %s: %w", a.Name, err)
 		}
-		for i := 0; i < na; i++ {
-			if bufA[i] != bufB[i] {
-				return off + int64(i)
+		if _, err := rb.ReadAt(bufB[:n], off); err != nil {
+			return 0, fmt.Errorf("reading %s: %w", b.Name, err)
+		}
+		if !bytes.Equal(bufA[:n], bufB[:n]) {
+			for i := range n {
+				if bufA[i] != bufB[i] {
+					return off + i, nil
+				}
 			}
 		}
 	}
-	return -1
+	return -1, nil
 }
 
 func plural(n int, one, many string) string {

@@ -87,7 +87,7 @@ func serve(c *config, model, mnt string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitInvalid
 	}
-	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Splice: c.splice})
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap})
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: mounting %s: %v\n", mnt, err)
 		return exitFailed

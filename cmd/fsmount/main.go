@@ -54,9 +54,8 @@ Options:
   -u, --unmount       unmount MOUNTPOINT (also a dead mount left by a killed daemon)
   -o OPTIONS          comma-separated mount options: allow_other, ro
   --allow-other       let other users read the mount (same as -o allow_other)
-  --splice            serve data by splicing from the model file rather than
-                      from its mapping: as fast, and the model's pages stay
-                      out of the daemon's RSS
+  --mmap              serve data from the model's mapping rather than by
+                      splicing from the file (as fast; see bench/)
   -d, --debug         log every FUSE request (implies --foreground)
   --help              show this help
   --version           print the version
@@ -71,7 +70,7 @@ type config struct {
 	unmount    bool
 	allowOther bool
 	debug      bool
-	splice     bool
+	mmap       bool
 	args       []string
 }
 
@@ -89,7 +88,7 @@ func parseArgs(args []string) (*config, error) {
 	fl.BoolVar(&c.unmount, "u", false, "")
 	fl.BoolVar(&c.unmount, "unmount", false, "")
 	fl.BoolVar(&c.allowOther, "allow-other", false, "")
-	fl.BoolVar(&c.splice, "splice", false, "")
+	fl.BoolVar(&c.mmap, "mmap", false, "")
 	fl.BoolVar(&c.debug, "d", false, "")
 	fl.BoolVar(&c.debug, "debug", false, "")
 	showVersion := fl.Bool("version", false, "")
