@@ -1,0 +1,197 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/safetensors"
+)
+
+// copyTiny writes a private copy of the tiny model that a test may damage.
+func copyTiny(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, testmodel.TinyQwen3Tensors()))
+	return dir
+}
+
+// TestTruncatedWhileMounted cuts the model file in half under a live
+// mount: reads past the new end fail with EIO, the daemon survives and
+// keeps serving everything else.
+func TestTruncatedWhileMounted(t *testing.T) {
+	for _, mode := range [][]string{nil, {"--mmap"}} {
+		t.Run(strings.Join(append([]string{"default"}, mode...), " "), func(t *testing.T) {
+			model := copyTiny(t)
+			file := filepath.Join(model, "model.safetensors")
+			f, err := safetensors.Open(file)
+			require.NoError(t, err)
+			st, _ := os.Stat(file)
+			half := st.Size() / 2
+			var before, after *safetensors.Tensor
+			for _, tt := range f.Tensors() {
+				switch {
+				case tt.FileOffset()+tt.Size() < half && before == nil:
+					before = tt
+				case tt.FileOffset() > half && after == nil:
+					after = tt
+				}
+			}
+			want := append([]byte(nil), before.Bytes()...)
+			f.Close()
+
+			mnt, pid := mountModel(t, model, mode...)
+			require.NoError(t, os.Truncate(file, half))
+
+			_, err = os.ReadFile(filepath.Join(mnt, "by-name", after.Name, "data"))
+			assert.ErrorIs(t, err, syscall.EIO, "read past the new end")
+			got, err := os.ReadFile(filepath.Join(mnt, "by-name", before.Name, "data"))
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "bytes before the cut are still served")
+			v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+			require.NoError(t, err)
+			assert.Contains(t, string(v), "✓")
+			assert.True(t, alive(pid), "the daemon survived")
+		})
+	}
+}
+
+// TestReplacedByRename renames another file over the model: the mount
+// keeps serving the file it opened.
+func TestReplacedByRename(t *testing.T) {
+	model := copyTiny(t)
+	file := filepath.Join(model, "model.safetensors")
+	old, err := os.ReadFile(file)
+	require.NoError(t, err)
+	mnt, _ := mountModel(t, model)
+
+	other := testmodel.TinyQwen3Tensors()
+	for i := range other {
+		other[i].Data = nil // different bytes, same layout
+	}
+	require.NoError(t, testmodel.WriteFile(file+".new", other, nil, 99))
+	require.NoError(t, os.Rename(file+".new", file))
+
+	f, err := safetensors.NewFile("old", strings.NewReader(string(old)), int64(len(old)))
+	require.NoError(t, err)
+	for _, tt := range f.Tensors() {
+		got, err := os.ReadFile(filepath.Join(mnt, "by-name", tt.Name, "data"))
+		require.NoError(t, err)
+		want := old[tt.FileOffset() : tt.FileOffset()+tt.Size()]
+		assert.Equal(t, want, got, tt.Name)
+	}
+}
+
+// TestUnmountWhileOpen unmounts while a reader holds a data file open: the
+// mount is detached at once, the reader finishes, and the daemon exits
+// when the file is closed.
+func TestUnmountWhileOpen(t *testing.T) {
+	mnt, pid := mountModel(t, repoPath("testdata", "tiny-qwen3"))
+	f, err := os.Open(filepath.Join(mnt, "embed_tokens", "data"))
+	require.NoError(t, err)
+	head := make([]byte, 100)
+	_, err = f.ReadAt(head, 0)
+	require.NoError(t, err)
+
+	r := runCmd(t, "fsmount", "-u", mnt)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "is busy: detached")
+	assert.False(t, mounted(t, mnt), "detached from the tree at once")
+
+	rest := make([]byte, 8192-100)
+	_, err = f.ReadAt(rest, 100)
+	require.NoError(t, err, "the open file still reads")
+	require.NoError(t, f.Close())
+	waitFor(t, "the daemon to exit after the last close", func() bool { return !alive(pid) })
+}
+
+// failingFile is a backing file that fails reads of one byte range with
+// EIO, as a disk with a bad sector would.
+type failingFile struct {
+	fs.Inode
+	data    []byte
+	bad     [2]int64
+	mu      sync.Mutex
+	touched bool
+}
+
+var _ = (fs.NodeReader)((*failingFile)(nil))
+var _ = (fs.NodeOpener)((*failingFile)(nil))
+var _ = (fs.NodeGetattrer)((*failingFile)(nil))
+
+func (f *failingFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return nil, 0, 0
+}
+
+func (f *failingFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	out.Mode = syscall.S_IFREG | 0o444
+	out.Size = uint64(len(f.data))
+	return 0
+}
+
+func (f *failingFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	end := min(off+int64(len(dest)), int64(len(f.data)))
+	if off < f.bad[1] && end > f.bad[0] {
+		f.mu.Lock()
+		f.touched = true
+		f.mu.Unlock()
+		return nil, syscall.EIO
+	}
+	if off >= end {
+		return fuse.ReadResultData(nil), 0
+	}
+	return fuse.ReadResultData(f.data[off:end]), 0
+}
+
+// TestBackingIOError serves the model from a filesystem whose disk fails
+// on one tensor's bytes: reading that tensor gives EIO, the daemon keeps
+// serving the rest.
+func TestBackingIOError(t *testing.T) {
+	requireFUSE(t)
+	model := copyTiny(t)
+	raw, err := os.ReadFile(filepath.Join(model, "model.safetensors"))
+	require.NoError(t, err)
+	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
+	require.NoError(t, err)
+	f, err := safetensors.NewFile("m", strings.NewReader(string(raw)), int64(len(raw)))
+	require.NoError(t, err)
+	bad := f.Tensor("model.layers.1.mlp.down_proj.weight")
+	good := f.Tensor("model.layers.0.mlp.down_proj.weight")
+
+	// The backing filesystem, served by this process.
+	backing := &failingFile{data: raw, bad: [2]int64{bad.FileOffset() + 100, bad.FileOffset() + 200}}
+	root := &fs.Inode{}
+	dir := t.TempDir()
+	sec := time.Second
+	server, err := fs.Mount(dir, root, &fs.Options{
+		EntryTimeout: &sec, AttrTimeout: &sec,
+		OnAdd: func(ctx context.Context) {
+			root.AddChild("model.safetensors", root.NewPersistentInode(ctx, backing, fs.StableAttr{Mode: syscall.S_IFREG}), false)
+			root.AddChild("config.json", root.NewPersistentInode(ctx, &fs.MemRegularFile{Data: cfg, Attr: fuse.Attr{Mode: 0o444}}, fs.StableAttr{Mode: syscall.S_IFREG}), false)
+		},
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { server.Unmount() })
+
+	mnt, pid := mountModel(t, dir)
+	_, err = os.ReadFile(filepath.Join(mnt, "by-name", bad.Name, "data"))
+	assert.ErrorIs(t, err, syscall.EIO)
+	backing.mu.Lock()
+	assert.True(t, backing.touched, "the failing range was read")
+	backing.mu.Unlock()
+	got, err := os.ReadFile(filepath.Join(mnt, "by-name", good.Name, "data"))
+	require.NoError(t, err)
+	assert.Equal(t, raw[good.FileOffset():good.FileOffset()+good.Size()], got)
+	assert.True(t, alive(pid), "the daemon survived the I/O error")
+}
