@@ -1,0 +1,231 @@
+package fusefs
+
+import (
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/safetensors"
+)
+
+// loadDuration is how long TestLoad runs: FSMOUNT_LOAD_SECONDS, or 3 s.
+// stress.sh runs the long form.
+func loadDuration() time.Duration {
+	if s, err := strconv.Atoi(os.Getenv("FSMOUNT_LOAD_SECONDS")); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 3 * time.Second
+}
+
+// openFDs counts this process's descriptors: pipes (go-fuse keeps a pool
+// of splice pipes, as large as the peak of concurrent reads) and others.
+func openFDs(t *testing.T) (pipes, others int) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	for _, e := range ents {
+		if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); strings.HasPrefix(l, "pipe:") {
+			pipes++
+		} else {
+			others++
+		}
+	}
+	return pipes, others
+}
+
+// TestLoad runs 32 readers of random ranges of random data files, each
+// read checked against pread of the model file, while other goroutines
+// walk the tree and cat every small file in a loop. Readers drop the
+// file's page cache now and then, so that reads keep reaching the daemon.
+// It requires no error, no mismatch, no leaked descriptor or goroutine,
+// and a flat heap.
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	ts := testmodel.Qwen3Tensors(2048, 256, 4, 4, 2, 64, 512, true)
+	for i := range ts {
+		ts[i].Data = testmodel.Fill(3, ts[i].Name, testmodel.NBytes(ts[i].DType, ts[i].Shape))
+	}
+	ts[len(ts)-1].Data = ts[0].Data
+	require.NoError(t, testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, ts))
+	// The config says tiny; the tree does not care, and the verdict will
+	// list the mismatches, which is fine for a load test.
+	mnt, r := mountDir(t, dir)
+	raw, err := os.Open(filepath.Join(dir, "model.safetensors"))
+	require.NoError(t, err)
+	defer raw.Close()
+	tensors := r.Model.Weights.Tensors()
+
+	var small []string
+	require.NoError(t, filepath.WalkDir(mnt, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && (d.Name() == "shape" || d.Name() == "dtype") {
+			small = append(small, p)
+		}
+		return err
+	}))
+
+	// A warm-up round fills go-fuse's buffer and pipe pools; the measured
+	// round must then leave everything as it found it.
+	load(mnt, raw, tensors, small, time.Now().Add(loadDuration()/4))
+	time.Sleep(200 * time.Millisecond)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	pipesBefore, fdsBefore := openFDs(t)
+	goBefore := runtime.NumGoroutine()
+	st := load(mnt, raw, tensors, small, time.Now().Add(loadDuration()))
+	// Let go-fuse's request goroutines finish.
+	time.Sleep(200 * time.Millisecond)
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	pipesAfter, fdsAfter := openFDs(t)
+	goAfter := runtime.NumGoroutine()
+	lat := st.lat
+
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[min(len(lat)-1, int(p*float64(len(lat))))]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| figure | value |\n|---|---:|\n")
+	for _, row := range [][2]string{
+		{"duration", loadDuration().String()},
+		{"readers", "32 (+ find and cat loops)"},
+		{"reads", strconv.FormatInt(st.reads.Load(), 10)},
+		{"bytes read", strconv.FormatInt(st.bytesRead.Load(), 10)},
+		{"tree walks + small-file passes", strconv.FormatInt(st.metaOps.Load(), 10)},
+		{"errors", strconv.FormatInt(st.errs.Load(), 10)},
+		{"mismatches", strconv.FormatInt(st.mismatches.Load(), 10)},
+		{"read latency p50", pct(0.50).String()},
+		{"read latency p99", pct(0.99).String()},
+		{"heap in use before → after", fmt.Sprintf("%.1f → %.1f MiB", float64(before.HeapInuse)/(1<<20), float64(after.HeapInuse)/(1<<20))},
+		{"open fds before → after (pipes)", fmt.Sprintf("%d → %d (%d → %d)", fdsBefore, fdsAfter, pipesBefore, pipesAfter)},
+		{"goroutines before → after", fmt.Sprintf("%d → %d", goBefore, goAfter)},
+	} {
+		fmt.Fprintf(&b, "| %s | %s |\n", row[0], row[1])
+	}
+	t.Log(b.String())
+
+	select {
+	case msg := <-st.firstErr:
+		t.Errorf("first error: %s", msg)
+	default:
+	}
+	assert.Zero(t, st.errs.Load(), "errors")
+	assert.Zero(t, st.mismatches.Load(), "mismatches")
+	assert.Positive(t, st.reads.Load())
+	assert.Equal(t, fdsBefore, fdsAfter, "file descriptors leaked")
+	assert.LessOrEqual(t, pipesAfter, pipesBefore+8, "splice pipes keep growing")
+	assert.LessOrEqual(t, goAfter, goBefore+4, "goroutines leaked")
+	assert.Less(t, float64(after.HeapInuse)-float64(before.HeapInuse), float64(16<<20), "heap grew")
+}
+
+type loadStats struct {
+	reads, bytesRead, errs, mismatches, metaOps atomic.Int64
+	lat                                         []time.Duration
+	firstErr                                    chan string
+}
+
+// load runs the readers and the metadata loops until deadline.
+func load(mnt string, raw *os.File, tensors []*safetensors.Tensor, small []string, deadline time.Time) *loadStats {
+	st := &loadStats{firstErr: make(chan string, 1)}
+	reads, bytesRead, errs, mismatches, metaOps := &st.reads, &st.bytesRead, &st.errs, &st.mismatches, &st.metaOps
+	var mu sync.Mutex
+	fail := func(msg string) {
+		select {
+		case st.firstErr <- msg:
+		default:
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 32; w++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, 7))
+			got, want := make([]byte, 256<<10), make([]byte, 256<<10)
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				tt := tensors[rng.IntN(len(tensors))]
+				if tt.Size() == 0 {
+					continue
+				}
+				off := rng.Int64N(tt.Size())
+				n := 1 + rng.Int64N(min(int64(len(got)), tt.Size()-off))
+				start := time.Now()
+				f, err := os.Open(filepath.Join(mnt, "by-name", tt.Name, "data"))
+				if err != nil {
+					errs.Add(1)
+					fail(err.Error())
+					continue
+				}
+				if rng.IntN(8) == 0 {
+					unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+				}
+				k, err := f.ReadAt(got[:n], off)
+				f.Close()
+				mine = append(mine, time.Since(start))
+				reads.Add(1)
+				bytesRead.Add(int64(k))
+				if err != nil || int64(k) != n {
+					errs.Add(1)
+					fail(fmt.Sprintf("%s [%d,+%d): %d bytes, %v", tt.Name, off, n, k, err))
+					continue
+				}
+				if _, err := raw.ReadAt(want[:n], tt.FileOffset()+off); err != nil {
+					errs.Add(1)
+					continue
+				}
+				if string(got[:n]) != string(want[:n]) {
+					mismatches.Add(1)
+					fail(fmt.Sprintf("%s [%d,+%d): bytes differ from the model file", tt.Name, off, n))
+				}
+			}
+			mu.Lock()
+			st.lat = append(st.lat, mine...)
+			mu.Unlock()
+		}(uint64(w))
+	}
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(walk bool) {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				if walk {
+					err := filepath.WalkDir(mnt, func(p string, d fs.DirEntry, err error) error { return err })
+					if err != nil {
+						errs.Add(1)
+						fail(err.Error())
+					}
+				} else {
+					for _, p := range small {
+						if _, err := os.ReadFile(p); err != nil {
+							errs.Add(1)
+							fail(err.Error())
+						}
+					}
+				}
+				metaOps.Add(1)
+			}
+		}(w == 0)
+	}
+	wg.Wait()
+	return st
+}
