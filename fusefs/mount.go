@@ -85,8 +85,14 @@ func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) 
 		o = &Options{}
 	}
 	root := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o))
-	server, err := fs.Mount(mountpoint, root, mountOptions(r.Model.Path, o))
+	opts := mountOptions(r.Model.Path, o)
+	server, err := fuse.NewServer(&noOpendir{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)
 	if err != nil {
+		return nil, err
+	}
+	go server.Serve()
+	if err := server.WaitMount(); err != nil {
+		server.Unmount()
 		return nil, err
 	}
 	if os.Geteuid() == 0 {

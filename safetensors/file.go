@@ -1,12 +1,14 @@
 package safetensors
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math/bits"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"time"
@@ -348,3 +350,75 @@ func FormatShape(shape []uint64) string {
 
 // ShapeEqual reports whether two shapes are the same.
 func ShapeEqual(a, b []uint64) bool { return slices.Equal(a, b) }
+
+// FirstDifference compares the bytes of two tensors of the same size and
+// returns the offset of the first byte where they differ, or -1 if they
+// are identical. Mapped tensors are compared in place, with faults turned
+// into errors (a file truncated or failing underneath is an error, never a
+// crash) and the pages released from the process's RSS afterwards; others
+// are read in chunks.
+func (t *Tensor) FirstDifference(u *Tensor) (int64, error) {
+	if t.Size() != u.Size() {
+		return 0, fmt.Errorf("%s is %d bytes, %s is %d", t.Name, t.Size(), u.Name, u.Size())
+	}
+	a, b := t.Bytes(), u.Bytes()
+	if a == nil || b == nil {
+		return firstDifferenceRead(t, u)
+	}
+	defer t.file.mapping.release(a)
+	defer u.file.mapping.release(b)
+	for _, x := range []struct {
+		t    *Tensor
+		data []byte
+	}{{t, a}, {u, b}} {
+		if err := x.t.file.mapping.populate(x.data); err != nil {
+			return 0, fmt.Errorf("reading %s: %w", x.t.Name, err)
+		}
+	}
+	return firstDifferenceMapped(a, b, t, u)
+}
+
+func firstDifferenceMapped(a, b []byte, t, u *Tensor) (off int64, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			off, err = 0, fmt.Errorf("comparing %s with %s: the mapped file failed: %v", t.Name, u.Name, r)
+		}
+	}()
+	const chunk = 1 << 20
+	for i := 0; i < len(a); i += chunk {
+		j := min(i+chunk, len(a))
+		if bytes.Equal(a[i:j], b[i:j]) {
+			continue
+		}
+		for k := i; k < j; k++ {
+			if a[k] != b[k] {
+				return int64(k), nil
+			}
+		}
+	}
+	return -1, nil
+}
+
+func firstDifferenceRead(t, u *Tensor) (int64, error) {
+	const chunk = 4 << 20
+	ra, rb := t.Reader(), u.Reader()
+	bufA, bufB := make([]byte, chunk), make([]byte, chunk)
+	for off := int64(0); off < t.Size(); off += chunk {
+		n := min(chunk, t.Size()-off)
+		if _, err := ra.ReadAt(bufA[:n], off); err != nil {
+			return 0, fmt.Errorf("reading %s: %w", t.Name, err)
+		}
+		if _, err := rb.ReadAt(bufB[:n], off); err != nil {
+			return 0, fmt.Errorf("reading %s: %w", u.Name, err)
+		}
+		if !bytes.Equal(bufA[:n], bufB[:n]) {
+			for i := range n {
+				if bufA[i] != bufB[i] {
+					return off + i, nil
+				}
+			}
+		}
+	}
+	return -1, nil
+}

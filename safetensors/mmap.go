@@ -3,6 +3,7 @@ package safetensors
 import (
 	"fmt"
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,4 +31,39 @@ func (m *mapping) unmap() error {
 	err := unix.Munmap(m.data)
 	m.data = nil
 	return err
+}
+
+// populate maps data's pages into the process in one call
+// (MADV_POPULATE_READ) rather than one page fault at a time; a page that
+// cannot be read fails the call instead of raising SIGBUS later.
+func (m *mapping) populate(data []byte) error {
+	start, end := m.pageRange(data)
+	if start == end {
+		return nil
+	}
+	err := unix.Madvise(m.data[start:end], unix.MADV_POPULATE_READ)
+	if err == unix.EINVAL {
+		return nil // kernels before 5.14: the faults will do it
+	}
+	return err
+}
+
+func (m *mapping) pageRange(data []byte) (uintptr, uintptr) {
+	if len(data) == 0 {
+		return 0, 0
+	}
+	page := uintptr(unix.Getpagesize())
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(data))) - base
+	end := start + uintptr(len(data))
+	return start &^ (page - 1), min((end+page-1)&^(page-1), uintptr(len(m.data)))
+}
+
+// release drops the process's page-table entries for data, a slice of the
+// mapping, so that pages read once do not stay counted in its RSS; the
+// pages stay in the page cache.
+func (m *mapping) release(data []byte) {
+	if start, end := m.pageRange(data); start < end {
+		unix.Madvise(m.data[start:end], unix.MADV_DONTNEED)
+	}
 }

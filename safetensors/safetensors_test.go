@@ -379,3 +379,39 @@ func TestAlignmentWarning(t *testing.T) {
 	assert.Contains(t, f.Warnings()[0], `1 tensor is not aligned to the element size (first: "t", F32 at byte 63)`)
 	assert.Nil(t, f.Tensor("t").Bytes(), "NewFile has no mapping")
 }
+
+func TestFirstDifference(t *testing.T) {
+	data := testmodel.Fill(1, "x", 64<<10)
+	other := append([]byte(nil), data...)
+	other[40000] ^= 1
+	tensors := []testmodel.Tensor{
+		{Name: "a", DType: "U8", Shape: []uint64{64 << 10}, Data: data},
+		{Name: "b", DType: "U8", Shape: []uint64{64 << 10}, Data: data},
+		{Name: "c", DType: "U8", Shape: []uint64{64 << 10}, Data: other},
+	}
+	raw := testmodel.Encode(tensors, nil, 0)
+	path := filepath.Join(t.TempDir(), "m.safetensors")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	for _, open := range map[string]func() (*safetensors.File, error){
+		"mapped": func() (*safetensors.File, error) { return safetensors.Open(path) },
+		"read":   func() (*safetensors.File, error) { return safetensors.NewFile(path, bytes.NewReader(raw), int64(len(raw))) },
+	} {
+		f, err := open()
+		require.NoError(t, err)
+		off, err := f.Tensor("a").FirstDifference(f.Tensor("b"))
+		require.NoError(t, err)
+		assert.Equal(t, int64(-1), off)
+		off, err = f.Tensor("a").FirstDifference(f.Tensor("c"))
+		require.NoError(t, err)
+		assert.Equal(t, int64(40000), off)
+		f.Close()
+	}
+
+	// A file truncated under the mapping is an error, not a crash.
+	f, err := safetensors.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, os.Truncate(path, 4096))
+	_, err = f.Tensor("b").FirstDifference(f.Tensor("c"))
+	assert.Error(t, err)
+}

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -236,7 +235,7 @@ func (r *Report) crossCheck() error {
 			problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
 				safetensors.FormatShape(head.Shape), safetensors.FormatShape(emb.Shape))})
 		default:
-			off, err := firstDifference(head, emb)
+			off, err := head.FirstDifference(emb)
 			if err != nil {
 				return err
 			}
@@ -307,34 +306,6 @@ func shapeMismatch(e *ExpectedTensor, got []uint64) string {
 		return ""
 	}
 	return head + ": " + strings.Join(diffs, "; ")
-}
-
-// firstDifference returns the offset of the first byte where two
-// same-sized tensors differ, or -1 if they are identical. It reads with
-// pread in chunks rather than through the mapping, so the comparison
-// neither faults on a damaged file nor leaves the daemon's RSS holding
-// both tensors.
-func firstDifference(a, b *safetensors.Tensor) (int64, error) {
-	const chunk = 4 << 20
-	ra, rb := a.Reader(), b.Reader()
-	bufA, bufB := make([]byte, chunk), make([]byte, chunk)
-	for off := int64(0); off < a.Size(); off += chunk {
-		n := min(chunk, a.Size()-off)
-		if _, err := ra.ReadAt(bufA[:n], off); err != nil {
-			return 0, fmt.Errorf("reading %s: %w", a.Name, err)
-		}
-		if _, err := rb.ReadAt(bufB[:n], off); err != nil {
-			return 0, fmt.Errorf("reading %s: %w", b.Name, err)
-		}
-		if !bytes.Equal(bufA[:n], bufB[:n]) {
-			for i := range n {
-				if bufA[i] != bufB[i] {
-					return off + i, nil
-				}
-			}
-		}
-	}
-	return -1, nil
 }
 
 func plural(n int, one, many string) string {
