@@ -394,7 +394,9 @@ func TestFirstDifference(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, raw, 0o644))
 	for _, open := range map[string]func() (*safetensors.File, error){
 		"mapped": func() (*safetensors.File, error) { return safetensors.Open(path) },
-		"read":   func() (*safetensors.File, error) { return safetensors.NewFile(path, bytes.NewReader(raw), int64(len(raw))) },
+		"read": func() (*safetensors.File, error) {
+			return safetensors.NewFile(path, bytes.NewReader(raw), int64(len(raw)))
+		},
 	} {
 		f, err := open()
 		require.NoError(t, err)
