@@ -101,8 +101,9 @@ func NewFile(name string, r io.ReaderAt, size int64) (*File, error) {
 	// n is now known to be at most MaxHeaderSize and within the file.
 	hdr := make([]byte, prefixLen+n)
 	copy(hdr, prefix[:])
-	if _, err := r.ReadAt(hdr[prefixLen:], prefixLen); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	// io.ReaderAt may return io.EOF with a full read at the very end.
+	if k, err := r.ReadAt(hdr[prefixLen:], prefixLen); k < int(n) {
+		return nil, fmt.Errorf("%s: reading the header: %w", name, err)
 	}
 	if err := sf.load(hdr); err != nil {
 		return nil, err
