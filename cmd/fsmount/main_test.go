@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNoDevFuse(t *testing.T) {
+	saved := devFuse
+	devFuse = filepath.Join(t.TempDir(), "fuse")
+	defer func() { devFuse = saved }()
+	var out, errb bytes.Buffer
+	code := run([]string{"../../testdata/tiny-qwen3", t.TempDir()}, &out, &errb)
+	assert.Equal(t, exitMountPoint, code)
+	assert.Equal(t, 1, strings.Count(errb.String(), "\n"), errb.String())
+	assert.Contains(t, errb.String(), "fsmount: "+devFuse+" is missing: FUSE is not available here")
+}
+
+func TestParseArgs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want config
+	}{
+		{[]string{"m", "d"}, config{args: []string{"m", "d"}}},
+		{[]string{"m", "d", "-f"}, config{foreground: true, args: []string{"m", "d"}}},
+		{[]string{"-o", "allow_other,ro", "m", "d"}, config{allowOther: true, args: []string{"m", "d"}}},
+		{[]string{"m", "--allow-other", "d", "--mmap"}, config{allowOther: true, mmap: true, args: []string{"m", "d"}}},
+		{[]string{"-d", "m", "d"}, config{debug: true, foreground: true, args: []string{"m", "d"}}},
+		{[]string{"-u", "d"}, config{unmount: true, args: []string{"d"}}},
+		{[]string{"d", "--unmount"}, config{unmount: true, args: []string{"d"}}},
+	} {
+		got, err := parseArgs(c.args)
+		require.NoError(t, err, c.args)
+		assert.Equal(t, c.want, *got, c.args)
+	}
+	for _, bad := range [][]string{{}, {"m"}, {"m", "d", "e"}, {"-u"}, {"-u", "a", "b"}, {"-o", "rw", "m", "d"}, {"--nope", "m", "d"}} {
+		_, err := parseArgs(bad)
+		var ue *usageError
+		assert.ErrorAs(t, err, &ue, "%v", bad)
+	}
+}
+
+func TestCheckMountpoint(t *testing.T) {
+	dir := t.TempDir()
+	assert.NoError(t, checkMountpoint(dir))
+	assert.ErrorContains(t, checkMountpoint(filepath.Join(dir, "nope")), "does not exist")
+}
