@@ -334,26 +334,9 @@ func (b *bench) round() error {
 		return err
 	}
 	b.add(figMmap, colBase, mbps(b.bigRange[1], d))
-	catMeta, err := b.catCmd(b.shm, b.metaFiles)
-	if err != nil {
+	if err := b.metadata(b.shm, colBase); err != nil {
 		return err
 	}
-	var findT, metaT []float64
-	for i := 0; i < 4; i++ {
-		d1, err := timeIt("find " + b.shm + " > /dev/null")
-		if err != nil {
-			return err
-		}
-		d2, err := timeIt(catMeta)
-		if err != nil {
-			return err
-		}
-		findT, metaT = append(findT, ms(d1)), append(metaT, ms(d2))
-	}
-	b.add(figFindCold, colBase, findT[0])
-	b.add(figFindWarm, colBase, median(findT[1:]))
-	b.add(figMetaCold, colBase, metaT[0])
-	b.add(figMetaWarm, colBase, median(metaT[1:]))
 
 	for _, s := range b.systems {
 		if err := b.session(s); err != nil {
@@ -383,6 +366,32 @@ func (b *bench) round() error {
 	return nil
 }
 
+// metadata times `find` of the tree at root and one `cat` of every shape
+// and dtype file: the first run (cold) and the median of three more (warm).
+func (b *bench) metadata(root, col string) error {
+	catMeta, err := b.catCmd(root, b.metaFiles)
+	if err != nil {
+		return err
+	}
+	var findT, metaT []float64
+	for i := 0; i < 4; i++ {
+		d1, err := timeIt("find " + root + " > /dev/null")
+		if err != nil {
+			return err
+		}
+		d2, err := timeIt(catMeta)
+		if err != nil {
+			return err
+		}
+		findT, metaT = append(findT, ms(d1)), append(metaT, ms(d2))
+	}
+	b.add(figFindCold, col, findT[0])
+	b.add(figFindWarm, col, median(findT[1:]))
+	b.add(figMetaCold, col, metaT[0])
+	b.add(figMetaWarm, col, median(metaT[1:]))
+	return nil
+}
+
 // session runs the per-system measurements on two fresh mounts.
 func (b *bench) session(s system) error {
 	if s.name == "squashfuse" {
@@ -400,26 +409,9 @@ func (b *bench) session(s system) error {
 		return err
 	}
 	b.add(figReady06, s.name, ms(time.Since(start)))
-	catMeta, err := b.catCmd(mnt, b.metaFiles)
-	if err != nil {
+	if err := b.metadata(mnt, s.name); err != nil {
 		return err
 	}
-	var findT, metaT []float64
-	for i := 0; i < 4; i++ {
-		d1, err := timeIt("find " + mnt + " > /dev/null")
-		if err != nil {
-			return err
-		}
-		d2, err := timeIt(catMeta)
-		if err != nil {
-			return err
-		}
-		findT, metaT = append(findT, ms(d1)), append(metaT, ms(d2))
-	}
-	b.add(figFindCold, s.name, findT[0])
-	b.add(figFindWarm, s.name, median(findT[1:]))
-	b.add(figMetaCold, s.name, metaT[0])
-	b.add(figMetaWarm, s.name, median(metaT[1:]))
 	catData, err := b.catCmd(mnt, b.dataFiles)
 	if err != nil {
 		return err

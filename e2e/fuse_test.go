@@ -12,28 +12,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/fusetest"
 )
 
-// requireFUSE skips loudly where FUSE is missing, and fails instead when
-// FSMOUNT_REQUIRE_FUSE=1 (as in CI).
-func requireFUSE(t *testing.T) {
-	t.Helper()
-	var why string
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		why = "/dev/fuse: " + err.Error()
-	} else if os.Geteuid() != 0 {
-		if _, err := exec.LookPath("fusermount3"); err != nil {
-			why = "not root and no fusermount3 (Debian package fuse3)"
-		}
-	}
-	if why == "" {
-		return
-	}
-	if os.Getenv("FSMOUNT_REQUIRE_FUSE") == "1" {
-		t.Fatalf("FUSE is required (FSMOUNT_REQUIRE_FUSE=1) but unavailable: %s", why)
-	}
-	t.Skipf("SKIPPING: FUSE unavailable: %s", why)
-}
+func requireFUSE(t *testing.T) { fusetest.RequireFUSE(t) }
 
 // mounted reports whether mnt is a mount point, from /proc/self/mountinfo.
 func mounted(t *testing.T, mnt string) bool {

@@ -11,32 +11,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/fusetest"
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/spec"
 )
 
-// requireFUSE skips a test that needs FUSE where it is missing, loudly,
-// unless FSMOUNT_REQUIRE_FUSE=1, when it fails instead.
-func requireFUSE(t *testing.T) {
-	t.Helper()
-	var why string
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		why = "/dev/fuse: " + err.Error()
-	} else if os.Geteuid() != 0 {
-		if _, err := execLookPath("fusermount3"); err != nil {
-			why = "not root and no fusermount3 (Debian package fuse3)"
-		}
-	}
-	if why == "" {
-		return
-	}
-	if os.Getenv("FSMOUNT_REQUIRE_FUSE") == "1" {
-		t.Fatalf("FUSE is required (FSMOUNT_REQUIRE_FUSE=1) but unavailable: %s", why)
-	}
-	t.Skipf("SKIPPING: FUSE unavailable: %s", why)
-}
+func requireFUSE(t *testing.T) { fusetest.RequireFUSE(t) }
 
 // mountDir opens, checks and mounts the model at path in a temporary
 // directory, unmounting and closing it when the test ends.

@@ -1,5 +1,0 @@
-package fusefs
-
-import "os/exec"
-
-var execLookPath = exec.LookPath
