@@ -3,11 +3,11 @@ package fusefs
 import (
 	"fmt"
 	"io/fs"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,15 +94,7 @@ func TestLoad(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	pipesAfter, fdsAfter := openFDs(t)
 	goAfter := runtime.NumGoroutine()
-	lat := st.lat
-
-	slices.Sort(lat)
-	pct := func(p float64) time.Duration {
-		if len(lat) == 0 {
-			return 0
-		}
-		return lat[min(len(lat)-1, int(p*float64(len(lat))))]
-	}
+	pct := st.lat.percentile
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| figure | value |\n|---|---:|\n")
 	for _, row := range [][2]string{
@@ -139,8 +131,53 @@ func TestLoad(t *testing.T) {
 
 type loadStats struct {
 	reads, bytesRead, errs, mismatches, metaOps atomic.Int64
-	lat                                         []time.Duration
+	lat                                         histogram
 	firstErr                                    chan string
+}
+
+// histogram counts latencies in buckets of 1/16 of a power of two, so
+// that a ten-minute run of millions of reads uses constant memory (the
+// heap must stay flat) and percentiles are within 5 %.
+type histogram [64 * 16]int64
+
+func bucket(d time.Duration) int {
+	n := uint64(max(d, 1))
+	e := 63 - bits.LeadingZeros64(n) // n in [2^e, 2^(e+1))
+	if e < 4 {
+		return int(n)
+	}
+	return e*16 + int(n>>(e-4))&15
+}
+
+func bucketValue(b int) time.Duration {
+	if b < 16 {
+		return time.Duration(b)
+	}
+	e := b / 16
+	return time.Duration((16 + uint64(b%16)) << (e - 4))
+}
+
+func (h *histogram) add(d time.Duration) { h[bucket(d)]++ }
+
+func (h *histogram) merge(o *histogram) {
+	for i := range h {
+		h[i] += o[i]
+	}
+}
+
+func (h *histogram) percentile(p float64) time.Duration {
+	var total int64
+	for _, c := range h {
+		total += c
+	}
+	target := int64(p * float64(total))
+	var seen int64
+	for i, c := range h {
+		if seen += c; seen > target {
+			return bucketValue(i)
+		}
+	}
+	return 0
 }
 
 // load runs the readers and the metadata loops until deadline.
@@ -161,7 +198,7 @@ func load(mnt string, raw *os.File, tensors []*safetensors.Tensor, small []strin
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, 7))
 			got, want := make([]byte, 256<<10), make([]byte, 256<<10)
-			var mine []time.Duration
+			var mine histogram
 			for time.Now().Before(deadline) {
 				tt := tensors[rng.IntN(len(tensors))]
 				if tt.Size() == 0 {
@@ -181,7 +218,7 @@ func load(mnt string, raw *os.File, tensors []*safetensors.Tensor, small []strin
 				}
 				k, err := f.ReadAt(got[:n], off)
 				f.Close()
-				mine = append(mine, time.Since(start))
+				mine.add(time.Since(start))
 				reads.Add(1)
 				bytesRead.Add(int64(k))
 				if err != nil || int64(k) != n {
@@ -199,7 +236,7 @@ func load(mnt string, raw *os.File, tensors []*safetensors.Tensor, small []strin
 				}
 			}
 			mu.Lock()
-			st.lat = append(st.lat, mine...)
+			st.lat.merge(&mine)
 			mu.Unlock()
 		}(uint64(w))
 	}
@@ -228,4 +265,22 @@ func load(mnt string, raw *os.File, tensors []*safetensors.Tensor, small []strin
 	}
 	wg.Wait()
 	return st
+}
+
+func TestHistogram(t *testing.T) {
+	var h histogram
+	for i := 1; i <= 1000; i++ {
+		h.add(time.Duration(i) * time.Microsecond)
+	}
+	for _, c := range []struct {
+		p    float64
+		want time.Duration
+	}{{0.5, 500 * time.Microsecond}, {0.99, 990 * time.Microsecond}} {
+		got := h.percentile(c.p)
+		assert.InEpsilon(t, float64(c.want), float64(got), 0.07, "p%v = %v", c.p, got)
+	}
+	for _, d := range []time.Duration{1, 15, 16, 17, 1000, 123456789} {
+		assert.LessOrEqual(t, bucketValue(bucket(d)), d)
+		assert.Greater(t, float64(bucketValue(bucket(d)))*1.07, float64(d), "%v", d)
+	}
 }
