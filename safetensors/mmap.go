@@ -33,21 +33,6 @@ func (m *mapping) unmap() error {
 	return err
 }
 
-// populate maps data's pages into the process in one call
-// (MADV_POPULATE_READ) rather than one page fault at a time; a page that
-// cannot be read fails the call instead of raising SIGBUS later.
-func (m *mapping) populate(data []byte) error {
-	start, end := m.pageRange(data)
-	if start == end {
-		return nil
-	}
-	err := unix.Madvise(m.data[start:end], unix.MADV_POPULATE_READ)
-	if err == unix.EINVAL {
-		return nil // kernels before 5.14: the faults will do it
-	}
-	return err
-}
-
 func (m *mapping) pageRange(data []byte) (uintptr, uintptr) {
 	if len(data) == 0 {
 		return 0, 0
