@@ -118,42 +118,37 @@ func unescapeComponents(comps []string) (string, error) {
 // the dropped ones escaped, so that every tensor has exactly one path.
 func tensorPaths(names []string) map[string][]string {
 	type cand struct {
-		parts          []string
+		rest           string // the name without "model."
+		key            string // the candidate path, joined by "."
 		stripped, drop bool
 	}
-	cands := make(map[string]cand, len(names))
+	cands := make([]cand, len(names))
 	count := make(map[string]int, len(names))
-	for _, n := range names {
+	for i, n := range names {
 		rest, stripped := strings.CutPrefix(n, modelPrefix)
-		parts := strings.Split(rest, ".")
-		drop := len(parts) > 1 && parts[len(parts)-1] == weightSuffix
-		if drop {
-			parts = parts[:len(parts)-1]
+		key, drop := rest, false
+		if k, ok := strings.CutSuffix(rest, "."+weightSuffix); ok {
+			key, drop = k, true
 		}
-		cands[n] = cand{parts, stripped, drop}
-		count[strings.Join(parts, "\x00")]++
+		cands[i] = cand{rest, key, stripped, drop}
+		count[key]++
 	}
 	out := make(map[string][]string, len(names))
-	for _, n := range names {
-		c := cands[n]
-		var comps []string
-		if count[strings.Join(c.parts, "\x00")] > 1 && (c.stripped || c.drop) {
-			// Collision: spell the name out in full, marking what the
-			// short form drops.
-			if c.stripped {
-				comps = append(comps, escModel)
-			}
-			for _, p := range c.parts {
-				comps = appendEscaped(comps, p)
-			}
-			if c.drop {
-				comps = append(comps, escWeight)
-			}
-		} else {
-			comps = make([]string, 0, len(c.parts))
-			for _, p := range c.parts {
-				comps = appendEscaped(comps, p)
-			}
+	for i, n := range names {
+		c := cands[i]
+		parts := strings.Split(c.key, ".")
+		comps := make([]string, 0, len(parts)+2)
+		collides := count[c.key] > 1 && (c.stripped || c.drop)
+		if collides && c.stripped {
+			// Spell the name out in full, marking what the short form
+			// drops.
+			comps = append(comps, escModel)
+		}
+		for _, p := range parts {
+			comps = appendEscaped(comps, p)
+		}
+		if collides && c.drop {
+			comps = append(comps, escWeight)
 		}
 		out[n] = comps
 	}

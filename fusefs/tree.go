@@ -125,7 +125,7 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 
 	var shapes strings.Builder
 	for _, tt := range tensors {
-		shapes.WriteString(tt.Name + "\t" + safetensors.FormatShape(tt.Shape) + "\n")
+		shapeLine(&shapes, tt.Name, tt.Shape)
 	}
 	t.file(t.root, "verdict", []byte(r.Verdict()), top)
 	t.file(t.root, "report", []byte(r.Text()), top)
@@ -135,11 +135,19 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 	t.file(t.root, "shapes", []byte(shapes.String()), top)
 
 	// The tensors, in path order.
-	byPath := slices.Clone(tensors)
-	slices.SortFunc(byPath, func(a, b *safetensors.Tensor) int { return comparePaths(paths[a.Name], paths[b.Name]) })
-	for _, tt := range byPath {
+	type placed struct {
+		comps []string
+		t     *safetensors.Tensor
+	}
+	byPath := make([]placed, len(tensors))
+	for i, tt := range tensors {
+		byPath[i] = placed{paths[tt.Name], tt}
+	}
+	slices.SortFunc(byPath, func(a, b placed) int { return comparePaths(a.comps, b.comps) })
+	for _, p := range byPath {
+		tt := p.t
 		mtime := mtimes[tt.File()]
-		dir := t.mkdirs(t.root, paths[tt.Name], mtime)
+		dir := t.mkdirs(t.root, p.comps, mtime)
 		t.file(dir, "shape", []byte(safetensors.FormatShape(tt.Shape)+"\n"), mtime)
 		t.file(dir, "dtype", []byte(tt.DType.String()+"\n"), mtime)
 		t.file(dir, "data", tt.Bytes(), mtime)
@@ -167,16 +175,35 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 
 	// expected/: what the config implies, mirroring the tensor tree.
 	exp := t.mkdirs(t.root, []string{"expected"}, top)
-	shapes.Reset()
+	shapes = strings.Builder{}
 	for _, e := range expected {
-		shapes.WriteString(e.Name + "\t" + safetensors.FormatShape(e.Shape) + "\n")
+		shapeLine(&shapes, e.Name, e.Shape)
 	}
 	t.file(exp, "shapes", []byte(shapes.String()), top)
-	slices.SortFunc(expected, func(a, b spec.NamedShape) int { return comparePaths(paths[a.Name], paths[b.Name]) })
-	for _, e := range expected {
-		dir := t.mkdirs(exp, paths[e.Name], top)
-		t.file(dir, "shape", []byte(safetensors.FormatShape(e.Shape)+"\n"), top)
+	type expectedAt struct {
+		comps []string
+		shape []uint64
+	}
+	expAt := make([]expectedAt, len(expected))
+	for i, e := range expected {
+		expAt[i] = expectedAt{paths[e.Name], e.Shape}
+	}
+	slices.SortFunc(expAt, func(a, b expectedAt) int { return comparePaths(a.comps, b.comps) })
+	for _, e := range expAt {
+		dir := t.mkdirs(exp, e.comps, top)
+		t.file(dir, "shape", []byte(safetensors.FormatShape(e.shape)+"\n"), top)
 	}
 	finish(t.root)
 	return t
+}
+
+// shapeLine appends "<name>\t[d0, d1]\n", a line of the shapes files.
+func shapeLine(b *strings.Builder, name string, shape []uint64) {
+	if b.Len() == 0 {
+		b.Grow(64 << 10)
+	}
+	b.WriteString(name)
+	b.WriteByte('\t')
+	b.WriteString(safetensors.FormatShape(shape))
+	b.WriteByte('\n')
 }
