@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -368,7 +369,7 @@ func quantMethod(c *Config) string {
 	var q struct {
 		Method string `json:"quant_method"`
 	}
-	if err := jsonUnmarshal(c.fields["quantization_config"], &q); err != nil || q.Method == "" {
+	if err := json.Unmarshal(c.fields["quantization_config"], &q); err != nil || q.Method == "" {
 		return "quantized"
 	}
 	return q.Method

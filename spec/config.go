@@ -202,5 +202,3 @@ func kindOf(v json.RawMessage) string {
 		return "the number " + string(t)
 	}
 }
-
-func jsonUnmarshal(raw json.RawMessage, v any) error { return json.Unmarshal(raw, v) }

@@ -2,6 +2,7 @@ package testmodel
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -178,7 +179,7 @@ func WriteDenseModel(dir, listingPath, configPath string) error {
 	if _, err := f.ReadAt(prefix[:], 0); err != nil {
 		return err
 	}
-	start := int64(8 + leUint64(prefix[:]))
+	start := int64(8 + binary.LittleEndian.Uint64(prefix[:]))
 	var emb, head *Entry
 	for i := range entries {
 		switch entries[i].Name {
@@ -207,14 +208,6 @@ func WriteDenseModel(dir, listingPath, configPath string) error {
 		}
 	}
 	return f.Close()
-}
-
-func leUint64(b []byte) uint64 {
-	var v uint64
-	for i := 7; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v
 }
 
 // WriteSparseShards writes, into dir, one sparse shard per file named in
