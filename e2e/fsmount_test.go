@@ -301,3 +301,25 @@ func TestDaemonMemoryFlat(t *testing.T) {
 	assert.Less(t, after-before, 16*1024, "RssAnon grew by %d kB", after-before)
 	assert.Less(t, after, 32*1024, "RssAnon %d kB", after)
 }
+
+// TestDaemonSIGTERMRelative mounts at a relative path from another
+// directory and stops the background daemon with SIGTERM: it unmounts
+// even though it has left its working directory.
+func TestDaemonSIGTERMRelative(t *testing.T) {
+	requireFUSE(t)
+	parent := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(parent, "mnt"), 0o755))
+	model, err := filepath.Abs(repoPath("testdata", "tiny-qwen3"))
+	require.NoError(t, err)
+	cmd := exec.Command(filepath.Join(binDir, "fsmount"), model, "mnt")
+	cmd.Dir = parent
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	mnt := filepath.Join(parent, "mnt")
+	require.True(t, mounted(t, mnt))
+	pid := daemonPid(t, "mnt")
+	require.NotZero(t, pid)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
+	waitFor(t, "the daemon to exit", func() bool { return !alive(pid) })
+	assert.False(t, mounted(t, mnt))
+}

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fsmount/fsmount/internal/version"
@@ -154,14 +155,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmount: %v\n%s", err, usage)
 		return exitUsage
 	}
+	// The daemon leaves its working directory once ready, so a relative
+	// mount point must be made absolute now (it is needed to unmount).
+	mntArg := c.args[len(c.args)-1]
+	mnt, err := filepath.Abs(mntArg)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitMountPoint
+	}
 	if c.unmount {
-		if err := unmount(c.args[0], stderr); err != nil {
+		if err := unmount(mnt, stderr); err != nil {
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
 			return exitFailed
 		}
 		return exitOK
 	}
-	model, mnt := c.args[0], c.args[1]
+	model := c.args[0]
 	if err := checkFUSE(); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitMountPoint
