@@ -39,6 +39,8 @@ type bench struct {
 
 	// vals[figure][column] holds one value per round.
 	vals map[string]map[string][]float64
+	// lists are the temporary file lists, removed by cleanup.
+	lists []string
 }
 
 const (
@@ -220,7 +222,12 @@ func (b *bench) listFiles() error {
 	return nil
 }
 
-func (b *bench) cleanup() { os.RemoveAll(b.shm) }
+func (b *bench) cleanup() {
+	os.RemoveAll(b.shm)
+	for _, l := range b.lists {
+		os.Remove(l)
+	}
+}
 
 func (b *bench) add(figure, col string, v float64) {
 	if b.vals[figure] == nil {
@@ -243,6 +250,7 @@ func (b *bench) catCmd(root string, rels []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	b.lists = append(b.lists, f.Name())
 	w := bufio.NewWriter(f)
 	for _, r := range rels {
 		w.WriteString(filepath.Join(root, r))
