@@ -57,7 +57,8 @@ func tableRow(b *strings.Builder, name, dtype, shape, params, io string) {
 		carry = n + 1 - 30
 	}
 	b.WriteString(dtype)
-	b.WriteString(strings.Repeat(" ", max(6-carry, len(dtype)+1)-len(dtype)))
+	dn := utf8.RuneCountInString(dtype)
+	b.WriteString(strings.Repeat(" ", max(6-carry, dn+1)-dn))
 	b.WriteString(shape)
 	b.WriteString(strings.Repeat(" ", max(16, len(shape)+1)-len(shape)))
 	fmt.Fprintf(b, "%11s", params)
