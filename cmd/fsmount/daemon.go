@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
+	"log/syslog"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -87,7 +90,9 @@ func serve(c *config, model, mnt string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitInvalid
 	}
-	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap})
+	logs := &logWriter{w: stderr}
+	logger := log.New(logs, "fsmount: ", log.Lmicroseconds)
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: mounting %s: %v\n", mnt, err)
 		return exitFailed
@@ -112,9 +117,36 @@ func serve(c *config, model, mnt string, stderr io.Writer) int {
 			return exitFailed
 		}
 		detach()
+		// Once detached, warnings (a model file that shrank, a failed
+		// read) go to syslog, as other FUSE daemons' do.
+		if sl, err := syslog.New(syslog.LOG_WARNING|syslog.LOG_DAEMON, "fsmount"); err == nil {
+			defer sl.Close()
+			logs.set(sl)
+		} else {
+			logs.set(io.Discard)
+		}
 	}
 	server.Wait()
 	return exitOK
+}
+
+// logWriter is where the daemon's log goes: stderr until it detaches,
+// then syslog.
+type logWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *logWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *logWriter) set(w io.Writer) {
+	l.mu.Lock()
+	l.w = w
+	l.mu.Unlock()
 }
 
 func notifyReady(fdEnv string) error {
