@@ -69,7 +69,6 @@ type Plan struct {
 	Legend      []LegendRow
 	Tensors     []ExpectedTensor // globals, then blocks in layer order, then finals
 	Blocks      []BlockKind
-	Layers      uint64
 	Tied        bool
 	DType       string // config's torch_dtype / dtype, "" if unset
 	QuantMethod string // quantization_config.quant_method, "" if not quantized
@@ -258,7 +257,7 @@ func (d *decoder) plan(c *Config) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Arch: d.name, Layers: x.L, Tied: tied, DType: dtype, QuantMethod: quantMethod(c), Experts: int(x.E)}
+	p := &Plan{Arch: d.name, Tied: tied, DType: dtype, QuantMethod: quantMethod(c), Experts: int(x.E)}
 
 	V, H, I := Dim{"V", x.V}, Dim{"H", x.H}, Dim{"I", x.I}
 	q, kv, hd := Dim{"heads·d", x.NH * x.HD}, Dim{"kv·d", x.NKV * x.HD}, Dim{"d", x.HD}
