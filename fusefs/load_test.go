@@ -80,20 +80,9 @@ func TestLoad(t *testing.T) {
 	// A warm-up round fills go-fuse's buffer and pipe pools; the measured
 	// round must then leave everything as it found it.
 	load(mnt, raw, tensors, small, time.Now().Add(loadDuration()/4))
-	time.Sleep(200 * time.Millisecond)
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	pipesBefore, fdsBefore := openFDs(t)
-	goBefore := runtime.NumGoroutine()
+	before := takeSnapshot(t)
 	st := load(mnt, raw, tensors, small, time.Now().Add(loadDuration()))
-	// Let go-fuse's request goroutines finish.
-	time.Sleep(200 * time.Millisecond)
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	pipesAfter, fdsAfter := openFDs(t)
-	goAfter := runtime.NumGoroutine()
+	after := takeSnapshot(t)
 	pct := st.lat.percentile
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| figure | value |\n|---|---:|\n")
@@ -107,9 +96,9 @@ func TestLoad(t *testing.T) {
 		{"mismatches", strconv.FormatInt(st.mismatches.Load(), 10)},
 		{"read latency p50", pct(0.50).String()},
 		{"read latency p99", pct(0.99).String()},
-		{"heap in use before → after", fmt.Sprintf("%.1f → %.1f MiB", float64(before.HeapInuse)/(1<<20), float64(after.HeapInuse)/(1<<20))},
-		{"open fds before → after (pipes)", fmt.Sprintf("%d → %d (%d → %d)", fdsBefore, fdsAfter, pipesBefore, pipesAfter)},
-		{"goroutines before → after", fmt.Sprintf("%d → %d", goBefore, goAfter)},
+		{"heap in use before → after", fmt.Sprintf("%.1f → %.1f MiB", float64(before.heap)/(1<<20), float64(after.heap)/(1<<20))},
+		{"open fds before → after (pipes)", fmt.Sprintf("%d → %d (%d → %d)", before.fds, after.fds, before.pipes, after.pipes)},
+		{"goroutines before → after", fmt.Sprintf("%d → %d", before.goroutines, after.goroutines)},
 	} {
 		fmt.Fprintf(&b, "| %s | %s |\n", row[0], row[1])
 	}
@@ -123,10 +112,28 @@ func TestLoad(t *testing.T) {
 	assert.Zero(t, st.errs.Load(), "errors")
 	assert.Zero(t, st.mismatches.Load(), "mismatches")
 	assert.Positive(t, st.reads.Load())
-	assert.Equal(t, fdsBefore, fdsAfter, "file descriptors leaked")
-	assert.LessOrEqual(t, pipesAfter, pipesBefore+8, "splice pipes keep growing")
-	assert.LessOrEqual(t, goAfter, goBefore+4, "goroutines leaked")
-	assert.Less(t, float64(after.HeapInuse)-float64(before.HeapInuse), float64(16<<20), "heap grew")
+	assert.Equal(t, before.fds, after.fds, "file descriptors leaked")
+	assert.LessOrEqual(t, after.pipes, before.pipes+8, "splice pipes keep growing")
+	assert.LessOrEqual(t, after.goroutines, before.goroutines+4, "goroutines leaked")
+	assert.Less(t, float64(after.heap)-float64(before.heap), float64(16<<20), "heap grew")
+}
+
+// snapshot is what must not grow across a load round.
+type snapshot struct {
+	heap                   uint64
+	pipes, fds, goroutines int
+}
+
+// takeSnapshot lets go-fuse's request goroutines finish, collects
+// garbage, and records heap, descriptors and goroutines.
+func takeSnapshot(t *testing.T) snapshot {
+	time.Sleep(200 * time.Millisecond)
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	s := snapshot{heap: m.HeapInuse, goroutines: runtime.NumGoroutine()}
+	s.pipes, s.fds = openFDs(t)
+	return s
 }
 
 type loadStats struct {
