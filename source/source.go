@@ -1,0 +1,109 @@
+// Package source reads a model's files from where they live. An [FS] is a
+// model's root (a local directory today; an HTTP server later); a [File]
+// is one of its files, read with ReadAt. Formats and the model opener see
+// only these interfaces, so a remote model needs nothing but a new FS.
+//
+// A File may offer faster paths as extra methods, which consumers test
+// for: [Spliceable] (an fd to splice from) and [Mappable] (a read-only
+// mapping), and [Checker] (has the file changed since it was opened).
+package source
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"strconv"
+	"time"
+)
+
+// FS is the root a model is read from.
+type FS interface {
+	// Open opens the named file, a slash-separated path relative to the
+	// root ("config.json", "model-00001-of-00002.safetensors"). A missing
+	// file is an error matching fs.ErrNotExist; anything but a regular
+	// file is refused.
+	Open(name string) (File, error)
+	// List returns the names of the root's files, sorted, or
+	// ErrNotListable where the source cannot list (a web server).
+	List() ([]string, error)
+	// String names the root in messages: a path or a URL.
+	String() string
+}
+
+// File is one open file of an FS.
+type File interface {
+	io.ReaderAt
+	io.Closer
+	// Name is the file's name in messages: its path or URL.
+	Name() string
+	// Size is the file's size when it was opened.
+	Size() int64
+	// ModTime is the file's modification time when it was opened.
+	ModTime() time.Time
+	// Mode is the file's permission bits when it was opened.
+	Mode() fs.FileMode
+}
+
+// Spliceable is a File whose bytes the kernel can splice from an fd at
+// the same offsets.
+type Spliceable interface {
+	Fd() uintptr
+}
+
+// Mappable is a File that can be mapped read-only. The mapping lives until
+// the file is closed; reading it may fault if the file shrinks, so
+// readers of a mapping must be fault-safe (debug.SetPanicOnFault).
+type Mappable interface {
+	Mapping() ([]byte, error)
+	// Release drops data, a slice of the mapping, from the process's RSS.
+	Release(data []byte)
+}
+
+// Checker is a File that can tell whether it changed since it was opened.
+type Checker interface {
+	// Changed returns nil while the file is the one opened, at the size
+	// it had, else an error saying what changed.
+	Changed() error
+}
+
+// ErrNotListable is returned by List for a source that cannot list.
+var ErrNotListable = errors.New("source cannot list its files")
+
+// ReadFile reads a whole file of fsys, refusing one larger than limit.
+func ReadFile(fsys FS, name string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if f.Size() > limit {
+		return nil, &TooLargeError{Name: f.Name(), Size: f.Size(), Limit: limit}
+	}
+	buf := make([]byte, f.Size())
+	if n, err := f.ReadAt(buf, 0); n < len(buf) {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// TooLargeError is a file refused for its size.
+type TooLargeError struct {
+	Name        string
+	Size, Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return e.Name + ": " + commas(e.Size) + " bytes, more than the " + commas(e.Limit) + " allowed for this file"
+}
+
+func commas(n int64) string {
+	d := strconv.FormatInt(n, 10)
+	var b []byte
+	for i, c := range []byte(d) {
+		if i > 0 && c != '-' && (len(d)-i)%3 == 0 && d[i-1] != '-' {
+			b = append(b, ',')
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}

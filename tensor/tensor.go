@@ -1,0 +1,58 @@
+// Package tensor is the neutral view of a stored tensor: what every
+// format (safetensors, gguf) produces and every consumer (the check in
+// spec, the tree in fusefs, the views of values) reads. A Tensor is a
+// name, an element type, a shape and a byte range of one source file;
+// nothing here knows which format laid the bytes out.
+package tensor
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/fsmount/fsmount/source"
+)
+
+// Tensor is one stored tensor: Length bytes at Offset of File.
+type Tensor struct {
+	// Name is the tensor's name in its format, such as
+	// "model.layers.0.self_attn.q_proj.weight".
+	Name  string
+	DType DType
+	// Shape is outermost dimension first (row-major), as safetensors and
+	// numpy write it; a format storing it the other way round reverses it.
+	Shape []uint64
+	// File holds the bytes; Offset is the file offset of the first.
+	File   source.File
+	Offset int64
+	Length int64
+}
+
+// NumElements returns the product of the shape (1 for a scalar). Formats
+// validate that it does not overflow.
+func (t *Tensor) NumElements() uint64 {
+	n := uint64(1)
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Reader returns a reader of the tensor's bytes, reading with the file's
+// ReadAt (pread for a local file: an I/O error or a truncated file is an
+// error, never a fault).
+func (t *Tensor) Reader() *io.SectionReader {
+	return io.NewSectionReader(t.File, t.Offset, t.Length)
+}
+
+// FormatShape renders a shape as "[2048, 1024]", or "[]" for a scalar.
+func FormatShape(shape []uint64) string {
+	b := make([]byte, 0, 2+len(shape)*8)
+	b = append(b, '[')
+	for i, d := range shape {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendUint(b, d, 10)
+	}
+	return string(append(b, ']'))
+}
