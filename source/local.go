@@ -99,10 +99,10 @@ func kindOf(mode uint32) string {
 }
 
 func (f *LocalFile) ReadAt(p []byte, off int64) (int, error) { return f.f.ReadAt(p, off) }
-func (f *LocalFile) Name() string                             { return f.name }
-func (f *LocalFile) Size() int64                              { return f.st.Size }
-func (f *LocalFile) ModTime() time.Time                       { return f.mt }
-func (f *LocalFile) Mode() fs.FileMode                        { return f.mode }
+func (f *LocalFile) Name() string                            { return f.name }
+func (f *LocalFile) Size() int64                             { return f.st.Size }
+func (f *LocalFile) ModTime() time.Time                      { return f.mt }
+func (f *LocalFile) Mode() fs.FileMode                       { return f.mode }
 
 // Fd returns the file's descriptor, for splicing.
 func (f *LocalFile) Fd() uintptr { return f.f.Fd() }
