@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/safetensors"
 )
 
@@ -53,7 +54,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if st.Mode != unix.S_IFREG|0o444 || st.Size != q.Size() || st.Nlink != 1 || st.Blocks != (q.Size()+511)/512 {
+			if st.Mode != unix.S_IFREG|0o444 || st.Size != q.Length || st.Nlink != 1 || st.Blocks != (q.Length+511)/512 {
 				return fmt.Errorf("mode %o size %d nlink %d blocks %d", st.Mode, st.Size, st.Nlink, st.Blocks)
 			}
 			return nil
@@ -160,17 +161,17 @@ func TestConformance(t *testing.T) {
 				return err
 			}
 			defer fd.Close()
-			if off, _ := fd.Seek(0, io.SeekEnd); off != q.Size() {
+			if off, _ := fd.Seek(0, io.SeekEnd); off != q.Length {
 				return fmt.Errorf("SEEK_END %d", off)
 			}
-			if off, _ := fd.Seek(-10, io.SeekCurrent); off != q.Size()-10 {
+			if off, _ := fd.Seek(-10, io.SeekCurrent); off != q.Length-10 {
 				return fmt.Errorf("SEEK_CUR %d", off)
 			}
 			b, _ := io.ReadAll(fd)
-			if string(b) != string(q.Bytes()[q.Size()-10:]) {
+			if string(b) != string(testmodel.Bytes(q)[q.Length-10:]) {
 				return errors.New("tail differs")
 			}
-			fd.Seek(q.Size()+100, io.SeekStart)
+			fd.Seek(q.Length+100, io.SeekStart)
 			if n, err := fd.Read(make([]byte, 10)); n != 0 || err != io.EOF {
 				return fmt.Errorf("read past EOF: %d %v", n, err)
 			}
@@ -191,12 +192,12 @@ func TestConformance(t *testing.T) {
 				return err
 			}
 			defer fd.Close()
-			m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Size()), unix.PROT_READ, unix.MAP_SHARED)
+			m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ, unix.MAP_SHARED)
 			if err != nil {
 				return err
 			}
 			defer unix.Munmap(m)
-			if string(m) != string(q.Bytes()) {
+			if string(m) != string(testmodel.Bytes(q)) {
 				return errors.New("mapped bytes differ")
 			}
 			return nil
@@ -216,14 +217,14 @@ func TestConformance(t *testing.T) {
 				return err
 			}
 			defer fd.Close()
-			m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Size()), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
+			m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
 			if err != nil {
 				return err
 			}
 			m[0] ^= 0xff
 			unix.Munmap(m)
 			b, _ := os.ReadFile(data)
-			if b[0] != q.Bytes()[0] {
+			if b[0] != testmodel.Bytes(q)[0] {
 				return errors.New("the file changed")
 			}
 			return nil

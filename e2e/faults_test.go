@@ -17,6 +17,8 @@ import (
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // copyTiny writes a private copy of the tiny model that a test may damage.
@@ -39,16 +41,16 @@ func TestTruncatedWhileMounted(t *testing.T) {
 			require.NoError(t, err)
 			st, _ := os.Stat(file)
 			half := st.Size() / 2
-			var before, after *safetensors.Tensor
+			var before, after *tensor.Tensor
 			for _, tt := range f.Tensors() {
 				switch {
-				case tt.FileOffset()+tt.Size() < half && before == nil:
+				case tt.Offset+tt.Length < half && before == nil:
 					before = tt
-				case tt.FileOffset() > half && after == nil:
+				case tt.Offset > half && after == nil:
 					after = tt
 				}
 			}
-			want := append([]byte(nil), before.Bytes()...)
+			want := append([]byte(nil), testmodel.Bytes(before)...)
 			f.Close()
 
 			mnt, pid := mountModel(t, model, mode...)
@@ -83,12 +85,12 @@ func TestReplacedByRename(t *testing.T) {
 	require.NoError(t, testmodel.WriteFile(file+".new", other, nil, 99))
 	require.NoError(t, os.Rename(file+".new", file))
 
-	f, err := safetensors.NewFile("old", strings.NewReader(string(old)), int64(len(old)))
+	f, err := safetensors.NewFile(source.NewReaderFile("old", strings.NewReader(string(old)), int64(len(old))))
 	require.NoError(t, err)
 	for _, tt := range f.Tensors() {
 		got, err := os.ReadFile(filepath.Join(mnt, "by-name", tt.Name, "data"))
 		require.NoError(t, err)
-		want := old[tt.FileOffset() : tt.FileOffset()+tt.Size()]
+		want := old[tt.Offset : tt.Offset+tt.Length]
 		assert.Equal(t, want, got, tt.Name)
 	}
 }
@@ -164,13 +166,13 @@ func TestBackingIOError(t *testing.T) {
 	require.NoError(t, err)
 	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
 	require.NoError(t, err)
-	f, err := safetensors.NewFile("m", strings.NewReader(string(raw)), int64(len(raw)))
+	f, err := safetensors.NewFile(source.NewReaderFile("m", strings.NewReader(string(raw)), int64(len(raw))))
 	require.NoError(t, err)
 	bad := f.Tensor("model.layers.1.mlp.down_proj.weight")
 	good := f.Tensor("model.layers.0.mlp.down_proj.weight")
 
 	// The backing filesystem, served by this process.
-	backing := &failingFile{data: raw, bad: [2]int64{bad.FileOffset() + 100, bad.FileOffset() + 200}}
+	backing := &failingFile{data: raw, bad: [2]int64{bad.Offset + 100, bad.Offset + 200}}
 	root := &fs.Inode{}
 	dir := t.TempDir()
 	sec := time.Second
@@ -192,6 +194,6 @@ func TestBackingIOError(t *testing.T) {
 	backing.mu.Unlock()
 	got, err := os.ReadFile(filepath.Join(mnt, "by-name", good.Name, "data"))
 	require.NoError(t, err)
-	assert.Equal(t, raw[good.FileOffset():good.FileOffset()+good.Size()], got)
+	assert.Equal(t, raw[good.Offset:good.Offset+good.Length], got)
 	assert.True(t, alive(pid), "the daemon survived the I/O error")
 }

@@ -66,11 +66,11 @@ func checkData(t *testing.T, mnt, file string) {
 	for _, tt := range f.Tensors() {
 		p := filepath.Join(mnt, "by-name", tt.Name, "data")
 		out, _ := sh(t, "stat -L -c %s "+p)
-		assert.Equal(t, strconv.FormatInt(tt.Size(), 10), strings.TrimSpace(out), tt.Name)
+		assert.Equal(t, strconv.FormatInt(tt.Length, 10), strings.TrimSpace(out), tt.Name)
 		got, err := os.ReadFile(p)
 		require.NoError(t, err)
-		want := make([]byte, tt.Size())
-		_, err = raw.ReadAt(want, tt.FileOffset())
+		want := make([]byte, tt.Length)
+		_, err = raw.ReadAt(want, tt.Offset)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, tt.Name)
 	}
@@ -149,7 +149,7 @@ func dataStart(t *testing.T, model string) int64 {
 	f, err := safetensors.Open(filepath.Join(model, "model.safetensors"))
 	require.NoError(t, err)
 	defer f.Close()
-	return f.Tensor("lm_head.weight").FileOffset()
+	return f.Tensor("lm_head.weight").Offset
 }
 
 func TestMountBrokenDiff(t *testing.T) {

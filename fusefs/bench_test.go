@@ -8,6 +8,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkBuildTreeMoE(b *testing.B) {
 	if _, err := testmodel.WriteRealSharded(dir, "../testdata/realworld/Qwen3-Coder-30B-A3B-Instruct"); err != nil {
 		b.Fatal(err)
 	}
-	m, err := spec.Open(dir)
+	m, err := model.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,6 +32,10 @@ func BenchmarkBuildTreeMoE(b *testing.B) {
 	t := time.Hour
 	b.ReportAllocs()
 	for b.Loop() {
-		fs.NewNodeFS(NewRoot(r, uint32(os.Getuid()), uint32(os.Getgid())), &fs.Options{EntryTimeout: &t})
+		root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), true, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs.NewNodeFS(root, &fs.Options{EntryTimeout: &t})
 	}
 }

@@ -20,7 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // loadDuration is how long TestLoad runs: FSMOUNT_LOAD_SECONDS, or 3 s.
@@ -67,7 +67,7 @@ func TestLoad(t *testing.T) {
 	raw, err := os.Open(filepath.Join(dir, "model.safetensors"))
 	require.NoError(t, err)
 	defer raw.Close()
-	tensors := r.Model.Weights.Tensors()
+	tensors := r.Model.Tensors()
 
 	var small []string
 	require.NoError(t, filepath.WalkDir(mnt, func(p string, d fs.DirEntry, err error) error {
@@ -188,7 +188,7 @@ func (h *histogram) percentile(p float64) time.Duration {
 }
 
 // load runs the readers and the metadata loops until deadline.
-func load(mnt string, raw *os.File, tensors []*safetensors.Tensor, small []string, deadline time.Time) *loadStats {
+func load(mnt string, raw *os.File, tensors []*tensor.Tensor, small []string, deadline time.Time) *loadStats {
 	st := &loadStats{firstErr: make(chan string, 1)}
 	reads, bytesRead, errs, mismatches, metaOps := &st.reads, &st.bytesRead, &st.errs, &st.mismatches, &st.metaOps
 	var mu sync.Mutex
@@ -208,11 +208,11 @@ func load(mnt string, raw *os.File, tensors []*safetensors.Tensor, small []strin
 			var mine histogram
 			for time.Now().Before(deadline) {
 				tt := tensors[rng.IntN(len(tensors))]
-				if tt.Size() == 0 {
+				if tt.Length == 0 {
 					continue
 				}
-				off := rng.Int64N(tt.Size())
-				n := 1 + rng.Int64N(min(int64(len(got)), tt.Size()-off))
+				off := rng.Int64N(tt.Length)
+				n := 1 + rng.Int64N(min(int64(len(got)), tt.Length-off))
 				start := time.Now()
 				f, err := os.Open(filepath.Join(mnt, "by-name", tt.Name, "data"))
 				if err != nil {
@@ -233,7 +233,7 @@ func load(mnt string, raw *os.File, tensors []*safetensors.Tensor, small []strin
 					fail(fmt.Sprintf("%s [%d,+%d): %d bytes, %v", tt.Name, off, n, k, err))
 					continue
 				}
-				if _, err := raw.ReadAt(want[:n], tt.FileOffset()+off); err != nil {
+				if _, err := raw.ReadAt(want[:n], tt.Offset+off); err != nil {
 					errs.Add(1)
 					continue
 				}

@@ -1,10 +1,8 @@
 package fusefs
 
 import (
-	"fmt"
 	"log"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -23,9 +21,10 @@ type Options struct {
 	Debug bool
 	// Logger receives go-fuse's diagnostics; nil means stderr.
 	Logger *log.Logger
-	// Readahead, if positive, is written to the mount's read_ahead_kb
-	// (root only); 0 means 1024.
-	Readahead int
+	// DirectMount mounts with mount(2) instead of through fusermount3,
+	// which needs root; MS_RDONLY then also spares the atime GETATTR
+	// after each read.
+	DirectMount bool
 	// Mmap, if set, serves data by handing the kernel slices of the
 	// model's mapping (fuse.ReadResultData) instead of splicing from the
 	// file (fuse.ReadResultFd). Both are zero-copy in the daemon and read
@@ -67,9 +66,7 @@ func mountOptions(model string, o *Options) *fs.Options {
 			// pipe churn and is disabled.
 			MaxWrite:      maxWrite(!o.Mmap),
 			DisableSplice: o.Mmap,
-			// As root, mount(2) directly (no fusermount3); MS_RDONLY also
-			// spares the atime GETATTR after each read.
-			DirectMount:      os.Geteuid() == 0,
+			DirectMount:      o.DirectMount,
 			DirectMountFlags: unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV,
 			Debug:            o.Debug,
 			Logger:           logger,
@@ -84,8 +81,11 @@ func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) 
 	if o == nil {
 		o = &Options{}
 	}
-	root := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o))
-	opts := mountOptions(r.Model.Path, o)
+	root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o))
+	if err != nil {
+		return nil, err
+	}
+	opts := mountOptions(r.Model.Location, o)
 	server, err := fuse.NewServer(&noOpendir{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)
 	if err != nil {
 		return nil, err
@@ -95,29 +95,7 @@ func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) 
 		server.Unmount()
 		return nil, err
 	}
-	if os.Geteuid() == 0 {
-		ra := o.Readahead
-		if ra <= 0 {
-			ra = 1024
-		}
-		// Best effort: without it the mount works, with smaller reads.
-		if err := setReadahead(mountpoint, ra); err != nil {
-			logger(o).Printf("readahead not raised: %v", err)
-		}
-	}
 	return server, nil
-}
-
-// setReadahead raises the mount's readahead, which go-fuse cannot do: the
-// kernel offers its 128 KiB default and go-fuse may only lower it. Larger
-// readahead gives 1 MiB READ requests.
-func setReadahead(mountpoint string, kb int) error {
-	var st syscall.Stat_t
-	if err := syscall.Stat(mountpoint, &st); err != nil {
-		return err
-	}
-	path := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
-	return os.WriteFile(path, []byte(fmt.Sprint(kb)), 0)
 }
 
 func logger(o *Options) *log.Logger {

@@ -2,17 +2,13 @@ package fusefs
 
 import (
 	"context"
-	"fmt"
 	"log"
-	"os"
 	"sync"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-	"golang.org/x/sys/unix"
 
-	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -41,23 +37,25 @@ var (
 	_ = (fs.NodeReadlinker)((*node)(nil))
 )
 
-// NewRoot returns the root of the tree for a checked model, owned by uid
-// and gid. The model's files must stay open while the tree is served.
-func NewRoot(r *spec.Report, uid, gid uint32) fs.InodeEmbedder {
-	return newRoot(r, uid, gid, true, log.New(os.Stderr, "fsmount: ", log.Lmicroseconds))
-}
-
-func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger) *node {
-	t := buildTree(r, uid, gid)
+func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger) (*node, error) {
+	t, err := buildTree(r, uid, gid)
+	if err != nil {
+		return nil, err
+	}
 	t.splice = splice
 	t.logger = logger
-	return &node{t: t, e: t.root}
+	return &node{t: t, e: t.root}, nil
 }
 
 func (t *tree) fill(a *fuse.Attr, e *entry) {
 	a.Ino = e.ino
 	a.Mode = e.mode
-	a.Size = uint64(len(e.data))
+	switch {
+	case e.content != nil:
+		a.Size = uint64(e.content.size())
+	case e.mode&syscall.S_IFMT == syscall.S_IFLNK:
+		a.Size = uint64(len(e.target))
+	}
 	a.Blocks = (a.Size + 511) / 512
 	a.Owner = fuse.Owner{Uid: t.uid, Gid: t.gid}
 	a.Nlink = 1
@@ -81,8 +79,10 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	return fs.OK
 }
 
-// OpendirHandle lists the directory. The listing never changes, so the
-// kernel may cache it (FOPEN_CACHE_DIR).
+// OpendirHandle lists the directory. The mount answers OPENDIR with
+// ENOSYS (noopendir.go), so the kernel caches listings itself and this
+// runs only in-process, once per READDIR; the flags are for a server
+// without that wrapper.
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if !n.e.isDir() {
 		return nil, 0, syscall.ENOTDIR
@@ -111,43 +111,19 @@ func (n *node) Flush(ctx context.Context, fh fs.FileHandle) syscall.Errno {
 }
 
 // Read returns the requested range of the file, clamped: a read at or
-// past the end is an empty read. A data file's bytes are a slice of the
-// model's mapping, handed to the kernel without a copy.
+// past the end is an empty read. What serves it is the entry's content.
 func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off < 0 {
 		return nil, syscall.EINVAL
 	}
-	data := n.e.data
-	if off >= int64(len(data)) {
+	c := n.e.content
+	if c == nil {
+		return nil, syscall.EISDIR
+	}
+	if off >= c.size() || len(dest) == 0 {
 		return fuse.ReadResultData(nil), fs.OK
 	}
-	end := min(off+int64(len(dest)), int64(len(data)))
-	if t := n.e.tensor; t != nil {
-		if errno := n.t.checkShrunk(t, end); errno != 0 {
-			return nil, errno
-		}
-		if n.t.splice {
-			return fuse.ReadResultFd(uintptr(t.File().Fd()), t.FileOffset()+off, int(end-off)), fs.OK
-		}
-	}
-	return fuse.ReadResultData(data[off:end]), fs.OK
-}
-
-// checkShrunk fails a read with EIO if the model file no longer holds
-// the requested bytes, because it was truncated while mounted. Without
-// the check, a mapped page past the new end would fail the reply and
-// leave the reader hanging, and a splice would return a silent short read.
-func (t *tree) checkShrunk(tt *safetensors.Tensor, end int64) syscall.Errno {
-	var st unix.Stat_t
-	if err := unix.Fstat(tt.File().Fd(), &st); err != nil {
-		t.warnOnce(tt.File().Name, fmt.Sprintf("fstat %s: %v", tt.File().Name, err))
-		return syscall.EIO
-	}
-	if st.Size < tt.File().Size() && st.Size < tt.FileOffset()+end {
-		t.warnOnce(tt.File().Name, fmt.Sprintf("%s shrank from %d to %d bytes while mounted: reads past the new end fail with EIO", tt.File().Name, tt.File().Size(), st.Size))
-		return syscall.EIO
-	}
-	return fs.OK
+	return c.read(n.t, dest, off)
 }
 
 func (t *tree) warnOnce(key, msg string) {
@@ -160,5 +136,5 @@ func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 	if n.e.mode&syscall.S_IFMT != syscall.S_IFLNK {
 		return nil, syscall.EINVAL
 	}
-	return n.e.data, fs.OK
+	return []byte(n.e.target), fs.OK
 }

@@ -6,13 +6,16 @@ import (
 	"strings"
 )
 
-// reserved are the names the tree itself uses; a tensor path component
-// equal to one of them is escaped, so that no header can shadow them.
-var reserved = map[string]bool{
-	"shape": true, "dtype": true, "data": true, "location": true,
-	"verdict": true, "report": true, "config.json": true, "shapes": true,
-	"expected": true, "by-name": true,
-}
+// reserved are the names the tree itself uses (treeNames); a tensor path
+// component equal to one of them is escaped, so that no header can shadow
+// them.
+var reserved = func() map[string]bool {
+	m := make(map[string]bool, len(treeNames))
+	for _, n := range treeNames {
+		m[n] = true
+	}
+	return m
+}()
 
 const (
 	maxComponent = 255       // NAME_MAX
@@ -111,7 +114,7 @@ func unescapeComponents(comps []string) (string, error) {
 	return out.String(), nil
 }
 
-// tensorPaths maps every tensor name to its path in the tree (SPEC §5):
+// tensorPaths maps every tensor name to its path in the tree:
 // a leading "model." is dropped, the name is split on ".", and a final
 // "weight" is dropped so that the module's directory holds its weight.
 // Where dropping makes two names meet, those names keep every part, with

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"log"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,8 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // entry is one name in the tree. The whole tree is built once, at mount,
@@ -24,9 +26,9 @@ type entry struct {
 	mode     uint32 // S_IFDIR|0555, S_IFREG|0444 or S_IFLNK|0777
 	ino      uint64
 	mtime    *time.Time
-	children []*entry            // directories: sorted by name
-	data     []byte              // files: the content; links: the target
-	tensor   *safetensors.Tensor // data files: the tensor, for splicing
+	children []*entry // directories: sorted by name
+	content  content  // files
+	target   string   // links
 }
 
 func (e *entry) isDir() bool { return e.mode&syscall.S_IFMT == syscall.S_IFDIR }
@@ -51,9 +53,9 @@ type tree struct {
 	nextIno uint64
 }
 
-func (t *tree) newEntry(name string, mode uint32, mtime *time.Time, data []byte) *entry {
+func (t *tree) newEntry(name string, mode uint32, mtime *time.Time) *entry {
 	t.nextIno++
-	return &entry{name: name, mode: mode, ino: t.nextIno, mtime: mtime, data: data}
+	return &entry{name: name, mode: mode, ino: t.nextIno, mtime: mtime}
 }
 
 // mkdirs returns the directory at comps below dir, creating what is
@@ -65,25 +67,39 @@ func (t *tree) mkdirs(dir *entry, comps []string, mtime *time.Time) *entry {
 			dir = dir.children[n-1]
 			continue
 		}
-		d := t.newEntry(c, syscall.S_IFDIR|0o555, mtime, nil)
+		d := t.newEntry(c, syscall.S_IFDIR|0o555, mtime)
 		dir.children = append(dir.children, d)
 		dir = d
 	}
 	return dir
 }
 
-func (t *tree) file(dir *entry, name string, data []byte, mtime *time.Time) {
-	dir.children = append(dir.children, t.newEntry(name, syscall.S_IFREG|0o444, mtime, data))
+func (t *tree) file(dir *entry, name string, c content, mtime *time.Time) {
+	e := t.newEntry(name, syscall.S_IFREG|0o444, mtime)
+	e.content = c
+	dir.children = append(dir.children, e)
 }
 
-// finish sorts every directory's children by name.
-func finish(e *entry) {
+func (t *tree) text(dir *entry, name string, s string, mtime *time.Time) {
+	t.file(dir, name, bytesContent(s), mtime)
+}
+
+// finish sorts every directory's children by name and fails if two of
+// them share a name: child's binary search relies on names being unique,
+// and a tensor path must never shadow a file of the tree.
+func finish(e *entry, path string) error {
 	slices.SortFunc(e.children, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
-	for _, c := range e.children {
+	for i, c := range e.children {
+		if i > 0 && e.children[i-1].name == c.name {
+			return fmt.Errorf("fusefs: two entries named %q in /%s", c.name, path)
+		}
 		if c.isDir() {
-			finish(c)
+			if err := finish(c, strings.TrimPrefix(path+"/"+c.name, "/")); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 func comparePaths(a, b []string) int {
@@ -95,21 +111,44 @@ func comparePaths(a, b []string) int {
 	return cmp.Compare(len(a), len(b))
 }
 
-// buildTree lays out the tree of SPEC §5 for a checked model.
-func buildTree(r *spec.Report, uid, gid uint32) *tree {
+// The names the tree itself uses, at its root and in each tensor's
+// directory. They are reserved: a tensor path component equal to one of
+// them is escaped (see paths.go), so no header can shadow them.
+const (
+	nameVerdict  = "verdict"
+	nameReport   = "report"
+	nameConfig   = "config.json"
+	nameShapes   = "shapes"
+	nameByName   = "by-name"
+	nameExpected = "expected"
+
+	nameShape    = "shape"
+	nameDType    = "dtype"
+	nameData     = "data"
+	nameLocation = "location"
+)
+
+// treeNames is every reserved name; buildTree uses no other literal.
+var treeNames = []string{
+	nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected,
+	nameShape, nameDType, nameData, nameLocation,
+}
+
+// buildTree lays out the tree (README.md, "The tree") for a checked model.
+func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	t := &tree{uid: uid, gid: gid}
-	w := r.Model.Weights
+	m := r.Model
 	top := new(time.Time)
-	mtimes := make(map[*safetensors.File]*time.Time, len(w.Files))
-	for _, f := range w.Files {
-		m := f.ModTime()
-		mtimes[f] = &m
-		if m.After(*top) {
-			*top = m
+	mtimes := make(map[source.File]*time.Time, len(m.Files))
+	for _, f := range m.Files {
+		mt := f.ModTime()
+		mtimes[f] = &mt
+		if mt.After(*top) {
+			*top = mt
 		}
 	}
-	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top, nil)
-	tensors := w.Tensors()
+	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
+	tensors := m.Tensors()
 	expected := r.ExpectedSet()
 
 	names := make([]string, 0, len(tensors)+len(expected))
@@ -117,7 +156,7 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 		names = append(names, tt.Name)
 	}
 	for _, e := range expected {
-		if w.Tensor(e.Name) == nil {
+		if m.Tensor(e.Name) == nil {
 			names = append(names, e.Name)
 		}
 	}
@@ -127,17 +166,17 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 	for _, tt := range tensors {
 		shapeLine(&shapes, tt.Name, tt.Shape)
 	}
-	t.file(t.root, "verdict", []byte(r.Verdict()), top)
-	t.file(t.root, "report", []byte(r.Text()), top)
-	if c := r.Model.Config; c != nil {
-		t.file(t.root, "config.json", c.Raw, top)
+	t.text(t.root, nameVerdict, r.Verdict(), top)
+	t.text(t.root, nameReport, r.Text(), top)
+	if m.Config != nil {
+		t.file(t.root, nameConfig, bytesContent(m.Config), top)
 	}
-	t.file(t.root, "shapes", []byte(shapes.String()), top)
+	t.text(t.root, nameShapes, shapes.String(), top)
 
 	// The tensors, in path order.
 	type placed struct {
 		comps []string
-		t     *safetensors.Tensor
+		t     *tensor.Tensor
 	}
 	byPath := make([]placed, len(tensors))
 	for i, tt := range tensors {
@@ -146,17 +185,16 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 	slices.SortFunc(byPath, func(a, b placed) int { return comparePaths(a.comps, b.comps) })
 	for _, p := range byPath {
 		tt := p.t
-		mtime := mtimes[tt.File()]
+		mtime := mtimes[tt.File]
 		dir := t.mkdirs(t.root, p.comps, mtime)
-		t.file(dir, "shape", []byte(safetensors.FormatShape(tt.Shape)+"\n"), mtime)
-		t.file(dir, "dtype", []byte(tt.DType.String()+"\n"), mtime)
-		t.file(dir, "data", tt.Bytes(), mtime)
-		dir.children[len(dir.children)-1].tensor = tt
-		t.file(dir, "location", fmt.Appendf(nil, "%s %d %d\n", filepath.Base(tt.File().Name), tt.FileOffset(), tt.Size()), mtime)
+		t.text(dir, nameShape, tensor.FormatShape(tt.Shape)+"\n", mtime)
+		t.text(dir, nameDType, tt.DType.String()+"\n", mtime)
+		t.file(dir, nameData, tensorBytes{tt}, mtime)
+		t.text(dir, nameLocation, fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(tt.File.Name())), tt.Offset, tt.Length), mtime)
 	}
 
 	// by-name/: a symlink per tensor, named by its escaped full name.
-	byName := t.mkdirs(t.root, []string{"by-name"}, top)
+	byName := t.mkdirs(t.root, []string{nameByName}, top)
 	links := make([][]string, len(tensors))
 	for i, tt := range tensors {
 		links[i] = escapePart(tt.Name)
@@ -170,16 +208,18 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 		comps := links[i]
 		dir := t.mkdirs(byName, comps[:len(comps)-1], top)
 		target := strings.Repeat("../", len(comps)) + strings.Join(paths[tensors[i].Name], "/")
-		dir.children = append(dir.children, t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top, []byte(target)))
+		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
+		link.target = target
+		dir.children = append(dir.children, link)
 	}
 
 	// expected/: what the config implies, mirroring the tensor tree.
-	exp := t.mkdirs(t.root, []string{"expected"}, top)
+	exp := t.mkdirs(t.root, []string{nameExpected}, top)
 	shapes = strings.Builder{}
 	for _, e := range expected {
 		shapeLine(&shapes, e.Name, e.Shape)
 	}
-	t.file(exp, "shapes", []byte(shapes.String()), top)
+	t.text(exp, nameShapes, shapes.String(), top)
 	type expectedAt struct {
 		comps []string
 		shape []uint64
@@ -191,10 +231,12 @@ func buildTree(r *spec.Report, uid, gid uint32) *tree {
 	slices.SortFunc(expAt, func(a, b expectedAt) int { return comparePaths(a.comps, b.comps) })
 	for _, e := range expAt {
 		dir := t.mkdirs(exp, e.comps, top)
-		t.file(dir, "shape", []byte(safetensors.FormatShape(e.shape)+"\n"), top)
+		t.text(dir, nameShape, tensor.FormatShape(e.shape)+"\n", top)
 	}
-	finish(t.root)
-	return t
+	if err := finish(t.root, ""); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // shapeLine appends "<name>\t[d0, d1]\n", a line of the shapes files.
@@ -204,6 +246,6 @@ func shapeLine(b *strings.Builder, name string, shape []uint64) {
 	}
 	b.WriteString(name)
 	b.WriteByte('\t')
-	b.WriteString(safetensors.FormatShape(shape))
+	b.WriteString(tensor.FormatShape(shape))
 	b.WriteByte('\n')
 }

@@ -5,26 +5,28 @@ import (
 	"fmt"
 )
 
-// Code is the stable identifier of a validation rule. Codes never change
-// between releases; scripts may match on them.
+// Code is the stable identifier of a validation rule (RULES.md numbers
+// them). Codes never change between releases; scripts may match on them.
+// A Code is also an error to match with errors.Is: a [*FormatError] is
+// its own Code.
 type Code string
 
-// Rule codes of the single-file checks, in the order the reference checks
-// them, followed by the codes of the sharded-index checks.
+// The rules of a single file, in the order the reference checks them,
+// then those of a sharded checkpoint's index.
 const (
-	CodeHeaderTooSmall      Code = "header_too_small"      // fewer than 8 bytes
-	CodeHeaderTooLarge      Code = "header_too_large"      // length prefix above 100,000,000
-	CodeInvalidHeaderLength Code = "invalid_header_length" // header runs past the end of the file
-	CodeInvalidUTF8         Code = "invalid_utf8"          // header is not UTF-8
-	CodeInvalidJSON         Code = "invalid_json"          // header is not the expected JSON
-	CodeDuplicateName       Code = "duplicate_name"        // a tensor name appears twice
-	CodeInvalidOffset       Code = "invalid_offset"        // gap, overlap or reversed range
-	CodeValidationOverflow  Code = "validation_overflow"   // shape product overflows 64 bits
-	CodeMisalignedSlice     Code = "misaligned_slice"      // sub-byte tensor not filling whole bytes
-	CodeInvalidInfo         Code = "invalid_info"          // byte range does not match shape × dtype
-	CodeIncompleteBuffer    Code = "incomplete_buffer"     // file longer or shorter than the header says
+	CodeHeaderTooSmall      Code = "header_too_small"      // S1: fewer than 8 bytes
+	CodeHeaderTooLarge      Code = "header_too_large"      // S2: length prefix above 100,000,000
+	CodeInvalidHeaderLength Code = "invalid_header_length" // S3: header runs past the end of the file
+	CodeInvalidUTF8         Code = "invalid_utf8"          // S4: header is not UTF-8
+	CodeInvalidJSON         Code = "invalid_json"          // S5: header is not the expected JSON
+	CodeDuplicateName       Code = "duplicate_name"        // S5: a tensor name appears twice
+	CodeInvalidOffset       Code = "invalid_offset"        // S7: gap, overlap or reversed range
+	CodeValidationOverflow  Code = "validation_overflow"   // S8: shape product overflows 64 bits
+	CodeMisalignedSlice     Code = "misaligned_slice"      // S9: sub-byte tensor not filling whole bytes
+	CodeInvalidInfo         Code = "invalid_info"          // S10: byte range does not match shape × dtype
+	CodeIncompleteBuffer    Code = "incomplete_buffer"     // S11: file longer or shorter than the header says
 
-	CodeInvalidIndex    Code = "invalid_index"    // index JSON malformed
+	CodeInvalidIndex    Code = "invalid_index"    // I0: index JSON malformed
 	CodeMissingShard    Code = "missing_shard"    // I1: a shard named by the index is absent
 	CodeAbsentTensor    Code = "absent_tensor"    // I2: weight_map names a tensor its shard lacks
 	CodeUnlistedTensor  Code = "unlisted_tensor"  // I3: a shard holds a tensor weight_map does not map to it
@@ -32,8 +34,8 @@ const (
 	CodeTotalSize       Code = "total_size"       // I5: metadata.total_size differs from the tensor bytes
 )
 
-// refNames maps each code to the name of the reference implementation's
-// error variant (SafeTensorError), where it has one.
+// refNames is the one table of the codes' names in the reference
+// implementation (its SafeTensorError variants), where it has one.
 var refNames = map[Code]string{
 	CodeHeaderTooSmall:      "HeaderTooSmall",
 	CodeHeaderTooLarge:      "HeaderTooLarge",
@@ -47,44 +49,27 @@ var refNames = map[Code]string{
 	CodeIncompleteBuffer:    "MetadataIncompleteBuffer",
 }
 
+func (c Code) Error() string { return "safetensors: " + string(c) }
+
+// RefName returns the reference implementation's name for the rule, such
+// as "MetadataIncompleteBuffer", or "" where it has none.
+func (c Code) RefName() string { return refNames[c] }
+
 // ErrFormat is matched by every [*FormatError]:
 // errors.Is(err, ErrFormat) reports whether err is a validation failure
 // rather than an I/O error.
 var ErrFormat = errors.New("safetensors: not a valid safetensors file")
 
-// Sentinels, one per rule, for errors.Is. A *FormatError matches the
-// sentinel of its own code.
-var (
-	ErrHeaderTooSmall      = &FormatError{Code: CodeHeaderTooSmall}
-	ErrHeaderTooLarge      = &FormatError{Code: CodeHeaderTooLarge}
-	ErrInvalidHeaderLength = &FormatError{Code: CodeInvalidHeaderLength}
-	ErrInvalidUTF8         = &FormatError{Code: CodeInvalidUTF8}
-	ErrInvalidJSON         = &FormatError{Code: CodeInvalidJSON}
-	ErrDuplicateName       = &FormatError{Code: CodeDuplicateName}
-	ErrInvalidOffset       = &FormatError{Code: CodeInvalidOffset}
-	ErrValidationOverflow  = &FormatError{Code: CodeValidationOverflow}
-	ErrMisalignedSlice     = &FormatError{Code: CodeMisalignedSlice}
-	ErrInvalidInfo         = &FormatError{Code: CodeInvalidInfo}
-	ErrIncompleteBuffer    = &FormatError{Code: CodeIncompleteBuffer}
-	ErrInvalidIndex        = &FormatError{Code: CodeInvalidIndex}
-	ErrMissingShard        = &FormatError{Code: CodeMissingShard}
-	ErrAbsentTensor        = &FormatError{Code: CodeAbsentTensor}
-	ErrUnlistedTensor      = &FormatError{Code: CodeUnlistedTensor}
-	ErrDuplicateTensor     = &FormatError{Code: CodeDuplicateTensor}
-	ErrTotalSize           = &FormatError{Code: CodeTotalSize}
-)
-
 // FormatError reports a file that breaks a validation rule.
 type FormatError struct {
-	File   string // the file, as it was named to Open
+	File   string // the file, as its source names it
 	Code   Code   // the rule that failed
 	Tensor string // the tensor concerned, if any
 	Detail string // what was found, with the numbers
 }
 
-// RefName returns the reference implementation's name for the failed rule,
-// such as "MetadataIncompleteBuffer", or "" where it has none.
-func (e *FormatError) RefName() string { return refNames[e.Code] }
+// RefName returns the reference implementation's name for the failed rule.
+func (e *FormatError) RefName() string { return e.Code.RefName() }
 
 func (e *FormatError) Error() string {
 	msg := string(e.Code)
@@ -100,14 +85,13 @@ func (e *FormatError) Error() string {
 	return msg
 }
 
-// Is makes every FormatError match [ErrFormat], and match a FormatError
-// target that has the same Code and no File (the sentinels above).
+// Is makes every FormatError match [ErrFormat] and its own [Code].
 func (e *FormatError) Is(target error) bool {
 	if target == ErrFormat {
 		return true
 	}
-	t, ok := target.(*FormatError)
-	return ok && t.File == "" && t.Code == e.Code
+	c, ok := target.(Code)
+	return ok && c == e.Code
 }
 
 func formatErr(file string, code Code, tensor, format string, args ...any) *FormatError {

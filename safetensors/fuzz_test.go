@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/source"
 )
 
 // FuzzOpen feeds arbitrary bytes to the parser. Errors are expected; a
@@ -23,7 +24,7 @@ func FuzzOpen(f *testing.F) {
 		return nil
 	})
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		sf, err := safetensors.NewFile("fuzz", bytes.NewReader(raw), int64(len(raw)))
+		sf, err := safetensors.NewFile(source.NewReaderFile("fuzz", bytes.NewReader(raw), int64(len(raw))))
 		if err != nil {
 			if _, ok := err.(*safetensors.FormatError); !ok {
 				t.Fatalf("not a *FormatError: %T %v", err, err)
@@ -37,17 +38,17 @@ func FuzzOpen(f *testing.F) {
 				t.Fatalf("tensors not sorted and unique: %q after %q", tt.Name, prev)
 			}
 			prev = tt.Name
-			if tt.FileOffset() < sf.DataStart() || tt.FileOffset()+tt.Size() > int64(len(raw)) {
-				t.Fatalf("tensor %q range [%d,+%d) outside the data section", tt.Name, tt.FileOffset(), tt.Size())
+			if tt.Offset < sf.DataStart() || tt.Offset+tt.Length > int64(len(raw)) {
+				t.Fatalf("tensor %q range [%d,+%d) outside the data section", tt.Name, tt.Offset, tt.Length)
 			}
-			if uint64(tt.Size())*8 != tt.NumElements()*tt.DType.Bits() {
-				t.Fatalf("tensor %q: %d bytes for %d elements of %s", tt.Name, tt.Size(), tt.NumElements(), tt.DType)
+			if want, ok := tt.DType.ByteSize(tt.NumElements()); !ok || uint64(tt.Length) != want {
+				t.Fatalf("tensor %q: %d bytes for %d elements of %s", tt.Name, tt.Length, tt.NumElements(), tt.DType)
 			}
 			b, err := io.ReadAll(tt.Reader())
-			if err != nil || int64(len(b)) != tt.Size() {
-				t.Fatalf("tensor %q: read %d of %d bytes: %v", tt.Name, len(b), tt.Size(), err)
+			if err != nil || int64(len(b)) != tt.Length {
+				t.Fatalf("tensor %q: read %d of %d bytes: %v", tt.Name, len(b), tt.Length, err)
 			}
-			total += tt.Size()
+			total += tt.Length
 		}
 		if sf.DataStart()+total != int64(len(raw)) {
 			t.Fatalf("tensors cover %d bytes, data section is %d", total, int64(len(raw))-sf.DataStart())

@@ -1,6 +1,10 @@
 package safetensors
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/fsmount/fsmount/tensor"
+)
 
 const (
 	// MaxHeaderSize is the reference's cap on the JSON header length.
@@ -12,7 +16,7 @@ const (
 // entry is one tensor as the header declares it, before validation.
 type entry struct {
 	name  string
-	dtype DType
+	dtype tensor.DType
 	shape []uint64
 	begin uint64
 	end   uint64
@@ -27,7 +31,7 @@ type headerParser struct {
 }
 
 // parseHeader decodes the header into entries, in the order they appear,
-// and the optional __metadata__ map. It implements rule 5 (and rejects
+// and the optional __metadata__ map. It implements rule S5 (and rejects
 // duplicate names); the offset rules are applied by validate.
 func parseHeader(file string, hdr []byte) ([]entry, map[string]string, error) {
 	p := &headerParser{file: file, s: scanner{data: hdr}}

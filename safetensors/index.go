@@ -3,13 +3,15 @@ package safetensors
 import (
 	"errors"
 	"fmt"
-	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // Index is a parsed model.safetensors.index.json.
@@ -25,25 +27,22 @@ type Index struct {
 	Shards []string
 }
 
-// ParseIndex reads an index file. Shard names must be plain file names in
-// the index's directory; a duplicate tensor name is an error.
-func ParseIndex(path string) (*Index, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	idx := &Index{Path: path}
+// ParseIndex parses the bytes of an index file; name is used in
+// messages. Shard names must be plain file names in the index's
+// directory; a duplicate tensor name is an error.
+func ParseIndex(name string, raw []byte) (*Index, error) {
+	idx := &Index{Path: name}
 	if err := idx.parse(raw); err != nil {
 		var se *syntaxError
 		if errors.As(err, &se) {
-			return nil, formatErr(path, CodeInvalidIndex, "", "%s, at byte %d", se.msg, se.pos)
+			return nil, formatErr(name, CodeInvalidIndex, "", "%s, at byte %d", se.msg, se.pos)
 		}
-		return nil, formatErr(path, CodeInvalidIndex, "", "%v", err)
+		return nil, formatErr(name, CodeInvalidIndex, "", "%v", err)
 	}
 	seen := map[string]bool{}
-	for name, shard := range idx.WeightMap {
+	for tn, shard := range idx.WeightMap {
 		if shard == "" || shard == "." || shard == ".." || strings.ContainsAny(shard, "/\x00") {
-			return nil, formatErr(path, CodeInvalidIndex, name, "tensor %q: shard %q is not a file name in the model directory", name, shard)
+			return nil, formatErr(name, CodeInvalidIndex, tn, "tensor %q: shard %q is not a file name in the model directory", tn, shard)
 		}
 		if !seen[shard] {
 			seen[shard] = true
@@ -184,57 +183,62 @@ func (idx *Index) parseMetadata(s *scanner) error {
 // shardName is the usual shard naming, model-00001-of-00003.safetensors.
 var shardName = regexp.MustCompile(`^(.*?)[_-](\d{5,6})-of-(\d{5,6})\.safetensors$`)
 
-// openIndexed opens every shard an index names and checks the index
-// against them (rules I1 to I7 of safetensors-rules.md).
-func openIndexed(dir, path string) (*Checkpoint, error) {
-	idx, err := ParseIndex(path)
-	if err != nil {
-		return nil, err
-	}
-	// I1: every shard exists (and, below, passes rules 1-11).
+// MissingShards applies rule I1: every shard the index names exists.
+// exists reports whether a shard is there.
+func (idx *Index) MissingShards(exists func(shard string) bool) error {
 	var missing []string
 	for _, s := range idx.Shards {
-		if _, err := os.Stat(filepath.Join(dir, s)); err != nil {
+		if !exists(s) {
 			missing = append(missing, s)
 		}
 	}
-	if len(missing) > 0 {
-		first := missing[:min(3, len(missing))]
-		more := ""
-		if len(missing) > len(first) {
-			more = ", …"
-		}
-		return nil, formatErr(path, CodeMissingShard, "", "%d of the %d shards it names %s missing: %s%s",
-			len(missing), len(idx.Shards), plural(uint64(len(missing)), "is", "are"), strings.Join(first, ", "), more)
+	if len(missing) == 0 {
+		return nil
 	}
-	files := make([]*File, 0, len(idx.Shards))
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
+	first := missing[:min(3, len(missing))]
+	more := ""
+	if len(missing) > len(first) {
+		more = ", …"
 	}
-	for _, s := range idx.Shards {
-		f, err := Open(filepath.Join(dir, s))
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		files = append(files, f)
-	}
-	// I4 is checked while joining the shards.
-	c, err := newCheckpoint(dir, files, idx)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkIndex(); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
+	return formatErr(idx.Path, CodeMissingShard, "", "%d of the %d shards it names %s missing: %s%s",
+		len(missing), len(idx.Shards), plural(uint64(len(missing)), "is", "are"), strings.Join(first, ", "), more)
 }
 
-func (c *Checkpoint) checkIndex() error {
-	idx := c.Index
+// Join merges the tensors of several files into one list sorted by name,
+// applying rule I4: no tensor is stored in two files.
+func Join(files []*File) ([]*tensor.Tensor, error) {
+	n := 0
+	for _, f := range files {
+		n += len(f.tensors)
+	}
+	all := make([]*tensor.Tensor, 0, n)
+	byName := make(map[string]*File, n)
+	for _, f := range files {
+		for _, t := range f.tensors {
+			if prev, dup := byName[t.Name]; dup {
+				return nil, formatErr(f.Name(), CodeDuplicateTensor, t.Name, "tensor %q is stored in both %s and %s",
+					t.Name, baseName(prev.Name()), baseName(f.Name()))
+			}
+			byName[t.Name] = f
+			all = append(all, t)
+		}
+	}
+	slices.SortFunc(all, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
+	return all, nil
+}
+
+// baseName is the last element of a path or URL.
+func baseName(name string) string { return path.Base(filepath.ToSlash(name)) }
+
+// Check applies rules I2, I3 and I5 to the joined tensors of the shards,
+// and returns the warnings of I6 and I7. listing is the names of the
+// files beside the index, or nil where the source cannot list them (I7
+// is then not checked).
+func (idx *Index) Check(tensors []*tensor.Tensor, listing []string) ([]string, error) {
+	byName := make(map[string]*tensor.Tensor, len(tensors))
+	for _, t := range tensors {
+		byName[t.Name] = t
+	}
 	// I2: every tensor the weight map names is in its shard.
 	names := make([]string, 0, len(idx.WeightMap))
 	for n := range idx.WeightMap {
@@ -243,22 +247,23 @@ func (c *Checkpoint) checkIndex() error {
 	slices.Sort(names)
 	for _, n := range names {
 		shard := idx.WeightMap[n]
-		if t := c.byName[n]; t == nil || filepath.Base(t.file.Name) != shard {
-			return formatErr(idx.Path, CodeAbsentTensor, n, "tensor %q is mapped to %s, which does not hold it", n, shard)
+		if t := byName[n]; t == nil || baseName(t.File.Name()) != shard {
+			return nil, formatErr(idx.Path, CodeAbsentTensor, n, "tensor %q is mapped to %s, which does not hold it", n, shard)
 		}
 	}
 	// I3: every tensor of a shard is in the weight map, mapped to it.
 	var total uint64
-	for _, t := range c.tensors {
+	for _, t := range tensors {
 		if _, ok := idx.WeightMap[t.Name]; !ok {
-			return formatErr(t.file.Name, CodeUnlistedTensor, t.Name, "tensor %q is not listed in %s", t.Name, filepath.Base(idx.Path))
+			return nil, formatErr(t.File.Name(), CodeUnlistedTensor, t.Name, "tensor %q is not listed in %s", t.Name, baseName(idx.Path))
 		}
-		total += uint64(t.Size())
+		total += uint64(t.Length)
 	}
 	// I5: metadata.total_size is the tensor bytes, not the file sizes.
 	if idx.TotalSize != nil && *idx.TotalSize != total {
-		return formatErr(idx.Path, CodeTotalSize, "", "metadata.total_size is %d, the tensors hold %d bytes", *idx.TotalSize, total)
+		return nil, formatErr(idx.Path, CodeTotalSize, "", "metadata.total_size is %d, the tensors hold %d bytes", *idx.TotalSize, total)
 	}
+	var warnings []string
 	// I6: shard names follow the usual pattern (a warning only).
 	var odd []string
 	for _, s := range idx.Shards {
@@ -272,19 +277,21 @@ func (c *Checkpoint) checkIndex() error {
 		}
 	}
 	if len(odd) > 0 {
-		c.warnings = append(c.warnings, fmt.Sprintf("%d of %d shard names do not follow NAME-00001-of-%05d.safetensors (first: %s)", len(odd), len(idx.Shards), len(idx.Shards), odd[0]))
+		warnings = append(warnings, fmt.Sprintf("%d of %d shard names do not follow NAME-00001-of-%05d.safetensors (first: %s)", len(odd), len(idx.Shards), len(idx.Shards), odd[0]))
 	}
 	// I7: no safetensors file in the directory is left out.
-	all, _ := filepath.Glob(filepath.Join(filepath.Dir(idx.Path), "*.safetensors"))
 	var unused []string
-	for _, p := range all {
-		if _, ok := slices.BinarySearch(idx.Shards, filepath.Base(p)); !ok {
-			unused = append(unused, filepath.Base(p))
+	for _, p := range listing {
+		if !strings.HasSuffix(p, ".safetensors") {
+			continue
+		}
+		if _, ok := slices.BinarySearch(idx.Shards, p); !ok {
+			unused = append(unused, p)
 		}
 	}
 	if len(unused) > 0 {
-		c.warnings = append(c.warnings, fmt.Sprintf("%d .safetensors %s in the directory %s not named by the index (first: %s)",
+		warnings = append(warnings, fmt.Sprintf("%d .safetensors %s in the directory %s not named by the index (first: %s)",
 			len(unused), plural(uint64(len(unused)), "file", "files"), plural(uint64(len(unused)), "is", "are"), unused[0]))
 	}
-	return nil
+	return warnings, nil
 }

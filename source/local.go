@@ -57,6 +57,9 @@ type LocalFile struct {
 	mode fs.FileMode
 	mt   time.Time
 
+	closeOnce sync.Once
+	closeErr  error
+
 	mapOnce sync.Once
 	mapped  []byte
 	mapErr  error
@@ -107,13 +110,16 @@ func (f *LocalFile) Mode() fs.FileMode                       { return f.mode }
 // Fd returns the file's descriptor, for splicing.
 func (f *LocalFile) Fd() uintptr { return f.f.Fd() }
 
-// Close unmaps and closes the file.
+// Close unmaps and closes the file. Closing twice is harmless.
 func (f *LocalFile) Close() error {
-	if f.mapped != nil {
-		unix.Munmap(f.mapped)
-		f.mapped = nil
-	}
-	return f.f.Close()
+	f.closeOnce.Do(func() {
+		if f.mapped != nil {
+			unix.Munmap(f.mapped)
+			f.mapped = nil
+		}
+		f.closeErr = f.f.Close()
+	})
+	return f.closeErr
 }
 
 // Mapping maps the whole file read-only (once; later calls return the
@@ -152,19 +158,15 @@ func (f *LocalFile) Release(data []byte) {
 
 // Changed compares the file, as its descriptor sees it now, with what was
 // opened: another size or modification time means it was rewritten in
-// place.
+// place. Not ctime: renaming another file over this one changes this
+// one's ctime (its link count), and its bytes are still the ones opened.
 func (f *LocalFile) Changed() error {
 	var st unix.Stat_t
 	if err := unix.Fstat(int(f.f.Fd()), &st); err != nil {
 		return fmt.Errorf("%s: fstat: %w", f.name, err)
 	}
-	switch {
-	case st.Size != f.st.Size:
-		return fmt.Errorf("%s changed size from %d to %d bytes since it was opened", f.name, f.st.Size, st.Size)
-	case st.Mtim != f.st.Mtim:
-		// Not ctime: renaming another file over this one changes this
-		// one's ctime (its link count), and its bytes are still served.
-		return fmt.Errorf("%s was modified since it was opened", f.name)
+	if st.Size != f.st.Size || st.Mtim != f.st.Mtim {
+		return &ChangedError{Name: f.name, Was: f.st.Size, Now: st.Size}
 	}
 	return nil
 }

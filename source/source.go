@@ -66,6 +66,19 @@ type Checker interface {
 	Changed() error
 }
 
+// ChangedError says that a file is no longer what was opened.
+type ChangedError struct {
+	Name     string
+	Was, Now int64 // sizes when opened and now; equal when rewritten in place
+}
+
+func (e *ChangedError) Error() string {
+	if e.Now != e.Was {
+		return e.Name + " changed size since it was opened, from " + commas(e.Was) + " to " + commas(e.Now) + " bytes"
+	}
+	return e.Name + " was modified since it was opened"
+}
+
 // ErrNotListable is returned by List for a source that cannot list.
 var ErrNotListable = errors.New("source cannot list its files")
 

@@ -76,7 +76,7 @@ type Plan struct {
 }
 
 // decoder describes one family of decoder-only transformers; the
-// architectures differ only in these switches (architectures.md).
+// architectures differ only in these switches (see the decoders table).
 type decoder struct {
 	name       string
 	archs      []string // "architectures" values

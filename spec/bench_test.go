@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/spec"
 )
@@ -34,7 +35,7 @@ func BenchmarkParse06B(b *testing.B) {
 // BenchmarkCheck06B cross-checks the opened 0.6B layout against its
 // config, including the byte comparison of the 311 MB tied head.
 func BenchmarkCheck06B(b *testing.B) {
-	m, err := spec.Open(sparse06B(b))
+	m, err := model.Open(sparse06B(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func BenchmarkCheck06B(b *testing.B) {
 
 // BenchmarkReport06B renders the text report.
 func BenchmarkReport06B(b *testing.B) {
-	m, err := spec.Open(sparse06B(b))
+	m, err := model.Open(sparse06B(b))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,58 +3,12 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/tensor"
 )
-
-// Model is a model on disk: its weights and, when there is one, its
-// config.json.
-type Model struct {
-	// Path is what the user named: a directory or a .safetensors file.
-	Path string
-	// Config is nil when there is no config.json to check against.
-	Config *Config
-	// Weights are the opened safetensors files.
-	Weights *safetensors.Checkpoint
-	// NoConfig says why Config is nil.
-	NoConfig string
-}
-
-// ConfigFileName is the name of the config file in a model directory.
-const ConfigFileName = "config.json"
-
-// Open opens a model: a directory with config.json and model.safetensors
-// (or a sharded index), or a single .safetensors file, which is listed but
-// not cross-checked.
-func Open(path string) (*Model, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	m := &Model{Path: path}
-	if !st.IsDir() {
-		m.NoConfig = "a single file was given, so there is no config.json to check it against"
-	} else {
-		cfgPath := filepath.Join(path, ConfigFileName)
-		m.Config, err = LoadConfig(cfgPath)
-		if errors.Is(err, os.ErrNotExist) {
-			m.NoConfig = "there is no config.json in " + path
-		} else if err != nil {
-			return nil, err
-		}
-	}
-	if m.Weights, err = safetensors.OpenCheckpoint(path); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// Close releases the weights' mappings.
-func (m *Model) Close() error { return m.Weights.Close() }
 
 // ProblemKind classifies a cross-check problem.
 type ProblemKind string
@@ -85,14 +39,16 @@ const (
 // plan's tensor and the file's, either of which may be nil.
 type Entry struct {
 	Expected *ExpectedTensor     // nil for a file tensor the plan does not name
-	Tensor   *safetensors.Tensor // nil when missing from the files
+	Tensor   *tensor.Tensor // nil when missing from the files
 	Aux      string              // AuxQuant or AuxLegacy for allowed extras
 }
 
 // Report is the result of checking a model: everything fsinspect prints
 // and the mount serves.
 type Report struct {
-	Model *Model
+	Model *model.Model
+	// Config is the parsed config.json, or nil when the model has none.
+	Config *Config
 	// Plan is nil when the cross-check was skipped.
 	Plan *Plan
 	// Skipped says why the cross-check was not done, or is "".
@@ -107,7 +63,7 @@ type Report struct {
 	Stored     uint64 // parameters over every tensor in the files
 	Logical    uint64 // Stored less a tied duplicate head and legacy buffers
 	Embeddings uint64 // parameters of the token embedding
-	ByDType    map[safetensors.DType]uint64
+	ByDType    map[tensor.DType]uint64
 }
 
 // Clean reports whether the check found no problem.
@@ -139,23 +95,28 @@ type NamedShape struct {
 }
 
 // Check cross-checks a model's files against its config.json.
-func Check(m *Model) (*Report, error) {
-	r := &Report{Model: m, ByDType: map[safetensors.DType]uint64{}}
-	r.Warnings = append(r.Warnings, m.Weights.Warnings()...)
-	for _, t := range m.Weights.Tensors() {
+func Check(m *model.Model) (*Report, error) {
+	r := &Report{Model: m, ByDType: map[tensor.DType]uint64{}}
+	r.Warnings = append(r.Warnings, m.Warnings()...)
+	for _, t := range m.Tensors() {
 		n := t.NumElements()
 		r.Stored += n
 		r.ByDType[t.DType] += n
 	}
 	r.Logical = r.Stored
-	if emb := m.Weights.Tensor("model.embed_tokens.weight"); emb != nil {
+	if emb := m.Tensor("model.embed_tokens.weight"); emb != nil {
 		r.Embeddings = emb.NumElements()
 	}
 	switch {
 	case m.Config == nil:
 		r.Skipped = m.NoConfig
 	default:
-		plan, err := Expect(m.Config)
+		c, err := ParseConfig(m.ConfigName, m.Config)
+		if err != nil {
+			return nil, err
+		}
+		r.Config = c
+		plan, err := Expect(c)
 		var noSpec *ErrNoSpec
 		if errors.As(err, &noSpec) {
 			r.Skipped = noSpec.Error() + ": its tensors are listed, not checked"
@@ -166,7 +127,7 @@ func Check(m *Model) (*Report, error) {
 		}
 	}
 	if r.Plan == nil {
-		for _, t := range m.Weights.Tensors() {
+		for _, t := range m.Tensors() {
 			r.Entries = append(r.Entries, Entry{Tensor: t})
 		}
 		return r, nil
@@ -178,7 +139,7 @@ func Check(m *Model) (*Report, error) {
 }
 
 func (r *Report) crossCheck() error {
-	p, w := r.Plan, r.Model.Weights
+	p, w := r.Plan, r.Model
 	want, hasWant := configDType(p.DType)
 	if p.DType != "" && !hasWant {
 		r.Notes = append(r.Notes, fmt.Sprintf("config dtype %q has no safetensors equivalent: dtypes not checked", p.DType))
@@ -223,7 +184,7 @@ func (r *Report) crossCheck() error {
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
 		default:
 			r.Entries = append(r.Entries, Entry{Tensor: t})
-			problems = append(problems, Problem{Unexpected, t.Name, fmt.Sprintf("%s %s %s is not part of %s", t.Name, t.DType, safetensors.FormatShape(t.Shape), p.Arch)})
+			problems = append(problems, Problem{Unexpected, t.Name, fmt.Sprintf("%s %s %s is not part of %s", t.Name, t.DType, tensor.FormatShape(t.Shape), p.Arch)})
 		}
 	}
 	if head, emb := w.Tensor("lm_head.weight"), w.Tensor("model.embed_tokens.weight"); p.Tied {
@@ -231,17 +192,17 @@ func (r *Report) crossCheck() error {
 		case head == nil:
 			r.Notes = append(r.Notes, "lm_head.weight omitted: tied to embed_tokens, as tie_word_embeddings says")
 		case emb == nil:
-		case !safetensors.ShapeEqual(head.Shape, emb.Shape):
+		case !slices.Equal(head.Shape, emb.Shape):
 			problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
-				safetensors.FormatShape(head.Shape), safetensors.FormatShape(emb.Shape))})
+				tensor.FormatShape(head.Shape), tensor.FormatShape(emb.Shape))})
 		default:
-			off, err := head.FirstDifference(emb)
+			off, err := tensor.FirstDifference(head, emb)
 			if err != nil {
 				return err
 			}
 			if off >= 0 {
 				problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
-					commas(uint64(off)), commas(uint64(head.Size())))})
+					commas(uint64(off)), commas(uint64(head.Length)))})
 			} else {
 				r.Logical -= head.NumElements()
 				r.Notes = append(r.Notes, fmt.Sprintf("lm_head.weight present but tied — a redundant byte-identical copy of embed_tokens (%s params counted once)", commas(head.NumElements())))
@@ -267,16 +228,16 @@ func (r *Report) crossCheck() error {
 }
 
 // configDType maps a config.json dtype name to the safetensors dtype.
-func configDType(s string) (safetensors.DType, bool) {
+func configDType(s string) (tensor.DType, bool) {
 	switch strings.TrimPrefix(s, "torch.") {
 	case "bfloat16":
-		return safetensors.BF16, true
+		return tensor.BF16, true
 	case "float16", "half":
-		return safetensors.F16, true
+		return tensor.F16, true
 	case "float32", "float":
-		return safetensors.F32, true
+		return tensor.F32, true
 	case "float64", "double":
-		return safetensors.F64, true
+		return tensor.F64, true
 	}
 	return 0, false
 }
@@ -286,13 +247,13 @@ func expectedShape(e *ExpectedTensor) string {
 	for i, d := range e.Shape {
 		syms[i] = d.Sym
 	}
-	return "[" + strings.Join(syms, ", ") + "] = " + safetensors.FormatShape(e.ShapeValues())
+	return "[" + strings.Join(syms, ", ") + "] = " + tensor.FormatShape(e.ShapeValues())
 }
 
 // shapeMismatch describes how got differs from e's shape, naming each
 // offending dimension by its legend symbol, or returns "".
 func shapeMismatch(e *ExpectedTensor, got []uint64) string {
-	head := fmt.Sprintf("%s is %s, expected %s", e.Name, safetensors.FormatShape(got), expectedShape(e))
+	head := fmt.Sprintf("%s is %s, expected %s", e.Name, tensor.FormatShape(got), expectedShape(e))
 	if len(got) != len(e.Shape) {
 		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(e.Shape))
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 )
 
@@ -33,15 +32,6 @@ func (e *ConfigError) Error() string {
 		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 	}
 	return fmt.Sprintf("%s: field %q %s", e.Path, e.Field, e.Msg)
-}
-
-// LoadConfig reads and parses a config.json.
-func LoadConfig(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParseConfig(path, raw)
 }
 
 // ParseConfig parses config.json bytes; path is used in messages only.

@@ -1,7 +1,7 @@
 // Package spec decides what a model's files should hold and whether they
 // do.
 //
-// It reads config.json strictly ([LoadConfig]), derives the tensor set the
+// It parses config.json strictly ([ParseConfig]), derives the tensor set the
 // architecture implies ([Expect]), checks the opened safetensors files
 // against it ([Check]) and renders the result as the report that fsinspect
 // prints and the mount serves ([Report.Text], [Report.JSON]).

@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/spec"
 )
@@ -49,7 +51,9 @@ func TestRealShardedIndexes(t *testing.T) {
 	for _, c := range RealShardedModels {
 		t.Run(c.Dir, func(t *testing.T) {
 			dir, total := writeRealSharded(t, c.Dir)
-			idx, err := safetensors.ParseIndex(filepath.Join(dir, "model.safetensors.index.json"))
+			raw, err := os.ReadFile(filepath.Join(dir, "model.safetensors.index.json"))
+			require.NoError(t, err)
+			idx, err := safetensors.ParseIndex("model.safetensors.index.json", raw)
 			require.NoError(t, err)
 			require.NotNil(t, idx.TotalSize)
 			assert.Equal(t, *idx.TotalSize, total, "our shapes give the index's total_size")
@@ -59,8 +63,8 @@ func TestRealShardedIndexes(t *testing.T) {
 			t.Logf("%s: open+check %v", c.Dir, time.Since(start))
 			assert.True(t, r.Clean(), r.Verdict())
 			assert.Equal(t, c.Spec, r.Plan.Arch)
-			assert.Len(t, r.Model.Weights.Tensors(), c.Tensors)
-			assert.Len(t, r.Model.Weights.Files, c.Shards)
+			assert.Len(t, r.Model.Tensors(), c.Tensors)
+			assert.Len(t, r.Model.Files, c.Shards)
 			assert.Equal(t, c.Stored, r.Stored)
 			assert.Equal(t, c.Logical, r.Logical)
 			assert.Equal(t, len(r.ExpectedSet()), c.Tensors, "expected/ lists every tensor of a clean model")
@@ -108,18 +112,18 @@ func TestMoEDenseAndSparseBlocks(t *testing.T) {
 }
 
 func TestMissingShards(t *testing.T) {
-	_, err := spec.Open(realworld("Llama-3.2-3B-per-tensor-shards"))
-	require.ErrorIs(t, err, safetensors.ErrMissingShard)
+	_, err := model.Open(realworld("Llama-3.2-3B-per-tensor-shards"))
+	require.ErrorIs(t, err, safetensors.CodeMissingShard)
 	assert.Contains(t, err.Error(), "243 of the 254 shards it names are missing: embed_tokens.safetensors, ")
 }
 
 func TestSafeTensorsJLSharded(t *testing.T) {
 	r := check(t, realworld("SafeTensors.jl-sharded"))
-	assert.Len(t, r.Model.Weights.Files, 6)
-	assert.Len(t, r.Model.Weights.Tensors(), 36)
+	assert.Len(t, r.Model.Files, 6)
+	assert.Len(t, r.Model.Tensors(), 36)
 	var bytes int64
-	for _, tt := range r.Model.Weights.Tensors() {
-		bytes += tt.Size()
+	for _, tt := range r.Model.Tensors() {
+		bytes += tt.Length
 	}
 	assert.Equal(t, int64(4305), bytes)
 	assert.Contains(t, r.Verdict(), "cross-check skipped: there is no config.json")
@@ -139,7 +143,7 @@ func TestRealConfigParams(t *testing.T) {
 		{"Llama-3.2-1B/lf-normalized", 1_235_814_400, "1.2B"},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
-			cfg, err := spec.LoadConfig(realworld(c.dir, "config.json"))
+			cfg, err := testmodel.LoadConfig(realworld(c.dir, "config.json"))
 			require.NoError(t, err)
 			p, err := spec.Expect(cfg)
 			require.NoError(t, err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 const ruleWidth = 76 // width of the section rules, in runes
@@ -75,15 +75,15 @@ func (r *Report) writeTensors(b *strings.Builder) {
 	if r.Plan == nil {
 		for _, e := range r.Entries {
 			t := e.Tensor
-			tableRow(b, t.Name, t.DType.String(), safetensors.FormatShape(t.Shape), commas(t.NumElements()), "")
+			tableRow(b, t.Name, t.DType.String(), tensor.FormatShape(t.Shape), commas(t.NumElements()), "")
 		}
 		return
 	}
 	row := func(label string, e *Entry) {
 		x := e.Expected
-		dtype, shape, params := "—", safetensors.FormatShape(x.ShapeValues()), "missing"
+		dtype, shape, params := "—", tensor.FormatShape(x.ShapeValues()), "missing"
 		if t := e.Tensor; t != nil {
-			dtype, shape, params = t.DType.String(), safetensors.FormatShape(t.Shape), commas(t.NumElements())
+			dtype, shape, params = t.DType.String(), tensor.FormatShape(t.Shape), commas(t.NumElements())
 		}
 		io := flow(x)
 		if x.Expert >= 0 {
@@ -181,7 +181,7 @@ func (r *Report) Verdict() string {
 		for _, w := range r.Warnings {
 			line("warning: %s", w)
 		}
-		line("params: %s stored in %d tensors", commas(r.Stored), len(r.Model.Weights.Tensors()))
+		line("params: %s stored in %d tensors", commas(r.Stored), len(r.Model.Tensors()))
 		return b.String()
 	}
 	expected := 0
@@ -308,11 +308,11 @@ type jsonTensorShape struct {
 // JSON renders the same facts as Text for machines.
 func (r *Report) JSON() []byte {
 	j := jsonReport{
-		Model:    r.Model.Path,
+		Model:    r.Model.Location,
 		Checked:  r.Plan != nil,
 		Skipped:  r.Skipped,
 		Clean:    r.Clean(),
-		Tensors:  len(r.Model.Weights.Tensors()),
+		Tensors:  len(r.Model.Tensors()),
 		Expected: len(r.ExpectedSet()),
 		Problems: []jsonProblem{},
 		Notes:    append([]string{}, r.Notes...),
@@ -320,11 +320,11 @@ func (r *Report) JSON() []byte {
 		Params: jsonParams{Stored: r.Stored, Logical: r.Logical, Label: SizeLabel(r.Logical),
 			Embeddings: r.Embeddings, EmbeddingsShare: float64(int(r.EmbeddingShare()*10+0.5)) / 10, ByDType: map[string]uint64{}},
 	}
-	if c := r.Model.Config; c != nil {
+	if c := r.Config; c != nil {
 		j.Architecture = c.Architecture()
 	}
-	for _, f := range r.Model.Weights.Files {
-		j.Files = append(j.Files, f.Name)
+	for _, f := range r.Model.Files {
+		j.Files = append(j.Files, f.Name())
 	}
 	if r.Plan != nil {
 		j.Spec = r.Plan.Arch
@@ -338,8 +338,8 @@ func (r *Report) JSON() []byte {
 	for k, v := range r.ByDType {
 		j.Params.ByDType[k.String()] = v
 	}
-	for _, t := range r.Model.Weights.Tensors() {
-		j.Shapes = append(j.Shapes, jsonTensorShape{t.Name, t.DType.String(), t.Shape, t.NumElements(), t.File().Name, t.FileOffset(), t.Size()})
+	for _, t := range r.Model.Tensors() {
+		j.Shapes = append(j.Shapes, jsonTensorShape{t.Name, t.DType.String(), t.Shape, t.NumElements(), t.File.Name(), t.Offset, t.Length})
 	}
 	out, _ := json.MarshalIndent(j, "", "  ")
 	return append(out, '\n')

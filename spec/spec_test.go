@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -89,7 +90,7 @@ func TestHeadDimRule(t *testing.T) {
 }
 
 func TestExpectQwen3RealConfig(t *testing.T) {
-	cfg, err := spec.LoadConfig(filepath.Join(repo, "testdata", "qwen3-0.6b-layout", "config.json"))
+	cfg, err := testmodel.LoadConfig(filepath.Join(repo, "testdata", "qwen3-0.6b-layout", "config.json"))
 	require.NoError(t, err)
 	p, err := spec.Expect(cfg)
 	require.NoError(t, err)
@@ -132,7 +133,7 @@ func writeTiny(t *testing.T, edit func([]testmodel.Tensor) []testmodel.Tensor) s
 
 func check(t *testing.T, dir string) *spec.Report {
 	t.Helper()
-	m, err := spec.Open(dir)
+	m, err := model.Open(dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
 	r, err := spec.Check(m)
@@ -254,7 +255,7 @@ func TestRealityAnchor(t *testing.T) {
 	require.NoError(t, testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json")))
 	r := check(t, dir)
 	assert.True(t, r.Clean(), r.Verdict())
-	assert.Len(t, r.Model.Weights.Tensors(), 311)
+	assert.Len(t, r.Model.Tensors(), 311)
 	assert.Equal(t, uint64(751_632_384), r.Stored)
 	assert.Equal(t, uint64(596_049_920), r.Logical)
 	assert.Equal(t, uint64(155_582_464), r.Embeddings)
@@ -277,7 +278,7 @@ func TestSizeLabel(t *testing.T) {
 }
 
 // TestArchitectureCounts checks each spec's tensor count per block against
-// architectures.md: Llama 9L+2, Qwen2 12L+2, Qwen3 11L+2, Gemma2 11L+2
+// the modules of transformers' modeling files: Llama 9L+2, Qwen2 12L+2, Qwen3 11L+2, Gemma2 11L+2
 // (plus an untied lm_head), and the switches that add biases.
 func TestArchitectureCounts(t *testing.T) {
 	const dims = `"vocab_size":16,"hidden_size":8,"num_hidden_layers":3,"num_attention_heads":2,"num_key_value_heads":1,"intermediate_size":12`

@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/fsmount/fsmount/internal/version"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -70,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsinspect: expected one MODEL, got %d arguments\n%s", fl.NArg(), usage)
 		return exitUsage
 	}
-	m, err := spec.Open(fl.Arg(0))
+	m, err := model.Open(fl.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid

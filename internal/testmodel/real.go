@@ -27,7 +27,11 @@ func WriteRealSharded(dir, src string) (uint64, error) {
 			return 0, err
 		}
 	}
-	cfg, err := spec.LoadConfig(filepath.Join(dir, "config.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return 0, err
+	}
+	cfg, err := spec.ParseConfig("config.json", raw)
 	if err != nil {
 		return 0, err
 	}
@@ -35,7 +39,11 @@ func WriteRealSharded(dir, src string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	idx, err := safetensors.ParseIndex(filepath.Join(dir, "model.safetensors.index.json"))
+	raw, err = os.ReadFile(filepath.Join(dir, "model.safetensors.index.json"))
+	if err != nil {
+		return 0, err
+	}
+	idx, err := safetensors.ParseIndex("model.safetensors.index.json", raw)
 	if err != nil {
 		return 0, err
 	}

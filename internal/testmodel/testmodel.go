@@ -13,6 +13,9 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // Tensor is one tensor to write. Data, if nil, is filled by the writer
@@ -179,4 +182,23 @@ func WriteSparse(path string, entries []Entry, meta map[string]string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// Bytes returns a tensor's bytes, read from its file, or nil if they
+// cannot be read.
+func Bytes(t *tensor.Tensor) []byte {
+	b := make([]byte, t.Length)
+	if n, _ := t.File.ReadAt(b, t.Offset); int64(n) != t.Length {
+		return nil
+	}
+	return b
+}
+
+// LoadConfig reads and parses a config.json.
+func LoadConfig(path string) (*spec.Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return spec.ParseConfig(path, raw)
 }

@@ -1,4 +1,4 @@
-package safetensors_test
+package model_test
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/safetensors"
 )
 
@@ -20,7 +21,7 @@ func writeSharded(t *testing.T, index string, shards map[string][]testmodel.Tens
 	for name, ts := range shards {
 		require.NoError(t, testmodel.WriteFile(filepath.Join(dir, name), ts, nil, 1))
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, safetensors.IndexFileName), []byte(index), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, model.IndexName), []byte(index), 0o644))
 	return dir
 }
 
@@ -39,22 +40,22 @@ func TestIndexChecks(t *testing.T) {
 		{"valid", good, two, nil, ""},
 		{"total_size as string", `{"metadata":{"total_size":"11","total_parameters":5},"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors"}}`, two, nil, ""},
 		{"no metadata", `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors"}}`, two, nil, ""},
-		{"not json", `{"weight_map":`, two, safetensors.ErrInvalidIndex, ""},
-		{"no weight_map", `{"metadata":{}}`, two, safetensors.ErrInvalidIndex, "no weight_map"},
-		{"duplicate tensor", `{"weight_map":{"a":"m-00001-of-00002.safetensors","a":"m-00001-of-00002.safetensors"}}`, two, safetensors.ErrInvalidIndex, `lists tensor "a" twice`},
-		{"shard not a string", `{"weight_map":{"a":1}}`, two, safetensors.ErrInvalidIndex, "shard must be a string"},
-		{"shard escapes the directory", `{"weight_map":{"a":"../m-00001-of-00002.safetensors"}}`, two, safetensors.ErrInvalidIndex, "not a file name"},
-		{"missing shard (I1)", `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00003-of-00003.safetensors"}}`, two, safetensors.ErrMissingShard, "1 of the 2 shards it names is missing: m-00003-of-00003.safetensors"},
-		{"absent tensor (I2)", `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors","c":"m-00002-of-00002.safetensors"}}`, two, safetensors.ErrAbsentTensor, `tensor "c" is mapped to m-00002-of-00002.safetensors, which does not hold it`},
-		{"wrong shard (I2)", `{"weight_map":{"a":"m-00002-of-00002.safetensors","b":"m-00002-of-00002.safetensors","x":"m-00001-of-00002.safetensors"}}`, two, safetensors.ErrAbsentTensor, `tensor "a" is mapped to m-00002-of-00002.safetensors`},
-		{"unlisted tensor (I3)", `{"weight_map":{"a":"m-00001-of-00002.safetensors"}}`, map[string][]testmodel.Tensor{"m-00001-of-00002.safetensors": append(a, b...)}, safetensors.ErrUnlistedTensor, `tensor "b" is not listed`},
-		{"tensor in two shards (I4)", `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors"}}`, map[string][]testmodel.Tensor{"m-00001-of-00002.safetensors": a, "m-00002-of-00002.safetensors": append(a, b...)}, safetensors.ErrDuplicateTensor, `tensor "a" is stored in both`},
-		{"total_size (I5)", `{"metadata":{"total_size":12},"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors"}}`, two, safetensors.ErrTotalSize, "metadata.total_size is 12, the tensors hold 11 bytes"},
+		{"not json", `{"weight_map":`, two, safetensors.CodeInvalidIndex, ""},
+		{"no weight_map", `{"metadata":{}}`, two, safetensors.CodeInvalidIndex, "no weight_map"},
+		{"duplicate tensor", `{"weight_map":{"a":"m-00001-of-00002.safetensors","a":"m-00001-of-00002.safetensors"}}`, two, safetensors.CodeInvalidIndex, `lists tensor "a" twice`},
+		{"shard not a string", `{"weight_map":{"a":1}}`, two, safetensors.CodeInvalidIndex, "shard must be a string"},
+		{"shard escapes the directory", `{"weight_map":{"a":"../m-00001-of-00002.safetensors"}}`, two, safetensors.CodeInvalidIndex, "not a file name"},
+		{"missing shard (I1)", `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00003-of-00003.safetensors"}}`, two, safetensors.CodeMissingShard, "1 of the 2 shards it names is missing: m-00003-of-00003.safetensors"},
+		{"absent tensor (I2)", `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors","c":"m-00002-of-00002.safetensors"}}`, two, safetensors.CodeAbsentTensor, `tensor "c" is mapped to m-00002-of-00002.safetensors, which does not hold it`},
+		{"wrong shard (I2)", `{"weight_map":{"a":"m-00002-of-00002.safetensors","b":"m-00002-of-00002.safetensors","x":"m-00001-of-00002.safetensors"}}`, two, safetensors.CodeAbsentTensor, `tensor "a" is mapped to m-00002-of-00002.safetensors`},
+		{"unlisted tensor (I3)", `{"weight_map":{"a":"m-00001-of-00002.safetensors"}}`, map[string][]testmodel.Tensor{"m-00001-of-00002.safetensors": append(a, b...)}, safetensors.CodeUnlistedTensor, `tensor "b" is not listed`},
+		{"tensor in two shards (I4)", `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors"}}`, map[string][]testmodel.Tensor{"m-00001-of-00002.safetensors": a, "m-00002-of-00002.safetensors": append(a, b...)}, safetensors.CodeDuplicateTensor, `tensor "a" is stored in both`},
+		{"total_size (I5)", `{"metadata":{"total_size":12},"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors"}}`, two, safetensors.CodeTotalSize, "metadata.total_size is 12, the tensors hold 11 bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeSharded(t, c.index, c.shards)
-			ck, err := safetensors.OpenCheckpoint(dir)
+			ck, err := model.Open(dir)
 			if c.err == nil {
 				require.NoError(t, err)
 				assert.Len(t, ck.Tensors(), 2)
@@ -73,7 +74,7 @@ func TestIndexChecks(t *testing.T) {
 func TestIndexWarnings(t *testing.T) {
 	a := []testmodel.Tensor{{Name: "a", DType: "F32", Shape: []uint64{2}}}
 	dir := writeSharded(t, `{"weight_map":{"a":"weights.safetensors"}}`, map[string][]testmodel.Tensor{"weights.safetensors": a, "stray.safetensors": a})
-	ck, err := safetensors.OpenCheckpoint(dir)
+	ck, err := model.Open(dir)
 	require.NoError(t, err)
 	defer ck.Close()
 	require.Len(t, ck.Warnings(), 2)
@@ -82,9 +83,9 @@ func TestIndexWarnings(t *testing.T) {
 }
 
 func TestCheckpointKinds(t *testing.T) {
-	_, err := safetensors.OpenCheckpoint(t.TempDir())
-	assert.ErrorIs(t, err, safetensors.ErrNoWeights)
-	ck, err := safetensors.OpenCheckpoint(filepath.Join("testdata", "fixtures", "SafeTensors.jl", "sharded"))
+	_, err := model.Open(t.TempDir())
+	assert.ErrorIs(t, err, model.ErrNoWeights)
+	ck, err := model.Open(filepath.Join("..", "safetensors", "testdata", "fixtures", "SafeTensors.jl", "sharded"))
 	require.NoError(t, err)
 	assert.Len(t, ck.Files, 6)
 	assert.Len(t, ck.Tensors(), 36)

@@ -1,0 +1,62 @@
+package fusefs
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/spec"
+)
+
+// TestTreeNamesReserved builds the tiny model's tree and checks that
+// every name the builder itself chose (the root's files, each tensor
+// directory's files) is one of treeNames, so that the escaping of tensor
+// paths, which reserves exactly those, cannot miss one.
+func TestTreeNamesReserved(t *testing.T) {
+	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	tr, err := buildTree(r, 0, 0)
+	require.NoError(t, err)
+	for _, c := range tr.root.children {
+		if c.name != "layers" && c.name != "embed_tokens" && c.name != "norm" && c.name != "lm_head" {
+			assert.True(t, reserved[c.name], "root entry %q is not in treeNames", c.name)
+		}
+	}
+	var walk func(e *entry)
+	walk = func(e *entry) {
+		for _, c := range e.children {
+			if c.mode&syscall.S_IFMT == syscall.S_IFREG {
+				assert.True(t, reserved[c.name], "file %q is not in treeNames", c.name)
+			}
+			if c.isDir() {
+				walk(c)
+			}
+		}
+	}
+	walk(tr.root)
+}
+
+func TestFinishRefusesDuplicates(t *testing.T) {
+	tr := &tree{}
+	root := tr.newEntry("", syscall.S_IFDIR|0o555, nil)
+	dir := tr.mkdirs(root, []string{"a", "b"}, nil)
+	tr.text(dir, "x", "1", nil)
+	tr.text(dir, "y", "2", nil)
+	tr.text(dir, "x", "3", nil)
+	err := finish(root, "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `two entries named "x" in /a/b`)
+
+	ok := tr.newEntry("", syscall.S_IFDIR|0o555, nil)
+	tr.text(ok, "b", "", nil)
+	tr.text(ok, "a", "", nil)
+	require.NoError(t, finish(ok, ""))
+	assert.Equal(t, "a", ok.children[0].name, "sorted")
+}

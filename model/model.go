@@ -1,0 +1,238 @@
+// Package model opens a model at a location: it finds the config and the
+// weight files (one safetensors file, or an index and its shards), opens
+// them through a [source.FS], has the format package validate each, and
+// joins their tensors into one list of [tensor.Tensor]. What the model
+// means (the cross-check against its config) is package spec's job.
+package model
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// File names a model directory uses.
+const (
+	ConfigName = "config.json"
+	SingleName = "model.safetensors"
+	IndexName  = "model.safetensors.index.json"
+)
+
+// Size caps of the files read whole into memory. The largest real ones
+// are far below: configs are a few KB, the 37,491-tensor FP8 index 3.5 MB.
+const (
+	MaxConfigSize = 4 << 20
+	MaxIndexSize  = 256 << 20
+)
+
+// Model is an opened model: its config, if any, and its weights.
+type Model struct {
+	// Location is what the user named: a directory, a file, a URL.
+	Location string
+	// Source is the root the files were read from.
+	Source source.FS
+	// Config is config.json's bytes, or nil; NoConfig then says why.
+	Config     []byte
+	ConfigName string
+	NoConfig   string
+	// Files are the weight files, sorted by name.
+	Files []source.File
+	// Index is the parsed index of a sharded checkpoint, else nil.
+	Index *safetensors.Index
+
+	tensors  []*tensor.Tensor // sorted by name
+	byName   map[string]*tensor.Tensor
+	warnings []string
+}
+
+// ErrNoWeights is returned for a directory holding neither
+// model.safetensors nor model.safetensors.index.json.
+var ErrNoWeights = errors.New("no " + SingleName + " or " + IndexName)
+
+// Open opens the model at loc: a directory with config.json and
+// model.safetensors (or an index and its shards), or a single
+// .safetensors file, whose tensors are listed without a config.
+func Open(loc string) (*Model, error) {
+	st, err := os.Stat(loc)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return OpenFS(loc, source.Dir(loc), "")
+	}
+	dir, name := filepath.Split(loc)
+	if dir == "" {
+		dir = "."
+	}
+	return OpenFS(loc, source.Dir(dir), name)
+}
+
+// OpenFS opens a model from fsys. With file empty, fsys is a model
+// directory; otherwise file names the one weight file to open, and no
+// config is read. loc is the location as the user named it.
+func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
+	m := &Model{Location: loc, Source: fsys}
+	if file != "" {
+		m.NoConfig = "a single file was given, so there is no config.json to check it against"
+		f, err := openSafetensors(fsys, file)
+		if err != nil {
+			return nil, err
+		}
+		return m, m.join([]*safetensors.File{f})
+	}
+	cfg, err := source.ReadFile(fsys, ConfigName, MaxConfigSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		m.NoConfig = "there is no config.json in " + fsys.String()
+	case err != nil:
+		return nil, err
+	default:
+		m.Config, m.ConfigName = cfg, join(fsys, ConfigName)
+	}
+	raw, err := source.ReadFile(fsys, IndexName, MaxIndexSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		return m, m.openIndexed(raw)
+	}
+	f, err := openSafetensors(fsys, SingleName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", fsys, ErrNoWeights)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, m.join([]*safetensors.File{f})
+}
+
+func join(fsys source.FS, name string) string {
+	s := fsys.String()
+	if strings.HasSuffix(s, "/") {
+		return s + name
+	}
+	return filepath.Join(s, name)
+}
+
+func openSafetensors(fsys source.FS, name string) (*safetensors.File, error) {
+	src, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := safetensors.NewFile(src)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// maxOpeners bounds the shards opened at once: a remote source then has
+// as many requests in flight.
+const maxOpeners = 8
+
+// openIndexed opens every shard an index names and checks the index
+// against them (rules I1 to I7 of safetensors/RULES.md).
+func (m *Model) openIndexed(raw []byte) error {
+	idx, err := safetensors.ParseIndex(join(m.Source, IndexName), raw)
+	if err != nil {
+		return err
+	}
+	m.Index = idx
+	files := make([]*safetensors.File, len(idx.Shards))
+	errs := make([]error, len(idx.Shards))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxOpeners)
+	for i, s := range idx.Shards {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			files[i], errs[i] = openSafetensors(m.Source, s)
+		}()
+	}
+	wg.Wait()
+	closeAll := func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	// I1: every shard exists; then, in name order, each shard's own error.
+	if err := idx.MissingShards(func(s string) bool {
+		i, _ := slices.BinarySearch(idx.Shards, s)
+		return !errors.Is(errs[i], fs.ErrNotExist)
+	}); err != nil {
+		closeAll()
+		return err
+	}
+	if err := cmp.Or(errs...); err != nil {
+		closeAll()
+		return err
+	}
+	if err := m.join(files); err != nil {
+		return err
+	}
+	listing, err := m.Source.List()
+	if err != nil && !errors.Is(err, source.ErrNotListable) {
+		m.Close()
+		return err
+	}
+	warnings, err := idx.Check(m.tensors, listing)
+	if err != nil {
+		m.Close()
+		return err
+	}
+	m.warnings = append(m.warnings, warnings...)
+	return nil
+}
+
+// join takes ownership of files; on error it closes them.
+func (m *Model) join(files []*safetensors.File) error {
+	for _, f := range files {
+		m.Files = append(m.Files, f.Source())
+		m.warnings = append(m.warnings, f.Warnings()...)
+	}
+	tensors, err := safetensors.Join(files)
+	if err != nil {
+		m.Close()
+		return err
+	}
+	m.tensors = tensors
+	m.byName = make(map[string]*tensor.Tensor, len(tensors))
+	for _, t := range tensors {
+		m.byName[t.Name] = t
+	}
+	return nil
+}
+
+// Tensors returns every tensor of every file, sorted by name.
+func (m *Model) Tensors() []*tensor.Tensor { return m.tensors }
+
+// Tensor returns the named tensor, or nil.
+func (m *Model) Tensor(name string) *tensor.Tensor { return m.byName[name] }
+
+// Warnings returns the files' warnings and the index's.
+func (m *Model) Warnings() []string { return m.warnings }
+
+// Close closes every file.
+func (m *Model) Close() error {
+	var err error
+	for _, f := range m.Files {
+		err = cmp.Or(err, f.Close())
+	}
+	return err
+}
