@@ -64,8 +64,8 @@ func mountOptions(model string, o *Options) *fs.Options {
 			// 1 MiB pipe, or go-fuse silently falls back to pread: so
 			// 1 MiB - 8 KiB. Served from the mapping, splice only adds
 			// pipe churn and is disabled.
-			MaxWrite:      maxWrite(!o.Mmap),
-			DisableSplice: o.Mmap,
+			MaxWrite:         maxWrite(!o.Mmap),
+			DisableSplice:    o.Mmap,
 			DirectMount:      o.DirectMount,
 			DirectMountFlags: unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV,
 			Debug:            o.Debug,

@@ -38,9 +38,9 @@ const (
 // Entry is one tensor of the expected set resolved against the files: the
 // plan's tensor and the file's, either of which may be nil.
 type Entry struct {
-	Expected *ExpectedTensor     // nil for a file tensor the plan does not name
-	Tensor   *tensor.Tensor // nil when missing from the files
-	Aux      string              // AuxQuant or AuxLegacy for allowed extras
+	Expected *ExpectedTensor // nil for a file tensor the plan does not name
+	Tensor   *tensor.Tensor  // nil when missing from the files
+	Aux      string          // AuxQuant or AuxLegacy for allowed extras
 }
 
 // Report is the result of checking a model: everything fsinspect prints
