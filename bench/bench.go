@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
@@ -47,26 +48,11 @@ const (
 	colBase = "baseline"
 )
 
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod above %s", dir)
-		}
-	}
-}
-
 func setup(cache string, short, peer bool) (*bench, error) {
 	if os.Geteuid() != 0 {
 		return nil, fmt.Errorf("run as root: the benchmark mounts and uses /dev/shm")
 	}
-	root, err := repoRoot()
+	root, err := testmodel.RepoRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +419,7 @@ func (b *bench) session(s system) error {
 		return err
 	}
 	b.add(figCatReread, s.name, mbps(b.dataBytes, d))
-	if pid := daemonPid(mnt); pid > 0 {
+	if pid := fusetest.DaemonPid(mnt); pid > 0 {
 		anon, rss := status(pid)
 		b.add(figRssAnon, s.name, anon/1024)
 		b.add(figVmRSS, s.name, rss/1024)
@@ -471,23 +457,6 @@ func unmount(mnt string) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// daemonPid finds the process serving mnt (fsmount or squashfuse).
-func daemonPid(mnt string) int {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		if slices.Contains(args, mnt) {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			return pid
-		}
-	}
-	return 0
 }
 
 // status returns RssAnon and VmRSS of pid, in kB.

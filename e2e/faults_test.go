@@ -15,19 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
-
-// copyTiny writes a private copy of the tiny model that a test may damage.
-func copyTiny(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, testmodel.TinyQwen3Tensors()))
-	return dir
-}
 
 // TestTruncatedWhileMounted cuts the model file in half under a live
 // mount: reads past the new end fail with EIO, the daemon survives and
@@ -35,7 +28,7 @@ func copyTiny(t *testing.T) string {
 func TestTruncatedWhileMounted(t *testing.T) {
 	for _, mode := range [][]string{nil, {"--mmap"}} {
 		t.Run(strings.Join(append([]string{"default"}, mode...), " "), func(t *testing.T) {
-			model := copyTiny(t)
+			model := testmodel.TinyDir(t, nil)
 			file := filepath.Join(model, "model.safetensors")
 			f, err := safetensors.Open(file)
 			require.NoError(t, err)
@@ -64,7 +57,7 @@ func TestTruncatedWhileMounted(t *testing.T) {
 			v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
 			require.NoError(t, err)
 			assert.Contains(t, string(v), "✓")
-			assert.True(t, alive(pid), "the daemon survived")
+			assert.True(t, fusetest.Alive(pid), "the daemon survived")
 		})
 	}
 }
@@ -72,7 +65,7 @@ func TestTruncatedWhileMounted(t *testing.T) {
 // TestReplacedByRename renames another file over the model: the mount
 // keeps serving the file it opened.
 func TestReplacedByRename(t *testing.T) {
-	model := copyTiny(t)
+	model := testmodel.TinyDir(t, nil)
 	file := filepath.Join(model, "model.safetensors")
 	old, err := os.ReadFile(file)
 	require.NoError(t, err)
@@ -115,7 +108,7 @@ func TestUnmountWhileOpen(t *testing.T) {
 	_, err = f.ReadAt(rest, 100)
 	require.NoError(t, err, "the open file still reads")
 	require.NoError(t, f.Close())
-	waitFor(t, "the daemon to exit after the last close", func() bool { return !alive(pid) })
+	waitFor(t, "the daemon to exit after the last close", func() bool { return !fusetest.Alive(pid) })
 }
 
 // failingFile is a backing file that fails reads of one byte range with
@@ -161,7 +154,7 @@ func (f *failingFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, o
 // serving the rest.
 func TestBackingIOError(t *testing.T) {
 	requireFUSE(t)
-	model := copyTiny(t)
+	model := testmodel.TinyDir(t, nil)
 	raw, err := os.ReadFile(filepath.Join(model, "model.safetensors"))
 	require.NoError(t, err)
 	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
@@ -195,5 +188,5 @@ func TestBackingIOError(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(mnt, "by-name", good.Name, "data"))
 	require.NoError(t, err)
 	assert.Equal(t, raw[good.Offset:good.Offset+good.Length], got)
-	assert.True(t, alive(pid), "the daemon survived the I/O error")
+	assert.True(t, fusetest.Alive(pid), "the daemon survived the I/O error")
 }

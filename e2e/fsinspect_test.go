@@ -29,17 +29,8 @@ func TestInspectTiny(t *testing.T) {
 	assert.Equal(t, float64(25), j["tensors"])
 }
 
-// sparseQwen06B writes the real Qwen3-0.6B layout as a sparse file.
-func sparseQwen06B(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	layout := repoPath("testdata", "qwen3-0.6b-layout")
-	require.NoError(t, testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json")))
-	return dir
-}
-
 func TestInspectRealLayout(t *testing.T) {
-	r := runCmd(t, "fsinspect", sparseQwen06B(t))
+	r := runCmd(t, "fsinspect", testmodel.Sparse06BDir(t))
 	require.Equal(t, 0, r.code, r.stderr)
 	want, err := os.ReadFile(repoPath("testdata", "qwen3-0.6b-layout", "report.golden"))
 	require.NoError(t, err)
@@ -47,13 +38,6 @@ func TestInspectRealLayout(t *testing.T) {
 	for _, fig := range []string{"all 311 expected tensors", "751,632,384 stored", "596,049,920 logical", `(the "0.6B")`, "26.1% of logical"} {
 		assert.Contains(t, r.stdout, fig)
 	}
-}
-
-func tinyWith(t *testing.T, edit func([]testmodel.Tensor) []testmodel.Tensor) string {
-	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, edit(testmodel.TinyQwen3Tensors())))
-	return dir
 }
 
 func TestInspectProblemsExit1(t *testing.T) {
@@ -73,7 +57,7 @@ func TestInspectProblemsExit1(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := runCmd(t, "fsinspect", tinyWith(t, c.edit))
+			r := runCmd(t, "fsinspect", testmodel.TinyDir(t, c.edit))
 			assert.Equal(t, 1, r.code)
 			assert.Contains(t, r.stdout, c.want)
 			assert.Contains(t, r.stdout, "  ✗ 1 problem: ")
@@ -82,7 +66,7 @@ func TestInspectProblemsExit1(t *testing.T) {
 }
 
 func TestInspectInvalidExit2(t *testing.T) {
-	dir := tinyWith(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
+	dir := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
 	path := filepath.Join(dir, "model.safetensors")
 	st, err := os.Stat(path)
 	require.NoError(t, err)

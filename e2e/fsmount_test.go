@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/safetensors"
 )
@@ -50,7 +51,7 @@ func TestMountTiny(t *testing.T) {
 	out, code = sh(t, "umount "+mnt)
 	require.Equal(t, 0, code, out)
 	assert.False(t, mounted(t, mnt))
-	waitFor(t, "the daemon to exit", func() bool { return !alive(pid) })
+	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
 }
 
 // checkData compares every data file with the same range of the model
@@ -117,7 +118,7 @@ print(' '.join(repr(struct.unpack('<f', struct.pack('<I', h<<16))[0]) for h in s
 }
 
 func TestMountRealLayout(t *testing.T) {
-	model := sparseQwen06B(t)
+	model := testmodel.Sparse06BDir(t)
 	start := time.Now()
 	mnt, pid := mountModel(t, model)
 	t.Logf("mount-ready: %v", time.Since(start))
@@ -142,7 +143,7 @@ func TestMountRealLayout(t *testing.T) {
 
 	runCmd(t, "fsmount", "-u", mnt)
 	assert.False(t, mounted(t, mnt))
-	waitFor(t, "the daemon to exit", func() bool { return !alive(pid) })
+	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
 }
 
 func dataStart(t *testing.T, model string) int64 {
@@ -153,7 +154,7 @@ func dataStart(t *testing.T, model string) int64 {
 }
 
 func TestMountBrokenDiff(t *testing.T) {
-	model := tinyWith(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
+	model := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
 		ts[3].Shape, ts[3].Data = []uint64{32, 33}, nil // k_proj of layer 0
 		return ts
 	})
@@ -163,15 +164,16 @@ func TestMountBrokenDiff(t *testing.T) {
 	assert.Equal(t, "9c9\n< model.layers.0.self_attn.k_proj.weight\t[32, 32]\n---\n> model.layers.0.self_attn.k_proj.weight\t[32, 33]\n", out)
 	v, _ := sh(t, "cat "+mnt+"/verdict")
 	assert.Contains(t, v, "✗ mis-shaped: model.layers.0.self_attn.k_proj.weight")
-	out, code = sh(t, "diff -r "+mnt+"/expected/layers/0 "+mnt+"/layers/0 | grep -v '^Only in'")
-	assert.Contains(t, out, "< [32, 32]\n---\n> [32, 33]", code)
+	out, code = sh(t, "diff -r "+mnt+"/expected/layers/0 "+mnt+"/layers/0")
+	assert.Equal(t, 1, code, "diff -r exits 1 on a difference")
+	assert.Contains(t, out, "< [32, 32]\n---\n> [32, 33]")
 }
 
 func TestMountRefusals(t *testing.T) {
 	requireFUSE(t)
 	model := repoPath("testdata", "tiny-qwen3")
 
-	short := tinyWith(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
+	short := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
 	st, err := os.Stat(filepath.Join(short, "model.safetensors"))
 	require.NoError(t, err)
 	require.NoError(t, os.Truncate(filepath.Join(short, "model.safetensors"), st.Size()-2))
@@ -206,7 +208,7 @@ func TestMountRefusals(t *testing.T) {
 			}
 			if mnt := c.args[len(c.args)-1]; c.code != 64 {
 				assert.False(t, mounted(t, mnt), "something was mounted")
-				assert.Zero(t, daemonPid(t, mnt), "a daemon was left")
+				assert.Zero(t, fusetest.DaemonPid(mnt, "fsmount"), "a daemon was left")
 			}
 		})
 	}
@@ -216,9 +218,10 @@ func TestMountRefusals(t *testing.T) {
 	r = runCmd(t, "fsmount", "--version")
 	assert.Equal(t, 0, r.code)
 	assert.True(t, strings.HasPrefix(r.stdout, "fsmount "))
-	r = runCmd(t, "fsmount", "-u", t.TempDir())
+	notMounted := t.TempDir()
+	r = runCmd(t, "fsmount", "-u", notMounted)
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "not")
+	assert.Equal(t, "fsmount: "+notMounted+" is not a mount point\n", r.stderr)
 }
 
 // TestForegroundSignals runs fsmount -f and stops it with SIGINT and
@@ -248,7 +251,7 @@ func TestStaleMount(t *testing.T) {
 	model := repoPath("testdata", "tiny-qwen3")
 	mnt, pid := mountModel(t, model)
 	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-	waitFor(t, "the daemon to die", func() bool { return !alive(pid) })
+	waitFor(t, "the daemon to die", func() bool { return !fusetest.Alive(pid) })
 	_, err := os.Stat(filepath.Join(mnt, "verdict"))
 	// ENOTCONN, or ECONNABORTED / EIO for a request caught by the kill.
 	assert.True(t, errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EIO), "dead mount: %v", err)
@@ -291,7 +294,7 @@ func rssKB(t *testing.T, pid int, field string) int {
 // layout through the mount: the daemon's anonymous memory must not grow
 // with what is read, because data is never copied onto its heap.
 func TestDaemonMemoryFlat(t *testing.T) {
-	mnt, pid := mountModel(t, sparseQwen06B(t))
+	mnt, pid := mountModel(t, testmodel.Sparse06BDir(t))
 	before := rssKB(t, pid, "RssAnon")
 	out, code := sh(t, "find "+mnt+" -name data -path '*/data' -not -path '*/by-name/*' -not -path '*/expected/*' | xargs cat | wc -c")
 	require.Equal(t, 0, code, out)
@@ -317,9 +320,9 @@ func TestDaemonSIGTERMRelative(t *testing.T) {
 	require.NoError(t, err, string(out))
 	mnt := filepath.Join(parent, "mnt")
 	require.True(t, mounted(t, mnt))
-	pid := daemonPid(t, "mnt")
+	pid := fusetest.DaemonPid("mnt", "fsmount")
 	require.NotZero(t, pid)
 	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
-	waitFor(t, "the daemon to exit", func() bool { return !alive(pid) })
+	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
 	assert.False(t, mounted(t, mnt))
 }

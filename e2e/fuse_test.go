@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,42 +31,6 @@ func mounted(t *testing.T, mnt string) bool {
 	return false
 }
 
-// daemonPid finds the fsmount process serving mnt, or 0.
-func daemonPid(t *testing.T, mnt string) int {
-	t.Helper()
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if filepath.Base(args[0]) != "fsmount" {
-			continue
-		}
-		for _, a := range args[1:] {
-			if a == mnt {
-				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-				if alive(pid) {
-					return pid
-				}
-			}
-		}
-	}
-	return 0
-}
-
-// alive reports whether pid runs and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
-}
-
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -90,13 +52,13 @@ func mountModel(t *testing.T, model string, opts ...string) (string, int) {
 	require.Equal(t, 0, r.code, "fsmount: %s", r.stderr)
 	require.Empty(t, r.stderr)
 	require.True(t, mounted(t, mnt), "fsmount returned before the mount was live")
-	pid := daemonPid(t, mnt)
+	pid := fusetest.DaemonPid(mnt, "fsmount")
 	require.NotZero(t, pid, "no daemon serves %s", mnt)
 	t.Cleanup(func() {
 		if mounted(t, mnt) {
 			runCmd(t, "fsmount", "-u", mnt)
 		}
-		if alive(pid) {
+		if fusetest.Alive(pid) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})

@@ -124,15 +124,25 @@ type snapshot struct {
 	pipes, fds, goroutines int
 }
 
-// takeSnapshot lets go-fuse's request goroutines finish, collects
-// garbage, and records heap, descriptors and goroutines.
+// takeSnapshot waits for go-fuse's request goroutines to finish (until
+// goroutines and descriptors are the same in two samples 50 ms apart, for
+// at most 5 s), collects garbage, and records heap, descriptors and
+// goroutines.
 func takeSnapshot(t *testing.T) snapshot {
-	time.Sleep(200 * time.Millisecond)
+	var s snapshot
+	for i := 0; i < 100; i++ {
+		prev := s
+		s.goroutines = runtime.NumGoroutine()
+		s.pipes, s.fds = openFDs(t)
+		if i > 0 && s == prev {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	s := snapshot{heap: m.HeapInuse, goroutines: runtime.NumGoroutine()}
-	s.pipes, s.fds = openFDs(t)
+	s.heap = m.HeapInuse
 	return s
 }
 

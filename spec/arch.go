@@ -123,10 +123,10 @@ func lookupDecoder(c *Config) *decoder {
 	return nil
 }
 
-// ErrNoSpec is returned by Expect for an architecture without a spec.
-type ErrNoSpec struct{ Arch, ModelType string }
+// NoSpecError is returned by Expect for an architecture without a spec.
+type NoSpecError struct{ Arch, ModelType string }
 
-func (e *ErrNoSpec) Error() string {
+func (e *NoSpecError) Error() string {
 	name := e.Arch
 	if name == "" {
 		name = e.ModelType
@@ -144,7 +144,7 @@ const maxExpected = 4 << 20
 func Expect(c *Config) (*Plan, error) {
 	d := lookupDecoder(c)
 	if d == nil {
-		return nil, &ErrNoSpec{Arch: c.Architecture(), ModelType: c.ModelType()}
+		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType()}
 	}
 	return d.plan(c)
 }

@@ -10,18 +10,9 @@ import (
 	"github.com/fsmount/fsmount/spec"
 )
 
-func sparse06B(b *testing.B) string {
-	layout := filepath.Join(repo, "testdata", "qwen3-0.6b-layout")
-	dir := b.TempDir()
-	if err := testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json")); err != nil {
-		b.Fatal(err)
-	}
-	return dir
-}
-
 // BenchmarkParse06B opens and validates the real Qwen3-0.6B header.
 func BenchmarkParse06B(b *testing.B) {
-	path := filepath.Join(sparse06B(b), "model.safetensors")
+	path := filepath.Join(testmodel.Sparse06BDir(b), "model.safetensors")
 	b.ReportAllocs()
 	for b.Loop() {
 		f, err := safetensors.Open(path)
@@ -35,7 +26,7 @@ func BenchmarkParse06B(b *testing.B) {
 // BenchmarkCheck06B cross-checks the opened 0.6B layout against its
 // config, including the byte comparison of the 311 MB tied head.
 func BenchmarkCheck06B(b *testing.B) {
-	m, err := model.Open(sparse06B(b))
+	m, err := model.Open(testmodel.Sparse06BDir(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,7 +42,7 @@ func BenchmarkCheck06B(b *testing.B) {
 
 // BenchmarkReport06B renders the text report.
 func BenchmarkReport06B(b *testing.B) {
-	m, err := model.Open(sparse06B(b))
+	m, err := model.Open(testmodel.Sparse06BDir(b))
 	if err != nil {
 		b.Fatal(err)
 	}

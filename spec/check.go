@@ -117,7 +117,7 @@ func Check(m *model.Model) (*Report, error) {
 		}
 		r.Config = c
 		plan, err := Expect(c)
-		var noSpec *ErrNoSpec
+		var noSpec *NoSpecError
 		if errors.As(err, &noSpec) {
 			r.Skipped = noSpec.Error() + ": its tensors are listed, not checked"
 		} else if err != nil {

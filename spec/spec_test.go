@@ -118,17 +118,9 @@ func TestNoSpec(t *testing.T) {
 	cfg, err := spec.ParseConfig("c", []byte(`{"architectures":["FancyNetForCausalLM"],"model_type":"fancy"}`))
 	require.NoError(t, err)
 	_, err = spec.Expect(cfg)
-	var ns *spec.ErrNoSpec
+	var ns *spec.NoSpecError
 	require.True(t, errors.As(err, &ns))
 	assert.Equal(t, "no spec for architecture FancyNetForCausalLM", err.Error())
-}
-
-// writeTiny writes the tiny Qwen3 with edits applied to its tensors.
-func writeTiny(t *testing.T, edit func([]testmodel.Tensor) []testmodel.Tensor) string {
-	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, edit(testmodel.TinyQwen3Tensors())))
-	return dir
 }
 
 func check(t *testing.T, dir string) *spec.Report {
@@ -193,7 +185,7 @@ func TestCrossCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := check(t, writeTiny(t, c.edit))
+			r := check(t, testmodel.TinyDir(t, c.edit))
 			var got []string
 			for _, p := range r.Problems {
 				got = append(got, string(p.Kind)+": "+p.Detail)
@@ -216,7 +208,7 @@ func TestCrossCheck(t *testing.T) {
 }
 
 func TestSingleFileSkipsCheck(t *testing.T) {
-	dir := writeTiny(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
+	dir := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
 	r := check(t, filepath.Join(dir, "model.safetensors"))
 	assert.Nil(t, r.Plan)
 	assert.True(t, r.Clean())

@@ -4,6 +4,10 @@ package fusetest
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -27,4 +31,39 @@ func RequireFUSE(t testing.TB) {
 		t.Fatalf("FUSE is required (FSMOUNT_REQUIRE_FUSE=1) but unavailable: %s", why)
 	}
 	t.Skipf("SKIPPING: FUSE unavailable: %s", why)
+}
+
+// DaemonPid finds a live process whose command line names mnt and whose
+// program is one of progs (any program if progs is empty), or 0.
+func DaemonPid(mnt string, progs ...string) int {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(progs) > 0 && !slices.Contains(progs, filepath.Base(args[0])) {
+			continue
+		}
+		if !slices.Contains(args[1:], mnt) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if Alive(pid) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// Alive reports whether pid is a running process (not a zombie).
+func Alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }

@@ -28,12 +28,16 @@ func main() {
 }
 
 func run(kind, dir string) error {
-	layout := filepath.Join(repoRoot(), "testdata", "qwen3-0.6b-layout")
+	root, err := testmodel.RepoRoot()
+	if err != nil {
+		return err
+	}
+	layout := filepath.Join(root, "testdata", "qwen3-0.6b-layout")
 	switch kind {
 	case "tiny":
-		return testmodel.WriteModelDir(dir, testmodel.TinyQwen3Config, testmodel.TinyQwen3Tensors())
+		return testmodel.WriteTiny(dir, nil)
 	case "qwen3-0.6b":
-		return testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json"))
+		return testmodel.WriteSparse06B(dir)
 	case "qwen3-0.6b-dense":
 		return testmodel.WriteDenseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json"))
 	}
@@ -41,21 +45,8 @@ func run(kind, dir string) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		_, err := testmodel.WriteRealSharded(dir, filepath.Join(repoRoot(), "testdata", "realworld", name))
+		_, err := testmodel.WriteRealSharded(dir, filepath.Join(root, "testdata", "realworld", name))
 		return err
 	}
 	return fmt.Errorf("unknown kind %q", kind)
-}
-
-// repoRoot finds the module root from the working directory.
-func repoRoot() string {
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return dir
-		}
-	}
 }
