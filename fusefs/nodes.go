@@ -49,7 +49,8 @@ func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger) (
 
 func (t *tree) fill(a *fuse.Attr, e *entry) {
 	a.Ino = e.ino
-	a.Mode = e.mode
+	typ := e.mode & syscall.S_IFMT
+	a.Mode = typ | e.perm.mode(typ)
 	switch {
 	case e.content != nil:
 		a.Size = uint64(e.content.size())
@@ -57,7 +58,7 @@ func (t *tree) fill(a *fuse.Attr, e *entry) {
 		a.Size = uint64(len(e.target))
 	}
 	a.Blocks = (a.Size + 511) / 512
-	a.Owner = fuse.Owner{Uid: t.uid, Gid: t.gid}
+	a.Owner = fuse.Owner{Uid: e.perm.uid, Gid: e.perm.gid}
 	a.Nlink = 1
 	if e.isDir() {
 		a.Size, a.Blocks, a.Nlink = 0, 0, 2

@@ -26,6 +26,7 @@ type entry struct {
 	mode     uint32 // S_IFDIR|0555, S_IFREG|0444 or S_IFLNK|0777
 	ino      uint64
 	mtime    *time.Time
+	perm     *perm    // who may read it; mode's permission bits are unused
 	children []*entry // directories: sorted by name
 	content  content  // files
 	target   string   // links
@@ -48,8 +49,7 @@ type tree struct {
 	splice  bool // serve data with ReadResultFd rather than from the mapping
 	logger  *log.Logger
 	warned  sync.Map // keys of warnings already logged
-	uid     uint32
-	gid     uint32
+	perms   *perms
 	nextIno uint64
 }
 
@@ -74,30 +74,39 @@ func (t *tree) mkdirs(dir *entry, comps []string, mtime *time.Time) *entry {
 	return dir
 }
 
-func (t *tree) file(dir *entry, name string, c content, mtime *time.Time) {
+func (t *tree) file(dir *entry, name string, c content, mtime *time.Time, p *perm) {
 	e := t.newEntry(name, syscall.S_IFREG|0o444, mtime)
-	e.content = c
+	e.content, e.perm = c, p
 	dir.children = append(dir.children, e)
 }
 
-func (t *tree) text(dir *entry, name string, s string, mtime *time.Time) {
-	t.file(dir, name, bytesContent(s), mtime)
+func (t *tree) text(dir *entry, name string, s string, mtime *time.Time, p *perm) {
+	t.file(dir, name, bytesContent(s), mtime, p)
 }
 
 // finish sorts every directory's children by name and fails if two of
 // them share a name: child's binary search relies on names being unique,
-// and a tensor path must never shadow a file of the tree.
-func finish(e *entry, path string) error {
+// and a tensor path must never shadow a file of the tree. It gives each
+// directory the narrowest perm of what it holds.
+func (t *tree) finish(e *entry, path string) error {
 	slices.SortFunc(e.children, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
+	var p *perm
 	for i, c := range e.children {
 		if i > 0 && e.children[i-1].name == c.name {
 			return fmt.Errorf("fusefs: two entries named %q in /%s", c.name, path)
 		}
 		if c.isDir() {
-			if err := finish(c, strings.TrimPrefix(path+"/"+c.name, "/")); err != nil {
+			if err := t.finish(c, strings.TrimPrefix(path+"/"+c.name, "/")); err != nil {
 				return err
 			}
 		}
+		p = t.perms.and(p, c.perm)
+	}
+	if e.perm == nil {
+		e.perm = p
+	}
+	if e.perm == nil {
+		e.perm = t.perms.intern(t.perms.owner)
 	}
 	return nil
 }
@@ -136,16 +145,24 @@ var treeNames = []string{
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
 func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
-	t := &tree{uid: uid, gid: gid}
+	t := &tree{perms: newPerms(uid, gid)}
 	m := r.Model
 	top := new(time.Time)
 	mtimes := make(map[source.File]*time.Time, len(m.Files))
+	fperm := make(map[source.File]*perm, len(m.Files))
+	var all, cfgPerm *perm // what derives from every file; from config.json
 	for _, f := range m.Files {
 		mt := f.ModTime()
 		mtimes[f] = &mt
 		if mt.After(*top) {
 			*top = mt
 		}
+		fperm[f] = t.perms.of(f)
+		all = t.perms.and(all, fperm[f])
+	}
+	if m.ConfigFile != nil {
+		cfgPerm = t.perms.of(m.ConfigFile)
+		all = t.perms.and(all, cfgPerm)
 	}
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
@@ -166,12 +183,12 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	for _, tt := range tensors {
 		shapeLine(&shapes, tt.Name, tt.Shape)
 	}
-	t.text(t.root, nameVerdict, r.Verdict(), top)
-	t.text(t.root, nameReport, r.Text(), top)
+	t.text(t.root, nameVerdict, r.Verdict(), top, all)
+	t.text(t.root, nameReport, r.Text(), top, all)
 	if m.Config != nil {
-		t.file(t.root, nameConfig, bytesContent(m.Config), top)
+		t.file(t.root, nameConfig, bytesContent(m.Config), top, cfgPerm)
 	}
-	t.text(t.root, nameShapes, shapes.String(), top)
+	t.text(t.root, nameShapes, shapes.String(), top, all)
 
 	// The tensors, in path order.
 	type placed struct {
@@ -185,12 +202,12 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	slices.SortFunc(byPath, func(a, b placed) int { return comparePaths(a.comps, b.comps) })
 	for _, p := range byPath {
 		tt := p.t
-		mtime := mtimes[tt.File]
+		mtime, fp := mtimes[tt.File], fperm[tt.File]
 		dir := t.mkdirs(t.root, p.comps, mtime)
-		t.text(dir, nameShape, tensor.FormatShape(tt.Shape)+"\n", mtime)
-		t.text(dir, nameDType, tt.DType.String()+"\n", mtime)
-		t.file(dir, nameData, tensorBytes{tt}, mtime)
-		t.text(dir, nameLocation, fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(tt.File.Name())), tt.Offset, tt.Length), mtime)
+		t.text(dir, nameShape, tensor.FormatShape(tt.Shape)+"\n", mtime, fp)
+		t.text(dir, nameDType, tt.DType.String()+"\n", mtime, fp)
+		t.file(dir, nameData, tensorBytes{tt}, mtime, fp)
+		t.text(dir, nameLocation, fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(tt.File.Name())), tt.Offset, tt.Length), mtime, fp)
 	}
 
 	// by-name/: a symlink per tensor, named by its escaped full name.
@@ -209,7 +226,7 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 		dir := t.mkdirs(byName, comps[:len(comps)-1], top)
 		target := strings.Repeat("../", len(comps)) + strings.Join(paths[tensors[i].Name], "/")
 		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
-		link.target = target
+		link.target, link.perm = target, fperm[tensors[i].File]
 		dir.children = append(dir.children, link)
 	}
 
@@ -219,7 +236,7 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	for _, e := range expected {
 		shapeLine(&shapes, e.Name, e.Shape)
 	}
-	t.text(exp, nameShapes, shapes.String(), top)
+	t.text(exp, nameShapes, shapes.String(), top, all)
 	type expectedAt struct {
 		comps []string
 		shape []uint64
@@ -231,9 +248,9 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	slices.SortFunc(expAt, func(a, b expectedAt) int { return comparePaths(a.comps, b.comps) })
 	for _, e := range expAt {
 		dir := t.mkdirs(exp, e.comps, top)
-		t.text(dir, nameShape, tensor.FormatShape(e.shape)+"\n", top)
+		t.text(dir, nameShape, tensor.FormatShape(e.shape)+"\n", top, all)
 	}
-	if err := finish(t.root, ""); err != nil {
+	if err := t.finish(t.root, ""); err != nil {
 		return nil, err
 	}
 	return t, nil

@@ -44,19 +44,19 @@ func TestTreeNamesReserved(t *testing.T) {
 }
 
 func TestFinishRefusesDuplicates(t *testing.T) {
-	tr := &tree{}
+	tr := &tree{perms: newPerms(0, 0)}
 	root := tr.newEntry("", syscall.S_IFDIR|0o555, nil)
 	dir := tr.mkdirs(root, []string{"a", "b"}, nil)
-	tr.text(dir, "x", "1", nil)
-	tr.text(dir, "y", "2", nil)
-	tr.text(dir, "x", "3", nil)
-	err := finish(root, "")
+	tr.text(dir, "x", "1", nil, nil)
+	tr.text(dir, "y", "2", nil, nil)
+	tr.text(dir, "x", "3", nil, nil)
+	err := tr.finish(root, "")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `two entries named "x" in /a/b`)
 
 	ok := tr.newEntry("", syscall.S_IFDIR|0o555, nil)
-	tr.text(ok, "b", "", nil)
-	tr.text(ok, "a", "", nil)
-	require.NoError(t, finish(ok, ""))
+	tr.text(ok, "b", "", nil, nil)
+	tr.text(ok, "a", "", nil, nil)
+	require.NoError(t, tr.finish(ok, ""))
 	assert.Equal(t, "a", ok.children[0].name, "sorted")
 }

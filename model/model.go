@@ -42,8 +42,11 @@ type Model struct {
 	// Source is the root the files were read from.
 	Source source.FS
 	// Config is config.json's bytes, or nil; NoConfig then says why.
+	// ConfigFile is the file they were read from (its owner and mode
+	// bound who may read what is derived from it).
 	Config     []byte
 	ConfigName string
+	ConfigFile source.File
 	NoConfig   string
 	// Files are the weight files, sorted by name.
 	Files []source.File
@@ -90,28 +93,30 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 		}
 		return m, m.join([]*safetensors.File{f})
 	}
-	cfg, err := source.ReadFile(fsys, ConfigName, MaxConfigSize)
+	cf, cfg, err := source.ReadAll(fsys, ConfigName, MaxConfigSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		m.NoConfig = "there is no config.json in " + fsys.String()
 	case err != nil:
 		return nil, err
 	default:
-		m.Config, m.ConfigName = cfg, join(fsys, ConfigName)
+		m.Config, m.ConfigName, m.ConfigFile = cfg, cf.Name(), cf
 	}
 	raw, err := source.ReadFile(fsys, IndexName, MaxIndexSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
+		m.Close()
 		return nil, err
 	default:
 		return m, m.openIndexed(raw)
 	}
 	f, err := openSafetensors(fsys, SingleName)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", fsys, ErrNoWeights)
+		err = fmt.Errorf("%s: %w", fsys, ErrNoWeights)
 	}
 	if err != nil {
+		m.Close()
 		return nil, err
 	}
 	return m, m.join([]*safetensors.File{f})
@@ -147,6 +152,7 @@ const maxOpeners = 8
 func (m *Model) openIndexed(raw []byte) error {
 	idx, err := safetensors.ParseIndex(join(m.Source, IndexName), raw)
 	if err != nil {
+		m.Close()
 		return err
 	}
 	m.Index = idx
@@ -177,10 +183,12 @@ func (m *Model) openIndexed(raw []byte) error {
 		return !errors.Is(errs[i], fs.ErrNotExist)
 	}); err != nil {
 		closeAll()
+		m.Close()
 		return err
 	}
 	if err := cmp.Or(errs...); err != nil {
 		closeAll()
+		m.Close()
 		return err
 	}
 	if err := m.join(files); err != nil {
@@ -231,6 +239,9 @@ func (m *Model) Warnings() []string { return m.warnings }
 // Close closes every file.
 func (m *Model) Close() error {
 	var err error
+	if m.ConfigFile != nil {
+		err = m.ConfigFile.Close()
+	}
 	for _, f := range m.Files {
 		err = cmp.Or(err, f.Close())
 	}

@@ -107,6 +107,9 @@ func (f *LocalFile) Size() int64                             { return f.st.Size 
 func (f *LocalFile) ModTime() time.Time                      { return f.mt }
 func (f *LocalFile) Mode() fs.FileMode                       { return f.mode }
 
+// Owner returns the file's uid and gid when it was opened.
+func (f *LocalFile) Owner() (uid, gid uint32) { return f.st.Uid, f.st.Gid }
+
 // Fd returns the file's descriptor, for splicing.
 func (f *LocalFile) Fd() uintptr { return f.f.Fd() }
 

@@ -10,6 +10,7 @@ package source
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"strconv"
@@ -59,6 +60,11 @@ type Mappable interface {
 	Release(data []byte)
 }
 
+// Owned is a File that has an owner: a local file's uid and gid.
+type Owned interface {
+	Owner() (uid, gid uint32)
+}
+
 // Checker is a File that can tell whether it changed since it was opened.
 type Checker interface {
 	// Changed returns nil while the file is the one opened, at the size
@@ -84,19 +90,34 @@ var ErrNotListable = errors.New("source cannot list its files")
 
 // ReadFile reads a whole file of fsys, refusing one larger than limit.
 func ReadFile(fsys FS, name string, limit int64) ([]byte, error) {
-	f, err := fsys.Open(name)
+	f, b, err := ReadAll(fsys, name, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	f.Close()
+	return b, nil
+}
+
+// ReadAll opens a file of fsys and reads it whole, refusing one larger
+// than limit; the file stays open for the caller to close.
+func ReadAll(fsys FS, name string, limit int64) (File, []byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
 	if f.Size() > limit {
-		return nil, &TooLargeError{Name: f.Name(), Size: f.Size(), Limit: limit}
+		f.Close()
+		return nil, nil, &TooLargeError{Name: f.Name(), Size: f.Size(), Limit: limit}
 	}
 	buf := make([]byte, f.Size())
 	if n, err := f.ReadAt(buf, 0); n < len(buf) {
-		return nil, err
+		f.Close()
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("%s: read %d of %d bytes: %w", f.Name(), n, len(buf), io.ErrUnexpectedEOF)
+		}
+		return nil, nil, err
 	}
-	return buf, nil
+	return f, buf, nil
 }
 
 // TooLargeError is a file refused for its size.
