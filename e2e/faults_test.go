@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,8 +24,9 @@ import (
 )
 
 // TestTruncatedWhileMounted cuts the model file in half under a live
-// mount: reads past the new end fail with EIO, the daemon survives and
-// keeps serving everything else.
+// mount: the file changed, so reads of its tensors fail with EIO — past
+// the new end and before it, read before or not — the verdict says so on
+// its first line, and the daemon survives.
 func TestTruncatedWhileMounted(t *testing.T) {
 	for _, mode := range [][]string{nil, {"--mmap"}} {
 		t.Run(strings.Join(append([]string{"default"}, mode...), " "), func(t *testing.T) {
@@ -43,23 +45,73 @@ func TestTruncatedWhileMounted(t *testing.T) {
 					after = tt
 				}
 			}
-			want := append([]byte(nil), testmodel.Bytes(before)...)
 			f.Close()
 
 			mnt, pid := mountModel(t, model, mode...)
+			v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(string(v), "  ✓"), string(v))
+			_, err = os.ReadFile(filepath.Join(mnt, "by-name", before.Name, "data"))
+			require.NoError(t, err, "read once, so the kernel holds its pages")
 			require.NoError(t, os.Truncate(file, half))
 
 			_, err = os.ReadFile(filepath.Join(mnt, "by-name", after.Name, "data"))
 			assert.ErrorIs(t, err, syscall.EIO, "read past the new end")
-			got, err := os.ReadFile(filepath.Join(mnt, "by-name", before.Name, "data"))
+			waitFor(t, "the cached tensor to fail too", func() bool {
+				_, err := os.ReadFile(filepath.Join(mnt, "by-name", before.Name, "data"))
+				return errors.Is(err, syscall.EIO)
+			})
+			waitFor(t, "the verdict to say the files changed", func() bool {
+				v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+				return err == nil && strings.HasPrefix(string(v), "✗ files changed since mounting: "+file+" changed size since it was opened")
+			})
+			v, err = os.ReadFile(filepath.Join(mnt, "report"))
 			require.NoError(t, err)
-			assert.Equal(t, want, got, "bytes before the cut are still served")
-			v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-			require.NoError(t, err)
-			assert.Contains(t, string(v), "✓")
+			assert.True(t, strings.HasPrefix(string(v), "✗ files changed since mounting"), "the report says it too")
 			assert.True(t, fusetest.Alive(pid), "the daemon survived")
 		})
 	}
+}
+
+// TestRewrittenInPlace overwrites the model file in place with another
+// model of the same size and layout: no read returns bytes of the new
+// file at the old offsets; tensors read before (in the kernel's cache)
+// fail too once the change is seen, and the verdict says so.
+func TestRewrittenInPlace(t *testing.T) {
+	model := testmodel.TinyDir(t, nil)
+	file := filepath.Join(model, "model.safetensors")
+	mnt, pid := mountModel(t, model)
+	cached := filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data")
+	_, err := os.ReadFile(cached)
+	require.NoError(t, err)
+
+	other := testmodel.TinyQwen3Tensors()
+	for i := range other {
+		other[i].Data = nil
+	}
+	require.NoError(t, testmodel.WriteFile(file+".new", other, map[string]string{"format": "pt"}, 99))
+	raw, err := os.ReadFile(file + ".new")
+	require.NoError(t, err)
+	old, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, len(old), len(raw), "same size")
+	time.Sleep(10 * time.Millisecond) // a new mtime
+	w, err := os.OpenFile(file, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = w.WriteAt(raw, 0)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+
+	_, err = os.ReadFile(filepath.Join(mnt, "layers", "1", "mlp", "down_proj", "data"))
+	assert.ErrorIs(t, err, syscall.EIO, "a tensor never read before")
+	waitFor(t, "the cached tensor to fail", func() bool {
+		_, err := os.ReadFile(cached)
+		return errors.Is(err, syscall.EIO)
+	})
+	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(v), "✗ files changed since mounting: "+file+" was modified since it was opened"), string(v))
+	assert.True(t, fusetest.Alive(pid))
 }
 
 // TestReplacedByRename renames another file over the model: the mount

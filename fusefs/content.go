@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"errors"
 	"fmt"
 	"syscall"
 
@@ -35,8 +34,8 @@ func (b bytesContent) read(_ *tree, dest []byte, off int64) (fuse.ReadResult, sy
 // fastest way that file offers: spliced from its fd (the default), handed
 // over as a slice of its mapping (--mmap), or read into dest (a source
 // with neither, such as a remote file). Before each read the file is
-// checked: a read past the end of a file truncated since mounting fails
-// with EIO.
+// checked: a file that changed since mounting fails the read with EIO
+// (watch.go).
 type tensorBytes struct {
 	t *tensor.Tensor
 }
@@ -46,7 +45,7 @@ func (c tensorBytes) size() int64 { return c.t.Length }
 func (c tensorBytes) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	tt := c.t
 	n := min(int64(len(dest)), tt.Length-off)
-	if errno := t.checkFile(tt.File, tt.Offset+off+n); errno != 0 {
+	if errno := t.checkFile(tt.File); errno != 0 {
 		return nil, errno
 	}
 	if sp, ok := tt.File.(source.Spliceable); ok && t.splice {
@@ -65,26 +64,18 @@ func (c tensorBytes) read(t *tree, dest []byte, off int64) (fuse.ReadResult, sys
 	return fuse.ReadResultData(dest[:n]), fs.OK
 }
 
-// checkFile fails a read that ends at end with EIO if the file no
-// longer holds those bytes because it was truncated while mounted.
-// Without the check, a mapped page past the new end would fail the reply
-// and leave the reader hanging, and a splice would return a silent short
-// read.
-func (t *tree) checkFile(f source.File, end int64) syscall.Errno {
+// checkFile fails a read with EIO if the file changed since mounting:
+// truncated (a mapped page past the new end would fail the reply and
+// leave the reader hanging, a splice would return a silent short read),
+// or rewritten in place (its bytes are no longer the tensors the tree
+// describes).
+func (t *tree) checkFile(f source.File) syscall.Errno {
 	c, ok := f.(source.Checker)
 	if !ok {
 		return fs.OK
 	}
-	var changed *source.ChangedError
-	switch err := c.Changed(); {
-	case err == nil:
-	case errors.As(err, &changed):
-		if changed.Now < changed.Was && changed.Now < end {
-			t.warnOnce(f.Name(), fmt.Sprintf("%s shrank from %d to %d bytes while mounted: reads past the new end fail with EIO", f.Name(), changed.Was, changed.Now))
-			return syscall.EIO
-		}
-	default:
-		t.warnOnce(f.Name(), err.Error())
+	if err := c.Changed(); err != nil {
+		t.changed(f, err)
 		return syscall.EIO
 	}
 	return fs.OK

@@ -44,7 +44,9 @@ func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger) (
 	}
 	t.splice = splice
 	t.logger = logger
-	return &node{t: t, e: t.root}, nil
+	root := &node{t: t, e: t.root}
+	t.rootNode.Store(root)
+	return root, nil
 }
 
 func (t *tree) fill(a *fuse.Attr, e *entry) {
@@ -72,7 +74,11 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 		return nil, syscall.ENOENT
 	}
 	n.t.fill(&out.Attr, c)
-	return n.NewInode(ctx, &node{t: n.t, e: c}, fs.StableAttr{Mode: c.mode & syscall.S_IFMT, Ino: c.ino}), fs.OK
+	ino := n.NewInode(ctx, &node{t: n.t, e: c}, fs.StableAttr{Mode: c.mode & syscall.S_IFMT, Ino: c.ino})
+	if d, ok := c.content.(*dynText); ok {
+		d.ino.Store(ino)
+	}
+	return ino, fs.OK
 }
 
 func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +52,10 @@ type tree struct {
 	warned  sync.Map // keys of warnings already logged
 	perms   *perms
 	nextIno uint64
+
+	dyn        []*dynText // verdict and report
+	hasChanged atomic.Bool
+	rootNode   atomic.Pointer[node]
 }
 
 func (t *tree) newEntry(name string, mode uint32, mtime *time.Time) *entry {
@@ -183,8 +188,10 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	for _, tt := range tensors {
 		shapeLine(&shapes, tt.Name, tt.Shape)
 	}
-	t.text(t.root, nameVerdict, r.Verdict(), top, all)
-	t.text(t.root, nameReport, r.Text(), top, all)
+	verdict, report := newDynText(r.Verdict()), newDynText(r.Text())
+	t.dyn = []*dynText{verdict, report}
+	t.file(t.root, nameVerdict, verdict, top, all)
+	t.file(t.root, nameReport, report, top, all)
 	if m.Config != nil {
 		t.file(t.root, nameConfig, bytesContent(m.Config), top, cfgPerm)
 	}

@@ -1,0 +1,124 @@
+package fusefs
+
+import (
+	"fmt"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/fsmount/fsmount/source"
+)
+
+// A model's files can change under a live mount: rewritten in place,
+// truncated, regrown. The tree describes the files as they were, so once
+// one changes, reads of its bytes fail with EIO (never bytes of another
+// file at the old offsets), and the verdict and report say so on their
+// first line. A change is noticed by the read that meets it, or by the
+// watcher within watchEvery.
+const watchEvery = time.Second
+
+// dynText is a text file whose content can be replaced: the verdict and
+// the report. The kernel caches pages and sizes for an hour, so a change
+// is announced to it (NotifyContent) for the inode it last looked up.
+type dynText struct {
+	b   atomic.Pointer[[]byte]
+	ino atomic.Pointer[fs.Inode]
+}
+
+func newDynText(s string) *dynText {
+	d := &dynText{}
+	b := []byte(s)
+	d.b.Store(&b)
+	return d
+}
+
+func (d *dynText) size() int64 { return int64(len(*d.b.Load())) }
+
+func (d *dynText) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	return bytesContent(*d.b.Load()).read(t, dest, off)
+}
+
+func (d *dynText) replace(s string) {
+	b := []byte(s)
+	d.b.Store(&b)
+	if ino := d.ino.Load(); ino != nil {
+		// Attributes and every page: the size changed too.
+		ino.NotifyContent(0, 0)
+	}
+}
+
+// changed records the first change of a model file: it logs it and puts
+// it on the first line of the verdict and the report.
+func (t *tree) changed(f source.File, err error) {
+	if !t.hasChanged.CompareAndSwap(false, true) {
+		return
+	}
+	t.logger.Printf("%v: reads of its tensors fail with EIO; remount to see the new files", err)
+	line := fmt.Sprintf("✗ files changed since mounting: %s; reads of its tensors fail with EIO — remount to check the new files\n", escapeLine(err.Error()))
+	// Not from within the request that noticed it: announcing a change
+	// writes to the FUSE device, which must not wait on this request.
+	go func() {
+		for _, d := range t.dyn {
+			d.replace(line + string(*d.b.Load()))
+		}
+		// The kernel may hold pages of tensors read before: drop them,
+		// so that rereading them fails too.
+		if root := t.rootNode.Load(); root != nil {
+			invalidateData(&root.Inode, f)
+		}
+	}()
+}
+
+// invalidateData drops the kernel's pages of every looked-up data file
+// whose bytes are in f.
+func invalidateData(dir *fs.Inode, f source.File) {
+	for _, c := range dir.Children() {
+		n, ok := c.Operations().(*node)
+		if !ok {
+			continue
+		}
+		if n.e.isDir() {
+			invalidateData(c, f)
+			continue
+		}
+		if tb, ok := n.e.content.(tensorBytes); ok && tb.t.File == f {
+			c.NotifyContent(0, 0)
+		}
+	}
+}
+
+// escapeLine keeps a message on one line.
+func escapeLine(s string) string {
+	b := make([]rune, 0, len(s))
+	for _, r := range s {
+		if r == '\n' || r == '\r' {
+			r = ' '
+		}
+		b = append(b, r)
+	}
+	return string(b)
+}
+
+// watch checks every file each watchEvery until stop is closed.
+func (t *tree) watch(files []source.File, stop <-chan struct{}) {
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		for _, f := range files {
+			if c, ok := f.(source.Checker); ok {
+				if err := c.Changed(); err != nil {
+					t.changed(f, err)
+					return
+				}
+			}
+		}
+	}
+}
