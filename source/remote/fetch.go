@@ -151,8 +151,13 @@ func (c *client) fetch(display, rawURL string, off int64, buf []byte, v *version
 		}
 	}
 	if ctx.Err() != nil && CodeOf(last) != CodeTimeout {
-		return result{}, &Error{Code: CodeTimeout, URL: display,
-			Detail: "no answer within " + c.opts.ReadTimeout.String() + " (with retries)", Err: last}
+		detail := "no answer within " + c.opts.ReadTimeout.String() + " (with retries)"
+		var e *Error
+		if errors.As(last, &e) {
+			detail += ", the last attempt " + string(e.Code)
+			last = e.Err
+		}
+		return result{}, &Error{Code: CodeTimeout, URL: display, Detail: detail, Err: last}
 	}
 	return result{}, last
 }

@@ -141,6 +141,10 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	file.disk = f.disk != nil && file.ver.etag != ""
 	if file.ver.size > 0 {
 		head := buf[:res.n:res.n]
+		if res.n < len(buf)/2 {
+			// A small file: do not hold on to the whole chunk buffer.
+			head = append([]byte(nil), head...)
+		}
 		if f.pinned.Add(int64(len(head))) <= pinBudget {
 			file.head = head
 		} else {

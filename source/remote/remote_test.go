@@ -372,3 +372,61 @@ func TestCacheBounds(t *testing.T) {
 		t.Errorf("an evicted chunk: %d requests, want 2", got)
 	}
 }
+
+// TestHubOverNginx reads an hf:// repository from nginx, whose resolve
+// URLs redirect to a storage server on another port.
+func TestHubOverNginx(t *testing.T) {
+	root := t.TempDir()
+	shard := tinySafetensors(t, 1<<20, 0) // 4 MiB of data
+	writeFile(t, root, "config.json", []byte(`{}`))
+	writeFile(t, root, "model.safetensors", shard)
+	s := nginxtest.Start(t, root)
+	t.Setenv("HF_ENDPOINT", s.URL+"/")
+	t.Setenv("HF_TOKEN", "hf_secret")
+	fsys, file, ok, err := ParseLocationOptions("hf://org/model@main", testOptions())
+	if err != nil || !ok || file != "" {
+		t.Fatal(ok, err)
+	}
+	if got, err := source.ReadFile(fsys, "config.json", 100); err != nil || string(got) != "{}" {
+		t.Fatalf("config.json: %q, %v", got, err)
+	}
+	f, err := fsys.Open("model.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Name() != s.URL+"/org/model/resolve/main/model.safetensors" {
+		t.Errorf("Name %q", f.Name())
+	}
+	sf, err := safetensors.NewFile(f.Name(), f, f.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := sf.Tensor("a")
+	buf := make([]byte, 16)
+	if _, err := f.ReadAt(buf, int64(len(shard))-16); err != nil || !bytes.Equal(buf, shard[len(shard)-16:]) || tn == nil {
+		t.Fatalf("tensor bytes: %v", err)
+	}
+	reqs := s.Requests(t)
+	resolve := "/org/model/resolve/main/model.safetensors"
+	for _, r := range reqs {
+		switch r.Path {
+		case resolve, "/org/model/resolve/main/config.json":
+			if r.Status != 302 || !r.Auth {
+				t.Errorf("resolve request %+v: want a 302 that got the token", r)
+			}
+		default:
+			if r.Auth {
+				t.Errorf("storage request %+v carried the token", r)
+			}
+		}
+	}
+	// Open (and with it the header) is one redirect and one range
+	// request; the data read goes straight to storage.
+	if n := nginxtest.Count(reqs, resolve, nil); n != 1 {
+		t.Errorf("%d resolve requests, want 1", n)
+	}
+	if got := ranges(reqs, "/storage/model.safetensors"); len(got) != 2 || got[0] != "bytes=0-1048575 206" {
+		t.Errorf("storage requests %q", got)
+	}
+}
