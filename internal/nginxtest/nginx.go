@@ -17,8 +17,8 @@
 //     "/storage/".
 //
 // Every request is written to an access log with its Range and If-Range
-// headers, its status and whether it carried an Authorization header (never
-// its value). [Server.Requests] parses the log, after a synchronisation
+// headers, its status, its connection and whether it carried an Authorization
+// header (never its value). [Server.Requests] parses the log, after a synchronisation
 // request that makes sure every earlier request has been logged.
 //
 // The tests skip when nginx is not installed, unless FSMOUNT_REQUIRE_NGINX=1
@@ -74,6 +74,7 @@ type Request struct {
 	Status  int
 	Bytes   int64 // body bytes sent
 	Auth    bool  // whether an Authorization header was sent
+	Conn    int64 // nginx's connection serial number: equal for requests on one connection
 }
 
 // Binary returns the path of the nginx binary, or skips the test (fails it
@@ -100,7 +101,7 @@ error_log @RUN@/error.log info;
 events { worker_connections 256; }
 http {
     map $http_authorization $fsm_auth { "" "-"; default "auth"; }
-    log_format fsm '$server_port	$request_method	$uri	"$http_range"	"$http_if_range"	$status	$body_bytes_sent	$fsm_auth';
+    log_format fsm '$server_port	$request_method	$uri	"$http_range"	"$http_if_range"	$status	$body_bytes_sent	$fsm_auth	$connection';
     access_log @RUN@/access.log fsm;
     client_body_temp_path @RUN@/tmp/body;
     proxy_temp_path @RUN@/tmp/proxy;
@@ -297,7 +298,7 @@ func (s *Server) parseLog() (reqs []Request, syncs int, err error) {
 	for sc.Scan() {
 		line := sc.Text()
 		f := strings.Split(line, "\t")
-		if len(f) != 8 {
+		if len(f) != 9 {
 			// A line being written; the sync marker comes after it.
 			continue
 		}
@@ -314,6 +315,7 @@ func (s *Server) parseLog() (reqs []Request, syncs int, err error) {
 		r.Status, _ = strconv.Atoi(f[5])
 		r.Bytes, _ = strconv.ParseInt(f[6], 10, 64)
 		r.Auth = f[7] == "auth"
+		r.Conn, _ = strconv.ParseInt(f[8], 10, 64)
 		reqs = append(reqs, r)
 	}
 	return reqs, syncs, sc.Err()

@@ -39,7 +39,7 @@ type call struct {
 	first int64
 	n     int64
 	done  chan struct{}
-	data  []byte // the chunks, back to back, once done without error
+	parts [][]byte // the chunks, once done without error
 	err   error
 }
 
@@ -250,14 +250,11 @@ scan:
 		return nil, err
 	}
 	for _, c := range append(mine, waits...) {
-		for j := range c.n {
-			i := c.first + j
-			if i < first || i > last {
-				continue
+		for j, data := range c.parts {
+			i := c.first + int64(j)
+			if i >= first && i <= last {
+				parts[i-first] = piece{i * cs, data}
 			}
-			lo := j * cs
-			hi := min(lo+cs, int64(len(c.data)))
-			parts[i-first] = piece{i * cs, c.data[lo:hi:hi]}
 		}
 	}
 	return parts, nil
@@ -308,12 +305,20 @@ func (f *File) fill(c *call) {
 		j = k
 	}
 	if err == nil {
+		// Each chunk gets its own array: a cached chunk must not keep the
+		// whole run's buffer alive, or the memory cache's bound would not
+		// bound memory.
+		c.parts = make([][]byte, c.n)
 		for j := range c.n {
 			lo := j * cs
 			hi := min(lo+cs, int64(len(data)))
-			f.fsys.mem.put(chunkKey{f.key, c.first + j}, data[lo:hi:hi])
+			if c.n == 1 {
+				c.parts[j] = data[lo:hi:hi]
+			} else {
+				c.parts[j] = append([]byte(nil), data[lo:hi]...)
+			}
+			f.fsys.mem.put(chunkKey{f.key, c.first + j}, c.parts[j])
 		}
-		c.data = data
 	}
 	f.finish(c, err)
 }

@@ -251,7 +251,15 @@ func TestLazyReads(t *testing.T) {
 	if n, err := f.ReadAt(buf, int64(len(data))); n != 0 || err != io.EOF {
 		t.Errorf("read at the end: %d, %v", n, err)
 	}
-	got := ranges(s.Requests(t), "/blob.bin")
+	reqs := s.Requests(t)
+	conns := map[int64]bool{}
+	for _, r := range reqs {
+		conns[r.Conn] = true
+	}
+	if len(conns) != 1 {
+		t.Errorf("sequential requests used %d connections, want 1 kept alive", len(conns))
+	}
+	got := ranges(reqs, "/blob.bin")
 	want := []string{
 		"bytes=0-1048575 206",
 		"bytes=5242880-6291455 206",
