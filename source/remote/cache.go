@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // chunkKey names one chunk of one version of one file: version is a hash
@@ -83,7 +84,8 @@ func (c *memCache) bytes() int64 {
 // diskCache keeps chunks as files dir/<version>/<index>, each the chunk's
 // bytes followed by their CRC-32C, and evicts the least recently used
 // chunks to stay within its limit. One diskCache serves each directory
-// per process (see [openDiskCache]); other processes sharing the
+// per process (see [openDiskCache]); recency survives the process as the
+// files' modification times, touched on every hit. Other processes sharing the
 // directory are tolerated (writes are atomic renames, a vanished or
 // corrupt file is a miss) but may make it overshoot until it is next
 // opened.
@@ -181,6 +183,9 @@ func (c *diskCache) get(k chunkKey, want int64) []byte {
 		c.remove(rel)
 		return nil
 	}
+	// The modification time is the recency a later process indexes by.
+	now := time.Now()
+	os.Chtimes(path, now, now)
 	return buf[:want:want]
 }
 
