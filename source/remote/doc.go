@@ -1,0 +1,56 @@
+// Package remote reads a model's files over HTTP(S) with range requests,
+// as a [source.FS]: a directory URL (http://host/dir/), a single file's URL,
+// or a Hugging Face Hub repository (hf://ORG/NAME[@REVISION], resolved
+// against HF_ENDPOINT as /ORG/NAME/resolve/REVISION/FILE). See
+// [ParseLocation] and [New].
+//
+// # Requests
+//
+// [FS.Open] sends one request, a GET of the file's first chunk
+// (Range: bytes=0-1048575 by default): its Content-Range gives the size,
+// its ETag and Last-Modified the version, and its bytes hold a safetensors
+// file's length prefix and, for a header under a mebibyte, the whole
+// header. So reading config.json, the index and every shard's header takes
+// one request per file, two for a shard whose header is longer (the rest
+// of the header is one request however many chunks it spans). Later reads
+// fetch aligned chunks, one request per run of missing chunks, with a
+// readahead that grows while reads are sequential (up to
+// Options.MaxReadahead). Concurrent readers of a chunk share one request.
+// Shards are opened concurrently by the caller; [OpenAll] does it with a
+// bound. All requests of an FS go through one http.Client whose Transport
+// keeps up to Options.MaxConnsPerHost connections per host alive.
+//
+// # Caching
+//
+// Chunks are kept in a memory LRU (Options.MemCacheSize) and on disk under
+// Options.CacheDir (default $XDG_CACHE_HOME/fsmount or ~/.cache/fsmount),
+// evicting least recently used chunks beyond Options.CacheSize. A chunk is
+// cached under a hash of the URL, ETag, size and chunk size, with a
+// CRC-32C checked when it is read back, so a replaced file never serves
+// the old file's chunks as its own. Files without an ETag are not cached
+// on disk. Each open file also pins its first chunk in memory (within a
+// budget of 256 MiB per FS).
+//
+// # Faults
+//
+// 5xx, 408 and 429 answers, network errors, bodies cut short and stalled
+// bodies are retried (Options.MaxRetries) with exponential backoff,
+// honouring Retry-After up to Options.MaxRetryAfter; a body cut short is
+// resumed where it stopped. Connecting, waiting for headers and waiting
+// for the next body bytes each have a timeout, and one fetch with all its
+// retries is bounded by Options.ReadTimeout: a read of a server that is
+// down fails within it, and works again once the server is back. Every
+// request after a file's first carries If-Range with its ETag and every
+// answer is checked: a 200 to a range request, a Content-Range other than
+// the range asked for, or another size or ETag is an error, never wrong
+// bytes. Errors are [*Error] values with a stable [Code] and the file's URL.
+//
+// # Security
+//
+// Options.Token (HF_TOKEN for the Hub) is sent as a bearer token only to
+// the base URL's origin, on every hop of a redirect chain checked anew, so
+// the storage host the Hub redirects to never sees it. Tokens and URL
+// passwords never appear in errors or in String and Name. Sizes and ranges
+// in answers are checked before anything is allocated from them; buffers
+// are bounded by the chunk size and 16 MiB per request.
+package remote

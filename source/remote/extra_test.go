@@ -1,0 +1,114 @@
+package remote
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fsmount/fsmount/internal/nginxtest"
+	"github.com/fsmount/fsmount/source"
+)
+
+func TestRetryAfterIsCapped(t *testing.T) {
+	_, p, data := faultSetup(t)
+	opts := testOptions()
+	opts.MaxRetryAfter = 200 * time.Millisecond
+	fsys := newFS(t, p.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.Status, Status: 429, RetryAfter: "3600"})
+	start := time.Now()
+	readAt(t, f, data, 2<<20, 10)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Retry-After: 3600 made the read wait %v, cap %v", d, opts.MaxRetryAfter)
+	}
+}
+
+func TestCorruptDiskChunkIsRefetched(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(1<<20, 4)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	opts := testOptions()
+	opts.ChunkSize = 64 << 10
+	opts.CacheDir = t.TempDir()
+	opts.CacheSize = 1 << 20
+	f := openFile(t, newFS(t, s.URL, opts), "blob.bin")
+	readAt(t, f, data, 5*(64<<10), 10)
+	// Flip a byte of every cached chunk 5.
+	n := 0
+	filepath.Walk(opts.CacheDir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && info.Name() == "5" {
+			b, _ := os.ReadFile(path)
+			b[100] ^= 0xff
+			os.WriteFile(path, b, 0o600)
+			n++
+		}
+		return nil
+	})
+	if n != 1 {
+		t.Fatalf("found %d cached chunk files named 5", n)
+	}
+	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
+	f2 := openFile(t, newFS(t, s.URL, opts), "blob.bin")
+	readAt(t, f2, data, 5*(64<<10), 1000)
+	if got := nginxtest.Count(s.Requests(t), "/blob.bin", nil) - before; got != 2 {
+		t.Errorf("%d requests, want 2 (open, and the corrupt chunk again)", got)
+	}
+}
+
+// slowFS counts the opens in flight.
+type slowFS struct {
+	mu            sync.Mutex
+	now, max, all int
+}
+
+func (s *slowFS) Open(name string) (source.File, error) {
+	s.mu.Lock()
+	s.now++
+	s.all++
+	s.max = max(s.max, s.now)
+	s.mu.Unlock()
+	time.Sleep(5 * time.Millisecond)
+	s.mu.Lock()
+	s.now--
+	s.mu.Unlock()
+	if name == "bad" {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return nil, nil
+}
+func (s *slowFS) List() ([]string, error) { return nil, source.ErrNotListable }
+func (s *slowFS) String() string          { return "slow" }
+
+func TestOpenAllBound(t *testing.T) {
+	names := make([]string, 40)
+	for i := range names {
+		names[i] = "shard"
+	}
+	s := &slowFS{}
+	if _, err := OpenAll(s, names, 4); err != nil {
+		t.Fatal(err)
+	}
+	if s.max > 4 || s.all != 40 {
+		t.Errorf("%d opens, at most %d at once; want 40, 4", s.all, s.max)
+	}
+	names[17] = "bad"
+	if _, err := OpenAll(s, names, 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenAll with a missing file: %v", err)
+	}
+}
+
+func TestClosedFile(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(3<<20, 2)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	f := openFile(t, newFS(t, s.URL, testOptions()), "blob.bin")
+	f.Close()
+	_, err := f.ReadAt(make([]byte, 10), 2<<20)
+	wantCode(t, err, CodeClosed)
+}

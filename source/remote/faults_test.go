@@ -1,0 +1,236 @@
+package remote
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fsmount/fsmount/internal/nginxtest"
+)
+
+// faultSetup serves a 4 MiB file (and a small one) by nginx behind a
+// fault-injecting proxy.
+func faultSetup(t *testing.T) (s *nginxtest.Server, p *nginxtest.Proxy, data []byte) {
+	t.Helper()
+	root := t.TempDir()
+	data = pattern(4<<20, 7)
+	writeFile(t, root, "blob.bin", data)
+	writeFile(t, root, "config.json", []byte(`{"small":true}`))
+	s = nginxtest.Start(t, root)
+	p = nginxtest.NewProxy(t, s.URL)
+	return s, p, data
+}
+
+func proxied(p *nginxtest.Proxy) int {
+	n := 0
+	for _, r := range p.Requests() {
+		if r.Path == "/blob.bin" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRetriedStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		fault   nginxtest.Fault
+		minWait time.Duration
+	}{
+		{"500", nginxtest.Fault{Kind: nginxtest.Status, Status: 500}, 0},
+		{"503", nginxtest.Fault{Kind: nginxtest.Status, Status: 503}, 0},
+		{"429 Retry-After", nginxtest.Fault{Kind: nginxtest.Status, Status: 429, RetryAfter: "1"}, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, p, data := faultSetup(t)
+			fsys := newFS(t, p.URL, testOptions())
+			p.Inject("/blob.bin", tc.fault) // on Open
+			f := openFile(t, fsys, "blob.bin")
+			p.Inject("/blob.bin", tc.fault, tc.fault) // on a read
+			start := time.Now()
+			readAt(t, f, data, 3<<20, 1000)
+			if d := time.Since(start); d < 2*tc.minWait {
+				t.Errorf("read took %v, Retry-After asked for %v twice", d, tc.minWait)
+			}
+			if n := proxied(p); n != 5 {
+				t.Errorf("%d requests, want 5 (2 for Open, 3 for the read)", n)
+			}
+		})
+	}
+}
+
+func TestRetriesAreBounded(t *testing.T) {
+	_, p, _ := faultSetup(t)
+	opts := testOptions()
+	opts.MaxRetries = 3
+	fsys := newFS(t, p.URL, opts)
+	p.SetDefault(nginxtest.Fault{Kind: nginxtest.Status, Status: 503})
+	_, err := fsys.Open("blob.bin")
+	wantCode(t, err, CodeUnavailable)
+	if e := new(Error); !errors.As(err, &e) || e.Status != 503 || e.URL != p.URL+"/blob.bin" {
+		t.Errorf("error %#v", err)
+	}
+	if n := proxied(p); n != 4 {
+		t.Errorf("%d requests, want 1 + 3 retries", n)
+	}
+}
+
+func TestResetMidBodyResumes(t *testing.T) {
+	s, p, data := faultSetup(t)
+	fsys := newFS(t, p.URL, testOptions())
+	f := openFile(t, fsys, "blob.bin")
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.Reset, After: 300000})
+	readAt(t, f, data, 2<<20+10, 100)
+	got := ranges(s.Requests(t), "/blob.bin")
+	// nginx may log the cut request as 206 with fewer bytes; the resumed
+	// one starts where the body stopped.
+	if len(got) != 3 || got[2] != "bytes=2397152-3145727 206" {
+		t.Errorf("requests %q", got)
+	}
+}
+
+func TestStalledBody(t *testing.T) {
+	_, p, data := faultSetup(t)
+	opts := testOptions()
+	fsys := newFS(t, p.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+
+	// A stall is abandoned after StallTimeout and retried.
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.Stall, After: 1000, Stall: 10 * time.Second})
+	start := time.Now()
+	readAt(t, f, data, 1<<20, 100)
+	if d := time.Since(start); d < opts.StallTimeout || d > opts.StallTimeout+3*time.Second {
+		t.Errorf("stalled read took %v, StallTimeout %v", d, opts.StallTimeout)
+	}
+
+	// Stalling every time: a timeout error, within the bounds.
+	opts.MaxRetries = 1
+	fsys = newFS(t, p.URL, opts)
+	f = openFile(t, fsys, "blob.bin")
+	p.SetDefault(nginxtest.Fault{Kind: nginxtest.Stall, After: 10, Stall: 10 * time.Second})
+	start = time.Now()
+	_, err := f.ReadAt(make([]byte, 10), 3<<20)
+	wantCode(t, err, CodeTimeout)
+	if d := time.Since(start); d > 2*opts.StallTimeout+2*time.Second {
+		t.Errorf("gave up after %v", d)
+	}
+}
+
+func TestSlowResponse(t *testing.T) {
+	_, p, data := faultSetup(t)
+	opts := testOptions()
+	opts.ResponseTimeout = 300 * time.Millisecond
+	opts.MaxRetries = -1
+	fsys := newFS(t, p.URL, opts)
+	p.SetDefault(nginxtest.Fault{Latency: 100 * time.Millisecond})
+	f := openFile(t, fsys, "blob.bin")
+	readAt(t, f, data, 2<<20, 10) // latency under the timeout: fine
+	p.SetDefault(nginxtest.Fault{Latency: 2 * time.Second})
+	_, err := f.ReadAt(make([]byte, 10), 3<<20)
+	wantCode(t, err, CodeTimeout)
+}
+
+func TestRangeIgnored(t *testing.T) {
+	_, p, data := faultSetup(t)
+	fsys := newFS(t, p.URL, testOptions())
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.IgnoreRange})
+	_, err := fsys.Open("blob.bin")
+	wantCode(t, err, CodeRangeIgnored)
+
+	f := openFile(t, fsys, "blob.bin")
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.IgnoreRange})
+	_, err = f.ReadAt(make([]byte, 10), 2<<20)
+	wantCode(t, err, CodeRangeIgnored)
+	readAt(t, f, data, 2<<20, 10) // the next attempt is fine
+
+	// A small file sent whole is exactly the bytes asked for.
+	p.Inject("/config.json", nginxtest.Fault{Kind: nginxtest.IgnoreRange})
+	small := openFile(t, fsys, "config.json")
+	buf := make([]byte, small.Size())
+	if _, err := small.ReadAt(buf, 0); err != nil || string(buf) != `{"small":true}` {
+		t.Errorf("small file sent whole: %q, %v", buf, err)
+	}
+}
+
+func TestNginxIgnoringRange(t *testing.T) {
+	s, _, _ := faultSetup(t)
+	fsys := newFS(t, s.URL+"/norange/", testOptions())
+	_, err := fsys.Open("blob.bin")
+	wantCode(t, err, CodeRangeIgnored)
+}
+
+func TestWrongContentRange(t *testing.T) {
+	_, p, _ := faultSetup(t)
+	fsys := newFS(t, p.URL, testOptions())
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.WrongContentRange})
+	_, err := fsys.Open("blob.bin")
+	wantCode(t, err, CodeBadContentRange)
+	f := openFile(t, fsys, "blob.bin")
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.WrongContentRange})
+	_, err = f.ReadAt(make([]byte, 10), 2<<20)
+	wantCode(t, err, CodeBadContentRange)
+}
+
+func TestETagChanges(t *testing.T) {
+	s, p, data := faultSetup(t)
+	fsys := newFS(t, p.URL, testOptions())
+	f := openFile(t, fsys, "blob.bin")
+	if err := f.Changed(); err != nil {
+		t.Fatalf("Changed before any change: %v", err)
+	}
+
+	// A 206 with another ETag.
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.ChangeETag})
+	_, err := f.ReadAt(make([]byte, 10), 2<<20)
+	wantCode(t, err, CodeChanged)
+	readAt(t, f, data, 2<<20, 10)
+
+	// The file replaced on the server: nginx's ETag changes, If-Range
+	// makes it answer 200, and the read is an error, never new bytes.
+	path := filepath.Join(s.Root, "blob.bin")
+	if err := os.WriteFile(path, pattern(len(data), 99), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(path, later, later)
+	_, err = f.ReadAt(make([]byte, 10), 3<<20)
+	wantCode(t, err, CodeChanged)
+	if !errors.Is(err, ErrChanged) {
+		t.Errorf("errors.Is(ErrChanged) false for %v", err)
+	}
+	wantCode(t, f.Changed(), CodeChanged)
+	readAt(t, f, data, 2<<20, 10) // still cached from before: the old file's bytes
+
+	// The same size but shorter: a 416 or a total that differs.
+	if err := os.WriteFile(path, data[:1000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.ReadAt(make([]byte, 10), 3<<20+500)
+	wantCode(t, err, CodeChanged)
+}
+
+func TestServerDownThenUp(t *testing.T) {
+	_, p, data := faultSetup(t)
+	opts := testOptions()
+	opts.ReadTimeout = 2 * time.Second
+	opts.RetryBase = 100 * time.Millisecond
+	opts.RetryMax = 400 * time.Millisecond
+	opts.MaxRetries = 20
+	fsys := newFS(t, p.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	p.Stop()
+	start := time.Now()
+	_, err := f.ReadAt(make([]byte, 10), 2<<20)
+	if c := CodeOf(err); c != CodeTimeout && c != CodeUnavailable {
+		t.Fatalf("read from a server that is down: %v", err)
+	}
+	if d := time.Since(start); d > opts.ReadTimeout+time.Second {
+		t.Errorf("failed after %v, ReadTimeout %v", d, opts.ReadTimeout)
+	}
+	t.Logf("down: %v after %v", err, time.Since(start).Round(time.Millisecond))
+	p.Restart(t)
+	readAt(t, f, data, 2<<20, 10)
+	readAt(t, f, data, 3<<20, 10)
+}

@@ -1,0 +1,366 @@
+package remote
+
+import (
+	"io"
+	"io/fs"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/fsmount/fsmount/source"
+)
+
+// File is an open remote file. Its bytes are fetched in aligned chunks
+// when read, through the FS's caches; every request after the first
+// carries If-Range with the ETag the first one saw, so a file replaced on
+// the server gives a [CodeChanged] error, never a mix of two versions.
+// A File is safe for concurrent use.
+type File struct {
+	fsys    *FS
+	url     string // what requests go to first
+	display string // the URL in messages, without credentials
+	ver     version
+	key     string // chunkKey.version
+	disk    bool   // whether this file's chunks go to the disk cache
+	chunks  int64  // number of chunks
+	head    []byte // the first chunk, pinned while open (nil if over budget)
+
+	mu       sync.Mutex
+	dataURL  string // the URL that answered last (a redirect target)
+	inflight map[int64]*call
+	closed   bool
+	lastEnd  int64 // end of the previous read, to detect sequential reads
+	streak   int   // sequential reads in a row
+}
+
+// call is one fetch of the chunks [first, first+len) in flight; readers
+// of those chunks wait for it instead of fetching them again.
+type call struct {
+	first int64
+	n     int64
+	done  chan struct{}
+	parts [][]byte // the chunks, once done without error
+	err   error
+}
+
+var (
+	_ source.File    = (*File)(nil)
+	_ source.Checker = (*File)(nil)
+)
+
+// Name returns the file's URL.
+func (f *File) Name() string { return f.display }
+
+// Size returns the size the server reported when the file was opened.
+func (f *File) Size() int64 { return f.ver.size }
+
+// ModTime returns the Last-Modified time of the first response (the zero
+// time if the server sent none).
+func (f *File) ModTime() time.Time { return f.ver.modTime }
+
+// Mode returns 0444: remote files are read-only.
+func (f *File) Mode() fs.FileMode { return 0o444 }
+
+// ETag returns the ETag of the version opened, "" if the server sent none.
+func (f *File) ETag() string { return f.ver.etag }
+
+// Close releases the pinned first chunk. Reads after Close fail.
+func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	if f.head != nil {
+		f.fsys.pinned.Add(-int64(len(f.head)))
+		f.head = nil
+	}
+	return nil
+}
+
+// Changed asks the server for the file's first byte and compares the
+// answer's ETag and size with the version opened. It returns nil if they
+// match, a [CodeChanged] error if not, and the failure if the server could
+// not be asked.
+func (f *File) Changed() error {
+	v := f.ver
+	var b [1]byte
+	if v.size == 0 {
+		// Nothing to ask a range of; probe as Open does.
+		v = version{size: -1}
+		if _, err := f.fsys.client.fetch(f.display, f.url, 0, b[:], &v); err != nil {
+			return err
+		}
+		if v.size != 0 || v.etag != f.ver.etag {
+			return &Error{Code: CodeChanged, URL: f.display, Detail: "the file is no longer empty or has another ETag"}
+		}
+		return nil
+	}
+	_, err := f.fsys.client.fetch(f.display, f.url, 0, b[:], &v)
+	return err
+}
+
+// ReadAt reads len(p) bytes at off, fetching the chunks it needs that are
+// in neither cache with one request per run of missing chunks, and
+// starting readahead when reads are sequential.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: f.display, Err: fs.ErrInvalid}
+	}
+	if off >= f.ver.size {
+		return 0, io.EOF
+	}
+	end := min(off+int64(len(p)), f.ver.size)
+	cs := f.fsys.opts.ChunkSize
+	ra := f.readahead(off, end)
+	n := 0
+	// At most maxRun chunks at a time, so that a huge p never means a
+	// huge request buffer on top of it.
+	for pos := off; pos < end; {
+		stop := min(end, (pos/cs+f.fsys.maxRun)*cs)
+		extra := int64(0)
+		if stop == end {
+			extra = ra
+		}
+		parts, err := f.chunksFor(pos/cs, (stop-1)/cs, extra)
+		if err != nil {
+			return n, err
+		}
+		for _, part := range parts {
+			k := copy(p[n:end-off], part.data[pos-part.off:])
+			n += k
+			pos += int64(k)
+		}
+	}
+	if end < off+int64(len(p)) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// readahead records a read of [off, end) and returns how many chunks to
+// fetch beyond it: none for the first two reads in a row (a header's
+// length prefix and its JSON), then one chunk, doubling per sequential
+// read up to MaxReadahead.
+func (f *File) readahead(off, end int64) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if off == f.lastEnd {
+		f.streak = min(f.streak+1, 64)
+	} else {
+		f.streak = 1
+	}
+	f.lastEnd = end
+	if f.streak < 3 || f.fsys.opts.MaxReadahead <= 0 {
+		return 0
+	}
+	cs := f.fsys.opts.ChunkSize
+	bytes := min(cs<<min(f.streak-3, 20), f.fsys.opts.MaxReadahead)
+	return (bytes + cs - 1) / cs
+}
+
+// piece is one chunk's bytes and the file offset they start at.
+type piece struct {
+	off  int64
+	data []byte
+}
+
+// chunksFor returns chunks first..last, fetching what is missing; extra
+// more chunks are fetched ahead (in the same request where the read itself
+// fetches, in the background where it does not).
+func (f *File) chunksFor(first, last, extra int64) ([]piece, error) {
+	cs := f.fsys.opts.ChunkSize
+	parts := make([]piece, last-first+1)
+	var waits []*call
+	var mine []*call // calls this read must fill itself
+	var ahead *call  // readahead left to the background
+
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil, &Error{Code: CodeClosed, URL: f.display}
+	}
+	var run *call
+	limit := min(last+extra, f.chunks-1)
+scan:
+	for i := first; i <= limit; i++ {
+		wanted := i <= last
+		if data := f.cached(i); data != nil {
+			if !wanted {
+				break
+			}
+			parts[i-first] = piece{i * cs, data}
+			run = nil
+			continue
+		}
+		if c := f.inflight[i]; c != nil {
+			if !wanted {
+				break
+			}
+			waits = append(waits, c)
+			run = nil
+			continue
+		}
+		if run == nil || run.n >= f.fsys.maxRun {
+			if wanted {
+				run = &call{first: i, done: make(chan struct{})}
+				mine = append(mine, run)
+			} else {
+				// Readahead extends this read's last request; where
+				// this read fetches nothing at its end, it becomes one
+				// background request, if one may start now.
+				if run != nil || ahead != nil {
+					break
+				}
+				select {
+				case f.fsys.background <- struct{}{}:
+				default:
+					break scan
+				}
+				run = &call{first: i, done: make(chan struct{})}
+				ahead = run
+			}
+		}
+		run.n++
+		f.inflight[i] = run
+	}
+	f.mu.Unlock()
+
+	if ahead != nil {
+		go func() {
+			defer func() { <-f.fsys.background }()
+			f.fill(ahead)
+		}()
+	}
+	var err error
+	for _, c := range mine {
+		f.fill(c)
+		if c.err != nil && err == nil {
+			err = c.err
+		}
+	}
+	for _, c := range waits {
+		<-c.done
+		if c.err != nil && err == nil {
+			err = c.err
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range append(mine, waits...) {
+		for j, data := range c.parts {
+			i := c.first + int64(j)
+			if i >= first && i <= last {
+				parts[i-first] = piece{i * cs, data}
+			}
+		}
+	}
+	return parts, nil
+}
+
+// cached returns chunk i from the pinned head or the memory cache.
+func (f *File) cached(i int64) []byte {
+	if i == 0 && f.head != nil {
+		return f.head
+	}
+	return f.fsys.mem.get(chunkKey{f.key, i})
+}
+
+// chunkLen is the length of chunk i (the last one may be short).
+func (f *File) chunkLen(i int64) int64 {
+	cs := f.fsys.opts.ChunkSize
+	return min(cs, f.ver.size-i*cs)
+}
+
+// fill fetches the chunks of c: from the disk cache where it has them,
+// else with one request per run still missing; then publishes them.
+func (f *File) fill(c *call) {
+	cs := f.fsys.opts.ChunkSize
+	start := c.first * cs
+	end := min((c.first+c.n)*cs, f.ver.size)
+	data := make([]byte, end-start)
+	var err error
+	for j := int64(0); j < c.n && err == nil; {
+		i := c.first + j
+		if f.disk {
+			if d := f.fsys.disk.get(chunkKey{f.key, i}, f.chunkLen(i)); d != nil {
+				copy(data[j*cs:], d)
+				j++
+				continue
+			}
+		}
+		// A run of chunks missing from disk.
+		k := j + 1
+		for ; k < c.n && !(f.disk && f.fsys.disk.has(chunkKey{f.key, c.first + k})); k++ {
+		}
+		lo, hi := j*cs, min(k*cs, int64(len(data)))
+		err = f.fetch(start+lo, data[lo:hi])
+		if err == nil && f.disk {
+			for m := j; m < k; m++ {
+				f.fsys.disk.put(chunkKey{f.key, c.first + m}, data[m*cs:min((m+1)*cs, int64(len(data)))])
+			}
+		}
+		j = k
+	}
+	if err == nil {
+		// Each chunk gets its own array: a cached chunk must not keep the
+		// whole run's buffer alive, or the memory cache's bound would not
+		// bound memory.
+		c.parts = make([][]byte, c.n)
+		for j := range c.n {
+			lo := j * cs
+			hi := min(lo+cs, int64(len(data)))
+			if c.n == 1 {
+				c.parts[j] = data[lo:hi:hi]
+			} else {
+				c.parts[j] = append([]byte(nil), data[lo:hi]...)
+			}
+			f.fsys.mem.put(chunkKey{f.key, c.first + j}, c.parts[j])
+		}
+	}
+	f.finish(c, err)
+}
+
+// finish publishes the outcome of c and forgets it as in flight.
+func (f *File) finish(c *call, err error) {
+	c.err = err
+	f.mu.Lock()
+	for j := range c.n {
+		if f.inflight[c.first+j] == c {
+			delete(f.inflight, c.first+j)
+		}
+	}
+	f.mu.Unlock()
+	close(c.done)
+}
+
+// fetch reads [off, off+len(buf)) from the server: from the URL that
+// answered last (a redirect target, to skip the redirect), falling back
+// to the file's own URL once if that one is refused (a signed URL that
+// expired).
+func (f *File) fetch(off int64, buf []byte) error {
+	f.mu.Lock()
+	u := f.dataURL
+	f.mu.Unlock()
+	v := f.ver
+	res, err := f.fsys.client.fetch(f.display, u, off, buf, &v)
+	if err != nil && u != f.url {
+		switch CodeOf(err) {
+		case CodeNotFound, CodeDenied, CodeStatus:
+			res, err = f.fsys.client.fetch(f.display, f.url, off, buf, &v)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if int64(res.n) != int64(len(buf)) {
+		return &Error{Code: CodeShortBody, URL: f.display,
+			Detail: "got " + strconv.Itoa(res.n) + " of " + strconv.Itoa(len(buf)) + " bytes"}
+	}
+	f.mu.Lock()
+	f.dataURL = res.finalURL
+	f.mu.Unlock()
+	return nil
+}

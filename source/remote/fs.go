@@ -1,0 +1,206 @@
+package remote
+
+import (
+	"io/fs"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fsmount/fsmount/source"
+)
+
+// FS is a directory on an HTTP(S) server: its files are read with range
+// requests under one base URL. It cannot list (web servers do not); a
+// model's file names come from its index. An FS is safe for concurrent use.
+type FS struct {
+	base    *url.URL // ends in "/"
+	display string
+	opts    Options
+	client  *client
+	mem     *memCache
+	disk    *diskCache // nil without a disk cache
+	maxRun  int64      // chunks per request at most
+
+	pinned     atomic.Int64  // bytes of first chunks pinned by open files
+	background chan struct{} // slots for background readahead requests
+}
+
+var _ source.FS = (*FS)(nil)
+
+// pinBudget bounds the first chunks that open files keep in memory, so
+// that opening many shards and then reading their headers needs no second
+// request even when the memory cache is small.
+const pinBudget = 256 << 20
+
+// New returns the FS of the directory at baseURL (http or https; a
+// missing final slash is added). Opening it sends no request.
+func New(baseURL string, opts Options) (*FS, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &Error{Code: CodeBadLocation, URL: redact(baseURL),
+			Detail: "not an http:// or https:// URL with a host"}
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, &Error{Code: CodeBadLocation, URL: u.Redacted(), Detail: "a directory URL cannot have a query or fragment"}
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		if u.RawPath != "" {
+			u.RawPath += "/"
+		}
+	}
+	opts = opts.withDefaults()
+	f := &FS{
+		base:       u,
+		display:    u.Redacted(),
+		opts:       opts,
+		client:     newClient(opts, originOf(u)),
+		mem:        newMemCache(opts.MemCacheSize),
+		maxRun:     max(16<<20/opts.ChunkSize, 1),
+		background: make(chan struct{}, 4),
+	}
+	if opts.CacheSize > 0 {
+		f.disk, err = openDiskCache(opts.CacheDir, opts.CacheSize)
+		if err != nil {
+			return nil, &Error{Code: CodeBadLocation, URL: f.display, Detail: "cache directory", Err: err}
+		}
+	}
+	return f, nil
+}
+
+// String returns the base URL, without credentials.
+func (f *FS) String() string { return f.display }
+
+// List returns source.ErrNotListable.
+func (f *FS) List() ([]string, error) { return nil, source.ErrNotListable }
+
+// Close closes idle connections. Open files keep working.
+func (f *FS) Close() error {
+	f.client.tr.CloseIdleConnections()
+	return nil
+}
+
+// URL returns the URL of the named file.
+func (f *FS) URL(name string) string {
+	return f.fileURL(name).String()
+}
+
+func (f *FS) fileURL(name string) *url.URL {
+	segs := strings.Split(name, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	u := *f.base
+	u.Path = f.base.Path + name
+	u.RawPath = f.base.EscapedPath() + strings.Join(segs, "/")
+	return &u
+}
+
+// Open opens the named file (a slash-separated path under the base URL)
+// with one request: a ranged GET of its first chunk, whose answer gives
+// the size (from Content-Range), the ETag and Last-Modified, and whose
+// bytes are kept (the length prefix and usually the whole header of a
+// safetensors file). A missing file gives an error matching
+// fs.ErrNotExist.
+func (f *FS) Open(name string) (source.File, error) {
+	file, err := f.OpenFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return file, nil
+}
+
+// OpenFile is [FS.Open] returning the concrete type.
+func (f *FS) OpenFile(name string) (*File, error) {
+	if !fs.ValidPath(name) || name == "." {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	u := f.fileURL(name)
+	file := &File{
+		fsys:     f,
+		url:      u.String(),
+		display:  u.Redacted(),
+		inflight: map[int64]*call{},
+		ver:      version{size: -1},
+	}
+	buf := make([]byte, f.opts.ChunkSize)
+	res, err := f.client.fetch(file.display, file.url, 0, buf, &file.ver)
+	if err != nil {
+		return nil, err
+	}
+	if res.n != int(min(file.ver.size, f.opts.ChunkSize)) {
+		return nil, &Error{Code: CodeShortBody, URL: file.display, Detail: "first chunk cut short"}
+	}
+	file.dataURL = res.finalURL
+	cs := f.opts.ChunkSize
+	file.chunks = (file.ver.size + cs - 1) / cs
+	file.key = versionOf(file.url, file.ver.etag, file.ver.size, cs)
+	// Without an ETag nothing tells a later process that the file on the
+	// server is still this one: keep such files out of the disk cache.
+	file.disk = f.disk != nil && file.ver.etag != ""
+	if file.ver.size > 0 {
+		head := buf[:res.n:res.n]
+		if res.n < len(buf)/2 {
+			// A small file: do not hold on to the whole chunk buffer.
+			head = append([]byte(nil), head...)
+		}
+		if f.pinned.Add(int64(len(head))) <= pinBudget {
+			file.head = head
+		} else {
+			f.pinned.Add(-int64(len(head)))
+		}
+		f.mem.put(chunkKey{file.key, 0}, head)
+		if file.disk {
+			f.disk.put(chunkKey{file.key, 0}, head)
+		}
+	}
+	return file, nil
+}
+
+// OpenAll opens the named files of fsys with at most concurrency opens in
+// flight (DefaultOpenConcurrency if concurrency <= 0). On an error it
+// closes what it opened and returns the error of the first name that
+// failed. It works for any source.FS; for a remote one it overlaps the
+// first request of every shard.
+func OpenAll(fsys source.FS, names []string, concurrency int) ([]source.File, error) {
+	if concurrency <= 0 {
+		concurrency = DefaultOpenConcurrency
+	}
+	files := make([]source.File, len(names))
+	errs := make([]error, len(names))
+	sem := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			files[i], errs[i] = fsys.Open(name)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			for _, f := range files {
+				if f != nil {
+					f.Close()
+				}
+			}
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// redact hides the password of a URL that may not parse.
+func redact(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.Index(raw, "@"); i >= 0 {
+		return "…" + raw[i:]
+	}
+	return raw
+}

@@ -1,0 +1,440 @@
+package remote
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fsmount/fsmount/internal/nginxtest"
+	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/source"
+)
+
+func TestParseLocation(t *testing.T) {
+	t.Setenv("HF_ENDPOINT", "http://127.0.0.1:9/")
+	t.Setenv("HF_TOKEN", "")
+	for _, tc := range []struct {
+		loc      string
+		ok       bool
+		base     string // FS.String()
+		file     string
+		wantCode Code
+	}{
+		{loc: "models/qwen", ok: false},
+		{loc: "/abs/path/model.safetensors", ok: false},
+		{loc: "http://127.0.0.1:1/dir/", ok: true, base: "http://127.0.0.1:1/dir/"},
+		{loc: "http://127.0.0.1:1/models/Qwen3-0.6B", ok: true, base: "http://127.0.0.1:1/models/Qwen3-0.6B/"},
+		{loc: "https://127.0.0.1:1/dir/model.safetensors", ok: true, base: "https://127.0.0.1:1/dir/", file: "model.safetensors"},
+		{loc: "https://127.0.0.1:1/dir/model.gguf", ok: true, base: "https://127.0.0.1:1/dir/", file: "model.gguf"},
+		{loc: "http://user:secret@127.0.0.1:1/dir/", ok: true, base: "http://user:xxxxx@127.0.0.1:1/dir/"},
+		{loc: "hf://Qwen/Qwen3-0.6B", ok: true, base: "http://127.0.0.1:9/Qwen/Qwen3-0.6B/resolve/main/"},
+		{loc: "hf://Qwen/Qwen3-0.6B@v1.0", ok: true, base: "http://127.0.0.1:9/Qwen/Qwen3-0.6B/resolve/v1.0/"},
+		{loc: "hf://org/name@refs/pr/1", ok: true, base: "http://127.0.0.1:9/org/name/resolve/refs%2Fpr%2F1/"},
+		{loc: "hf://org", ok: true, wantCode: CodeBadLocation},
+		{loc: "hf://org/na me", ok: true, wantCode: CodeBadLocation},
+		{loc: "hf://../x", ok: true, wantCode: CodeBadLocation},
+		{loc: "hf://org/name@", ok: true, wantCode: CodeBadLocation},
+		{loc: "http://", ok: true, wantCode: CodeBadLocation},
+		{loc: "http://127.0.0.1:1/dir/?x=1", ok: true, wantCode: CodeBadLocation},
+	} {
+		t.Run(tc.loc, func(t *testing.T) {
+			fsys, file, ok, err := ParseLocationOptions(tc.loc, Options{CacheSize: -1})
+			if ok != tc.ok {
+				t.Fatalf("ok = %v", ok)
+			}
+			if tc.wantCode != "" {
+				wantCode(t, err, tc.wantCode)
+				if !errors.Is(err, ErrBadLocation) {
+					t.Errorf("errors.Is(%v, ErrBadLocation) = false", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				if fsys != nil {
+					t.Fatal("FS for a local path")
+				}
+				return
+			}
+			if fsys.String() != tc.base || file != tc.file {
+				t.Errorf("got %q + %q, want %q + %q", fsys.String(), file, tc.base, tc.file)
+			}
+			if _, err := fsys.List(); !errors.Is(err, source.ErrNotListable) {
+				t.Errorf("List: %v", err)
+			}
+		})
+	}
+}
+
+func TestHubTokenOnlyForEndpoint(t *testing.T) {
+	t.Setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+	t.Setenv("HF_TOKEN", "hf_secret")
+	fsys, _, _, err := ParseLocationOptions("hf://org/name", Options{CacheSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fsys.(*FS).opts.Token != "hf_secret" {
+		t.Error("hf:// on the endpoint did not get HF_TOKEN")
+	}
+	fsys, _, _, err = ParseLocationOptions("http://127.0.0.1:10/dir/", Options{CacheSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fsys.(*FS).opts.Token != "" {
+		t.Error("a URL on another host got HF_TOKEN")
+	}
+}
+
+// TestTokenNotSentToRedirectTarget runs an endpoint and a storage server
+// on two loopback ports, both capturing Authorization.
+func TestTokenNotSentToRedirectTarget(t *testing.T) {
+	data := pattern(3<<20, 1)
+	var mu sync.Mutex
+	var storageAuth, endpointAuth []string
+	storage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		storageAuth = append(storageAuth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("ETag", `"v1"`)
+		http.ServeContent(w, r, "blob", time.Time{}, bytes.NewReader(data))
+	}))
+	defer storage.Close()
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		endpointAuth = append(endpointAuth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, "/missing.json") {
+			http.NotFound(w, r)
+			return
+		}
+		http.Redirect(w, r, storage.URL+"/blob?sig=1", http.StatusFound)
+	}))
+	defer endpoint.Close()
+	t.Setenv("HF_ENDPOINT", endpoint.URL)
+	t.Setenv("HF_TOKEN", "hf_secret")
+
+	fsys, _, _, err := ParseLocationOptions("hf://org/name@main", testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fsys.(*FS).OpenFile("model.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAt(t, f, data, 2<<20+5, 100)
+	_, err = fsys.Open("missing.json")
+	if !errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "hf_secret") {
+		t.Errorf("missing file: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(endpointAuth) == 0 || endpointAuth[0] != "Bearer hf_secret" {
+		t.Errorf("endpoint saw Authorization %q", endpointAuth)
+	}
+	for _, a := range storageAuth {
+		if a != "" {
+			t.Errorf("storage host got Authorization %q", a)
+		}
+	}
+	// The second read went to the storage URL directly, without the
+	// redirect hop: one resolve for Open, one for missing.json.
+	if len(storageAuth) != 2 || len(endpointAuth) != 2 {
+		t.Errorf("storage saw %d requests, endpoint %d; want 2 and 2", len(storageAuth), len(endpointAuth))
+	}
+}
+
+// TestModelRequests reads what a model check reads, over nginx, and
+// counts the requests per file in nginx's log.
+func TestModelRequests(t *testing.T) {
+	root := t.TempDir()
+	config := []byte(`{"architectures":["Qwen3ForCausalLM"]}`)
+	index := []byte(`{"metadata":{},"weight_map":{"a":"model-00001-of-00002.safetensors"}}`)
+	small := tinySafetensors(t, 1000, 0)
+	big := tinySafetensors(t, 300000, 1500000) // a 1.5 MB header
+	writeFile(t, root, "config.json", config)
+	writeFile(t, root, "model.safetensors.index.json", index)
+	writeFile(t, root, "model-00001-of-00002.safetensors", small)
+	writeFile(t, root, "model-00002-of-00002.safetensors", big)
+	s := nginxtest.Start(t, root)
+	fsys := newFS(t, s.URL+"/", testOptions())
+
+	for name, want := range map[string][]byte{"config.json": config, "model.safetensors.index.json": index} {
+		got, err := source.ReadFile(fsys, name, 1<<20)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	names := []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}
+	files, err := OpenAll(fsys, names, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range files {
+		sf, err := safetensors.NewFile(f.Name(), f, f.Size())
+		if err != nil {
+			t.Fatalf("%s: %v", names[i], err)
+		}
+		if tn := sf.Tensor("a"); tn == nil {
+			t.Fatalf("%s: no tensor a", names[i])
+		}
+		defer f.Close()
+	}
+	reqs := s.Requests(t)
+	for name, want := range map[string]int{
+		"config.json":                      1,
+		"model.safetensors.index.json":     1,
+		"model-00001-of-00002.safetensors": 1,
+		"model-00002-of-00002.safetensors": 2,
+	} {
+		if got := nginxtest.Count(reqs, "/"+name, nil); got != want {
+			t.Errorf("%s: %d requests, want %d: %v", name, got, want, ranges(reqs, "/"+name))
+		}
+	}
+	// The first request of a file is its first chunk; the second goes on
+	// from there, guarded by If-Range.
+	var second nginxtest.Request
+	for _, r := range reqs {
+		if r.Path == "/"+names[1] {
+			second = r
+		}
+	}
+	if got := ranges(reqs, "/"+names[1])[0]; got != "bytes=0-1048575 206" {
+		t.Errorf("first request %q", got)
+	}
+	if second.Range != "bytes=1048576-2097151" || second.IfRange == "" || second.Status != 206 {
+		t.Errorf("second request %+v", second)
+	}
+
+	// Tensor data is fetched when read, and read right.
+	f := files[1]
+	buf := make([]byte, 8)
+	dataStart := int64(len(big) - 300000*4)
+	if _, err := f.ReadAt(buf, dataStart+4*299998); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf, big[len(big)-8:]) {
+		t.Error("tensor bytes differ")
+	}
+}
+
+func TestLazyReads(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(10<<20+123, 3)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	fsys := newFS(t, s.URL, testOptions())
+	f := openFile(t, fsys, "blob.bin")
+	if f.Size() != int64(len(data)) || f.Mode() != 0o444 || f.ModTime().IsZero() || f.ETag() == "" {
+		t.Fatalf("size %d mode %v mtime %v etag %q", f.Size(), f.Mode(), f.ModTime(), f.ETag())
+	}
+	if f.Name() != s.URL+"/blob.bin" {
+		t.Errorf("Name %q", f.Name())
+	}
+	readAt(t, f, data, 5<<20+10, 100)
+	readAt(t, f, data, 5<<20+2000, 100) // same chunk: no request
+	readAt(t, f, data, 3<<20-50, 100)   // across chunks 2 and 3: one request
+	readAt(t, f, data, int64(len(data))-7, 7)
+	buf := make([]byte, 20)
+	if n, err := f.ReadAt(buf, int64(len(data))-5); n != 5 || err != io.EOF {
+		t.Errorf("read past the end: %d, %v", n, err)
+	}
+	if n, err := f.ReadAt(buf, int64(len(data))); n != 0 || err != io.EOF {
+		t.Errorf("read at the end: %d, %v", n, err)
+	}
+	reqs := s.Requests(t)
+	conns := map[int64]bool{}
+	for _, r := range reqs {
+		conns[r.Conn] = true
+	}
+	if len(conns) != 1 {
+		t.Errorf("sequential requests used %d connections, want 1 kept alive", len(conns))
+	}
+	got := ranges(reqs, "/blob.bin")
+	want := []string{
+		"bytes=0-1048575 206",
+		"bytes=5242880-6291455 206",
+		"bytes=2097152-4194303 206",
+		"bytes=10485760-10485882 206",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("requests\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestEmptyAndSmallFiles(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "empty", nil)
+	writeFile(t, root, "sub dir/a+b.json", []byte(`{"x":1}`))
+	s := nginxtest.Start(t, root)
+	fsys := newFS(t, s.URL, testOptions())
+	f := openFile(t, fsys, "empty")
+	if f.Size() != 0 {
+		t.Errorf("empty file has size %d", f.Size())
+	}
+	if err := f.Changed(); err != nil {
+		t.Errorf("Changed: %v", err)
+	}
+	got, err := source.ReadFile(fsys, "sub dir/a+b.json", 100)
+	if err != nil || string(got) != `{"x":1}` {
+		t.Errorf("escaped name: %q, %v", got, err)
+	}
+	if _, err := fsys.Open("../etc/passwd"); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("invalid name: %v", err)
+	}
+	if _, err := fsys.Open("nope.json"); !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, ErrNotFound) ||
+		!strings.Contains(err.Error(), s.URL+"/nope.json") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestReadaheadAndSharedFetches(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(24<<20, 5)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	fsys := newFS(t, s.URL, testOptions())
+	f := openFile(t, fsys, "blob.bin")
+
+	// Sequential 128 KiB reads, as the kernel sends them through FUSE.
+	const step = 128 << 10
+	for off := int64(0); off < 16<<20; off += step {
+		readAt(t, f, data, off, step)
+	}
+	n := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
+	if n >= 16 {
+		t.Errorf("16 MiB read sequentially took %d requests: readahead did not coalesce", n)
+	}
+	t.Logf("16 MiB sequential in 128 KiB reads: %d requests", n)
+
+	// Eight readers of one chunk share one request.
+	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
+	var wg sync.WaitGroup
+	var bad atomic.Int32
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 1000)
+			if _, err := f.ReadAt(buf, 22<<20+77); err != nil || !bytes.Equal(buf, data[22<<20+77:22<<20+1077]) {
+				bad.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Fatal("a concurrent reader got an error or wrong bytes")
+	}
+	if got := nginxtest.Count(s.Requests(t), "/blob.bin", nil) - before; got != 1 {
+		t.Errorf("8 concurrent readers of one chunk made %d requests", got)
+	}
+}
+
+func TestCacheBounds(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(2<<20, 9)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	opts := testOptions()
+	opts.ChunkSize = 64 << 10
+	opts.MemCacheSize = 3 * 64 << 10
+	opts.CacheDir = t.TempDir()
+	opts.CacheSize = 5*(64<<10+4) + 100
+	opts.MaxReadahead = -1
+	fsys := newFS(t, s.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	for i := range int64(20) {
+		readAt(t, f, data, i*(64<<10)+1, 10) // chunks 0..19, not sequential
+		if m := fsys.mem.bytes(); m > opts.MemCacheSize {
+			t.Fatalf("memory cache at %d bytes, bound %d", m, opts.MemCacheSize)
+		}
+		if d := fsys.disk.bytes(); d > opts.CacheSize {
+			t.Fatalf("disk cache at %d bytes, bound %d", d, opts.CacheSize)
+		}
+	}
+	if d := diskUsage(t, opts.CacheDir); d > opts.CacheSize {
+		t.Fatalf("cache directory holds %d bytes, bound %d", d, opts.CacheSize)
+	}
+	// A new FS on the same directory (a new mount) finds the recent chunks
+	// on disk and fetches only the evicted ones.
+	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
+	forgetDiskCache(t, opts.CacheDir)
+	fsys2 := newFS(t, s.URL, opts)
+	f2 := openFile(t, fsys2, "blob.bin") // one request, the first chunk
+	readAt(t, f2, data, 19*(64<<10)+5, 10)
+	readAt(t, f2, data, 18*(64<<10)+5, 10)
+	if got := nginxtest.Count(s.Requests(t), "/blob.bin", nil) - before; got != 1 {
+		t.Errorf("reading chunks cached on disk made %d requests, want 1 (the open)", got)
+	}
+	readAt(t, f2, data, 2*(64<<10)+5, 10) // evicted long ago
+	if got := nginxtest.Count(s.Requests(t), "/blob.bin", nil) - before; got != 2 {
+		t.Errorf("an evicted chunk: %d requests, want 2", got)
+	}
+}
+
+// TestHubOverNginx reads an hf:// repository from nginx, whose resolve
+// URLs redirect to a storage server on another port.
+func TestHubOverNginx(t *testing.T) {
+	root := t.TempDir()
+	shard := tinySafetensors(t, 1<<20, 0) // 4 MiB of data
+	writeFile(t, root, "config.json", []byte(`{}`))
+	writeFile(t, root, "model.safetensors", shard)
+	s := nginxtest.Start(t, root)
+	t.Setenv("HF_ENDPOINT", s.URL+"/")
+	t.Setenv("HF_TOKEN", "hf_secret")
+	fsys, file, ok, err := ParseLocationOptions("hf://org/model@main", testOptions())
+	if err != nil || !ok || file != "" {
+		t.Fatal(ok, err)
+	}
+	if got, err := source.ReadFile(fsys, "config.json", 100); err != nil || string(got) != "{}" {
+		t.Fatalf("config.json: %q, %v", got, err)
+	}
+	f, err := fsys.Open("model.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Name() != s.URL+"/org/model/resolve/main/model.safetensors" {
+		t.Errorf("Name %q", f.Name())
+	}
+	sf, err := safetensors.NewFile(f.Name(), f, f.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := sf.Tensor("a")
+	buf := make([]byte, 16)
+	if _, err := f.ReadAt(buf, int64(len(shard))-16); err != nil || !bytes.Equal(buf, shard[len(shard)-16:]) || tn == nil {
+		t.Fatalf("tensor bytes: %v", err)
+	}
+	reqs := s.Requests(t)
+	resolve := "/org/model/resolve/main/model.safetensors"
+	for _, r := range reqs {
+		switch r.Path {
+		case resolve, "/org/model/resolve/main/config.json":
+			if r.Status != 302 || !r.Auth {
+				t.Errorf("resolve request %+v: want a 302 that got the token", r)
+			}
+		default:
+			if r.Auth {
+				t.Errorf("storage request %+v carried the token", r)
+			}
+		}
+	}
+	// Open (and with it the header) is one redirect and one range
+	// request; the data read goes straight to storage.
+	if n := nginxtest.Count(reqs, resolve, nil); n != 1 {
+		t.Errorf("%d resolve requests, want 1", n)
+	}
+	if got := ranges(reqs, "/storage/model.safetensors"); len(got) != 2 || got[0] != "bytes=0-1048575 206" {
+		t.Errorf("storage requests %q", got)
+	}
+}
