@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 
@@ -58,7 +59,11 @@ func (c tensorBytes) read(t *tree, dest []byte, off int64) (fuse.ReadResult, sys
 	}
 	k, err := tt.File.ReadAt(dest[:n], tt.Offset+off)
 	if int64(k) < n {
-		t.warnOnce(tt.File.Name(), fmt.Sprintf("reading %s: %v", tt.File.Name(), err))
+		if errors.Is(err, source.ErrChanged) {
+			t.changed(tt.File, err)
+		} else {
+			t.warnOnce(tt.File.Name(), fmt.Sprintf("reading %s: %v", tt.File.Name(), err))
+		}
 		return nil, syscall.EIO
 	}
 	return fuse.ReadResultData(dest[:n]), fs.OK

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -64,8 +65,16 @@ var ErrNoWeights = errors.New("no " + SingleName + " or " + IndexName)
 
 // Open opens the model at loc: a directory with config.json and
 // model.safetensors (or an index and its shards), or a single
-// .safetensors file, whose tensors are listed without a config.
+// .safetensors file, whose tensors are listed without a config; locally,
+// or at an http(s):// URL or a Hub repository hf://ORG/NAME[@REVISION]
+// (package source/remote).
 func Open(loc string) (*Model, error) {
+	if fsys, file, ok, err := remote.ParseLocation(loc); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return OpenFS(loc, fsys, file)
+	}
 	st, err := os.Stat(loc)
 	if err != nil {
 		return nil, err

@@ -60,23 +60,45 @@ type Mappable interface {
 	Release(data []byte)
 }
 
+// Remote is a File whose bytes cost a network round trip; checks that
+// would read whole tensors skip such files unless asked.
+type Remote interface {
+	IsRemote() bool
+}
+
+// IsRemote reports whether f is a [Remote] file.
+func IsRemote(f File) bool {
+	r, ok := f.(Remote)
+	return ok && r.IsRemote()
+}
+
 // Owned is a File that has an owner: a local file's uid and gid.
 type Owned interface {
 	Owner() (uid, gid uint32)
 }
 
-// Checker is a File that can tell whether it changed since it was opened.
+// Checker is a File that can tell cheaply (a stat, no request) whether
+// it changed since it was opened. A file that cannot, such as a remote
+// one, reports a change as a read error matching [ErrChanged].
 type Checker interface {
 	// Changed returns nil while the file is the one opened, at the size
 	// it had, else an error saying what changed.
 	Changed() error
 }
 
+// ErrChanged is matched by every error that says a file is no longer the
+// one opened: a [*ChangedError] of a local file, a remote file's read that
+// met another version.
+var ErrChanged = errors.New("the file changed since it was opened")
+
 // ChangedError says that a file is no longer what was opened.
 type ChangedError struct {
 	Name     string
 	Was, Now int64 // sizes when opened and now; equal when rewritten in place
 }
+
+// Is makes a ChangedError match [ErrChanged].
+func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
 
 func (e *ChangedError) Error() string {
 	if e.Now != e.Was {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"strconv"
+
+	"github.com/fsmount/fsmount/source"
 )
 
 // Code is the stable identifier of a failure. Codes never change between
@@ -78,6 +80,9 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) Is(target error) bool {
 	if target == fs.ErrNotExist {
 		return e.Code == CodeNotFound
+	}
+	if target == source.ErrChanged {
+		return e.Code == CodeChanged
 	}
 	t, ok := target.(*Error)
 	return ok && t.URL == "" && t.Code == e.Code

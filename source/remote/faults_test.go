@@ -177,7 +177,7 @@ func TestETagChanges(t *testing.T) {
 	s, p, data := faultSetup(t)
 	fsys := newFS(t, p.URL, testOptions())
 	f := openFile(t, fsys, "blob.bin")
-	if err := f.Changed(); err != nil {
+	if err := f.Revalidate(); err != nil {
 		t.Fatalf("Changed before any change: %v", err)
 	}
 
@@ -200,7 +200,7 @@ func TestETagChanges(t *testing.T) {
 	if !errors.Is(err, ErrChanged) {
 		t.Errorf("errors.Is(ErrChanged) false for %v", err)
 	}
-	wantCode(t, f.Changed(), CodeChanged)
+	wantCode(t, f.Revalidate(), CodeChanged)
 	readAt(t, f, data, 2<<20, 10) // still cached from before: the old file's bytes
 
 	// The same size but shorter: a 416 or a total that differs.

@@ -43,10 +43,13 @@ type call struct {
 	err   error
 }
 
-var (
-	_ source.File    = (*File)(nil)
-	_ source.Checker = (*File)(nil)
-)
+// A File is not a source.Checker: asking the server costs a request, so
+// a change shows as a read error matching source.ErrChanged instead, and
+// Revalidate asks explicitly.
+var _ source.File = (*File)(nil)
+
+// IsRemote reports true: the file's bytes cost requests (source.Remote).
+func (f *File) IsRemote() bool { return true }
 
 // Name returns the file's URL.
 func (f *File) Name() string { return f.display }
@@ -79,11 +82,11 @@ func (f *File) Close() error {
 	return nil
 }
 
-// Changed asks the server for the file's first byte and compares the
+// Revalidate asks the server for the file's first byte and compares the
 // answer's ETag and size with the version opened. It returns nil if they
 // match, a [CodeChanged] error if not, and the failure if the server could
 // not be asked.
-func (f *File) Changed() error {
+func (f *File) Revalidate() error {
 	v := f.ver
 	var b [1]byte
 	if v.size == 0 {

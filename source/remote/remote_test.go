@@ -180,7 +180,7 @@ func TestModelRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, f := range files {
-		sf, err := safetensors.NewFile(f.Name(), f, f.Size())
+		sf, err := safetensors.NewFile(f)
 		if err != nil {
 			t.Fatalf("%s: %v", names[i], err)
 		}
@@ -281,7 +281,7 @@ func TestEmptyAndSmallFiles(t *testing.T) {
 	if f.Size() != 0 {
 		t.Errorf("empty file has size %d", f.Size())
 	}
-	if err := f.Changed(); err != nil {
+	if err := f.Revalidate(); err != nil {
 		t.Errorf("Changed: %v", err)
 	}
 	got, err := source.ReadFile(fsys, "sub dir/a+b.json", 100)
@@ -406,7 +406,7 @@ func TestHubOverNginx(t *testing.T) {
 	if f.Name() != s.URL+"/org/model/resolve/main/model.safetensors" {
 		t.Errorf("Name %q", f.Name())
 	}
-	sf, err := safetensors.NewFile(f.Name(), f, f.Size())
+	sf, err := safetensors.NewFile(f)
 	if err != nil {
 		t.Fatal(err)
 	}

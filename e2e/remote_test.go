@@ -1,0 +1,178 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/fusetest"
+	"github.com/fsmount/fsmount/internal/nginxtest"
+	"github.com/fsmount/fsmount/internal/testmodel"
+)
+
+// remoteRoot serves a directory holding the tiny model (tiny/) and a
+// sharded layout rebuilt from the real cogito-v1-preview-qwen-14B index
+// (cogito/, 6 sparse shards), with nginx on 127.0.0.1.
+func remoteRoot(t *testing.T) (*nginxtest.Server, string) {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := t.TempDir()
+	require.NoError(t, testmodel.WriteTiny(filepath.Join(root, "tiny"), nil))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "cogito"), 0o755))
+	_, err := testmodel.WriteRealSharded(filepath.Join(root, "cogito"), repoPath("testdata", "realworld", "cogito-v1-preview-qwen-14B"))
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(root, 0o755))
+	return nginxtest.Start(t, root), root
+}
+
+// localReport is fsinspect's report of a local directory, with the
+// tied-head note as the network check words it.
+func localReport(t *testing.T, dir string) string {
+	t.Helper()
+	r := runCmd(t, "fsinspect", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	return r.stdout
+}
+
+// TestInspectRemote checks a model over HTTP, as a directory URL, as a
+// single-file URL and as hf://ORG/NAME through the Hub's redirect: the
+// report is the local one, except that the tied head is not compared
+// over the network, and the report says so.
+func TestInspectRemote(t *testing.T) {
+	srv, root := remoteRoot(t)
+	local := localReport(t, filepath.Join(root, "tiny"))
+	const localTied = "note: lm_head.weight present but tied — a redundant byte-identical copy of embed_tokens (4,096 params counted once)"
+	const remoteTied = "note: lm_head.weight present and tied, as tie_word_embeddings says (4,096 params counted once); its bytes are not compared with embed_tokens over the network — compare them by reading the tensors"
+	require.Contains(t, local, localTied)
+	want := strings.ReplaceAll(local, filepath.Join(root, "tiny"), "LOC")
+
+	r := runCmd(t, "fsinspect", srv.URL+"/tiny/")
+	require.Equal(t, 0, r.code, r.stderr)
+	got := strings.ReplaceAll(r.stdout, srv.URL+"/tiny/", "LOC")
+	assert.Equal(t, strings.Replace(want, localTied, remoteTied, 1), got)
+
+	// The Hub: resolve/ answers 302 to a storage host serving the repo.
+	hub := nginxtest.Start(t, filepath.Join(root, "tiny"))
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	r = runCmd(t, "fsinspect", "hf://org/tiny")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "✓ all 25 expected tensors present")
+	redirected := false
+	for _, q := range hub.Requests(t) {
+		redirected = redirected || q.Status == 302
+	}
+	assert.True(t, redirected, "the check went through the resolve redirect")
+
+	r = runCmd(t, "fsinspect", srv.URL+"/tiny/model.safetensors")
+	require.Equal(t, 0, r.code, r.stderr) // a lone file: listed, not checked
+	assert.Contains(t, r.stdout, "model.embed_tokens.weight")
+
+	r = runCmd(t, "fsinspect", srv.URL+"/nope/")
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+}
+
+// TestInspectRemoteRequests reads nginx's log: checking the 6-shard real
+// layout takes one range request per shard (its header fits in the first
+// chunk), one for config.json and one for the index.
+func TestInspectRemoteRequests(t *testing.T) {
+	srv, root := remoteRoot(t)
+	before := len(srv.Requests(t))
+	r := runCmd(t, "fsinspect", srv.URL+"/cogito/")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, localReport(t, filepath.Join(root, "cogito")), strings.ReplaceAll(r.stdout, srv.URL+"/cogito/", filepath.Join(root, "cogito")))
+	perFile := map[string]int{}
+	for _, q := range srv.Requests(t)[before:] {
+		if strings.HasPrefix(q.Path, "/cogito/") {
+			perFile[strings.TrimPrefix(q.Path, "/cogito/")]++
+			assert.Equal(t, 206, q.Status, "%+v", q)
+			assert.NotEmpty(t, q.Range, "%+v", q)
+		}
+	}
+	shards := 0
+	for f, n := range perFile {
+		if strings.HasSuffix(f, ".safetensors") {
+			shards++
+			assert.LessOrEqual(t, n, 2, f)
+		} else {
+			assert.Equal(t, 1, n, f)
+		}
+	}
+	assert.Equal(t, 6, shards)
+	t.Logf("requests: %v", perFile)
+}
+
+// TestMountRemote mounts the tiny model over HTTP: data reads give the
+// file's bytes and the verdict is the local one.
+func TestMountRemote(t *testing.T) {
+	srv, root := remoteRoot(t)
+	mnt, _ := mountModel(t, srv.URL+"/tiny/")
+	raw, err := os.ReadFile(filepath.Join(root, "tiny", "model.safetensors"))
+	require.NoError(t, err)
+	var name string
+	var off, n int64
+	loc, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "location"))
+	require.NoError(t, err)
+	_, err = fmt.Sscan(string(loc), &name, &off, &n)
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data"))
+	require.NoError(t, err)
+	assert.Equal(t, raw[off:off+n], got)
+	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+	require.NoError(t, err)
+	assert.Contains(t, string(v), "✓ all 25 expected tensors present")
+}
+
+// TestMountRemoteLazyAndReplaced mounts one 24 MiB remote file of three
+// tensors: reading the first fetches far less than the file; after the
+// file is replaced on the server, reading another tensor fails with EIO
+// (never bytes of the new file), the verdict says the files changed, and
+// the daemon stays up.
+func TestMountRemoteLazyAndReplaced(t *testing.T) {
+	srv, root := remoteRoot(t)
+	const mib = 1 << 20
+	big := []testmodel.Tensor{
+		{Name: "a", DType: "U8", Shape: []uint64{8 * mib}},
+		{Name: "b", DType: "U8", Shape: []uint64{8 * mib}},
+		{Name: "c", DType: "U8", Shape: []uint64{8 * mib}},
+	}
+	file := filepath.Join(root, "big.safetensors")
+	require.NoError(t, os.WriteFile(file, testmodel.Encode(big, nil, 1), 0o644))
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	before := len(srv.Requests(t))
+	mnt, pid := mountModel(t, srv.URL+"/big.safetensors")
+
+	got, err := os.ReadFile(filepath.Join(mnt, "a", "data"))
+	require.NoError(t, err)
+	start := int64(len(raw)) - 3*8*mib
+	assert.Equal(t, raw[start:start+8*mib], got)
+	var fetched int64
+	for _, q := range srv.Requests(t)[before:] {
+		if q.Path == "/big.safetensors" {
+			fetched += q.Bytes
+		}
+	}
+	assert.Less(t, fetched, int64(len(raw))-4*mib, "reading tensor a fetched %d of %d bytes", fetched, len(raw))
+
+	replaced := testmodel.Encode(big, nil, 2)
+	require.NoError(t, os.WriteFile(file+".new", replaced, 0o644))
+	// nginx's ETag is the mtime in seconds and the size: make it change.
+	later := time.Now().Add(time.Minute)
+	require.NoError(t, os.Chtimes(file+".new", later, later))
+	require.NoError(t, os.Rename(file+".new", file))
+	_, err = os.ReadFile(filepath.Join(mnt, "c", "data"))
+	assert.ErrorIs(t, err, syscall.EIO)
+	waitFor(t, "the verdict to say the files changed", func() bool {
+		v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+		return err == nil && strings.HasPrefix(string(v), "✗ files changed since mounting")
+	})
+	assert.True(t, fusetest.Alive(pid))
+}
