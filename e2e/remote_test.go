@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,6 +17,7 @@ import (
 	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/nginxtest"
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/safetensors"
 )
 
 // remoteRoot serves a directory holding the tiny model (tiny/) and a
@@ -176,3 +179,51 @@ func TestMountRemoteLazyAndReplaced(t *testing.T) {
 	})
 	assert.True(t, fusetest.Alive(pid))
 }
+
+// TestFilesDir: files/ holds the model's own files byte for byte —
+// config, weights, the tokenizer beside them — locally and over HTTP,
+// and numpy memory-maps a shard from it.
+func TestFilesDir(t *testing.T) {
+	srv, root := remoteRoot(t)
+	tiny := filepath.Join(root, "tiny")
+	tok := []byte(`{"model":{"type":"BPE"}}`)
+	require.NoError(t, os.WriteFile(filepath.Join(tiny, "tokenizer.json"), tok, 0o644))
+	for _, loc := range []string{tiny, srv.URL + "/tiny/"} {
+		mnt, _ := mountModel(t, loc)
+		names, err := os.ReadDir(filepath.Join(mnt, "files"))
+		require.NoError(t, err)
+		var got []string
+		for _, n := range names {
+			got = append(got, n.Name())
+		}
+		assert.Equal(t, []string{"config.json", "model.safetensors", "tokenizer.json"}, got, loc)
+		for _, n := range got {
+			want, err := os.ReadFile(filepath.Join(tiny, n))
+			require.NoError(t, err)
+			b, err := os.ReadFile(filepath.Join(mnt, "files", n))
+			require.NoError(t, err)
+			assert.Equal(t, want, b, "%s of %s", n, loc)
+		}
+		// numpy memory-maps the shard from the mount, as a loader would.
+		out, err := exec.Command(testmodel.Numpy(t), "-c", numpyNorm, filepath.Join(mnt, "files", "model.safetensors")).CombinedOutput()
+		require.NoError(t, err, string(out))
+		f, err := safetensors.Open(filepath.Join(tiny, "model.safetensors"))
+		require.NoError(t, err)
+		norm := testmodel.Bytes(f.Tensor("model.norm.weight"))
+		f.Close()
+		assert.Equal(t, fmt.Sprintf("%d %d %d %d\n", binary.LittleEndian.Uint16(norm), binary.LittleEndian.Uint16(norm[2:]), binary.LittleEndian.Uint16(norm[4:]), binary.LittleEndian.Uint16(norm[6:])), string(out), loc)
+	}
+}
+
+// numpyNorm prints the first four BF16 codes of model.norm.weight, read
+// with numpy.memmap from the safetensors file named by argv[1].
+const numpyNorm = `
+import json, struct, sys, numpy as np
+p = sys.argv[1]
+with open(p, "rb") as f:
+    n = struct.unpack("<Q", f.read(8))[0]
+    h = json.loads(f.read(n))
+a, b = h["model.norm.weight"]["data_offsets"]
+m = np.memmap(p, dtype=np.uint8, mode="r")
+print(*m[8 + n + a:8 + n + b].view("<u2")[:4].tolist())
+`

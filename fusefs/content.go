@@ -31,38 +31,44 @@ func (b bytesContent) read(_ *tree, dest []byte, off int64) (fuse.ReadResult, sy
 	return fuse.ReadResultData(b[off:end]), fs.OK
 }
 
-// tensorBytes is a tensor's bytes, served from its source file by the
-// fastest way that file offers: spliced from its fd (the default), handed
+// fileRange is n bytes at off of a source file: a tensor's bytes, or a
+// whole file of files/. It is served by the fastest way the file offers: spliced from its fd (the default), handed
 // over as a slice of its mapping (--mmap), or read into dest (a source
 // with neither, such as a remote file). Before each read the file is
 // checked: a file that changed since mounting fails the read with EIO
 // (watch.go).
-type tensorBytes struct {
-	t *tensor.Tensor
+type fileRange struct {
+	f      source.File
+	off, n int64
 }
 
-func (c tensorBytes) size() int64 { return c.t.Length }
+func tensorBytes(t *tensor.Tensor) fileRange { return fileRange{t.File, t.Offset, t.Length} }
 
-func (c tensorBytes) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	tt := c.t
-	n := min(int64(len(dest)), tt.Length-off)
-	if errno := t.checkFile(tt.File); errno != 0 {
+func wholeFile(f source.File) fileRange { return fileRange{f, 0, f.Size()} }
+
+func (c fileRange) size() int64 { return c.n }
+
+func (c fileRange) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	f := c.f
+	n := min(int64(len(dest)), c.n-off)
+	at := c.off + off
+	if errno := t.checkFile(f); errno != 0 {
 		return nil, errno
 	}
-	if sp, ok := tt.File.(source.Spliceable); ok && t.splice {
-		return fuse.ReadResultFd(sp.Fd(), tt.Offset+off, int(n)), fs.OK
+	if sp, ok := f.(source.Spliceable); ok && t.splice {
+		return fuse.ReadResultFd(sp.Fd(), at, int(n)), fs.OK
 	}
-	if mp, ok := tt.File.(source.Mappable); ok && !t.splice {
-		if m, err := mp.Mapping(); err == nil && tt.Offset+off+n <= int64(len(m)) {
-			return fuse.ReadResultData(m[tt.Offset+off : tt.Offset+off+n]), fs.OK
+	if mp, ok := f.(source.Mappable); ok && !t.splice {
+		if m, err := mp.Mapping(); err == nil && at+n <= int64(len(m)) {
+			return fuse.ReadResultData(m[at : at+n]), fs.OK
 		}
 	}
-	k, err := tt.File.ReadAt(dest[:n], tt.Offset+off)
+	k, err := f.ReadAt(dest[:n], at)
 	if int64(k) < n {
 		if errors.Is(err, source.ErrChanged) {
-			t.changed(tt.File, err)
+			t.changed(f, err)
 		} else {
-			t.warnOnce(tt.File.Name(), fmt.Sprintf("reading %s: %v", tt.File.Name(), err))
+			t.warnOnce(f.Name(), fmt.Sprintf("reading %s: %v", f.Name(), err))
 		}
 		return nil, syscall.EIO
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
-	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -96,12 +95,8 @@ func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) 
 		server.Unmount()
 		return nil, err
 	}
-	files := append([]source.File(nil), r.Model.Files...)
-	if r.Model.ConfigFile != nil {
-		files = append(files, r.Model.ConfigFile)
-	}
 	stop := make(chan struct{})
-	go root.t.watch(files, stop)
+	go root.t.watch(r.Model.AllFiles(), stop)
 	go func() {
 		server.Wait()
 		close(stop)

@@ -135,6 +135,7 @@ const (
 	nameShapes   = "shapes"
 	nameByName   = "by-name"
 	nameExpected = "expected"
+	nameFiles    = "files"
 
 	nameShape    = "shape"
 	nameDType    = "dtype"
@@ -144,7 +145,7 @@ const (
 
 // treeNames is every reserved name; buildTree uses no other literal.
 var treeNames = []string{
-	nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected,
+	nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles,
 	nameShape, nameDType, nameData, nameLocation,
 }
 
@@ -213,8 +214,15 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 		dir := t.mkdirs(t.root, p.comps, mtime)
 		t.text(dir, nameShape, tensor.FormatShape(tt.Shape)+"\n", mtime, fp)
 		t.text(dir, nameDType, tt.DType.String()+"\n", mtime, fp)
-		t.file(dir, nameData, tensorBytes{tt}, mtime, fp)
+		t.file(dir, nameData, tensorBytes(tt), mtime, fp)
 		t.text(dir, nameLocation, fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(tt.File.Name())), tt.Offset, tt.Length), mtime, fp)
+	}
+
+	// files/: the model's own files, byte for byte.
+	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)
+	for _, f := range m.AllFiles() {
+		mt := f.ModTime()
+		t.file(filesDir, path.Base(filepath.ToSlash(f.Name())), wholeFile(f), &mt, t.perms.of(f))
 	}
 
 	// by-name/: a symlink per tensor, named by its escaped full name.

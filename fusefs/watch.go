@@ -72,8 +72,8 @@ func (t *tree) changed(f source.File, err error) {
 	}()
 }
 
-// invalidateData drops the kernel's pages of every looked-up data file
-// whose bytes are in f.
+// invalidateData drops the kernel's pages of every looked-up file whose
+// bytes are in f: tensors' data, and f itself in files/.
 func invalidateData(dir *fs.Inode, f source.File) {
 	for _, c := range dir.Children() {
 		n, ok := c.Operations().(*node)
@@ -84,7 +84,7 @@ func invalidateData(dir *fs.Inode, f source.File) {
 			invalidateData(c, f)
 			continue
 		}
-		if tb, ok := n.e.content.(tensorBytes); ok && tb.t.File == f {
+		if fr, ok := n.e.content.(fileRange); ok && fr.f == f {
 			c.NotifyContent(0, 0)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,10 +54,15 @@ type Model struct {
 	Files []source.File
 	// Index is the parsed index of a sharded checkpoint, else nil.
 	Index *safetensors.Index
+	// Others are the model's other files, opened by OpenOthers: the
+	// index, tokenizer and generation configs, and whatever else is beside
+	// the weights.
+	Others []source.File
 
 	tensors  []*tensor.Tensor // sorted by name
 	byName   map[string]*tensor.Tensor
 	warnings []string
+	single   bool // one weight file was named, not a directory
 }
 
 // ErrNoWeights is returned for a directory holding neither
@@ -93,7 +99,7 @@ func Open(loc string) (*Model, error) {
 // directory; otherwise file names the one weight file to open, and no
 // config is read. loc is the location as the user named it.
 func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
-	m := &Model{Location: loc, Source: fsys}
+	m := &Model{Location: loc, Source: fsys, single: file != ""}
 	if file != "" {
 		m.NoConfig = "a single file was given, so there is no config.json to check it against"
 		f, err := openSafetensors(fsys, file)
@@ -236,6 +242,63 @@ func (m *Model) join(files []*safetensors.File) error {
 	return nil
 }
 
+// maxOthers bounds the other files OpenOthers opens.
+const maxOthers = 256
+
+// wellKnown are the files a model repository usually holds besides its
+// weights, tried where the source cannot list its files.
+var wellKnown = []string{
+	IndexName, "generation_config.json", "tokenizer.json", "tokenizer_config.json",
+	"special_tokens_map.json", "tokenizer.model", "vocab.json", "merges.txt",
+	"added_tokens.json", "chat_template.jinja", "preprocessor_config.json",
+}
+
+// OpenOthers opens the model's files other than config and weights: every
+// regular file beside them (at most maxOthers), or, where the source
+// cannot list its files, those of wellKnown that exist. Files that cannot
+// be opened as regular files are skipped. A single-file model has none.
+func (m *Model) OpenOthers() error {
+	if m.single {
+		return nil
+	}
+	names, err := m.Source.List()
+	if errors.Is(err, source.ErrNotListable) {
+		names, err = wellKnown, nil
+	}
+	if err != nil {
+		return err
+	}
+	taken := map[string]bool{}
+	for _, f := range m.AllFiles() {
+		taken[baseName(f.Name())] = true
+	}
+	for _, n := range names {
+		if taken[n] || len(m.Others) >= maxOthers {
+			continue
+		}
+		f, err := m.Source.Open(n)
+		if err != nil {
+			continue
+		}
+		m.Others = append(m.Others, f)
+	}
+	return nil
+}
+
+// AllFiles returns config.json, the weight files and the others, sorted
+// by name.
+func (m *Model) AllFiles() []source.File {
+	all := append([]source.File(nil), m.Files...)
+	if m.ConfigFile != nil {
+		all = append(all, m.ConfigFile)
+	}
+	all = append(all, m.Others...)
+	slices.SortFunc(all, func(a, b source.File) int { return strings.Compare(a.Name(), b.Name()) })
+	return all
+}
+
+func baseName(name string) string { return path.Base(filepath.ToSlash(name)) }
+
 // Tensors returns every tensor of every file, sorted by name.
 func (m *Model) Tensors() []*tensor.Tensor { return m.tensors }
 
@@ -252,6 +315,9 @@ func (m *Model) Close() error {
 		err = m.ConfigFile.Close()
 	}
 	for _, f := range m.Files {
+		err = cmp.Or(err, f.Close())
+	}
+	for _, f := range m.Others {
 		err = cmp.Or(err, f.Close())
 	}
 	return err

@@ -88,6 +88,11 @@ func serve(c *config, loc, mnt string, stderr io.Writer) int {
 		return exitInvalid
 	}
 	defer m.Close()
+	// files/ serves the tokenizer and the other files beside the weights.
+	if err := m.OpenOthers(); err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitInvalid
+	}
 	r, err := spec.Check(m)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)

@@ -3,6 +3,7 @@ package testmodel
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -66,4 +67,21 @@ func Sparse06BDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// Numpy returns a python3 that can import numpy (Debian's python3-numpy
+// is in /usr/bin, which a Python of the user's may shadow on PATH), or
+// skips t, failing it instead when FSMOUNT_REQUIRE_NUMPY=1.
+func Numpy(t testing.TB) string {
+	t.Helper()
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", "import numpy").Run() == nil {
+			return py
+		}
+	}
+	if os.Getenv("FSMOUNT_REQUIRE_NUMPY") == "1" {
+		t.Fatal("numpy is required (FSMOUNT_REQUIRE_NUMPY=1) but no python3 can import it: apt-get install python3-numpy")
+	}
+	t.Skip("SKIPPING: no python3 with numpy (apt-get install python3-numpy)")
+	return ""
 }
