@@ -1,7 +1,9 @@
 package fusefs
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/tensor"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/spec"
@@ -300,4 +303,73 @@ func TestMmapMode(t *testing.T) {
 	n, err := unix.Pread(int(f.Fd()), buf, 8192-10)
 	require.NoError(t, err)
 	assert.Equal(t, 10, n)
+}
+
+// TestVeryLongNames: a tensor of 2,100 name parts has a tree path, and a
+// by-name link target, far over the 4 KiB readlink returns; by-name
+// then serves the tensor's files itself, so it still reaches the tensor.
+// The path is longer than PATH_MAX, so the test walks it with openat.
+func TestVeryLongNames(t *testing.T) {
+	long := strings.TrimSuffix(strings.Repeat("p.", 2100), ".")
+	ts := []testmodel.Tensor{
+		{Name: long, DType: "U8", Shape: []uint64{5}},
+		{Name: "short", DType: "U8", Shape: []uint64{3}},
+	}
+	path := filepath.Join(t.TempDir(), "long.safetensors")
+	require.NoError(t, testmodel.WriteFile(path, ts, nil, 7))
+	mnt, r := mountDir(t, path)
+	for _, tt := range r.Model.Tensors() {
+		comps := append([]string{"by-name"}, escapePart(tt.Name)...)
+		got := readAt(t, mnt, append(comps, "data"))
+		assert.Equal(t, testmodel.Bytes(tt), got, "%.20q", tt.Name)
+		shape := readAt(t, mnt, append(comps, "shape"))
+		assert.Equal(t, tensor.FormatShape(tt.Shape)+"\n", string(shape))
+	}
+	var sfs unix.Statfs_t
+	require.NoError(t, unix.Statfs(mnt, &sfs))
+	assert.Equal(t, int64(255), sfs.Namelen, "NAME_MAX")
+	assert.Equal(t, int64(4096), sfs.Bsize)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(st.Size()+4095)/4096, sfs.Blocks)
+}
+
+// readAt reads the file at comps below dir one component at a time with
+// openat, following symlinks, so that no path is longer than PATH_MAX.
+func readAt(t *testing.T, dir string, comps []string) []byte {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	for i, c := range comps {
+		flags := unix.O_PATH
+		if i == len(comps)-1 {
+			flags = unix.O_RDONLY
+		}
+		next, err := unix.Openat(fd, c, flags, 0)
+		if errors.Is(err, unix.ELOOP) || err == nil && i < len(comps)-1 && isLink(fd, c) {
+			if err == nil {
+				unix.Close(next)
+			}
+			// A by-name link: resolve it relative to its directory.
+			buf := make([]byte, 4096)
+			n, err := unix.Readlinkat(fd, c, buf)
+			require.NoError(t, err)
+			next, err = unix.Openat(fd, string(buf[:n]), flags, 0)
+			require.NoError(t, err)
+		} else {
+			require.NoError(t, err, "component %d", i)
+		}
+		unix.Close(fd)
+		fd = next
+	}
+	f := os.NewFile(uintptr(fd), "x") // owns fd from here
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	require.NoError(t, err)
+	return b
+}
+
+func isLink(dirfd int, name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }

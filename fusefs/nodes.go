@@ -35,7 +35,19 @@ var (
 	_ = (fs.NodeReader)((*node)(nil))
 	_ = (fs.NodeFlusher)((*node)(nil))
 	_ = (fs.NodeReadlinker)((*node)(nil))
+	_ = (fs.NodeStatfser)((*node)(nil))
 )
+
+// Statfs describes the mount as df and getconf see it: 4 KiB blocks, as
+// many as the files hold, none free, NAME_MAX 255.
+func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	out.Bsize, out.Frsize, out.NameLen = statfsBlock, statfsBlock, maxComponent
+	out.Blocks = (n.t.bytes + statfsBlock - 1) / statfsBlock
+	out.Files = n.t.nextIno
+	return fs.OK
+}
+
+const statfsBlock = 4096
 
 func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger) (*node, error) {
 	t, err := buildTree(r, uid, gid)

@@ -52,6 +52,7 @@ type tree struct {
 	warned  sync.Map // keys of warnings already logged
 	perms   *perms
 	nextIno uint64
+	bytes   uint64 // of every model file, for statfs
 
 	dyn        []*dynText // verdict and report
 	hasChanged atomic.Bool
@@ -149,6 +150,10 @@ var treeNames = []string{
 	nameShape, nameDType, nameData, nameLocation,
 }
 
+// maxLinkTarget is the longest symlink target readlink(2) returns through
+// FUSE (a page, less the terminating NUL).
+const maxLinkTarget = 4095
+
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
 func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	t := &tree{perms: newPerms(uid, gid)}
@@ -165,6 +170,7 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 		}
 		fperm[f] = t.perms.of(f)
 		all = t.perms.and(all, fperm[f])
+		t.bytes += uint64(f.Size())
 	}
 	if m.ConfigFile != nil {
 		cfgPerm = t.perms.of(m.ConfigFile)
@@ -208,14 +214,17 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 		byPath[i] = placed{paths[tt.Name], tt}
 	}
 	slices.SortFunc(byPath, func(a, b placed) int { return comparePaths(a.comps, b.comps) })
+	filesOf := make(map[*tensor.Tensor][]*entry, len(tensors))
 	for _, p := range byPath {
 		tt := p.t
 		mtime, fp := mtimes[tt.File], fperm[tt.File]
 		dir := t.mkdirs(t.root, p.comps, mtime)
+		first := len(dir.children)
 		t.text(dir, nameShape, tensor.FormatShape(tt.Shape)+"\n", mtime, fp)
 		t.text(dir, nameDType, tt.DType.String()+"\n", mtime, fp)
 		t.file(dir, nameData, tensorBytes(tt), mtime, fp)
 		t.text(dir, nameLocation, fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(tt.File.Name())), tt.Offset, tt.Length), mtime, fp)
+		filesOf[tt] = dir.children[first:]
 	}
 
 	// files/: the model's own files, byte for byte.
@@ -240,6 +249,15 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 		comps := links[i]
 		dir := t.mkdirs(byName, comps[:len(comps)-1], top)
 		target := strings.Repeat("../", len(comps)) + strings.Join(paths[tensors[i].Name], "/")
+		if len(target) > maxLinkTarget {
+			// The kernel cannot read a link this long: serve the tensor's
+			// files here as well, so that by-name reaches every tensor.
+			d := t.mkdirs(dir, comps[len(comps)-1:], top)
+			for _, f := range filesOf[tensors[i]] {
+				t.file(d, f.name, f.content, f.mtime, f.perm)
+			}
+			continue
+		}
 		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
 		link.target, link.perm = target, fperm[tensors[i].File]
 		dir.children = append(dir.children, link)
