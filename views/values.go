@@ -174,6 +174,10 @@ const longRow = 4096
 type valuesView struct {
 	v   *Tensor
 	lay *layout
+	tab *tokenTable // nil but for plain 1- and 2-byte floating types
+	// tabOnce sets tab on the first read: building a table costs a few
+	// milliseconds, which a LOOKUP must not pay.
+	tabOnce sync.Once
 
 	mu  sync.Mutex
 	idx rowIndex // of the last long row read
@@ -207,8 +211,57 @@ type batch struct {
 	bb   int
 }
 
+// tokenTable holds the printed form of every code of a 1- or 2-byte
+// floating type, so that printing is a lookup.
+type tokenTable struct {
+	tok []byte  // code c's token at c·w
+	n   []uint8 // its length
+}
+
+var (
+	tokenMu     sync.Mutex
+	tokenTables = map[tensor.DType]*tokenTable{}
+)
+
+// tokensOf returns the token table of dt, built on first use, or nil
+// for a type without one.
+func tokensOf(l *layout) *tokenTable {
+	bb := l.dt.BlockBytes()
+	if l.isInt || l.dt.BlockElems() != 1 || bb > 2 {
+		return nil
+	}
+	tokenMu.Lock()
+	defer tokenMu.Unlock()
+	if t := tokenTables[l.dt]; t != nil {
+		return t
+	}
+	ncodes := 1 << (8 * bb)
+	t := &tokenTable{tok: make([]byte, ncodes*l.w), n: make([]uint8, ncodes)}
+	raw := make([]byte, ncodes*int(bb))
+	for c := range ncodes {
+		raw[c*int(bb)] = byte(c)
+		if bb == 2 {
+			raw[c*2+1] = byte(c >> 8)
+		}
+	}
+	vals := make([]float64, ncodes)
+	if _, err := decode.Float64(l.dt, raw, vals); err != nil {
+		return nil
+	}
+	var b []byte
+	for c, x := range vals {
+		b = l.appendFloat(b[:0], x)
+		if len(b) > l.w {
+			return nil
+		}
+		t.n[c] = uint8(copy(t.tok[c*l.w:], b))
+	}
+	tokenTables[l.dt] = t
+	return t
+}
+
 func (vv *valuesView) load(start uint64, n int) (batch, error) {
-	if vv.lay.isInt {
+	if vv.lay.isInt || vv.tab != nil {
 		raw, err := vv.v.dec.Raw(start, uint64(n))
 		return batch{raw: raw, bb: int(vv.v.t.DType.BlockBytes())}, err
 	}
@@ -226,6 +279,14 @@ func (vv *valuesView) appendTokens(b []byte, bt batch, start uint64, i, n int) (
 			b = append(b, ' ')
 		}
 		t0 := len(b)
+		if tab := vv.tab; tab != nil {
+			c := int(bt.raw[j*bt.bb])
+			if bt.bb == 2 {
+				c |= int(bt.raw[j*2+1]) << 8
+			}
+			b = append(b, tab.tok[c*l.w:c*l.w+int(tab.n[c])]...)
+			continue
+		}
 		if l.isInt {
 			b = l.appendInt(b, bt.raw[j*bt.bb:])
 		} else {
@@ -249,6 +310,11 @@ func (vv *valuesView) tokens(b []byte, start uint64, n int) ([]byte, error) {
 
 func (vv *valuesView) ReadAt(p []byte, off int64) (int, error) {
 	l := vv.lay
+	vv.tabOnce.Do(func() {
+		if !vv.v.dec.Dequantized() {
+			vv.tab = tokensOf(l)
+		}
+	})
 	lo, hi, err := window(l.size, p, off)
 	if err != nil {
 		return 0, err
