@@ -18,6 +18,10 @@ type Decoder struct {
 	k     kind
 	n     uint64
 	scale *blockScale
+	// shape and packed are set for an integer-packed weight (GPTQ,
+	// AWQ), whose decoded shape is not its tensor's.
+	shape  []uint64
+	packed *packed
 }
 
 // blockScale is an FP8 block-scale companion, loaded whole on first use.
@@ -132,7 +136,12 @@ func (d *Decoder) Tensor() *tensor.Tensor { return d.t }
 func (d *Decoder) Len() uint64 { return d.n }
 
 // Shape returns the tensor's shape; callers must not modify it.
-func (d *Decoder) Shape() []uint64 { return d.t.Shape }
+func (d *Decoder) Shape() []uint64 {
+	if d.shape != nil {
+		return d.shape
+	}
+	return d.t.Shape
+}
 
 // ValueType is the type whose values the decoder produces: the tensor's
 // own, or F32 for dequantized values (a scaled or block-quantized
@@ -156,6 +165,9 @@ func (d *Decoder) Float32(start uint64, dst []float32) error {
 	}
 	if n == 0 {
 		return nil
+	}
+	if d.packed != nil {
+		return d.packed.float32s(start, dst)
 	}
 	be, bb := d.t.DType.BlockElems(), d.t.DType.BlockBytes()
 	b0 := start / be
@@ -210,6 +222,9 @@ func (d *Decoder) Float64(start uint64, dst []float64) error {
 // blocks, into a new slice.
 func (d *Decoder) Raw(start, n uint64) ([]byte, error) {
 	be, bb := d.t.DType.BlockElems(), d.t.DType.BlockBytes()
+	if d.packed != nil {
+		return nil, &UnsupportedError{DType: d.t.DType, Reason: "a packed weight's elements have no raw bytes of their own"}
+	}
 	if start > d.n || n > d.n-start || start%be != 0 || n%be != 0 {
 		return nil, &LengthError{DType: d.t.DType, What: d.t.Name + ": raw range not whole blocks within the tensor", Got: start + n, Want: d.n}
 	}

@@ -71,6 +71,9 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	if d.packed != nil {
+		return d.scanElements(ctx, o)
+	}
 	bb := int(d.t.DType.BlockBytes())
 	cb := o.ChunkBytes
 	if cb <= 0 {
@@ -82,18 +85,20 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 		cb = bb
 	}
 	p := &pass{ctx: ctx, d: d, chunk: int64(cb), progress: o.Progress, total: d.t.Length}
-	twoPass := !d.k.table() && o.HistBins > 0
+	counted := d.counted()
+	twoPass := !counted && o.HistBins > 0
 	if twoPass {
 		p.total *= 2
 	}
 	ws := make([]*worker, min(o.Workers, int(max(1, (d.t.Length+int64(cb)-1)/int64(cb)))))
 	tableLen := 0
-	switch d.k {
-	case kTable8, kF4:
+	switch k := d.k; {
+	case !counted:
+	case k == kTable8, k == kF4:
 		tableLen = 256
-	case kBF16, kF16, kI16, kU16:
+	case k == kBF16, k == kF16, k == kI16, k == kU16:
 		tableLen = 65536
-	case kF6:
+	case k == kF6:
 		tableLen = 64
 	}
 	for i := range ws {
@@ -112,7 +117,7 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 		return nil, err
 	}
 	var s *Stats
-	if d.k.table() {
+	if counted {
 		counts := ws[0].cnt
 		for _, w := range ws[1:] {
 			for c, m := range w.cnt {
@@ -165,6 +170,21 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	return s, nil
 }
 
+// counted reports whether statistics are derived from counts of codes:
+// types of 16 bits or fewer, unless scaled.
+func (d *Decoder) counted() bool { return d.k.table() && d.scale == nil }
+
+// f32Subnormals counts the float32 subnormals among vals.
+func f32Subnormals(vals []float64) uint64 {
+	var n uint64
+	for _, x := range vals {
+		if x != 0 && math.Abs(x) < 0x1p-126 {
+			n++
+		}
+	}
+	return n
+}
+
 // codeValue is the value of code c of a table type.
 func (d *Decoder) codeValue(c int) float64 {
 	switch d.k {
@@ -188,7 +208,7 @@ func (d *Decoder) codeValue(c int) float64 {
 
 // statChunk accumulates raw, whole blocks starting at element first.
 func (d *Decoder) statChunk(w *worker, first uint64, raw []byte) error {
-	if d.k.table() {
+	if d.counted() {
 		countCodes(d.k, raw, w.cnt32)
 		for c, m := range w.cnt32 {
 			if m != 0 {
@@ -199,6 +219,9 @@ func (d *Decoder) statChunk(w *worker, first uint64, raw []byte) error {
 		return nil
 	}
 	return d.eachFloat64(w, first, raw, func(vals []float64, bits []byte) {
+		if d.Dequantized() {
+			w.acc.sub += f32Subnormals(vals)
+		}
 		w.acc.block(vals)
 		switch d.k {
 		case kF32:
@@ -450,4 +473,148 @@ func (o *orderedHasher) loop(n int64) {
 		o.h.Write(raw)
 		o.free <- raw[:cap(raw)]
 	}
+}
+
+// scanElements scans a decoder whose elements are not its tensor's byte
+// order (a packed weight): workers decode element ranges of about 1M
+// values with Float32; the digest is of the packed tensor's bytes, read
+// once more in order.
+func (d *Decoder) scanElements(ctx context.Context, o ScanOptions) (*Stats, error) {
+	rowLen := max(d.Shape()[len(d.Shape())-1], 1)
+	chunk := max(1, (1<<20)/rowLen) * rowLen
+	nChunks := (d.n + chunk - 1) / chunk
+	passes := int64(1)
+	if o.HistBins > 0 {
+		passes++
+	}
+	if o.SHA256 {
+		passes++
+	}
+	var mu sync.Mutex
+	var done int64
+	total := passes * d.t.Length
+	report := func(elems uint64) {
+		if o.Progress == nil || d.n == 0 {
+			return
+		}
+		mu.Lock()
+		done += int64(float64(elems) / float64(d.n) * float64(d.t.Length))
+		o.Progress(min(done, total), total)
+		mu.Unlock()
+	}
+	ws := make([]*worker, max(1, min(o.Workers, int(min(nChunks, 1<<20)))))
+	for i := range ws {
+		ws[i] = &worker{acc: newAcc(), f32: make([]float32, min(chunk, d.n))}
+	}
+	each := func(fn func(w *worker, vals []float64)) error {
+		return parallel(ctx, ws, nChunks, func(w *worker, c uint64) error {
+			start := c * chunk
+			f := w.f32[:min(chunk, d.n-start)]
+			if err := d.Float32(start, f); err != nil {
+				return err
+			}
+			for len(f) > 0 {
+				m := min(len(f), len(w.f64))
+				for i, v := range f[:m] {
+					w.f64[i] = float64(v)
+				}
+				fn(w, w.f64[:m])
+				f = f[m:]
+			}
+			report(uint64(len(w.f32[:min(chunk, d.n-start)])))
+			return nil
+		})
+	}
+	if err := each(func(w *worker, vals []float64) { w.acc.sub += f32Subnormals(vals); w.acc.block(vals) }); err != nil {
+		return nil, err
+	}
+	a := ws[0].acc
+	for _, w := range ws[1:] {
+		a.merge(&w.acc)
+	}
+	s := a.stats(tensor.F32)
+	if o.HistBins > 0 {
+		hist := &Histogram{Min: s.Min, Max: s.Max, Counts: make([]uint64, o.HistBins), NaN: s.NaN, PosInf: s.PosInf, NegInf: s.NegInf}
+		if s.Finite() > 0 {
+			for _, w := range ws {
+				w.hist = make([]uint64, o.HistBins)
+			}
+			lo, hi := s.Min, s.Max
+			err := each(func(w *worker, vals []float64) {
+				for _, x := range vals {
+					if x-x == 0 {
+						w.hist[binIndex(x, lo, hi, o.HistBins)]++
+					}
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range ws {
+				for i, m := range w.hist {
+					hist.Counts[i] += m
+				}
+			}
+		}
+		s.Hist = hist
+	}
+	if o.SHA256 {
+		h := sha256.New()
+		buf := make([]byte, min(int64(DefaultChunkBytes), max(d.t.Length, 1)))
+		for off := int64(0); off < d.t.Length; off += int64(len(buf)) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			raw := buf[:min(int64(len(buf)), d.t.Length-off)]
+			if err := readFull(d.t, off, raw); err != nil {
+				return nil, err
+			}
+			h.Write(raw)
+			if o.Progress != nil {
+				mu.Lock()
+				done += int64(len(raw))
+				o.Progress(min(done, total), total)
+				mu.Unlock()
+			}
+		}
+		s.SHA256 = h.Sum(nil)
+	}
+	if o.Progress != nil && done != total {
+		o.Progress(total, total)
+	}
+	return s, nil
+}
+
+// parallel calls fn for chunks 0..n-1, each worker claiming the next; the
+// first error ends it.
+func parallel(ctx context.Context, ws []*worker, n uint64, fn func(w *worker, c uint64) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next     atomic.Uint64
+		errOnce  sync.Once
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				c := next.Add(1) - 1
+				if c >= n {
+					return
+				}
+				if err := fn(w, c); err != nil {
+					errOnce.Do(func() { firstErr = err; cancel() })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
 }

@@ -71,7 +71,11 @@ func newNPY(v *Tensor) *NPY {
 			return &NPY{msg: notDecoded(v.decErr)}
 		}
 	}
-	h, err := npyHeader(descr, t.Shape)
+	shape := t.Shape
+	if !raw {
+		shape = v.dec.Shape()
+	}
+	h, err := npyHeader(descr, shape)
 	if err != nil {
 		return &NPY{msg: bytesView(err.Error() + "\n")}
 	}

@@ -36,6 +36,11 @@ var ErrBadOffset = errors.New("views: negative offset")
 
 // Options are the options of [NewTensor]; nil means defaults.
 type Options struct {
+	// Decoder, if non-nil, decodes the values: a decoder the caller built
+	// for a layout with companions, such as [decode.NewGPTQ] or
+	// [decode.NewAWQ] (t is then its packed weight, whose bytes sha256
+	// digests). It takes precedence over Scale.
+	Decoder *decode.Decoder
 	// Scale, if non-nil, is the block-scale companion of an FP8 weight
 	// (its weight_scale_inv), and Block its weight_block_size [bn, bk]:
 	// the values are then the dequantized ones.
@@ -79,9 +84,12 @@ func NewTensor(t *tensor.Tensor, opts *Options) *Tensor {
 	if o.Scan != nil {
 		v.scan = *o.Scan
 	}
-	if o.Scale != nil {
+	switch {
+	case o.Decoder != nil:
+		v.dec = o.Decoder
+	case o.Scale != nil:
 		v.dec, v.decErr = decode.NewScaled(t, o.Scale, o.Block)
-	} else {
+	default:
 		v.dec, v.decErr = decode.NewDecoder(t)
 	}
 	if v.decErr != nil {
