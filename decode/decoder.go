@@ -92,9 +92,6 @@ func NewScaled(w, scale *tensor.Tensor, block [2]uint64) (*Decoder, error) {
 	}
 	rows, cols := w.Shape[0], w.Shape[1]
 	want := []uint64{(rows + bn - 1) / bn, (cols + bk - 1) / bk}
-	if rows == 0 || cols == 0 {
-		want = []uint64{rows / bn, cols / bk}
-	}
 	if len(scale.Shape) != 2 || scale.Shape[0] != want[0] || scale.Shape[1] != want[1] {
 		return nil, &ShapeError{Weight: w.Name, Scale: scale.Name, Reason: "scale shape " + tensor.FormatShape(scale.Shape) + ", want " + tensor.FormatShape(want) + " for block [" + strconv.FormatUint(bn, 10) + ", " + strconv.FormatUint(bk, 10) + "]"}
 	}

@@ -31,6 +31,17 @@
 // refused with an [*UnsupportedError]. Complex (C64) values have no
 // scalar decoding and are refused too.
 //
+// # Quantized layouts
+//
+// A weight with companions decodes to float32 through its own
+// constructor: [NewScaled] for FP8 block scales (value = code ·
+// scale[i/bn][j/bk], the scale multiplied although named
+// weight_scale_inv), [NewGPTQ] for GPTQ (2, 4 and 8 bits, checkpoint
+// formats v1 and v2, g_idx honoured; 3-bit is refused) and [NewAWQ] for
+// AWQ GEMM 4-bit. GPTQ and AWQ weights decode to their original
+// orientation [out, in]. The companions (scales, zeros, g_idx) are read
+// whole on first use, up to [MaxScaleElements].
+//
 // # Statistics
 //
 // [Scan] reads a tensor with ReadAt in chunks on every core, in memory

@@ -31,6 +31,9 @@ func (f *f32View) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if lo == hi {
+		return 0, nil
+	}
 	e0, e1 := uint64(lo/4), uint64((hi+3)/4)
 	vals := make([]float32, e1-e0)
 	if err := f.d.Float32(e0, vals); err != nil {

@@ -105,6 +105,9 @@ func (tv *tableView) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if lo == hi {
+		return 0, nil
+	}
 	n := 0
 	for r := lo / tv.line; r <= (hi-1)/tv.line; r++ {
 		line, err := tv.row(int(r))

@@ -124,6 +124,9 @@ func (n *NPY) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if lo == hi {
+		return 0, nil
+	}
 	hl := int64(len(n.header))
 	done := 0
 	if lo < hl {

@@ -319,6 +319,9 @@ func (vv *valuesView) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if lo == hi {
+		return 0, nil
+	}
 	n := 0
 	r0, r1 := uint64(lo/l.line), uint64((hi-1)/l.line)
 	if l.cols <= longRow {

@@ -106,7 +106,7 @@ func TestSizesAndRandomAccess(t *testing.T) {
 			whole := readWhole(t, what, f.View)
 			for range 60 {
 				off := r.Int64N(int64(len(whole)) + 1)
-				n := r.IntN(len(whole)-int(off)+50) + 1
+				n := r.IntN(len(whole) - int(off) + 50)
 				p := make([]byte, n)
 				m, err := f.View.ReadAt(p, off)
 				want := whole[off:min(int(off)+n, len(whole))]
