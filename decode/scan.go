@@ -18,6 +18,8 @@ import (
 const (
 	DefaultChunkBytes = 8 << 20
 	MaxChunkBytes     = 16 << 20
+	// MaxHistBins caps ScanOptions.HistBins.
+	MaxHistBins = 1 << 16
 )
 
 // ScanOptions are the options of [Scan]; nil means defaults.
@@ -71,6 +73,7 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	o.HistBins = min(o.HistBins, MaxHistBins)
 	if d.packed != nil {
 		return d.scanElements(ctx, o)
 	}
@@ -92,14 +95,15 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	}
 	ws := make([]*worker, min(o.Workers, int(max(1, (d.t.Length+int64(cb)-1)/int64(cb)))))
 	tableLen := 0
-	switch k := d.k; {
-	case !counted:
-	case k == kTable8, k == kF4:
-		tableLen = 256
-	case k == kBF16, k == kF16, k == kI16, k == kU16:
-		tableLen = 65536
-	case k == kF6:
-		tableLen = 64
+	if counted {
+		switch d.k {
+		case kTable8, kF4:
+			tableLen = 256
+		case kBF16, kF16, kI16, kU16:
+			tableLen = 65536
+		case kF6:
+			tableLen = 64
+		}
 	}
 	for i := range ws {
 		w := &worker{acc: newAcc()}

@@ -81,6 +81,9 @@ func NewTensor(t *tensor.Tensor, opts *Options) *Tensor {
 	if v.bins <= 0 {
 		v.bins = DefaultHistBins
 	}
+	if v.bins > decode.MaxHistBins {
+		v.bins = decode.MaxHistBins
+	}
 	if o.Scan != nil {
 		v.scan = *o.Scan
 	}
