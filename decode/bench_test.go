@@ -92,3 +92,24 @@ func TestBigAgainstNumpy(t *testing.T) {
 	t.Logf("numpy: %.3f s, %.3f GB/s; mean %.17g std %.17g; ours mean %.17g std %.17g", m["seconds"], m["gbps"], m["mean"], m["std"], got.Mean, got.Std)
 	compareStats(t, "big BF16", got, fromNumpy(m), 1e-9)
 }
+
+// BenchmarkScanF32Mem scans 64 MiB of F32 held in memory: the per-block
+// moments path, whose histogram needs the second pass.
+func BenchmarkScanF32Mem(b *testing.B) {
+	r := rand.New(rand.NewPCG(13, 14))
+	raw := make([]byte, 64<<20)
+	for i := 0; i < len(raw); i += 4 {
+		binary.LittleEndian.PutUint32(raw[i:], math.Float32bits(float32(r.NormFloat64())))
+	}
+	t := memTensor("x", tensor.F32, []uint64{uint64(len(raw) / 4)}, raw)
+	for _, bins := range []int{0, 64} {
+		b.Run(map[int]string{0: "stats", 64: "stats+hist"}[bins], func(b *testing.B) {
+			b.SetBytes(t.Length)
+			for b.Loop() {
+				if _, err := Scan(context.Background(), t, &ScanOptions{HistBins: bins}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

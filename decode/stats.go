@@ -162,8 +162,14 @@ func (a *acc) block(buf []float64) {
 	lo, hi, sum := fin[0], fin[0], 0.0
 	var zeros uint64
 	for _, x := range fin {
-		lo = math.Min(lo, x)
-		hi = math.Max(hi, x)
+		// Plain comparisons: x is finite, and which zero is kept as the
+		// minimum does not matter.
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
 		sum += x
 		if x == 0 {
 			zeros++
