@@ -1,0 +1,115 @@
+package decode
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// bigElements is the element count of Qwen3-0.6B's embedding, 151936×1024.
+const bigElements = 155582464
+
+// bigBF16 returns a synthetic BF16 tensor of bigElements normal values
+// (σ 0.02, with a few NaN and Inf), written once to
+// $TMPDIR/fsmount-bench-bf16.bin and reused.
+func bigBF16(tb testing.TB) (*tensor.Tensor, string) {
+	tb.Helper()
+	path := filepath.Join(os.TempDir(), "fsmount-bench-bf16.bin")
+	if st, err := os.Stat(path); err != nil || st.Size() != 2*bigElements {
+		f, err := os.Create(path + ".tmp")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		r := rand.New(rand.NewPCG(11, 12))
+		var b [2]byte
+		for i := range bigElements {
+			x := float32(r.NormFloat64() * 0.02)
+			switch i % 10000019 {
+			case 3:
+				x = float32(math.NaN())
+			case 5:
+				x = float32(math.Inf(1))
+			}
+			binary.LittleEndian.PutUint16(b[:], uint16(math.Float32bits(x)>>16))
+			w.Write(b[:])
+		}
+		if err := w.Flush(); err != nil {
+			tb.Fatal(err)
+		}
+		f.Close()
+		if err := os.Rename(path+".tmp", path); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	f, err := source.OpenLocal(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return &tensor.Tensor{Name: "embed", DType: tensor.BF16, Shape: []uint64{151936, 1024}, File: f, Length: 2 * bigElements}, path
+}
+
+func benchScan(b *testing.B, opts *ScanOptions) {
+	t, _ := bigBF16(b)
+	b.SetBytes(t.Length)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Scan(context.Background(), t, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkScanBF16(b *testing.B)       { benchScan(b, nil) }
+func BenchmarkScanBF16Hist(b *testing.B)   { benchScan(b, &ScanOptions{HistBins: 64}) }
+func BenchmarkScanBF16SHA256(b *testing.B) { benchScan(b, &ScanOptions{HistBins: 64, SHA256: true}) }
+func BenchmarkScanBF16OneCore(b *testing.B) {
+	benchScan(b, &ScanOptions{Workers: 1})
+}
+
+// TestBigAgainstNumpy compares the 155M-element tensor with numpy to
+// 1e-9; it writes a 311 MB file, so it runs only with FSMOUNT_BIG=1.
+func TestBigAgainstNumpy(t *testing.T) {
+	if os.Getenv("FSMOUNT_BIG") == "" {
+		t.Skip("SKIP: set FSMOUNT_BIG=1 to compare a 155M-element tensor with numpy")
+	}
+	py := numpyPython(t)
+	tt, path := bigBF16(t)
+	got, err := Scan(context.Background(), tt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := numpyStats(t, py, path, tensor.BF16)
+	t.Logf("numpy: %.3f s, %.3f GB/s; mean %.17g std %.17g; ours mean %.17g std %.17g", m["seconds"], m["gbps"], m["mean"], m["std"], got.Mean, got.Std)
+	compareStats(t, "big BF16", got, fromNumpy(m), 1e-9)
+}
+
+// BenchmarkScanF32Mem scans 64 MiB of F32 held in memory: the per-block
+// moments path, whose histogram needs the second pass.
+func BenchmarkScanF32Mem(b *testing.B) {
+	r := rand.New(rand.NewPCG(13, 14))
+	raw := make([]byte, 64<<20)
+	for i := 0; i < len(raw); i += 4 {
+		binary.LittleEndian.PutUint32(raw[i:], math.Float32bits(float32(r.NormFloat64())))
+	}
+	t := memTensor("x", tensor.F32, []uint64{uint64(len(raw) / 4)}, raw)
+	for _, bins := range []int{0, 64} {
+		b.Run(map[int]string{0: "stats", 64: "stats+hist"}[bins], func(b *testing.B) {
+			b.SetBytes(t.Length)
+			for b.Loop() {
+				if _, err := Scan(context.Background(), t, &ScanOptions{HistBins: bins}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

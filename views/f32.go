@@ -1,0 +1,48 @@
+package views
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/fsmount/fsmount/decode"
+)
+
+// f32View is values.f32: 4 bytes per element.
+type f32View struct {
+	d    *decode.Decoder
+	size int64
+}
+
+func newF32(v *Tensor) View {
+	if v.dec == nil {
+		return notDecoded(v.decErr)
+	}
+	n := v.dec.Len()
+	if n > math.MaxInt64/4 {
+		return notDecoded(ErrTooLarge)
+	}
+	return &f32View{d: v.dec, size: int64(n) * 4}
+}
+
+func (f *f32View) Size() int64 { return f.size }
+
+func (f *f32View) ReadAt(p []byte, off int64) (int, error) {
+	lo, hi, err := window(f.size, p, off)
+	if err != nil {
+		return 0, err
+	}
+	if lo == hi {
+		return 0, nil
+	}
+	e0, e1 := uint64(lo/4), uint64((hi+3)/4)
+	vals := make([]float32, e1-e0)
+	if err := f.d.Float32(e0, vals); err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 4*len(vals))
+	for i, x := range vals {
+		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
+	}
+	n := copy(p, buf[lo-int64(e0)*4:hi-int64(e0)*4])
+	return n, eofIfShort(n, p)
+}
