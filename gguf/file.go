@@ -49,8 +49,8 @@ type File struct {
 	align uint64
 
 	dataOffset int64
-	infos      []TensorInfo      // in file order
-	tensors    []*tensor.Tensor  // by name
+	infos      []TensorInfo     // in file order
+	tensors    []*tensor.Tensor // by name
 	byName     map[string]*tensor.Tensor
 	warnings   []string
 	warnedOnce map[string]bool
