@@ -243,7 +243,7 @@ func q3K(src []byte, dst []float32) {
 		scales := k3Scales((*[12]byte)(b[96:108]))
 		out := dst[:256:256]
 		is := 0
-		m := byte(1)
+		k := uint(0) // the hmask bit of this run
 		for n := 0; n < 2; n++ {
 			q := (*[32]byte)(b[32+32*n:])
 			for shift := uint(0); shift < 8; shift += 2 {
@@ -259,15 +259,12 @@ func q3K(src []byte, dst []float32) {
 					hh := (*[16]byte)(hm[16*half:])
 					y := (*[16]float32)(out)
 					for l, v := range qq {
-						hi := byte(0)
-						if hh[l]&m != 0 {
-							hi = 4
-						}
+						hi := (hh[l] >> k & 1) << 2
 						y[l] = lut[((v>>shift)&3|hi)&7]
 					}
 					out = out[16:]
 				}
-				m <<= 1
+				k++
 			}
 		}
 	}
@@ -318,8 +315,8 @@ func q5K(src []byte, dst []float32) {
 		d, dmin := f16(le16(b[0:2])), f16(le16(b[2:4]))
 		scales := (*[12]byte)(b[4:16])
 		qh := (*[32]byte)(b[16:48])
-		u1, u2 := byte(1), byte(2)
 		for c := 0; c < 4; c++ {
+			k := uint(2 * c) // the qh bit of the low nibbles; k+1 of the high
 			q := (*[32]byte)(b[48+32*c:])
 			y := (*[64]float32)(dst[64*c:])
 			sc, mn := scaleMinK4(2*c, scales)
@@ -328,10 +325,7 @@ func q5K(src []byte, dst []float32) {
 				lut[i] = d1*float32(i) - m1
 			}
 			for l, v := range q {
-				hi := byte(0)
-				if qh[l]&u1 != 0 {
-					hi = 16
-				}
+				hi := (qh[l] >> k & 1) << 4
 				y[l] = lut[(v&0xF|hi)&31]
 			}
 			sc, mn = scaleMinK4(2*c+1, scales)
@@ -340,14 +334,9 @@ func q5K(src []byte, dst []float32) {
 				lut[i] = d2*float32(i) - m2
 			}
 			for l, v := range q {
-				hi := byte(0)
-				if qh[l]&u2 != 0 {
-					hi = 16
-				}
+				hi := (qh[l] >> (k + 1) & 1) << 4
 				y[32+l] = lut[(v>>4|hi)&31]
 			}
-			u1 <<= 2
-			u2 <<= 2
 		}
 	}
 }
