@@ -244,6 +244,9 @@ func (v Value) Any() any {
 // "[a, b, c]".
 func (v Value) String() string {
 	b := v.AppendText(nil)
+	if len(b) == 0 { // an empty array
+		return ""
+	}
 	return string(b[:len(b)-1])
 }
 

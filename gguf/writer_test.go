@@ -72,9 +72,12 @@ type gfile struct {
 	nKV      *uint64
 	kvs      []wkv
 	tensors  []wtensor
-	align    uint64 // alignment used for padding and packing (0: 32)
-	truncate int    // drop this many bytes from the end
-	noPad    bool   // no padding before the data section
+	align    uint64         // alignment used for padding and packing (0: 32)
+	truncate int            // drop this many bytes from the end
+	noPad    bool           // no padding before the data section
+	noTail   bool           // no padding after the last tensor (gguf-py writes it)
+	patch    func(b []byte) // changes the bytes written
+	dataLen  *uint64        // overrides the length of the data section
 }
 
 func u64p(v uint64) *uint64 { return &v }
@@ -120,7 +123,23 @@ func sizeOf(typ uint32, dims []uint64) uint64 {
 	return n / blk * bytes
 }
 
+// bytes returns the whole file: header, padding, and the data filled with
+// a pattern.
 func (g *gfile) bytes() []byte {
+	h, n := g.header()
+	out := append(h, make([]byte, n)...)
+	for i := len(h); i < len(out); i++ {
+		out[i] = byte(i)
+	}
+	if g.patch != nil {
+		g.patch(out)
+	}
+	return out[:len(out)-g.truncate]
+}
+
+// header returns the header with the padding before the data, and the
+// length of the data section.
+func (g *gfile) header() ([]byte, uint64) {
 	var b bytes.Buffer
 	le := binary.LittleEndian
 	w := func(v any) { binary.Write(&b, le, v) }
@@ -201,15 +220,13 @@ func (g *gfile) bytes() []byte {
 			b.WriteByte(0)
 		}
 	}
-	start := b.Len()
-	b.Write(make([]byte, end))
-	out := b.Bytes()
-	// Fill the data with a pattern, so that a reader reading the wrong
-	// bytes would notice.
-	for i := start; i < len(out); i++ {
-		out[i] = byte(i)
+	if !g.noTail {
+		end = pad(end)
 	}
-	return out[:len(out)-g.truncate]
+	if g.dataLen != nil {
+		end = *g.dataLen
+	}
+	return b.Bytes(), end
 }
 
 // tensorOf is a wtensor with its size filled in.
