@@ -3,12 +3,12 @@ module github.com/fsmount/fsmount
 go 1.26.8
 
 require (
+	github.com/gpustack/gguf-parser-go v0.25.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/sys v0.50.0
 )
 
 require (
-	github.com/gpustack/gguf-parser-go v0.25.0 // indirect
 	github.com/hanwen/go-fuse/v2 v2.12.1 // indirect
 	github.com/henvic/httpretty v0.1.4 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
