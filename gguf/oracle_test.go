@@ -182,5 +182,3 @@ func short(v any) string {
 	}
 	return s
 }
-
-
