@@ -39,7 +39,9 @@ func llama70B() *gfile {
 		kv("tokenizer.ggml.tokens", TypeArray, arr{TypeString, tokens}),
 		kv("tokenizer.ggml.token_type", TypeArray, arr{TypeInt32, types}),
 	}}
-	add := func(name string, typ uint32, dims ...uint64) { g.tensors = append(g.tensors, tensorOf(name, typ, dims...)) }
+	add := func(name string, typ uint32, dims ...uint64) {
+		g.tensors = append(g.tensors, tensorOf(name, typ, dims...))
+	}
 	add("token_embd.weight", q4k, E, V)
 	for i := 0; i < L; i++ {
 		p := fmt.Sprintf("blk.%d.", i)
