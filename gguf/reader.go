@@ -119,7 +119,7 @@ const maxString = 1 << 30
 // the bytes left.
 func (r *reader) stringLen(what, key string) (int, error) {
 	at := r.pos
-	n, err := r.u64(what + " length")
+	n, err := r.u64("string length") // a constant: no allocation per string
 	if err != nil {
 		return 0, err
 	}
