@@ -7,8 +7,10 @@
 // blocks can be decoded on its own (a FUSE read of part of a tensor
 // decodes only the blocks it covers).
 //
-// Decoded: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and the K-quants Q2_K, Q3_K, Q4_K,
-// Q5_K, Q6_K. [Supported] says why another type is not.
+// Decoded: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, the K-quants Q2_K, Q3_K, Q4_K,
+// Q5_K, Q6_K and Q8_K, and IQ4_NL, IQ4_XS, TQ2_0 and MXFP4: every type for
+// which gguf.md gives a known-answer block. [Supported] says why another
+// type is not.
 package quant
 
 import (
@@ -41,6 +43,12 @@ var decoders = map[tensor.DType]decoder{
 	tensor.Q4_K: q4K,
 	tensor.Q5_K: q5K,
 	tensor.Q6_K: q6K,
+	tensor.Q8_K: q8K,
+
+	tensor.IQ4_NL: iq4NL,
+	tensor.IQ4_XS: iq4XS,
+	tensor.TQ2_0:  tq2_0,
+	tensor.MXFP4:  mxfp4,
 }
 
 // Supported reports whether Dequantize decodes dt and, when it does not,
@@ -52,16 +60,14 @@ func Supported(dt tensor.DType) (ok bool, why string) {
 	switch dt {
 	case tensor.F32, tensor.F16, tensor.BF16, tensor.F64, tensor.I8, tensor.I16, tensor.I32, tensor.I64:
 		return false, dt.String() + " is a plain element type, not block-quantized: its values are read directly"
-	case tensor.Q8_1, tensor.Q8_K:
-		return false, dt.String() + " is an intermediate type of ggml's dot products, not written to model files; not decoded"
+	case tensor.Q8_1:
+		return false, "Q8_1 is an intermediate type of ggml's dot products (no dequantize_row_q8_1 in ggml); not decoded"
 	case tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S, tensor.IQ1_M:
 		return false, dt.String() + " decodes through ggml's lookup grids, which are not ported to this package"
-	case tensor.IQ4_NL, tensor.IQ4_XS:
-		return false, dt.String() + " (non-linear 4-bit table) is not implemented yet"
-	case tensor.TQ1_0, tensor.TQ2_0:
-		return false, dt.String() + " (ternary) is not implemented yet"
-	case tensor.MXFP4, tensor.NVFP4:
-		return false, dt.String() + " (FP4 with shared scales) is not implemented yet"
+	case tensor.TQ1_0:
+		return false, "TQ1_0 (base-3 packed ternary) is not implemented yet, and has no known-answer block to test it against"
+	case tensor.NVFP4:
+		return false, "NVFP4 (FP4 with UE4M3 scales) is not implemented yet, and has no known-answer block to test it against"
 	case tensor.Q1_0, tensor.Q2_0:
 		return false, dt.String() + " (1- and 2-bit, new in ggml) is not implemented yet"
 	}
@@ -367,6 +373,102 @@ func q6K(src []byte, dst []float32) {
 				y[l+64] = ds[(is+4)&7] * float32(q3)
 				y[l+96] = ds[(is+6)&7] * float32(q4)
 			}
+		}
+	}
+}
+
+func q8K(src []byte, dst []float32) {
+	for ; len(src) >= 292; src, dst = src[292:], dst[256:] {
+		b := (*[292]byte)(src)
+		y := (*[256]float32)(dst)
+		d := math.Float32frombits(binary.LittleEndian.Uint32(b[0:4]))
+		qs := (*[256]byte)(b[4:])
+		for j, q := range qs {
+			y[j] = d * float32(int8(q))
+		}
+	}
+}
+
+// kvaluesIQ4NL is ggml's kvalues_iq4nl, the 16 levels of IQ4_NL and IQ4_XS.
+var kvaluesIQ4NL = [16]float32{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
+
+func iq4NL(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 18; src, dst = src[18:], dst[32:] {
+		b := (*[18]byte)(src)
+		y := (*[32]float32)(dst)
+		d := f16(le16(b[0:2]))
+		for i, k := range kvaluesIQ4NL {
+			lut[i] = d * k
+		}
+		qs := (*[16]byte)(b[2:])
+		for j, q := range qs {
+			y[j] = lut[q&0xF]
+			y[j+16] = lut[q>>4]
+		}
+	}
+}
+
+func iq4XS(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 136; src, dst = src[136:], dst[256:] {
+		b := (*[136]byte)(src)
+		d := f16(le16(b[0:2]))
+		sh := le16(b[2:4])
+		for ib := 0; ib < 8; ib++ {
+			ls := int32(b[4+ib/2]>>(4*(ib%2))&0xF) | int32(sh>>(2*ib)&3)<<4
+			dl := d * float32(ls-32)
+			for i, k := range kvaluesIQ4NL {
+				lut[i] = dl * k
+			}
+			qs := (*[16]byte)(b[8+16*ib:])
+			y := (*[32]float32)(dst[32*ib:])
+			for j, q := range qs {
+				y[j] = lut[q&0xF]
+				y[j+16] = lut[q>>4]
+			}
+		}
+	}
+}
+
+func tq2_0(src []byte, dst []float32) {
+	for ; len(src) >= 66; src, dst = src[66:], dst[256:] {
+		b := (*[66]byte)(src)
+		d := f16(le16(b[64:66]))
+		lut := [4]float32{-1 * d, 0 * d, 1 * d, 2 * d}
+		out := dst[:256:256]
+		for j := 0; j < 64; j += 32 {
+			qs := (*[32]byte)(b[j:])
+			for l := uint(0); l < 8; l += 2 {
+				y := (*[32]float32)(out)
+				for m, q := range qs {
+					y[m] = lut[(q>>l)&3]
+				}
+				out = out[32:]
+			}
+		}
+	}
+}
+
+// kvaluesMXFP4 is ggml's kvalues_mxfp4: the E2M1 values doubled, which
+// the halved E8M0 scale undoes.
+var kvaluesMXFP4 = [16]float32{0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12}
+
+func mxfp4(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 17; src, dst = src[17:], dst[32:] {
+		b := (*[17]byte)(src)
+		y := (*[32]float32)(dst)
+		// ggml_e8m0_to_fp32_half: 2^(e-128), subnormal for e < 2; e = 255
+		// (NaN in E8M0) is not special-cased, as in ggml.
+		d := float32(math.Ldexp(1, int(b[0])-128))
+		for i, k := range kvaluesMXFP4 {
+			lut[i] = k * d
+		}
+		qs := (*[16]byte)(b[1:])
+		for j, q := range qs {
+			y[j] = lut[q&0xF]
+			y[j+16] = lut[q>>4]
 		}
 	}
 }

@@ -26,6 +26,11 @@ func pattern(size int, fields map[int]uint16) []byte {
 	return b
 }
 
+func withByte(b []byte, off int, v byte) []byte {
+	b[off] = v
+	return b
+}
+
 func mustHex(s string) []byte {
 	b, err := hex.DecodeString(s)
 	if err != nil {
@@ -111,6 +116,21 @@ func TestKnownAnswers(t *testing.T) {
 			hex:  "030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7dee5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7bec5ccd3dae1e8eff6fd040b121920272e353c434a51585f666d747b828990979ea5ac003c",
 			want: "1273 670 -1005 -1608 2077 402 -201 -1876 1809 134 -469 -2144 1541 938 -737 -1340",
 			at:   map[int]float32{16: 1406, 31: -1480, 32: -2349, 63: 2464, 64: -3040, 100: 1635, 127: -580, 128: 2337, 200: 105, 255: 2100}, sum: -31104, abs: 438698},
+		{name: "Q8_K pattern", dt: tensor.Q8_K, block: pattern(292, map[int]uint16{0: 0x0000, 2: 0x3F80}),
+			want: "31 38 45 52 59 66 73 80 87 94 101 108 115 122 -127 -120", sum: -128, abs: 16384},
+		{name: "IQ4_NL pattern", dt: tensor.IQ4_NL, block: pattern(18, map[int]uint16{0: 0x3C00}),
+			want: "-104 1 113 -22 69 -49 38 -83 13 -127 -10 89 -35 53 -65 25 | -104 -104 -104 -83 -83 -65 -65 -49 -49 -35 -35 -35 -22 -22 -10 -10", sum: -969, abs: 1771},
+		{name: "IQ4_XS pattern", dt: tensor.IQ4_XS, block: pattern(136, map[int]uint16{0: 0x3C00}),
+			hex:  "003c11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4",
+			want: "-38 83 -13 127 10 -89 35 -53 65 -25 104 -1 -113 22 -69 49",
+			at:   map[int]float32{32: -1178, 255: -1102}, sum: 4227, abs: 241857},
+		{name: "TQ2_0 pattern", dt: tensor.TQ2_0, block: pattern(66, map[int]uint16{64: 0x3C00}),
+			hex:  "030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bc003c",
+			want: "2 1 0 -1 2 1 0 -1 2 1 0 -1 2 1 0 -1", sum: 116, abs: 248},
+		{name: "MXFP4 pattern e=127", dt: tensor.MXFP4, block: withByte(pattern(17, nil), 0, 127),
+			want: "-1 0.5 0 -6 4 -3 2 -1.5 1 -0.5 0 6 -4 3 -2 1.5 | 0 0.5 0.5 0.5 1 1 1.5 1.5 2 2 3 3 3 4 4 6", sum: 33.5, abs: 69.5},
+		{name: "MXFP4 pattern e=130", dt: tensor.MXFP4, block: withByte(pattern(17, nil), 0, 130),
+			want: "-8 4 0 -48", sum: 268, abs: 556},
 	}
 	for _, k := range kats {
 		t.Run(k.name, func(t *testing.T) {
@@ -297,7 +317,39 @@ var refs = map[tensor.DType]func(b []byte, i int) float32{
 		sc := int8(b[192+8*n+l/16+2*quarter])
 		return refF16(b, 208) * float32(sc) * float32(lo|hi<<4-32)
 	},
+	tensor.Q8_K: func(b []byte, i int) float32 {
+		return math.Float32frombits(binary.LittleEndian.Uint32(b)) * float32(int8(b[4+i]))
+	},
+	tensor.IQ4_NL: func(b []byte, i int) float32 {
+		return refF16(b, 0) * iq4nlLevels[nib(b[2+i%16], i/16)]
+	},
+	tensor.IQ4_XS: func(b []byte, i int) float32 {
+		ib, r := i/32, i%32
+		ls := nib(b[4+ib/2], ib%2) | (bit(b[2:4], 2*ib)|bit(b[2:4], 2*ib+1)<<1)<<4
+		return refF16(b, 0) * float32(ls-32) * iq4nlLevels[nib(b[8+16*ib+r%16], r/16)]
+	},
+	tensor.TQ2_0: func(b []byte, i int) float32 {
+		half, l, m := i/128, i%128/32, i%32
+		q := int(b[32*half+m]>>(2*l)) & 3
+		return float32(q-1) * refF16(b, 64)
+	},
+	tensor.MXFP4: func(b []byte, i int) float32 {
+		// E2M1: sign, 2 exponent bits, 1 mantissa bit; times 2^(e-127)
+		c := nib(b[1+i%16], i/16)
+		e, m := c>>1&3, c&1
+		v := float64(m) / 2 // subnormal: 0 or 0.5
+		if e > 0 {
+			v = math.Ldexp(1+float64(m)/2, e-1)
+		}
+		if c&8 != 0 {
+			v = -v
+		}
+		return float32(v * math.Ldexp(1, int(b[0])-127))
+	},
 }
+
+// iq4nlLevels is ggml's kvalues_iq4nl, as gguf.md §3.13 lists it.
+var iq4nlLevels = [16]float32{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
 
 // refScaleMin reads the 6-bit scale and min of sub-block j from the bit
 // map gguf-py documents for Q4_K/Q5_K: bytes 0–3 hold scales 0–3 in their
@@ -358,6 +410,7 @@ func TestAgainstReference(t *testing.T) {
 var f16Fields = map[tensor.DType][]int{
 	tensor.Q4_0: {0}, tensor.Q4_1: {0, 2}, tensor.Q5_0: {0}, tensor.Q5_1: {0, 2}, tensor.Q8_0: {0},
 	tensor.Q2_K: {80, 82}, tensor.Q3_K: {108}, tensor.Q4_K: {0, 2}, tensor.Q5_K: {0, 2}, tensor.Q6_K: {208},
+	tensor.IQ4_NL: {0}, tensor.IQ4_XS: {0}, tensor.TQ2_0: {64},
 }
 
 func TestErrors(t *testing.T) {
@@ -370,7 +423,7 @@ func TestErrors(t *testing.T) {
 	if err := Dequantize(tensor.Q4_K, nil, nil); err != nil {
 		t.Errorf("no blocks: %v", err)
 	}
-	for _, dt := range []tensor.DType{tensor.IQ2_XXS, tensor.F16, tensor.Q8_K, tensor.MXFP4, tensor.F8_E4M3, tensor.Invalid} {
+	for _, dt := range []tensor.DType{tensor.IQ2_XXS, tensor.F16, tensor.Q8_1, tensor.NVFP4, tensor.TQ1_0, tensor.F8_E4M3, tensor.Invalid} {
 		ok, why := Supported(dt)
 		err := Dequantize(dt, nil, nil)
 		if ok || why == "" || !errors.Is(err, ErrUnsupported) {
@@ -388,7 +441,8 @@ func TestErrors(t *testing.T) {
 // output size) for 1 MiB of decoded values per type.
 func BenchmarkDequantize(b *testing.B) {
 	for _, dt := range []tensor.DType{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0,
-		tensor.Q2_K, tensor.Q3_K, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K} {
+		tensor.Q2_K, tensor.Q3_K, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.Q8_K,
+		tensor.IQ4_NL, tensor.IQ4_XS, tensor.TQ2_0, tensor.MXFP4} {
 		b.Run(dt.String(), func(b *testing.B) {
 			n := 1 << 18 // elements: 1 MiB of float32
 			src := make([]byte, n/int(dt.BlockElems())*int(dt.BlockBytes()))
