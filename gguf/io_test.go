@@ -41,6 +41,18 @@ func TestReadsOnlyTheHeader(t *testing.T) {
 		t.Errorf("read %d bytes of a %d-byte file whose header is %d", c.read, len(raw), f.DataOffset())
 	}
 	t.Logf("%d bytes in %d reads for a %d-byte header of a %d-byte file", c.read, c.calls, f.DataOffset(), len(raw))
+
+	// A 70B header with its 128k-token vocabulary: a few growing reads.
+	g70 := llama70B()
+	h, n := g70.header()
+	z := &zeroTail{memFile: newMemFile("70b.gguf", h), size: int64(len(h)) + int64(n)}
+	if _, err := NewFile(z); err != nil {
+		t.Fatal(err)
+	}
+	if z.calls > 8 || z.read > 2*int64(len(h)) {
+		t.Errorf("%d reads, %d bytes, for a %d-byte header", z.calls, z.read, len(h))
+	}
+	t.Logf("70B layout: %d-byte header in %d reads of %d bytes in all", len(h), z.calls, z.read)
 }
 
 // A failing read is an I/O error, wrapped, not a *FormatError.
@@ -73,4 +85,28 @@ func llama70BHeaderOnly(t *testing.T) []byte {
 	g.dataLen = u64p(0)
 	h, _ := g.header()
 	return h
+}
+
+// zeroTail is a file of the given size whose bytes after the memFile's
+// are zeros, like a sparse file.
+type zeroTail struct {
+	*memFile
+	size  int64
+	read  int64
+	calls int
+}
+
+func (z *zeroTail) Size() int64 { return z.size }
+
+func (z *zeroTail) ReadAt(p []byte, off int64) (int, error) {
+	z.calls++
+	if off+int64(len(p)) > z.size {
+		return 0, io.ErrUnexpectedEOF
+	}
+	clear(p)
+	if off < z.memFile.size {
+		z.memFile.ReadAt(p, off)
+	}
+	z.read += int64(len(p))
+	return len(p), nil
 }

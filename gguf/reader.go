@@ -6,9 +6,15 @@ import (
 	"io"
 )
 
-// bufSize is the window of the buffered reader: headers are read in
-// chunks of this size, never the whole file.
-const bufSize = 64 << 10
+// bufSize is the first window of the buffered reader, and the largest
+// piece take returns. Each refill doubles the window, up to maxWindow, so
+// that a header of a few MB (a 128k-token vocabulary) costs a handful of
+// reads (a handful of range requests on a remote source), while a small
+// one reads 64 KiB: never the whole file.
+const (
+	bufSize   = 64 << 10
+	maxWindow = 4 << 20
+)
 
 // reader reads a file's header sequentially through ReadAt, a window of
 // at most bufSize bytes at a time. Every read is checked against the
@@ -20,10 +26,11 @@ type reader struct {
 	pos    int64  // file offset of the next byte to read
 	buf    []byte // bytes of the file from bufOff
 	bufOff int64
+	window int // bytes the next refill reads
 }
 
 func newReader(f io.ReaderAt, name string, size int64) *reader {
-	return &reader{f: f, name: name, size: size}
+	return &reader{f: f, name: name, size: size, window: bufSize}
 }
 
 func (r *reader) remaining() int64 { return r.size - r.pos }
@@ -52,10 +59,11 @@ func (r *reader) take(n int, what string) ([]byte, error) {
 // fill reads the window at pos, at least n bytes (checked by the caller
 // to be there).
 func (r *reader) fill(n int) error {
-	want := int64(max(n, bufSize))
+	want := int64(max(n, r.window))
 	want = min(want, r.remaining())
+	r.window = min(2*r.window, maxWindow)
 	if cap(r.buf) < int(want) {
-		r.buf = make([]byte, want, max(want, bufSize))
+		r.buf = make([]byte, want)
 	}
 	r.buf = r.buf[:want]
 	m, err := r.f.ReadAt(r.buf, r.pos)
