@@ -1,0 +1,474 @@
+// Package quant decodes ggml's block-quantized tensor types into float32:
+// its one job is [Dequantize]. The block layouts and formulas are those of
+// ggml's dequantize_row_* (ggml-quants.c), as gguf.md §3 states them.
+//
+// A block of BlockElems elements is BlockBytes bytes; rows are whole
+// numbers of blocks and blocks are independent, so any run of whole
+// blocks can be decoded on its own (a FUSE read of part of a tensor
+// decodes only the blocks it covers).
+//
+// Decoded: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, the K-quants Q2_K, Q3_K, Q4_K,
+// Q5_K, Q6_K and Q8_K, and IQ4_NL, IQ4_XS, TQ2_0 and MXFP4: every type for
+// which gguf.md gives a known-answer block. [Supported] says why another
+// type is not.
+package quant
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// ErrUnsupported is matched by the error of Dequantize for a type this
+// package does not decode.
+var ErrUnsupported = errors.New("quant: type not decoded")
+
+// ErrLength is matched by the error of Dequantize for a source that is not
+// a whole number of blocks, or a destination of the wrong length.
+var ErrLength = errors.New("quant: wrong length")
+
+type decoder func(src []byte, dst []float32)
+
+var decoders = map[tensor.DType]decoder{
+	tensor.Q4_0: q4_0,
+	tensor.Q4_1: q4_1,
+	tensor.Q5_0: q5_0,
+	tensor.Q5_1: q5_1,
+	tensor.Q8_0: q8_0,
+	tensor.Q2_K: q2K,
+	tensor.Q3_K: q3K,
+	tensor.Q4_K: q4K,
+	tensor.Q5_K: q5K,
+	tensor.Q6_K: q6K,
+	tensor.Q8_K: q8K,
+
+	tensor.IQ4_NL: iq4NL,
+	tensor.IQ4_XS: iq4XS,
+	tensor.TQ2_0:  tq2_0,
+	tensor.MXFP4:  mxfp4,
+}
+
+// Supported reports whether Dequantize decodes dt and, when it does not,
+// why.
+func Supported(dt tensor.DType) (ok bool, why string) {
+	if _, ok := decoders[dt]; ok {
+		return true, ""
+	}
+	switch dt {
+	case tensor.F32, tensor.F16, tensor.BF16, tensor.F64, tensor.I8, tensor.I16, tensor.I32, tensor.I64:
+		return false, dt.String() + " is a plain element type, not block-quantized: its values are read directly"
+	case tensor.Q8_1:
+		return false, "Q8_1 is an intermediate type of ggml's dot products (no dequantize_row_q8_1 in ggml); not decoded"
+	case tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S, tensor.IQ1_M:
+		return false, dt.String() + " decodes through ggml's lookup grids, which are not ported to this package"
+	case tensor.TQ1_0:
+		return false, "TQ1_0 (base-3 packed ternary) is not implemented yet, and has no known-answer block to test it against"
+	case tensor.NVFP4:
+		return false, "NVFP4 (FP4 with UE4M3 scales) is not implemented yet, and has no known-answer block to test it against"
+	case tensor.Q1_0, tensor.Q2_0:
+		return false, dt.String() + " (1- and 2-bit, new in ggml) is not implemented yet"
+	}
+	if !dt.Valid() {
+		return false, "invalid type"
+	}
+	return false, dt.String() + " is not a ggml block type"
+}
+
+// Dequantize decodes src, a whole number of blocks of dt, into dst, which
+// must hold exactly their elements.
+func Dequantize(dt tensor.DType, src []byte, dst []float32) error {
+	dec, ok := decoders[dt]
+	if !ok {
+		_, why := Supported(dt)
+		return fmt.Errorf("%w: %s", ErrUnsupported, why)
+	}
+	bb, be := int(dt.BlockBytes()), int(dt.BlockElems())
+	if len(src)%bb != 0 {
+		return fmt.Errorf("%w: %d bytes of %s are not a whole number of %d-byte blocks", ErrLength, len(src), dt, bb)
+	}
+	if n := len(src) / bb * be; len(dst) != n {
+		return fmt.Errorf("%w: %d bytes of %s hold %d elements, destination has %d", ErrLength, len(src), dt, n, len(dst))
+	}
+	dec(src, dst)
+	return nil
+}
+
+// f16 converts an IEEE binary16 value to float32.
+func f16(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h) & 0x3ff
+	switch exp {
+	case 0x1f: // infinity, NaN
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case 0:
+		// zero and subnormals: man * 2^-24, exact in float32
+		f := float32(man) * (1.0 / (1 << 24))
+		if sign != 0 {
+			f = -f
+		}
+		return f
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
+}
+
+func le16(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }
+
+// The decoders. Each takes whole blocks (checked by Dequantize) and works a
+// block at a time through fixed-size array pointers, so that the compiler
+// drops the bounds checks of the inner loops. Where a block applies one
+// scale to 4-bit codes, the 16 possible outputs are computed once and
+// looked up: the same float operations as the reference, in the same
+// order, so the results are bit for bit those of ggml.
+
+func q4_0(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 18; src, dst = src[18:], dst[32:] {
+		b := (*[18]byte)(src)
+		y := (*[32]float32)(dst)
+		d := f16(le16(b[0:2]))
+		for i := range lut {
+			lut[i] = float32(i-8) * d
+		}
+		qs := (*[16]byte)(b[2:])
+		for j, q := range qs {
+			y[j] = lut[q&0xF]
+			y[j+16] = lut[q>>4]
+		}
+	}
+}
+
+func q4_1(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 20; src, dst = src[20:], dst[32:] {
+		b := (*[20]byte)(src)
+		y := (*[32]float32)(dst)
+		d, m := f16(le16(b[0:2])), f16(le16(b[2:4]))
+		for i := range lut {
+			lut[i] = float32(i)*d + m
+		}
+		qs := (*[16]byte)(b[4:])
+		for j, q := range qs {
+			y[j] = lut[q&0xF]
+			y[j+16] = lut[q>>4]
+		}
+	}
+}
+
+func q5_0(src []byte, dst []float32) {
+	for ; len(src) >= 22; src, dst = src[22:], dst[32:] {
+		b := (*[22]byte)(src)
+		y := (*[32]float32)(dst)
+		d := f16(le16(b[0:2]))
+		qh := binary.LittleEndian.Uint32(b[2:6])
+		qs := (*[16]byte)(b[6:])
+		for j, q := range qs {
+			x0 := int32(q&0xF) | int32((qh>>j)&1)<<4
+			x1 := int32(q>>4) | int32((qh>>(j+16))&1)<<4
+			y[j] = float32(x0-16) * d
+			y[j+16] = float32(x1-16) * d
+		}
+	}
+}
+
+func q5_1(src []byte, dst []float32) {
+	for ; len(src) >= 24; src, dst = src[24:], dst[32:] {
+		b := (*[24]byte)(src)
+		y := (*[32]float32)(dst)
+		d, m := f16(le16(b[0:2])), f16(le16(b[2:4]))
+		qh := binary.LittleEndian.Uint32(b[4:8])
+		qs := (*[16]byte)(b[8:])
+		for j, q := range qs {
+			x0 := int32(q&0xF) | int32((qh>>j)&1)<<4
+			x1 := int32(q>>4) | int32((qh>>(j+16))&1)<<4
+			y[j] = float32(x0)*d + m
+			y[j+16] = float32(x1)*d + m
+		}
+	}
+}
+
+func q8_0(src []byte, dst []float32) {
+	for ; len(src) >= 34; src, dst = src[34:], dst[32:] {
+		b := (*[34]byte)(src)
+		y := (*[32]float32)(dst)
+		d := f16(le16(b[0:2]))
+		qs := (*[32]byte)(b[2:])
+		for j, q := range qs {
+			y[j] = float32(int8(q)) * d
+		}
+	}
+}
+
+func q2K(src []byte, dst []float32) {
+	for ; len(src) >= 84; src, dst = src[84:], dst[256:] {
+		b := (*[84]byte)(src)
+		d, dmin := f16(le16(b[80:82])), f16(le16(b[82:84]))
+		sc := (*[16]byte)(b[0:16])
+		out := dst[:256:256]
+		is := 0
+		for n := 0; n < 2; n++ {
+			q := (*[32]byte)(b[16+32*n:])
+			for shift := uint(0); shift < 8; shift += 2 {
+				for half := 0; half < 2; half++ {
+					s := sc[is&15]
+					is++
+					dl, ml := d*float32(s&0xF), dmin*float32(s>>4)
+					lut := [4]float32{dl*0 - ml, dl*1 - ml, dl*2 - ml, dl*3 - ml}
+					qq := (*[16]byte)(q[16*half:])
+					y := (*[16]float32)(out)
+					for l, v := range qq {
+						y[l] = lut[(v>>shift)&3]
+					}
+					out = out[16:]
+				}
+			}
+		}
+	}
+}
+
+// k3Scales unpacks Q3_K's sixteen 6-bit scales, stored with an offset of 32.
+func k3Scales(b *[12]byte) [16]int32 {
+	var s [16]int32
+	for i := 0; i < 4; i++ {
+		s[i] = int32(b[i]&0xF|(b[8+i]>>0&3)<<4) - 32
+		s[4+i] = int32(b[4+i]&0xF|(b[8+i]>>2&3)<<4) - 32
+		s[8+i] = int32(b[i]>>4|(b[8+i]>>4&3)<<4) - 32
+		s[12+i] = int32(b[4+i]>>4|(b[8+i]>>6&3)<<4) - 32
+	}
+	return s
+}
+
+func q3K(src []byte, dst []float32) {
+	for ; len(src) >= 110; src, dst = src[110:], dst[256:] {
+		b := (*[110]byte)(src)
+		hm := (*[32]byte)(b[0:32])
+		d := f16(le16(b[108:110]))
+		scales := k3Scales((*[12]byte)(b[96:108]))
+		out := dst[:256:256]
+		is := 0
+		k := uint(0) // the hmask bit of this run
+		for n := 0; n < 2; n++ {
+			q := (*[32]byte)(b[32+32*n:])
+			for shift := uint(0); shift < 8; shift += 2 {
+				for half := 0; half < 2; half++ {
+					dl := d * float32(scales[is&15])
+					is++
+					// code c (2 bits) with the high bit set is c, without it c-4
+					lut := [8]float32{
+						dl * -4, dl * -3, dl * -2, dl * -1,
+						dl * 0, dl * 1, dl * 2, dl * 3,
+					}
+					qq := (*[16]byte)(q[16*half:])
+					hh := (*[16]byte)(hm[16*half:])
+					y := (*[16]float32)(out)
+					for l, v := range qq {
+						hi := (hh[l] >> k & 1) << 2
+						y[l] = lut[((v>>shift)&3|hi)&7]
+					}
+					out = out[16:]
+				}
+				k++
+			}
+		}
+	}
+}
+
+// scaleMinK4 is ggml's get_scale_min_k4: the 6-bit scale and min of
+// sub-block j of Q4_K and Q5_K.
+func scaleMinK4(j int, q *[12]byte) (sc, m byte) {
+	if j < 4 {
+		return q[j] & 63, q[j+4] & 63
+	}
+	return q[j+4]&0xF | (q[j-4]>>6)<<4, q[j+4]>>4 | (q[j]>>6)<<4
+}
+
+func q4K(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 144; src, dst = src[144:], dst[256:] {
+		b := (*[144]byte)(src)
+		d, dmin := f16(le16(b[0:2])), f16(le16(b[2:4]))
+		scales := (*[12]byte)(b[4:16])
+		for c := 0; c < 4; c++ {
+			q := (*[32]byte)(b[16+32*c:])
+			y := (*[64]float32)(dst[64*c:])
+			sc, mn := scaleMinK4(2*c, scales)
+			d1, m1 := d*float32(sc), dmin*float32(mn)
+			for i := range lut {
+				lut[i] = d1*float32(i) - m1
+			}
+			for l, v := range q {
+				y[l] = lut[v&0xF]
+			}
+			sc, mn = scaleMinK4(2*c+1, scales)
+			d2, m2 := d*float32(sc), dmin*float32(mn)
+			for i := range lut {
+				lut[i] = d2*float32(i) - m2
+			}
+			for l, v := range q {
+				y[32+l] = lut[v>>4]
+			}
+		}
+	}
+}
+
+func q5K(src []byte, dst []float32) {
+	var lut [32]float32
+	for ; len(src) >= 176; src, dst = src[176:], dst[256:] {
+		b := (*[176]byte)(src)
+		d, dmin := f16(le16(b[0:2])), f16(le16(b[2:4]))
+		scales := (*[12]byte)(b[4:16])
+		qh := (*[32]byte)(b[16:48])
+		for c := 0; c < 4; c++ {
+			k := uint(2 * c) // the qh bit of the low nibbles; k+1 of the high
+			q := (*[32]byte)(b[48+32*c:])
+			y := (*[64]float32)(dst[64*c:])
+			sc, mn := scaleMinK4(2*c, scales)
+			d1, m1 := d*float32(sc), dmin*float32(mn)
+			for i := range lut {
+				lut[i] = d1*float32(i) - m1
+			}
+			for l, v := range q {
+				hi := (qh[l] >> k & 1) << 4
+				y[l] = lut[(v&0xF|hi)&31]
+			}
+			sc, mn = scaleMinK4(2*c+1, scales)
+			d2, m2 := d*float32(sc), dmin*float32(mn)
+			for i := range lut {
+				lut[i] = d2*float32(i) - m2
+			}
+			for l, v := range q {
+				hi := (qh[l] >> (k + 1) & 1) << 4
+				y[32+l] = lut[(v>>4|hi)&31]
+			}
+		}
+	}
+}
+
+func q6K(src []byte, dst []float32) {
+	for ; len(src) >= 210; src, dst = src[210:], dst[256:] {
+		b := (*[210]byte)(src)
+		d := f16(le16(b[208:210]))
+		for n := 0; n < 2; n++ {
+			ql := (*[64]byte)(b[64*n:])
+			qh := (*[32]byte)(b[128+32*n:])
+			sc := (*[8]byte)(b[192+8*n:])
+			y := (*[128]float32)(dst[128*n:])
+			var ds [8]float32
+			for i, s := range sc {
+				ds[i] = d * float32(int8(s))
+			}
+			for l := 0; l < 32; l++ {
+				is := l >> 4
+				h := qh[l]
+				a, c := ql[l], ql[l+32]
+				q1 := int32(a&0xF|(h&3)<<4) - 32
+				q2 := int32(c&0xF|(h>>2&3)<<4) - 32
+				q3 := int32(a>>4|(h>>4&3)<<4) - 32
+				q4 := int32(c>>4|(h>>6&3)<<4) - 32
+				y[l] = ds[is&7] * float32(q1)
+				y[l+32] = ds[(is+2)&7] * float32(q2)
+				y[l+64] = ds[(is+4)&7] * float32(q3)
+				y[l+96] = ds[(is+6)&7] * float32(q4)
+			}
+		}
+	}
+}
+
+func q8K(src []byte, dst []float32) {
+	for ; len(src) >= 292; src, dst = src[292:], dst[256:] {
+		b := (*[292]byte)(src)
+		y := (*[256]float32)(dst)
+		d := math.Float32frombits(binary.LittleEndian.Uint32(b[0:4]))
+		qs := (*[256]byte)(b[4:])
+		for j, q := range qs {
+			y[j] = d * float32(int8(q))
+		}
+	}
+}
+
+// kvaluesIQ4NL is ggml's kvalues_iq4nl, the 16 levels of IQ4_NL and IQ4_XS.
+var kvaluesIQ4NL = [16]float32{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
+
+func iq4NL(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 18; src, dst = src[18:], dst[32:] {
+		b := (*[18]byte)(src)
+		y := (*[32]float32)(dst)
+		d := f16(le16(b[0:2]))
+		for i, k := range kvaluesIQ4NL {
+			lut[i] = d * k
+		}
+		qs := (*[16]byte)(b[2:])
+		for j, q := range qs {
+			y[j] = lut[q&0xF]
+			y[j+16] = lut[q>>4]
+		}
+	}
+}
+
+func iq4XS(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 136; src, dst = src[136:], dst[256:] {
+		b := (*[136]byte)(src)
+		d := f16(le16(b[0:2]))
+		sh := le16(b[2:4])
+		for ib := 0; ib < 8; ib++ {
+			ls := int32(b[4+ib/2]>>(4*(ib%2))&0xF) | int32(sh>>(2*ib)&3)<<4
+			dl := d * float32(ls-32)
+			for i, k := range kvaluesIQ4NL {
+				lut[i] = dl * k
+			}
+			qs := (*[16]byte)(b[8+16*ib:])
+			y := (*[32]float32)(dst[32*ib:])
+			for j, q := range qs {
+				y[j] = lut[q&0xF]
+				y[j+16] = lut[q>>4]
+			}
+		}
+	}
+}
+
+func tq2_0(src []byte, dst []float32) {
+	for ; len(src) >= 66; src, dst = src[66:], dst[256:] {
+		b := (*[66]byte)(src)
+		d := f16(le16(b[64:66]))
+		lut := [4]float32{-1 * d, 0 * d, 1 * d, 2 * d}
+		out := dst[:256:256]
+		for j := 0; j < 64; j += 32 {
+			qs := (*[32]byte)(b[j:])
+			for l := uint(0); l < 8; l += 2 {
+				y := (*[32]float32)(out)
+				for m, q := range qs {
+					y[m] = lut[(q>>l)&3]
+				}
+				out = out[32:]
+			}
+		}
+	}
+}
+
+// kvaluesMXFP4 is ggml's kvalues_mxfp4: the E2M1 values doubled, which
+// the halved E8M0 scale undoes.
+var kvaluesMXFP4 = [16]float32{0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12}
+
+func mxfp4(src []byte, dst []float32) {
+	var lut [16]float32
+	for ; len(src) >= 17; src, dst = src[17:], dst[32:] {
+		b := (*[17]byte)(src)
+		y := (*[32]float32)(dst)
+		// ggml_e8m0_to_fp32_half: 2^(e-128), subnormal for e < 2; e = 255
+		// (NaN in E8M0) is not special-cased, as in ggml.
+		d := float32(math.Ldexp(1, int(b[0])-128))
+		for i, k := range kvaluesMXFP4 {
+			lut[i] = k * d
+		}
+		qs := (*[16]byte)(b[1:])
+		for j, q := range qs {
+			y[j] = lut[q&0xF]
+			y[j+16] = lut[q>>4]
+		}
+	}
+}
