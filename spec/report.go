@@ -47,6 +47,7 @@ const tableHeader = "  TENSOR                          DTYPE SHAPE            PA
 // parameter count is right-aligned in 11; a name that overflows its column
 // is followed by one space and borrows the overflow from the dtype column.
 func tableRow(b *strings.Builder, name, dtype, shape, params, io string) {
+	name = Escape(name)
 	b.WriteString("    ")
 	b.WriteString(name)
 	carry := 0
@@ -168,12 +169,14 @@ func flow(x *ExpectedTensor) string {
 	return fmt.Sprintf("%d ──▶ %d", s[1], s[0])
 }
 
-// Verdict renders the verdict section's lines, without its rule.
+// Verdict renders the verdict section's lines, without its rule. Each
+// line is passed through [Escape], so that a tensor name, a file name or a
+// config string can neither break a line nor forge one.
 func (r *Report) Verdict() string {
 	var b strings.Builder
 	line := func(format string, args ...any) {
 		b.WriteString("  ")
-		fmt.Fprintf(&b, format, args...)
+		b.WriteString(Escape(fmt.Sprintf(format, args...)))
 		b.WriteByte('\n')
 	}
 	if r.Plan == nil {
