@@ -137,16 +137,36 @@ func (e *NoSpecError) Error() string {
 	return "no spec for architecture " + name
 }
 
-// maxExpected bounds the expected set, whatever the config says.
-const maxExpected = 4 << 20
+// Bounds on what a config may ask for, so that a 600-byte config cannot
+// make the check allocate gigabytes. The largest real models are far
+// below: 126 layers (Llama-3.1-405B), 512 experts (Qwen3-Next), an
+// expected set of 70,000 tensors (Kimi-K2: 61 layers of 384 experts).
+const (
+	// MaxLayers bounds num_hidden_layers.
+	MaxLayers = 1024
+	// MaxExperts bounds num_experts.
+	MaxExperts = 4096
+	// MaxExpected bounds the expected set, whatever the files hold.
+	MaxExpected = 1 << 20
+	// The expected set may exceed the tensors the files hold by at most
+	// expectedSlack plus expectedFactor times their number: beyond that
+	// the files cannot be the model the config describes, and listing
+	// every tensor missing would only cost time and memory.
+	expectedFactor = 4
+	expectedSlack  = 4096
+)
 
 // Expect derives the tensor set config.json implies.
-func Expect(c *Config) (*Plan, error) {
+func Expect(c *Config) (*Plan, error) { return expect(c, -1) }
+
+// expect derives the plan; held >= 0 is the number of tensors the files
+// hold, which bounds the expected set (expectedFactor, expectedSlack).
+func expect(c *Config, held int) (*Plan, error) {
 	d := lookupDecoder(c)
 	if d == nil {
 		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType()}
 	}
-	return d.plan(c)
+	return d.plan(c, held)
 }
 
 type dims struct {
@@ -170,6 +190,9 @@ func (d *decoder) readDims(c *Config) (*dims, error) {
 	get(&x.V, "vocab_size")
 	get(&x.H, "hidden_size")
 	get(&x.L, "num_hidden_layers")
+	if err == nil && x.L > MaxLayers {
+		return nil, c.errorf("num_hidden_layers", "is %d, more than the %d layers fsmount accepts (the largest real models have 126)", x.L, MaxLayers)
+	}
 	get(&x.NH, "num_attention_heads")
 	get(&x.I, "intermediate_size")
 	if err != nil {
@@ -197,6 +220,9 @@ func (d *decoder) readDims(c *Config) (*dims, error) {
 	}
 	if d.moe {
 		get(&x.E, "num_experts")
+		if err == nil && x.E > MaxExperts {
+			return nil, c.errorf("num_experts", "is %d, more than the %d experts fsmount accepts (the largest real models have 512)", x.E, MaxExperts)
+		}
 		get(&x.Im, "moe_intermediate_size")
 		get(&x.topK, "num_experts_per_tok")
 		if err != nil {
@@ -217,24 +243,48 @@ func (d *decoder) readDims(c *Config) (*dims, error) {
 			x.mlpOnly[l] = true
 		}
 	}
-	// Bound the work before generating anything.
+	return &x, nil
+}
+
+// count returns an upper bound of the expected set's size, computed
+// before generating it: 3 global and final tensors, and per block at most
+// 16 of attention, norms and a dense MLP, or a router and 3 per expert.
+func (d *decoder) count(x *dims) uint64 {
 	perLayer := uint64(16)
 	if d.moe {
-		perLayer += 3 * x.E
+		perLayer += 1 + 3*x.E
 	}
-	if x.L*perLayer > maxExpected {
-		return nil, c.errorf("num_hidden_layers", "is %d: the expected set would exceed %d tensors", x.L, maxExpected)
+	return 3 + x.L*perLayer
+}
+
+// bound refuses an expected set too large in itself or, with held >= 0,
+// too large for files holding held tensors.
+func (d *decoder) bound(c *Config, x *dims, held int) error {
+	n := d.count(x)
+	field, what := "num_hidden_layers", fmt.Sprintf("%d layers", x.L)
+	if d.moe {
+		field, what = "num_experts", fmt.Sprintf("%d layers of %d experts", x.L, x.E)
 	}
-	return &x, nil
+	if n > MaxExpected {
+		return c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, commas(n), commas(MaxExpected))
+	}
+	if held >= 0 && n > expectedFactor*uint64(held)+expectedSlack {
+		return c.errorf(field, "is too large for the files: %s imply up to %s tensors, the files hold %s (at most %d× + %d is checked)",
+			what, commas(n), commas(uint64(held)), expectedFactor, expectedSlack)
+	}
+	return nil
 }
 
 func (x *dims) sparse(l uint64) bool {
 	return x.E > 0 && !x.mlpOnly[l] && (l+1)%x.step == 0
 }
 
-func (d *decoder) plan(c *Config) (*Plan, error) {
+func (d *decoder) plan(c *Config, held int) (*Plan, error) {
 	x, err := d.readDims(c)
 	if err != nil {
+		return nil, err
+	}
+	if err := d.bound(c, x, held); err != nil {
 		return nil, err
 	}
 	// Absent, the config class's own default applies, as in transformers.

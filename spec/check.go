@@ -116,7 +116,7 @@ func Check(m *model.Model) (*Report, error) {
 			return nil, err
 		}
 		r.Config = c
-		plan, err := Expect(c)
+		plan, err := expect(c, len(m.Tensors()))
 		var noSpec *NoSpecError
 		if errors.As(err, &noSpec) {
 			r.Skipped = noSpec.Error() + ": its tensors are listed, not checked"
