@@ -22,11 +22,35 @@ const (
 	WrongDType  ProblemKind = "dtype"
 )
 
-// Problem is one way the files disagree with the config.
+// Problem is one way the files disagree with the config. Detail is the
+// sentence the report prints; the other fields are the same facts for
+// machines, set where the kind has them.
 type Problem struct {
 	Kind   ProblemKind
 	Tensor string
 	Detail string // one line, naming the tensor and the numbers
+
+	// Expected is the shape the config implies, with each dimension's
+	// legend symbol (missing, mis-shaped; nil for other kinds).
+	Expected []Dim
+	// Shape is the stored shape (mis-shaped, unexpected, tied head
+	// differs), HasShape whether it is set (a scalar's shape is empty).
+	Shape    []uint64
+	HasShape bool
+	// DType is the stored dtype and WantDType the one config.json
+	// implies (dtype problems); DType is also set for unexpected tensors.
+	DType, WantDType string
+	// Mismatches are the dimensions of a mis-shaped tensor that differ;
+	// empty when the ranks differ.
+	Mismatches []DimMismatch
+}
+
+// DimMismatch is one dimension of a mis-shaped tensor.
+type DimMismatch struct {
+	Index    int    // 0 is the outermost
+	Sym      string // the legend symbol: "H", "heads·d", …
+	Expected uint64
+	Actual   uint64
 }
 
 // Aux kinds of file tensors that are neither expected nor a problem.
@@ -158,15 +182,16 @@ func (r *Report) crossCheck() error {
 				continue
 			}
 			if !e.Optional {
-				problems = append(problems, Problem{Missing, e.Name, fmt.Sprintf("%s, expected %s", e.Name, expectedShape(e))})
+				problems = append(problems, Problem{Kind: Missing, Tensor: e.Name, Detail: fmt.Sprintf("%s, expected %s", e.Name, expectedShape(e)), Expected: e.Shape})
 			}
 			continue
 		}
-		if d := shapeMismatch(e, t.Shape); d != "" {
-			problems = append(problems, Problem{Misshaped, e.Name, d})
+		if d, mm := shapeMismatch(e, t.Shape); d != "" {
+			problems = append(problems, Problem{Kind: Misshaped, Tensor: e.Name, Detail: d, Expected: e.Shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
 		if hasWant && t.DType != want && !(quantized && e.Role == RoleLinear) {
-			problems = append(problems, Problem{WrongDType, e.Name, fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want)})
+			problems = append(problems, Problem{Kind: WrongDType, Tensor: e.Name, Detail: fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want),
+				DType: t.DType.String(), WantDType: want.String()})
 		}
 	}
 	var nQuant, nLegacy int
@@ -184,7 +209,8 @@ func (r *Report) crossCheck() error {
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
 		default:
 			r.Entries = append(r.Entries, Entry{Tensor: t})
-			problems = append(problems, Problem{Unexpected, t.Name, fmt.Sprintf("%s %s %s is not part of %s", t.Name, t.DType, tensor.FormatShape(t.Shape), p.Arch)})
+			problems = append(problems, Problem{Kind: Unexpected, Tensor: t.Name, Detail: fmt.Sprintf("%s %s %s is not part of %s", t.Name, t.DType, tensor.FormatShape(t.Shape), p.Arch),
+				Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 		}
 	}
 	if head, emb := w.Tensor("lm_head.weight"), w.Tensor("model.embed_tokens.weight"); p.Tied {
@@ -193,15 +219,15 @@ func (r *Report) crossCheck() error {
 			r.Notes = append(r.Notes, "lm_head.weight omitted: tied to embed_tokens, as tie_word_embeddings says")
 		case emb == nil:
 		case !slices.Equal(head.Shape, emb.Shape):
-			problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
-				tensor.FormatShape(head.Shape), tensor.FormatShape(emb.Shape))})
+			problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
+				tensor.FormatShape(head.Shape), tensor.FormatShape(emb.Shape)), Shape: head.Shape, HasShape: true})
 		default:
 			off, err := tensor.FirstDifference(head, emb)
 			if err != nil {
 				return err
 			}
 			if off >= 0 {
-				problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
+				problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
 					commas(uint64(off)), commas(uint64(head.Length)))})
 			} else {
 				r.Logical -= head.NumElements()
@@ -252,21 +278,23 @@ func expectedShape(e *ExpectedTensor) string {
 
 // shapeMismatch describes how got differs from e's shape, naming each
 // offending dimension by its legend symbol, or returns "".
-func shapeMismatch(e *ExpectedTensor, got []uint64) string {
+func shapeMismatch(e *ExpectedTensor, got []uint64) (string, []DimMismatch) {
 	head := fmt.Sprintf("%s is %s, expected %s", e.Name, tensor.FormatShape(got), expectedShape(e))
 	if len(got) != len(e.Shape) {
-		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(e.Shape))
+		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(e.Shape)), []DimMismatch{}
 	}
 	var diffs []string
+	var mm []DimMismatch
 	for i, d := range e.Shape {
 		if got[i] != d.Val {
 			diffs = append(diffs, fmt.Sprintf("dim %d is %d, %s is %d", i, got[i], d.Sym, d.Val))
+			mm = append(mm, DimMismatch{i, d.Sym, d.Val, got[i]})
 		}
 	}
 	if diffs == nil {
-		return ""
+		return "", nil
 	}
-	return head + ": " + strings.Join(diffs, "; ")
+	return head + ": " + strings.Join(diffs, "; "), mm
 }
 
 func plural(n int, one, many string) string {

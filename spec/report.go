@@ -269,7 +269,7 @@ type jsonReport struct {
 	Files        []string          `json:"files"`
 	Tensors      int               `json:"tensors"`
 	Expected     int               `json:"expected"`
-	Dimensions   []jsonDim         `json:"dimensions,omitempty"`
+	Dimensions   []jsonDim         `json:"dimensions"`
 	Problems     []jsonProblem     `json:"problems"`
 	Notes        []string          `json:"notes"`
 	Warnings     []string          `json:"warnings"`
@@ -283,10 +283,54 @@ type jsonDim struct {
 	Value  uint64 `json:"value"`
 }
 
+// jsonProblem is a Problem for machines: the optional fields are present
+// where the kind has them (see [Problem]).
 type jsonProblem struct {
-	Kind   ProblemKind `json:"kind"`
-	Tensor string      `json:"tensor"`
-	Detail string      `json:"detail"`
+	Kind       ProblemKind       `json:"kind"`
+	Tensor     string            `json:"tensor"`
+	Detail     string            `json:"detail"`
+	Expected   *jsonShape        `json:"expected,omitempty"`
+	Shape      *[]uint64         `json:"shape,omitempty"`
+	DType      string            `json:"dtype,omitempty"`
+	WantDType  string            `json:"expected_dtype,omitempty"`
+	Mismatches *[]jsonDimProblem `json:"mismatches,omitempty"`
+}
+
+// jsonShape is an expected shape: its values and each dimension's legend
+// symbol.
+type jsonShape struct {
+	Shape   []uint64 `json:"shape"`
+	Symbols []string `json:"symbols"`
+}
+
+type jsonDimProblem struct {
+	Index    int    `json:"index"`
+	Symbol   string `json:"symbol"`
+	Expected uint64 `json:"expected"`
+	Actual   uint64 `json:"actual"`
+}
+
+func newJSONProblem(p Problem) jsonProblem {
+	j := jsonProblem{Kind: p.Kind, Tensor: p.Tensor, Detail: p.Detail, DType: p.DType, WantDType: p.WantDType}
+	if p.Expected != nil {
+		e := &jsonShape{Shape: make([]uint64, len(p.Expected)), Symbols: make([]string, len(p.Expected))}
+		for i, d := range p.Expected {
+			e.Shape[i], e.Symbols[i] = d.Val, d.Sym
+		}
+		j.Expected = e
+	}
+	if p.HasShape {
+		s := append([]uint64{}, p.Shape...)
+		j.Shape = &s
+	}
+	if p.Kind == Misshaped {
+		mm := make([]jsonDimProblem, len(p.Mismatches))
+		for i, m := range p.Mismatches {
+			mm[i] = jsonDimProblem{m.Index, m.Sym, m.Expected, m.Actual}
+		}
+		j.Mismatches = &mm
+	}
+	return j
 }
 
 type jsonParams struct {
@@ -311,15 +355,18 @@ type jsonTensorShape struct {
 // JSON renders the same facts as Text for machines.
 func (r *Report) JSON() []byte {
 	j := jsonReport{
-		Model:    r.Model.Location,
-		Checked:  r.Plan != nil,
-		Skipped:  r.Skipped,
-		Clean:    r.Clean(),
-		Tensors:  len(r.Model.Tensors()),
-		Expected: len(r.ExpectedSet()),
-		Problems: []jsonProblem{},
-		Notes:    append([]string{}, r.Notes...),
-		Warnings: append([]string{}, r.Warnings...),
+		Model:      r.Model.Location,
+		Checked:    r.Plan != nil,
+		Skipped:    r.Skipped,
+		Clean:      r.Clean(),
+		Tensors:    len(r.Model.Tensors()),
+		Expected:   len(r.ExpectedSet()),
+		Files:      []string{},
+		Dimensions: []jsonDim{},
+		Problems:   []jsonProblem{},
+		Shapes:     []jsonTensorShape{},
+		Notes:      append([]string{}, r.Notes...),
+		Warnings:   append([]string{}, r.Warnings...),
 		Params: jsonParams{Stored: r.Stored, Logical: r.Logical, Label: SizeLabel(r.Logical),
 			Embeddings: r.Embeddings, EmbeddingsShare: float64(int(r.EmbeddingShare()*10+0.5)) / 10, ByDType: map[string]uint64{}},
 	}
@@ -336,7 +383,7 @@ func (r *Report) JSON() []byte {
 		}
 	}
 	for _, p := range r.Problems {
-		j.Problems = append(j.Problems, jsonProblem(p))
+		j.Problems = append(j.Problems, newJSONProblem(p))
 	}
 	for k, v := range r.ByDType {
 		j.Params.ByDType[k.String()] = v
