@@ -164,6 +164,7 @@ func Check(m *model.Model) (*Report, error) {
 
 func (r *Report) crossCheck() error {
 	p, w := r.Plan, r.Model
+	r.Notes = append(r.Notes, p.Notes...)
 	want, hasWant := configDType(p.DType)
 	if p.DType != "" && !hasWant {
 		r.Notes = append(r.Notes, fmt.Sprintf("config dtype %q has no safetensors equivalent: dtypes not checked", p.DType))

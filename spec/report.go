@@ -36,7 +36,11 @@ func sectionRule(title string) string {
 func (r *Report) writeLegend(b *strings.Builder) {
 	b.WriteString(sectionRule("dimensions (from config.json)"))
 	for _, l := range r.Plan.Legend {
-		fmt.Fprintf(b, "  %-2s %-20s%9d   %s\n", l.Sym, l.Field, l.Value, l.Desc)
+		v := l.Text
+		if v == "" {
+			v = fmt.Sprint(l.Value)
+		}
+		fmt.Fprintf(b, "  %-2s %-20s%9s   %s\n", l.Sym, l.Field, v, l.Desc)
 	}
 	b.WriteString("  weights are stored [out, in]; read a row as   in ──▶ out   (y = x·Wᵀ)\n")
 }
@@ -277,10 +281,15 @@ type jsonReport struct {
 	Shapes       []jsonTensorShape `json:"tensor_list"`
 }
 
+// jsonDim is a legend row. Value is the number, or for a flag 1 (true)
+// or 0; Default, present only for a field config.json omits, says what
+// was used instead.
 type jsonDim struct {
-	Symbol string `json:"symbol,omitempty"`
-	Field  string `json:"field"`
-	Value  uint64 `json:"value"`
+	Symbol  string `json:"symbol,omitempty"`
+	Field   string `json:"field"`
+	Value   uint64 `json:"value"`
+	Text    string `json:"text,omitempty"`
+	Default string `json:"default,omitempty"`
 }
 
 // jsonProblem is a Problem for machines: the optional fields are present
@@ -379,7 +388,11 @@ func (r *Report) JSON() []byte {
 	if r.Plan != nil {
 		j.Spec = r.Plan.Arch
 		for _, l := range r.Plan.Legend {
-			j.Dimensions = append(j.Dimensions, jsonDim{l.Sym, l.Field, l.Value})
+			v := l.Value
+			if l.Text == "true" {
+				v = 1
+			}
+			j.Dimensions = append(j.Dimensions, jsonDim{l.Sym, l.Field, v, l.Text, l.Default})
 		}
 	}
 	for _, p := range r.Problems {
