@@ -81,6 +81,7 @@ type Plan struct {
 	Tied        bool
 	DType       string // config's torch_dtype / dtype, "" if unset
 	QuantMethod string // quantization_config.quant_method, "" if not quantized
+	Quant       Quant  // quantization_config's packing
 	Experts     int    // experts per sparse block, 0 for dense models
 }
 
@@ -432,7 +433,11 @@ func (d *decoder) plan(c *Config, head string, held int) (*Plan, error) {
 		name = d.prefix + head
 		tied = false // the score head has no tie to the embedding
 	}
-	p := &Plan{Arch: name, Head: head, Tied: tied, DType: dtype, QuantMethod: quantMethod(c), Experts: int(x.E)}
+	quant, err := quantConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Arch: name, Head: head, Tied: tied, DType: dtype, QuantMethod: quant.Method, Quant: quant, Experts: int(x.E)}
 
 	V, H, I := Dim{"V", x.V}, Dim{"H", x.H}, Dim{"I", x.I}
 	q, kv, hd := Dim{"heads·d", x.NH * x.HD}, Dim{"kv·d", x.NKV * x.HD}, Dim{"d", x.HD}
@@ -589,19 +594,40 @@ func groupLabel(nh, nkv uint64) string {
 	return fmt.Sprintf("GQA group %d", nh/nkv)
 }
 
-// quantMethod returns quantization_config.quant_method ("fp8", "gptq",
-// "bitsandbytes", …), "quantized" if the section has no method, or "".
-func quantMethod(c *Config) string {
+// Quant is what quantization_config says about packing.
+type Quant struct {
+	Method string // quant_method: "fp8", "gptq", "awq", "bitsandbytes", …; "quantized" if the section has none
+	Bits   uint64 // bits per value of packed formats (GPTQ, AWQ); 0 if not given
+}
+
+// quantConfig reads quantization_config. bits, where the method packs
+// values into I32 (gptq, awq), must divide 32; absent, it is 4, the
+// default of AutoGPTQ, AutoAWQ and the Hub's parameter count (transformers'
+// GPTQConfig requires it).
+func quantConfig(c *Config) (Quant, error) {
 	if !c.Has("quantization_config") {
-		return ""
+		return Quant{}, nil
 	}
 	var q struct {
-		Method string `json:"quant_method"`
+		Method string          `json:"quant_method"`
+		Bits   json.RawMessage `json:"bits"`
 	}
 	if err := json.Unmarshal(c.fields["quantization_config"], &q); err != nil || q.Method == "" {
-		return "quantized"
+		return Quant{Method: "quantized"}, nil
 	}
-	return q.Method
+	out := Quant{Method: q.Method}
+	if q.Method != "gptq" && q.Method != "awq" {
+		return out, nil
+	}
+	out.Bits = 4
+	if len(q.Bits) > 0 && string(q.Bits) != "null" {
+		var b uint64
+		if err := json.Unmarshal(q.Bits, &b); err != nil || b == 0 || 32%b != 0 && b != 3 {
+			return out, c.errorf("quantization_config", "bits is %s: %s packs 2, 3, 4 or 8 bits into each I32", q.Bits, q.Method)
+		}
+		out.Bits = b
+	}
+	return out, nil
 }
 
 // quantAux matches the auxiliary tensors that quantizers add next to (or

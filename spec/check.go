@@ -84,8 +84,16 @@ type Report struct {
 	Notes    []string
 	Warnings []string
 
-	Stored     uint64 // parameters over every tensor in the files
-	Logical    uint64 // Stored less a tied duplicate head and legacy buffers
+	Stored uint64 // elements over every tensor in the files
+	// Logical is the model's parameter count, as its card gives it:
+	// Stored less a tied duplicate head, legacy buffers and quantization
+	// auxiliaries, with each packed weight (GPTQ, AWQ qweight) counted as
+	// the values it packs.
+	Logical uint64
+	// Auxiliary is the elements of the quantization auxiliaries: FP8
+	// scales, GPTQ/AWQ qzeros, scales and g_idx, bitsandbytes SCB and
+	// weight_format.
+	Auxiliary  uint64
 	Embeddings uint64 // parameters of the token embedding
 	ByDType    map[tensor.DType]uint64
 }
@@ -204,6 +212,15 @@ func (r *Report) crossCheck() error {
 		case quantized && quantAux.MatchString(t.Name):
 			nQuant++
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
+			// A packed weight stands for the weight it replaces; every
+			// other auxiliary (scales, zero points, group indices, SCB,
+			// weight_format) is bookkeeping, not parameters.
+			r.Logical -= t.NumElements()
+			if n, ok := unpackedCount(p.Quant, t); ok {
+				r.Logical += n
+			} else {
+				r.Auxiliary += t.NumElements()
+			}
 		case ignorable.MatchString(t.Name):
 			nLegacy++
 			r.Logical -= t.NumElements()
@@ -252,6 +269,33 @@ func (r *Report) crossCheck() error {
 		}
 	}
 	return nil
+}
+
+// unpackedCount returns the number of values a packed weight holds: a
+// GPTQ qweight I32 [in·bits/32, out] packs 32/bits values per element
+// along its first dimension, an AWQ qweight I32 [in, out·bits/32] along
+// its second (reference §2.3, §2.4, §2.6). It reports false for any other
+// auxiliary.
+func unpackedCount(q Quant, t *tensor.Tensor) (uint64, bool) {
+	if !strings.HasSuffix(t.Name, ".qweight") || len(t.Shape) != 2 || q.Bits == 0 {
+		return 0, false
+	}
+	dim := 0
+	switch q.Method {
+	case "gptq":
+	case "awq":
+		dim = 1
+	default:
+		return 0, false
+	}
+	n := uint64(1)
+	for i, d := range t.Shape {
+		if i == dim {
+			d = d * 32 / q.Bits
+		}
+		n *= d
+	}
+	return n, true
 }
 
 // configDType maps a config.json dtype name to the safetensors dtype.

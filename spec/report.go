@@ -223,6 +223,9 @@ func (r *Report) Verdict() string {
 		line("warning: %s", w)
 	}
 	line("params: %s stored · %s logical (the %q)", commas(r.Stored), commas(r.Logical), SizeLabel(r.Logical))
+	if r.Auxiliary > 0 {
+		line("quantization auxiliaries: %s values (scales, zero points, group indices), stored but not parameters", commas(r.Auxiliary))
+	}
 	if len(r.ByDType) > 1 {
 		line("by dtype: %s", r.dtypeSummary())
 	}
@@ -345,6 +348,7 @@ func newJSONProblem(p Problem) jsonProblem {
 type jsonParams struct {
 	Stored          uint64            `json:"stored"`
 	Logical         uint64            `json:"logical"`
+	Auxiliary       uint64            `json:"quantization_auxiliary,omitempty"`
 	Label           string            `json:"label"`
 	Embeddings      uint64            `json:"embeddings"`
 	EmbeddingsShare float64           `json:"embeddings_percent"`
@@ -376,7 +380,7 @@ func (r *Report) JSON() []byte {
 		Shapes:     []jsonTensorShape{},
 		Notes:      append([]string{}, r.Notes...),
 		Warnings:   append([]string{}, r.Warnings...),
-		Params: jsonParams{Stored: r.Stored, Logical: r.Logical, Label: SizeLabel(r.Logical),
+		Params: jsonParams{Stored: r.Stored, Logical: r.Logical, Auxiliary: r.Auxiliary, Label: SizeLabel(r.Logical),
 			Embeddings: r.Embeddings, EmbeddingsShare: float64(int(r.EmbeddingShare()*10+0.5)) / 10, ByDType: map[string]uint64{}},
 	}
 	if c := r.Config; c != nil {
