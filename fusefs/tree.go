@@ -289,12 +289,14 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	return t, nil
 }
 
-// shapeLine appends "<name>\t[d0, d1]\n", a line of the shapes files.
+// shapeLine appends "<name>\t[d0, d1]\n", a line of the shapes files,
+// with the name escaped by [spec.Escape]: a tab, a line break or a
+// terminal control in a name can neither split the line nor forge one.
 func shapeLine(b *strings.Builder, name string, shape []uint64) {
 	if b.Len() == 0 {
 		b.Grow(64 << 10)
 	}
-	b.WriteString(name)
+	b.WriteString(spec.Escape(name))
 	b.WriteByte('\t')
 	b.WriteString(tensor.FormatShape(shape))
 	b.WriteByte('\n')

@@ -115,15 +115,12 @@ func (p *headerParser) metadata() (map[string]string, error) {
 		if err != nil || !ok {
 			return meta, err
 		}
-		pos := s.pos
 		k, err := s.str()
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := meta[k]; dup {
-			s.pos = pos
-			return nil, s.errorf("duplicate key %q in %s", k, metadataKey)
-		}
+		// A key given twice keeps its last value, as serde's HashMap in
+		// the reference does: metadata is free text, not a tensor.
 		if !s.consume(':') {
 			return nil, s.errorf("expected ':', found %s", s.describeNext())
 		}
@@ -181,8 +178,10 @@ func (p *headerParser) tensor(name string) (entry, error) {
 				}
 			}
 		default:
-			// The reference ignores unknown fields in a tensor entry.
-			err = s.skipValue()
+			// The reference ignores unknown fields in a tensor entry,
+			// after reading them with serde_json's recursion limit; the
+			// header and the entry are the two containers open.
+			err = s.skipValueWithin(2, serdeDepth)
 		}
 		if dup {
 			s.pos = kpos

@@ -271,7 +271,17 @@ func parseUint(num []byte) (uint64, bool) {
 
 // skipValue consumes one value of any depth. Nesting is tracked in a
 // slice that grows with the input, never on the call stack.
-func (s *scanner) skipValue() error {
+func (s *scanner) skipValue() error { return s.skipValueWithin(0, 0) }
+
+// serdeDepth is serde_json's recursion limit: its reader counts down from
+// 128 on entering each array or object and fails when it reaches 0, so at
+// most 127 containers may be open at once, the header object included.
+const serdeDepth = 127
+
+// skipValueWithin is skipValue for a value inside open enclosing
+// containers; with limit > 0, more than limit open containers in all is an
+// error, as serde_json's "recursion limit exceeded".
+func (s *scanner) skipValueWithin(open, limit int) error {
 	var stack []byte
 	for {
 		// A value.
@@ -281,6 +291,10 @@ func (s *scanner) skipValue() error {
 			close := byte('}')
 			if c == '[' {
 				close = ']'
+			}
+			if limit > 0 && open+len(stack)+1 > limit {
+				s.pos--
+				return s.errorf("recursion limit exceeded: more than %d nested arrays and objects (serde_json's limit, which the reference applies)", limit)
 			}
 			if s.consume(close) {
 				break

@@ -337,7 +337,7 @@ func TestMalformed(t *testing.T) {
 		{"metadata-twice", header(`{"__metadata__":{},"__metadata__":{}}`, 0), safetensors.CodeInvalidJSON, "duplicate key"},
 		{"metadata-null", header(`{"__metadata__":null}`, 0), nil, ""},
 		{"unknown-field-ignored", header(`{"t":{"dtype":"F32","x":{"y":[[[1]]]},"shape":[2],"data_offsets":[0,8]}}`, 8), nil, ""},
-		{"deeply-nested", header(`{"t":{"x":`+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+`,"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, 8), nil, ""},
+		{"deeply-nested", header(`{"t":{"x":`+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+`,"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, 8), safetensors.CodeInvalidJSON, "recursion limit exceeded"},
 		{"deeply-nested-unclosed", header(`{"t":{"x":`+strings.Repeat("[", 100000), 0), safetensors.CodeInvalidJSON, ""},
 		{"duplicate-name", header(`{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"t":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.CodeDuplicateName, `tensor "t" appears twice`},
 		{"gap", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}`, 12), safetensors.CodeInvalidOffset, "a gap of 4 bytes"},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,7 @@ const (
 	RoleEmbedding             // the token embedding [V, H]
 	RoleHead                  // the output head [V, H]
 	RoleRouter                // an MoE router [E, H]
+	RoleScore                 // a classification head [labels, H]
 )
 
 // ExpectedTensor is one tensor the architecture implies.
@@ -53,7 +55,12 @@ type LegendRow struct {
 	Sym   string // "V", "H", … or "" for a row without a letter
 	Field string // the config.json field
 	Value uint64
+	Text  string // shown instead of Value when set: "false", "[]"
 	Desc  string
+	// Default, when set, says that config.json does not give the field
+	// and what was used instead: "Qwen3Config's 128", "H/heads = 64/8";
+	// Desc then ends in "(default) not in config: " and the same.
+	Default string
 }
 
 // BlockKind is a distinct kind of transformer block and the layers that
@@ -65,66 +72,111 @@ type BlockKind struct {
 
 // Plan is what config.json implies: the legend and the expected tensors.
 type Plan struct {
-	Arch        string // the spec used, e.g. "Qwen3"
+	Arch        string   // the spec used, e.g. "Qwen3", "Qwen3ForSequenceClassification"
+	Head        string   // HeadCausalLM or HeadSeqCls
+	Notes       []string // how the spec was chosen, where that is not plain
 	Legend      []LegendRow
 	Tensors     []ExpectedTensor // globals, then blocks in layer order, then finals
 	Blocks      []BlockKind
 	Tied        bool
 	DType       string // config's torch_dtype / dtype, "" if unset
 	QuantMethod string // quantization_config.quant_method, "" if not quantized
+	Quant       Quant  // quantization_config's packing
 	Experts     int    // experts per sparse block, 0 for dense models
 }
 
 // decoder describes one family of decoder-only transformers; the
 // architectures differ only in these switches (see the decoders table).
+// The defaults are the config classes' own (transformers'
+// configuration_*.py), which apply when config.json omits the key.
 type decoder struct {
-	name       string
-	archs      []string // "architectures" values
+	name       string   // the spec's name, e.g. "Qwen3-MoE"
+	prefix     string   // the classes' prefix: Qwen3Moe → Qwen3MoeForCausalLM, Qwen3MoeConfig
 	modelTypes []string // "model_type" values
 	qkNorm     bool     // q_norm / k_norm [d] (Qwen3)
 	qkvBias    bool     // q/k/v biases always (Qwen2)
-	configBias bool     // attention_bias / mlp_bias from config (Llama family)
+	attnBias   bool     // attention_bias is a field of the class (default false)
+	mlpBias    bool     // mlp_bias is a field of the class (default false; Llama)
 	ffnNorms   bool     // pre/post feedforward norms (Gemma2)
 	moe        bool     // sparse MoE blocks (Qwen3-MoE)
 	tiedByDef  bool     // the config class's tie_word_embeddings default
+	// headDim is the class's head_dim default, or 0 when an absent
+	// head_dim means hidden_size / num_attention_heads; headDimNull says
+	// that an explicit null means that too (else null is refused).
+	headDim     uint64
+	headDimNull bool
+	// kvHeads is the class's num_key_value_heads default, or 0 for
+	// num_attention_heads; kvNull says that null means num_attention_heads.
+	kvHeads uint64
+	kvNull  bool
 }
+
+func (d *decoder) class() string { return d.prefix + "Config" }
 
 var decoders = []*decoder{
-	{name: "Qwen3", archs: []string{"Qwen3ForCausalLM"}, modelTypes: []string{"qwen3"}, qkNorm: true, configBias: true},
-	{name: "Qwen3-MoE", archs: []string{"Qwen3MoeForCausalLM"}, modelTypes: []string{"qwen3_moe"}, qkNorm: true, configBias: true, moe: true},
-	{name: "Qwen2", archs: []string{"Qwen2ForCausalLM"}, modelTypes: []string{"qwen2"}, qkvBias: true},
-	{name: "Llama", archs: []string{"LlamaForCausalLM"}, modelTypes: []string{"llama"}, configBias: true},
-	{name: "Mistral", archs: []string{"MistralForCausalLM"}, modelTypes: []string{"mistral"}},
-	{name: "Gemma", archs: []string{"GemmaForCausalLM"}, modelTypes: []string{"gemma"}, tiedByDef: true},
-	{name: "Gemma2", archs: []string{"Gemma2ForCausalLM"}, modelTypes: []string{"gemma2"}, ffnNorms: true, tiedByDef: true},
+	{name: "Qwen3", prefix: "Qwen3", modelTypes: []string{"qwen3"}, qkNorm: true, attnBias: true, headDim: 128, kvHeads: 32, kvNull: true},
+	{name: "Qwen3-MoE", prefix: "Qwen3Moe", modelTypes: []string{"qwen3_moe"}, qkNorm: true, attnBias: true, moe: true, kvHeads: 4},
+	{name: "Qwen2", prefix: "Qwen2", modelTypes: []string{"qwen2"}, qkvBias: true, kvHeads: 32, kvNull: true},
+	{name: "Llama", prefix: "Llama", modelTypes: []string{"llama"}, attnBias: true, mlpBias: true, headDimNull: true, kvNull: true},
+	{name: "Mistral", prefix: "Mistral", modelTypes: []string{"mistral"}, headDimNull: true, kvHeads: 8, kvNull: true},
+	{name: "Gemma", prefix: "Gemma", modelTypes: []string{"gemma"}, attnBias: true, tiedByDef: true, headDim: 256, kvHeads: 16},
+	{name: "Gemma2", prefix: "Gemma2", modelTypes: []string{"gemma2"}, attnBias: true, ffnNorms: true, tiedByDef: true, headDim: 256, kvHeads: 4},
 }
 
-// lookupDecoder finds the spec for a config by "architectures", falling
-// back to "model_type".
-func lookupDecoder(c *Config) *decoder {
+// Heads: the task classes a spec covers, by the suffix of their name.
+const (
+	HeadCausalLM = "ForCausalLM"
+	HeadSeqCls   = "ForSequenceClassification"
+)
+
+var heads = []string{HeadCausalLM, HeadSeqCls}
+
+// lookupDecoder finds the spec for a config as transformers finds its
+// classes: by "model_type" (AutoConfig's CONFIG_MAPPING), and only when
+// that is absent or unknown to us by "architectures". The head is the
+// task class architectures[0] names (ForCausalLM when there is none). A
+// note says when architectures names another family than model_type.
+func lookupDecoder(c *Config) (d *decoder, head, note string, err error) {
 	arch, mt := c.Architecture(), c.ModelType()
-	for _, d := range decoders {
-		for _, a := range d.archs {
-			if a == arch {
-				return d
+	archFamily, archHead := arch, ""
+	for _, h := range heads {
+		if strings.HasSuffix(arch, h) {
+			archFamily, archHead = strings.TrimSuffix(arch, h), h
+		}
+	}
+	for _, x := range decoders {
+		if slices.Contains(x.modelTypes, mt) {
+			d = x
+		}
+	}
+	if d == nil {
+		for _, x := range decoders {
+			if archHead != "" && x.prefix == archFamily {
+				d = x
 			}
 		}
 	}
-	if arch != "" && !strings.HasSuffix(arch, "ForCausalLM") {
-		return nil
+	switch {
+	case d == nil:
+		return nil, "", "", &NoSpecError{Arch: arch, ModelType: mt}
+	case arch == "":
+		return d, HeadCausalLM, "", nil
+	case archHead == "":
+		return nil, "", "", &NoSpecError{Arch: arch, ModelType: mt,
+			Reason: fmt.Sprintf("the %s spec covers the %s%s and %s%s heads only", d.name, d.prefix, HeadCausalLM, d.prefix, HeadSeqCls)}
+	case archFamily != d.prefix:
+		note = fmt.Sprintf("architectures names %s, but model_type %q selects the %s classes, as transformers' AutoConfig does: checked as %s%s",
+			arch, mt, d.prefix, d.prefix, archHead)
 	}
-	for _, d := range decoders {
-		for _, m := range d.modelTypes {
-			if m == mt {
-				return d
-			}
-		}
-	}
-	return nil
+	return d, archHead, note, nil
 }
 
 // NoSpecError is returned by Expect for an architecture without a spec.
-type NoSpecError struct{ Arch, ModelType string }
+type NoSpecError struct {
+	Arch, ModelType string
+	// Reason, if set, says why the family's spec does not apply.
+	Reason string
+}
 
 func (e *NoSpecError) Error() string {
 	name := e.Arch
@@ -134,30 +186,82 @@ func (e *NoSpecError) Error() string {
 	if name == "" {
 		name = "(config.json names no architecture)"
 	}
+	if e.Reason != "" {
+		return "no spec for architecture " + name + " (" + e.Reason + ")"
+	}
 	return "no spec for architecture " + name
 }
 
-// maxExpected bounds the expected set, whatever the config says.
-const maxExpected = 4 << 20
+// Bounds on what a config may ask for, so that a 600-byte config cannot
+// make the check allocate gigabytes. The largest real models are far
+// below: 126 layers (Llama-3.1-405B), 512 experts (Qwen3-Next), an
+// expected set of 70,000 tensors (Kimi-K2: 61 layers of 384 experts).
+const (
+	// MaxLayers bounds num_hidden_layers.
+	MaxLayers = 1024
+	// MaxExperts bounds num_experts.
+	MaxExperts = 4096
+	// MaxExpected bounds the expected set, whatever the files hold.
+	MaxExpected = 1 << 20
+	// The expected set may exceed the tensors the files hold by at most
+	// expectedSlack plus expectedFactor times their number: beyond that
+	// the files cannot be the model the config describes, and listing
+	// every tensor missing would only cost time and memory.
+	expectedFactor = 4
+	expectedSlack  = 4096
+)
 
 // Expect derives the tensor set config.json implies.
-func Expect(c *Config) (*Plan, error) {
-	d := lookupDecoder(c)
-	if d == nil {
-		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType()}
+func Expect(c *Config) (*Plan, error) { return expect(c, -1) }
+
+// expect derives the plan; held >= 0 is the number of tensors the files
+// hold, which bounds the expected set (expectedFactor, expectedSlack).
+func expect(c *Config, held int) (*Plan, error) {
+	d, head, note, err := lookupDecoder(c)
+	if err != nil {
+		return nil, err
 	}
-	return d.plan(c)
+	p, err := d.plan(c, head, held)
+	if err == nil && note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+	return p, err
 }
 
 type dims struct {
 	V, H, L, NH, NKV, HD, I uint64
-	hdDerived               bool
 	E, Im, topK, step       uint64
 	mlpOnly                 map[uint64]bool
+	// defaulted maps each field config.json omits (or sets to null) to
+	// what was used instead, for the legend: "H/heads = 64/8",
+	// "Qwen3Config's 128".
+	defaulted map[string]string
+}
+
+// intDefault reads an optional positive integer field; absent, def
+// applies and the field is recorded as defaulted.
+func (x *dims) intDefault(c *Config, d *decoder, dst *uint64, field string, def uint64) error {
+	if !c.Has(field) {
+		*dst = def
+		x.defaulted[field] = fmt.Sprintf("%s's %d", d.class(), def)
+		return nil
+	}
+	v, err := c.Int(field)
+	if err == nil && v == 0 {
+		err = c.errorf(field, "must be positive")
+	}
+	*dst = v
+	return err
+}
+
+// isNull reports whether the field is present and null.
+func (c *Config) isNull(field string) bool {
+	v, ok := c.fields[field]
+	return ok && string(v) == "null"
 }
 
 func (d *decoder) readDims(c *Config) (*dims, error) {
-	var x dims
+	x := dims{defaulted: map[string]string{}}
 	var err error
 	get := func(dst *uint64, field string) {
 		if err == nil {
@@ -167,46 +271,80 @@ func (d *decoder) readDims(c *Config) (*dims, error) {
 			}
 		}
 	}
+	// The core dimensions have class defaults too (a 7B-sized model's),
+	// but a config without them describes no model: they are required.
 	get(&x.V, "vocab_size")
 	get(&x.H, "hidden_size")
 	get(&x.L, "num_hidden_layers")
+	if err == nil && x.L > MaxLayers {
+		return nil, c.errorf("num_hidden_layers", "is %d, more than the %d layers fsmount accepts (the largest real models have 126)", x.L, MaxLayers)
+	}
 	get(&x.NH, "num_attention_heads")
 	get(&x.I, "intermediate_size")
 	if err != nil {
 		return nil, err
 	}
-	if x.NKV, err = c.IntOr("num_key_value_heads", x.NH); err != nil {
-		return nil, err
+	// num_key_value_heads: the class default when absent; null means
+	// num_attention_heads where the class says so, else is refused.
+	switch {
+	case c.isNull("num_key_value_heads") && !d.kvNull:
+		return nil, c.errorf("num_key_value_heads", "is null, which %s does not replace (transformers would fail)", d.class())
+	case c.isNull("num_key_value_heads"), !c.Has("num_key_value_heads") && d.kvHeads == 0:
+		x.NKV = x.NH
+		x.defaulted["num_key_value_heads"] = "= num_attention_heads"
+	case !c.Has("num_key_value_heads"):
+		x.NKV = d.kvHeads
+		x.defaulted["num_key_value_heads"] = fmt.Sprintf("%s's %d", d.class(), d.kvHeads)
+	default:
+		if x.NKV, err = c.Int("num_key_value_heads"); err != nil {
+			return nil, err
+		}
 	}
 	if x.NKV == 0 || x.NH%x.NKV != 0 {
-		return nil, c.errorf("num_key_value_heads", "is %d, which does not divide num_attention_heads %d", x.NKV, x.NH)
+		what := ""
+		if why, ok := x.defaulted["num_key_value_heads"]; ok {
+			what = " (not in config: " + why + ")"
+		}
+		return nil, c.errorf("num_key_value_heads", "is %d%s, which does not divide num_attention_heads %d", x.NKV, what, x.NH)
 	}
-	// transformers: head_dim if present and not null, else H / nh.
-	if c.Has("head_dim") {
+	// head_dim: the class default (Qwen3 128, Gemma 256) when absent,
+	// else hidden_size / num_attention_heads.
+	switch {
+	case c.isNull("head_dim") && !d.headDimNull:
+		return nil, c.errorf("head_dim", "is null, which %s does not replace (transformers would fail)", d.class())
+	case !c.Has("head_dim") && d.headDim != 0 && !c.isNull("head_dim"):
+		x.HD = d.headDim
+		x.defaulted["head_dim"] = fmt.Sprintf("%s's %d", d.class(), d.headDim)
+	case !c.Has("head_dim"):
+		if x.H%x.NH != 0 {
+			return nil, c.errorf("head_dim", "is absent and hidden_size %d is not a multiple of num_attention_heads %d", x.H, x.NH)
+		}
+		x.HD = x.H / x.NH
+		x.defaulted["head_dim"] = fmt.Sprintf("H/heads = %d/%d", x.H, x.NH)
+	default:
 		if x.HD, err = c.Int("head_dim"); err != nil {
 			return nil, err
 		}
 		if x.HD == 0 {
 			return nil, c.errorf("head_dim", "must be positive")
 		}
-	} else {
-		if x.H%x.NH != 0 {
-			return nil, c.errorf("head_dim", "is absent and hidden_size %d is not a multiple of num_attention_heads %d", x.H, x.NH)
-		}
-		x.HD, x.hdDerived = x.H/x.NH, true
 	}
 	if d.moe {
-		get(&x.E, "num_experts")
-		get(&x.Im, "moe_intermediate_size")
-		get(&x.topK, "num_experts_per_tok")
-		if err != nil {
-			return nil, err
+		// Qwen3MoeConfig's defaults.
+		for _, f := range []struct {
+			dst   *uint64
+			field string
+			def   uint64
+		}{{&x.E, "num_experts", 128}, {&x.Im, "moe_intermediate_size", 768}, {&x.topK, "num_experts_per_tok", 8}, {&x.step, "decoder_sparse_step", 1}} {
+			if err := x.intDefault(c, d, f.dst, f.field, f.def); err != nil {
+				return nil, err
+			}
 		}
-		if x.step, err = c.IntOr("decoder_sparse_step", 1); err != nil {
-			return nil, err
+		if x.E > MaxExperts {
+			return nil, c.errorf("num_experts", "is %d, more than the %d experts fsmount accepts (the largest real models have 512)", x.E, MaxExperts)
 		}
-		if x.step == 0 {
-			return nil, c.errorf("decoder_sparse_step", "must be positive")
+		if !c.Has("mlp_only_layers") {
+			x.defaulted["mlp_only_layers"] = fmt.Sprintf("%s's []", d.class())
 		}
 		only, err := c.IntsOr("mlp_only_layers")
 		if err != nil {
@@ -217,68 +355,134 @@ func (d *decoder) readDims(c *Config) (*dims, error) {
 			x.mlpOnly[l] = true
 		}
 	}
-	// Bound the work before generating anything.
+	return &x, nil
+}
+
+// count returns an upper bound of the expected set's size, computed
+// before generating it: 3 global and final tensors, and per block at most
+// 16 of attention, norms and a dense MLP, or a router and 3 per expert.
+func (d *decoder) count(x *dims) uint64 {
 	perLayer := uint64(16)
 	if d.moe {
-		perLayer += 3 * x.E
+		perLayer += 1 + 3*x.E
 	}
-	if x.L*perLayer > maxExpected {
-		return nil, c.errorf("num_hidden_layers", "is %d: the expected set would exceed %d tensors", x.L, maxExpected)
+	return 3 + x.L*perLayer
+}
+
+// bound refuses an expected set too large in itself or, with held >= 0,
+// too large for files holding held tensors.
+func (d *decoder) bound(c *Config, x *dims, held int) error {
+	n := d.count(x)
+	field, what := "num_hidden_layers", fmt.Sprintf("%d layers", x.L)
+	if d.moe {
+		field, what = "num_experts", fmt.Sprintf("%d layers of %d experts", x.L, x.E)
 	}
-	return &x, nil
+	if n > MaxExpected {
+		return c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, commas(n), commas(MaxExpected))
+	}
+	if held >= 0 && n > expectedFactor*uint64(held)+expectedSlack {
+		return c.errorf(field, "is too large for the files: %s imply up to %s tensors, the files hold %s (at most %d× + %d is checked)",
+			what, commas(n), commas(uint64(held)), expectedFactor, expectedSlack)
+	}
+	return nil
 }
 
 func (x *dims) sparse(l uint64) bool {
 	return x.E > 0 && !x.mlpOnly[l] && (l+1)%x.step == 0
 }
 
-func (d *decoder) plan(c *Config) (*Plan, error) {
+func (d *decoder) plan(c *Config, head string, held int) (*Plan, error) {
 	x, err := d.readDims(c)
 	if err != nil {
 		return nil, err
 	}
-	// Absent, the config class's own default applies, as in transformers.
-	tied, err := c.BoolOr("tie_word_embeddings", d.tiedByDef)
+	if err := d.bound(c, x, held); err != nil {
+		return nil, err
+	}
+	// Absent, the config class's own default applies, as in transformers,
+	// and the legend says so.
+	var flags []LegendRow
+	flag := func(field string, def bool, desc string) (bool, error) {
+		if !c.Has(field) {
+			flags = append(flags, LegendRow{Field: field, Text: fmt.Sprint(def), Desc: desc,
+				Default: fmt.Sprintf("%s's %v", d.class(), def)})
+		}
+		return c.BoolOr(field, def)
+	}
+	tied, err := flag("tie_word_embeddings", d.tiedByDef, "lm_head shares embed_tokens' weights")
 	if err != nil {
 		return nil, err
 	}
-	attnBias, err := c.BoolOr("attention_bias", false)
-	if err != nil {
-		return nil, err
+	var attnBias, mlpBias bool
+	if d.attnBias {
+		if attnBias, err = flag("attention_bias", false, "q, k, v and o projections have biases"); err != nil {
+			return nil, err
+		}
 	}
-	mlpBias, err := c.BoolOr("mlp_bias", false)
-	if err != nil {
-		return nil, err
-	}
-	if !d.configBias {
-		attnBias, mlpBias = false, false
+	if d.mlpBias {
+		if mlpBias, err = flag("mlp_bias", false, "gate, up and down projections have biases"); err != nil {
+			return nil, err
+		}
 	}
 	dtype, err := c.DType()
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Arch: d.name, Tied: tied, DType: dtype, QuantMethod: quantMethod(c), Experts: int(x.E)}
+	name := d.name
+	if head != HeadCausalLM {
+		name = d.prefix + head
+		tied = false // the score head has no tie to the embedding
+	}
+	quant, err := quantConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Arch: name, Head: head, Tied: tied, DType: dtype, QuantMethod: quant.Method, Quant: quant, Experts: int(x.E)}
 
 	V, H, I := Dim{"V", x.V}, Dim{"H", x.H}, Dim{"I", x.I}
 	q, kv, hd := Dim{"heads·d", x.NH * x.HD}, Dim{"kv·d", x.NKV * x.HD}, Dim{"d", x.HD}
 
 	p.Legend = []LegendRow{
-		{"V", "vocab_size", x.V, "distinct tokens"},
-		{"H", "hidden_size", x.H, "residual-stream width (the bus)"},
-		{"L", "num_hidden_layers", x.L, "transformer blocks"},
-		{"d", "head_dim", x.HD, "width of one attention head"},
-		{"", "num_attention_heads", x.NH, fmt.Sprintf("query heads → q width = %d·%d = %d", x.NH, x.HD, q.Val)},
-		{"", "num_key_value_heads", x.NKV, fmt.Sprintf("kv heads → kv width = %d·%d = %d   (%s)", x.NKV, x.HD, kv.Val, groupLabel(x.NH, x.NKV))},
-		{"I", "intermediate_size", x.I, "FFN inner width"},
-	}
-	if x.hdDerived {
-		p.Legend[3].Desc += fmt.Sprintf("   (not in config: H/heads = %d/%d)", x.H, x.NH)
+		{Sym: "V", Field: "vocab_size", Value: x.V, Desc: "distinct tokens"},
+		{Sym: "H", Field: "hidden_size", Value: x.H, Desc: "residual-stream width (the bus)"},
+		{Sym: "L", Field: "num_hidden_layers", Value: x.L, Desc: "transformer blocks"},
+		{Sym: "d", Field: "head_dim", Value: x.HD, Desc: "width of one attention head"},
+		{Field: "num_attention_heads", Value: x.NH, Desc: fmt.Sprintf("query heads → q width = %d·%d = %d", x.NH, x.HD, q.Val)},
+		{Field: "num_key_value_heads", Value: x.NKV, Desc: fmt.Sprintf("kv heads → kv width = %d·%d = %d   (%s)", x.NKV, x.HD, kv.Val, groupLabel(x.NH, x.NKV))},
+		{Sym: "I", Field: "intermediate_size", Value: x.I, Desc: "FFN inner width"},
 	}
 	if d.moe {
 		p.Legend = append(p.Legend,
-			LegendRow{"E", "num_experts", x.E, fmt.Sprintf("experts per sparse block, %d active per token", x.topK)},
-			LegendRow{"Im", "moe_intermediate_size", x.Im, "expert FFN inner width"},
+			LegendRow{Sym: "E", Field: "num_experts", Value: x.E, Desc: fmt.Sprintf("experts per sparse block, %d active per token", x.topK)},
+			LegendRow{Sym: "Im", Field: "moe_intermediate_size", Value: x.Im, Desc: "expert FFN inner width"},
 		)
+		if why, ok := x.defaulted["num_experts_per_tok"]; ok {
+			flags = append(flags, LegendRow{Field: "num_experts_per_tok", Value: x.topK, Desc: "experts active per token", Default: why})
+		}
+		if why, ok := x.defaulted["decoder_sparse_step"]; ok {
+			flags = append(flags, LegendRow{Field: "decoder_sparse_step", Value: x.step, Desc: "every step-th block is sparse", Default: why})
+		}
+		if why, ok := x.defaulted["mlp_only_layers"]; ok {
+			flags = append(flags, LegendRow{Field: "mlp_only_layers", Text: "[]", Desc: "no block is forced dense", Default: why})
+		}
+	}
+	for i := range p.Legend {
+		p.Legend[i].Default = x.defaulted[p.Legend[i].Field]
+	}
+	var labels Dim
+	if head == HeadSeqCls {
+		n, why, err := numLabels(c)
+		if err != nil {
+			return nil, err
+		}
+		labels = Dim{"C", n}
+		p.Legend = append(p.Legend, LegendRow{Sym: "C", Field: "num_labels", Value: n, Desc: "classes of the score head", Default: why})
+	}
+	p.Legend = append(p.Legend, flags...)
+	for i := range p.Legend {
+		if l := &p.Legend[i]; l.Default != "" {
+			l.Desc += "   (default) not in config: " + l.Default
+		}
 	}
 
 	add := func(name string, role Role, layer, expert int, shape ...Dim) {
@@ -342,11 +546,42 @@ func (d *decoder) plan(c *Config) (*Plan, error) {
 	}
 
 	add("model.norm.weight", RoleNorm, -1, -1, H)
-	add("lm_head.weight", RoleHead, -1, -1, V, H)
+	if head == HeadSeqCls {
+		// transformers' GenericForSequenceClassification: a bias-free
+		// score [num_labels, H] and no lm_head.
+		add("score.weight", RoleScore, -1, -1, labels, H)
+	} else {
+		add("lm_head.weight", RoleHead, -1, -1, V, H)
+	}
 	n := len(p.Tensors)
 	p.Tensors[n-2].Final, p.Tensors[n-1].Final = true, true
 	p.Tensors[n-1].Optional = tied
 	return p, nil
+}
+
+// numLabels returns the number of labels of a classification head, as
+// PretrainedConfig derives it: the entries of id2label, else the
+// num_labels argument, else 2. The second result says where a value not
+// given by id2label came from, for the legend.
+func numLabels(c *Config) (uint64, string, error) {
+	if c.Has("id2label") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(c.fields["id2label"], &m); err != nil {
+			return 0, "", c.errorf("id2label", "must be an object, found %s", kindOf(c.fields["id2label"]))
+		}
+		if len(m) == 0 {
+			return 0, "", c.errorf("id2label", "is empty: a score head needs at least one label")
+		}
+		return uint64(len(m)), "", nil
+	}
+	if c.Has("num_labels") {
+		n, err := c.Int("num_labels")
+		if err == nil && n == 0 {
+			err = c.errorf("num_labels", "must be positive")
+		}
+		return n, "", err
+	}
+	return 2, "PretrainedConfig's 2, no id2label", nil
 }
 
 func groupLabel(nh, nkv uint64) string {
@@ -359,19 +594,40 @@ func groupLabel(nh, nkv uint64) string {
 	return fmt.Sprintf("GQA group %d", nh/nkv)
 }
 
-// quantMethod returns quantization_config.quant_method ("fp8", "gptq",
-// "bitsandbytes", …), "quantized" if the section has no method, or "".
-func quantMethod(c *Config) string {
+// Quant is what quantization_config says about packing.
+type Quant struct {
+	Method string // quant_method: "fp8", "gptq", "awq", "bitsandbytes", …; "quantized" if the section has none
+	Bits   uint64 // bits per value of packed formats (GPTQ, AWQ); 0 if not given
+}
+
+// quantConfig reads quantization_config. bits, where the method packs
+// values into I32 (gptq, awq), must divide 32; absent, it is 4, the
+// default of AutoGPTQ, AutoAWQ and the Hub's parameter count (transformers'
+// GPTQConfig requires it).
+func quantConfig(c *Config) (Quant, error) {
 	if !c.Has("quantization_config") {
-		return ""
+		return Quant{}, nil
 	}
 	var q struct {
-		Method string `json:"quant_method"`
+		Method string          `json:"quant_method"`
+		Bits   json.RawMessage `json:"bits"`
 	}
 	if err := json.Unmarshal(c.fields["quantization_config"], &q); err != nil || q.Method == "" {
-		return "quantized"
+		return Quant{Method: "quantized"}, nil
 	}
-	return q.Method
+	out := Quant{Method: q.Method}
+	if q.Method != "gptq" && q.Method != "awq" {
+		return out, nil
+	}
+	out.Bits = 4
+	if len(q.Bits) > 0 && string(q.Bits) != "null" {
+		var b uint64
+		if err := json.Unmarshal(q.Bits, &b); err != nil || b == 0 || 32%b != 0 && b != 3 {
+			return out, c.errorf("quantization_config", "bits is %s: %s packs 2, 3, 4 or 8 bits into each I32", q.Bits, q.Method)
+		}
+		out.Bits = b
+	}
+	return out, nil
 }
 
 // quantAux matches the auxiliary tensors that quantizers add next to (or

@@ -23,11 +23,35 @@ const (
 	WrongDType  ProblemKind = "dtype"
 )
 
-// Problem is one way the files disagree with the config.
+// Problem is one way the files disagree with the config. Detail is the
+// sentence the report prints; the other fields are the same facts for
+// machines, set where the kind has them.
 type Problem struct {
 	Kind   ProblemKind
 	Tensor string
 	Detail string // one line, naming the tensor and the numbers
+
+	// Expected is the shape the config implies, with each dimension's
+	// legend symbol (missing, mis-shaped; nil for other kinds).
+	Expected []Dim
+	// Shape is the stored shape (mis-shaped, unexpected, tied head
+	// differs), HasShape whether it is set (a scalar's shape is empty).
+	Shape    []uint64
+	HasShape bool
+	// DType is the stored dtype and WantDType the one config.json
+	// implies (dtype problems); DType is also set for unexpected tensors.
+	DType, WantDType string
+	// Mismatches are the dimensions of a mis-shaped tensor that differ;
+	// empty when the ranks differ.
+	Mismatches []DimMismatch
+}
+
+// DimMismatch is one dimension of a mis-shaped tensor.
+type DimMismatch struct {
+	Index    int    // 0 is the outermost
+	Sym      string // the legend symbol: "H", "heads·d", …
+	Expected uint64
+	Actual   uint64
 }
 
 // Aux kinds of file tensors that are neither expected nor a problem.
@@ -61,8 +85,16 @@ type Report struct {
 	Notes    []string
 	Warnings []string
 
-	Stored     uint64 // parameters over every tensor in the files
-	Logical    uint64 // Stored less a tied duplicate head and legacy buffers
+	Stored uint64 // elements over every tensor in the files
+	// Logical is the model's parameter count, as its card gives it:
+	// Stored less a tied duplicate head, legacy buffers and quantization
+	// auxiliaries, with each packed weight (GPTQ, AWQ qweight) counted as
+	// the values it packs.
+	Logical uint64
+	// Auxiliary is the elements of the quantization auxiliaries: FP8
+	// scales, GPTQ/AWQ qzeros, scales and g_idx, bitsandbytes SCB and
+	// weight_format.
+	Auxiliary  uint64
 	Embeddings uint64 // parameters of the token embedding
 	ByDType    map[tensor.DType]uint64
 }
@@ -117,7 +149,7 @@ func Check(m *model.Model) (*Report, error) {
 			return nil, err
 		}
 		r.Config = c
-		plan, err := Expect(c)
+		plan, err := expect(c, len(m.Tensors()))
 		var noSpec *NoSpecError
 		if errors.As(err, &noSpec) {
 			r.Skipped = noSpec.Error() + ": its tensors are listed, not checked"
@@ -141,6 +173,7 @@ func Check(m *model.Model) (*Report, error) {
 
 func (r *Report) crossCheck() error {
 	p, w := r.Plan, r.Model
+	r.Notes = append(r.Notes, p.Notes...)
 	want, hasWant := configDType(p.DType)
 	if p.DType != "" && !hasWant {
 		r.Notes = append(r.Notes, fmt.Sprintf("config dtype %q has no safetensors equivalent: dtypes not checked", p.DType))
@@ -159,15 +192,16 @@ func (r *Report) crossCheck() error {
 				continue
 			}
 			if !e.Optional {
-				problems = append(problems, Problem{Missing, e.Name, fmt.Sprintf("%s, expected %s", e.Name, expectedShape(e))})
+				problems = append(problems, Problem{Kind: Missing, Tensor: e.Name, Detail: fmt.Sprintf("%s, expected %s", e.Name, expectedShape(e)), Expected: e.Shape})
 			}
 			continue
 		}
-		if d := shapeMismatch(e, t.Shape); d != "" {
-			problems = append(problems, Problem{Misshaped, e.Name, d})
+		if d, mm := shapeMismatch(e, t.Shape); d != "" {
+			problems = append(problems, Problem{Kind: Misshaped, Tensor: e.Name, Detail: d, Expected: e.Shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
 		if hasWant && t.DType != want && !(quantized && e.Role == RoleLinear) {
-			problems = append(problems, Problem{WrongDType, e.Name, fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want)})
+			problems = append(problems, Problem{Kind: WrongDType, Tensor: e.Name, Detail: fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want),
+				DType: t.DType.String(), WantDType: want.String()})
 		}
 	}
 	var nQuant, nLegacy int
@@ -179,13 +213,23 @@ func (r *Report) crossCheck() error {
 		case quantized && quantAux.MatchString(t.Name):
 			nQuant++
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
+			// A packed weight stands for the weight it replaces; every
+			// other auxiliary (scales, zero points, group indices, SCB,
+			// weight_format) is bookkeeping, not parameters.
+			r.Logical -= t.NumElements()
+			if n, ok := unpackedCount(p.Quant, t); ok {
+				r.Logical += n
+			} else {
+				r.Auxiliary += t.NumElements()
+			}
 		case ignorable.MatchString(t.Name):
 			nLegacy++
 			r.Logical -= t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
 		default:
 			r.Entries = append(r.Entries, Entry{Tensor: t})
-			problems = append(problems, Problem{Unexpected, t.Name, fmt.Sprintf("%s %s %s is not part of %s", t.Name, t.DType, tensor.FormatShape(t.Shape), p.Arch)})
+			problems = append(problems, Problem{Kind: Unexpected, Tensor: t.Name, Detail: fmt.Sprintf("%s %s %s is not part of %s", t.Name, t.DType, tensor.FormatShape(t.Shape), p.Arch),
+				Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 		}
 	}
 	if head, emb := w.Tensor("lm_head.weight"), w.Tensor("model.embed_tokens.weight"); p.Tied {
@@ -194,8 +238,8 @@ func (r *Report) crossCheck() error {
 			r.Notes = append(r.Notes, "lm_head.weight omitted: tied to embed_tokens, as tie_word_embeddings says")
 		case emb == nil:
 		case !slices.Equal(head.Shape, emb.Shape):
-			problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
-				tensor.FormatShape(head.Shape), tensor.FormatShape(emb.Shape))})
+			problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
+				tensor.FormatShape(head.Shape), tensor.FormatShape(emb.Shape)), Shape: head.Shape, HasShape: true})
 		case source.IsRemote(head.File) || source.IsRemote(emb.File):
 			// Comparing would fetch both tensors: not at check time.
 			r.Logical -= head.NumElements()
@@ -206,7 +250,7 @@ func (r *Report) crossCheck() error {
 				return err
 			}
 			if off >= 0 {
-				problems = append(problems, Problem{TiedDiffers, head.Name, fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
+				problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
 					commas(uint64(off)), commas(uint64(head.Length)))})
 			} else {
 				r.Logical -= head.NumElements()
@@ -230,6 +274,33 @@ func (r *Report) crossCheck() error {
 		}
 	}
 	return nil
+}
+
+// unpackedCount returns the number of values a packed weight holds: a
+// GPTQ qweight I32 [in·bits/32, out] packs 32/bits values per element
+// along its first dimension, an AWQ qweight I32 [in, out·bits/32] along
+// its second (reference §2.3, §2.4, §2.6). It reports false for any other
+// auxiliary.
+func unpackedCount(q Quant, t *tensor.Tensor) (uint64, bool) {
+	if !strings.HasSuffix(t.Name, ".qweight") || len(t.Shape) != 2 || q.Bits == 0 {
+		return 0, false
+	}
+	dim := 0
+	switch q.Method {
+	case "gptq":
+	case "awq":
+		dim = 1
+	default:
+		return 0, false
+	}
+	n := uint64(1)
+	for i, d := range t.Shape {
+		if i == dim {
+			d = d * 32 / q.Bits
+		}
+		n *= d
+	}
+	return n, true
 }
 
 // configDType maps a config.json dtype name to the safetensors dtype.
@@ -257,21 +328,23 @@ func expectedShape(e *ExpectedTensor) string {
 
 // shapeMismatch describes how got differs from e's shape, naming each
 // offending dimension by its legend symbol, or returns "".
-func shapeMismatch(e *ExpectedTensor, got []uint64) string {
+func shapeMismatch(e *ExpectedTensor, got []uint64) (string, []DimMismatch) {
 	head := fmt.Sprintf("%s is %s, expected %s", e.Name, tensor.FormatShape(got), expectedShape(e))
 	if len(got) != len(e.Shape) {
-		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(e.Shape))
+		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(e.Shape)), []DimMismatch{}
 	}
 	var diffs []string
+	var mm []DimMismatch
 	for i, d := range e.Shape {
 		if got[i] != d.Val {
 			diffs = append(diffs, fmt.Sprintf("dim %d is %d, %s is %d", i, got[i], d.Sym, d.Val))
+			mm = append(mm, DimMismatch{i, d.Sym, d.Val, got[i]})
 		}
 	}
 	if diffs == nil {
-		return ""
+		return "", nil
 	}
-	return head + ": " + strings.Join(diffs, "; ")
+	return head + ": " + strings.Join(diffs, "; "), mm
 }
 
 func plural(n int, one, many string) string {

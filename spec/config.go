@@ -35,11 +35,12 @@ func (e *ConfigError) Error() string {
 }
 
 // ParseConfig parses config.json bytes; path is used in messages only.
+// The file must be one JSON object and nothing after it but whitespace,
+// as Python's json.loads requires (encoding/json's Decoder would stop
+// after the object and accept trailing garbage).
 func ParseConfig(path string, raw []byte) (*Config, error) {
 	c := &Config{Path: path, Raw: raw}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&c.fields); err != nil {
+	if err := json.Unmarshal(raw, &c.fields); err != nil {
 		return nil, &ConfigError{Path: path, Msg: "not a JSON object: " + err.Error()}
 	}
 	if c.fields == nil {
@@ -87,12 +88,16 @@ func (c *Config) parseInt(field string, v json.RawMessage) (uint64, error) {
 	}
 	i, err := strconv.ParseInt(string(n), 10, 64)
 	if err != nil {
-		// 4096.0 is what some writers emit; accept an integral float.
+		// 128.0 or 1e3 is a float to Python's json, and transformers
+		// cannot build a layer from a float size: refuse it, saying so.
 		f, ferr := strconv.ParseFloat(string(n), 64)
-		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > maxDim {
-			return 0, c.errorf(field, "must be an integer, found %s", n)
+		switch {
+		case ferr == nil && f == math.Trunc(f) && math.Abs(f) > maxDim:
+			return 0, c.errorf(field, "is %s, more than the %d any real model uses", n, maxDim)
+		case ferr == nil && f == math.Trunc(f):
+			return 0, c.errorf(field, "must be an integer, found %s, which Python's json reads as a float (transformers cannot use a float size)", n)
 		}
-		i = int64(f)
+		return 0, c.errorf(field, "must be an integer, found %s", n)
 	}
 	if i < 0 {
 		return 0, c.errorf(field, "must not be negative, found %d", i)

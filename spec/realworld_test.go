@@ -21,19 +21,23 @@ func realworld(parts ...string) string {
 
 // RealShardedModels are the real sharded indexes the tests rebuild as
 // sparse shards; the MoE and FP8 ones are large (61 GB and 31 GB apparent).
+//
+// Logical+Aux is what Logical was before quantization auxiliaries were
+// told apart (the figure the table held then); Logical is now the model
+// card's: 30.5B for both Qwen3-Coder layouts, 8,030,261,248 for
+// Llama-3.1-8B, whose bnb layout adds 224 SCB rows (1,376,256) and 224
+// weight_format scalars, and whose FP8 sibling 1,824,768 block scales.
 var RealShardedModels = []struct {
-	Dir             string
-	Spec            string
-	Tensors, Shards int
-	Stored, Logical uint64
+	Dir                  string
+	Spec                 string
+	Tensors, Shards      int
+	Stored, Logical, Aux uint64
 }{
-	{"Devstral-Small-2507", "Mistral", 363, 10, 23_572_403_200, 23_572_403_200},
-	{"cogito-v1-preview-qwen-14B", "Qwen2", 579, 6, 14_765_947_904, 14_765_947_904},
-	{"Qwen3-Coder-30B-A3B-Instruct", "Qwen3-MoE", 18_867, 13, 30_532_122_624, 30_532_122_624},
-	{"Qwen3-Coder-30B-A3B-Instruct-FP8", "Qwen3-MoE", 37_491, 7, 30_533_947_392, 30_533_947_392},
-	// 8,030,261,248 of Llama-3.1-8B plus 224 SCB rows (1,376,256) and 224
-	// weight_format scalars; FP8 likewise counts its 1,824,768 scales.
-	{"Llama-3.1-8B-Instruct-bnb8bit-finetune", "Llama", 739, 2, 8_031_637_728, 8_031_637_728},
+	{"Devstral-Small-2507", "Mistral", 363, 10, 23_572_403_200, 23_572_403_200, 0},
+	{"cogito-v1-preview-qwen-14B", "Qwen2", 579, 6, 14_765_947_904, 14_765_947_904, 0},
+	{"Qwen3-Coder-30B-A3B-Instruct", "Qwen3-MoE", 18_867, 13, 30_532_122_624, 30_532_122_624, 0},
+	{"Qwen3-Coder-30B-A3B-Instruct-FP8", "Qwen3-MoE", 37_491, 7, 30_533_947_392, 30_532_122_624, 1_824_768},
+	{"Llama-3.1-8B-Instruct-bnb8bit-finetune", "Llama", 739, 2, 8_031_637_728, 8_030_261_248, 1_376_480},
 }
 
 func writeRealSharded(t testing.TB, name string) (string, uint64) {
@@ -67,6 +71,7 @@ func TestRealShardedIndexes(t *testing.T) {
 			assert.Len(t, r.Model.Files, c.Shards)
 			assert.Equal(t, c.Stored, r.Stored)
 			assert.Equal(t, c.Logical, r.Logical)
+			assert.Equal(t, c.Aux, r.Auxiliary)
 			assert.Equal(t, len(r.ExpectedSet()), c.Tensors, "expected/ lists every tensor of a clean model")
 		})
 	}

@@ -36,7 +36,11 @@ func sectionRule(title string) string {
 func (r *Report) writeLegend(b *strings.Builder) {
 	b.WriteString(sectionRule("dimensions (from config.json)"))
 	for _, l := range r.Plan.Legend {
-		fmt.Fprintf(b, "  %-2s %-20s%9d   %s\n", l.Sym, l.Field, l.Value, l.Desc)
+		v := l.Text
+		if v == "" {
+			v = fmt.Sprint(l.Value)
+		}
+		fmt.Fprintf(b, "  %-2s %-20s%9s   %s\n", l.Sym, l.Field, v, l.Desc)
 	}
 	b.WriteString("  weights are stored [out, in]; read a row as   in ──▶ out   (y = x·Wᵀ)\n")
 }
@@ -47,6 +51,7 @@ const tableHeader = "  TENSOR                          DTYPE SHAPE            PA
 // parameter count is right-aligned in 11; a name that overflows its column
 // is followed by one space and borrows the overflow from the dtype column.
 func tableRow(b *strings.Builder, name, dtype, shape, params, io string) {
+	name = Escape(name)
 	b.WriteString("    ")
 	b.WriteString(name)
 	carry := 0
@@ -168,12 +173,14 @@ func flow(x *ExpectedTensor) string {
 	return fmt.Sprintf("%d ──▶ %d", s[1], s[0])
 }
 
-// Verdict renders the verdict section's lines, without its rule.
+// Verdict renders the verdict section's lines, without its rule. Each
+// line is passed through [Escape], so that a tensor name, a file name or a
+// config string can neither break a line nor forge one.
 func (r *Report) Verdict() string {
 	var b strings.Builder
 	line := func(format string, args ...any) {
 		b.WriteString("  ")
-		fmt.Fprintf(&b, format, args...)
+		b.WriteString(Escape(fmt.Sprintf(format, args...)))
 		b.WriteByte('\n')
 	}
 	if r.Plan == nil {
@@ -216,6 +223,9 @@ func (r *Report) Verdict() string {
 		line("warning: %s", w)
 	}
 	line("params: %s stored · %s logical (the %q)", commas(r.Stored), commas(r.Logical), SizeLabel(r.Logical))
+	if r.Auxiliary > 0 {
+		line("quantization auxiliaries: %s values (scales, zero points, group indices), stored but not parameters", commas(r.Auxiliary))
+	}
 	if len(r.ByDType) > 1 {
 		line("by dtype: %s", r.dtypeSummary())
 	}
@@ -266,7 +276,7 @@ type jsonReport struct {
 	Files        []string          `json:"files"`
 	Tensors      int               `json:"tensors"`
 	Expected     int               `json:"expected"`
-	Dimensions   []jsonDim         `json:"dimensions,omitempty"`
+	Dimensions   []jsonDim         `json:"dimensions"`
 	Problems     []jsonProblem     `json:"problems"`
 	Notes        []string          `json:"notes"`
 	Warnings     []string          `json:"warnings"`
@@ -274,21 +284,71 @@ type jsonReport struct {
 	Shapes       []jsonTensorShape `json:"tensor_list"`
 }
 
+// jsonDim is a legend row. Value is the number, or for a flag 1 (true)
+// or 0; Default, present only for a field config.json omits, says what
+// was used instead.
 type jsonDim struct {
-	Symbol string `json:"symbol,omitempty"`
-	Field  string `json:"field"`
-	Value  uint64 `json:"value"`
+	Symbol  string `json:"symbol,omitempty"`
+	Field   string `json:"field"`
+	Value   uint64 `json:"value"`
+	Text    string `json:"text,omitempty"`
+	Default string `json:"default,omitempty"`
 }
 
+// jsonProblem is a Problem for machines: the optional fields are present
+// where the kind has them (see [Problem]).
 type jsonProblem struct {
-	Kind   ProblemKind `json:"kind"`
-	Tensor string      `json:"tensor"`
-	Detail string      `json:"detail"`
+	Kind       ProblemKind       `json:"kind"`
+	Tensor     string            `json:"tensor"`
+	Detail     string            `json:"detail"`
+	Expected   *jsonShape        `json:"expected,omitempty"`
+	Shape      *[]uint64         `json:"shape,omitempty"`
+	DType      string            `json:"dtype,omitempty"`
+	WantDType  string            `json:"expected_dtype,omitempty"`
+	Mismatches *[]jsonDimProblem `json:"mismatches,omitempty"`
+}
+
+// jsonShape is an expected shape: its values and each dimension's legend
+// symbol.
+type jsonShape struct {
+	Shape   []uint64 `json:"shape"`
+	Symbols []string `json:"symbols"`
+}
+
+type jsonDimProblem struct {
+	Index    int    `json:"index"`
+	Symbol   string `json:"symbol"`
+	Expected uint64 `json:"expected"`
+	Actual   uint64 `json:"actual"`
+}
+
+func newJSONProblem(p Problem) jsonProblem {
+	j := jsonProblem{Kind: p.Kind, Tensor: p.Tensor, Detail: p.Detail, DType: p.DType, WantDType: p.WantDType}
+	if p.Expected != nil {
+		e := &jsonShape{Shape: make([]uint64, len(p.Expected)), Symbols: make([]string, len(p.Expected))}
+		for i, d := range p.Expected {
+			e.Shape[i], e.Symbols[i] = d.Val, d.Sym
+		}
+		j.Expected = e
+	}
+	if p.HasShape {
+		s := append([]uint64{}, p.Shape...)
+		j.Shape = &s
+	}
+	if p.Kind == Misshaped {
+		mm := make([]jsonDimProblem, len(p.Mismatches))
+		for i, m := range p.Mismatches {
+			mm[i] = jsonDimProblem{m.Index, m.Sym, m.Expected, m.Actual}
+		}
+		j.Mismatches = &mm
+	}
+	return j
 }
 
 type jsonParams struct {
 	Stored          uint64            `json:"stored"`
 	Logical         uint64            `json:"logical"`
+	Auxiliary       uint64            `json:"quantization_auxiliary,omitempty"`
 	Label           string            `json:"label"`
 	Embeddings      uint64            `json:"embeddings"`
 	EmbeddingsShare float64           `json:"embeddings_percent"`
@@ -308,16 +368,19 @@ type jsonTensorShape struct {
 // JSON renders the same facts as Text for machines.
 func (r *Report) JSON() []byte {
 	j := jsonReport{
-		Model:    r.Model.Location,
-		Checked:  r.Plan != nil,
-		Skipped:  r.Skipped,
-		Clean:    r.Clean(),
-		Tensors:  len(r.Model.Tensors()),
-		Expected: len(r.ExpectedSet()),
-		Problems: []jsonProblem{},
-		Notes:    append([]string{}, r.Notes...),
-		Warnings: append([]string{}, r.Warnings...),
-		Params: jsonParams{Stored: r.Stored, Logical: r.Logical, Label: SizeLabel(r.Logical),
+		Model:      r.Model.Location,
+		Checked:    r.Plan != nil,
+		Skipped:    r.Skipped,
+		Clean:      r.Clean(),
+		Tensors:    len(r.Model.Tensors()),
+		Expected:   len(r.ExpectedSet()),
+		Files:      []string{},
+		Dimensions: []jsonDim{},
+		Problems:   []jsonProblem{},
+		Shapes:     []jsonTensorShape{},
+		Notes:      append([]string{}, r.Notes...),
+		Warnings:   append([]string{}, r.Warnings...),
+		Params: jsonParams{Stored: r.Stored, Logical: r.Logical, Auxiliary: r.Auxiliary, Label: SizeLabel(r.Logical),
 			Embeddings: r.Embeddings, EmbeddingsShare: float64(int(r.EmbeddingShare()*10+0.5)) / 10, ByDType: map[string]uint64{}},
 	}
 	if c := r.Config; c != nil {
@@ -329,11 +392,15 @@ func (r *Report) JSON() []byte {
 	if r.Plan != nil {
 		j.Spec = r.Plan.Arch
 		for _, l := range r.Plan.Legend {
-			j.Dimensions = append(j.Dimensions, jsonDim{l.Sym, l.Field, l.Value})
+			v := l.Value
+			if l.Text == "true" {
+				v = 1
+			}
+			j.Dimensions = append(j.Dimensions, jsonDim{l.Sym, l.Field, v, l.Text, l.Default})
 		}
 	}
 	for _, p := range r.Problems {
-		j.Problems = append(j.Problems, jsonProblem(p))
+		j.Problems = append(j.Problems, newJSONProblem(p))
 	}
 	for k, v := range r.ByDType {
 		j.Params.ByDType[k.String()] = v
