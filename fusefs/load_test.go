@@ -113,7 +113,11 @@ func TestLoad(t *testing.T) {
 	assert.Zero(t, st.mismatches.Load(), "mismatches")
 	assert.Positive(t, st.reads.Load())
 	assert.Equal(t, before.fds, after.fds, "file descriptors leaked")
-	assert.LessOrEqual(t, after.pipes, before.pipes+8, "splice pipes keep growing")
+	// go-fuse pools one pipe pair per splice reply in flight, so the pool
+	// grows to the peak concurrency, which a loaded machine raises between
+	// rounds (a fixed +8 failed on the unchanged code too): at most the
+	// 32 readers' synchronous reads plus the kernel's 12 background ones.
+	assert.LessOrEqual(t, after.pipes, before.pipes+2*(32+12), "splice pipes grow past the peak concurrency")
 	assert.LessOrEqual(t, after.goroutines, before.goroutines+4, "goroutines leaked")
 	assert.Less(t, float64(after.heap)-float64(before.heap), float64(16<<20), "heap grew")
 }

@@ -117,24 +117,30 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 	default:
 		m.Config, m.ConfigName, m.ConfigFile = cfg, cf.Name(), cf
 	}
+	// As transformers' from_pretrained and the Hub: model.safetensors if
+	// there is one, else the index and its shards.
+	f, err := openSafetensors(fsys, SingleName)
+	switch {
+	case err == nil:
+		if src, err := fsys.Open(IndexName); err == nil {
+			src.Close()
+			m.warnings = append(m.warnings, IndexName+" ignored: "+SingleName+" is there, and transformers loads it first")
+		}
+		return m, m.join([]*safetensors.File{f})
+	case !errors.Is(err, fs.ErrNotExist):
+		m.Close()
+		return nil, err
+	}
 	raw, err := source.ReadFile(fsys, IndexName, MaxIndexSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		m.Close()
+		return nil, fmt.Errorf("%s: %w", fsys, ErrNoWeights)
 	case err != nil:
 		m.Close()
 		return nil, err
-	default:
-		return m, m.openIndexed(raw)
 	}
-	f, err := openSafetensors(fsys, SingleName)
-	if errors.Is(err, fs.ErrNotExist) {
-		err = fmt.Errorf("%s: %w", fsys, ErrNoWeights)
-	}
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	return m, m.join([]*safetensors.File{f})
+	return m, m.openIndexed(raw)
 }
 
 func join(fsys source.FS, name string) string {

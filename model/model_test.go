@@ -92,3 +92,24 @@ func TestCheckpointKinds(t *testing.T) {
 	assert.NotNil(t, ck.Index)
 	ck.Close()
 }
+
+// TestModelPrefersSingleFile: with both model.safetensors and an index,
+// transformers and the Hub load model.safetensors (transformers'
+// from_pretrained looks for SAFE_WEIGHTS_NAME before
+// SAFE_WEIGHTS_INDEX_NAME); the index is then ignored, with a warning.
+func TestModelPrefersSingleFile(t *testing.T) {
+	dir := testmodel.TinyDir(t, nil)
+	// A one-shard index holding a different (broken) model beside it.
+	require.NoError(t, testmodel.WriteFile(filepath.Join(dir, "model-00001-of-00001.safetensors"),
+		[]testmodel.Tensor{{Name: "other.weight", DType: "BF16", Shape: []uint64{2}}}, nil, 0))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, model.IndexName),
+		[]byte(`{"metadata":{},"weight_map":{"other.weight":"model-00001-of-00001.safetensors"}}`), 0o644))
+	m, err := model.Open(dir)
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Nil(t, m.Index)
+	require.Len(t, m.Files, 1)
+	assert.Equal(t, model.SingleName, filepath.Base(m.Files[0].Name()))
+	assert.NotNil(t, m.Tensor("model.embed_tokens.weight"))
+	assert.Equal(t, []string{model.IndexName + " ignored: " + model.SingleName + " is there, and transformers loads it first"}, m.Warnings())
+}

@@ -1,7 +1,6 @@
 package spec_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/model"
 )
-
-// gaps makes the tests of known gaps outside this package fail instead of
-// skipping: go test ./spec -run TestModelPrefersSingleFile -gaps.
-var gaps = flag.Bool("gaps", false, "fail, rather than skip, on known gaps in other packages")
 
 // tinyConfig returns the tiny model's config.json with edit applied.
 func tinyConfig(edit func(string) string) string { return edit(testmodel.TinyQwen3Config) }
@@ -99,28 +93,4 @@ func TestOtherHeadsSaySoWhy(t *testing.T) {
 	r := check(t, dir)
 	assert.Nil(t, r.Plan)
 	assert.Contains(t, r.Verdict(), "– cross-check skipped: no spec for architecture Qwen3ForTokenClassification (the Qwen3 spec covers the Qwen3ForCausalLM and Qwen3ForSequenceClassification heads only): its tensors are listed, not checked\n")
-}
-
-// TestModelPrefersSingleFile: with both model.safetensors and an index,
-// transformers and the Hub load model.safetensors (transformers'
-// from_pretrained looks for SAFE_WEIGHTS_NAME before
-// SAFE_WEIGHTS_INDEX_NAME). The choice is package model's; it prefers the
-// index today, so this test skips unless -gaps is given.
-func TestModelPrefersSingleFile(t *testing.T) {
-	dir := testmodel.TinyDir(t, nil)
-	// A one-shard index holding a different (broken) model beside it.
-	require.NoError(t, testmodel.WriteFile(filepath.Join(dir, "model-00001-of-00001.safetensors"),
-		[]testmodel.Tensor{{Name: "other.weight", DType: "BF16", Shape: []uint64{2}}}, nil, 0))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, model.IndexName),
-		[]byte(`{"metadata":{},"weight_map":{"other.weight":"model-00001-of-00001.safetensors"}}`), 0o644))
-	m, err := model.Open(dir)
-	require.NoError(t, err)
-	defer m.Close()
-	if m.Index != nil && !*gaps {
-		t.Skip("known gap: model.OpenFS reads the index before model.safetensors (see the spec branch report); run with -gaps to fail")
-	}
-	assert.Nil(t, m.Index)
-	require.Len(t, m.Files, 1)
-	assert.Equal(t, model.SingleName, filepath.Base(m.Files[0].Name()))
-	assert.NotNil(t, m.Tensor("model.embed_tokens.weight"))
 }
