@@ -90,7 +90,7 @@ func TestTreeTiny(t *testing.T) {
 	for _, e := range top {
 		names = append(names, e.Name())
 	}
-	assert.Equal(t, []string{"by-name", "config.json", "embed_tokens", "expected", "files", "layers", "lm_head", "norm", "report", "shapes", "verdict"}, names)
+	assert.Equal(t, []string{"by-name", "config.json", "embed_tokens", "expected", "files", "layers", "lm_head", "norm", "report", "shapes", "stats", "verdict"}, names)
 
 	// Modes, owner, size, mtime.
 	st := stat(t, filepath.Join(mnt, "layers/0/mlp/up_proj/data"))

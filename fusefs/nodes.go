@@ -81,7 +81,7 @@ func (t *tree) fill(a *fuse.Attr, e *entry) {
 }
 
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	c := n.e.child(name)
+	c := n.t.child(n.e, name)
 	if c == nil {
 		return nil, syscall.ENOENT
 	}
@@ -107,8 +107,9 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, 
 		return nil, 0, syscall.ENOTDIR
 	}
 	n.once.Do(func() {
-		n.listing = make([]fuse.DirEntry, len(n.e.children))
-		for i, c := range n.e.children {
+		children := n.t.list(n.e)
+		n.listing = make([]fuse.DirEntry, len(children))
+		for i, c := range children {
 			n.listing[i] = fuse.DirEntry{Name: c.name, Mode: c.mode, Ino: c.ino}
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
@@ -27,10 +28,11 @@ type entry struct {
 	mode     uint32 // S_IFDIR|0555, S_IFREG|0444 or S_IFLNK|0777
 	ino      uint64
 	mtime    *time.Time
-	perm     *perm    // who may read it; mode's permission bits are unused
-	children []*entry // directories: sorted by name
-	content  content  // files
-	target   string   // links
+	perm     *perm      // who may read it; mode's permission bits are unused
+	td       *tensorDir // a tensor's directory: its files (tensorfiles.go)
+	children []*entry   // directories: sorted by name
+	content  content    // files
+	target   string     // links
 }
 
 func (e *entry) isDir() bool { return e.mode&syscall.S_IFMT == syscall.S_IFDIR }
@@ -53,6 +55,9 @@ type tree struct {
 	perms   *perms
 	nextIno uint64
 	bytes   uint64 // of every model file, for statfs
+
+	model *model.Model
+	quant quantConfig
 
 	dyn        []*dynText // verdict and report
 	hasChanged atomic.Bool
@@ -90,6 +95,15 @@ func (t *tree) text(dir *entry, name string, s string, mtime *time.Time, p *perm
 	t.file(dir, name, bytesContent(s), mtime, p)
 }
 
+func firstName(es []*entry) string {
+	for _, e := range es {
+		if tensorFileIndex(e.name) >= 0 {
+			return e.name
+		}
+	}
+	return ""
+}
+
 // finish sorts every directory's children by name and fails if two of
 // them share a name: child's binary search relies on names being unique,
 // and a tensor path must never shadow a file of the tree. It gives each
@@ -97,6 +111,12 @@ func (t *tree) text(dir *entry, name string, s string, mtime *time.Time, p *perm
 func (t *tree) finish(e *entry, path string) error {
 	slices.SortFunc(e.children, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
 	var p *perm
+	if e.td != nil {
+		p = e.td.perm // its files'
+		if tensorFileIndex(firstName(e.children)) >= 0 {
+			return fmt.Errorf("fusefs: a tensor path component shadows a tensor file in /%s", path)
+		}
+	}
 	for i, c := range e.children {
 		if i > 0 && e.children[i-1].name == c.name {
 			return fmt.Errorf("fusefs: two entries named %q in /%s", c.name, path)
@@ -144,11 +164,15 @@ const (
 	nameLocation = "location"
 )
 
-// treeNames is every reserved name; buildTree uses no other literal.
-var treeNames = []string{
-	nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles,
-	nameShape, nameDType, nameData, nameLocation,
-}
+// treeNames is every reserved name: the root's and a tensor directory's
+// (tensorFiles). buildTree uses no other literal.
+var treeNames = func() []string {
+	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats}
+	for _, f := range tensorFiles {
+		names = append(names, f.name)
+	}
+	return names
+}()
 
 // maxLinkTarget is the longest symlink target readlink(2) returns through
 // FUSE (a page, less the terminating NUL).
@@ -156,8 +180,8 @@ const maxLinkTarget = 4095
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
 func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
-	t := &tree{perms: newPerms(uid, gid)}
 	m := r.Model
+	t := &tree{perms: newPerms(uid, gid), model: m, quant: parseQuantConfig(m)}
 	top := new(time.Time)
 	mtimes := make(map[source.File]*time.Time, len(m.Files))
 	fperm := make(map[source.File]*perm, len(m.Files))
@@ -214,18 +238,19 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 		byPath[i] = placed{paths[tt.Name], tt}
 	}
 	slices.SortFunc(byPath, func(a, b placed) int { return comparePaths(a.comps, b.comps) })
-	filesOf := make(map[*tensor.Tensor][]*entry, len(tensors))
+	dirOf := make(map[*tensor.Tensor]*tensorDir, len(tensors))
 	for _, p := range byPath {
 		tt := p.t
 		mtime, fp := mtimes[tt.File], fperm[tt.File]
 		dir := t.mkdirs(t.root, p.comps, mtime)
-		first := len(dir.children)
-		t.text(dir, nameShape, tensor.FormatShape(tt.Shape)+"\n", mtime, fp)
-		t.text(dir, nameDType, tt.DType.String()+"\n", mtime, fp)
-		t.file(dir, nameData, tensorBytes(tt), mtime, fp)
-		t.text(dir, nameLocation, fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(tt.File.Name())), tt.Offset, tt.Length), mtime, fp)
-		filesOf[tt] = dir.children[first:]
+		dir.td = t.newTensorDir(tt, mtime, fp)
+		dirOf[tt] = dir.td
 	}
+	dirs := make([]*tensorDir, len(tensors))
+	for i, tt := range tensors {
+		dirs[i] = dirOf[tt]
+	}
+	t.file(t.root, nameStats, &rootStats{t: t, dirs: dirs}, top, all)
 
 	// files/: the model's own files, byte for byte.
 	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)
@@ -253,9 +278,7 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 			// The kernel cannot read a link this long: serve the tensor's
 			// files here as well, so that by-name reaches every tensor.
 			d := t.mkdirs(dir, comps[len(comps)-1:], top)
-			for _, f := range filesOf[tensors[i]] {
-				t.file(d, f.name, f.content, f.mtime, f.perm)
-			}
+			d.td = dirOf[tensors[i]]
 			continue
 		}
 		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)

@@ -31,7 +31,7 @@ func TestTreeNamesReserved(t *testing.T) {
 	}
 	var walk func(e *entry)
 	walk = func(e *entry) {
-		for _, c := range e.children {
+		for _, c := range tr.list(e) {
 			if c.mode&syscall.S_IFMT == syscall.S_IFREG {
 				assert.True(t, reserved[c.name], "file %q is not in treeNames", c.name)
 			}

@@ -1,0 +1,302 @@
+package fusefs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/tensor"
+	"github.com/fsmount/fsmount/views"
+)
+
+// A tensor's directory holds a fixed set of files (tensorFiles). They are
+// not stored as entries: a model of 37,000 tensors would hold 370,000.
+// The directory's entry points at a tensorDir, and child and list make
+// the file entries when the kernel asks, with inode numbers reserved for
+// them when the tree is built. The decoded views (values, stats, …) are
+// made on the first lookup of one of them and kept with the tensorDir;
+// nothing is decoded until a file is read.
+type tensorDir struct {
+	t     *tensor.Tensor
+	ino   uint64 // the first of len(tensorFiles) inode numbers
+	mtime *time.Time
+	perm  *perm
+
+	once sync.Once
+	v    *views.Tensor
+}
+
+// The names of a tensor directory's files, besides nameShape, nameDType,
+// nameData and nameLocation.
+const (
+	nameValues    = "values"
+	nameValuesF32 = "values.f32"
+	nameValuesNPY = "values.npy"
+	nameStats     = "stats"
+	nameSHA256    = "sha256"
+	nameHist      = "hist"
+)
+
+// tensorFiles are a tensor directory's files, sorted by name.
+var tensorFiles = func() []tensorFile {
+	fs := []tensorFile{
+		{nameShape, func(_ *tree, d *tensorDir) content { return bytesContent(tensor.FormatShape(d.t.Shape) + "\n") }},
+		{nameDType, func(_ *tree, d *tensorDir) content { return bytesContent(d.t.DType.String() + "\n") }},
+		{nameData, func(_ *tree, d *tensorDir) content { return tensorBytes(d.t) }},
+		{nameLocation, func(_ *tree, d *tensorDir) content {
+			return bytesContent(fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(d.t.File.Name())), d.t.Offset, d.t.Length))
+		}},
+		{nameValues, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).Values(), d.t.File} }},
+		{nameValuesF32, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).ValuesF32(), d.t.File} }},
+		{nameValuesNPY, func(t *tree, d *tensorDir) content { return npyContent(t.views(d).NPY(), d.t.File) }},
+		{nameStats, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).StatsFile(), d.t.File} }},
+		{nameSHA256, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).SHA256File(), d.t.File} }},
+		{nameHist, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).HistFile(), d.t.File} }},
+	}
+	slices.SortFunc(fs, func(a, b tensorFile) int { return strings.Compare(a.name, b.name) })
+	return fs
+}()
+
+type tensorFile struct {
+	name string
+	make func(*tree, *tensorDir) content
+}
+
+func tensorFileIndex(name string) int {
+	i, ok := slices.BinarySearchFunc(tensorFiles, name, func(f tensorFile, n string) int { return strings.Compare(f.name, n) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// newTensorDir reserves the inode numbers of a tensor's files.
+func (t *tree) newTensorDir(tt *tensor.Tensor, mtime *time.Time, p *perm) *tensorDir {
+	d := &tensorDir{t: tt, ino: t.nextIno + 1, mtime: mtime, perm: p}
+	t.nextIno += uint64(len(tensorFiles))
+	return d
+}
+
+// tensorFileEntry makes the entry of a tensor's i-th file.
+func (t *tree) tensorFileEntry(d *tensorDir, i int) *entry {
+	f := tensorFiles[i]
+	return &entry{name: f.name, mode: syscall.S_IFREG | 0o444, ino: d.ino + uint64(i), mtime: d.mtime, perm: d.perm, content: f.make(t, d)}
+}
+
+// child finds a directory's child by name: a tensor's file, or a stored
+// entry.
+func (t *tree) child(e *entry, name string) *entry {
+	if e.td != nil {
+		if i := tensorFileIndex(name); i >= 0 {
+			return t.tensorFileEntry(e.td, i)
+		}
+	}
+	return e.child(name)
+}
+
+// list returns a directory's children sorted by name, a tensor's files
+// among them. The files' contents are not made.
+func (t *tree) list(e *entry) []*entry {
+	if e.td == nil {
+		return e.children
+	}
+	out := make([]*entry, 0, len(e.children)+len(tensorFiles))
+	out = append(out, e.children...)
+	for i, f := range tensorFiles {
+		out = append(out, &entry{name: f.name, mode: syscall.S_IFREG | 0o444, ino: e.td.ino + uint64(i)})
+	}
+	slices.SortFunc(out, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// views returns the decoded views of a tensor, made on first use.
+func (t *tree) views(d *tensorDir) *views.Tensor {
+	d.once.Do(func() { d.v = views.NewTensor(d.t, t.viewOptions(d.t)) })
+	return d.v
+}
+
+// quantConfig is what the views need of config.json's
+// quantization_config.
+type quantConfig struct {
+	QuantMethod      string   `json:"quant_method"`
+	WeightBlockSize  []uint64 `json:"weight_block_size"`
+	Bits             int      `json:"bits"`
+	GroupSize        int      `json:"group_size"`
+	CheckpointFormat string   `json:"checkpoint_format"`
+}
+
+func parseQuantConfig(m *model.Model) quantConfig {
+	var c struct {
+		Q quantConfig `json:"quantization_config"`
+	}
+	if m.Config != nil {
+		// A config that fails here was checked by spec already; without
+		// quantization_config the views decode the stored values.
+		_ = json.Unmarshal(m.Config, &c)
+	}
+	return c.Q
+}
+
+// viewOptions finds a tensor's companions: the block scales of an FP8
+// weight, or the zeros, scales and group indices of a GPTQ or AWQ packed
+// weight, so that values are the dequantized weights.
+func (t *tree) viewOptions(tt *tensor.Tensor) *views.Options {
+	m, q := t.model, t.quant
+	if base, ok := strings.CutSuffix(tt.Name, ".weight"); ok && (tt.DType == tensor.F8_E4M3 || tt.DType == tensor.F8_E5M2) {
+		if s := m.Tensor(base + ".weight_scale_inv"); s != nil {
+			block := [2]uint64{128, 128}
+			if len(q.WeightBlockSize) == 2 {
+				block = [2]uint64{q.WeightBlockSize[0], q.WeightBlockSize[1]}
+			}
+			return &views.Options{Scale: s, Block: block}
+		}
+	}
+	base, ok := strings.CutSuffix(tt.Name, ".qweight")
+	if !ok {
+		return nil
+	}
+	zeros, scales := m.Tensor(base+".qzeros"), m.Tensor(base+".scales")
+	if zeros == nil || scales == nil {
+		return nil
+	}
+	var (
+		dec *decode.Decoder
+		err error
+	)
+	switch q.QuantMethod {
+	case "gptq":
+		dec, err = decode.NewGPTQ(decode.GPTQ{QWeight: tt, QZeros: zeros, Scales: scales, GIdx: m.Tensor(base + ".g_idx"),
+			Bits: cmpOr(q.Bits, 4), GroupSize: q.GroupSize, V1: q.CheckpointFormat != "gptq_v2"})
+	case "awq":
+		dec, err = decode.NewAWQ(decode.AWQ{QWeight: tt, QZeros: zeros, Scales: scales, GroupSize: q.GroupSize})
+	default:
+		return nil
+	}
+	if err != nil {
+		// The views then decode the packed codes as what they are (I32),
+		// which values must not pass off as weights: say why instead.
+		t.warnOnce("quant:"+tt.Name, fmt.Sprintf("%s: not dequantized: %v", tt.Name, err))
+		return nil
+	}
+	return &views.Options{Decoder: dec}
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// viewContent serves a decoded view. A read of a file that changed since
+// mounting fails with EIO, like data's.
+type viewContent struct {
+	v    views.View
+	file source.File
+}
+
+func (c viewContent) size() int64 { return c.v.Size() }
+
+func (c viewContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if errno := t.checkFile(c.file); errno != 0 {
+		return nil, errno
+	}
+	n := min(int64(len(dest)), c.v.Size()-off)
+	k, err := c.v.ReadAt(dest[:n], off)
+	if int64(k) < n || err != nil && !errors.Is(err, io.EOF) {
+		if errors.Is(err, source.ErrChanged) {
+			t.changed(c.file, err)
+		} else {
+			t.warnOnce("view:"+c.file.Name(), fmt.Sprintf("%v", err))
+		}
+		return nil, syscall.EIO
+	}
+	return fuse.ReadResultData(dest[:n]), fs.OK
+}
+
+// npyRaw is a values.npy whose data is the tensor's own bytes: the
+// generated header from memory, the rest from the model file (spliced,
+// when a read lies past the header).
+type npyRaw struct {
+	hdr []byte
+	raw fileRange
+}
+
+func npyContent(n *views.NPY, f source.File) content {
+	file, off, length, ok := n.Raw()
+	if !ok {
+		return viewContent{n, f}
+	}
+	return npyRaw{hdr: n.Header(), raw: fileRange{file, off, length}}
+}
+
+func (c npyRaw) size() int64 { return int64(len(c.hdr)) + c.raw.n }
+
+func (c npyRaw) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h := int64(len(c.hdr))
+	if off >= h {
+		return c.raw.read(t, dest, off-h)
+	}
+	n := min(int64(len(dest)), c.size()-off)
+	k := copy(dest[:n], c.hdr[off:])
+	if rest := n - int64(k); rest > 0 {
+		if errno := t.checkFile(c.raw.f); errno != 0 {
+			return nil, errno
+		}
+		if m, err := c.raw.f.ReadAt(dest[k:n], c.raw.off); int64(m) < rest {
+			t.warnOnce(c.raw.f.Name(), fmt.Sprintf("reading %s: %v", c.raw.f.Name(), err))
+			return nil, syscall.EIO
+		}
+	}
+	return fuse.ReadResultData(dest[:n]), fs.OK
+}
+
+// rootStats is the model's stats table. Its views are made on the first
+// lookup: the table needs every tensor's.
+type rootStats struct {
+	t    *tree
+	dirs []*tensorDir
+	once sync.Once
+	v    views.View
+}
+
+func (r *rootStats) view() views.View {
+	r.once.Do(func() {
+		vs := make([]*views.Tensor, len(r.dirs))
+		for i, d := range r.dirs {
+			vs[i] = r.t.views(d)
+		}
+		r.v = views.NewModel(vs).StatsTable()
+	})
+	return r.v
+}
+
+func (r *rootStats) size() int64 { return r.view().Size() }
+
+func (r *rootStats) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	n := min(int64(len(dest)), r.size()-off)
+	k, err := r.view().ReadAt(dest[:n], off)
+	if int64(k) < n || err != nil && !errors.Is(err, io.EOF) {
+		if errors.Is(err, source.ErrChanged) {
+			t.changed(nil, err)
+		} else {
+			t.warnOnce("stats", fmt.Sprintf("stats: %v", err))
+		}
+		return nil, syscall.EIO
+	}
+	return fuse.ReadResultData(dest[:n]), fs.OK
+}
