@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +15,6 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/fsmount/fsmount/decode"
-	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/views"
@@ -125,81 +122,8 @@ func (t *tree) list(e *entry) []*entry {
 
 // views returns the decoded views of a tensor, made on first use.
 func (t *tree) views(d *tensorDir) *views.Tensor {
-	d.once.Do(func() { d.v = views.NewTensor(d.t, t.viewOptions(d.t)) })
+	d.once.Do(func() { d.v = views.NewTensor(d.t, t.companions.Options(d.t)) })
 	return d.v
-}
-
-// quantConfig is what the views need of config.json's
-// quantization_config.
-type quantConfig struct {
-	QuantMethod      string   `json:"quant_method"`
-	WeightBlockSize  []uint64 `json:"weight_block_size"`
-	Bits             int      `json:"bits"`
-	GroupSize        int      `json:"group_size"`
-	CheckpointFormat string   `json:"checkpoint_format"`
-}
-
-func parseQuantConfig(m *model.Model) quantConfig {
-	var c struct {
-		Q quantConfig `json:"quantization_config"`
-	}
-	if m.Config != nil {
-		// A config that fails here was checked by spec already; without
-		// quantization_config the views decode the stored values.
-		_ = json.Unmarshal(m.Config, &c)
-	}
-	return c.Q
-}
-
-// viewOptions finds a tensor's companions: the block scales of an FP8
-// weight, or the zeros, scales and group indices of a GPTQ or AWQ packed
-// weight, so that values are the dequantized weights.
-func (t *tree) viewOptions(tt *tensor.Tensor) *views.Options {
-	m, q := t.model, t.quant
-	if base, ok := strings.CutSuffix(tt.Name, ".weight"); ok && (tt.DType == tensor.F8_E4M3 || tt.DType == tensor.F8_E5M2) {
-		if s := m.Tensor(base + ".weight_scale_inv"); s != nil {
-			block := [2]uint64{128, 128}
-			if len(q.WeightBlockSize) == 2 {
-				block = [2]uint64{q.WeightBlockSize[0], q.WeightBlockSize[1]}
-			}
-			return &views.Options{Scale: s, Block: block}
-		}
-	}
-	base, ok := strings.CutSuffix(tt.Name, ".qweight")
-	if !ok {
-		return nil
-	}
-	zeros, scales := m.Tensor(base+".qzeros"), m.Tensor(base+".scales")
-	if zeros == nil || scales == nil {
-		return nil
-	}
-	var (
-		dec *decode.Decoder
-		err error
-	)
-	switch q.QuantMethod {
-	case "gptq":
-		dec, err = decode.NewGPTQ(decode.GPTQ{QWeight: tt, QZeros: zeros, Scales: scales, GIdx: m.Tensor(base + ".g_idx"),
-			Bits: cmpOr(q.Bits, 4), GroupSize: q.GroupSize, V1: q.CheckpointFormat != "gptq_v2"})
-	case "awq":
-		dec, err = decode.NewAWQ(decode.AWQ{QWeight: tt, QZeros: zeros, Scales: scales, GroupSize: q.GroupSize})
-	default:
-		return nil
-	}
-	if err != nil {
-		// The views then decode the packed codes as what they are (I32),
-		// which values must not pass off as weights: say why instead.
-		t.warnOnce("quant:"+tt.Name, fmt.Sprintf("%s: not dequantized: %v", tt.Name, err))
-		return nil
-	}
-	return &views.Options{Decoder: dec}
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 // viewContent serves a decoded view. A read of a file that changed since

@@ -17,6 +17,7 @@ import (
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
+	"github.com/fsmount/fsmount/views"
 )
 
 // entry is one name in the tree. The whole tree is built once, at mount,
@@ -56,8 +57,8 @@ type tree struct {
 	nextIno uint64
 	bytes   uint64 // of every model file, for statfs
 
-	model *model.Model
-	quant quantConfig
+	model      *model.Model
+	companions *views.Companions
 
 	dyn        []*dynText // verdict and report
 	hasChanged atomic.Bool
@@ -181,7 +182,10 @@ const maxLinkTarget = 4095
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
 func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	m := r.Model
-	t := &tree{perms: newPerms(uid, gid), model: m, quant: parseQuantConfig(m)}
+	t := &tree{perms: newPerms(uid, gid), model: m, companions: views.NewCompanions(m.Tensor, m.Config)}
+	t.companions.Warn = func(name string, err error) {
+		t.warnOnce("quant:"+name, fmt.Sprintf("%s: not dequantized: %v", name, err))
+	}
 	top := new(time.Time)
 	mtimes := make(map[source.File]*time.Time, len(m.Files))
 	fperm := make(map[source.File]*perm, len(m.Files))

@@ -23,18 +23,19 @@ func (r *Report) Text() string {
 	}
 	r.writeTensors(&b)
 	b.WriteByte('\n')
-	b.WriteString(sectionRule("verdict"))
+	b.WriteString(SectionRule("verdict"))
 	b.WriteString(r.Verdict())
 	return b.String()
 }
 
-func sectionRule(title string) string {
+// SectionRule is the rule that opens a section of the report: "── title ───…".
+func SectionRule(title string) string {
 	head := "── " + title + " "
 	return head + strings.Repeat("─", max(3, ruleWidth-utf8.RuneCountInString(head))) + "\n"
 }
 
 func (r *Report) writeLegend(b *strings.Builder) {
-	b.WriteString(sectionRule("dimensions (from config.json)"))
+	b.WriteString(SectionRule("dimensions (from config.json)"))
 	for _, l := range r.Plan.Legend {
 		v := l.Text
 		if v == "" {
@@ -75,7 +76,7 @@ func tableRow(b *strings.Builder, name, dtype, shape, params, io string) {
 }
 
 func (r *Report) writeTensors(b *strings.Builder) {
-	b.WriteString(sectionRule("tensors"))
+	b.WriteString(SectionRule("tensors"))
 	b.WriteString(tableHeader)
 	if r.Plan == nil {
 		for _, e := range r.Entries {
