@@ -158,6 +158,8 @@ const (
 	nameByName   = "by-name"
 	nameExpected = "expected"
 	nameFiles    = "files"
+	nameMetadata = "metadata"
+	nameTokenizr = "tokenizer"
 
 	nameShape    = "shape"
 	nameDType    = "dtype"
@@ -168,7 +170,7 @@ const (
 // treeNames is every reserved name: the root's and a tensor directory's
 // (tensorFiles). buildTree uses no other literal.
 var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats}
+	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr}
 	for _, f := range tensorFiles {
 		names = append(names, f.name)
 	}
@@ -217,7 +219,7 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 			names = append(names, e.Name)
 		}
 	}
-	paths := tensorPaths(names)
+	paths := treePaths(m, names)
 
 	var shapes strings.Builder
 	for _, tt := range tensors {
@@ -227,7 +229,8 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	t.dyn = []*dynText{verdict, report}
 	t.file(t.root, nameVerdict, verdict, top, all)
 	t.file(t.root, nameReport, report, top, all)
-	if m.Config != nil {
+	if m.ConfigFile != nil {
+		// Not for GGUF: its config is derived from metadata/, not a file.
 		t.file(t.root, nameConfig, bytesContent(m.Config), top, cfgPerm)
 	}
 	t.text(t.root, nameShapes, shapes.String(), top, all)
@@ -261,6 +264,10 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 	for _, f := range m.AllFiles() {
 		mt := f.ModTime()
 		t.file(filesDir, path.Base(filepath.ToSlash(f.Name())), wholeFile(f), &mt, t.perms.of(f))
+	}
+
+	if len(m.Metadata) > 0 {
+		t.metadata(m, top, all)
 	}
 
 	// by-name/: a symlink per tensor, named by its escaped full name.

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -37,8 +38,22 @@ const (
 	MaxIndexSize  = 256 << 20
 )
 
+// The formats of a model's weights.
+const (
+	FormatSafetensors = "safetensors"
+	FormatGGUF        = "gguf"
+)
+
 // Model is an opened model: its config, if any, and its weights.
 type Model struct {
+	// Format is FormatSafetensors or FormatGGUF.
+	Format string
+	// Metadata are a GGUF file's key/values in file order; nil for
+	// safetensors.
+	Metadata []MetaKV
+	// Names maps the files' tensor names to Hugging Face names, for a
+	// format that has its own (GGUF); nil when they are the same.
+	Names Names
 	// Location is what the user named: a directory, a file, a URL.
 	Location string
 	// Source is the root the files were read from.
@@ -63,6 +78,7 @@ type Model struct {
 	byName   map[string]*tensor.Tensor
 	warnings []string
 	single   bool // one weight file was named, not a directory
+	closers  []io.Closer
 }
 
 // ErrNoWeights is returned for a directory holding neither
@@ -99,7 +115,14 @@ func Open(loc string) (*Model, error) {
 // directory; otherwise file names the one weight file to open, and no
 // config is read. loc is the location as the user named it.
 func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
-	m := &Model{Location: loc, Source: fsys, single: file != ""}
+	m := &Model{Location: loc, Source: fsys, single: file != "", Format: FormatSafetensors}
+	if isGGUF(file) {
+		if err := m.openGGUF(file); err != nil {
+			m.Close()
+			return nil, err
+		}
+		return m, nil
+	}
 	if file != "" {
 		m.NoConfig = "a single file was given, so there is no config.json to check it against"
 		f, err := openSafetensors(fsys, file)
@@ -120,6 +143,17 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 	// As transformers' from_pretrained and the Hub: model.safetensors if
 	// there is one, else the index and its shards.
 	f, err := openSafetensors(fsys, SingleName)
+	if errors.Is(err, fs.ErrNotExist) && m.Config == nil {
+		// A directory of llama.cpp's: one GGUF model, no config.json.
+		if name, ok := findGGUF(fsys); ok {
+			m.NoConfig = ""
+			if err := m.openGGUF(name); err != nil {
+				m.Close()
+				return nil, err
+			}
+			return m, nil
+		}
+	}
 	switch {
 	case err == nil:
 		if src, err := fsys.Open(IndexName); err == nil {
@@ -325,6 +359,9 @@ func (m *Model) Close() error {
 	}
 	for _, f := range m.Others {
 		err = cmp.Or(err, f.Close())
+	}
+	for _, c := range m.closers {
+		c.Close() // the files it opened are closed above
 	}
 	return err
 }

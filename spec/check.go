@@ -137,8 +137,11 @@ func Check(m *model.Model) (*Report, error) {
 		r.ByDType[t.DType] += n
 	}
 	r.Logical = r.Stored
-	if emb := m.Tensor("model.embed_tokens.weight"); emb != nil {
+	if emb := m.Tensor(fileName(m, "model.embed_tokens.weight")); emb != nil {
 		r.Embeddings = emb.NumElements()
+	}
+	if mix := quantMix(m); mix != "" {
+		r.Notes = append(r.Notes, mix)
 	}
 	switch {
 	case m.Config == nil:
@@ -156,6 +159,9 @@ func Check(m *model.Model) (*Report, error) {
 		} else if err != nil {
 			return nil, err
 		} else {
+			if m.Names != nil {
+				renamePlan(plan, m.Names)
+			}
 			r.Plan = plan
 		}
 	}
@@ -222,7 +228,7 @@ func (r *Report) crossCheck() error {
 			} else {
 				r.Auxiliary += t.NumElements()
 			}
-		case ignorable.MatchString(t.Name):
+		case ignorable.MatchString(t.Name) || w.Format == model.FormatGGUF && t.Name == "rope_freqs.weight":
 			nLegacy++
 			r.Logical -= t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
@@ -232,7 +238,7 @@ func (r *Report) crossCheck() error {
 				Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 		}
 	}
-	if head, emb := w.Tensor("lm_head.weight"), w.Tensor("model.embed_tokens.weight"); p.Tied {
+	if head, emb := w.Tensor(fileName(w, "lm_head.weight")), w.Tensor(fileName(w, "model.embed_tokens.weight")); p.Tied {
 		switch {
 		case head == nil:
 			r.Notes = append(r.Notes, "lm_head.weight omitted: tied to embed_tokens, as tie_word_embeddings says")

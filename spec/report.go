@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -35,7 +36,11 @@ func SectionRule(title string) string {
 }
 
 func (r *Report) writeLegend(b *strings.Builder) {
-	b.WriteString(SectionRule("dimensions (from config.json)"))
+	from := "config.json"
+	if r.Model.Format == model.FormatGGUF {
+		from = "the GGUF metadata"
+	}
+	b.WriteString(SectionRule("dimensions (from " + from + ")"))
 	for _, l := range r.Plan.Legend {
 		v := l.Text
 		if v == "" {
@@ -122,7 +127,7 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		}
 		shown := k.Layers[0]
 		fmt.Fprintf(b, "  each %s  × %d   (shown: layer %d)\n", kind, len(k.Layers), shown)
-		prefix := fmt.Sprintf("model.layers.%d.", shown)
+		prefix := layerPrefix(r.Model, shown)
 		for _, e := range byLayer[shown] {
 			label := strings.TrimPrefix(e.Expected.Name, prefix)
 			switch e.Expected.Expert {

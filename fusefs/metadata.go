@@ -1,0 +1,62 @@
+package fusefs
+
+import (
+	"strings"
+	"time"
+
+	"github.com/fsmount/fsmount/model"
+)
+
+// treePaths maps tensor names to tree paths. A format with names of its
+// own (GGUF) is laid out under the Hugging Face names where there is one
+// ("blk.0.attn_q.weight" at layers/0/self_attn/q_proj, as the same tensor
+// of a safetensors checkpoint), so that two checkpoints of one model
+// compare with diff -r; by-name keeps the files' own names.
+func treePaths(m *model.Model, names []string) map[string][]string {
+	if m.Names == nil {
+		return tensorPaths(names)
+	}
+	hf := make([]string, len(names))
+	for i, n := range names {
+		hf[i] = n
+		if h, ok := m.Names.HF(n); ok {
+			hf[i] = h
+		}
+	}
+	byHF := tensorPaths(hf)
+	out := make(map[string][]string, len(names))
+	for i, n := range names {
+		out[n] = byHF[hf[i]]
+	}
+	return out
+}
+
+// tokenizerPrefix marks the metadata keys that tokenizer/ also serves.
+const tokenizerPrefix = "tokenizer.ggml."
+
+// metadata adds metadata/, one file per key of a GGUF file (a scalar on
+// one line, an array one element per line), and tokenizer/, the
+// tokenizer.ggml.* keys under their short names.
+func (t *tree) metadata(m *model.Model, mtime *time.Time, p *perm) {
+	meta := t.mkdirs(t.root, []string{nameMetadata}, mtime)
+	var tok *entry
+	for _, kv := range m.Metadata {
+		var b strings.Builder
+		for _, l := range kv.Value.Lines() {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		c := bytesContent(b.String())
+		comps := escapePart(kv.Key)
+		dir := t.mkdirs(meta, comps[:len(comps)-1], mtime)
+		t.file(dir, comps[len(comps)-1], c, mtime, p)
+		if short, ok := strings.CutPrefix(kv.Key, tokenizerPrefix); ok && short != "" {
+			if tok == nil {
+				tok = t.mkdirs(t.root, []string{nameTokenizr}, mtime)
+			}
+			comps := escapePart(short)
+			dir := t.mkdirs(tok, comps[:len(comps)-1], mtime)
+			t.file(dir, comps[len(comps)-1], c, mtime, p)
+		}
+	}
+}

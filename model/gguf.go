@@ -1,0 +1,182 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/fsmount/fsmount/gguf"
+	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// MetaKV is one key/value of a GGUF file's metadata.
+type MetaKV struct {
+	Key   string
+	Value MetaValue
+}
+
+// MetaValue is a metadata value, as text: String for one line, Lines one
+// line per array element.
+type MetaValue interface {
+	String() string
+	Lines() []string
+}
+
+// Names maps between the tensor names of the files and the Hugging Face
+// names the checks and the tree use, for a format that names tensors its
+// own way (GGUF's "blk.0.attn_q.weight").
+type Names interface {
+	// HF returns the Hugging Face name of a file's tensor.
+	HF(name string) (string, bool)
+	// File returns the file's name for a Hugging Face tensor; expert ≥ 0
+	// when the format stacks the experts of an MoE layer into one tensor
+	// along a new outermost dimension, and name is that tensor's.
+	File(hf string) (name string, expert int, ok bool)
+}
+
+type ggufNames string // the architecture
+
+func (a ggufNames) HF(name string) (string, bool) { return gguf.HFName(string(a), name) }
+
+func (a ggufNames) File(hf string) (string, int, bool) {
+	if n, e, ok := gguf.ExpertName(string(a), hf); ok {
+		return n, e, true
+	}
+	n, ok := gguf.GGUFName(string(a), hf)
+	return n, -1, ok
+}
+
+// isGGUF reports whether a file name is a GGUF file's.
+func isGGUF(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".gguf") }
+
+// findGGUF returns the GGUF file of a directory without config.json and
+// safetensors weights: its only .gguf file, or the first of a split set.
+func findGGUF(fsys source.FS) (string, bool) {
+	names, err := fsys.List()
+	if err != nil {
+		return "", false
+	}
+	var found []string
+	for _, n := range names {
+		if !isGGUF(n) {
+			continue
+		}
+		if _, no, _, ok := gguf.ParseSplitName(n); ok && no != 1 {
+			continue
+		}
+		found = append(found, n)
+	}
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
+}
+
+// openGGUF opens a GGUF model (one file, or a split set from its first):
+// its tensors, its metadata, and a config.json derived from the metadata
+// so that the architecture's checks apply.
+func (m *Model) openGGUF(name string) error {
+	gm, err := gguf.OpenModel(m.Source, name)
+	if err != nil {
+		return err
+	}
+	m.Format = FormatGGUF
+	m.closers = append(m.closers, gm)
+	for _, f := range gm.Files() {
+		m.Files = append(m.Files, f.Source())
+	}
+	m.warnings = append(m.warnings, gm.Warnings()...)
+	m.tensors = gm.Tensors()
+	m.byName = make(map[string]*tensor.Tensor, len(m.tensors))
+	for _, t := range m.tensors {
+		m.byName[t.Name] = t
+	}
+	for _, kv := range gm.Metadata() {
+		m.Metadata = append(m.Metadata, MetaKV{Key: kv.Key, Value: kv.Value})
+	}
+	arch := gm.Architecture()
+	m.Names = ggufNames(arch)
+	cfg, why := configFromGGUF(gm, arch)
+	if cfg == nil {
+		m.NoConfig = why
+		return nil
+	}
+	m.Config = cfg
+	m.ConfigName = path.Base(filepath.ToSlash(gm.Files()[0].Source().Name())) + " (metadata)"
+	return nil
+}
+
+// ggufArchs maps GGUF architectures to the config.json transformers
+// would have: its class and model_type.
+var ggufArchs = map[string][2]string{
+	"llama":    {"LlamaForCausalLM", "llama"},
+	"qwen2":    {"Qwen2ForCausalLM", "qwen2"},
+	"qwen3":    {"Qwen3ForCausalLM", "qwen3"},
+	"qwen3moe": {"Qwen3MoeForCausalLM", "qwen3_moe"},
+	"gemma":    {"GemmaForCausalLM", "gemma"},
+	"gemma2":   {"Gemma2ForCausalLM", "gemma2"},
+}
+
+// configFromGGUF writes the config.json the converter read, from the
+// metadata keys it wrote (one key each, the way llama.cpp reads them
+// back), or says why it cannot.
+func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
+	cls, ok := ggufArchs[arch]
+	if !ok {
+		return nil, fmt.Sprintf("no spec for GGUF architecture %q", arch)
+	}
+	c := map[string]any{"architectures": []string{cls[0]}, "model_type": cls[1]}
+	u := func(key string) (uint64, bool) {
+		v, ok := gm.Lookup(arch + "." + key)
+		if !ok {
+			return 0, false
+		}
+		return v.Uint()
+	}
+	for _, k := range []struct{ gguf, hf string }{
+		{"embedding_length", "hidden_size"},
+		{"block_count", "num_hidden_layers"},
+		{"feed_forward_length", "intermediate_size"},
+		{"attention.head_count", "num_attention_heads"},
+		{"attention.head_count_kv", "num_key_value_heads"},
+		{"attention.key_length", "head_dim"},
+		{"context_length", "max_position_embeddings"},
+		{"expert_count", "num_experts"},
+		{"expert_used_count", "num_experts_per_tok"},
+		{"expert_feed_forward_length", "moe_intermediate_size"},
+	} {
+		if v, ok := u(k.gguf); ok {
+			c[k.hf] = v
+		}
+	}
+	if _, ok := c["num_key_value_heads"]; !ok {
+		// llama.cpp: head_count_kv defaults to head_count.
+		if v, ok := c["num_attention_heads"]; ok {
+			c["num_key_value_heads"] = v
+		}
+	}
+	if _, ok := c["head_dim"]; !ok {
+		h, okH := c["hidden_size"].(uint64)
+		n, okN := c["num_attention_heads"].(uint64)
+		if okH && okN && n > 0 {
+			c["head_dim"] = h / n // llama.cpp's n_embd / n_head
+		}
+	}
+	if toks, ok := gm.Lookup("tokenizer.ggml.tokens"); ok {
+		c["vocab_size"] = toks.Len()
+	} else if v, ok := u("vocab_size"); ok {
+		c["vocab_size"] = v
+	}
+	c["tie_word_embeddings"] = gm.Tensor("output.weight") == nil
+	if gm.Tensor("blk.0.attn_q.bias") != nil && arch == "llama" {
+		c["attention_bias"] = true
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return b, ""
+}
