@@ -1,6 +1,8 @@
 package fusefs
 
 import (
+	"cmp"
+	"container/list"
 	"errors"
 	"fmt"
 	"io"
@@ -32,9 +34,6 @@ type tensorDir struct {
 	ino   uint64 // the first of len(tensorFiles) inode numbers
 	mtime *time.Time
 	perm  *perm
-
-	once sync.Once
-	v    *views.Tensor
 }
 
 // The names of a tensor directory's files, besides nameShape, nameDType,
@@ -120,10 +119,42 @@ func (t *tree) list(e *entry) []*entry {
 	return out
 }
 
+// maxViews bounds the tensors whose views (and cached statistics, about
+// 1.2 KB and 0.8 KB) the daemon keeps: the kernel may look up every file
+// of a 37,000-tensor model and keep the inodes as long as it likes.
+// Beyond it the least recently used are dropped, and made again (a
+// statistic then costs another scan).
+const maxViews = 8192
+
+// viewCache keeps the views of the tensors used last.
+type viewCache struct {
+	max   int // 0 means maxViews
+	mu    sync.Mutex
+	order *list.List // of *tensorDir, most recent first
+	elems map[*tensorDir]*list.Element
+	views map[*tensorDir]*views.Tensor
+}
+
 // views returns the decoded views of a tensor, made on first use.
 func (t *tree) views(d *tensorDir) *views.Tensor {
-	d.once.Do(func() { d.v = views.NewTensor(d.t, t.companions.Options(d.t)) })
-	return d.v
+	c := &t.viewCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.elems == nil {
+		c.order, c.elems, c.views = list.New(), map[*tensorDir]*list.Element{}, map[*tensorDir]*views.Tensor{}
+	}
+	if e, ok := c.elems[d]; ok {
+		c.order.MoveToFront(e)
+		return c.views[d]
+	}
+	v := views.NewTensor(d.t, t.companions.Options(d.t))
+	c.elems[d], c.views[d] = c.order.PushFront(d), v
+	for c.order.Len() > cmp.Or(c.max, maxViews) {
+		old := c.order.Remove(c.order.Back()).(*tensorDir)
+		delete(c.elems, old)
+		delete(c.views, old)
+	}
+	return v
 }
 
 // viewContent serves a decoded view. A read of a file that changed since

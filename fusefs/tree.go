@@ -59,6 +59,7 @@ type tree struct {
 
 	model      *model.Model
 	companions *views.Companions
+	viewCache  viewCache
 
 	dyn        []*dynText // verdict and report
 	hasChanged atomic.Bool

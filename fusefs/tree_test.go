@@ -60,3 +60,32 @@ func TestFinishRefusesDuplicates(t *testing.T) {
 	require.NoError(t, tr.finish(ok, ""))
 	assert.Equal(t, "a", ok.children[0].name, "sorted")
 }
+
+func TestViewCacheBounded(t *testing.T) {
+	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	tr, err := buildTree(r, 0, 0)
+	require.NoError(t, err)
+	tr.viewCache.max = 2
+	var dirs []*tensorDir
+	var walk func(e *entry)
+	walk = func(e *entry) {
+		if e.td != nil {
+			dirs = append(dirs, e.td)
+		}
+		for _, c := range e.children {
+			walk(c)
+		}
+	}
+	walk(tr.root)
+	require.Greater(t, len(dirs), 3)
+	a := tr.views(dirs[0])
+	assert.Same(t, a, tr.views(dirs[0]), "kept while in use")
+	tr.views(dirs[1])
+	tr.views(dirs[2])
+	assert.Equal(t, 2, tr.viewCache.order.Len())
+	assert.NotSame(t, a, tr.views(dirs[0]), "the least recently used was dropped, and is made again")
+}
