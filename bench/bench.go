@@ -26,6 +26,7 @@ type system struct {
 }
 
 type bench struct {
+	root            string // the repository
 	cache, bin, shm string
 	dense, moe      string // model directories
 	modelFile       string // the dense model's safetensors file
@@ -56,7 +57,7 @@ func setup(cache string, short, peer bool) (*bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{cache: cache, bin: filepath.Join(cache, "bin"), vals: map[string]map[string][]float64{}}
+	b := &bench{root: root, cache: cache, bin: filepath.Join(cache, "bin"), vals: map[string]map[string][]float64{}}
 	if err := os.MkdirAll(b.bin, 0o755); err != nil {
 		return nil, err
 	}
@@ -106,7 +107,11 @@ func setup(cache string, short, peer bool) (*bench, error) {
 	if err := b.systems[0].mount(mnt); err != nil {
 		return nil, err
 	}
-	err = sh(fmt.Sprintf("mkdir -p %s && cp -a %s/. %s/", b.shm, mnt, b.shm))
+	// The layout files are copied; files/ (the model again) and the
+	// decoded views (values is several times the data) are not read, but
+	// made as empty files, so that find and cat walk the same tree.
+	err = sh(fmt.Sprintf(`mkdir -p %[2]s && cd %[1]s && tar --exclude=./files --exclude='values*' --exclude=stats --exclude=hist --exclude=sha256 -cf - . | tar -C %[2]s -xf - &&
+		find . -path ./files -prune -o \( -name 'values*' -o -name stats -o -name hist -o -name sha256 \) -print | (cd %[2]s && xargs touch) && mkdir -p %[2]s/files`, mnt, b.shm))
 	if err2 := sh("umount " + mnt); err == nil {
 		err = err2
 	}
@@ -155,7 +160,7 @@ func (b *bench) listFiles() error {
 			return err
 		}
 		rel, _ := filepath.Rel(b.shm, p)
-		if d.IsDir() && (rel == "by-name" || rel == "expected") {
+		if d.IsDir() && (rel == "by-name" || rel == "expected" || rel == "files") {
 			return filepath.SkipDir
 		}
 		switch d.Name() {
@@ -291,6 +296,9 @@ func (b *bench) run(rounds int) error {
 		fmt.Fprintf(os.Stderr, "bench: round %d of %d\n", r+1, rounds)
 		if err := b.round(); err != nil {
 			return err
+		}
+		if err := b.viewRound(); err != nil {
+			return fmt.Errorf("views: %w", err)
 		}
 	}
 	return nil
@@ -540,6 +548,7 @@ func (b *bench) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nmedians of %d rounds; × is the median per-round ratio to the baseline (for times, lower is better)\n", len(b.vals[figCatFirst][colBase]))
 	fmt.Fprintf(w, "model: %s (%d data files, %s MB; %d small tensors, %s MB)\n", b.dense, len(b.dataFiles), num(float64(b.dataBytes)/1e6), len(b.smallFiles), num(float64(b.smallBytes)/1e6))
+	b.printViews(w)
 }
 
 func num(v float64) string {

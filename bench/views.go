@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fsmount/fsmount/internal/fusetest"
+)
+
+// The figures of the decoded views and the scan, each with its peer or
+// baseline measured in the same round.
+const (
+	figScan      = "fsinspect --scan vs numpy (GB/s)"
+	figValuesF32 = "cat every values.f32 vs every data (MB/s)"
+	figFilesDir  = "cat files/model.safetensors vs the model file (MB/s)"
+	figViewsRSS  = "daemon RssAnon after every view of every tensor (MiB)"
+)
+
+var viewFigures = []struct{ name, target string }{
+	{figScan, "≥ 10×"},
+	{figValuesF32, "≥ 0.5×"},
+	{figFilesDir, "≥ 0.9× (root)"},
+	{figViewsRSS, "≤ 32 MiB"},
+}
+
+// viewRound measures the views once: the peer's value under colBase,
+// ours under "fsmount".
+func (b *bench) viewRound() error {
+	// The scan against numpy on the same file, both from the page cache.
+	if err := sh("cat " + b.modelFile + " > /dev/null"); err != nil {
+		return err
+	}
+	st, _ := os.Stat(b.modelFile)
+	d, err := timeIt(filepath.Join(b.bin, "fsinspect") + " --scan " + b.dense + " > /dev/null")
+	if err != nil && !strings.Contains(err.Error(), "exit status 1") {
+		return err
+	}
+	b.add(figScan, "fsmount", float64(st.Size())/1e9/d.Seconds())
+	py := exec.Command("env", "-u", "OPENBLAS_CORETYPE", "-u", "OPENBLAS_L2_SIZE", "/usr/bin/python3", filepath.Join(b.root, "bench", "scan_numpy.py"), b.modelFile)
+	out, err := py.Output()
+	if err != nil {
+		return fmt.Errorf("numpy scan: %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		return fmt.Errorf("numpy scan printed %q", out)
+	}
+	nb, _ := strconv.ParseFloat(f[0], 64)
+	secs, _ := strconv.ParseFloat(f[1], 64)
+	b.add(figScan, colBase, nb/1e9/secs)
+
+	mnt, err := os.MkdirTemp("", "fsmount-bench-views")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(mnt)
+	if err := b.systems[0].mount(mnt); err != nil {
+		return err
+	}
+	defer unmount(mnt)
+	catData, err := b.catCmd(mnt, b.dataFiles)
+	if err != nil {
+		return err
+	}
+	var f32 []string
+	for _, rel := range b.dataFiles {
+		f32 = append(f32, filepath.Join(filepath.Dir(rel), "values.f32"))
+	}
+	catF32, err := b.catCmd(mnt, f32)
+	if err != nil {
+		return err
+	}
+	if d, err = timeIt(catData); err != nil {
+		return err
+	}
+	b.add(figValuesF32, colBase, mbps(b.dataBytes, d))
+	if d, err = timeIt(catF32); err != nil {
+		return err
+	}
+	b.add(figValuesF32, "fsmount", mbps(b.dataBytes*2, d)) // values.f32 of BF16 is twice the data
+
+	if d, err = timeIt("cat " + b.modelFile + " > /dev/null"); err != nil {
+		return err
+	}
+	b.add(figFilesDir, colBase, mbps(st.Size(), d))
+	if err := sh("cat " + filepath.Join(mnt, "files", "model.safetensors") + " > /dev/null"); err != nil {
+		return err
+	}
+	if d, err = timeIt("cat " + filepath.Join(mnt, "files", "model.safetensors") + " > /dev/null"); err != nil {
+		return err
+	}
+	b.add(figFilesDir, "fsmount", mbps(st.Size(), d))
+
+	// Every view of every tensor, then the daemon's anonymous memory.
+	var all []string
+	for _, rel := range b.dataFiles {
+		for _, v := range []string{"values", "values.f32", "values.npy", "stats", "sha256", "hist"} {
+			all = append(all, filepath.Join(filepath.Dir(rel), v))
+		}
+	}
+	catAll, err := b.catCmd(mnt, append(all, "stats"))
+	if err != nil {
+		return err
+	}
+	if err := sh(catAll); err != nil {
+		return err
+	}
+	if pid := fusetest.DaemonPid(mnt); pid > 0 {
+		anon, _ := status(pid)
+		b.add(figViewsRSS, "fsmount", anon/1024)
+	}
+	return nil
+}
+
+func (b *bench) printViews(w io.Writer) {
+	fmt.Fprintf(w, "\n| figure | fsmount | baseline | × | target |\n|---|---:|---:|---:|---|\n")
+	for _, f := range viewFigures {
+		ours, base := b.vals[f.name]["fsmount"], b.vals[f.name][colBase]
+		row := fmt.Sprintf("| %s | %s |", f.name, numOr(ours))
+		if len(base) > 0 {
+			r, _ := b.ratio(f.name, "fsmount")
+			row += fmt.Sprintf(" %s | %.2f |", numOr(base), r)
+		} else {
+			row += " | |"
+		}
+		fmt.Fprintf(w, "%s %s |\n", row, f.target)
+	}
+	fmt.Fprintf(w, "\nthe scan's peer is bench/scan_numpy.py (memmap, 16M-element chunks, float64 sums) on the same file;\nvalues.f32 of BF16 holds twice the data's bytes, all counted\n")
+}
+
+func numOr(v []float64) string {
+	if len(v) == 0 {
+		return "n/a"
+	}
+	return num(median(v))
+}
