@@ -93,6 +93,13 @@ type diskCache struct {
 	dir   string
 	limit int64
 
+	// Writes go through a bounded queue to one writer, so that reading
+	// never waits for the disk; a chunk that finds the queue full is not
+	// cached.
+	queueOnce sync.Once
+	queue     chan pendingChunk
+	pending   sync.WaitGroup
+
 	mu    sync.Mutex
 	size  int64
 	lru   *list.List // of *diskEntry, most recent at the front
@@ -198,9 +205,39 @@ func (c *diskCache) has(k chunkKey) bool {
 	return ok
 }
 
-// put stores the chunk, evicting older ones first. Failures only mean
-// the chunk is not cached.
+type pendingChunk struct {
+	k    chunkKey
+	data []byte
+}
+
+// diskQueue is how many chunks may wait to be written.
+const diskQueue = 64
+
+// put stores the chunk in the background, evicting older ones first. data
+// must not change afterwards. Failures only mean the chunk is not cached.
 func (c *diskCache) put(k chunkKey, data []byte) {
+	c.queueOnce.Do(func() {
+		c.queue = make(chan pendingChunk, diskQueue)
+		go func() {
+			for p := range c.queue {
+				c.putNow(p.k, p.data)
+				c.pending.Done()
+			}
+		}()
+	})
+	c.pending.Add(1)
+	select {
+	case c.queue <- pendingChunk{k, data}:
+	default:
+		c.pending.Done()
+	}
+}
+
+// flush waits for the chunks queued so far to be written.
+func (c *diskCache) flush() { c.pending.Wait() }
+
+// putNow stores the chunk, evicting older ones first.
+func (c *diskCache) putNow(k chunkKey, data []byte) {
 	size := int64(len(data)) + 4
 	if size > c.limit {
 		return

@@ -36,8 +36,10 @@ func TestCorruptDiskChunkIsRefetched(t *testing.T) {
 	opts.ChunkSize = 64 << 10
 	opts.CacheDir = t.TempDir()
 	opts.CacheSize = 1 << 20
-	f := openFile(t, newFS(t, s.URL, opts), "blob.bin")
+	fsys := newFS(t, s.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
 	readAt(t, f, data, 5*(64<<10), 10)
+	fsys.disk.flush() // the disk cache writes in the background
 	// Flip a byte of every cached chunk 5.
 	n := 0
 	filepath.Walk(opts.CacheDir, func(path string, info os.FileInfo, err error) error {

@@ -77,6 +77,9 @@ func (f *FS) List() ([]string, error) { return nil, source.ErrNotListable }
 
 // Close closes idle connections. Open files keep working.
 func (f *FS) Close() error {
+	if f.disk != nil {
+		f.disk.flush()
+	}
 	f.client.tr.CloseIdleConnections()
 	return nil
 }

@@ -20,7 +20,7 @@ type Options struct {
 	// to ChunkSize-8 bytes). Default 1 MiB; rounded up to 64 KiB.
 	ChunkSize int64
 	// MaxReadahead caps the readahead that grows while a file is read
-	// sequentially. Default 8 MiB; negative disables readahead.
+	// sequentially. Default 32 MiB; negative disables readahead.
 	MaxReadahead int64
 	// MemCacheSize bounds the in-memory chunk cache, shared by the files
 	// of one FS. Default 64 MiB.
@@ -61,7 +61,7 @@ type Options struct {
 // Default values of [Options].
 const (
 	DefaultChunkSize    = 1 << 20
-	DefaultMaxReadahead = 8 << 20
+	DefaultMaxReadahead = 32 << 20
 	DefaultMemCacheSize = 64 << 20
 	DefaultCacheSize    = 2 << 30
 	// DefaultOpenConcurrency is the number of files [OpenAll] opens at

@@ -361,6 +361,7 @@ func TestCacheBounds(t *testing.T) {
 			t.Fatalf("disk cache at %d bytes, bound %d", d, opts.CacheSize)
 		}
 	}
+	fsys.disk.flush() // the disk cache writes in the background
 	if d := diskUsage(t, opts.CacheDir); d > opts.CacheSize {
 		t.Fatalf("cache directory holds %d bytes, bound %d", d, opts.CacheSize)
 	}
