@@ -50,3 +50,9 @@ func TestCheckMountpoint(t *testing.T) {
 	assert.NoError(t, checkMountpoint(dir))
 	assert.ErrorContains(t, checkMountpoint(filepath.Join(dir, "nope")), "does not exist")
 }
+
+func TestShortCount(t *testing.T) {
+	for n, want := range map[uint64]string{0: "0", 311: "311", 999: "999", 1000: "1K", 28_896: "28.9K", 596_049_920: "596M", 751_632_384: "752M", 999_600: "1M", 1_500_000_000: "1.5B", 30_532_122_624: "30.5B"} {
+		assert.Equal(t, want, shortCount(n), n)
+	}
+}
