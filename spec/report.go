@@ -44,7 +44,7 @@ func (r *Report) writeLegend(b *strings.Builder) {
 // tableLine is one line of the tensor table: a heading ("  global") or a
 // tensor row.
 type tableLine struct {
-	heading                         string
+	heading                        string
 	name, dtype, shape, params, io string
 }
 
