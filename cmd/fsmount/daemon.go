@@ -82,6 +82,13 @@ func daemonize(c *config, mnt string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {
 		return ee.ExitCode()
 	}
+	// Killed (or exited 0 without a word): whatever it left at mnt,
+	// fsmount -u clears.
+	how := "exited without a word"
+	if err != nil {
+		how = err.Error()
+	}
+	fmt.Fprintf(stderr, "fsmount: the daemon ended before the mount was ready (%s); fsmount -u %s clears anything it left\n", how, mnt)
 	return exitFailed
 }
 
