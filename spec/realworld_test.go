@@ -85,9 +85,11 @@ func TestMoEReport(t *testing.T) {
 		"  E  num_experts               128   experts per sparse block, 8 active per token\n",
 		"  Im moe_intermediate_size      768   expert FFN inner width\n",
 		"  each block  × 48   (shown: layer 0)\n",
-		"    mlp.gate.weight               BF16  [128, 2048]         262,144  2048 ──▶ 128   (router)\n",
-		"    mlp.experts.{0..127}.gate_proj.weight BF16 [768, 2048]       1,572,864  2048 ──▶ 768   (× 128 experts)\n",
-		"    mlp.experts.{0..127}.down_proj.weight BF16 [2048, 768]       1,572,864  768 ──▶ 2048   (× 128 experts)\n",
+		// The expert rows' names are the longest: the name column is
+		// one wider than they are, for every row.
+		"    mlp.gate.weight                       BF16  [128, 2048]         262,144  2048 ──▶ 128   (router)\n",
+		"    mlp.experts.{0..127}.gate_proj.weight BF16  [768, 2048]       1,572,864  2048 ──▶ 768   (× 128 experts)\n",
+		"    mlp.experts.{0..127}.down_proj.weight BF16  [2048, 768]       1,572,864  768 ──▶ 2048   (× 128 experts)\n",
 		"  ✓ all 18867 expected tensors present, shapes match the config\n",
 		`  params: 30,532,122,624 stored · 30,532,122,624 logical (the "30.5B")` + "\n",
 	} {

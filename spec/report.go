@@ -51,43 +51,82 @@ func (r *Report) writeLegend(b *strings.Builder) {
 	b.WriteString("  weights are stored [out, in]; read a row as   in ──▶ out   (y = x·Wᵀ)\n")
 }
 
-const tableHeader = "  TENSOR                          DTYPE SHAPE            PARAMS   in ──▶ out\n"
+type tableLine struct {
+	heading                        string
+	name, dtype, shape, params, io string
+}
 
-// tableRow lays out one tensor line. Columns are 30, 6 and 16 wide and the
-// parameter count is right-aligned in 11; a name that overflows its column
-// is followed by one space and borrows the overflow from the dtype column.
-func tableRow(b *strings.Builder, name, dtype, shape, params, io string) {
-	name = Escape(name)
-	b.WriteString("    ")
-	b.WriteString(name)
-	carry := 0
-	if n := utf8.RuneCountInString(name); n < 30 {
-		b.WriteString(strings.Repeat(" ", 30-n))
-	} else {
-		b.WriteByte(' ')
-		carry = n + 1 - 30
+// Column widths where every name fits: the seed's layout. There, a name
+// one rune too long (post_attention_layernorm.weight) is followed by one
+// space and borrows the overflow from the dtype column, as the seed's
+// report shows. A longer name, or a dtype or shape longer than its
+// column, widens that column for the whole table, so that columns never
+// run together.
+const (
+	nameWidth  = 30
+	dtypeWidth = 6
+	shapeWidth = 16
+)
+
+// writeTable lays out the tensor table: names, dtypes and shapes
+// left-aligned in their columns, the parameter count right-aligned in 11.
+func writeTable(b *strings.Builder, lines []tableLine) {
+	for i := range lines {
+		lines[i].name = Escape(lines[i].name)
 	}
-	b.WriteString(dtype)
-	dn := utf8.RuneCountInString(dtype)
-	b.WriteString(strings.Repeat(" ", max(6-carry, dn+1)-dn))
-	b.WriteString(shape)
-	b.WriteString(strings.Repeat(" ", max(16, len(shape)+1)-len(shape)))
-	fmt.Fprintf(b, "%11s", params)
-	if io != "" {
-		b.WriteString("  ")
-		b.WriteString(io)
+	longest, dw, sw := 0, dtypeWidth, shapeWidth
+	for _, l := range lines {
+		if l.heading == "" {
+			longest = max(longest, utf8.RuneCountInString(l.name))
+			dw = max(dw, utf8.RuneCountInString(l.dtype)+1)
+			sw = max(sw, utf8.RuneCountInString(l.shape)+1)
+		}
 	}
-	b.WriteByte('\n')
+	nw := nameWidth
+	if longest > nameWidth+1 {
+		nw = longest + 1
+	}
+	pad := func(s string, w int) string { return s + strings.Repeat(" ", max(0, w-utf8.RuneCountInString(s))) }
+	b.WriteString("  " + pad("TENSOR", nw+2) + pad("DTYPE", dw) + pad("SHAPE", sw+1) + "PARAMS   in ──▶ out\n")
+	for _, l := range lines {
+		if l.heading != "" {
+			b.WriteString(l.heading)
+			continue
+		}
+		b.WriteString("    ")
+		b.WriteString(l.name)
+		carry := 0
+		if n := utf8.RuneCountInString(l.name); n < nw {
+			b.WriteString(strings.Repeat(" ", nw-n))
+		} else {
+			b.WriteByte(' ')
+			carry = n + 1 - nw
+		}
+		dn := utf8.RuneCountInString(l.dtype)
+		b.WriteString(l.dtype)
+		b.WriteString(strings.Repeat(" ", max(dw-carry, dn+1)-dn))
+		b.WriteString(pad(l.shape, sw))
+		fmt.Fprintf(b, "%11s", l.params)
+		if l.io != "" {
+			b.WriteString("  ")
+			b.WriteString(l.io)
+		}
+		b.WriteByte('\n')
+	}
 }
 
 func (r *Report) writeTensors(b *strings.Builder) {
 	b.WriteString(SectionRule("tensors"))
-	b.WriteString(tableHeader)
+	var lines []tableLine
+	heading := func(format string, args ...any) {
+		lines = append(lines, tableLine{heading: fmt.Sprintf(format, args...)})
+	}
 	if r.Plan == nil {
 		for _, e := range r.Entries {
 			t := e.Tensor
-			tableRow(b, t.Name, t.DType.String(), tensor.FormatShape(t.Shape), commas(t.NumElements()), "")
+			lines = append(lines, tableLine{name: t.Name, dtype: t.DType.String(), shape: tensor.FormatShape(t.Shape), params: commas(t.NumElements())})
 		}
+		writeTable(b, lines)
 		return
 	}
 	row := func(label string, e *Entry) {
@@ -100,9 +139,9 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		if x.Expert >= 0 {
 			io += fmt.Sprintf("   (× %d experts)", r.Plan.Experts)
 		}
-		tableRow(b, label, dtype, shape, params, io)
+		lines = append(lines, tableLine{name: label, dtype: dtype, shape: shape, params: params, io: io})
 	}
-	b.WriteString("  global\n")
+	heading("  global\n")
 	byLayer := map[int][]*Entry{}
 	var finals []*Entry
 	for i := range r.Entries {
@@ -126,7 +165,7 @@ func (r *Report) writeTensors(b *strings.Builder) {
 			kind = k.Name + " block"
 		}
 		shown := k.Layers[0]
-		fmt.Fprintf(b, "  each %s  × %d   (shown: layer %d)\n", kind, len(k.Layers), shown)
+		heading("  each %s  × %d   (shown: layer %d)\n", kind, len(k.Layers), shown)
 		prefix := layerPrefix(r.Model, shown)
 		for _, e := range byLayer[shown] {
 			label := strings.TrimPrefix(e.Expected.Name, prefix)
@@ -140,7 +179,7 @@ func (r *Report) writeTensors(b *strings.Builder) {
 			row(label, e)
 		}
 	}
-	b.WriteString("  final\n")
+	heading("  final\n")
 	for _, e := range finals {
 		label := e.Expected.Name
 		if e.Expected.Role == RoleHead && r.Plan.Tied {
@@ -148,6 +187,7 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		}
 		row(label, e)
 	}
+	writeTable(b, lines)
 	var aux, other int
 	for _, e := range r.Entries {
 		switch {

@@ -308,3 +308,30 @@ func TestArchitectureCounts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Qwen2", p.Arch)
 }
+
+// TestReportLongNames: names, dtypes and shapes longer than the seed's
+// columns widen them for the whole table, so that the columns stay apart
+// and aligned; where everything fits, the seed's layout is unchanged
+// (TestRealityAnchor).
+func TestReportLongNames(t *testing.T) {
+	dir := filepath.Join(repo, "testdata", "tiny-qwen3", "model.safetensors")
+	r := check(t, dir) // a single file: full names, up to 46 runes
+	lines := strings.Split(r.Text(), "\n")
+	var rows []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "    model.") || strings.HasPrefix(l, "    lm_head") {
+			rows = append(rows, l)
+		}
+	}
+	require.Len(t, rows, 25)
+	header := lines[1]
+	require.True(t, strings.HasPrefix(header, "  TENSOR "), header)
+	dtypeCol := strings.Index(header, "DTYPE")
+	shapeCol := strings.Index(header, "SHAPE")
+	for _, row := range rows {
+		assert.Equal(t, "BF16", row[dtypeCol:dtypeCol+4], "dtype column: %q", row)
+		assert.Equal(t, byte(' '), row[dtypeCol-1], "a space before the dtype: %q", row)
+		assert.Equal(t, byte('['), row[shapeCol], "shape column: %q", row)
+	}
+	assert.Contains(t, r.Text(), "    model.layers.0.post_attention_layernorm.weight BF16  [32]   ")
+}

@@ -3,9 +3,11 @@
 //
 // Exit codes:
 //
-//	0  the files match the config (or the check was skipped: single file, no spec)
+//	0  the files match the config
 //	1  the cross-check found problems
 //	2  unreadable or invalid input (an I/O error, a malformed file or config)
+//	3  not checked: no config.json (or a lone .safetensors file), or no
+//	   spec for the architecture; the tensors are still listed
 //	64 usage error
 package main
 
@@ -16,6 +18,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/version"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
@@ -26,6 +29,7 @@ const (
 	exitClean    = 0
 	exitProblems = 1
 	exitInvalid  = 2
+	exitSkipped  = 3
 	exitUsage    = 64
 )
 
@@ -35,7 +39,8 @@ Cross-checks a model against its config.json and prints the report.
 
 MODEL is a directory holding config.json and model.safetensors (or
 model.safetensors.index.json and its shards), or a single .safetensors
-file, whose tensors are listed without a cross-check.
+file, whose tensors are listed without a cross-check. Options may come
+before or after MODEL; -- ends them.
 
 Options:
   --json      print the report as JSON
@@ -43,7 +48,9 @@ Options:
   --version   print the version
 
 Exit status: 0 clean, 1 cross-check problems, 2 unreadable or invalid
-input, 64 usage error.
+input, 3 not checked (no config.json, a lone .safetensors file, or no spec
+for the architecture: the tensors are listed, nothing is verified),
+64 usage error.
 `
 
 func main() {
@@ -52,26 +59,29 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("fsinspect", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
 	asJSON := fl.Bool("json", false, "")
 	showVersion := fl.Bool("version", false, "")
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
-			return exitClean
-		}
-		fmt.Fprintf(stderr, "fsinspect: %v\n%s", err, usage)
+	operands, err := cli.Parse(fl, args)
+	var ue *cli.UsageError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return exitClean
+	case errors.As(err, &ue):
+		io.WriteString(stderr, ue.Line("fsinspect"))
 		return exitUsage
-	}
-	if *showVersion {
+	case *showVersion:
 		fmt.Fprintf(stdout, "fsinspect %s\n", version.String())
 		return exitClean
-	}
-	if fl.NArg() != 1 {
-		fmt.Fprintf(stderr, "fsinspect: expected one MODEL, got %d arguments\n%s", fl.NArg(), usage)
+	case len(operands) != 1:
+		msg := fmt.Sprintf("expected one MODEL, got %d arguments", len(operands))
+		if len(operands) == 0 {
+			msg = "no MODEL given; usage: fsinspect [--json] MODEL"
+		}
+		io.WriteString(stderr, (&cli.UsageError{Msg: msg}).Line("fsinspect"))
 		return exitUsage
 	}
-	m, err := model.Open(fl.Arg(0))
+	m, err := model.Open(operands[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid
@@ -87,8 +97,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		io.WriteString(stdout, r.Text())
 	}
-	if !r.Clean() {
+	return exitCode(r)
+}
+
+// exitCode is the verdict as an exit status: a check that was not done
+// must not pass for a clean one (fsinspect model && deploy).
+func exitCode(r *spec.Report) int {
+	switch {
+	case !r.Clean():
 		return exitProblems
+	case r.Plan == nil:
+		return exitSkipped
 	}
 	return exitClean
 }

@@ -6,25 +6,64 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // devFuse is the FUSE device; a variable so tests can point it elsewhere.
 var devFuse = "/dev/fuse"
 
-// checkFUSE tells, in one line, why a mount cannot work here.
-func checkFUSE() error {
+// fuseConf is fusermount3's configuration, where user_allow_other lets
+// users other than root mount with allow_other.
+var fuseConf = "/etc/fuse.conf"
+
+// checkFUSE tells, in one line, why a mount cannot work here, before
+// fusermount3 would fail with an exit code and a message of its own.
+func checkFUSE(allowOther bool) error {
 	if _, err := os.Stat(devFuse); err != nil {
 		return fmt.Errorf("%s is missing: FUSE is not available here (load the fuse module, or give the container the device)", devFuse)
 	}
-	if os.Geteuid() != 0 {
-		if _, err := exec.LookPath("fusermount3"); err != nil {
-			if _, err2 := exec.LookPath("fusermount"); err2 != nil {
-				return errors.New("fusermount3 is not installed (Debian package fuse3); it is needed to mount as a user other than root")
-			}
+	if os.Geteuid() == 0 {
+		f, err := os.OpenFile(devFuse, os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("cannot open %s: %v: FUSE is not available here (a container needs the device, e.g. --device /dev/fuse)", devFuse, errors.Unwrap(err))
+		}
+		f.Close()
+		return nil
+	}
+	if err := unix.Access(devFuse, unix.R_OK|unix.W_OK); err != nil {
+		mode := "?"
+		if st, err := os.Stat(devFuse); err == nil {
+			mode = fmt.Sprintf("%04o", st.Mode().Perm())
+		}
+		return fmt.Errorf("%s (mode %s) is not readable and writable by this user: FUSE is unavailable to users other than root until it is 0666 (chmod 666 %s, as Debian's udev sets it)", devFuse, mode, devFuse)
+	}
+	if _, err := exec.LookPath("fusermount3"); err != nil {
+		if _, err2 := exec.LookPath("fusermount"); err2 != nil {
+			return errors.New("fusermount3 is not installed (Debian package fuse3); it is needed to mount as a user other than root")
 		}
 	}
+	if allowOther && !userAllowOther() {
+		return fmt.Errorf("--allow-other as a user other than root needs the line user_allow_other in %s", fuseConf)
+	}
 	return nil
+}
+
+// userAllowOther reports whether fuse.conf has user_allow_other.
+func userAllowOther() bool {
+	b, err := os.ReadFile(fuseConf)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if strings.TrimSpace(line) == "user_allow_other" {
+			return true
+		}
+	}
+	return false
 }
 
 // checkMountpoint refuses a mount point that is missing, not a directory,

@@ -11,10 +11,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/fusefs"
@@ -26,7 +28,10 @@ import (
 // mount is ready; its presence marks the process as the daemon.
 const notifyEnv = "FSMOUNT_NOTIFY_FD"
 
-const readyMsg = "ready\n"
+// readyPrefix starts the daemon's report on the notify pipe, which goes
+// on with the verdict's exit status and the summary line:
+// "ready 0\tmounted /mnt/q: ✓ …\n".
+const readyPrefix = "ready "
 
 // readyTimeout bounds how long the parent waits for the daemon.
 const readyTimeout = 2 * time.Minute
@@ -35,7 +40,7 @@ const readyTimeout = 2 * time.Minute
 // until the daemon reports, through a pipe, that the mount answers (like
 // squashfuse's notify pipe). If the daemon exits first, its exit status is
 // passed on; its error message has already gone to our stderr.
-func daemonize(stderr io.Writer) int {
+func daemonize(c *config, mnt string, stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
@@ -64,8 +69,10 @@ func daemonize(stderr io.Writer) int {
 	}()
 	select {
 	case line := <-got:
-		if line == readyMsg {
-			return exitOK
+		if rest, ok := strings.CutPrefix(line, readyPrefix); ok {
+			codeStr, text, _ := strings.Cut(strings.TrimSuffix(rest, "\n"), "\t")
+			code, _ := strconv.Atoi(codeStr)
+			return mounted(c, text, code, stdout, stderr)
 		}
 	case <-time.After(readyTimeout):
 		cmd.Process.Kill()
@@ -76,12 +83,56 @@ func daemonize(stderr io.Writer) int {
 	if errors.As(err, &ee) && ee.ExitCode() > 0 {
 		return ee.ExitCode()
 	}
+	// Killed (or exited 0 without a word): whatever it left at mnt,
+	// fsmount -u clears.
+	how := "exited without a word"
+	if err != nil {
+		how = err.Error()
+	}
+	fmt.Fprintf(stderr, "fsmount: the daemon ended before the mount was ready (%s); fsmount -u %s clears anything it left\n", how, mnt)
 	return exitFailed
+}
+
+// mounted tells the user, once the mount is ready, what was mounted and
+// (in the background, at a terminal) where the daemon's warnings go, and
+// returns the exit status: 0, or the verdict's with --strict.
+func mounted(c *config, line string, verdict int, stdout, stderr io.Writer) int {
+	if !c.quiet {
+		fmt.Fprintln(stdout, line)
+		if !c.foreground && c.logFile == "" && isTerminal(stderr) {
+			fmt.Fprintln(stderr, "fsmount: the daemon's warnings go to syslog (journalctl -t fsmount); --log FILE sends them to a file")
+		}
+	}
+	if c.strict {
+		return verdict
+	}
+	return exitOK
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // serve validates and mounts the model, reports readiness if it is the
 // daemon, and serves until unmounted or signalled.
-func serve(c *config, loc, mnt string, stderr io.Writer) int {
+func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
+	// A closed stderr (fsmount -f -d … 2>&1 | head) must not kill the
+	// daemon: Go exits on SIGPIPE from a write to fd 1 or 2, and a daemon
+	// that dies while one of its own threads waits on its mount leaves
+	// that thread, and the mount, stuck.
+	signal.Ignore(syscall.SIGPIPE)
+	// Take SIGINT and SIGTERM from the start: one that arrives while
+	// mounting unmounts cleanly once the mount is up, rather than killing
+	// the process half-way.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+
 	m, err := model.Open(loc)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
@@ -99,23 +150,27 @@ func serve(c *config, loc, mnt string, stderr io.Writer) int {
 		return exitInvalid
 	}
 	logs := &logWriter{w: stderr}
-	logger := log.New(logs, "fsmount: ", log.Lmicroseconds)
-	// As root, mount(2) directly rather than through fusermount3.
-	root := os.Geteuid() == 0
-	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Logger: logger, DirectMount: root})
-	if err != nil {
-		fmt.Fprintf(stderr, "fsmount: mounting %s: %v\n", mnt, err)
-		return exitFailed
+	var logFile *os.File
+	if c.logFile != "" {
+		if logFile, err = os.OpenFile(c.logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+			fmt.Fprintf(stderr, "fsmount: --log: %v\n", err)
+			return exitFailed
+		}
+		defer logFile.Close()
+		logs.set(logFile)
 	}
-	if root {
+	logger := log.New(logs, "fsmount: ", log.Lmicroseconds)
+	server, code := mountExclusive(c, mnt, r, logger, stderr)
+	if server == nil {
+		return code
+	}
+	if os.Geteuid() == 0 {
 		// Best effort: without it the mount works, with smaller reads.
 		if err := setReadahead(mnt, readaheadKB); err != nil {
 			logger.Printf("readahead not raised: %v", err)
 		}
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		for range sigs {
 			if err := server.Unmount(); err != nil {
@@ -126,24 +181,65 @@ func serve(c *config, loc, mnt string, stderr io.Writer) int {
 		}
 	}()
 
+	line := summary(mnt, r)
 	if fd := os.Getenv(notifyEnv); fd != "" {
-		if err := notifyReady(fd); err != nil {
+		if err := notifyReady(fd, verdictCode(r), line); err != nil {
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
 			server.Unmount()
 			return exitFailed
 		}
 		detach()
 		// Once detached, warnings (a model file that shrank, a failed
-		// read) go to syslog, as other FUSE daemons' do.
-		if sl, err := syslog.New(syslog.LOG_WARNING|syslog.LOG_DAEMON, "fsmount"); err == nil {
-			defer sl.Close()
-			logs.set(sl)
-		} else {
-			logs.set(io.Discard)
+		// read) go to the --log file, or to syslog, as other FUSE
+		// daemons' do.
+		if logFile == nil {
+			if sl, err := syslog.New(syslog.LOG_WARNING|syslog.LOG_DAEMON, "fsmount"); err == nil {
+				defer sl.Close()
+				logs.set(sl)
+			} else {
+				logs.set(io.Discard)
+			}
 		}
+		server.Wait()
+		return exitOK
 	}
+	code = mounted(c, line, verdictCode(r), stdout, stderr)
 	server.Wait()
-	return exitOK
+	return code
+}
+
+// mountExclusive mounts r at mnt unless another fsmount mounts there at
+// the same time or already has: of racing calls exactly one wins, the
+// others get exit status 10. It returns the server, or nil and the exit
+// status after printing why.
+func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer) (*fuse.Server, int) {
+	release, err := lockMountpoint(mnt)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return nil, exitMountPoint
+	}
+	defer release()
+	// Checked again under the lock: another call may have mounted since.
+	if err := checkBusy(mnt); err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return nil, exitMountPoint
+	}
+	if err := checkMountpoint(mnt); err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return nil, exitMountPoint
+	}
+	// As root, mount(2) directly rather than through fusermount3.
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Logger: logger, DirectMount: os.Geteuid() == 0})
+	if err != nil {
+		if strings.Contains(err.Error(), "fusermount exited") {
+			// fusermount3 has printed its reason on stderr already.
+			fmt.Fprintf(stderr, "fsmount: fusermount3 refused to mount %s (its reason is above): FUSE is unavailable for this mount\n", mnt)
+			return nil, exitMountPoint
+		}
+		fmt.Fprintf(stderr, "fsmount: mounting %s: %v\n", mnt, strings.TrimSpace(err.Error()))
+		return nil, exitFailed
+	}
+	return server, exitOK
 }
 
 // logWriter is where the daemon's log goes: stderr until it detaches,
@@ -153,10 +249,13 @@ type logWriter struct {
 	w  io.Writer
 }
 
+// Write never fails: a log that cannot be written (a closed pipe, a full
+// disk) must not stop the daemon or the request that logs.
 func (l *logWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	l.w.Write(p)
+	return len(p), nil
 }
 
 func (l *logWriter) set(w io.Writer) {
@@ -165,14 +264,14 @@ func (l *logWriter) set(w io.Writer) {
 	l.mu.Unlock()
 }
 
-func notifyReady(fdEnv string) error {
+func notifyReady(fdEnv string, verdict int, line string) error {
 	fd, err := strconv.Atoi(fdEnv)
 	if err != nil {
 		return fmt.Errorf("bad %s=%q", notifyEnv, fdEnv)
 	}
 	f := os.NewFile(uintptr(fd), "notify")
 	defer f.Close()
-	_, err = io.WriteString(f, readyMsg)
+	_, err = fmt.Fprintf(f, "%s%d\t%s\n", readyPrefix, verdict, line)
 	return err
 }
 

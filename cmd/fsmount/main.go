@@ -4,17 +4,21 @@
 //
 //	fsmount [options] MODEL MOUNTPOINT
 //	fsmount -u MOUNTPOINT
+//	fsmount --list
 //
 // By default it validates the model, mounts it in a background daemon and
-// returns once the mount answers; -f keeps it in the foreground.
+// returns once the mount answers, printing one line with the verdict;
+// -f keeps it in the foreground.
 //
 // Exit codes:
 //
-//	0  mounted (or unmounted)
-//	1  the mount or unmount failed
+//	0  mounted (or unmounted, or listed)
+//	1  the mount or unmount failed, or -u was given something that is not
+//	   an fsmount mount; with --strict, cross-check problems (mounted)
 //	2  the model is unreadable or invalid; nothing was mounted
+//	3  with --strict: mounted, but not checked (no config.json, no spec)
 //	10 the mount point is unusable (missing, not a directory, not empty,
-//	   a dead mount) or FUSE is unavailable
+//	   a dead mount, busy with another fsmount) or FUSE is unavailable
 //	64 usage error
 package main
 
@@ -27,6 +31,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/version"
 )
 
@@ -34,64 +39,86 @@ import (
 const (
 	exitOK         = 0
 	exitFailed     = 1
+	exitProblems   = 1 // --strict: the verdict has problems
 	exitInvalid    = 2
+	exitSkipped    = 3 // --strict: the model was not checked
 	exitMountPoint = 10
 	exitUsage      = 64
 )
 
 const usage = `usage: fsmount [options] MODEL MOUNTPOINT
        fsmount -u MOUNTPOINT
+       fsmount --list
 
 Mounts MODEL read-only at MOUNTPOINT: every tensor is a directory holding
 shape, dtype and data; verdict, report, shapes, expected/ and by-name/ sit
 at the top. MODEL is a directory with config.json and model.safetensors
 (or model.safetensors.index.json and its shards), or one .safetensors file.
 
-Returns once the mount is ready; the daemon serves it until it is
-unmounted (fsmount -u, umount, fusermount3 -u) or sent SIGINT/SIGTERM.
+Returns once the mount is ready and prints one line, e.g.
+  mounted /mnt/q: ✓ 311 tensors, 596M params — cat /mnt/q/verdict
+The daemon serves the mount until it is unmounted (fsmount -u, umount,
+fusermount3 -u) or sent SIGINT/SIGTERM. Options may come before or after
+the operands; -- ends them.
 
 Options:
-  -f, --foreground    stay in the foreground
-  -u, --unmount       unmount MOUNTPOINT (also a dead mount left by a killed daemon)
+  -f, --foreground    stay in the foreground (warnings go to stderr)
+  -u, --unmount       unmount MOUNTPOINT (also a dead mount left by a killed
+                      daemon; refuses anything that is not an fsmount mount)
+  --list              list this user's fsmount mounts (all of them for root)
   -o OPTIONS          comma-separated mount options: allow_other, ro
-  --allow-other       let other users read the mount (same as -o allow_other)
+  --allow-other       let other users read the mount (same as -o allow_other;
+                      as a user other than root, needs user_allow_other in
+                      /etc/fuse.conf)
   --mmap              serve data from the model's mapping rather than by
                       splicing from the file (as fast; see bench/)
+  --log FILE          append the daemon's warnings to FILE (default: syslog
+                      once in the background, stderr with -f)
+  -q, --quiet         print nothing on success
+  --strict            once mounted, exit with the verdict's status: 1 for
+                      cross-check problems, 3 if the model was not checked
   -d, --debug         log every FUSE request (implies --foreground)
   --help              show this help
   --version           print the version
 
-Exit status: 0 ok, 1 mount failed, 2 invalid model (nothing mounted),
-10 unusable mount point or no FUSE, 64 usage error.
+Exit status: 0 ok, 1 mount or unmount failed, 2 invalid model (nothing
+mounted), 10 unusable or busy mount point or no FUSE, 64 usage error;
+with --strict also 1 (problems) and 3 (not checked), the model mounted.
 `
 
 // config is the parsed command line.
 type config struct {
 	foreground bool
 	unmount    bool
+	list       bool
 	allowOther bool
 	debug      bool
 	mmap       bool
+	quiet      bool
+	strict     bool
+	logFile    string
 	args       []string
 }
 
 // usageError is a bad command line.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
+type usageError = cli.UsageError
 
 func parseArgs(args []string) (*config, error) {
 	c := &config{}
 	fl := flag.NewFlagSet("fsmount", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
 	fl.BoolVar(&c.foreground, "f", false, "")
 	fl.BoolVar(&c.foreground, "foreground", false, "")
 	fl.BoolVar(&c.unmount, "u", false, "")
 	fl.BoolVar(&c.unmount, "unmount", false, "")
+	fl.BoolVar(&c.list, "list", false, "")
 	fl.BoolVar(&c.allowOther, "allow-other", false, "")
 	fl.BoolVar(&c.mmap, "mmap", false, "")
 	fl.BoolVar(&c.debug, "d", false, "")
 	fl.BoolVar(&c.debug, "debug", false, "")
+	fl.BoolVar(&c.quiet, "q", false, "")
+	fl.BoolVar(&c.quiet, "quiet", false, "")
+	fl.BoolVar(&c.strict, "strict", false, "")
+	fl.StringVar(&c.logFile, "log", "", "")
 	showVersion := fl.Bool("version", false, "")
 	fl.Func("o", "", func(s string) error {
 		for _, o := range strings.Split(s, ",") {
@@ -107,20 +134,11 @@ func parseArgs(args []string) (*config, error) {
 		}
 		return nil
 	})
-	// Options may come before, between or after the operands.
-	for {
-		if err := fl.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, &usageError{err.Error()}
-		}
-		if fl.NArg() == 0 {
-			break
-		}
-		c.args = append(c.args, fl.Arg(0))
-		args = fl.Args()[1:]
+	operands, err := cli.Parse(fl, args)
+	if err != nil {
+		return nil, err
 	}
+	c.args = operands
 	if *showVersion {
 		return nil, errVersion
 	}
@@ -128,10 +146,15 @@ func parseArgs(args []string) (*config, error) {
 		c.foreground = true
 	}
 	switch {
+	case c.list && c.unmount:
+		return nil, &usageError{Msg: "--list and -u exclude each other"}
+	case c.list && len(c.args) != 0:
+		return nil, &usageError{Msg: fmt.Sprintf("--list takes no arguments, got %d", len(c.args))}
+	case c.list:
 	case c.unmount && len(c.args) != 1:
-		return nil, &usageError{fmt.Sprintf("-u takes one MOUNTPOINT, got %d arguments", len(c.args))}
+		return nil, &usageError{Msg: fmt.Sprintf("-u takes one MOUNTPOINT, got %d arguments", len(c.args))}
 	case !c.unmount && len(c.args) != 2:
-		return nil, &usageError{fmt.Sprintf("expected MODEL and MOUNTPOINT, got %d arguments", len(c.args))}
+		return nil, &usageError{Msg: fmt.Sprintf("expected MODEL and MOUNTPOINT, got %d arguments; usage: fsmount [options] MODEL MOUNTPOINT", len(c.args))}
 	}
 	return c, nil
 }
@@ -144,6 +167,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	c, err := parseArgs(args)
+	var ue *usageError
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, usage)
@@ -151,9 +175,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errVersion):
 		fmt.Fprintf(stdout, "fsmount %s\n", version.String())
 		return exitOK
-	case err != nil:
-		fmt.Fprintf(stderr, "fsmount: %v\n%s", err, usage)
+	case errors.As(err, &ue):
+		io.WriteString(stderr, ue.Line("fsmount"))
 		return exitUsage
+	case err != nil:
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitUsage
+	}
+	if c.list {
+		return list(stdout, stderr)
 	}
 	// The daemon leaves its working directory once ready, so a relative
 	// mount point must be made absolute now (it is needed to unmount).
@@ -170,8 +200,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if c.logFile != "" {
+		if c.logFile, err = filepath.Abs(c.logFile); err != nil {
+			fmt.Fprintf(stderr, "fsmount: --log: %v\n", err)
+			return exitUsage
+		}
+	}
 	model := c.args[0]
-	if err := checkFUSE(); err != nil {
+	if err := checkFUSE(c.allowOther); err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitMountPoint
+	}
+	if err := checkBusy(mnt); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitMountPoint
 	}
@@ -180,7 +220,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitMountPoint
 	}
 	if c.foreground || os.Getenv(notifyEnv) != "" {
-		return serve(c, model, mnt, stderr)
+		return serve(c, model, mnt, stdout, stderr)
 	}
-	return daemonize(stderr)
+	return daemonize(c, mnt, stdout, stderr)
 }

@@ -50,3 +50,30 @@ func TestCheckMountpoint(t *testing.T) {
 	assert.NoError(t, checkMountpoint(dir))
 	assert.ErrorContains(t, checkMountpoint(filepath.Join(dir, "nope")), "does not exist")
 }
+
+func TestShortCount(t *testing.T) {
+	for n, want := range map[uint64]string{0: "0", 311: "311", 999: "999", 1000: "1K", 28_896: "28.9K", 596_049_920: "596M", 751_632_384: "752M", 999_600: "1M", 1_500_000_000: "1.5B", 30_532_122_624: "30.5B"} {
+		assert.Equal(t, want, shortCount(n), n)
+	}
+}
+
+func TestParseMountinfoLine(t *testing.T) {
+	e, ok := parseMountinfoLine(`42 27 0:39 / /tmp/a\040b ro,nosuid,nodev,relatime shared:5 - fuse.fsmount models/m\134x ro,user_id=1000,group_id=1000,default_permissions`)
+	require.True(t, ok)
+	assert.Equal(t, mountEntry{id: 42, minor: 39, point: "/tmp/a b", fstype: fsType, source: `models/m\x`, userID: 1000,
+		superOptions: "ro,user_id=1000,group_id=1000,default_permissions"}, e)
+	e, ok = parseMountinfoLine("25 1 0:22 / /proc rw,nosuid - proc proc rw")
+	require.True(t, ok)
+	assert.Equal(t, -1, e.userID)
+	assert.Equal(t, "proc", e.fstype)
+	_, ok = parseMountinfoLine("garbage")
+	assert.False(t, ok)
+	assert.Equal(t, `a\0`, unescapeMountinfo(`a\0`), "a short escape is kept")
+}
+
+func TestUnmountRefusals(t *testing.T) {
+	dir := t.TempDir()
+	assert.EqualError(t, unmount(dir, nil), dir+" is not a mount point")
+	assert.EqualError(t, unmount(filepath.Join(dir, "nope"), nil), filepath.Join(dir, "nope")+" does not exist")
+	assert.ErrorContains(t, unmount("/proc", nil), "/proc is not an fsmount mount (it is proc from proc): left alone")
+}

@@ -7,35 +7,94 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// unmount unmounts mnt, including a dead mount whose daemon was killed.
-// If the mount is busy it is detached lazily, and the kernel lets it go
-// when the last open file is closed.
+// unmount unmounts the fsmount mount at mnt, and refuses anything else.
+// A dead mount (its daemon exited) is unmounted like a live one. A daemon
+// that does not answer (stopped, or killed while one of its own threads
+// waited on the mount, which leaves that thread unkillable) has its FUSE
+// connection aborted first, or the unmount and everything touching the
+// mount would wait on it forever. A busy mount whose daemon answers is
+// detached lazily: the kernel lets it go when the last open file is
+// closed. It returns an error unless the mount is gone from the tree.
 func unmount(mnt string, stderr io.Writer) error {
+	mnt = canonical(mnt)
+	entries, err := readMountinfo()
+	if err != nil {
+		return err
+	}
+	e := topMount(entries, mnt)
+	if e == nil {
+		if _, err := os.Lstat(mnt); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s does not exist", mnt)
+		}
+		return fmt.Errorf("%s is not a mount point", mnt)
+	}
+	if e.fstype != fsType {
+		return fmt.Errorf("%s is not an fsmount mount (it is %s from %s): left alone", mnt, e.fstype, e.source)
+	}
+	if h := probe(mnt); h == hung {
+		if err := abortConnection(e.minor); err != nil {
+			return fmt.Errorf("%s: the daemon does not answer and its FUSE connection could not be aborted: %v", mnt, err)
+		}
+		fmt.Fprintf(stderr, "fsmount: %s: the daemon did not answer within %v: aborted its FUSE connection\n", mnt, probeTimeout)
+	}
+	err = unmountOnce(mnt)
+	// Right after an abort, the killed daemon may still be letting go of
+	// the mount: give it a moment before calling it busy.
+	for i := 0; errors.Is(err, syscall.EBUSY) && i < 20 && probe(mnt) != healthy; i++ {
+		time.Sleep(50 * time.Millisecond)
+		err = unmountOnce(mnt)
+	}
+	if errors.Is(err, syscall.EBUSY) {
+		if err := lazyUnmount(mnt); err != nil {
+			return fmt.Errorf("%s is busy and could not be detached: %v", mnt, err)
+		}
+		fmt.Fprintf(stderr, "fsmount: %s is busy: detached; it goes away when the last open file is closed\n", mnt)
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	if gone, _ := mountGone(e.id); !gone {
+		return fmt.Errorf("%s is still mounted after unmounting it", mnt)
+	}
+	return nil
+}
+
+// mountGone reports whether the mount with this id has left the table.
+func mountGone(id int) (bool, error) {
+	entries, err := readMountinfo()
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if e.id == id {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// unmountOnce unmounts mnt without detaching; EBUSY means busy.
+func unmountOnce(mnt string) error {
 	if os.Geteuid() == 0 {
 		err := unix.Unmount(mnt, 0)
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, syscall.EBUSY):
-			fmt.Fprintf(stderr, "fsmount: %s is busy: detached; it goes away when the last open file is closed\n", mnt)
-			return unix.Unmount(mnt, unix.MNT_DETACH)
-		case errors.Is(err, syscall.EINVAL):
-			return fmt.Errorf("%s is not a mount point", mnt)
-		case errors.Is(err, syscall.ENOENT):
-			return fmt.Errorf("%s does not exist", mnt)
+		if err == nil || errors.Is(err, syscall.EBUSY) {
+			return err
 		}
 		return fmt.Errorf("unmounting %s: %v", mnt, err)
 	}
 	out, err := fusermount("-u", mnt)
 	if err != nil && strings.Contains(out, "busy") {
-		fmt.Fprintf(stderr, "fsmount: %s is busy: detached; it goes away when the last open file is closed\n", mnt)
-		out, err = fusermount("-u", "-z", mnt)
+		return syscall.EBUSY
 	}
 	if err != nil {
 		if out = strings.TrimSpace(out); out != "" {
@@ -46,13 +105,36 @@ func unmount(mnt string, stderr io.Writer) error {
 	return nil
 }
 
-// lazyUnmount detaches mnt even while files are open.
-func lazyUnmount(mnt string) {
-	if os.Geteuid() == 0 {
-		unix.Unmount(mnt, unix.MNT_DETACH)
-		return
+// abortConnection aborts FUSE connection conn: every request waiting on it
+// fails with ENOTCONN, and threads stuck waiting for its daemon are freed.
+// As root it mounts fusectl if nobody has; a user can abort only their own
+// connections, and only where fusectl is mounted.
+func abortConnection(conn int) error {
+	abort := filepath.Join(fuseConnections, strconv.Itoa(conn), "abort")
+	if _, err := os.Stat(abort); errors.Is(err, os.ErrNotExist) && os.Geteuid() == 0 {
+		if err := unix.Mount("fusectl", fuseConnections, "fusectl", 0, ""); err != nil && !errors.Is(err, syscall.EBUSY) {
+			return fmt.Errorf("mounting fusectl on %s: %v", fuseConnections, err)
+		}
 	}
-	fusermount("-u", "-z", mnt)
+	if err := os.WriteFile(abort, []byte("1\n"), 0); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s is missing (is fusectl mounted on %s?)", abort, fuseConnections)
+		}
+		return err
+	}
+	return nil
+}
+
+// lazyUnmount detaches mnt even while files are open.
+func lazyUnmount(mnt string) error {
+	if os.Geteuid() == 0 {
+		return unix.Unmount(mnt, unix.MNT_DETACH)
+	}
+	out, err := fusermount("-u", "-z", mnt)
+	if err != nil && strings.TrimSpace(out) != "" {
+		return errors.New(strings.TrimSpace(out))
+	}
+	return err
 }
 
 func fusermount(args ...string) (string, error) {

@@ -7,20 +7,43 @@ import "runtime/debug"
 // otherwise it comes from the module's build information.
 var Version = ""
 
-// String returns the version, "devel" when nothing better is known.
+// String returns the module version and the VCS revision the binary was
+// built from, e.g. "v0.0.0-20260301120000-63c10ca1b2c3+dirty (revision
+// 63c10ca1b2c3, modified)" for a build in a checkout with uncommitted
+// changes, or "v1.2.0" for go install …@v1.2.0 (no VCS information then).
 func String() string {
-	if Version != "" {
-		return Version
+	bi, _ := debug.ReadBuildInfo()
+	return format(Version, bi)
+}
+
+func format(linked string, bi *debug.BuildInfo) string {
+	v := linked
+	if v == "" && bi != nil {
+		v = bi.Main.Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			return v
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return "devel-" + s.Value[:12]
-			}
+	if v == "" {
+		v = "(devel)"
+	}
+	if bi == nil {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
 		}
 	}
-	return "devel"
+	if rev == "" {
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified == "true" {
+		return v + " (revision " + rev + ", modified)"
+	}
+	return v + " (revision " + rev + ")"
 }

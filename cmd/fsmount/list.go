@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// list prints this user's fsmount mounts (every one for root), one line
+// each: mount point, model, daemon pid, ✓ or ✗ from the verdict, and the
+// state of the daemon. It reads /proc/self/mountinfo, finds each daemon by
+// the FUSE connection of the /dev/fuse it holds, and never blocks on a
+// daemon that does not answer.
+func list(stdout, stderr io.Writer) int {
+	entries, err := readMountinfo()
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitFailed
+	}
+	uid := os.Geteuid()
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MOUNTPOINT\tMODEL\tPID\tVERDICT\tDAEMON")
+	for _, e := range entries {
+		if e.fstype != fsType || (uid != 0 && e.userID != uid) {
+			continue
+		}
+		pid := "-"
+		if pids := daemonPids(e.minor); len(pids) > 0 {
+			s := make([]string, len(pids))
+			for i, p := range pids {
+				s[i] = strconv.Itoa(p)
+			}
+			pid = strings.Join(s, ",")
+		}
+		verdict, state := "?", probe(e.point).String()
+		if state == healthy.String() {
+			verdict = readVerdict(e.point)
+		}
+		switch state {
+		case dead.String():
+			state = "dead (ENOTCONN): run fsmount -u " + e.point
+		case hung.String():
+			state = "not answering: run fsmount -u " + e.point
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.point, e.source, pid, verdict, state)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+// readVerdict returns ✓, ✗ or – (not checked) from the mount's verdict
+// file, whose first line starts with that sign; "?" if it cannot be read
+// in time.
+func readVerdict(mnt string) string {
+	got := make(chan string, 1)
+	go func() {
+		b, err := os.ReadFile(filepath.Join(mnt, "verdict"))
+		if err != nil {
+			got <- "?"
+			return
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+		got <- first
+	}()
+	select {
+	case v := <-got:
+		return v
+	case <-time.After(probeTimeout):
+		return "?"
+	}
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// fsType is the type our mounts have in /proc/self/mountinfo (go-fuse
+// prefixes "fuse." to the Name fusefs gives).
+const fsType = "fuse.fsmount"
+
+// mountinfoPath is read for the mount table; a variable for tests.
+var mountinfoPath = "/proc/self/mountinfo"
+
+// mountEntry is one line of /proc/self/mountinfo.
+type mountEntry struct {
+	id           int
+	minor        int    // for FUSE, the connection number in /sys/fs/fuse/connections
+	point        string // the mount point, unescaped
+	fstype       string
+	source       string // for fsmount, the model as it was named
+	userID       int    // user_id= of a FUSE mount: who mounted it; -1 if absent
+	superOptions string
+}
+
+// readMountinfo parses the mount table.
+func readMountinfo() ([]mountEntry, error) {
+	f, err := os.Open(mountinfoPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []mountEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if e, ok := parseMountinfoLine(sc.Text()); ok {
+			out = append(out, e)
+		}
+	}
+	return out, sc.Err()
+}
+
+// parseMountinfoLine parses "36 35 0:39 / /mnt/q ro,nosuid - fuse.fsmount
+// models/q ro,user_id=0,...": the optional fields before "-" vary.
+func parseMountinfoLine(line string) (mountEntry, bool) {
+	f := strings.Fields(line)
+	sep := -1
+	for i := 6; i < len(f); i++ {
+		if f[i] == "-" {
+			sep = i
+			break
+		}
+	}
+	if len(f) < 5 || sep < 0 || sep+3 > len(f) {
+		return mountEntry{}, false
+	}
+	e := mountEntry{point: unescapeMountinfo(f[4]), fstype: f[sep+1], source: unescapeMountinfo(f[sep+2]), userID: -1}
+	e.id, _ = strconv.Atoi(f[0])
+	if _, minor, ok := strings.Cut(f[2], ":"); ok {
+		e.minor, _ = strconv.Atoi(minor)
+	}
+	if sep+3 < len(f) {
+		e.superOptions = f[sep+3]
+		for _, o := range strings.Split(e.superOptions, ",") {
+			if v, ok := strings.CutPrefix(o, "user_id="); ok {
+				if n, err := strconv.Atoi(v); err == nil {
+					e.userID = n
+				}
+			}
+		}
+	}
+	return e, true
+}
+
+// unescapeMountinfo undoes the kernel's octal escapes (\040 for a space,
+// \011, \012, \134).
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// topMount returns the mount that path resolves to when it is a mount
+// point itself (the last, i.e. topmost, of stacked mounts), or nil.
+func topMount(entries []mountEntry, path string) *mountEntry {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].point == path {
+			return &entries[i]
+		}
+	}
+	return nil
+}
+
+// canonical returns mnt absolute with the symlinks of its parent resolved,
+// as the mount table names it. The last element is not resolved: on a
+// dead mount, following it would fail.
+func canonical(mnt string) string {
+	abs, err := filepath.Abs(mnt)
+	if err != nil {
+		return filepath.Clean(mnt)
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
+// health is what a probe of a mount found.
+type health int
+
+const (
+	healthy health = iota // the daemon answers
+	dead                  // the connection is gone (ENOTCONN): the daemon has exited
+	hung                  // no answer in time: the daemon is stopped, or killed but stuck
+)
+
+func (h health) String() string {
+	return [...]string{"answering", "dead", "not answering"}[h]
+}
+
+// probeTimeout bounds how long a probe waits for the daemon.
+var probeTimeout = 2 * time.Second
+
+// probe asks the daemon serving mnt something it cannot answer from the
+// kernel's caches: the lookup of a name that does not exist. A stat of
+// the mount point itself may be served from the attribute cache even by
+// a dead mount. The probe runs on its own thread; if the daemon never
+// answers, aborting the connection (or our exit) releases it.
+func probe(mnt string) health {
+	done := make(chan error, 1)
+	go func() {
+		_, err := os.Lstat(filepath.Join(mnt, fmt.Sprintf(".fsmount-probe-%d-%d", os.Getpid(), time.Now().UnixNano())))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if isDead(err) {
+			return dead
+		}
+		return healthy
+	case <-time.After(probeTimeout):
+		return hung
+	}
+}
+
+func isDead(err error) bool {
+	return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
+}
+
+// fuseConnections is where the kernel lists FUSE connections (fusectl).
+var fuseConnections = "/sys/fs/fuse/connections"
+
+// daemonPids returns the processes that hold FUSE connection conn open:
+// the daemon serving it (more than one if it forked). /proc/PID/fdinfo of
+// an open /dev/fuse names its connection (fuse_connection:, Linux 6.x).
+// Processes of other users cannot be inspected and are not listed.
+func daemonPids(conn int) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	want := "fuse_connection:\t" + strconv.Itoa(conn) + "\n"
+	for _, p := range procs {
+		fds, err := os.ReadDir(p + "/fd")
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			if l, err := os.Readlink(p + "/fd/" + fd.Name()); err != nil || l != "/dev/fuse" {
+				continue
+			}
+			info, err := os.ReadFile(p + "/fdinfo/" + fd.Name())
+			if err == nil && strings.Contains(string(info)+"\n", want) {
+				pid, _ := strconv.Atoi(filepath.Base(p))
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/fsmount/fsmount/spec"
+)
+
+// summary is the line fsmount prints once the mount is ready:
+//
+//	mounted /mnt/q: ✓ 311 tensors, 596M params — cat /mnt/q/verdict
+//	mounted /mnt/q: ✗ 2 problems, 25 tensors, 28.9K params — cat /mnt/q/verdict
+//	mounted /mnt/q: – not checked, 25 tensors, 33K params — cat /mnt/q/verdict
+func summary(mnt string, r *spec.Report) string {
+	var verdict string
+	switch n := len(r.Problems); {
+	case n > 0:
+		verdict = fmt.Sprintf("✗ %d %s, ", n, map[bool]string{true: "problem", false: "problems"}[n == 1])
+	case r.Plan == nil:
+		verdict = "– not checked, "
+	default:
+		verdict = "✓ "
+	}
+	return fmt.Sprintf("mounted %s: %s%d tensors, %s params — cat %s/verdict", mnt, verdict, len(r.Model.Tensors()), shortCount(r.Logical), mnt)
+}
+
+// verdictCode is the verdict as an exit status, as fsinspect's: 0 clean,
+// 1 problems, 3 not checked.
+func verdictCode(r *spec.Report) int {
+	switch {
+	case !r.Clean():
+		return exitProblems
+	case r.Plan == nil:
+		return exitSkipped
+	}
+	return exitOK
+}
+
+// shortCount renders a count in three significant digits: 596M, 28.9K,
+// 1.5B, 311.
+func shortCount(n uint64) string {
+	units := []string{"", "K", "M", "B", "T"}
+	v, u := float64(n), 0
+	for u < len(units)-1 && v >= 999.5 {
+		v /= 1000
+		u++
+	}
+	if u == 0 {
+		return strconv.FormatUint(n, 10)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64) + units[u]
+}
