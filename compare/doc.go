@@ -1,0 +1,2 @@
+// Package compare compares two checkpoints tensor by tensor.
+package compare
