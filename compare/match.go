@@ -49,12 +49,12 @@ var (
 type quantConfig struct {
 	Tie   *bool `json:"tie_word_embeddings"`
 	Quant *struct {
-		Method    string    `json:"quant_method"`
-		Block     []uint64  `json:"weight_block_size"`
-		Bits      int       `json:"bits"`
-		GroupSize *int      `json:"group_size"`
-		Format    string    `json:"checkpoint_format"`
-		Version   string    `json:"version"`
+		Method    string   `json:"quant_method"`
+		Block     []uint64 `json:"weight_block_size"`
+		Bits      int      `json:"bits"`
+		GroupSize *int     `json:"group_size"`
+		Format    string   `json:"checkpoint_format"`
+		Version   string   `json:"version"`
 	} `json:"quantization_config"`
 }
 
