@@ -1,6 +1,9 @@
 package compare
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // partial is the reduction of a run of element pairs (a from MODEL, b
 // from OTHER), in float64. Pairs with a non-finite element are not in
@@ -98,82 +101,125 @@ func (p *partial) reduceBF16(a, b []byte) {
 }
 
 func (p *partial) reduceBlockBF16(a, b []byte) {
+	b = b[:len(a)]
+	if haveAVX2 && useAVX2 {
+		a, b = p.reduceAVX2(a, b)
+	}
+	for len(a) >= 2 {
+		n := sumBF16(a, b, p)
+		a, b = a[n:], b[n:]
+		if len(a) >= 2 {
+			// A pair with a non-finite element, or the last odd one.
+			var x, y [1]float64
+			x[0], y[0] = bf16(a), bf16(b)
+			p.reduceBlock64(x[:], y[:])
+			a, b = a[2:], b[2:]
+		}
+	}
+}
+
+// useAVX2 can turn the AVX2 kernel off, for the tests.
+var useAVX2 = true
+
+// reduceAVX2 reduces the whole groups of 8 pairs of a and b with the
+// AVX2 kernel, the groups holding a non-finite element by reduceBlock64,
+// and returns the pairs left (fewer than 8).
+func (p *partial) reduceAVX2(a, b []byte) ([]byte, []byte) {
+	for len(a) >= 16 {
+		var acc [6][4]float64
+		var differ uint64
+		groups := len(a) / 16
+		done := sumBF16AVX2(&a[0], &b[0], groups, &acc, &differ)
+		p.finite += uint64(8 * done)
+		p.differ += differ
+		p.sdd += (acc[0][0] + acc[0][1]) + (acc[0][2] + acc[0][3])
+		p.saa += (acc[1][0] + acc[1][1]) + (acc[1][2] + acc[1][3])
+		p.sbb += (acc[2][0] + acc[2][1]) + (acc[2][2] + acc[2][3])
+		p.sab += (acc[3][0] + acc[3][1]) + (acc[3][2] + acc[3][3])
+		p.sabs += (acc[4][0] + acc[4][1]) + (acc[4][2] + acc[4][3])
+		p.max = max(p.max, acc[5][0], acc[5][1], acc[5][2], acc[5][3])
+		a, b = a[16*done:], b[16*done:]
+		if done < groups {
+			// A group with a NaN or an infinity.
+			var x, y [8]float64
+			for i := range 8 {
+				x[i], y[i] = bf16(a[2*i:]), bf16(b[2*i:])
+			}
+			p.reduceBlock64(x[:], y[:])
+			a, b = a[16:], b[16:]
+		}
+	}
+	return a, b
+}
+
+// sumBF16 adds BF16 pairs to p, two at a time, up to the end of a or the
+// first pair of elements of which one is non-finite, and returns the
+// bytes it consumed. It calls nothing, so that its sums stay in
+// registers.
+func sumBF16(a, b []byte, p *partial) int {
 	const expMask = 0x7f80
 	// Two sets of sums, for even and odd elements, so that the
 	// additions of one element do not wait for the previous one's.
-	var sdd0, saa0, sbb0, sab0, sabs0, mx0 float64
-	var sdd1, saa1, sbb1, sab1, sabs1, mx1 float64
-	var finite, differ uint64
-	n := len(a) / 2
-	b = b[:2*n]
-	i := 0
-	for ; i+1 < n; i += 2 {
-		ua0 := uint32(a[2*i]) | uint32(a[2*i+1])<<8
-		ub0 := uint32(b[2*i]) | uint32(b[2*i+1])<<8
-		ua1 := uint32(a[2*i+2]) | uint32(a[2*i+3])<<8
-		ub1 := uint32(b[2*i+2]) | uint32(b[2*i+3])<<8
-		if ua0&expMask == expMask || ub0&expMask == expMask || ua1&expMask == expMask || ub1&expMask == expMask {
-			// Rare: take the pairs one by one.
-			for _, k := range [2]int{i, i + 1} {
-				x := bf16(a[2*k:])
-				y := bf16(b[2*k:])
-				if math.Abs(x) <= math.MaxFloat64 && math.Abs(y) <= math.MaxFloat64 {
-					finite++
-					if x != y {
-						differ++
-					}
-					d := math.Abs(x - y)
-					sdd0 += d * d
-					sabs0 += d
-					mx0 = max(mx0, d)
-					saa0 += x * x
-					sbb0 += y * y
-					sab0 += x * y
-				} else {
-					p.nonFinite(x, y)
-				}
+	var sdd0, saa0, sbb0, sab0 float64
+	var sdd1, saa1, sbb1, sab1 float64
+	var sabs, mx float64
+	var differ uint64
+	n := 0
+	for ; n+4 <= len(a) && n+4 <= len(b); n += 4 {
+		wa, wb := binary.LittleEndian.Uint32(a[n:]), binary.LittleEndian.Uint32(b[n:])
+		if wa&expMask == expMask || wb&expMask == expMask || wa>>16&expMask == expMask || wb>>16&expMask == expMask {
+			if wa&expMask != expMask && wb&expMask != expMask {
+				// The first pair is finite: leave only the second.
+				x0 := float64(math.Float32frombits(wa << 16))
+				y0 := float64(math.Float32frombits(wb << 16))
+				d0 := math.Abs(x0 - y0)
+				differ += (math.Float64bits(d0) + (1<<63 - 1)) >> 63
+				sdd0 += d0 * d0
+				sabs += d0
+				mx = max(mx, d0)
+				saa0 += x0 * x0
+				sbb0 += y0 * y0
+				sab0 += x0 * y0
+				n += 2
 			}
-			continue
+			break
 		}
-		finite += 2
-		x0 := float64(math.Float32frombits(ua0 << 16))
-		y0 := float64(math.Float32frombits(ub0 << 16))
-		x1 := float64(math.Float32frombits(ua1 << 16))
-		y1 := float64(math.Float32frombits(ub1 << 16))
-		if x0 != y0 {
-			differ++
-		}
-		if x1 != y1 {
-			differ++
-		}
+		x0 := float64(math.Float32frombits(wa << 16))
+		y0 := float64(math.Float32frombits(wb << 16))
 		d0 := math.Abs(x0 - y0)
-		d1 := math.Abs(x1 - y1)
+		// |x − y| is exact for float32 values, so it is 0 only when x
+		// equals y (−0 and +0 included): count its non-zero bits.
+		differ += (math.Float64bits(d0) + (1<<63 - 1)) >> 63
 		sdd0 += d0 * d0
-		sdd1 += d1 * d1
-		sabs0 += d0
-		sabs1 += d1
-		mx0 = max(mx0, d0)
-		mx1 = max(mx1, d1)
+		sabs += d0
+		if d0 > mx {
+			mx = d0
+		}
 		saa0 += x0 * x0
-		saa1 += x1 * x1
 		sbb0 += y0 * y0
-		sbb1 += y1 * y1
 		sab0 += x0 * y0
+		x1 := float64(math.Float32frombits(wa &^ 0xffff))
+		y1 := float64(math.Float32frombits(wb &^ 0xffff))
+		d1 := math.Abs(x1 - y1)
+		differ += (math.Float64bits(d1) + (1<<63 - 1)) >> 63
+		sdd1 += d1 * d1
+		sabs += d1
+		if d1 > mx {
+			mx = d1
+		}
+		saa1 += x1 * x1
+		sbb1 += y1 * y1
 		sab1 += x1 * y1
 	}
-	p.finite += finite
+	p.finite += uint64(n / 2)
 	p.differ += differ
 	p.sdd += sdd0 + sdd1
 	p.saa += saa0 + saa1
 	p.sbb += sbb0 + sbb1
 	p.sab += sab0 + sab1
-	p.sabs += sabs0 + sabs1
-	p.max = max(p.max, mx0, mx1)
-	if i < n {
-		var x, y [1]float64
-		x[0], y[0] = bf16(a[2*i:]), bf16(b[2*i:])
-		p.reduceBlock64(x[:], y[:])
-	}
+	p.sabs += sabs
+	p.max = max(p.max, mx)
+	return n
 }
 
 func bf16(b []byte) float64 {
