@@ -191,6 +191,18 @@ func TestFP8AgainstBF16(t *testing.T) {
 	}
 	assert.True(t, r.Within(0.0625))
 	assert.False(t, r.Within(0))
+	// delta.f32 of a dequantized weight is its dequantized values minus
+	// the source's.
+	c, err := compare.New(writeModel(t, testmodel.TinyQwen3Config, src), writeModel(t, fp8Config, q), nil)
+	require.NoError(t, err)
+	const w = "model.layers.1.self_attn.o_proj.weight"
+	fs := c.TensorFiles(w)
+	require.Len(t, fs, 3)
+	got := readAll(t, fs[1].View)
+	ws := bf16s(find(src, w).Data)
+	for i, x := range deq[w] {
+		require.Equal(t, float32(x-ws[i]), math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])), i)
+	}
 	// The other way round: BF16 as MODEL, FP8 as OTHER.
 	r2 := runCfg(t, fp8Config, q, testmodel.TinyQwen3Config, src, nil)
 	assert.Len(t, r2.AuxOther, len(deq))
@@ -437,4 +449,26 @@ func readAll(t *testing.T, v views.View) []byte {
 	require.NoError(t, err)
 	require.Equal(t, len(b), n)
 	return b
+}
+
+func TestReadError(t *testing.T) {
+	om := writeModel(t, testmodel.TinyQwen3Config, tiny())
+	mm := writeModel(t, testmodel.TinyQwen3Config, widenF32(tiny()))
+	// The file shrinks after it was opened: the last tensors cannot be read.
+	path := filepath.Join(mm.Location, "model.safetensors")
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, st.Size()-100))
+	r, err := compare.Models(om, mm, nil)
+	require.NoError(t, err)
+	errs := 0
+	for _, e := range r.Entries {
+		if e.Status == compare.Error {
+			errs++
+			assert.Contains(t, e.Err, "reading")
+		}
+	}
+	assert.Equal(t, 1, errs)
+	assert.False(t, r.Within(1))
+	assert.Contains(t, r.Text(), " 1 errors")
 }
