@@ -472,3 +472,16 @@ func TestReadError(t *testing.T) {
 	assert.False(t, r.Within(1))
 	assert.Contains(t, r.Text(), " 1 errors")
 }
+
+func TestCancel(t *testing.T) {
+	c, err := compare.New(writeModel(t, testmodel.TinyQwen3Config, tiny()), writeModel(t, testmodel.TinyQwen3Config, widenF32(tiny())), &compare.Options{ChunkElements: 10})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = c.Run(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	// Nothing half-done is kept: a later run completes.
+	r, err := c.Run(context.Background())
+	require.NoError(t, err)
+	assert.True(t, r.Within(0))
+}

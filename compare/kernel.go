@@ -69,13 +69,16 @@ func (p *partial) reduceBlock64(a, b []float64) {
 			continue
 		}
 		finite++
-		if x != y {
-			differ++
-		}
 		d := math.Abs(x - y)
+		// x − y of finite floats is 0 only when x equals y (−0 and +0
+		// included; subnormals keep it from underflowing to 0): count
+		// the non-zero |d| by their bits, without a branch.
+		differ += (math.Float64bits(d) + (1<<63 - 1)) >> 63
 		sdd += d * d
 		sabs += d
-		mx = max(mx, d)
+		if d > mx {
+			mx = d
+		}
 		saa += x * x
 		sbb += y * y
 		sab += x * y
@@ -187,8 +190,7 @@ func sumBF16(a, b []byte, p *partial) int {
 		x0 := float64(math.Float32frombits(wa << 16))
 		y0 := float64(math.Float32frombits(wb << 16))
 		d0 := math.Abs(x0 - y0)
-		// |x − y| is exact for float32 values, so it is 0 only when x
-		// equals y (−0 and +0 included): count its non-zero bits.
+		// As in reduceBlock64: count the non-zero |d| by their bits.
 		differ += (math.Float64bits(d0) + (1<<63 - 1)) >> 63
 		sdd0 += d0 * d0
 		sabs += d0

@@ -102,3 +102,19 @@ func seq(n int) []int {
 	}
 	return s
 }
+
+// BenchmarkKernel64 is the path of pairs of other types (BF16 against
+// F32, say): values decoded to float64 blocks, then reduced.
+func BenchmarkKernel64(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x, y := make([]float64, block), make([]float64, block)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+		y[i] = x[i] * (1 + rng.NormFloat64()*0.01)
+	}
+	b.SetBytes(int64(16 * len(x)))
+	for b.Loop() {
+		var p partial
+		p.reduce64(x, y)
+	}
+}
