@@ -485,3 +485,73 @@ func TestCancel(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, r.Within(0))
 }
+
+// TestGPTQ compares a GPTQ 4-bit layer (checkpoint format v1, group 32)
+// with the BF16 weight it encodes exactly (scales powers of two): equal
+// as numbers; the companions are not compared.
+func TestGPTQ(t *testing.T) {
+	const out, in, group = 32, 64, 32
+	const ng = in / group
+	rng := rand.New(rand.NewPCG(9, 10))
+	q := make([][]uint32, in) // q[i][o]
+	for i := range q {
+		q[i] = make([]uint32, out)
+		for o := range q[i] {
+			q[i][o] = uint32(rng.IntN(16))
+		}
+	}
+	z := [ng][out]uint32{}
+	sc := [ng][out]float32{}
+	for g := range ng {
+		for o := range out {
+			z[g][o] = uint32(1 + rng.IntN(14)) // stored minus one (v1)
+			sc[g][o] = float32(math.Ldexp(1, -rng.IntN(8)))
+		}
+	}
+	qweight := make([]byte, 4*(in/8)*out)
+	for i := range in {
+		for o := range out {
+			k := 4 * ((i/8)*out + o)
+			w := binary.LittleEndian.Uint32(qweight[k:]) | q[i][o]<<(4*(i%8))
+			binary.LittleEndian.PutUint32(qweight[k:], w)
+		}
+	}
+	qzeros := make([]byte, 4*ng*(out/8))
+	scales := make([]byte, 4*ng*out)
+	for g := range ng {
+		for o := range out {
+			k := 4 * (g*(out/8) + o/8)
+			w := binary.LittleEndian.Uint32(qzeros[k:]) | (z[g][o]-1)<<(4*(o%8))
+			binary.LittleEndian.PutUint32(qzeros[k:], w)
+			binary.LittleEndian.PutUint32(scales[4*(g*out+o):], math.Float32bits(sc[g][o]))
+		}
+	}
+	wf := make([]float32, out*in)
+	for o := range out {
+		for i := range in {
+			g := i / group
+			wf[o*in+i] = sc[g][o] * (float32(q[i][o]) - float32(z[g][o]))
+		}
+	}
+	const base = "model.layers.0.mlp.down_proj"
+	dense := []testmodel.Tensor{{Name: base + ".weight", DType: "BF16", Shape: []uint64{out, in}, Data: toBF16(wf)}}
+	packed := []testmodel.Tensor{
+		{Name: base + ".qweight", DType: "I32", Shape: []uint64{in / 8, out}, Data: qweight},
+		{Name: base + ".qzeros", DType: "I32", Shape: []uint64{ng, out / 8}, Data: qzeros},
+		{Name: base + ".scales", DType: "F32", Shape: []uint64{ng, out}, Data: scales},
+	}
+	cfg := `{"model_type": "qwen3", "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32, "checkpoint_format": "gptq"}}`
+	r := runCfg(t, `{}`, dense, cfg, packed, nil)
+	require.Len(t, r.Entries, 1)
+	e := r.Entries[0]
+	assert.Equal(t, base+".weight", e.Name)
+	assert.Equal(t, base+".weight", e.ModelName)
+	assert.Equal(t, compare.Equal, e.Status, e.Err)
+	assert.Equal(t, "I32", e.ModelDType)
+	assert.Contains(t, e.ModelValues, ".qweight")
+	assert.Equal(t, []string{base + ".qzeros", base + ".scales"}, r.AuxModel)
+	assert.True(t, r.Within(0))
+	// Without a quantization_config the weight cannot be decoded.
+	r = runCfg(t, `{}`, dense, `{}`, packed, nil)
+	assert.Equal(t, compare.Error, r.Entries[0].Status)
+}
