@@ -104,14 +104,15 @@ type Entry struct {
 	// finite pairs; RelL2 is ‖MODEL − OTHER‖ / ‖OTHER‖ (0 when both are
 	// 0, +Inf when only ‖OTHER‖ is); Cosine is ⟨MODEL, OTHER⟩ /
 	// (‖MODEL‖·‖OTHER‖) (1 when both norms are 0, 0 when one is). Norms
-	// are L2 over the finite pairs. All in float64.
+	// are L2 over the finite pairs, omitted from the JSON when not
+	// decoded (Decoded false). All in float64.
 	MaxAbs    Float `json:"max_abs"`
 	MeanAbs   Float `json:"mean_abs"`
 	RelL2     Float `json:"rel_l2"`
 	Cosine    Float `json:"cosine"`
-	NormModel Float `json:"norm_model"`
-	NormOther Float `json:"norm_other"`
-	NormDelta Float `json:"norm_delta"`
+	NormModel Float `json:"norm_model,omitempty"`
+	NormOther Float `json:"norm_other,omitempty"`
+	NormDelta Float `json:"norm_delta,omitempty"`
 }
 
 // Compared reports whether the pair's values were compared (identical,
