@@ -1,0 +1,132 @@
+// Package compare compares two checkpoints tensor by tensor: which names
+// only one has, which shapes changed, which tensors are byte-identical,
+// and, for the others, how far apart their values are as numbers (BF16
+// against F32, a dequantized FP8 weight against BF16). MODEL is the
+// checkpoint under study and OTHER the reference: every difference is
+// MODEL − OTHER, and relative L2 is ‖MODEL − OTHER‖ / ‖OTHER‖.
+//
+// # Use
+//
+// fsinspect --compare OTHER MODEL:
+//
+//	r, err := compare.Models(other, model, &compare.Options{Progress: bar})
+//	fmt.Print(r.Text())       // the summary table
+//	j, _ := r.JSON()          // --json
+//	ok := r.Within(tolerance) // --tolerance: exit status
+//
+// The mount's compare/ directory, whose sizes are all known before a
+// value is read:
+//
+//	c, err := compare.New(other, model, nil)
+//	c.Files()               // summary, only-in-model, only-in-other
+//	for _, name := range c.Shared() {
+//		c.TensorFiles(name) // <name>/stats, delta.f32, delta.npy
+//	}
+//
+// # Pairing names
+//
+// Names are paired in three steps. Names present in both are paired.
+// Among the names left, those equal but for a leading "model." (the base
+// model prefix that transformers writes for a *ForCausalLM and not for
+// the bare model) are paired when the pairing is one to one; the entry
+// says Match "prefix". Last, a head (lm_head.weight, GGUF output.weight)
+// present in one checkpoint only is compared with the other's embedding
+// (model.embed_tokens.weight, token_embd.weight), Match "tied", unless
+// the checkpoint without a head has "tie_word_embeddings": false in its
+// config.json: a tied checkpoint and its untied re-save then compare
+// equal, and Within does not count the head as missing. An entry's Name
+// is MODEL's tensor name, or OTHER's for a name only OTHER has and for a
+// head that only OTHER stores.
+//
+// # Quantized weights
+//
+// The quantization companions (names ending in weight_scale_inv,
+// weight_scale, input_scale, scales, qzeros, g_idx, SCB, weight_format)
+// are not compared as tensors: [Result.AuxModel] and [Result.AuxOther]
+// list them. An FP8 weight with a weight_scale_inv beside it is decoded
+// with its block scales ([decode.NewScaled]; the block is
+// [Options.Block], else config.json's quantization_config
+// weight_block_size, else inferred from the scale's shape) and compared
+// with the other's weight of that name. A GPTQ or AWQ qweight is decoded
+// with its companions and the settings of quantization_config and
+// compared as "<base>.weight". Weights with compressed-tensors
+// weight_scale or bitsandbytes SCB are entries with status error (not
+// decoded).
+//
+// # Figures
+//
+// A pair of the same dtype and byte length is read chunk by chunk and
+// compared byte for byte first; if every chunk is equal the pair is
+// identical and no value is decoded. Otherwise both tensors are decoded
+// chunk by chunk ([Options.ChunkElements], 1M elements by default; no
+// decoded tensor is ever held), exactly (see package decode), and reduced
+// in float64: max and mean of |MODEL − OTHER|, ‖MODEL‖, ‖OTHER‖,
+// ‖MODEL − OTHER‖, ⟨MODEL, OTHER⟩ and the count of elements that differ.
+// Relative L2 is then 0 when both norms are 0 and +Inf when only OTHER's
+// is; cosine is 1 when both norms are 0 and 0 when one is. Each chunk's
+// sums are kept and added in chunk order, so that the figures do not
+// depend on scheduling. A tensor compared with itself, or BF16 with its
+// exact F32 widening, has relative L2 exactly 0.
+//
+// Chunks of every pair are compared on [Options.Workers] goroutines at
+// once (GOMAXPROCS by default). Dense BF16 pairs take an AVX2 kernel on
+// amd64 CPUs that have it.
+//
+// # NaN and infinities
+//
+// A pair of elements of which one is NaN or infinite is left out of
+// every sum. It counts as equal when both are NaN or both the same
+// infinity; otherwise it counts in Differ and in NonFinite. −0 equals +0.
+// [Result.Within] fails on any NonFinite.
+//
+// # summary
+//
+// [Result.Text] and the summary view: a header line; then for each group
+// in the report's order (the globals, each layer by number, the finals:
+// model.norm, lm_head and their GGUF and GPT names) a line "[layer 3] 11
+// tensors, max rel_l2 +1.234e-03" followed by one line per name of the
+// group, those not compared first (error, shape, only-model,
+// only-other), then by relative L2, largest first; and a footer line of
+// counts. Layers are found by name (layers.N., h.N., blk.N., block.N.).
+// Every line is padded with spaces to one length, so the size is known
+// from the names: lines × line length. A name line holds the name
+// (padded to the longest, control bytes as '?'), then fields separated
+// by a space and padded to fixed widths: status (10), match (6), model
+// and other dtype ("F8_E4M3*/BF16", a '*' marking dequantized values;
+// 25), rel_l2, max_abs and mean_abs with 4 significant digits
+// ("+1.234e-03", 11), cosine with 9 decimals ("+0.999999999", 12), and
+// the differing and total element counts (20, right-aligned). Fields
+// without a figure hold "-".
+//
+// # only-in-model, only-in-other
+//
+// The names only one checkpoint has, one a line, sorted.
+//
+// # stats
+//
+// Fourteen lines "name value" for one shared name: status, match,
+// model_dtype, other_dtype, elements, differ, nonfinite, max_abs,
+// mean_abs, rel_l2, cosine, norm_model, norm_other, norm_delta. The name
+// is padded to 11 bytes, followed by a space and the value right-aligned
+// in 24: counts in decimal, figures with 17 significant digits
+// ("+1.2345678901234567e-02"), "-" where there is none (norms of an
+// identical pair, which are not decoded; every figure of a pair not
+// compared). 518 bytes. An error's message is in the JSON only.
+//
+// # delta.f32, delta.npy
+//
+// For a pair whose values are compared: MODEL − OTHER of every element,
+// row-major, computed in float64 and rounded to little-endian float32,
+// 4 bytes an element; a read decodes only the elements it covers, from
+// both tensors. delta.npy is a .npy v1.0 header ('<f4', MODEL's decoded
+// shape, padded so that the data starts at a multiple of 64 bytes)
+// followed by delta.f32.
+//
+// # Caching
+//
+// A [Comparison] keeps each pair's entry once computed, whoever asked
+// first (Run, stats, summary); the summary view keeps its bytes. The
+// first read of summary runs the whole comparison, which may take a
+// while (about 50 ms per GB on two cores for dense BF16 in the page
+// cache); a view's reads are not cancellable.
+package compare

@@ -1,0 +1,244 @@
+package compare
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The summary's fields after the name, and their widths.
+var summaryFields = []struct {
+	name  string
+	w     int
+	right bool
+}{
+	{"status", 10, false}, {"match", 6, false}, {"model/other dtype", 25, false},
+	{"rel_l2", sciW, true}, {"cosine", 12, true}, {"max_abs", sciW, true}, {"mean_abs", sciW, true},
+	{"differ", 20, true}, {"elements", 20, true},
+}
+
+const sciW = 11 // "+1.234e-03", "+1.234e-300"
+
+// layout is the summary's fixed geometry, from the names alone.
+type layout struct {
+	nameW  int
+	line   int // bytes per line, "\n" included
+	groups []int
+	digits int // width of a count in the footer
+}
+
+func newLayout(es []*Entry) *layout {
+	l := &layout{nameW: len("tensor")}
+	seen := map[int]bool{}
+	for _, e := range es {
+		l.nameW = max(l.nameW, len(e.Name))
+		seen[group(e.Name)] = true
+	}
+	for g := range seen {
+		l.groups = append(l.groups, g)
+	}
+	sort.Ints(l.groups)
+	l.digits = len(strconv.Itoa(len(es)))
+	w := l.nameW
+	for _, f := range summaryFields {
+		w += 1 + f.w
+	}
+	l.line = max(w, len(l.footer(map[Status]int{}, math.NaN())))
+	for _, g := range l.groups {
+		l.line = max(l.line, len(groupLine(g, len(es), 0))-len(sci(0))+sciW)
+	}
+	l.line++
+	return l
+}
+
+// size is the summary's size: a header line, a line per group and per
+// entry, and a footer line.
+func (l *layout) size(entries int) int64 {
+	return int64(2+len(l.groups)+entries) * int64(l.line)
+}
+
+func padTo(b []byte, s string, w int, right bool) []byte {
+	if right {
+		for range w - len(s) {
+			b = append(b, ' ')
+		}
+		return append(b, s...)
+	}
+	b = append(b, s...)
+	for range w - len(s) {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// safeName replaces control bytes, which would break the lines, by '?'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func (l *layout) endLine(b []byte, start int) []byte {
+	if len(b)-start > l.line-1 {
+		b = b[:start+l.line-1]
+	}
+	for len(b)-start < l.line-1 {
+		b = append(b, ' ')
+	}
+	return append(b, '\n')
+}
+
+// sci renders x with 4 significant digits in at most sciW bytes.
+func sci(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(x, 'e', 3, 64)
+	if s[0] != '-' {
+		s = "+" + s
+	}
+	return s
+}
+
+func groupLine(g, n int, maxRel float64) string {
+	return "[" + groupLabel(g) + "] " + strconv.Itoa(n) + " tensors, max rel_l2 " + sciOrDash(maxRel)
+}
+
+func sciOrDash(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return sci(x)
+}
+
+func (l *layout) footer(c map[Status]int, maxRel float64) string {
+	n := func(s Status) string {
+		return strings.Repeat(" ", l.digits-len(strconv.Itoa(c[s]))) + strconv.Itoa(c[s])
+	}
+	maxS := sciOrDash(maxRel)
+	maxS += strings.Repeat(" ", max(0, sciW-len(maxS)))
+	return "total: " + n(Identical) + " identical, " + n(Equal) + " equal, " + n(Differs) + " differ, " +
+		n(ShapeChanged) + " shape changed, " + n(OnlyModel) + " only in model, " + n(OnlyOther) + " only in other, " +
+		n(Error) + " errors; max rel_l2 " + maxS
+}
+
+// rank orders the statuses within a group: what was not compared first.
+func rank(s Status) int {
+	switch s {
+	case Error:
+		return 0
+	case ShapeChanged:
+		return 1
+	case OnlyModel:
+		return 2
+	case OnlyOther:
+		return 3
+	}
+	return 4
+}
+
+// render lays out the entries, which must be those the layout was made
+// for, computed.
+func (l *layout) render(es []*Entry) []byte {
+	b := make([]byte, 0, l.size(len(es)))
+	start := len(b)
+	b = padTo(b, "tensor", l.nameW, false)
+	for _, f := range summaryFields {
+		b = append(b, ' ')
+		b = padTo(b, f.name, f.w, f.right)
+	}
+	b = l.endLine(b, start)
+	byGroup := map[int][]*Entry{}
+	for _, e := range es {
+		g := group(e.Name)
+		byGroup[g] = append(byGroup[g], e)
+	}
+	counts := map[Status]int{}
+	all := math.NaN()
+	for _, g := range l.groups {
+		rows := byGroup[g]
+		sort.SliceStable(rows, func(i, j int) bool {
+			a, c := rows[i], rows[j]
+			if ra, rc := rank(a.Status), rank(c.Status); ra != rc {
+				return ra < rc
+			}
+			if a.RelL2 != c.RelL2 {
+				return a.RelL2 > c.RelL2
+			}
+			return a.Name < c.Name
+		})
+		gmax := math.NaN()
+		for _, e := range rows {
+			if e.Compared() {
+				gmax = maxNaN(gmax, float64(e.RelL2))
+			}
+		}
+		all = maxNaN(all, gmax)
+		start = len(b)
+		b = append(b, groupLine(g, len(rows), gmax)...)
+		b = l.endLine(b, start)
+		for _, e := range rows {
+			counts[e.Status]++
+			start = len(b)
+			b = l.row(b, e)
+			b = l.endLine(b, start)
+		}
+	}
+	start = len(b)
+	b = append(b, l.footer(counts, all)...)
+	return l.endLine(b, start)
+}
+
+func maxNaN(a, b float64) float64 {
+	if math.IsNaN(a) {
+		return b
+	}
+	if math.IsNaN(b) {
+		return a
+	}
+	return max(a, b)
+}
+
+func (l *layout) row(b []byte, e *Entry) []byte {
+	b = padTo(b, safeName(e.Name), l.nameW, false)
+	dt := func(d, how string) string {
+		if d == "" {
+			return "-"
+		}
+		if how != "" {
+			return d + "*"
+		}
+		return d
+	}
+	vals := []string{string(e.Status), e.Match, dt(e.ModelDType, e.ModelValues) + "/" + dt(e.OtherDType, e.OtherValues),
+		"-", "-", "-", "-", "-", "-"}
+	if e.Compared() {
+		vals[3] = sci(float64(e.RelL2))
+		vals[4] = strconv.FormatFloat(float64(e.Cosine), 'f', 9, 64)
+		if vals[4][0] != '-' {
+			vals[4] = "+" + vals[4]
+		}
+		vals[5] = sci(float64(e.MaxAbs))
+		vals[6] = sci(float64(e.MeanAbs))
+		vals[7] = strconv.FormatUint(e.Differ, 10)
+		vals[8] = strconv.FormatUint(e.Elements, 10)
+	}
+	for k, f := range summaryFields {
+		b = append(b, ' ')
+		v := vals[k]
+		if len(v) > f.w {
+			v = v[:f.w]
+		}
+		b = padTo(b, v, f.w, f.right)
+	}
+	return b
+}
