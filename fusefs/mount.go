@@ -9,6 +9,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -21,6 +22,9 @@ type Options struct {
 	Debug bool
 	// Logger receives go-fuse's diagnostics; nil means stderr.
 	Logger *log.Logger
+	// Compare, if set, adds compare/: the comparison of the model with
+	// another checkpoint (package compare), computed when read.
+	Compare *compare.Comparison
 	// DirectMount mounts with mount(2) instead of through fusermount3,
 	// which needs root; MS_RDONLY then also spares the atime GETATTR
 	// after each read.
@@ -81,7 +85,7 @@ func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) 
 	if o == nil {
 		o = &Options{}
 	}
-	root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o))
+	root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o), o.Compare)
 	if err != nil {
 		return nil, err
 	}

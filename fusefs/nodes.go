@@ -9,6 +9,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -49,8 +50,8 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 
 const statfsBlock = 4096
 
-func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger) (*node, error) {
-	t, err := buildTree(r, uid, gid)
+func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison) (*node, error) {
+	t, err := buildTree(r, uid, gid, cmp)
 	if err != nil {
 		return nil, err
 	}

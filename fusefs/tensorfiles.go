@@ -167,8 +167,10 @@ type viewContent struct {
 func (c viewContent) size() int64 { return c.v.Size() }
 
 func (c viewContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if errno := t.checkFile(c.file); errno != 0 {
-		return nil, errno
+	if c.file != nil {
+		if errno := t.checkFile(c.file); errno != 0 {
+			return nil, errno
+		}
 	}
 	n := min(int64(len(dest)), c.v.Size()-off)
 	k, err := c.v.ReadAt(dest[:n], off)
@@ -176,7 +178,7 @@ func (c viewContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, sys
 		if errors.Is(err, source.ErrChanged) {
 			t.changed(c.file, err)
 		} else {
-			t.warnOnce("view:"+c.file.Name(), fmt.Sprintf("%v", err))
+			t.warnOnce(fmt.Sprintf("view:%v", err), fmt.Sprintf("%v", err))
 		}
 		return nil, syscall.EIO
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/views"
@@ -161,6 +162,7 @@ const (
 	nameFiles    = "files"
 	nameMetadata = "metadata"
 	nameTokenizr = "tokenizer"
+	nameCompare  = "compare"
 
 	nameShape    = "shape"
 	nameDType    = "dtype"
@@ -171,7 +173,8 @@ const (
 // treeNames is every reserved name: the root's and a tensor directory's
 // (tensorFiles). buildTree uses no other literal.
 var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr}
+	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare,
+		compare.NameSummary, compare.NameOnlyInModel, compare.NameOnlyInOther, compare.NameDeltaF32, compare.NameDeltaNPY}
 	for _, f := range tensorFiles {
 		names = append(names, f.name)
 	}
@@ -183,7 +186,7 @@ var treeNames = func() []string {
 const maxLinkTarget = 4095
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
-func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
+func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree, error) {
 	m := r.Model
 	t := &tree{perms: newPerms(uid, gid), model: m, companions: views.NewCompanions(m.Tensor, m.Config)}
 	t.companions.Warn = func(name string, err error) {
@@ -269,6 +272,9 @@ func buildTree(r *spec.Report, uid, gid uint32) (*tree, error) {
 
 	if len(m.Metadata) > 0 {
 		t.metadata(m, top, all)
+	}
+	if cmp != nil {
+		t.compare(cmp, m, top, all)
 	}
 
 	// by-name/: a symlink per tensor, named by its escaped full name.

@@ -1,10 +1,13 @@
-// Command fsinspect cross-checks a model's safetensors files against its
-// config.json and prints the report; its exit code gates a build.
+// Command fsinspect cross-checks a model's files against its config.json
+// and prints the report; with --scan it also checks every value, with
+// --compare it compares two checkpoints. Its exit code gates a build.
 //
 // Exit codes:
 //
-//	0  the files match the config
-//	1  the cross-check found problems
+//	0  the files match the config (and --scan found no bad value; with
+//	   --compare --tolerance, every shared tensor is within it)
+//	1  the cross-check found problems, --scan found NaN, Inf or an all-zero
+//	   tensor, or --compare --tolerance found a tensor beyond it
 //	2  unreadable or invalid input (an I/O error, a malformed file or config)
 //	3  not checked: no config.json (or a lone .safetensors file), or no
 //	   spec for the architecture; the tensors are still listed
@@ -12,15 +15,20 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/internal/cli"
+	"github.com/fsmount/fsmount/internal/progress"
 	"github.com/fsmount/fsmount/internal/version"
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/scan"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -33,24 +41,37 @@ const (
 	exitUsage    = 64
 )
 
-const usage = `usage: fsinspect [--json] MODEL
+const usage = `usage: fsinspect [--json] [--scan] MODEL
+       fsinspect --compare OTHER [--tolerance REL] [--json] MODEL
 
 Cross-checks a model against its config.json and prints the report.
 
-MODEL is a directory holding config.json and model.safetensors (or
-model.safetensors.index.json and its shards), or a single .safetensors
-file, whose tensors are listed without a cross-check. Options may come
-before or after MODEL; -- ends them.
+MODEL (and OTHER) is a directory holding config.json and model.safetensors
+(or model.safetensors.index.json and its shards), a single .safetensors
+file, whose tensors are listed without a cross-check, a .gguf file (or a
+directory holding one), an http(s):// URL of any of these, or hf://ORG/NAME
+[@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN).
+Options may come before or after MODEL; -- ends them.
 
 Options:
-  --json      print the report as JSON
-  --help      show this help
-  --version   print the version
+  --json            print the report (or the comparison) as JSON
+  --scan            also read every value: statistics, NaN, Inf, all-zero,
+                    constant and duplicate tensors (a "values" section)
+  --compare OTHER   compare MODEL with OTHER, tensor by tensor, on the
+                    decoded values: relative L2 is |MODEL-OTHER| / |OTHER|
+  --tolerance REL   with --compare: exit 1 unless every shared tensor is
+                    within relative L2 REL and the tensor names match
+  --help            show this help
+  --version         print the version
 
-Exit status: 0 clean, 1 cross-check problems, 2 unreadable or invalid
-input, 3 not checked (no config.json, a lone .safetensors file, or no spec
-for the architecture: the tensors are listed, nothing is verified),
-64 usage error.
+A progress bar is drawn on stderr while --scan or --compare reads, when
+stderr is a terminal.
+
+Exit status: 0 clean, 1 cross-check problems (or, with --scan, a NaN, Inf
+or all-zero tensor; with --tolerance, a tensor beyond it), 2 unreadable or
+invalid input, 3 not checked (no config.json, a lone .safetensors file, or
+no spec for the architecture: the tensors are listed, nothing is
+verified), 64 usage error.
 `
 
 func main() {
@@ -61,6 +82,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("fsinspect", flag.ContinueOnError)
 	asJSON := fl.Bool("json", false, "")
 	showVersion := fl.Bool("version", false, "")
+	doScan := fl.Bool("scan", false, "")
+	other := fl.String("compare", "", "")
+	tolerance := fl.Float64("tolerance", -1, "")
 	operands, err := cli.Parse(fl, args)
 	var ue *cli.UsageError
 	switch {
@@ -80,6 +104,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		io.WriteString(stderr, (&cli.UsageError{Msg: msg}).Line("fsinspect"))
 		return exitUsage
+	case *tolerance >= 0 && *other == "":
+		io.WriteString(stderr, (&cli.UsageError{Msg: "--tolerance needs --compare OTHER"}).Line("fsinspect"))
+		return exitUsage
+	case *other != "" && *doScan:
+		io.WriteString(stderr, (&cli.UsageError{Msg: "--scan and --compare are separate runs"}).Line("fsinspect"))
+		return exitUsage
+	}
+	if *other != "" {
+		return runCompare(*other, operands[0], *tolerance, *asJSON, stdout, stderr)
 	}
 	m, err := model.Open(operands[0])
 	if err != nil {
@@ -92,12 +125,76 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid
 	}
+	if !*doScan {
+		if *asJSON {
+			stdout.Write(r.JSON())
+		} else {
+			io.WriteString(stdout, r.Text())
+		}
+		return exitCode(r)
+	}
+	bar := progress.New(stderr, "scanning")
+	res, err := scan.Model(context.Background(), m, scan.Options{Progress: bar.Update})
+	bar.Done()
+	if err != nil {
+		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
+		return exitInvalid
+	}
 	if *asJSON {
-		stdout.Write(r.JSON())
+		var j map[string]any
+		if err := json.Unmarshal(r.JSON(), &j); err != nil {
+			fmt.Fprintf(stderr, "fsinspect: %v\n", err)
+			return exitInvalid
+		}
+		j["scan"] = res.JSON()
+		out, _ := json.MarshalIndent(j, "", "  ")
+		stdout.Write(append(out, '\n'))
 	} else {
 		io.WriteString(stdout, r.Text())
+		io.WriteString(stdout, "\n"+res.Text())
+	}
+	if res.Failed() {
+		return exitProblems
 	}
 	return exitCode(r)
+}
+
+// runCompare compares model with other and prints the summary; with a
+// tolerance, its exit code says whether every shared tensor is within it.
+func runCompare(other, loc string, tol float64, asJSON bool, stdout, stderr io.Writer) int {
+	o, err := model.Open(other)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
+		return exitInvalid
+	}
+	defer o.Close()
+	m, err := model.Open(loc)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
+		return exitInvalid
+	}
+	defer m.Close()
+	bar := progress.New(stderr, "comparing")
+	res, err := compare.Models(o, m, &compare.Options{Progress: bar.Update})
+	bar.Done()
+	if err != nil {
+		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
+		return exitInvalid
+	}
+	if asJSON {
+		j, err := res.JSON()
+		if err != nil {
+			fmt.Fprintf(stderr, "fsinspect: %v\n", err)
+			return exitInvalid
+		}
+		stdout.Write(j)
+	} else {
+		io.WriteString(stdout, res.Text())
+	}
+	if tol >= 0 && !res.Within(tol) {
+		return exitProblems
+	}
+	return exitClean
 }
 
 // exitCode is the verdict as an exit status: a check that was not done

@@ -19,6 +19,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
@@ -160,7 +161,20 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		logs.set(logFile)
 	}
 	logger := log.New(logs, "fsmount: ", log.Lmicroseconds)
-	server, code := mountExclusive(c, mnt, r, logger, stderr)
+	var cmp *compare.Comparison
+	if c.other != "" {
+		o, err := model.Open(c.other)
+		if err != nil {
+			fmt.Fprintf(stderr, "fsmount: --compare: %v\n", err)
+			return exitInvalid
+		}
+		defer o.Close()
+		if cmp, err = compare.New(o, m, nil); err != nil {
+			fmt.Fprintf(stderr, "fsmount: --compare: %v\n", err)
+			return exitInvalid
+		}
+	}
+	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp)
 	if server == nil {
 		return code
 	}
@@ -212,7 +226,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 // the same time or already has: of racing calls exactly one wins, the
 // others get exit status 10. It returns the server, or nil and the exit
 // status after printing why.
-func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer) (*fuse.Server, int) {
+func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison) (*fuse.Server, int) {
 	release, err := lockMountpoint(mnt)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
@@ -229,7 +243,7 @@ func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, s
 		return nil, exitMountPoint
 	}
 	// As root, mount(2) directly rather than through fusermount3.
-	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Logger: logger, DirectMount: os.Geteuid() == 0})
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp})
 	if err != nil {
 		if strings.Contains(err.Error(), "fusermount exited") {
 			// fusermount3 has printed its reason on stderr already.

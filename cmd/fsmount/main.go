@@ -51,9 +51,12 @@ const usage = `usage: fsmount [options] MODEL MOUNTPOINT
        fsmount --list
 
 Mounts MODEL read-only at MOUNTPOINT: every tensor is a directory holding
-shape, dtype and data; verdict, report, shapes, expected/ and by-name/ sit
-at the top. MODEL is a directory with config.json and model.safetensors
-(or model.safetensors.index.json and its shards), or one .safetensors file.
+shape, dtype, data, location and its decoded views (values, values.f32,
+values.npy, stats, sha256, hist); verdict, report, shapes, stats,
+expected/, by-name/ and files/ sit at the top. MODEL is a directory with
+config.json and model.safetensors (or model.safetensors.index.json and its
+shards), one .safetensors file, a .gguf file (or a directory holding one),
+an http(s):// URL of any of these, or hf://ORG/NAME[@REVISION].
 
 Returns once the mount is ready and prints one line, e.g.
   mounted /mnt/q: ✓ 311 tensors, 596M params — cat /mnt/q/verdict
@@ -70,6 +73,8 @@ Options:
   --allow-other       let other users read the mount (same as -o allow_other;
                       as a user other than root, needs user_allow_other in
                       /etc/fuse.conf)
+  --compare OTHER     add compare/: MODEL against the checkpoint OTHER,
+                      tensor by tensor (summary, stats, delta.f32, delta.npy)
   --mmap              serve data from the model's mapping rather than by
                       splicing from the file (as fast; see bench/)
   --log FILE          append the daemon's warnings to FILE (default: syslog
@@ -97,6 +102,7 @@ type config struct {
 	quiet      bool
 	strict     bool
 	logFile    string
+	other      string // --compare
 	args       []string
 }
 
@@ -113,6 +119,7 @@ func parseArgs(args []string) (*config, error) {
 	fl.BoolVar(&c.list, "list", false, "")
 	fl.BoolVar(&c.allowOther, "allow-other", false, "")
 	fl.BoolVar(&c.mmap, "mmap", false, "")
+	fl.StringVar(&c.other, "compare", "", "")
 	fl.BoolVar(&c.debug, "d", false, "")
 	fl.BoolVar(&c.debug, "debug", false, "")
 	fl.BoolVar(&c.quiet, "q", false, "")

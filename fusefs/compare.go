@@ -1,0 +1,28 @@
+package fusefs
+
+import (
+	"time"
+
+	"github.com/fsmount/fsmount/compare"
+	"github.com/fsmount/fsmount/model"
+)
+
+// compare adds compare/: the summary table and the lists of tensors in
+// one checkpoint only, and for every tensor both have, compare/<path>/
+// with its figures (stats) and MODEL − OTHER (delta.f32, delta.npy). Each
+// file's size is known from the names and shapes; its content is computed
+// when read, streaming both tensors.
+func (t *tree) compare(c *compare.Comparison, m *model.Model, mtime *time.Time, p *perm) {
+	dir := t.mkdirs(t.root, []string{nameCompare}, mtime)
+	for _, f := range c.Files() {
+		t.file(dir, f.Name, viewContent{f.View, nil}, mtime, p)
+	}
+	shared := c.Shared()
+	paths := treePaths(m, shared)
+	for _, name := range shared {
+		d := t.mkdirs(dir, paths[name], mtime)
+		for _, f := range c.TensorFiles(name) {
+			t.file(d, f.Name, viewContent{f.View, nil}, mtime, p)
+		}
+	}
+}
