@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
-	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/views"
