@@ -141,6 +141,7 @@ func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int6
 	if c == nil {
 		return nil, syscall.EISDIR
 	}
+	n.t.reads.Add(1)
 	if off >= c.size() || len(dest) == 0 {
 		return fuse.ReadResultData(nil), fs.OK
 	}

@@ -62,6 +62,9 @@ type tree struct {
 	companions *views.Companions
 	viewCache  viewCache
 
+	reads atomic.Int64 // reads served, for watch
+	busy  bool         // watch's: reads since the last release
+
 	dyn        []*dynText // verdict and report
 	hasChanged atomic.Bool
 	rootNode   atomic.Pointer[node]

@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -102,21 +103,37 @@ func escapeLine(s string) string {
 	return string(b)
 }
 
-// watch checks every file each watchEvery until stop is closed.
+// watch checks every file each watchEvery until stop is closed. It also
+// hands memory back after a burst of reads: once a second passes without
+// a read after some, the buffers the burst left (decoded views, go-fuse's
+// request buffers) are returned to the system, so that an idle daemon is
+// small again.
 func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
+	checking := true
+	var seen int64
 	for {
 		select {
 		case <-stop:
 			return
 		case <-tick.C:
 		}
+		if n := t.reads.Load(); n != seen {
+			seen = n
+			t.busy = true
+		} else if t.busy {
+			t.busy = false
+			debug.FreeOSMemory()
+		}
 		for _, f := range files {
+			if !checking {
+				break
+			}
 			if c, ok := f.(source.Checker); ok {
 				if err := c.Changed(); err != nil {
 					t.changed(f, err)
-					return
+					checking = false
 				}
 			}
 		}
