@@ -62,3 +62,5 @@ func divColor(v, rng float64) color.RGBA {
 	}
 	return divMap[l]
 }
+
+func color3(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 255} }
