@@ -345,7 +345,7 @@ func drawHeatmap(t *tensor.Tensor, shape []uint64, g *Grid, why string) *canvas 
 	c.text(margin, margin, t.Name, maxChars, black)
 	desc := fmt.Sprintf("%s %s", t.DType, tensor.FormatShape(shape))
 	if !l.empty {
-		desc += fmt.Sprintf(" as %d x %d, grid %d x %d", l.rows, l.cols, l.gw, l.gh)
+		desc += fmt.Sprintf(" as %d x %d, grid %d x %d", l.rows, l.cols, l.gh, l.gw)
 	}
 	c.text(margin, margin+lineH, desc, maxChars, black)
 	px, py := margin, headerH
@@ -366,7 +366,7 @@ func drawHeatmap(t *tensor.Tensor, shape []uint64, g *Grid, why string) *canvas 
 				c.fill(x, y, x+l.cw, y+l.ch, divColor(float64(g.Cells[i*g.W+j]), rng))
 			}
 		}
-		line := fmt.Sprintf("min %s  max %s  colours +-%s (p99 of blocks)", sci(float64(g.Min), 3), sci(float64(g.Max), 3), sci(rng, 3))
+		line := fmt.Sprintf("min %s  max %s  colours +/-%s (p99 of blocks)", sci(float64(g.Min), 3), sci(float64(g.Max), 3), strconv.FormatFloat(rng, 'e', 3, 64))
 		if g.NaNCells > 0 {
 			line += fmt.Sprintf("  NaN blocks %d (black)", g.NaNCells)
 		}

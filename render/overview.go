@@ -244,7 +244,9 @@ func NewOverview(srcs []Source, c *Cache) *OverviewFile {
 }
 
 // Data returns the series the picture plots.
-func (f *OverviewFile) Data(ctx context.Context) (*Overview, error) { return BuildOverview(ctx, f.srcs) }
+func (f *OverviewFile) Data(ctx context.Context) (*Overview, error) {
+	return BuildOverview(ctx, f.srcs)
+}
 
 // Outliers reports, for tensors of the given names and RMS values,
 // whether each is a block tensor whose RMS is more than 10 times the
