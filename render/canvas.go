@@ -45,6 +45,26 @@ func (c *canvas) fill(x0, y0, x1, y1 int, col color.RGBA) {
 	}
 }
 
+// cells paints a grid of cells w wide (each cw×ch pixels, the first at
+// (x0, y0)) in the diverging colours of vals for the range ±rng.
+func (c *canvas) cells(x0, y0, cw, ch, w int, vals []float32, rng float64) {
+	img := c.img
+	for i := 0; i*w < len(vals); i++ {
+		row := vals[i*w : (i+1)*w]
+		for dy := range ch {
+			y := y0 + i*ch + dy
+			p := img.Pix[y*img.Stride+4*x0 : y*img.Stride+4*(x0+w*cw)]
+			for j, v := range row {
+				col := divColor(float64(v), rng)
+				for dx := range cw {
+					q := p[4*(j*cw+dx) : 4*(j*cw+dx)+4]
+					q[0], q[1], q[2], q[3] = col.R, col.G, col.B, 255
+				}
+			}
+		}
+	}
+}
+
 func (c *canvas) set(x, y int, col color.RGBA) {
 	if image.Pt(x, y).In(c.img.Rect) {
 		c.img.SetRGBA(x, y, col)

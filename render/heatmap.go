@@ -2,12 +2,15 @@ package render
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"runtime"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/fsmount/fsmount/decode"
 	"github.com/fsmount/fsmount/tensor"
@@ -96,9 +99,11 @@ func HeatmapSize(shape []uint64) int64 { return PNGSize(HeatmapDims(shape)) }
 // Grid is a tensor down-sampled: Cells[i*W+j] summarises the block of
 // rows [RowStart(i), RowStart(i+1)) and columns [ColStart(j),
 // ColStart(j+1)) by its value of largest magnitude (the positive one on a
-// tie), or NaN when the block holds a NaN. Min and Max are over the
-// blocks without NaN (±Inf included); they are NaN when every block has
-// one.
+// tie), or NaN when the block holds a NaN. Max is the largest positive
+// value and Min the most negative one (±Inf included; a block holding a
+// NaN among its positives, or negatives, leaves them out); Max is NaN
+// when there is no positive value and Min when there is no negative one
+// (the pass finds the extremes of largest magnitude of each sign only).
 type Grid struct {
 	Rows, Cols uint64
 	W, H       int
@@ -140,8 +145,7 @@ func HeatmapGrid(ctx context.Context, d *decode.Decoder, workers int) (*Grid, er
 	}
 	workers = min(workers, l.gh)
 	type band struct {
-		min, max float32
-		any      bool
+		min, max float32 // NaN until seen
 		err      error
 	}
 	res := make([]band, workers)
@@ -151,24 +155,18 @@ func HeatmapGrid(ctx context.Context, d *decode.Decoder, workers int) (*Grid, er
 		i1 := int(split(uint64(w+1), uint64(l.gh), uint64(workers)))
 		wg.Go(func() {
 			b := &res[w]
-			b.min, b.max = float32(math.Inf(1)), float32(math.Inf(-1))
-			b.err = g.band(ctx, d, i0, i1, func(lo, hi float32) {
-				b.min, b.max, b.any = min(b.min, lo), max(b.max, hi), true
+			b.min, b.max = g.Min, g.Max
+			b.err = g.band(ctx, d, i0, i1, func(neg, pos float32) {
+				b.min, b.max = nanMin(b.min, neg), nanMax(b.max, pos)
 			})
 		})
 	}
 	wg.Wait()
-	first := true
 	for _, b := range res {
 		if b.err != nil {
 			return nil, b.err
 		}
-		if b.any {
-			if first {
-				g.Min, g.Max, first = b.min, b.max, false
-			}
-			g.Min, g.Max = min(g.Min, b.min), max(g.Max, b.max)
-		}
+		g.Min, g.Max = nanMin(g.Min, b.min), nanMax(g.Max, b.max)
 	}
 	for _, v := range g.Cells {
 		if v != v {
@@ -178,32 +176,192 @@ func HeatmapGrid(ctx context.Context, d *decode.Decoder, workers int) (*Grid, er
 	return g, nil
 }
 
-// band fills grid rows [i0, i1), reporting the range of each block
-// without NaN to seen.
-func (g *Grid) band(ctx context.Context, d *decode.Decoder, i0, i1 int, seen func(lo, hi float32)) error {
-	lo := make([]float32, g.W)
-	hi := make([]float32, g.W)
+// A block is folded into two maxima of its values' float32 bit
+// patterns, with no floating comparison: S, the largest as int32, is the
+// largest positive value when S >= 0 (positive floats order as their
+// bits, and every negative one is below 0 as int32); U, the largest as
+// uint32, is the negative value of largest magnitude when U >= 1<<31.
+// The block's value of largest magnitude is the larger of the two; a NaN
+// among the positives (negatives) makes S (U) a NaN, since NaNs have the
+// largest magnitudes. A bfloat16 is the top half of a float32, so BF16
+// blocks are folded the same way on the 16-bit codes.
+
+const signBit = 1 << 31
+
+// fold32 folds whole rows v (each len(S) elements, one a cell) into S
+// and U, two rows at a time.
+func fold32(S []int32, U []uint32, v []float32) {
+	w := len(S)
+	U = U[:w]
+	for ; len(v) >= 2*w; v = v[2*w:] {
+		r0, r1 := v[:w], v[w:2*w]
+		for x := range S {
+			a, b := math.Float32bits(r0[x]), math.Float32bits(r1[x])
+			S[x] = max(S[x], int32(a), int32(b))
+			U[x] = max(U[x], a, b)
+		}
+	}
+	if len(v) >= w {
+		r := v[:w]
+		for x := range S {
+			a := math.Float32bits(r[x])
+			S[x], U[x] = max(S[x], int32(a)), max(U[x], a)
+		}
+	}
+}
+
+// fold16 is fold32 for bfloat16 codes.
+func fold16(S []int16, U []uint16, k []uint16) {
+	w := len(S)
+	U = U[:w]
+	for ; len(k) >= 4*w; k = k[4*w:] {
+		r0, r1, r2, r3 := k[:w], k[w:2*w], k[2*w:3*w], k[3*w:4*w]
+		for x := range S {
+			a, b, c, d := r0[x], r1[x], r2[x], r3[x]
+			S[x] = max(S[x], max(int16(a), int16(b)), max(int16(c), int16(d)))
+			U[x] = max(U[x], max(a, b), max(c, d))
+		}
+	}
+	for ; len(k) >= w; k = k[w:] {
+		r := k[:w]
+		for x := range S {
+			S[x], U[x] = max(S[x], int16(r[x])), max(U[x], r[x])
+		}
+	}
+}
+
+// chunk is a run of consecutive elements: BF16 codes, or float32 values.
+type chunk struct {
+	codes []uint16
+	vals  []float32
+}
+
+func (ch *chunk) len() int {
+	if ch.codes != nil {
+		return len(ch.codes)
+	}
+	return len(ch.vals)
+}
+
+func (ch *chunk) slice(a, b int) chunk {
+	if ch.codes != nil {
+		return chunk{codes: ch.codes[a:b]}
+	}
+	return chunk{vals: ch.vals[a:b]}
+}
+
+// foldSeg folds all of ch into one block's (s, u).
+func foldSeg(ch chunk, s int32, u uint32) (int32, uint32) {
+	for _, c := range ch.codes {
+		b := uint32(c) << 16
+		s, u = max(s, int32(b)), max(u, b)
+	}
+	for _, v := range ch.vals {
+		b := math.Float32bits(v)
+		s, u = max(s, int32(b)), max(u, b)
+	}
+	return s, u
+}
+
+// fetcher reads chunks of d into buffers it reuses: a BF16 tensor's
+// codes with ReadAt, the values of the others with d.Float32.
+type fetcher struct {
+	d     *decode.Decoder
+	t     *tensor.Tensor
+	codes []uint16
+	vals  []float32
+}
+
+func newFetcher(d *decode.Decoder, n uint64) *fetcher {
+	t := d.Tensor()
+	f := &fetcher{d: d, t: t}
+	if t.DType == tensor.BF16 && !d.Dequantized() && d.Len() == t.NumElements() {
+		f.codes = make([]uint16, n)
+	} else {
+		f.vals = make([]float32, n)
+	}
+	return f
+}
+
+// fetch reads elements [e, e+n).
+func (f *fetcher) fetch(e, n uint64) (chunk, error) {
+	if f.codes == nil {
+		v := f.vals[:n:n]
+		return chunk{vals: v}, f.d.Float32(e, v)
+	}
+	c := f.codes[:n:n]
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c))), 2*n)
+	off := f.t.Offset + int64(2*e)
+	if got, err := f.t.File.ReadAt(raw, off); got != len(raw) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return chunk{}, &decode.ShortReadError{Name: f.t.Name, Offset: off, Want: len(raw), Got: got, Err: err}
+	}
+	if bigEndian {
+		for i, x := range c {
+			c[i] = x>>8 | x<<8
+		}
+	}
+	return chunk{codes: c}, nil
+}
+
+// bigEndian is whether this machine stores a uint16's high byte first,
+// when the little-endian codes read in place need a swap.
+var bigEndian = binary.NativeEndian.Uint16([]byte{1, 0}) != 1
+
+// nanMin is the smaller of a and b, ignoring a NaN.
+func nanMin(a, b float32) float32 {
+	if a != a || b < a {
+		return b
+	}
+	return a
+}
+
+// nanMax is the larger of a and b, ignoring a NaN.
+func nanMax(a, b float32) float32 {
+	if a != a || b > a {
+		return b
+	}
+	return a
+}
+
+// band fills grid rows [i0, i1), reporting each block's values of
+// largest magnitude of each sign that are not NaN to seen (pos NaN when
+// the block has no such positive, neg NaN when no such negative).
+func (g *Grid) band(ctx context.Context, d *decode.Decoder, i0, i1 int, seen func(neg, pos float32)) error {
+	S, U := make([]int32, g.W), make([]uint32, g.W)
+	S16, U16 := make([]int16, g.W), make([]uint16, g.W)
 	reset := func() {
-		for j := range lo {
-			lo[j], hi[j] = float32(math.Inf(1)), float32(math.Inf(-1))
+		for j := range S {
+			S[j], U[j] = math.MinInt32, 0
+			S16[j], U16[j] = math.MinInt16, 0
 		}
 	}
 	reset()
+	nan := float32(math.NaN())
 	flush := func(i int) {
 		row := g.Cells[i*g.W : (i+1)*g.W]
 		for j := range row {
-			a, b := lo[j], hi[j]
+			s := max(S[j], int32(uint32(uint16(S16[j]))<<16))
+			u := max(U[j], uint32(U16[j])<<16)
+			hasPos, hasNeg := s >= 0, u >= signBit
+			pos, neg := math.Float32frombits(uint32(s)), math.Float32frombits(u)
 			switch {
-			case a != a || b != b:
-				row[j] = float32(math.NaN())
-			case math.Abs(float64(b)) >= math.Abs(float64(a)):
-				row[j] = b
+			case hasPos && pos != pos, hasNeg && neg != neg:
+				row[j] = nan
+			case hasPos && (!hasNeg || u&^signBit <= uint32(s)):
+				row[j] = pos
 			default:
-				row[j] = a
+				row[j] = neg
 			}
-			if a == a && b == b {
-				seen(a, b)
+			if !hasPos || pos != pos {
+				pos = nan
 			}
+			if !hasNeg || neg != neg {
+				neg = nan
+			}
+			seen(neg, pos)
 		}
 		reset()
 	}
@@ -212,61 +370,63 @@ func (g *Grid) band(ctx context.Context, d *decode.Decoder, i0, i1 int, seen fun
 	for j := range starts {
 		starts[j] = g.ColStart(j)
 	}
-	oneCol := cols == uint64(g.W)
+	oneCol := cols == uint64(g.W) // every cell one column
+	size := uint64(chunkElems)
+	if cols <= size {
+		size = size / cols * cols // whole rows
+	}
+	f := newFetcher(d, size)
 	r, rEnd := g.RowStart(i0), g.RowStart(i1)
 	i, next := i0, g.RowStart(i0+1) // grid row of r, and the first row of the next
 	var c uint64                    // column of the next element
-	buf := make([]float32, chunkElems)
+	endRows := func(n uint64) {
+		r += n
+		if r == next {
+			flush(i)
+			i++
+			next = g.RowStart(i + 1)
+		}
+	}
 	for e, end := r*cols, rEnd*cols; e < end; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := min(uint64(len(buf)), end-e)
-		v := buf[:n]
-		if err := d.Float32(e, v); err != nil {
+		n := min(size, end-e)
+		ch, err := f.fetch(e, n)
+		if err != nil {
 			return err
 		}
 		e += n
-		for len(v) > 0 {
-			k := min(uint64(len(v)), cols-c)
-			seg := v[:k]
-			if oneCol && c == 0 && k == cols {
-				// Every cell is one column: the common case, kept tight.
-				lo, hi := lo[:len(seg)], hi[:len(seg)]
-				for x, val := range seg {
-					lo[x] = min(lo[x], val)
-					hi[x] = max(hi[x], val)
+		for ch.len() > 0 {
+			if oneCol && c == 0 && uint64(ch.len()) >= cols {
+				m := int(min(uint64(ch.len())/cols, next-r) * cols)
+				if ch.codes != nil {
+					fold16(S16, U16, ch.codes[:m])
+				} else {
+					fold32(S, U, ch.vals[:m])
 				}
-			} else {
-				j := int(split(c, uint64(g.W), cols)) // near the cell of column c
-				for j > 0 && starts[j] > c {
-					j--
-				}
-				for j < g.W-1 && starts[j+1] <= c {
-					j++
-				}
-				s := seg
-				for len(s) > 0 {
-					m := min(uint64(len(s)), starts[j+1]-(c+uint64(len(seg)-len(s))))
-					a, b := lo[j], hi[j]
-					for _, val := range s[:m] {
-						a, b = min(a, val), max(b, val)
-					}
-					lo[j], hi[j] = a, b
-					s = s[m:]
-					j++
-				}
+				ch = ch.slice(m, ch.len())
+				endRows(uint64(m) / cols)
+				continue
 			}
-			v = v[k:]
-			c += k
+			seg := ch.slice(0, int(min(uint64(ch.len()), cols-c)))
+			ch = ch.slice(seg.len(), ch.len())
+			j := int(split(c, uint64(g.W), cols)) // near the cell of column c
+			for j > 0 && starts[j] > c {
+				j--
+			}
+			for j < g.W-1 && starts[j+1] <= c {
+				j++
+			}
+			for seg.len() > 0 {
+				m := int(min(uint64(seg.len()), starts[j+1]-c))
+				S[j], U[j] = foldSeg(seg.slice(0, m), S[j], U[j])
+				seg, c = seg.slice(m, seg.len()), c+uint64(m)
+				j++
+			}
 			if c == cols {
 				c = 0
-				r++
-				if r == next {
-					flush(i)
-					i++
-					next = g.RowStart(i + 1)
-				}
+				endRows(1)
 			}
 		}
 	}
@@ -360,12 +520,7 @@ func drawHeatmap(t *tensor.Tensor, shape []uint64, g *Grid, why string) *canvas 
 		c.text(margin, margin+2*lineH, "no elements", maxChars, black)
 	default:
 		rng := g.ColorRange()
-		for i := range g.H {
-			for j := range g.W {
-				x, y := px+j*l.cw, py+i*l.ch
-				c.fill(x, y, x+l.cw, y+l.ch, divColor(float64(g.Cells[i*g.W+j]), rng))
-			}
-		}
+		c.cells(px, py, l.cw, l.ch, g.W, g.Cells, rng)
 		line := fmt.Sprintf("min %s  max %s  colours +/-%s (p99 of blocks)", sci(float64(g.Min), 3), sci(float64(g.Max), 3), strconv.FormatFloat(rng, 'e', 3, 64))
 		if g.NaNCells > 0 {
 			line += fmt.Sprintf("  NaN blocks %d (black)", g.NaNCells)
@@ -389,7 +544,10 @@ func drawHeatmap(t *tensor.Tensor, shape []uint64, g *Grid, why string) *canvas 
 }
 
 // RenderHeatmap renders the heatmap.png of s: exactly
-// HeatmapSize(shape) bytes.
+// HeatmapSize(ShapeOf(s)) bytes. The grid is computed by up to workers
+// goroutines (GOMAXPROCS if 0). When the tensor has no negative (or no
+// positive) value, its min (max) is not found by the pass and is taken
+// from s.Stats.
 func RenderHeatmap(ctx context.Context, s Source, workers int) ([]byte, error) {
 	t := s.Tensor()
 	d := s.Decoder()
@@ -403,6 +561,18 @@ func RenderHeatmap(ctx context.Context, s Source, workers int) ([]byte, error) {
 	g, err := HeatmapGrid(ctx, d, workers)
 	if err != nil {
 		return nil, err
+	}
+	if g.W > 0 && (g.Min != g.Min || g.Max != g.Max) {
+		st, err := s.Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if g.Min != g.Min {
+			g.Min = float32(st.Min)
+		}
+		if g.Max != g.Max {
+			g.Max = float32(st.Max)
+		}
 	}
 	return drawHeatmap(t, d.Shape(), g, "").png(), nil
 }

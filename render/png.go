@@ -44,7 +44,7 @@ func encodePNG(img *image.RGBA) []byte {
 	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
 	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
 	ihdr[8], ihdr[9] = 8, 2 // bit depth 8, colour type RGB; compression, filter, interlace 0
-	out = chunk(out, "IHDR", ihdr[:])
+	out = pngChunk(out, "IHDR", ihdr[:])
 
 	raw := rawLen(w, h)
 	zlen := zlibLen(raw)
@@ -83,10 +83,10 @@ func encodePNG(img *image.RGBA) []byte {
 	}
 	out = binary.BigEndian.AppendUint32(out, ad.Sum32())
 	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start+4:]))
-	return chunk(out, "IEND", nil)
+	return pngChunk(out, "IEND", nil)
 }
 
-func chunk(out []byte, typ string, data []byte) []byte {
+func pngChunk(out []byte, typ string, data []byte) []byte {
 	out = binary.BigEndian.AppendUint32(out, uint32(len(data)))
 	start := len(out)
 	out = append(out, typ...)
