@@ -30,7 +30,11 @@ type canvas struct{ img *image.RGBA }
 
 func newCanvas(w, h int) *canvas {
 	c := &canvas{img: image.NewRGBA(image.Rect(0, 0, w, h))}
-	c.fill(0, 0, w, h, white)
+	c.fill(0, 0, w, 1, white)
+	p := c.img.Pix
+	for n := 4 * w; n < len(p); n *= 2 {
+		copy(p[n:], p[:n])
+	}
 	return c
 }
 
@@ -49,13 +53,17 @@ func (c *canvas) fill(x0, y0, x1, y1 int, col color.RGBA) {
 // (x0, y0)) in the diverging colours of vals for the range ±rng.
 func (c *canvas) cells(x0, y0, cw, ch, w int, vals []float32, rng float64) {
 	img := c.img
+	scale := 127 / rng
 	for i := 0; i*w < len(vals); i++ {
 		row := vals[i*w : (i+1)*w]
 		for dy := range ch {
 			y := y0 + i*ch + dy
 			p := img.Pix[y*img.Stride+4*x0 : y*img.Stride+4*(x0+w*cw)]
 			for j, v := range row {
-				col := divColor(float64(v), rng)
+				col := nanCol
+				if l, ok := levelScaled(float64(v), scale); ok {
+					col = divMap[l]
+				}
 				for dx := range cw {
 					q := p[4*(j*cw+dx) : 4*(j*cw+dx)+4]
 					q[0], q[1], q[2], q[3] = col.R, col.G, col.B, 255

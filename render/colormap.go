@@ -39,13 +39,15 @@ func buildDivMap() [256]color.RGBA {
 }
 
 // level maps v to a level of the map for the range ±rng: 128 +
-// round(127·v/rng), clamped to [1, 255]; ok is false for NaN.
-func level(v, rng float64) (int, bool) {
+// floor(v·(127/rng) + 1/2), clamped to [1, 255]; ok is false for NaN.
+func level(v, rng float64) (int, bool) { return levelScaled(v, 127/rng) }
+
+// levelScaled is level with scale = 127/rng.
+func levelScaled(v, scale float64) (int, bool) {
 	if v != v {
 		return 0, false
 	}
-	q := float64(v / rng)
-	x := math.Round(float64(q * 127))
+	x := math.Floor(float64(v*scale) + 0.5) // the conversion forbids a fused multiply-add
 	switch {
 	case x >= 127:
 		return 255, true

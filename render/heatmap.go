@@ -214,6 +214,16 @@ func fold32(S []int32, U []uint32, v []float32) {
 func fold16(S []int16, U []uint16, k []uint16) {
 	w := len(S)
 	U = U[:w]
+	for ; len(k) >= 8*w; k = k[8*w:] {
+		r0, r1, r2, r3 := k[:w], k[w:2*w], k[2*w:3*w], k[3*w:4*w]
+		r4, r5, r6, r7 := k[4*w:5*w], k[5*w:6*w], k[6*w:7*w], k[7*w:8*w]
+		for x := range S {
+			a, b, c, d := r0[x], r1[x], r2[x], r3[x]
+			e, f, g, h := r4[x], r5[x], r6[x], r7[x]
+			S[x] = max(S[x], max(max(int16(a), int16(b)), max(int16(c), int16(d))), max(max(int16(e), int16(f)), max(int16(g), int16(h))))
+			U[x] = max(U[x], max(max(a, b), max(c, d)), max(max(e, f), max(g, h)))
+		}
+	}
 	for ; len(k) >= 4*w; k = k[4*w:] {
 		r0, r1, r2, r3 := k[:w], k[w:2*w], k[2*w:3*w], k[3*w:4*w]
 		for x := range S {

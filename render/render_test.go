@@ -105,7 +105,7 @@ func bruteGrid(vals []float32, rows, cols uint64, gw, gh int) []float32 {
 
 func TestGridMatchesBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, sh := range [][]uint64{{1, 1}, {7}, {3, 4}, {2050, 3}, {3, 2050}, {1030, 1027}, {300000}, {2, 3, 700}} {
+	for _, sh := range [][]uint64{{1, 1}, {7}, {3, 4}, {9000, 5}, {40000, 7}, {2050, 3}, {3, 2050}, {1030, 1027}, {300000}, {2, 3, 700}} {
 		n := numel(sh)
 		vals := randVals(r, n)
 		if n > 100 {
