@@ -3,13 +3,16 @@ package render
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/color"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/fsmount/fsmount/tensor"
@@ -377,4 +380,68 @@ func TestNotDecoded(t *testing.T) {
 	w, h := HeatmapDims(tt.Shape)
 	decodePNG(t, readAll(t, NewHeatmap(s, nil)), w, h)
 	decodePNG(t, readAll(t, NewHist(s, nil)), HistW, HistH)
+}
+
+// failFile fails every read at or past off.
+type failFile struct {
+	memFile
+	off int64
+}
+
+var errDisk = errors.New("injected I/O error")
+
+func (f *failFile) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > f.off {
+		return 0, errDisk
+	}
+	return f.memFile.ReadAt(p, off)
+}
+
+// TestReadError checks that a failed read is an error of ReadAt, not a
+// picture, and that it is not cached: the next read tries again.
+func TestReadError(t *testing.T) {
+	b := make([]byte, 2*64*64)
+	f := &failFile{memFile: memFile{b: b}, off: 1000}
+	tt := &tensor.Tensor{Name: "w", DType: tensor.BF16, Shape: []uint64{64, 64}, File: f, Length: int64(len(b))}
+	s := views.NewTensor(tt, nil)
+	hm := NewHeatmap(s, nil)
+	if _, err := hm.ReadAt(make([]byte, 10), 0); !errors.Is(err, errDisk) {
+		t.Fatalf("ReadAt: %v, want the injected error", err)
+	}
+	f.off = math.MaxInt64
+	if n, err := hm.ReadAt(make([]byte, 10), 0); n != 10 || err != nil {
+		t.Fatalf("ReadAt after the disk healed: %d, %v", n, err)
+	}
+}
+
+// TestConcurrentReads reads one picture from many goroutines at random
+// offsets while it is first rendered.
+func TestConcurrentReads(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	s := bf16Tensor("w", []uint64{300, 200}, randVals(r, 60000))
+	hm := NewHeatmap(s, NewCache(1)) // nothing is kept: every read renders
+	want, err := RenderHeatmap(context.Background(), s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			rr := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 5 {
+				off := rr.Int64N(hm.Size())
+				p := make([]byte, 5000)
+				n, err := hm.ReadAt(p, off)
+				if err != nil && err != io.EOF {
+					t.Error(err)
+					return
+				}
+				if !bytes.Equal(p[:n], want[off:off+int64(n)]) {
+					t.Errorf("bytes at %d differ", off)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

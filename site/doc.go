@@ -24,5 +24,14 @@
 // (see [decode.Stats.Health]); outlier for a block tensor whose RMS is
 // more than 10 times the median RMS of its kind over the layers (see
 // [render.Outliers]); n/a for a tensor that is not decoded; error when
-// its statistics could not be computed (an I/O error, say).
+// its statistics could not be computed (an I/O error, say). A tensor's
+// own page shows the health of its statistics alone, without outlier,
+// which needs the statistics of its whole kind.
+//
+// # Paths
+//
+// Tensor pages are at <dir>/index.html, where dir comes from
+// [Options.Path] (the mount passes its own tensor paths); links are
+// percent-encoded per component and start with "./" or "../", so that a
+// component holding ':' is never read as a URL scheme.
 package site
