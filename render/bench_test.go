@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/fsmount/fsmount/decode"
 	"github.com/fsmount/fsmount/source"
@@ -76,4 +78,39 @@ func BenchmarkBigHeatmap(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkBigHeatmapVsScan alternates a decode.Scan and a heatmap of the
+// 311 MB tensor, so that both see the same load on a shared machine, and
+// reports each one's median time and the ratio of the medians (the
+// target is at most 1.5).
+func BenchmarkBigHeatmapVsScan(b *testing.B) {
+	t := bigBF16(b)
+	ctx := context.Background()
+	var scans, maps []float64
+	for b.Loop() {
+		start := time.Now()
+		if _, err := decode.Scan(ctx, t, &decode.ScanOptions{HistBins: views.DefaultHistBins}); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if _, err := RenderHeatmap(ctx, views.NewTensor(t, nil), 0); err != nil {
+			b.Fatal(err)
+		}
+		scans = append(scans, mid.Sub(start).Seconds()*1e3)
+		maps = append(maps, time.Since(mid).Seconds()*1e3)
+	}
+	ms, mh := median(scans), median(maps)
+	b.ReportMetric(ms, "scan-ms")
+	b.ReportMetric(mh, "heatmap-ms")
+	b.ReportMetric(mh/ms, "ratio")
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }
