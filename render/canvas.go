@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"runtime"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -54,23 +55,27 @@ func (c *canvas) fill(x0, y0, x1, y1 int, col color.RGBA) {
 func (c *canvas) cells(x0, y0, cw, ch, w int, vals []float32, rng float64) {
 	img := c.img
 	scale := 127 / rng
-	for i := 0; i*w < len(vals); i++ {
-		row := vals[i*w : (i+1)*w]
-		for dy := range ch {
-			y := y0 + i*ch + dy
+	rows := len(vals) / max(w, 1)
+	inParallel(rows, min(runtime.GOMAXPROCS(0), max(1, rows/64)), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			y := y0 + i*ch
 			p := img.Pix[y*img.Stride+4*x0 : y*img.Stride+4*(x0+w*cw)]
-			for j, v := range row {
+			for j, v := range vals[i*w : (i+1)*w] {
 				col := nanCol
 				if l, ok := levelScaled(float64(v), scale); ok {
 					col = divMap[l]
 				}
-				for dx := range cw {
-					q := p[4*(j*cw+dx) : 4*(j*cw+dx)+4]
-					q[0], q[1], q[2], q[3] = col.R, col.G, col.B, 255
+				q := p[4*j*cw : 4*(j+1)*cw]
+				for k := 0; k < len(q); k += 4 {
+					q[k], q[k+1], q[k+2], q[k+3] = col.R, col.G, col.B, 255
 				}
 			}
+			// The other pixel rows of the cells are copies of the first.
+			for dy := 1; dy < ch; dy++ {
+				copy(img.Pix[(y+dy)*img.Stride+4*x0:], p)
+			}
 		}
-	}
+	})
 }
 
 func (c *canvas) set(x, y int, col color.RGBA) {

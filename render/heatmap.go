@@ -450,19 +450,29 @@ func (g *Grid) band(ctx context.Context, d *decode.Decoder, i0, i1 int, seen fun
 // |cell| if that percentile is 0, and 1 if that is 0 too. Values beyond
 // it saturate.
 func (g *Grid) ColorRange() float64 {
-	var counts [1 << 16]uint32
-	n := 0
-	maxFin := float32(0)
-	for _, v := range g.Cells {
-		if v != v {
-			continue
+	type part struct {
+		counts [1 << 16]uint32
+		n      int
+		maxFin float32
+	}
+	parts := make([]part, min(runtime.GOMAXPROCS(0), max(1, len(g.Cells)>>16)))
+	inParallel(len(g.Cells), len(parts), func(w, lo, hi int) {
+		p := &parts[w]
+		for _, v := range g.Cells[lo:hi] {
+			if v != v {
+				continue
+			}
+			b := math.Float32bits(v) &^ signBit
+			if b < 0x7f800000 {
+				p.maxFin = max(p.maxFin, math.Float32frombits(b))
+			}
+			p.counts[b>>16]++
+			p.n++
 		}
-		a := float32(math.Abs(float64(v)))
-		if a <= math.MaxFloat32 {
-			maxFin = max(maxFin, a)
-		}
-		counts[math.Float32bits(a)>>16]++
-		n++
+	})
+	n, maxFin := 0, float32(0)
+	for i := range parts {
+		n, maxFin = n+parts[i].n, max(maxFin, parts[i].maxFin)
 	}
 	if n == 0 {
 		return 1
@@ -470,8 +480,10 @@ func (g *Grid) ColorRange() float64 {
 	rank := uint64(math.Ceil(float64(n)*0.99)) - 1
 	var acc uint64
 	b := 0
-	for ; b < len(counts); b++ {
-		acc += uint64(counts[b])
+	for ; b < 1<<16; b++ {
+		for i := range parts {
+			acc += uint64(parts[i].counts[b])
+		}
 		if acc > rank {
 			break
 		}
@@ -487,6 +499,17 @@ func (g *Grid) ColorRange() float64 {
 		return float64(maxFin)
 	}
 	return 1
+}
+
+// inParallel calls fn(w, lo, hi) for workers w of parts ranges [lo, hi)
+// splitting [0, n), and waits for them.
+func inParallel(n, parts int, fn func(w, lo, hi int)) {
+	var wg sync.WaitGroup
+	for w := range parts {
+		lo, hi := int(split(uint64(w), uint64(n), uint64(parts))), int(split(uint64(w+1), uint64(n), uint64(parts)))
+		wg.Go(func() { fn(w, lo, hi) })
+	}
+	wg.Wait()
 }
 
 // sci formats x as "+1.234e-02", or "nan", "+inf", "-inf".
