@@ -336,9 +336,9 @@ func nanMax(a, b float32) float32 {
 	return a
 }
 
-// band fills grid rows [i0, i1), reporting each block's values of
-// largest magnitude of each sign that are not NaN to seen (pos NaN when
-// the block has no such positive, neg NaN when no such negative).
+// band fills grid rows [i0, i1), reporting each grid row's largest
+// positive and most negative values that are not NaN to seen (pos NaN
+// when it has no such positive, neg NaN when no such negative).
 func (g *Grid) band(ctx context.Context, d *decode.Decoder, i0, i1 int, seen func(neg, pos float32)) error {
 	S, U := make([]int32, g.W), make([]uint32, g.W)
 	S16, U16 := make([]int16, g.W), make([]uint16, g.W)
@@ -352,27 +352,39 @@ func (g *Grid) band(ctx context.Context, d *decode.Decoder, i0, i1 int, seen fun
 	nan := float32(math.NaN())
 	flush := func(i int) {
 		row := g.Cells[i*g.W : (i+1)*g.W]
+		// The row's largest positive and most negative values that are
+		// not NaN, as bits: positive NaNs are above +Inf, negative NaNs
+		// above -Inf.
+		var rowS int32 = -1
+		var rowU uint32
 		for j := range row {
 			s := max(S[j], int32(uint32(uint16(S16[j]))<<16))
 			u := max(U[j], uint32(U16[j])<<16)
 			hasPos, hasNeg := s >= 0, u >= signBit
-			pos, neg := math.Float32frombits(uint32(s)), math.Float32frombits(u)
+			posNaN, negNaN := s > 0x7f800000, u > 0xff800000
 			switch {
-			case hasPos && pos != pos, hasNeg && neg != neg:
+			case posNaN, negNaN:
 				row[j] = nan
 			case hasPos && (!hasNeg || u&^signBit <= uint32(s)):
-				row[j] = pos
+				row[j] = math.Float32frombits(uint32(s))
 			default:
-				row[j] = neg
+				row[j] = math.Float32frombits(u)
 			}
-			if !hasPos || pos != pos {
-				pos = nan
+			if !posNaN {
+				rowS = max(rowS, s)
 			}
-			if !hasNeg || neg != neg {
-				neg = nan
+			if hasNeg && !negNaN {
+				rowU = max(rowU, u)
 			}
-			seen(neg, pos)
 		}
+		neg, pos := nan, nan
+		if rowS >= 0 {
+			pos = math.Float32frombits(uint32(rowS))
+		}
+		if rowU >= signBit {
+			neg = math.Float32frombits(rowU)
+		}
+		seen(neg, pos)
 		reset()
 	}
 	cols := g.Cols
