@@ -6,6 +6,7 @@ require (
 	github.com/gpustack/gguf-parser-go v0.25.0
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0
 )
 

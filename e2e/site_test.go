@@ -1,0 +1,193 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/site"
+	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/views"
+)
+
+// chromium returns the headless browser, or skips t (fails it when
+// FSMOUNT_REQUIRE_CHROMIUM=1).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, c := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("FSMOUNT_REQUIRE_CHROMIUM") == "1" {
+		t.Fatal("chromium is required (FSMOUNT_REQUIRE_CHROMIUM=1): apt-get install chromium")
+	}
+	t.Skip("SKIPPING: no chromium (apt-get install chromium)")
+	return ""
+}
+
+// runChromium runs the headless browser on url with args, in a profile
+// of its own, and returns its standard output.
+func runChromium(t *testing.T, bin, url string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	all := append([]string{"--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
+		"--user-data-dir=" + t.TempDir(), "--allow-file-access-from-files"}, args...)
+	cmd := exec.CommandContext(ctx, bin, append(all, url)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
+	}
+	return out.Bytes()
+}
+
+// writeTinySite writes the tiny model's site into a new directory.
+func writeTinySite(t *testing.T) (string, *site.Site) {
+	t.Helper()
+	m, err := model.Open(testmodel.TinyDir(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []*views.Tensor
+	for _, tt := range m.Tensors() {
+		vs = append(vs, views.NewTensor(tt, nil))
+	}
+	s, err := site.New(r, vs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := site.Write(context.Background(), dir, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dir, s
+}
+
+// TestSiteInChromium opens the written site of the tiny model in
+// headless Chromium: the screenshot of the root page is a non-blank
+// PNG of the window's size, its DOM has the table of every tensor, and
+// every picture of the site loads at its announced dimensions.
+func TestSiteInChromium(t *testing.T) {
+	bin := chromium(t)
+	dir, s := writeTinySite(t)
+	root := "file://" + filepath.ToSlash(filepath.Join(dir, "index.html"))
+
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	runChromium(t, bin, root, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars",
+		"--run-all-compositor-stages-before-draw", "--virtual-time-budget=5000")
+	f, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(f))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 2000 {
+		t.Fatalf("screenshot is %v, want 1280x2000", b)
+	}
+	if n := colours(img); n < 20 {
+		t.Fatalf("screenshot has %d colours: blank?", n)
+	}
+
+	dom := string(runChromium(t, bin, root, "--dump-dom", "--virtual-time-budget=5000"))
+	if !strings.Contains(dom, `<table id="tensors">`) {
+		t.Fatal("the DOM has no table of tensors")
+	}
+	rows := regexp.MustCompile(`<tr><td><a href="[^"]*">([^<]*)</a>`).FindAllStringSubmatch(dom, -1)
+	m, _ := model.Open(testmodel.TinyDir(t, nil))
+	defer m.Close()
+	if len(rows) != len(m.Tensors()) {
+		t.Fatalf("the DOM's table has %d tensors, want %d", len(rows), len(m.Tensors()))
+	}
+
+	// A page of the test's own (the site has no JavaScript) loads every
+	// picture of the site and writes each one's natural size into the DOM.
+	var imgs, want strings.Builder
+	for _, f := range s.Files() {
+		if !strings.HasSuffix(f.Path, ".png") {
+			continue
+		}
+		w, h := pngDims(t, filepath.Join(dir, filepath.FromSlash(f.Path)))
+		fmt.Fprintf(&imgs, "<img src=\"%s\">\n", f.Path)
+		fmt.Fprintf(&want, "%s %d %d;", f.Path, w, h)
+	}
+	check := `<!DOCTYPE html><html><body>` + imgs.String() + `<pre id="out"></pre>
+<script>
+window.addEventListener("load", function () {
+  var s = "";
+  for (const im of document.images) s += im.getAttribute("src") + " " + im.naturalWidth + " " + im.naturalHeight + ";";
+  document.getElementById("out").textContent = s;
+});
+</script></body></html>`
+	page := filepath.Join(dir, "imgcheck.html")
+	if err := os.WriteFile(page, []byte(check), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom = string(runChromium(t, bin, "file://"+filepath.ToSlash(page), "--dump-dom", "--virtual-time-budget=10000"))
+	got := regexp.MustCompile(`<pre id="out">([^<]*)</pre>`).FindStringSubmatch(dom)
+	if got == nil || got[1] != want.String() {
+		t.Fatalf("pictures as loaded:\n%v\nwant\n%s", got, want.String())
+	}
+	// And the root page's own <img> is the overview, at its size.
+	if !strings.Contains(dom+readFile(t, filepath.Join(dir, "index.html")), `src="./overview.png" width="`+strconv.Itoa(render.OverviewW)) {
+		t.Fatal("root page lacks the overview picture")
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func pngDims(t *testing.T, p string) (int, int) {
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return c.Width, c.Height
+}
+
+// colours counts the distinct colours of img, up to 1000.
+func colours(img image.Image) int {
+	seen := map[[3]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[[3]uint32{r, g, bl}] = true
+			if len(seen) >= 1000 {
+				return len(seen)
+			}
+		}
+	}
+	return len(seen)
+}

@@ -1,0 +1,139 @@
+package render
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"flag"
+	"image"
+	"image/png"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fsmount/fsmount/tensor"
+	"github.com/fsmount/fsmount/views"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// memFile is a source.File over bytes.
+type memFile struct{ b []byte }
+
+func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fs.ErrInvalid
+	}
+	if off >= int64(len(f.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+func (f *memFile) Close() error       { return nil }
+func (f *memFile) Name() string       { return "mem" }
+func (f *memFile) Size() int64        { return int64(len(f.b)) }
+func (f *memFile) ModTime() time.Time { return time.Time{} }
+func (f *memFile) Mode() fs.FileMode  { return 0o444 }
+
+// f32Tensor is a F32 tensor of vals.
+func f32Tensor(name string, shape []uint64, vals []float32) *views.Tensor {
+	b := make([]byte, 4*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	t := &tensor.Tensor{Name: name, DType: tensor.F32, Shape: shape, File: &memFile{b: b}, Length: int64(len(b))}
+	return views.NewTensor(t, nil)
+}
+
+// bf16Tensor is a BF16 tensor of vals (truncated to bfloat16).
+func bf16Tensor(name string, shape []uint64, vals []float32) *views.Tensor {
+	b := make([]byte, 2*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(math.Float32bits(v)>>16))
+	}
+	t := &tensor.Tensor{Name: name, DType: tensor.BF16, Shape: shape, File: &memFile{b: b}, Length: int64(len(b))}
+	return views.NewTensor(t, nil)
+}
+
+// numel is the element count of shape.
+func numel(shape []uint64) int {
+	n := 1
+	for _, d := range shape {
+		n *= int(d)
+	}
+	return n
+}
+
+// readAll reads a view with random-offset reads in small pieces, back to
+// front, checking that it gives exactly Size bytes.
+func readAll(t *testing.T, v views.View) []byte {
+	t.Helper()
+	size := v.Size()
+	out := make([]byte, size)
+	const piece = 4093
+	for off := (size - 1) / piece * piece; off >= 0; off -= piece {
+		n, err := v.ReadAt(out[off:min(off+piece, size)], off)
+		if err != nil && err != io.EOF {
+			t.Fatalf("ReadAt(%d): %v", off, err)
+		}
+		if want := min(piece, size-off); int64(n) != want {
+			t.Fatalf("ReadAt(%d) = %d bytes, want %d", off, n, want)
+		}
+	}
+	if n, err := v.ReadAt(make([]byte, 1), size); n != 0 || err != io.EOF {
+		t.Fatalf("ReadAt(Size) = %d, %v; want 0, EOF", n, err)
+	}
+	return out
+}
+
+// decodePNG decodes b with image/png, checking its dimensions.
+func decodePNG(t *testing.T, b []byte, w, h int) image.Image {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("image/png: %v", err)
+	}
+	if got := img.Bounds(); got.Dx() != w || got.Dy() != h {
+		t.Fatalf("decoded %v, want %dx%d", got, w, h)
+	}
+	return img
+}
+
+// golden compares b with testdata/name.gz (gzipped, since the PNGs are
+// stored uncompressed), rewriting it with -update.
+func golden(t *testing.T, name string, b []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".gz")
+	if *update {
+		var z bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		zw.Write(b)
+		zw.Close()
+		if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zb, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, want) {
+		t.Fatalf("%s differs from the golden file (%d bytes, want %d); go test -update rewrites it", name, len(b), len(want))
+	}
+}

@@ -1,0 +1,306 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"html"
+	"math"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/tensor"
+	"github.com/fsmount/fsmount/views"
+)
+
+// tensorStats is what a page shows of a tensor's statistics.
+type tensorStats struct {
+	st     *decode.Stats // nil when not decoded or failed
+	health string        // one of healthWords
+}
+
+// The health words and their marks, each padded to healthW.
+const (
+	healthW = 8
+	markW   = 8 // a character reference: "&#x2713;"
+	floatW  = 13
+	countW  = 20
+	statW   = 24
+)
+
+var marks = map[string]string{
+	"ok": "&#x2713;", "na": "&#x2013;",
+	// Anything else is a problem.
+	"": "&#x2717;",
+}
+
+// statsOf returns the statistics of v, scanning it if not yet known.
+func (s *Site) statsOf(ctx context.Context, v *views.Tensor) tensorStats {
+	if v.Decoder() == nil {
+		return tensorStats{health: "na"}
+	}
+	st, err := v.Stats(ctx)
+	if err != nil {
+		return tensorStats{health: "error"}
+	}
+	return tensorStats{st: st, health: string(st.Health())}
+}
+
+// markOutliers turns the health of the block tensors whose RMS is far
+// above their kind's median from ok to outlier.
+func markOutliers(pages []*Tensor, rows []tensorStats) {
+	names := make([]string, len(pages))
+	rms := make([]float64, len(pages))
+	for i, p := range pages {
+		names[i], rms[i] = p.v.Tensor().Name, math.NaN()
+		if rows[i].st != nil {
+			rms[i] = rows[i].st.RMS
+		}
+	}
+	for i, out := range render.Outliers(names, rms) {
+		if out && rows[i].health == "ok" {
+			rows[i].health = "outlier"
+		}
+	}
+}
+
+// padTo appends s right-aligned in w bytes (s is never longer; it would
+// be cut).
+func padTo(b *bytes.Buffer, s string, w int) {
+	s = s[:min(len(s), w)]
+	b.WriteString(strings.Repeat(" ", w-len(s)))
+	b.WriteString(s)
+}
+
+// padLeft appends s left-aligned in w bytes.
+func padLeft(b *bytes.Buffer, s string, w int) {
+	s = s[:min(len(s), w)]
+	b.WriteString(s)
+	b.WriteString(strings.Repeat(" ", w-len(s)))
+}
+
+func sci(x float64, digits int) string {
+	switch {
+	case x != x:
+		return "nan"
+	case math.IsInf(x, 1):
+		return "+inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(x, 'e', digits, 64)
+	if s[0] != '-' {
+		s = "+" + s
+	}
+	return s
+}
+
+// healthCell writes the fixed-width health cell; ts nil writes a blank
+// one of the same size.
+func healthCell(b *bytes.Buffer, ts *tensorStats) {
+	word, mark := "", strings.Repeat(" ", markW)
+	if ts != nil {
+		word = ts.health
+		m, ok := marks[word]
+		if !ok {
+			m = marks[""]
+		}
+		mark = m
+	}
+	shown := word
+	if word == "na" {
+		shown = "n/a"
+	}
+	b.WriteString(`<td class="h `)
+	padLeft(b, word, healthW)
+	b.WriteString(`">`)
+	b.WriteString(mark)
+	b.WriteByte(' ')
+	padLeft(b, shown, healthW)
+	b.WriteString("</td>")
+}
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// href is the escaped relative link to a path under the root from a page
+// depth directories down.
+func href(depth int, p string) string {
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		parts[i] = url.PathEscape(c)
+	}
+	pre := "./"
+	if depth > 0 {
+		pre = strings.Repeat("../", depth)
+	}
+	return esc(pre + strings.Join(parts, "/"))
+}
+
+func commas(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+const style = `<style>
+body{font-family:sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse}
+td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
+td.n{text-align:right;font-family:monospace;white-space:pre}
+td.h{font-family:monospace;white-space:nowrap}
+.ok{color:#070}.na{color:#888}
+.nan,.inf,.zero,.constant,.empty,.outlier,.error{color:#b00;font-weight:bold}
+pre{background:#f6f6f6;padding:8px}
+</style>
+`
+
+func head(b *bytes.Buffer, title string) {
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>")
+	b.WriteString(esc(title))
+	b.WriteString("</title>\n")
+	b.WriteString(style)
+	b.WriteString("</head>\n<body>\n")
+}
+
+func img(b *bytes.Buffer, src string, w, h int, alt string) {
+	b.WriteString(`<p><img src="` + src + `" width="` + strconv.Itoa(w) + `" height="` + strconv.Itoa(h) + `" alt="` + esc(alt) + `"></p>` + "\n")
+}
+
+// rootPage writes the root index.html; rows nil writes blank fields.
+func (s *Site) rootPage(rows []tensorStats) []byte {
+	var b bytes.Buffer
+	r := s.report
+	loc := ""
+	if r.Model != nil {
+		loc = r.Model.Location
+	}
+	head(&b, "fsmount: "+loc)
+	b.WriteString("<h1>" + esc(loc) + "</h1>\n<h2>Verdict</h2>\n<pre>" + esc(r.Verdict()) + "</pre>\n")
+	if r.Plan != nil {
+		b.WriteString("<h2>Dimensions (from config.json, " + esc(r.Plan.Arch) + ")</h2>\n<table class=\"legend\">\n<tr><th></th><th>field</th><th>value</th><th></th></tr>\n")
+		for _, l := range r.Plan.Legend {
+			b.WriteString("<tr><td>" + esc(l.Sym) + "</td><td>" + esc(l.Field) + "</td><td class=\"n\">" + strconv.FormatUint(l.Value, 10) + "</td><td>" + esc(l.Desc) + "</td></tr>\n")
+		}
+		b.WriteString("</table>\n<p>Weights are stored [out, in]: rows are outputs, columns inputs (y = x·W<sup>T</sup>).</p>\n")
+	}
+	b.WriteString("<h2>Overview</h2>\n")
+	img(&b, "./"+NameOverview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
+	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
+	for i, p := range s.pages {
+		t := p.v.Tensor()
+		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + commas(t.NumElements()) + "</td>")
+		var ts *tensorStats
+		if rows != nil {
+			ts = &rows[i]
+		}
+		for _, f := range []func(*decode.Stats) float64{
+			func(st *decode.Stats) float64 { return st.RMS },
+			func(st *decode.Stats) float64 { return st.AbsMax },
+		} {
+			b.WriteString(`<td class="n">`)
+			v := ""
+			if ts != nil {
+				v = "-"
+				if ts.st != nil {
+					v = sci(f(ts.st), 5)
+				}
+			}
+			padTo(&b, v, floatW)
+			b.WriteString("</td>")
+		}
+		healthCell(&b, ts)
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n<p>health: ok, nan (a NaN), inf (an infinity), zero (all zeros), constant (all equal), empty, outlier (RMS over 10&times; the median of its kind across layers), n/a (not decoded), error (statistics failed).</p>\n</body>\n</html>\n")
+	return b.Bytes()
+}
+
+func dtypeOf(v *views.Tensor) string {
+	t := v.Tensor()
+	if d := v.Decoder(); d != nil && d.Dequantized() {
+		return t.DType.String() + " (as " + d.ValueType().String() + ")"
+	}
+	return t.DType.String()
+}
+
+// tensorPage writes a tensor's index.html; ts nil writes blank fields.
+func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
+	var b bytes.Buffer
+	t := p.v.Tensor()
+	depth := strings.Count(p.Dir, "/") + 1
+	head(&b, t.Name)
+	b.WriteString("<p><a href=\"" + href(depth, NameIndex) + "\">&larr; the model</a></p>\n<h1>" + esc(t.Name) + "</h1>\n<table>\n")
+	file := ""
+	if t.File != nil {
+		file = path.Base(t.File.Name())
+	}
+	for _, kv := range [][2]string{
+		{"dtype", dtypeOf(p.v)}, {"shape", tensor.FormatShape(render.ShapeOf(p.v))}, {"params", commas(t.NumElements())},
+		{"file", file}, {"offset", strconv.FormatInt(t.Offset, 10)}, {"bytes", strconv.FormatInt(t.Length, 10)},
+	} {
+		b.WriteString("<tr><th>" + kv[0] + "</th><td>" + esc(kv[1]) + "</td></tr>\n")
+	}
+	b.WriteString("</table>\n<h2>Statistics</h2>\n<table>\n")
+	var st *decode.Stats
+	if ts != nil {
+		st = ts.st
+	}
+	counts := []struct {
+		name string
+		f    func(*decode.Stats) uint64
+	}{
+		{"count", func(s *decode.Stats) uint64 { return s.Count }}, {"nan", func(s *decode.Stats) uint64 { return s.NaN }},
+		{"+inf", func(s *decode.Stats) uint64 { return s.PosInf }}, {"-inf", func(s *decode.Stats) uint64 { return s.NegInf }},
+		{"zeros", func(s *decode.Stats) uint64 { return s.Zeros }}, {"subnormals", func(s *decode.Stats) uint64 { return s.Subnormals }},
+	}
+	for _, c := range counts {
+		b.WriteString("<tr><th>" + c.name + `</th><td class="n">`)
+		v := ""
+		if ts != nil {
+			v = "-"
+			if st != nil {
+				v = strconv.FormatUint(c.f(st), 10)
+			}
+		}
+		padTo(&b, v, countW)
+		b.WriteString("</td></tr>\n")
+	}
+	floats := []struct {
+		name string
+		f    func(*decode.Stats) float64
+	}{
+		{"min", func(s *decode.Stats) float64 { return s.Min }}, {"max", func(s *decode.Stats) float64 { return s.Max }},
+		{"mean", func(s *decode.Stats) float64 { return s.Mean }}, {"std", func(s *decode.Stats) float64 { return s.Std }},
+		{"absmax", func(s *decode.Stats) float64 { return s.AbsMax }}, {"rms", func(s *decode.Stats) float64 { return s.RMS }},
+	}
+	for _, c := range floats {
+		b.WriteString("<tr><th>" + c.name + `</th><td class="n">`)
+		v := ""
+		if ts != nil {
+			v = "-"
+			if st != nil {
+				v = sci(c.f(st), 16)
+			}
+		}
+		padTo(&b, v, statW)
+		b.WriteString("</td></tr>\n")
+	}
+	b.WriteString("<tr><th>health</th>")
+	healthCell(&b, ts)
+	b.WriteString("</tr>\n</table>\n<h2>Heatmap</h2>\n")
+	w, h := render.HeatmapDims(render.ShapeOf(p.v))
+	img(&b, "./"+NameHeatmap, w, h, "heatmap of "+t.Name)
+	b.WriteString("<h2>Histogram</h2>\n")
+	img(&b, "./"+NameHist, render.HistW, render.HistH, "histogram of "+t.Name)
+	b.WriteString("</body>\n</html>\n")
+	return b.Bytes()
+}

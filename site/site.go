@@ -1,0 +1,216 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/views"
+)
+
+// The file names of the site.
+const (
+	NameIndex    = "index.html"
+	NameOverview = "overview.png"
+	NameHeatmap  = "heatmap.png"
+	NameHist     = "hist.png"
+)
+
+// Options are the options of [New]; nil means defaults.
+type Options struct {
+	// Path, if non-nil, gives the directory of a tensor's files, relative
+	// to the root and slash-separated, such as the mount's
+	// "layers/0/mlp/down_proj". The default is the name's dot-separated
+	// parts as directories, each percent-encoding '%', '/', '\\' and
+	// control bytes, "" and "." and ".." encoded too.
+	Path func(tensorName string) string
+	// Cache, if non-nil, keeps the rendered pages and pictures; the
+	// default is a cache of render.DefaultCacheBytes of the site's own.
+	Cache *render.Cache
+}
+
+// Site is the pages and pictures of one model.
+type Site struct {
+	report   *spec.Report
+	tensors  []*views.Tensor
+	cache    *render.Cache
+	root     *render.Lazy
+	overview *render.OverviewFile
+	pages    []*Tensor
+	byName   map[string]*Tensor
+}
+
+// Tensor is the files of one tensor's directory.
+type Tensor struct {
+	// Dir is the directory, relative to the root, slash-separated.
+	Dir     string
+	Index   *render.Lazy
+	Heatmap *render.Lazy
+	Hist    *render.Lazy
+	v       *views.Tensor
+}
+
+// File is a file of the site and its path relative to the root.
+type File struct {
+	Path string
+	View views.View
+}
+
+// New returns the site of the report r, whose tensors' views are
+// tensors (in the order the table lists them). Nothing is read or
+// rendered until a file is read.
+func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Path == nil {
+		o.Path = DefaultPath
+	}
+	if o.Cache == nil {
+		o.Cache = render.NewCache(0)
+	}
+	s := &Site{report: r, tensors: tensors, cache: o.Cache, byName: map[string]*Tensor{}}
+	srcs := make([]render.Source, len(tensors))
+	seen := map[string]string{}
+	for i, v := range tensors {
+		srcs[i] = v
+		name := v.Tensor().Name
+		dir := o.Path(name)
+		if err := checkDir(dir); err != nil {
+			return nil, fmt.Errorf("site: tensor %q: %w", name, err)
+		}
+		if other, dup := seen[dir]; dup {
+			return nil, fmt.Errorf("site: tensors %q and %q have the same directory %q", other, name, dir)
+		}
+		seen[dir] = name
+		p := &Tensor{Dir: dir, v: v}
+		p.Heatmap = render.NewHeatmap(v, s.cache)
+		p.Hist = render.NewHist(v, s.cache)
+		size := int64(len(s.tensorPage(p, nil)))
+		p.Index = render.NewLazy(size, s.cache, func(ctx context.Context) ([]byte, error) {
+			st := s.statsOf(ctx, v)
+			return s.tensorPage(p, &st), nil
+		})
+		s.pages = append(s.pages, p)
+		s.byName[name] = p
+	}
+	s.overview = render.NewOverview(srcs, s.cache)
+	size := int64(len(s.rootPage(nil)))
+	s.root = render.NewLazy(size, s.cache, func(ctx context.Context) ([]byte, error) {
+		rows := make([]tensorStats, len(s.pages))
+		for i, p := range s.pages {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			rows[i] = s.statsOf(ctx, p.v)
+		}
+		markOutliers(s.pages, rows)
+		return s.rootPage(rows), nil
+	})
+	return s, nil
+}
+
+// checkDir refuses a tensor directory that is not a local relative
+// path, or has a component equal to a file name of the site.
+func checkDir(dir string) error {
+	if dir == "" || !filepath.IsLocal(filepath.FromSlash(dir)) || path.Clean(dir) != dir || strings.Contains(dir, "\\") {
+		return fmt.Errorf("directory %q is not a clean relative path", dir)
+	}
+	for _, c := range strings.Split(dir, "/") {
+		switch c {
+		case NameIndex, NameOverview, NameHeatmap, NameHist:
+			return fmt.Errorf("directory %q has a component named as a file of the site", dir)
+		}
+	}
+	return nil
+}
+
+// DefaultPath is the directory of a tensor when Options.Path is nil: its
+// name's dot-separated parts, each escaped (see Options.Path).
+func DefaultPath(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		var b strings.Builder
+		for j := 0; j < len(p); j++ {
+			c := p[j]
+			if c == '%' || c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&b, "%%%02X", c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+		parts[i] = b.String()
+		switch parts[i] {
+		case "":
+			parts[i] = "%"
+		case "..":
+			parts[i] = "%2E."
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// Root returns the root index.html.
+func (s *Site) Root() *render.Lazy { return s.root }
+
+// Overview returns overview.png.
+func (s *Site) Overview() *render.OverviewFile { return s.overview }
+
+// Tensor returns the files of the tensor named name, or nil.
+func (s *Site) Tensor(name string) *Tensor { return s.byName[name] }
+
+// Files returns every file of the site: index.html and overview.png,
+// then each tensor's index.html, heatmap.png and hist.png.
+func (s *Site) Files() []File {
+	fs := []File{{NameIndex, s.root}, {NameOverview, s.overview}}
+	for _, p := range s.pages {
+		fs = append(fs, File{p.Dir + "/" + NameIndex, p.Index}, File{p.Dir + "/" + NameHeatmap, p.Heatmap}, File{p.Dir + "/" + NameHist, p.Hist})
+	}
+	return fs
+}
+
+// Write writes every file of s under dir (created if missing), calling
+// progress, if non-nil, after each file with the files done, their
+// total and the path written.
+func Write(ctx context.Context, dir string, s *Site, progress func(done, total int, path string)) error {
+	files := s.Files()
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		full := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := writeFile(full, f.View); err != nil {
+			return fmt.Errorf("site: %s: %w", f.Path, err)
+		}
+		if progress != nil {
+			progress(i+1, len(files), f.Path)
+		}
+	}
+	return nil
+}
+
+func writeFile(name string, v views.View) error {
+	out, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(out, io.NewSectionReader(v, 0, v.Size()))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n != v.Size() {
+		err = errors.New("short view")
+	}
+	return err
+}
