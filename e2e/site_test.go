@@ -3,9 +3,11 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,4 +192,133 @@ func colours(img image.Image) int {
 		}
 	}
 	return len(seen)
+}
+
+// fourLayerTiny writes the tiny Qwen3 with four layers (layers 2 and 3
+// new, with their own values), layer 2's down_proj scaled ×100.
+func fourLayerTiny(t *testing.T) string {
+	t.Helper()
+	cfg := strings.Replace(testmodel.TinyQwen3Config, `"num_hidden_layers": 2`, `"num_hidden_layers": 4`, 1)
+	if cfg == testmodel.TinyQwen3Config {
+		t.Fatal("the tiny config's layer count is not where the test expects it")
+	}
+	ts := testmodel.TinyQwen3Tensors()
+	var out []testmodel.Tensor
+	for _, tt := range ts {
+		out = append(out, tt)
+		if rest, ok := strings.CutPrefix(tt.Name, "model.layers.1."); ok {
+			for _, l := range []int{2, 3} {
+				c := tt
+				c.Name = fmt.Sprintf("model.layers.%d.%s", l, rest)
+				c.Data = append([]byte(nil), tt.Data...)
+				for i := 0; i+1 < len(c.Data); i += 2 {
+					c.Data[i] ^= byte(l * 37) // other values, same scale
+				}
+				if l == 2 && rest == "mlp.down_proj.weight" {
+					for i := 0; i+1 < len(c.Data); i += 2 {
+						v := math.Float32frombits(uint32(binary.LittleEndian.Uint16(c.Data[i:])) << 16)
+						binary.LittleEndian.PutUint16(c.Data[i:], uint16(math.Float32bits(v*100)>>16))
+					}
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	dir := t.TempDir()
+	if err := testmodel.WriteModelDir(dir, cfg, out); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestMountedSiteInChromium opens index.html of a mounted model in
+// headless Chromium: it renders, the table lists every tensor, every
+// picture loads, and the planted bad layer (down_proj of layer 2 ×100)
+// is named in the health column.
+func TestMountedSiteInChromium(t *testing.T) {
+	bin := chromium(t)
+	mnt, _ := mountModel(t, fourLayerTiny(t))
+	root := "file://" + filepath.ToSlash(filepath.Join(mnt, "index.html"))
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	runChromium(t, bin, root, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars",
+		"--run-all-compositor-stages-before-draw", "--virtual-time-budget=5000")
+	f, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(f))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if n := colours(img); n < 20 {
+		t.Fatalf("screenshot has %d colours: blank?", n)
+	}
+	dom := string(runChromium(t, bin, root, "--dump-dom", "--virtual-time-budget=5000"))
+	rows := regexp.MustCompile(`<tr><td><a href="([^"]*)">([^<]*)</a>(.*)`).FindAllStringSubmatch(dom, -1)
+	if len(rows) != 47 {
+		t.Fatalf("the DOM's table has %d tensors, want 47", len(rows))
+	}
+	var outliers []string
+	var imgs, want strings.Builder
+	for _, r := range rows {
+		if strings.Contains(r[3], "outlier") {
+			outliers = append(outliers, r[2])
+		}
+		dir := filepath.Join(mnt, filepath.FromSlash(strings.TrimSuffix(r[1], "index.html")))
+		for _, pic := range []string{"heatmap.png", "hist.png"} {
+			p := filepath.Join(dir, pic)
+			w, h := pngDims(t, p)
+			fmt.Fprintf(&imgs, "<img src=\"file://%s\">\n", filepath.ToSlash(p))
+			fmt.Fprintf(&want, "%d %d;", w, h)
+		}
+	}
+	if len(outliers) != 1 || outliers[0] != "model.layers.2.mlp.down_proj.weight" {
+		t.Fatalf("outliers %v, want the planted down_proj of layer 2", outliers)
+	}
+	check := `<!DOCTYPE html><html><body>` + imgs.String() + `<pre id="out"></pre>
+<script>
+window.addEventListener("load", function () {
+  var s = "";
+  for (const im of document.images) s += im.naturalWidth + " " + im.naturalHeight + ";";
+  document.getElementById("out").textContent = s;
+});
+</script></body></html>`
+	page := filepath.Join(t.TempDir(), "imgcheck.html")
+	if err := os.WriteFile(page, []byte(check), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom = string(runChromium(t, bin, "file://"+filepath.ToSlash(page), "--dump-dom", "--virtual-time-budget=20000"))
+	got := regexp.MustCompile(`<pre id="out">([^<]*)</pre>`).FindStringSubmatch(dom)
+	if got == nil || got[1] != want.String() {
+		t.Fatalf("pictures as loaded:\n%v\nwant\n%s", got, want.String())
+	}
+}
+
+// TestInspectHTML: fsinspect --html writes the very site the mount
+// serves: the same pages and pictures, byte for byte.
+func TestInspectHTML(t *testing.T) {
+	model := fourLayerTiny(t)
+	dir := filepath.Join(t.TempDir(), "site")
+	r := runCmd(t, "fsinspect", "--html", dir, model)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	mnt, _ := mountModel(t, model)
+	for _, p := range []string{"index.html", "overview.png", "layers/2/mlp/down_proj/index.html", "layers/2/mlp/down_proj/heatmap.png", "norm/hist.png"} {
+		want, err := os.ReadFile(filepath.Join(mnt, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s differs between the mount and --html", p)
+		}
+	}
+	again := runCmd(t, "fsinspect", "--html", dir, model)
+	if again.code != 2 || !strings.Contains(again.stderr, "is not empty") {
+		t.Errorf("a second --html into the same directory: exit %d, %q", again.code, again.stderr)
+	}
 }

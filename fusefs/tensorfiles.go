@@ -17,6 +17,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/site"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/views"
@@ -45,6 +47,10 @@ const (
 	nameStats     = "stats"
 	nameSHA256    = "sha256"
 	nameHist      = "hist"
+	nameHeatmap   = "heatmap.png"
+	nameHistPNG   = "hist.png"
+	nameIndex     = "index.html"
+	nameOverview  = "overview.png"
 )
 
 // tensorFiles are a tensor directory's files, sorted by name.
@@ -62,6 +68,13 @@ var tensorFiles = func() []tensorFile {
 		{nameStats, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).StatsFile(), d.t.File} }},
 		{nameSHA256, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).SHA256File(), d.t.File} }},
 		{nameHist, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).HistFile(), d.t.File} }},
+		{nameHeatmap, func(t *tree, d *tensorDir) content {
+			return viewContent{render.NewHeatmap(t.views(d), t.pictures), d.t.File}
+		}},
+		{nameHistPNG, func(t *tree, d *tensorDir) content {
+			return viewContent{render.NewHist(t.views(d), t.pictures), d.t.File}
+		}},
+		{nameIndex, func(t *tree, d *tensorDir) content { return &sitePage{t: t, name: d.t.Name, file: d.t.File} }},
 	}
 	slices.SortFunc(fs, func(a, b tensorFile) int { return strings.Compare(a.name, b.name) })
 	return fs
@@ -257,3 +270,66 @@ func (r *rootStats) read(t *tree, dest []byte, off int64) (fuse.ReadResult, sysc
 	}
 	return fuse.ReadResultData(dest[:n]), fs.OK
 }
+
+// The pages: index.html at the root and in every tensor's directory, and
+// overview.png, from package site. The site needs the views of every
+// tensor (the root page's table), so it is made on the first lookup of
+// one of its files, and keeps those views; the pictures of one tensor
+// (heatmap.png, hist.png) are made without it.
+
+// site returns the tree's site, made on first use.
+func (t *tree) site() (*site.Site, error) {
+	t.siteOnce.Do(func() {
+		vs := make([]*views.Tensor, len(t.dirs))
+		for i, d := range t.dirs {
+			vs[i] = t.views(d)
+		}
+		t.siteV, t.siteErr = site.New(t.report, vs, &site.Options{Path: t.sitePath, Cache: t.pictures})
+	})
+	return t.siteV, t.siteErr
+}
+
+// sitePage is a page (or overview.png) of the site: a tensor's
+// index.html when name is set, else root (the root page) or the overview.
+type sitePage struct {
+	t        *tree
+	name     string
+	overview bool
+	file     source.File
+
+	once sync.Once
+	v    views.View
+}
+
+func (p *sitePage) view() views.View {
+	p.once.Do(func() {
+		s, err := p.t.site()
+		switch {
+		case err != nil:
+			p.v = errView{err}
+		case p.overview:
+			p.v = s.Overview()
+		case p.name == "":
+			p.v = s.Root()
+		default:
+			if tp := s.Tensor(p.name); tp != nil {
+				p.v = tp.Index
+			} else {
+				p.v = errView{fmt.Errorf("site: no page for %q", p.name)}
+			}
+		}
+	})
+	return p.v
+}
+
+func (p *sitePage) size() int64 { return p.view().Size() }
+
+func (p *sitePage) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	return viewContent{p.view(), p.file}.read(t, dest, off)
+}
+
+// errView is an empty file whose reads fail.
+type errView struct{ err error }
+
+func (e errView) Size() int64                             { return 0 }
+func (e errView) ReadAt(p []byte, off int64) (int, error) { return 0, e.err }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/site"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
@@ -59,8 +61,16 @@ type tree struct {
 	bytes   uint64 // of every model file, for statfs
 
 	model      *model.Model
+	report     *spec.Report
 	companions *views.Companions
 	viewCache  viewCache
+	dirs       []*tensorDir        // every tensor's, in the model's order
+	paths      map[string][]string // tree path of every tensor
+	pictures   *render.Cache
+
+	siteOnce sync.Once
+	siteV    *site.Site
+	siteErr  error
 
 	reads atomic.Int64 // reads served, for watch
 	busy  bool         // watch's: reads since the last release
@@ -176,7 +186,7 @@ const (
 // treeNames is every reserved name: the root's and a tensor directory's
 // (tensorFiles). buildTree uses no other literal.
 var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare,
+	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
 		compare.NameSummary, compare.NameOnlyInModel, compare.NameOnlyInOther, compare.NameDeltaF32, compare.NameDeltaNPY}
 	for _, f := range tensorFiles {
 		names = append(names, f.name)
@@ -184,14 +194,49 @@ var treeNames = func() []string {
 	return names
 }()
 
+// pictureCache bounds the rendered pictures and pages kept (the largest
+// heatmap is 3.9 MB).
+const pictureCache = 64 << 20
+
+// sitePath is a tensor's directory in the tree, as the site links it.
+func (t *tree) sitePath(name string) string { return strings.Join(t.paths[name], "/") }
+
 // maxLinkTarget is the longest symlink target readlink(2) returns through
 // FUSE (a page, less the terminating NUL).
 const maxLinkTarget = 4095
 
+// pathsOf maps the name of every tensor of the files, and of every
+// expected tensor they lack, to its path components in the tree.
+func pathsOf(r *spec.Report) map[string][]string {
+	m := r.Model
+	tensors := m.Tensors()
+	expected := r.ExpectedSet()
+	names := make([]string, 0, len(tensors)+len(expected))
+	for _, tt := range tensors {
+		names = append(names, tt.Name)
+	}
+	for _, e := range expected {
+		if m.Tensor(e.Name) == nil {
+			names = append(names, e.Name)
+		}
+	}
+	return treePaths(m, names)
+}
+
+// Paths returns the directory of every tensor in the tree of a checked
+// model, relative to its root ("layers/0/self_attn/q_proj"), as
+// site.Options.Path wants it: fsinspect --html lays its site out as the
+// mount does.
+func Paths(r *spec.Report) func(name string) string {
+	p := pathsOf(r)
+	return func(name string) string { return strings.Join(p[name], "/") }
+}
+
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
 func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree, error) {
 	m := r.Model
-	t := &tree{perms: newPerms(uid, gid), model: m, companions: views.NewCompanions(m.Tensor, m.Config)}
+	t := &tree{perms: newPerms(uid, gid), model: m, report: r, companions: views.NewCompanions(m.Tensor, m.Config),
+		pictures: render.NewCache(pictureCache)}
 	t.companions.Warn = func(name string, err error) {
 		t.warnOnce("quant:"+name, fmt.Sprintf("%s: not dequantized: %v", name, err))
 	}
@@ -216,17 +261,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
 	expected := r.ExpectedSet()
-
-	names := make([]string, 0, len(tensors)+len(expected))
-	for _, tt := range tensors {
-		names = append(names, tt.Name)
-	}
-	for _, e := range expected {
-		if m.Tensor(e.Name) == nil {
-			names = append(names, e.Name)
-		}
-	}
-	paths := treePaths(m, names)
+	paths := pathsOf(r)
 
 	var shapes strings.Builder
 	for _, tt := range tensors {
@@ -260,11 +295,14 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 		dir.td = t.newTensorDir(tt, mtime, fp)
 		dirOf[tt] = dir.td
 	}
-	dirs := make([]*tensorDir, len(tensors))
+	t.dirs = make([]*tensorDir, len(tensors))
 	for i, tt := range tensors {
-		dirs[i] = dirOf[tt]
+		t.dirs[i] = dirOf[tt]
 	}
-	t.file(t.root, nameStats, &rootStats{t: t, dirs: dirs}, top, all)
+	t.paths = paths
+	t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
+	t.file(t.root, nameIndex, &sitePage{t: t}, top, all)
+	t.file(t.root, nameOverview, &sitePage{t: t, overview: true}, top, all)
 
 	// files/: the model's own files, byte for byte.
 	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)

@@ -24,12 +24,15 @@ import (
 	"os"
 
 	"github.com/fsmount/fsmount/compare"
+	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/progress"
 	"github.com/fsmount/fsmount/internal/version"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/scan"
+	"github.com/fsmount/fsmount/site"
 	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/views"
 )
 
 // Exit codes.
@@ -61,6 +64,10 @@ Options:
                     decoded values: relative L2 is |MODEL-OTHER| / |OTHER|
   --tolerance REL   with --compare: exit 1 unless every shared tensor is
                     within relative L2 REL and the tensor names match
+  --html DIR        also write the model's site to DIR: index.html (verdict,
+                    dimensions, overview.png, every tensor with its health)
+                    and a page per tensor with heatmap.png and hist.png, as
+                    the mount serves them (DIR must be empty or absent)
   --help            show this help
   --version         print the version
 
@@ -84,6 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	showVersion := fl.Bool("version", false, "")
 	doScan := fl.Bool("scan", false, "")
 	other := fl.String("compare", "", "")
+	htmlDir := fl.String("html", "", "")
 	tolerance := fl.Float64("tolerance", -1, "")
 	operands, err := cli.Parse(fl, args)
 	var ue *cli.UsageError
@@ -124,6 +132,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid
+	}
+	if *htmlDir != "" {
+		if err := writeSite(m, r, *htmlDir, stderr); err != nil {
+			fmt.Fprintf(stderr, "fsinspect: --html: %v\n", err)
+			return exitInvalid
+		}
 	}
 	if !*doScan {
 		if *asJSON {
@@ -207,4 +221,23 @@ func exitCode(r *spec.Report) int {
 		return exitSkipped
 	}
 	return exitClean
+}
+
+// writeSite writes the model's site to dir, laid out as the mount's tree.
+func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) error {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%s is not empty", dir)
+	}
+	comp := views.NewCompanions(m.Tensor, m.Config)
+	vs := make([]*views.Tensor, 0, len(m.Tensors()))
+	for _, t := range m.Tensors() {
+		vs = append(vs, views.NewTensor(t, comp.Options(t)))
+	}
+	s, err := site.New(r, vs, &site.Options{Path: fusefs.Paths(r)})
+	if err != nil {
+		return err
+	}
+	bar := progress.New(stderr, "writing "+dir)
+	defer bar.Done()
+	return site.Write(context.Background(), dir, s, func(done, total int, _ string) { bar.Count(done, total) })
 }

@@ -59,6 +59,22 @@ func (b *Bar) Update(done, total int64) {
 	b.shown = true
 }
 
+// Count draws done of total items ("files"), at most ten times a second.
+func (b *Bar) Count(done, total int) {
+	if b.w == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	if now.Sub(b.last) < 100*time.Millisecond && done < total {
+		return
+	}
+	b.last = now
+	fmt.Fprintf(b.w, "\r%s %d / %d files", b.label, done, total)
+	b.shown = true
+}
+
 // Done erases the bar.
 func (b *Bar) Done() {
 	if b.w == nil {
