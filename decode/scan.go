@@ -83,6 +83,9 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 		cb = DefaultChunkBytes
 	}
 	cb = min(cb, MaxChunkBytes)
+	// No buffer larger than the tensor: scanning 300 small tensors must
+	// not allocate 8 MiB for each.
+	cb = int(min(int64(cb), max(d.t.Length, 1)))
 	cb -= cb % bb
 	if cb == 0 {
 		cb = bb
