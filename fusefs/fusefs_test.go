@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
+	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -44,6 +47,9 @@ func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) 
 	o.Debug = testing.Verbose() && os.Getenv("FUSE_DEBUG") != ""
 	o.DirectMount = os.Geteuid() == 0 // as fsmount does
 	server, err := Mount(mnt, r, o)
+	if err == nil {
+		mountedTrees.Store(mnt, lastTree.Load())
+	}
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if err := server.Unmount(); err != nil {
@@ -90,7 +96,7 @@ func TestTreeTiny(t *testing.T) {
 	for _, e := range top {
 		names = append(names, e.Name())
 	}
-	assert.Equal(t, []string{"by-name", "config.json", "embed_tokens", "expected", "files", "layers", "lm_head", "norm", "report", "shapes", "stats", "verdict"}, names)
+	assert.Equal(t, []string{"by-name", "config.json", "embed_tokens", "expected", "files", "index.html", "layers", "lm_head", "norm", "overview.png", "report", "shapes", "stats", "verdict"}, names)
 
 	// Modes, owner, size, mtime.
 	st := stat(t, filepath.Join(mnt, "layers/0/mlp/up_proj/data"))
@@ -372,4 +378,59 @@ func readAt(t *testing.T, dir string, comps []string) []byte {
 func isLink(dirfd int, name string) bool {
 	var st unix.Stat_t
 	return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
+}
+
+// TestLiveFilesBounded: with a bound of 50 looked-up files, walking and
+// reading every file of the tiny model (over 300) leaves at most 50 the
+// daemon tracks once the watcher has run, the kernel forgets the rest,
+// and every file still reads the same afterwards.
+func TestLiveFilesBounded(t *testing.T) {
+	mnt, r := mountDirOpts(t, filepath.Join("..", "testdata", "tiny-qwen3"), &Options{maxLiveFiles: 50})
+	read := func() map[string]string {
+		got := map[string]string{}
+		require.NoError(t, filepath.WalkDir(filepath.Join(mnt, "layers"), func(p string, d fs.DirEntry, err error) error {
+			require.NoError(t, err)
+			if d.Type().IsRegular() && (d.Name() == "shape" || d.Name() == "data" || d.Name() == "stats") {
+				b, err := os.ReadFile(p)
+				require.NoError(t, err)
+				got[p] = string(b)
+			}
+			return nil
+		}))
+		return got
+	}
+	first := read()
+	require.Greater(t, len(first), 50)
+	tr := liveTree(t, mnt)
+	require.Greater(t, tr.live.len(), 50, "every file looked up is tracked")
+	before := countInodes(&tr.rootNode.Load().Inode)
+	tr.live.prune()
+	assert.LessOrEqual(t, tr.live.len(), 50)
+	// The kernel forgets the dropped files' inodes, and go-fuse with it.
+	deadline := time.Now().Add(5 * time.Second)
+	for countInodes(&tr.rootNode.Load().Inode) > before-(len(first)-50) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, countInodes(&tr.rootNode.Load().Inode), before-(len(first)-50), "inodes go-fuse still holds")
+	assert.Equal(t, first, read(), "pruned files are looked up again")
+	_ = r
+}
+
+// countInodes counts the inodes below dir that go-fuse holds.
+func countInodes(dir *gofs.Inode) int {
+	n := 0
+	for _, c := range dir.Children() {
+		n += 1 + countInodes(c)
+	}
+	return n
+}
+
+// mountedTrees maps a test's mount point to its tree.
+var mountedTrees sync.Map
+
+func liveTree(t *testing.T, mnt string) *tree {
+	t.Helper()
+	v, ok := mountedTrees.Load(mnt)
+	require.True(t, ok)
+	return v.(*tree)
 }

@@ -3,6 +3,7 @@ package fusefs
 import (
 	"log"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -25,6 +26,8 @@ type Options struct {
 	// Compare, if set, adds compare/: the comparison of the model with
 	// another checkpoint (package compare), computed when read.
 	Compare *compare.Comparison
+	// maxLiveFiles, if positive, replaces maxLiveFiles (tests).
+	maxLiveFiles int
 	// DirectMount mounts with mount(2) instead of through fusermount3,
 	// which needs root; MS_RDONLY then also spares the atime GETATTR
 	// after each read.
@@ -37,6 +40,9 @@ type Options struct {
 	// model's pages stay out of the daemon's RSS.
 	Mmap bool
 }
+
+// lastTree is the tree of the last Mount, for the package's tests.
+var lastTree atomic.Pointer[tree]
 
 // cacheTimeout is how long the kernel may trust entries, attributes and
 // negative lookups. Nothing changes while mounted, so it is long.
@@ -89,6 +95,8 @@ func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) 
 	if err != nil {
 		return nil, err
 	}
+	root.t.live.max = o.maxLiveFiles
+	lastTree.Store(root.t)
 	opts := mountOptions(r.Model.Location, o)
 	server, err := fuse.NewServer(&noOpendir{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)
 	if err != nil {

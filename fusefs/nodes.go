@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"container/list"
 	"context"
 	"log"
 	"sync"
@@ -23,6 +24,7 @@ type node struct {
 
 	once    sync.Once
 	listing []fuse.DirEntry
+	live    *list.Element // a file's place among the live inodes (prune.go)
 }
 
 // The operations a node supports; everything else (writes, mkdir,
@@ -37,7 +39,11 @@ var (
 	_ = (fs.NodeFlusher)((*node)(nil))
 	_ = (fs.NodeReadlinker)((*node)(nil))
 	_ = (fs.NodeStatfser)((*node)(nil))
+	_ = (fs.NodeOnForgetter)((*node)(nil))
 )
+
+// OnForget is called when the kernel forgets the node.
+func (n *node) OnForget() { n.t.live.remove(n) }
 
 // Statfs describes the mount as df and getconf see it: 4 KiB blocks, as
 // many as the files hold, none free, NAME_MAX 255.
@@ -87,9 +93,13 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 		return nil, syscall.ENOENT
 	}
 	n.t.fill(&out.Attr, c)
-	ino := n.NewInode(ctx, &node{t: n.t, e: c}, fs.StableAttr{Mode: c.mode & syscall.S_IFMT, Ino: c.ino})
+	child := &node{t: n.t, e: c}
+	ino := n.NewInode(ctx, child, fs.StableAttr{Mode: c.mode & syscall.S_IFMT, Ino: c.ino})
 	if d, ok := c.content.(*dynText); ok {
 		d.ino.Store(ino)
+	}
+	if ino.Operations() == child && c.content != nil {
+		n.t.live.add(child)
 	}
 	return ino, fs.OK
 }

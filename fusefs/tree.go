@@ -73,6 +73,7 @@ type tree struct {
 	siteErr  error
 
 	reads atomic.Int64 // reads served, for watch
+	live  liveFiles    // looked-up files, pruned by watch
 	busy  bool         // watch's: reads since the last release
 
 	dyn        []*dynText // verdict and report

@@ -119,6 +119,7 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
+		t.live.prune()
 		if n := t.reads.Load(); n != seen {
 			seen = n
 			t.busy = true

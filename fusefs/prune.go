@@ -1,0 +1,67 @@
+package fusefs
+
+import (
+	"container/list"
+	"sync"
+)
+
+// The kernel keeps the inodes of the files it has looked up as long as it
+// likes (until memory pressure), and each costs the daemon about 1.2 KB
+// of go-fuse's bookkeeping; a find over a 37,000-tensor model looks up
+// 500,000 files. So the daemon keeps a bound: beyond maxLiveFiles looked-up
+// files, the watcher asks the kernel to drop the dentries of the least
+// recently looked up (FUSE_NOTIFY_INVAL_ENTRY); the kernel then forgets
+// their inodes when nothing holds them, and a later lookup asks again.
+const maxLiveFiles = 32768
+
+// liveFiles are the file nodes the kernel holds, most recent first.
+type liveFiles struct {
+	max   int // 0 means maxLiveFiles
+	mu    sync.Mutex
+	order list.List
+}
+
+func (l *liveFiles) add(n *node) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n.live == nil {
+		n.live = l.order.PushFront(n)
+	}
+}
+
+func (l *liveFiles) remove(n *node) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n.live != nil {
+		l.order.Remove(n.live)
+		n.live = nil
+	}
+}
+
+func (l *liveFiles) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.order.Len()
+}
+
+// prune asks the kernel to drop the oldest files beyond the bound. It
+// must not run inside a request: the notification waits on the kernel.
+func (l *liveFiles) prune() {
+	limit := l.max
+	if limit == 0 {
+		limit = maxLiveFiles
+	}
+	for {
+		l.mu.Lock()
+		if l.order.Len() <= limit {
+			l.mu.Unlock()
+			return
+		}
+		n := l.order.Remove(l.order.Back()).(*node)
+		n.live = nil
+		l.mu.Unlock()
+		if name, parent := n.Parent(); parent != nil {
+			parent.NotifyEntry(name)
+		}
+	}
+}
