@@ -169,7 +169,9 @@ func (d *Decoder) Float32(start uint64, dst []float32) error {
 	be, bb := d.t.DType.BlockElems(), d.t.DType.BlockBytes()
 	b0 := start / be
 	b1 := (start + n + be - 1) / be
-	raw := make([]byte, (b1-b0)*bb)
+	rp := getRaw(int((b1 - b0) * bb))
+	defer rawPool.Put(rp)
+	raw := *rp
 	if err := readFull(d.t, int64(b0*bb), raw); err != nil {
 		return err
 	}
@@ -183,6 +185,20 @@ func (d *Decoder) Float32(start uint64, dst []float32) error {
 	}
 	copy(dst, tmp[start-first:])
 	return nil
+}
+
+// rawPool holds the buffers Float32 reads a range's bytes into, so that
+// serving a view's reads does not allocate a buffer for each.
+var rawPool sync.Pool
+
+// getRaw returns a pooled buffer of n bytes.
+func getRaw(n int) *[]byte {
+	if p, ok := rawPool.Get().(*[]byte); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]byte, n)
+	return &b
 }
 
 // Float64 decodes elements [start, start+len(dst)) into dst.

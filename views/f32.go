@@ -3,9 +3,13 @@ package views
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/fsmount/fsmount/decode"
 )
+
+// nativeLittle is whether float32s in memory are values.f32's bytes.
+var nativeLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // f32View is values.f32: 4 bytes per element.
 type f32View struct {
@@ -35,6 +39,13 @@ func (f *f32View) ReadAt(p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	e0, e1 := uint64(lo/4), uint64((hi+3)/4)
+	if q := p[:hi-lo]; lo%4 == 0 && len(q)%4 == 0 && nativeLittle && uintptr(unsafe.Pointer(&q[0]))%4 == 0 {
+		// Whole elements into an aligned buffer: decode in place.
+		if err := f.d.Float32(e0, unsafe.Slice((*float32)(unsafe.Pointer(&q[0])), len(q)/4)); err != nil {
+			return 0, err
+		}
+		return len(q), eofIfShort(len(q), p)
+	}
 	vals := make([]float32, e1-e0)
 	if err := f.d.Float32(e0, vals); err != nil {
 		return 0, err
