@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/gguf"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -47,8 +48,11 @@ var (
 
 // quantConfig is what the comparison reads of config.json.
 type quantConfig struct {
-	Tie   *bool `json:"tie_word_embeddings"`
-	Quant *struct {
+	Tie       *bool  `json:"tie_word_embeddings"`
+	ModelType string `json:"model_type"`
+	Heads     int    `json:"num_attention_heads"`
+	KVHeads   int    `json:"num_key_value_heads"`
+	Quant     *struct {
 		Method    string   `json:"quant_method"`
 		Block     []uint64 `json:"weight_block_size"`
 		Bits      int      `json:"bits"`
@@ -91,14 +95,6 @@ func (s *side) shape() []uint64 {
 		return s.dec.Shape()
 	}
 	return s.t.Shape
-}
-
-// valueType is the type of the values compared: F32 when dequantized.
-func (s *side) valueType() tensor.DType {
-	if s.dec != nil {
-		return s.dec.ValueType()
-	}
-	return s.t.DType
 }
 
 // sides builds the sides of one model: a logical name (the weight's,
@@ -151,6 +147,20 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 		if s.err != nil {
 			s.dec = nil
 		}
+		if m.Names != nil {
+			// A GGUF tensor pairs with the Hugging Face tensor it was
+			// converted from, its rows restored where the converter
+			// permuted them.
+			if hf, ok := m.Names.HF(t.Name); ok {
+				name = hf
+				if s.dec != nil {
+					if rowOf := ggufRows(cfg, hf, s.dec.Shape()); rowOf != nil {
+						s.dec, s.plain = s.dec.WithRows(rowOf), false
+						s.how = strings.TrimPrefix(s.how+"; ", "; ") + "rows unpermuted (llama.cpp's Q/K order)"
+					}
+				}
+			}
+		}
 		if _, dup := ss.byName[name]; dup {
 			// A qweight and a weight of one name: keep the stored weight.
 			continue
@@ -162,6 +172,35 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 	}
 	sort.Strings(ss.names)
 	return ss
+}
+
+// ggufRows returns the row order of a llama-family Q or K projection as
+// llama.cpp's converter stores it (gguf.md §5.3: rows permuted within
+// each head), or nil for any other tensor or architecture.
+func ggufRows(cfg quantConfig, hf string, shape []uint64) func(uint64) uint64 {
+	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" || len(shape) == 0 {
+		return nil
+	}
+	heads := 0
+	switch {
+	case strings.HasSuffix(hf, ".self_attn.q_proj.weight") || strings.HasSuffix(hf, ".self_attn.q_proj.bias"):
+		heads = cfg.Heads
+	case strings.HasSuffix(hf, ".self_attn.k_proj.weight") || strings.HasSuffix(hf, ".self_attn.k_proj.bias"):
+		heads = cfg.KVHeads
+		if heads == 0 {
+			heads = cfg.Heads
+		}
+	default:
+		return nil
+	}
+	rows := int(shape[0])
+	if heads <= 0 || rows%(2*heads) != 0 {
+		return nil
+	}
+	return func(r uint64) uint64 {
+		g, _ := gguf.GGUFRow(int(r), rows, heads) // rows and heads checked above
+		return uint64(g)
+	}
 }
 
 // inferBlock guesses weight_block_size without a config: 128 (every

@@ -22,6 +22,26 @@ type Decoder struct {
 	// AWQ), whose decoded shape is not its tensor's.
 	shape  []uint64
 	packed *packed
+	// rowOf, if set, reorders the outermost dimension: element row r of
+	// the values is stored row rowOf(r) (see WithRows).
+	rowOf  func(r uint64) uint64
+	rowLen uint64
+}
+
+// WithRows returns a decoder of the same tensor whose values have the
+// outermost dimension reordered: row r of the values is stored row
+// rowOf(r), which must be a permutation of the rows. GGUF's llama Q and K
+// projections are stored with their rows permuted per head; WithRows
+// undoes it, so they compare with the Hugging Face tensors row for row.
+// Statistics are the same either way (Scan ignores the order).
+func (d *Decoder) WithRows(rowOf func(r uint64) uint64) *Decoder {
+	shape := d.Shape()
+	if len(shape) == 0 || shape[0] == 0 {
+		return d
+	}
+	e := *d
+	e.rowOf, e.rowLen = rowOf, d.n/shape[0]
+	return &e
 }
 
 // blockScale is an FP8 block-scale companion, loaded whole on first use.
@@ -163,6 +183,20 @@ func (d *Decoder) Float32(start uint64, dst []float32) error {
 	if n == 0 {
 		return nil
 	}
+	if d.rowOf != nil {
+		plain := *d
+		plain.rowOf = nil
+		for done := uint64(0); done < n; {
+			e := start + done
+			r, col := e/d.rowLen, e%d.rowLen
+			m := min(n-done, d.rowLen-col)
+			if err := plain.Float32(d.rowOf(r)*d.rowLen+col, dst[done:done+m]); err != nil {
+				return err
+			}
+			done += m
+		}
+		return nil
+	}
 	if d.packed != nil {
 		return d.packed.float32s(start, dst)
 	}
@@ -203,7 +237,7 @@ func getRaw(n int) *[]byte {
 
 // Float64 decodes elements [start, start+len(dst)) into dst.
 func (d *Decoder) Float64(start uint64, dst []float64) error {
-	if d.scale != nil || d.k == kBlock || d.k.table() || d.k == kF32 {
+	if d.rowOf != nil || d.scale != nil || d.k == kBlock || d.k.table() || d.k == kF32 {
 		// Exact in float32: decode there and widen.
 		var buf [2048]float32
 		for done := 0; done < len(dst); {

@@ -164,3 +164,39 @@ func TestScaled(t *testing.T) {
 		t.Errorf("zero block: %v", err)
 	}
 }
+
+func TestWithRows(t *testing.T) {
+	raw := make([]byte, 4*12)
+	for i := range 12 {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(i)))
+	}
+	d, err := NewDecoder(memTensor("m", tensor.F32, []uint64{4, 3}, raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm := []uint64{2, 0, 3, 1}
+	p := d.WithRows(func(r uint64) uint64 { return perm[r] })
+	got := make([]float32, 12)
+	if err := p.Float32(0, got); err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{6, 7, 8, 0, 1, 2, 9, 10, 11, 3, 4, 5}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	part := make([]float32, 5)
+	if err := p.Float32(2, part); err != nil {
+		t.Fatal(err)
+	}
+	for i := range part {
+		if part[i] != want[2+i] {
+			t.Fatalf("from 2: got %v, want %v", part, want[2:7])
+		}
+	}
+	f64 := make([]float64, 4)
+	if err := p.Float64(4, f64); err != nil || f64[0] != 1 || f64[3] != 10 {
+		t.Fatalf("Float64: %v %v", f64, err)
+	}
+}

@@ -78,31 +78,6 @@ func (r *reader) fill(n int) error {
 	return nil
 }
 
-// skip advances n bytes, checked against the file's size.
-func (r *reader) skip(n int64, what string) error {
-	if n < 0 || n > r.remaining() {
-		return r.errAt(CodeTruncated, "", "%s needs %d bytes, %d left", what, n, r.remaining())
-	}
-	r.pos += n
-	return nil
-}
-
-func (r *reader) u8(what string) (uint8, error) {
-	b, err := r.take(1, what)
-	if err != nil {
-		return 0, err
-	}
-	return b[0], nil
-}
-
-func (r *reader) u16(what string) (uint16, error) {
-	b, err := r.take(2, what)
-	if err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint16(b), nil
-}
-
 func (r *reader) u32(what string) (uint32, error) {
 	b, err := r.take(4, what)
 	if err != nil {

@@ -78,12 +78,6 @@ func (c *canvas) cells(x0, y0, cw, ch, w int, vals []float32, rng float64) {
 	})
 }
 
-func (c *canvas) set(x, y int, col color.RGBA) {
-	if image.Pt(x, y).In(c.img.Rect) {
-		c.img.SetRGBA(x, y, col)
-	}
-}
-
 // line draws a line w pixels thick from (x0, y0) to (x1, y1), with
 // integer steps (Bresenham).
 func (c *canvas) line(x0, y0, x1, y1, w int, col color.RGBA) {
