@@ -128,3 +128,21 @@ func TestShrinkingWhileParsing(t *testing.T) {
 		}
 	}
 }
+
+// TestNotSafetensors: a text file or a GGUF file named model.safetensors
+// is said to be what it most likely is, before the rule and its numbers.
+func TestNotSafetensors(t *testing.T) {
+	dir := testmodel.TinyDir(t, nil)
+	p := filepath.Join(dir, "model.safetensors")
+	require.NoError(t, os.WriteFile(p, []byte("# README\n\nThis is not a model.\n"), 0o644))
+	r := runCmd(t, "fsinspect", dir)
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, "fsinspect: "+p+`: not a safetensors file (its first 8 bytes are text: "# README"): header_too_large (safetensors: HeaderTooLarge): length prefix says the header is 4,993,722,608,950,321,187 bytes, the limit is 100,000,000`+"\n", r.stderr)
+
+	g, err := os.ReadFile(realGGUF())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, g, 0o644))
+	r = runCmd(t, "fsinspect", dir)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, p+": not a safetensors file (it starts with GGUF's magic: a GGUF file, name it .gguf): ")
+}

@@ -62,7 +62,10 @@ var ErrFormat = errors.New("safetensors: not a valid safetensors file")
 
 // FormatError reports a file that breaks a validation rule.
 type FormatError struct {
-	File   string // the file, as its source names it
+	File string // the file, as its source names it
+	// Hint, when set, says first what the file most likely is ("not a
+	// safetensors file (its first 8 bytes are text: …)").
+	Hint   string
 	Code   Code   // the rule that failed
 	Tensor string // the tensor concerned, if any
 	Detail string // what was found, with the numbers
@@ -75,6 +78,9 @@ func (e *FormatError) Error() string {
 	msg := string(e.Code)
 	if ref := e.RefName(); ref != "" {
 		msg += " (safetensors: " + ref + ")"
+	}
+	if e.Hint != "" {
+		msg = e.Hint + ": " + msg
 	}
 	if e.File != "" {
 		msg = e.File + ": " + msg

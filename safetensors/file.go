@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/fsmount/fsmount/source"
@@ -67,16 +68,67 @@ func NewFile(src source.File) (*File, error) {
 	return f, nil
 }
 
-// checkPrefix applies rules S2 and S3 to the length prefix.
+// checkPrefix applies rules S2 and S3 to the length prefix. A prefix
+// that fails them is most likely not a length at all, so the error says
+// first what the file looks like.
 func checkPrefix(name string, prefix []byte, size int64) (uint64, error) {
 	n := binary.LittleEndian.Uint64(prefix)
-	if n > MaxHeaderSize {
-		return 0, formatErr(name, CodeHeaderTooLarge, "", "length prefix says the header is %d bytes, the limit is %d", n, MaxHeaderSize)
+	var e *FormatError
+	switch {
+	case n > MaxHeaderSize:
+		e = formatErr(name, CodeHeaderTooLarge, "", "length prefix says the header is %s bytes, the limit is %s", commas(n), commas(MaxHeaderSize))
+	case n+prefixLen > uint64(size):
+		e = formatErr(name, CodeInvalidHeaderLength, "", "length prefix says the header is %s bytes, but the file has only %s after the prefix", commas(n), commas(uint64(size-prefixLen)))
+	default:
+		return n, nil
 	}
-	if n+prefixLen > uint64(size) {
-		return 0, formatErr(name, CodeInvalidHeaderLength, "", "length prefix says the header is %d bytes, but the file has only %d after the prefix", n, size-prefixLen)
+	e.Hint = guessKind(prefix)
+	return 0, e
+}
+
+// guessKind says what a file whose first 8 bytes are no safetensors
+// length prefix most likely is, or "".
+func guessKind(prefix []byte) string {
+	switch {
+	case string(prefix[:4]) == "GGUF":
+		return "not a safetensors file (it starts with GGUF's magic: a GGUF file, name it .gguf)"
+	case isText(prefix):
+		return fmt.Sprintf("not a safetensors file (its first 8 bytes are text: %q)", prefix)
 	}
-	return n, nil
+	return ""
+}
+
+// isText reports whether b is printable UTF-8 text (tabs and line breaks
+// allowed).
+func isText(b []byte) bool {
+	if !utf8.Valid(b) {
+		// A multi-byte character may be cut at the end: look at the rest.
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+		if len(b) < 4 {
+			return false
+		}
+	}
+	for _, r := range string(b) {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// commas writes n with thousands separators.
+func commas(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	var b []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
 
 // load validates the header (rules S4 and on) and fills in the tensor

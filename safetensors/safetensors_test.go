@@ -310,7 +310,7 @@ func TestMalformed(t *testing.T) {
 	}{
 		{"valid", header(ok, 8), nil, ""},
 		{"seven-bytes", []byte("1234567"), safetensors.CodeHeaderTooSmall, ""},
-		{"header-len-2^62", hugePrefix, safetensors.CodeHeaderTooLarge, "4611686018427387904"},
+		{"header-len-2^62", hugePrefix, safetensors.CodeHeaderTooLarge, "4,611,686,018,427,387,904 bytes, the limit is 100,000,000"},
 		{"header-past-eof", header(ok, 0)[:20], safetensors.CodeInvalidHeaderLength, ""},
 		{"not-utf8", header("{\"\xc3\x28\":1}", 0), safetensors.CodeInvalidUTF8, ""},
 		{"utf8-bom", header("\xef\xbb\xbf{}", 0), safetensors.CodeInvalidJSON, ""},
