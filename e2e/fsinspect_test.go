@@ -108,3 +108,32 @@ func TestInspectSingleFile(t *testing.T) {
 	assert.Equal(t, 3, r.code, "not checked has its own exit code")
 	assert.Contains(t, r.stdout, "– cross-check skipped: a single file was given")
 }
+
+// TestInspectJSONPaths: every tensor of --json names its directory in the
+// mount's tree, where its data file has the tensor's bytes.
+func TestInspectJSONPaths(t *testing.T) {
+	model := repoPath("testdata", "tiny-qwen3")
+	r := runCmd(t, "fsinspect", "--json", model)
+	require.Equal(t, 0, r.code, r.stderr)
+	var j struct {
+		Tensors []struct {
+			Name  string `json:"name"`
+			Path  string `json:"path"`
+			Bytes int64  `json:"bytes"`
+		} `json:"tensor_list"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
+	require.Len(t, j.Tensors, 25)
+	mnt, _ := mountModel(t, model)
+	for _, tt := range j.Tensors {
+		st, err := os.Stat(filepath.Join(mnt, tt.Path, "data"))
+		require.NoError(t, err, tt.Name)
+		assert.Equal(t, tt.Bytes, st.Size(), tt.Name)
+	}
+	paths := map[string]string{}
+	for _, tt := range j.Tensors {
+		paths[tt.Name] = tt.Path
+	}
+	assert.Equal(t, "layers/0/self_attn/q_proj", paths["model.layers.0.self_attn.q_proj.weight"])
+	assert.Equal(t, "lm_head", paths["lm_head.weight"])
+}

@@ -409,6 +409,7 @@ type jsonTensorShape struct {
 	File   string   `json:"file"`
 	Offset int64    `json:"offset"`
 	Bytes  int64    `json:"bytes"`
+	Path   string   `json:"path,omitempty"`
 }
 
 // JSON renders the same facts as Text for machines.
@@ -452,7 +453,11 @@ func (r *Report) JSON() []byte {
 		j.Params.ByDType[k.String()] = v
 	}
 	for _, t := range r.Model.Tensors() {
-		j.Shapes = append(j.Shapes, jsonTensorShape{t.Name, t.DType.String(), t.Shape, t.NumElements(), t.File.Name(), t.Offset, t.Length})
+		js := jsonTensorShape{t.Name, t.DType.String(), t.Shape, t.NumElements(), t.File.Name(), t.Offset, t.Length, ""}
+		if r.Paths != nil {
+			js.Path = r.Paths(t.Name)
+		}
+		j.Shapes = append(j.Shapes, js)
 	}
 	out, _ := json.MarshalIndent(j, "", "  ")
 	return append(out, '\n')

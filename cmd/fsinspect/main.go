@@ -133,6 +133,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid
 	}
+	r.Paths = fusefs.Paths(r)
 	if *htmlDir != "" {
 		if err := writeSite(m, r, *htmlDir, stderr); err != nil {
 			fmt.Fprintf(stderr, "fsinspect: --html: %v\n", err)
