@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,44 +48,6 @@ func TestDTypes(t *testing.T) {
 	num, _ := tensor.DType(0).Bits()
 	assert.Equal(t, uint64(0), num)
 	assert.Equal(t, "invalid", tensor.DType(200).String())
-}
-
-func TestBF16ToF32(t *testing.T) {
-	for _, c := range []struct {
-		bits uint16
-		want float32
-	}{
-		{0x3f80, 1}, {0xc000, -2}, {0x0000, 0}, {0x3f00, 0.5},
-		{0x4049, 3.140625}, {0x7f7f, 3.3895314e38}, {0x0080, 1.1754944e-38},
-	} {
-		assert.Equal(t, c.want, safetensors.BF16ToF32(c.bits), "%#04x", c.bits)
-	}
-	assert.True(t, math.IsInf(float64(safetensors.BF16ToF32(0x7f80)), 1))
-	assert.True(t, math.IsInf(float64(safetensors.BF16ToF32(0xff80)), -1))
-	assert.True(t, math.IsNaN(float64(safetensors.BF16ToF32(0x7fc0))))
-	assert.Equal(t, []float32{1, -2}, safetensors.DecodeBF16([]byte{0x80, 0x3f, 0x00, 0xc0, 0xff}))
-}
-
-func TestF16ToF32(t *testing.T) {
-	for _, c := range []struct {
-		bits uint16
-		want float32
-	}{
-		{0x3c00, 1}, {0xc000, -2}, {0x3800, 0.5}, {0x7bff, 65504},
-		{0x0001, 5.9604645e-08}, // smallest subnormal, 2^-24
-		{0x03ff, 6.097555e-05},  // largest subnormal
-		{0x0400, 6.1035156e-05}, // smallest normal, 2^-14
-		{0x3555, 0.33325195},    // nearest to 1/3
-		{0x4248, 3.140625},
-	} {
-		assert.Equal(t, c.want, safetensors.F16ToF32(c.bits), "%#04x", c.bits)
-	}
-	negZero := safetensors.F16ToF32(0x8000)
-	assert.True(t, negZero == 0 && math.Signbit(float64(negZero)))
-	assert.True(t, math.IsInf(float64(safetensors.F16ToF32(0x7c00)), 1))
-	assert.True(t, math.IsInf(float64(safetensors.F16ToF32(0xfc00)), -1))
-	assert.True(t, math.IsNaN(float64(safetensors.F16ToF32(0x7e00))))
-	assert.Equal(t, []float32{1, 65504}, safetensors.DecodeF16([]byte{0x00, 0x3c, 0xff, 0x7b}))
 }
 
 // TestOpenMapsRealBytes round-trips random bytes through a file, the live
