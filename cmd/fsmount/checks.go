@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 
@@ -40,10 +39,8 @@ func checkFUSE(allowOther bool) error {
 		}
 		return fmt.Errorf("%s (mode %s) is not readable and writable by this user: FUSE is unavailable to users other than root until it is 0666 (chmod 666 %s, as Debian's udev sets it)", devFuse, mode, devFuse)
 	}
-	if _, err := exec.LookPath("fusermount3"); err != nil {
-		if _, err2 := exec.LookPath("fusermount"); err2 != nil {
-			return errors.New("fusermount3 is not installed (Debian package fuse3); it is needed to mount as a user other than root")
-		}
+	if _, err := fusermountBin(); err != nil {
+		return fmt.Errorf("%w; it is needed to mount as a user other than root", err)
 	}
 	if allowOther && !userAllowOther() {
 		return fmt.Errorf("--allow-other as a user other than root needs the line user_allow_other in %s", fuseConf)

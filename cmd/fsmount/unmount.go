@@ -137,12 +137,20 @@ func lazyUnmount(mnt string) error {
 	return err
 }
 
-func fusermount(args ...string) (string, error) {
-	bin, err := exec.LookPath("fusermount3")
-	if err != nil {
-		if bin, err = exec.LookPath("fusermount"); err != nil {
-			return "", errors.New("fusermount3 is not installed (Debian package fuse3)")
+// fusermountBin finds fusermount3 (or the older fusermount).
+func fusermountBin() (string, error) {
+	for _, name := range []string{"fusermount3", "fusermount"} {
+		if bin, err := exec.LookPath(name); err == nil {
+			return bin, nil
 		}
+	}
+	return "", errors.New("fusermount3 is not installed (Debian package fuse3)")
+}
+
+func fusermount(args ...string) (string, error) {
+	bin, err := fusermountBin()
+	if err != nil {
+		return "", err
 	}
 	var out bytes.Buffer
 	cmd := exec.Command(bin, args...)
