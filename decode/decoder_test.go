@@ -89,7 +89,7 @@ func TestRandomAccess(t *testing.T) {
 
 func TestShortRead(t *testing.T) {
 	tt := memTensor("x", tensor.F32, []uint64{100}, make([]byte, 400))
-	tt.File.(*memFile).failAt = 200
+	tt.File.(*memFile).FailAt = 200
 	d, err := NewDecoder(tt)
 	if err != nil {
 		t.Fatal(err)

@@ -277,7 +277,7 @@ func TestScanErrors(t *testing.T) {
 	raw := make([]byte, 1<<16)
 	for _, sha := range []bool{false, true} {
 		tt := memTensor("x", tensor.BF16, []uint64{1 << 15}, raw)
-		tt.File.(*memFile).failAt = 40000
+		tt.File.(*memFile).FailAt = 40000
 		if _, err := Scan(context.Background(), tt, &ScanOptions{ChunkBytes: 1024, SHA256: sha}); !errors.Is(err, errInjected) {
 			t.Errorf("sha=%v: short read gave %v", sha, err)
 		}

@@ -8,13 +8,12 @@ import (
 	"image"
 	"image/png"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/views"
 )
@@ -22,26 +21,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // memFile is a source.File over bytes.
-type memFile struct{ b []byte }
-
-func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fs.ErrInvalid
-	}
-	if off >= int64(len(f.b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, f.b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-func (f *memFile) Close() error       { return nil }
-func (f *memFile) Name() string       { return "mem" }
-func (f *memFile) Size() int64        { return int64(len(f.b)) }
-func (f *memFile) ModTime() time.Time { return time.Time{} }
-func (f *memFile) Mode() fs.FileMode  { return 0o444 }
+// memFile is testmodel's.
+type memFile = testmodel.MemFile
 
 // f32Tensor is a F32 tensor of vals.
 func f32Tensor(name string, shape []uint64, vals []float32) *views.Tensor {
@@ -49,7 +30,7 @@ func f32Tensor(name string, shape []uint64, vals []float32) *views.Tensor {
 	for i, v := range vals {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 	}
-	t := &tensor.Tensor{Name: name, DType: tensor.F32, Shape: shape, File: &memFile{b: b}, Length: int64(len(b))}
+	t := &tensor.Tensor{Name: name, DType: tensor.F32, Shape: shape, File: &memFile{B: b}, Length: int64(len(b))}
 	return views.NewTensor(t, nil)
 }
 
@@ -59,7 +40,7 @@ func bf16Tensor(name string, shape []uint64, vals []float32) *views.Tensor {
 	for i, v := range vals {
 		binary.LittleEndian.PutUint16(b[2*i:], uint16(math.Float32bits(v)>>16))
 	}
-	t := &tensor.Tensor{Name: name, DType: tensor.BF16, Shape: shape, File: &memFile{b: b}, Length: int64(len(b))}
+	t := &tensor.Tensor{Name: name, DType: tensor.BF16, Shape: shape, File: &memFile{B: b}, Length: int64(len(b))}
 	return views.NewTensor(t, nil)
 }
 

@@ -372,7 +372,7 @@ func TestCacheBound(t *testing.T) {
 }
 
 func TestNotDecoded(t *testing.T) {
-	tt := &tensor.Tensor{Name: "c", DType: tensor.C64, Shape: []uint64{2, 2}, File: &memFile{b: make([]byte, 32)}, Length: 32}
+	tt := &tensor.Tensor{Name: "c", DType: tensor.C64, Shape: []uint64{2, 2}, File: &memFile{B: make([]byte, 32)}, Length: 32}
 	s := views.NewTensor(tt, nil)
 	if s.Decoder() != nil {
 		t.Skip("C64 became decodable")
@@ -401,7 +401,7 @@ func (f *failFile) ReadAt(p []byte, off int64) (int, error) {
 // picture, and that it is not cached: the next read tries again.
 func TestReadError(t *testing.T) {
 	b := make([]byte, 2*64*64)
-	f := &failFile{memFile: memFile{b: b}, off: 1000}
+	f := &failFile{memFile: memFile{B: b}, off: 1000}
 	tt := &tensor.Tensor{Name: "w", DType: tensor.BF16, Shape: []uint64{64, 64}, File: f, Length: int64(len(b))}
 	s := views.NewTensor(tt, nil)
 	hm := NewHeatmap(s, nil)

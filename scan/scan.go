@@ -236,13 +236,13 @@ func (r *Result) Text() string {
 		switch s.Health() {
 		case decode.HealthNaN, decode.HealthInf:
 			bad++
-			fmt.Fprintf(&b, "  ✗ %s: %s holds %s NaN, %s +Inf, %s -Inf in %s values\n", s.Health(), name, commas(s.NaN), commas(s.PosInf), commas(s.NegInf), commas(s.Count))
+			fmt.Fprintf(&b, "  ✗ %s: %s holds %s NaN, %s +Inf, %s -Inf in %s values\n", s.Health(), name, spec.Commas(s.NaN), spec.Commas(s.PosInf), spec.Commas(s.NegInf), spec.Commas(s.Count))
 		case decode.HealthZero:
 			bad++
-			fmt.Fprintf(&b, "  ✗ zero: every one of the %s values of %s is zero\n", commas(s.Count), name)
+			fmt.Fprintf(&b, "  ✗ zero: every one of the %s values of %s is zero\n", spec.Commas(s.Count), name)
 		case decode.HealthConstant:
 			warn++
-			fmt.Fprintf(&b, "  ! constant: every one of the %s values of %s is %g\n", commas(s.Count), name, s.Min)
+			fmt.Fprintf(&b, "  ! constant: every one of the %s values of %s is %g\n", spec.Commas(s.Count), name, s.Min)
 		}
 	}
 	for _, d := range r.Duplicates {
@@ -257,9 +257,9 @@ func (r *Result) Text() string {
 	if bad > 0 {
 		mark = "✗"
 	}
-	fmt.Fprintf(&b, "  %s %s tensors scanned: %s bad, %s %s, %s not decoded\n", mark, commas(uint64(len(r.Entries))), commas(uint64(bad)), commas(uint64(warn)), plural(warn, "warning", "warnings"), commas(uint64(undecoded)))
+	fmt.Fprintf(&b, "  %s %s tensors scanned: %s bad, %s %s, %s not decoded\n", mark, spec.Commas(uint64(len(r.Entries))), spec.Commas(uint64(bad)), spec.Commas(uint64(warn)), plural(warn, "warning", "warnings"), spec.Commas(uint64(undecoded)))
 	secs := r.Elapsed.Seconds()
-	fmt.Fprintf(&b, "  %s bytes in %.2f s (%.2f GB/s)\n", commas(uint64(r.Bytes)), secs, float64(r.Bytes)/1e9/math.Max(secs, 1e-9))
+	fmt.Fprintf(&b, "  %s bytes in %.2f s (%.2f GB/s)\n", spec.Commas(uint64(r.Bytes)), secs, float64(r.Bytes)/1e9/math.Max(secs, 1e-9))
 	return b.String()
 }
 
@@ -312,17 +312,6 @@ func (r *Result) JSON() any {
 	return out
 }
 
-func commas(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -363,7 +363,9 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// commas renders 751632384 as "751,632,384".
+// Commas renders 751632384 as "751,632,384".
+func Commas(n uint64) string { return commas(n) }
+
 func commas(n uint64) string {
 	s := fmt.Sprint(n)
 	var b strings.Builder

@@ -510,7 +510,7 @@ func TestReadErrors(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, dt := range []tensor.DType{tensor.BF16, tensor.F32, tensor.I16, tensor.F8_E4M3} {
 		tt := memTensor("x", dt, []uint64{64, 64}, randBytes(r, int(64*64*dt.BlockBytes())))
-		tt.File.(*memFile).failAt = tt.Length / 2
+		tt.File.(*memFile).FailAt = tt.Length / 2
 		v := NewTensor(tt, nil)
 		m := NewModel([]*Tensor{v})
 		for _, f := range append(v.Files(), File{"table", m.StatsTable()}) {

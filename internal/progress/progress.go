@@ -45,33 +45,28 @@ func IsTerminal(w io.Writer) bool {
 
 // Update draws done of total bytes, at most ten times a second.
 func (b *Bar) Update(done, total int64) {
-	if b.w == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := time.Now()
-	if now.Sub(b.last) < 100*time.Millisecond && done < total {
-		return
-	}
-	b.last = now
-	fmt.Fprintf(b.w, "\r%s", Line(b.label, done, total, now.Sub(b.start)))
-	b.shown = true
+	b.draw(done >= total, func() string { return Line(b.label, done, total, time.Since(b.start)) })
 }
 
 // Count draws done of total items ("files"), at most ten times a second.
 func (b *Bar) Count(done, total int) {
+	b.draw(done >= total, func() string { return fmt.Sprintf("%s %d / %d files", b.label, done, total) })
+}
+
+// draw writes the line text makes, unless one was drawn in the last
+// 100 ms and the work is not finished.
+func (b *Bar) draw(finished bool, text func() string) {
 	if b.w == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
-	if now.Sub(b.last) < 100*time.Millisecond && done < total {
+	if now.Sub(b.last) < 100*time.Millisecond && !finished {
 		return
 	}
 	b.last = now
-	fmt.Fprintf(b.w, "\r%s %d / %d files", b.label, done, total)
+	fmt.Fprintf(b.w, "\r%s", text())
 	b.shown = true
 }
 

@@ -1,0 +1,56 @@
+package testmodel
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// MemFile is a source.File over bytes in memory. FailAt, if positive,
+// makes every read reaching that offset short, with ErrInjected.
+type MemFile struct {
+	B      []byte
+	FailAt int64
+}
+
+// ErrInjected is the error of a MemFile's failing reads.
+var ErrInjected = errors.New("injected I/O error")
+
+// ReadAt reads as an io.ReaderAt does.
+func (f *MemFile) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fs.ErrInvalid
+	}
+	if f.FailAt > 0 && off+int64(len(p)) > f.FailAt {
+		n := 0
+		if off < f.FailAt {
+			n = copy(p, f.B[off:f.FailAt])
+		}
+		return n, ErrInjected
+	}
+	if off >= int64(len(f.B)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.B[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *MemFile) Close() error       { return nil }
+func (f *MemFile) Name() string       { return "mem" }
+func (f *MemFile) Size() int64        { return int64(len(f.B)) }
+func (f *MemFile) ModTime() time.Time { return time.Time{} }
+func (f *MemFile) Mode() fs.FileMode  { return 0o444 }
+
+// MemTensor is a tensor of data held in a MemFile at offset 3 (with a
+// byte after it), so that no read is aligned by accident.
+func MemTensor(name string, dt tensor.DType, shape []uint64, data []byte) *tensor.Tensor {
+	b := append([]byte{0xaa, 0xbb, 0xcc}, data...)
+	b = append(b, 0xdd)
+	return &tensor.Tensor{Name: name, DType: dt, Shape: shape, File: &MemFile{B: b}, Offset: 3, Length: int64(len(data))}
+}
