@@ -312,7 +312,6 @@ func (r *Result) JSON() any {
 	return out
 }
 
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
