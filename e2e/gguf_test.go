@@ -180,3 +180,79 @@ func TestGGUFQuantized(t *testing.T) {
 	assert.Equal(t, "+0.00000000e+00", first[8])
 	assert.Equal(t, "+4.00000000e+00", first[16])
 }
+
+// TestGGUFMalformedRules writes a GGUF file breaking one rule at a time
+// (the rules of gguf.md §1.7 beyond what TestGGUFMalformed damages in the
+// real file): both commands exit 2 with one line naming the file and the
+// rule's code.
+func TestGGUFMalformedRules(t *testing.T) {
+	good := func() ([]testmodel.GGUFKV, []testmodel.GGUFTensor) {
+		return []testmodel.GGUFKV{
+				{Key: "general.architecture", Value: "llama"},
+				{Key: "general.alignment", Value: uint32(32)},
+			}, []testmodel.GGUFTensor{
+				{Name: "a.weight", Type: 0, Dims: []uint64{8}, Data: make([]byte, 32)},
+				{Name: "b.weight", Type: 0, Dims: []uint64{8}, Data: make([]byte, 32)},
+			}
+	}
+	cases := []struct {
+		name, code string
+		edit       func(kvs []testmodel.GGUFKV, ts []testmodel.GGUFTensor) ([]testmodel.GGUFKV, []testmodel.GGUFTensor)
+	}{
+		{"duplicate key", "duplicate_key", func(k []testmodel.GGUFKV, ts []testmodel.GGUFTensor) ([]testmodel.GGUFKV, []testmodel.GGUFTensor) {
+			return append(k, testmodel.GGUFKV{Key: "general.architecture", Value: "qwen3"}), ts
+		}},
+		{"alignment not a power of two", "bad_alignment", func(k []testmodel.GGUFKV, ts []testmodel.GGUFTensor) ([]testmodel.GGUFKV, []testmodel.GGUFTensor) {
+			k[1].Value = uint32(24)
+			return k, ts
+		}},
+		{"tensor name of 64 bytes", "bad_tensor_name", func(k []testmodel.GGUFKV, ts []testmodel.GGUFTensor) ([]testmodel.GGUFKV, []testmodel.GGUFTensor) {
+			ts[0].Name = strings.Repeat("x", 64)
+			return k, ts
+		}},
+		{"duplicate tensor", "duplicate_tensor", func(k []testmodel.GGUFKV, ts []testmodel.GGUFTensor) ([]testmodel.GGUFKV, []testmodel.GGUFTensor) {
+			ts[1].Name = ts[0].Name
+			return k, ts
+		}},
+		{"rank 5", "bad_dims", func(k []testmodel.GGUFKV, ts []testmodel.GGUFTensor) ([]testmodel.GGUFKV, []testmodel.GGUFTensor) {
+			ts[0].Dims = []uint64{2, 1, 2, 1, 2}
+			return k, ts
+		}},
+		{"unknown type", "bad_type", func(k []testmodel.GGUFKV, ts []testmodel.GGUFTensor) ([]testmodel.GGUFKV, []testmodel.GGUFTensor) {
+			ts[0].Type = 99
+			return k, ts
+		}},
+		{"row not a whole number of blocks", "not_block_multiple", func(k []testmodel.GGUFKV, ts []testmodel.GGUFTensor) ([]testmodel.GGUFKV, []testmodel.GGUFTensor) {
+			ts[0].Type, ts[0].Dims, ts[0].Data = 8, []uint64{16, 2}, make([]byte, 34) // Q8_0: 32 per block
+			return k, ts
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			kvs, ts := c.edit(good())
+			p := filepath.Join(t.TempDir(), "bad.gguf")
+			require.NoError(t, testmodel.WriteGGUF(p, kvs, ts))
+			for _, cmd := range []string{"fsinspect", "fsmount"} {
+				args := []string{p}
+				if cmd == "fsmount" {
+					requireFUSE(t)
+					args = append(args, t.TempDir())
+				}
+				r := runCmd(t, cmd, args...)
+				assert.Equal(t, 2, r.code, "%s: %s", cmd, r.stderr)
+				assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+				assert.Contains(t, r.stderr, p+": ")
+				assert.Contains(t, r.stderr, c.code)
+			}
+		})
+	}
+	// The file unbroken is valid: an architecture without a spec, so its
+	// tensors are listed, not checked.
+	kvs, ts := good()
+	kvs[0].Value = "falcon"
+	p := filepath.Join(t.TempDir(), "good.gguf")
+	require.NoError(t, testmodel.WriteGGUF(p, kvs, ts))
+	r := runCmd(t, "fsinspect", p)
+	assert.Equal(t, 3, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `no spec for GGUF architecture "falcon"`)
+}
