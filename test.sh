@@ -49,6 +49,8 @@ if [ "$(id -u)" = 0 ]; then
     go build -o "$work/bin/" ./cmd/...
     go test -c -o "$work/bin/e2e.test" ./e2e
     cp -r testdata "$work/testdata"
+    cp go.mod "$work/"                       # where the tests find the repository's root
+    mkdir -p "$work/gguf" && cp -r gguf/testdata "$work/gguf/testdata"
     mkdir "$work/e2e"
     chmod -R a+rX "$work"
     echo "--- e2e as user nobody (fusermount3)"
