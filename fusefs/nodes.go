@@ -88,6 +88,7 @@ func (t *tree) fill(a *fuse.Attr, e *entry) {
 }
 
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	n.t.reads.Add(1) // a request: watch frees memory once they stop
 	c := n.t.child(n.e, name)
 	if c == nil {
 		return nil, syscall.ENOENT

@@ -44,18 +44,19 @@ func (l *liveFiles) len() int {
 	return l.order.Len()
 }
 
-// prune asks the kernel to drop the oldest files beyond the bound. It
-// must not run inside a request: the notification waits on the kernel.
-func (l *liveFiles) prune() {
+// prune asks the kernel to drop the oldest files beyond the bound, and
+// returns how many. It must not run inside a request: the notification
+// waits on the kernel.
+func (l *liveFiles) prune() int {
 	limit := l.max
 	if limit == 0 {
 		limit = maxLiveFiles
 	}
-	for {
+	for dropped := 0; ; dropped++ {
 		l.mu.Lock()
 		if l.order.Len() <= limit {
 			l.mu.Unlock()
-			return
+			return dropped
 		}
 		n := l.order.Remove(l.order.Back()).(*node)
 		n.live = nil

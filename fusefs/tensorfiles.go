@@ -74,7 +74,7 @@ var tensorFiles = func() []tensorFile {
 		{nameHistPNG, func(t *tree, d *tensorDir) content {
 			return viewContent{render.NewHist(t.views(d), t.pictures), d.t.File}
 		}},
-		{nameIndex, func(t *tree, d *tensorDir) content { return &sitePage{t: t, name: d.t.Name, file: d.t.File} }},
+		{nameIndex, func(t *tree, d *tensorDir) content { return &sitePage{t: t, dir: d, file: d.t.File} }},
 	}
 	slices.SortFunc(fs, func(a, b tensorFile) int { return strings.Compare(a.name, b.name) })
 	return fs
@@ -290,10 +290,13 @@ func (t *tree) site() (*site.Site, error) {
 }
 
 // sitePage is a page (or overview.png) of the site: a tensor's
-// index.html when name is set, else root (the root page) or the overview.
+// index.html when dir is set, else the root page or the overview. A
+// tensor's page depends on that tensor alone, so it comes from a site of
+// that one tensor: listing a tensor directory does not make the views of
+// every tensor.
 type sitePage struct {
 	t        *tree
-	name     string
+	dir      *tensorDir
 	overview bool
 	file     source.File
 
@@ -303,20 +306,27 @@ type sitePage struct {
 
 func (p *sitePage) view() views.View {
 	p.once.Do(func() {
+		if p.dir != nil {
+			name := p.dir.t.Name
+			s, err := site.New(p.t.report, []*views.Tensor{p.t.views(p.dir)}, &site.Options{Path: p.t.sitePath, Cache: p.t.pictures})
+			switch {
+			case err != nil:
+				p.v = errView{err}
+			case s.Tensor(name) == nil:
+				p.v = errView{fmt.Errorf("site: no page for %q", name)}
+			default:
+				p.v = s.Tensor(name).Index
+			}
+			return
+		}
 		s, err := p.t.site()
 		switch {
 		case err != nil:
 			p.v = errView{err}
 		case p.overview:
 			p.v = s.Overview()
-		case p.name == "":
-			p.v = s.Root()
 		default:
-			if tp := s.Tensor(p.name); tp != nil {
-				p.v = tp.Index
-			} else {
-				p.v = errView{fmt.Errorf("site: no page for %q", p.name)}
-			}
+			p.v = s.Root()
 		}
 	})
 	return p.v

@@ -72,7 +72,7 @@ type tree struct {
 	siteV    *site.Site
 	siteErr  error
 
-	reads atomic.Int64 // reads served, for watch
+	reads atomic.Int64 // lookups and reads served, for watch
 	live  liveFiles    // looked-up files, pruned by watch
 	busy  bool         // watch's: reads since the last release
 

@@ -119,7 +119,9 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		t.live.prune()
+		if t.live.prune() > 0 {
+			t.busy = true // what the kernel let go is freed once idle
+		}
 		if n := t.reads.Load(); n != seen {
 			seen = n
 			t.busy = true
