@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/binary"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,3 +237,30 @@ a, b = h["model.norm.weight"]["data_offsets"]
 m = np.memmap(p, dtype=np.uint8, mode="r")
 print(*m[8 + n + a:8 + n + b].view("<u2")[:4].tolist())
 `
+
+// TestMountRemoteCacheFlags: --cache-dir holds the chunks a remote mount
+// read; --cache-size 0 keeps none on disk.
+func TestMountRemoteCacheFlags(t *testing.T) {
+	srv, _ := remoteRoot(t)
+	for _, c := range []struct {
+		size  string
+		files bool
+	}{{"1G", true}, {"0", false}} {
+		dir := t.TempDir()
+		mnt, _ := mountModel(t, srv.URL+"/tiny/", "--cache-dir", dir, "--cache-size", c.size)
+		_, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data"))
+		require.NoError(t, err)
+		r := runCmd(t, "fsmount", "-u", mnt)
+		require.Equal(t, 0, r.code, r.stderr)
+		n := 0
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				n++
+			}
+			return nil
+		})
+		assert.Equal(t, c.files, n > 0, "--cache-size %s: %d files in the cache", c.size, n)
+	}
+	r := runCmd(t, "fsmount", "--cache-size", "lots", srv.URL+"/tiny/", t.TempDir())
+	assert.Equal(t, 64, r.code)
+}

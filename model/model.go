@@ -90,8 +90,16 @@ var ErrNoWeights = errors.New("no " + SingleName + " or " + IndexName)
 // .safetensors file, whose tensors are listed without a config; locally,
 // or at an http(s):// URL or a Hub repository hf://ORG/NAME[@REVISION]
 // (package source/remote).
-func Open(loc string) (*Model, error) {
-	if fsys, file, ok, err := remote.ParseLocation(loc); ok || err != nil {
+func Open(loc string) (*Model, error) { return OpenWith(loc, nil) }
+
+// OpenWith is Open with the options of a remote location (its caches,
+// timeouts, token); nil means the defaults.
+func OpenWith(loc string, ro *remote.Options) (*Model, error) {
+	var opts remote.Options
+	if ro != nil {
+		opts = *ro
+	}
+	if fsys, file, ok, err := remote.ParseLocationOptions(loc, opts); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}

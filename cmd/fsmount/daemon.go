@@ -22,6 +22,7 @@ import (
 	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -134,7 +135,12 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 
-	m, err := model.Open(loc)
+	ro, err := remoteOptions(c)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmount: %v\n", err)
+		return exitInvalid
+	}
+	m, err := model.OpenWith(loc, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitInvalid
@@ -317,4 +323,43 @@ func setReadahead(mountpoint string, kb int) error {
 	}
 	path := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
 	return os.WriteFile(path, []byte(fmt.Sprint(kb)), 0)
+}
+
+// remoteOptions are the cache options of a remote model.
+func remoteOptions(c *config) (*remote.Options, error) {
+	o := &remote.Options{CacheDir: c.cacheDir}
+	if c.cacheSize != "" {
+		n, err := parseSize(c.cacheSize)
+		if err != nil {
+			return nil, fmt.Errorf("--cache-size %q: %v", c.cacheSize, err)
+		}
+		o.CacheSize = n
+		if n == 0 {
+			o.CacheSize = -1 // none
+		}
+	}
+	return o, nil
+}
+
+// parseSize reads "10G", "512M", "64K" or a byte count.
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	switch strings.ToUpper(s[len(s)-1:]) {
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	case "T":
+		mult = 1 << 40
+	}
+	if mult > 1 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, errors.New("not a size such as 10G, 512M or 0")
+	}
+	return n * mult, nil
 }

@@ -75,6 +75,9 @@ Options:
                       /etc/fuse.conf)
   --compare OTHER     add compare/: MODEL against the checkpoint OTHER,
                       tensor by tensor (summary, stats, delta.f32, delta.npy)
+  --cache-dir DIR     for a remote MODEL: the on-disk chunk cache (default
+                      $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount)
+  --cache-size SIZE   its bound, e.g. 10G, 512M, or 0 for none (default 2G)
   --mmap              serve data from the model's mapping rather than by
                       splicing from the file (as fast; see bench/)
   --log FILE          append the daemon's warnings to FILE (default: syslog
@@ -103,6 +106,8 @@ type config struct {
 	strict     bool
 	logFile    string
 	other      string // --compare
+	cacheDir   string // --cache-dir
+	cacheSize  string // --cache-size
 	args       []string
 }
 
@@ -120,6 +125,8 @@ func parseArgs(args []string) (*config, error) {
 	fl.BoolVar(&c.allowOther, "allow-other", false, "")
 	fl.BoolVar(&c.mmap, "mmap", false, "")
 	fl.StringVar(&c.other, "compare", "", "")
+	fl.StringVar(&c.cacheDir, "cache-dir", "", "")
+	fl.StringVar(&c.cacheSize, "cache-size", "", "")
 	fl.BoolVar(&c.debug, "d", false, "")
 	fl.BoolVar(&c.debug, "debug", false, "")
 	fl.BoolVar(&c.quiet, "q", false, "")
@@ -162,6 +169,11 @@ func parseArgs(args []string) (*config, error) {
 		return nil, &usageError{Msg: fmt.Sprintf("-u takes one MOUNTPOINT, got %d arguments", len(c.args))}
 	case !c.unmount && len(c.args) != 2:
 		return nil, &usageError{Msg: fmt.Sprintf("expected MODEL and MOUNTPOINT, got %d arguments; usage: fsmount [options] MODEL MOUNTPOINT", len(c.args))}
+	}
+	if c.cacheSize != "" {
+		if _, err := parseSize(c.cacheSize); err != nil {
+			return nil, &usageError{Msg: fmt.Sprintf("--cache-size %q: %v", c.cacheSize, err)}
+		}
 	}
 	return c, nil
 }

@@ -77,3 +77,23 @@ func TestUnmountRefusals(t *testing.T) {
 	assert.EqualError(t, unmount(filepath.Join(dir, "nope"), nil), filepath.Join(dir, "nope")+" does not exist")
 	assert.ErrorContains(t, unmount("/proc", nil), "/proc is not an fsmount mount (it is proc from proc): left alone")
 }
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "64K": 64 << 10, "512M": 512 << 20, "10g": 10 << 30, "2T": 2 << 40} {
+		got, err := parseSize(in)
+		if err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "G", "-1", "1.5G", "x", "99999999999T"} {
+		if bad == "" {
+			continue // the flag's empty default means "not given"
+		}
+		if _, err := parseSize(bad); err == nil {
+			t.Errorf("parseSize(%q) accepted", bad)
+		}
+	}
+	if _, err := parseArgs([]string{"--cache-size", "lots", "m", "d"}); err == nil {
+		t.Error("a bad --cache-size is a usage error")
+	}
+}
