@@ -1,61 +1,34 @@
 package decode
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 )
 
-// bigElements is the element count of Qwen3-0.6B's embedding, 151936×1024.
-const bigElements = 155582464
-
-// bigBF16 returns a synthetic BF16 tensor of bigElements normal values
+// bigBF16 returns a synthetic BF16 tensor of 151936×1024 normal values
+// (Qwen3-0.6B's embedding)
 // (σ 0.02, with a few NaN and Inf), written once to
 // $TMPDIR/fsmount-bench-bf16.bin and reused.
 func bigBF16(tb testing.TB) (*tensor.Tensor, string) {
 	tb.Helper()
-	path := filepath.Join(os.TempDir(), "fsmount-bench-bf16.bin")
-	if st, err := os.Stat(path); err != nil || st.Size() != 2*bigElements {
-		f, err := os.Create(path + ".tmp")
-		if err != nil {
-			tb.Fatal(err)
+	t := testmodel.BigBF16(tb, "fsmount-bench-bf16.bin", []uint64{151936, 1024}, 11, func(i uint64, r *rand.Rand) float32 {
+		x := float32(r.NormFloat64() * 0.02)
+		switch i % 10000019 {
+		case 3:
+			x = float32(math.NaN())
+		case 5:
+			x = float32(math.Inf(1))
 		}
-		w := bufio.NewWriterSize(f, 1<<20)
-		r := rand.New(rand.NewPCG(11, 12))
-		var b [2]byte
-		for i := range bigElements {
-			x := float32(r.NormFloat64() * 0.02)
-			switch i % 10000019 {
-			case 3:
-				x = float32(math.NaN())
-			case 5:
-				x = float32(math.Inf(1))
-			}
-			binary.LittleEndian.PutUint16(b[:], uint16(math.Float32bits(x)>>16))
-			w.Write(b[:])
-		}
-		if err := w.Flush(); err != nil {
-			tb.Fatal(err)
-		}
-		f.Close()
-		if err := os.Rename(path+".tmp", path); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	f, err := source.OpenLocal(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { f.Close() })
-	return &tensor.Tensor{Name: "embed", DType: tensor.BF16, Shape: []uint64{151936, 1024}, File: f, Length: 2 * bigElements}, path
+		return x
+	})
+	return t, t.File.Name()
 }
 
 func benchScan(b *testing.B, opts *ScanOptions) {

@@ -263,19 +263,30 @@ func Elements(dt tensor.DType, nbytes int) (int, error) {
 	return int(uint64(nbytes) / bb * be), nil
 }
 
+// check returns dt's kind and the elements of nsrc bytes, and fails for a
+// type not decoded, bytes not whole elements, or a destination of fewer
+// than ndst elements.
+func check(dt tensor.DType, nsrc, ndst int) (kind, int, error) {
+	k := kindOf(dt)
+	if k == kUnsupported {
+		return k, 0, Supported(dt)
+	}
+	n, err := Elements(dt, nsrc)
+	if err != nil {
+		return k, 0, err
+	}
+	if ndst < n {
+		return k, 0, &LengthError{DType: dt, What: "destination elements", Got: uint64(ndst), Want: uint64(n)}
+	}
+	return k, n, nil
+}
+
 // Float32 decodes src, whole elements (whole blocks) of dt, into dst and
 // returns the number of elements, which dst must have room for.
 func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
-	k := kindOf(dt)
-	if k == kUnsupported {
-		return 0, Supported(dt)
-	}
-	n, err := Elements(dt, len(src))
+	k, n, err := check(dt, len(src), len(dst))
 	if err != nil {
 		return 0, err
-	}
-	if len(dst) < n {
-		return 0, &LengthError{DType: dt, What: "destination elements", Got: uint64(len(dst)), Want: uint64(n)}
 	}
 	tablesOnce.Do(buildTables)
 	d := dst[:n]
@@ -355,16 +366,9 @@ func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
 // returns the number of elements, which dst must have room for. Every
 // floating value is exact; 64-bit integers beyond 2^53 are rounded.
 func Float64(dt tensor.DType, src []byte, dst []float64) (int, error) {
-	k := kindOf(dt)
-	if k == kUnsupported {
-		return 0, Supported(dt)
-	}
-	n, err := Elements(dt, len(src))
+	k, n, err := check(dt, len(src), len(dst))
 	if err != nil {
 		return 0, err
-	}
-	if len(dst) < n {
-		return 0, &LengthError{DType: dt, What: "destination elements", Got: uint64(len(dst)), Want: uint64(n)}
 	}
 	d := dst[:n]
 	le := binary.LittleEndian

@@ -218,6 +218,25 @@ func TestBackingIOError(t *testing.T) {
 
 	// The backing filesystem, served by this process.
 	backing := &failingFile{data: raw, bad: [2]int64{bad.Offset + 100, bad.Offset + 200}}
+	dir := serveBacking(t, backing, cfg)
+
+	mnt, pid := mountModel(t, dir)
+	_, err = os.ReadFile(filepath.Join(mnt, "by-name", bad.Name, "data"))
+	assert.ErrorIs(t, err, syscall.EIO)
+	backing.mu.Lock()
+	assert.True(t, backing.touched, "the failing range was read")
+	backing.mu.Unlock()
+	got, err := os.ReadFile(filepath.Join(mnt, "by-name", good.Name, "data"))
+	require.NoError(t, err)
+	assert.Equal(t, raw[good.Offset:good.Offset+good.Length], got)
+	assert.True(t, fusetest.Alive(pid), "the daemon survived the I/O error")
+}
+
+// serveBacking serves, from this process, a directory holding backing as
+// model.safetensors and cfg as config.json, and returns its path: a disk
+// whose failures the test controls.
+func serveBacking(t *testing.T, backing fs.InodeEmbedder, cfg []byte) string {
+	t.Helper()
 	root := &fs.Inode{}
 	dir := t.TempDir()
 	sec := time.Second
@@ -230,15 +249,5 @@ func TestBackingIOError(t *testing.T) {
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { server.Unmount() })
-
-	mnt, pid := mountModel(t, dir)
-	_, err = os.ReadFile(filepath.Join(mnt, "by-name", bad.Name, "data"))
-	assert.ErrorIs(t, err, syscall.EIO)
-	backing.mu.Lock()
-	assert.True(t, backing.touched, "the failing range was read")
-	backing.mu.Unlock()
-	got, err := os.ReadFile(filepath.Join(mnt, "by-name", good.Name, "data"))
-	require.NoError(t, err)
-	assert.Equal(t, raw[good.Offset:good.Offset+good.Length], got)
-	assert.True(t, fusetest.Alive(pid), "the daemon survived the I/O error")
+	return dir
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -193,18 +192,7 @@ func TestListingNeverReads(t *testing.T) {
 	// Direct I/O on the backing file, so the kernel reads exactly what
 	// the daemon asks for, not a readahead window into the data.
 	backing := &directFile{failingFile{data: raw, bad: [2]int64{f.DataStart(), int64(len(raw))}}}
-	root := &fs.Inode{}
-	dir := t.TempDir()
-	sec := time.Second
-	server, err := fs.Mount(dir, root, &fs.Options{
-		EntryTimeout: &sec, AttrTimeout: &sec,
-		OnAdd: func(ctx context.Context) {
-			root.AddChild("model.safetensors", root.NewPersistentInode(ctx, backing, fs.StableAttr{Mode: syscall.S_IFREG}), false)
-			root.AddChild("config.json", root.NewPersistentInode(ctx, &fs.MemRegularFile{Data: cfg, Attr: fuse.Attr{Mode: 0o444}}, fs.StableAttr{Mode: syscall.S_IFREG}), false)
-		},
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { server.Unmount() })
+	dir := serveBacking(t, backing, cfg)
 
 	mnt, _ := mountModel(t, dir)
 	for _, cmd := range []string{"ls -lR " + mnt, "find " + mnt + " -type f -exec stat -c '%s %n' {} +", "du -a " + mnt, "diff -r " + mnt + "/expected/layers/0 " + mnt + "/layers/0 " + shapeDiffExcludes} {

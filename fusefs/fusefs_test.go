@@ -46,9 +46,9 @@ func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) 
 	mnt := t.TempDir()
 	o.Debug = testing.Verbose() && os.Getenv("FUSE_DEBUG") != ""
 	o.DirectMount = os.Geteuid() == 0 // as fsmount does
-	server, err := Mount(mnt, r, o)
+	server, tr, err := mount(mnt, r, o)
 	if err == nil {
-		mountedTrees.Store(mnt, lastTree.Load())
+		mountedTrees.Store(mnt, tr)
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() {

@@ -3,7 +3,6 @@ package fusefs
 import (
 	"log"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -40,9 +39,6 @@ type Options struct {
 	// model's pages stay out of the daemon's RSS.
 	Mmap bool
 }
-
-// lastTree is the tree of the last Mount, for the package's tests.
-var lastTree atomic.Pointer[tree]
 
 // cacheTimeout is how long the kernel may trust entries, attributes and
 // negative lookups. Nothing changes while mounted, so it is long.
@@ -88,24 +84,29 @@ func mountOptions(model string, o *Options) *fs.Options {
 // has answered INIT, i.e. once the mount is usable. The model must stay
 // open until the returned server's Wait returns.
 func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) {
+	server, _, err := mount(mountpoint, r, o)
+	return server, err
+}
+
+// mount is Mount, also returning the tree it serves.
+func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, error) {
 	if o == nil {
 		o = &Options{}
 	}
 	root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o), o.Compare)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	root.t.live.max = o.maxLiveFiles
-	lastTree.Store(root.t)
 	opts := mountOptions(r.Model.Location, o)
 	server, err := fuse.NewServer(&noOpendir{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	go server.Serve()
 	if err := server.WaitMount(); err != nil {
 		server.Unmount()
-		return nil, err
+		return nil, nil, err
 	}
 	stop := make(chan struct{})
 	go root.t.watch(r.Model.AllFiles(), stop)
@@ -113,7 +114,7 @@ func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) 
 		server.Wait()
 		close(stop)
 	}()
-	return server, nil
+	return server, root.t, nil
 }
 
 func logger(o *Options) *log.Logger {

@@ -112,15 +112,6 @@ func (t *tree) text(dir *entry, name string, s string, mtime *time.Time, p *perm
 	t.file(dir, name, bytesContent(s), mtime, p)
 }
 
-func firstName(es []*entry) string {
-	for _, e := range es {
-		if tensorFileIndex(e.name) >= 0 {
-			return e.name
-		}
-	}
-	return ""
-}
-
 // finish sorts every directory's children by name and fails if two of
 // them share a name: child's binary search relies on names being unique,
 // and a tensor path must never shadow a file of the tree. It gives each
@@ -130,12 +121,9 @@ func (t *tree) finish(e *entry, path string) error {
 	var p *perm
 	if e.td != nil {
 		p = e.td.perm // its files'
-		if tensorFileIndex(firstName(e.children)) >= 0 {
-			return fmt.Errorf("fusefs: a tensor path component shadows a tensor file in /%s", path)
-		}
 	}
 	for i, c := range e.children {
-		if i > 0 && e.children[i-1].name == c.name {
+		if i > 0 && e.children[i-1].name == c.name || e.td != nil && tensorFileIndex(c.name) >= 0 {
 			return fmt.Errorf("fusefs: two entries named %q in /%s", c.name, path)
 		}
 		if c.isDir() {

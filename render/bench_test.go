@@ -1,19 +1,14 @@
 package render
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
-	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/fsmount/fsmount/decode"
-	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/views"
 )
@@ -26,34 +21,11 @@ const bigRows, bigCols = 151936, 1024
 // reused.
 func bigBF16(tb testing.TB) *tensor.Tensor {
 	tb.Helper()
-	const n = bigRows * bigCols
-	path := filepath.Join(os.TempDir(), "fsmount-render-bench-bf16.bin")
-	if st, err := os.Stat(path); err != nil || st.Size() != 2*n {
-		f, err := os.Create(path + ".tmp")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		w := bufio.NewWriterSize(f, 1<<20)
-		r := rand.New(rand.NewPCG(21, 22))
-		var b [2]byte
-		for range n {
-			binary.LittleEndian.PutUint16(b[:], uint16(math.Float32bits(float32(r.NormFloat64()*0.02))>>16))
-			w.Write(b[:])
-		}
-		if err := w.Flush(); err != nil {
-			tb.Fatal(err)
-		}
-		f.Close()
-		if err := os.Rename(path+".tmp", path); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	f, err := source.OpenLocal(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { f.Close() })
-	return &tensor.Tensor{Name: "model.embed_tokens.weight", DType: tensor.BF16, Shape: []uint64{bigRows, bigCols}, File: f, Length: 2 * n}
+	t := testmodel.BigBF16(tb, "fsmount-render-bench-bf16.bin", []uint64{bigRows, bigCols}, 21, func(_ uint64, r *rand.Rand) float32 {
+		return float32(r.NormFloat64() * 0.02)
+	})
+	t.Name = "model.embed_tokens.weight"
+	return t
 }
 
 // BenchmarkBigScan is decode.Scan (with the histogram hist.png uses) of

@@ -1,11 +1,19 @@
 package testmodel
 
 import (
+	"bufio"
+	"encoding/binary"
 	"errors"
 	"io"
 	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
 	"time"
 
+	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -53,4 +61,43 @@ func MemTensor(name string, dt tensor.DType, shape []uint64, data []byte) *tenso
 	b := append([]byte{0xaa, 0xbb, 0xcc}, data...)
 	b = append(b, 0xdd)
 	return &tensor.Tensor{Name: name, DType: dt, Shape: shape, File: &MemFile{B: b}, Offset: 3, Length: int64(len(data))}
+}
+
+// BigBF16 returns a BF16 tensor of the given shape whose element i is
+// value(i, r) rounded down to BF16 (r a generator seeded with seed),
+// written once to $TMPDIR/name and reused by later runs: the large
+// tensors benchmarks read from the page cache.
+func BigBF16(tb testing.TB, name string, shape []uint64, seed uint64, value func(i uint64, r *rand.Rand) float32) *tensor.Tensor {
+	tb.Helper()
+	n := uint64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	path := filepath.Join(os.TempDir(), name)
+	if st, err := os.Stat(path); err != nil || st.Size() != int64(2*n) {
+		f, err := os.Create(path + ".tmp")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		r := rand.New(rand.NewPCG(seed, seed+1))
+		var b [2]byte
+		for i := range n {
+			binary.LittleEndian.PutUint16(b[:], uint16(math.Float32bits(value(i, r))>>16))
+			w.Write(b[:])
+		}
+		if err := w.Flush(); err != nil {
+			tb.Fatal(err)
+		}
+		f.Close()
+		if err := os.Rename(path+".tmp", path); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	f, err := source.OpenLocal(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return &tensor.Tensor{Name: name, DType: tensor.BF16, Shape: shape, File: f, Length: int64(2 * n)}
 }
