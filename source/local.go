@@ -163,12 +163,18 @@ func (f *LocalFile) Release(data []byte) {
 // opened: another size or modification time means it was rewritten in
 // place. Not ctime: renaming another file over this one changes this
 // one's ctime (its link count), and its bytes are still the ones opened.
+// It is safe to call while the file is being closed (the watcher of a
+// mount may be checking as the mount ends): a closed file is an error.
 func (f *LocalFile) Changed() error {
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.f.Fd()), &st); err != nil {
+	fi, err := f.f.Stat() // os.File's own locking, unlike a raw Fd
+	if err != nil {
 		return fmt.Errorf("%s: fstat: %w", f.name, err)
 	}
-	if st.Size != f.st.Size || st.Mtim != f.st.Mtim {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("%s: fstat: no stat_t", f.name)
+	}
+	if st.Size != f.st.Size || st.Mtim.Sec != f.st.Mtim.Sec || st.Mtim.Nsec != f.st.Mtim.Nsec {
 		return &ChangedError{Name: f.name, Was: f.st.Size, Now: st.Size}
 	}
 	return nil

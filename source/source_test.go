@@ -89,3 +89,24 @@ func TestReadFileCap(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"big"}, names)
 }
+
+// TestChangedWhileClosing: a watcher may check a file as the mount ends
+// and closes it; that is an error, never a race (go test -race).
+func TestChangedWhileClosing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(path, []byte("x"), 0o644))
+	for range 50 {
+		f, err := source.OpenLocal(path)
+		require.NoError(t, err)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range 20 {
+				f.Changed()
+			}
+		}()
+		f.Close()
+		<-done
+		assert.Error(t, f.Changed(), "a closed file")
+	}
+}
