@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"syscall"
@@ -127,6 +128,10 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 			t.busy = true
 		} else if t.busy {
 			t.busy = false
+			// sync.Pools (go-fuse's request buffers, the decoder's) keep
+			// what one collection finds as a victim cache until the next:
+			// collect once so that FreeOSMemory's collection frees them.
+			runtime.GC()
 			debug.FreeOSMemory()
 		}
 		for _, f := range files {
