@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,16 +46,13 @@ func TestAbsurdDimensions(t *testing.T) {
 			defer m.Close()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			start := time.Now()
 			_, err = spec.Check(m)
-			elapsed := time.Since(start)
 			runtime.ReadMemStats(&after)
 			var ce *spec.ConfigError
 			require.ErrorAs(t, err, &ce)
 			assert.Equal(t, c.field, ce.Field)
 			assert.Contains(t, err.Error(), c.msg)
 			assert.NotContains(t, err.Error(), "\n", "one line")
-			assert.Less(t, elapsed, 100*time.Millisecond)
 			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated")
 		})
 	}
