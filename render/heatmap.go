@@ -210,13 +210,29 @@ func fold32(S []int32, U []uint32, v []float32) {
 	}
 }
 
-// fold16 is fold32 for bfloat16 codes.
+// fold16 is fold32 for bfloat16 codes. Where the machine has a vector
+// kernel (fold_amd64.s), it folds the leading columns and the loop below
+// the rest.
 func fold16(S []int16, U []uint16, k []uint16) {
 	w := len(S)
-	U = U[:w]
+	rows := len(k) / w
+	if rows == 0 {
+		return
+	}
+	lo := fold16Vector(S, U[:w], k[:rows*w], rows)
+	if lo < w {
+		fold16Cols(S, U[:w], k[:rows*w], lo)
+	}
+}
+
+// fold16Cols folds columns [lo, len(S)) of whole rows k.
+func fold16Cols(S []int16, U []uint16, k []uint16, lo int) {
+	w := len(S)
+	S, U = S[lo:w], U[lo:w]
+	n := w - lo
 	for ; len(k) >= 8*w; k = k[8*w:] {
-		r0, r1, r2, r3 := k[:w], k[w:2*w], k[2*w:3*w], k[3*w:4*w]
-		r4, r5, r6, r7 := k[4*w:5*w], k[5*w:6*w], k[6*w:7*w], k[7*w:8*w]
+		r0, r1, r2, r3 := k[lo:][:n], k[w+lo:][:n], k[2*w+lo:][:n], k[3*w+lo:][:n]
+		r4, r5, r6, r7 := k[4*w+lo:][:n], k[5*w+lo:][:n], k[6*w+lo:][:n], k[7*w+lo:][:n]
 		for x := range S {
 			a, b, c, d := r0[x], r1[x], r2[x], r3[x]
 			e, f, g, h := r4[x], r5[x], r6[x], r7[x]
@@ -224,16 +240,8 @@ func fold16(S []int16, U []uint16, k []uint16) {
 			U[x] = max(U[x], max(max(a, b), max(c, d)), max(max(e, f), max(g, h)))
 		}
 	}
-	for ; len(k) >= 4*w; k = k[4*w:] {
-		r0, r1, r2, r3 := k[:w], k[w:2*w], k[2*w:3*w], k[3*w:4*w]
-		for x := range S {
-			a, b, c, d := r0[x], r1[x], r2[x], r3[x]
-			S[x] = max(S[x], max(int16(a), int16(b)), max(int16(c), int16(d)))
-			U[x] = max(U[x], max(a, b), max(c, d))
-		}
-	}
 	for ; len(k) >= w; k = k[w:] {
-		r := k[:w]
+		r := k[lo:][:n]
 		for x := range S {
 			S[x], U[x] = max(S[x], int16(r[x])), max(U[x], r[x])
 		}
