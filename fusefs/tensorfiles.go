@@ -291,8 +291,8 @@ func (t *tree) site() (*site.Site, error) {
 
 // sitePage is a page (or overview.png) of the site: a tensor's
 // index.html when dir is set, else the root page or the overview. A
-// tensor's page depends on that tensor alone, so it comes from a site of
-// that one tensor: listing a tensor directory does not make the views of
+// tensor's page depends on that tensor alone, so it is made alone
+// (site.NewTensor): listing a tensor directory does not make the views of
 // every tensor.
 type sitePage struct {
 	t        *tree
@@ -307,15 +307,11 @@ type sitePage struct {
 func (p *sitePage) view() views.View {
 	p.once.Do(func() {
 		if p.dir != nil {
-			name := p.dir.t.Name
-			s, err := site.New(p.t.report, []*views.Tensor{p.t.views(p.dir)}, &site.Options{Path: p.t.sitePath, Cache: p.t.pictures})
-			switch {
-			case err != nil:
+			pg, err := site.NewTensor(p.t.views(p.dir), &site.Options{Path: p.t.sitePath, Cache: p.t.pictures})
+			if err != nil {
 				p.v = errView{err}
-			case s.Tensor(name) == nil:
-				p.v = errView{fmt.Errorf("site: no page for %q", name)}
-			default:
-				p.v = s.Tensor(name).Index
+			} else {
+				p.v = pg.Index
 			}
 			return
 		}

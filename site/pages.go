@@ -235,6 +235,7 @@ func dtypeOf(v *views.Tensor) string {
 // tensorPage writes a tensor's index.html; ts nil writes blank fields.
 func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 	var b bytes.Buffer
+	b.Grow(4 << 10) // a page is about 3 KiB
 	t := p.v.Tensor()
 	depth := strings.Count(p.Dir, "/") + 1
 	head(&b, t.Name)

@@ -82,23 +82,15 @@ func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) 
 	seen := map[string]string{}
 	for i, v := range tensors {
 		srcs[i] = v
+		p, err := s.newTensor(v, o.Path)
+		if err != nil {
+			return nil, err
+		}
 		name := v.Tensor().Name
-		dir := o.Path(name)
-		if err := checkDir(dir); err != nil {
-			return nil, fmt.Errorf("site: tensor %q: %w", name, err)
+		if other, dup := seen[p.Dir]; dup {
+			return nil, fmt.Errorf("site: tensors %q and %q have the same directory %q", other, name, p.Dir)
 		}
-		if other, dup := seen[dir]; dup {
-			return nil, fmt.Errorf("site: tensors %q and %q have the same directory %q", other, name, dir)
-		}
-		seen[dir] = name
-		p := &Tensor{Dir: dir, v: v}
-		p.Heatmap = render.NewHeatmap(v, s.cache)
-		p.Hist = render.NewHist(v, s.cache)
-		size := int64(len(s.tensorPage(p, nil)))
-		p.Index = render.NewLazy(size, s.cache, func(ctx context.Context) ([]byte, error) {
-			st := s.statsOf(ctx, v)
-			return s.tensorPage(p, &st), nil
-		})
+		seen[p.Dir] = name
 		s.pages = append(s.pages, p)
 		s.byName[name] = p
 	}
@@ -116,6 +108,42 @@ func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) 
 		return s.rootPage(rows), nil
 	})
 	return s, nil
+}
+
+// newTensor makes the files of v's directory.
+func (s *Site) newTensor(v *views.Tensor, dirOf func(string) string) (*Tensor, error) {
+	name := v.Tensor().Name
+	dir := dirOf(name)
+	if err := checkDir(dir); err != nil {
+		return nil, fmt.Errorf("site: tensor %q: %w", name, err)
+	}
+	p := &Tensor{Dir: dir, v: v}
+	p.Heatmap = render.NewHeatmap(v, s.cache)
+	p.Hist = render.NewHist(v, s.cache)
+	size := int64(len(s.tensorPage(p, nil)))
+	p.Index = render.NewLazy(size, s.cache, func(ctx context.Context) ([]byte, error) {
+		st := s.statsOf(ctx, v)
+		return s.tensorPage(p, &st), nil
+	})
+	return p, nil
+}
+
+// NewTensor returns the files of one tensor's directory, byte for byte
+// those [New] makes for it, without the rest of the site: a tensor's
+// page depends on that tensor alone.
+func NewTensor(v *views.Tensor, opts *Options) (*Tensor, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Path == nil {
+		o.Path = DefaultPath
+	}
+	if o.Cache == nil {
+		o.Cache = render.NewCache(0)
+	}
+	s := &Site{cache: o.Cache}
+	return s.newTensor(v, o.Path)
 }
 
 // checkDir refuses a tensor directory that is not a local relative

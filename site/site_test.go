@@ -123,6 +123,27 @@ func TestTinySite(t *testing.T) {
 	}
 }
 
+// TestNewTensor: one tensor's page made alone (as a mount makes it on
+// lookup) is byte for byte its page in the whole site.
+func TestNewTensor(t *testing.T) {
+	s := open(t, testmodel.TinyDir(t, nil))
+	for _, p := range s.pages {
+		alone, err := NewTensor(p.v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alone.Dir != p.Dir || alone.Index.Size() != p.Index.Size() {
+			t.Fatalf("%s: alone %s, %d bytes; in the site %s, %d", p.v.Tensor().Name, alone.Dir, alone.Index.Size(), p.Dir, p.Index.Size())
+		}
+		if a, b := readAll(t, "alone", alone.Index), readAll(t, "site", p.Index); !bytes.Equal(a, b) {
+			t.Fatalf("%s: the page made alone differs from the site's", p.v.Tensor().Name)
+		}
+	}
+	if _, err := NewTensor(s.pages[0].v, &Options{Path: func(string) string { return "../up" }}); err == nil {
+		t.Fatal("a directory outside the site was accepted")
+	}
+}
+
 // TestFixedWidthFields checks that pages keep their size whatever the
 // statistics: NaN, Inf, zeros and huge values, names with markup.
 func TestFixedWidthFields(t *testing.T) {
