@@ -1,11 +1,14 @@
 package fusefs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -164,6 +167,50 @@ func TestReadOnly(t *testing.T) {
 	var sfs unix.Statfs_t
 	require.NoError(t, unix.Statfs(mnt, &sfs))
 	assert.NotZero(t, sfs.Flags&unix.ST_RDONLY, "mounted ro")
+}
+
+// countingWriter counts the lines of go-fuse's debug log that hold a
+// string.
+type countingWriter struct {
+	mu   sync.Mutex
+	what []string
+	n    map[string]int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.what {
+		if bytes.Contains(p, []byte(" rx ")) && bytes.Contains(p, []byte(s)) {
+			w.n[s]++
+		}
+	}
+	return len(p), nil
+}
+
+func (w *countingWriter) count(s string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n[s]
+}
+
+// TestNoXattrRequests: the mount has no extended attributes, and says so
+// once: after the first GETXATTR and LISTXATTR (answered ENOSYS) the
+// kernel answers every later call itself, so that `ls -l`, which asks for
+// two or three attributes of every entry, costs no request for them.
+func TestNoXattrRequests(t *testing.T) {
+	w := &countingWriter{what: []string{"GETXATTR", "LISTXATTR"}, n: map[string]int{}}
+	mnt, _ := mountDirOpts(t, filepath.Join("..", "testdata", "tiny-qwen3"), &Options{Logger: log.New(w, "", 0), Debug: true})
+	for _, p := range []string{"verdict", "norm/data", "norm/shape", "layers/0/mlp/down_proj/stats", "."} {
+		_, err := unix.Getxattr(filepath.Join(mnt, p), "security.selinux", make([]byte, 64))
+		assert.ErrorIs(t, err, unix.EOPNOTSUPP, p)
+		_, err = unix.Listxattr(filepath.Join(mnt, p), make([]byte, 64))
+		assert.ErrorIs(t, err, unix.EOPNOTSUPP, p)
+	}
+	out, err := exec.Command("ls", "-lR", mnt).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.LessOrEqual(t, w.count("GETXATTR"), 1, "GETXATTR requests")
+	assert.LessOrEqual(t, w.count("LISTXATTR"), 1, "LISTXATTR requests")
 }
 
 // hostileNames are tensor names that try to escape the tree, shadow its

@@ -11,8 +11,22 @@ import (
 // request at all. READDIR and READDIRPLUS then arrive without a handle;
 // each is served by opening the directory in-process, reading at the
 // requested offset, and releasing it.
+//
+// It answers GETXATTR and LISTXATTR with ENOSYS too: the mount has no
+// extended attributes, and after one ENOSYS the kernel answers every
+// later getxattr(2) and listxattr(2) itself (EOPNOTSUPP). `ls -l` asks for
+// two or three attributes of every entry, which would otherwise be a
+// round trip each: most of a cold `ls -lR`.
 type noOpendir struct {
 	fuse.RawFileSystem
+}
+
+func (r *noOpendir) GetXAttr(cancel <-chan struct{}, header *fuse.InHeader, attr string, dest []byte) (uint32, fuse.Status) {
+	return 0, fuse.ENOSYS
+}
+
+func (r *noOpendir) ListXAttr(cancel <-chan struct{}, header *fuse.InHeader, dest []byte) (uint32, fuse.Status) {
+	return 0, fuse.ENOSYS
 }
 
 func (r *noOpendir) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
