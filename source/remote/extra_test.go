@@ -40,20 +40,26 @@ func TestCorruptDiskChunkIsRefetched(t *testing.T) {
 	f := openFile(t, fsys, "blob.bin")
 	readAt(t, f, data, 5*(64<<10), 10)
 	fsys.disk.flush() // the disk cache writes in the background
-	// Flip a byte of every cached chunk 5.
-	n := 0
-	filepath.Walk(opts.CacheDir, func(path string, info os.FileInfo, err error) error {
-		if err == nil && info.Name() == "5" {
-			b, _ := os.ReadFile(path)
-			b[100] ^= 0xff
-			os.WriteFile(path, b, 0o600)
-			n++
-		}
-		return nil
-	})
-	if n != 1 {
-		t.Fatalf("found %d cached chunk files named 5", n)
+	// Flip a byte of the cached chunk 5.
+	datas, _ := filepath.Glob(filepath.Join(opts.CacheDir, "*.data"))
+	if len(datas) != 1 {
+		t.Fatalf("found %d chunk files, want 1: %v", len(datas), datas)
 	}
+	cf, err := os.OpenFile(datas[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	off := int64(5*(64<<10) + 100)
+	if _, err := cf.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0xff
+	if _, err := cf.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	cf.Close()
+	forgetDiskCache(t, opts.CacheDir)
 	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
 	f2 := openFile(t, newFS(t, s.URL, opts), "blob.bin")
 	readAt(t, f2, data, 5*(64<<10), 1000)

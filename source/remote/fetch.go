@@ -107,22 +107,22 @@ type result struct {
 
 var errStalled = errors.New("body stalled")
 
-// fetch reads the range [off, off+len(buf)) of the file at url into buf,
+// fetch reads the range [off, off+buf.len()) of the file at url into buf,
 // retrying what can be retried, within opts.ReadTimeout. If v.size is
 // unknown the first response sets v, and the range is clamped to the
 // file's end; otherwise every response must match v. display names the
 // file in errors.
-func (c *client) fetch(display, rawURL string, off int64, buf []byte, v *version) (result, error) {
+func (c *client) fetch(display, rawURL string, off int64, buf span, v *version) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.ReadTimeout)
 	defer cancel()
-	want := len(buf)
+	want := buf.len()
 	if v.size >= 0 {
 		want = int(max(min(int64(want), v.size-off), 0))
 	}
 	got := 0
 	var last error
 	for attempt := 0; ; attempt++ {
-		n, final, retryAfter, err := c.attempt(ctx, display, rawURL, off+int64(got), buf[got:want], v)
+		n, final, retryAfter, err := c.attempt(ctx, display, rawURL, off+int64(got), buf.slice(got, want), v)
 		if v.size >= 0 {
 			want = int(max(min(int64(want), v.size-off), int64(got)))
 		}
@@ -162,11 +162,11 @@ func (c *client) fetch(display, rawURL string, off int64, buf []byte, v *version
 	return result{}, last
 }
 
-// attempt does one GET of bytes [off, off+len(buf)). It returns the bytes
+// attempt does one GET of bytes [off, off+buf.len()). It returns the bytes
 // read into buf even when it fails (a body cut short), and the wait a
 // Retry-After asked for.
-func (c *client) attempt(ctx context.Context, display, rawURL string, off int64, buf []byte, v *version) (n int, finalURL string, retryAfter time.Duration, err error) {
-	if len(buf) == 0 {
+func (c *client) attempt(ctx context.Context, display, rawURL string, off int64, buf span, v *version) (n int, finalURL string, retryAfter time.Duration, err error) {
+	if buf.len() == 0 {
 		return 0, rawURL, 0, nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -175,7 +175,7 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	if err != nil {
 		return 0, "", 0, &Error{Code: CodeBadLocation, URL: display, Err: err}
 	}
-	last := off + int64(len(buf)) - 1
+	last := off + int64(buf.len()) - 1
 	req.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(last, 10))
 	req.Header.Set("Accept-Encoding", "identity")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
@@ -200,14 +200,14 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 			return 0, "", 0, changedError(display, v, etag)
 		}
 		size := resp.ContentLength
-		if off != 0 || size < 0 || size > int64(len(buf)) || (v.size >= 0 && size != v.size) {
+		if off != 0 || size < 0 || size > int64(buf.len()) || (v.size >= 0 && size != v.size) {
 			return 0, "", 0, &Error{Code: CodeRangeIgnored, URL: display, Status: s,
 				Detail: fmt.Sprintf("asked for bytes %d-%d, got the whole file (%s bytes)", off, last, lengthString(size))}
 		}
 		if v.size < 0 {
 			setVersion(v, size, etag, resp.Header)
 		}
-		n, err = readBody(ctx, cancel, resp.Body, buf[:size], c.opts.StallTimeout, display)
+		n, err = readBody(ctx, cancel, resp.Body, buf.slice(0, int(size)), c.opts.StallTimeout, display)
 		return n, finalURL, 0, err
 	case s == http.StatusRequestedRangeNotSatisfiable:
 		total, ok := unsatisfiedTotal(resp.Header.Get("Content-Range"))
@@ -242,7 +242,7 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	if v.size < 0 {
 		setVersion(v, total, etag, resp.Header)
 	}
-	n, err = readBody(ctx, cancel, resp.Body, buf[:end-first+1], c.opts.StallTimeout, display)
+	n, err = readBody(ctx, cancel, resp.Body, buf.slice(0, int(end-first+1)), c.opts.StallTimeout, display)
 	return n, finalURL, 0, err
 }
 
@@ -277,27 +277,31 @@ func quoteOrNone(s string) string {
 
 // readBody fills buf from body, cancelling the request when no byte
 // arrives for stall.
-func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, buf []byte, stall time.Duration, display string) (int, error) {
+func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, buf span, stall time.Duration, display string) (int, error) {
 	timer := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer timer.Stop()
+	want := buf.len()
 	n := 0
-	for n < len(buf) {
-		k, err := body.Read(buf[n:])
-		n += k
-		if k > 0 {
-			timer.Reset(stall)
-		}
-		if err != nil {
-			if n == len(buf) {
-				break
+	for _, p := range buf {
+		for got := 0; got < len(p); {
+			k, err := body.Read(p[got:])
+			got += k
+			n += k
+			if k > 0 {
+				timer.Reset(stall)
 			}
-			if errors.Is(context.Cause(ctx), errStalled) {
-				return n, &Error{Code: CodeTimeout, URL: display, Detail: fmt.Sprintf("body stalled for %s after %d of %d bytes", stall, n, len(buf))}
+			if err != nil {
+				if n == want {
+					return n, nil
+				}
+				if errors.Is(context.Cause(ctx), errStalled) {
+					return n, &Error{Code: CodeTimeout, URL: display, Detail: fmt.Sprintf("body stalled for %s after %d of %d bytes", stall, n, want)}
+				}
+				if ctx.Err() != nil {
+					return n, &Error{Code: CodeTimeout, URL: display, Err: ctx.Err()}
+				}
+				return n, &Error{Code: CodeShortBody, URL: display, Detail: fmt.Sprintf("body ended after %d of %d bytes", n, want), Err: err}
 			}
-			if ctx.Err() != nil {
-				return n, &Error{Code: CodeTimeout, URL: display, Err: ctx.Err()}
-			}
-			return n, &Error{Code: CodeShortBody, URL: display, Detail: fmt.Sprintf("body ended after %d of %d bytes", n, len(buf)), Err: err}
 		}
 	}
 	return n, nil

@@ -92,7 +92,7 @@ func (f *File) Revalidate() error {
 	if v.size == 0 {
 		// Nothing to ask a range of; probe as Open does.
 		v = version{size: -1}
-		if _, err := f.fsys.client.fetch(f.display, f.url, 0, b[:], &v); err != nil {
+		if _, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v); err != nil {
 			return err
 		}
 		if v.size != 0 || v.etag != f.ver.etag {
@@ -100,7 +100,7 @@ func (f *File) Revalidate() error {
 		}
 		return nil
 	}
-	_, err := f.fsys.client.fetch(f.display, f.url, 0, b[:], &v)
+	_, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v)
 	return err
 }
 
@@ -278,18 +278,17 @@ func (f *File) chunkLen(i int64) int64 {
 }
 
 // fill fetches the chunks of c: from the disk cache where it has them,
-// else with one request per run still missing; then publishes them.
+// else with one request per run still missing, into an array per chunk;
+// then publishes them.
 func (f *File) fill(c *call) {
 	cs := f.fsys.opts.ChunkSize
-	start := c.first * cs
-	end := min((c.first+c.n)*cs, f.ver.size)
-	data := make([]byte, end-start)
+	parts := make([][]byte, c.n)
 	var err error
 	for j := int64(0); j < c.n && err == nil; {
 		i := c.first + j
 		if f.disk {
-			if d := f.fsys.disk.get(chunkKey{f.key, i}, f.chunkLen(i)); d != nil {
-				copy(data[j*cs:], d)
+			if d := f.fsys.disk.get(chunkKey{f.key, i}, cs, f.chunkLen(i)); d != nil {
+				parts[j] = d
 				j++
 				continue
 			}
@@ -298,29 +297,21 @@ func (f *File) fill(c *call) {
 		k := j + 1
 		for ; k < c.n && !(f.disk && f.fsys.disk.has(chunkKey{f.key, c.first + k})); k++ {
 		}
-		lo, hi := j*cs, min(k*cs, int64(len(data)))
-		err = f.fetch(start+lo, data[lo:hi])
+		for m := j; m < k; m++ {
+			parts[m] = make([]byte, f.chunkLen(c.first+m))
+		}
+		err = f.fetch(i*cs, parts[j:k])
 		if err == nil && f.disk {
 			for m := j; m < k; m++ {
-				f.fsys.disk.put(chunkKey{f.key, c.first + m}, data[m*cs:min((m+1)*cs, int64(len(data)))])
+				f.fsys.disk.put(chunkKey{f.key, c.first + m}, cs, parts[m])
 			}
 		}
 		j = k
 	}
 	if err == nil {
-		// Each chunk gets its own array: a cached chunk must not keep the
-		// whole run's buffer alive, or the memory cache's bound would not
-		// bound memory.
-		c.parts = make([][]byte, c.n)
-		for j := range c.n {
-			lo := j * cs
-			hi := min(lo+cs, int64(len(data)))
-			if c.n == 1 {
-				c.parts[j] = data[lo:hi:hi]
-			} else {
-				c.parts[j] = append([]byte(nil), data[lo:hi]...)
-			}
-			f.fsys.mem.put(chunkKey{f.key, c.first + j}, c.parts[j])
+		c.parts = parts
+		for j, p := range parts {
+			f.fsys.mem.put(chunkKey{f.key, c.first + int64(j)}, p)
 		}
 	}
 	f.finish(c, err)
@@ -339,11 +330,11 @@ func (f *File) finish(c *call, err error) {
 	close(c.done)
 }
 
-// fetch reads [off, off+len(buf)) from the server: from the URL that
+// fetch reads [off, off+buf.len()) from the server: from the URL that
 // answered last (a redirect target, to skip the redirect), falling back
 // to the file's own URL once if that one is refused (a signed URL that
 // expired).
-func (f *File) fetch(off int64, buf []byte) error {
+func (f *File) fetch(off int64, buf span) error {
 	f.mu.Lock()
 	u := f.dataURL
 	f.mu.Unlock()
@@ -358,7 +349,7 @@ func (f *File) fetch(off int64, buf []byte) error {
 	if err != nil {
 		return err
 	}
-	if int64(res.n) != int64(len(buf)) {
+	if res.n != buf.len() {
 		return &Error{Code: CodeShortBody, URL: f.display,
 			Detail: "got " + strconv.Itoa(res.n) + " of " + strconv.Itoa(len(buf)) + " bytes"}
 	}

@@ -128,7 +128,7 @@ func (f *FS) OpenFile(name string) (*File, error) {
 		ver:      version{size: -1},
 	}
 	buf := make([]byte, f.opts.ChunkSize)
-	res, err := f.client.fetch(file.display, file.url, 0, buf, &file.ver)
+	res, err := f.client.fetch(file.display, file.url, 0, span{buf}, &file.ver)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (f *FS) OpenFile(name string) (*File, error) {
 		}
 		f.mem.put(chunkKey{file.key, 0}, head)
 		if file.disk {
-			f.disk.put(chunkKey{file.key, 0}, head)
+			f.disk.put(chunkKey{file.key, 0}, f.opts.ChunkSize, head)
 		}
 	}
 	return file, nil

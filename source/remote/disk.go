@@ -1,0 +1,448 @@
+package remote
+
+import (
+	"container/list"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// diskCache keeps the chunks of each version of a file in two files of
+// its directory: <version>.data, a sparse file holding chunk i at
+// i·chunk size, and <version>.index, a header (indexMagic and the chunk
+// size) followed by one record per chunk: the CRC-32C of its bytes and
+// its length plus one (0: not cached). It evicts the least recently used
+// chunks, punching their holes, to stay within its limit. Writing a
+// chunk is a write into a file that exists, not a new file per chunk: a
+// new inode per MiB made a first read of a remote tensor spend a quarter
+// of its time in the filesystem's inode allocation.
+//
+// One diskCache serves each directory per process (see [openDiskCache]);
+// recency survives the process as the index files' modification times,
+// touched on use. Other processes sharing the directory are tolerated (a
+// chunk is written before its record, a record that does not match its
+// bytes is a miss) but may make it overshoot until it is next opened.
+type diskCache struct {
+	dir   string
+	limit int64
+
+	// Writes go through a bounded queue to one writer, so that reading
+	// never waits for the disk; a chunk that finds the queue full is not
+	// cached.
+	queueOnce sync.Once
+	queue     chan pendingChunk
+	pending   sync.WaitGroup
+
+	mu       sync.Mutex
+	size     int64
+	lru      *list.List // of *diskEntry, most recent at the front
+	items    map[chunkKey]*list.Element
+	versions map[string]*diskVersion
+}
+
+// diskEntry is one cached chunk.
+type diskEntry struct {
+	k     chunkKey
+	chunk int64 // the version's chunk size
+	n     int64 // the chunk's length
+}
+
+// diskVersion is the files of one version.
+type diskVersion struct {
+	chunk       int64
+	data, index *os.File // nil until used by this process
+	entries     int
+	touched     time.Time
+}
+
+const (
+	indexMagic  = "fsmount-chunks-1"
+	indexHeader = len(indexMagic) + 8
+	recordSize  = 8
+	// versionCost is what a version's files cost besides its chunks: the
+	// index, counted as a block.
+	versionCost = 4 << 10
+	// maxIndex bounds an index file read at start (a million chunks).
+	maxIndex = indexHeader + recordSize<<20
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var (
+	diskCachesMu sync.Mutex
+	diskCaches   = map[string]*diskCache{}
+)
+
+// openDiskCache returns the process's cache for dir, creating dir and
+// indexing what it holds (the least recently used versions first) on
+// first use. A later call with another limit lowers or raises the bound.
+func openDiskCache(dir string, limit int64) (*diskCache, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	diskCachesMu.Lock()
+	defer diskCachesMu.Unlock()
+	if c, ok := diskCaches[dir]; ok {
+		c.mu.Lock()
+		c.limit = limit
+		c.evictLocked()
+		c.mu.Unlock()
+		return c, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	c := &diskCache{dir: dir, limit: limit, lru: list.New(), items: map[chunkKey]*list.Element{}, versions: map[string]*diskVersion{}}
+	c.load()
+	c.evictLocked()
+	diskCaches[dir] = c
+	return c, nil
+}
+
+// load indexes the versions in the directory, oldest first, and removes
+// what is not a version's pair of files (such as an older release's
+// directory per version).
+func (c *diskCache) load() {
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	type found struct {
+		version string
+		mtime   time.Time
+	}
+	var vs []found
+	for _, e := range ents {
+		name := e.Name()
+		version, ok := strings.CutSuffix(name, ".index")
+		switch {
+		case ok && isVersion(version):
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+				vs = append(vs, found{version, info.ModTime()})
+			}
+		case strings.HasSuffix(name, ".data") && isVersion(strings.TrimSuffix(name, ".data")):
+		case isVersion(name) && e.IsDir():
+			os.RemoveAll(filepath.Join(c.dir, name))
+		}
+	}
+	slices.SortFunc(vs, func(a, b found) int { return a.mtime.Compare(b.mtime) })
+	for _, f := range vs {
+		c.loadVersion(f.version, f.mtime)
+	}
+}
+
+// loadVersion indexes the chunks one index file records.
+func (c *diskCache) loadVersion(version string, mtime time.Time) {
+	b, err := readIndex(filepath.Join(c.dir, version+".index"))
+	if err != nil {
+		c.removeFiles(version)
+		return
+	}
+	chunk := int64(binary.LittleEndian.Uint64(b[len(indexMagic):indexHeader]))
+	v := &diskVersion{chunk: chunk, touched: mtime}
+	c.versions[version] = v
+	c.size += versionCost
+	for i := 0; indexHeader+(i+1)*recordSize <= len(b); i++ {
+		rec := b[indexHeader+i*recordSize:]
+		n := int64(binary.LittleEndian.Uint32(rec[4:8]))
+		if n == 0 || n-1 > chunk {
+			continue
+		}
+		k := chunkKey{version, int64(i)}
+		c.items[k] = c.lru.PushFront(&diskEntry{k: k, chunk: chunk, n: n - 1})
+		c.size += n - 1
+		v.entries++
+	}
+	if v.entries == 0 {
+		c.dropVersionLocked(version)
+	}
+}
+
+// readIndex reads an index file, checking its header and bound.
+func readIndex(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(maxIndex)+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case len(b) < indexHeader || len(b) > maxIndex || string(b[:len(indexMagic)]) != indexMagic:
+		return nil, errors.New("not an index")
+	}
+	if chunk := binary.LittleEndian.Uint64(b[len(indexMagic):indexHeader]); chunk == 0 || chunk > 1<<30 {
+		return nil, errors.New("not an index")
+	}
+	return b, nil
+}
+
+// isVersion is whether name is a version's hash (see versionOf).
+func isVersion(name string) bool {
+	if len(name) != 32 {
+		return false
+	}
+	for _, r := range name {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// open returns v's files, opening (and, if create, making) them.
+func (c *diskCache) openLocked(version string, chunk int64, create bool) (*diskVersion, error) {
+	v := c.versions[version]
+	if v != nil && v.data != nil {
+		return v, nil
+	}
+	if v != nil && v.chunk != chunk {
+		return nil, errors.New("chunk size differs")
+	}
+	flag := os.O_RDWR
+	if create {
+		flag |= os.O_CREATE
+	}
+	base := filepath.Join(c.dir, version)
+	data, err := os.OpenFile(base+".data", flag, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	index, err := os.OpenFile(base+".index", flag, 0o600)
+	if err != nil {
+		data.Close()
+		return nil, err
+	}
+	var hdr [indexHeader]byte
+	copy(hdr[:], indexMagic)
+	binary.LittleEndian.PutUint64(hdr[len(indexMagic):], uint64(chunk))
+	var got [indexHeader]byte
+	if n, _ := index.ReadAt(got[:], 0); n == 0 {
+		_, err = index.WriteAt(hdr[:], 0)
+	} else if got != hdr {
+		err = errors.New("index of another chunk size")
+	}
+	if err != nil {
+		data.Close()
+		index.Close()
+		return nil, err
+	}
+	if v == nil {
+		v = &diskVersion{chunk: chunk, touched: time.Now()}
+		c.versions[version] = v
+		c.size += versionCost
+	}
+	v.data, v.index = data, index
+	return v, nil
+}
+
+// get returns chunk k (of a version of chunk size chunk) if it is cached
+// with want bytes and an intact checksum.
+func (c *diskCache) get(k chunkKey, chunk, want int64) []byte {
+	c.mu.Lock()
+	e, ok := c.items[k]
+	var v *diskVersion
+	if ok {
+		c.lru.MoveToFront(e)
+		var err error
+		if v, err = c.openLocked(k.version, chunk, false); err != nil {
+			c.removeLocked(k)
+			ok = false
+		}
+	}
+	touch := ok && time.Since(v.touched) > time.Second
+	if touch {
+		v.touched = time.Now()
+	}
+	c.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	buf := make([]byte, want)
+	var rec [recordSize]byte
+	_, err := v.data.ReadAt(buf, k.index*chunk)
+	if err == nil {
+		_, err = v.index.ReadAt(rec[:], int64(indexHeader)+k.index*recordSize)
+	}
+	if err != nil || int64(binary.LittleEndian.Uint32(rec[4:])) != want+1 ||
+		crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(rec[:4]) {
+		c.remove(k)
+		return nil
+	}
+	if touch {
+		// The modification time is the recency a later process orders by.
+		now := time.Now()
+		os.Chtimes(v.index.Name(), now, now)
+	}
+	return buf
+}
+
+// has reports whether the chunk is indexed (it may still turn out to be
+// missing or corrupt when read).
+func (c *diskCache) has(k chunkKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.items[k]
+	return ok
+}
+
+type pendingChunk struct {
+	k     chunkKey
+	chunk int64
+	data  []byte
+}
+
+// diskQueue is how many chunks may wait to be written.
+const diskQueue = 64
+
+// put stores chunk k (of a version of chunk size chunk) in the
+// background, evicting older ones first. data must not change afterwards.
+// Failures only mean the chunk is not cached.
+func (c *diskCache) put(k chunkKey, chunk int64, data []byte) {
+	c.queueOnce.Do(func() {
+		c.queue = make(chan pendingChunk, diskQueue)
+		go func() {
+			for p := range c.queue {
+				c.putNow(p.k, p.chunk, p.data)
+				c.pending.Done()
+			}
+		}()
+	})
+	c.pending.Add(1)
+	select {
+	case c.queue <- pendingChunk{k, chunk, data}:
+	default:
+		c.pending.Done()
+	}
+}
+
+// flush waits for the chunks queued so far to be written.
+func (c *diskCache) flush() { c.pending.Wait() }
+
+// putNow stores the chunk, evicting older ones first: its bytes, then its
+// record.
+func (c *diskCache) putNow(k chunkKey, chunk int64, data []byte) {
+	n := int64(len(data))
+	if n+versionCost > c.limit || n > chunk {
+		return
+	}
+	c.mu.Lock()
+	if _, ok := c.items[k]; ok {
+		c.mu.Unlock()
+		return
+	}
+	v, err := c.openLocked(k.version, chunk, true)
+	c.mu.Unlock()
+	if err != nil {
+		return
+	}
+	var rec [recordSize]byte
+	binary.LittleEndian.PutUint32(rec[:4], crc32.Checksum(data, castagnoli))
+	binary.LittleEndian.PutUint32(rec[4:], uint32(n+1))
+	if _, err := v.data.WriteAt(data, k.index*chunk); err != nil {
+		return
+	}
+	if _, err := v.index.WriteAt(rec[:], int64(indexHeader)+k.index*recordSize); err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.items[k]; ok || c.versions[k.version] != v {
+		return // cached meanwhile, or the version was evicted whole
+	}
+	c.items[k] = c.lru.PushFront(&diskEntry{k: k, chunk: chunk, n: n})
+	c.size += n
+	v.entries++
+	c.evictLocked()
+}
+
+func (c *diskCache) remove(k chunkKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.removeLocked(k)
+}
+
+// removeLocked forgets chunk k, clears its record and frees its bytes; a
+// version left with no chunk loses its files.
+func (c *diskCache) removeLocked(k chunkKey) {
+	el, ok := c.items[k]
+	if !ok {
+		return
+	}
+	e := el.Value.(*diskEntry)
+	c.lru.Remove(el)
+	delete(c.items, k)
+	c.size -= e.n
+	v := c.versions[k.version]
+	if v == nil {
+		return
+	}
+	v.entries--
+	if v.entries <= 0 {
+		c.dropVersionLocked(k.version)
+		return
+	}
+	if _, err := c.openLocked(k.version, e.chunk, false); err == nil {
+		var zero [recordSize]byte
+		v.index.WriteAt(zero[:], int64(indexHeader)+k.index*recordSize)
+		unix.Fallocate(int(v.data.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, k.index*e.chunk, e.n)
+	}
+}
+
+// dropVersionLocked removes a version with no chunks left.
+func (c *diskCache) dropVersionLocked(version string) {
+	if v := c.versions[version]; v != nil {
+		if v.data != nil {
+			v.data.Close()
+			v.index.Close()
+		}
+		delete(c.versions, version)
+		c.size -= versionCost
+	}
+	c.removeFiles(version)
+}
+
+func (c *diskCache) removeFiles(version string) {
+	base := filepath.Join(c.dir, version)
+	os.Remove(base + ".index")
+	os.Remove(base + ".data")
+}
+
+func (c *diskCache) evictLocked() {
+	for c.size > c.limit && c.lru.Len() > 0 {
+		c.removeLocked(c.lru.Back().Value.(*diskEntry).k)
+	}
+	// Versions indexed with no chunk (every record cleared) cost their
+	// files only.
+	for c.size > c.limit {
+		dropped := false
+		for version, v := range c.versions {
+			if v.entries == 0 {
+				c.dropVersionLocked(version)
+				dropped = true
+				break
+			}
+		}
+		if !dropped {
+			break
+		}
+	}
+}
+
+// bytes returns the cache's size as indexed.
+func (c *diskCache) bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size
+}

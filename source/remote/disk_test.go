@@ -1,0 +1,95 @@
+package remote
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDiskCacheFiles checks the disk cache's files directly: chunks come
+// back after a restart, eviction punches their bytes out of the sparse
+// file, a version whose last chunk goes loses its files, and what is not
+// a version's pair of files (an index of garbage, an older release's
+// directory of chunk files) is removed when the directory is opened.
+func TestDiskCacheFiles(t *testing.T) {
+	const chunk = 64 << 10
+	dir := t.TempDir()
+	oldFormat := filepath.Join(dir, "0123456789abcdef0123456789abcdef")
+	if err := os.MkdirAll(oldFormat, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, oldFormat, "3", []byte("an older release's chunk"))
+	garbage := "fedcba9876543210fedcba9876543210"
+	writeFile(t, dir, garbage+".index", []byte("not an index"))
+	writeFile(t, dir, "notes.txt", []byte("kept"))
+
+	c, err := openDiskCache(dir, 3*chunk+versionCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{oldFormat, filepath.Join(dir, garbage+".index")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s was not removed: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Errorf("a file of someone else's was removed: %v", err)
+	}
+
+	const v = "00000000000000000000000000000001"
+	chunks := make([][]byte, 4)
+	for i := range chunks {
+		chunks[i] = pattern(chunk, byte(i+1))
+	}
+	chunks[3] = chunks[3][:1000] // the file's short last chunk
+	for i, b := range chunks[:3] {
+		c.put(chunkKey{v, int64(i)}, chunk, b)
+	}
+	c.flush()
+	if got := diskUsage(t, dir); got > 3*chunk+versionCost+int64(len("kept")+4095)/4096*4096 {
+		t.Errorf("%d bytes on disk for 3 chunks", got)
+	}
+	c.put(chunkKey{v, 3}, chunk, chunks[3]) // evicts chunk 0
+	c.flush()
+	if c.has(chunkKey{v, 0}) || !c.has(chunkKey{v, 3}) {
+		t.Fatal("chunk 0 not evicted for chunk 3")
+	}
+	if got := c.bytes(); got != 2*chunk+1000+versionCost {
+		t.Errorf("cache size %d", got)
+	}
+	data := filepath.Join(dir, v+".data")
+	if got := diskUsage(t, data); got > 3*chunk {
+		t.Errorf("the data file takes %d bytes after eviction, want at most %d (the hole punched)", got, 3*chunk)
+	}
+
+	forgetDiskCache(t, dir)
+	c2, err := openDiskCache(dir, 3*chunk+versionCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range chunks {
+		got := c2.get(chunkKey{v, int64(i)}, chunk, int64(len(b)))
+		if i == 0 {
+			if got != nil {
+				t.Error("the evicted chunk came back")
+			}
+			continue
+		}
+		if !bytes.Equal(got, b) {
+			t.Errorf("chunk %d after a restart: %d bytes, want %d, equal %v", i, len(got), len(b), bytes.Equal(got, b))
+		}
+	}
+	if c2.get(chunkKey{v, 1}, chunk, chunk-1) != nil {
+		t.Error("a chunk of another length was returned")
+	}
+	// Lowering the bound to nothing removes the version's files.
+	if _, err := openDiskCache(dir, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{data, filepath.Join(dir, v+".index")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s kept with no chunk cached: %v", p, err)
+		}
+	}
+}
