@@ -12,7 +12,9 @@
 //     directory with Range ignored under "/norange/", and Hub-style resolve
 //     URLs "/{org}/{name}/resolve/{rev}/{file}" that answer 302 to the
 //     storage server, like the Hugging Face Hub sends its downloads to a
-//     storage host;
+//     storage host, and Hub-style raw URLs "/{org}/{name}/raw/{rev}/{file}"
+//     that serve the file itself (the Hub serves a weights file's LFS
+//     pointer there; the clients tested only ask whether it exists);
 //   - the storage server ([Server.StorageURL]) serves the directory under
 //     "/storage/".
 //
@@ -121,6 +123,9 @@ http {
         location ~ ^/[^/]+/[^/]+/resolve/[^/]+/(.+)$ {
             add_header X-Repo-Commit 0123456789abcdef0123456789abcdef01234567 always;
             return 302 http://127.0.0.1:@PORT2@/storage/$1;
+        }
+        location ~ ^/[^/]+/[^/]+/raw/[^/]+/(.+)$ {
+            alias @ROOT@/$1;
         }
     }
     server {

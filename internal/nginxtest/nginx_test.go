@@ -56,9 +56,18 @@ func TestNginx(t *testing.T) {
 		t.Errorf("redirected to %s", got)
 	}
 
+	for file, want := range map[string]int{"blob.bin": 200, "absent.bin": 404} {
+		req, _ := http.NewRequest(http.MethodHead, s.URL+"/org/model/raw/main/"+file, nil)
+		resp, err := c.Do(req)
+		if err != nil || resp.StatusCode != want {
+			t.Fatalf("raw HEAD of %s: %v %v, want %d", file, err, resp, want)
+		}
+		resp.Body.Close()
+	}
+
 	reqs := s.Requests(t)
-	if len(reqs) != 4 {
-		t.Fatalf("logged %d requests, want 4: %+v", len(reqs), reqs)
+	if len(reqs) != 6 {
+		t.Fatalf("logged %d requests, want 6: %+v", len(reqs), reqs)
 	}
 	if r := reqs[0]; r.Path != "/blob.bin" || r.Range != "bytes=2-4" || r.Status != 206 || r.Bytes != 3 {
 		t.Errorf("first request logged as %+v", r)
@@ -120,6 +129,35 @@ func TestProxyFaults(t *testing.T) {
 	p.Restart(t)
 	if resp, _, err := get(t, c, u, "bytes=0-0"); err != nil || resp.StatusCode != 206 {
 		t.Fatalf("restarted proxy: %v %v", err, resp)
+	}
+}
+
+// TestProxyRewriteLocation follows the Hub's redirect through a second
+// proxy in front of the storage server: both hops pay the latency.
+func TestProxyRewriteLocation(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "blob.bin"), []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := Start(t, root)
+	hub, storage := NewProxy(t, s.URL), NewProxy(t, s.StorageURL)
+	hub.RewriteLocation(s.StorageURL, storage.URL)
+	lat := Fault{Kind: Pass, Latency: 50 * time.Millisecond}
+	hub.SetDefault(lat)
+	storage.SetDefault(lat)
+	start := time.Now()
+	resp, body, err := get(t, &http.Client{Timeout: 5 * time.Second}, hub.URL+"/org/model/resolve/main/blob.bin", "bytes=1-2")
+	if err != nil || resp.StatusCode != http.StatusPartialContent || string(body) != "12" {
+		t.Fatalf("resolve through both proxies: %v %v %q", err, resp, body)
+	}
+	if got := resp.Request.URL.String(); got != storage.URL+"/storage/blob.bin" {
+		t.Errorf("redirected to %s", got)
+	}
+	if d := time.Since(start); d < 100*time.Millisecond {
+		t.Errorf("two hops took %v, want two latencies", d)
+	}
+	if h, st := hub.Requests(), storage.Requests(); len(h) != 1 || h[0].Status != 302 || len(st) != 1 || st[0].Status != 206 {
+		t.Errorf("hub proxy saw %+v, storage proxy %+v", h, st)
 	}
 }
 

@@ -54,6 +54,8 @@ type Proxy struct {
 	srv      *http.Server
 	log      []ProxyRequest
 	stopping chan struct{}
+	locFrom  string // RewriteLocation's prefix, "" for none
+	locTo    string
 }
 
 // ProxyRequest is a request the proxy saw.
@@ -139,11 +141,30 @@ func (p *Proxy) SetDefault(f Fault) {
 	p.def = f
 }
 
+// RewriteLocation makes the proxy rewrite a Location header that starts
+// with from to start with to instead: pointed at another proxy in front of
+// nginx's storage server, a client follows the Hub's redirect through that
+// proxy too, so that every hop pays its latency.
+func (p *Proxy) RewriteLocation(from, to string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.locFrom, p.locTo = from, to
+}
+
 // Requests returns the requests seen so far.
 func (p *Proxy) Requests() []ProxyRequest {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]ProxyRequest(nil), p.log...)
+}
+
+func (p *Proxy) location(loc string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if rest, ok := strings.CutPrefix(loc, p.locFrom); ok && p.locFrom != "" {
+		return p.locTo + rest
+	}
+	return loc
 }
 
 func (p *Proxy) next(path string) (Fault, <-chan struct{}) {
@@ -205,6 +226,9 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	for k, vs := range resp.Header {
 		h[k] = vs
+	}
+	if loc := h.Get("Location"); loc != "" {
+		h.Set("Location", p.location(loc))
 	}
 	switch f.Kind {
 	case WrongContentRange:
