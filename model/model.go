@@ -207,8 +207,8 @@ func openSafetensors(fsys source.FS, name string) (*safetensors.File, error) {
 }
 
 // maxOpeners bounds the shards opened at once: a remote source then has
-// as many requests in flight.
-const maxOpeners = 8
+// as many requests in flight (the Hub's JavaScript client reads 20 at once).
+const maxOpeners = 16
 
 // openIndexed opens every shard an index names and checks the index
 // against them (rules I1 to I7 of safetensors/RULES.md).

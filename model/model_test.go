@@ -1,9 +1,13 @@
 package model_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,6 +15,7 @@ import (
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/source"
 )
 
 // writeSharded writes two shards and an index; edit may change the index
@@ -112,4 +117,51 @@ func TestModelPrefersSingleFile(t *testing.T) {
 	assert.Equal(t, model.SingleName, filepath.Base(m.Files[0].Name()))
 	assert.NotNil(t, m.Tensor("model.embed_tokens.weight"))
 	assert.Equal(t, []string{model.IndexName + " ignored: " + model.SingleName + " is there, and transformers loads it first"}, m.Warnings())
+}
+
+// countingFS is a local directory whose opens take a while, counting how
+// many are in flight at once.
+type countingFS struct {
+	source.Dir
+	mu       sync.Mutex
+	now, max int
+	opened   int
+}
+
+func (c *countingFS) Open(name string) (source.File, error) {
+	c.mu.Lock()
+	c.now++
+	c.opened++
+	c.max = max(c.max, c.now)
+	c.mu.Unlock()
+	time.Sleep(2 * time.Millisecond)
+	c.mu.Lock()
+	c.now--
+	c.mu.Unlock()
+	return c.Dir.Open(name)
+}
+
+// TestShardOpensBounded: a model's shards are opened concurrently (over a
+// network each open is a request), at most 16 at once.
+func TestShardOpensBounded(t *testing.T) {
+	const n = 40
+	shards := map[string][]testmodel.Tensor{}
+	weights := map[string]string{}
+	for i := range n {
+		shard := fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, n)
+		name := fmt.Sprintf("t%02d", i)
+		shards[shard] = []testmodel.Tensor{{Name: name, DType: "U8", Shape: []uint64{3}}}
+		weights[name] = shard
+	}
+	idx, err := json.Marshal(map[string]any{"weight_map": weights})
+	require.NoError(t, err)
+	dir := writeSharded(t, string(idx), shards)
+	fsys := &countingFS{Dir: source.Dir(dir)}
+	m, err := model.OpenFS(dir, fsys, "")
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Len(t, m.Tensors(), n)
+	assert.GreaterOrEqual(t, fsys.opened, n)
+	assert.LessOrEqual(t, fsys.max, 16, "shards opened at once")
+	assert.Greater(t, fsys.max, 1, "shards opened one by one")
 }

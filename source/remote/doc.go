@@ -16,8 +16,8 @@
 // fetch aligned chunks, one request per run of missing chunks, with a
 // readahead that grows while reads are sequential (up to
 // Options.MaxReadahead). Concurrent readers of a chunk share one request.
-// Shards are opened concurrently by the caller; [OpenAll] does it with a
-// bound. All requests of an FS go through one http.Client whose Transport
+// Shards are opened concurrently by the caller (package model, with a
+// bound). All requests of an FS go through one http.Client whose Transport
 // keeps up to Options.MaxConnsPerHost connections per host alive.
 //
 // # Caching

@@ -1,16 +1,12 @@
 package remote
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fsmount/fsmount/internal/nginxtest"
-	"github.com/fsmount/fsmount/source"
 )
 
 func TestRetryAfterIsCapped(t *testing.T) {
@@ -65,48 +61,6 @@ func TestCorruptDiskChunkIsRefetched(t *testing.T) {
 	readAt(t, f2, data, 5*(64<<10), 1000)
 	if got := nginxtest.Count(s.Requests(t), "/blob.bin", nil) - before; got != 2 {
 		t.Errorf("%d requests, want 2 (open, and the corrupt chunk again)", got)
-	}
-}
-
-// slowFS counts the opens in flight.
-type slowFS struct {
-	mu            sync.Mutex
-	now, max, all int
-}
-
-func (s *slowFS) Open(name string) (source.File, error) {
-	s.mu.Lock()
-	s.now++
-	s.all++
-	s.max = max(s.max, s.now)
-	s.mu.Unlock()
-	time.Sleep(5 * time.Millisecond)
-	s.mu.Lock()
-	s.now--
-	s.mu.Unlock()
-	if name == "bad" {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
-	return nil, nil
-}
-func (s *slowFS) List() ([]string, error) { return nil, source.ErrNotListable }
-func (s *slowFS) String() string          { return "slow" }
-
-func TestOpenAllBound(t *testing.T) {
-	names := make([]string, 40)
-	for i := range names {
-		names[i] = "shard"
-	}
-	s := &slowFS{}
-	if _, err := OpenAll(s, names, 4); err != nil {
-		t.Fatal(err)
-	}
-	if s.max > 4 || s.all != 40 {
-		t.Errorf("%d opens, at most %d at once; want 40, 4", s.all, s.max)
-	}
-	names[17] = "bad"
-	if _, err := OpenAll(s, names, 0); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("OpenAll with a missing file: %v", err)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/fsmount/fsmount/source"
@@ -159,42 +158,6 @@ func (f *FS) OpenFile(name string) (*File, error) {
 		}
 	}
 	return file, nil
-}
-
-// OpenAll opens the named files of fsys with at most concurrency opens in
-// flight (DefaultOpenConcurrency if concurrency <= 0). On an error it
-// closes what it opened and returns the error of the first name that
-// failed. It works for any source.FS; for a remote one it overlaps the
-// first request of every shard.
-func OpenAll(fsys source.FS, names []string, concurrency int) ([]source.File, error) {
-	if concurrency <= 0 {
-		concurrency = DefaultOpenConcurrency
-	}
-	files := make([]source.File, len(names))
-	errs := make([]error, len(names))
-	sem := make(chan struct{}, concurrency)
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			files[i], errs[i] = fsys.Open(name)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			for _, f := range files {
-				if f != nil {
-					f.Close()
-				}
-			}
-			return nil, err
-		}
-	}
-	return files, nil
 }
 
 // redact hides the password of a URL that may not parse.

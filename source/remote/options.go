@@ -64,9 +64,6 @@ const (
 	DefaultMaxReadahead = 32 << 20
 	DefaultMemCacheSize = 64 << 20
 	DefaultCacheSize    = 2 << 30
-	// DefaultOpenConcurrency is the number of files [OpenAll] opens at
-	// once, as many as the Hugging Face JavaScript client reads in parallel.
-	DefaultOpenConcurrency = 16
 )
 
 // DefaultCacheDir is $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount, else

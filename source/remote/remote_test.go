@@ -175,11 +175,13 @@ func TestModelRequests(t *testing.T) {
 		}
 	}
 	names := []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}
-	files, err := OpenAll(fsys, names, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, f := range files {
+	files := make([]source.File, len(names))
+	for i, name := range names {
+		f, err := fsys.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = f
 		sf, err := safetensors.NewFile(f)
 		if err != nil {
 			t.Fatalf("%s: %v", names[i], err)
