@@ -206,6 +206,8 @@ func TestUsageErrorsOneLine(t *testing.T) {
 		{"fsmount", []string{"-u"}, "-u takes one MOUNTPOINT, got 0 arguments"},
 		{"fsmount", []string{"--list", "x"}, "--list takes no arguments"},
 		{"fsmount", []string{"m", "d", "--log"}, "flag needs an argument: -log"},
+		{"fsmount", []string{"--timeout", "0", "m", "d"}, `invalid value "0" for flag -timeout: must be more than 0`},
+		{"fsinspect", []string{"x", "--timeout", "soon"}, `invalid value "soon" for flag -timeout: not a duration such as 30s or 2m`},
 	} {
 		r := runCmd(t, c.cmd, c.args...)
 		assert.Equal(t, 64, r.code, "%s %v", c.cmd, c.args)

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/fusefs"
@@ -31,6 +32,7 @@ import (
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/scan"
 	"github.com/fsmount/fsmount/site"
+	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/views"
 )
@@ -68,6 +70,10 @@ Options:
                     dimensions, overview.png, every tensor with its health)
                     and a page per tensor with heatmap.png and hist.png, as
                     the mount serves them (DIR must be empty or absent)
+  --timeout DUR     for a remote MODEL: how long one read may wait for the
+                    server, retries included, before it fails (exit 2),
+                    e.g. 30s (default 2m); a connection, a response or a
+                    stalled body is not waited for longer either
   --help            show this help
   --version         print the version
 
@@ -93,6 +99,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	other := fl.String("compare", "", "")
 	htmlDir := fl.String("html", "", "")
 	tolerance := fl.Float64("tolerance", -1, "")
+	var timeout cli.Timeout
+	fl.Var(&timeout, "timeout", "")
 	operands, err := cli.Parse(fl, args)
 	var ue *cli.UsageError
 	switch {
@@ -119,10 +127,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--scan and --compare are separate runs"}).Line("fsinspect"))
 		return exitUsage
 	}
+	ro := remote.Options{}.WithTimeout(time.Duration(timeout))
 	if *other != "" {
-		return runCompare(*other, operands[0], *tolerance, *asJSON, stdout, stderr)
+		return runCompare(*other, operands[0], *tolerance, *asJSON, &ro, stdout, stderr)
 	}
-	m, err := model.Open(operands[0])
+	m, err := model.OpenWith(operands[0], &ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid
@@ -176,14 +185,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runCompare compares model with other and prints the summary; with a
 // tolerance, its exit code says whether every shared tensor is within it.
-func runCompare(other, loc string, tol float64, asJSON bool, stdout, stderr io.Writer) int {
-	o, err := model.Open(other)
+func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
+	o, err := model.OpenWith(other, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid
 	}
 	defer o.Close()
-	m, err := model.Open(loc)
+	m, err := model.OpenWith(loc, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid

@@ -325,9 +325,10 @@ func setReadahead(mountpoint string, kb int) error {
 	return os.WriteFile(path, []byte(fmt.Sprint(kb)), 0)
 }
 
-// remoteOptions are the cache options of a remote model.
+// remoteOptions are the cache and timeout options of a remote model.
 func remoteOptions(c *config) (*remote.Options, error) {
 	o := &remote.Options{CacheDir: c.cacheDir}
+	*o = o.WithTimeout(time.Duration(c.timeout))
 	if c.cacheSize != "" {
 		n, err := parseSize(c.cacheSize)
 		if err != nil {

@@ -78,6 +78,10 @@ Options:
   --cache-dir DIR     for a remote MODEL: the on-disk chunk cache (default
                       $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount)
   --cache-size SIZE   its bound, e.g. 10G, 512M, or 0 for none (default 2G)
+  --timeout DURATION  for a remote MODEL: how long a read may wait for the
+                      server, retries included, before it fails with EIO,
+                      e.g. 30s (default 2m); a connection, a response or a
+                      stalled body is not waited for longer either
   --mmap              serve data from the model's mapping rather than by
                       splicing from the file (as fast; see bench/)
   --log FILE          append the daemon's warnings to FILE (default: syslog
@@ -108,6 +112,7 @@ type config struct {
 	other      string // --compare
 	cacheDir   string // --cache-dir
 	cacheSize  string // --cache-size
+	timeout    cli.Timeout
 	args       []string
 }
 
@@ -127,6 +132,7 @@ func parseArgs(args []string) (*config, error) {
 	fl.StringVar(&c.other, "compare", "", "")
 	fl.StringVar(&c.cacheDir, "cache-dir", "", "")
 	fl.StringVar(&c.cacheSize, "cache-size", "", "")
+	fl.Var(&c.timeout, "timeout", "")
 	fl.BoolVar(&c.debug, "d", false, "")
 	fl.BoolVar(&c.debug, "debug", false, "")
 	fl.BoolVar(&c.quiet, "q", false, "")

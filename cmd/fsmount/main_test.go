@@ -5,9 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/cli"
 )
 
 func TestNoDevFuse(t *testing.T) {
@@ -33,12 +36,13 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-d", "m", "d"}, config{debug: true, foreground: true, args: []string{"m", "d"}}},
 		{[]string{"-u", "d"}, config{unmount: true, args: []string{"d"}}},
 		{[]string{"d", "--unmount"}, config{unmount: true, args: []string{"d"}}},
+		{[]string{"--timeout", "30s", "m", "d"}, config{timeout: cli.Timeout(30 * time.Second), args: []string{"m", "d"}}},
 	} {
 		got, err := parseArgs(c.args)
 		require.NoError(t, err, c.args)
 		assert.Equal(t, c.want, *got, c.args)
 	}
-	for _, bad := range [][]string{{}, {"m"}, {"m", "d", "e"}, {"-u"}, {"-u", "a", "b"}, {"-o", "rw", "m", "d"}, {"--nope", "m", "d"}} {
+	for _, bad := range [][]string{{}, {"m"}, {"m", "d", "e"}, {"-u"}, {"-u", "a", "b"}, {"-o", "rw", "m", "d"}, {"--nope", "m", "d"}, {"--timeout", "0", "m", "d"}, {"--timeout", "-1s", "m", "d"}} {
 		_, err := parseArgs(bad)
 		var ue *usageError
 		assert.ErrorAs(t, err, &ue, "%v", bad)

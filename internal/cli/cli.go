@@ -4,9 +4,11 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"time"
 )
 
 // UsageError is a bad command line. Its message names the mistake; the
@@ -76,4 +78,25 @@ func isFlagValue(fl *flag.FlagSet, args []string, i int) bool {
 		return false
 	}
 	return true
+}
+
+// Timeout is the value of the --timeout option both commands take for a
+// remote model: a positive duration ("30s", "2m"), zero until set, which
+// means the remote package's default.
+type Timeout time.Duration
+
+// String returns the duration as time.Duration writes it.
+func (t *Timeout) String() string { return time.Duration(*t).String() }
+
+// Set parses a duration, refusing zero and negative ones.
+func (t *Timeout) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration such as 30s or 2m")
+	}
+	if d <= 0 {
+		return errors.New("must be more than 0")
+	}
+	*t = Timeout(d)
+	return nil
 }

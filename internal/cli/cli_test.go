@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,4 +41,20 @@ func TestParse(t *testing.T) {
 	assert.Equal(t, "fsx: flag provided but not defined: -nope (see fsx --help)\n", ue.Line("fsx"))
 	_, err = Parse(fl, []string{"-help"})
 	assert.Equal(t, flag.ErrHelp, err)
+}
+
+func TestTimeout(t *testing.T) {
+	fl := flag.NewFlagSet("t", flag.ContinueOnError)
+	var d Timeout
+	fl.Var(&d, "timeout", "")
+	got, err := Parse(fl, []string{"m", "--timeout", "1m30s"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m"}, got)
+	assert.Equal(t, Timeout(90*time.Second), d)
+	assert.Equal(t, "1m30s", d.String())
+	for _, bad := range []string{"0", "0s", "-1s", "10", "soon"} {
+		_, err := Parse(fl, []string{"m", "--timeout", bad})
+		var ue *UsageError
+		assert.ErrorAs(t, err, &ue, bad)
+	}
 }

@@ -3,6 +3,7 @@ package nginxtest
 import (
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -129,6 +130,17 @@ func TestProxyFaults(t *testing.T) {
 	p.Restart(t)
 	if resp, _, err := get(t, c, u, "bytes=0-0"); err != nil || resp.StatusCode != 206 {
 		t.Fatalf("restarted proxy: %v %v", err, resp)
+	}
+
+	p.Hang(t)
+	quick := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{Timeout: 300 * time.Millisecond}).DialContext}}
+	var ne net.Error
+	if _, _, err := get(t, quick, u, ""); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("hung proxy: %v, want a connect timeout", err)
+	}
+	p.Restart(t)
+	if resp, _, err := get(t, c, u, "bytes=0-0"); err != nil || resp.StatusCode != 206 {
+		t.Fatalf("proxy restarted after hanging: %v %v", err, resp)
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -56,6 +58,7 @@ type Proxy struct {
 	stopping chan struct{}
 	locFrom  string // RewriteLocation's prefix, "" for none
 	locTo    string
+	hung     []io.Closer // what Hang holds the port with
 }
 
 // ProxyRequest is a request the proxy saw.
@@ -64,7 +67,8 @@ type ProxyRequest struct {
 	Range  string
 	Auth   bool // whether it carried an Authorization header
 	Fault  FaultKind
-	Status int // the status injected or forwarded
+	Status int       // the status injected or forwarded
+	At     time.Time // when the request arrived (before any Latency)
 }
 
 // NewProxy starts a proxy to upstream (http://127.0.0.1:PORT), stopped
@@ -111,9 +115,66 @@ func (p *Proxy) Stop() {
 	}
 }
 
-// Restart listens again on the same port after [Proxy.Stop].
+// Hang stops the proxy and holds its port with a listener that never
+// accepts, its queue filled: a connection to it is neither accepted nor
+// refused (the kernel drops the SYN), so connecting times out, like a
+// server behind a firewall that drops packets. [Proxy.Restart] ends it.
+func (p *Proxy) Hang(t testing.TB) {
+	t.Helper()
+	p.Stop()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := os.NewFile(uintptr(fd), "hung listener")
+	tcp, err := net.ResolveTCPAddr("tcp", p.addr)
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	sa := &syscall.SockaddrInet4{Port: tcp.Port}
+	copy(sa.Addr[:], tcp.IP.To4())
+	syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+	for range 50 {
+		if err = syscall.Bind(fd, sa); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err == nil {
+		// A backlog of 0 queues one connection: fill it.
+		err = syscall.Listen(fd, 0)
+	}
+	if err != nil {
+		ln.Close()
+		t.Fatalf("proxy cannot hold %s: %v", p.addr, err)
+	}
+	filler, err := net.DialTimeout("tcp", p.addr, 5*time.Second)
+	if err != nil {
+		ln.Close()
+		t.Fatalf("filling the queue of %s: %v", p.addr, err)
+	}
+	p.mu.Lock()
+	p.hung = []io.Closer{filler, ln}
+	p.mu.Unlock()
+	t.Cleanup(p.unhang)
+}
+
+func (p *Proxy) unhang() {
+	p.mu.Lock()
+	hung := p.hung
+	p.hung = nil
+	p.mu.Unlock()
+	for _, c := range hung {
+		c.Close()
+	}
+}
+
+// Restart listens again on the same port after [Proxy.Stop] or
+// [Proxy.Hang].
 func (p *Proxy) Restart(t testing.TB) {
 	t.Helper()
+	p.unhang()
 	var l net.Listener
 	var err error
 	for range 50 {
@@ -177,16 +238,17 @@ func (p *Proxy) next(path string) (Fault, <-chan struct{}) {
 	return p.def, p.stopping
 }
 
-func (p *Proxy) record(r *http.Request, f Fault, status int) {
+func (p *Proxy) record(r *http.Request, f Fault, status int, at time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.log) < 100000 {
 		p.log = append(p.log, ProxyRequest{Path: r.URL.Path, Range: r.Header.Get("Range"),
-			Auth: r.Header.Get("Authorization") != "", Fault: f.Kind, Status: status})
+			Auth: r.Header.Get("Authorization") != "", Fault: f.Kind, Status: status, At: at})
 	}
 }
 
 func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	f, stopping := p.next(r.URL.Path)
 	if f.Latency > 0 {
 		select {
@@ -196,7 +258,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if f.Kind == Status {
-		p.record(r, f, f.Status)
+		p.record(r, f, f.Status, at)
 		if f.RetryAfter != "" {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
@@ -217,12 +279,12 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := p.tr.RoundTrip(out)
 	if err != nil {
-		p.record(r, f, http.StatusBadGateway)
+		p.record(r, f, http.StatusBadGateway, at)
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()
-	p.record(r, f, resp.StatusCode)
+	p.record(r, f, resp.StatusCode, at)
 	h := w.Header()
 	for k, vs := range resp.Header {
 		h[k] = vs

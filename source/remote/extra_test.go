@@ -74,3 +74,20 @@ func TestClosedFile(t *testing.T) {
 	_, err := f.ReadAt(make([]byte, 10), 2<<20)
 	wantCode(t, err, CodeClosed)
 }
+
+// TestWithTimeout: --timeout sets the bound of a read with its retries
+// and cuts the connect, response and stall timeouts to it, never raising
+// one.
+func TestWithTimeout(t *testing.T) {
+	o := Options{StallTimeout: time.Second}.WithTimeout(5 * time.Second).withDefaults()
+	if o.ReadTimeout != 5*time.Second || o.ConnectTimeout != 5*time.Second || o.ResponseTimeout != 5*time.Second || o.StallTimeout != time.Second {
+		t.Errorf("WithTimeout(5s): read %v, connect %v, response %v, stall %v", o.ReadTimeout, o.ConnectTimeout, o.ResponseTimeout, o.StallTimeout)
+	}
+	o = Options{}.WithTimeout(10 * time.Minute).withDefaults()
+	if o.ReadTimeout != 10*time.Minute || o.ConnectTimeout != 10*time.Second || o.ResponseTimeout != 30*time.Second || o.StallTimeout != 20*time.Second {
+		t.Errorf("WithTimeout(10m): read %v, connect %v, response %v, stall %v", o.ReadTimeout, o.ConnectTimeout, o.ResponseTimeout, o.StallTimeout)
+	}
+	if o := (Options{}).WithTimeout(0); o != (Options{}) {
+		t.Errorf("WithTimeout(0) changed the options: %+v", o)
+	}
+}

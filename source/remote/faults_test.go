@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -115,6 +116,30 @@ func TestStalledBody(t *testing.T) {
 	wantCode(t, err, CodeTimeout)
 	if d := time.Since(start); d > 2*opts.StallTimeout+2*time.Second {
 		t.Errorf("gave up after %v", d)
+	}
+}
+
+// TestReadTimeoutSaysSo: a read cut by ReadTimeout while a body is
+// still coming says that its time ran out and how far the body came, not
+// only "context deadline exceeded" (what it said before; fsmount
+// --timeout makes ReadTimeout as short as the stall timeout, so a stall
+// showed that way).
+func TestReadTimeoutSaysSo(t *testing.T) {
+	_, p, _ := faultSetup(t)
+	opts := testOptions()
+	opts.ReadTimeout = 500 * time.Millisecond
+	opts.StallTimeout = 5 * time.Second
+	fsys := newFS(t, p.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	p.SetDefault(nginxtest.Fault{Kind: nginxtest.Stall, After: 10, Stall: 10 * time.Second})
+	_, err := f.ReadAt(make([]byte, 10), 3<<20)
+	wantCode(t, err, CodeTimeout)
+	want := p.URL + "/blob.bin: remote: timeout: no answer within 500ms (with retries): body cut after 10 of 1048576 bytes: context deadline exceeded"
+	if err.Error() != want {
+		t.Errorf("error\n%s\nwant\n%s", err, want)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("errors.Is(context.DeadlineExceeded) false for %v", err)
 	}
 }
 

@@ -150,11 +150,24 @@ func (c *client) fetch(display, rawURL string, off int64, buf span, v *version) 
 			break
 		}
 	}
-	if ctx.Err() != nil && CodeOf(last) != CodeTimeout {
+	// Out of time: say so, unless the last attempt's own timeout (a
+	// stall, a connect or response timeout) tells more. An attempt cut
+	// by the deadline itself tells nothing more than "context deadline
+	// exceeded", which is what a --timeout as short as the attempts'
+	// timeouts would otherwise show.
+	if ctx.Err() != nil && (CodeOf(last) != CodeTimeout || errors.Is(last, context.DeadlineExceeded)) {
 		detail := "no answer within " + c.opts.ReadTimeout.String() + " (with retries)"
 		var e *Error
 		if errors.As(last, &e) {
-			detail += ", the last attempt " + string(e.Code)
+			if e.Code != CodeTimeout {
+				detail += ", the last attempt " + string(e.Code)
+				if e.Status != 0 {
+					detail += " (HTTP " + strconv.Itoa(e.Status) + ")"
+				}
+			}
+			if e.Detail != "" {
+				detail += ": " + e.Detail
+			}
 			last = e.Err
 		}
 		return result{}, &Error{Code: CodeTimeout, URL: display, Detail: detail, Err: last}
@@ -298,7 +311,7 @@ func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reade
 					return n, &Error{Code: CodeTimeout, URL: display, Detail: fmt.Sprintf("body stalled for %s after %d of %d bytes", stall, n, want)}
 				}
 				if ctx.Err() != nil {
-					return n, &Error{Code: CodeTimeout, URL: display, Err: ctx.Err()}
+					return n, &Error{Code: CodeTimeout, URL: display, Detail: fmt.Sprintf("body cut after %d of %d bytes", n, want), Err: ctx.Err()}
 				}
 				return n, &Error{Code: CodeShortBody, URL: display, Detail: fmt.Sprintf("body ended after %d of %d bytes", n, want), Err: err}
 			}

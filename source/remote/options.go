@@ -78,6 +78,29 @@ func DefaultCacheDir() string {
 	return filepath.Join(os.TempDir(), "fsmount")
 }
 
+// WithTimeout returns o bounded by d, as a command line's --timeout asks:
+// ReadTimeout is d, so a read that the server does not serve within d,
+// retries included, fails; and ConnectTimeout, ResponseTimeout and
+// StallTimeout are cut to d where they (or their defaults) are longer.
+// A d of zero or less leaves o as it is.
+func (o Options) WithTimeout(d time.Duration) Options {
+	if d <= 0 {
+		return o
+	}
+	def := Options{}.withDefaults()
+	cut := func(v *time.Duration, dv time.Duration) {
+		if *v <= 0 {
+			*v = dv
+		}
+		*v = min(*v, d)
+	}
+	o.ReadTimeout = d
+	cut(&o.ConnectTimeout, def.ConnectTimeout)
+	cut(&o.ResponseTimeout, def.ResponseTimeout)
+	cut(&o.StallTimeout, def.StallTimeout)
+	return o
+}
+
 // withDefaults returns o with every zero field set to its default.
 func (o Options) withDefaults() Options {
 	def := func(v *int64, d int64) {
