@@ -212,34 +212,32 @@ func hubPeer(b *testing.B) string {
 	return strings.TrimSpace(string(out))
 }
 
+// tensorJSON is a tensor as both fsinspect --json and bench/hubparse.mjs
+// print it.
+type tensorJSON struct {
+	Name  string   `json:"name"`
+	DType string   `json:"dtype"`
+	Shape []uint64 `json:"shape"`
+	File  string   `json:"file"`
+	Bytes int64    `json:"bytes"`
+}
+
 // fsinspectJSON is what the cross-check reads of fsinspect --json.
 type fsinspectJSON struct {
-	Clean   bool `json:"clean"`
-	Tensors []struct {
-		Name  string   `json:"name"`
-		DType string   `json:"dtype"`
-		Shape []uint64 `json:"shape"`
-		File  string   `json:"file"`
-		Bytes int64    `json:"bytes"`
-	} `json:"tensor_list"`
-	Params struct {
+	Clean   bool         `json:"clean"`
+	Tensors []tensorJSON `json:"tensor_list"`
+	Params  struct {
 		ByDType map[string]int64 `json:"by_dtype"`
 	} `json:"params"`
 }
 
 // hubJSON is what bench/hubparse.mjs prints.
 type hubJSON struct {
-	Version string  `json:"version"`
-	MS      float64 `json:"ms"`
-	Sharded bool    `json:"sharded"`
-	Shards  int     `json:"shards"`
-	Tensors []struct {
-		Name  string   `json:"name"`
-		DType string   `json:"dtype"`
-		Shape []uint64 `json:"shape"`
-		File  string   `json:"file"`
-		Bytes int64    `json:"bytes"`
-	} `json:"tensors"`
+	Version        string           `json:"version"`
+	MS             float64          `json:"ms"`
+	Sharded        bool             `json:"sharded"`
+	Shards         int              `json:"shards"`
+	Tensors        []tensorJSON     `json:"tensors"`
 	ParameterCount map[string]int64 `json:"parameterCount"`
 }
 

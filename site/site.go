@@ -63,10 +63,8 @@ type File struct {
 	View views.View
 }
 
-// New returns the site of the report r, whose tensors' views are
-// tensors (in the order the table lists them). Nothing is read or
-// rendered until a file is read.
-func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) {
+// withDefaults returns the options with every unset field defaulted.
+func (opts *Options) withDefaults() Options {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -77,6 +75,14 @@ func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) 
 	if o.Cache == nil {
 		o.Cache = render.NewCache(0)
 	}
+	return o
+}
+
+// New returns the site of the report r, whose tensors' views are
+// tensors (in the order the table lists them). Nothing is read or
+// rendered until a file is read.
+func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) {
+	o := opts.withDefaults()
 	s := &Site{report: r, tensors: tensors, cache: o.Cache, byName: map[string]*Tensor{}}
 	srcs := make([]render.Source, len(tensors))
 	seen := map[string]string{}
@@ -132,16 +138,7 @@ func (s *Site) newTensor(v *views.Tensor, dirOf func(string) string) (*Tensor, e
 // those [New] makes for it, without the rest of the site: a tensor's
 // page depends on that tensor alone.
 func NewTensor(v *views.Tensor, opts *Options) (*Tensor, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Path == nil {
-		o.Path = DefaultPath
-	}
-	if o.Cache == nil {
-		o.Cache = render.NewCache(0)
-	}
+	o := opts.withDefaults()
 	s := &Site{cache: o.Cache}
 	return s.newTensor(v, o.Path)
 }
