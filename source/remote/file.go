@@ -199,7 +199,11 @@ scan:
 		}
 		if c := f.inflight[i]; c != nil {
 			if !wanted {
-				break
+				// Readahead in flight: look past it, so that the next
+				// run is fetched while this one arrives.
+				run = nil
+				i = c.first + c.n - 1
+				continue
 			}
 			waits = append(waits, c)
 			run = nil
