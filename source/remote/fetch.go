@@ -111,8 +111,9 @@ var errStalled = errors.New("body stalled")
 // retrying what can be retried, within opts.ReadTimeout. If v.size is
 // unknown the first response sets v, and the range is clamped to the
 // file's end; otherwise every response must match v. display names the
-// file in errors.
-func (c *client) fetch(display, rawURL string, off int64, buf span, v *version) (result, error) {
+// file in errors. progress, if not nil, is told how many bytes of buf
+// have arrived each time one of its pieces is whole.
+func (c *client) fetch(display, rawURL string, off int64, buf span, v *version, progress func(n int)) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.ReadTimeout)
 	defer cancel()
 	want := buf.len()
@@ -122,7 +123,12 @@ func (c *client) fetch(display, rawURL string, off int64, buf span, v *version) 
 	got := 0
 	var last error
 	for attempt := 0; ; attempt++ {
-		n, final, retryAfter, err := c.attempt(ctx, display, rawURL, off+int64(got), buf.slice(got, want), v)
+		var told func(int)
+		if progress != nil {
+			base := got
+			told = func(n int) { progress(base + n) }
+		}
+		n, final, retryAfter, err := c.attempt(ctx, display, rawURL, off+int64(got), buf.slice(got, want), v, told)
 		if v.size >= 0 {
 			want = int(max(min(int64(want), v.size-off), int64(got)))
 		}
@@ -178,7 +184,7 @@ func (c *client) fetch(display, rawURL string, off int64, buf span, v *version) 
 // attempt does one GET of bytes [off, off+buf.len()). It returns the bytes
 // read into buf even when it fails (a body cut short), and the wait a
 // Retry-After asked for.
-func (c *client) attempt(ctx context.Context, display, rawURL string, off int64, buf span, v *version) (n int, finalURL string, retryAfter time.Duration, err error) {
+func (c *client) attempt(ctx context.Context, display, rawURL string, off int64, buf span, v *version, progress func(n int)) (n int, finalURL string, retryAfter time.Duration, err error) {
 	if buf.len() == 0 {
 		return 0, rawURL, 0, nil
 	}
@@ -220,7 +226,7 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 		if v.size < 0 {
 			setVersion(v, size, etag, resp.Header)
 		}
-		n, err = readBody(ctx, cancel, resp.Body, buf.slice(0, int(size)), c.opts.StallTimeout, display)
+		n, err = readBody(ctx, cancel, resp.Body, buf.slice(0, int(size)), c.opts.StallTimeout, display, progress)
 		return n, finalURL, 0, err
 	case s == http.StatusRequestedRangeNotSatisfiable:
 		total, ok := unsatisfiedTotal(resp.Header.Get("Content-Range"))
@@ -255,7 +261,7 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	if v.size < 0 {
 		setVersion(v, total, etag, resp.Header)
 	}
-	n, err = readBody(ctx, cancel, resp.Body, buf.slice(0, int(end-first+1)), c.opts.StallTimeout, display)
+	n, err = readBody(ctx, cancel, resp.Body, buf.slice(0, int(end-first+1)), c.opts.StallTimeout, display, progress)
 	return n, finalURL, 0, err
 }
 
@@ -289,8 +295,9 @@ func quoteOrNone(s string) string {
 }
 
 // readBody fills buf from body, cancelling the request when no byte
-// arrives for stall.
-func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, buf span, stall time.Duration, display string) (int, error) {
+// arrives for stall, and telling progress (if not nil) how many bytes have
+// arrived each time a piece of buf is whole.
+func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, buf span, stall time.Duration, display string, progress func(n int)) (int, error) {
 	timer := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer timer.Stop()
 	want := buf.len()
@@ -315,6 +322,9 @@ func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reade
 				}
 				return n, &Error{Code: CodeShortBody, URL: display, Detail: fmt.Sprintf("body ended after %d of %d bytes", n, want), Err: err}
 			}
+		}
+		if progress != nil {
+			progress(n)
 		}
 	}
 	return n, nil

@@ -33,14 +33,39 @@ type File struct {
 	streak   int   // sequential reads in a row
 }
 
-// call is one fetch of the chunks [first, first+len) in flight; readers
-// of those chunks wait for it instead of fetching them again.
+// call is one fetch of the chunks [first, first+n) in flight; readers
+// of those chunks wait for it instead of fetching them again. The chunks
+// are published as they arrive, in order, so that a reader of the first
+// one need not wait for the whole run.
 type call struct {
 	first int64
-	n     int64
-	done  chan struct{}
-	parts [][]byte // the chunks, once done without error
-	err   error
+	n     int64 // grows while the call is being set up, under File.mu
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	parts   [][]byte // the chunks that have arrived
+	arrived int64    // parts[:arrived] are final
+	ended   bool
+	err     error // why the chunks from arrived on did not come
+}
+
+func newCall(first int64) *call {
+	c := &call{first: first}
+	c.cond.L = &c.mu
+	return c
+}
+
+// wait returns chunk first+j once it has arrived, or the call's error.
+func (c *call) wait(j int64) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.arrived <= j && !c.ended {
+		c.cond.Wait()
+	}
+	if c.arrived > j {
+		return c.parts[j], nil
+	}
+	return nil, c.err
 }
 
 // A File is not a source.Checker: asking the server costs a request, so
@@ -92,7 +117,7 @@ func (f *File) Revalidate() error {
 	if v.size == 0 {
 		// Nothing to ask a range of; probe as Open does.
 		v = version{size: -1}
-		if _, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v); err != nil {
+		if _, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v, nil); err != nil {
 			return err
 		}
 		if v.size != 0 || v.etag != f.ver.etag {
@@ -100,7 +125,7 @@ func (f *File) Revalidate() error {
 		}
 		return nil
 	}
-	_, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v)
+	_, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v, nil)
 	return err
 }
 
@@ -175,9 +200,9 @@ type piece struct {
 func (f *File) chunksFor(first, last, extra int64) ([]piece, error) {
 	cs := f.fsys.opts.ChunkSize
 	parts := make([]piece, last-first+1)
-	var waits []*call
-	var mine []*call // calls this read must fill itself
-	var ahead *call  // readahead left to the background
+	from := make([]*call, last-first+1) // the call each missing chunk comes with
+	var mine []*call                    // calls this read starts
+	var ahead *call                     // readahead left to the background
 
 	f.mu.Lock()
 	if f.closed {
@@ -205,13 +230,13 @@ scan:
 				i = c.first + c.n - 1
 				continue
 			}
-			waits = append(waits, c)
+			from[i-first] = c
 			run = nil
 			continue
 		}
 		if run == nil || run.n >= f.fsys.maxRun {
 			if wanted {
-				run = &call{first: i, done: make(chan struct{})}
+				run = newCall(i)
 				mine = append(mine, run)
 			} else {
 				// Readahead extends this read's last request; where
@@ -225,9 +250,12 @@ scan:
 				default:
 					break scan
 				}
-				run = &call{first: i, done: make(chan struct{})}
+				run = newCall(i)
 				ahead = run
 			}
+		}
+		if wanted {
+			from[i-first] = run
 		}
 		run.n++
 		f.inflight[i] = run
@@ -240,29 +268,28 @@ scan:
 			f.fill(ahead)
 		}()
 	}
-	var err error
+	// This read's own requests run beside it too: it waits only for the
+	// chunks it wants, not for the readahead that extends them.
 	for _, c := range mine {
-		f.fill(c)
-		if c.err != nil && err == nil {
-			err = c.err
-		}
+		go f.fill(c)
 	}
-	for _, c := range waits {
-		<-c.done
-		if c.err != nil && err == nil {
-			err = c.err
+	var err error
+	for j, c := range from {
+		if c == nil {
+			continue
 		}
+		i := first + int64(j)
+		data, cerr := c.wait(i - c.first)
+		if cerr != nil {
+			if err == nil {
+				err = cerr
+			}
+			continue
+		}
+		parts[j] = piece{i * cs, data}
 	}
 	if err != nil {
 		return nil, err
-	}
-	for _, c := range append(mine, waits...) {
-		for j, data := range c.parts {
-			i := c.first + int64(j)
-			if i >= first && i <= last {
-				parts[i-first] = piece{i * cs, data}
-			}
-		}
 	}
 	return parts, nil
 }
@@ -282,17 +309,24 @@ func (f *File) chunkLen(i int64) int64 {
 }
 
 // fill fetches the chunks of c: from the disk cache where it has them,
-// else with one request per run still missing, into an array per chunk;
-// then publishes them.
+// else with one request per run still missing, into an array per chunk,
+// publishing each as it arrives. A file without a strong ETag publishes
+// a run only once it is whole: a retry of it starts over, rewriting the
+// run's arrays, which readers must not be reading.
 func (f *File) fill(c *call) {
 	cs := f.fsys.opts.ChunkSize
 	parts := make([][]byte, c.n)
+	c.mu.Lock()
+	c.parts = parts
+	c.mu.Unlock()
+	progressive := f.ver.strongETag() != ""
 	var err error
 	for j := int64(0); j < c.n && err == nil; {
 		i := c.first + j
 		if f.disk {
 			if d := f.fsys.disk.get(chunkKey{f.key, i}, cs, f.chunkLen(i)); d != nil {
 				parts[j] = d
+				f.publish(c, j+1, false)
 				j++
 				continue
 			}
@@ -304,26 +338,42 @@ func (f *File) fill(c *call) {
 		for m := j; m < k; m++ {
 			parts[m] = make([]byte, f.chunkLen(c.first+m))
 		}
-		err = f.fetch(i*cs, parts[j:k])
-		if err == nil && f.disk {
-			for m := j; m < k; m++ {
-				f.fsys.disk.put(chunkKey{f.key, c.first + m}, cs, parts[m])
-			}
+		var progress func(n int)
+		if progressive {
+			base := j
+			progress = func(n int) { f.publish(c, base+int64(n)/cs, f.disk) }
+		}
+		err = f.fetch(i*cs, parts[j:k], progress)
+		if err == nil {
+			f.publish(c, k, f.disk)
 		}
 		j = k
-	}
-	if err == nil {
-		c.parts = parts
-		for j, p := range parts {
-			f.fsys.mem.put(chunkKey{f.key, c.first + int64(j)}, p)
-		}
 	}
 	f.finish(c, err)
 }
 
-// finish publishes the outcome of c and forgets it as in flight.
+// publish makes c's chunks up to (not including) upto available: to its
+// waiters, the memory cache and, if toDisk, the disk cache.
+func (f *File) publish(c *call, upto int64, toDisk bool) {
+	c.mu.Lock()
+	from := c.arrived
+	if upto > from {
+		c.arrived = upto
+		c.cond.Broadcast()
+	}
+	c.mu.Unlock()
+	for j := from; j < upto; j++ {
+		k := chunkKey{f.key, c.first + j}
+		f.fsys.mem.put(k, c.parts[j])
+		if toDisk {
+			f.fsys.disk.put(k, f.fsys.opts.ChunkSize, c.parts[j])
+		}
+	}
+}
+
+// finish ends c, with err for the chunks that did not arrive, and forgets
+// it as in flight.
 func (f *File) finish(c *call, err error) {
-	c.err = err
 	f.mu.Lock()
 	for j := range c.n {
 		if f.inflight[c.first+j] == c {
@@ -331,23 +381,26 @@ func (f *File) finish(c *call, err error) {
 		}
 	}
 	f.mu.Unlock()
-	close(c.done)
+	c.mu.Lock()
+	c.ended, c.err = true, err
+	c.cond.Broadcast()
+	c.mu.Unlock()
 }
 
 // fetch reads [off, off+buf.len()) from the server: from the URL that
 // answered last (a redirect target, to skip the redirect), falling back
 // to the file's own URL once if that one is refused (a signed URL that
 // expired).
-func (f *File) fetch(off int64, buf span) error {
+func (f *File) fetch(off int64, buf span, progress func(n int)) error {
 	f.mu.Lock()
 	u := f.dataURL
 	f.mu.Unlock()
 	v := f.ver
-	res, err := f.fsys.client.fetch(f.display, u, off, buf, &v)
+	res, err := f.fsys.client.fetch(f.display, u, off, buf, &v, progress)
 	if err != nil && u != f.url {
 		switch CodeOf(err) {
 		case CodeNotFound, CodeDenied, CodeStatus:
-			res, err = f.fsys.client.fetch(f.display, f.url, off, buf, &v)
+			res, err = f.fsys.client.fetch(f.display, f.url, off, buf, &v, progress)
 		}
 	}
 	if err != nil {

@@ -127,7 +127,7 @@ func (f *FS) OpenFile(name string) (*File, error) {
 		ver:      version{size: -1},
 	}
 	buf := make([]byte, f.opts.ChunkSize)
-	res, err := f.client.fetch(file.display, file.url, 0, span{buf}, &file.ver)
+	res, err := f.client.fetch(file.display, file.url, 0, span{buf}, &file.ver, nil)
 	if err != nil {
 		return nil, err
 	}
