@@ -28,6 +28,10 @@ go test -race -count=1 -p 1 -timeout 20m ./...
 # Some failures only show on one core.
 GOMAXPROCS=1 go test -count=1 -p 1 -timeout 10m ./fusefs ./e2e
 
+# The mount tests again in open mode, files/ by kernel passthrough where
+# the kernel grants it (fsmount --passthrough).
+FSMOUNT_TEST_PASSTHROUGH=1 go test -race -count=1 -timeout 10m ./fusefs
+
 # The end-to-end suite again as an unprivileged user, so that mounting
 # through fusermount3 (not mount(2) as root) is tested too. The binaries
 # and the test binary are built here, and run from a copy of testdata/ that

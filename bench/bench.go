@@ -93,6 +93,8 @@ func setup(cache string, short, peer bool) (*bench, error) {
 	b.systems = []system{
 		{name: "fsmount", ratio: true, mount: func(mnt string) error { return sh(fsmount + " " + b.dense + " " + mnt) }},
 		{name: "fsmount --mmap", ratio: true, mount: func(mnt string) error { return sh(fsmount + " --mmap " + b.dense + " " + mnt) }},
+		// The third serves the files/ row with passthrough (views.go).
+		{name: "fsmount --passthrough", ratio: true, mount: func(mnt string) error { return sh(fsmount + " --passthrough " + b.dense + " " + mnt) }},
 	}
 
 	// The same tree on tmpfs, copied from a mount; it also gives the file

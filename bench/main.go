@@ -1,6 +1,7 @@
-// Command bench measures fsmount against direct reads of the same bytes,
-// a tmpfs copy of the same tree, and squashfuse serving the same tree from
-// an uncompressed squashfs image, and prints one table.
+// Command bench measures fsmount (splicing, --mmap, --passthrough) against
+// direct reads of the same bytes, a tmpfs copy of the same tree, and
+// squashfuse serving the same tree from an uncompressed squashfs image,
+// and prints one table.
 //
 //	go run ./bench -cache DIR            # full: the 1.5 GB Qwen3-0.6B layout, 5 rounds
 //	go run ./bench -cache DIR -short     # the tiny model, 3 rounds (CI)

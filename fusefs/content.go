@@ -40,11 +40,12 @@ func (b bytesContent) read(_ *tree, dest []byte, off int64) (fuse.ReadResult, sy
 type fileRange struct {
 	f      source.File
 	off, n int64
+	whole  bool // the whole file: an entry of files/
 }
 
-func tensorBytes(t *tensor.Tensor) fileRange { return fileRange{t.File, t.Offset, t.Length} }
+func tensorBytes(t *tensor.Tensor) fileRange { return fileRange{f: t.File, off: t.Offset, n: t.Length} }
 
-func wholeFile(f source.File) fileRange { return fileRange{f, 0, f.Size()} }
+func wholeFile(f source.File) fileRange { return fileRange{f: f, n: f.Size(), whole: true} }
 
 func (c fileRange) size() int64 { return c.n }
 
@@ -54,6 +55,9 @@ func (c fileRange) read(t *tree, dest []byte, off int64) (fuse.ReadResult, sysca
 	at := c.off + off
 	if errno := t.checkFile(f); errno != 0 {
 		return nil, errno
+	}
+	if c.whole {
+		t.wholeReads.Add(1)
 	}
 	if sp, ok := f.(source.Spliceable); ok && t.splice {
 		return fuse.ReadResultFd(sp.Fd(), at, int(n)), fs.OK

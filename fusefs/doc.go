@@ -32,4 +32,25 @@
 // pages cached across opens. The mount is MS_RDONLY when mounted
 // directly, which also spares an atime GETATTR per read. README.md in
 // this directory has the measurements behind each choice.
+//
+// # Passthrough
+//
+// With Options.Passthrough, and only where the kernel grants it, files/
+// of a local model is served by kernel FUSE passthrough (passthrough.go):
+// the OPEN reply names the model file as the backing file and the kernel
+// reads it itself, at the speed of a direct read, sending no READ. That
+// needs an OPEN reply, and no-open mode is per connection, so such a
+// mount answers OPEN for every file (open mode): files/ entries with a
+// backing file, every other file with no handle and FOPEN_KEEP_CACHE,
+// which keeps pages across opens as no-open mode does; FLUSH still
+// answers ENOSYS. Each open then costs an OPEN and a RELEASE, which makes
+// a cat of many small files up to 3 times slower: passthrough is not the
+// default. Whether the kernel grants it is found out once, after INIT and
+// before any OPEN is answered, by registering every local model file as
+// a backing file and giving it back; if any is refused (not root, no
+// CONFIG_FUSE_PASSTHROUGH, a file on overlayfs) or the model is remote,
+// the mount is in no-open mode as without the option, and says why on
+// Options.Logger. Passthrough reads bypass the daemon, so a model file
+// changed since mounting fails a new open of its files/ entry with EIO,
+// but a file already open reads what is on disk.
 package fusefs

@@ -49,6 +49,11 @@ func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) 
 	mnt := t.TempDir()
 	o.Debug = testing.Verbose() && os.Getenv("FUSE_DEBUG") != ""
 	o.DirectMount = os.Geteuid() == 0 // as fsmount does
+	// FSMOUNT_TEST_PASSTHROUGH=1 runs every mount test in open mode,
+	// with files/ by passthrough where the kernel grants it.
+	if os.Getenv("FSMOUNT_TEST_PASSTHROUGH") == "1" {
+		o.Passthrough = true
+	}
 	server, tr, err := mount(mnt, r, o)
 	if err == nil {
 		mountedTrees.Store(mnt, tr)

@@ -38,6 +38,19 @@ type Options struct {
 	// error of the model file then fails the one read with EIO, and the
 	// model's pages stay out of the daemon's RSS.
 	Mmap bool
+	// Passthrough, if set, serves files/ of a local model with kernel
+	// FUSE passthrough where the kernel grants it (passthrough.go): the
+	// kernel then reads the model files itself, at the speed of a direct
+	// read. It needs an OPEN reply, so every open of every file then
+	// costs a request (and its close another), which makes a cat of many
+	// small files up to 3 times slower: it is not the default. Where the
+	// kernel does not grant it (not root, a kernel without
+	// CONFIG_FUSE_PASSTHROUGH, a remote model, a model on overlayfs) the
+	// mount is as without it, and Logger is told why.
+	Passthrough bool
+	// refusePassthrough, if set, does not negotiate passthrough with the
+	// kernel, which then refuses every backing file (tests).
+	refusePassthrough bool
 }
 
 // cacheTimeout is how long the kernel may trust entries, attributes and
@@ -49,6 +62,10 @@ const cacheTimeout = time.Hour
 func mountOptions(model string, o *Options) *fs.Options {
 	t := cacheTimeout
 	logger := logger(o)
+	var refused uint64
+	if o.refusePassthrough {
+		refused = fuse.CAP_PASSTHROUGH
+	}
 	return &fs.Options{
 		// Without explicit timeouts go-fuse sends 0, and the kernel then
 		// revalidates attributes on every read(): half the throughput.
@@ -70,12 +87,13 @@ func mountOptions(model string, o *Options) *fs.Options {
 			// 1 MiB pipe, or go-fuse silently falls back to pread: so
 			// 1 MiB - 8 KiB. Served from the mapping, splice only adds
 			// pipe churn and is disabled.
-			MaxWrite:         maxWrite(!o.Mmap),
-			DisableSplice:    o.Mmap,
-			DirectMount:      o.DirectMount,
-			DirectMountFlags: unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV,
-			Debug:            o.Debug,
-			Logger:           logger,
+			MaxWrite:             maxWrite(!o.Mmap),
+			DisableSplice:        o.Mmap,
+			DirectMount:          o.DirectMount,
+			DirectMountFlags:     unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV,
+			DisabledCapabilities: refused,
+			Debug:                o.Debug,
+			Logger:               logger,
 		},
 	}
 }
@@ -98,6 +116,11 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 		return nil, nil, err
 	}
 	root.t.live.max = o.maxLiveFiles
+	if o.Passthrough {
+		root.t.open = &openMode{decided: make(chan struct{})}
+		// Decided on every path: an OPEN that arrived meanwhile waits.
+		defer root.t.open.decide(false)
+	}
 	opts := mountOptions(r.Model.Location, o)
 	server, err := fuse.NewServer(&noOpendir{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)
 	if err != nil {
@@ -107,6 +130,14 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 	if err := server.WaitMount(); err != nil {
 		server.Unmount()
 		return nil, nil, err
+	}
+	if o.Passthrough {
+		err := probePassthrough(server, r.Model.AllFiles())
+		root.t.passthroughErr = err
+		root.t.open.decide(err == nil)
+		if err != nil {
+			root.t.logger.Printf("%v; files/ is served by the daemon", err)
+		}
 	}
 	stop := make(chan struct{})
 	go root.t.watch(r.Model.AllFiles(), stop)

@@ -63,6 +63,7 @@ func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, c
 	}
 	t.splice = splice
 	t.logger = logger
+	t.open = noOpen()
 	root := &node{t: t, e: t.root}
 	t.rootNode.Store(root)
 	return root, nil
@@ -129,12 +130,30 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, 
 	return fs.NewListDirStream(n.listing).(fs.FileHandle), fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, fs.OK
 }
 
-// Open answers ENOSYS: the kernel then stops sending OPEN and RELEASE for
-// the whole mount and keeps file pages cached across opens (no-open
-// mode). The mount is read-only, so the kernel has already refused any
-// open for writing.
+// Open answers ENOSYS unless the mount uses passthrough: the kernel then
+// stops sending OPEN and RELEASE for the whole mount and keeps file pages
+// cached across opens (no-open mode). With passthrough (passthrough.go)
+// an entry of files/ is opened with the model file as its backing file,
+// and every other file with no handle and FOPEN_KEEP_CACHE, which keeps
+// its pages as no-open mode does. The mount is read-only, so the kernel
+// has already refused any open for writing.
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	return nil, 0, syscall.ENOSYS
+	n.t.opens.Add(1)
+	if !n.t.open.answersOpen() {
+		return nil, 0, syscall.ENOSYS
+	}
+	if lf := passthroughSource(n.e); lf != nil {
+		// A file changed since mounting is not opened: the kernel would
+		// read its new bytes, which the tree does not describe.
+		if errno := n.t.checkFile(lf); errno != 0 {
+			return nil, 0, errno
+		}
+		// KEEP_CACHE for the case where the kernel refuses the backing
+		// file after all and the file is read through the daemon; go-fuse
+		// clears it for a passthrough reply.
+		return &backingFile{fd: int(lf.Fd())}, fuse.FOPEN_KEEP_CACHE, fs.OK
+	}
+	return nil, fuse.FOPEN_KEEP_CACHE, fs.OK
 }
 
 // Flush answers ENOSYS, so the kernel stops sending FLUSH on close.

@@ -211,7 +211,7 @@ func npyContent(n *views.NPY, f source.File) content {
 	if !ok {
 		return viewContent{n, f}
 	}
-	return npyRaw{hdr: n.Header(), raw: fileRange{file, off, length}}
+	return npyRaw{hdr: n.Header(), raw: fileRange{f: file, off: off, n: length}}
 }
 
 func (c npyRaw) size() int64 { return int64(len(c.hdr)) + c.raw.n }

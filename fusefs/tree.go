@@ -76,6 +76,11 @@ type tree struct {
 	live  liveFiles    // looked-up files, pruned by watch
 	busy  bool         // watch's: reads since the last release
 
+	open           *openMode    // how OPEN is answered (passthrough.go)
+	passthroughErr error        // why a mount that asked for passthrough has none
+	opens          atomic.Int64 // OPENs answered: one (ENOSYS) in no-open mode
+	wholeReads     atomic.Int64 // READs of files/ served here: none with passthrough
+
 	dyn        []*dynText // verdict and report
 	hasChanged atomic.Bool
 	rootNode   atomic.Pointer[node]

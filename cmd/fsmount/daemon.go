@@ -257,7 +257,7 @@ func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, s
 		return nil, exitMountPoint
 	}
 	// As root, mount(2) directly rather than through fusermount3.
-	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp})
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Passthrough: c.passthrough, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp})
 	if err != nil {
 		if strings.Contains(err.Error(), "fusermount exited") {
 			// fusermount3 has printed its reason on stderr already.

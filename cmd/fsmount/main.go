@@ -84,6 +84,13 @@ Options:
                       stalled body is not waited for longer either
   --mmap              serve data from the model's mapping rather than by
                       splicing from the file (as fast; see bench/)
+  --passthrough       serve files/ of a local model by kernel FUSE
+                      passthrough where the kernel allows it (as root, on a
+                      kernel with CONFIG_FUSE_PASSTHROUGH): files/ then
+                      reads as fast as the model files themselves, but
+                      every open of any file costs a request, so a cat of
+                      many small files is up to 3 times slower; without
+                      it (the default) files/ is spliced, as data is
   --log FILE          append the daemon's warnings to FILE (default: syslog
                       once in the background, stderr with -f)
   -q, --quiet         print nothing on success
@@ -100,20 +107,21 @@ with --strict also 1 (problems) and 3 (not checked), the model mounted.
 
 // config is the parsed command line.
 type config struct {
-	foreground bool
-	unmount    bool
-	list       bool
-	allowOther bool
-	debug      bool
-	mmap       bool
-	quiet      bool
-	strict     bool
-	logFile    string
-	other      string // --compare
-	cacheDir   string // --cache-dir
-	cacheSize  string // --cache-size
-	timeout    cli.Timeout
-	args       []string
+	foreground  bool
+	unmount     bool
+	list        bool
+	allowOther  bool
+	debug       bool
+	mmap        bool
+	passthrough bool
+	quiet       bool
+	strict      bool
+	logFile     string
+	other       string // --compare
+	cacheDir    string // --cache-dir
+	cacheSize   string // --cache-size
+	timeout     cli.Timeout
+	args        []string
 }
 
 // usageError is a bad command line.
@@ -129,6 +137,7 @@ func parseArgs(args []string) (*config, error) {
 	fl.BoolVar(&c.list, "list", false, "")
 	fl.BoolVar(&c.allowOther, "allow-other", false, "")
 	fl.BoolVar(&c.mmap, "mmap", false, "")
+	fl.BoolVar(&c.passthrough, "passthrough", false, "")
 	fl.StringVar(&c.other, "compare", "", "")
 	fl.StringVar(&c.cacheDir, "cache-dir", "", "")
 	fl.StringVar(&c.cacheSize, "cache-size", "", "")

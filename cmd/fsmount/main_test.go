@@ -33,6 +33,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"m", "d", "-f"}, config{foreground: true, args: []string{"m", "d"}}},
 		{[]string{"-o", "allow_other,ro", "m", "d"}, config{allowOther: true, args: []string{"m", "d"}}},
 		{[]string{"m", "--allow-other", "d", "--mmap"}, config{allowOther: true, mmap: true, args: []string{"m", "d"}}},
+		{[]string{"--passthrough", "m", "d"}, config{passthrough: true, args: []string{"m", "d"}}},
 		{[]string{"-d", "m", "d"}, config{debug: true, foreground: true, args: []string{"m", "d"}}},
 		{[]string{"-u", "d"}, config{unmount: true, args: []string{"d"}}},
 		{[]string{"d", "--unmount"}, config{unmount: true, args: []string{"d"}}},
