@@ -66,6 +66,17 @@ func (c *memCache) put(k chunkKey, data []byte) {
 	}
 }
 
+// remove drops chunk k if it is cached.
+func (c *memCache) remove(k chunkKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[k]; ok {
+		c.lru.Remove(e)
+		delete(c.items, k)
+		c.size -= int64(len(e.Value.(*memEntry).data))
+	}
+}
+
 // bytes returns the cache's current size.
 func (c *memCache) bytes() int64 {
 	c.mu.Lock()

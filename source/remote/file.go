@@ -31,6 +31,7 @@ type File struct {
 	closed   bool
 	lastEnd  int64 // end of the previous read, to detect sequential reads
 	streak   int   // sequential reads in a row
+	dropped  int64 // chunks below this one left the memory cache (streaming)
 }
 
 // call is one fetch of the chunks [first, first+n) in flight; readers
@@ -180,12 +181,32 @@ func (f *File) readahead(off, end int64) int64 {
 		f.streak = 1
 	}
 	f.lastEnd = end
+	if f.streak >= 3 {
+		f.dropBehind(off)
+	}
 	if f.streak < 3 || f.fsys.opts.MaxReadahead <= 0 {
 		return 0
 	}
 	cs := f.fsys.opts.ChunkSize
 	bytes := min(cs<<min(f.streak-3, 20), f.fsys.opts.MaxReadahead)
 	return (bytes + cs - 1) / cs
+}
+
+// streamLag is how many chunks behind a sequential reader stay in the
+// memory cache, for the kernel's reads that arrive out of order.
+const streamLag = 8
+
+// dropBehind takes the chunks a sequential reader at off has left
+// streamLag chunks behind out of the memory cache: the kernel keeps what
+// it read in its page cache (and the disk cache has it), so holding it
+// too only makes the daemon's heap, and the fresh pages it faults in
+// while a tensor streams, larger.
+func (f *File) dropBehind(off int64) {
+	upto := off/f.fsys.opts.ChunkSize - streamLag
+	for i := max(f.dropped, 1); i < upto; i++ { // chunk 0 holds the header
+		f.fsys.mem.remove(chunkKey{f.key, i})
+	}
+	f.dropped = max(f.dropped, upto)
 }
 
 // piece is one chunk's bytes and the file offset they start at.

@@ -319,7 +319,8 @@ func TestReadaheadAndSharedFetches(t *testing.T) {
 	t.Logf("16 MiB sequential in 128 KiB reads: %d requests", n)
 
 	// Eight readers of one chunk share one request (a chunk far beyond
-	// the readahead).
+	// the readahead, counted once the readahead has landed).
+	waitIdle(t, f)
 	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
 	var wg sync.WaitGroup
 	var bad atomic.Int32
@@ -440,5 +441,51 @@ func TestHubOverNginx(t *testing.T) {
 	}
 	if got := ranges(reqs, "/storage/model.safetensors"); len(got) != 2 || got[0] != "bytes=0-1048575 206" {
 		t.Errorf("storage requests %q", got)
+	}
+}
+
+// TestStreamingDropsBehind: a long sequential read keeps only the chunks
+// near the reader in memory (the kernel caches what it read), however
+// large the memory cache, and an early chunk read again comes back right.
+func TestStreamingDropsBehind(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(100<<20, 7)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	opts := testOptions()
+	opts.MemCacheSize = 256 << 20
+	fsys := newFS(t, s.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	peak := int64(0)
+	for off := int64(0); off < int64(len(data)); off += 1 << 20 {
+		readAt(t, f, data, off, 1<<20)
+		peak = max(peak, fsys.mem.bytes())
+	}
+	// Behind the reader streamLag chunks, ahead the readahead and the
+	// runs in flight (the file's first chunk is pinned as well).
+	bound := int64(streamLag+2)<<20 + DefaultMaxReadahead + fsys.maxRun<<20
+	if peak > bound {
+		t.Errorf("memory cache peaked at %d MiB while streaming, want at most %d", peak>>20, bound>>20)
+	}
+	if peak < 8<<20 {
+		t.Errorf("memory cache peaked at %d bytes: readahead kept nothing", peak)
+	}
+	readAt(t, f, data, 3<<20+5, 1000) // long dropped: fetched again
+}
+
+// waitIdle waits until f has no fetch in flight (readahead in the
+// background included).
+func waitIdle(t *testing.T, f *File) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		f.mu.Lock()
+		n := len(f.inflight)
+		f.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d chunks still in flight", n)
+		}
 	}
 }
