@@ -29,7 +29,10 @@
 // kernel in no-opendir mode: it caches listings and sends no OPENDIR or
 // RELEASEDIR. Files answer OPEN and FLUSH with ENOSYS, which puts it in
 // no-open mode: it stops sending OPEN, FLUSH and RELEASE and keeps file
-// pages cached across opens. The mount is MS_RDONLY when mounted
+// pages cached across opens. GETXATTR and LISTXATTR are answered ENOSYS
+// too (the mount has no extended attributes), after which the kernel
+// answers them itself: `ls -l` asks for two or three per entry. The mount
+// is MS_RDONLY when mounted
 // directly, which also spares an atime GETATTR per read. README.md in
 // this directory has the measurements behind each choice.
 //
