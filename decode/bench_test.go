@@ -55,7 +55,7 @@ func TestBigAgainstNumpy(t *testing.T) {
 	if os.Getenv("FSMOUNT_BIG") == "" {
 		t.Skip("SKIP: set FSMOUNT_BIG=1 to compare a 155M-element tensor with numpy")
 	}
-	py := numpyPython(t)
+	py := testmodel.Numpy(t)
 	tt, path := bigBF16(t)
 	got, err := Scan(context.Background(), tt, nil)
 	if err != nil {

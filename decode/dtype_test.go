@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -196,7 +197,7 @@ func TestKnownAnswers(t *testing.T) {
 // TestF16AgainstNumpy compares every F16 pattern, NaN payloads included,
 // with numpy's float16 → float32 conversion.
 func TestF16AgainstNumpy(t *testing.T) {
-	py := numpyPython(t)
+	py := testmodel.Numpy(t)
 	script := `import numpy as np, sys
 a = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32).view(np.uint32)
 sys.stdout.write("\n".join("%08x" % v for v in a.tolist()) + "\n")`

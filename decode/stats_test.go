@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -342,7 +343,7 @@ func fromNumpy(m map[string]float64) *Stats {
 // TestScanAgainstNumpy compares with numpy on synthetic tensors with
 // NaN, ±Inf, zeros and subnormals planted.
 func TestScanAgainstNumpy(t *testing.T) {
-	py := numpyPython(t)
+	py := testmodel.Numpy(t)
 	r := rand.New(rand.NewPCG(9, 10))
 	dir := t.TempDir()
 	for _, dt := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32, tensor.F64, tensor.I32} {

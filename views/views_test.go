@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -300,7 +301,7 @@ func TestValuesFormat(t *testing.T) {
 // TestNPYWithNumpy loads every values.npy with numpy (mmap_mode='r') and
 // compares shape, dtype and data bytes.
 func TestNPYWithNumpy(t *testing.T) {
-	py := numpyPython(t)
+	py := testmodel.Numpy(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	dir := t.TempDir()
 	type want struct {

@@ -69,13 +69,13 @@ func Sparse06BDir(t testing.TB) string {
 	return dir
 }
 
-// Numpy returns a python3 that can import numpy (Debian's python3-numpy
-// is in /usr/bin, which a Python of the user's may shadow on PATH), or
-// skips t, failing it instead when FSMOUNT_REQUIRE_NUMPY=1.
+// Numpy returns a python3 that can import numpy ($FSMOUNT_PYTHON if set,
+// then Debian's, in /usr/bin, which a Python of the user's may shadow on
+// PATH), or skips t, failing it instead when FSMOUNT_REQUIRE_NUMPY=1.
 func Numpy(t testing.TB) string {
 	t.Helper()
-	for _, py := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(py, "-c", "import numpy").Run() == nil {
+	for _, py := range []string{os.Getenv("FSMOUNT_PYTHON"), "/usr/bin/python3", "python3"} {
+		if py != "" && exec.Command(py, "-c", "import numpy").Run() == nil {
 			return py
 		}
 	}
