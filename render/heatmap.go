@@ -532,8 +532,10 @@ func inParallel(n, parts int, fn func(w, lo, hi int)) {
 	wg.Wait()
 }
 
-// sci formats x as "+1.234e-02", or "nan", "+inf", "-inf".
-func sci(x float64, digits int) string {
+// Sci formats x with digits digits after the point as "+1.234e-02", or
+// "nan", "+inf", "-inf": the numbers on the pictures, and on the pages
+// beside them (package site).
+func Sci(x float64, digits int) string {
 	switch {
 	case x != x:
 		return "nan"
@@ -574,7 +576,7 @@ func drawHeatmap(t *tensor.Tensor, shape []uint64, g *Grid, why string) *canvas 
 	default:
 		rng := g.ColorRange()
 		c.cells(px, py, l.cw, l.ch, g.W, g.Cells, rng)
-		line := fmt.Sprintf("min %s  max %s  colours +/-%s (p99 of blocks)", sci(float64(g.Min), 3), sci(float64(g.Max), 3), strconv.FormatFloat(rng, 'e', 3, 64))
+		line := fmt.Sprintf("min %s  max %s  colours +/-%s (p99 of blocks)", Sci(float64(g.Min), 3), Sci(float64(g.Max), 3), strconv.FormatFloat(rng, 'e', 3, 64))
 		if g.NaNCells > 0 {
 			line += fmt.Sprintf("  NaN blocks %d (black)", g.NaNCells)
 		}
@@ -586,9 +588,9 @@ func drawHeatmap(t *tensor.Tensor, shape []uint64, g *Grid, why string) *canvas 
 		}
 		c.box(l.barX-1, py-1, l.barX+barW+1, py+l.plotH+1, grey)
 		lx := l.barX + barW + 4
-		c.text(lx, py, sci(rng, 3), 0, black)
+		c.text(lx, py, Sci(rng, 3), 0, black)
 		c.text(lx, py+l.plotH/2-6, " 0", 0, black)
-		c.text(lx, py+l.plotH-13, sci(-rng, 3), 0, black)
+		c.text(lx, py+l.plotH-13, Sci(-rng, 3), 0, black)
 	}
 	fy := py + l.plotH + 4
 	c.text(margin, fy, "rows: outputs (leading dims), down; columns: inputs (last dim), across", maxChars, black)

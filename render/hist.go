@@ -55,8 +55,8 @@ func drawHist(name string, s *decode.Stats, why string) *canvas {
 		return c
 	}
 	h := s.Hist
-	c.text(margin, margin+lineH, fmt.Sprintf("%s  count %d  min %s  max %s", s.DType, s.Count, sci(s.Min, 4), sci(s.Max, 4)), maxChars, black)
-	c.text(margin, margin+2*lineH, fmt.Sprintf("mean %s  std %s  NaN %d  +Inf %d  -Inf %d", sci(s.Mean, 4), sci(s.Std, 4), s.NaN, s.PosInf, s.NegInf), maxChars, black)
+	c.text(margin, margin+lineH, fmt.Sprintf("%s  count %d  min %s  max %s", s.DType, s.Count, Sci(s.Min, 4), Sci(s.Max, 4)), maxChars, black)
+	c.text(margin, margin+2*lineH, fmt.Sprintf("mean %s  std %s  NaN %d  +Inf %d  -Inf %d", Sci(s.Mean, 4), Sci(s.Std, 4), s.NaN, s.PosInf, s.NegInf), maxChars, black)
 	var peak uint64
 	for _, n := range h.Counts {
 		peak = max(peak, n)
@@ -81,7 +81,7 @@ func drawHist(name string, s *decode.Stats, why string) *canvas {
 		x := histX0 + int(f*float64(histX1-histX0-1))
 		c.fill(x, histY1, x+1, histY1+5, black)
 		v := h.Min + f*(h.Max-h.Min)
-		lbl := sci(v, 3)
+		lbl := Sci(v, 3)
 		lx := max(0, min(x-len(lbl)*charW/2, HistW-len(lbl)*charW))
 		c.text(lx, histY1+7, lbl, 0, black)
 	}

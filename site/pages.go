@@ -82,22 +82,6 @@ func padLeft(b *bytes.Buffer, s string, w int) {
 	b.WriteString(strings.Repeat(" ", w-len(s)))
 }
 
-func sci(x float64, digits int) string {
-	switch {
-	case x != x:
-		return "nan"
-	case math.IsInf(x, 1):
-		return "+inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	}
-	s := strconv.FormatFloat(x, 'e', digits, 64)
-	if s[0] != '-' {
-		s = "+" + s
-	}
-	return s
-}
-
 // healthCell writes the fixed-width health cell; ts nil writes a blank
 // one of the same size.
 func healthCell(b *bytes.Buffer, ts *tensorStats) {
@@ -211,7 +195,7 @@ func (s *Site) rootPage(rows []tensorStats) []byte {
 			if ts != nil {
 				v = "-"
 				if ts.st != nil {
-					v = sci(f(ts.st), 5)
+					v = render.Sci(f(ts.st), 5)
 				}
 			}
 			padTo(&b, v, floatW)
@@ -289,7 +273,7 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 		if ts != nil {
 			v = "-"
 			if st != nil {
-				v = sci(c.f(st), 16)
+				v = render.Sci(c.f(st), 16)
 			}
 		}
 		padTo(&b, v, statW)
