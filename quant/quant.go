@@ -124,14 +124,22 @@ func le16(b []byte) uint16 { return binary.LittleEndian.Uint16(b) }
 // looked up: the same float operations as the reference, in the same
 // order, so the results are bit for bit those of ggml.
 
-func q4_0(src []byte, dst []float32) {
+func q4_0(src []byte, dst []float32) { levelBlocks(src, dst, &q4_0Levels) }
+
+// q4_0Levels are Q4_0's 16 levels, a nibble minus 8.
+var q4_0Levels = [16]float32{-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7}
+
+// levelBlocks dequantizes blocks of an F16 scale d and 32 nibbles (the
+// low ones are elements 0-15, the high ones 16-31) to d·levels[nibble]:
+// Q4_0 and IQ4_NL.
+func levelBlocks(src []byte, dst []float32, levels *[16]float32) {
 	var lut [16]float32
 	for ; len(src) >= 18; src, dst = src[18:], dst[32:] {
 		b := (*[18]byte)(src)
 		y := (*[32]float32)(dst)
 		d := f16(le16(b[0:2]))
-		for i := range lut {
-			lut[i] = float32(i-8) * d
+		for i, k := range levels {
+			lut[i] = d * k
 		}
 		qs := (*[16]byte)(b[2:])
 		for j, q := range qs {
@@ -392,22 +400,7 @@ func q8K(src []byte, dst []float32) {
 // kvaluesIQ4NL is ggml's kvalues_iq4nl, the 16 levels of IQ4_NL and IQ4_XS.
 var kvaluesIQ4NL = [16]float32{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
 
-func iq4NL(src []byte, dst []float32) {
-	var lut [16]float32
-	for ; len(src) >= 18; src, dst = src[18:], dst[32:] {
-		b := (*[18]byte)(src)
-		y := (*[32]float32)(dst)
-		d := f16(le16(b[0:2]))
-		for i, k := range kvaluesIQ4NL {
-			lut[i] = d * k
-		}
-		qs := (*[16]byte)(b[2:])
-		for j, q := range qs {
-			y[j] = lut[q&0xF]
-			y[j+16] = lut[q>>4]
-		}
-	}
-}
+func iq4NL(src []byte, dst []float32) { levelBlocks(src, dst, &kvaluesIQ4NL) }
 
 func iq4XS(src []byte, dst []float32) {
 	var lut [16]float32
