@@ -117,25 +117,7 @@ func splitLayer(name, prefix string) (int, string, bool) {
 // "blk.3.attn_q.weight" is "model.layers.3.self_attn.q_proj.weight". It
 // returns false for a name or architecture not in the table.
 func HFName(arch, name string) (string, bool) {
-	tab, ok := tableFor(arch)
-	if !ok {
-		return "", false
-	}
-	base, suffix := splitSuffix(name)
-	if n, rest, ok := splitLayer(base, "blk."); ok {
-		for _, p := range tab.layer {
-			if p.gguf == rest {
-				return "model.layers." + strconv.Itoa(n) + "." + p.hf + suffix, true
-			}
-		}
-		return "", false
-	}
-	for _, p := range tab.global {
-		if p.gguf == base {
-			return p.hf + suffix, true
-		}
-	}
-	return "", false
+	return translate(arch, name, "blk.", "model.layers.", func(p namePair) (string, string) { return p.gguf, p.hf })
 }
 
 // GGUFName returns the GGUF name of a Hugging Face tensor of an
@@ -143,22 +125,25 @@ func HFName(arch, name string) (string, bool) {
 // "model.layers.0.pre_feedforward_layernorm.weight" is
 // "blk.0.ffn_norm.weight".
 func GGUFName(arch, hf string) (string, bool) {
+	return translate(arch, hf, "model.layers.", "blk.", func(p namePair) (string, string) { return p.hf, p.gguf })
+}
+
+// translate maps name through arch's table, whose pairs dir turns into
+// (from, to); layer tensors are fromLayer+N+"."+… and become
+// toLayer+N+"."+….
+func translate(arch, name, fromLayer, toLayer string, dir func(namePair) (from, to string)) (string, bool) {
 	tab, ok := tableFor(arch)
 	if !ok {
 		return "", false
 	}
-	base, suffix := splitSuffix(hf)
-	if n, rest, ok := splitLayer(base, "model.layers."); ok {
-		for _, p := range tab.layer {
-			if p.hf == rest {
-				return "blk." + strconv.Itoa(n) + "." + p.gguf + suffix, true
-			}
-		}
-		return "", false
+	base, suffix := splitSuffix(name)
+	pairs, prefix := tab.global, ""
+	if n, rest, ok := splitLayer(base, fromLayer); ok {
+		pairs, prefix, base = tab.layer, toLayer+strconv.Itoa(n)+".", rest
 	}
-	for _, p := range tab.global {
-		if p.hf == base {
-			return p.gguf + suffix, true
+	for _, p := range pairs {
+		if from, to := dir(p); from == base {
+			return prefix + to + suffix, true
 		}
 	}
 	return "", false
