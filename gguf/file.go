@@ -75,6 +75,12 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return owning(src)
+}
+
+// owning parses src as a File that closes src when it is closed, closing
+// src at once if it does not parse.
+func owning(src source.File) (*File, error) {
 	f, err := NewFile(src)
 	if err != nil {
 		src.Close()

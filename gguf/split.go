@@ -72,12 +72,10 @@ func OpenModel(fsys source.FS, name string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	first, err := NewFile(src)
+	first, err := owning(src)
 	if err != nil {
-		src.Close()
 		return nil, err
 	}
-	first.owned = true
 	m, err := join(first, fsys, path.Dir(name), path.Base(name))
 	if err != nil {
 		first.Close()
@@ -138,12 +136,10 @@ func join(first *File, fsys source.FS, dir, base string) (*Model, error) {
 			}
 			return nil, err
 		}
-		f, err := NewFile(src)
+		f, err := owning(src)
 		if err != nil {
-			src.Close()
 			return nil, err
 		}
-		f.owned = true
 		m.opened = append(m.opened, f)
 		m.files = append(m.files, f)
 		sno, okNo, err := splitU16(f, KeySplitNo)
