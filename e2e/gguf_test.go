@@ -99,18 +99,7 @@ func TestGGUFMalformed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "bad.gguf")
 			require.NoError(t, os.WriteFile(p, c.edit(append([]byte(nil), orig...)), 0o644))
-			for _, cmd := range []string{"fsinspect", "fsmount"} {
-				args := []string{p}
-				if cmd == "fsmount" {
-					requireFUSE(t)
-					args = append(args, t.TempDir())
-				}
-				r := runCmd(t, cmd, args...)
-				assert.Equal(t, 2, r.code, "%s: %s", cmd, r.stderr)
-				assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
-				assert.Contains(t, r.stderr, p+": ")
-				assert.Contains(t, r.stderr, c.code)
-			}
+			refusedByBoth(t, p, c.code)
 		})
 	}
 }
@@ -232,18 +221,7 @@ func TestGGUFMalformedRules(t *testing.T) {
 			kvs, ts := c.edit(good())
 			p := filepath.Join(t.TempDir(), "bad.gguf")
 			require.NoError(t, testmodel.WriteGGUF(p, kvs, ts))
-			for _, cmd := range []string{"fsinspect", "fsmount"} {
-				args := []string{p}
-				if cmd == "fsmount" {
-					requireFUSE(t)
-					args = append(args, t.TempDir())
-				}
-				r := runCmd(t, cmd, args...)
-				assert.Equal(t, 2, r.code, "%s: %s", cmd, r.stderr)
-				assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
-				assert.Contains(t, r.stderr, p+": ")
-				assert.Contains(t, r.stderr, c.code)
-			}
+			refusedByBoth(t, p, c.code)
 		})
 	}
 	// The file unbroken is valid: an architecture without a spec, so its
@@ -255,4 +233,22 @@ func TestGGUFMalformedRules(t *testing.T) {
 	r := runCmd(t, "fsinspect", p)
 	assert.Equal(t, 3, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `no spec for GGUF architecture "falcon"`)
+}
+
+// refusedByBoth checks that fsinspect and fsmount refuse the file p with
+// exit 2 and one line naming it and holding code.
+func refusedByBoth(t *testing.T, p, code string) {
+	t.Helper()
+	for _, cmd := range []string{"fsinspect", "fsmount"} {
+		args := []string{p}
+		if cmd == "fsmount" {
+			requireFUSE(t)
+			args = append(args, t.TempDir())
+		}
+		r := runCmd(t, cmd, args...)
+		assert.Equal(t, 2, r.code, "%s: %s", cmd, r.stderr)
+		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+		assert.Contains(t, r.stderr, p+": ")
+		assert.Contains(t, r.stderr, code)
+	}
 }

@@ -58,6 +58,24 @@ func runChromium(t *testing.T, bin, url string, args ...string) []byte {
 	return out.Bytes()
 }
 
+// screenshot is Chromium's picture of the page at url in a 1280×2000
+// window, once it has rendered.
+func screenshot(t *testing.T, bin, url string) image.Image {
+	t.Helper()
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	runChromium(t, bin, url, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars",
+		"--run-all-compositor-stages-before-draw", "--virtual-time-budget=5000")
+	f, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(f))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	return img
+}
+
 // writeTinySite writes the tiny model's site into a new directory.
 func writeTinySite(t *testing.T) (string, *site.Site) {
 	t.Helper()
@@ -94,17 +112,7 @@ func TestSiteInChromium(t *testing.T) {
 	dir, s := writeTinySite(t)
 	root := "file://" + filepath.ToSlash(filepath.Join(dir, "index.html"))
 
-	shot := filepath.Join(t.TempDir(), "shot.png")
-	runChromium(t, bin, root, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars",
-		"--run-all-compositor-stages-before-draw", "--virtual-time-budget=5000")
-	f, err := os.ReadFile(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(f))
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
+	img := screenshot(t, bin, root)
 	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 2000 {
 		t.Fatalf("screenshot is %v, want 1280x2000", b)
 	}
@@ -239,17 +247,7 @@ func TestMountedSiteInChromium(t *testing.T) {
 	bin := chromium(t)
 	mnt, _ := mountModel(t, fourLayerTiny(t))
 	root := "file://" + filepath.ToSlash(filepath.Join(mnt, "index.html"))
-	shot := filepath.Join(t.TempDir(), "shot.png")
-	runChromium(t, bin, root, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars",
-		"--run-all-compositor-stages-before-draw", "--virtual-time-budget=5000")
-	f, err := os.ReadFile(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(f))
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
+	img := screenshot(t, bin, root)
 	if n := colours(img); n < 20 {
 		t.Fatalf("screenshot has %d colours: blank?", n)
 	}
