@@ -159,11 +159,7 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 				if err != nil {
 					return nil, err
 				}
-				for _, w := range ws {
-					for i, m := range w.hist {
-						hist.Counts[i] += m
-					}
-				}
+				hist.add(ws)
 			}
 			s.Hist = hist
 		}
@@ -557,11 +553,7 @@ func (d *Decoder) scanElements(ctx context.Context, o ScanOptions) (*Stats, erro
 			if err != nil {
 				return nil, err
 			}
-			for _, w := range ws {
-				for i, m := range w.hist {
-					hist.Counts[i] += m
-				}
-			}
+			hist.add(ws)
 		}
 		s.Hist = hist
 	}
@@ -624,4 +616,13 @@ func parallel(ctx context.Context, ws []*worker, n uint64, fn func(w *worker, c 
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// add sums the workers' bin counts into h.
+func (h *Histogram) add(ws []*worker) {
+	for _, w := range ws {
+		for i, m := range w.hist {
+			h.Counts[i] += m
+		}
+	}
 }
