@@ -75,27 +75,8 @@ func (s *summaryView) ReadAt(p []byte, off int64) (int, error) {
 	}
 	b := s.b
 	s.once.Unlock()
-	return readBytes(b, p, off)
+	return views.ReadBytes(b, p, off)
 }
-
-func readBytes(b, p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, views.ErrBadOffset
-	}
-	if off >= int64(len(b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-type bytesView []byte
-
-func (b bytesView) Size() int64                             { return int64(len(b)) }
-func (b bytesView) ReadAt(p []byte, off int64) (int, error) { return readBytes(b, p, off) }
 
 func (c *Comparison) list(s Status) views.View {
 	var b strings.Builder
@@ -105,7 +86,7 @@ func (c *Comparison) list(s Status) views.View {
 			b.WriteByte('\n')
 		}
 	}
-	return bytesView(b.String())
+	return views.Bytes(b.String())
 }
 
 // OnlyInModel returns the view of the names only MODEL has, one a line,
@@ -179,7 +160,7 @@ func (s *statsView) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return readBytes(statsText(e), p, off)
+	return views.ReadBytes(statsText(e), p, off)
 }
 
 // statsText renders an entry's stats: counts in decimal, figures with 17
@@ -296,10 +277,10 @@ type DeltaNPY struct {
 func newDeltaNPY(d *DeltaView, shape []uint64) views.View {
 	h, err := npyHeader("<f4", shape)
 	if err != nil {
-		return bytesView("not available: " + err.Error() + "\n")
+		return views.Bytes("not available: " + err.Error() + "\n")
 	}
 	if d.size > math.MaxInt64-int64(len(h)) {
-		return bytesView("not available: too large\n")
+		return views.Bytes("not available: too large\n")
 	}
 	return &DeltaNPY{header: h, data: d}
 }

@@ -77,7 +77,7 @@ func newNPY(v *Tensor) *NPY {
 	}
 	h, err := npyHeader(descr, shape)
 	if err != nil {
-		return &NPY{msg: bytesView(err.Error() + "\n")}
+		return &NPY{msg: Bytes(err.Error() + "\n")}
 	}
 	n := &NPY{header: h, t: t, raw: raw}
 	if raw {
@@ -87,7 +87,7 @@ func newNPY(v *Tensor) *NPY {
 		n.size = int64(len(h)) + t.Length
 	} else {
 		n.data = v.f32
-		if _, bad := n.data.(bytesView); bad {
+		if _, bad := n.data.(Bytes); bad {
 			return &NPY{msg: n.data}
 		}
 		n.size = int64(len(h)) + n.data.Size()

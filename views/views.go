@@ -250,14 +250,18 @@ func (c *cached[T]) set(v T) {
 	c.mu.Unlock()
 }
 
-// bytesView is a view of fixed bytes.
-type bytesView []byte
+// Bytes is a view of fixed bytes.
+type Bytes []byte
 
-func (b bytesView) Size() int64 { return int64(len(b)) }
+// Size is len(b).
+func (b Bytes) Size() int64 { return int64(len(b)) }
 
-func (b bytesView) ReadAt(p []byte, off int64) (int, error) { return readBytes(b, p, off) }
+// ReadAt reads b as a file.
+func (b Bytes) ReadAt(p []byte, off int64) (int, error) { return ReadBytes(b, p, off) }
 
-func readBytes(b, p []byte, off int64) (int, error) {
+// ReadBytes reads b as a file: p from off, io.EOF at or past the end,
+// ErrBadOffset for a negative off.
+func ReadBytes(b, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, ErrBadOffset
 	}
@@ -277,7 +281,7 @@ func notDecoded(err error) View {
 	if !errors.Is(err, decode.ErrUnsupported) {
 		msg = "not decoded: " + msg
 	}
-	return bytesView(msg + "\n")
+	return Bytes(msg + "\n")
 }
 
 // lazyView is a fixed-size view whose bytes are rendered, on the first
@@ -306,7 +310,7 @@ func (l *lazyView) ReadAt(p []byte, off int64) (int, error) {
 	if int64(len(b)) != l.size {
 		return 0, errors.New("views: rendered size differs from the size announced")
 	}
-	return readBytes(b, p, off)
+	return ReadBytes(b, p, off)
 }
 
 // window is the part [lo, hi) of a view that a read of len(p) at off
