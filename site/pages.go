@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsmount/fsmount/decode"
 	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/views"
 )
@@ -123,18 +124,6 @@ func href(depth int, p string) string {
 	return esc(pre + strings.Join(parts, "/"))
 }
 
-func commas(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 const style = `<style>
 body{font-family:sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse}
@@ -181,7 +170,7 @@ func (s *Site) rootPage(rows []tensorStats) []byte {
 	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
 	for i, p := range s.pages {
 		t := p.v.Tensor()
-		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + commas(t.NumElements()) + "</td>")
+		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
 		var ts *tensorStats
 		if rows != nil {
 			ts = &rows[i]
@@ -229,7 +218,7 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 		file = path.Base(t.File.Name())
 	}
 	for _, kv := range [][2]string{
-		{"dtype", dtypeOf(p.v)}, {"shape", tensor.FormatShape(render.ShapeOf(p.v))}, {"params", commas(t.NumElements())},
+		{"dtype", dtypeOf(p.v)}, {"shape", tensor.FormatShape(render.ShapeOf(p.v))}, {"params", spec.Commas(t.NumElements())},
 		{"file", file}, {"offset", strconv.FormatInt(t.Offset, 10)}, {"bytes", strconv.FormatInt(t.Length, 10)},
 	} {
 		b.WriteString("<tr><th>" + kv[0] + "</th><td>" + esc(kv[1]) + "</td></tr>\n")
