@@ -16,8 +16,9 @@ type chunkKey struct {
 	index   int64
 }
 
-// memCache is an LRU of chunks bounded by the sum of their lengths. The
-// slices it holds are never written after they are put.
+// memCache is an LRU of chunks bounded by the sum of their lengths. It
+// holds a reference to each buf it keeps; the bufs are never written
+// while referenced.
 type memCache struct {
 	mu    sync.Mutex
 	limit int64
@@ -27,42 +28,49 @@ type memCache struct {
 }
 
 type memEntry struct {
-	key  chunkKey
-	data []byte
+	key chunkKey
+	buf *buf
 }
 
 func newMemCache(limit int64) *memCache {
 	return &memCache{limit: limit, lru: list.New(), items: map[chunkKey]*list.Element{}}
 }
 
-func (c *memCache) get(k chunkKey) []byte {
+// get returns chunk k with a reference the caller must release, or nil.
+func (c *memCache) get(k chunkKey) *buf {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
 		c.lru.MoveToFront(e)
-		return e.Value.(*memEntry).data
+		return e.Value.(*memEntry).buf.ref()
 	}
 	return nil
 }
 
-func (c *memCache) put(k chunkKey, data []byte) {
+// has reports whether chunk k is cached.
+func (c *memCache) has(k chunkKey) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if int64(len(data)) > c.limit {
+	_, ok := c.items[k]
+	return ok
+}
+
+// put keeps b (with a reference of its own) as chunk k, unless k is
+// cached already or b is larger than the cache.
+func (c *memCache) put(k chunkKey, b *buf) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if int64(len(b.data)) > c.limit {
 		return
 	}
 	if e, ok := c.items[k]; ok {
 		c.lru.MoveToFront(e)
 		return
 	}
-	c.items[k] = c.lru.PushFront(&memEntry{key: k, data: data})
-	c.size += int64(len(data))
+	c.items[k] = c.lru.PushFront(&memEntry{key: k, buf: b.ref()})
+	c.size += int64(len(b.data))
 	for c.size > c.limit {
-		back := c.lru.Back()
-		ent := back.Value.(*memEntry)
-		c.lru.Remove(back)
-		delete(c.items, ent.key)
-		c.size -= int64(len(ent.data))
+		c.dropLocked(c.lru.Back())
 	}
 }
 
@@ -71,10 +79,16 @@ func (c *memCache) remove(k chunkKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
-		c.lru.Remove(e)
-		delete(c.items, k)
-		c.size -= int64(len(e.Value.(*memEntry).data))
+		c.dropLocked(e)
 	}
+}
+
+func (c *memCache) dropLocked(e *list.Element) {
+	ent := e.Value.(*memEntry)
+	c.lru.Remove(e)
+	delete(c.items, ent.key)
+	c.size -= int64(len(ent.buf.data))
+	ent.buf.release()
 }
 
 // bytes returns the cache's current size.

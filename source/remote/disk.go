@@ -247,9 +247,9 @@ func (c *diskCache) openLocked(version string, chunk int64, create bool) (*diskV
 	return v, nil
 }
 
-// get returns chunk k (of a version of chunk size chunk) if it is cached
-// with want bytes and an intact checksum.
-func (c *diskCache) get(k chunkKey, chunk, want int64) []byte {
+// get reads chunk k (of a version of chunk size chunk) into buf and
+// reports whether it is cached with len(buf) bytes and an intact checksum.
+func (c *diskCache) get(k chunkKey, chunk int64, buf []byte) bool {
 	c.mu.Lock()
 	e, ok := c.items[k]
 	var v *diskVersion
@@ -267,9 +267,9 @@ func (c *diskCache) get(k chunkKey, chunk, want int64) []byte {
 	}
 	c.mu.Unlock()
 	if !ok {
-		return nil
+		return false
 	}
-	buf := make([]byte, want)
+	want := int64(len(buf))
 	var rec [recordSize]byte
 	_, err := v.data.ReadAt(buf, k.index*chunk)
 	if err == nil {
@@ -278,14 +278,14 @@ func (c *diskCache) get(k chunkKey, chunk, want int64) []byte {
 	if err != nil || int64(binary.LittleEndian.Uint32(rec[4:])) != want+1 ||
 		crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(rec[:4]) {
 		c.remove(k)
-		return nil
+		return false
 	}
 	if touch {
 		// The modification time is the recency a later process orders by.
 		now := time.Now()
 		os.Chtimes(v.index.Name(), now, now)
 	}
-	return buf
+	return true
 }
 
 // has reports whether the chunk is indexed (it may still turn out to be
@@ -300,29 +300,31 @@ func (c *diskCache) has(k chunkKey) bool {
 type pendingChunk struct {
 	k     chunkKey
 	chunk int64
-	data  []byte
+	buf   *buf
 }
 
 // diskQueue is how many chunks may wait to be written.
 const diskQueue = 64
 
 // put stores chunk k (of a version of chunk size chunk) in the
-// background, evicting older ones first. data must not change afterwards.
-// Failures only mean the chunk is not cached.
-func (c *diskCache) put(k chunkKey, chunk int64, data []byte) {
+// background, evicting older ones first, holding a reference to b until
+// it is written. Failures only mean the chunk is not cached.
+func (c *diskCache) put(k chunkKey, chunk int64, b *buf) {
 	c.queueOnce.Do(func() {
 		c.queue = make(chan pendingChunk, diskQueue)
 		go func() {
 			for p := range c.queue {
-				c.putNow(p.k, p.chunk, p.data)
+				c.putNow(p.k, p.chunk, p.buf.data)
+				p.buf.release()
 				c.pending.Done()
 			}
 		}()
 	})
 	c.pending.Add(1)
 	select {
-	case c.queue <- pendingChunk{k, chunk, data}:
+	case c.queue <- pendingChunk{k, chunk, b.ref()}:
 	default:
+		b.release()
 		c.pending.Done()
 	}
 }

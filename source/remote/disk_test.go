@@ -44,13 +44,13 @@ func TestDiskCacheFiles(t *testing.T) {
 	}
 	chunks[3] = chunks[3][:1000] // the file's short last chunk
 	for i, b := range chunks[:3] {
-		c.put(chunkKey{v, int64(i)}, chunk, b)
+		c.put(chunkKey{v, int64(i)}, chunk, newBuf(b))
 	}
 	c.flush()
 	if got := diskUsage(t, dir); got > 3*chunk+versionCost+int64(len("kept")+4095)/4096*4096 {
 		t.Errorf("%d bytes on disk for 3 chunks", got)
 	}
-	c.put(chunkKey{v, 3}, chunk, chunks[3]) // evicts chunk 0
+	c.put(chunkKey{v, 3}, chunk, newBuf(chunks[3])) // evicts chunk 0
 	c.flush()
 	if c.has(chunkKey{v, 0}) || !c.has(chunkKey{v, 3}) {
 		t.Fatal("chunk 0 not evicted for chunk 3")
@@ -69,18 +69,19 @@ func TestDiskCacheFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, b := range chunks {
-		got := c2.get(chunkKey{v, int64(i)}, chunk, int64(len(b)))
+		got := make([]byte, len(b))
+		ok := c2.get(chunkKey{v, int64(i)}, chunk, got)
 		if i == 0 {
-			if got != nil {
+			if ok {
 				t.Error("the evicted chunk came back")
 			}
 			continue
 		}
-		if !bytes.Equal(got, b) {
-			t.Errorf("chunk %d after a restart: %d bytes, want %d, equal %v", i, len(got), len(b), bytes.Equal(got, b))
+		if !ok || !bytes.Equal(got, b) {
+			t.Errorf("chunk %d after a restart: found %v, equal %v", i, ok, bytes.Equal(got, b))
 		}
 	}
-	if c2.get(chunkKey{v, 1}, chunk, chunk-1) != nil {
+	if c2.get(chunkKey{v, 1}, chunk, make([]byte, chunk-1)) {
 		t.Error("a chunk of another length was returned")
 	}
 	// Lowering the bound to nothing removes the version's files.

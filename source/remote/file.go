@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsmount/fsmount/source"
@@ -23,7 +24,7 @@ type File struct {
 	key     string // chunkKey.version
 	disk    bool   // whether this file's chunks go to the disk cache
 	chunks  int64  // number of chunks
-	head    []byte // the first chunk, pinned while open (nil if over budget)
+	head    *buf   // the first chunk, pinned while open (nil if over budget)
 
 	mu       sync.Mutex
 	dataURL  string // the URL that answered last (a redirect target)
@@ -38,16 +39,23 @@ type File struct {
 // of those chunks wait for it instead of fetching them again. The chunks
 // are published as they arrive, in order, so that a reader of the first
 // one need not wait for the whole run.
+//
+// The call holds a reference to each of its parts until it has ended and
+// every reader registered as waiting for one of them has had it: readers
+// register under File.mu while the call is in flight, so none can come
+// after finish has taken it out.
 type call struct {
-	first int64
-	n     int64 // grows while the call is being set up, under File.mu
+	first   int64
+	n       int64        // grows while the call is being set up, under File.mu
+	waiters atomic.Int64 // registered waits not yet done
 
-	mu      sync.Mutex
-	cond    sync.Cond
-	parts   [][]byte // the chunks that have arrived
-	arrived int64    // parts[:arrived] are final
-	ended   bool
-	err     error // why the chunks from arrived on did not come
+	mu       sync.Mutex
+	cond     sync.Cond
+	parts    []*buf // the chunks, parts[:arrived] final
+	arrived  int64
+	ended    bool
+	released bool  // the call's references to parts are given back
+	err      error // why the chunks from arrived on did not come
 }
 
 func newCall(first int64) *call {
@@ -56,17 +64,34 @@ func newCall(first int64) *call {
 	return c
 }
 
-// wait returns chunk first+j once it has arrived, or the call's error.
-func (c *call) wait(j int64) ([]byte, error) {
+// wait returns chunk first+j once it has arrived, with a reference the
+// caller must release, or the call's error. Each registered waiter calls
+// it exactly once.
+func (c *call) wait(j int64) (*buf, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.arrived <= j && !c.ended {
 		c.cond.Wait()
 	}
+	var b *buf
 	if c.arrived > j {
-		return c.parts[j], nil
+		b = c.parts[j].ref()
 	}
-	return nil, c.err
+	if c.waiters.Add(-1) == 0 && c.ended {
+		c.releaseLocked()
+	}
+	if b == nil {
+		return nil, c.err
+	}
+	return b, nil
+}
+
+// releaseLocked gives back the call's references to its parts, once.
+func (c *call) releaseLocked() {
+	if !c.released {
+		c.released = true
+		releaseAll(c.parts)
+	}
 }
 
 // A File is not a source.Checker: asking the server costs a request, so
@@ -102,7 +127,8 @@ func (f *File) Close() error {
 	}
 	f.closed = true
 	if f.head != nil {
-		f.fsys.pinned.Add(-int64(len(f.head)))
+		f.fsys.pinned.Add(-int64(len(f.head.data)))
+		f.head.release()
 		f.head = nil
 	}
 	return nil
@@ -157,9 +183,10 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 			return n, err
 		}
 		for _, part := range parts {
-			k := copy(p[n:end-off], part.data[pos-part.off:])
+			k := copy(p[n:end-off], part.buf.data[pos-part.off:])
 			n += k
 			pos += int64(k)
+			part.buf.release()
 		}
 	}
 	if end < off+int64(len(p)) {
@@ -209,15 +236,17 @@ func (f *File) dropBehind(off int64) {
 	f.dropped = max(f.dropped, upto)
 }
 
-// piece is one chunk's bytes and the file offset they start at.
+// piece is one chunk's bytes, referenced, and the file offset they start
+// at.
 type piece struct {
-	off  int64
-	data []byte
+	off int64
+	buf *buf
 }
 
-// chunksFor returns chunks first..last, fetching what is missing; extra
-// more chunks are fetched ahead (in the same request where the read itself
-// fetches, in the background where it does not).
+// chunksFor returns chunks first..last, fetching what is missing, each
+// with a reference the caller must release; extra more chunks are fetched
+// ahead (in the same request where the read itself fetches, in the
+// background where it does not).
 func (f *File) chunksFor(first, last, extra int64) ([]piece, error) {
 	cs := f.fsys.opts.ChunkSize
 	parts := make([]piece, last-first+1)
@@ -235,13 +264,14 @@ func (f *File) chunksFor(first, last, extra int64) ([]piece, error) {
 scan:
 	for i := first; i <= limit; i++ {
 		wanted := i <= last
-		if data := f.cached(i); data != nil {
-			if !wanted {
-				break
+		if wanted {
+			if b := f.cached(i); b != nil {
+				parts[i-first] = piece{i * cs, b}
+				run = nil
+				continue
 			}
-			parts[i-first] = piece{i * cs, data}
-			run = nil
-			continue
+		} else if f.isCached(i) {
+			break
 		}
 		if c := f.inflight[i]; c != nil {
 			if !wanted {
@@ -252,6 +282,7 @@ scan:
 				continue
 			}
 			from[i-first] = c
+			c.waiters.Add(1)
 			run = nil
 			continue
 		}
@@ -277,6 +308,7 @@ scan:
 		}
 		if wanted {
 			from[i-first] = run
+			run.waiters.Add(1)
 		}
 		run.n++
 		f.inflight[i] = run
@@ -300,27 +332,38 @@ scan:
 			continue
 		}
 		i := first + int64(j)
-		data, cerr := c.wait(i - c.first)
+		b, cerr := c.wait(i - c.first)
 		if cerr != nil {
 			if err == nil {
 				err = cerr
 			}
 			continue
 		}
-		parts[j] = piece{i * cs, data}
+		parts[j] = piece{i * cs, b}
 	}
 	if err != nil {
+		for _, p := range parts {
+			if p.buf != nil {
+				p.buf.release()
+			}
+		}
 		return nil, err
 	}
 	return parts, nil
 }
 
-// cached returns chunk i from the pinned head or the memory cache.
-func (f *File) cached(i int64) []byte {
+// cached returns chunk i from the pinned head or the memory cache, with a
+// reference the caller must release, or nil.
+func (f *File) cached(i int64) *buf {
 	if i == 0 && f.head != nil {
-		return f.head
+		return f.head.ref()
 	}
 	return f.fsys.mem.get(chunkKey{f.key, i})
+}
+
+// isCached reports whether cached(i) would find chunk i.
+func (f *File) isCached(i int64) bool {
+	return i == 0 && f.head != nil || f.fsys.mem.has(chunkKey{f.key, i})
 }
 
 // chunkLen is the length of chunk i (the last one may be short).
@@ -336,7 +379,7 @@ func (f *File) chunkLen(i int64) int64 {
 // run's arrays, which readers must not be reading.
 func (f *File) fill(c *call) {
 	cs := f.fsys.opts.ChunkSize
-	parts := make([][]byte, c.n)
+	parts := make([]*buf, c.n)
 	c.mu.Lock()
 	c.parts = parts
 	c.mu.Unlock()
@@ -344,27 +387,31 @@ func (f *File) fill(c *call) {
 	var err error
 	for j := int64(0); j < c.n && err == nil; {
 		i := c.first + j
-		if f.disk {
-			if d := f.fsys.disk.get(chunkKey{f.key, i}, cs, f.chunkLen(i)); d != nil {
-				parts[j] = d
+		if f.disk && f.fsys.disk.has(chunkKey{f.key, i}) {
+			b := f.fsys.bufs.get(f.chunkLen(i))
+			if f.fsys.disk.get(chunkKey{f.key, i}, cs, b.data) {
+				parts[j] = b
 				f.publish(c, j+1, false)
 				j++
 				continue
 			}
+			b.release()
 		}
 		// A run of chunks missing from disk.
 		k := j + 1
 		for ; k < c.n && !(f.disk && f.fsys.disk.has(chunkKey{f.key, c.first + k})); k++ {
 		}
+		run := make(span, k-j)
 		for m := j; m < k; m++ {
-			parts[m] = make([]byte, f.chunkLen(c.first+m))
+			parts[m] = f.fsys.bufs.get(f.chunkLen(c.first + m))
+			run[m-j] = parts[m].data
 		}
 		var progress func(n int)
 		if progressive {
 			base := j
 			progress = func(n int) { f.publish(c, base+int64(n)/cs, f.disk) }
 		}
-		err = f.fetch(i*cs, parts[j:k], progress)
+		err = f.fetch(i*cs, run, progress)
 		if err == nil {
 			f.publish(c, k, f.disk)
 		}
@@ -405,6 +452,9 @@ func (f *File) finish(c *call, err error) {
 	c.mu.Lock()
 	c.ended, c.err = true, err
 	c.cond.Broadcast()
+	if c.waiters.Load() == 0 {
+		c.releaseLocked()
+	}
 	c.mu.Unlock()
 }
 

@@ -19,6 +19,7 @@ type FS struct {
 	client  *client
 	mem     *memCache
 	disk    *diskCache // nil without a disk cache
+	bufs    *bufPool   // the arrays of full-size chunks
 	maxRun  int64      // chunks per request at most
 
 	pinned     atomic.Int64  // bytes of first chunks pinned by open files
@@ -56,6 +57,7 @@ func New(baseURL string, opts Options) (*FS, error) {
 		opts:       opts,
 		client:     newClient(opts, originOf(u)),
 		mem:        newMemCache(opts.MemCacheSize),
+		bufs:       newBufPool(opts.ChunkSize),
 		maxRun:     max(16<<20/opts.ChunkSize, 1),
 		background: make(chan struct{}, 4),
 	}
@@ -142,20 +144,22 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	// server is still this one: keep such files out of the disk cache.
 	file.disk = f.disk != nil && file.ver.etag != ""
 	if file.ver.size > 0 {
-		head := buf[:res.n:res.n]
+		data := buf[:res.n:res.n]
 		if res.n < len(buf)/2 {
 			// A small file: do not hold on to the whole chunk buffer.
-			head = append([]byte(nil), head...)
+			data = append([]byte(nil), data...)
 		}
-		if f.pinned.Add(int64(len(head))) <= pinBudget {
-			file.head = head
+		head := newBuf(data) // never reused: the pinned head outlives caches
+		if f.pinned.Add(int64(len(data))) <= pinBudget {
+			file.head = head.ref()
 		} else {
-			f.pinned.Add(-int64(len(head)))
+			f.pinned.Add(-int64(len(data)))
 		}
 		f.mem.put(chunkKey{file.key, 0}, head)
 		if file.disk {
 			f.disk.put(chunkKey{file.key, 0}, f.opts.ChunkSize, head)
 		}
+		head.release()
 	}
 	return file, nil
 }

@@ -1,0 +1,105 @@
+package remote
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/fsmount/fsmount/internal/nginxtest"
+)
+
+// TestReusedBuffers has streaming and random readers share one file and
+// two handles on it through a memory cache of four chunks, a small disk
+// cache and readahead, so that chunk arrays are released and reused all
+// the time. Every released array is poisoned before reuse: a reader that
+// still copied from one, or a fetch that wrote into one still held, would
+// return wrong bytes (and -race sees the two touching it). At the end no
+// reference is released twice and every array out of the pool is one the
+// memory cache still holds.
+func TestReusedBuffers(t *testing.T) {
+	root := t.TempDir()
+	const cs = 64 << 10
+	data := pattern(6<<20+321, 3)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	opts := testOptions()
+	opts.ChunkSize = cs
+	opts.MemCacheSize = 4 * cs
+	opts.MaxReadahead = 16 * cs
+	opts.CacheDir = t.TempDir()
+	opts.CacheSize = 24 * (cs + 4)
+	fsys := newFS(t, s.URL, opts)
+	fsys.bufs.recycle = func(b []byte) {
+		for i := range b {
+			b[i] = 0xa5
+		}
+	}
+	before := overReleased.Load()
+	files := []*File{openFile(t, fsys, "blob.bin"), openFile(t, fsys, "blob.bin")}
+
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	check := func(f *File, off, n int64) bool {
+		buf := make([]byte, n)
+		k, err := f.ReadAt(buf, off)
+		want := data[off:min(off+n, int64(len(data)))]
+		if k != len(want) || !bytes.Equal(buf[:k], want) || (err != nil && off+n <= int64(len(data))) {
+			errs <- fmt.Sprintf("reading %d bytes at %d: %d bytes, equal %v, %v", n, off, k, bytes.Equal(buf[:k], want), err)
+			return false
+		}
+		return true
+	}
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := files[g%2]
+			r := rand.New(rand.NewPCG(uint64(g), 1))
+			if g < 4 {
+				// A streamer: sequential reads of uneven sizes, from a
+				// random start, three times.
+				for range 3 {
+					for off := r.Int64N(int64(len(data)) / 2); off < int64(len(data)); {
+						n := 1 + r.Int64N(3*cs)
+						if !check(f, off, n) {
+							return
+						}
+						off += n
+					}
+				}
+				return
+			}
+			// A random reader, across chunk boundaries.
+			for range 300 {
+				if !check(f, r.Int64N(int64(len(data))), 1+r.Int64N(2*cs)) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for _, f := range files {
+		waitIdle(t, f)
+	}
+	fsys.disk.flush()
+	if n := overReleased.Load() - before; n != 0 {
+		t.Errorf("%d references released twice", n)
+	}
+	held := int64(0)
+	fsys.mem.mu.Lock()
+	for _, e := range fsys.mem.items {
+		if e.Value.(*memEntry).buf.pool != nil {
+			held++
+		}
+	}
+	fsys.mem.mu.Unlock()
+	if out := fsys.bufs.out.Load(); out != held {
+		t.Errorf("%d chunk arrays out of the pool, the memory cache holds %d: references leak", out, held)
+	}
+}
