@@ -33,8 +33,8 @@ func (b bytesContent) read(_ *tree, dest []byte, off int64) (fuse.ReadResult, sy
 
 // fileRange is n bytes at off of a source file: a tensor's bytes, or a
 // whole file of files/. It is served by the fastest way the file offers: spliced from its fd (the default), handed
-// over as a slice of its mapping (--mmap), or read into dest (a source
-// with neither, such as a remote file). Before each read the file is
+// over as a slice of its mapping (--mmap), written from the buffers a
+// source lends (a remote file's chunks), or read into dest. Before each read the file is
 // checked: a file that changed since mounting fails the read with EIO
 // (watch.go).
 type fileRange struct {
@@ -67,16 +67,60 @@ func (c fileRange) read(t *tree, dest []byte, off int64) (fuse.ReadResult, sysca
 			return fuse.ReadResultData(m[at : at+n]), fs.OK
 		}
 	}
+	if l, ok := f.(source.Lender); ok {
+		pieces, release, err := l.Lend(at, int(n))
+		if err != nil || lentLen(pieces) < n {
+			if release != nil {
+				release()
+			}
+			return nil, t.readFailed(f, err)
+		}
+		return &lent{pieces, release}, fs.OK
+	}
 	k, err := f.ReadAt(dest[:n], at)
 	if int64(k) < n {
-		if errors.Is(err, source.ErrChanged) {
-			t.changed(f, err)
-		} else {
-			t.warnOnce(f.Name(), fmt.Sprintf("reading %s: %v", f.Name(), err))
-		}
-		return nil, syscall.EIO
+		return nil, t.readFailed(f, err)
 	}
 	return fuse.ReadResultData(dest[:n]), fs.OK
+}
+
+// readFailed says why a read of f failed, once per file (a changed file
+// is marked so in the verdict), and returns EIO for it.
+func (t *tree) readFailed(f source.File, err error) syscall.Errno {
+	if errors.Is(err, source.ErrChanged) {
+		t.changed(f, err)
+	} else {
+		t.warnOnce(f.Name(), fmt.Sprintf("reading %s: %v", f.Name(), err))
+	}
+	return syscall.EIO
+}
+
+// lent is a reply written straight from a Lender's pieces (one writev of
+// them after the header); go-fuse calls Done once it is sent.
+type lent struct {
+	pieces  [][]byte
+	release func()
+}
+
+func lentLen(pieces [][]byte) int64 {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	return int64(n)
+}
+
+func (r *lent) Size() int                       { return int(lentLen(r.pieces)) }
+func (r *lent) Slices() ([][]byte, fuse.Status) { return r.pieces, fuse.OK }
+func (r *lent) Done()                           { r.release() }
+
+// Bytes joins the pieces into buf, for a server that writes one buffer.
+func (r *lent) Bytes(buf []byte) ([]byte, fuse.Status) {
+	buf = buf[:0]
+	for _, p := range r.pieces {
+		buf = append(buf, p...)
+	}
+	return buf, fuse.OK
 }
 
 // checkFile fails a read with EIO if the file changed since mounting:

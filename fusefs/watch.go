@@ -107,7 +107,8 @@ func escapeLine(s string) string {
 // watch checks every file each watchEvery until stop is closed. It also
 // hands memory back after a burst of reads: once a second passes without
 // a read after some, the buffers the burst left (decoded views, go-fuse's
-// request buffers) are returned to the system, so that an idle daemon is
+// request buffers, the arrays a remote file keeps for reuse) are returned
+// to the system, so that an idle daemon is
 // small again.
 func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 	tick := time.NewTicker(watchEvery)
@@ -128,6 +129,11 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 			t.busy = true
 		} else if t.busy {
 			t.busy = false
+			for _, f := range files {
+				if tr, ok := f.(source.Trimmer); ok {
+					tr.Trim()
+				}
+			}
 			// sync.Pools (go-fuse's request buffers, the decoder's) keep
 			// what one collection finds as a victim cache until the next:
 			// collect once so that FreeOSMemory's collection frees them.

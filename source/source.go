@@ -4,8 +4,9 @@
 // only these interfaces, so a remote model needs nothing but a new FS.
 //
 // A File may offer faster paths as extra methods, which consumers test
-// for: [Spliceable] (an fd to splice from) and [Mappable] (a read-only
-// mapping), and [Checker] (has the file changed since it was opened).
+// for: [Spliceable] (an fd to splice from), [Mappable] (a read-only
+// mapping), [Lender] (slices of its own buffers), and [Checker] (has the
+// file changed since it was opened).
 package source
 
 import (
@@ -58,6 +59,21 @@ type Mappable interface {
 	Mapping() ([]byte, error)
 	// Release drops data, a slice of the mapping, from the process's RSS.
 	Release(data []byte)
+}
+
+// Lender is a File that can lend its bytes instead of copying them out:
+// Lend returns [off, off+n) (cut at the end of the file) as pieces that
+// stay intact until release is called, once, after their last use. A
+// remote file lends its cached chunks, so a FUSE reply is written from
+// them directly.
+type Lender interface {
+	Lend(off int64, n int) (pieces [][]byte, release func(), err error)
+}
+
+// Trimmer is a File that keeps memory for reuse (a remote file's chunk
+// arrays) and can give it back: a daemon calls Trim once it is idle.
+type Trimmer interface {
+	Trim()
 }
 
 // Remote is a File whose bytes cost a network round trip; checks that

@@ -103,3 +103,66 @@ func TestReusedBuffers(t *testing.T) {
 		t.Errorf("%d chunk arrays out of the pool, the memory cache holds %d: references leak", out, held)
 	}
 }
+
+// TestLendHoldsChunks: the pieces Lend returns are the file's bytes
+// across chunk boundaries, cut at the end, and stay intact while other
+// reads evict their chunks and reuse (poisoned) arrays, until released.
+func TestLendHoldsChunks(t *testing.T) {
+	root := t.TempDir()
+	const cs = 64 << 10
+	data := pattern(40*cs+99, 5)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	opts := testOptions()
+	opts.ChunkSize = cs
+	opts.MemCacheSize = 2 * cs
+	opts.MaxReadahead = -1
+	fsys := newFS(t, s.URL, opts)
+	fsys.bufs.recycle = func(b []byte) {
+		for i := range b {
+			b[i] = 0xa5
+		}
+	}
+	f := openFile(t, fsys, "blob.bin")
+	join := func(pieces [][]byte) []byte { return bytes.Join(pieces, nil) }
+
+	off := int64(3*cs - 10)
+	pieces, release, err := f.Lend(off, 2*cs+20) // parts of chunks 2, 3, 4 and 5
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) != 4 {
+		t.Errorf("%d pieces for a range over 4 chunks", len(pieces))
+	}
+	for i := int64(10); i < 30; i++ { // evicts chunks 2-5 from memory
+		readAt(t, f, data, i*cs, 100)
+	}
+	if !bytes.Equal(join(pieces), data[off:off+2*cs+20]) {
+		t.Fatal("lent bytes changed before they were released")
+	}
+	release()
+	release() // a second call does nothing
+	fsys.bufs.mu.Lock()
+	kept := len(fsys.bufs.free)
+	fsys.bufs.mu.Unlock()
+	if kept == 0 {
+		t.Error("no released array kept for reuse")
+	}
+	f.Trim()
+	if len(fsys.bufs.free) != 0 {
+		t.Error("Trim kept arrays")
+	}
+	if n := fsys.bufs.out.Load(); n > 3 {
+		t.Errorf("%d arrays out after the lent ones were released (memory cache: 2, head: not pooled)", n)
+	}
+
+	pieces, release, err = f.Lend(int64(len(data))-50, 1000)
+	if err != nil || !bytes.Equal(join(pieces), data[len(data)-50:]) {
+		t.Errorf("a range past the end: %d bytes, %v", len(join(pieces)), err)
+	}
+	release()
+	if pieces, release, err = f.Lend(int64(len(data)), 10); err != nil || len(pieces) != 0 {
+		t.Errorf("a range at the end: %d pieces, %v", len(pieces), err)
+	}
+	release()
+}

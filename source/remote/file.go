@@ -97,7 +97,15 @@ func (c *call) releaseLocked() {
 // A File is not a source.Checker: asking the server costs a request, so
 // a change shows as a read error matching source.ErrChanged instead, and
 // Revalidate asks explicitly.
-var _ source.File = (*File)(nil)
+var (
+	_ source.File    = (*File)(nil)
+	_ source.Lender  = (*File)(nil)
+	_ source.Trimmer = (*File)(nil)
+)
+
+// Trim gives back the chunk arrays its FS keeps for reuse
+// (source.Trimmer); those cached or being read stay.
+func (f *File) Trim() { f.fsys.bufs.trim() }
 
 // IsRemote reports true: the file's bytes cost requests (source.Remote).
 func (f *File) IsRemote() bool { return true }
@@ -167,11 +175,54 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 		return 0, io.EOF
 	}
 	end := min(off+int64(len(p)), f.ver.size)
+	n := 0
+	err := f.each(off, end, func(parts []piece) {
+		for _, part := range parts {
+			n += copy(p[n:end-off], part.bytes(off+int64(n), end))
+			part.buf.release()
+		}
+	})
+	if err != nil {
+		return n, err
+	}
+	if end < off+int64(len(p)) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Lend returns the bytes [off, off+n) as slices of the chunks that hold
+// them, without copying (source.Lender); they stay intact until release
+// is called. A range past the end is cut at it.
+func (f *File) Lend(off int64, n int) (pieces [][]byte, release func(), err error) {
+	if off < 0 || n < 0 {
+		return nil, nil, &fs.PathError{Op: "read", Path: f.display, Err: fs.ErrInvalid}
+	}
+	end := min(off+int64(n), f.ver.size)
+	if off >= end {
+		return nil, func() {}, nil
+	}
+	var held []*buf
+	err = f.each(off, end, func(parts []piece) {
+		for _, part := range parts {
+			pieces = append(pieces, part.bytes(off, end))
+			held = append(held, part.buf)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	return pieces, func() { once.Do(func() { releaseAll(held) }) }, nil
+}
+
+// each hands use the chunks of [off, end), at most maxRun at a time (so
+// that a huge read never means a huge request buffer on top of it), each
+// with a reference use must release; it starts readahead when reads are
+// sequential.
+func (f *File) each(off, end int64, use func([]piece)) error {
 	cs := f.fsys.opts.ChunkSize
 	ra := f.readahead(off, end)
-	n := 0
-	// At most maxRun chunks at a time, so that a huge p never means a
-	// huge request buffer on top of it.
 	for pos := off; pos < end; {
 		stop := min(end, (pos/cs+f.fsys.maxRun)*cs)
 		extra := int64(0)
@@ -180,19 +231,12 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 		}
 		parts, err := f.chunksFor(pos/cs, (stop-1)/cs, extra)
 		if err != nil {
-			return n, err
+			return err
 		}
-		for _, part := range parts {
-			k := copy(p[n:end-off], part.buf.data[pos-part.off:])
-			n += k
-			pos += int64(k)
-			part.buf.release()
-		}
+		use(parts)
+		pos = stop
 	}
-	if end < off+int64(len(p)) {
-		return n, io.EOF
-	}
-	return n, nil
+	return nil
 }
 
 // readahead records a read of [off, end) and returns how many chunks to
@@ -241,6 +285,13 @@ func (f *File) dropBehind(off int64) {
 type piece struct {
 	off int64
 	buf *buf
+}
+
+// bytes returns the piece's part of the file's bytes [from, to).
+func (p piece) bytes(from, to int64) []byte {
+	lo := max(from-p.off, 0)
+	hi := min(to-p.off, int64(len(p.buf.data)))
+	return p.buf.data[lo:hi]
 }
 
 // chunksFor returns chunks first..last, fetching what is missing, each
