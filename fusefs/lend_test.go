@@ -43,12 +43,12 @@ type lender struct {
 }
 
 func (f *lender) ReadAt(p []byte, off int64) (int, error) { return f.f.ReadAt(p, off) }
-func (f *lender) Close() error                             { return f.f.Close() }
-func (f *lender) Name() string                             { return f.f.Name() }
-func (f *lender) Size() int64                              { return f.f.Size() }
-func (f *lender) ModTime() time.Time                       { return f.f.ModTime() }
-func (f *lender) Mode() os.FileMode                        { return f.f.Mode() }
-func (f *lender) Trim()                                    { f.l.trims.Add(1) }
+func (f *lender) Close() error                            { return f.f.Close() }
+func (f *lender) Name() string                            { return f.f.Name() }
+func (f *lender) Size() int64                             { return f.f.Size() }
+func (f *lender) ModTime() time.Time                      { return f.f.ModTime() }
+func (f *lender) Mode() os.FileMode                       { return f.f.Mode() }
+func (f *lender) Trim()                                   { f.l.trims.Add(1) }
 
 func (f *lender) Lend(off int64, n int) ([][]byte, func(), error) {
 	n = int(min(int64(n), f.Size()-off))
