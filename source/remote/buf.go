@@ -20,6 +20,7 @@ type buf struct {
 	data []byte
 	refs atomic.Int32
 	pool *bufPool // nil: never reused (a short chunk, a pinned head)
+	slab *slab    // where data lives, nil for the Go heap
 }
 
 // newBuf wraps data, not to be reused, with one reference.
@@ -52,17 +53,21 @@ func (b *buf) release() {
 // stays 0.
 var overReleased atomic.Int64
 
-// bufPool keeps the arrays of released full-size chunks for reuse, up
-// to a bound. Unlike a sync.Pool it keeps them across collections: a
-// stream allocates its pipeline's worth of arrays once, not after every
-// collection (about twenty during a 300 MB first read), and the daemon
-// gives them back when it is idle ([bufPool.trim]).
+// bufPool keeps the arrays of released full-size chunks for reuse. It
+// makes a new array only when none is free, so the arrays it has are
+// what a stream needs in flight at once (bounded by the caches, the
+// readahead and the disk queue); unlike a sync.Pool it keeps them across
+// collections, and gives them back only when the daemon is idle
+// ([bufPool.trim]). Its arrays live in huge-page slabs ([slab]), or on
+// the Go heap in race-detector builds (so that the detector sees every
+// access to them) and where the system refuses a slab.
 type bufPool struct {
-	size int64
-	max  int // arrays kept at most
+	size     int64
+	heapOnly bool // no slabs: a race-detector build
 
-	mu   sync.Mutex
-	free []*buf
+	mu    sync.Mutex
+	free  []*buf
+	slabs int // slabs mapped (for tests)
 	// out counts the bufs taken and not yet returned (for tests).
 	out atomic.Int64
 	// recycle, if not nil, sees each array as it returns: tests poison it,
@@ -70,14 +75,7 @@ type bufPool struct {
 	recycle func([]byte)
 }
 
-// poolBytes bounds the arrays a pool keeps: what a stream has in flight,
-// the readahead, the memory cache's lag and the disk queue, at the
-// default sizes.
-const poolBytes = 96 << 20
-
-func newBufPool(size int64) *bufPool {
-	return &bufPool{size: size, max: int(max(poolBytes/size, 1))}
-}
+func newBufPool(size int64) *bufPool { return &bufPool{size: size, heapOnly: raceBuild} }
 
 // get returns a buf of n bytes with one reference: from the pool when n
 // is the full chunk size, otherwise a fresh one that is never reused.
@@ -86,19 +84,36 @@ func (p *bufPool) get(n int64) *buf {
 		return newBuf(make([]byte, n))
 	}
 	p.out.Add(1)
-	var b *buf
 	p.mu.Lock()
-	if k := len(p.free); k > 0 {
-		b = p.free[k-1]
-		p.free[k-1] = nil
-		p.free = p.free[:k-1]
+	if len(p.free) == 0 {
+		p.growLocked()
+	}
+	k := len(p.free) - 1
+	b := p.free[k]
+	p.free[k] = nil
+	p.free = p.free[:k]
+	if b.slab != nil {
+		b.slab.free--
 	}
 	p.mu.Unlock()
-	if b == nil {
-		b = &buf{data: make([]byte, n), pool: p}
-	}
 	b.refs.Store(1)
 	return b
+}
+
+// growLocked adds a slab's arrays to the free list, or one array of the
+// Go heap.
+func (p *bufPool) growLocked() {
+	if !p.heapOnly {
+		if s := mapSlab(p.size); s != nil {
+			p.slabs++
+			for i := range s.n {
+				p.free = append(p.free, &buf{data: s.array(i, p.size), pool: p, slab: s})
+			}
+			s.free = s.n
+			return
+		}
+	}
+	p.free = append(p.free, &buf{data: make([]byte, p.size), pool: p})
 }
 
 func (p *bufPool) put(b *buf) {
@@ -107,17 +122,32 @@ func (p *bufPool) put(b *buf) {
 		p.recycle(b.data)
 	}
 	p.mu.Lock()
-	if len(p.free) < p.max {
-		p.free = append(p.free, b)
+	p.free = append(p.free, b)
+	if b.slab != nil {
+		b.slab.free++
 	}
 	p.mu.Unlock()
 }
 
-// trim lets the collector have the arrays kept.
+// trim gives back what the free list holds: the Go heap's arrays to the
+// collector, and every slab all of whose arrays are free to the system.
+// Arrays of a slab partly in use stay free for reuse.
 func (p *bufPool) trim() {
 	p.mu.Lock()
-	p.free = nil
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	kept := p.free[:0]
+	for _, b := range p.free {
+		switch {
+		case b.slab == nil:
+		case b.slab.free < b.slab.n:
+			kept = append(kept, b)
+		case b.slab.mem != nil:
+			b.slab.unmap()
+			p.slabs--
+		}
+	}
+	clear(p.free[len(kept):])
+	p.free = kept
 }
 
 // releaseAll releases every buf of bs that is not nil.

@@ -149,8 +149,10 @@ func TestLendHoldsChunks(t *testing.T) {
 		t.Error("no released array kept for reuse")
 	}
 	f.Trim()
-	if len(fsys.bufs.free) != 0 {
-		t.Error("Trim kept arrays")
+	for _, b := range fsys.bufs.free { // kept: only a slab partly in use
+		if b.slab == nil || b.slab.free == b.slab.n {
+			t.Fatal("Trim kept an array it could give back")
+		}
 	}
 	if n := fsys.bufs.out.Load(); n > 3 {
 		t.Errorf("%d arrays out after the lent ones were released (memory cache: 2, head: not pooled)", n)
@@ -165,4 +167,44 @@ func TestLendHoldsChunks(t *testing.T) {
 		t.Errorf("a range at the end: %d pieces, %v", len(pieces), err)
 	}
 	release()
+}
+
+// TestSlabs: a pool carves huge-page slabs into arrays that can be
+// written whole, and trim unmaps a slab only once all its arrays are
+// back, keeping a partly used slab's free arrays for reuse.
+func TestSlabs(t *testing.T) {
+	const size = 512 << 10 // four arrays per 2 MiB slab
+	p := &bufPool{size: size}
+	var got []*buf
+	for range 6 { // two slabs
+		b := p.get(size)
+		if len(b.data) != size || b.slab == nil {
+			t.Fatalf("an array of %d bytes, slab %v", len(b.data), b.slab)
+		}
+		for i := range b.data {
+			b.data[i] = byte(i)
+		}
+		got = append(got, b)
+	}
+	if p.slabs != 2 {
+		t.Fatalf("%d slabs for 6 arrays of a quarter slab", p.slabs)
+	}
+	for _, b := range got[:4] { // the first slab's arrays, all back
+		b.release()
+	}
+	p.trim()
+	if p.slabs != 1 || len(p.free) != 2 {
+		t.Errorf("after trim: %d slabs, %d free arrays; want 1 and the second slab's 2", p.slabs, len(p.free))
+	}
+	b := p.get(size) // reuses the second slab
+	if b.slab != got[4].slab || p.slabs != 1 {
+		t.Error("a free array of a slab in use was not reused")
+	}
+	for _, b := range append(got[4:], b) {
+		b.release()
+	}
+	p.trim()
+	if p.slabs != 0 || len(p.free) != 0 || p.out.Load() != 0 {
+		t.Errorf("after all came back and trim: %d slabs, %d free, %d out", p.slabs, len(p.free), p.out.Load())
+	}
 }

@@ -81,6 +81,7 @@ func (f *FS) Close() error {
 	if f.disk != nil {
 		f.disk.flush()
 	}
+	f.bufs.trim()
 	f.client.tr.CloseIdleConnections()
 	return nil
 }
