@@ -29,8 +29,20 @@
 // CRC-32C checked when it is read back, so a replaced file never serves
 // the old file's chunks as its own. On disk a version's chunks are one
 // sparse file and an index of their checksums (disk.go); eviction punches
-// holes. Files without an ETag are not cached on disk. Each open file also pins its first chunk in memory (within a
-// budget of 256 MiB per FS).
+// holes. Files without an ETag are not cached on disk. Each open file also
+// pins its first chunk in memory (within a budget of 256 MiB per FS).
+//
+// # Buffers
+//
+// A chunk's bytes are a reference-counted buffer (buf.go), held by the
+// fetch that filled it until its waiters have it, by the memory cache,
+// by the disk cache's writer, and by each reader while it copies or, for
+// [File.Lend], until the FUSE reply written from them is sent. The last
+// release returns a full-size array to its FS's pool, which carves
+// arrays from huge-page mappings outside the Go heap (slab.go) and gives
+// whole mappings back to the system when the daemon is idle
+// ([File.Trim]). Streaming a tensor thus fills the same few dozen arrays
+// again and again instead of faulting in fresh memory per chunk.
 //
 // # Faults
 //
