@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +22,6 @@ import (
 	"github.com/fsmount/fsmount/compare"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/spec"
 )
@@ -148,12 +146,6 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	defer m.Close()
-	if files := m.AllFiles(); len(files) > 0 && source.IsRemote(files[0]) {
-		// A remote model's chunks are pointer-free buffers, cheap to
-		// collect; a lower heap goal means fewer fresh pages to fault in
-		// while a tensor streams (a first read 5% faster).
-		debug.SetGCPercent(50)
-	}
 	// files/ serves the tokenizer and the other files beside the weights.
 	if err := m.OpenOthers(); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)

@@ -210,6 +210,7 @@ func (f *File) Lend(off int64, n int) (pieces [][]byte, release func(), err erro
 		}
 	})
 	if err != nil {
+		releaseAll(held) // what earlier runs of chunks brought
 		return nil, nil, err
 	}
 	var once sync.Once
@@ -518,11 +519,26 @@ func (f *File) fetch(off int64, buf span, progress func(n int)) error {
 	u := f.dataURL
 	f.mu.Unlock()
 	v := f.ver
-	res, err := f.fsys.client.fetch(f.display, u, off, buf, &v, progress)
+	// done is how much of buf progress has published: those bytes are
+	// being read and must not be written again, so a fallback resumes
+	// after them.
+	done := 0
+	tell := func(base int) func(int) {
+		if progress == nil {
+			return nil
+		}
+		return func(n int) {
+			done = base + n
+			progress(done)
+		}
+	}
+	res, err := f.fsys.client.fetch(f.display, u, off, buf, &v, tell(0))
 	if err != nil && u != f.url {
 		switch CodeOf(err) {
 		case CodeNotFound, CodeDenied, CodeStatus:
-			res, err = f.fsys.client.fetch(f.display, f.url, off, buf, &v, progress)
+			base := done
+			res, err = f.fsys.client.fetch(f.display, f.url, off+int64(base), buf.slice(base, buf.len()), &v, tell(base))
+			res.n += base
 		}
 	}
 	if err != nil {
@@ -530,7 +546,7 @@ func (f *File) fetch(off int64, buf span, progress func(n int)) error {
 	}
 	if res.n != buf.len() {
 		return &Error{Code: CodeShortBody, URL: f.display,
-			Detail: "got " + strconv.Itoa(res.n) + " of " + strconv.Itoa(len(buf)) + " bytes"}
+			Detail: "got " + strconv.Itoa(res.n) + " of " + strconv.Itoa(buf.len()) + " bytes"}
 	}
 	f.mu.Lock()
 	f.dataURL = res.finalURL
