@@ -25,6 +25,11 @@ go mod tidy -diff
 # for the two cores and their timings stay readable.
 go test -race -count=1 -p 1 -timeout 20m ./...
 
+# Without the race detector, remote chunk buffers live in huge-page
+# slabs outside the Go heap (race builds keep them on the heap so the
+# detector sees them): run the buffer-reuse tests on the slabs too.
+go test -count=1 ./source/remote
+
 # Some failures only show on one core.
 GOMAXPROCS=1 go test -count=1 -p 1 -timeout 10m ./fusefs ./e2e
 
