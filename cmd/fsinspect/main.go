@@ -70,10 +70,12 @@ Options:
                     dimensions, overview.png, every tensor with its health)
                     and a page per tensor with heatmap.png and hist.png, as
                     the mount serves them (DIR must be empty or absent)
-  --timeout DUR     for a remote MODEL: how long one read may wait for the
-                    server, retries included, before it fails (exit 2),
-                    e.g. 30s (default 2m); a connection, a response or a
-                    stalled body is not waited for longer either
+  --timeout DUR     for a remote MODEL: the longest one read may wait for
+                    the server, retries included, before it fails (exit
+                    2), e.g. 30s (default 2m); a connection, a response or
+                    a stalled body is not waited for longer either. A read
+                    fails sooner once its 4 retries (backing off from
+                    250 ms, about 4 s in all) are spent
   --help            show this help
   --version         print the version
 

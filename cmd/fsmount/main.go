@@ -78,10 +78,12 @@ Options:
   --cache-dir DIR     for a remote MODEL: the on-disk chunk cache (default
                       $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount)
   --cache-size SIZE   its bound, e.g. 10G, 512M, or 0 for none (default 2G)
-  --timeout DURATION  for a remote MODEL: how long a read may wait for the
-                      server, retries included, before it fails with EIO,
-                      e.g. 30s (default 2m); a connection, a response or a
-                      stalled body is not waited for longer either
+  --timeout DURATION  for a remote MODEL: the longest a read may wait for
+                      the server, retries included, before it fails with
+                      EIO, e.g. 30s (default 2m); a connection, a response
+                      or a stalled body is not waited for longer either. A
+                      read fails sooner once its 4 retries (backing off
+                      from 250 ms, about 4 s in all) are spent
   --mmap              serve data from the model's mapping rather than by
                       splicing from the file (as fast; see bench/)
   --passthrough       serve files/ of a local model by kernel FUSE
