@@ -103,25 +103,29 @@ func TestReusedBuffers(t *testing.T) {
 // leaves the in-flight set).
 func checkNoLeak(t *testing.T, fsys *FS) {
 	t.Helper()
-	held := func() int64 {
+	// held counts the pooled arrays the memory cache holds, and extra the
+	// references to them beyond the cache's own.
+	count := func() (held, extra int64) {
 		fsys.mem.mu.Lock()
 		defer fsys.mem.mu.Unlock()
-		n := int64(0)
 		for _, e := range fsys.mem.items {
 			if b := e.Value.(*memEntry).buf; b.pool != nil {
-				n++
-				if r := b.refs.Load(); r != 1 {
-					n += 1000 * int64(r) // a reference someone kept
-				}
+				held++
+				extra += int64(b.refs.Load()) - 1
 			}
 		}
-		return n
+		return held, extra
 	}
-	for deadline := time.Now().Add(5 * time.Second); fsys.bufs.out.Load() != held() && time.Now().Before(deadline); {
+	settled := func() bool {
+		held, extra := count()
+		return fsys.bufs.out.Load() == held && extra == 0
+	}
+	for deadline := time.Now().Add(5 * time.Second); !settled() && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if out, h := fsys.bufs.out.Load(), held(); out != h {
-		t.Errorf("%d chunk arrays out of the pool; the memory cache holds %d (+1000 per reference beyond its own): references leak", out, h)
+	if held, extra := count(); fsys.bufs.out.Load() != held || extra != 0 {
+		t.Errorf("%d chunk arrays out of the pool; the memory cache holds %d, with %d references beyond its own: references leak",
+			fsys.bufs.out.Load(), held, extra)
 	}
 }
 
