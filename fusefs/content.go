@@ -32,9 +32,10 @@ func (b bytesContent) read(_ *tree, dest []byte, off int64) (fuse.ReadResult, sy
 }
 
 // fileRange is n bytes at off of a source file: a tensor's bytes, or a
-// whole file of files/. It is served by the fastest way the file offers: spliced from its fd (the default), handed
-// over as a slice of its mapping (--mmap), written from the buffers a
-// source lends (a remote file's chunks), or read into dest. Before each read the file is
+// whole file of files/. It is served by the fastest way the file offers:
+// spliced from its fd (the default), handed over as a slice of its
+// mapping (--mmap), written from the buffers a source lends (a remote
+// file's chunks), or read into dest. Before each read the file is
 // checked: a file that changed since mounting fails the read with EIO
 // (watch.go).
 type fileRange struct {

@@ -108,8 +108,7 @@ func escapeLine(s string) string {
 // hands memory back after a burst of reads: once a second passes without
 // a read after some, the buffers the burst left (decoded views, go-fuse's
 // request buffers, the arrays a remote file keeps for reuse) are returned
-// to the system, so that an idle daemon is
-// small again.
+// to the system, so that an idle daemon is small again.
 func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
