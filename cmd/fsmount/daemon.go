@@ -240,11 +240,7 @@ func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, s
 	}
 	defer release()
 	// Checked again under the lock: another call may have mounted since.
-	if err := checkBusy(mnt); err != nil {
-		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return nil, exitMountPoint
-	}
-	if err := checkMountpoint(mnt); err != nil {
+	if err := checkFree(mnt); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return nil, exitMountPoint
 	}

@@ -50,3 +50,21 @@ func checkBusy(mnt string) error {
 	}
 	return fmt.Errorf("mount point %s is busy: fsmount already serves %s there", mnt, e.source)
 }
+
+// checkFree refuses a mount point where fsmount already serves a model
+// (checkBusy) or that is not an empty directory (checkMountpoint). A point
+// found not empty is checked for busy again: a racing fsmount may have
+// mounted there between the two checks, and "busy" is what that caller
+// must hear, not "not empty".
+func checkFree(mnt string) error {
+	if err := checkBusy(mnt); err != nil {
+		return err
+	}
+	err := checkMountpoint(mnt)
+	if err != nil {
+		if busy := checkBusy(mnt); busy != nil {
+			return busy
+		}
+	}
+	return err
+}

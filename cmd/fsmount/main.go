@@ -247,11 +247,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitMountPoint
 	}
-	if err := checkBusy(mnt); err != nil {
-		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitMountPoint
-	}
-	if err := checkMountpoint(mnt); err != nil {
+	if err := checkFree(mnt); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitMountPoint
 	}
