@@ -19,10 +19,10 @@ import (
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/render"
-	"github.com/fsmount/fsmount/site"
+	"github.com/fsmount/fsmount/internal/render"
+	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/spec"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 // chromium returns the headless browser, or skips t (fails it when

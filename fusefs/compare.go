@@ -3,7 +3,7 @@ package fusefs
 import (
 	"time"
 
-	"github.com/fsmount/fsmount/compare"
+	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/model"
 )
 

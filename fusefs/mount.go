@@ -9,7 +9,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
-	"github.com/fsmount/fsmount/compare"
+	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/spec"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/fsmount/fsmount/compare"
+	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/spec"
 )
 

@@ -17,11 +17,11 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/fsmount/fsmount/render"
-	"github.com/fsmount/fsmount/site"
+	"github.com/fsmount/fsmount/internal/render"
+	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 // A tensor's directory holds a fixed set of files (tensorFiles). They are

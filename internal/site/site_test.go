@@ -20,9 +20,9 @@ import (
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/spec"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/readme")

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fsmount/fsmount/decode"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 // The names of the views, as the mount's compare/ directory names them.

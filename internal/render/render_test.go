@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 func TestPNGSizeAndValidity(t *testing.T) {

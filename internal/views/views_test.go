@@ -20,7 +20,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/tensor"
 )
 

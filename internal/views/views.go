@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/tensor"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 )
 
 var decodeFloat64 = decode.Float64

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 )
 
 // The histogram picture's fixed geometry.

@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/scan"
+	"github.com/fsmount/fsmount/internal/scan"
 )
 
 func bf16s(vs ...float32) []byte {
@@ -45,7 +45,7 @@ func planted(t *testing.T, edit map[string]func(n int) []byte) *model.Model {
 }
 
 func TestScanClean(t *testing.T) {
-	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
+	m, err := model.Open(filepath.Join("..", "..", "testdata", "tiny-qwen3"))
 	require.NoError(t, err)
 	defer m.Close()
 	var calls atomic.Int64

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 // bigRows × bigCols is Qwen3-0.6B's embedding: 311 MB of BF16.

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 )
 
 // appendSci appends x with digits significant digits and a 3-digit

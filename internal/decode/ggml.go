@@ -1,7 +1,7 @@
 package decode
 
 import (
-	"github.com/fsmount/fsmount/quant"
+	"github.com/fsmount/fsmount/internal/quant"
 	"github.com/fsmount/fsmount/tensor"
 )
 

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/tensor"
 )
 

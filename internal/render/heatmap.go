@@ -12,7 +12,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/tensor"
 )
 

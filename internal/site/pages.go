@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fsmount/fsmount/decode"
-	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 // tensorStats is what a page shows of a tensor's statistics.

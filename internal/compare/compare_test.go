@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fsmount/fsmount/compare"
+	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 func run(t *testing.T, other, mdl []testmodel.Tensor, opts *compare.Options) *compare.Result {

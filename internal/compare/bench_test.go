@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmount/fsmount/compare"
+	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 )
 
 // Model is the model-level views over a set of tensors' views.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/tensor"
 )
 

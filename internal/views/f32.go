@@ -5,7 +5,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/fsmount/fsmount/decode"
+	"github.com/fsmount/fsmount/internal/decode"
 )
 
 // nativeLittle is whether float32s in memory are values.f32's bytes.

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fsmount/fsmount/render"
+	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/spec"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 // The file names of the site.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/views"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
