@@ -54,8 +54,10 @@ Cross-checks a model against its config.json and prints the report.
 MODEL (and OTHER) is a directory holding config.json and model.safetensors
 (or model.safetensors.index.json and its shards), a single .safetensors
 file, whose tensors are listed without a cross-check, a .gguf file (or a
-directory holding one), an http(s):// URL of any of these, or hf://ORG/NAME
-[@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN).
+directory holding one), an http(s):// URL of any of these, hf://ORG/NAME
+[@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN), or
+s3://BUCKET/PREFIX/ or s3://BUCKET/KEY (AWS S3 or a store set by
+AWS_ENDPOINT_URL; AWS credentials, AWS_PROFILE, AWS_REGION).
 Options may come before or after MODEL; -- ends them.
 
 Options:
@@ -76,6 +78,8 @@ Options:
                     a stalled body is not waited for longer either. A read
                     fails sooner once its 4 retries (backing off from
                     250 ms, about 4 s in all) are spent
+  --no-sign-request for an s3:// MODEL: send requests unsigned, for a
+                    public bucket (no credentials are looked for)
   --help            show this help
   --version         print the version
 
@@ -103,6 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	tolerance := fl.Float64("tolerance", -1, "")
 	var timeout cli.Timeout
 	fl.Var(&timeout, "timeout", "")
+	noSign := fl.Bool("no-sign-request", false, "")
 	operands, err := cli.Parse(fl, args)
 	var ue *cli.UsageError
 	switch {
@@ -129,7 +134,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--scan and --compare are separate runs"}).Line("fsinspect"))
 		return exitUsage
 	}
-	ro := remote.Options{}.WithTimeout(time.Duration(timeout))
+	ro := remote.Options{NoSignRequest: *noSign}.WithTimeout(time.Duration(timeout))
 	if *other != "" {
 		return runCompare(*other, operands[0], *tolerance, *asJSON, &ro, stdout, stderr)
 	}
