@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -84,25 +85,35 @@ func (s *Server) Setenv(t testing.TB, k Key) {
 // when FSMOUNT_REQUIRE_S3=1) if there is none.
 func Binary(t testing.TB) string {
 	t.Helper()
-	if p := os.Getenv("FSMOUNT_WEED"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("FSMOUNT_WEED=%s: %v", p, err)
-		}
+	p, err := Find()
+	if err == nil {
 		return p
-	}
-	if p, err := exec.LookPath("weed"); err == nil {
-		return p
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		if m, _ := filepath.Glob(filepath.Join(home, ".cache", "fsmount-ci", "weed-*")); len(m) > 0 {
-			return m[len(m)-1]
-		}
 	}
 	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("no weed binary and %s=1: run .ci/seaweedfs.sh, or set FSMOUNT_WEED", RequireEnv)
+		t.Fatalf("%v and %s=1", err, RequireEnv)
 	}
-	t.Skipf("no weed binary (SeaweedFS): .ci/seaweedfs.sh builds one, FSMOUNT_WEED names it; set %s=1 to make this a failure", RequireEnv)
+	t.Skipf("%v; set %s=1 to make this a failure", err, RequireEnv)
 	return ""
+}
+
+// Find returns the path of the weed binary: $FSMOUNT_WEED, else weed on
+// PATH, else the one .ci/seaweedfs.sh keeps in ~/.cache/fsmount-ci.
+func Find() (string, error) {
+	if p := os.Getenv("FSMOUNT_WEED"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("FSMOUNT_WEED: %w", err)
+		}
+		return p, nil
+	}
+	if p, err := exec.LookPath("weed"); err == nil {
+		return p, nil
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if m, _ := filepath.Glob(filepath.Join(home, ".cache", "fsmount-ci", "weed-v*")); len(m) > 0 {
+			return m[len(m)-1], nil
+		}
+	}
+	return "", errors.New("no weed binary (SeaweedFS): .ci/seaweedfs.sh builds one, FSMOUNT_WEED names it")
 }
 
 // Server is a running SeaweedFS with its S3 gateway.
@@ -126,20 +137,33 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := Binary(t)
+	s, err := New(bin, t.TempDir())
+	if err != nil {
+		t.Fatalf("SeaweedFS did not start: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// New runs SeaweedFS from bin with its data under dir (which must exist)
+// until Stop, trying three sets of ports.
+func New(bin, dir string) (*Server, error) {
 	var last error
 	for attempt := 0; attempt < 3; attempt++ {
-		s, err := start(t, bin)
+		sub := filepath.Join(dir, strconv.Itoa(attempt))
+		if err := os.MkdirAll(sub, 0o700); err != nil {
+			return nil, err
+		}
+		s, err := start(bin, sub)
 		if err == nil {
-			return s
+			return s, nil
 		}
 		last = err
 	}
-	t.Fatalf("SeaweedFS did not start: %v", last)
-	return nil
+	return nil, last
 }
 
-func start(t testing.TB, bin string) (*Server, error) {
-	dir := t.TempDir()
+func start(bin, dir string) (*Server, error) {
 	ports := make([]int, 9)
 	for i := range ports {
 		p, err := freePort()
@@ -184,7 +208,6 @@ func start(t testing.TB, bin string) (*Server, error) {
 	if err := s.run(); err != nil {
 		return nil, err
 	}
-	t.Cleanup(s.Stop)
 	return s, nil
 }
 
@@ -296,6 +319,61 @@ func (s *Server) Put(t testing.TB, bucket, key string, data []byte) {
 	req, _ := http.NewRequest(http.MethodPut, s.URL+"/"+bucket+"/"+key, bytes.NewReader(data))
 	req.ContentLength = int64(len(data))
 	s.expect(t, req, data, "put "+bucket+"/"+key)
+}
+
+// PutFile uploads the file at path as bucket/key, streaming it (its
+// payload unsigned, as S3 allows).
+func (s *Server) PutFile(t testing.TB, bucket, key, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPut, s.URL+"/"+bucket+"/"+key, f)
+	req.ContentLength = st.Size()
+	const unsigned = "UNSIGNED-PAYLOAD"
+	req.Header.Set("X-Amz-Content-Sha256", unsigned)
+	creds := aws.Credentials{AccessKeyID: Admin.ID, SecretAccessKey: Admin.Secret}
+	if err := s.sign.SignHTTP(context.Background(), creds, req, unsigned, "s3", "us-east-1", time.Now(),
+		func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		t.Fatalf("put %s/%s: %v", bucket, key, err)
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("put %s/%s: HTTP %d: %s", bucket, key, resp.StatusCode, msg)
+	}
+}
+
+// GetRange reads bytes [off, off+n) of bucket/key with one ranged GET
+// signed with the reader's key (the same signer and net/http as the
+// reader), into w, and returns how many arrived.
+func (s *Server) GetRange(t testing.TB, bucket, key string, off, n int64, w io.Writer) int64 {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/"+bucket+"/"+key, nil)
+	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+n-1))
+	resp, err := s.do(req, Reader, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusPartialContent {
+		t.Fatalf("get %s/%s: HTTP %d", bucket, key, resp.StatusCode)
+	}
+	got, err := io.Copy(w, resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 // PutDir uploads every regular file under dir as bucket/prefix/NAME.
