@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/logging"
 )
 
 // DefaultRegion is the region requests are signed for when none is set.
@@ -33,7 +34,9 @@ type account struct {
 // unsigned, no credentials are looked for. loc names the location in
 // errors.
 func loadAccount(ctx context.Context, loc string, unsigned bool) (*account, error) {
-	cfg, err := config.LoadDefaultConfig(ctx)
+	// The SDK's own log lines (an IMDS fallback warning) would break the
+	// one-line errors: silence them.
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(logging.Nop{}))
 	if err != nil {
 		// A profile that does not exist, a config file that does not
 		// parse: the SDK's words, on one line.
