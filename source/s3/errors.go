@@ -44,11 +44,11 @@ func (e *Error) Error() string { return e.Location + ": " + e.Detail }
 // fs.ErrNotExist and remote.ErrNotFound, and a denied one
 // remote.ErrDenied.
 func (e *Error) Is(target error) bool {
-	switch target {
-	case fs.ErrNotExist, remote.ErrNotFound:
+	if target == fs.ErrNotExist {
 		return e.Code == CodeNoKey
-	case remote.ErrDenied:
-		return e.Code == CodeDenied
+	}
+	if r, ok := target.(*remote.Error); ok && r.URL == "" {
+		return r.Code == remote.CodeNotFound && e.Code == CodeNoKey || r.Code == remote.CodeDenied && e.Code == CodeDenied
 	}
 	t, ok := target.(*Error)
 	return ok && t.Location == "" && t.Code == e.Code
