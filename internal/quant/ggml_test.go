@@ -71,3 +71,11 @@ func readGGML(t *testing.T, path string, dt tensor.DType) ([]byte, []float32) {
 	}
 	return src, want
 }
+
+// TestGrids: grids.bin is whole, and its first and last entries are
+// ggml's (iq2xxs_grid[0], iq1s_grid[2047]).
+func TestGrids(t *testing.T) {
+	require.Len(t, gridsBin, gridsBytes)
+	require.Equal(t, uint64(0x0808080808080808), iq2xxsGrid[0])
+	require.Equal(t, uint64(0x0101010101010101), iq1sGrid[2047])
+}

@@ -8,7 +8,7 @@ import (
 
 // The grid types (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S),
 // the ternary TQ1_0, the FP4 NVFP4 and the 1- and 2-bit Q1_0 and Q2_0.
-// The grids are ggml's (grids.go, generated from ggml-common.h); the
+// The grids are ggml's (grids.bin, written from ggml-common.h by gengrids.go); the
 // formulas are ggml's dequantize_row_* with the same float operations in
 // the same order, so that results are bit for bit ggml's, NaNs included.
 //
