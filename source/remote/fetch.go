@@ -41,6 +41,9 @@ func newClient(opts Options, authOrigin string) *client {
 	hc := &http.Client{
 		Transport: &authTransport{base: tr, token: opts.Token, origin: authOrigin},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
+				return &badRedirect{scheme: s}
+			}
 			if len(via) >= 10 {
 				return errors.New("stopped after 10 redirects")
 			}
@@ -48,6 +51,15 @@ func newClient(opts Options, authOrigin string) *client {
 		},
 	}
 	return &client{hc: hc, tr: tr, opts: opts}
+}
+
+// badRedirect is a redirect to a URL that is not http(s): a bad location,
+// which no retry mends. Only the scheme is told (the target's query may
+// hold a signature).
+type badRedirect struct{ scheme string }
+
+func (b *badRedirect) Error() string {
+	return "redirected to a " + b.scheme + ":// URL, not http:// or https://"
 }
 
 // authTransport adds the bearer token to requests for its origin only. It
@@ -208,6 +220,13 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	defer resp.Body.Close()
 	finalURL = resp.Request.URL.String()
 	etag := resp.Header.Get("ETag")
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") &&
+		(resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent) {
+		// Asked for identity: compressed bytes are not the file's, and
+		// their length is not the range's.
+		return 0, "", 0, &Error{Code: CodeBadContentRange, URL: display, Status: resp.StatusCode,
+			Detail: fmt.Sprintf("server compressed a range response (Content-Encoding: %s)", ce)}
+	}
 
 	switch s := resp.StatusCode; {
 	case s == http.StatusPartialContent:
@@ -254,9 +273,13 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 		return 0, "", 0, changedError(display, v, etag)
 	}
 	wantEnd := min(last, total-1)
-	if first != off || end != wantEnd || (resp.ContentLength >= 0 && resp.ContentLength != end-first+1) {
+	if first != off || end != wantEnd {
 		return 0, "", 0, &Error{Code: CodeBadContentRange, URL: display, Status: resp.StatusCode,
 			Detail: fmt.Sprintf("asked for bytes %d-%d of %d, got Content-Range %q", off, wantEnd, total, resp.Header.Get("Content-Range"))}
+	}
+	if resp.ContentLength >= 0 && resp.ContentLength != end-first+1 {
+		return 0, "", 0, &Error{Code: CodeBadContentRange, URL: display, Status: resp.StatusCode,
+			Detail: fmt.Sprintf("Content-Length %d does not match Content-Range %q (%d bytes)", resp.ContentLength, resp.Header.Get("Content-Range"), end-first+1)}
 	}
 	if v.size < 0 {
 		setVersion(v, total, etag, resp.Header)
@@ -333,7 +356,10 @@ func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reade
 // transportError classifies a failed round trip.
 func transportError(display string, err error, ctx context.Context) *Error {
 	var ne net.Error
+	var br *badRedirect
 	switch {
+	case errors.As(err, &br):
+		return &Error{Code: CodeBadLocation, URL: display, Detail: br.Error()}
 	case errors.Is(context.Cause(ctx), errStalled):
 		return &Error{Code: CodeTimeout, URL: display, Err: errStalled}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
