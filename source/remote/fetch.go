@@ -100,6 +100,7 @@ type version struct {
 	size    int64 // -1 until known
 	etag    string
 	modTime time.Time
+	lastMod string // the Last-Modified header as sent, "" if none or unreadable
 }
 
 // strongETag returns the ETag to send in If-Range, "" if it has none or a
@@ -109,6 +110,36 @@ func (v *version) strongETag() string {
 		return ""
 	}
 	return v.etag
+}
+
+// validator returns what If-Range carries: the strong ETag, else the
+// Last-Modified date (http.FileServer, Python's and many proxies send no
+// ETag), else "": then nothing tells a replaced file of the same size
+// from the one opened.
+func (v *version) validator() string {
+	if e := v.strongETag(); e != "" {
+		return e
+	}
+	return v.lastMod
+}
+
+// check returns a [CodeChanged] error unless an answer with this total
+// size (-1: not told), ETag and Last-Modified is of version v: the same
+// size and ETag and, where Last-Modified is the validator, the same
+// Last-Modified.
+func (v *version) check(display string, total int64, etag string, h http.Header) error {
+	switch {
+	case total >= 0 && total != v.size:
+		return &Error{Code: CodeChanged, URL: display, Detail: fmt.Sprintf("the size is %d bytes, was %d when opened", total, v.size)}
+	case v.etag != "" && etag != v.etag:
+		return changedError(display, v, etag)
+	case v.strongETag() == "" && v.lastMod != "":
+		lm := h.Get("Last-Modified")
+		if t, err := http.ParseTime(lm); err != nil || !t.Equal(v.modTime) {
+			return &Error{Code: CodeChanged, URL: display, Detail: fmt.Sprintf("Last-Modified is %s, was %s when opened", quoteOrNone(lm), v.lastMod)}
+		}
+	}
+	return nil
 }
 
 // result is what one successful fetch brought.
@@ -149,7 +180,7 @@ func (c *client) fetch(display, rawURL string, off int64, buf span, v *version, 
 		}
 		// Resume after what arrived only where If-Range guards against
 		// joining two versions of the file.
-		if v.strongETag() != "" {
+		if v.validator() != "" {
 			got += n
 		}
 		last = err
@@ -210,8 +241,8 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	req.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(last, 10))
 	req.Header.Set("Accept-Encoding", "identity")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if etag := v.strongETag(); etag != "" {
-		req.Header.Set("If-Range", etag)
+	if ir := v.validator(); ir != "" {
+		req.Header.Set("If-Range", ir)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -234,8 +265,10 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 		// The whole file: acceptable only when it is exactly what was
 		// asked for (a file that fits in the first range), of the same
 		// version.
-		if v.etag != "" && etag != v.etag {
-			return 0, "", 0, changedError(display, v, etag)
+		if v.size >= 0 {
+			if err := v.check(display, -1, etag, resp.Header); err != nil {
+				return 0, "", 0, err
+			}
 		}
 		size := resp.ContentLength
 		if off != 0 || size < 0 || size > int64(buf.len()) || (v.size >= 0 && size != v.size) {
@@ -269,8 +302,10 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 		return 0, "", 0, &Error{Code: CodeBadContentRange, URL: display, Status: resp.StatusCode,
 			Detail: fmt.Sprintf("Content-Range %q is not one known byte range", resp.Header.Get("Content-Range"))}
 	}
-	if v.size >= 0 && total != v.size || v.etag != "" && etag != v.etag {
-		return 0, "", 0, changedError(display, v, etag)
+	if v.size >= 0 {
+		if err := v.check(display, total, etag, resp.Header); err != nil {
+			return 0, "", 0, err
+		}
 	}
 	wantEnd := min(last, total-1)
 	if first != off || end != wantEnd {
@@ -290,8 +325,10 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 
 func setVersion(v *version, size int64, etag string, h http.Header) {
 	v.size, v.etag = size, etag
-	if t, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
-		v.modTime = t
+	if lm := h.Get("Last-Modified"); lm != "" {
+		if t, err := http.ParseTime(lm); err == nil {
+			v.modTime, v.lastMod = t, lm
+		}
 	}
 }
 
