@@ -161,8 +161,8 @@ func privateDir(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The missing ones made with mode 0700, one by one; then every one
-	// checked below.
+	// The missing ones are made with mode 0700, one by one, once what
+	// holds them has passed the checks; then all of it is checked.
 	var missing []string
 	for p := dir; ; p = filepath.Dir(p) {
 		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) || p == filepath.Dir(p) {
@@ -170,34 +170,48 @@ func privateDir(dir string) (string, error) {
 		}
 		missing = append(missing, p)
 	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	if len(missing) > 0 {
+		if _, err := checkPrivate(dir, filepath.Dir(missing[len(missing)-1]), false); err != nil {
 			return "", err
 		}
+		for i := len(missing) - 1; i >= 0; i-- {
+			if err := os.Mkdir(missing[i], 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return "", err
+			}
+		}
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	return checkPrivate(dir, dir, true)
+}
+
+// checkPrivate checks path, the cache directory dir or (final false) a
+// directory above it, and every directory and symlink above it as named
+// and as resolved, by the rules of [privateDir], and returns path
+// resolved.
+func checkPrivate(dir, path string, final bool) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return "", err
 	}
 	uid := uint32(os.Geteuid())
-	for _, path := range []string{dir, real} {
-		for p := path; ; p = filepath.Dir(p) {
+	for _, chain := range []string{path, real} {
+		for p := chain; ; p = filepath.Dir(p) {
 			var st unix.Stat_t
 			if err := unix.Lstat(p, &st); err != nil {
 				return "", &fs.PathError{Op: "lstat", Path: p, Err: err}
 			}
 			kind, perm := st.Mode&unix.S_IFMT, st.Mode&0o7777
+			self := final && p == real
 			switch {
-			case p == real && kind != unix.S_IFDIR:
+			case self && kind != unix.S_IFDIR:
 				return "", fmt.Errorf("cache directory %s is not a directory", real)
-			case p == real && st.Uid != uid:
+			case self && st.Uid != uid:
 				return "", fmt.Errorf("cache directory %s is owned by uid %d, not by you (uid %d)", real, st.Uid, uid)
-			case p == real && perm&0o022 != 0:
+			case self && perm&0o022 != 0:
 				return "", fmt.Errorf("cache directory %s is writable by group or others (mode %04o)", real, perm)
 			case st.Uid != uid && st.Uid != 0:
-				return "", fmt.Errorf("cache directory %s: %s is owned by uid %d, neither you (uid %d) nor root", real, p, st.Uid, uid)
+				return "", fmt.Errorf("cache directory %s: %s is owned by uid %d, neither you (uid %d) nor root", dir, p, st.Uid, uid)
 			case kind == unix.S_IFDIR && perm&0o022 != 0 && perm&unix.S_ISVTX == 0:
-				return "", fmt.Errorf("cache directory %s: %s is writable by group or others and not sticky (mode %04o)", real, p, perm)
+				return "", fmt.Errorf("cache directory %s: %s is writable by group or others and not sticky (mode %04o)", dir, p, perm)
 			}
 			if p == filepath.Dir(p) {
 				break

@@ -49,6 +49,8 @@ func TestCacheDirRefused(t *testing.T) {
 	_, err = openDiskCache(filepath.Join(worldWritable, "sub", "cache"), 1<<30)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not sticky")
+	_, err = os.Lstat(filepath.Join(worldWritable, "sub"))
+	assert.True(t, os.IsNotExist(err), "a directory was made where it is refused: %v", err)
 
 	// The user's own, created with its parents under a sticky directory
 	// (as /tmp): taken, and made 0700.
