@@ -63,14 +63,17 @@
 // for the next body bytes each have a timeout, and one fetch with all its
 // retries is bounded by Options.ReadTimeout: a read of a server that is
 // down fails within it, and works again once the server is back. Every
-// request after a file's first carries If-Range with its ETag (its
-// Last-Modified date from a server that sends no ETag) and every answer is
-// checked: a 200 to a range request, a Content-Range other than the range
-// asked for, a Content-Length or Content-Encoding that does not fit it, or
-// another size, ETag or Last-Modified is an error, never wrong bytes. A
-// server that sends neither validator cannot have a file replaced at the
-// same size detected: [File.Validator] tells, and package model warns. A
-// redirect to another scheme than http(s) is a bad location at once. Errors are [*Error] values with a stable [Code] and the file's URL.
+// request after a file's first carries If-Range with its ETag (from a
+// server that sends none, its Last-Modified date, if a minute older than
+// the server's Date, as RFC 9110 asks of a strong validator), and every
+// answer is checked: a 200 to a range request, a Content-Range other than
+// the range asked for, a Content-Length or Content-Encoding that does not
+// fit it, or another size, ETag or Last-Modified is an error, never wrong
+// bytes. A server that sends neither validator cannot have a file
+// replaced at the same size detected: [File.Validator] tells, and package
+// model warns. A redirect to a scheme other than http(s) is a bad
+// location at once. Errors are [*Error] values with a stable [Code] and
+// the file's URL.
 //
 // # Security
 //

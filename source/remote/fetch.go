@@ -101,6 +101,11 @@ type version struct {
 	etag    string
 	modTime time.Time
 	lastMod string // the Last-Modified header as sent, "" if none or unreadable
+	// lmStrong is whether lastMod may go in If-Range: RFC 9110 (8.8.2.2)
+	// takes a Last-Modified for a strong validator only if it is at least
+	// 60 seconds before the answer's Date (a file modified within the
+	// second of its Last-Modified could have changed twice in it).
+	lmStrong bool
 }
 
 // strongETag returns the ETag to send in If-Range, "" if it has none or a
@@ -113,14 +118,18 @@ func (v *version) strongETag() string {
 }
 
 // validator returns what If-Range carries: the strong ETag, else the
-// Last-Modified date (http.FileServer, Python's and many proxies send no
-// ETag), else "": then nothing tells a replaced file of the same size
-// from the one opened.
+// Last-Modified date if strong (http.FileServer, Python's and many
+// proxies send no ETag), else "". Without one a retry starts its range
+// over rather than resuming; every answer's Last-Modified is compared
+// all the same (see check).
 func (v *version) validator() string {
 	if e := v.strongETag(); e != "" {
 		return e
 	}
-	return v.lastMod
+	if v.lmStrong {
+		return v.lastMod
+	}
+	return ""
 }
 
 // check returns a [CodeChanged] error unless an answer with this total
@@ -328,6 +337,8 @@ func setVersion(v *version, size int64, etag string, h http.Header) {
 	if lm := h.Get("Last-Modified"); lm != "" {
 		if t, err := http.ParseTime(lm); err == nil {
 			v.modTime, v.lastMod = t, lm
+			date, err := http.ParseTime(h.Get("Date"))
+			v.lmStrong = err == nil && date.Sub(t) >= time.Minute
 		}
 	}
 }

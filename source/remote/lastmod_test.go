@@ -100,6 +100,24 @@ func TestLastModifiedValidates(t *testing.T) {
 	require.NoError(t, os.Chtimes(path, later, later))
 	_, err = g.ReadAt(buf, 3<<20)
 	assert.True(t, errors.Is(err, source.ErrChanged), "error %v", err)
+
+	// A file modified less than a minute before the server's Date: its
+	// Last-Modified is no strong validator (RFC 9110, 8.8.2.2), so If-Range
+	// does not carry it; a replacement is still caught by comparing it.
+	fresh := time.Now().Add(-5 * time.Second)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	require.NoError(t, os.Chtimes(path, fresh, fresh))
+	srv.mu.Lock()
+	srv.reqs = nil
+	srv.mu.Unlock()
+	h := openFile(t, newFS(t, hs.URL, opts), "blob.bin")
+	readAt(t, h, data, 1<<20, 100)
+	assert.Equal(t, []string{"", ""}, srv.ifRanges(), "If-Range with a Last-Modified of 5 s ago")
+	require.NoError(t, os.WriteFile(path, pattern(len(data), 79), 0o644))
+	later = fresh.Add(2 * time.Second)
+	require.NoError(t, os.Chtimes(path, later, later))
+	_, err = h.ReadAt(buf, 3<<20)
+	assert.True(t, errors.Is(err, source.ErrChanged), "error %v", err)
 }
 
 // TestNoValidator serves a file with neither ETag nor Last-Modified: the
