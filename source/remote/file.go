@@ -444,9 +444,10 @@ func (f *File) chunkLen(i int64) int64 {
 
 // fill fetches the chunks of c: from the disk cache where it has them,
 // else with one request per run still missing, into an array per chunk,
-// publishing each as it arrives. A file without a strong ETag publishes
-// a run only once it is whole: a retry of it starts over, rewriting the
-// run's arrays, which readers must not be reading.
+// publishing each as it arrives. A file without a validator for If-Range
+// (a strong ETag or Last-Modified) publishes a run only once it is whole:
+// a retry of it starts over, rewriting the run's arrays, which readers
+// must not be reading.
 func (f *File) fill(c *call) {
 	cs := f.fsys.opts.ChunkSize
 	parts := make([]*buf, c.n)
