@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,4 +88,21 @@ func TestUnmountWaitsForDaemon(t *testing.T) {
 	}
 	require.NotNil(t, line, r.stdout)
 	assert.Equal(t, strconv.Itoa(newPid), line[2], "--list: %s", r.stdout)
+}
+
+// TestUnmountStoppedDaemon: a daemon that cannot exit (stopped) is not
+// waited for: fsmount -u aborts its connection, unmounts, and says at
+// once that the daemon exits once continued; continued, it does.
+func TestUnmountStoppedDaemon(t *testing.T) {
+	mnt, pid := mountModel(t, repoPath("testdata", "tiny-qwen3"))
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL); syscall.Kill(pid, syscall.SIGCONT) })
+	start := time.Now()
+	r := runTimeout(t, 30*time.Second, "fsmount", "-u", mnt)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "fsmount: "+mnt+" is unmounted, but its daemon (pid "+strconv.Itoa(pid)+") is stopped: it exits once continued")
+	assert.Less(t, time.Since(start), 4*time.Second, "-u waited for a stopped daemon")
+	assert.False(t, mounted(t, mnt))
+	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
+	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
 }

@@ -188,20 +188,30 @@ func daemonPid(conn int) int {
 // procStart returns a process's start time (in clock ticks since boot),
 // and false if it is gone or a zombie.
 func procStart(pid int) (uint64, bool) {
+	start, state := procStat(pid)
+	return start, state != 0 && state != 'Z' && state != 'X'
+}
+
+// procStat returns a process's start time and state ('R', 'S', 'T' for
+// stopped, 'Z' …), or state 0 if there is no such process.
+func procStat(pid int) (start uint64, state byte) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, false
+		return 0, 0
 	}
 	// "pid (comm) state ppid …": comm may hold spaces and parentheses;
 	// the fields after its last ')' start with the state (field 3), and
 	// the start time is field 22.
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return 0, false
+	if len(f) < 20 || len(f[0]) != 1 {
+		return 0, 0
 	}
-	start, err := strconv.ParseUint(f[19], 10, 64)
-	return start, err == nil
+	start, err = strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return 0, 0
+	}
+	return start, f[0][0]
 }
 
 // daemonPids returns the processes that hold FUSE connection conn open:

@@ -73,8 +73,14 @@ func unmount(mnt string, stderr io.Writer) error {
 		return fmt.Errorf("%s is still mounted after unmounting it", mnt)
 	}
 	// A detached mount's daemon serves its open files until they close.
-	if daemon != 0 && !detached && !waitExit(daemon, daemonStart, daemonExitTimeout) {
-		fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) has not exited within %v\n", mnt, daemon, daemonExitTimeout)
+	if daemon != 0 && !detached {
+		switch waitExit(daemon, daemonStart, daemonExitTimeout) {
+		case 'T', 't':
+			fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) is stopped: it exits once continued (kill -CONT %d)\n", mnt, daemon, daemon)
+		case 0:
+		default:
+			fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) has not exited within %v\n", mnt, daemon, daemonExitTimeout)
+		}
 	}
 	return nil
 }
@@ -85,15 +91,18 @@ func unmount(mnt string, stderr io.Writer) error {
 var daemonExitTimeout = 5 * time.Second
 
 // waitExit waits up to timeout for the process pid, started at start, to
-// exit (or become a zombie), and reports whether it did.
-func waitExit(pid int, start uint64, timeout time.Duration) bool {
+// exit (or become a zombie). It returns 0 once it has, else its state:
+// at once if it is stopped ('T', or 't' traced), which it cannot leave
+// by itself.
+func waitExit(pid int, start uint64, timeout time.Duration) byte {
 	deadline := time.Now().Add(timeout)
 	for {
-		if s, alive := procStart(pid); !alive || s != start {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
+		s, state := procStat(pid)
+		switch {
+		case state == 0 || state == 'Z' || state == 'X' || s != start:
+			return 0
+		case state == 'T' || state == 't' || time.Now().After(deadline):
+			return state
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
