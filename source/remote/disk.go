@@ -224,11 +224,11 @@ func checkPrivate(dir, path string, final bool) (string, error) {
 // errUntrusted is a cache file that is not a regular file of the user's.
 var errUntrusted = errors.New("not a regular file of the user's")
 
-// openPrivate opens a file of the cache without following a symlink, and
-// refuses anything but a regular file the user owns, with one link and
-// not writable by group or others (errUntrusted).
+// openPrivate opens a file of the cache without following a symlink (nor
+// blocking on a FIFO), and refuses anything but a regular file the user
+// owns, with one link and not writable by group or others (errUntrusted).
 func openPrivate(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	f, err := os.OpenFile(path, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
 	if errors.Is(err, unix.ELOOP) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: errUntrusted}
 	}

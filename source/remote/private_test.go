@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // nobody is the uid (and gid) another local user's files get here.
@@ -171,6 +172,24 @@ func TestPlantedSymlinkChunk(t *testing.T) {
 	st, err := os.Lstat(filepath.Join(opts.CacheDir, version+".data"))
 	if err == nil {
 		assert.True(t, st.Mode().IsRegular(), "the planted symlink is still there: %v", st.Mode())
+	}
+}
+
+// TestCacheFIFO: a FIFO where an index should be neither blocks the
+// cache's start nor is trusted.
+func TestCacheFIFO(t *testing.T) {
+	url, data, opts, version := plantedSetup(t)
+	require.NoError(t, unix.Mkfifo(filepath.Join(opts.CacheDir, version+".index"), 0o600))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f := openFile(t, newFS(t, url, opts), "blob.bin")
+		readAt(t, f, data, 0, int64(len(data)))
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("opening the cache blocks on a FIFO")
 	}
 }
 
