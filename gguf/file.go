@@ -326,7 +326,8 @@ func (p *parser) value(t ValueType, key string, depth int) (Value, error) {
 		}
 		return Value{typ: TypeString, str: s}, err
 	case TypeArray:
-		return p.array(key, depth+1)
+		w := &walker{r: r, key: key, f: p.f}
+		return w.array(depth + 1)
 	}
 	b, err := r.take(t.fixedSize(), t.String()+" value")
 	if err != nil {
@@ -336,113 +337,6 @@ func (p *parser) value(t ValueType, key string, depth int) (Value, error) {
 		p.f.warnOnce("bool", "metadata %s holds a bool byte %d; the GGUF spec allows only 0 and 1 (read as true)", key, b[0])
 	}
 	return Value{typ: t, bits: leBits(b)}, nil
-}
-
-func (p *parser) array(key string, depth int) (Value, error) {
-	r := p.r
-	if depth > maxArrayDepth {
-		return Value{}, r.errAt(CodeArrayDepth, key, "array nested %d deep, at most %d allowed", depth, maxArrayDepth)
-	}
-	et, err := r.u32("array element type")
-	if err != nil {
-		return Value{}, err
-	}
-	elem := ValueType(et)
-	if elem >= numValueTypes {
-		return Value{}, r.errAt(CodeBadValueType, key, "array element type %d", et)
-	}
-	if elem == TypeArray {
-		p.f.warnOnce("nested", "metadata %s is an array of arrays; llama.cpp refuses nested arrays", key)
-	}
-	at := r.pos
-	n, err := r.u64("array length")
-	if err != nil {
-		return Value{}, err
-	}
-	if n > maxArray || n > uint64(r.remaining())/uint64(elem.minSize()) {
-		return Value{}, p.err(CodeBadCount, key, "array of %d %s at byte %#x cannot fit in the %d bytes left (cap %d elements)", n, elem, at, r.remaining(), maxArray)
-	}
-	a := &array{elem: elem, n: int(n)}
-	switch elem {
-	case TypeString:
-		a.strs, err = p.strings(int(n), key)
-	case TypeArray:
-		a.vals = make([]Value, 0, min(n, 1024))
-		for i := uint64(0); i < n && err == nil; i++ {
-			var v Value
-			v, err = p.array(key, depth+1)
-			a.vals = append(a.vals, v)
-		}
-	default:
-		// Grow with what is read, a window at a time: the count was
-		// checked against the file, but nothing is allocated before the
-		// bytes are there.
-		left := int(n) * elem.fixedSize()
-		for left > 0 && err == nil {
-			var b []byte
-			if b, err = r.take(min(left, bufSize), "array"); err == nil {
-				if elem == TypeBool && slices.IndexFunc(b, func(c byte) bool { return c > 1 }) >= 0 {
-					p.f.warnOnce("bool", "metadata %s holds a bool byte other than 0 and 1 (read as true)", key)
-				}
-				a.raw = append(a.raw, b...)
-				left -= len(b)
-			}
-		}
-	}
-	if err != nil {
-		return Value{}, err
-	}
-	return Value{typ: TypeArray, arr: a}, nil
-}
-
-// strings reads n strings. Short strings are gathered into shared chunks,
-// one allocation per 64 KiB of text instead of one per token.
-func (p *parser) strings(n int, key string) ([]string, error) {
-	r := p.r
-	out := make([]string, 0, min(n, 4096))
-	var chunk []byte
-	var ends []int
-	flush := func() {
-		s := string(chunk)
-		start := 0
-		for _, e := range ends {
-			out = append(out, s[start:e])
-			start = e
-		}
-		chunk, ends = chunk[:0], ends[:0]
-	}
-	invalid := false
-	for i := 0; i < n; i++ {
-		l, err := r.stringLen("string element", key)
-		if err != nil {
-			return nil, err
-		}
-		if l > 4096 {
-			flush()
-			s, err := r.body(l, "string element")
-			if err != nil {
-				return nil, err
-			}
-			invalid = invalid || !utf8.ValidString(s)
-			out = append(out, s)
-			continue
-		}
-		if len(chunk)+l > bufSize {
-			flush()
-		}
-		b, err := r.take(l, "string element")
-		if err != nil {
-			return nil, err
-		}
-		invalid = invalid || !utf8.Valid(b)
-		chunk = append(chunk, b...)
-		ends = append(ends, len(chunk))
-	}
-	flush()
-	if invalid {
-		p.f.warnOnce("utf8", "metadata %s holds a string that is not valid UTF-8", key)
-	}
-	return out, nil
 }
 
 func (p *parser) alignment() error {
