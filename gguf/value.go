@@ -110,8 +110,8 @@ type array struct {
 type mark struct {
 	file int64
 	text int64
-	elem int
-	left int64 // -1: at the element's start
+	elem int32 // < maxArray
+	left int32 // < maxString; -1: at the element's start
 }
 
 // Where marks are placed: every markEvery elements, and within a long
@@ -155,12 +155,12 @@ func (v Value) Index(i int) (Value, error) {
 		w.r.pos = a.off + int64(i)*int64(s)
 	} else {
 		// The last mark at the start of an element at or before i.
-		k := sort.Search(len(a.marks), func(k int) bool { return a.marks[k].elem > i }) - 1
+		k := sort.Search(len(a.marks), func(k int) bool { return int(a.marks[k].elem) > i }) - 1
 		for a.marks[k].left >= 0 {
 			k--
 		}
 		w.r.pos = a.marks[k].file
-		for j := a.marks[k].elem; j < i; j++ {
+		for j := int(a.marks[k].elem); j < i; j++ {
 			if err := w.elem(a.elem, a.depth, false); err != nil {
 				return Value{}, err
 			}

@@ -84,6 +84,9 @@ func (w *walker) array(depth int) (Value, error) {
 	}
 	r := w.r
 	a := &array{src: r.f, name: r.name, size: r.size, elem: et, depth: depth, n: n, off: r.pos}
+	// The count was checked against the file: a mark per 1,024 elements
+	// is at most 24 bytes per 1,024 bytes of it.
+	a.marks = make([]mark, 0, n/markEvery+1)
 	saved, savedRec := w.sink, w.rec
 	w.sink = &sink{}
 	w.rec = &recorder{marks: &a.marks, lastElem: -markEvery, lastFile: -markBytes}
@@ -129,11 +132,11 @@ func (w *walker) arrayHeader(depth int) (ValueType, int, error) {
 // sink is full or the array ends.
 func (w *walker) lines(a *array, m mark) error {
 	r, s := w.r, w.sink
-	i := m.elem
+	i := int(m.elem)
 	if m.left >= 0 && i < a.n {
 		// Inside a long string: quoting is per character, so the rest
 		// renders as it did in the whole.
-		if err := w.strBody(m.left, false); err != nil {
+		if err := w.strBody(int64(m.left), false); err != nil {
 			return err
 		}
 		s.writeString("\"\n")
@@ -143,7 +146,7 @@ func (w *walker) lines(a *array, m mark) error {
 	for i < a.n && !s.full() {
 		rec := w.rec
 		if rec != nil && (i-rec.lastElem >= markEvery || r.pos-rec.lastFile >= markBytes) {
-			*rec.marks = append(*rec.marks, mark{file: r.pos, text: s.total, elem: i, left: -1})
+			*rec.marks = append(*rec.marks, mark{file: r.pos, text: s.total, elem: int32(i), left: -1})
 			rec.lastElem, rec.lastFile = i, r.pos
 		}
 		if fixed > 0 {
@@ -248,7 +251,7 @@ func (w *walker) strBody(left int64, top bool) error {
 	r := w.r
 	for left > 0 && !w.sink.full() {
 		if rec := w.rec; top && rec != nil && r.pos-rec.lastFile >= markBytes {
-			*rec.marks = append(*rec.marks, mark{file: r.pos, text: w.sink.total, elem: rec.elem, left: left})
+			*rec.marks = append(*rec.marks, mark{file: r.pos, text: w.sink.total, elem: int32(rec.elem), left: int32(left)})
 			rec.lastFile = r.pos
 		}
 		chunk := int(min(left, bufSize))

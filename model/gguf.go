@@ -18,11 +18,13 @@ type MetaKV struct {
 	Value MetaValue
 }
 
-// MetaValue is a metadata value, as text: String for one line, Lines one
-// line per array element.
+// MetaValue is a metadata value, as the text of its metadata/<key> file:
+// a scalar on one line, an array one element per line. Its size is known
+// without reading; its bytes are read from the model file when asked
+// for, so a large array costs nothing until it is read.
 type MetaValue interface {
-	String() string
-	Lines() []string
+	TextSize() int64
+	ReadTextAt(p []byte, off int64) (int, error)
 }
 
 // Names maps between the tensor names of the files and the Hugging Face
