@@ -82,3 +82,45 @@ func TestMetadataBoolBombBoundedMemory(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "\"a\"\n\"b\\n\\x1b\"\n", string(tok))
 }
+
+// Metadata keys with control bytes (#25): a terminal escape, a bell, a
+// line break. They are listed percent-encoded, as tensor names are, and
+// open by those names; no name in the tree carries a control byte.
+func TestMetadataKeysEscaped(t *testing.T) {
+	requireFUSE(t)
+	keys := map[string]string{
+		"x\x1b]0;title\x07y":          "x%1B]0;title%07y",
+		"two\nlines":                  "two%0Alines",
+		"del\x7f":                     "del%7F",
+		"tokenizer.ggml.bell\x07":     "tokenizer.ggml.bell%07",
+		"tokenizer.ggml.percent%\x01": "tokenizer.ggml.percent%25%01",
+	}
+	var kvs []testmodel.GGUFKV
+	for k := range keys {
+		kvs = append(kvs, testmodel.GGUFKV{Key: k, Value: "value of " + k})
+	}
+	mnt, _ := mountDir(t, writeMetaGGUF(t, kvs...))
+	entries, err := os.ReadDir(filepath.Join(mnt, "metadata"))
+	require.NoError(t, err)
+	var listed []string
+	for _, e := range entries {
+		listed = append(listed, e.Name())
+	}
+	for k, esc := range keys {
+		assert.Contains(t, listed, esc)
+		b, err := os.ReadFile(filepath.Join(mnt, "metadata", esc))
+		require.NoError(t, err, "%q", esc)
+		assert.Equal(t, "value of "+k+"\n", string(b))
+		back, err := unescapeComponents([]string{esc})
+		require.NoError(t, err)
+		assert.Equal(t, k, back)
+	}
+	b, err := os.ReadFile(filepath.Join(mnt, "tokenizer", "bell%07"))
+	require.NoError(t, err)
+	assert.Equal(t, "value of tokenizer.ggml.bell\x07\n", string(b))
+	require.NoError(t, filepath.WalkDir(mnt, func(p string, d os.DirEntry, err error) error {
+		require.NoError(t, err)
+		noControl(t, d.Name())
+		return nil
+	}))
+}

@@ -302,7 +302,9 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)
 	for _, f := range m.AllFiles() {
 		mt := f.ModTime()
-		t.file(filesDir, path.Base(filepath.ToSlash(f.Name())), wholeFile(f), &mt, t.perms.of(f))
+		comps := escapePart(path.Base(filepath.ToSlash(f.Name())))
+		dir := t.mkdirs(filesDir, comps[:len(comps)-1], top)
+		t.file(dir, comps[len(comps)-1], wholeFile(f), &mt, t.perms.of(f))
 	}
 
 	if len(m.Metadata) > 0 {
