@@ -39,3 +39,35 @@ func BenchmarkBuildTreeMoE(b *testing.B) {
 		fs.NewNodeFS(root, &fs.Options{EntryTimeout: &t})
 	}
 }
+
+// BenchmarkOpenManyTensors opens, checks and builds the tree of the
+// half-million-tensor model of testmodel.WriteManyTensors (#25), made in
+// $FSMOUNT_MANY_TENSORS (once; skipped when unset): the whole of mount-ready
+// time that is ours. Run with -benchtime=1x -cpuprofile/-memprofile to
+// see where the time and bytes go.
+func BenchmarkOpenManyTensors(b *testing.B) {
+	dir := os.Getenv("FSMOUNT_MANY_TENSORS")
+	if dir == "" {
+		b.Skip("FSMOUNT_MANY_TENSORS is not set")
+	}
+	if _, err := os.Stat(dir + "/config.json"); err != nil {
+		if _, err := testmodel.WriteManyTensors(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := model.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := spec.Check(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), true, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+		m.Close()
+	}
+}
