@@ -315,14 +315,17 @@ func (p *sitePage) view() views.View {
 			}
 			return
 		}
+		if !p.overview {
+			// The root page alone, streamed: it keeps no tensor's views.
+			t := p.t
+			p.v = site.NewRoot(t.report, len(t.dirs), func(i int) *views.Tensor { return t.views(t.dirs[i]) }, t.sitePath)
+			return
+		}
 		s, err := p.t.site()
-		switch {
-		case err != nil:
+		if err != nil {
 			p.v = errView{err}
-		case p.overview:
+		} else {
 			p.v = s.Overview()
-		default:
-			p.v = s.Root()
 		}
 	})
 	return p.v
