@@ -41,7 +41,14 @@ func escapePart(p string) []string { return appendEscaped(nil, p) }
 func mustEscape(c byte) bool { return c == '%' || c == '/' || c < 0x20 || c == 0x7f }
 
 // appendEscaped appends the components of escapePart(p) to dst.
-func appendEscaped(dst []string, p string) []string {
+func appendEscaped(dst []string, p string) []string { return escapeInto(dst, p, true) }
+
+// escapeFileName is escapePart for a name of files/, where the tree's own
+// names are not reserved (config.json is the model's).
+func escapeFileName(p string) []string { return escapeInto(nil, p, false) }
+
+func escapeInto(dst []string, p string, reserve bool) []string {
+	guard := func(s string) string { return guardName(s, reserve) }
 	plain := len(p) <= maxComponent
 	for i := 0; plain && i < len(p); i++ {
 		plain = !mustEscape(p[i])
@@ -75,11 +82,13 @@ func appendEscaped(dst []string, p string) []string {
 }
 
 // guard escapes the components that would otherwise mean something else.
-func guard(s string) string {
+func guard(s string) string { return guardName(s, true) }
+
+func guardName(s string, reserve bool) string {
 	switch {
 	case s == "":
 		return "%"
-	case s == "." || s == ".." || reserved[s]:
+	case s == "." || s == ".." || reserve && reserved[s]:
 		return fmt.Sprintf("%%%02X", s[0]) + s[1:]
 	}
 	return s

@@ -1,7 +1,10 @@
 package fusefs
 
 import (
+	"math/rand/v2"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -88,4 +91,27 @@ func TestViewCacheBounded(t *testing.T) {
 	tr.views(dirs[2])
 	assert.Equal(t, 2, tr.viewCache.order.Len())
 	assert.NotSame(t, a, tr.views(dirs[0]), "the least recently used was dropped, and is made again")
+}
+
+// A lines file reads, at any offset and in any piece, as the lines
+// joined: the shapes files are rendered when read.
+func TestLinesContent(t *testing.T) {
+	var want strings.Builder
+	var lines []string
+	for i := range 5000 {
+		l := strings.Repeat("x", i%37) + "\t" + strconv.Itoa(i) + "\n"
+		lines = append(lines, l)
+		want.WriteString(l)
+	}
+	c := newLines(len(lines), func(b []byte, i int) []byte { return append(b, lines[i]...) })
+	require.Equal(t, int64(want.Len()), c.size())
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 500 {
+		off := rng.Int64N(c.size())
+		dest := make([]byte, 1+rng.IntN(70000))
+		res, errno := c.read(nil, dest, off)
+		require.Zero(t, errno)
+		got, _ := res.Bytes(nil)
+		require.Equal(t, want.String()[off:min(off+int64(len(dest)), c.size())], string(got), "%d at %d", len(dest), off)
+	}
 }
