@@ -325,8 +325,30 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 		t.compare(cmp, m, top, all)
 	}
 
-	// by-name/: a symlink per tensor, named by its escaped full name.
+	// by-name/: a symlink per tensor, named by its escaped full name,
+	// made when first used.
 	byName := t.mkdirs(t.root, []string{nameByName}, top)
+	for _, f := range m.Files {
+		byName.perm = t.perms.and(byName.perm, fperm[f])
+	}
+	t.lazy.Store(byName, &lazyDir{build: func() error { return t.byName(byName, top, fperm) }})
+
+	// expected/: what the config implies, mirroring the tensor tree. It
+	// is made when first used: a directory and a file per tensor that
+	// most mounts never look at.
+	exp := t.mkdirs(t.root, []string{nameExpected}, top)
+	exp.perm = all
+	t.lazy.Store(exp, &lazyDir{build: func() error { return t.expected(exp, top, all) }})
+	if err := t.finish(t.root, ""); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// byName fills by-name/: a link per tensor to its directory, or where
+// the link would be too long for the kernel, the directory's files.
+func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm) error {
+	tensors := t.model.Tensors()
 	links := make([][]string, len(tensors))
 	for i, tt := range tensors {
 		links[i] = escapePart(tt.Name)
@@ -339,29 +361,19 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	for _, i := range order {
 		comps := links[i]
 		dir := t.mkdirs(byName, comps[:len(comps)-1], top)
-		target := strings.Repeat("../", len(comps)) + strings.Join(paths[tensors[i].Name], "/")
+		target := strings.Repeat("../", len(comps)) + t.dirs[i].path
 		if len(target) > maxLinkTarget {
 			// The kernel cannot read a link this long: serve the tensor's
 			// files here as well, so that by-name reaches every tensor.
 			d := t.mkdirs(dir, comps[len(comps)-1:], top)
-			d.td = dirOf[tensors[i]]
+			d.td = t.dirs[i]
 			continue
 		}
 		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
 		link.target, link.perm = target, fperm[tensors[i].File]
 		dir.children = append(dir.children, link)
 	}
-
-	// expected/: what the config implies, mirroring the tensor tree. It
-	// is made when first used: a directory and a file per tensor that
-	// most mounts never look at.
-	exp := t.mkdirs(t.root, []string{nameExpected}, top)
-	exp.perm = all
-	t.lazy.Store(exp, &lazyDir{build: func() error { return t.expected(exp, top, all) }})
-	if err := t.finish(t.root, ""); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return t.finish(byName, nameByName)
 }
 
 // expected fills expected/: the shapes of every expected tensor, and a

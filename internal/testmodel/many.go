@@ -23,6 +23,12 @@ const (
 // sparse shard per layer, its index and its config. It returns the
 // number of tensors.
 func WriteManyTensors(dir string) (int, error) {
+	return WriteMoE(dir, ManyTensorsLayers, ManyTensorsExperts)
+}
+
+// WriteMoE is WriteManyTensors with the given numbers of layers and
+// experts: 3 × experts + 9 tensors a layer, and 3 more.
+func WriteMoE(dir string, layers, experts int) (int, error) {
 	cfg := map[string]any{
 		"architectures":         []string{"Qwen3MoeForCausalLM"},
 		"model_type":            "qwen3_moe",
@@ -30,8 +36,8 @@ func WriteManyTensors(dir string) (int, error) {
 		"hidden_size":           64,
 		"intermediate_size":     128,
 		"moe_intermediate_size": 32,
-		"num_hidden_layers":     ManyTensorsLayers,
-		"num_experts":           ManyTensorsExperts,
+		"num_hidden_layers":     layers,
+		"num_experts":           experts,
 		"num_experts_per_tok":   8,
 		"num_attention_heads":   4,
 		"num_key_value_heads":   2,
@@ -63,7 +69,7 @@ func WriteManyTensors(dir string) (int, error) {
 		shapes[e.Name] = e.ShapeValues()
 		layer := 0
 		fmt.Sscanf(e.Name, "model.layers.%d.", &layer)
-		wm[e.Name] = fmt.Sprintf("model-%05d-of-%05d.safetensors", layer+1, ManyTensorsLayers)
+		wm[e.Name] = fmt.Sprintf("model-%05d-of-%05d.safetensors", layer+1, layers)
 	}
 	total, err := WriteSparseShards(dir, wm, func(n string) (string, []uint64) { return "BF16", shapes[n] })
 	if err != nil {
