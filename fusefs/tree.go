@@ -18,13 +18,13 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/fsmount/fsmount/internal/compare"
-	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
+	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/internal/views"
 )
 
 // entry is one name in the tree. The whole tree is built once, at mount,
@@ -68,7 +68,7 @@ type tree struct {
 	report     *spec.Report
 	companions *views.Companions
 	viewCache  viewCache
-	dirs       []*tensorDir        // every tensor's, in the model's order
+	dirs       []*tensorDir // every tensor's, in the model's order
 	pictures   *render.Cache
 
 	siteOnce sync.Once
@@ -84,8 +84,8 @@ type tree struct {
 	opens          atomic.Int64 // OPENs answered: one (ENOSYS) in no-open mode
 	wholeReads     atomic.Int64 // READs of files/ served here: none with passthrough
 
-	lazy       sync.Map   // *entry → *lazyDir: directories made when first used
-	lazyMu     sync.Mutex // held while one is made (it takes inode numbers)
+	lazy   sync.Map   // *entry → *lazyDir: directories made when first used
+	lazyMu sync.Mutex // held while one is made (it takes inode numbers)
 
 	dyn        []*dynText // verdict and report
 	hasChanged atomic.Bool
@@ -432,7 +432,7 @@ type shapeContent []uint64
 func (s shapeContent) size() int64 { return int64(len(tensor.FormatShape(s))) + 1 }
 
 func (s shapeContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	return bytesContent(tensor.FormatShape(s) + "\n").read(t, dest, off)
+	return bytesContent(tensor.FormatShape(s)+"\n").read(t, dest, off)
 }
 
 // appendShapeLine appends "<name>\t[d0, d1]\n", a line of the shapes

@@ -87,7 +87,6 @@ func (s *Site) oldRootPage(rows []tensorStats) []byte {
 	return b.Bytes()
 }
 
-
 func (s *Site) oldRoot() []byte {
 	rows := make([]tensorStats, len(s.pages))
 	for i, p := range s.pages {
