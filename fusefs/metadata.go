@@ -54,12 +54,14 @@ func (t *tree) metadata(m *model.Model, mtime *time.Time, p *perm) {
 	if len(m.Files) > 0 {
 		file = m.Files[0]
 	}
-	for _, kv := range m.Metadata {
-		c := viewContent{metaView{kv.Value}, file}
-		comps := escapePart(kv.Key)
+	md := m.Metadata
+	for i := range md.Len() {
+		key := md.Key(i)
+		c := viewContent{metaView{md.Value(i)}, file}
+		comps := escapePart(key)
 		dir := t.mkdirs(meta, comps[:len(comps)-1], mtime)
 		t.file(dir, comps[len(comps)-1], c, mtime, p)
-		if short, ok := strings.CutPrefix(kv.Key, tokenizerPrefix); ok && short != "" {
+		if short, ok := strings.CutPrefix(key, tokenizerPrefix); ok && short != "" {
 			if tok == nil {
 				tok = t.mkdirs(t.root, []string{nameTokenizr}, mtime)
 			}

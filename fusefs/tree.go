@@ -318,7 +318,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 		t.file(dir, comps[len(comps)-1], wholeFile(f), &mt, t.perms.of(f))
 	}
 
-	if len(m.Metadata) > 0 {
+	if m.Metadata != nil && m.Metadata.Len() > 0 {
 		t.metadata(m, top, all)
 	}
 	if cmp != nil {

@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -45,7 +46,7 @@ type File struct {
 	version uint32
 
 	kvs   []KV
-	keys  map[string]int
+	keys  []uint32 // indexes of kvs, sorted by key: 4 bytes a key
 	align uint64
 
 	dataOffset int64
@@ -106,7 +107,7 @@ func (f *File) Close() error {
 func NewFile(src source.File) (*File, error) {
 	p := &parser{
 		r: newReader(src, src.Name(), src.Size()),
-		f: &File{src: src, keys: map[string]int{}, align: DefaultAlignment},
+		f: &File{src: src, align: DefaultAlignment},
 	}
 	if err := p.parse(); err != nil {
 		return nil, err
@@ -126,11 +127,11 @@ func (f *File) Metadata() []KV { return f.kvs }
 
 // Lookup returns the value of a metadata key.
 func (f *File) Lookup(key string) (Value, bool) {
-	i, ok := f.keys[key]
+	i, ok := slices.BinarySearchFunc(f.keys, key, func(k uint32, key string) int { return strings.Compare(f.kvs[k].Key, key) })
 	if !ok {
 		return Value{}, false
 	}
-	return f.kvs[i].Value, true
+	return f.kvs[f.keys[i]].Value, true
 }
 
 // Alignment returns the data alignment: general.alignment, or 32.
@@ -191,8 +192,9 @@ func (f *File) warnOnce(kind, format string, args ...any) {
 }
 
 type parser struct {
-	r *reader
-	f *File
+	r   *reader
+	f   *File
+	ats []int64 // where each key starts, for the duplicate's error
 }
 
 func (p *parser) err(code Code, key, format string, args ...any) *FormatError {
@@ -240,7 +242,7 @@ func (p *parser) parse() error {
 		return err
 	}
 	left := uint64(r.remaining())
-	if nKV > left/minKVBytes {
+	if nKV > left/minKVBytes || nKV > math.MaxUint32 {
 		return p.err(CodeBadCount, "", "%d metadata entries cannot fit in the %d bytes left", nKV, left)
 	}
 	if nTensors > (left-nKV*minKVBytes)/minTensorBytes {
@@ -252,6 +254,9 @@ func (p *parser) parse() error {
 		if err := p.kv(); err != nil {
 			return err
 		}
+	}
+	if err := p.index(); err != nil {
+		return err
 	}
 	if err := p.alignment(); err != nil {
 		return err
@@ -276,9 +281,6 @@ func (p *parser) kv() error {
 	if key == "" {
 		return p.err(CodeBadKey, "", "empty key at byte %#x", at)
 	}
-	if _, dup := p.f.keys[key]; dup {
-		return p.err(CodeDuplicateKey, key, "second entry at byte %#x", at)
-	}
 	if len(key) > maxKeyLen {
 		p.f.warn("metadata key at byte %#x is %d bytes long, more than the %d the GGUF spec allows", at, len(key), maxKeyLen)
 	} else if !validKey(key) {
@@ -292,8 +294,36 @@ func (p *parser) kv() error {
 	if err != nil {
 		return err
 	}
-	p.f.keys[key] = len(p.f.kvs)
 	p.f.kvs = append(p.f.kvs, KV{Key: key, Value: val})
+	p.ats = append(p.ats, at)
+	return nil
+}
+
+// index sorts the keys for Lookup, refusing a key that appears twice
+// (naming the first second entry in file order). A sorted index costs 4
+// bytes a key where a map cost ten times that: a million keys are legal.
+func (p *parser) index() error {
+	f := p.f
+	keys := make([]uint32, len(f.kvs))
+	for i := range keys {
+		keys[i] = uint32(i)
+	}
+	slices.SortFunc(keys, func(a, b uint32) int {
+		if c := strings.Compare(f.kvs[a].Key, f.kvs[b].Key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	dup := -1
+	for k := 1; k < len(keys); k++ {
+		if f.kvs[keys[k]].Key == f.kvs[keys[k-1]].Key && (dup < 0 || int(keys[k]) < dup) {
+			dup = int(keys[k])
+		}
+	}
+	if dup >= 0 {
+		return p.err(CodeDuplicateKey, f.kvs[dup].Key, "second entry at byte %#x", p.ats[dup])
+	}
+	f.keys, p.ats = keys, nil
 	return nil
 }
 

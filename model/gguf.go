@@ -12,11 +12,20 @@ import (
 	"github.com/fsmount/fsmount/tensor"
 )
 
-// MetaKV is one key/value of a GGUF file's metadata.
-type MetaKV struct {
-	Key   string
-	Value MetaValue
+// Metadata is a GGUF file's key/values, in file order. It is the
+// format's own table, not a copy: a million keys cost what the format
+// keeps of them.
+type Metadata interface {
+	Len() int
+	Key(i int) string
+	Value(i int) MetaValue
 }
+
+type ggufMetadata []gguf.KV
+
+func (g ggufMetadata) Len() int              { return len(g) }
+func (g ggufMetadata) Key(i int) string      { return g[i].Key }
+func (g ggufMetadata) Value(i int) MetaValue { return g[i].Value }
 
 // MetaValue is a metadata value, as the text of its metadata/<key> file:
 // a scalar on one line, an array one element per line. Its size is known
@@ -96,9 +105,7 @@ func (m *Model) openGGUF(name string) error {
 	for _, t := range m.tensors {
 		m.byName[t.Name] = t
 	}
-	for _, kv := range gm.Metadata() {
-		m.Metadata = append(m.Metadata, MetaKV{Key: kv.Key, Value: kv.Value})
-	}
+	m.Metadata = ggufMetadata(gm.Metadata())
 	arch := gm.Architecture()
 	m.Names = ggufNames(arch)
 	cfg, why := configFromGGUF(gm, arch)

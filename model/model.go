@@ -50,7 +50,7 @@ type Model struct {
 	Format string
 	// Metadata are a GGUF file's key/values in file order; nil for
 	// safetensors.
-	Metadata []MetaKV
+	Metadata Metadata
 	// Names maps the files' tensor names to Hugging Face names, for a
 	// format that has its own (GGUF); nil when they are the same.
 	Names Names
