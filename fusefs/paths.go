@@ -81,9 +81,8 @@ func escapeInto(dst []string, p string, reserve bool) []string {
 	return append(out, guard(s))
 }
 
-// guard escapes the components that would otherwise mean something else.
-func guard(s string) string { return guardName(s, true) }
-
+// guardName escapes the components that would otherwise mean something
+// else: "", "." and "..", and with reserve the tree's own names.
 func guardName(s string, reserve bool) string {
 	switch {
 	case s == "":
