@@ -100,7 +100,9 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if d, ok := c.content.(*dynText); ok {
 		d.ino.Store(ino)
 	}
-	if ino.Operations() == child && c.content != nil {
+	if ino.Operations() == child {
+		// Directories too: a find over 500,000 tensors looks up as many
+		// directories, each an inode go-fuse keeps while the kernel does.
 		n.t.live.add(child)
 	}
 	return ino, fs.OK
