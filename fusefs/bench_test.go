@@ -2,11 +2,13 @@ package fusefs
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 
+	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
@@ -75,3 +77,36 @@ func BenchmarkOpenManyTensors(b *testing.B) {
 }
 
 var keptRoot *node
+
+// BenchmarkFindMoE mounts a 12,039-tensor MoE (testmodel.WriteMoE) and
+// walks every entry as find does: the daemon's cost per entry of a full
+// find, which #25 measured at 288 s for 500,000 tensors.
+func BenchmarkFindMoE(b *testing.B) {
+	fusetest.RequireFUSE(b)
+	dir := b.TempDir()
+	if _, err := testmodel.WriteMoE(dir, 4, 1000); err != nil {
+		b.Fatal(err)
+	}
+	m, err := model.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	r, err := spec.Check(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		mnt := b.TempDir()
+		server, _, err := mount(mnt, r, &Options{DirectMount: os.Geteuid() == 0})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out, err := exec.Command("find", mnt).Output(); err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+		server.Unmount()
+		server.Wait()
+	}
+}
