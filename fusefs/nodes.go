@@ -50,7 +50,9 @@ func (n *node) OnForget() { n.t.live.remove(n) }
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	out.Bsize, out.Frsize, out.NameLen = statfsBlock, statfsBlock, maxComponent
 	out.Blocks = (n.t.bytes + statfsBlock - 1) / statfsBlock
+	n.t.lazyMu.Lock() // a lazy directory being made takes inode numbers
 	out.Files = n.t.nextIno
+	n.t.lazyMu.Unlock()
 	return fs.OK
 }
 
