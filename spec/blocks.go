@@ -22,7 +22,7 @@ func dims(vocab, hidden, layers, heads, inter string) []Def {
 		{Sym: "V", Field: vocab, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
 		{Sym: "H", Field: hidden, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
 		{Sym: "L", Field: layers, Legend: "L", Desc: "transformer blocks", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "heads", Field: heads, Desc: "query heads → q width = {heads}·{d} = {heads*d}", Show: true, Pos: true},
+		{Sym: "heads", Field: heads, Desc: "attention heads", Show: true, Pos: true},
 		{Sym: "I", Field: inter, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
 	}
 }
@@ -33,6 +33,7 @@ func dims(vocab, hidden, layers, heads, inter string) []Def {
 // kv and kvNull likewise for num_key_value_heads.
 func llamaDims(hd, hdNull, kv, kvNull string) []Def {
 	d := dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+	d[3].Desc = qWidth
 	return []Def{d[0], d[1], d[2],
 		{Sym: "d", Field: "head_dim", Default: hd, Null: hdNull, Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
 		d[3],
@@ -44,8 +45,11 @@ func llamaDims(hd, hdNull, kv, kvNull string) []Def {
 // llamaDimsNoHD are llamaDims for a class without head_dim: d is H/heads.
 func llamaDimsNoHD(kv, kvNull string) []Def {
 	d := dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+	d[3].Desc = qWidth
 	return []Def{d[0], d[1], d[2], derived("d", "H/heads"), d[3], kvDef("num_key_value_heads", kv, kvNull), d[4]}
 }
+
+const qWidth = "query heads → q width = {heads}·{d} = {heads*d}"
 
 // kvDef is the number of key/value heads: it divides the query heads.
 func kvDef(field, def, null string) Def {
