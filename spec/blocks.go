@@ -97,6 +97,21 @@ func experts(field, def, imField, imDef, topkField, topkDef string) []Def {
 	}
 }
 
+// expertsI is experts whose width is intermediate_size (Mixtral, OLMoE).
+func expertsI(field, def, topkField, topkDef string) []Def {
+	return []Def{
+		{Sym: "E", Field: field, Default: def, Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+		derived("Im", "I"),
+		{Sym: "topk", Field: topkField, Default: topkDef, Desc: "experts active per token"},
+	}
+}
+
+// stackedExperts are experts stored as one tensor each of [E, out, in]:
+// a fused gate-up of 2·Im and a down projection.
+func stackedExperts(gateUp, down string) []T {
+	return []T{{Name: gateUp, Shape: []string{"E", "2*Im", "H"}, Role: RoleLinear}, {Name: down, Shape: []string{"E", "H", "Im"}, Role: RoleLinear}}
+}
+
 // ── tensors ─────────────────────────────────────────────────────────────
 
 // embed is the token embedding [V, H] under name.

@@ -72,3 +72,30 @@ var _ = register(
 			gatedMLP("mlp.shared_expert.", "Is", ""), []T{{Name: "mlp.shared_expert_gate.weight", Shape: []string{"1", "H"}, Role: RoleRouter}}),
 			when("dense", gatedMLP("mlp.", "I", "")))),
 )
+
+var _ = register(
+	std("OLMoE", "Olmoe", []string{"olmoe"},
+		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_experts", "64", "num_experts_per_tok", "8"), []Def{tie("false"), attnBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
+		router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
+	std("FlexOlmo", "FlexOlmo", []string{"flex_olmo"},
+		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_experts", "7", "num_experts_per_tok", "5"), []Def{tie("false"), attnBiasFlag}), nil,
+		attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
+		router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), norm("post_feedforward_layernorm", "H", "")),
+	std("PhiMoE", "PhiMoE", []string{"phimoe"},
+		cat(llamaDimsNoHD("8", "heads"), expertsI("num_local_experts", "16", "num_experts_per_tok", "2"),
+			[]Def{tie("false"), attnBiasFlag, flag("lm_head_bias", "lm_head_bias", "false", "lm_head has a bias")}), nil,
+		norm("input_layernorm", "H", "true"), attn("self_attn.", "attention_bias", "attention_bias"), norm("post_attention_layernorm", "H", "true"),
+		router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2")).
+		withFinal(norm("model.norm", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
+	std("GraniteMoE", "GraniteMoe", []string{"granitemoe"},
+		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{tie("true"), attnBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), postNorm,
+		router("block_sparse_moe.router.layer.weight"), stackedExperts("block_sparse_moe.input_linear.weight", "block_sparse_moe.output_linear.weight")),
+	std("GraniteMoE-Shared", "GraniteMoeShared", []string{"granitemoeshared"},
+		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_local_experts", "8", "num_experts_per_tok", "2"),
+			[]Def{field("Is", "shared_intermediate_size", "0", "shared expert inner width (0: none)"), tie("true"), attnBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), postNorm,
+		router("block_sparse_moe.router.layer.weight"), stackedExperts("block_sparse_moe.input_linear.weight", "block_sparse_moe.output_linear.weight"),
+		when("Is > 0", linear("shared_mlp.input_linear", "2*Is", "H", ""), linear("shared_mlp.output_linear", "H", "Is", ""))),
+)
