@@ -42,6 +42,18 @@ func llamaDims(hd, hdNull, kv, kvNull string) []Def {
 	}
 }
 
+// withDefault gives the definition sym a default (and the same meaning
+// for null).
+func withDefault(defs []Def, sym, def string) []Def {
+	out := append([]Def(nil), defs...)
+	for i := range out {
+		if out[i].Sym == sym {
+			out[i].Default, out[i].Null = def, def
+		}
+	}
+	return out
+}
+
 // llamaDimsNoHD are llamaDims for a class without head_dim: d is H/heads.
 func llamaDimsNoHD(kv, kvNull string) []Def {
 	d := dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
