@@ -98,7 +98,7 @@ type Plan struct {
 	// BasePrefix is the base model's prefix, which a checkpoint of the
 	// base model alone omits ("transformer.").
 	BasePrefix string
-	ignore              []*regexp.Regexp // names transformers ignores on load
+	ignore     []*regexp.Regexp // names transformers ignores on load
 }
 
 // Heads: the task classes a spec covers, by the suffix of their name.

@@ -109,7 +109,9 @@ func BenchmarkCheckPerTensor(b *testing.B) {
 			m.Close()
 		}
 	}
-	per := func(d [2]time.Duration, i int) float64 { return float64(d[i].Nanoseconds()) / float64(b.N) / float64(tensors[i]) }
+	per := func(d [2]time.Duration, i int) float64 {
+		return float64(d[i].Nanoseconds()) / float64(b.N) / float64(tensors[i])
+	}
 	b.ReportMetric(per(spent, 0), "ns/tensor-deepseek")
 	b.ReportMetric(per(spent, 1), "ns/tensor-qwen3moe")
 	b.ReportMetric(per(spent, 0)/per(spent, 1), "ratio")
