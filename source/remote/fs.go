@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"fmt"
 	"io/fs"
 	"net/url"
 	"strings"
@@ -54,6 +55,7 @@ func New(baseURL string, opts Options) (*FS, error) {
 			u.RawPath += "/"
 		}
 	}
+	named := opts.CacheDir != ""
 	opts = opts.withDefaults()
 	f := &FS{
 		base:       u,
@@ -69,7 +71,12 @@ func New(baseURL string, opts Options) (*FS, error) {
 		f.warnings = append(f.warnings, "no disk cache: none of XDG_CACHE_HOME, HOME and XDG_RUNTIME_DIR is set, so chunks are kept in memory only (--cache-dir DIR names one)")
 	} else if opts.CacheSize > 0 {
 		f.disk, err = openDiskCache(opts.CacheDir, opts.CacheSize)
-		if err != nil {
+		if err != nil && !named {
+			// The default, which the user did not choose (a system user's
+			// HOME such as /nonexistent, a directory another user took
+			// first): no disk cache, and the report says why.
+			f.warnings = append(f.warnings, fmt.Sprintf("no disk cache: the default directory %s cannot be used (%v), so chunks are kept in memory only (--cache-dir DIR names one)", opts.CacheDir, err))
+		} else if err != nil {
 			return nil, &Error{Code: CodeBadLocation, URL: f.display, Detail: err.Error() + " (--cache-dir names another, --cache-size 0 turns it off)"}
 		}
 	}

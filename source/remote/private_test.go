@@ -227,3 +227,22 @@ func TestPlantedForeignChunk(t *testing.T) {
 	readAt(t, g, data, chunk, chunk)
 	readAt(t, g, data, 0, chunk)
 }
+
+// TestDefaultCacheDirUnusable: a default cache directory that cannot be
+// made or is refused (a system user's HOME such as /nonexistent, a path
+// through a file) costs the disk cache, with a warning naming it, not the
+// mount; a --cache-dir the user named still fails.
+func TestDefaultCacheDirUnusable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	t.Setenv("XDG_CACHE_HOME", file)
+	fsys, err := New("http://127.0.0.1:1/", Options{})
+	require.NoError(t, err)
+	defer fsys.Close()
+	assert.Nil(t, fsys.disk)
+	require.Len(t, fsys.Warnings(), 1)
+	assert.Contains(t, fsys.Warnings()[0], "no disk cache: the default directory "+filepath.Join(file, "fsmount")+" cannot be used (")
+
+	_, err = New("http://127.0.0.1:1/", Options{CacheDir: filepath.Join(file, "fsmount")})
+	wantCode(t, err, CodeBadLocation)
+}
