@@ -67,6 +67,11 @@ func unmount(mnt string, stderr io.Writer) error {
 		err, detached = nil, true
 	}
 	if err != nil {
+		if gone, _ := mountGone(e.id); gone {
+			// Another fsmount -u (or umount) got there first: what the
+			// kernel says to the second (EINVAL) tells nothing.
+			return fmt.Errorf("%s is not a mount point (it was unmounted meanwhile)", mnt)
+		}
 		return err
 	}
 	if gone, _ := mountGone(e.id); !gone {
