@@ -159,9 +159,11 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	cs := f.opts.ChunkSize
 	file.chunks = (file.ver.size + cs - 1) / cs
 	file.key = versionOf(file.url, file.ver.etag, file.ver.size, cs)
-	// Without an ETag nothing tells a later process that the file on the
-	// server is still this one: keep such files out of the disk cache.
-	file.disk = f.disk != nil && file.ver.etag != ""
+	// Without a strong ETag nothing tells a later process that the file
+	// on the server still has these bytes (a weak one promises only an
+	// equivalent file; RFC 9111 3.4 combines parts of a file only under a
+	// strong validator): keep such files out of the disk cache.
+	file.disk = f.disk != nil && file.ver.strongETag() != ""
 	if file.ver.size > 0 {
 		data := buf[:res.n:res.n]
 		if res.n < len(buf)/2 {

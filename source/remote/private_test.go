@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -245,4 +246,40 @@ func TestDefaultCacheDirUnusable(t *testing.T) {
 
 	_, err = New("http://127.0.0.1:1/", Options{CacheDir: filepath.Join(file, "fsmount")})
 	wantCode(t, err, CodeBadLocation)
+}
+
+// TestWeakETagNotOnDisk: a weak ETag promises an equivalent file, not the
+// same bytes (RFC 9111 3.4: parts of a file are combined only under a
+// strong validator), so a file that has only one is kept out of the disk
+// cache: a later process reading the file replaced under the same weak
+// ETag gets the new bytes, not the old chunks.
+func TestWeakETagNotOnDisk(t *testing.T) {
+	const chunk = 64 << 10
+	var mu sync.Mutex
+	data := pattern(2*chunk, 1)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		b := data
+		mu.Unlock()
+		w.Header().Set("ETag", `W/"same"`)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+	}))
+	t.Cleanup(hs.Close)
+	opts := testOptions()
+	opts.ChunkSize = chunk
+	opts.MaxReadahead = -1
+	opts.CacheSize = 1 << 30
+	opts.CacheDir = t.TempDir()
+	t.Cleanup(func() { forgetDiskCache(t, opts.CacheDir) })
+
+	fsys := newFS(t, hs.URL, opts)
+	readAt(t, openFile(t, fsys, "blob.bin"), data, 0, 2*chunk)
+	fsys.disk.flush()
+
+	mu.Lock()
+	data = pattern(2*chunk, 2)
+	mu.Unlock()
+	forgetDiskCache(t, opts.CacheDir) // a later process
+	fsys = newFS(t, hs.URL, opts)
+	readAt(t, openFile(t, fsys, "blob.bin"), data, 0, 2*chunk)
 }
