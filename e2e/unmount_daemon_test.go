@@ -132,3 +132,16 @@ func TestUnmountRace(t *testing.T) {
 		require.False(t, mounted(t, mnt))
 	}
 }
+
+// TestUnmountOthersMount: fsmount -u of a mount another user made says
+// whose it is and leaves it, rather than fusermount3's "not found in
+// /etc/mtab" about a mount that is there.
+func TestUnmountOthersMount(t *testing.T) {
+	requireRootForOtherUser(t)
+	mnt, _ := mountModel(t, testmodel.TinyDir(t, nil))
+	require.NoError(t, os.Chmod(filepath.Dir(mnt), 0o755)) // the test's own directory, for nobody to reach
+	out, code := asNobody(t, filepath.Join(publicBin(t), "fsmount")+" -u "+mnt)
+	assert.NotEqual(t, 0, code, out)
+	assert.Equal(t, "fsmount: "+mnt+" was mounted by uid 0, not by you (uid 65534): only they or root can unmount it\n", out)
+	assert.True(t, mounted(t, mnt), "another user's fsmount -u unmounted it")
+}

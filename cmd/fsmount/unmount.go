@@ -42,6 +42,10 @@ func unmount(mnt string, stderr io.Writer) error {
 	if e.fstype != fsType {
 		return fmt.Errorf("%s is not an fsmount mount (it is %s from %s): left alone", mnt, e.fstype, e.source)
 	}
+	if uid := os.Geteuid(); uid != 0 && e.userID >= 0 && e.userID != uid {
+		// fusermount3 would say the mount is not in /etc/mtab.
+		return fmt.Errorf("%s was mounted by uid %d, not by you (uid %d): only they or root can unmount it", mnt, e.userID, uid)
+	}
 	// The daemon, found before its connection goes: with it its number.
 	daemon := daemonPid(e.minor)
 	daemonStart, _ := procStart(daemon)
