@@ -63,17 +63,21 @@ func unmount(mnt string, stderr io.Writer) error {
 		time.Sleep(50 * time.Millisecond)
 		err = unmountOnce(mnt)
 	}
+	// Another fsmount -u (or umount) may get there first: what the kernel
+	// then says to this one (EINVAL) tells nothing.
+	meanwhile := func() bool { gone, _ := mountGone(e.id); return gone }
 	if errors.Is(err, syscall.EBUSY) {
 		if err := lazyUnmount(mnt); err != nil {
+			if meanwhile() {
+				return fmt.Errorf("%s is not a mount point (it was unmounted meanwhile)", mnt)
+			}
 			return fmt.Errorf("%s is busy and could not be detached: %v", mnt, err)
 		}
 		fmt.Fprintf(stderr, "fsmount: %s is busy: detached; it goes away when the last open file is closed\n", mnt)
 		err, detached = nil, true
 	}
 	if err != nil {
-		if gone, _ := mountGone(e.id); gone {
-			// Another fsmount -u (or umount) got there first: what the
-			// kernel says to the second (EINVAL) tells nothing.
+		if meanwhile() {
 			return fmt.Errorf("%s is not a mount point (it was unmounted meanwhile)", mnt)
 		}
 		return err
