@@ -294,7 +294,15 @@ func quoteAll(s []string) []string {
 func dims(kv ...any) []spec.Dim {
 	out := make([]spec.Dim, 0, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
-		out = append(out, spec.Dim{Sym: kv[i].(string), Val: kv[i+1].(uint64)})
+		sym, _ := kv[i].(string)
+		var v uint64
+		switch x := kv[i+1].(type) {
+		case uint64:
+			v = x
+		case int:
+			v = uint64(max(x, 0))
+		}
+		out = append(out, spec.Dim{Sym: sym, Val: v})
 	}
 	return out
 }
