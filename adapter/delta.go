@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -210,4 +211,48 @@ func abs32(x float32) float32 {
 		return -x
 	}
 	return x
+}
+
+// DeltaNorm returns the Frobenius norm of the module's delta, from its
+// factors alone: ‖s·B·A‖² = s²·trace((BᵀB)(AAᵀ)), in float64, with r×r
+// work per row and column rather than a pass over the product.
+func (m *Module) DeltaNorm() (float64, error) {
+	if m.A == nil || m.B == nil || len(m.A.Shape) < 2 || len(m.B.Shape) < 2 {
+		return 0, fmt.Errorf("%s: no factors", m.Key)
+	}
+	a, err := load(m.A)
+	if err != nil {
+		return 0, err
+	}
+	b, err := load(m.B)
+	if err != nil {
+		return 0, err
+	}
+	r := m.A.Shape[0]
+	if m.B.Shape[1] != r {
+		return 0, fmt.Errorf("%s: lora_A has rank %d, lora_B %d", m.Key, r, m.B.Shape[1])
+	}
+	in := uint64(len(a)) / max(r, 1)
+	out := m.B.Shape[0]
+	bb := make([]float64, r*r) // BᵀB
+	for i := range out {
+		row := b[i*r : (i+1)*r]
+		for p := range r {
+			for q := range r {
+				bb[p*r+q] += float64(row[p]) * float64(row[q])
+			}
+		}
+	}
+	var sum float64
+	for p := range r {
+		for q := range r {
+			var aa float64 // (AAᵀ)[q][p]
+			ap, aq := a[p*in:(p+1)*in], a[q*in:(q+1)*in]
+			for j := range ap {
+				aa += float64(ap[j]) * float64(aq[j])
+			}
+			sum += bb[p*r+q] * aa
+		}
+	}
+	return math.Abs(m.Scale) * math.Sqrt(max(sum, 0)), nil
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/internal/render"
@@ -180,7 +181,7 @@ const (
 // treeNames is every reserved name: the root's and a tensor directory's
 // (tensorFiles). buildTree uses no other literal.
 var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
+	names := []string{nameVerdict, nameReport, nameConfig, nameAdapterConfig, nameLoRA, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
 		compare.NameSummary, compare.NameOnlyInModel, compare.NameOnlyInOther, compare.NameDeltaF32, compare.NameDeltaNPY}
 	for _, f := range tensorFiles {
 		names = append(names, f.name)
@@ -227,7 +228,10 @@ func Paths(r *spec.Report) func(name string) string {
 }
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
-func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree, error) {
+// With ar set, it lays out an adapter (adapter.go): r is then its base's
+// report, or, without a base, that of the adapter's weights file, whose
+// tensors appear only under the modules they adapt.
+func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *adapter.Report) (*tree, error) {
 	m := r.Model
 	t := &tree{perms: newPerms(uid, gid), model: m, report: r, companions: views.NewCompanions(m.Tensor, m.Config),
 		pictures: render.NewCache(pictureCache)}
@@ -256,12 +260,18 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	tensors := m.Tensors()
 	expected := r.ExpectedSet()
 	paths := pathsOf(r)
+	if ar != nil && ar.Base == nil {
+		tensors, expected = nil, nil
+	}
 
 	var shapes strings.Builder
 	for _, tt := range tensors {
 		shapeLine(&shapes, tt.Name, tt.Shape)
 	}
 	verdict, report := newDynText(r.Verdict()), newDynText(r.Text())
+	if ar != nil {
+		verdict, report = newDynText(ar.Verdict()), newDynText(ar.Text())
+	}
 	t.dyn = []*dynText{verdict, report}
 	t.file(t.root, nameVerdict, verdict, top, all)
 	t.file(t.root, nameReport, report, top, all)
@@ -294,13 +304,23 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 		t.dirs[i] = dirOf[tt]
 	}
 	t.paths = paths
-	t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
+	if ar != nil {
+		t.adapterLayer(ar, top, all)
+	} else {
+		t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
+	}
 	t.file(t.root, nameIndex, &sitePage{t: t}, top, all)
 	t.file(t.root, nameOverview, &sitePage{t: t, overview: true}, top, all)
 
 	// files/: the model's own files, byte for byte.
 	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)
-	for _, f := range m.AllFiles() {
+	files := m.AllFiles()
+	if ar != nil && ar.Base != nil {
+		files = append(files, ar.Adapter.ConfigFile, ar.Adapter.File)
+	} else if ar != nil {
+		files = append(files, ar.Adapter.ConfigFile)
+	}
+	for _, f := range files {
 		mt := f.ModTime()
 		t.file(filesDir, path.Base(filepath.ToSlash(f.Name())), wholeFile(f), &mt, t.perms.of(f))
 	}

@@ -22,7 +22,7 @@ func TestTreeNamesReserved(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	r, err := spec.Check(m)
 	require.NoError(t, err)
-	tr, err := buildTree(r, 0, 0, nil)
+	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	for _, c := range tr.root.children {
 		if c.name != "layers" && c.name != "embed_tokens" && c.name != "norm" && c.name != "lm_head" {
@@ -67,7 +67,7 @@ func TestViewCacheBounded(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	r, err := spec.Check(m)
 	require.NoError(t, err)
-	tr, err := buildTree(r, 0, 0, nil)
+	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	tr.viewCache.max = 2
 	var dirs []*tensorDir

@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/merge"
@@ -13,35 +10,6 @@ import (
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
 )
-
-// openBase opens the base an adapter is checked against: --base, else
-// the adapter's base_model_name_or_path when it is a local directory. It
-// returns nil and the reason when there is none; no network access is
-// made that the user did not ask for.
-func openBase(a *adapter.Adapter, base string, ro *remote.Options) (*model.Model, string, error) {
-	if base != "" {
-		m, err := model.OpenWith(base, ro)
-		if err != nil {
-			return nil, "", fmt.Errorf("--base %s: %w", base, err)
-		}
-		return m, "", nil
-	}
-	named := a.Config.Base
-	if named == "" {
-		return nil, "the adapter names no base (base_model_name_or_path); give one with --base LOCATION", nil
-	}
-	if st, err := os.Stat(named); err == nil && st.IsDir() && !strings.Contains(named, "://") {
-		m, err := model.OpenWith(named, ro)
-		if err != nil {
-			return nil, "", fmt.Errorf("base_model_name_or_path %s: %w", named, err)
-		}
-		return m, "", nil
-	}
-	if filepath.IsAbs(named) {
-		return nil, fmt.Sprintf("the base it names, %s, is not a directory here; give one with --base LOCATION", named), nil
-	}
-	return nil, fmt.Sprintf("the base it names is %s, not a local directory; check against it with --base hf://%s (or a local copy)", named, named), nil
-}
 
 // runAdapter checks the adapter at loc and prints its report.
 func runAdapter(loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
@@ -51,7 +19,7 @@ func runAdapter(loc, base string, asJSON bool, ro *remote.Options, stdout, stder
 		return exitInvalid
 	}
 	defer a.Close()
-	b, why, err := openBase(a, base, ro)
+	b, why, err := adapter.OpenBase(a, base, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid
@@ -82,7 +50,7 @@ func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout,
 		return exitInvalid
 	}
 	defer a.Close()
-	b, why, err := openBase(a, base, ro)
+	b, why, err := adapter.OpenBase(a, base, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid

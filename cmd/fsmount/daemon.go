@@ -19,6 +19,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/model"
@@ -140,8 +141,18 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitInvalid
 	}
-	m, err := model.OpenWith(loc, ro)
-	if err != nil {
+	var ar *adapter.Report
+	var m *model.Model
+	if adapter.IsAdapter(loc) {
+		if ar, m, err = openAdapter(c, loc, ro); err != nil {
+			fmt.Fprintf(stderr, "fsmount: %v\n", err)
+			return exitInvalid
+		}
+		defer ar.Adapter.Close()
+	} else if c.base != "" {
+		fmt.Fprintf(stderr, "fsmount: --base is for an adapter (a directory holding adapter_config.json); %s is not one\n", loc)
+		return exitUsage
+	} else if m, err = model.OpenWith(loc, ro); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitInvalid
 	}
@@ -180,7 +191,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 			return exitInvalid
 		}
 	}
-	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp)
+	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp, ar)
 	if server == nil {
 		return code
 	}
@@ -201,9 +212,12 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	line := summary(mnt, r)
+	line, vcode := summary(mnt, r), verdictCode(r)
+	if ar != nil {
+		line, vcode = adapterSummary(mnt, ar), adapterCode(ar)
+	}
 	if fd := os.Getenv(notifyEnv); fd != "" {
-		if err := notifyReady(fd, verdictCode(r), line); err != nil {
+		if err := notifyReady(fd, vcode, line); err != nil {
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
 			server.Unmount()
 			return exitFailed
@@ -223,7 +237,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		server.Wait()
 		return exitOK
 	}
-	code = mounted(c, line, verdictCode(r), stdout, stderr)
+	code = mounted(c, line, vcode, stdout, stderr)
 	server.Wait()
 	return code
 }
@@ -232,7 +246,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 // the same time or already has: of racing calls exactly one wins, the
 // others get exit status 10. It returns the server, or nil and the exit
 // status after printing why.
-func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison) (*fuse.Server, int) {
+func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report) (*fuse.Server, int) {
 	release, err := lockMountpoint(mnt)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
@@ -245,7 +259,7 @@ func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, s
 		return nil, exitMountPoint
 	}
 	// As root, mount(2) directly rather than through fusermount3.
-	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Passthrough: c.passthrough, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp})
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Passthrough: c.passthrough, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp, Adapter: ar})
 	if err != nil {
 		if strings.Contains(err.Error(), "fusermount exited") {
 			// fusermount3 has printed its reason on stderr already.
