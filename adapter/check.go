@@ -138,6 +138,10 @@ type want struct {
 // Conv1D (weight [in, out]); PEFT sets fan_in_fan_out for them itself.
 var conv1DTypes = map[string]bool{"gpt2": true, "openai-gpt": true, "imagegpt": true, "decision_transformer": true}
 
+// conv1DNames are the module names of GPT-2's Conv1D layers (under
+// transformer.h.N): without a base, they tell a Conv1D from a Linear.
+var conv1DNames = []string{"c_attn", "c_proj", "c_fc"}
+
 // embeddingNames are the last name components of embedding modules.
 var embeddingNames = []string{"embed_tokens", "wte", "wpe", "word_embeddings", "position_embeddings", "token_type_embeddings",
 	"embed_positions", "shared", "embed_in", "tok_embeddings", "embeddings", "embedding"}
@@ -206,6 +210,7 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 			mod.Magnitude = t
 		}
 	}
+	guessed := false
 	for _, m := range mods {
 		m.Rank, m.Alpha, m.Scale = c.Rank(m.Key), c.AlphaOf(m.Key), c.Scale(m.Key)
 		if i, ok := c.layerIndex(m.Key); ok {
@@ -214,9 +219,16 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 		if m.Kind == KindLinear && c.FanInFanOut {
 			m.Kind = KindConv1D
 		}
+		if m.Kind == KindLinear && base == nil && slices.Contains(conv1DNames, lastPart(m.Key)) && strings.Contains(m.Key, ".h.") {
+			m.Kind = KindConv1D
+			guessed = true
+		}
 		if m.A != nil && len(m.A.Shape) > 2 {
 			m.Kind = KindConv
 		}
+	}
+	if guessed {
+		r.Notes = append(r.Notes, "c_attn, c_proj and c_fc taken as GPT-2's Conv1D (weight stored [in, out]) by their names; a base would say")
 	}
 	var wants []want
 	if base != nil {
