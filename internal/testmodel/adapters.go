@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 )
 
 // Bases of the real adapters in testdata/adapters, as header-only
@@ -176,4 +177,37 @@ func WriteAdapter(dir, config string, tensors []Tensor) error {
 		}
 	}
 	return WriteFile(filepath.Join(dir, "adapter_model.safetensors"), tensors, map[string]string{"format": "pt"}, 0)
+}
+
+// TinyAdapterConfig is a LoRA adapter's config for the tiny model.
+const TinyAdapterConfig = `{"peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": "testdata/tiny-qwen3", "r": 4, "lora_alpha": 8, "lora_dropout": 0.05, "bias": "none", "target_modules": ["q_proj", "v_proj"]}`
+
+// TinyAdapterTensors are TinyAdapterConfig's tensors.
+func TinyAdapterTensors() []Tensor {
+	return loraPairs(2, 4, map[string][2]uint64{"self_attn.q_proj": {64, 32}, "self_attn.v_proj": {32, 32}})
+}
+
+// Qwen06BAdapterConfig is a LoRA adapter's config for Qwen3-0.6B, on
+// every linear layer.
+const Qwen06BAdapterConfig = `{"peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": "Qwen/Qwen3-0.6B", "r": 16, "lora_alpha": 32, "bias": "none", "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]}`
+
+// Qwen06BAdapterTensors are Qwen06BAdapterConfig's tensors.
+func Qwen06BAdapterTensors() []Tensor {
+	return loraPairs(28, 16, map[string][2]uint64{"self_attn.q_proj": {2048, 1024}, "self_attn.k_proj": {1024, 1024}, "self_attn.v_proj": {1024, 1024},
+		"self_attn.o_proj": {1024, 2048}, "mlp.gate_proj": {3072, 1024}, "mlp.up_proj": {3072, 1024}, "mlp.down_proj": {1024, 3072}})
+}
+
+// loraPairs returns lora_A [r, in] and lora_B [out, r] of each module
+// ([out, in]) in each of layers layers, F32, with PEFT's key prefix.
+func loraPairs(layers int, r uint64, mods map[string][2]uint64) []Tensor {
+	var ts []Tensor
+	for l := range layers {
+		for m, s := range mods {
+			k := fmt.Sprintf("base_model.model.model.layers.%d.%s", l, m)
+			ts = append(ts, Tensor{Name: k + ".lora_A.weight", DType: "F32", Shape: []uint64{r, s[1]}},
+				Tensor{Name: k + ".lora_B.weight", DType: "F32", Shape: []uint64{s[0], r}})
+		}
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
+	return ts
 }

@@ -5,6 +5,8 @@
 //	mkmodel qwen3-0.6b-dense DIR  the same layout filled with random bytes
 //	                             (1.5 GB; lm_head identical to embed_tokens)
 //	mkmodel real:NAME DIR       testdata/realworld/NAME rebuilt as sparse shards
+//	mkmodel adapter:tiny DIR    a LoRA adapter on the tiny model (q_proj, v_proj, r 4)
+//	mkmodel adapter:0.6b DIR    a LoRA adapter on Qwen3-0.6B (every linear layer, r 16)
 package main
 
 import (
@@ -38,6 +40,10 @@ func run(kind, dir string) error {
 		return testmodel.WriteTiny(dir, nil)
 	case "qwen3-0.6b":
 		return testmodel.WriteSparse06B(dir)
+	case "adapter:tiny":
+		return testmodel.WriteAdapter(dir, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors())
+	case "adapter:0.6b":
+		return testmodel.WriteAdapter(dir, testmodel.Qwen06BAdapterConfig, testmodel.Qwen06BAdapterTensors())
 	case "qwen3-0.6b-dense":
 		return testmodel.WriteDenseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json"))
 	}
