@@ -79,4 +79,3 @@ func BenchmarkDeltaF32(b *testing.B) {
 	b.ReportMetric(float64(stored.Size())/1e6/ts.Seconds()*float64(b.N), "stored-MB/s")
 	b.ReportMetric(ts.Seconds()/td.Seconds(), "delta/stored")
 }
-

@@ -88,7 +88,9 @@ func TestRealAdaptersAgainstBases(t *testing.T) {
 		{"abrhaleyarefaine1997", func(t testing.TB) string { return headerBase(t, testmodel.GPT2Config(12), testmodel.GPT2Tensors(12)) }, 36, adapter.KindConv1D, `lack the model's "transformer" prefix`},
 		{"phuongsky", func(t testing.TB) string { return headerBase(t, testmodel.GPT2Config(6), testmodel.GPT2Tensors(6)) }, 6, adapter.KindConv1D, `"transformer" prefix`},
 		{"vuongGNguyen24", func(t testing.TB) string { return headerBase(t, testmodel.BloomConfig, testmodel.BloomTensors()) }, 24, adapter.KindLinear, `"transformer" prefix`},
-		{"dayanidhi04", func(t testing.TB) string { return headerBase(t, testmodel.DistilBERTConfig, testmodel.DistilBERTTensors()) }, 12, adapter.KindLinear, "pre_classifier [768, 768] saved with the adapter, not in the base"},
+		{"dayanidhi04", func(t testing.TB) string {
+			return headerBase(t, testmodel.DistilBERTConfig, testmodel.DistilBERTTensors())
+		}, 12, adapter.KindLinear, "pre_classifier [768, 768] saved with the adapter, not in the base"},
 		{"Hareshjethani", func(t testing.TB) string { return headerBase(t, testmodel.BERTConfig, testmodel.BERTTensors()) }, 24, adapter.KindLinear, "classifier [2, 768] saved with the adapter"},
 	}
 	for _, c := range cases {

@@ -140,7 +140,7 @@ func (r *Report) scaleLine() string {
 	if c.UseRSLoRA {
 		rule = "alpha/√r"
 	}
-	s := fmt.Sprintf("%s = %s", rule, fmtNum(c.Scale("")))
+	var s string
 	if c.UseRSLoRA {
 		s = fmt.Sprintf("%s = %s/√%d = %s", rule, fmtNum(c.Alpha), c.R, fmtNum(c.Scale("")))
 	} else {

@@ -20,8 +20,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/adapter"
-	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/fusefs"
+	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/spec"
