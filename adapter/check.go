@@ -505,6 +505,15 @@ func (r *Report) expect(stored map[string]*tensor.Tensor, mods map[string]*Modul
 			}
 		}
 	}
+	var loose []string // adapted modules PEFT could adapt
+	for k := range mods {
+		if !c.excluded(k, toSave) {
+			loose = append(loose, k)
+		}
+	}
+	if n := len(loose); n > 0 && !slices.ContainsFunc(loose, func(k string) bool { return targeted[k] }) {
+		r.Notes = append(r.Notes, fmt.Sprintf("none of the adapter's %d adapted modules is a module of this base: is it the base the adapter was made for (%s)?", n, cmp.Or(c.Base, "it names none")))
+	}
 	if len(c.Targets) > 0 && !c.AllLinear {
 		var unused []string
 		for _, t := range c.Targets {

@@ -100,7 +100,7 @@ func (r *Report) baseLine() string {
 		return named + " — not checked against it"
 	}
 	if r.Base.Location == c.Base {
-		return named
+		return named + " (the local directory it names)"
 	}
 	return fmt.Sprintf("%s, checked against %s", named, r.Base.Location)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/fsmount/fsmount/spec"
 )
 
 // Bases of the real adapters in testdata/adapters, as header-only
@@ -210,4 +212,24 @@ func loraPairs(layers int, r uint64, mods map[string][2]uint64) []Tensor {
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
 	return ts
+}
+
+// WriteLlamaBase writes the header-only base of a Llama config (its
+// tensors as package spec derives them from config.json, BF16).
+func WriteLlamaBase(dir, configPath string) error {
+	cfg, err := LoadConfig(configPath)
+	if err != nil {
+		return err
+	}
+	plan, err := spec.Expect(cfg)
+	if err != nil {
+		return err
+	}
+	var ts []Tensor
+	for _, e := range plan.Tensors {
+		if !e.Optional {
+			ts = append(ts, Tensor{Name: e.Name, DType: "BF16", Shape: e.ShapeValues()})
+		}
+	}
+	return WriteHeaderOnly(dir, string(cfg.Raw), ts)
 }
