@@ -37,6 +37,8 @@ type Tensor struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
 	OK   bool   `json:"ok"`
+	// Shape is the merged tensor's.
+	Shape []uint64 `json:"shape"`
 	// Off counts the elements outside the tolerance (adapted, copies)
 	// or differing (untouched), of Elements.
 	Off      uint64 `json:"off"`
@@ -134,7 +136,7 @@ func Prove(r *adapter.Report, merged *model.Model, opts *Options) (*Result, erro
 			res.Missing = append(res.Missing, bt.Name)
 			continue
 		}
-		t := &Tensor{Name: bt.Name, Kind: KindUntouched, OK: true, Elements: mt.NumElements()}
+		t := &Tensor{Name: bt.Name, Kind: KindUntouched, OK: true, Elements: mt.NumElements(), Shape: mt.Shape}
 		res.Tensors = append(res.Tensors, t)
 		ref := bt
 		var mod *adapter.Module
@@ -201,7 +203,7 @@ func Prove(r *adapter.Report, merged *model.Model, opts *Options) (*Result, erro
 	for _, mt := range merged.Tensors() {
 		if base.Tensor(mt.Name) == nil {
 			if c := r.Copies[mt.Name]; c != nil {
-				t := &Tensor{Name: mt.Name, Kind: KindCopy, OK: true, Elements: mt.NumElements()}
+				t := &Tensor{Name: mt.Name, Kind: KindCopy, OK: true, Elements: mt.NumElements(), Shape: mt.Shape}
 				res.Tensors = append(res.Tensors, t)
 				if !slices.Equal(mt.Shape, c.Shape) || unit(mt.DType) == 0 {
 					t.OK, t.Detail = false, fmt.Sprintf("merged is %s %s, the adapter's copy %s", mt.DType, tensor.FormatShape(mt.Shape), tensor.FormatShape(c.Shape))
@@ -488,9 +490,9 @@ func (r *Result) Text() string {
 		case t.Detail != "":
 			line("✗ %s (%s): %s", t.Name, t.Kind, t.Detail)
 		case t.Kind == KindUntouched:
-			line("✗ %s (untouched): %s of %s elements differ from the base, first at %d", t.Name, spec.Commas(t.Off), spec.Commas(t.Elements), t.First)
+			line("✗ %s (untouched): %s of %s elements differ from the base, first at %s", t.Name, spec.Commas(t.Off), spec.Commas(t.Elements), index(t.First, t.Shape))
 		default:
-			line("✗ %s (%s): %s of %s elements off, first at %d: merged %.8g, expected %.8g (tolerance %.3g)", t.Name, t.Kind, spec.Commas(t.Off), spec.Commas(t.Elements), t.First, t.Got, t.Want, t.Tol)
+			line("✗ %s (%s): %s of %s elements off, first at %s: merged %.8g, expected %.8g (tolerance %.3g)", t.Name, t.Kind, spec.Commas(t.Off), spec.Commas(t.Elements), index(t.First, t.Shape), t.Got, t.Want, t.Tol)
 		}
 	}
 	for _, n := range r.Missing {
@@ -506,6 +508,21 @@ func (r *Result) Text() string {
 		line("✗ the merged model is not the base plus the adapter: %d %s", n, plural(n, "tensor differs", "tensors differ"))
 	}
 	return b.String()
+}
+
+// index renders flat index i of shape as "[r, c]".
+func index(i uint64, shape []uint64) string {
+	if len(shape) == 0 {
+		return fmt.Sprint(i)
+	}
+	idx := make([]uint64, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			idx[k] = i % shape[k]
+			i /= shape[k]
+		}
+	}
+	return tensor.FormatShape(idx)
 }
 
 func plural(n int, one, many string) string {
