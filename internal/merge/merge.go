@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -298,7 +300,80 @@ type worker struct {
 	a, b    []byte
 	m, w    []float64
 	d, dabs []float32
+	mf, wf  []float32
 }
+
+// narrow reports whether a dtype's values are 16-bit floats, whose
+// rounding (2⁻⁸, 2⁻¹¹) float32 arithmetic resolves with room to spare.
+func narrow(dt tensor.DType) bool { return dt == tensor.BF16 || dt == tensor.F16 }
+
+// narrow checks an adapted tensor whose base and merged dtypes are 16-bit
+// floats, in float32: each element's w + d and tolerance in float32 (their
+// rounding, 2⁻²⁴ relative, is far inside the 16-bit one); an element
+// beyond, or NaN, is judged again in float64 with the delta's own error
+// bound, as the general path does.
+func (w *worker) narrow(j *job) (outcome, int64, error) {
+	var o outcome
+	mb, bb := int(j.merged.DType.BlockBytes()), int(j.base.DType.BlockBytes())
+	a, err := bytesAt(j.merged, int64(j.start)*int64(mb), int64(j.n)*int64(mb), &w.a)
+	if err != nil {
+		return o, 0, err
+	}
+	b, err := bytesAt(j.base, int64(j.start)*int64(bb), int64(j.n)*int64(bb), &w.b)
+	if err != nil {
+		return o, 0, err
+	}
+	w.mf, w.wf = grow(w.mf, j.n), grow(w.wf, j.n)
+	if _, err := decode.Float32(j.merged.DType, a, w.mf); err != nil {
+		return o, 0, err
+	}
+	if _, err := decode.Float32(j.base.DType, b, w.wf); err != nil {
+		return o, 0, err
+	}
+	w.d, w.dabs = grow(w.d, j.cols), grow(w.dabs, j.cols)
+	u := float32(unit(j.merged.DType))
+	td := float32(tiny(j.merged.DType))
+	ud, tdd := float64(u), float64(td)
+	eps32 := float64(j.delta.Rank()+2) * 0x1p-24
+	r0 := j.start / j.cols
+	// The worst diff/tol, kept as the pair, compared by cross-multiplying:
+	// no division per element.
+	wDiff, wTol := float32(0), float32(1)
+	for i := range j.rows {
+		row := r0 + i
+		j.delta.Row(row, 0, w.d)
+		hasAbs := false
+		m := w.mf[i*j.cols : (i+1)*j.cols]
+		bw := w.wf[i*j.cols : (i+1)*j.cols]
+		for c, d := range w.d {
+			x, wv := m[c], bw[c]
+			want := wv + d
+			tol := 2*u*(abs32(wv)+abs32(d)) + td
+			diff := abs32(x - want)
+			if diff <= tol {
+				if diff*wTol > wDiff*tol {
+					wDiff, wTol = diff, tol
+				}
+				continue
+			}
+			if x == want || x != x && want != want {
+				continue // the same infinity, or NaN stayed NaN
+			}
+			// Again in float64, with the delta's own rounding.
+			if !hasAbs {
+				j.delta.RowAbs(row, 0, w.dabs)
+				hasAbs = true
+			}
+			wantD := float64(wv) + float64(d)
+			tolD := 2*ud*(math.Abs(float64(wv))+math.Abs(float64(d))) + tdd + eps32*float64(w.dabs[c])
+			o.check(row*j.cols+uint64(c), float64(x), wantD, tolD)
+		}
+	}
+	o.worst = max(o.worst, float64(wDiff)/float64(wTol))
+	return o, int64(j.n) * int64(mb), nil
+}
+
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
 func grow[T any](s []T, n uint64) []T {
 	if uint64(cap(s)) < n {
@@ -307,34 +382,47 @@ func grow[T any](s []T, n uint64) []T {
 	return s[:n]
 }
 
-func (w *worker) do(j *job) (outcome, int64, error) {
+func (w *worker) do(j *job) (o outcome, done int64, err error) {
+	// A mapped file truncated underneath faults: an error, not a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			o, done, err = outcome{}, 0, fmt.Errorf("%s: a mapped file failed while read: %v", j.t.Name, r)
+		}
+	}()
+	return w.check(j)
+}
+
+func (w *worker) check(j *job) (outcome, int64, error) {
 	var o outcome
 	if j.rows == 0 {
 		// Bytes of an untouched tensor of the same dtype.
-		w.a, w.b = grow(w.a, j.n), grow(w.b, j.n)
-		if err := readAt(j.merged, w.a, int64(j.start)); err != nil {
+		a, err := bytesAt(j.merged, int64(j.start), int64(j.n), &w.a)
+		if err != nil {
 			return o, 0, err
 		}
-		if err := readAt(j.base, w.b, int64(j.start)); err != nil {
+		b, err := bytesAt(j.base, int64(j.start), int64(j.n), &w.b)
+		if err != nil {
 			return o, 0, err
 		}
-		if !bytes.Equal(w.a, w.b) {
+		if !bytes.Equal(a, b) {
 			bb := int(j.merged.DType.BlockBytes())
-			for i := range w.a {
-				if w.a[i] != w.b[i] {
-					if !o.hasFirst {
-						o.first, o.hasFirst = (j.start+uint64(i))/uint64(max(bb, 1))*j.merged.DType.BlockElems(), true
-					}
+			for i := range a {
+				if a[i] != b[i] && !o.hasFirst {
+					o.first, o.hasFirst = (j.start+uint64(i))/uint64(max(bb, 1))*j.merged.DType.BlockElems(), true
 				}
 			}
 			// Count differing elements.
-			for i := 0; i+bb <= len(w.a); i += bb {
-				if !bytes.Equal(w.a[i:i+bb], w.b[i:i+bb]) {
+			for i := 0; i+bb <= len(a); i += bb {
+				if !bytes.Equal(a[i:i+bb], b[i:i+bb]) {
 					o.off++
 				}
 			}
 		}
 		return o, int64(j.n), nil
+	}
+	if j.delta != nil && j.magnitude == nil && narrow(j.merged.DType) && narrow(j.base.DType) {
+		return w.narrow(j)
 	}
 	md, err := decode.NewDecoder(j.merged)
 	if err != nil {
@@ -443,6 +531,19 @@ func (o *outcome) check(idx uint64, got, want, tol float64) {
 	if !o.hasFirst {
 		o.first, o.got, o.want, o.tol, o.hasFirst = idx, got, want, tol, true
 	}
+}
+
+// bytesAt returns n bytes of t from offset off within it: a slice of the
+// file's mapping where it has one (no copy; a fault of the mapping is
+// recovered in do), else read into *buf.
+func bytesAt(t *tensor.Tensor, off, n int64, buf *[]byte) ([]byte, error) {
+	if m, ok := t.File.(source.Mappable); ok {
+		if data, err := m.Mapping(); err == nil && t.Offset+off+n <= int64(len(data)) && off >= 0 {
+			return data[t.Offset+off : t.Offset+off+n], nil
+		}
+	}
+	*buf = grow(*buf, uint64(n))
+	return *buf, readAt(t, *buf, off)
 }
 
 func readAt(t *tensor.Tensor, p []byte, off int64) error {
