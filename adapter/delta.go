@@ -166,6 +166,9 @@ func (d *Delta) Decoder(name string) (*decode.Decoder, error) {
 // rowCombine sets dst[j] = Σₖ l[k]·right[k·stride+j] for j < len(dst).
 func rowCombine(dst, l, right []float32, stride int) {
 	n := len(dst)
+	if n == 0 {
+		return
+	}
 	if len(l) == 0 {
 		clear(dst)
 		return
@@ -173,10 +176,30 @@ func rowCombine(dst, l, right []float32, stride int) {
 	_ = right[(len(l)-1)*stride+n-1] // bounds, once
 	done := 0
 	if haveAVX2 && n >= 8 {
+		// The kernel on whole groups of 8 columns.
 		done = n &^ 7
 		combineAVX2(&dst[0], done, &l[0], len(l), &right[0], stride)
 	}
 	if done == n {
+		return
+	}
+	if haveAVX2 {
+		// The last columns through the kernel too, from a padded copy:
+		// an element's value must not depend on where a read starts, and
+		// the kernel's fused multiply-adds round differently from the
+		// loop below.
+		var stack [64 * 8]float32
+		pad := stack[:]
+		if len(l)*8 > len(pad) {
+			pad = make([]float32, len(l)*8)
+		}
+		m := n - done
+		for k := range l {
+			copy(pad[k*8:k*8+m], right[k*stride+done:k*stride+n])
+		}
+		var out [8]float32
+		combineAVX2(&out[0], 8, &l[0], len(l), &pad[0], 8)
+		copy(dst[done:], out[:m])
 		return
 	}
 	tail := dst[done:]
