@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
@@ -96,4 +98,36 @@ func TestInspectAdapterMergeProof(t *testing.T) {
 	r = runCmd(t, "fsinspect", "--compare", good, ad)
 	assert.Equal(t, 64, r.code)
 	assert.Contains(t, r.stderr, "--compare with an adapter needs its base")
+}
+
+// fsmount --base BASE ADAPTER MNT, as a user runs it: the daemon serves
+// the base with lora/ in each adapted module, and -u ends it.
+func TestMountAdapter(t *testing.T) {
+	dir := t.TempDir()
+	ad := filepath.Join(dir, "lora")
+	require.NoError(t, testmodel.WriteAdapter(ad, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors()))
+	mnt, pid := mountModel(t, ad, "--base", filepath.Join("..", "testdata", "tiny-qwen3"))
+	out, _ := sh(t, "cat "+mnt+"/verdict")
+	assert.Equal(t, "  ✓ all 8 expected tensors present, shapes match the config and the base\n", out)
+	out, _ = sh(t, "cat "+mnt+"/layers/1/self_attn/v_proj/lora/delta/shape "+mnt+"/layers/1/self_attn/v_proj/shape")
+	assert.Equal(t, "[32, 32]\n[32, 32]\n", out)
+	out, _ = sh(t, "wc -c < "+mnt+"/layers/1/self_attn/v_proj/lora/delta/values.f32")
+	assert.Equal(t, "4096", strings.TrimSpace(out))
+	out, _ = sh(t, "wc -l < "+mnt+"/stats")
+	assert.Equal(t, "5", strings.TrimSpace(out))
+	report, err := os.ReadFile(filepath.Join(mnt, "report"))
+	require.NoError(t, err)
+	assert.Equal(t, runCmd(t, "fsinspect", "--base", filepath.Join("..", "testdata", "tiny-qwen3"), ad).stdout, string(report))
+	runCmd(t, "fsmount", "-u", mnt)
+	assert.False(t, mounted(t, mnt))
+	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
+
+	// Without a base, --strict: mounted, exit 3 (a partial check).
+	mnt2 := t.TempDir()
+	r := runCmd(t, "fsmount", "--strict", ad, mnt2)
+	assert.Equal(t, 3, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "– partial check (no base), LoRA adapter, 4 modules")
+	if mounted(t, mnt2) {
+		runCmd(t, "fsmount", "-u", mnt2)
+	}
 }
