@@ -73,20 +73,11 @@ func (a *Adapter) Close() error {
 }
 
 // IsAdapter reports whether loc is a local directory holding
-// adapter_config.json, or a remote location (whose files are not probed
-// here: Open says).
+// adapter_config.json. It makes no network access: a remote location is
+// an adapter if Open reads one there (see [IsRemote]).
 func IsAdapter(loc string) bool {
-	if strings.HasPrefix(loc, "hf://") || strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://") {
-		fsys, file, ok, err := remote.ParseLocationOptions(loc, remote.Options{})
-		if !ok || err != nil || file != "" {
-			return false
-		}
-		f, err := fsys.Open(ConfigName)
-		if err != nil {
-			return false
-		}
-		f.Close()
-		return true
+	if IsRemote(loc) {
+		return false
 	}
 	st, err := os.Stat(loc)
 	if err != nil || !st.IsDir() {
@@ -94,6 +85,11 @@ func IsAdapter(loc string) bool {
 	}
 	_, err = os.Stat(strings.TrimSuffix(loc, "/") + "/" + ConfigName)
 	return err == nil
+}
+
+// IsRemote reports whether loc is an http(s):// or hf:// location.
+func IsRemote(loc string) bool {
+	return strings.HasPrefix(loc, "hf://") || strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://")
 }
 
 // Open opens the adapter at loc: a directory, an http(s):// URL of one,

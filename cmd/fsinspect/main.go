@@ -142,7 +142,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	ro := remote.Options{}.WithTimeout(time.Duration(timeout))
-	if adapter.IsAdapter(operands[0]) {
+	// A remote location is taken as an adapter when --base says so, or
+	// when it holds no model but an adapter (probed only then, below: a
+	// model's check makes no request for adapter_config.json).
+	if adapter.IsAdapter(operands[0]) || *baseLoc != "" && adapter.IsRemote(operands[0]) {
 		switch {
 		case *doScan || *htmlDir != "" || *tolerance >= 0:
 			io.WriteString(stderr, (&cli.UsageError{Msg: "--scan, --html and --tolerance are for models, not adapters"}).Line("fsinspect"))
@@ -160,6 +163,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCompare(*other, operands[0], *tolerance, *asJSON, &ro, stdout, stderr)
 	}
 	m, err := model.OpenWith(operands[0], &ro)
+	if errors.Is(err, model.ErrNoWeights) && adapter.IsRemote(operands[0]) && !*doScan && *htmlDir == "" {
+		if a, aerr := adapter.Open(operands[0], &ro); aerr == nil {
+			a.Close()
+			return runAdapter(operands[0], "", *asJSON, &ro, stdout, stderr)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid

@@ -143,8 +143,12 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	}
 	var ar *adapter.Report
 	var m *model.Model
-	if adapter.IsAdapter(loc) {
-		if ar, m, err = openAdapter(c, loc, ro); err != nil {
+	if adapter.IsAdapter(loc) || c.base != "" && adapter.IsRemote(loc) {
+		var aerr error
+		if ar, m, aerr = openAdapter(c, loc, ro); aerr != nil {
+			if !errors.Is(aerr, adapter.ErrNotAdapter) {
+				err = aerr
+			}
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
 			return exitInvalid
 		}
@@ -153,8 +157,21 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmount: --base is for an adapter (a directory holding adapter_config.json); %s is not one\n", loc)
 		return exitUsage
 	} else if m, err = model.OpenWith(loc, ro); err != nil {
-		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitInvalid
+		// A remote adapter without --base: probed only when there is no
+		// model there.
+		if !errors.Is(err, model.ErrNoWeights) || !adapter.IsRemote(loc) {
+			fmt.Fprintf(stderr, "fsmount: %v\n", err)
+			return exitInvalid
+		}
+		var aerr error
+		if ar, m, aerr = openAdapter(c, loc, ro); aerr != nil {
+			if !errors.Is(aerr, adapter.ErrNotAdapter) {
+				err = aerr
+			}
+			fmt.Fprintf(stderr, "fsmount: %v\n", err)
+			return exitInvalid
+		}
+		defer ar.Adapter.Close()
 	}
 	defer m.Close()
 	// files/ serves the tokenizer and the other files beside the weights.
