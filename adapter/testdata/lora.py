@@ -13,7 +13,8 @@ safetensors files and adapter_config.json itself (no fsmount code) and
       each adapted weight replaced by W + scale * B @ A computed in
       float64 and rounded once to W's dtype (DoRA: magnitude * (W + dW) /
       row norm), every other tensor byte for byte; --off adds 8 ulps to
-      element [0, 0] of TENSOR after merging.
+      element [0, 0] of TENSOR after merging. A full copy the adapter
+      saves (modules_to_save) replaces the base's tensor, in its dtype.
 """
 import json, math, os, re, shutil, struct, sys
 import numpy as np
@@ -124,6 +125,15 @@ def main():
         if m["mag"] is not None:
             merged = m["mag"][:, None] * merged / np.linalg.norm(merged, axis=1, keepdims=True)
         st[name] = (dt, shape, from_f64(dt, merged))
+    # Full copies the adapter saves (modules to save): they replace the
+    # base's tensor, in its dtype.
+    ad, _ = read_st(os.path.join(adapter_dir, "adapter_model.safetensors"))
+    for k, (adt, ashape, araw) in ad.items():
+        name = k[len(PREFIX):] if k.startswith(PREFIX) else None
+        if name is None or ".lora_" in name or name not in st:
+            continue
+        dt, shape, _ = st[name]
+        st[name] = (dt, shape, from_f64(dt, to_f64(adt, ashape, araw)))
     if off:
         dt, shape, raw = st[off]
         x = to_f64(dt, shape, raw)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,6 +83,12 @@ func bad(res *merge.Result) []string {
 
 func TestProve(t *testing.T) {
 	const cfg = `{"peft_type": "LORA", "r": 4, "lora_alpha": %s, "target_modules": ["q_proj", "v_proj"]%s}`
+	head := func(k string, out uint64) []testmodel.Tensor {
+		if k != "base_model.model.model.layers.0.self_attn.q_proj" {
+			return nil
+		}
+		return []testmodel.Tensor{{Name: "base_model.model.lm_head.weight", DType: "F32", Shape: []uint64{128, 32}}}
+	}
 	dora := func(k string, out uint64) []testmodel.Tensor {
 		return []testmodel.Tensor{{Name: k + ".lora_magnitude_vector", DType: "F32", Shape: []uint64{out}}}
 	}
@@ -96,6 +103,8 @@ func TestProve(t *testing.T) {
 		{"DoRA", fmt.Sprintf(cfg, "8", `, "use_dora": true`), dora, "", nil},
 		{"adapted tensor off", fmt.Sprintf(cfg, "8", ""), nil, "model.layers.1.self_attn.v_proj.weight", []string{"adapted model.layers.1.self_attn.v_proj.weight"}},
 		{"untouched tensor off", fmt.Sprintf(cfg, "8", ""), nil, "model.layers.0.mlp.up_proj.weight", []string{"untouched model.layers.0.mlp.up_proj.weight"}},
+		{"modules_to_save", fmt.Sprintf(cfg, "8", `, "modules_to_save": ["lm_head"]`), head, "", nil},
+		{"modules_to_save off", fmt.Sprintf(cfg, "8", `, "modules_to_save": ["lm_head"]`), head, "lm_head.weight", []string{"copy lm_head.weight"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,7 +121,11 @@ func TestProve(t *testing.T) {
 			for _, x := range res.Tensors {
 				kinds[x.Kind]++
 			}
-			assert.Equal(t, map[string]int{merge.KindAdapted: 4, merge.KindUntouched: 21}, kinds)
+			want := map[string]int{merge.KindAdapted: 4, merge.KindUntouched: 21}
+			if strings.Contains(c.config, "lm_head") {
+				want = map[string]int{merge.KindAdapted: 4, merge.KindUntouched: 20, merge.KindCopy: 1}
+			}
+			assert.Equal(t, want, kinds)
 			if c.want != nil {
 				assert.Contains(t, res.Text(), "✗ "+c.off)
 				assert.Contains(t, res.Text(), "✗ the merged model is not the base plus the adapter: 1 tensor differs")
