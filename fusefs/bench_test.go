@@ -34,7 +34,7 @@ func BenchmarkBuildTreeMoE(b *testing.B) {
 	t := time.Hour
 	b.ReportAllocs()
 	for b.Loop() {
-		root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), true, nil, nil)
+		root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), true, nil, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func BenchmarkOpenManyTensors(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), true, nil, nil)
+		root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), true, nil, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

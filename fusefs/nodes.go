@@ -10,6 +10,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/spec"
 )
@@ -58,8 +59,8 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 
 const statfsBlock = 4096
 
-func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison) (*node, error) {
-	t, err := buildTree(r, uid, gid, cmp)
+func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison, ar *adapter.Report) (*node, error) {
+	t, err := buildTree(r, uid, gid, cmp, ar)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
@@ -85,6 +86,7 @@ type tree struct {
 	wholeReads     atomic.Int64 // READs of files/ served here: none with passthrough
 
 	lazy   sync.Map   // *entry → *lazyDir: directories made when first used
+	noBase bool       // an adapter mounted without its base: no tensors of a model
 	lazyMu sync.Mutex // held while one is made (it takes inode numbers)
 
 	dyn        []*dynText // verdict and report
@@ -186,7 +188,7 @@ const (
 // treeNames is every reserved name: the root's and a tensor directory's
 // (tensorFiles). buildTree uses no other literal.
 var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
+	names := []string{nameVerdict, nameReport, nameConfig, nameAdapterConfig, nameLoRA, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
 		compare.NameSummary, compare.NameOnlyInModel, compare.NameOnlyInOther, compare.NameDeltaF32, compare.NameDeltaNPY}
 	for _, f := range tensorFiles {
 		names = append(names, f.name)
@@ -241,7 +243,10 @@ func Paths(r *spec.Report) func(name string) string {
 }
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
-func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree, error) {
+// With ar set, it lays out an adapter (adapter.go): r is then its base's
+// report, or, without a base, that of the adapter's weights file, whose
+// tensors appear only under the modules they adapt.
+func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *adapter.Report) (*tree, error) {
 	m := r.Model
 	t := &tree{perms: newPerms(uid, gid), model: m, report: r, companions: views.NewCompanions(m.Tensor, m.Config),
 		pictures: render.NewCache(pictureCache)}
@@ -269,8 +274,15 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
 	paths := pathsOf(r)
+	if ar != nil && ar.Base == nil {
+		// An adapter alone: no base tensors, nothing expected of them.
+		tensors, t.noBase = nil, true
+	}
 
 	verdict, report := newDynText(r.Verdict()), newDynText(r.Text())
+	if ar != nil {
+		verdict, report = newDynText(ar.Verdict()), newDynText(ar.Text())
+	}
 	t.dyn = []*dynText{verdict, report}
 	t.file(t.root, nameVerdict, verdict, top, all)
 	t.file(t.root, nameReport, report, top, all)
@@ -305,13 +317,23 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	for i, tt := range tensors {
 		t.dirs[i] = dirOf[tt]
 	}
-	t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
+	if ar != nil {
+		t.adapterLayer(ar, paths, top, all)
+	} else {
+		t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
+	}
 	t.file(t.root, nameIndex, &sitePage{t: t}, top, all)
 	t.file(t.root, nameOverview, &sitePage{t: t, overview: true}, top, all)
 
 	// files/: the model's own files, byte for byte.
 	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)
-	for _, f := range m.AllFiles() {
+	files := m.AllFiles()
+	if ar != nil && ar.Base != nil {
+		files = append(files, ar.Adapter.ConfigFile, ar.Adapter.File)
+	} else if ar != nil {
+		files = append(files, ar.Adapter.ConfigFile)
+	}
+	for _, f := range files {
 		mt := f.ModTime()
 		comps := escapeFileName(path.Base(filepath.ToSlash(f.Name())))
 		dir := t.mkdirs(filesDir, comps[:len(comps)-1], top)
@@ -349,6 +371,9 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 // the link would be too long for the kernel, the directory's files.
 func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm) error {
 	tensors := t.model.Tensors()
+	if t.noBase {
+		tensors = nil
+	}
 	links := make([][]string, len(tensors))
 	for i, tt := range tensors {
 		links[i] = escapePart(tt.Name)
@@ -380,6 +405,9 @@ func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm
 // directory with its shape for each.
 func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 	expected := t.report.ExpectedSet()
+	if t.noBase {
+		expected = nil
+	}
 	paths := pathsOf(t.report)
 	t.file(exp, nameShapes, newLines(len(expected), func(b []byte, i int) []byte {
 		return appendShapeLine(b, expected[i].Name, expected[i].Shape)

@@ -27,7 +27,7 @@ func TestTreeNamesReserved(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	r, err := spec.Check(m)
 	require.NoError(t, err)
-	tr, err := buildTree(r, 0, 0, nil)
+	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	for _, c := range tr.root.children {
 		if c.name != "layers" && c.name != "embed_tokens" && c.name != "norm" && c.name != "lm_head" {
@@ -72,7 +72,7 @@ func TestViewCacheBounded(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	r, err := spec.Check(m)
 	require.NoError(t, err)
-	tr, err := buildTree(r, 0, 0, nil)
+	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	tr.viewCache.max = 2
 	var dirs []*tensorDir
@@ -135,7 +135,7 @@ func TestTreeBytesPerTensor(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	tr, err := buildTree(r, 0, 0, nil)
+	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
