@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -56,8 +57,9 @@ type DimMismatch struct {
 
 // Aux kinds of file tensors that are neither expected nor a problem.
 const (
-	AuxQuant  = "quantization"
-	AuxLegacy = "legacy buffer"
+	AuxQuant   = "quantization"
+	AuxLegacy  = "legacy buffer"
+	AuxIgnored = "ignored on load"
 )
 
 // Entry is one tensor of the expected set resolved against the files: the
@@ -140,9 +142,6 @@ func Check(m *model.Model) (*Report, error) {
 		r.ByDType[t.DType] += n
 	}
 	r.Logical = r.Stored
-	if emb := m.Tensor(fileName(m, "model.embed_tokens.weight")); emb != nil {
-		r.Embeddings = emb.NumElements()
-	}
 	if mix := quantMix(m); mix != "" {
 		r.Notes = append(r.Notes, mix)
 	}
@@ -208,17 +207,24 @@ func (r *Report) crossCheck() error {
 		if d, mm := shapeMismatch(e, t.Shape); d != "" {
 			problems = append(problems, Problem{Kind: Misshaped, Tensor: e.Name, Detail: d, Expected: e.Shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
-		if hasWant && t.DType != want && !(quantized && e.Role == RoleLinear) {
+		if hasWant && t.DType != want && !e.AnyDType && !(quantized && e.Role == RoleLinear) {
 			problems = append(problems, Problem{Kind: WrongDType, Tensor: e.Name, Detail: fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want),
 				DType: t.DType.String(), WantDType: want.String()})
 		}
 	}
-	var nQuant, nLegacy int
+	if emb := w.Tensor(fileName(w, p.Embed)); emb != nil {
+		r.Embeddings = emb.NumElements()
+	}
+	var nQuant, nLegacy, nIgnored int
 	for _, t := range w.Tensors() {
 		if named[t.Name] {
 			continue
 		}
 		switch {
+		case ignoredOnLoad(p.ignore, t.Name):
+			nIgnored++
+			r.Logical -= t.NumElements()
+			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxIgnored})
 		case quantized && quantAux.MatchString(t.Name):
 			nQuant++
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
@@ -241,29 +247,30 @@ func (r *Report) crossCheck() error {
 				Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 		}
 	}
-	if head, emb := w.Tensor(fileName(w, "lm_head.weight")), w.Tensor(fileName(w, "model.embed_tokens.weight")); p.Tied {
+	hn, en := p.HeadName, shortName(p.Embed)
+	if head, emb := w.Tensor(fileName(w, p.HeadName)), w.Tensor(fileName(w, p.Embed)); p.Tied {
 		switch {
 		case head == nil:
-			r.Notes = append(r.Notes, "lm_head.weight omitted: tied to embed_tokens, as tie_word_embeddings says")
+			r.Notes = append(r.Notes, fmt.Sprintf("%s omitted: tied to %s, as tie_word_embeddings says", hn, en))
 		case emb == nil:
 		case !slices.Equal(head.Shape, emb.Shape):
-			problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
-				tensor.FormatShape(head.Shape), tensor.FormatShape(emb.Shape)), Shape: head.Shape, HasShape: true})
+			problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("%s is tied but %s, %s is %s",
+				hn, tensor.FormatShape(head.Shape), en, tensor.FormatShape(emb.Shape)), Shape: head.Shape, HasShape: true})
 		case source.IsRemote(head.File) || source.IsRemote(emb.File):
 			// Comparing would fetch both tensors: not at check time.
 			r.Logical -= head.NumElements()
-			r.Notes = append(r.Notes, fmt.Sprintf("lm_head.weight present and tied, as tie_word_embeddings says (%s params counted once); its bytes are not compared with embed_tokens over the network — compare them by reading the tensors", commas(head.NumElements())))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s present and tied, as tie_word_embeddings says (%s params counted once); its bytes are not compared with %s over the network — compare them by reading the tensors", hn, commas(head.NumElements()), en))
 		default:
 			off, err := tensor.FirstDifference(head, emb)
 			if err != nil {
 				return err
 			}
 			if off >= 0 {
-				problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
-					commas(uint64(off)), commas(uint64(head.Length)))})
+				problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("%s is tied but differs from %s, first at byte %s of %s",
+					hn, en, commas(uint64(off)), commas(uint64(head.Length)))})
 			} else {
 				r.Logical -= head.NumElements()
-				r.Notes = append(r.Notes, fmt.Sprintf("lm_head.weight present but tied — a redundant byte-identical copy of embed_tokens (%s params counted once)", commas(head.NumElements())))
+				r.Notes = append(r.Notes, fmt.Sprintf("%s present but tied — a redundant byte-identical copy of %s (%s params counted once)", hn, en, commas(head.NumElements())))
 			}
 		}
 	}
@@ -273,6 +280,10 @@ func (r *Report) crossCheck() error {
 	}
 	if nLegacy > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d legacy rotary_emb.inv_freq %s ignored, as transformers does", nLegacy, plural(nLegacy, "buffer", "buffers")))
+	}
+	if nIgnored > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s %s that %s ignores on load (e.g. %s): not checked, not counted",
+			commas(uint64(nIgnored)), plural(nIgnored, "tensor", "tensors"), p.Arch, firstIgnored(r.Entries)))
 	}
 	// Order by kind, then by the order found.
 	for _, k := range []ProblemKind{Missing, Misshaped, Unexpected, TiedDiffers, WrongDType} {
@@ -376,4 +387,33 @@ func commas(n uint64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// ignoredOnLoad reports whether transformers ignores the name on load.
+func ignoredOnLoad(res []*regexp.Regexp, name string) bool {
+	for _, re := range res {
+		if re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstIgnored(es []Entry) string {
+	for _, e := range es {
+		if e.Aux == AuxIgnored {
+			return e.Tensor.Name
+		}
+	}
+	return ""
+}
+
+// shortName is a tensor's module name for messages: "embed_tokens" for
+// "model.embed_tokens.weight".
+func shortName(name string) string {
+	name = strings.TrimSuffix(name, ".weight")
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }

@@ -142,7 +142,8 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		lines = append(lines, tableLine{name: label, dtype: dtype, shape: shape, params: params, io: io})
 	}
 	heading("  global\n")
-	byLayer := map[int][]*Entry{}
+	type at struct{ stack, layer int }
+	byLayer := map[at][]*Entry{}
 	var finals []*Entry
 	for i := range r.Entries {
 		e := &r.Entries[i]
@@ -153,7 +154,7 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		case x.Layer < 0:
 			row(x.Name, e)
 		default:
-			byLayer[x.Layer] = append(byLayer[x.Layer], e)
+			byLayer[at{x.Stack, x.Layer}] = append(byLayer[at{x.Stack, x.Layer}], e)
 		}
 	}
 	for _, k := range r.Plan.Blocks {
@@ -164,10 +165,16 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		if k.Name != "" {
 			kind = k.Name + " block"
 		}
+		if k.Stack != "" {
+			kind = k.Stack + " " + kind
+		}
 		shown := k.Layers[0]
 		heading("  each %s  × %d   (shown: layer %d)\n", kind, len(k.Layers), shown)
-		prefix := layerPrefix(r.Model, shown)
-		for _, e := range byLayer[shown] {
+		prefix := k.Prefix
+		if r.Model.Names != nil {
+			prefix = layerPrefix(r.Model, shown)
+		}
+		for _, e := range byLayer[at{k.StackIndex, shown}] {
 			label := strings.TrimPrefix(e.Expected.Name, prefix)
 			switch e.Expected.Expert {
 			case -1:
