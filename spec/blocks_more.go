@@ -1,0 +1,49 @@
+package spec
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Helpers of the families of families_ssm.go, families_encoder.go and
+// families_vision.go, on top of blocks.go.
+
+// renameSyms returns ts with the symbol from replaced by to in every
+// expression (shapes, conditions, expert counts): a block written with
+// "I" reused where the width is another symbol.
+func renameSyms(ts []T, pairs ...string) []T {
+	out := make([]T, len(ts))
+	for i, t := range ts {
+		t.Shape = append([]string(nil), t.Shape...)
+		for k := 0; k+1 < len(pairs); k += 2 {
+			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[k]) + `\b`)
+			for j := range t.Shape {
+				t.Shape[j] = re.ReplaceAllString(t.Shape[j], pairs[k+1])
+			}
+			t.If = re.ReplaceAllString(t.If, pairs[k+1])
+			t.Optional = re.ReplaceAllString(t.Optional, pairs[k+1])
+			t.Experts = re.ReplaceAllString(t.Experts, pairs[k+1])
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// prefixed returns ts with pre prepended to every name.
+func prefixed(pre string, ts ...[]T) []T {
+	out := cat(ts...)
+	for i := range out {
+		out[i].Name = pre + out[i].Name
+	}
+	return out
+}
+
+// rebase returns name with its first matching prefix replaced.
+func rebase(name string, pairs [][2]string) string {
+	for _, p := range pairs {
+		if strings.HasPrefix(name, p[0]) {
+			return p[1] + name[len(p[0]):]
+		}
+	}
+	return name
+}

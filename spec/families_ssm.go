@@ -1,0 +1,179 @@
+package spec
+
+// State-space models and their hybrids: Mamba's selective-scan mixer,
+// Mamba2's multi-head mixer, and the models that interleave them with
+// attention (Jamba, Bamba). docs/arch-notes-more.md has the notes.
+
+// opt is an integer field with its class default.
+func opt(sym, name, def string) Def { return Def{Sym: sym, Field: name, Default: def} }
+
+// vec is a one-dimensional parameter [dim] (a norm scale, an SSM vector).
+func vec(name, dim string) []T { return []T{{Name: name, Shape: []string{dim}, Role: RoleNorm}} }
+
+// mambaMixer is Mamba's selective-scan mixer under pre: I inner width, N
+// state, K conv kernel, R time-step rank; convBias and projBias are the
+// conditions of the conv and in/out projection biases. A_log is kept in
+// float32 by transformers 4.x and in the config's dtype by 5.x: its dtype
+// is not held to config.json's where anyALog.
+func mambaMixer(pre, convBias, projBias string, anyALog bool) []T {
+	return cat(
+		linear(pre+"in_proj", "2*I", "H", projBias),
+		[]T{{Name: pre + "conv1d.weight", Shape: []string{"I", "1", "K"}, Role: RoleLinear}},
+		vecIf(pre+"conv1d.bias", "I", convBias),
+		[]T{{Name: pre + "x_proj.weight", Shape: []string{"R+2*N", "I"}, Role: RoleLinear}},
+		linear(pre+"dt_proj", "I", "R", "true"),
+		[]T{{Name: pre + "A_log", Shape: []string{"I", "N"}, Role: RoleNorm, AnyDType: anyALog}},
+		vec(pre+"D", "I"),
+		linear(pre+"out_proj", "H", "I", projBias),
+	)
+}
+
+// vecIf is a vector present where cond holds.
+func vecIf(name, dim, cond string) []T {
+	return []T{{Name: name, Shape: []string{dim}, Role: RoleBias, If: cond}}
+}
+
+// mamba2Mixer is Mamba2's mixer under pre: I inner width, G groups, N
+// state, nh heads, K conv kernel; its conv runs over I + 2·G·N channels.
+func mamba2Mixer(pre, convBias, projBias, norm string) []T {
+	return cat(
+		linear(pre+"in_proj", "2*I+2*G*N+nh", "H", projBias),
+		[]T{{Name: pre + "conv1d.weight", Shape: []string{"I+2*G*N", "1", "K"}, Role: RoleLinear}},
+		vecIf(pre+"conv1d.bias", "I+2*G*N", convBias),
+		vec(pre+"dt_bias", "nh"), vec(pre+"A_log", "nh"), vec(pre+"D", "nh"),
+		when(norm, vec(pre+"norm.weight", "I")),
+		linear(pre+"out_proj", "H", "I", projBias),
+	)
+}
+
+// mambaDefs are MambaConfig's fields (FalconMambaConfig's are the same):
+// intermediate_size is expand·H unless given, time_step_rank ceil(H/16)
+// ("auto") unless given.
+func mambaDefs(vocab string) []Def {
+	return []Def{
+		{Sym: "V", Field: "vocab_size", Default: vocab, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "mixer blocks", Show: true, Pos: true, Max: MaxLayers},
+		opt("expand", "expand", "2"),
+		{Sym: "I", Field: "intermediate_size", Default: "expand*H", Legend: "I", Desc: "mixer inner width", Show: true, Pos: true},
+		{Sym: "N", Field: "state_size", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+		{Sym: "K", Field: "conv_kernel", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+		{Sym: "R", Field: "time_step_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
+		flag("use_bias", "use_bias", "false", "in and out projections have biases"),
+		flag("use_conv_bias", "use_conv_bias", "true", "the conv has a bias"),
+		tie("true"),
+	}
+}
+
+func mambaFamily(name, class, mt string) *Family {
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, SeqCls: "-",
+		Defs:   mambaDefs("50280"),
+		Global: embed("backbone.embeddings.weight"),
+		Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Tensors: cat(
+			norm("norm", "H", ""), mambaMixer("mixer.", "use_conv_bias", "use_bias", true))}},
+		Final: cat(norm("backbone.norm_f", "H", ""), lmHead("lm_head.weight")),
+		Embed: "backbone.embeddings.weight",
+	}
+}
+
+var _ = register(
+	mambaFamily("Mamba", "Mamba", "mamba"),
+	mambaFamily("FalconMamba", "FalconMamba", "falcon_mamba"),
+	&Family{Name: "Mamba2", Class: "Mamba2", ModelTypes: []string{"mamba2"}, SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "32768", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "64", Legend: "L", Desc: "mixer blocks", Show: true, Pos: true, Max: MaxLayers},
+			opt("expand", "expand", "2"),
+			derived("I", "expand*H"),
+			{Sym: "nh", Field: "num_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
+			{Sym: "G", Field: "n_groups", Default: "8", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
+			{Sym: "N", Field: "state_size", Default: "128", Legend: "N", Desc: "SSM state per head channel", Show: true, Pos: true},
+			{Sym: "K", Field: "conv_kernel", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			flag("use_bias", "use_bias", "false", "in and out projections have biases"),
+			flag("use_conv_bias", "use_conv_bias", "true", "the conv has a bias"),
+			tie("false"),
+		},
+		Global: embed("backbone.embeddings.weight"),
+		Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Tensors: cat(
+			norm("norm", "H", ""), mamba2Mixer("mixer.", "use_conv_bias", "use_bias", "true"))}},
+		Final: cat(norm("backbone.norm_f", "H", ""), lmHead("lm_head.weight")),
+		Embed: "backbone.embeddings.weight",
+	},
+	// Jamba: attention every attn_layer_period-th layer from
+	// attn_layer_offset, Mamba elsewhere; MoE every expert_layer_period-th
+	// layer from expert_layer_offset when there is more than one expert.
+	&Family{Name: "Jamba", Class: "Jamba", ModelTypes: []string{"jamba"},
+		Defs: cat(
+			[]Def{
+				{Sym: "V", Field: "vocab_size", Default: "65536", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+				{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+				{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
+				kvDef("num_key_value_heads", "8", ""),
+				derived("d", "H/heads"),
+				{Sym: "I", Field: "intermediate_size", Default: "14336", Legend: "I", Desc: "FFN and expert inner width", Show: true, Pos: true},
+				derived("Im", "I"),
+				{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per MoE block", Show: true, Pos: true, Max: MaxExperts},
+				opt("ap", "attn_layer_period", "8"), opt("ao", "attn_layer_offset", "4"),
+				opt("ep", "expert_layer_period", "2"), opt("eo", "expert_layer_offset", "1"),
+				opt("expand", "mamba_expand", "2"),
+				derived("Imamba", "expand*H"),
+				{Sym: "N", Field: "mamba_d_state", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+				{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+				{Sym: "R", Field: "mamba_dt_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
+				flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
+				flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
+				tie("false"),
+			}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers([]Kind{
+			{Name: "attention_moe", If: "l % ap == ao && E > 1 && l % ep == eo"},
+			{Name: "attention", If: "l % ap == ao"},
+			{Name: "mamba_moe", If: "E > 1 && l % ep == eo"},
+			{Name: "mamba"},
+		},
+			norm("input_layernorm", "H", ""),
+			when("attention_moe || attention", attn("self_attn.", "", "")),
+			when("mamba_moe || mamba", renameSyms(mambaMixer("mamba.", "conv_bias", "proj_bias", false), "I", "Imamba"),
+				vec("mamba.dt_layernorm.weight", "R"), vec("mamba.b_layernorm.weight", "N"), vec("mamba.c_layernorm.weight", "N")),
+			norm("pre_ff_layernorm", "H", ""),
+			when("attention_moe || mamba_moe", router("feed_forward.router.weight"), expertMLPs("feed_forward.experts.", "gate_proj", "up_proj", "down_proj")),
+			when("attention || mamba", gatedMLP("feed_forward.", "I", "")),
+		),
+		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
+	},
+	// Bamba: Mamba2 mixers, attention at attn_layer_indices.
+	&Family{Name: "Bamba", Class: "Bamba", ModelTypes: []string{"bamba"}, SeqCls: "-",
+		Defs: cat(
+			[]Def{
+				{Sym: "V", Field: "vocab_size", Default: "128000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+				{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+				{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
+				kvDef("num_key_value_heads", "8", ""),
+				derived("d", "H/heads"),
+				{Sym: "I", Field: "intermediate_size", Default: "14336", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+				list("attn_at", "attn_layer_indices", "layers with attention instead of a Mamba2 mixer"),
+				opt("expand", "mamba_expand", "2"),
+				derived("Is", "expand*H"),
+				{Sym: "nh", Field: "mamba_n_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
+				{Sym: "G", Field: "mamba_n_groups", Default: "1", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
+				{Sym: "N", Field: "mamba_d_state", Default: "256", Legend: "N", Desc: "SSM state per head channel", Show: true, Pos: true},
+				{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+				flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
+				flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
+				attnBiasFlag,
+				tie("false"),
+			}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers([]Kind{{Name: "attention", If: "in(l, attn_at)"}, {Name: "mamba"}},
+			norm("input_layernorm", "H", ""),
+			when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
+			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
+			norm("pre_ff_layernorm", "H", ""),
+			gatedMLP("feed_forward.", "I", ""),
+		),
+		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
+	},
+)
