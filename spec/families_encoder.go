@@ -1,0 +1,220 @@
+package spec
+
+import "slices"
+
+// BERT-like encoders used as decoders (their ForCausalLM / LMHead
+// classes), from one shared layer block in four layer-norm placements.
+// docs/arch-notes-more.md has the notes.
+
+// bertDefs are BertConfig-style fields with the class's defaults: vocab,
+// hidden, heads, intermediate, max positions, token types.
+func bertDefs(v, h, heads, i, pos, types string) []Def {
+	return []Def{
+		{Sym: "V", Field: "vocab_size", Default: v, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: h, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "heads", Field: "num_attention_heads", Default: heads, Desc: "attention heads of {H/heads}", Show: true, Pos: true, Divides: "H"},
+		derived("d", "H/heads"),
+		{Sym: "I", Field: "intermediate_size", Default: i, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+		{Sym: "P", Field: "max_position_embeddings", Default: pos, Legend: "P", Desc: "learned positions", Show: true, Pos: true},
+		{Sym: "TV", Field: "type_vocab_size", Default: types, Desc: "token types", Pos: true},
+		flag("cross", "add_cross_attention", "false", "each layer has cross-attention to an encoder"),
+	}
+}
+
+// relPos is position_embedding_type, whose relative kinds add a distance
+// embedding to every attention.
+var relPos = []Def{
+	{Sym: "pos_type", Field: "position_embedding_type", Type: Str, Default: "'absolute'", Null: "=", Desc: "how positions are encoded"},
+	derived("rel", "pos_type == 'relative_key' || pos_type == 'relative_key_query'"),
+}
+
+// noRelPos is for classes without position_embedding_type.
+var noRelPos = []Def{derived("rel", "false")}
+
+// bertAttn is the attention of a BERT layer under pre: self.{query, key,
+// value}, output.dense, all biased, and the distance embedding of
+// relative positions.
+func bertAttn(pre string) []T {
+	return cat(
+		linear(pre+"self.query", "H", "H", "true"), linear(pre+"self.key", "H", "H", "true"), linear(pre+"self.value", "H", "H", "true"),
+		[]T{{Name: pre + "self.distance_embedding.weight", Shape: []string{"2*P-1", "d"}, Role: RoleEmbedding, If: "rel"}},
+		linear(pre+"output.dense", "H", "H", "true"),
+	)
+}
+
+// bertLayer is one encoder layer: attention, optional cross-attention,
+// intermediate and output dense. The layer norms sit where the variant
+// puts them: attnNorm after each attention (relative to "attention." or
+// "crossattention."), ffnNorm and outNorm around the FFN (relative to the
+// layer).
+func bertLayer(attnNorm, ffnNorm, outNorm string) []T {
+	ln := func(name string) []T {
+		if name == "" {
+			return nil
+		}
+		return norm(name, "H", "true")
+	}
+	return cat(
+		bertAttn("attention."), ln(prefixIf("attention.", attnNorm)),
+		when("cross", bertAttn("crossattention."), ln(prefixIf("crossattention.", attnNorm))),
+		linear("intermediate.dense", "I", "H", "true"), ln(ffnNorm),
+		linear("output.dense", "H", "I", "true"), ln(outNorm),
+	)
+}
+
+func prefixIf(pre, name string) string {
+	if name == "" {
+		return ""
+	}
+	return pre + name
+}
+
+// The layer-norm placements.
+var (
+	postLN       = bertLayer("output.LayerNorm", "", "output.LayerNorm") // BERT, RoBERTa
+	robertaPreLN = bertLayer("LayerNorm", "intermediate.LayerNorm", "")  // RoBERTa-PreLayerNorm
+	megatronLN   = bertLayer("ln", "", "ln")                             // Megatron-BERT (pre-LN)
+	xlLN         = bertLayer("self_attn_layer_norm", "", "LayerNorm")    // XLM-RoBERTa-XL (pre-LN)
+)
+
+// bertEmbeddings are word, position and token-type embeddings of width E
+// under pre ("bert.embeddings."), with their LayerNorm unless noLN.
+func bertEmbeddings(pre, E string, types, ln bool) []T {
+	ts := []T{
+		{Name: pre + "word_embeddings.weight", Shape: []string{"V", E}, Role: RoleEmbedding},
+		{Name: pre + "position_embeddings.weight", Shape: []string{"P", E}, Role: RoleEmbedding},
+	}
+	if types {
+		ts = append(ts, T{Name: pre + "token_type_embeddings.weight", Shape: []string{"TV", E}, Role: RoleEmbedding})
+	}
+	if ln {
+		ts = append(ts, norm(pre+"LayerNorm", E, "true")...)
+	}
+	return ts
+}
+
+// bertHead is BERT's cls.predictions: a transform (dense H → E, LayerNorm
+// E) and the decoder [V, E] tied to the word embeddings, its bias apart.
+func bertHead(E string) []T {
+	return cat(
+		[]T{{Name: "cls.predictions.bias", Shape: []string{"V"}, Role: RoleBias}},
+		linear("cls.predictions.transform.dense", E, "H", "true"), norm("cls.predictions.transform.LayerNorm", E, "true"),
+		[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", E}, Role: RoleHead, Optional: "tied"}},
+	)
+}
+
+// robertaHead is RoBERTa's lm_head: dense, layer_norm, the decoder tied to
+// the word embeddings and its bias (saved once, as lm_head.bias).
+func robertaHead() []T {
+	return cat(
+		[]T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}},
+		linear("lm_head.dense", "H", "H", "true"), norm("lm_head.layer_norm", "H", "true"),
+		[]T{{Name: "lm_head.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+			{Name: "lm_head.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
+	)
+}
+
+// bertLike is a family of the BERT layout: base is the base model's
+// attribute ("bert", "roberta"), causal the LM class.
+func bertLike(name, class, mt, causal, base string, defs []Def, global, layer, final []T, head string) *Family {
+	if !slices.ContainsFunc(defs, func(d Def) bool { return d.Sym == "tied" }) {
+		defs = cat(defs, []Def{tie("true")})
+	}
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: causal, SeqCls: "-",
+		Defs:   defs,
+		Global: global,
+		Stacks: []Stack{{Prefix: base + ".encoder.layer.{l}.", Layers: "L", Tensors: layer}},
+		Final:  final,
+		Embed:  base + ".embeddings.word_embeddings.weight", Head: head,
+	}
+}
+
+// roberta is a RoBERTa-layout family (RoBERTa, XLM-R, CamemBERT,
+// Data2VecText) under base.
+func roberta(name, class, mt, base string, defs []Def) *Family {
+	return bertLike(name, class, mt, class+HeadCausalLM, base, cat(defs, relPos),
+		bertEmbeddings(base+".embeddings.", "H", true, true), postLN, robertaHead(), "lm_head.decoder.weight")
+}
+
+var bertHeadName = "cls.predictions.decoder.weight"
+
+var _ = register(
+	bertLike("BERT", "Bert", "bert", "BertLMHeadModel", "bert", cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos),
+		bertEmbeddings("bert.embeddings.", "H", true, true), postLN, bertHead("H"), bertHeadName),
+	bertLike("ERNIE", "Ernie", "ernie", "ErnieForCausalLM", "ernie",
+		cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+			flag("task_id", "use_task_id", "false", "task-type embeddings"),
+			{Sym: "TT", Field: "task_type_vocab_size", Default: "3", Desc: "task types", Pos: true}}),
+		cat(bertEmbeddings("ernie.embeddings.", "H", true, true),
+			[]T{{Name: "ernie.embeddings.task_type_embeddings.weight", Shape: []string{"TT", "H"}, Role: RoleEmbedding, If: "task_id"}}),
+		postLN, bertHead("H"), bertHeadName),
+	bertLike("BigBird", "BigBird", "big_bird", "BigBirdForCausalLM", "bert", cat(bertDefs("50358", "768", "12", "3072", "4096", "2"), noRelPos),
+		bertEmbeddings("bert.embeddings.", "H", true, true), postLN, cat(linear("bert.pooler", "H", "H", "true"), bertHead("H")), bertHeadName),
+	bertLike("Megatron-BERT", "MegatronBert", "megatron-bert", "MegatronBertForCausalLM", "bert", cat(bertDefs("29056", "1024", "16", "4096", "512", "2"), relPos),
+		bertEmbeddings("bert.embeddings.", "H", true, false), megatronLN, cat(norm("bert.encoder.ln", "H", "true"), bertHead("H")), bertHeadName),
+	bertLike("BertGeneration", "BertGeneration", "bert-generation", "BertGenerationDecoder", "bert", cat(bertDefs("50358", "1024", "16", "4096", "512", "2"), relPos),
+		bertEmbeddings("bert.embeddings.", "H", false, true), postLN,
+		[]T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias},
+			{Name: "lm_head.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+			{Name: "lm_head.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
+		"lm_head.decoder.weight"),
+	// ELECTRA: embeddings of embedding_size E, projected to H when they differ.
+	bertLike("ELECTRA", "Electra", "electra", "ElectraForCausalLM", "electra",
+		cat(bertDefs("30522", "256", "4", "1024", "512", "2"), relPos,
+			[]Def{{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true}}),
+		cat(bertEmbeddings("electra.embeddings.", "E", true, true), when("E != H", linear("electra.embeddings_project", "H", "E", "true"))),
+		postLN,
+		cat(linear("generator_predictions.dense", "E", "H", "true"), norm("generator_predictions.LayerNorm", "E", "true"),
+			[]T{{Name: "generator_lm_head.weight", Shape: []string{"V", "E"}, Role: RoleHead, Optional: "tied"},
+				{Name: "generator_lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
+		"generator_lm_head.weight"),
+	// RemBERT: input embeddings of E, mapped to H; output embeddings of O, untied.
+	bertLike("RemBERT", "RemBert", "rembert", "RemBertForCausalLM", "rembert",
+		cat(bertDefs("250300", "1152", "18", "4608", "512", "2"), noRelPos, []Def{
+			{Sym: "E", Field: "input_embedding_size", Default: "256", Legend: "E", Desc: "input embedding width", Show: true, Pos: true},
+			{Sym: "O", Field: "output_embedding_size", Default: "1664", Legend: "O", Desc: "output embedding width", Show: true, Pos: true},
+			tie("false")}),
+		cat(bertEmbeddings("rembert.embeddings.", "E", true, true), linear("rembert.encoder.embedding_hidden_mapping_in", "H", "E", "true")),
+		postLN,
+		cat(linear("cls.predictions.dense", "O", "H", "true"), norm("cls.predictions.LayerNorm", "O", "true"),
+			[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", "O"}, Role: RoleHead, Optional: "tied && O == E"},
+				{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias}}),
+		bertHeadName),
+	// RoCBERT: pronunciation and shape embeddings, mapped into H.
+	bertLike("RoCBert", "RoCBert", "roc_bert", "RoCBertForCausalLM", "roc_bert",
+		cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+			flag("pron", "enable_pronunciation", "true", "pronunciation embeddings"),
+			flag("shape", "enable_shape", "true", "glyph-shape embeddings"),
+			{Sym: "PV", Field: "pronunciation_vocab_size", Default: "910", Pos: true},
+			{Sym: "PD", Field: "pronunciation_embed_dim", Default: "768", Pos: true},
+			{Sym: "SV", Field: "shape_vocab_size", Default: "24858", Pos: true},
+			{Sym: "SD", Field: "shape_embed_dim", Default: "512", Pos: true}}),
+		cat(bertEmbeddings("roc_bert.embeddings.", "H", true, true),
+			[]T{{Name: "roc_bert.embeddings.pronunciation_embed.weight", Shape: []string{"PV", "PD"}, Role: RoleEmbedding, If: "pron"},
+				{Name: "roc_bert.embeddings.shape_embed.weight", Shape: []string{"SV", "SD"}, Role: RoleEmbedding, If: "shape"}},
+			when("pron || shape", linear("roc_bert.embeddings.map_inputs_layer", "H", "H+(pron ? PD : 0)+(shape ? SD : 0)", "true"))),
+		postLN, bertHead("H"), bertHeadName),
+	// RoFormer: no position embeddings; rotary tables [P, d] are written.
+	bertLike("RoFormer", "RoFormer", "roformer", "RoFormerForCausalLM", "roformer",
+		cat(bertDefs("50000", "768", "12", "3072", "1536", "2"), noRelPos,
+			[]Def{{Sym: "E", Field: "embedding_size", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Show: true, Pos: true}}),
+		cat([]T{{Name: "roformer.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding},
+			{Name: "roformer.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding}},
+			norm("roformer.embeddings.LayerNorm", "E", "true"),
+			when("E != H", linear("roformer.embeddings_project", "H", "E", "true")),
+			[]T{{Name: "roformer.encoder.embed_positions.weight", Shape: []string{"P", "d"}, Role: RoleEmbedding}}),
+		postLN, bertHead("E"), bertHeadName),
+	roberta("RoBERTa", "Roberta", "roberta", "roberta", bertDefs("50265", "768", "12", "3072", "512", "2")),
+	roberta("XLM-RoBERTa", "XLMRoberta", "xlm-roberta", "roberta", bertDefs("30522", "768", "12", "3072", "512", "2")),
+	roberta("CamemBERT", "Camembert", "camembert", "roberta", bertDefs("30522", "768", "12", "3072", "512", "2")),
+	roberta("Data2VecText", "Data2VecText", "data2vec-text", "data2vec_text", bertDefs("30522", "768", "12", "3072", "512", "2")),
+	bertLike("RoBERTa-PreLayerNorm", "RobertaPreLayerNorm", "roberta-prelayernorm", "RobertaPreLayerNormForCausalLM", "roberta_prelayernorm",
+		cat(bertDefs("50265", "768", "12", "3072", "512", "2"), relPos),
+		bertEmbeddings("roberta_prelayernorm.embeddings.", "H", true, true), robertaPreLN,
+		cat(norm("roberta_prelayernorm.LayerNorm", "H", "true"), robertaHead()), "lm_head.decoder.weight"),
+	bertLike("XLM-RoBERTa-XL", "XLMRobertaXL", "xlm-roberta-xl", "XLMRobertaXLForCausalLM", "roberta",
+		cat(bertDefs("250880", "2560", "32", "10240", "514", "1"), relPos),
+		bertEmbeddings("roberta.embeddings.", "H", true, false), xlLN,
+		cat(norm("roberta.encoder.LayerNorm", "H", "true"), robertaHead()), "lm_head.decoder.weight"),
+)
