@@ -218,3 +218,157 @@ var _ = register(
 		bertEmbeddings("roberta.embeddings.", "H", true, false), xlLN,
 		cat(norm("roberta.encoder.LayerNorm", "H", "true"), robertaHead()), "lm_head.decoder.weight"),
 )
+
+// Seq2seq decoders used alone (their ForCausalLM classes): BART's decoder
+// layer — self-attention, cross-attention to an encoder, fc1/fc2, each
+// with a post LayerNorm — under model.decoder.layers.{l}.
+
+// s2sDefs are the decoder's fields, each "field=default" (the class's).
+func s2sDefs(vocab, hidden, layers, ffn string) []Def {
+	split := func(s string) (string, string) {
+		for i := range s {
+			if s[i] == '=' {
+				return s[:i], s[i+1:]
+			}
+		}
+		return s, ""
+	}
+	vf, vd := split(vocab)
+	hf, hd := split(hidden)
+	lf, ld := split(layers)
+	ff, fd := split(ffn)
+	return []Def{
+		{Sym: "V", Field: vf, Default: vd, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: hf, Default: hd, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: lf, Default: ld, Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "F", Field: ff, Default: fd, Legend: "F", Desc: "FFN inner width", Show: true, Pos: true},
+	}
+}
+
+// posDef is max_position_embeddings (or the field named) with its default.
+func posDef(field, def string) Def {
+	return Def{Sym: "P", Field: field, Default: def, Legend: "P", Desc: "positions", Show: true, Pos: true}
+}
+
+// s2sAttn is a BART attention under pre: q, k, v, out_proj [H, H];
+// qvoBias and kBias are the conditions of their biases.
+func s2sAttn(pre, qvoBias, kBias string) []T {
+	return cat(linear(pre+"q_proj", "H", "H", qvoBias), linear(pre+"k_proj", "H", "H", kBias),
+		linear(pre+"v_proj", "H", "H", qvoBias), linear(pre+"out_proj", "H", "H", qvoBias))
+}
+
+// s2sLayer is the BART decoder layer: cross says whether it has
+// encoder_attn; attnBias, kBias and fcBias the biases' conditions.
+func s2sLayer(cross bool, attnBias, kBias, fcBias string) []T {
+	ts := cat(s2sAttn("self_attn.", attnBias, kBias), norm("self_attn_layer_norm", "H", "true"))
+	if cross {
+		ts = cat(ts, s2sAttn("encoder_attn.", attnBias, kBias), norm("encoder_attn_layer_norm", "H", "true"))
+	}
+	return cat(ts, linear("fc1", "F", "H", fcBias), linear("fc2", "H", "F", fcBias), norm("final_layer_norm", "H", "true"))
+}
+
+// Where a decoder's positions come from: BART's learned table is offset by
+// 2, others' learned or sinusoidal tables are written as [P, H].
+func positions(shape string) []T {
+	return []T{{Name: "model.decoder.embed_positions.weight", Shape: []string{shape, "H"}, Role: RoleEmbedding}}
+}
+
+var (
+	embLN   = norm("model.decoder.layernorm_embedding", "H", "true")
+	finalLN = norm("model.decoder.layer_norm", "H", "true")
+	bartLM  = lmHead("lm_head.weight")
+)
+
+// bartLike is a BART-layout decoder family; the LM head is tied to
+// embed_tokens by default (PretrainedConfig's tie_word_embeddings).
+func bartLike(name, class, mt string, defs []Def, global []T, layer []T, final []T) *Family {
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, SeqCls: "-",
+		Defs:   cat(defs, []Def{tie("true")}),
+		Global: cat([]T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}, global),
+		Stacks: []Stack{{Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: layer}},
+		Final:  cat(final, bartLM),
+		Embed:  "model.decoder.embed_tokens.weight",
+	}
+}
+
+var bartLayer = s2sLayer(true, "true", "true", "true")
+
+// mvpPrompt is MVP's prompt module under pre (use_prompt).
+func mvpPrompt(pre string) []T {
+	return cat([]T{{Name: pre + "prompt_embedding.weight", Shape: []string{"PL", "H"}, Role: RoleEmbedding}},
+		linear(pre+"prompt_trans.0", "PM", "H", "true"), linear(pre+"prompt_trans.2", "L*2*H", "PM", "true"))
+}
+
+// musicgen is the MusicGen decoder: one embedding [V+1, H] and one head
+// [V, H] per codebook, no biases but the norms', no positions written.
+func musicgen(name, class, mt string, cross bool) *Family {
+	return &Family{Name: name, Class: class, ConfigClass: class + "DecoderConfig", ModelTypes: []string{mt}, SeqCls: "-",
+		Defs: cat(s2sDefs("vocab_size=2048", "hidden_size=1024", "num_hidden_layers=24", "ffn_dim=4096"), []Def{
+			{Sym: "CB", Field: "num_codebooks", Default: "4", Legend: "CB", Desc: "parallel codebooks", Show: true, Pos: true},
+			tie("false")}),
+		Global: []T{{Name: "model.decoder.embed_tokens.{e}.weight", Shape: []string{"V+1", "H"}, Role: RoleEmbedding, Experts: "CB"}},
+		Stacks: []Stack{{Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: s2sLayer(cross, "", "", "")}},
+		Final:  cat(finalLN, []T{{Name: "lm_heads.{e}.weight", Shape: []string{"V", "H"}, Role: RoleHead, Experts: "CB", If: "causal"}}),
+		Embed:  "model.decoder.embed_tokens.0.weight", Head: "lm_heads.0.weight",
+	}
+}
+
+var _ = register(
+	bartLike("BART", "Bart", "bart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+		cat(positions("P+2"), embLN), bartLayer, nil),
+	bartLike("mBART", "MBart", "mbart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+		cat(positions("P+2"), embLN), bartLayer, finalLN),
+	bartLike("PLBart", "PLBart", "plbart", cat(s2sDefs("vocab_size=50005", "d_model=768", "decoder_layers=6", "decoder_ffn_dim=3072"), []Def{posDef("max_position_embeddings", "1024")}),
+		cat(positions("P+2"), embLN), bartLayer, nil),
+	bartLike("MVP", "Mvp", "mvp", cat(s2sDefs("vocab_size=50267", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024"),
+		flag("prompt", "use_prompt", "false", "layer-wise prompts"), opt("PL", "prompt_length", "100"), opt("PM", "prompt_mid_dim", "800")}),
+		cat(positions("P+2"), embLN, when("prompt", mvpPrompt("model.decoder.self_attn_prompt."), mvpPrompt("model.decoder.cross_attn_prompt."))), bartLayer, nil),
+	// Marian: a sinusoidal table [P, H], and a decoder vocabulary of its own.
+	bartLike("Marian", "Marian", "marian", cat(
+		[]Def{{Sym: "Vsrc", Field: "vocab_size", Default: "58101", Pos: true}},
+		withNull(s2sDefs("decoder_vocab_size=Vsrc", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), "V", "Vsrc"),
+		[]Def{posDef("max_position_embeddings", "1024")}),
+		positions("P"), bartLayer, nil),
+	bartLike("Pegasus", "Pegasus", "pegasus", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+		positions("P"), bartLayer, finalLN),
+	bartLike("Blenderbot", "Blenderbot", "blenderbot", cat(s2sDefs("vocab_size=8008", "d_model=2560", "decoder_layers=24", "decoder_ffn_dim=10240"), []Def{posDef("max_position_embeddings", "128")}),
+		positions("P"), bartLayer, finalLN),
+	bartLike("BlenderbotSmall", "BlenderbotSmall", "blenderbot-small", cat(s2sDefs("vocab_size=50265", "d_model=512", "decoder_layers=8", "decoder_ffn_dim=2048"), []Def{posDef("max_position_embeddings", "512")}),
+		cat(positions("P"), embLN), bartLayer, nil),
+	// BigBirdPegasus: attention without biases unless use_bias.
+	bartLike("BigBirdPegasus", "BigBirdPegasus", "bigbird_pegasus", cat(s2sDefs("vocab_size=96103", "d_model=1024", "decoder_layers=16", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "4096"),
+		flag("use_bias", "use_bias", "false", "attention projections have biases")}),
+		cat(positions("P"), embLN), s2sLayer(true, "use_bias", "use_bias", "true"), nil),
+	// TrOCR: learned positions (offset 2) or sinusoidal ones not written.
+	func() *Family {
+		f := bartLike("TrOCR", "TrOCR", "trocr", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "512"),
+			flag("learned", "use_learned_position_embeddings", "true", "learned positions"),
+			flag("emb_ln", "layernorm_embedding", "true", "a LayerNorm after the embeddings")}),
+			cat(when("learned", positions("P+2")), when("emb_ln", embLN)), bartLayer, nil)
+		f.Final = lmHead("output_projection.weight")
+		f.Head = "output_projection.weight"
+		return f
+	}(),
+	// Whisper: k_proj has no bias; positions [max_target_positions, H].
+	func() *Family {
+		f := bartLike("Whisper", "Whisper", "whisper", cat(s2sDefs("vocab_size=51865", "d_model=384", "decoder_layers=4", "decoder_ffn_dim=1536"), []Def{posDef("max_target_positions", "448")}),
+			positions("P"), s2sLayer(true, "true", "", "true"), finalLN)
+		f.Final = cat(finalLN, lmHead("proj_out.weight"))
+		f.Head = "proj_out.weight"
+		return f
+	}(),
+	musicgen("MusicGen", "Musicgen", "musicgen_decoder", true),
+	musicgen("MusicGen-Melody", "MusicgenMelody", "musicgen_melody_decoder", false),
+)
+
+// withNull returns ds with the definition of sym taking null to mean x
+// (decoder_vocab_size: null is vocab_size).
+func withNull(ds []Def, sym, x string) []Def {
+	out := append([]Def(nil), ds...)
+	for i := range out {
+		if out[i].Sym == sym {
+			out[i].Null = x
+		}
+	}
+	return out
+}
