@@ -110,14 +110,19 @@ type NoSpecError struct {
 	Reason string
 }
 
+// Name is the architecture, or the model_type, config.json names.
+func (e *NoSpecError) Name() string {
+	switch {
+	case e.Arch != "":
+		return e.Arch
+	case e.ModelType != "":
+		return e.ModelType
+	}
+	return "(config.json names no architecture)"
+}
+
 func (e *NoSpecError) Error() string {
-	name := e.Arch
-	if name == "" {
-		name = e.ModelType
-	}
-	if name == "" {
-		name = "(config.json names no architecture)"
-	}
+	name := e.Name()
 	if e.Reason != "" {
 		return "no spec for architecture " + name + " (" + e.Reason + ")"
 	}

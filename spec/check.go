@@ -83,6 +83,10 @@ type Report struct {
 	Plan *Plan
 	// Skipped says why the cross-check was not done, or is "".
 	Skipped string
+	// Depth is how far the check went: DepthFull (a spec), DepthStructural
+	// (no spec: Structure says what was checked) or DepthNone.
+	Depth     string
+	Structure *Structure
 	// Entries are the plan's tensors in plan order, then the allowed
 	// extras and the unexpected tensors in name order.
 	Entries  []Entry
@@ -104,8 +108,14 @@ type Report struct {
 	ByDType    map[tensor.DType]uint64
 }
 
-// Clean reports whether the check found no problem.
+// Clean reports whether the check found no problem. A model checked only
+// structurally, or not at all, may be Clean; [Report.FullyClean] is the
+// stronger claim.
 func (r *Report) Clean() bool { return len(r.Problems) == 0 }
+
+// FullyClean reports whether the model was checked against its
+// architecture's spec and no problem was found.
+func (r *Report) FullyClean() bool { return r.Depth == DepthFull && r.Clean() }
 
 // ExpectedSet returns the expected tensors as they should be in the files:
 // the plan's required tensors, its optional ones only where the files have
@@ -134,7 +144,7 @@ type NamedShape struct {
 
 // Check cross-checks a model's files against its config.json.
 func Check(m *model.Model) (*Report, error) {
-	r := &Report{Model: m, ByDType: map[tensor.DType]uint64{}}
+	r := &Report{Model: m, ByDType: map[tensor.DType]uint64{}, Depth: DepthNone}
 	r.Warnings = append(r.Warnings, m.Warnings()...)
 	for _, t := range m.Tensors() {
 		n := t.NumElements()
@@ -157,7 +167,13 @@ func Check(m *model.Model) (*Report, error) {
 		plan, err := expect(c, len(m.Tensors()))
 		var noSpec *NoSpecError
 		if errors.As(err, &noSpec) {
-			r.Skipped = noSpec.Error() + ": its tensors are listed, not checked"
+			r.Skipped = noSpec.Error()
+			if m.Format == model.FormatSafetensors {
+				r.Depth = DepthStructural
+				r.structural(c, noSpec.Name())
+			} else {
+				r.Skipped += ": its tensors are listed, not checked"
+			}
 		} else if err != nil {
 			return nil, err
 		} else {
@@ -165,6 +181,7 @@ func Check(m *model.Model) (*Report, error) {
 				renamePlan(plan, m.Names)
 			}
 			r.Plan = plan
+			r.Depth = DepthFull
 		}
 	}
 	if r.Plan == nil {

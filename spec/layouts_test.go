@@ -28,6 +28,14 @@ const (
 	layoutsPending = "testdata/layouts-pending.txt"
 )
 
+// structuralBlind are the pending architectures whose dropped-tensor
+// mutant the structural check cannot see, and why: they need their spec.
+var structuralBlind = map[string]string{
+	"blt":      "no stack has the num_hidden_layers its config gives (the patcher, encoder and decoder have their own counts)",
+	"reformer": "a layers has 2 layers of each attention kind: no majority to tell the damaged one",
+	"zamba2":   "its hybrid layers have submodules of their own, so a layer lacking one is another kind",
+}
+
 func readLayouts(t *testing.T) []testmodel.RefLayout {
 	t.Helper()
 	ls, err := testmodel.ReadLayouts(layoutsArchive)
@@ -64,9 +72,10 @@ func checkLayout(t *testing.T, config []byte, ts []testmodel.Tensor) *spec.Repor
 
 var layerIndex = regexp.MustCompile(`\.(\d+)\.`)
 
-// middleLayerTensor picks a tensor of the middle layer of the model's
-// main stack (the one with most layered tensors), or the middle tensor.
-func middleLayerTensor(ts []testmodel.Tensor) int {
+// middleLayerTensor picks a tensor of the middle layer of the given
+// stack or else of the one with most layered tensors, or the middle
+// tensor.
+func middleLayerTensor(ts []testmodel.Tensor, stack string) int {
 	counts := map[string]int{}
 	maxIndex := map[string]int{}
 	for _, x := range ts {
@@ -82,6 +91,9 @@ func middleLayerTensor(ts []testmodel.Tensor) int {
 		if n > counts[best] || n == counts[best] && s < best {
 			best = s
 		}
+	}
+	if stack != "" {
+		best = stack
 	}
 	if best == "" {
 		return len(ts) / 2
@@ -124,7 +136,16 @@ func TestLayouts(t *testing.T) {
 				require.True(t, r.Clean(), r.Verdict())
 				full[l.Arch]++
 			}
-			mid := middleLayerTensor(l.Tensors)
+			main := ""
+			if pending[l.Arch] {
+				require.NotNil(t, r.Structure)
+				if why, ok := structuralBlind[l.Arch]; ok {
+					t.Skipf("structural check cannot see the mutant: %s", why)
+				}
+				require.NotEmpty(t, r.Structure.Main, "the stack of L layers")
+				main = r.Structure.Main
+			}
+			mid := middleLayerTensor(l.Tensors, main)
 			victim := l.Tensors[mid]
 			dropped := slices.Delete(slices.Clone(l.Tensors), mid, mid+1)
 			r = checkLayout(t, l.Config, dropped)
@@ -150,6 +171,9 @@ func TestLayouts(t *testing.T) {
 	}
 	for p := range pending {
 		assert.True(t, seen[p], "%s in %s is no layout", p, layoutsPending)
+	}
+	for p := range structuralBlind {
+		assert.True(t, pending[p], "%s has a spec now: delete it from structuralBlind", p)
 	}
 	t.Logf("fully checked: %d architectures, %d layouts", len(full), func() int {
 		n := 0

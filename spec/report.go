@@ -236,6 +236,10 @@ func (r *Report) Verdict() string {
 		b.WriteString(Escape(fmt.Sprintf(format, args...)))
 		b.WriteByte('\n')
 	}
+	if r.Plan == nil && r.Depth == DepthStructural {
+		r.structuralVerdict(line)
+		return b.String()
+	}
 	if r.Plan == nil {
 		line("– cross-check skipped: %s", r.Skipped)
 		for _, w := range r.Warnings {
@@ -288,6 +292,54 @@ func (r *Report) Verdict() string {
 	return b.String()
 }
 
+// structuralVerdict is the verdict of a model checked structurally.
+func (r *Report) structuralVerdict(line func(string, ...any)) {
+	st := r.Structure
+	what := []string{}
+	if st.Layers > 0 {
+		what = append(what, fmt.Sprintf("layers 0..%d (%s)", st.Layers-1, st.Field))
+	}
+	for _, s := range st.Stacks {
+		if s.Layers > 1 {
+			what = append(what, fmt.Sprintf("%s: %d layers in %d %s", s.Prefix, s.Layers, s.Kinds, plural(s.Kinds, "kind", "kinds")))
+		}
+	}
+	if r.Embeddings > 0 {
+		what = append(what, "embedding rows = vocab_size")
+	}
+	summary := "nothing it could compare"
+	if len(what) > 0 {
+		summary = strings.Join(what, "; ")
+	}
+	if r.Clean() {
+		line("– structural check only: %s; its tensors are consistent: %s", r.Skipped, summary)
+	} else {
+		counts := map[ProblemKind]int{}
+		var order []ProblemKind
+		for _, p := range r.Problems {
+			if counts[p.Kind]++; counts[p.Kind] == 1 {
+				order = append(order, p.Kind)
+			}
+		}
+		parts := make([]string, len(order))
+		for i, k := range order {
+			parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+		}
+		line("✗ %d %s: %s (structural check only: %s)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), strings.Join(parts, ", "), r.Skipped)
+		for _, p := range r.Problems {
+			line("✗ %s: %s", p.Kind, p.Detail)
+		}
+		line("checked: %s", summary)
+	}
+	for _, n := range r.Notes {
+		line("note: %s", n)
+	}
+	for _, w := range r.Warnings {
+		line("warning: %s", w)
+	}
+	line("params: %s stored in %d tensors", commas(r.Stored), len(r.Model.Tensors()))
+}
+
 func (r *Report) dtypeSummary() string {
 	keys := slices.Sorted(maps.Keys(r.ByDType))
 	parts := make([]string, len(keys))
@@ -324,6 +376,7 @@ type jsonReport struct {
 	Architecture string            `json:"architecture,omitempty"`
 	Spec         string            `json:"spec,omitempty"`
 	Checked      bool              `json:"checked"`
+	Depth        string            `json:"depth"`
 	Skipped      string            `json:"skipped,omitempty"`
 	Clean        bool              `json:"clean"`
 	Files        []string          `json:"files"`
@@ -424,8 +477,9 @@ func (r *Report) JSON() []byte {
 	j := jsonReport{
 		Model:      r.Model.Location,
 		Checked:    r.Plan != nil,
+		Depth:      r.Depth,
 		Skipped:    r.Skipped,
-		Clean:      r.Clean(),
+		Clean:      r.FullyClean(),
 		Tensors:    len(r.Model.Tensors()),
 		Expected:   len(r.ExpectedSet()),
 		Files:      []string{},
