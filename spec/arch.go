@@ -95,6 +95,7 @@ type Plan struct {
 	// names, for the tied-head rule.
 	Embed, HeadName string
 	ignore          []*regexp.Regexp // names transformers ignores on load
+	variants        [][][2]string    // the family's other layouts (Family.Variants)
 }
 
 // Heads: the task classes a spec covers, by the suffix of their name.

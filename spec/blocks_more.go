@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -46,4 +47,25 @@ func rebase(name string, pairs [][2]string) string {
 		}
 	}
 	return name
+}
+
+// Count is a definition's type: the number of entries of an array, 1 for
+// a single value (vision_feature_layer: one layer, or several whose
+// features are concatenated).
+const Count = Str + 1
+
+// countValue reads a Count: an array's length, else 1 for a number.
+func (c *Config) countValue(field string, raw json.RawMessage) (any, error) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) == nil {
+		if len(items) == 0 {
+			return nil, c.errorf(field, "is an empty array")
+		}
+		return int64(len(items)), nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return nil, c.errorf(field, "must be a number or an array, found %s", kindOf(raw))
+	}
+	return int64(1), nil
 }

@@ -1,0 +1,290 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Vision-language models: a vision tower, a projector, and a language
+// model. The language model is whatever family text_config.model_type
+// names (Llama, Mistral, Qwen2, Gemma, …), its names re-rooted under the
+// VLM's ("model." → "language_model.model."), its fields read from
+// text_config with that family's defaults. The vision side is a shared
+// tower block (CLIP, SigLIP, Pixtral, chosen by vision_config.model_type)
+// and a projector row. docs/arch-notes-more.md has the notes.
+
+// vlm is a vision-language family: the vision side as a Family's Defs,
+// Global, Stacks and Final (symbols v…, mm_…), and the language model's
+// place.
+type vlm struct {
+	Family
+	text   string      // text_config's default model_type
+	textF  *Family     // the language model, when it is the VLM's own (Qwen2-VL)
+	reroot [][2]string // the language model's names: {"model.", "language_model.model."}
+	cache  sync.Map    // text model_type → *Family
+}
+
+// register makes the VLM a table row (named in Architectures) whose
+// tensors are those of its composition with a language model.
+func (v *vlm) register() *Family {
+	return &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
+		Causal: v.Causal, SeqCls: "-", compose: v.compose}
+}
+
+// compose builds the family for c: the VLM with the language model
+// text_config.model_type names.
+func (v *vlm) compose(c *Config) (*Family, error) {
+	tf, mt := v.textF, ""
+	if tf == nil {
+		mt = v.text
+		if raw, ok := c.lookup("text_config.model_type"); ok {
+			var s string
+			if json.Unmarshal(raw, &s) == nil && s != "" {
+				mt = s
+			}
+		}
+		if f, ok := v.cache.Load(mt); ok {
+			return f.(*Family), nil
+		}
+		tf = byType[mt]
+		if tf == nil || tf.compose != nil {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+				Reason: fmt.Sprintf("its language model, text_config.model_type %q, has no spec", mt)}
+		}
+	} else if f, ok := v.cache.Load(""); ok {
+		return f.(*Family), nil
+	}
+	f := &Family{Name: v.Name + " + " + tf.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
+		Causal: v.Causal, SeqCls: "-", Variants: v.Variants,
+		Embed: rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
+	for _, d := range tf.Defs {
+		if d.Field != "" {
+			alts := strings.Split(d.Field, "|")
+			for i := range alts {
+				alts[i] = "text_config." + alts[i]
+			}
+			d.Field = strings.Join(alts, "|")
+			if d.Sym == "tied" {
+				// The VLM's own tie_word_embeddings, else the text config's
+				// (LlavaConfig and its kin copy the text config's).
+				d.Field = "tie_word_embeddings|" + d.Field
+			}
+		}
+		f.Defs = append(f.Defs, d)
+	}
+	f.Defs = append(f.Defs, v.Defs...)
+	f.Global = cat(rerootTs(tf.Global, v.reroot), v.Global)
+	for _, s := range tf.Stacks {
+		s.Prefix = rebase(s.Prefix, v.reroot)
+		f.Stacks = append(f.Stacks, s)
+	}
+	f.Stacks = append(f.Stacks, v.Stacks...)
+	f.Final = cat(rerootTs(tf.Final, v.reroot), v.Final)
+	if err := f.compile(); err != nil {
+		return nil, fmt.Errorf("spec: %s with %s: %w", v.Name, tf.Name, err)
+	}
+	v.cache.Store(mt, f)
+	return f, nil
+}
+
+func rerootTs(ts []T, pairs [][2]string) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].Name = rebase(out[i].Name, pairs)
+	}
+	return out
+}
+
+// Where the language model's names go.
+var (
+	// legacyLM is 4.x's layout of the LLaVA family: the whole causal LM
+	// under language_model.
+	legacyLM = [][2]string{{"model.", "language_model.model."}, {"lm_head.", "language_model.lm_head."}}
+	// newLM puts the base model under model.language_model, the head on top.
+	newLM = [][2]string{{"model.", "model.language_model."}}
+	// textLM is Idefics2/3's: model.text_model.
+	textLM = [][2]string{{"model.", "model.text_model."}}
+)
+
+// towerDefs are vision_config's fields, with the defaults of the tower
+// class vision_config.model_type names (mt is the VLM's default tower).
+func towerDefs(mt string) []Def {
+	byMT := func(pix, idefics3, idefics2, clip, siglip string) string {
+		return fmt.Sprintf("vmt == 'pixtral' ? %s : (vmt == 'idefics3_vision' || vmt == 'smolvlm_vision' ? %s : (vmt == 'idefics2_vision' ? %s : (vmt == 'clip_vision_model' ? %s : %s)))",
+			pix, idefics3, idefics2, clip, siglip)
+	}
+	return []Def{
+		{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'" + mt + "'", Desc: "the vision tower"},
+		derived("clip", "vmt == 'clip_vision_model'"),
+		derived("pix", "vmt == 'pixtral'"),
+		{Sym: "vH", Field: "vision_config.hidden_size", Default: byMT("1024", "1152", "768", "768", "768"), Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: byMT("24", "12", "12", "12", "12"), Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "vI", Field: "vision_config.intermediate_size", Default: byMT("4096", "3072", "3072", "3072", "3072"), Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+		{Sym: "vP", Field: "vision_config.patch_size", Default: byMT("16", "32", "32", "32", "16"), Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		{Sym: "vS", Field: "vision_config.image_size", Default: byMT("1024", "224", "224", "224", "224"), Desc: "image side, pixels", Pos: true},
+		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "vhead", Field: "vision_config.vision_use_head", Type: Bool, Default: "true", Null: "=", Desc: "SigLIP's attention-pooling head"},
+		derived("vN", "(vS/vP)*(vS/vP)"),
+	}
+}
+
+// visionTower is a CLIP, SigLIP (and Idefics2/3's SigLIP) or Pixtral tower:
+// CLIP and SigLIP under pre ("vision_tower.vision_model."), Pixtral under
+// pixPre ("vision_tower."). Its tensors are globals, a stack and finals.
+func visionTower(pre, pixPre string) (global []T, stacks []Stack, final []T) {
+	vln := func(name string) []T { return norm(name, "vH", "true") }
+	global = cat(
+		when("!pix", []T{{Name: pre + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}),
+		when("!pix && !clip", vecIf(pre+"embeddings.patch_embedding.bias", "vH", "")),
+		when("clip", vec(pre+"embeddings.class_embedding", "vH"),
+			[]T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN+1", "vH"}, Role: RoleEmbedding}},
+			vln(pre+"pre_layrnorm")),
+		when("!pix && !clip", []T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN", "vH"}, Role: RoleEmbedding}}),
+		when("pix", []T{{Name: pixPre + "patch_conv.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}},
+			norm(pixPre+"ln_pre", "vH", "")),
+	)
+	stacks = []Stack{
+		{Name: "vision", Prefix: pre + "encoder.layers.{l}.", Layers: "pix ? 0 : vL", Tensors: cat(
+			renameSyms(cat(linear("self_attn.q_proj", "H", "H", "true"), linear("self_attn.k_proj", "H", "H", "true"),
+				linear("self_attn.v_proj", "H", "H", "true"), linear("self_attn.out_proj", "H", "H", "true"),
+				plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH"),
+			vln("layer_norm1"), vln("layer_norm2"))},
+		{Name: "vision", Prefix: pixPre + "transformer.layers.{l}.", Layers: "pix ? vL : 0", Tensors: renameSyms(cat(
+			norm("attention_norm", "H", ""),
+			linear("attention.q_proj", "H", "H", ""), linear("attention.k_proj", "H", "H", ""),
+			linear("attention.v_proj", "H", "H", ""), linear("attention.o_proj", "H", "H", ""),
+			norm("ffn_norm", "H", ""), gatedMLP("feed_forward.", "vI", "")), "H", "vH")},
+	}
+	final = cat(
+		when("!pix", vln(pre+"post_layernorm")),
+		when("vmt == 'siglip_vision_model' && vhead",
+			[]T{{Name: pre + "head.probe", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
+				{Name: pre + "head.attention.in_proj_weight", Shape: []string{"3*vH", "vH"}, Role: RoleLinear},
+				{Name: pre + "head.attention.in_proj_bias", Shape: []string{"3*vH"}, Role: RoleBias}},
+			renameSyms(linear(pre+"head.attention.out_proj", "H", "H", "true"), "H", "vH"),
+			vln(pre+"head.layernorm"),
+			renameSyms(plainMLP(pre+"head.mlp.fc1", pre+"head.mlp.fc2", "vI", "true"), "H", "vH")),
+	)
+	return global, stacks, final
+}
+
+// withTower is a VLM row: the tower under pre/pixPre with default tower
+// mt, and the projector's definitions and tensors.
+func withTower(v *vlm, mt, pre, pixPre string, defs []Def, proj []T) *Family {
+	g, s, f := visionTower(pre, pixPre)
+	v.Defs = cat(towerDefs(mt), defs)
+	v.Global, v.Stacks, v.Final = cat(g, v.Global), cat(s, v.Stacks), cat(f, proj)
+	return v.register()
+}
+
+// llavaProjector is LLaVA's two-layer MLP from the tower's width to the
+// language model's, biased unless multimodal_projector_bias is false.
+// Its input is the concatenation of the vision_feature_layer layers (one,
+// or a list).
+func llavaProjector(pre string, biasDefault string) ([]Def, []T) {
+	return []Def{flag("mm_bias", "multimodal_projector_bias", biasDefault, "the projector's linears have biases"),
+			{Sym: "vk", Field: "vision_feature_layer", Type: Count, Default: "1", Null: "=", Desc: "vision layers the projector reads"}},
+		cat(linear(pre+"linear_1", "H", "vH*vk", "mm_bias"), linear(pre+"linear_2", "H", "H", "mm_bias"))
+}
+
+// towerOnly5x is the 5.x layout of a tower under vision_tower.
+var towerOnly5x = [][][2]string{{{"vision_tower.vision_model.", "vision_tower."}}}
+
+func llava(name, class, mt, text, tower string, extra []T) *Family {
+	d, t := llavaProjector("multi_modal_projector.", "true")
+	return withTower(&vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Variants: towerOnly5x}, text: text, reroot: legacyLM},
+		tower, "vision_tower.vision_model.", "vision_tower.", d, cat(t, extra))
+}
+
+var imageNewline = []T{{Name: "image_newline", Shape: []string{"H"}, Role: RoleNorm}}
+
+var _ = register(
+	llava("LLaVA", "Llava", "llava", "llama", "clip_vision_model", nil),
+	llava("LLaVA-NeXT", "LlavaNext", "llava_next", "llama", "clip_vision_model", imageNewline),
+	llava("LLaVA-NeXT-Video", "LlavaNextVideo", "llava_next_video", "llama", "clip_vision_model", imageNewline),
+	llava("LLaVA-OneVision", "LlavaOnevision", "llava_onevision", "qwen2", "siglip_vision_model", imageNewline),
+	// VipLLaVA: the projector reads the concatenation of
+	// len(vision_feature_layers) layers (VipLlavaConfig's [-2, -5, -8, -11, 6]).
+	withTower(&vlm{Family: Family{Name: "VipLLaVA", Class: "VipLlava", ModelTypes: []string{"vipllava"}, Causal: "VipLlavaForConditionalGeneration",
+		Variants: towerOnly5x}, text: "llama", reroot: legacyLM},
+		"clip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+		[]Def{{Sym: "vk", Field: "vision_feature_layers", Type: Count, Default: "5", Desc: "vision layers the projector reads"}},
+		cat(norm("multi_modal_projector.projector_layernorm", "vH*vk", "true"),
+			linear("multi_modal_projector.linear_1", "H", "vH*vk", "true"), linear("multi_modal_projector.linear_2", "H", "H", "true"))),
+	// Mistral3: RMS norm, a patch merger of spatial_merge_size² patches,
+	// then LLaVA's MLP without biases by default.
+	func() *Family {
+		d, t := llavaProjector("multi_modal_projector.", "false")
+		return withTower(&vlm{Family: Family{Name: "Mistral3", Class: "Mistral3", ModelTypes: []string{"mistral3"}, Causal: "Mistral3ForConditionalGeneration"},
+			text: "mistral", reroot: legacyLM},
+			"pixtral", "vision_tower.vision_model.", "vision_tower.",
+			cat(d, []Def{opt("mm_m", "spatial_merge_size", "2")}),
+			cat(norm("multi_modal_projector.norm", "vH", ""),
+				[]T{{Name: "multi_modal_projector.patch_merger.merging_layer.weight", Shape: []string{"vH", "vH*mm_m*mm_m"}, Role: RoleLinear}}, t))
+	}(),
+	// PaliGemma: one linear to vision_config.projection_dim.
+	withTower(&vlm{Family: Family{Name: "PaliGemma", Class: "PaliGemma", ModelTypes: []string{"paligemma"}, Causal: "PaliGemmaForConditionalGeneration",
+		Variants: towerOnly5x}, text: "gemma", reroot: legacyLM},
+		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+		[]Def{{Sym: "mm_p", Field: "vision_config.projection_dim|projection_dim", Default: "2048", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true}},
+		linear("multi_modal_projector.linear", "mm_p", "vH", "true")),
+	// Gemma 3 (and ShieldGemma 2): a soft-embedding RMS norm and a bare
+	// projection matrix [vH, H].
+	gemma3("Gemma3", "gemma3"),
+	gemma3("ShieldGemma2", "shieldgemma2"),
+	// Aya Vision: pixel-shuffled (downsample_factor²) features, LayerNorm,
+	// SwiGLU of alignment_intermediate_size (absent: the text width).
+	withTower(&vlm{Family: Family{Name: "AyaVision", Class: "AyaVision", ModelTypes: []string{"aya_vision"}, Causal: "AyaVisionForConditionalGeneration",
+		Variants: towerOnly5x}, text: "cohere2", reroot: legacyLM},
+		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+		[]Def{opt("mm_f", "downsample_factor", "2"), {Sym: "mm_a", Field: "alignment_intermediate_size", Default: "H", Desc: "projector SwiGLU width", Pos: true}},
+		cat(norm("multi_modal_projector.layernorm", "vH*mm_f*mm_f", "true"),
+			linear("multi_modal_projector.linear_1", "mm_a", "vH*mm_f*mm_f", "true"), linear("multi_modal_projector.linear_2", "H", "mm_a/2", "true"))),
+	// Idefics3 and SmolVLM: pixel-shuffled (scale_factor²) features, one
+	// linear.
+	idefics3("Idefics3", "Idefics3", "idefics3", "idefics3_vision"),
+	idefics3("SmolVLM", "SmolVLM", "smolvlm", "smolvlm_vision"),
+	// Idefics2: a gated MLP to the text width, then a perceiver resampler.
+	withTower(&vlm{Family: Family{Name: "Idefics2", Class: "Idefics2", ModelTypes: []string{"idefics2"}, Causal: "Idefics2ForConditionalGeneration",
+		Stacks: []Stack{{Name: "resampler", Prefix: "model.connector.perceiver_resampler.layers.{l}.", Layers: "rs_depth", Tensors: cat(
+			norm("input_latents_norm", "H", ""), norm("input_context_norm", "H", ""),
+			linear("self_attn.q_proj", "rs_heads*rs_hd", "H", ""), linear("self_attn.k_proj", "rs_kv*rs_hd", "H", ""),
+			linear("self_attn.v_proj", "rs_kv*rs_hd", "H", ""), linear("self_attn.o_proj", "H", "rs_heads*rs_hd", ""),
+			norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "4*H", ""))}}},
+		text: "mistral", reroot: textLM},
+		"idefics2_vision", "model.vision_model.", "model.vision_model.",
+		[]Def{
+			opt("rs_depth", "perceiver_config.resampler_depth", "3"), opt("rs_lat", "perceiver_config.resampler_n_latents", "64"),
+			opt("rs_heads", "perceiver_config.resampler_n_heads", "16"), opt("rs_hd", "perceiver_config.resampler_head_dim", "96"),
+			opt("rs_kv", "perceiver_config.num_key_value_heads", "4"),
+		},
+		cat(linear("model.connector.modality_projection.gate_proj", "I", "vH", ""), linear("model.connector.modality_projection.up_proj", "I", "vH", ""),
+			linear("model.connector.modality_projection.down_proj", "H", "I", ""),
+			[]T{{Name: "model.connector.perceiver_resampler.latents", Shape: []string{"rs_lat", "H"}, Role: RoleEmbedding}},
+			norm("model.connector.perceiver_resampler.norm", "H", ""))),
+)
+
+func gemma3(name, mt string) *Family {
+	return withTower(&vlm{Family: Family{Name: name, Class: "Gemma3", ConfigClass: "Gemma3Config", ModelTypes: []string{mt}, Causal: "Gemma3ForConditionalGeneration",
+		Variants: [][][2]string{
+			{{"vision_tower.vision_model.", "vision_tower."}},
+			// ShieldGemma2 in 5.x: everything under model.
+			{{"vision_tower.vision_model.", "model.vision_tower."}, {"language_model.model.", "model.language_model.model."},
+				{"language_model.lm_head.", "lm_head."}, {"multi_modal_projector.", "model.multi_modal_projector."}},
+		}}, text: "gemma3_text", reroot: legacyLM},
+		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+		nil,
+		cat([]T{{Name: "multi_modal_projector.mm_input_projection_weight", Shape: []string{"vH", "H"}, Role: RoleLinear}},
+			norm("multi_modal_projector.mm_soft_emb_norm", "vH", "")))
+}
+
+func idefics3(name, class, mt, tower string) *Family {
+	return withTower(&vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration"},
+		text: "llama", reroot: textLM},
+		tower, "model.vision_model.", "model.vision_model.",
+		[]Def{opt("mm_s", "scale_factor", "2")},
+		[]T{{Name: "model.connector.modality_projection.proj.weight", Shape: []string{"H", "vH*mm_s*mm_s"}, Role: RoleLinear}})
+}
