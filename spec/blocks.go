@@ -41,6 +41,12 @@ func llamaDims(hd, hdNull, kv, kvNull string) []Def {
 	}
 }
 
+// llamaDimsNoHD are llamaDims for a class without head_dim: d is H/heads.
+func llamaDimsNoHD(kv, kvNull string) []Def {
+	d := dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+	return []Def{d[0], d[1], d[2], derived("d", "H/heads"), d[3], kvDef("num_key_value_heads", kv, kvNull), d[4]}
+}
+
 // kvDef is the number of key/value heads: it divides the query heads.
 func kvDef(field, def, null string) Def {
 	return Def{Sym: "kv", Field: field, Default: def, Null: null, Show: true, Pos: true, Divides: "heads",
@@ -195,3 +201,24 @@ var (
 func llamaBlock(qkvBias, oBias string, mlp ...[]T) []T {
 	return cat(norm("input_layernorm", "H", ""), attn("self_attn.", qkvBias, oBias), norm("post_attention_layernorm", "H", ""), cat(mlp...))
 }
+
+// std is a family of the usual layout: model.embed_tokens, the layers
+// under model.layers.{l}, model.norm and lm_head (or score).
+func std(name, class string, types []string, defs []Def, kinds []Kind, layer ...[]T) *Family {
+	return &Family{Name: name, Class: class, ModelTypes: types, Defs: defs,
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers(kinds, layer...),
+		Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	}
+}
+
+// withFinal replaces a family's final tensors.
+func (f *Family) withFinal(ts ...[]T) *Family { f.Final = cat(ts...); return f }
+
+// with sets fields of a family built by std: f.with(func(f *Family) { … }).
+func (f *Family) with(edit func(*Family)) *Family { edit(f); return f }
+
+var (
+	inNorm   = norm("input_layernorm", "H", "")
+	postNorm = norm("post_attention_layernorm", "H", "")
+)

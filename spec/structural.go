@@ -228,7 +228,7 @@ func (r *Report) structural(c *Config, spec string) {
 						}
 					}
 					problems = append(problems, Problem{Kind: Misshaped, Tensor: name(s, i, n),
-						Detail: fmt.Sprintf("%s is %s, its %d peers are %s", name(s, i, n), tensor.FormatShape(shape), len(g.layers)-1, tensor.FormatShape(want)),
+						Detail:   fmt.Sprintf("%s is %s, its %d peers are %s", name(s, i, n), tensor.FormatShape(shape), len(g.layers)-1, tensor.FormatShape(want)),
 						Expected: peerDims(want), Shape: shape, HasShape: true})
 				}
 			}
@@ -337,9 +337,9 @@ func (r *Report) structuralEmbedding(c *Config) []Problem {
 	// padded vocabulary); fewer is a token that cannot be embedded.
 	if V > 0 && emb.Shape[0] < V {
 		out = append(out, Problem{Kind: Misshaped, Tensor: emb.Name,
-			Detail:     fmt.Sprintf("%s is %s, expected at least %d rows (%s is %d)", emb.Name, tensor.FormatShape(emb.Shape), V, vfield, V),
-			Expected:   []Dim{{"V", V}, {"H", emb.Shape[1]}},
-			Shape:      emb.Shape, HasShape: true,
+			Detail:   fmt.Sprintf("%s is %s, expected at least %d rows (%s is %d)", emb.Name, tensor.FormatShape(emb.Shape), V, vfield, V),
+			Expected: []Dim{{"V", V}, {"H", emb.Shape[1]}},
+			Shape:    emb.Shape, HasShape: true,
 			Mismatches: []DimMismatch{{0, "V", V, emb.Shape[0]}}})
 	}
 	// Only where config.json says so: the class's default is unknown.
@@ -459,7 +459,7 @@ func segmentAnomalies(prefix string, idx []int, names func(int) map[string][]uin
 					shape := names(i)[n]
 					out = append(out, Problem{Kind: Unexpected, Tensor: name(i, n),
 						Detail: fmt.Sprintf("%s %s is in layer %d only, not in its peers (e.g. layer %d)", name(i, n), tensor.FormatShape(shape), i, peer),
-						Shape: shape, HasShape: true})
+						Shape:  shape, HasShape: true})
 				}
 			}
 		}
