@@ -23,7 +23,10 @@ type vlm struct {
 	text   string      // text_config's default model_type
 	textF  *Family     // the language model, when it is the VLM's own (Qwen2-VL)
 	reroot [][2]string // the language model's names: {"model.", "language_model.model."}
-	cache  sync.Map    // text model_type → *Family
+	// flat: the text fields may also sit at the top level (Qwen2-VL's
+	// configs before text_config), tried after text_config's.
+	flat  bool
+	cache sync.Map // text model_type → *Family
 }
 
 // register makes the VLM a table row (named in Architectures) whose
@@ -61,9 +64,12 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		Embed: rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
 	for _, d := range tf.Defs {
 		if d.Field != "" {
-			alts := strings.Split(d.Field, "|")
-			for i := range alts {
-				alts[i] = "text_config." + alts[i]
+			var alts []string
+			for _, a := range strings.Split(d.Field, "|") {
+				alts = append(alts, "text_config."+a)
+				if v.flat {
+					alts = append(alts, a)
+				}
 			}
 			d.Field = strings.Join(alts, "|")
 			if d.Sym == "tied" {
@@ -288,3 +294,62 @@ func idefics3(name, class, mt, tower string) *Family {
 		[]Def{opt("mm_s", "scale_factor", "2")},
 		[]T{{Name: "model.connector.modality_projection.proj.weight", Shape: []string{"H", "vH*mm_s*mm_s"}, Role: RoleLinear}})
 }
+
+// qwenVLText is the language model of Qwen2-VL and Qwen2.5-VL: Qwen2's
+// layout (q, k, v biases), with their text configs' defaults.
+var qwenVLText = &Family{Name: "Qwen2-VL text", Class: "Qwen2VLText", SeqCls: "-",
+	Defs:   cat(llamaDimsNoHD("8", ""), []Def{tie("false")}),
+	Global: embed("model.embed_tokens.weight"),
+	Stacks: decoderLayers(nil, llamaBlock("true", "", gatedMLP("mlp.", "I", ""))),
+	Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed:  "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+// qwenVisual is the Qwen2-VL vision transformer under visual.: a 3-D patch
+// embedding (temporal_patch_size frames), depth blocks of fused-qkv
+// attention, and a merger of spatial_merge_size² patches to out. v25 is
+// Qwen2.5-VL's: RMS norms and a gated MLP of intermediate_size.
+func qwenVisual(v25 bool) ([]Def, []T, []Stack, []T) {
+	defs := []Def{
+		{Sym: "vL", Field: "vision_config.depth", Default: "32", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		opt("vT", "vision_config.temporal_patch_size", "2"),
+		opt("vC", "vision_config.in_channels", "3"),
+		opt("vM", "vision_config.spatial_merge_size", "2"),
+	}
+	var block, merger []T
+	if v25 {
+		defs = append(defs,
+			Def{Sym: "vH", Field: "vision_config.hidden_size", Default: "3584", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			Def{Sym: "vI", Field: "vision_config.intermediate_size", Default: "3420", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			Def{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true})
+		block = renameSyms(cat(norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
+			gatedMLP("mlp.", "vI", "true")), "H", "vH")
+		merger = norm("visual.merger.ln_q", "vH", "")
+	} else {
+		defs = append(defs,
+			Def{Sym: "vH", Field: "vision_config.embed_dim", Default: "1280", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			Def{Sym: "vr", Field: "vision_config.mlp_ratio", Default: "4", Desc: "vision FFN width ratio", Pos: true},
+			derived("vI", "vH*vr"),
+			Def{Sym: "vOut", Field: "vision_config.hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true})
+		block = renameSyms(cat(norm("norm1", "H", "true"), norm("norm2", "H", "true"), linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
+			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")
+		merger = norm("visual.merger.ln_q", "vH", "true")
+	}
+	global := []T{{Name: "visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear}}
+	stacks := []Stack{{Name: "vision", Prefix: "visual.blocks.{l}.", Layers: "vL", Tensors: block}}
+	final := cat(merger, linear("visual.merger.mlp.0", "vH*vM*vM", "vH*vM*vM", "true"), linear("visual.merger.mlp.2", "vOut", "vH*vM*vM", "true"))
+	return defs, global, stacks, final
+}
+
+func qwenVL(name, class, mt string, v25 bool) *Family {
+	d, g, s, f := qwenVisual(v25)
+	v := &vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Defs: d, Global: g, Stacks: s, Final: f}, textF: qwenVLText, flat: true}
+	return v.register()
+}
+
+var _ = register(
+	qwenVL("Qwen2-VL", "Qwen2VL", "qwen2_vl", false),
+	qwenVL("Qwen2.5-VL", "Qwen2_5_VL", "qwen2_5_vl", true),
+)
