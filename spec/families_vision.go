@@ -353,3 +353,24 @@ var _ = register(
 	qwenVL("Qwen2-VL", "Qwen2VL", "qwen2_vl", false),
 	qwenVL("Qwen2.5-VL", "Qwen2_5_VL", "qwen2_5_vl", true),
 )
+
+var _ = register(
+	// Cohere2-Vision: pixel-shuffled (downsample_factor²) features, SwiGLU
+	// of alignment_intermediate_size, all under model.
+	withTower(&vlm{Family: Family{Name: "Cohere2-Vision", Class: "Cohere2Vision", ModelTypes: []string{"cohere2_vision"}, Causal: "Cohere2VisionForConditionalGeneration",
+		Variants: [][][2]string{{{"model.vision_tower.vision_model.", "model.vision_tower."}}}}, text: "cohere2", reroot: newLM},
+		"siglip_vision_model", "model.vision_tower.vision_model.", "model.vision_tower.",
+		[]Def{opt("mm_f", "downsample_factor", "2"), {Sym: "mm_a", Field: "alignment_intermediate_size", Default: "36864", Desc: "projector SwiGLU width", Pos: true}},
+		cat(linear("model.multi_modal_projector.linear_1", "mm_a", "vH*mm_f*mm_f", "true"), linear("model.multi_modal_projector.linear_2", "H", "mm_a/2", "true"))),
+	// DeepSeek-VL: SigLIP under model.vision_model, a two-layer aligner.
+	withTower(&vlm{Family: Family{Name: "DeepSeek-VL", Class: "DeepseekVL", ModelTypes: []string{"deepseek_vl"}, Causal: "DeepseekVLForConditionalGeneration",
+		Variants: [][][2]string{{{"model.vision_model.vision_model.", "model.vision_model."}}}}, text: "llama", reroot: newLM},
+		"siglip_vision_model", "model.vision_model.vision_model.", "model.vision_model.",
+		nil,
+		cat(linear("model.aligner.linear1", "H", "vH", "true"), linear("model.aligner.linear2", "H", "H", "true"))),
+	// Fuyu: no tower; image patches (patch_size² · num_channels values)
+	// projected straight into the language model (Persimmon).
+	(&vlm{Family: Family{Name: "Fuyu", Class: "Fuyu", ModelTypes: []string{"fuyu"}, Causal: "FuyuForCausalLM",
+		Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3")},
+		Global: linear("vision_embed_tokens", "H", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
+)
