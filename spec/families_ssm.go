@@ -36,13 +36,18 @@ func vecIf(name, dim, cond string) []T {
 // mamba2Mixer is Mamba2's mixer under pre: I inner width, G groups, N
 // state, nh heads, K conv kernel; its conv runs over I + 2·G·N channels.
 func mamba2Mixer(pre, convBias, projBias, norm string) []T {
+	return mamba2MixerOut(pre, convBias, projBias, projBias, norm)
+}
+
+// mamba2MixerOut is mamba2Mixer with the out projection's bias apart.
+func mamba2MixerOut(pre, convBias, projBias, outBias, norm string) []T {
 	return cat(
 		linear(pre+"in_proj", "2*I+2*G*N+nh", "H", projBias),
 		[]T{{Name: pre + "conv1d.weight", Shape: []string{"I+2*G*N", "1", "K"}, Role: RoleLinear}},
 		vecIf(pre+"conv1d.bias", "I+2*G*N", convBias),
 		vec(pre+"dt_bias", "nh"), vec(pre+"A_log", "nh"), vec(pre+"D", "nh"),
 		when(norm, vec(pre+"norm.weight", "I")),
-		linear(pre+"out_proj", "H", "I", projBias),
+		linear(pre+"out_proj", "H", "I", outBias),
 	)
 }
 
@@ -173,6 +178,75 @@ var _ = register(
 			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
 			norm("pre_ff_layernorm", "H", ""),
 			gatedMLP("feed_forward.", "I", ""),
+		),
+		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
+	},
+)
+
+// hybridDefs are the fields Bamba, GraniteMoeHybrid and Falcon-H1 share
+// (their mamba_* names), with the class's defaults: vocab, hidden, layers,
+// heads, kv heads, intermediate, then the Mamba2 mixer's heads and state.
+func hybridDefs(v, h, l, heads, kv, i, nh, n string) []Def {
+	return []Def{
+		{Sym: "V", Field: "vocab_size", Default: v, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: h, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: "num_hidden_layers", Default: l, Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "heads", Field: "num_attention_heads", Default: heads, Desc: "query heads", Show: true, Pos: true},
+		kvDef("num_key_value_heads", kv, "heads"),
+		derived("d", "H/heads"),
+		{Sym: "I", Field: "intermediate_size", Default: i, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+		opt("expand", "mamba_expand", "2"),
+		{Sym: "nh", Field: "mamba_n_heads", Default: nh, Desc: "SSM heads", Show: true, Pos: true},
+		{Sym: "G", Field: "mamba_n_groups", Default: "1", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
+		{Sym: "N", Field: "mamba_d_state", Default: n, Legend: "N", Desc: "SSM state per head channel", Show: true, Pos: true},
+		{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+		flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
+		flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
+		attnBiasFlag,
+		tie("false"),
+	}
+}
+
+var _ = register(
+	// GraniteMoeHybrid: layer_types of mamba and attention (absent: all
+	// Mamba2), fused-expert MoE and a shared MLP in every layer.
+	&Family{Name: "GraniteMoeHybrid", Class: "GraniteMoeHybrid", ModelTypes: []string{"granitemoehybrid"}, SeqCls: "-",
+		Defs: cat(hybridDefs("32000", "4096", "32", "32", "heads", "11008", "128", "256"), []Def{
+			derived("Is", "expand*H"),
+			{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per MoE block", Show: true, Max: MaxExperts},
+			{Sym: "S", Field: "shared_intermediate_size", Default: "1024", Legend: "S", Desc: "shared MLP inner width", Show: true},
+			list("lt", "layer_types", "each layer's mixer (absent: all mamba)"),
+		}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers([]Kind{{Name: "attention", If: "len(lt) > 0 && at(lt, l) == 'attention'"}, {Name: "mamba"}},
+			norm("input_layernorm", "H", ""),
+			when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
+			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
+			norm("post_attention_layernorm", "H", ""),
+			when("E > 0", []T{
+				{Name: "block_sparse_moe.input_linear.weight", Shape: []string{"E", "2*I", "H"}, Role: RoleLinear},
+				{Name: "block_sparse_moe.output_linear.weight", Shape: []string{"E", "H", "I"}, Role: RoleLinear}},
+				router("block_sparse_moe.router.layer.weight")),
+			when("S > 0", linear("shared_mlp.input_linear", "2*S", "H", ""), linear("shared_mlp.output_linear", "H", "S", "")),
+		),
+		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	},
+	// Falcon-H1: attention and a Mamba2 mixer side by side in every layer;
+	// the mixer is mamba_d_ssm wide (absent: mamba_expand·H).
+	&Family{Name: "Falcon-H1", Class: "FalconH1", ModelTypes: []string{"falcon_h1"}, SeqCls: "-",
+		Defs: cat(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"), []Def{
+			{Sym: "Is", Field: "mamba_d_ssm", Default: "expand*H", Null: "expand*H", Legend: "Is", Desc: "mixer inner width", Show: true, Pos: true},
+			flag("ssm_norm", "mamba_rms_norm", "false", "the mixer's gated RMS norm has a weight"),
+			flag("out_bias", "projectors_bias", "false", "the mixer's out projection has a bias"),
+			mlpBiasFlag,
+		}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers(nil,
+			norm("input_layernorm", "H", ""),
+			attn("self_attn.", "attention_bias", "attention_bias"),
+			renameSyms(mamba2MixerOut("mamba.", "conv_bias", "proj_bias", "out_bias", "ssm_norm"), "I", "Is"),
+			norm("pre_ff_layernorm", "H", ""),
+			gatedMLP("feed_forward.", "I", "mlp_bias"),
 		),
 		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
 	},
