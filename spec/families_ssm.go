@@ -251,3 +251,82 @@ var _ = register(
 		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
 	},
 )
+
+var _ = register(
+	// LFM2: short-convolution and attention layers (layer_types, else
+	// full_attn_idxs, else all attention), a SwiGLU whose width is
+	// auto-adjusted to 2/3 and rounded up to block_multiple_of (the
+	// float block_ffn_dim_multiplier is taken as its usual 1.0).
+	&Family{Name: "LFM2", Class: "Lfm2", ModelTypes: []string{"lfm2"}, SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "65536", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "2560", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
+			kvDef("num_key_value_heads", "8", ""),
+			derived("d", "H/heads"),
+			{Sym: "I", Field: "block_ff_dim|intermediate_size", Default: "12288", Desc: "FFN width before adjustment", Show: true, Pos: true},
+			flag("ff_auto", "block_auto_adjust_ff_dim", "true", "the FFN width is 2/3 of it, rounded up"),
+			opt("ff_mult", "block_multiple_of", "256"),
+			derived("F", "ff_auto ? ff_mult*((2*I/3+ff_mult-1)/ff_mult) : I"),
+			{Sym: "Lc", Field: "conv_L_cache", Default: "3", Legend: "Lc", Desc: "short-conv kernel", Show: true, Pos: true},
+			flag("conv_bias", "conv_bias", "false", "the short convolutions have biases"),
+			list("lt", "layer_types", "each layer's operator"),
+			list("attn_at", "full_attn_idxs", "attention layers when layer_types is absent (absent: all)"),
+			{Sym: "tied", Field: "tie_word_embeddings|tie_embedding", Type: Bool, Default: "true", Desc: "lm_head shares embed_tokens' weights"},
+		},
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers([]Kind{
+			{Name: "attention", If: "len(lt) > 0 ? at(lt, l) == 'full_attention' : len(attn_at) == 0 || in(l, attn_at)"},
+			{Name: "conv"}},
+			norm("operator_norm", "H", ""),
+			when("attention", linear("self_attn.q_proj", "heads*d", "H", ""), linear("self_attn.k_proj", "kv*d", "H", ""),
+				linear("self_attn.v_proj", "kv*d", "H", ""), linear("self_attn.out_proj", "H", "heads*d", ""),
+				norm("self_attn.q_layernorm", "d", ""), norm("self_attn.k_layernorm", "d", "")),
+			when("conv", linear("conv.in_proj", "3*H", "H", "conv_bias"),
+				[]T{{Name: "conv.conv.weight", Shape: []string{"H", "1", "Lc"}, Role: RoleLinear}}, vecIf("conv.conv.bias", "H", "conv_bias"),
+				linear("conv.out_proj", "H", "H", "conv_bias")),
+			norm("ffn_norm", "H", ""),
+			linear("feed_forward.w1", "F", "H", ""), linear("feed_forward.w3", "F", "H", ""), linear("feed_forward.w2", "H", "F", ""),
+		),
+		Final: cat(norm("model.embedding_norm", "H", ""), lmHead("lm_head.weight")),
+	},
+	// Qwen3-Next: Gated DeltaNet linear attention and gated full attention
+	// (layer_types, else every 4th full), MoE with a gated shared expert.
+	&Family{Name: "Qwen3-Next", Class: "Qwen3Next", ModelTypes: []string{"qwen3_next"},
+		Defs: cat(llamaDims("256", "", "2", ""),
+			experts("num_experts", "512", "moe_intermediate_size", "512", "num_experts_per_tok", "10"),
+			[]Def{
+				{Sym: "Is", Field: "shared_expert_intermediate_size", Default: "512", Legend: "Is", Desc: "shared expert inner width", Show: true},
+				field("step", "decoder_sparse_step", "1", "every step-th block is sparse"),
+				list("mlp_only", "mlp_only_layers", "no block is forced dense"),
+				list("lt", "layer_types", "each layer's attention (absent: every 4th full)"),
+				opt("nk", "linear_num_key_heads", "16"), opt("dk", "linear_key_head_dim", "128"),
+				opt("nv", "linear_num_value_heads", "32"), opt("dv", "linear_value_head_dim", "128"),
+				opt("K", "linear_conv_kernel_dim", "4"),
+				tie("false"), attnBiasFlag,
+			}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{
+			{Name: "full_sparse", If: "(len(lt) > 0 ? at(lt, l) == 'full_attention' : (l+1) % 4 == 0) && E > 0 && !in(l, mlp_only) && (l+1) % step == 0"},
+			{Name: "full", If: "len(lt) > 0 ? at(lt, l) == 'full_attention' : (l+1) % 4 == 0"},
+			{Name: "linear_sparse", If: "E > 0 && !in(l, mlp_only) && (l+1) % step == 0"},
+			{Name: "linear"}},
+			Tensors: cat(
+				norm("input_layernorm", "H", ""),
+				when("full_sparse || full", linear("self_attn.q_proj", "heads*d*2", "H", "attention_bias"), linear("self_attn.k_proj", "kv*d", "H", "attention_bias"),
+					linear("self_attn.v_proj", "kv*d", "H", "attention_bias"), norm("self_attn.q_norm", "d", ""), norm("self_attn.k_norm", "d", ""),
+					linear("self_attn.o_proj", "H", "heads*d", "attention_bias")),
+				when("linear_sparse || linear",
+					linear("linear_attn.in_proj_qkvz", "2*nk*dk+2*nv*dv", "H", ""), linear("linear_attn.in_proj_ba", "2*nv", "H", ""),
+					[]T{{Name: "linear_attn.conv1d.weight", Shape: []string{"2*nk*dk+nv*dv", "1", "K"}, Role: RoleLinear}},
+					vec("linear_attn.dt_bias", "nv"), vec("linear_attn.A_log", "nv"), norm("linear_attn.norm", "dv", ""),
+					linear("linear_attn.out_proj", "H", "nv*dv", "")),
+				norm("post_attention_layernorm", "H", ""),
+				when("full_sparse || linear_sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
+					gatedMLP("mlp.shared_expert.", "Is", ""), []T{{Name: "mlp.shared_expert_gate.weight", Shape: []string{"1", "H"}, Role: RoleRouter}}),
+				when("full || linear", gatedMLP("mlp.", "I", "")),
+			)}},
+		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	},
+)
