@@ -330,3 +330,29 @@ var _ = register(
 		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
 	},
 )
+
+var _ = register(
+	// MiniMax: lightning (linear) attention and full attention by
+	// layer_types (absent: even layers full), Mixtral's MoE in every
+	// layer. The linear attention's decay tables are persistent buffers.
+	&Family{Name: "MiniMax", Class: "MiniMax", ModelTypes: []string{"minimax"},
+		Defs: cat(llamaDims("H/heads", "H/heads", "8", "heads"),
+			experts("num_local_experts", "8", "intermediate_size", "14336", "num_experts_per_tok", "2")[:1],
+			[]Def{derived("Im", "I"), opt("topk", "num_experts_per_tok", "2"), opt("B", "block_size", "256"),
+				list("lt", "layer_types", "each layer's attention (absent: even layers full)"), tie("false")}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers([]Kind{{Name: "full", If: "len(lt) > 0 ? at(lt, l) == 'full_attention' : l % 2 == 0"}, {Name: "linear"}},
+			norm("input_layernorm", "H", ""),
+			when("full", attn("self_attn.", "", "")),
+			when("linear", linear("self_attn.qkv_proj", "3*heads*d", "H", ""), linear("self_attn.output_gate", "heads*d", "H", ""),
+				linear("self_attn.out_proj", "H", "heads*d", ""), norm("self_attn.norm", "heads*d", ""),
+				[]T{{Name: "self_attn.slope_rate", Shape: []string{"heads", "1", "1"}, Role: RoleNorm, AnyDType: true},
+					{Name: "self_attn.query_decay", Shape: []string{"heads", "B", "1"}, Role: RoleNorm, AnyDType: true},
+					{Name: "self_attn.key_decay", Shape: []string{"heads", "B", "1"}, Role: RoleNorm, AnyDType: true},
+					{Name: "self_attn.diagonal_decay", Shape: []string{"1", "heads", "B", "B"}, Role: RoleNorm, AnyDType: true}}),
+			norm("post_attention_layernorm", "H", ""),
+			router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2"),
+		),
+		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	},
+)
