@@ -356,3 +356,70 @@ var _ = register(
 		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
 	},
 )
+
+var _ = register(
+	// RecurrentGemma (Griffin): RG-LRU recurrent blocks and local
+	// attention in the block_types cycle, a biased GeGLU of I/2.
+	&Family{Name: "RecurrentGemma", Class: "RecurrentGemma", ModelTypes: []string{"recurrent_gemma"}, SeqCls: "-",
+		Defs: cat(
+			[]Def{
+				{Sym: "V", Field: "vocab_size", Default: "256000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+				{Sym: "H", Field: "hidden_size", Default: "2560", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+				{Sym: "L", Field: "num_hidden_layers", Default: "26", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "d", Field: "head_dim", Default: "256", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+				{Sym: "heads", Field: "num_attention_heads", Default: "10", Desc: "query heads (and RG-LRU blocks)", Show: true, Pos: true},
+				kvDef("num_key_value_heads", "10", ""),
+				{Sym: "I", Field: "intermediate_size", Default: "7680", Legend: "I", Desc: "MLP width (each half: I/2)", Show: true, Pos: true},
+				{Sym: "W", Field: "lru_width", Default: "H", Null: "H", Legend: "W", Desc: "recurrence width", Show: true, Pos: true},
+				opt("cw", "conv1d_width", "4"),
+				{Sym: "bt", Field: "block_types", Type: List, Default: "empty", Null: "=", Desc: "the block cycle (absent: recurrent, recurrent, attention)"},
+				attnBiasFlag,
+				tie("true"),
+			}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers([]Kind{{Name: "attention", If: "len(bt) > 0 ? at(bt, l % len(bt)) == 'attention' : l % 3 == 2"}, {Name: "recurrent"}},
+			norm("temporal_pre_norm", "H", ""),
+			when("attention", linear("temporal_block.q_proj", "heads*d", "H", "attention_bias"), linear("temporal_block.k_proj", "kv*d", "H", "attention_bias"),
+				linear("temporal_block.v_proj", "kv*d", "H", "attention_bias"), linear("temporal_block.o_proj", "H", "heads*d", "true")),
+			when("recurrent", linear("temporal_block.linear_y", "W", "H", "true"), linear("temporal_block.linear_x", "W", "H", "true"),
+				linear("temporal_block.linear_out", "H", "W", "true"),
+				[]T{{Name: "temporal_block.conv_1d.weight", Shape: []string{"W", "1", "cw"}, Role: RoleLinear}}, vecIf("temporal_block.conv_1d.bias", "W", ""),
+				[]T{{Name: "temporal_block.rg_lru.input_gate_weight", Shape: []string{"heads", "W/heads", "W/heads"}, Role: RoleLinear},
+					{Name: "temporal_block.rg_lru.input_gate_bias", Shape: []string{"heads", "W/heads"}, Role: RoleBias},
+					{Name: "temporal_block.rg_lru.recurrent_gate_weight", Shape: []string{"heads", "W/heads", "W/heads"}, Role: RoleLinear},
+					{Name: "temporal_block.rg_lru.recurrent_gate_bias", Shape: []string{"heads", "W/heads"}, Role: RoleBias}},
+				vec("temporal_block.rg_lru.recurrent_param", "W")),
+			norm("channel_pre_norm", "H", ""),
+			gatedMLP("mlp_block.", "I/2", "true"),
+		),
+		Final: cat(norm("model.final_norm", "H", ""), lmHead("lm_head.weight")),
+	},
+	// RWKV (v4): time-mix and channel-mix blocks, a LayerNorm before the
+	// first block; attention_hidden_size and intermediate_size default to
+	// H and 4·H.
+	&Family{Name: "RWKV", Class: "Rwkv", ModelTypes: []string{"rwkv"}, SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "50277", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "A", Field: "attention_hidden_size", Default: "H", Null: "H", Legend: "A", Desc: "time-mix width", Show: true, Pos: true},
+			{Sym: "I", Field: "intermediate_size", Default: "4*H", Null: "4*H", Legend: "I", Desc: "channel-mix width", Show: true, Pos: true},
+			tie("false"),
+		},
+		Global: embed("rwkv.embeddings.weight"),
+		Stacks: []Stack{{Prefix: "rwkv.blocks.{l}.", Layers: "L", Kinds: []Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}}, Tensors: cat(
+			when("first", norm("pre_ln", "H", "true")),
+			norm("ln1", "H", "true"), norm("ln2", "H", "true"),
+			linear("attention.key", "A", "H", ""), linear("attention.value", "A", "H", ""), linear("attention.receptance", "A", "H", ""),
+			linear("attention.output", "H", "A", ""), vec("attention.time_decay", "A"), vec("attention.time_first", "A"),
+			[]T{{Name: "attention.time_mix_key", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+				{Name: "attention.time_mix_value", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+				{Name: "attention.time_mix_receptance", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+				{Name: "feed_forward.time_mix_key", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+				{Name: "feed_forward.time_mix_receptance", Shape: []string{"1", "1", "H"}, Role: RoleNorm}},
+			linear("feed_forward.key", "I", "H", ""), linear("feed_forward.value", "H", "I", ""), linear("feed_forward.receptance", "H", "H", ""),
+		)}},
+		Final: cat(norm("rwkv.ln_out", "H", "true"), lmHead("head.weight")),
+		Embed: "rwkv.embeddings.weight", Head: "head.weight",
+	},
+)
