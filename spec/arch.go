@@ -26,6 +26,7 @@ const (
 	RoleHead                  // the output head [V, H]
 	RoleRouter                // an MoE router [E, H]
 	RoleScore                 // a classification head [labels, H]
+	RoleConv1D                // a weight stored [in, out] (GPT-2's Conv1D)
 )
 
 // ExpectedTensor is one tensor the architecture implies.
@@ -94,8 +95,11 @@ type Plan struct {
 	// Embed and HeadName are the token embedding's and the LM head's
 	// names, for the tied-head rule.
 	Embed, HeadName string
-	ignore          []*regexp.Regexp // names transformers ignores on load
-	variants        [][][2]string    // the family's other layouts (Family.Variants)
+	// BasePrefix is the base model's prefix, which a checkpoint of the
+	// base model alone omits ("transformer.").
+	BasePrefix string
+	ignore     []*regexp.Regexp // names transformers ignores on load
+	variants   [][][2]string    // the family's other layouts (Family.Variants)
 }
 
 // Heads: the task classes a spec covers, by the suffix of their name.
@@ -223,7 +227,7 @@ func quantConfig(c *Config) (Quant, error) {
 // quantAux matches the auxiliary tensors that quantizers add next to (or
 // instead of) a linear layer's weight: FP8 scales, bitsandbytes SCB and
 // weight_format, GPTQ/AWQ qweight, qzeros, scales and g_idx.
-var quantAux = regexp.MustCompile(`\.(weight_scale_inv|weight_scale|input_scale|SCB|weight_format|qweight|qzeros|scales|g_idx)$`)
+var quantAux = regexp.MustCompile(`\.(weight_scale_inv|weight_scale|input_scale|SCB|weight_format|qweight|qzeros|scales|g_idx)$|_(blocks|scales)$`)
 
 // ignorable matches legacy buffers that transformers ignores on load.
 var ignorable = regexp.MustCompile(`^model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq$`)

@@ -22,7 +22,7 @@ func dims(vocab, hidden, layers, heads, inter string) []Def {
 		{Sym: "V", Field: vocab, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
 		{Sym: "H", Field: hidden, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
 		{Sym: "L", Field: layers, Legend: "L", Desc: "transformer blocks", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "heads", Field: heads, Desc: "query heads → q width = {heads}·{d} = {heads*d}", Show: true, Pos: true},
+		{Sym: "heads", Field: heads, Desc: "attention heads", Show: true, Pos: true},
 		{Sym: "I", Field: inter, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
 	}
 }
@@ -33,6 +33,7 @@ func dims(vocab, hidden, layers, heads, inter string) []Def {
 // kv and kvNull likewise for num_key_value_heads.
 func llamaDims(hd, hdNull, kv, kvNull string) []Def {
 	d := dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+	d[3].Desc = qWidth
 	return []Def{d[0], d[1], d[2],
 		{Sym: "d", Field: "head_dim", Default: hd, Null: hdNull, Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
 		d[3],
@@ -41,11 +42,26 @@ func llamaDims(hd, hdNull, kv, kvNull string) []Def {
 	}
 }
 
+// withDefault gives the definition sym a default (and the same meaning
+// for null).
+func withDefault(defs []Def, sym, def string) []Def {
+	out := append([]Def(nil), defs...)
+	for i := range out {
+		if out[i].Sym == sym {
+			out[i].Default, out[i].Null = def, def
+		}
+	}
+	return out
+}
+
 // llamaDimsNoHD are llamaDims for a class without head_dim: d is H/heads.
 func llamaDimsNoHD(kv, kvNull string) []Def {
 	d := dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+	d[3].Desc = qWidth
 	return []Def{d[0], d[1], d[2], derived("d", "H/heads"), d[3], kvDef("num_key_value_heads", kv, kvNull), d[4]}
 }
+
+const qWidth = "query heads → q width = {heads}·{d} = {heads*d}"
 
 // kvDef is the number of key/value heads: it divides the query heads.
 func kvDef(field, def, null string) Def {
@@ -91,6 +107,21 @@ func experts(field, def, imField, imDef, topkField, topkDef string) []Def {
 		{Sym: "Im", Field: imField, Default: imDef, Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
 		{Sym: "topk", Field: topkField, Default: topkDef, Desc: "experts active per token"},
 	}
+}
+
+// expertsI is experts whose width is intermediate_size (Mixtral, OLMoE).
+func expertsI(field, def, topkField, topkDef string) []Def {
+	return []Def{
+		{Sym: "E", Field: field, Default: def, Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+		derived("Im", "I"),
+		{Sym: "topk", Field: topkField, Default: topkDef, Desc: "experts active per token"},
+	}
+}
+
+// stackedExperts are experts stored as one tensor each of [E, out, in]:
+// a fused gate-up of 2·Im and a down projection.
+func stackedExperts(gateUp, down string) []T {
+	return []T{{Name: gateUp, Shape: []string{"E", "2*Im", "H"}, Role: RoleLinear}, {Name: down, Shape: []string{"E", "H", "Im"}, Role: RoleLinear}}
 }
 
 // ── tensors ─────────────────────────────────────────────────────────────

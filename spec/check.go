@@ -181,6 +181,7 @@ func Check(m *model.Model) (*Report, error) {
 				renamePlan(plan, m.Names)
 			}
 			plan.pickVariant(func(name string) bool { return m.Tensor(name) != nil })
+			baseOnly(plan, m)
 			r.Plan = plan
 			r.Depth = DepthFull
 		}
@@ -214,7 +215,7 @@ func (r *Report) crossCheck() error {
 		r.Entries = append(r.Entries, Entry{Expected: e, Tensor: t})
 		if t == nil {
 			// A quantizer may replace a linear weight by its packed form.
-			if quantized && e.Role == RoleLinear && w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil {
+			if quantized && e.Role.linear() && (w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil || w.Tensor(e.Name+"_blocks") != nil) {
 				continue
 			}
 			if !e.Optional {
@@ -225,7 +226,7 @@ func (r *Report) crossCheck() error {
 		if d, mm := shapeMismatch(e, t.Shape); d != "" {
 			problems = append(problems, Problem{Kind: Misshaped, Tensor: e.Name, Detail: d, Expected: e.Shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
-		if hasWant && t.DType != want && !e.AnyDType && !(quantized && e.Role == RoleLinear) {
+		if hasWant && t.DType != want && !e.AnyDType && !(quantized && e.Role.linear()) {
 			problems = append(problems, Problem{Kind: WrongDType, Tensor: e.Name, Detail: fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want),
 				DType: t.DType.String(), WantDType: want.String()})
 		}
@@ -434,4 +435,28 @@ func shortName(name string) string {
 		return name[i+1:]
 	}
 	return name
+}
+
+// linear reports whether a role is a weight matrix a quantizer may pack.
+func (r Role) linear() bool { return r == RoleLinear || r == RoleConv1D }
+
+// baseOnly adapts the plan to a checkpoint of the base model alone
+// (GPT2Model's "wte.weight" for "transformer.wte.weight"): the prefix is
+// dropped and the head, which the base model has not, may be absent.
+func baseOnly(p *Plan, m *model.Model) {
+	if p.BasePrefix == "" || m.Tensor(p.Embed) != nil || m.Tensor(strings.TrimPrefix(p.Embed, p.BasePrefix)) == nil {
+		return
+	}
+	for i := range p.Tensors {
+		e := &p.Tensors[i]
+		e.Name = strings.TrimPrefix(e.Name, p.BasePrefix)
+		if e.Role == RoleHead || e.Final && e.Role == RoleBias {
+			e.Optional = true
+		}
+	}
+	for i := range p.Blocks {
+		p.Blocks[i].Prefix = strings.TrimPrefix(p.Blocks[i].Prefix, p.BasePrefix)
+	}
+	p.Embed = strings.TrimPrefix(p.Embed, p.BasePrefix)
+	p.Notes = append(p.Notes, fmt.Sprintf("a checkpoint of the base model: names without %q, no head required", p.BasePrefix))
 }

@@ -28,6 +28,10 @@ type Family struct {
 	// Embed and Head name the token embedding and the LM head, for the
 	// tied-head rule and the embeddings' share; "" is Llama's names.
 	Embed, Head string
+	// BasePrefix is the base model's prefix ("transformer."): a
+	// checkpoint of the base model alone (GPT2Model, as openai-community/
+	// gpt2 is) names its tensors without it and has no head.
+	BasePrefix string
 	// Ignore are regular expressions of names transformers ignores on
 	// load (_keys_to_ignore_on_load_unexpected), reported as notes; "{L}"
 	// stands for the number of layers of the first stack.

@@ -129,7 +129,7 @@ func TestLayouts(t *testing.T) {
 		t.Run(l.Arch+"/"+l.Variant, func(t *testing.T) {
 			r := checkLayout(t, l.Config, l.Tensors)
 			if pending[l.Arch] {
-				require.Nil(t, r.Plan, "%s has a spec now: delete it from %s", l.Arch, layoutsPending)
+				require.True(t, r.Plan == nil, "%s has a spec now: delete it from %s", l.Arch, layoutsPending)
 				assert.Empty(t, problemNames(r), "structural check of a valid layout:\n%s", r.Verdict())
 			} else {
 				require.NotNil(t, r.Plan, r.Skipped)

@@ -63,7 +63,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, variants: f.Variants}
+	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants}
 	if head == HeadSeqCls {
 		p.Arch = f.seqCls()
 	}

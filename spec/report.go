@@ -213,6 +213,12 @@ func (r *Report) writeTensors(b *strings.Builder) {
 // flow renders the "in ──▶ out" column for an expected tensor.
 func flow(x *ExpectedTensor) string {
 	s := x.ShapeValues()
+	if len(s) == 0 {
+		return "scalar"
+	}
+	if len(s) == 1 && x.Role != RoleNorm && x.Role != RoleBias {
+		return fmt.Sprintf("vector %d", s[0])
+	}
 	switch x.Role {
 	case RoleEmbedding:
 		return "id ──▶ " + x.Shape[1].Sym + "   (row gather)"
@@ -222,6 +228,13 @@ func flow(x *ExpectedTensor) string {
 		return fmt.Sprintf("bias %d", s[0])
 	case RoleRouter:
 		return fmt.Sprintf("%d ──▶ %d   (router)", s[1], s[0])
+	case RoleConv1D:
+		if len(s) == 2 {
+			return fmt.Sprintf("%d ──▶ %d   ([in, out])", s[0], s[1])
+		}
+	}
+	if len(s) != 2 {
+		return tensor.FormatShape(s)
 	}
 	return fmt.Sprintf("%d ──▶ %d", s[1], s[0])
 }
