@@ -267,8 +267,8 @@ func s2sLayer(cross bool, attnBias, kBias, fcBias string) []T {
 	return cat(ts, linear("fc1", "F", "H", fcBias), linear("fc2", "H", "F", fcBias), norm("final_layer_norm", "H", "true"))
 }
 
-// decoderPositions: where a decoder's positions come from: BART's learned table is offset by
-// 2, others' learned or sinusoidal tables are written as [P, H].
+// decoderPositions is a decoder's position table: BART's learned one is
+// offset by 2 ([P+2, H]), others' learned or sinusoidal ones are [P, H].
 func decoderPositions(shape string) []T {
 	return []T{{Name: "model.decoder.embed_positions.weight", Shape: []string{shape, "H"}, Role: RoleEmbedding}}
 }

@@ -374,3 +374,30 @@ var _ = register(
 		Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3")},
 		Global: linear("vision_embed_tokens", "H", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
 )
+
+var _ = register(
+	// Llama 4: a ViT with a linear patch embedding, a pixel-shuffle MLP
+	// adapter, and one linear into the language model (Llama4 text).
+	(&vlm{Family: Family{Name: "Llama4", Class: "Llama4", ModelTypes: []string{"llama4"}, Causal: "Llama4ForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "768", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "34", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "5632", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
+			opt("vOut", "vision_config.vision_output_dim", "7680"),
+			opt("pIn", "vision_config.projector_input_dim", "4096"), opt("pOut", "vision_config.projector_output_dim", "4096"),
+		},
+		Global: cat(
+			[]T{{Name: "vision_model.patch_embedding.linear.weight", Shape: []string{"vH", "vC*vP*vP"}, Role: RoleLinear},
+				{Name: "vision_model.class_embedding", Shape: []string{"vH"}, Role: RoleNorm},
+				{Name: "vision_model.positional_embedding_vlm", Shape: []string{"(vS/vP)*(vS/vP)+1", "vH"}, Role: RoleEmbedding}},
+			norm("vision_model.layernorm_pre", "vH", "true")),
+		Stacks: []Stack{{Name: "vision", Prefix: "vision_model.model.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			norm("input_layernorm", "H", "true"), attn("self_attn.", "true", "true"), norm("post_attention_layernorm", "H", "true"),
+			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH", "heads*d", "vH", "kv*d", "vH")}},
+		Final: cat(norm("vision_model.layernorm_post", "vH", "true"),
+			linear("vision_model.vision_adapter.mlp.fc1", "pIn", "vI", ""), linear("vision_model.vision_adapter.mlp.fc2", "pOut", "pOut", ""),
+			linear("multi_modal_projector.linear_1", "H", "vOut", "")),
+	}, text: "llama4_text", reroot: legacyLM}).register(),
+)
