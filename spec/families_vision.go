@@ -401,3 +401,64 @@ var _ = register(
 			linear("multi_modal_projector.linear_1", "H", "vOut", "")),
 	}, text: "llama4_text", reroot: legacyLM}).register(),
 )
+
+// mllamaText is Mllama's language model: Llama layers, with cross-attention
+// (q/k norms, tanh gates) instead of self-attention at
+// cross_attention_layers, and 8 extra embedding rows for image tokens.
+var mllamaText = &Family{Name: "Mllama text", Class: "MllamaText", SeqCls: "-",
+	Defs: cat(llamaDimsNoHD("8", ""), []Def{
+		{Sym: "xl", Field: "cross_attention_layers", Type: List, Default: "empty", Null: "=", Desc: "layers with cross-attention to the image"},
+		tie("false")}),
+	Global: []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+8", "H"}, Role: RoleEmbedding}},
+	Stacks: decoderLayers([]Kind{{Name: "cross", If: "in(l, xl)"}, {Name: "self"}},
+		norm("input_layernorm", "H", ""),
+		when("self", attn("self_attn.", "", "")),
+		when("cross", attn("cross_attn.", "", "", qkNorm("cross_attn.", "d", "d")),
+			[]T{{Name: "cross_attn_attn_gate", Shape: []string{"1"}, Role: RoleNorm}, {Name: "cross_attn_mlp_gate", Shape: []string{"1"}, Role: RoleNorm}}),
+		norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", "")),
+	Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+// mllamaVisionLayer is a layer of Mllama's tiled ViT (the global ones add
+// tanh gates).
+var mllamaVisionLayer = renameSyms(cat(
+	norm("input_layernorm", "H", "true"), attn("self_attn.", "", ""), norm("post_attention_layernorm", "H", "true"),
+	plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH", "heads*d", "vH", "kv*d", "vH")
+
+var _ = register(
+	// Mllama (Llama 3.2 Vision): a tiled ViT (gated tile and position
+	// embeddings, a local and a global transformer) and one linear into
+	// the language model's cross-attention.
+	(&vlm{Family: Family{Name: "Mllama", Class: "Mllama", ModelTypes: []string{"mllama"}, Causal: "MllamaForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1280", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "32", Legend: "vL", Desc: "local vision layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vG", Field: "vision_config.num_global_layers", Default: "8", Legend: "vG", Desc: "global vision layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "5120", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
+			opt("vT", "vision_config.max_num_tiles", "4"),
+			{Sym: "vAR", Field: "vision_config.supported_aspect_ratios", Type: Count, Default: "8", Desc: "aspect ratios (tile layouts)"},
+			opt("vOut", "vision_config.vision_output_dim", "7680"),
+			derived("vN", "(vS/vP)*(vS/vP)+1"),
+		},
+		Global: cat(
+			[]T{{Name: "vision_model.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+				{Name: "vision_model.class_embedding", Shape: []string{"vH"}, Role: RoleNorm},
+				{Name: "vision_model.gated_positional_embedding.embedding", Shape: []string{"vN", "vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.gated_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm},
+				{Name: "vision_model.gated_positional_embedding.tile_embedding.weight", Shape: []string{"vAR+1", "vT*vN*vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.pre_tile_positional_embedding.embedding.weight", Shape: []string{"vAR+1", "vT*vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.pre_tile_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm},
+				{Name: "vision_model.post_tile_positional_embedding.embedding.weight", Shape: []string{"vAR+1", "vT*vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.post_tile_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm}},
+			norm("vision_model.layernorm_pre", "vH", "true"), norm("vision_model.layernorm_post", "vH", "true")),
+		Stacks: []Stack{
+			{Name: "vision", Prefix: "vision_model.transformer.layers.{l}.", Layers: "vL", Tensors: mllamaVisionLayer},
+			{Name: "vision global", Prefix: "vision_model.global_transformer.layers.{l}.", Layers: "vG", Tensors: cat(mllamaVisionLayer,
+				[]T{{Name: "gate_attn", Shape: []string{"1"}, Role: RoleNorm}, {Name: "gate_ffn", Shape: []string{"1"}, Role: RoleNorm}})},
+		},
+		Final: linear("multi_modal_projector", "H", "vOut", "true"),
+	}, textF: mllamaText, reroot: legacyLM}).register(),
+)
