@@ -372,3 +372,72 @@ func withNull(ds []Def, sym, x string) []Def {
 	}
 	return out
 }
+
+var _ = register(
+	// ModernBERT-decoder: no attention norm in layer 0, a GLU MLP (Wi
+	// [2I, H]), biases only where the *_bias switches say.
+	&Family{Name: "ModernBERT-decoder", Class: "ModernBertDecoder", ModelTypes: []string{"modernbert-decoder"}, SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "50368", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "22", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "I", Field: "intermediate_size", Default: "1152", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true},
+			flag("attention_bias", "attention_bias", "false", "attention projections have biases"),
+			flag("mlp_bias", "mlp_bias", "false", "MLP projections have biases"),
+			flag("norm_bias", "norm_bias", "false", "layer norms have biases"),
+			flag("cls_bias", "classifier_bias", "false", "the head's dense has a bias"),
+			flag("dec_bias", "decoder_bias", "true", "the decoder has a bias"),
+			tie("true"),
+		},
+		Global: cat(embed("model.embeddings.tok_embeddings.weight"), norm("model.embeddings.norm", "H", "norm_bias")),
+		Stacks: decoderLayers([]Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}},
+			when("rest", norm("attn_norm", "H", "norm_bias")),
+			linear("attn.q_proj", "H", "H", "attention_bias"), linear("attn.k_proj", "H", "H", "attention_bias"),
+			linear("attn.v_proj", "H", "H", "attention_bias"), linear("attn.Wo", "H", "H", "attention_bias"),
+			norm("mlp_norm", "H", "norm_bias"),
+			linear("mlp.Wi", "2*I", "H", "mlp_bias"), linear("mlp.Wo", "H", "I", "mlp_bias")),
+		Final: cat(norm("model.final_norm", "H", "norm_bias"), linear("lm_head.dense", "H", "H", "cls_bias"), norm("lm_head.norm", "H", "norm_bias"),
+			[]T{{Name: "decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied", If: "causal"}},
+			vecIf("decoder.bias", "V", "dec_bias && causal")),
+		Embed: "model.embeddings.tok_embeddings.weight", Head: "decoder.weight",
+	},
+	// XLM: per-layer modules in parallel lists (attentions.{l},
+	// layer_norm1.{l}, ffns.{l}, layer_norm2.{l}), FFN 4·E, the output
+	// projection tied to the embeddings.
+	&Family{Name: "XLM", Class: "XLM", ModelTypes: []string{"xlm"}, Causal: "XLMWithLMHeadModel", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "30145", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "emb_dim", Default: "2048", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "n_layers", Default: "12", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
+			opt("langs", "n_langs", "1"),
+			flag("lang_emb", "use_lang_emb", "true", "language embeddings (when n_langs > 1)"),
+			flag("sinusoidal", "sinusoidal_embeddings", "false", "fixed sinusoidal positions"),
+			tie("true"),
+		},
+		Global: cat(embed("transformer.embeddings.weight"),
+			[]T{{Name: "transformer.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+				{Name: "transformer.lang_embeddings.weight", Shape: []string{"langs", "H"}, Role: RoleEmbedding, If: "langs > 1 && lang_emb"}},
+			norm("transformer.layer_norm_emb", "H", "true")),
+		Stacks: []Stack{
+			{Prefix: "transformer.attentions.{l}.", Layers: "L", Tensors: cat(linear("q_lin", "H", "H", "true"), linear("k_lin", "H", "H", "true"),
+				linear("v_lin", "H", "H", "true"), linear("out_lin", "H", "H", "true"))},
+			{Prefix: "transformer.layer_norm1.{l}.", Layers: "L", Tensors: vecs("H", "weight", "bias")},
+			{Prefix: "transformer.ffns.{l}.", Layers: "L", Tensors: plainMLP("lin1", "lin2", "4*H", "true")},
+			{Prefix: "transformer.layer_norm2.{l}.", Layers: "L", Tensors: vecs("H", "weight", "bias")},
+		},
+		Final: []T{{Name: "pred_layer.proj.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+			{Name: "pred_layer.proj.bias", Shape: []string{"V"}, Role: RoleBias}},
+		Embed: "transformer.embeddings.weight", Head: "pred_layer.proj.weight",
+	},
+)
+
+// vecs are vectors [dim] with the given names (a norm written as a list
+// element: layer_norm1.{l}.weight, .bias).
+func vecs(dim string, names ...string) []T {
+	var out []T
+	for _, n := range names {
+		out = append(out, T{Name: n, Shape: []string{dim}, Role: RoleNorm})
+	}
+	return out
+}
