@@ -441,3 +441,84 @@ func vecs(dim string, names ...string) []T {
 	}
 	return out
 }
+
+// prophetNetAttn is a ProphetNet attention under pre.
+func prophetNetAttn(pre string) []T {
+	return cat(linear(pre+"query_proj", "H", "H", "true"), linear(pre+"key_proj", "H", "H", "true"),
+		linear(pre+"value_proj", "H", "H", "true"), linear(pre+"out_proj", "H", "H", "true"))
+}
+
+// prophetNet is ProphetNet's decoder (ForCausalLM): n-gram streams,
+// bucketed relative positions in self-attention, cross-attention when
+// add_cross_attention (ProphetNetConfig's true).
+func prophetNet(name, class, mt string) *Family {
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "30522", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "num_decoder_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_decoder_attention_heads", Default: "16", Desc: "attention heads", Show: true, Pos: true},
+			{Sym: "F", Field: "decoder_ffn_dim", Default: "4096", Legend: "F", Desc: "FFN inner width", Show: true, Pos: true},
+			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
+			opt("ngram", "ngram", "2"), opt("buckets", "num_buckets", "32"),
+			flag("cross", "add_cross_attention", "true", "each layer has cross-attention to an encoder"),
+			tie("true"),
+		},
+		Global: cat(embed("prophetnet.word_embeddings.weight"),
+			[]T{{Name: "prophetnet.decoder.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+				{Name: "prophetnet.decoder.ngram_embeddings.weight", Shape: []string{"ngram", "H"}, Role: RoleEmbedding}},
+			norm("prophetnet.decoder.embeddings_layer_norm", "H", "true")),
+		Stacks: []Stack{{Prefix: "prophetnet.decoder.layers.{l}.", Layers: "L", Tensors: cat(
+			prophetNetAttn("self_attn."), linear("self_attn.relative_pos_embeddings", "buckets*heads", "H", "true"),
+			norm("self_attn_layer_norm", "H", "true"),
+			when("cross", prophetNetAttn("cross_attn."), norm("cross_attn_layer_norm", "H", "true")),
+			linear("feed_forward.intermediate", "F", "H", "true"), linear("feed_forward.output", "H", "F", "true"),
+			norm("feed_forward_layer_norm", "H", "true"))}},
+		Final: lmHead("lm_head.weight"),
+		Embed: "prophetnet.word_embeddings.weight",
+	}
+}
+
+// xlnetT is an XLNet parameter: checkpoints keep the relative-attention
+// tensors in float32 whatever the rest, so dtypes are not held here.
+func xlnetT(name string, shape ...string) T {
+	return T{Name: name, Shape: shape, Role: RoleLinear, AnyDType: true}
+}
+
+var _ = register(
+	prophetNet("ProphetNet", "ProphetNet", "prophetnet"),
+	prophetNet("XLM-ProphetNet", "XLMProphetNet", "xlm-prophetnet"),
+	// XLNet: two-stream relative attention with [H, heads, d] projections.
+	&Family{Name: "XLNet", Class: "XLNet", ModelTypes: []string{"xlnet"}, Causal: "XLNetLMHeadModel", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "d_model", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "n_layer", Default: "24", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "n_head", Default: "16", Desc: "attention heads", Show: true, Pos: true, Divides: "H"},
+			{Sym: "d", Field: "d_head", Default: "H/heads", Legend: "d", Desc: "width of one head", Show: true, Pos: true},
+			{Sym: "I", Field: "d_inner", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+			tie("true"),
+		},
+		Global: []T{{Name: "transformer.word_embedding.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, AnyDType: true},
+			{Name: "transformer.mask_emb", Shape: []string{"1", "1", "H"}, Role: RoleNorm, AnyDType: true}},
+		Stacks: []Stack{{Prefix: "transformer.layer.{l}.", Layers: "L", Tensors: anyDType(cat(
+			[]T{xlnetT("rel_attn.q", "H", "heads", "d"), xlnetT("rel_attn.k", "H", "heads", "d"), xlnetT("rel_attn.v", "H", "heads", "d"),
+				xlnetT("rel_attn.o", "H", "heads", "d"), xlnetT("rel_attn.r", "H", "heads", "d"),
+				xlnetT("rel_attn.r_r_bias", "heads", "d"), xlnetT("rel_attn.r_s_bias", "heads", "d"), xlnetT("rel_attn.r_w_bias", "heads", "d"),
+				xlnetT("rel_attn.seg_embed", "2", "heads", "d")},
+			norm("rel_attn.layer_norm", "H", "true"),
+			plainMLP("ff.layer_1", "ff.layer_2", "I", "true"), norm("ff.layer_norm", "H", "true")))}},
+		Final: anyDType([]T{{Name: "lm_loss.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+			{Name: "lm_loss.bias", Shape: []string{"V"}, Role: RoleBias}}),
+		Embed: "transformer.word_embedding.weight", Head: "lm_loss.weight",
+	},
+)
+
+// anyDType marks tensors whose dtype is not held to config.json's.
+func anyDType(ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].AnyDType = true
+	}
+	return out
+}
