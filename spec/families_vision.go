@@ -462,3 +462,48 @@ var _ = register(
 		Final: linear("multi_modal_projector", "H", "vOut", "true"),
 	}, textF: mllamaText, reroot: legacyLM}).register(),
 )
+
+// qwen3VLText is Qwen3-VL's language model: Qwen3's layout (q/k norms),
+// Qwen3VLTextConfig's defaults.
+var qwen3VLText = &Family{Name: "Qwen3-VL text", Class: "Qwen3VLText", SeqCls: "-",
+	Defs:   cat(llamaDims("128", "", "32", "heads"), []Def{tie("false"), attnBiasFlag}),
+	Global: embed("model.embed_tokens.weight"),
+	Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
+		norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", "")),
+	Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+// qwen3Merger is a Qwen3-VL patch merger under pre: a LayerNorm over vH
+// (or, after the shuffle, vH·m²), two linears to out.
+func qwen3Merger(pre, normDim string) []T {
+	return cat(norm(pre+"norm", normDim, "true"), linear(pre+"linear_fc1", "vH*vM*vM", "vH*vM*vM", "true"), linear(pre+"linear_fc2", "vOut", "vH*vM*vM", "true"))
+}
+
+var _ = register(
+	// Qwen3-VL: a ViT with learned positions, a merger, and one DeepStack
+	// merger per deepstack_visual_indexes entry.
+	(&vlm{Family: Family{Name: "Qwen3-VL", Class: "Qwen3VL", ModelTypes: []string{"qwen3_vl"}, Causal: "Qwen3VLForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1152", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.depth", Default: "27", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "4304", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "16", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vT", "vision_config.temporal_patch_size", "2"), opt("vC", "vision_config.in_channels", "3"),
+			opt("vM", "vision_config.spatial_merge_size", "2"),
+			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true},
+			opt("vPos", "vision_config.num_position_embeddings", "2304"),
+			{Sym: "vDS", Field: "vision_config.deepstack_visual_indexes", Type: Count, Default: "3", Desc: "DeepStack mergers"},
+		},
+		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
+			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
+			{Name: "model.visual.pos_embed.weight", Shape: []string{"vPos", "vH"}, Role: RoleEmbedding}},
+		Stacks: []Stack{
+			{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+				norm("norm1", "H", "true"), norm("norm2", "H", "true"), linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
+				plainMLP("mlp.linear_fc1", "mlp.linear_fc2", "vI", "true")), "H", "vH")},
+			{Name: "deepstack", Prefix: "model.visual.deepstack_merger_list.{l}.", Layers: "vDS", Tensors: qwen3Merger("", "vH*vM*vM")},
+		},
+		Final: qwen3Merger("model.visual.merger.", "vH"),
+	}, textF: qwen3VLText, reroot: newLM}).register(),
+)
