@@ -179,3 +179,59 @@ var _ = register(
 		when("dense", gatedMLP("feed_forward.", "Im2", ""))).
 		with(func(f *Family) { f.ConfigClass, f.SeqCls = "Llama4TextConfig", "-" }),
 )
+
+var _ = register(
+	std("Emu3-Text", "Emu3", []string{"emu3_text_model"},
+		cat(llamaDims("H/heads", "H/heads", "8", "heads"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
+		llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))).
+		with(func(f *Family) { f.ConfigClass, f.SeqCls = "Emu3TextConfig", "-" }),
+	// Mllama's text model: cross-attention layers (with q/k norms and
+	// tanh gates) at cross_attention_layers, 8 extra embedding rows for
+	// the image tokens.
+	std("Mllama-Text", "Mllama", []string{"mllama_text_model"},
+		cat(llamaDimsNoHD("8", "heads"), []Def{list("cross_layers", "cross_attention_layers", "the cross-attention blocks"), tie("false")}),
+		[]Kind{{Name: "cross", If: "in(l, cross_layers)"}, {Name: "self"}},
+		inNorm, when("self", attn("self_attn.", "", "")),
+		when("cross", attn("cross_attn.", "", "", qkNorm("cross_attn.", "d", "d")),
+			[]T{{Name: "cross_attn_attn_gate", Shape: []string{"1"}, Role: RoleNorm}, {Name: "cross_attn_mlp_gate", Shape: []string{"1"}, Role: RoleNorm}}),
+		postNorm, gatedMLP("mlp.", "I", "")).
+		with(func(f *Family) {
+			f.ConfigClass, f.SeqCls = "MllamaTextConfig", "-"
+			f.Global = []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+8", "H"}, Role: RoleEmbedding}}
+			f.Final = cat(norm("model.norm", "H", ""), []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}})
+		}),
+	// Moshi's text decoder: an extra embedding row, gated fc1 [ffn, H]
+	// feeding fc2 [H, ffn/2], projections under .linear.
+	std("Moshi", "Moshi", []string{"moshi"},
+		cat(withDefault(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_dim"), "I", "22528"),
+			[]Def{{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+				kvDef("num_key_value_heads", "heads", "heads"), tie("false")}), nil,
+		inNorm, linear("self_attn.q_proj.linear", "heads*d", "H", ""), linear("self_attn.k_proj.linear", "kv*d", "H", ""),
+		linear("self_attn.v_proj.linear", "kv*d", "H", ""), linear("self_attn.o_proj.linear", "H", "heads*d", ""),
+		postNorm, linear("mlp.fc1", "I", "H", ""), linear("mlp.fc2", "H", "I/2", "")).
+		with(func(f *Family) {
+			f.SeqCls = "-"
+			f.Global = []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+1", "H"}, Role: RoleEmbedding}}
+			f.Final = cat(norm("model.norm", "H", ""), []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}})
+		}),
+	// CPM-Ant: prompt rows in the input embedding, segment embeddings, a
+	// relative position bias shared by all layers.
+	&Family{Name: "CPM-Ant", Class: "CpmAnt", ModelTypes: []string{"cpmant"}, SeqCls: "-",
+		Defs: cat(withDefault(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "dim_ff"), "I", "10240"), []Def{
+			field("d", "dim_head", "128", "width of one attention head"),
+			field("pt", "prompt_types", "32", "prompt types"), field("pl", "prompt_length", "32", "prompt length"),
+			field("seg", "segment_types", "32", "segment types"), field("buckets", "position_bias_num_buckets", "512", "relative position buckets"),
+			tie("true")}),
+		Global: []T{{Name: "cpmant.input_embedding.weight", Shape: []string{"V+pt*pl", "H"}, Role: RoleEmbedding},
+			{Name: "cpmant.segment_embedding.weight", Shape: []string{"seg", "H"}, Role: RoleEmbedding},
+			{Name: "cpmant.position_bias.relative_attention_bias", Shape: []string{"seg*seg+buckets", "heads"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: "cpmant.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			norm("self_att.layernorm_before_attention", "H", ""),
+			linear("self_att.self_attention.project_q", "heads*d", "H", ""), linear("self_att.self_attention.project_k", "heads*d", "H", ""),
+			linear("self_att.self_attention.project_v", "heads*d", "H", ""), linear("self_att.self_attention.attention_out", "H", "heads*d", ""),
+			norm("ffn.layernorm_before_ffn", "H", ""),
+			linear("ffn.ffn.w_in.w_0", "I", "H", ""), linear("ffn.ffn.w_in.w_1", "I", "H", ""), linear("ffn.ffn.w_out", "H", "I", ""))}},
+		Final: cat(norm("cpmant.encoder.output_layernorm", "H", ""),
+			[]T{{Name: "lm_head.weight", Shape: []string{"V+pt*pl", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
+		Embed: "cpmant.input_embedding.weight", BasePrefix: "cpmant."},
+)

@@ -279,9 +279,9 @@ var (
 	bartLM  = lmHead("lm_head.weight")
 )
 
-// bartLike is a BART-layout decoder family; the LM head is tied to
+// seq2seqDecoder is a BART-layout decoder family; the LM head is tied to
 // embed_tokens by default (PretrainedConfig's tie_word_embeddings).
-func bartLike(name, class, mt string, defs []Def, global []T, layer []T, final []T) *Family {
+func seq2seqDecoder(name, class, mt string, defs []Def, global []T, layer []T, final []T) *Family {
 	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, SeqCls: "-",
 		Defs:   cat(defs, []Def{tie("true")}),
 		Global: cat([]T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}, global),
@@ -314,34 +314,34 @@ func musicgen(name, class, mt string, cross bool) *Family {
 }
 
 var _ = register(
-	bartLike("BART", "Bart", "bart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+	seq2seqDecoder("BART", "Bart", "bart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
 		cat(decoderPositions("P+2"), embLN), bartLayer, nil),
-	bartLike("mBART", "MBart", "mbart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+	seq2seqDecoder("mBART", "MBart", "mbart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
 		cat(decoderPositions("P+2"), embLN), bartLayer, finalLN),
-	bartLike("PLBart", "PLBart", "plbart", cat(s2sDefs("vocab_size=50005", "d_model=768", "decoder_layers=6", "decoder_ffn_dim=3072"), []Def{posDef("max_position_embeddings", "1024")}),
+	seq2seqDecoder("PLBart", "PLBart", "plbart", cat(s2sDefs("vocab_size=50005", "d_model=768", "decoder_layers=6", "decoder_ffn_dim=3072"), []Def{posDef("max_position_embeddings", "1024")}),
 		cat(decoderPositions("P+2"), embLN), bartLayer, nil),
-	bartLike("MVP", "Mvp", "mvp", cat(s2sDefs("vocab_size=50267", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024"),
+	seq2seqDecoder("MVP", "Mvp", "mvp", cat(s2sDefs("vocab_size=50267", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024"),
 		flag("prompt", "use_prompt", "false", "layer-wise prompts"), opt("PL", "prompt_length", "100"), opt("PM", "prompt_mid_dim", "800")}),
 		cat(decoderPositions("P+2"), embLN, when("prompt", mvpPrompt("model.decoder.self_attn_prompt."), mvpPrompt("model.decoder.cross_attn_prompt."))), bartLayer, nil),
 	// Marian: a sinusoidal table [P, H], and a decoder vocabulary of its own.
-	bartLike("Marian", "Marian", "marian", cat(
+	seq2seqDecoder("Marian", "Marian", "marian", cat(
 		[]Def{{Sym: "Vsrc", Field: "vocab_size", Default: "58101", Pos: true}},
 		withNull(s2sDefs("decoder_vocab_size=Vsrc", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), "V", "Vsrc"),
 		[]Def{posDef("max_position_embeddings", "1024")}),
 		decoderPositions("P"), bartLayer, nil),
-	bartLike("Pegasus", "Pegasus", "pegasus", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+	seq2seqDecoder("Pegasus", "Pegasus", "pegasus", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
 		decoderPositions("P"), bartLayer, finalLN),
-	bartLike("Blenderbot", "Blenderbot", "blenderbot", cat(s2sDefs("vocab_size=8008", "d_model=2560", "decoder_layers=24", "decoder_ffn_dim=10240"), []Def{posDef("max_position_embeddings", "128")}),
+	seq2seqDecoder("Blenderbot", "Blenderbot", "blenderbot", cat(s2sDefs("vocab_size=8008", "d_model=2560", "decoder_layers=24", "decoder_ffn_dim=10240"), []Def{posDef("max_position_embeddings", "128")}),
 		decoderPositions("P"), bartLayer, finalLN),
-	bartLike("BlenderbotSmall", "BlenderbotSmall", "blenderbot-small", cat(s2sDefs("vocab_size=50265", "d_model=512", "decoder_layers=8", "decoder_ffn_dim=2048"), []Def{posDef("max_position_embeddings", "512")}),
+	seq2seqDecoder("BlenderbotSmall", "BlenderbotSmall", "blenderbot-small", cat(s2sDefs("vocab_size=50265", "d_model=512", "decoder_layers=8", "decoder_ffn_dim=2048"), []Def{posDef("max_position_embeddings", "512")}),
 		cat(decoderPositions("P"), embLN), bartLayer, nil),
 	// BigBirdPegasus: attention without biases unless use_bias.
-	bartLike("BigBirdPegasus", "BigBirdPegasus", "bigbird_pegasus", cat(s2sDefs("vocab_size=96103", "d_model=1024", "decoder_layers=16", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "4096"),
+	seq2seqDecoder("BigBirdPegasus", "BigBirdPegasus", "bigbird_pegasus", cat(s2sDefs("vocab_size=96103", "d_model=1024", "decoder_layers=16", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "4096"),
 		flag("use_bias", "use_bias", "false", "attention projections have biases")}),
 		cat(decoderPositions("P"), embLN), s2sLayer(true, "use_bias", "use_bias", "true"), nil),
 	// TrOCR: learned positions (offset 2) or sinusoidal ones not written.
 	func() *Family {
-		f := bartLike("TrOCR", "TrOCR", "trocr", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "512"),
+		f := seq2seqDecoder("TrOCR", "TrOCR", "trocr", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "512"),
 			flag("learned", "use_learned_position_embeddings", "true", "learned positions"),
 			flag("emb_ln", "layernorm_embedding", "true", "a LayerNorm after the embeddings")}),
 			cat(when("learned", decoderPositions("P+2")), when("emb_ln", embLN)), bartLayer, nil)
@@ -351,7 +351,7 @@ var _ = register(
 	}(),
 	// Whisper: k_proj has no bias; positions [max_target_positions, H].
 	func() *Family {
-		f := bartLike("Whisper", "Whisper", "whisper", cat(s2sDefs("vocab_size=51865", "d_model=384", "decoder_layers=4", "decoder_ffn_dim=1536"), []Def{posDef("max_target_positions", "448")}),
+		f := seq2seqDecoder("Whisper", "Whisper", "whisper", cat(s2sDefs("vocab_size=51865", "d_model=384", "decoder_layers=4", "decoder_ffn_dim=1536"), []Def{posDef("max_target_positions", "448")}),
 			decoderPositions("P"), s2sLayer(true, "true", "", "true"), finalLN)
 		f.Final = cat(finalLN, lmHead("proj_out.weight"))
 		f.Head = "proj_out.weight"

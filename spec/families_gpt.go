@@ -137,3 +137,80 @@ var _ = register(
 		Final: cat(norm("transformer.norm_f", "H", "!no_bias"), lmHead("lm_head.weight")),
 		Embed: "transformer.wte.weight", BasePrefix: "transformer."},
 )
+
+// bartLike is the decoder layer of OPT, BioGPT and XGLM: self_attn with
+// biases, its layer norm, fc1/fc2 and the final layer norm.
+func bartLike(bias, affine string) []T {
+	ln := func(name string) []T {
+		return when(affine, norm(name, "H", "true"))
+	}
+	return cat(linear("self_attn.q_proj", "H", "H", bias), linear("self_attn.k_proj", "H", "H", bias), linear("self_attn.v_proj", "H", "H", bias),
+		linear("self_attn.out_proj", "H", "H", bias), ln("self_attn_layer_norm"),
+		plainMLP("fc1", "fc2", "I", bias), ln("final_layer_norm"))
+}
+
+var _ = register(
+	// OPT: embeddings of word_embed_proj_dim projected in and out when it
+	// differs from hidden_size; learned positions with an offset of 2.
+	&Family{Name: "OPT", Class: "OPT", ModelTypes: []string{"opt"},
+		Defs: cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_dim"), []Def{
+			{Sym: "W", Field: "word_embed_proj_dim", Default: "H", Null: "H", Legend: "W", Desc: "embedding width", Show: true, Pos: true},
+			{Sym: "P", Field: "max_position_embeddings", Default: "2048", Legend: "P", Desc: "positions (learned, + 2 offset rows)", Show: true, Pos: true},
+			flag("bias", "enable_bias", "true", "linear layers have biases"),
+			flag("affine", "layer_norm_elementwise_affine", "true", "layer norms have weights and biases"),
+			flag("ln_before", "do_layer_norm_before", "true", "pre-norm (and a final layer norm)"),
+			flag("no_final", "_remove_final_layer_norm", "false", "the final layer norm is removed"),
+			tie("true")}),
+		Global: cat([]T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "W"}, Role: RoleEmbedding},
+			{Name: "model.decoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
+			when("W != H", linear("model.decoder.project_in", "H", "W", ""), linear("model.decoder.project_out", "W", "H", ""))),
+		Stacks: []Stack{{Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: bartLike("bias", "affine")}},
+		Final: cat(when("affine && ln_before && !no_final", norm("model.decoder.final_layer_norm", "H", "true")),
+			[]T{{Name: "lm_head.weight", Shape: []string{"V", "W"}, Role: RoleHead, If: "causal", Optional: "tied"},
+				{Name: "score.weight", Shape: []string{"C", "W"}, Role: RoleScore, If: "seqcls"}}),
+		Embed: "model.decoder.embed_tokens.weight", BasePrefix: "model."},
+	&Family{Name: "OpenAI-GPT", Class: "OpenAIGPT", ModelTypes: []string{"openai-gpt"}, Causal: "OpenAIGPTLMHeadModel",
+		Defs:   cat(gpt2Dims("12", "4*H"), []Def{{Sym: "P", Field: "n_positions", Default: "512", Legend: "P", Desc: "positions (learned embedding rows)", Show: true, Pos: true}, tie("true")}),
+		Global: cat(embed("transformer.tokens_embed.weight"), []T{{Name: "transformer.positions_embed.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
+			conv1d("attn.c_attn", "H", "3*H"), conv1d("attn.c_proj", "H", "H"), norm("ln_1", "H", "true"),
+			conv1d("mlp.c_fc", "H", "I"), conv1d("mlp.c_proj", "I", "H"), norm("ln_2", "H", "true"))}},
+		Final: lmHead("lm_head.weight"),
+		Embed: "transformer.tokens_embed.weight", BasePrefix: "transformer.", Ignore: gptBuffers},
+	&Family{Name: "CTRL", Class: "CTRL", ModelTypes: []string{"ctrl"}, Causal: "CTRLLMHeadModel", SeqCls: "-",
+		Defs:   cat(gpt2Dims("48", "8192")[:4], []Def{field("I", "dff", "8192", "FFN inner width"), derived("d", "H/heads"), tie("true")}),
+		Global: embed("transformer.w.weight"),
+		Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
+			linear("multi_head_attention.Wq", "H", "H", "true"), linear("multi_head_attention.Wk", "H", "H", "true"),
+			linear("multi_head_attention.Wv", "H", "H", "true"), linear("multi_head_attention.dense", "H", "H", "true"),
+			linear("ffn.0", "I", "H", "true"), linear("ffn.2", "H", "I", "true"),
+			norm("layernorm1", "H", "true"), norm("layernorm2", "H", "true"))}},
+		Final: cat(norm("transformer.layernorm", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal"}}),
+		Embed: "transformer.w.weight", BasePrefix: "transformer."},
+	&Family{Name: "BioGPT", Class: "BioGpt", ModelTypes: []string{"biogpt"},
+		Defs: cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), []Def{
+			{Sym: "P", Field: "max_position_embeddings", Default: "1024", Legend: "P", Desc: "positions (learned, + 2 offset rows)", Show: true, Pos: true}, tie("true")}),
+		Global: cat(embed("biogpt.embed_tokens.weight"), []T{{Name: "biogpt.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Prefix: "biogpt.layers.{l}.", Layers: "L", Tensors: bartLike("true", "true")}},
+		Final: cat(norm("biogpt.layer_norm", "H", "true"), lmHead("output_projection.weight")),
+		Embed: "biogpt.embed_tokens.weight", Head: "output_projection.weight", BasePrefix: "biogpt."},
+	&Family{Name: "XGLM", Class: "XGLM", ModelTypes: []string{"xglm"}, SeqCls: "-",
+		Defs:   cat(dims("vocab_size", "d_model", "num_layers", "attention_heads", "ffn_dim"), []Def{tie("true")}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Tensors: bartLike("true", "true")}},
+		Final:  cat(norm("model.layer_norm", "H", "true"), lmHead("lm_head.weight")),
+		BasePrefix: "model.", Ignore: []string{`^model\.embed_positions\.weights$`}},
+	// GPT-NeoX-Japanese: the last layer's attention alone has a bias.
+	&Family{Name: "GPT-NeoX-Japanese", Class: "GPTNeoXJapanese", ModelTypes: []string{"gpt_neox_japanese"}, SeqCls: "-",
+		Defs: cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "")[:4], []Def{
+			field("mult", "intermediate_multiple_size", "4", "MLP width / hidden_size"), derived("I", "mult*H"), tie("true")}),
+		Global: embed("gpt_neox_japanese.embed_in.weight"),
+		Stacks: []Stack{{Prefix: "gpt_neox_japanese.layers.{l}.", Layers: "L", Tensors: cat(
+			norm("input_layernorm", "H", "true"), norm("post_attention_layernorm", "H", "true"),
+			linear("attention.query_key_value", "3*H", "H", ""), linear("attention.dense", "H", "H", ""),
+			[]T{{Name: "attention.dense_bias", Shape: []string{"H"}, Role: RoleBias, If: "l == L-1"}},
+			plainMLP("mlp.dense_h_to_4h", "mlp.dense_4h_to_h", "I", ""))}},
+		Final: cat(norm("gpt_neox_japanese.final_layer_norm", "H", "true"), lmHead("embed_out.weight")),
+		Embed: "gpt_neox_japanese.embed_in.weight", Head: "embed_out.weight", BasePrefix: "gpt_neox_japanese.",
+		Ignore: []string{`\.attention\.(rotary_emb\.inv_freq|bias|masked_bias)$`}},
+)

@@ -7,14 +7,18 @@ package spec
 // mla is DeepSeek's multi-head latent attention: q through a low rank
 // (q_lora_rank) or directly, k and v through kv_lora_rank plus a shared
 // rope key.
-var mla = cat(
-	when("qr > 0", linear("self_attn.q_a_proj", "qr", "H", "attention_bias"), norm("self_attn.q_a_layernorm", "qr", ""),
-		linear("self_attn.q_b_proj", "heads*qkd", "qr", "")),
-	when("qr == 0", linear("self_attn.q_proj", "heads*qkd", "H", "")),
-	linear("self_attn.kv_a_proj_with_mqa", "kvr+rope", "H", "attention_bias"), norm("self_attn.kv_a_layernorm", "kvr", ""),
-	linear("self_attn.kv_b_proj", "heads*(nope+vd)", "kvr", ""),
-	linear("self_attn.o_proj", "H", "heads*vd", "attention_bias"),
-)
+var mla = mlaAt("self_attn.")
+
+func mlaAt(pre string) []T {
+	return cat(
+		when("qr > 0", linear(pre+"q_a_proj", "qr", "H", "attention_bias"), norm(pre+"q_a_layernorm", "qr", ""),
+			linear(pre+"q_b_proj", "heads*qkd", "qr", "")),
+		when("qr == 0", linear(pre+"q_proj", "heads*qkd", "H", "")),
+		linear(pre+"kv_a_proj_with_mqa", "kvr+rope", "H", "attention_bias"), norm(pre+"kv_a_layernorm", "kvr", ""),
+		linear(pre+"kv_b_proj", "heads*(nope+vd)", "kvr", ""),
+		linear(pre+"o_proj", "H", "heads*vd", "attention_bias"),
+	)
+}
 
 // mlaDims are MLA's widths with the class's defaults.
 func mlaDims(qr, kvr, nope, rope, vd string) []Def {
@@ -194,4 +198,38 @@ var _ = register(
 				{Name: "ffn.experts.mlp.w2", Shape: []string{"E*I", "H"}, Role: RoleLinear}})}},
 		Final: cat(norm("transformer.norm_f", "H", ""), lmHead("lm_head.weight")),
 		Embed: "transformer.wte.weight", SeqCls: "-"},
+)
+
+// longcatHalf is one of the two sub-blocks of a LongCat-Flash layer.
+func longcatHalf(i string) []T {
+	return cat(norm("input_layernorm."+i, "H", ""), mlaAt("self_attn."+i+"."), norm("post_attention_layernorm."+i, "H", ""),
+		gatedMLP("mlps."+i+".", "I", ""))
+}
+
+var _ = register(
+	std("Aria-Text", "AriaText", []string{"aria_text"},
+		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), expertsI("moe_num_experts", "8", "moe_topk", "2"),
+			[]Def{field("shared", "moe_num_shared_experts", "2", "shared experts (one MLP of shared·I)"), tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
+		llamaBlock("attention_bias", "attention_bias", router("mlp.router.weight"),
+			[]T{{Name: "mlp.experts.fc1.weight", Shape: []string{"E", "H", "2*I"}, Role: RoleLinear}, {Name: "mlp.experts.fc2.weight", Shape: []string{"E", "I", "H"}, Role: RoleLinear}},
+			gatedMLP("mlp.shared_experts.", "shared*I", "mlp_bias"))).
+		with(func(f *Family) { f.SeqCls = "-" }),
+	// LongCat-Flash: num_layers layers of two attention/MLP halves and one
+	// MoE whose router also scores zero_expert_num identity experts
+	// (transformers 5.x writes gate and up projections for those).
+	std("LongCat-Flash", "LongcatFlash", []string{"longcat_flash"},
+		cat(dims("vocab_size", "hidden_size", "num_layers", "num_attention_heads", "ffn_hidden_size"),
+			mlaDims("1536", "512", "128", "64", "128"),
+			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "512", Legend: "E", Desc: "routed experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+				{Sym: "Im", Field: "expert_ffn_hidden_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+				field("topk", "moe_topk", "12", "experts active per token"),
+				{Sym: "Z", Field: "zero_expert_num", Default: "256", Null: "0", Desc: "zero (identity) experts the router also scores", Max: MaxExperts},
+				tie("false"), attnBiasFlag}), nil,
+		longcatHalf("0"), longcatHalf("1"),
+		[]T{{Name: "mlp.router.classifier.weight", Shape: []string{"E+Z", "H"}, Role: RoleRouter},
+			{Name: "mlp.router.e_score_correction_bias", Shape: []string{"E+Z"}, Role: RoleBias, AnyDType: true}},
+		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
+		[]T{{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"},
+			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"}}).
+		with(func(f *Family) { f.SeqCls = "-" }),
 )

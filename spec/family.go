@@ -102,8 +102,9 @@ type T struct {
 	Shape []string // each dimension an expression: "H", "heads*d"
 	Role  Role
 	If    string // the condition for the tensor to exist; "" always
-	// Experts, if set, is the number of copies, {e} = 0..n-1 in Name.
-	Experts string
+	// Experts, if set, is the number of copies, {e} = 0..n-1 in Name;
+	// From, if set, the first index instead of 0.
+	Experts, From string
 	// AnyDType: the dtype is not checked against config.json's (buffers
 	// and routers some checkpoints keep in float32).
 	AnyDType bool
@@ -238,6 +239,7 @@ type cT struct {
 	syms     []string // each dimension's legend symbol
 	cond     expr     // nil: always
 	experts  expr     // nil: one
+	from     expr     // nil: 0
 	optional expr     // nil: never
 }
 
@@ -322,7 +324,7 @@ func (f *Family) compile() error {
 			for k := range extra {
 				known[k] = true
 			}
-			ct := cT{T: t, parts: strings.Split(t.Name, "{e}"), cond: parse(t.If, t.Name), experts: parse(t.Experts, t.Name), optional: parse(t.Optional, t.Name)}
+			ct := cT{T: t, parts: strings.Split(t.Name, "{e}"), cond: parse(t.If, t.Name), experts: parse(t.Experts, t.Name), from: parse(t.From, t.Name), optional: parse(t.Optional, t.Name)}
 			if len(ct.parts) > 2 || len(ct.parts) == 2 && t.Experts == "" {
 				err = fmt.Errorf("%s: {e} needs Experts, once", t.Name)
 			}
@@ -342,6 +344,9 @@ func (f *Family) compile() error {
 		cs := cStack{Stack: s, layers: parse(s.Layers, s.Prefix)}
 		kinds := map[string]bool{}
 		for _, k := range s.Kinds {
+			if known[k.Name] {
+				return fmt.Errorf("layer kind %s shadows a symbol", k.Name)
+			}
 			cs.kinds = append(cs.kinds, cKind{k.Name, parse(k.If, k.Name)})
 			kinds[k.Name] = true
 		}

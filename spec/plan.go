@@ -510,10 +510,16 @@ func (pl *planner) tensors(p *Plan) error {
 			if err != nil {
 				return pl.c.errorf("", "%s: %v", t.Name, err)
 			}
-			if n > 0 && p.Experts == 0 {
+			if n > 0 && p.Experts == 0 && t.from == nil {
 				p.Experts = int(n)
 			}
-			for e := range n {
+			var from int64
+			if t.from != nil {
+				if from, err = evalInt(t.from, &pl.env); err != nil {
+					return pl.c.errorf("", "%s: %v", t.Name, err)
+				}
+			}
+			for e := from; e < from+n; e++ {
 				name := prefix + t.parts[0]
 				if len(t.parts) == 2 {
 					name += strconv.FormatInt(e, 10) + t.parts[1]
