@@ -507,3 +507,78 @@ var _ = register(
 		Final: qwen3Merger("model.visual.merger.", "vH"),
 	}, textF: qwen3VLText, reroot: newLM}).register(),
 )
+
+// blipVision is the BLIP-2 / InstructBLIP vision tower under
+// vision_model.: fused qkv (biased when qkv_bias), class and position
+// embeddings with a batch axis.
+func blipVision() ([]Def, []T, Stack, []T) {
+	defs := []Def{
+		{Sym: "vH", Field: "vision_config.hidden_size", Default: "1408", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "39", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "vI", Field: "vision_config.intermediate_size", Default: "6144", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+		{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		opt("vS", "vision_config.image_size", "224"),
+		flag("vqkv_bias", "vision_config.qkv_bias", "true", "the vision qkv has a bias"),
+	}
+	global := []T{{Name: "vision_model.embeddings.class_embedding", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
+		{Name: "vision_model.embeddings.patch_embedding.weight", Shape: []string{"vH", "3", "vP", "vP"}, Role: RoleLinear},
+		{Name: "vision_model.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
+		{Name: "vision_model.embeddings.position_embedding", Shape: []string{"1", "(vS/vP)*(vS/vP)+1", "vH"}, Role: RoleEmbedding}}
+	stack := Stack{Name: "vision", Prefix: "vision_model.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+		linear("self_attn.qkv", "3*H", "H", "vqkv_bias"), linear("self_attn.projection", "H", "H", "true"),
+		norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"), plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}
+	return defs, global, stack, norm("vision_model.post_layernorm", "vH", "true")
+}
+
+// qformerLayer is a Q-Former layer: BERT self-attention, cross-attention
+// to the vision tower every cross_attention_frequency layers, and the
+// query FFN (text selects the text FFN too: InstructBLIP).
+func qformerLayer(text bool) []T {
+	att := func(pre, kv string) []T {
+		return cat(linear(pre+"attention.query", "Q", "Q", "true"), linear(pre+"attention.key", "Q", kv, "true"),
+			linear(pre+"attention.value", "Q", kv, "true"), linear(pre+"output.dense", "Q", "Q", "true"), norm(pre+"output.LayerNorm", "Q", "true"))
+	}
+	ts := cat(att("attention.", "Q"), when("cross", att("crossattention.", "qEnc")),
+		linear("intermediate_query.dense", "qI", "Q", "true"), linear("output_query.dense", "Q", "qI", "true"), norm("output_query.LayerNorm", "Q", "true"))
+	if text {
+		ts = cat(ts, linear("intermediate.dense", "qI", "Q", "true"), linear("output.dense", "Q", "qI", "true"), norm("output.LayerNorm", "Q", "true"))
+	}
+	return ts
+}
+
+var qformerDefs = []Def{
+	{Sym: "Q", Field: "qformer_config.hidden_size", Default: "768", Legend: "Q", Desc: "Q-Former width", Show: true, Pos: true},
+	{Sym: "qL", Field: "qformer_config.num_hidden_layers", Default: "12", Legend: "qL", Desc: "Q-Former layers", Show: true, Pos: true, Max: MaxLayers},
+	{Sym: "qI", Field: "qformer_config.intermediate_size", Default: "3072", Desc: "Q-Former FFN inner width", Pos: true},
+	opt("qFreq", "qformer_config.cross_attention_frequency", "2"),
+	{Sym: "qEnc", Field: "qformer_config.encoder_hidden_size", Default: "1408", Desc: "width the Q-Former attends to", Pos: true},
+	opt("qV", "qformer_config.vocab_size", "30522"), opt("qP", "qformer_config.max_position_embeddings", "512"),
+	opt("nQ", "num_query_tokens", "32"),
+}
+
+// blip2 is BLIP-2 (instruct false) or InstructBLIP (instruct: the Q-Former
+// also reads the instruction, so it has embeddings and the text FFN).
+func blip2(name, class, mt string, instruct bool) *Family {
+	vd, vg, vs, vf := blipVision()
+	global := cat(vg, []T{{Name: "query_tokens", Shape: []string{"1", "nQ", "Q"}, Role: RoleEmbedding}})
+	final := cat(vf, linear("language_projection", "H", "Q", "true"))
+	if instruct {
+		global = cat(global, []T{{Name: "qformer.embeddings.word_embeddings.weight", Shape: []string{"qV", "Q"}, Role: RoleEmbedding},
+			{Name: "qformer.embeddings.position_embeddings.weight", Shape: []string{"qP", "Q"}, Role: RoleEmbedding}},
+			norm("qformer.embeddings.layernorm", "Q", "true"))
+	} else {
+		final = cat(final, norm("qformer.layernorm", "Q", "true"))
+	}
+	return (&vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Defs:   cat(vd, qformerDefs),
+		Global: global,
+		Stacks: []Stack{vs, {Name: "qformer", Prefix: "qformer.encoder.layer.{l}.", Layers: "qL",
+			Kinds: []Kind{{Name: "cross", If: "l % qFreq == 0"}, {Name: "self"}}, Tensors: qformerLayer(instruct)}},
+		Final: final,
+	}, text: "opt", reroot: legacyLM}).register()
+}
+
+var _ = register(
+	blip2("BLIP-2", "Blip2", "blip-2", false),
+	blip2("InstructBLIP", "InstructBlip", "instructblip", true),
+)
