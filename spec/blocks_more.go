@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"strings"
 )
@@ -47,6 +48,20 @@ func rebase(name string, pairs [][2]string) string {
 		}
 	}
 	return name
+}
+
+// Milli is a definition's type: a number read in thousandths (0.5 is 500),
+// for the fractional fields shapes depend on (InternVL's
+// downsample_ratio).
+const Milli = Str + 2
+
+// milliValue reads a Milli: round(1000·x) of a non-negative number.
+func (c *Config) milliValue(field string, raw json.RawMessage) (any, error) {
+	var x float64
+	if err := json.Unmarshal(raw, &x); err != nil || x < 0 || x > 1e12 {
+		return nil, c.errorf(field, "must be a non-negative number, found %s", kindOf(raw))
+	}
+	return int64(math.Round(x * 1000)), nil
 }
 
 // Count is a definition's type: the number of entries of an array, 1 for
