@@ -125,6 +125,8 @@ func towerDefs(mt string) []Def {
 		{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'" + mt + "'", Desc: "the vision tower"},
 		derived("clip", "vmt == 'clip_vision_model'"),
 		derived("pix", "vmt == 'pixtral'"),
+		derived("s2", "vmt == 'siglip2_vision_model'"),
+		opt("vNP", "vision_config.num_patches", "256"),
 		{Sym: "vH", Field: "vision_config.hidden_size", Default: byMT("1024", "1152", "768", "768", "768"), Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
 		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: byMT("24", "12", "12", "12", "12"), Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
 		{Sym: "vI", Field: "vision_config.intermediate_size", Default: byMT("4096", "3072", "3072", "3072", "3072"), Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
@@ -142,12 +144,14 @@ func towerDefs(mt string) []Def {
 func visionTower(pre, pixPre string) (global []T, stacks []Stack, final []T) {
 	vln := func(name string) []T { return norm(name, "vH", "true") }
 	global = cat(
-		when("!pix", []T{{Name: pre + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}),
+		when("!pix && !s2", []T{{Name: pre + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}),
+		when("s2", []T{{Name: pre + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC*vP*vP"}, Role: RoleLinear},
+			{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vNP", "vH"}, Role: RoleEmbedding}}),
 		when("!pix && !clip", vecIf(pre+"embeddings.patch_embedding.bias", "vH", "")),
 		when("clip", vec(pre+"embeddings.class_embedding", "vH"),
 			[]T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN+1", "vH"}, Role: RoleEmbedding}},
 			vln(pre+"pre_layrnorm")),
-		when("!pix && !clip", []T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN", "vH"}, Role: RoleEmbedding}}),
+		when("!pix && !clip && !s2", []T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN", "vH"}, Role: RoleEmbedding}}),
 		when("pix", []T{{Name: pixPre + "patch_conv.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}},
 			norm(pixPre+"ln_pre", "vH", "")),
 	)
@@ -165,7 +169,7 @@ func visionTower(pre, pixPre string) (global []T, stacks []Stack, final []T) {
 	}
 	final = cat(
 		when("!pix", vln(pre+"post_layernorm")),
-		when("vmt == 'siglip_vision_model' && vhead",
+		when("(vmt == 'siglip_vision_model' || s2) && vhead",
 			[]T{{Name: pre + "head.probe", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
 				{Name: pre + "head.attention.in_proj_weight", Shape: []string{"3*vH", "vH"}, Role: RoleLinear},
 				{Name: pre + "head.attention.in_proj_bias", Shape: []string{"3*vH"}, Role: RoleBias}},
@@ -624,4 +628,19 @@ var _ = register(
 			norm("multi_modal_projector.layer_norm", "mm_in", "true"),
 			linear("multi_modal_projector.linear_1", "H", "mm_in", "true"), linear("multi_modal_projector.linear_2", "H", "H", "true")),
 	}, text: "qwen2", reroot: legacyLM}).register(),
+)
+
+var _ = register(
+	// LFM2-VL: a SigLIP2 (NaFlex) tower, pixel-shuffled
+	// (downsample_factor²) features, LayerNorm and a two-layer MLP through
+	// projector_hidden_size, into LFM2.
+	withTower(&vlm{Family: Family{Name: "LFM2-VL", Class: "Lfm2Vl", ModelTypes: []string{"lfm2-vl"}, Causal: "Lfm2VlForConditionalGeneration"},
+		text: "lfm2", reroot: newLM},
+		"siglip2_vision_model", "model.vision_tower.vision_model.", "model.vision_tower.",
+		[]Def{opt("mm_f", "downsample_factor", "2"), opt("mm_h", "projector_hidden_size", "2560"),
+			flag("mm_bias", "projector_bias", "true", "the projector's linears have biases"),
+			flag("mm_ln", "projector_use_layernorm", "true", "a LayerNorm before the projector")},
+		cat(when("mm_ln", norm("model.multi_modal_projector.layer_norm", "vH*mm_f*mm_f", "true")),
+			linear("model.multi_modal_projector.linear_1", "mm_h", "vH*mm_f*mm_f", "mm_bias"),
+			linear("model.multi_modal_projector.linear_2", "H", "mm_h", "mm_bias"))),
 )
