@@ -644,3 +644,24 @@ var _ = register(
 			linear("model.multi_modal_projector.linear_1", "mm_h", "vH*mm_f*mm_f", "mm_bias"),
 			linear("model.multi_modal_projector.linear_2", "H", "mm_h", "mm_bias"))),
 )
+
+var _ = register(
+	// Aria: an Idefics3 (SigLIP) tower, a projector of learned queries
+	// cross-attending to the patches, then an MLP into Aria's MoE text
+	// model.
+	withTower(&vlm{Family: Family{Name: "Aria", Class: "Aria", ModelTypes: []string{"aria"}, Causal: "AriaForConditionalGeneration"},
+		text: "aria_text", reroot: legacyLM},
+		"idefics3_vision", "vision_tower.", "vision_tower.",
+		[]Def{opt("mm_q", "max_value_projector_patch_to_query_dict", "256")},
+		cat([]T{{Name: "multi_modal_projector.query", Shape: []string{"mm_q", "vH"}, Role: RoleEmbedding}},
+			renameSyms(cat(
+				linear("multi_modal_projector.cross_attn.q_proj", "H", "H", ""), linear("multi_modal_projector.cross_attn.k_proj", "H", "H", ""),
+				linear("multi_modal_projector.cross_attn.v_proj", "H", "H", ""),
+				[]T{{Name: "multi_modal_projector.cross_attn.multihead_attn.in_proj_weight", Shape: []string{"3*H", "H"}, Role: RoleLinear},
+					{Name: "multi_modal_projector.cross_attn.multihead_attn.in_proj_bias", Shape: []string{"3*H"}, Role: RoleBias}},
+				linear("multi_modal_projector.cross_attn.multihead_attn.out_proj", "H", "H", "true"),
+				linear("multi_modal_projector.cross_attn.linear", "H", "H", "true"),
+				norm("multi_modal_projector.cross_attn.layer_norm", "H", "true"), norm("multi_modal_projector.cross_attn.layer_norm_kv", "H", "true"),
+				norm("multi_modal_projector.layer_norm", "H", "true")), "H", "vH"),
+			linear("multi_modal_projector.feed_forward.linear_in", "H", "vH", ""), linear("multi_modal_projector.feed_forward.linear_out", "H", "H", ""))),
+)
