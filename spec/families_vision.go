@@ -665,3 +665,44 @@ var _ = register(
 				norm("multi_modal_projector.layer_norm", "H", "true")), "H", "vH"),
 			linear("multi_modal_projector.feed_forward.linear_in", "H", "vH", ""), linear("multi_modal_projector.feed_forward.linear_out", "H", "H", ""))),
 )
+
+// glm4vText is GLM-4V's language model: GLM-4's sandwich norms, fused
+// gate_up, q/k/v biases (Glm4vTextConfig's attention_bias true).
+var glm4vText = &Family{Name: "GLM-4V text", Class: "Glm4vText", SeqCls: "-",
+	Defs:   cat(llamaDimsNoHD("2", ""), []Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}),
+	Global: embed("model.embed_tokens.weight"),
+	Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", ""),
+		norm("post_self_attn_layernorm", "H", ""), norm("post_attention_layernorm", "H", ""),
+		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")),
+	Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+var _ = register(
+	// GLM-4V: a ViT with a 3-D patch embedding and learned positions, a
+	// strided-conv downsample and a gated merger MLP.
+	(&vlm{Family: Family{Name: "GLM-4V", Class: "Glm4v", ModelTypes: []string{"glm4v"}, Causal: "Glm4vForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.depth", Default: "24", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "13696", Legend: "vI", Desc: "merger MLP inner width", Show: true, Pos: true},
+			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "4096", Desc: "merger width (and the blocks' MLP)", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "336"), opt("vT", "vision_config.temporal_patch_size", "2"),
+			opt("vC", "vision_config.in_channels", "3"), opt("vM", "vision_config.spatial_merge_size", "2"),
+			flag("vbias", "vision_config.attention_bias", "false", "vision qkv and proj have biases"),
+		},
+		Global: cat([]T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
+			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
+			{Name: "model.visual.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
+			norm("model.visual.post_conv_layernorm", "vH", "")),
+		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "vbias"), linear("attn.proj", "H", "H", "vbias"),
+			gatedMLP("mlp.", "vOut", "")), "H", "vH")}},
+		Final: cat(norm("model.visual.post_layernorm", "vH", ""),
+			[]T{{Name: "model.visual.downsample.weight", Shape: []string{"vOut", "vH", "vM", "vM"}, Role: RoleLinear},
+				{Name: "model.visual.downsample.bias", Shape: []string{"vOut"}, Role: RoleBias}},
+			linear("model.visual.merger.proj", "vOut", "vOut", ""), norm("model.visual.merger.post_projection_norm", "vOut", "true"),
+			renameSyms(gatedMLP("model.visual.merger.", "vI", ""), "H", "vOut")),
+	}, textF: glm4vText, reroot: newLM}).register(),
+)
