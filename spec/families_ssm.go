@@ -423,3 +423,66 @@ var _ = register(
 		Embed: "rwkv.embeddings.weight", Head: "head.weight",
 	},
 )
+
+// zambaMamba is Zamba's multi-head Mamba mixer under pre: nmh heads of
+// Im/nmh channels each, per-head x/dt projections as 3-D parameters.
+func zambaMamba(pre string) []T {
+	return cat(
+		linear(pre+"in_proj", "2*Im", "H", "proj_bias"),
+		[]T{{Name: pre + "conv1d.weight", Shape: []string{"Im", "1", "K"}, Role: RoleLinear}}, vecIf(pre+"conv1d.bias", "Im", "conv_bias"),
+		[]T{{Name: pre + "x_proj_weight", Shape: []string{"nmh", "R+2*N", "Im/nmh"}, Role: RoleLinear},
+			{Name: pre + "dt_proj_weight", Shape: []string{"nmh", "Im/nmh", "R"}, Role: RoleLinear},
+			{Name: pre + "dt_proj_bias", Shape: []string{"nmh", "Im/nmh"}, Role: RoleBias},
+			{Name: pre + "A_log", Shape: []string{"nmh", "Im/nmh", "N"}, Role: RoleNorm, AnyDType: true},
+			{Name: pre + "D", Shape: []string{"nmh", "Im/nmh"}, Role: RoleNorm}},
+		linear(pre+"out_proj", "H", "Im", "proj_bias"),
+	)
+}
+
+var _ = register(
+	// Zamba: Mamba layers, and hybrid layers that add one shared attention
+	// block (on the concatenated input and embeddings, 2·H wide) and a
+	// linear. The shared block's weights are one set: transformers writes
+	// it under the first hybrid layer, so it is optional under the others.
+	&Family{Name: "Zamba", Class: "Zamba", ModelTypes: []string{"zamba"},
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "3712", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "76", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "16", Desc: "query heads", Show: true, Pos: true},
+			kvDef("num_key_value_heads", "heads", "heads"),
+			{Sym: "AH", Field: "attention_hidden_size", Default: "2*H", Null: "2*H", Legend: "AH", Desc: "shared attention input width", Show: true, Pos: true},
+			{Sym: "d", Field: "attention_head_dim", Default: "AH/heads", Null: "AH/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+			{Sym: "I", Field: "intermediate_size", Default: "14848", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+			opt("expand", "mamba_expand", "2"), derived("Im", "expand*H"),
+			{Sym: "N", Field: "mamba_d_state", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+			{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			{Sym: "R", Field: "mamba_dt_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
+			{Sym: "nmh", Field: "n_mamba_heads", Default: "2", Desc: "Mamba heads", Show: true, Pos: true},
+			opt("ap", "attn_layer_period", "6"), opt("ao", "attn_layer_offset", "4"),
+			list("lbt", "layers_block_type", "each layer's kind (absent: layer 2, then every attn_layer_period-th)"),
+			flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
+			flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
+			tie("true"),
+		},
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers([]Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : l == 2 || l >= 3 && (l-3) % ap == ao"}, {Name: "mamba"}},
+			when("mamba", norm("input_layernorm", "H", ""), zambaMamba("mamba.")),
+			when("hybrid", linear("linear", "H", "H", ""), norm("mamba_decoder.input_layernorm", "H", ""), zambaMamba("mamba_decoder.mamba.")),
+			optionalIf("l != 2", when("hybrid", norm("shared_transf.input_layernorm", "AH", ""),
+				linear("shared_transf.self_attn.q_proj", "heads*d", "AH", ""), linear("shared_transf.self_attn.k_proj", "kv*d", "AH", ""),
+				linear("shared_transf.self_attn.v_proj", "kv*d", "AH", ""), linear("shared_transf.self_attn.o_proj", "H", "heads*d", ""),
+				norm("shared_transf.pre_ff_layernorm", "H", ""), gatedMLP("shared_transf.feed_forward.", "I", ""))),
+		),
+		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
+	},
+)
+
+// optionalIf makes tensors optional where cond holds.
+func optionalIf(cond string, ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].Optional = cond
+	}
+	return out
+}
