@@ -31,15 +31,6 @@ func renameSyms(ts []T, pairs ...string) []T {
 	return out
 }
 
-// prefixed returns ts with pre prepended to every name.
-func prefixed(pre string, ts ...[]T) []T {
-	out := cat(ts...)
-	for i := range out {
-		out[i].Name = pre + out[i].Name
-	}
-	return out
-}
-
 // rebase returns name with its first matching prefix replaced.
 func rebase(name string, pairs [][2]string) string {
 	for _, p := range pairs {
