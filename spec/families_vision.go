@@ -512,16 +512,17 @@ var _ = register(
 	}, textF: qwen3VLText, reroot: newLM}).register(),
 )
 
-// blipVision is the BLIP-2 / InstructBLIP vision tower under
+// blipVision is the BLIP, BLIP-2 and InstructBLIP vision tower (with its
+// class's defaults) under
 // vision_model.: fused qkv (biased when qkv_bias), class and position
 // embeddings with a batch axis.
-func blipVision() ([]Def, []T, Stack, []T) {
+func blipVision(h, l, i, p, img string) ([]Def, []T, Stack, []T) {
 	defs := []Def{
-		{Sym: "vH", Field: "vision_config.hidden_size", Default: "1408", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
-		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "39", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "vI", Field: "vision_config.intermediate_size", Default: "6144", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-		{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
-		opt("vS", "vision_config.image_size", "224"),
+		{Sym: "vH", Field: "vision_config.hidden_size", Default: h, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: l, Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "vI", Field: "vision_config.intermediate_size", Default: i, Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+		{Sym: "vP", Field: "vision_config.patch_size", Default: p, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		opt("vS", "vision_config.image_size", img),
 		flag("vqkv_bias", "vision_config.qkv_bias", "true", "the vision qkv has a bias"),
 	}
 	global := []T{{Name: "vision_model.embeddings.class_embedding", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
@@ -563,7 +564,7 @@ var qformerDefs = []Def{
 // blip2 is BLIP-2 (instruct false) or InstructBLIP (instruct: the Q-Former
 // also reads the instruction, so it has embeddings and the text FFN).
 func blip2(name, class, mt string, instruct bool) *Family {
-	vd, vg, vs, vf := blipVision()
+	vd, vg, vs, vf := blipVision("1408", "39", "6144", "14", "224")
 	global := cat(vg, []T{{Name: "query_tokens", Shape: []string{"1", "nQ", "Q"}, Role: RoleEmbedding}})
 	final := cat(vf, linear("language_projection", "H", "Q", "true"))
 	if instruct {
@@ -706,3 +707,42 @@ var _ = register(
 			renameSyms(gatedMLP("model.visual.merger.", "vI", ""), "H", "vOut")),
 	}, textF: glm4vText, reroot: newLM}).register(),
 )
+
+// blipText is BLIP's text decoder: a BERT whose layers all cross-attend
+// to the vision tower (encoder_hidden_size wide), no token types.
+func blipText() ([]Def, []T, Stack, []T) {
+	defs := []Def{
+		{Sym: "V", Field: "text_config.vocab_size", Default: "30524", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "text_config.hidden_size", Default: "768", Legend: "H", Desc: "text width", Show: true, Pos: true},
+		{Sym: "L", Field: "text_config.num_hidden_layers", Default: "12", Legend: "L", Desc: "text layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "I", Field: "text_config.intermediate_size", Default: "3072", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+		{Sym: "P", Field: "text_config.max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
+		{Sym: "enc", Field: "text_config.encoder_hidden_size", Default: "768", Desc: "width the text cross-attends to", Pos: true},
+		{Sym: "heads", Field: "text_config.num_attention_heads", Default: "8", Desc: "text attention heads", Pos: true},
+		derived("d", "H/heads"),
+		tie("true"),
+	}
+	pre := "text_decoder.bert."
+	global := []T{{Name: pre + "embeddings.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: pre + "embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding}}
+	global = cat(global, norm(pre+"embeddings.LayerNorm", "H", "true"))
+	layer := cat(bertAttn("attention."), norm("attention.output.LayerNorm", "H", "true"),
+		linear("crossattention.self.query", "H", "H", "true"), linear("crossattention.self.key", "H", "enc", "true"),
+		linear("crossattention.self.value", "H", "enc", "true"), linear("crossattention.output.dense", "H", "H", "true"),
+		norm("crossattention.output.LayerNorm", "H", "true"),
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
+	final := cat([]T{{Name: "text_decoder.cls.predictions.bias", Shape: []string{"V"}, Role: RoleBias}},
+		linear("text_decoder.cls.predictions.transform.dense", "H", "H", "true"), norm("text_decoder.cls.predictions.transform.LayerNorm", "H", "true"),
+		[]T{{Name: "text_decoder.cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}})
+	return defs, global, Stack{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: layer}, final
+}
+
+var _ = register(func() *Family {
+	vd, vg, vs, vf := blipVision("768", "12", "3072", "16", "384")
+	td, tg, ts, tf := blipText()
+	// BLIP (captioning): the vision tower and the cross-attending BERT
+	// decoder; its relative-position switch is not a field of BLIP.
+	return &Family{Name: "BLIP", Class: "Blip", ModelTypes: []string{"blip"}, Causal: "BlipForConditionalGeneration", SeqCls: "-",
+		Defs: cat(td, vd, noRelPos), Global: cat(tg, vg), Stacks: []Stack{ts, vs}, Final: cat(tf, vf),
+		Embed: "text_decoder.bert.embeddings.word_embeddings.weight", Head: "text_decoder.cls.predictions.decoder.weight"}
+}())
