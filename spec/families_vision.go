@@ -746,3 +746,49 @@ var _ = register(func() *Family {
 		Defs: cat(td, vd, noRelPos), Global: cat(tg, vg), Stacks: []Stack{ts, vs}, Final: cat(tf, vf),
 		Embed: "text_decoder.bert.embeddings.word_embeddings.weight", Head: "text_decoder.cls.predictions.decoder.weight"}
 }())
+
+// samDefs are a SAM ViT's fields under cfg ("vision_config."), symbols
+// prefixed s: width, layers, heads, MLP width, image and patch, window,
+// the global-attention layers, the neck's output channels.
+func samDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "sH", Field: cfg + "hidden_size", Default: "768", Legend: "sH", Desc: "SAM tower width", Show: true, Pos: true},
+		{Sym: "sL", Field: cfg + "num_hidden_layers", Default: "12", Legend: "sL", Desc: "SAM tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "sHeads", Field: cfg + "num_attention_heads", Default: "12", Desc: "SAM attention heads", Pos: true, Divides: "sH"},
+		{Sym: "sI", Field: cfg + "mlp_dim", Default: "3072", Desc: "SAM MLP inner width", Pos: true},
+		opt("sS", cfg+"image_size", "1024"), opt("sP", cfg+"patch_size", "16"), opt("sC", cfg+"num_channels", "3"),
+		opt("sW", cfg+"window_size", "14"), opt("sOut", cfg+"output_channels", "256"),
+		{Sym: "sGlobal", Field: cfg + "global_attn_indexes", Type: List, Default: "empty", Null: "=", Desc: "layers with global attention"},
+		flag("sQKVBias", cfg+"qkv_bias", "true", "SAM qkv has a bias"),
+		flag("sAbs", cfg+"use_abs_pos", "true", "SAM absolute positions"),
+		flag("sRel", cfg+"use_rel_pos", "true", "SAM relative positions"),
+	}
+}
+
+// samTower is a SAM ViT under pre with its neck: windowed attention with
+// relative-position tables of 2·window−1 rows, 2·(image/patch)−1 in the
+// global layers.
+func samTower(pre string) ([]T, Stack, []T) {
+	global := []T{{Name: pre + "patch_embed.projection.weight", Shape: []string{"sH", "sC", "sP", "sP"}, Role: RoleLinear},
+		{Name: pre + "patch_embed.projection.bias", Shape: []string{"sH"}, Role: RoleBias},
+		{Name: pre + "pos_embed", Shape: []string{"1", "sS/sP", "sS/sP", "sH"}, Role: RoleEmbedding, If: "sAbs"}}
+	layer := cat(norm("layer_norm1", "sH", "true"), norm("layer_norm2", "sH", "true"),
+		linear("attn.qkv", "3*sH", "sH", "sQKVBias"), linear("attn.proj", "sH", "sH", "true"),
+		[]T{{Name: "attn.rel_pos_h", Shape: []string{"in(l, sGlobal) ? 2*(sS/sP)-1 : 2*sW-1", "sH/sHeads"}, Role: RoleEmbedding, If: "sRel"},
+			{Name: "attn.rel_pos_w", Shape: []string{"in(l, sGlobal) ? 2*(sS/sP)-1 : 2*sW-1", "sH/sHeads"}, Role: RoleEmbedding, If: "sRel"}},
+		linear("mlp.lin1", "sI", "sH", "true"), linear("mlp.lin2", "sH", "sI", "true"))
+	neck := cat([]T{{Name: pre + "neck.conv1.weight", Shape: []string{"sOut", "sH", "1", "1"}, Role: RoleLinear}}, norm(pre+"neck.layer_norm1", "sOut", "true"),
+		[]T{{Name: pre + "neck.conv2.weight", Shape: []string{"sOut", "sOut", "3", "3"}, Role: RoleLinear}}, norm(pre+"neck.layer_norm2", "sOut", "true"))
+	return global, Stack{Name: "vision", Prefix: pre + "layers.{l}.", Layers: "sL", Tensors: layer}, neck
+}
+
+var _ = register(func() *Family {
+	g, s, n := samTower("vision_tower.")
+	// GOT-OCR 2: a SAM tower, two strided convs and a linear into Qwen2.
+	return (&vlm{Family: Family{Name: "GOT-OCR2", Class: "GotOcr2", ModelTypes: []string{"got_ocr2"}, Causal: "GotOcr2ForConditionalGeneration",
+		Defs: samDefs("vision_config."), Global: g, Stacks: []Stack{s},
+		Final: cat(n, []T{{Name: "multi_modal_projector.conv_upsampler1.weight", Shape: []string{"2*sOut", "sOut", "3", "3"}, Role: RoleLinear},
+			{Name: "multi_modal_projector.conv_upsampler2.weight", Shape: []string{"H", "2*sOut", "3", "3"}, Role: RoleLinear}},
+			linear("multi_modal_projector.multimodal_projector", "H", "H", "true")),
+	}, text: "qwen2", reroot: legacyLM}).register()
+}())
