@@ -792,3 +792,22 @@ var _ = register(func() *Family {
 			linear("multi_modal_projector.multimodal_projector", "H", "H", "true")),
 	}, text: "qwen2", reroot: legacyLM}).register()
 }())
+
+var _ = register(func() *Family {
+	g, s, n := samTower("model.high_res_vision_model.vision_encoder.")
+	hiNeck := rerootTs(n, [][2]string{{"model.high_res_vision_model.vision_encoder.neck.", "model.high_res_vision_neck."}})
+	// DeepSeek-VL-Hybrid: DeepSeek-VL's SigLIP and a high-resolution SAM
+	// tower (its neck, a second neck, two strided convs), both aligned
+	// into the language model.
+	return withTower(&vlm{Family: Family{Name: "DeepSeek-VL-Hybrid", Class: "DeepseekVLHybrid", ModelTypes: []string{"deepseek_vl_hybrid"},
+		Causal: "DeepseekVLHybridForConditionalGeneration", Global: g, Stacks: []Stack{s},
+		Variants: [][][2]string{{{"model.vision_model.vision_model.", "model.vision_model."}}}}, text: "llama", reroot: newLM},
+		"siglip_vision_model", "model.vision_model.vision_model.", "model.vision_model.",
+		samDefs("high_res_vision_config."),
+		cat(n, hiNeck,
+			[]T{{Name: "model.high_res_vision_proj.conv1.weight", Shape: []string{"2*sOut", "sOut", "3", "3"}, Role: RoleLinear},
+				{Name: "model.high_res_vision_proj.conv2.weight", Shape: []string{"4*sOut", "2*sOut", "3", "3"}, Role: RoleLinear},
+				{Name: "model.high_res_vision_alpha", Shape: []string{"1"}, Role: RoleNorm}},
+			linear("model.aligner.vision_proj", "H/2", "vH", "true"), linear("model.aligner.high_res_vision_proj", "H/2", "4*sOut", "true"),
+			linear("model.aligner.proj", "H", "H", "true")))
+}())
