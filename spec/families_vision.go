@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -25,8 +26,13 @@ type vlm struct {
 	reroot [][2]string // the language model's names: {"model.", "language_model.model."}
 	// flat: the text fields may also sit at the top level (Qwen2-VL's
 	// configs before text_config), tried after text_config's.
-	flat  bool
-	cache sync.Map // text model_type → *Family
+	flat bool
+	// alias maps a text model_type without a family of its own to the
+	// family whose layout it has, with the text config class's defaults
+	// where they differ (symbol → default expression).
+	alias    map[string]string
+	defaults map[string]string
+	cache    sync.Map // text model_type → *Family
 }
 
 // register makes the VLM a table row (named in Architectures) whose
@@ -52,6 +58,9 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 			return f.(*Family), nil
 		}
 		tf = byType[mt]
+		if a, ok := v.alias[mt]; ok {
+			tf = byType[a]
+		}
 		if tf == nil || tf.compose != nil {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 				Reason: fmt.Sprintf("its language model, text_config.model_type %q, has no spec", mt)}
@@ -78,6 +87,9 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 				d.Field = "tie_word_embeddings|" + d.Field
 			}
 		}
+		if x, ok := v.defaults[d.Sym]; ok {
+			d.Default = x
+		}
 		f.Defs = append(f.Defs, d)
 	}
 	f.Defs = append(f.Defs, v.Defs...)
@@ -88,6 +100,17 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 	}
 	f.Stacks = append(f.Stacks, v.Stacks...)
 	f.Final = cat(rerootTs(tf.Final, v.reroot), v.Final)
+	// What transformers ignores on load in the language model, re-rooted
+	// (GLM-4.5's multi-token-prediction layer).
+	for _, ig := range tf.Ignore {
+		for _, r := range v.reroot {
+			if from := "^" + regexp.QuoteMeta(r[0]); strings.HasPrefix(ig, from) {
+				ig = "^" + regexp.QuoteMeta(r[1]) + ig[len(from):]
+				break
+			}
+		}
+		f.Ignore = append(f.Ignore, ig)
+	}
 	if err := f.compile(); err != nil {
 		return nil, fmt.Errorf("spec: %s with %s: %w", v.Name, tf.Name, err)
 	}
@@ -682,7 +705,16 @@ var glm4vText = &Family{Name: "GLM-4V text", Class: "Glm4vText", SeqCls: "-",
 var _ = register(
 	// GLM-4V: a ViT with a 3-D patch embedding and learned positions, a
 	// strided-conv downsample and a gated merger MLP.
-	(&vlm{Family: Family{Name: "GLM-4V", Class: "Glm4v", ModelTypes: []string{"glm4v"}, Causal: "Glm4vForConditionalGeneration",
+	(&vlm{Family: glm4vVision("GLM-4V", "Glm4v", "glm4v"), textF: glm4vText, reroot: newLM}).register(),
+	// GLM-4.5V: the same vision side, GLM-4.5's MoE text model (the
+	// glm4_moe layout, Glm4vMoeTextConfig's attention_bias default true).
+	(&vlm{Family: glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), text: "Glm4vMoe_text", reroot: newLM,
+		alias: map[string]string{"Glm4vMoe_text": "glm4_moe"}, defaults: map[string]string{"attention_bias": "true"}}).register(),
+)
+
+// glm4vVision is GLM-4V's vision side as a VLM row.
+func glm4vVision(name, class, mt string) Family {
+	return Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
 			{Sym: "vL", Field: "vision_config.depth", Default: "24", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
@@ -705,8 +737,8 @@ var _ = register(
 				{Name: "model.visual.downsample.bias", Shape: []string{"vOut"}, Role: RoleBias}},
 			linear("model.visual.merger.proj", "vOut", "vOut", ""), norm("model.visual.merger.post_projection_norm", "vOut", "true"),
 			renameSyms(gatedMLP("model.visual.merger.", "vI", ""), "H", "vOut")),
-	}, textF: glm4vText, reroot: newLM}).register(),
-)
+	}
+}
 
 // blipText is BLIP's text decoder: a BERT whose layers all cross-attend
 // to the vision tower (encoder_hidden_size wide), no token types.

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -111,4 +112,26 @@ func TestVLMTextSpec(t *testing.T) {
 	var ns *spec.NoSpecError
 	require.True(t, errors.As(err, &ns), "%v", err)
 	assert.Contains(t, err.Error(), `text_config.model_type "no_such_lm"`)
+}
+
+// TestVLMIgnoredOnLoad: what the language model's family ignores on load
+// is ignored under the VLM's names too (GLM-4.5V's multi-token-prediction
+// layer after the last one).
+func TestVLMIgnoredOnLoad(t *testing.T) {
+	cfg := []byte(`{"model_type":"glm4v_moe","torch_dtype":"bfloat16","text_config":{"model_type":"Glm4vMoe_text","vocab_size":16,"hidden_size":32,
+		"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24,"moe_intermediate_size":6,"n_routed_experts":2,
+		"n_shared_experts":1,"first_k_dense_replace":1},"vision_config":{"hidden_size":16,"depth":1,"intermediate_size":20,"out_hidden_size":32,"image_size":28}}`)
+	c, err := spec.ParseConfig("config.json", cfg)
+	require.NoError(t, err)
+	p, err := spec.Expect(c)
+	require.NoError(t, err)
+	var ts []testmodel.Tensor
+	for _, e := range p.Tensors {
+		ts = append(ts, testmodel.Tensor{Name: e.Name, DType: "BF16", Shape: e.ShapeValues()})
+	}
+	assert.Equal(t, []uint64{16}, shapeOf(p, "model.language_model.layers.0.self_attn.k_proj.bias"))
+	mtp := testmodel.Tensor{Name: "model.language_model.layers.2.eh_proj.weight", DType: "BF16", Shape: []uint64{32, 64}}
+	r := checkLayout(t, cfg, append(ts, mtp))
+	assert.True(t, r.Clean(), r.Verdict())
+	assert.Contains(t, r.Verdict(), "ignores on load (e.g. model.language_model.layers.2.eh_proj.weight)")
 }
