@@ -510,7 +510,37 @@ func qwen3Merger(pre, normDim string) []T {
 var _ = register(
 	// Qwen3-VL: a ViT with learned positions, a merger, and one DeepStack
 	// merger per deepstack_visual_indexes entry.
-	(&vlm{Family: Family{Name: "Qwen3-VL", Class: "Qwen3VL", ModelTypes: []string{"qwen3_vl"}, Causal: "Qwen3VLForConditionalGeneration",
+	(&vlm{Family: qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), textF: qwen3VLText, reroot: newLM}).register(),
+	// Qwen3-VL-MoE: the same vision side, a Qwen3-MoE text model with fused
+	// experts. transformers 5.x writes them transposed ([E, 2·Im, H] and
+	// [E, H, Im]); its configs name the tower qwen3_vl_moe_vision, 4.x's
+	// qwen3_vl_moe, which tells the two layouts apart.
+	(&vlm{Family: func() Family {
+		f := qwen3VLVision("Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe")
+		f.Defs = append(f.Defs, Def{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'qwen3_vl_moe'", Desc: "the vision config's type"},
+			derived("v5", "vmt == 'qwen3_vl_moe_vision'"))
+		return f
+	}(), textF: qwen3VLMoeText, reroot: newLM}).register(),
+)
+
+// qwen3VLMoeText is Qwen3-VL-MoE's language model.
+var qwen3VLMoeText = &Family{Name: "Qwen3-VL-MoE text", Class: "Qwen3VLMoeText", SeqCls: "-",
+	Defs: cat(llamaDims("128", "", "16", "heads"), experts("num_experts|num_local_experts", "60", "moe_intermediate_size", "1408", "num_experts_per_tok", "4"),
+		[]Def{tie("false"), attnBiasFlag, field("step", "decoder_sparse_step", "1", "every step-th block is sparse"), list("mlp_only", "mlp_only_layers", "no block is forced dense")}),
+	Global: embed("model.embed_tokens.weight"),
+	Stacks: decoderLayers(qwenMoE, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
+		norm("post_attention_layernorm", "H", ""),
+		when("sparse", router("mlp.gate.weight"),
+			[]T{{Name: "mlp.experts.gate_up_proj", Shape: []string{"E", "v5 ? 2*Im : H", "v5 ? H : 2*Im"}, Role: RoleLinear},
+				{Name: "mlp.experts.down_proj", Shape: []string{"E", "v5 ? H : Im", "v5 ? Im : H"}, Role: RoleLinear}}),
+		when("dense", gatedMLP("mlp.", "I", ""))),
+	Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+// qwen3VLVision is Qwen3-VL's vision side as a VLM row.
+func qwen3VLVision(name, class, mt string) Family {
+	return Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1152", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
 			{Sym: "vL", Field: "vision_config.depth", Default: "27", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
@@ -532,8 +562,8 @@ var _ = register(
 			{Name: "deepstack", Prefix: "model.visual.deepstack_merger_list.{l}.", Layers: "vDS", Tensors: qwen3Merger("", "vH*vM*vM")},
 		},
 		Final: qwen3Merger("model.visual.merger.", "vH"),
-	}, textF: qwen3VLText, reroot: newLM}).register(),
-)
+	}
+}
 
 // blipVision is the BLIP, BLIP-2 and InstructBLIP vision tower (with its
 // class's defaults) under
