@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -30,6 +31,9 @@ type vlm struct {
 	// alias maps a text model_type without a family of its own to the
 	// family whose layout it has, with the text config class's defaults
 	// where they differ (symbol → default expression).
+	// head, when set, replaces the language model's LM head (Ovis2 sizes
+	// it from its own top-level fields).
+	head     []T
 	alias    map[string]string
 	defaults map[string]string
 	cache    sync.Map // text model_type → *Family
@@ -99,7 +103,12 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		f.Stacks = append(f.Stacks, s)
 	}
 	f.Stacks = append(f.Stacks, v.Stacks...)
-	f.Final = cat(rerootTs(tf.Final, v.reroot), v.Final)
+	final := rerootTs(tf.Final, v.reroot)
+	if v.head != nil {
+		final = slices.DeleteFunc(final, func(t T) bool { return t.Role == RoleHead })
+		final = cat(final, v.head)
+	}
+	f.Final = cat(final, v.Final)
 	// What transformers ignores on load in the language model, re-rooted
 	// (GLM-4.5's multi-token-prediction layer).
 	for _, ig := range tf.Ignore {
@@ -873,3 +882,38 @@ var _ = register(func() *Family {
 			linear("model.aligner.vision_proj", "H/2", "vH", "true"), linear("model.aligner.high_res_vision_proj", "H/2", "4*sOut", "true"),
 			linear("model.aligner.proj", "H", "H", "true")))
 }())
+
+var _ = register(
+	// Ovis2: a SigLIP-like tower with RMS norms and a gated MLP, a visual
+	// vocabulary head (softmax over visual words) and an embedding table
+	// of visual words. Its LM head is sized by Ovis2Config's own
+	// vocab_size and hidden_size.
+	(&vlm{Family: Family{Name: "Ovis2", Class: "Ovis2", ModelTypes: []string{"ovis2"}, Causal: "Ovis2ForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "oV", Field: "vocab_size", Default: "151643", Desc: "LM head rows (Ovis2Config's vocab_size)", Show: true, Pos: true},
+			{Sym: "oH", Field: "hidden_size", Default: "1536", Desc: "LM head and visual table width (Ovis2Config's hidden_size)", Show: true, Pos: true},
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "24", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "2816", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "224"), opt("vC", "vision_config.num_channels", "3"),
+			opt("vHS", "vision_config.hidden_stride", "1"),
+			{Sym: "vV", Field: "vision_config.vocab_size", Default: "16384", Legend: "vV", Desc: "visual words", Show: true, Pos: true},
+			opt("vInd", "vision_config.num_visual_indicator_tokens", "5"),
+			flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v have biases"),
+			flag("vmlp", "vision_config.mlp_bias", "false", "vision MLP has biases"),
+		},
+		Global: cat([]T{{Name: "model.vision_tower.transformer.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+			{Name: "model.vision_tower.transformer.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
+			{Name: "model.vision_tower.transformer.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
+			norm("model.vision_tower.transformer.embeddings.rms_norm", "vH", "")),
+		Stacks: []Stack{{Name: "vision", Prefix: "model.vision_tower.transformer.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			linear("attention.q_proj", "H", "H", "vqkv"), linear("attention.k_proj", "H", "H", "vqkv"), linear("attention.v_proj", "H", "H", "vqkv"),
+			linear("attention.out_proj", "H", "H", ""), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", ""),
+			gatedMLP("ffn.", "vI", "vmlp")), "H", "vH")}},
+		Final: cat(norm("model.vision_tower.transformer.rms_norm", "vH", ""),
+			linear("model.vision_tower.head_linear", "vV-vInd", "vH*vHS*vHS", ""), norm("model.vision_tower.head_norm", "vV-vInd", "true"),
+			[]T{{Name: "model.visual_embeddings_table.weight", Shape: []string{"vV", "oH"}, Role: RoleEmbedding}}),
+	}, text: "qwen2", reroot: newLM,
+		head: []T{{Name: "lm_head.weight", Shape: []string{"oV", "oH"}, Role: RoleHead, If: "causal", Optional: "tied"}}}).register(),
+)
