@@ -183,3 +183,15 @@ func TestLayouts(t *testing.T) {
 		return n
 	}())
 }
+
+// TestDeepSeekV3FullSize: the full-size DeepSeek-V3 (61 layers, 256
+// experts), its names and shapes repeated from transformers' layout,
+// checks clean: 45,395 tensors, as the issue counts them.
+func TestDeepSeekV3FullSize(t *testing.T) {
+	dir, n := deepseekV3Full(t)
+	assert.Equal(t, 45_395, n)
+	r := check(t, dir)
+	assert.True(t, r.Clean(), r.Verdict())
+	assert.Equal(t, "DeepSeek-V3", r.Plan.Arch)
+	assert.Len(t, r.Model.Files, 46)
+}

@@ -5,11 +5,14 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -170,4 +173,92 @@ func (z zeroTail) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// ExpandMoELayout grows a reference layout of a dense-first MoE model
+// (DeepSeek-V3's a/: the first k layers dense, then sparse layers of a few
+// experts) to layers layers of experts experts, by repeating its own
+// names: layer 0's for the dense layers, the last layer's for the sparse
+// ones, expert 0's for every expert. It does not consult spec: the names
+// and shapes are transformers'. The config gets the new counts.
+func ExpandMoELayout(l RefLayout, layers, experts, denseFirst int) ([]byte, []Tensor, error) {
+	var cfg map[string]any
+	if err := json.Unmarshal(l.Config, &cfg); err != nil {
+		return nil, nil, err
+	}
+	last := int(cfg["num_hidden_layers"].(float64)) - 1
+	oldE := uint64(cfg["n_routed_experts"].(float64))
+	cfg["num_hidden_layers"], cfg["n_routed_experts"], cfg["first_k_dense_replace"] = layers, experts, denseFirst
+	config, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	var global, final, dense, sparse []Tensor
+	for _, t := range l.Tensors {
+		switch m := layerIndex.FindStringSubmatch(t.Name); {
+		case m == nil && strings.HasPrefix(t.Name, "model.embed"):
+			global = append(global, t)
+		case m == nil:
+			final = append(final, t)
+		case m[1] == "0":
+			dense = append(dense, t)
+		case m[1] == strconv.Itoa(last):
+			sparse = append(sparse, t)
+		}
+	}
+	out := append([]Tensor{}, global...)
+	for i := range layers {
+		kind := sparse
+		if i < denseFirst {
+			kind = dense
+		}
+		for _, t := range kind {
+			name := layerIndex.ReplaceAllString(t.Name, ".layers."+strconv.Itoa(i)+".")
+			if !strings.Contains(name, ".experts.") {
+				shape := t.Shape
+				if strings.Contains(name, ".mlp.gate.") && len(shape) > 0 && shape[0] == oldE {
+					// The router scores every expert: [E, …].
+					shape = append([]uint64{uint64(experts)}, shape[1:]...)
+				}
+				out = append(out, Tensor{Name: name, DType: t.DType, Shape: shape})
+				continue
+			}
+			if !strings.Contains(name, ".experts.0.") {
+				continue
+			}
+			for e := range experts {
+				out = append(out, Tensor{Name: strings.Replace(name, ".experts.0.", ".experts."+strconv.Itoa(e)+".", 1), DType: t.DType, Shape: t.Shape})
+			}
+		}
+	}
+	return config, append(out, final...), nil
+}
+
+var layerIndex = regexp.MustCompile(`\.layers\.(\d+)\.`)
+
+// WriteShardedLayout writes config.json, an index and sparse shards
+// holding the tensors, about perShard tensors each, the way a sharded
+// checkpoint is laid out: a hole for the data, so it costs only headers.
+func WriteShardedLayout(dir string, config []byte, tensors []Tensor, perShard int) error {
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), config, 0o644); err != nil {
+		return err
+	}
+	n := (len(tensors) + perShard - 1) / perShard
+	wm := map[string]string{}
+	byName := map[string]Tensor{}
+	var total uint64
+	for i, t := range tensors {
+		wm[t.Name] = fmt.Sprintf("model-%05d-of-%05d.safetensors", i/perShard+1, n)
+		byName[t.Name] = t
+		total += NBytes(t.DType, t.Shape)
+	}
+	idx, err := json.Marshal(map[string]any{"metadata": map[string]any{"total_size": total}, "weight_map": wm})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model.safetensors.index.json"), idx, 0o644); err != nil {
+		return err
+	}
+	_, err = WriteSparseShards(dir, wm, func(name string) (string, []uint64) { return byName[name].DType, byName[name].Shape })
+	return err
 }
