@@ -917,3 +917,51 @@ var _ = register(
 	}, text: "qwen2", reroot: newLM,
 		head: []T{{Name: "lm_head.weight", Shape: []string{"oV", "oH"}, Role: RoleHead, If: "causal", Optional: "tied"}}}).register(),
 )
+
+// t5Attn is a T5-style attention under pre: query, key, value [inner, h]
+// and output [h, inner], no biases.
+func t5Attn(pre, inner, h string) []T {
+	return cat(linear(pre+"query", inner, h, ""), linear(pre+"key", inner, h, ""),
+		linear(pre+"value", inner, h, ""), linear(pre+"output", h, inner, ""))
+}
+
+var _ = register(
+	// Pix2Struct: a T5-style encoder over flattened patches with row and
+	// column embeddings, and a T5-style decoder (relative-position bias in
+	// its first layer's self-attention). The encoder's attention is
+	// heads·d_kv wide, the decoder's hidden_size wide whatever d_kv says.
+	&Family{Name: "Pix2Struct", Class: "Pix2Struct", ModelTypes: []string{"pix2struct"}, Causal: "Pix2StructForConditionalGeneration", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "text_config.vocab_size", Default: "50244", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "text_config.hidden_size", Default: "768", Legend: "H", Desc: "decoder width", Show: true, Pos: true},
+			{Sym: "L", Field: "text_config.num_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "text_config.num_heads", Default: "12", Desc: "decoder heads", Show: true, Pos: true},
+			opt("F", "text_config.d_ff", "2048"),
+			opt("buckets", "text_config.relative_attention_num_buckets", "32"),
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "768", Legend: "vH", Desc: "encoder width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "12", Legend: "vL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			opt("vheads", "vision_config.num_attention_heads", "12"), opt("vdkv", "vision_config.d_kv", "64"), opt("vF", "vision_config.d_ff", "2048"),
+			opt("vPE", "vision_config.patch_embed_hidden_size", "768"), opt("vSeq", "vision_config.seq_len", "4096"),
+			tie("false"),
+		},
+		Global: cat(linear("encoder.embeddings.patch_projection", "vH", "vPE", "true"),
+			[]T{{Name: "encoder.embeddings.row_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
+				{Name: "encoder.embeddings.column_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
+				{Name: "decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{
+			{Name: "vision", Prefix: "encoder.encoder.layer.{l}.", Layers: "vL", Tensors: cat(
+				t5Attn("attention.", "vheads*vdkv", "vH"), norm("pre_attention_layer_norm", "vH", ""), norm("pre_mlp_layer_norm", "vH", ""),
+				linear("mlp.wi_0", "vF", "vH", ""), linear("mlp.wi_1", "vF", "vH", ""), linear("mlp.wo", "vH", "vF", ""))},
+			{Prefix: "decoder.layer.{l}.", Layers: "L", Tensors: cat(
+				t5Attn("self_attention.attention.", "H", "H"),
+				[]T{{Name: "self_attention.attention.relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
+				norm("self_attention.layer_norm", "H", ""),
+				t5Attn("encoder_decoder_attention.attention.", "H", "H"), norm("encoder_decoder_attention.layer_norm", "H", ""),
+				linear("mlp.DenseReluDense.wi_0", "F", "H", ""), linear("mlp.DenseReluDense.wi_1", "F", "H", ""), linear("mlp.DenseReluDense.wo", "H", "F", ""),
+				norm("mlp.layer_norm", "H", ""))},
+		},
+		Final: cat(norm("encoder.layernorm", "vH", ""), norm("decoder.final_layer_norm", "H", ""),
+			[]T{{Name: "decoder.lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}),
+		Embed: "decoder.embed_tokens.weight", Head: "decoder.lm_head.weight",
+	},
+)
