@@ -69,9 +69,6 @@ func kvDef(field, def, null string) Def {
 		Desc: "kv heads → kv width = {kv}·{d} = {kv*d}   ({gqa(heads, kv)})"}
 }
 
-// headDim is head_dim derived, for classes without the field.
-var headDim = []Def{{Sym: "d", Default: "H/heads"}}
-
 // flag is a boolean field with the class's default (true or false).
 func flag(sym, field, def, desc string) Def {
 	return Def{Sym: sym, Field: field, Type: Bool, Default: def, Desc: desc}

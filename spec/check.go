@@ -206,13 +206,19 @@ func (r *Report) crossCheck() error {
 		r.Notes = append(r.Notes, fmt.Sprintf("config dtype %q has no safetensors equivalent: dtypes not checked", p.DType))
 	}
 	quantized := p.QuantMethod != ""
-	named := make(map[string]bool, len(p.Tensors))
+	// The file tensors the plan names, by pointer: cheaper to hash than
+	// their names, and when it holds every file tensor (a clean model)
+	// the search for extras is skipped.
+	named := make(map[*tensor.Tensor]struct{}, len(p.Tensors))
+	r.Entries = make([]Entry, 0, len(p.Tensors)+8)
 	var problems []Problem
 	for i := range p.Tensors {
 		e := &p.Tensors[i]
-		named[e.Name] = true
 		t := w.Tensor(e.Name)
 		r.Entries = append(r.Entries, Entry{Expected: e, Tensor: t})
+		if t != nil {
+			named[t] = struct{}{}
+		}
 		if t == nil {
 			// A quantizer may replace a linear weight by its packed form.
 			if quantized && e.Role.linear() && (w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil || w.Tensor(e.Name+"_blocks") != nil) {
@@ -235,8 +241,12 @@ func (r *Report) crossCheck() error {
 		r.Embeddings = emb.NumElements()
 	}
 	var nQuant, nLegacy, nIgnored int
-	for _, t := range w.Tensors() {
-		if named[t.Name] {
+	extras := w.Tensors()
+	if len(named) == len(extras) {
+		extras = nil
+	}
+	for _, t := range extras {
+		if _, ok := named[t]; ok {
 			continue
 		}
 		switch {
@@ -368,6 +378,15 @@ func expectedShape(e *ExpectedTensor) string {
 // shapeMismatch describes how got differs from e's shape, naming each
 // offending dimension by its legend symbol, or returns "".
 func shapeMismatch(e *ExpectedTensor, got []uint64) (string, []DimMismatch) {
+	if len(got) == len(e.Shape) {
+		same := true
+		for i, d := range e.Shape {
+			same = same && got[i] == d.Val
+		}
+		if same {
+			return "", nil
+		}
+	}
 	head := fmt.Sprintf("%s is %s, expected %s", e.Name, tensor.FormatShape(got), expectedShape(e))
 	if len(got) != len(e.Shape) {
 		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(e.Shape)), []DimMismatch{}

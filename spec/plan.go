@@ -52,7 +52,8 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	if err := pl.defs(); err != nil {
 		return nil, err
 	}
-	if err := pl.bound(held); err != nil {
+	bound, err := pl.bound(held)
+	if err != nil {
 		return nil, err
 	}
 	quant, err := quantConfig(c)
@@ -73,6 +74,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	if err := pl.legend(p, labels, labelsWhy); err != nil {
 		return nil, err
 	}
+	p.Tensors = make([]ExpectedTensor, 0, bound)
 	if err := pl.tensors(p); err != nil {
 		return nil, err
 	}
@@ -450,23 +452,23 @@ func (pl *planner) count() (n uint64, field, what string, err error) {
 
 // bound refuses an expected set too large in itself or, with held >= 0,
 // too large for files holding held tensors.
-func (pl *planner) bound(held int) error {
+func (pl *planner) bound(held int) (int, error) {
 	n, field, what, err := pl.count()
 	if err != nil {
 		var ee *exprError
 		if errors.As(err, &ee) {
-			return pl.c.errorf(field, "cannot be used: %s", ee.msg)
+			return 0, pl.c.errorf(field, "cannot be used: %s", ee.msg)
 		}
-		return err
+		return 0, err
 	}
 	if n > MaxExpected {
-		return pl.c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, commas(n), commas(MaxExpected))
+		return 0, pl.c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, commas(n), commas(MaxExpected))
 	}
 	if held >= 0 && n > expectedFactor*uint64(held)+expectedSlack {
-		return pl.c.errorf(field, "is too large for the files: %s imply up to %s tensors, the files hold %s (at most %d× + %d is checked)",
+		return 0, pl.c.errorf(field, "is too large for the files: %s imply up to %s tensors, the files hold %s (at most %d× + %d is checked)",
 			what, commas(n), commas(uint64(held)), expectedFactor, expectedSlack)
 	}
-	return nil
+	return int(n), nil
 }
 
 // tensors generates the expected set: globals, each stack's layers in
