@@ -94,6 +94,9 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		if x, ok := v.defaults[d.Sym]; ok {
 			d.Default = x
 		}
+		if x, ok := textClassDefaults[mt][d.Sym]; ok && d.Default == "" {
+			d.Default = x
+		}
 		f.Defs = append(f.Defs, d)
 	}
 	f.Defs = append(f.Defs, v.Defs...)
@@ -965,3 +968,17 @@ var _ = register(
 		Embed: "decoder.embed_tokens.weight", Head: "decoder.lm_head.weight",
 	},
 )
+
+// textClassDefaults are the core dimensions of the text config classes
+// (LlamaConfig's 4096, …), which the text families require at the top
+// level of a config but which a VLM's text_config may leave out, as
+// transformers fills them from the class: LLaVA-1.5's text_config lists
+// only what differs from LlamaConfig.
+var textClassDefaults = map[string]map[string]string{
+	"llama":       {"V": "32000", "H": "4096", "L": "32", "heads": "32", "I": "11008"},
+	"mistral":     {"V": "32000", "H": "4096", "L": "32", "heads": "32", "I": "14336"},
+	"qwen2":       {"V": "151936", "H": "4096", "L": "32", "heads": "32", "I": "22016"},
+	"gemma":       {"V": "256000", "H": "3072", "L": "28", "heads": "16", "I": "24576"},
+	"gemma2":      {"V": "256000", "H": "2304", "L": "26", "heads": "8", "I": "9216"},
+	"gemma3_text": {"V": "262208", "H": "2304", "L": "26", "heads": "8", "I": "9216"},
+}

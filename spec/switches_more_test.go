@@ -74,6 +74,12 @@ func TestSwitchesMore(t *testing.T) {
 				"multi_modal_projector.linear_1.weight": {32, 32}, "multi_modal_projector.linear_1.bias": nil,
 				"vision_tower.vision_model.embeddings.class_embedding": nil, "vision_tower.vision_model.embeddings.position_embedding.weight": {16, 16},
 				"vision_tower.vision_model.head.probe": {1, 1, 16}, "language_model.model.layers.1.mlp.up_proj.weight": {24, 32}}},
+		{"llava-1.5's text_config, only what differs from LlamaConfig", `{"model_type":"llava","text_config":{"model_type":"llama","vocab_size":32064,
+			"max_position_embeddings":4096},"vision_config":{"hidden_size":1024,"intermediate_size":4096,"num_hidden_layers":24,"image_size":336,"patch_size":14}}`,
+			map[string][]uint64{
+				"language_model.model.embed_tokens.weight": {32064, 4096}, "language_model.model.layers.31.mlp.down_proj.weight": {4096, 11008},
+				"language_model.model.layers.32.mlp.down_proj.weight": nil, "multi_modal_projector.linear_1.weight": {4096, 1024},
+				"vision_tower.vision_model.embeddings.position_embedding.weight": {577, 1024}}},
 		{"vipllava default feature layers", `{"model_type":"vipllava",` + llamaText + `,
 			"vision_config":{"model_type":"clip_vision_model","hidden_size":16,"intermediate_size":20,"num_hidden_layers":2,"image_size":32,"patch_size":8}}`,
 			map[string][]uint64{"multi_modal_projector.projector_layernorm.weight": {80}, "vision_tower.vision_model.embeddings.position_embedding.weight": {17, 16}}},
