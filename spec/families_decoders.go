@@ -42,11 +42,11 @@ var _ = register(
 		inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
 		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")),
 	std("Granite", "Granite", []string{"granite"},
-		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
+		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
 		llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))),
 	// OLMo: parameter-free layer norms.
 	std("OLMo", "Olmo", []string{"olmo"},
-		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("true"), attnBiasFlag}), nil,
+		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("false"), attnBiasFlag}), nil,
 		attn("self_attn.", "attention_bias", "attention_bias"), gatedMLP("mlp.", "I", "")).withFinal(lmHead("lm_head.weight")),
 	// OLMo 2 and 3: norms after attention and MLP; q/k norms over all heads.
 	std("OLMo2", "Olmo2", []string{"olmo2"},
