@@ -232,10 +232,11 @@ var _ = register(
 		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
 	},
 	// Falcon-H1: attention and a Mamba2 mixer side by side in every layer;
-	// the mixer is mamba_d_ssm wide (absent: mamba_expand·H).
+	// the mixer is mamba_d_ssm wide (FalconH1Config's 1024; null:
+	// mamba_expand·H).
 	&Family{Name: "Falcon-H1", Class: "FalconH1", ModelTypes: []string{"falcon_h1"}, SeqCls: "-",
 		Defs: cat(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"), []Def{
-			{Sym: "Is", Field: "mamba_d_ssm", Default: "expand*H", Null: "expand*H", Legend: "Is", Desc: "mixer inner width", Show: true, Pos: true},
+			{Sym: "Is", Field: "mamba_d_ssm", Default: "1024", Null: "expand*H", Legend: "Is", Desc: "mixer inner width", Show: true, Pos: true},
 			flag("ssm_norm", "mamba_rms_norm", "false", "the mixer's gated RMS norm has a weight"),
 			flag("out_bias", "projectors_bias", "false", "the mixer's out projection has a bias"),
 			mlpBiasFlag,
