@@ -180,6 +180,7 @@ func Check(m *model.Model) (*Report, error) {
 			if m.Names != nil {
 				renamePlan(plan, m.Names)
 			}
+			plan.pickVariant(func(name string) bool { return m.Tensor(name) != nil })
 			baseOnly(plan, m)
 			r.Plan = plan
 			r.Depth = DepthFull
