@@ -9,8 +9,10 @@
 //	1  the cross-check found problems, --scan found NaN, Inf or an all-zero
 //	   tensor, or --compare --tolerance found a tensor beyond it
 //	2  unreadable or invalid input (an I/O error, a malformed file or config)
-//	3  not checked: no config.json (or a lone .safetensors file), or no
-//	   spec for the architecture; the tensors are still listed
+//	3  not fully checked: no config.json (or a lone .safetensors file), or
+//	   no spec for the architecture, where the structural check (layers,
+//	   repeating groups, embeddings, tied head) found nothing wrong; the
+//	   tensors are still listed
 //	64 usage error
 package main
 
@@ -24,6 +26,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
@@ -48,6 +51,9 @@ const (
 
 const usage = `usage: fsinspect [--json] [--scan] MODEL
        fsinspect --compare OTHER [--tolerance REL] [--json] MODEL
+       fsinspect [--base BASE] [--json] ADAPTER
+       fsinspect --base BASE --compare MERGED [--json] ADAPTER
+       fsinspect --architectures [--json]
 
 Cross-checks a model against its config.json and prints the report.
 
@@ -72,6 +78,14 @@ Options:
                     dimensions, overview.png, every tensor with its health)
                     and a page per tensor with heatmap.png and hist.png, as
                     the mount serves them (DIR must be empty or absent)
+  --base BASE       for a LoRA ADAPTER (a directory holding
+                    adapter_config.json and adapter_model.safetensors): the
+                    base model to check it against; without it, the base
+                    the adapter names when that is a local directory, else
+                    a partial check of the adapter alone (exit 3)
+  --compare MERGED  with an ADAPTER and its base: prove that MERGED is the
+                    base plus the adapter, tensor by tensor, within the
+                    merged dtype's rounding (exit 1 naming any that is not)
   --timeout DUR     for a remote MODEL: the longest one read may wait for
                     the server, retries included, before it fails (exit
                     2), e.g. 30s (default 2m); a connection, a response or
@@ -80,6 +94,9 @@ Options:
                     250 ms, about 4 s in all) are spent
   --no-sign-request for an s3:// MODEL: send requests unsigned, for a
                     public bucket (no credentials are looked for)
+  --architectures   list the architectures fully checked (model_type,
+                    class, spec), one per line; any other is checked
+                    structurally (layers, repeating groups, embeddings)
   --help            show this help
   --version         print the version
 
@@ -88,9 +105,10 @@ stderr is a terminal.
 
 Exit status: 0 clean, 1 cross-check problems (or, with --scan, a NaN, Inf
 or all-zero tensor; with --tolerance, a tensor beyond it), 2 unreadable or
-invalid input, 3 not checked (no config.json, a lone .safetensors file, or
-no spec for the architecture: the tensors are listed, nothing is
-verified), 64 usage error.
+invalid input, 3 not fully checked (no config.json, a lone .safetensors
+file, or no spec for the architecture: a structural check of its layers,
+repeating groups, embeddings and tied head found nothing wrong), 64 usage
+error.
 `
 
 func main() {
@@ -101,10 +119,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("fsinspect", flag.ContinueOnError)
 	asJSON := fl.Bool("json", false, "")
 	showVersion := fl.Bool("version", false, "")
+	listArchs := fl.Bool("architectures", false, "")
 	doScan := fl.Bool("scan", false, "")
 	other := fl.String("compare", "", "")
 	htmlDir := fl.String("html", "", "")
 	tolerance := fl.Float64("tolerance", -1, "")
+	baseLoc := fl.String("base", "", "")
 	var timeout cli.Timeout
 	fl.Var(&timeout, "timeout", "")
 	noSign := fl.Bool("no-sign-request", false, "")
@@ -120,6 +140,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case *showVersion:
 		fmt.Fprintf(stdout, "fsinspect %s\n", version.String())
 		return exitClean
+	case *listArchs && len(operands) == 0:
+		writeArchitectures(stdout, *asJSON)
+		return exitClean
+	case *listArchs:
+		io.WriteString(stderr, (&cli.UsageError{Msg: "--architectures takes no MODEL"}).Line("fsinspect"))
+		return exitUsage
 	case len(operands) != 1:
 		msg := fmt.Sprintf("expected one MODEL, got %d arguments", len(operands))
 		if len(operands) == 0 {
@@ -135,10 +161,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	ro := remote.Options{NoSignRequest: *noSign}.WithTimeout(time.Duration(timeout))
+	// A remote location is taken as an adapter when --base says so, or
+	// when it holds no model but an adapter (probed only then, below: a
+	// model's check makes no request for adapter_config.json).
+	if adapter.IsAdapter(operands[0]) || *baseLoc != "" && adapter.IsRemote(operands[0]) {
+		switch {
+		case *doScan || *htmlDir != "" || *tolerance >= 0:
+			io.WriteString(stderr, (&cli.UsageError{Msg: "--scan, --html and --tolerance are for models, not adapters"}).Line("fsinspect"))
+			return exitUsage
+		case *other != "":
+			return runMerge(*other, operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
+		}
+		return runAdapter(operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
+	}
+	if *baseLoc != "" {
+		io.WriteString(stderr, (&cli.UsageError{Msg: "--base is for an adapter (a directory holding adapter_config.json); " + operands[0] + " is not one"}).Line("fsinspect"))
+		return exitUsage
+	}
 	if *other != "" {
 		return runCompare(*other, operands[0], *tolerance, *asJSON, &ro, stdout, stderr)
 	}
 	m, err := model.OpenWith(operands[0], &ro)
+	if errors.Is(err, model.ErrNoWeights) && adapter.IsRemote(operands[0]) && !*doScan && *htmlDir == "" {
+		if a, aerr := adapter.Open(operands[0], &ro); aerr == nil {
+			a.Close()
+			return runAdapter(operands[0], "", *asJSON, &ro, stdout, stderr)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid
@@ -257,4 +306,27 @@ func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) err
 	bar := progress.New(stderr, "writing "+dir)
 	defer bar.Done()
 	return site.Write(context.Background(), dir, s, func(done, total int, _ string) { bar.Count(done, total) })
+}
+
+// writeArchitectures lists what is fully checked, from spec's table.
+func writeArchitectures(w io.Writer, asJSON bool) {
+	archs := spec.Architectures()
+	if asJSON {
+		type row struct {
+			ModelType string `json:"model_type"`
+			Class     string `json:"class"`
+			Family    string `json:"spec"`
+		}
+		rows := make([]row, len(archs))
+		for i, a := range archs {
+			rows[i] = row{a.ModelType, a.Class, a.Family}
+		}
+		out, _ := json.MarshalIndent(rows, "", "  ")
+		w.Write(append(out, '\n'))
+		return
+	}
+	fmt.Fprintf(w, "%-26s %-44s %s\n", "MODEL_TYPE", "CLASS", "SPEC")
+	for _, a := range archs {
+		fmt.Fprintf(w, "%-26s %-44s %s\n", a.ModelType, a.Class, a.Family)
+	}
 }

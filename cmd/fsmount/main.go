@@ -77,6 +77,11 @@ Options:
                       /etc/fuse.conf)
   --compare OTHER     add compare/: MODEL against the checkpoint OTHER,
                       tensor by tensor (summary, stats, delta.f32, delta.npy)
+  --base BASE         when MODEL is a LoRA adapter (a directory holding
+                      adapter_config.json): its base model; each adapted
+                      module's directory gets lora/ with A, B and delta
+                      (scale·B·A). Without it, the base the adapter names
+                      when that is a local directory, else the adapter alone
   --cache-dir DIR     for a remote MODEL: the on-disk chunk cache (default
                       $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount, else
                       $XDG_RUNTIME_DIR/fsmount, else none); refused unless
@@ -126,6 +131,7 @@ type config struct {
 	strict      bool
 	logFile     string
 	other       string // --compare
+	base        string // --base, for an adapter
 	cacheDir    string // --cache-dir
 	cacheSize   string // --cache-size
 	timeout     cli.Timeout
@@ -148,6 +154,7 @@ func parseArgs(args []string) (*config, error) {
 	fl.BoolVar(&c.mmap, "mmap", false, "")
 	fl.BoolVar(&c.passthrough, "passthrough", false, "")
 	fl.StringVar(&c.other, "compare", "", "")
+	fl.StringVar(&c.base, "base", "", "")
 	fl.StringVar(&c.cacheDir, "cache-dir", "", "")
 	fl.StringVar(&c.cacheSize, "cache-size", "", "")
 	fl.Var(&c.timeout, "timeout", "")
