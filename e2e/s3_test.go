@@ -174,26 +174,28 @@ func TestS3Mount(t *testing.T) {
 	assert.NotContains(t, r.stdout, s3test.Reader.Secret)
 }
 
-// TestS3MountOverwritten: a shard overwritten in the store under a mount
-// gives EIO for what was not read yet, never the new bytes.
+// TestS3MountOverwritten: a file overwritten in the store under a mount
+// gives EIO for what was not read yet (tensor c, beyond the readahead of
+// reading a), never the new bytes.
 func TestS3MountOverwritten(t *testing.T) {
 	srv := s3Server(t)
-	const part = 8 << 20
+	const part, gap = 8 << 20, 64 << 20
 	entries := []testmodel.Entry{
 		{Name: "a", DType: "U8", Shape: []uint64{part}, Offsets: [2]uint64{0, part}},
-		{Name: "b", DType: "U8", Shape: []uint64{part}, Offsets: [2]uint64{part, 2 * part}},
+		{Name: "b", DType: "U8", Shape: []uint64{gap}, Offsets: [2]uint64{part, part + gap}},
+		{Name: "c", DType: "U8", Shape: []uint64{part}, Offsets: [2]uint64{part + gap, 2*part + gap}},
 	}
-	file := filepath.Join(t.TempDir(), "two.safetensors")
+	file := filepath.Join(t.TempDir(), "three.safetensors")
 	require.NoError(t, testmodel.WriteSparse(file, entries, nil))
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
-	srv.Put(t, "models", "over/two.safetensors", data)
-	mnt, pid := mountModel(t, "s3://models/over/two.safetensors")
+	srv.Put(t, "models", "over/three.safetensors", data)
+	mnt, pid := mountModel(t, "s3://models/over/three.safetensors")
 	got, err := os.ReadFile(filepath.Join(mnt, "a", "data"))
 	require.NoError(t, err)
 	assert.Equal(t, make([]byte, part), got)
-	srv.Put(t, "models", "over/two.safetensors", bytes.Repeat([]byte{1}, len(data)))
-	_, err = os.ReadFile(filepath.Join(mnt, "b", "data"))
+	srv.Put(t, "models", "over/three.safetensors", bytes.Repeat([]byte{1}, len(data)))
+	_, err = os.ReadFile(filepath.Join(mnt, "c", "data"))
 	assert.ErrorIs(t, err, syscall.EIO)
 	assert.True(t, fusetest.Alive(pid))
 }
