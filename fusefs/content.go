@@ -140,3 +140,8 @@ func (t *tree) checkFile(f source.File) syscall.Errno {
 	}
 	return fs.OK
 }
+
+// virtualFile serves a file of files/ that exists nowhere (the
+// safetensors files of a PyTorch checkpoint): read through its ReadAt,
+// which reads the tensors' bytes from the model files.
+func virtualFile(f source.File) content { return fileRange{f: f, n: f.Size()} }

@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/internal/compare"
-	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
+	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/internal/views"
 )
 
 // entry is one name in the tree. The whole tree is built once, at mount,
@@ -284,7 +284,8 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	dirOf := make(map[*tensor.Tensor]*tensorDir, len(tensors))
 	for _, p := range byPath {
 		tt := p.t
-		mtime, fp := mtimes[tt.File], fperm[tt.File]
+		base := source.BaseOf(tt.File)
+		mtime, fp := mtimes[base], fperm[base]
 		dir := t.mkdirs(t.root, p.comps, mtime)
 		dir.td = t.newTensorDir(tt, mtime, fp)
 		dirOf[tt] = dir.td
@@ -303,6 +304,15 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	for _, f := range m.AllFiles() {
 		mt := f.ModTime()
 		t.file(filesDir, path.Base(filepath.ToSlash(f.Name())), wholeFile(f), &mt, t.perms.of(f))
+	}
+	// The safetensors files that serve a PyTorch checkpoint, unless a
+	// real file has the name.
+	for _, f := range m.Virtual {
+		if slices.ContainsFunc(filesDir.children, func(e *entry) bool { return e.name == f.Name() }) {
+			continue
+		}
+		mt := f.ModTime()
+		t.file(filesDir, f.Name(), virtualFile(f), &mt, t.perms.of(f))
 	}
 
 	if len(m.Metadata) > 0 {
@@ -335,7 +345,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 			continue
 		}
 		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
-		link.target, link.perm = target, fperm[tensors[i].File]
+		link.target, link.perm = target, fperm[source.BaseOf(tensors[i].File)]
 		dir.children = append(dir.children, link)
 	}
 

@@ -249,6 +249,11 @@ func (r *Report) crossCheck() error {
 		case !slices.Equal(head.Shape, emb.Shape):
 			problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
 				tensor.FormatShape(head.Shape), tensor.FormatShape(emb.Shape)), Shape: head.Shape, HasShape: true})
+		case tensor.SameBytes(head, emb):
+			// A PyTorch checkpoint stores a tied weight once, both names
+			// viewing one storage.
+			r.Logical -= head.NumElements()
+			r.Notes = append(r.Notes, fmt.Sprintf("lm_head.weight present and tied: it shares embed_tokens' storage in the checkpoint (%s params counted once)", commas(head.NumElements())))
 		case source.IsRemote(head.File) || source.IsRemote(emb.File):
 			// Comparing would fetch both tensors: not at check time.
 			r.Logical -= head.NumElements()
