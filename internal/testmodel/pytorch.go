@@ -113,7 +113,7 @@ func WriteTorchZip(path string, records []ZipEntry) error {
 		extra = append(extra, make([]byte, pad)...)
 		h := binary.LittleEndian.AppendUint32(nil, 0x04034b50)
 		h = binary.LittleEndian.AppendUint16(h, 45)
-		h = append(h, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // flags, method (store), time, date
+		h = append(h, 0, 0, 0, 0, 0, 0, 0, 0) // flags, method (store), time, date
 		h = binary.LittleEndian.AppendUint32(h, 0)  // crc32, unchecked by readers of storages
 		h = binary.LittleEndian.AppendUint32(h, 0xffffffff)
 		h = binary.LittleEndian.AppendUint32(h, 0xffffffff)
@@ -139,12 +139,12 @@ func WriteTorchZip(path string, records []ZipEntry) error {
 		c := binary.LittleEndian.AppendUint32(nil, 0x02014b50)
 		c = binary.LittleEndian.AppendUint16(c, 45)
 		c = binary.LittleEndian.AppendUint16(c, 45)
-		c = append(c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // flags, method, time, date, crc
+		c = append(c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // flags, method, time, date, crc
 		c = binary.LittleEndian.AppendUint32(c, 0xffffffff)
 		c = binary.LittleEndian.AppendUint32(c, 0xffffffff)
 		c = binary.LittleEndian.AppendUint16(c, uint16(len(r.Name)))
 		c = binary.LittleEndian.AppendUint16(c, uint16(len(cx)))
-		c = append(c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // comment, disk, attrs
+		c = append(c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // comment, disk, attrs
 		c = binary.LittleEndian.AppendUint32(c, 0xffffffff)
 		c = append(c, r.Name...)
 		central = append(central, append(c, cx...)...)

@@ -13,7 +13,12 @@
                                  tensor with MOUNT/by-name/NAME/data and with the
                                  virtual safetensors in MOUNT/files/, read with
                                  numpy only. Prints "ok N" or the first difference.
-  torchfiles.py hostile OUT      write pickles that must not run (see below).
+  torchfiles.py sums FILE...     torch.load each FILE and print "FILE NAME SHA256 DTYPE SHAPE"
+                                 per tensor, the bytes row-major.
+  torchfiles.py hostile OUT MARKER
+                                 write checkpoints whose pickles must not run:
+                                 reduce.pt would create MARKER, global.pt names
+                                 a class a state dict never holds.
 """
 import json, os, shutil, sys, zipfile, io, pickle
 import numpy as np
@@ -152,5 +157,10 @@ if __name__ == "__main__":
         write(sys.argv[2], sys.argv[3])
     elif cmd == "verify":
         print(verify(sys.argv[2], sys.argv[3]))
+    elif cmd == "sums":
+        import hashlib
+        for path in sys.argv[2:]:
+            for name, t in sorted(torch.load(path, map_location="cpu").items()):
+                print(path, name, hashlib.sha256(bits(t)).hexdigest(), str(t.dtype), list(t.shape))
     elif cmd == "hostile":
         hostile(sys.argv[2], sys.argv[3])
