@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
@@ -200,11 +201,11 @@ func (f *File) readZip() error {
 		if !e.stored {
 			return formatErr(name, CodeCompressed, "", "storage record %s is compressed; torch.save stores storages uncompressed, so they can be read in place — re-save the file with torch.save", printable(e.name))
 		}
-		if err := f.resolve(e); err != nil {
-			return err
-		}
 		ents[storages[k]] = e
 		ranges = append(ranges, e)
+	}
+	if err := f.resolveAll(ranges); err != nil {
+		return err
 	}
 	if err := checkOverlap(name, ranges); err != nil {
 		return err
@@ -223,6 +224,42 @@ func (f *File) resolve(e *entry) error {
 		return formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its %d bytes at %d do not lie in the file's %d; truncated or damaged", printable(e.name), e.size, off, f.src.Size())
 	}
 	e.off, e.resolved = off, true
+	return nil
+}
+
+// resolvers bounds the local headers read at once: each is a small read
+// at its own place in the file, a round trip for a remote one.
+const resolvers = 16
+
+// resolveAll resolves entries, several at a time (a remote file's are
+// round trips); the first error in their order is returned.
+func (f *File) resolveAll(es []*entry) error {
+	if !source.IsRemote(f.src) {
+		for _, e := range es {
+			if err := f.resolve(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, len(es))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, resolvers)
+	for i, e := range es {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = f.resolve(e)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

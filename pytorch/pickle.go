@@ -425,7 +425,13 @@ func (u *unpickler) step(op byte) error {
 		}
 		return u.push(string(b))
 	case 0x8c, 'X', 0x8d: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
-		n := map[byte]int{0x8c: 1, 'X': 4, 0x8d: 8}[op]
+		n := 4
+		switch op {
+		case 0x8c:
+			n = 1
+		case 0x8d:
+			n = 8
+		}
 		b, err := u.counted(n)
 		if err != nil {
 			return err
@@ -435,7 +441,13 @@ func (u *unpickler) step(op byte) error {
 		}
 		return u.push(string(b))
 	case 'C', 'B', 0x8e, 0x96: // SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
-		n := map[byte]int{'C': 1, 'B': 4, 0x8e: 8, 0x96: 8}[op]
+		n := 8
+		switch op {
+		case 'C':
+			n = 1
+		case 'B':
+			n = 4
+		}
 		b, err := u.counted(n)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,14 +64,20 @@ func NewVirtual(name string, tensors []*tensor.Tensor, metadata map[string]strin
 			b.WriteByte(',')
 		}
 		writeJSONString(&b, t.Name)
-		fmt.Fprintf(&b, `:{"dtype":"%s","shape":[`, d)
+		b.WriteString(`:{"dtype":"`)
+		b.WriteString(d.String())
+		b.WriteString(`","shape":[`)
 		for j, s := range t.Shape {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(&b, "%d", s)
+			b.WriteString(strconv.FormatUint(s, 10))
 		}
-		fmt.Fprintf(&b, `],"data_offsets":[%d,%d]}`, off, off+t.Length)
+		b.WriteString(`],"data_offsets":[`)
+		b.WriteString(strconv.FormatInt(off, 10))
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatInt(off+t.Length, 10))
+		b.WriteString("]}")
 		v.starts[i] = off
 		off += t.Length
 	}

@@ -20,7 +20,22 @@ var torchStorage = map[string]string{
 // key "i" whole and contiguous.
 func TorchPickle(entries []Entry) ([]byte, error) {
 	b := []byte{0x80, 0x02}
-	global := func(mod, name string) { b = append(b, 'c'); b = append(b, mod+"\n"+name+"\n"...) }
+	// Globals are memoized, as pickle does: GLOBAL and BINPUT once,
+	// LONG_BINGET after.
+	memo := map[string]uint32{}
+	global := func(mod, name string) {
+		if i, ok := memo[mod+"."+name]; ok {
+			b = append(b, 'j')
+			b = binary.LittleEndian.AppendUint32(b, i)
+			return
+		}
+		b = append(b, 'c')
+		b = append(b, mod+"\n"+name+"\n"...)
+		i := uint32(len(memo))
+		memo[mod+"."+name] = i
+		b = append(b, 'r')
+		b = binary.LittleEndian.AppendUint32(b, i)
+	}
 	str := func(s string) {
 		b = append(b, 'X')
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
