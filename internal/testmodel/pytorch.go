@@ -128,8 +128,8 @@ func WriteTorchZip(path string, records []ZipEntry) error {
 		extra = append(extra, make([]byte, pad)...)
 		h := binary.LittleEndian.AppendUint32(nil, 0x04034b50)
 		h = binary.LittleEndian.AppendUint16(h, 45)
-		h = append(h, 0, 0, 0, 0, 0, 0, 0, 0) // flags, method (store), time, date
-		h = binary.LittleEndian.AppendUint32(h, 0)  // crc32, unchecked by readers of storages
+		h = append(h, 0, 0, 0, 0, 0, 0, 0, 0)      // flags, method (store), time, date
+		h = binary.LittleEndian.AppendUint32(h, 0) // crc32, unchecked by readers of storages
 		h = binary.LittleEndian.AppendUint32(h, 0xffffffff)
 		h = binary.LittleEndian.AppendUint32(h, 0xffffffff)
 		h = binary.LittleEndian.AppendUint16(h, uint16(len(r.Name)))
