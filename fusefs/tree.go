@@ -307,7 +307,11 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	}
 	// The safetensors files that serve a PyTorch checkpoint, unless a
 	// real file has the name.
-	for _, f := range m.Virtual {
+	virtual, err := m.VirtualFiles()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range virtual {
 		if slices.ContainsFunc(filesDir.children, func(e *entry) bool { return e.name == f.Name() }) {
 			continue
 		}

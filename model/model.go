@@ -69,9 +69,6 @@ type Model struct {
 	NoConfig   string
 	// Files are the weight files, sorted by name.
 	Files []source.File
-	// Virtual are files that exist nowhere: for a PyTorch checkpoint, the
-	// safetensors files (and index) that serve the same tensors.
-	Virtual []source.File
 	// Index is the parsed index of a sharded checkpoint, else nil.
 	Index *safetensors.Index
 	// Others are the model's other files, opened by OpenOthers: the
@@ -84,6 +81,13 @@ type Model struct {
 	warnings []string
 	single   bool // one weight file was named, not a directory
 	closers  []io.Closer
+
+	// The safetensors files that serve a PyTorch checkpoint, made on
+	// first use (VirtualFiles): a check never needs them.
+	pyFiles     []*pytorch.File
+	virtualOnce sync.Once
+	virtual     []source.File
+	virtualErr  error
 }
 
 // ErrNoWeights is returned for a directory holding none of

@@ -132,8 +132,29 @@ func (m *Model) joinPyTorch(files []*pytorch.File) error {
 	for _, t := range tensors {
 		m.byName[t.Name] = t
 	}
-	m.Virtual, err = virtualSafetensors(files, lists)
-	return err
+	m.pyFiles = files
+	return nil
+}
+
+// VirtualFiles returns the files that exist nowhere but serve the model
+// in another format: for a PyTorch checkpoint, model.safetensors (or one
+// model-0000N-of-0000M.safetensors per shard and their
+// model.safetensors.index.json), whose header is generated and whose
+// data is read from the checkpoint's storages. None for other formats,
+// or when a tensor has a type safetensors lacks. They are made on the
+// first call.
+func (m *Model) VirtualFiles() ([]source.File, error) {
+	m.virtualOnce.Do(func() {
+		if len(m.pyFiles) == 0 {
+			return
+		}
+		lists := make([][]*tensor.Tensor, len(m.pyFiles))
+		for i, f := range m.pyFiles {
+			lists[i] = f.Tensors()
+		}
+		m.virtual, m.virtualErr = virtualSafetensors(m.pyFiles, lists)
+	})
+	return m.virtual, m.virtualErr
 }
 
 // virtualSafetensors lays a PyTorch checkpoint out as safetensors:
