@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/nginxtest"
 )
 
 // torchPy runs pytorch/testdata/torchfiles.py with Debian's python3 and
@@ -101,4 +103,33 @@ func TestPyTorchRefused(t *testing.T) {
 		})
 	}
 	assert.NoFileExists(t, marker, "a pickle ran its command")
+}
+
+// TestPyTorchRemote: a .bin model over HTTP (nginx) and hf://, checked
+// and mounted by range requests, its values through the mount equal to
+// torch's; the .bin files are never fetched whole.
+func TestPyTorchRemote(t *testing.T) {
+	root := t.TempDir()
+	torchPy(t, "write", root, repoPath("testdata", "tiny-qwen3"))
+	require.NoError(t, os.Chmod(root, 0o755))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	srv := nginxtest.Start(t, root)
+	for _, d := range []string{"bf16", "sharded"} {
+		r := runCmd(t, "fsinspect", srv.URL+"/"+d+"/")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "✓ all 25 expected tensors present")
+	}
+	hub := nginxtest.Start(t, filepath.Join(root, "bf16"))
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	r := runCmd(t, "fsinspect", "hf://org/tiny-bin")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "✓ all 25 expected tensors present")
+
+	mnt, _ := mountModel(t, srv.URL+"/sharded/")
+	assert.Equal(t, "ok 25", torchPy(t, "verify", filepath.Join(root, "sharded"), mnt))
+	for _, q := range srv.Requests(t) {
+		if strings.HasSuffix(q.Path, ".bin") && q.Method == "GET" {
+			assert.NotEmpty(t, q.Range, "%s fetched without a Range", q.Path)
+		}
+	}
 }
