@@ -165,3 +165,21 @@ func BenchmarkFirstRead06B(b *testing.B) {
 	b.ReportMetric(tbin/tst, "bin/safetensors")
 	b.ReportMetric(tvirt/tst, "virtual/safetensors")
 }
+
+// TestRealPyTorchDirs: real directories no one here wrote. A Hub-style
+// pytorch_model.bin of a custom architecture is opened and listed; a
+// trainer's checkpoint folder holds no model weights and says so.
+func TestRealPyTorchDirs(t *testing.T) {
+	m, err := model.Open("../pytorch/testdata/realworld/Herutriana44+TinyPeLLM")
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Equal(t, model.FormatPyTorch, m.Format)
+	assert.Len(t, m.Tensors(), 24)
+	assert.NotNil(t, m.Config)
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	assert.Len(t, r.Model.Tensors(), 24)
+
+	_, err = model.Open("../pytorch/testdata/realworld/phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3")
+	require.ErrorIs(t, err, model.ErrNoWeights)
+}

@@ -210,7 +210,7 @@ func (f *File) readZip() error {
 	if err := checkOverlap(name, ranges); err != nil {
 		return err
 	}
-	return f.name(root, func(st *storage) (int64, int64) { e := ents[st]; return e.off, e.size })
+	return f.name(root, len(raw), func(st *storage) (int64, int64) { e := ents[st]; return e.off, e.size })
 }
 
 // resolve finds an entry's data offset (its local header's length) and
@@ -366,8 +366,13 @@ func (f *File) pickleError(record string, err error) error {
 // optimizer's). Each container is visited once, so a stream that reuses
 // one many times (through its memo) costs no more than it is long.
 // where gives a storage's file offset and byte length.
-func (f *File) name(root any, where func(*storage) (int64, int64)) error {
-	w := &walker{f: f, where: where, seen: map[any]bool{}, names: map[string]bool{}}
+func (f *File) name(root any, pickleLen int, where func(*storage) (int64, int64)) error {
+	// A tensor named by the stream costs it at least a few bytes (a
+	// memoized tensor referenced again: BINGET and a key), so their count
+	// is bounded by its length, and the tensors made never grow faster
+	// than the file.
+	w := &walker{f: f, where: where, seen: map[any]bool{}, names: map[string]bool{},
+		maxTensors: min(pickleLen/4+1024, maxStack), pickleLen: pickleLen}
 	if err := w.walk(root, "", 0); err != nil {
 		return err
 	}
@@ -383,6 +388,8 @@ func (f *File) name(root any, where func(*storage) (int64, int64)) error {
 
 type walker struct {
 	f            *File
+	maxTensors   int // a bound from the pickle's length (see name)
+	pickleLen    int
 	where        func(*storage) (int64, int64)
 	seen         map[any]bool
 	names        map[string]bool
@@ -466,6 +473,9 @@ func (w *walker) skip(path string, v any) {
 
 func (w *walker) add(pt *pyTensor, name string) error {
 	file := w.f.src.Name()
+	if len(w.f.tensors) >= w.maxTensors {
+		return formatErr(file, CodeLimit, "", "the pickle names more than %d tensors, more than its %d bytes can describe", w.maxTensors, w.pickleLen)
+	}
 	if name == "" {
 		name = "tensor"
 	}
@@ -505,7 +515,14 @@ func (w *walker) add(pt *pyTensor, name string) error {
 	t := &tensor.Tensor{Name: name, DType: st.dtype, Shape: pt.shape, File: w.f.src,
 		Offset: off + int64(pt.offset*es), Length: int64(numel * es),
 		Storage: baseName(file) + ":" + st.key}
-	if !contiguous(pt.shape, pt.strides) {
+	if numel > 0 && !contiguous(pt.shape, pt.strides) {
+		// A view whose elements overlap (a stride of 0, an expanded
+		// tensor) would be served larger than its storage: refused, so
+		// that nothing served grows faster than the file.
+		if numel > span {
+			return formatErr(file, CodeUnsupported, name, "tensor %s %s with strides %s repeats elements of its storage (an expanded view); not read",
+				printable(name), tensor.FormatShape(pt.shape), tensor.FormatShape(pt.strides))
+		}
 		t.Strides = pt.strides
 		t.File = newStrided(w.f.src, t.Offset, es, pt.shape, pt.strides, numel)
 		t.StorageOffset = t.Offset

@@ -115,7 +115,7 @@ func (f *File) parseLegacy(buf []byte) error {
 			return formatErr(name, CodeMissingRecord, "", "storage %s used by the object is not in the file's storage list", printable(key))
 		}
 	}
-	return f.name(root, func(st *storage) (int64, int64) { s := at[st]; return s.off, s.size })
+	return f.name(root, u.pos, func(st *storage) (int64, int64) { s := at[st]; return s.off, s.size })
 }
 
 func (f *File) legacyErr(err error) error {

@@ -171,6 +171,7 @@ type unpickler struct {
 	marks      []int // stack lengths at each open MARK
 	memo       map[uint32]any
 	persistent func(pid any) (any, error)
+	copied     int // values copied by OrderedDict(d) and set(l)
 }
 
 func perr(code Code, format string, args ...any) error {
@@ -568,7 +569,7 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
-		v, err := reduce(f, args)
+		v, err := u.reduce(f, args)
 		if err != nil {
 			return err
 		}
@@ -759,8 +760,18 @@ func tupleItems(v any) ([]any, bool) {
 	return nil, false
 }
 
+// spend counts n values copied from one container into another, and
+// fails past maxStack in all.
+func (u *unpickler) spend(n int) error {
+	u.copied += n
+	if u.copied > maxStack {
+		return perr(CodeLimit, "the pickle copies more than %d values between containers", maxStack)
+	}
+	return nil
+}
+
 // reduce applies an allowed global to its arguments.
-func reduce(f, args any) (any, error) {
+func (u *unpickler) reduce(f, args any) (any, error) {
 	g, ok := f.(*pyGlobal)
 	if !ok {
 		return nil, perr(CodeInvalidPickle, "REDUCE of %s", describe(f))
@@ -771,9 +782,14 @@ func reduce(f, args any) (any, error) {
 	}
 	switch g.kind {
 	case gDict:
+		// OrderedDict(d) copies d: a stream could copy one large dict
+		// again and again for a few bytes each, so copies are budgeted.
 		d := &pyDict{}
 		if len(a) == 1 {
 			if src, ok := a[0].(*pyDict); ok {
+				if err := u.spend(len(src.keys)); err != nil {
+					return nil, err
+				}
 				d.keys, d.vals = append(d.keys, src.keys...), append(d.vals, src.vals...)
 			}
 		}
@@ -781,6 +797,9 @@ func reduce(f, args any) (any, error) {
 	case gSet:
 		if len(a) == 1 {
 			if items, ok := tupleItems(a[0]); ok {
+				if err := u.spend(len(items)); err != nil {
+					return nil, err
+				}
 				return &pyList{append([]any(nil), items...)}, nil
 			}
 		}
@@ -832,7 +851,7 @@ func reduce(f, args any) (any, error) {
 		if c, ok := a[1].(*pyGlobal); !ok || c.kind != gTensorClass {
 			return nil, perr(CodeForbidden, "%s makes a %s, not a tensor; refused", g.name, describe(a[1]))
 		}
-		return reduce(a[0], a[2])
+		return u.reduce(a[0], a[2])
 	case gUnsupported:
 		return nil, perr(CodeUnsupported, "a tensor rebuilt by %s (quantized, sparse, nested or on a device) is not read", g.name)
 	}

@@ -262,6 +262,16 @@ func TestMalformed(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, raw, 0o644))
 			return path
 		}, pytorch.CodeOverlap, "share bytes"},
+		{"expanded view", func(t *testing.T) string {
+			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 1, 0, []int{1000000, 4}, []int{0, 0}) }), map[string]int{"0": 4})
+		}, pytorch.CodeUnsupported, "repeats elements"},
+		{"many references to one tensor", func(t *testing.T) string {
+			pk := newPkl().op(']', '(').tensor("0", 1, 0, []int{1}, []int{1})
+			for range 100000 {
+				pk.op('2')
+			}
+			return writeArchive(t, pk.op('e', '.').b, map[string]int{"0": 4})
+		}, pytorch.CodeLimit, "more than"},
 		{"no tensors", func(t *testing.T) string { return writeArchive(t, stateDict(func(p *pkl) { p.str("lr").int(3) }), nil) }, pytorch.CodeNoTensors, "holds no tensor"},
 		{"no data.pkl", func(t *testing.T) string {
 			path := filepath.Join(t.TempDir(), "x.bin")
