@@ -172,6 +172,7 @@ type unpickler struct {
 	memo       map[uint32]any
 	persistent func(pid any) (any, error)
 	copied     int // values copied by OrderedDict(d) and set(l)
+	slab       []any
 }
 
 func perr(code Code, format string, args ...any) error {
@@ -292,9 +293,25 @@ func (u *unpickler) popMark() ([]any, error) {
 	}
 	base := u.marks[n-1]
 	u.marks = u.marks[:n-1]
-	items := append([]any(nil), u.stack[base:]...)
+	items := u.alloc(len(u.stack) - base)
+	copy(items, u.stack[base:])
 	u.stack = u.stack[:base]
 	return items, nil
+}
+
+// alloc returns n slots for the items of a tuple, list or dict, cut
+// from a shared slab: a data.pkl builds thousands of small tuples, and
+// one allocation for many of them keeps opening a checkpoint cheap. The
+// slice's capacity is n, so appending to it never writes into the slab.
+// The slab holds no more than twice the items popped, which the stack
+// bounds.
+func (u *unpickler) alloc(n int) []any {
+	if cap(u.slab)-len(u.slab) < n {
+		u.slab = make([]any, 0, max(n, 2*cap(u.slab), 256))
+	}
+	start := len(u.slab)
+	u.slab = u.slab[:start+n]
+	return u.slab[start : start+n : start+n]
 }
 
 func (u *unpickler) memoize(idx uint32, v any) error {
@@ -464,7 +481,7 @@ func (u *unpickler) step(op byte) error {
 		return u.push(&pyTuple{items})
 	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
 		n := int(op - 0x84)
-		items := make([]any, n)
+		items := u.alloc(n)
 		for i := n - 1; i >= 0; i-- {
 			v, err := u.pop()
 			if err != nil {
