@@ -3,9 +3,14 @@ package testmodel
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/fsmount/fsmount/pytorch"
+	"github.com/fsmount/fsmount/safetensors"
 )
 
 // torchStorage names the storage class of a dtype, as torch.save pickles it.
@@ -225,4 +230,50 @@ func WriteSparseTorchShards(dir string, weightMap map[string]string, entry func(
 		}
 	}
 	return total, nil
+}
+
+// ConvertToTorch writes the safetensors model of dir (config.json and
+// model.safetensors) into out as config.json and a dense
+// pytorch_model.bin holding the same tensors, laid out as torch.save
+// lays them out.
+func ConvertToTorch(dir, out string) error {
+	src, err := safetensors.Open(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	var entries []Entry
+	for _, t := range src.Tensors() {
+		entries = append(entries, Entry{Name: t.Name, DType: t.DType.String(), Shape: t.Shape})
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "config.json"), cfg, 0o644); err != nil {
+		return err
+	}
+	path := filepath.Join(out, "pytorch_model.bin")
+	if err := WriteSparseTorch(path, entries); err != nil {
+		return err
+	}
+	pt, err := pytorch.Open(path)
+	if err != nil {
+		return err
+	}
+	defer pt.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	for _, t := range pt.Tensors() {
+		if _, err := io.Copy(io.NewOffsetWriter(f, t.Offset), src.Tensor(t.Name).Reader()); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
 }
