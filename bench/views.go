@@ -20,7 +20,7 @@ const (
 	figValuesF32 = "cat every values.f32 vs every data (MB/s)"
 	figFilesDir  = "cat files/model.safetensors vs the model file (MB/s)"
 	figFilesPass = "the same, fsmount --passthrough (MB/s)"
-	figFilesBin  = "first cat of files/model.safetensors: virtual (.bin) vs real (MB/s)"
+	figFilesBin  = "first cat of files/model.safetensors, fresh mounts: virtual (.bin model) vs real (MB/s)"
 	figViewsRSS  = "daemon RssAnon after every view of every tensor (MiB)"
 	figViewsIdle = "the same, after 2 s idle (MiB)"
 )
@@ -194,7 +194,7 @@ func (b *bench) filesVirtual() error {
 	for _, c := range []struct {
 		col string
 		sys system
-	}{{colBase, b.systems[0]}, {"fsmount .bin", b.systems[3]}} {
+	}{{colBase, b.systems[0]}, {"fsmount", b.systems[3]}} {
 		mnt, err := os.MkdirTemp("", "fsmount-bench-virtual")
 		if err != nil {
 			return err

@@ -152,6 +152,9 @@ func (v *Virtual) ReadAt(p []byte, off int64) (int, error) {
 			t := v.tensors[i]
 			rel := off - v.starts[i]
 			want := min(int64(len(p)), t.Length-rel)
+			if want <= 0 { // cannot be: the tensor holding off is not empty
+				return n, io.ErrUnexpectedEOF
+			}
 			k, err = t.File.ReadAt(p[:want], t.Offset+rel)
 			if k < int(want) {
 				if err == nil || err == io.EOF {
@@ -190,8 +193,8 @@ func (v *Virtual) Pieces(off, n int64, fn func(f source.File, at int64, b []byte
 		t := v.tensors[i]
 		rel := off - v.starts[i]
 		k := min(end-off, t.Length-rel)
-		if k == 0 { // an empty tensor
-			continue
+		if k <= 0 { // cannot be: the tensor holding off is not empty
+			return
 		}
 		if !fn(t.File, t.Offset+rel, nil, k) {
 			return
