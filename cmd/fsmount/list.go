@@ -30,12 +30,8 @@ func list(stdout, stderr io.Writer) int {
 			continue
 		}
 		pid := "-"
-		if pids := daemonPids(e.minor); len(pids) > 0 {
-			s := make([]string, len(pids))
-			for i, p := range pids {
-				s[i] = strconv.Itoa(p)
-			}
-			pid = strings.Join(s, ",")
+		if p := daemonPid(e.minor); p != 0 {
+			pid = strconv.Itoa(p)
 		}
 		verdict, state := "?", probe(e.point).String()
 		if state == healthy.String() {
