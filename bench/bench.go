@@ -30,6 +30,7 @@ type bench struct {
 	cache, bin, shm string
 	dense, moe      string // model directories
 	bin06           string // the dense model as a torch.save pytorch_model.bin
+	deepseek        string // the full-size DeepSeek-V3 layout, sparse shards
 	modelFile       string // the dense model's safetensors file
 	image           string // squashfs image of the dense tree, "" without the peer
 	systems         []system
@@ -93,6 +94,15 @@ func setup(cache string, short, peer bool) (*bench, error) {
 			return nil, err
 		}
 		if _, err := testmodel.WriteRealSharded(b.moe, filepath.Join(root, "testdata", "realworld", "Qwen3-Coder-30B-A3B-Instruct")); err != nil {
+			return nil, err
+		}
+	}
+
+	// The full-size DeepSeek-V3 (45,395 tensors): transformers' names and
+	// shapes from the reference layout, grown to 61 layers of 256 experts.
+	b.deepseek = filepath.Join(cache, "deepseek-v3-full-sparse")
+	if _, err := os.Stat(filepath.Join(b.deepseek, "config.json")); err != nil {
+		if err := writeDeepSeekV3(root, b.deepseek); err != nil {
 			return nil, err
 		}
 	}
@@ -273,6 +283,7 @@ func ms(d time.Duration) float64                { return float64(d.Microseconds(
 const (
 	figReady06    = "mount-ready, 0.6B (ms)"
 	figReadyMoE   = "mount-ready, 18,867-tensor MoE (ms)"
+	figReadyDS    = "mount-ready, 45,395-tensor DeepSeek-V3 (ms)"
 	figCatFirst   = "cat every data file, first read (MB/s)"
 	figCatReread  = "cat every data file, re-read (MB/s)"
 	figSmallFirst = "the small tensors, first read (MB/s)"
@@ -291,6 +302,7 @@ var figures = []struct {
 }{
 	{figReady06, "fsinspect", "≤ 200 ms", false},
 	{figReadyMoE, "fsinspect", "≤ 300 ms", false},
+	{figReadyDS, "fsinspect", "≤ 45,395/18,867 × the MoE row", false},
 	{figCatFirst, "cat model.safetensors, hot", "≥ 0.5×", true},
 	{figCatReread, "cat model.safetensors, hot", "≥ 0.8×", true},
 	{figSmallFirst, "pread of the same ranges", "≥ 0.4×", true},
@@ -330,7 +342,7 @@ func (b *bench) round() error {
 	b.add(figCatFirst, colBase, direct)
 	b.add(figCatReread, colBase, direct)
 	fsinspect := filepath.Join(b.bin, "fsinspect")
-	for fig, model := range map[string]string{figReady06: b.dense, figReadyMoE: b.moe} {
+	for fig, model := range map[string]string{figReady06: b.dense, figReadyMoE: b.moe, figReadyDS: b.deepseek} {
 		d, err := timeIt(fsinspect + " " + model + " > /dev/null")
 		if err != nil {
 			return err
@@ -357,25 +369,27 @@ func (b *bench) round() error {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
-	// The MoE mount, fsmount only (a 61 GB squashfs image is not made).
-	for _, s := range b.systems[:2] {
-		mnt, err := os.MkdirTemp("", "fsmount-bench-moe")
-		if err != nil {
-			return err
+	// The MoE mounts, fsmount only (a 61 GB squashfs image is not made).
+	for fig, model := range map[string]string{figReadyMoE: b.moe, figReadyDS: b.deepseek} {
+		for _, s := range b.systems[:2] {
+			mnt, err := os.MkdirTemp("", "fsmount-bench-moe")
+			if err != nil {
+				return err
+			}
+			flag := ""
+			if strings.Contains(s.name, "mmap") {
+				flag = "--mmap "
+			}
+			d, err := timeIt(filepath.Join(b.bin, "fsmount") + " " + flag + model + " " + mnt)
+			if err != nil {
+				return err
+			}
+			b.add(fig, s.name, ms(d))
+			if err := unmount(mnt); err != nil {
+				return err
+			}
+			os.Remove(mnt)
 		}
-		flag := ""
-		if strings.Contains(s.name, "mmap") {
-			flag = "--mmap "
-		}
-		d, err := timeIt(filepath.Join(b.bin, "fsmount") + " " + flag + b.moe + " " + mnt)
-		if err != nil {
-			return err
-		}
-		b.add(figReadyMoE, s.name, ms(d))
-		if err := unmount(mnt); err != nil {
-			return err
-		}
-		os.Remove(mnt)
 	}
 	return nil
 }
@@ -571,4 +585,25 @@ func num(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// writeDeepSeekV3 writes the full-size DeepSeek-V3 layout into dir.
+func writeDeepSeekV3(root, dir string) error {
+	ls, err := testmodel.ReadLayouts(filepath.Join(root, "spec", "testdata", "layouts.tar.gz"))
+	if err != nil {
+		return err
+	}
+	for _, l := range ls {
+		if l.Arch == "deepseek_v3" && l.Variant == "a" {
+			cfg, ts, err := testmodel.ExpandMoELayout(l, 61, 256, 3)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			return testmodel.WriteShardedLayout(dir, cfg, ts, 1000)
+		}
+	}
+	return fmt.Errorf("no deepseek_v3/a layout")
 }

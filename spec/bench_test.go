@@ -3,6 +3,7 @@ package spec_test
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
@@ -51,4 +52,103 @@ func BenchmarkReport06B(b *testing.B) {
 	for b.Loop() {
 		_ = r.Text()
 	}
+}
+
+// deepseekV3Full writes the full-size DeepSeek-V3 layout (61 layers, the
+// first 3 dense, 256 experts: transformers' names and shapes from the
+// reference layout, repeated) as sparse shards of ~1,000 tensors.
+func deepseekV3Full(tb testing.TB) (string, int) {
+	tb.Helper()
+	ls, err := testmodel.ReadLayouts(layoutsArchive)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range ls {
+		if l.Arch == "deepseek_v3" && l.Variant == "a" {
+			cfg, ts, err := testmodel.ExpandMoELayout(l, 61, 256, 3)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			dir := tb.TempDir()
+			if err := testmodel.WriteShardedLayout(dir, cfg, ts, 1000); err != nil {
+				tb.Fatal(err)
+			}
+			return dir, len(ts)
+		}
+	}
+	tb.Fatal("no deepseek_v3/a layout")
+	return "", 0
+}
+
+// BenchmarkCheckPerTensor opens and checks, alternately, the full-size
+// DeepSeek-V3 (45,395 tensors in 46 sparse shards) and the real
+// 18,867-tensor Qwen3-Coder-30B-A3B layout, and reports ns per tensor of
+// each and their ratio (the bound: DeepSeek-V3 no slower per
+// tensor, ratio ≤ 1).
+func BenchmarkCheckPerTensor(b *testing.B) {
+	ds, _ := deepseekV3Full(b)
+	qw, _ := writeRealSharded(b, "Qwen3-Coder-30B-A3B-Instruct")
+	dirs := []string{ds, qw}
+	var spent, checking [2]time.Duration
+	var tensors [2]int
+	for b.Loop() {
+		for i, dir := range dirs {
+			start := time.Now()
+			m, err := model.Open(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			opened := time.Now()
+			r, err := spec.Check(m)
+			if err != nil || !r.Clean() {
+				b.Fatal(err, r.Verdict())
+			}
+			spent[i] += time.Since(start)
+			checking[i] += time.Since(opened)
+			tensors[i] = len(m.Tensors())
+			m.Close()
+		}
+	}
+	per := func(d [2]time.Duration, i int) float64 {
+		return float64(d[i].Nanoseconds()) / float64(b.N) / float64(tensors[i])
+	}
+	b.ReportMetric(per(spent, 0), "ns/tensor-deepseek")
+	b.ReportMetric(per(spent, 1), "ns/tensor-qwen3moe")
+	b.ReportMetric(per(spent, 0)/per(spent, 1), "ratio")
+	b.ReportMetric(per(checking, 0)/per(checking, 1), "check-only-ratio")
+	b.Logf("deepseek-v3 %d tensors, qwen3-moe %d tensors", tensors[0], tensors[1])
+}
+
+// BenchmarkCheckDeepSeekV3 checks the opened full-size DeepSeek-V3.
+func BenchmarkCheckDeepSeekV3(b *testing.B) {
+	ds, _ := deepseekV3Full(b)
+	m, err := model.Open(ds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, err := spec.Check(m); err != nil || !r.Clean() {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(m.Tensors())), "ns/tensor")
+}
+
+// BenchmarkCheckQwen3MoE checks the opened 18,867-tensor Qwen3-MoE.
+func BenchmarkCheckQwen3MoE(b *testing.B) {
+	qw, _ := writeRealSharded(b, "Qwen3-Coder-30B-A3B-Instruct")
+	m, err := model.Open(qw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, err := spec.Check(m); err != nil || !r.Clean() {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(m.Tensors())), "ns/tensor")
 }

@@ -32,11 +32,11 @@ func TestAbsurdDimensions(t *testing.T) {
 		{"100000 experts", `{` + moe + `,"num_hidden_layers":2,"num_experts":100000}`, "num_experts",
 			`field "num_experts" is 100000, more than the 4096 experts fsmount accepts`},
 		{"set above MaxExpected", `{` + moe + `,"num_hidden_layers":1024,"num_experts":4096}`, "num_experts",
-			"1024 layers of 4096 experts imply up to 12,600,323 tensors, more than the 1,048,576 fsmount accepts"},
+			"1024 layers of 4096 experts imply up to 12,599,300 tensors, more than the 1,048,576 fsmount accepts"},
 		{"set far above the files", `{` + moe + `,"num_hidden_layers":1000,"num_experts":300}`, "num_experts",
-			"1000 layers of 300 experts imply up to 917,003 tensors, the files hold 25"},
+			"1000 layers of 300 experts imply up to 916,004 tensors, the files hold 25"},
 		{"dense set above the files", `{` + dense + `,"num_hidden_layers":1000}`, "num_hidden_layers",
-			"1000 layers imply up to 16,003 tensors, the files hold 25"},
+			"1000 layers imply up to 15,004 tensors, the files hold 25"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := testmodel.TinyDir(t, nil)

@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -56,8 +57,9 @@ type DimMismatch struct {
 
 // Aux kinds of file tensors that are neither expected nor a problem.
 const (
-	AuxQuant  = "quantization"
-	AuxLegacy = "legacy buffer"
+	AuxQuant   = "quantization"
+	AuxLegacy  = "legacy buffer"
+	AuxIgnored = "ignored on load"
 )
 
 // Entry is one tensor of the expected set resolved against the files: the
@@ -81,6 +83,10 @@ type Report struct {
 	Plan *Plan
 	// Skipped says why the cross-check was not done, or is "".
 	Skipped string
+	// Depth is how far the check went: DepthFull (a spec), DepthStructural
+	// (no spec: Structure says what was checked) or DepthNone.
+	Depth     string
+	Structure *Structure
 	// Entries are the plan's tensors in plan order, then the allowed
 	// extras and the unexpected tensors in name order.
 	Entries  []Entry
@@ -102,8 +108,14 @@ type Report struct {
 	ByDType    map[tensor.DType]uint64
 }
 
-// Clean reports whether the check found no problem.
+// Clean reports whether the check found no problem. A model checked only
+// structurally, or not at all, may be Clean; [Report.FullyClean] is the
+// stronger claim.
 func (r *Report) Clean() bool { return len(r.Problems) == 0 }
+
+// FullyClean reports whether the model was checked against its
+// architecture's spec and no problem was found.
+func (r *Report) FullyClean() bool { return r.Depth == DepthFull && r.Clean() }
 
 // ExpectedSet returns the expected tensors as they should be in the files:
 // the plan's required tensors, its optional ones only where the files have
@@ -132,7 +144,7 @@ type NamedShape struct {
 
 // Check cross-checks a model's files against its config.json.
 func Check(m *model.Model) (*Report, error) {
-	r := &Report{Model: m, ByDType: map[tensor.DType]uint64{}}
+	r := &Report{Model: m, ByDType: map[tensor.DType]uint64{}, Depth: DepthNone}
 	r.Warnings = append(r.Warnings, m.Warnings()...)
 	for _, t := range m.Tensors() {
 		n := t.NumElements()
@@ -140,9 +152,6 @@ func Check(m *model.Model) (*Report, error) {
 		r.ByDType[t.DType] += n
 	}
 	r.Logical = r.Stored
-	if emb := m.Tensor(fileName(m, "model.embed_tokens.weight")); emb != nil {
-		r.Embeddings = emb.NumElements()
-	}
 	if mix := quantMix(m); mix != "" {
 		r.Notes = append(r.Notes, mix)
 	}
@@ -158,14 +167,22 @@ func Check(m *model.Model) (*Report, error) {
 		plan, err := expect(c, len(m.Tensors()))
 		var noSpec *NoSpecError
 		if errors.As(err, &noSpec) {
-			r.Skipped = noSpec.Error() + ": its tensors are listed, not checked"
+			r.Skipped = noSpec.Error()
+			if m.Format == model.FormatSafetensors {
+				r.Depth = DepthStructural
+				r.structural(c, noSpec.Name())
+			} else {
+				r.Skipped += ": its tensors are listed, not checked"
+			}
 		} else if err != nil {
 			return nil, err
 		} else {
 			if m.Names != nil {
 				renamePlan(plan, m.Names)
 			}
+			baseOnly(plan, m)
 			r.Plan = plan
+			r.Depth = DepthFull
 		}
 	}
 	if r.Plan == nil {
@@ -188,16 +205,22 @@ func (r *Report) crossCheck() error {
 		r.Notes = append(r.Notes, fmt.Sprintf("config dtype %q has no safetensors equivalent: dtypes not checked", p.DType))
 	}
 	quantized := p.QuantMethod != ""
-	named := make(map[string]bool, len(p.Tensors))
+	// The file tensors the plan names, by pointer: cheaper to hash than
+	// their names, and when it holds every file tensor (a clean model)
+	// the search for extras is skipped.
+	named := make(map[*tensor.Tensor]struct{}, len(p.Tensors))
+	r.Entries = make([]Entry, 0, len(p.Tensors)+8)
 	var problems []Problem
 	for i := range p.Tensors {
 		e := &p.Tensors[i]
-		named[e.Name] = true
 		t := w.Tensor(e.Name)
 		r.Entries = append(r.Entries, Entry{Expected: e, Tensor: t})
+		if t != nil {
+			named[t] = struct{}{}
+		}
 		if t == nil {
 			// A quantizer may replace a linear weight by its packed form.
-			if quantized && e.Role == RoleLinear && w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil {
+			if quantized && e.Role.linear() && (w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil || w.Tensor(e.Name+"_blocks") != nil) {
 				continue
 			}
 			if !e.Optional {
@@ -208,17 +231,28 @@ func (r *Report) crossCheck() error {
 		if d, mm := shapeMismatch(e, t.Shape); d != "" {
 			problems = append(problems, Problem{Kind: Misshaped, Tensor: e.Name, Detail: d, Expected: e.Shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
-		if hasWant && t.DType != want && !(quantized && e.Role == RoleLinear) {
+		if hasWant && t.DType != want && !e.AnyDType && !(quantized && e.Role.linear()) {
 			problems = append(problems, Problem{Kind: WrongDType, Tensor: e.Name, Detail: fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want),
 				DType: t.DType.String(), WantDType: want.String()})
 		}
 	}
-	var nQuant, nLegacy int
-	for _, t := range w.Tensors() {
-		if named[t.Name] {
+	if emb := w.Tensor(fileName(w, p.Embed)); emb != nil {
+		r.Embeddings = emb.NumElements()
+	}
+	var nQuant, nLegacy, nIgnored int
+	extras := w.Tensors()
+	if len(named) == len(extras) {
+		extras = nil
+	}
+	for _, t := range extras {
+		if _, ok := named[t]; ok {
 			continue
 		}
 		switch {
+		case ignoredOnLoad(p.ignore, t.Name):
+			nIgnored++
+			r.Logical -= t.NumElements()
+			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxIgnored})
 		case quantized && quantAux.MatchString(t.Name):
 			nQuant++
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
@@ -241,34 +275,35 @@ func (r *Report) crossCheck() error {
 				Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 		}
 	}
-	if head, emb := w.Tensor(fileName(w, "lm_head.weight")), w.Tensor(fileName(w, "model.embed_tokens.weight")); p.Tied {
+	hn, en := p.HeadName, shortName(p.Embed)
+	if head, emb := w.Tensor(fileName(w, p.HeadName)), w.Tensor(fileName(w, p.Embed)); p.Tied {
 		switch {
 		case head == nil:
-			r.Notes = append(r.Notes, "lm_head.weight omitted: tied to embed_tokens, as tie_word_embeddings says")
+			r.Notes = append(r.Notes, fmt.Sprintf("%s omitted: tied to %s, as tie_word_embeddings says", hn, en))
 		case emb == nil:
 		case !slices.Equal(head.Shape, emb.Shape):
-			problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but %s, embed_tokens is %s",
-				tensor.FormatShape(head.Shape), tensor.FormatShape(emb.Shape)), Shape: head.Shape, HasShape: true})
+			problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("%s is tied but %s, %s is %s",
+				hn, tensor.FormatShape(head.Shape), en, tensor.FormatShape(emb.Shape)), Shape: head.Shape, HasShape: true})
 		case tensor.SameBytes(head, emb):
 			// A PyTorch checkpoint stores a tied weight once, both names
 			// viewing one storage.
 			r.Logical -= head.NumElements()
-			r.Notes = append(r.Notes, fmt.Sprintf("lm_head.weight present and tied: it shares embed_tokens' storage in the checkpoint (%s params counted once)", commas(head.NumElements())))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s present and tied: it shares the storage of %s in the checkpoint (%s params counted once)", hn, en, commas(head.NumElements())))
 		case source.IsRemote(head.File) || source.IsRemote(emb.File):
 			// Comparing would fetch both tensors: not at check time.
 			r.Logical -= head.NumElements()
-			r.Notes = append(r.Notes, fmt.Sprintf("lm_head.weight present and tied, as tie_word_embeddings says (%s params counted once); its bytes are not compared with embed_tokens over the network — compare them by reading the tensors", commas(head.NumElements())))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s present and tied, as tie_word_embeddings says (%s params counted once); its bytes are not compared with %s over the network — compare them by reading the tensors", hn, commas(head.NumElements()), en))
 		default:
 			off, err := tensor.FirstDifference(head, emb)
 			if err != nil {
 				return err
 			}
 			if off >= 0 {
-				problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("lm_head.weight is tied but differs from embed_tokens, first at byte %s of %s",
-					commas(uint64(off)), commas(uint64(head.Length)))})
+				problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("%s is tied but differs from %s, first at byte %s of %s",
+					hn, en, commas(uint64(off)), commas(uint64(head.Length)))})
 			} else {
 				r.Logical -= head.NumElements()
-				r.Notes = append(r.Notes, fmt.Sprintf("lm_head.weight present but tied — a redundant byte-identical copy of embed_tokens (%s params counted once)", commas(head.NumElements())))
+				r.Notes = append(r.Notes, fmt.Sprintf("%s present but tied — a redundant byte-identical copy of %s (%s params counted once)", hn, en, commas(head.NumElements())))
 			}
 		}
 	}
@@ -278,6 +313,10 @@ func (r *Report) crossCheck() error {
 	}
 	if nLegacy > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d legacy rotary_emb.inv_freq %s ignored, as transformers does", nLegacy, plural(nLegacy, "buffer", "buffers")))
+	}
+	if nIgnored > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s %s that %s ignores on load (e.g. %s): not checked, not counted",
+			commas(uint64(nIgnored)), plural(nIgnored, "tensor", "tensors"), p.Arch, firstIgnored(r.Entries)))
 	}
 	// Order by kind, then by the order found.
 	for _, k := range []ProblemKind{Missing, Misshaped, Unexpected, TiedDiffers, WrongDType} {
@@ -343,6 +382,15 @@ func expectedShape(e *ExpectedTensor) string {
 // shapeMismatch describes how got differs from e's shape, naming each
 // offending dimension by its legend symbol, or returns "".
 func shapeMismatch(e *ExpectedTensor, got []uint64) (string, []DimMismatch) {
+	if len(got) == len(e.Shape) {
+		same := true
+		for i, d := range e.Shape {
+			same = same && got[i] == d.Val
+		}
+		if same {
+			return "", nil
+		}
+	}
 	head := fmt.Sprintf("%s is %s, expected %s", e.Name, tensor.FormatShape(got), expectedShape(e))
 	if len(got) != len(e.Shape) {
 		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(e.Shape)), []DimMismatch{}
@@ -381,4 +429,57 @@ func commas(n uint64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// ignoredOnLoad reports whether transformers ignores the name on load.
+func ignoredOnLoad(res []*regexp.Regexp, name string) bool {
+	for _, re := range res {
+		if re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstIgnored(es []Entry) string {
+	for _, e := range es {
+		if e.Aux == AuxIgnored {
+			return e.Tensor.Name
+		}
+	}
+	return ""
+}
+
+// shortName is a tensor's module name for messages: "embed_tokens" for
+// "model.embed_tokens.weight".
+func shortName(name string) string {
+	name = strings.TrimSuffix(name, ".weight")
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// linear reports whether a role is a weight matrix a quantizer may pack.
+func (r Role) linear() bool { return r == RoleLinear || r == RoleConv1D }
+
+// baseOnly adapts the plan to a checkpoint of the base model alone
+// (GPT2Model's "wte.weight" for "transformer.wte.weight"): the prefix is
+// dropped and the head, which the base model has not, may be absent.
+func baseOnly(p *Plan, m *model.Model) {
+	if p.BasePrefix == "" || m.Tensor(p.Embed) != nil || m.Tensor(strings.TrimPrefix(p.Embed, p.BasePrefix)) == nil {
+		return
+	}
+	for i := range p.Tensors {
+		e := &p.Tensors[i]
+		e.Name = strings.TrimPrefix(e.Name, p.BasePrefix)
+		if e.Role == RoleHead || e.Final && e.Role == RoleBias {
+			e.Optional = true
+		}
+	}
+	for i := range p.Blocks {
+		p.Blocks[i].Prefix = strings.TrimPrefix(p.Blocks[i].Prefix, p.BasePrefix)
+	}
+	p.Embed = strings.TrimPrefix(p.Embed, p.BasePrefix)
+	p.Notes = append(p.Notes, fmt.Sprintf("a checkpoint of the base model: names without %q, no head required", p.BasePrefix))
 }

@@ -38,10 +38,17 @@ func (e *ConfigError) Error() string {
 // The file must be one JSON object and nothing after it but whitespace,
 // as Python's json.loads requires (encoding/json's Decoder would stop
 // after the object and accept trailing garbage).
+//
+// Python's json writes (and transformers reads back) the non-standard
+// Infinity, -Infinity and NaN (Mamba2's time_step_limit is [0.0,
+// Infinity]); they are accepted here, and only here, as Python does.
 func ParseConfig(path string, raw []byte) (*Config, error) {
 	c := &Config{Path: path, Raw: raw}
 	if err := json.Unmarshal(raw, &c.fields); err != nil {
-		return nil, &ConfigError{Path: path, Msg: "not a JSON object: " + err.Error()}
+		fixed, ok := pythonNonFinite(raw)
+		if !ok || json.Unmarshal(fixed, &c.fields) != nil {
+			return nil, &ConfigError{Path: path, Msg: "not a JSON object: " + err.Error()}
+		}
 	}
 	if c.fields == nil {
 		return nil, &ConfigError{Path: path, Msg: "not a JSON object"}
@@ -84,6 +91,10 @@ func (c *Config) IntOr(field string, def uint64) (uint64, error) {
 func (c *Config) parseInt(field string, v json.RawMessage) (uint64, error) {
 	var n json.Number
 	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] == '"' || json.Unmarshal(t, &n) != nil {
+		return 0, c.errorf(field, "must be an integer, found %s", kindOf(v))
+	}
+	switch string(n) {
+	case posInf, negInf, nan:
 		return 0, c.errorf(field, "must be an integer, found %s", kindOf(v))
 	}
 	i, err := strconv.ParseInt(string(n), 10, 64)
@@ -179,6 +190,59 @@ func (c *Config) DType() (string, error) {
 	return "", nil
 }
 
+// Stand-ins for Python's non-finite literals: numbers no real config
+// writes, valid JSON, that no integer field accepts; kindOf names them
+// as Python wrote them.
+const (
+	posInf = "1e999"
+	negInf = "-1e999"
+	nan    = "1e9999"
+)
+
+// pythonNonFinite rewrites the bare tokens Infinity, -Infinity and NaN
+// (outside strings) as stand-in numbers; it reports false when there is
+// none.
+func pythonNonFinite(raw []byte) ([]byte, bool) {
+	var out []byte
+	found := false
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			out = append(out, c)
+			switch c {
+			case '\\':
+				if i+1 < len(raw) {
+					i++
+					out = append(out, raw[i])
+				}
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		rest := raw[i:]
+		switch {
+		case c == '"':
+			inString = true
+		case bytes.HasPrefix(rest, []byte("-Infinity")):
+			out, found = append(out, negInf...), true
+			i += len("-Infinity") - 1
+			continue
+		case bytes.HasPrefix(rest, []byte("Infinity")):
+			out, found = append(out, posInf...), true
+			i += len("Infinity") - 1
+			continue
+		case bytes.HasPrefix(rest, []byte("NaN")):
+			out, found = append(out, nan...), true
+			i += len("NaN") - 1
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, found
+}
+
 func kindOf(v json.RawMessage) string {
 	switch t := bytes.TrimSpace(v); {
 	case len(t) == 0:
@@ -193,6 +257,12 @@ func kindOf(v json.RawMessage) string {
 		return "a boolean"
 	case t[0] == 'n':
 		return "null"
+	case string(t) == posInf:
+		return "Infinity"
+	case string(t) == negInf:
+		return "-Infinity"
+	case string(t) == nan:
+		return "NaN"
 	default:
 		return "the number " + string(t)
 	}

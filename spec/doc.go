@@ -6,6 +6,14 @@
 // against it ([Check]) and renders the result as the report that fsinspect
 // prints and the mount serves ([Report.Text], [Report.JSON]).
 //
+// Architectures are data: each family (families_*.go) is a table entry
+// of config fields with their class defaults and tensor templates, built
+// from the shared blocks of blocks.go and evaluated by a small expression
+// language (expr.go); ADDING.md says how to add one, [Architectures] lists
+// them. A model whose architecture has no family gets a structural check
+// instead (structural.go: layers 0..L-1, layers of a kind alike, embedding
+// rows, tied head); [Report.Depth] says which check ran.
+//
 // Data flows one way: the safetensors package opens and validates the
 // files, this package judges them, and the commands or the fusefs package
 // present the verdict. Nothing here mounts or parses safetensors bytes.

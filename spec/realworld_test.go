@@ -106,8 +106,8 @@ func TestMoEDenseAndSparseBlocks(t *testing.T) {
 	require.NoError(t, err)
 	// Sparse iff i not in mlp_only_layers and (i+1) % step == 0: only 1.
 	require.Len(t, p.Blocks, 2)
-	assert.Equal(t, spec.BlockKind{Name: "dense", Layers: []int{0, 2, 3}}, p.Blocks[0])
-	assert.Equal(t, spec.BlockKind{Name: "sparse", Layers: []int{1}}, p.Blocks[1])
+	assert.Equal(t, spec.BlockKind{Name: "dense", Layers: []int{0, 2, 3}, Prefix: "model.layers.0."}, p.Blocks[0])
+	assert.Equal(t, spec.BlockKind{Name: "sparse", Layers: []int{1}, Prefix: "model.layers.1."}, p.Blocks[1])
 	names := map[string]bool{}
 	for _, e := range p.Tensors {
 		names[e.Name] = true

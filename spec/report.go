@@ -142,7 +142,8 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		lines = append(lines, tableLine{name: label, dtype: dtype, shape: shape, params: params, io: io})
 	}
 	heading("  global\n")
-	byLayer := map[int][]*Entry{}
+	type at struct{ stack, layer int }
+	byLayer := map[at][]*Entry{}
 	var finals []*Entry
 	for i := range r.Entries {
 		e := &r.Entries[i]
@@ -153,7 +154,7 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		case x.Layer < 0:
 			row(x.Name, e)
 		default:
-			byLayer[x.Layer] = append(byLayer[x.Layer], e)
+			byLayer[at{x.Stack, x.Layer}] = append(byLayer[at{x.Stack, x.Layer}], e)
 		}
 	}
 	for _, k := range r.Plan.Blocks {
@@ -164,10 +165,16 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		if k.Name != "" {
 			kind = k.Name + " block"
 		}
+		if k.Stack != "" {
+			kind = k.Stack + " " + kind
+		}
 		shown := k.Layers[0]
 		heading("  each %s  × %d   (shown: layer %d)\n", kind, len(k.Layers), shown)
-		prefix := layerPrefix(r.Model, shown)
-		for _, e := range byLayer[shown] {
+		prefix := k.Prefix
+		if r.Model.Names != nil {
+			prefix = layerPrefix(r.Model, shown)
+		}
+		for _, e := range byLayer[at{k.StackIndex, shown}] {
 			label := strings.TrimPrefix(e.Expected.Name, prefix)
 			switch e.Expected.Expert {
 			case -1:
@@ -206,6 +213,12 @@ func (r *Report) writeTensors(b *strings.Builder) {
 // flow renders the "in ──▶ out" column for an expected tensor.
 func flow(x *ExpectedTensor) string {
 	s := x.ShapeValues()
+	if len(s) == 0 {
+		return "scalar"
+	}
+	if len(s) == 1 && x.Role != RoleNorm && x.Role != RoleBias {
+		return fmt.Sprintf("vector %d", s[0])
+	}
 	switch x.Role {
 	case RoleEmbedding:
 		return "id ──▶ " + x.Shape[1].Sym + "   (row gather)"
@@ -215,6 +228,13 @@ func flow(x *ExpectedTensor) string {
 		return fmt.Sprintf("bias %d", s[0])
 	case RoleRouter:
 		return fmt.Sprintf("%d ──▶ %d   (router)", s[1], s[0])
+	case RoleConv1D:
+		if len(s) == 2 {
+			return fmt.Sprintf("%d ──▶ %d   ([in, out])", s[0], s[1])
+		}
+	}
+	if len(s) != 2 {
+		return tensor.FormatShape(s)
 	}
 	return fmt.Sprintf("%d ──▶ %d", s[1], s[0])
 }
@@ -228,6 +248,10 @@ func (r *Report) Verdict() string {
 		b.WriteString("  ")
 		b.WriteString(Escape(fmt.Sprintf(format, args...)))
 		b.WriteByte('\n')
+	}
+	if r.Plan == nil && r.Depth == DepthStructural {
+		r.structuralVerdict(line)
+		return b.String()
 	}
 	if r.Plan == nil {
 		line("– cross-check skipped: %s", r.Skipped)
@@ -281,6 +305,54 @@ func (r *Report) Verdict() string {
 	return b.String()
 }
 
+// structuralVerdict is the verdict of a model checked structurally.
+func (r *Report) structuralVerdict(line func(string, ...any)) {
+	st := r.Structure
+	what := []string{}
+	if st.Layers > 0 {
+		what = append(what, fmt.Sprintf("layers 0..%d (%s)", st.Layers-1, st.Field))
+	}
+	for _, s := range st.Stacks {
+		if s.Layers > 1 {
+			what = append(what, fmt.Sprintf("%s: %d layers in %d %s", s.Prefix, s.Layers, s.Kinds, plural(s.Kinds, "kind", "kinds")))
+		}
+	}
+	if r.Embeddings > 0 {
+		what = append(what, "embedding rows = vocab_size")
+	}
+	summary := "nothing it could compare"
+	if len(what) > 0 {
+		summary = strings.Join(what, "; ")
+	}
+	if r.Clean() {
+		line("– structural check only: %s; its tensors are consistent: %s", r.Skipped, summary)
+	} else {
+		counts := map[ProblemKind]int{}
+		var order []ProblemKind
+		for _, p := range r.Problems {
+			if counts[p.Kind]++; counts[p.Kind] == 1 {
+				order = append(order, p.Kind)
+			}
+		}
+		parts := make([]string, len(order))
+		for i, k := range order {
+			parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+		}
+		line("✗ %d %s: %s (structural check only: %s)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), strings.Join(parts, ", "), r.Skipped)
+		for _, p := range r.Problems {
+			line("✗ %s: %s", p.Kind, p.Detail)
+		}
+		line("checked: %s", summary)
+	}
+	for _, n := range r.Notes {
+		line("note: %s", n)
+	}
+	for _, w := range r.Warnings {
+		line("warning: %s", w)
+	}
+	line("params: %s stored in %d tensors", commas(r.Stored), len(r.Model.Tensors()))
+}
+
 func (r *Report) dtypeSummary() string {
 	keys := slices.Sorted(maps.Keys(r.ByDType))
 	parts := make([]string, len(keys))
@@ -317,6 +389,7 @@ type jsonReport struct {
 	Architecture string            `json:"architecture,omitempty"`
 	Spec         string            `json:"spec,omitempty"`
 	Checked      bool              `json:"checked"`
+	Depth        string            `json:"depth"`
 	Skipped      string            `json:"skipped,omitempty"`
 	Clean        bool              `json:"clean"`
 	Files        []string          `json:"files"`
@@ -417,8 +490,9 @@ func (r *Report) JSON() []byte {
 	j := jsonReport{
 		Model:      r.Model.Location,
 		Checked:    r.Plan != nil,
+		Depth:      r.Depth,
 		Skipped:    r.Skipped,
-		Clean:      r.Clean(),
+		Clean:      r.FullyClean(),
 		Tensors:    len(r.Model.Tensors()),
 		Expected:   len(r.ExpectedSet()),
 		Files:      []string{},

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/spec"
 )
 
 // tinyConfig returns the tiny model's config.json with edit applied.
@@ -82,8 +83,8 @@ func TestSequenceClassification(t *testing.T) {
 	assert.Equal(t, "lm_head.weight", r.Problems[0].Tensor)
 }
 
-// TestOtherHeadsSaySoWhy: a head we have no spec for is listed, with the
-// reason in the verdict.
+// TestOtherHeadsSaySoWhy: a head we have no spec for is checked
+// structurally, with the reason in the verdict.
 func TestOtherHeadsSaySoWhy(t *testing.T) {
 	config := tinyConfig(func(s string) string {
 		return strings.Replace(s, `"Qwen3ForCausalLM"`, `"Qwen3ForTokenClassification"`, 1)
@@ -92,5 +93,6 @@ func TestOtherHeadsSaySoWhy(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o644))
 	r := check(t, dir)
 	assert.Nil(t, r.Plan)
-	assert.Contains(t, r.Verdict(), "– cross-check skipped: no spec for architecture Qwen3ForTokenClassification (the Qwen3 spec covers the Qwen3ForCausalLM and Qwen3ForSequenceClassification heads only): its tensors are listed, not checked\n")
+	assert.Equal(t, spec.DepthStructural, r.Depth)
+	assert.Contains(t, r.Verdict(), "– structural check only: no spec for architecture Qwen3ForTokenClassification (the Qwen3 spec covers the Qwen3ForCausalLM and Qwen3ForSequenceClassification heads only); its tensors are consistent: layers 0..1 (num_hidden_layers); model.layers: 2 layers in 1 kind; embedding rows = vocab_size\n")
 }

@@ -9,8 +9,10 @@
 //	1  the cross-check found problems, --scan found NaN, Inf or an all-zero
 //	   tensor, or --compare --tolerance found a tensor beyond it
 //	2  unreadable or invalid input (an I/O error, a malformed file or config)
-//	3  not checked: no config.json (or a lone .safetensors file), or no
-//	   spec for the architecture; the tensors are still listed
+//	3  not fully checked: no config.json (or a lone .safetensors file), or
+//	   no spec for the architecture, where the structural check (layers,
+//	   repeating groups, embeddings, tied head) found nothing wrong; the
+//	   tensors are still listed
 //	64 usage error
 package main
 
@@ -48,6 +50,7 @@ const (
 
 const usage = `usage: fsinspect [--json] [--scan] MODEL
        fsinspect --compare OTHER [--tolerance REL] [--json] MODEL
+       fsinspect --architectures [--json]
 
 Cross-checks a model against its config.json and prints the report.
 
@@ -78,6 +81,9 @@ Options:
                     a stalled body is not waited for longer either. A read
                     fails sooner once its 4 retries (backing off from
                     250 ms, about 4 s in all) are spent
+  --architectures   list the architectures fully checked (model_type,
+                    class, spec), one per line; any other is checked
+                    structurally (layers, repeating groups, embeddings)
   --help            show this help
   --version         print the version
 
@@ -86,9 +92,10 @@ stderr is a terminal.
 
 Exit status: 0 clean, 1 cross-check problems (or, with --scan, a NaN, Inf
 or all-zero tensor; with --tolerance, a tensor beyond it), 2 unreadable or
-invalid input, 3 not checked (no config.json, a lone .safetensors file, or
-no spec for the architecture: the tensors are listed, nothing is
-verified), 64 usage error.
+invalid input, 3 not fully checked (no config.json, a lone .safetensors
+file, or no spec for the architecture: a structural check of its layers,
+repeating groups, embeddings and tied head found nothing wrong), 64 usage
+error.
 `
 
 func main() {
@@ -99,6 +106,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("fsinspect", flag.ContinueOnError)
 	asJSON := fl.Bool("json", false, "")
 	showVersion := fl.Bool("version", false, "")
+	listArchs := fl.Bool("architectures", false, "")
 	doScan := fl.Bool("scan", false, "")
 	other := fl.String("compare", "", "")
 	htmlDir := fl.String("html", "", "")
@@ -117,6 +125,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case *showVersion:
 		fmt.Fprintf(stdout, "fsinspect %s\n", version.String())
 		return exitClean
+	case *listArchs && len(operands) == 0:
+		writeArchitectures(stdout, *asJSON)
+		return exitClean
+	case *listArchs:
+		io.WriteString(stderr, (&cli.UsageError{Msg: "--architectures takes no MODEL"}).Line("fsinspect"))
+		return exitUsage
 	case len(operands) != 1:
 		msg := fmt.Sprintf("expected one MODEL, got %d arguments", len(operands))
 		if len(operands) == 0 {
@@ -254,4 +268,27 @@ func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) err
 	bar := progress.New(stderr, "writing "+dir)
 	defer bar.Done()
 	return site.Write(context.Background(), dir, s, func(done, total int, _ string) { bar.Count(done, total) })
+}
+
+// writeArchitectures lists what is fully checked, from spec's table.
+func writeArchitectures(w io.Writer, asJSON bool) {
+	archs := spec.Architectures()
+	if asJSON {
+		type row struct {
+			ModelType string `json:"model_type"`
+			Class     string `json:"class"`
+			Family    string `json:"spec"`
+		}
+		rows := make([]row, len(archs))
+		for i, a := range archs {
+			rows[i] = row{a.ModelType, a.Class, a.Family}
+		}
+		out, _ := json.MarshalIndent(rows, "", "  ")
+		w.Write(append(out, '\n'))
+		return
+	}
+	fmt.Fprintf(w, "%-26s %-44s %s\n", "MODEL_TYPE", "CLASS", "SPEC")
+	for _, a := range archs {
+		fmt.Fprintf(w, "%-26s %-44s %s\n", a.ModelType, a.Class, a.Family)
+	}
 }

@@ -11,12 +11,15 @@ import (
 //
 //	mounted /mnt/q: ✓ 311 tensors, 596M params — cat /mnt/q/verdict
 //	mounted /mnt/q: ✗ 2 problems, 25 tensors, 28.9K params — cat /mnt/q/verdict
+//	mounted /mnt/q: – structural check only, 25 tensors, 33K params — cat /mnt/q/verdict
 //	mounted /mnt/q: – not checked, 25 tensors, 33K params — cat /mnt/q/verdict
 func summary(mnt string, r *spec.Report) string {
 	var verdict string
 	switch n := len(r.Problems); {
 	case n > 0:
 		verdict = fmt.Sprintf("✗ %d %s, ", n, map[bool]string{true: "problem", false: "problems"}[n == 1])
+	case r.Depth == spec.DepthStructural:
+		verdict = "– structural check only, "
 	case r.Plan == nil:
 		verdict = "– not checked, "
 	default:

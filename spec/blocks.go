@@ -1,0 +1,252 @@
+package spec
+
+// The shared blocks families are built from. Each returns plain data
+// (Defs or Ts) to be concatenated with cat; a family is a table entry
+// listing them (families_*.go, ADDING.md).
+
+func cat[E any](parts ...[]E) []E {
+	var out []E
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// ── definitions ─────────────────────────────────────────────────────────
+
+// dims are the core dimensions every Llama-like config gives: V, H, L,
+// heads and I. They are required: the classes' defaults are a 7B model's,
+// and a config without them describes no model.
+func dims(vocab, hidden, layers, heads, inter string) []Def {
+	return []Def{
+		{Sym: "V", Field: vocab, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: hidden, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: layers, Legend: "L", Desc: "transformer blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "heads", Field: heads, Desc: "attention heads", Show: true, Pos: true},
+		{Sym: "I", Field: inter, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+	}
+}
+
+// llamaDims are dims with Llama's field names, head_dim and
+// num_key_value_heads. hd is the class's head_dim default ("H/heads" when
+// the class derives it), hdNull what an explicit null means ("" refused);
+// kv and kvNull likewise for num_key_value_heads.
+func llamaDims(hd, hdNull, kv, kvNull string) []Def {
+	d := dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+	d[3].Desc = qWidth
+	return []Def{d[0], d[1], d[2],
+		{Sym: "d", Field: "head_dim", Default: hd, Null: hdNull, Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+		d[3],
+		kvDef("num_key_value_heads", kv, kvNull),
+		d[4],
+	}
+}
+
+// withDefault gives the definition sym a default (and the same meaning
+// for null).
+func withDefault(defs []Def, sym, def string) []Def {
+	out := append([]Def(nil), defs...)
+	for i := range out {
+		if out[i].Sym == sym {
+			out[i].Default, out[i].Null = def, def
+		}
+	}
+	return out
+}
+
+// llamaDimsNoHD are llamaDims for a class without head_dim: d is H/heads.
+func llamaDimsNoHD(kv, kvNull string) []Def {
+	d := dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+	d[3].Desc = qWidth
+	return []Def{d[0], d[1], d[2], derived("d", "H/heads"), d[3], kvDef("num_key_value_heads", kv, kvNull), d[4]}
+}
+
+const qWidth = "query heads → q width = {heads}·{d} = {heads*d}"
+
+// kvDef is the number of key/value heads: it divides the query heads.
+func kvDef(field, def, null string) Def {
+	return Def{Sym: "kv", Field: field, Default: def, Null: null, Show: true, Pos: true, Divides: "heads",
+		Desc: "kv heads → kv width = {kv}·{d} = {kv*d}   ({gqa(heads, kv)})"}
+}
+
+// flag is a boolean field with the class's default (true or false).
+func flag(sym, field, def, desc string) Def {
+	return Def{Sym: sym, Field: field, Type: Bool, Default: def, Desc: desc}
+}
+
+// tie is tie_word_embeddings with the class's default.
+func tie(def string) Def {
+	return flag("tied", "tie_word_embeddings", def, "lm_head shares embed_tokens' weights")
+}
+
+var (
+	attnBiasFlag = flag("attention_bias", "attention_bias", "false", "q, k, v and o projections have biases")
+	mlpBiasFlag  = flag("mlp_bias", "mlp_bias", "false", "gate, up and down projections have biases")
+)
+
+// derived is a value computed from others, not read from the config.
+func derived(sym, x string) Def { return Def{Sym: sym, Default: x} }
+
+// field is an optional integer field with its class default.
+func field(sym, name, def, desc string) Def {
+	return Def{Sym: sym, Field: name, Default: def, Desc: desc}
+}
+
+// list is an optional array field, default [] unless def says otherwise.
+func list(sym, name, desc string) Def {
+	return Def{Sym: sym, Field: name, Type: List, Default: "empty", Null: "=", Desc: desc}
+}
+
+// experts is the routed-expert count field, with the expert FFN width.
+func experts(field, def, imField, imDef, topkField, topkDef string) []Def {
+	return []Def{
+		{Sym: "E", Field: field, Default: def, Legend: "E", Desc: "experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
+		{Sym: "Im", Field: imField, Default: imDef, Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+		{Sym: "topk", Field: topkField, Default: topkDef, Desc: "experts active per token"},
+	}
+}
+
+// expertsI is experts whose width is intermediate_size (Mixtral, OLMoE).
+func expertsI(field, def, topkField, topkDef string) []Def {
+	return []Def{
+		{Sym: "E", Field: field, Default: def, Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+		derived("Im", "I"),
+		{Sym: "topk", Field: topkField, Default: topkDef, Desc: "experts active per token"},
+	}
+}
+
+// stackedExperts are experts stored as one tensor each of [E, out, in]:
+// a fused gate-up of 2·Im and a down projection.
+func stackedExperts(gateUp, down string) []T {
+	return []T{{Name: gateUp, Shape: []string{"E", "2*Im", "H"}, Role: RoleLinear}, {Name: down, Shape: []string{"E", "H", "Im"}, Role: RoleLinear}}
+}
+
+// ── tensors ─────────────────────────────────────────────────────────────
+
+// embed is the token embedding [V, H] under name.
+func embed(name string) []T {
+	return []T{{Name: name, Shape: []string{"V", "H"}, Role: RoleEmbedding}}
+}
+
+// norm is a norm's scale [dim]; with bias (a condition, "true" always) a
+// layer norm's bias too.
+func norm(name, dim, bias string) []T {
+	out := []T{{Name: name + ".weight", Shape: []string{dim}, Role: RoleNorm}}
+	if bias != "" {
+		out = append(out, T{Name: name + ".bias", Shape: []string{dim}, Role: RoleBias, If: bias})
+	}
+	return out
+}
+
+// linear is a weight [out, in] and, where bias holds, its bias [out].
+func linear(name, out, in, bias string) []T {
+	ts := []T{{Name: name + ".weight", Shape: []string{out, in}, Role: RoleLinear}}
+	if bias != "" {
+		ts = append(ts, T{Name: name + ".bias", Shape: []string{out}, Role: RoleBias, If: bias})
+	}
+	return ts
+}
+
+// when makes every tensor conditional on cond (and on its own If).
+func when(cond string, ts ...[]T) []T {
+	out := cat(ts...)
+	for i := range out {
+		if out[i].If == "" {
+			out[i].If = cond
+		} else {
+			out[i].If = "(" + cond + ") && (" + out[i].If + ")"
+		}
+	}
+	return out
+}
+
+// attn is the usual attention: q, k, v, o projections under pre with
+// heads·d and kv·d widths; qkvBias and oBias are the biases' conditions.
+// mid (q/k norms) goes before o_proj, as the modules are declared.
+func attn(pre, qkvBias, oBias string, mid ...[]T) []T {
+	return cat(
+		linear(pre+"q_proj", "heads*d", "H", qkvBias),
+		linear(pre+"k_proj", "kv*d", "H", qkvBias),
+		linear(pre+"v_proj", "kv*d", "H", qkvBias),
+		cat(mid...),
+		linear(pre+"o_proj", "H", "heads*d", oBias),
+	)
+}
+
+// qkNorm are per-head q and k norms [dim] (Qwen3, OLMo 2 use [heads·d]).
+func qkNorm(pre, qdim, kdim string) []T {
+	return cat(norm(pre+"q_norm", qdim, ""), norm(pre+"k_norm", kdim, ""))
+}
+
+// gatedMLP is a SwiGLU MLP: gate and up [I, H], down [H, I].
+func gatedMLP(pre, I, bias string) []T {
+	return cat(linear(pre+"gate_proj", I, "H", bias), linear(pre+"up_proj", I, "H", bias), linear(pre+"down_proj", "H", I, bias))
+}
+
+// plainMLP is an up/down MLP under the given names.
+func plainMLP(up, down, I, bias string) []T {
+	return cat(linear(up, I, "H", bias), linear(down, "H", I, bias))
+}
+
+// router is an MoE router [E, H].
+func router(name string) []T {
+	return []T{{Name: name, Shape: []string{"E", "H"}, Role: RoleRouter}}
+}
+
+// expertMLPs are E gated MLPs of width Im: pre+"{e}."+gate/up/down.
+func expertMLPs(pre, gate, up, down string) []T {
+	return []T{
+		{Name: pre + "{e}." + gate + ".weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "E"},
+		{Name: pre + "{e}." + up + ".weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "E"},
+		{Name: pre + "{e}." + down + ".weight", Shape: []string{"H", "Im"}, Role: RoleLinear, Experts: "E"},
+	}
+}
+
+// lmHead is the causal LM head [V, H] (absent when tied, where "tied" is
+// defined) or the classification score [C, H].
+func lmHead(name string) []T {
+	return []T{
+		{Name: name, Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"},
+		{Name: "score.weight", Shape: []string{"C", "H"}, Role: RoleScore, If: "seqcls"},
+	}
+}
+
+// decoderLayers is the usual stack: model.layers.{l}.
+func decoderLayers(kinds []Kind, ts ...[]T) []Stack {
+	return []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Kinds: kinds, Tensors: cat(ts...)}}
+}
+
+// Layer patterns.
+var (
+	// qwenMoE: sparse unless listed in mlp_only_layers, every step-th.
+	qwenMoE = []Kind{{Name: "sparse", If: "E > 0 && !in(l, mlp_only) && (l+1) % step == 0"}, {Name: "dense"}}
+	// denseFirst: the first k layers dense, then every freq-th sparse.
+	denseFirst = []Kind{{Name: "sparse", If: "E > 0 && l >= first_dense && l % moe_freq == 0"}, {Name: "dense"}}
+)
+
+// llamaBlock is the pre-norm block of Llama and its kin: input norm,
+// attention, post-attention norm, then mlp (the caller's).
+func llamaBlock(qkvBias, oBias string, mlp ...[]T) []T {
+	return cat(norm("input_layernorm", "H", ""), attn("self_attn.", qkvBias, oBias), norm("post_attention_layernorm", "H", ""), cat(mlp...))
+}
+
+// std is a family of the usual layout: model.embed_tokens, the layers
+// under model.layers.{l}, model.norm and lm_head (or score).
+func std(name, class string, types []string, defs []Def, kinds []Kind, layer ...[]T) *Family {
+	return &Family{Name: name, Class: class, ModelTypes: types, Defs: defs,
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers(kinds, layer...),
+		Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	}
+}
+
+// withFinal replaces a family's final tensors.
+func (f *Family) withFinal(ts ...[]T) *Family { f.Final = cat(ts...); return f }
+
+// with sets fields of a family built by std: f.with(func(f *Family) { … }).
+func (f *Family) with(edit func(*Family)) *Family { edit(f); return f }
+
+var (
+	inNorm   = norm("input_layernorm", "H", "")
+	postNorm = norm("post_attention_layernorm", "H", "")
+)

@@ -1,0 +1,85 @@
+package spec_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/spec"
+)
+
+// capped are the fields the reference's a/ configs set below their
+// class's default (fewer layers and experts, README), so removing them
+// changes the model; every other field of an a/ config is its class's
+// default.
+var capped = map[string]bool{
+	"num_hidden_layers": true, "num_layers": true, "n_layer": true, "n_layers": true, "layer_types": true,
+	"n_routed_experts": true, "num_experts": true, "num_local_experts": true, "moe_num_experts": true,
+	"num_experts_per_tok": true, "moe_topk": true, "moe_k": true, "moe_layers": true, "cross_attention_layers": true,
+	"ffn_config": true, "attention_layers": true, "no_rope_layers": true, "moe_layer_end_index": true,
+}
+
+// handMade are the architectures whose a/ config is a real model's, not
+// the class defaults (the reference README's "hand-made base").
+var handMade = map[string]bool{"dots1": true, "hunyuan_v1_dense": true, "hunyuan_v1_moe": true, "ministral": true,
+	"nemotron": true, "emu3.Emu3ForCausalLM": true, "mllama.MllamaForCausalLM": true}
+
+// TestLayoutDefaults: every field of a default config (a/) is its class's
+// default, so deleting it from config.json must not change the expected
+// set: this checks each family's defaults against transformers' own.
+func TestLayoutDefaults(t *testing.T) {
+	pending := readPending(t)
+	for _, l := range readLayouts(t) {
+		if l.Variant != "a" || pending[l.Arch] || handMade[l.Arch] {
+			continue
+		}
+		var fields map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(l.Config, &fields))
+		want := plannedSet(t, l.Config)
+		for k := range fields {
+			if capped[k] || k == "architectures" || k == "model_type" {
+				continue
+			}
+			edited := map[string]json.RawMessage{}
+			for k2, v := range fields {
+				if k2 != k {
+					edited[k2] = v
+				}
+			}
+			raw, _ := json.Marshal(edited)
+			c, err := spec.ParseConfig("config.json", raw)
+			require.NoError(t, err)
+			p, err := spec.Expect(c)
+			if err != nil {
+				assert.Contains(t, err.Error(), "is missing", "%s without %s", l.Arch, k)
+				continue
+			}
+			assert.Equal(t, want, setOf(p), "%s: without %q the expected set changes: the spec's default is not %s's", l.Arch, k, strings.TrimSpace(string(fields[k])))
+		}
+	}
+}
+
+func plannedSet(t *testing.T, config []byte) []string {
+	c, err := spec.ParseConfig("config.json", config)
+	require.NoError(t, err)
+	p, err := spec.Expect(c)
+	require.NoError(t, err)
+	return setOf(p)
+}
+
+func setOf(p *spec.Plan) []string {
+	var out []string
+	for _, e := range p.Tensors {
+		if e.Optional && e.Role == spec.RoleHead {
+			continue
+		}
+		out = append(out, fmt.Sprint(e.Name, e.ShapeValues()))
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,235 @@
+package spec
+
+// Mixture-of-experts decoders: routed experts (one module each, or
+// stacked), shared experts, router biases, dense-first layers and MoE
+// frequencies; DeepSeek's multi-head latent attention (MLA).
+
+// mla is DeepSeek's multi-head latent attention: q through a low rank
+// (q_lora_rank) or directly, k and v through kv_lora_rank plus a shared
+// rope key.
+var mla = mlaAt("self_attn.")
+
+func mlaAt(pre string) []T {
+	return cat(
+		when("qr > 0", linear(pre+"q_a_proj", "qr", "H", "attention_bias"), norm(pre+"q_a_layernorm", "qr", ""),
+			linear(pre+"q_b_proj", "heads*qkd", "qr", "")),
+		when("qr == 0", linear(pre+"q_proj", "heads*qkd", "H", "")),
+		linear(pre+"kv_a_proj_with_mqa", "kvr+rope", "H", "attention_bias"), norm(pre+"kv_a_layernorm", "kvr", ""),
+		linear(pre+"kv_b_proj", "heads*(nope+vd)", "kvr", ""),
+		linear(pre+"o_proj", "H", "heads*vd", "attention_bias"),
+	)
+}
+
+// mlaDims are MLA's widths with the class's defaults.
+func mlaDims(qr, kvr, nope, rope, vd string) []Def {
+	return []Def{
+		{Sym: "qr", Field: "q_lora_rank", Default: qr, Null: "0", Desc: "q low rank (null: no q compression)"},
+		{Sym: "kvr", Field: "kv_lora_rank", Default: kvr, Legend: "r", Desc: "kv low rank", Show: true, Pos: true},
+		{Sym: "nope", Field: "qk_nope_head_dim", Default: nope, Desc: "per-head q/k width without rope", Pos: true},
+		{Sym: "rope", Field: "qk_rope_head_dim", Default: rope, Desc: "per-head q/k rope width", Pos: true},
+		{Sym: "qkd", Field: "qk_head_dim", Default: "nope+rope", Desc: "per-head q/k width", Pos: true},
+		{Sym: "vd", Field: "v_head_dim", Default: vd, Desc: "per-head v width", Pos: true},
+	}
+}
+
+// deepseekMoE is DeepSeek's sparse block: router (with a correction
+// bias where corr holds), routed experts, shared experts of
+// n_shared·Im.
+func deepseekMoE(corr string) []T {
+	return cat(router("mlp.gate.weight"),
+		[]T{{Name: "mlp.gate.e_score_correction_bias", Shape: []string{"E"}, Role: RoleBias, If: corr, AnyDType: true}},
+		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
+		when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "")))
+}
+
+var _ = register(
+	std("DeepSeek-V2", "DeepseekV2", []string{"deepseek_v2"},
+		cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"),
+			mlaDims("1536", "512", "128", "64", "128"),
+			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "64", Null: "0", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
+				{Sym: "Im", Field: "moe_intermediate_size", Default: "1407", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+				{Sym: "topk", Field: "num_experts_per_tok", Default: "6", Null: "0", Desc: "experts active per token"},
+				{Sym: "shared", Field: "n_shared_experts", Default: "2", Null: "0", Desc: "shared experts (one MLP of shared·Im)"},
+				field("first_dense", "first_k_dense_replace", "0", "the first k blocks are dense"),
+				field("moe_freq", "moe_layer_freq", "1", "every freq-th block after them is sparse"),
+				tie("false"), attnBiasFlag}), denseFirst,
+		inNorm, mla, postNorm, when("sparse", deepseekMoE("false")), when("dense", gatedMLP("mlp.", "I", ""))),
+	std("DeepSeek-V3", "DeepseekV3", []string{"deepseek_v3"},
+		cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"),
+			mlaDims("1536", "512", "128", "64", "128"),
+			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
+				{Sym: "Im", Field: "moe_intermediate_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+				field("topk", "num_experts_per_tok", "8", "experts active per token"),
+				field("shared", "n_shared_experts", "1", "shared experts (one MLP of shared·Im)"),
+				field("first_dense", "first_k_dense_replace", "3", "the first k blocks are dense"),
+				derived("moe_freq", "1"),
+				tie("false"), attnBiasFlag}), denseFirst,
+		inNorm, mla, postNorm, when("sparse", deepseekMoE("true")), when("dense", gatedMLP("mlp.", "I", ""))).
+		with(func(f *Family) { f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	std("Qwen2-MoE", "Qwen2Moe", []string{"qwen2_moe"},
+		cat(llamaDimsNoHD("16", "heads"), experts("num_experts", "60", "moe_intermediate_size", "1408", "num_experts_per_tok", "4"),
+			[]Def{field("Is", "shared_expert_intermediate_size", "5632", "shared expert inner width"),
+				tie("false"), flag("qkv_bias", "qkv_bias", "true", "q, k and v projections have biases"),
+				field("step", "decoder_sparse_step", "1", "every step-th block is sparse"), list("mlp_only", "mlp_only_layers", "no block is forced dense")}),
+		qwenMoE,
+		llamaBlock("qkv_bias", "", when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
+			gatedMLP("mlp.shared_expert.", "Is", ""), []T{{Name: "mlp.shared_expert_gate.weight", Shape: []string{"1", "H"}, Role: RoleRouter}}),
+			when("dense", gatedMLP("mlp.", "I", "")))),
+)
+
+var _ = register(
+	std("OLMoE", "Olmoe", []string{"olmoe"},
+		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_experts", "64", "num_experts_per_tok", "8"), []Def{tie("false"), attnBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
+		router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
+	std("FlexOlmo", "FlexOlmo", []string{"flex_olmo"},
+		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_experts", "7", "num_experts_per_tok", "5"), []Def{tie("false"), attnBiasFlag}), nil,
+		attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
+		router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), norm("post_feedforward_layernorm", "H", "")),
+	std("PhiMoE", "PhiMoE", []string{"phimoe"},
+		cat(llamaDimsNoHD("8", "heads"), expertsI("num_local_experts", "16", "num_experts_per_tok", "2"),
+			[]Def{tie("false"), attnBiasFlag, flag("lm_head_bias", "lm_head_bias", "false", "lm_head has a bias")}), nil,
+		norm("input_layernorm", "H", "true"), attn("self_attn.", "attention_bias", "attention_bias"), norm("post_attention_layernorm", "H", "true"),
+		router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2")).
+		withFinal(norm("model.norm", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
+	std("GraniteMoE", "GraniteMoe", []string{"granitemoe"},
+		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{tie("false"), attnBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), postNorm,
+		router("block_sparse_moe.router.layer.weight"), stackedExperts("block_sparse_moe.input_linear.weight", "block_sparse_moe.output_linear.weight")),
+	std("GraniteMoE-Shared", "GraniteMoeShared", []string{"granitemoeshared"},
+		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_local_experts", "8", "num_experts_per_tok", "2"),
+			[]Def{field("Is", "shared_intermediate_size", "0", "shared expert inner width (0: none)"), tie("false"), attnBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), postNorm,
+		router("block_sparse_moe.router.layer.weight"), stackedExperts("block_sparse_moe.input_linear.weight", "block_sparse_moe.output_linear.weight"),
+		when("Is > 0", linear("shared_mlp.input_linear", "2*Is", "H", ""), linear("shared_mlp.output_linear", "H", "Is", ""))),
+)
+
+// deepseekStyle are the MoE fields of the DeepSeek-V3 descendants (GLM-4
+// MoE, dots.llm1): routed and shared experts, dense-first layers.
+func deepseekStyle(E, Im, topk, shared, firstDense string) []Def {
+	return []Def{
+		{Sym: "E", Field: "n_routed_experts", Default: E, Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
+		{Sym: "Im", Field: "moe_intermediate_size", Default: Im, Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+		field("topk", "num_experts_per_tok", topk, "experts active per token"),
+		field("shared", "n_shared_experts", shared, "shared experts (one MLP of shared·Im)"),
+		field("first_dense", "first_k_dense_replace", firstDense, "the first k blocks are dense"),
+		derived("moe_freq", "1"),
+	}
+}
+
+var _ = register(
+	std("GLM-4-MoE", "Glm4Moe", []string{"glm4_moe"},
+		cat(llamaDims("H/heads", "H/heads", "8", "heads"), deepseekStyle("128", "1408", "8", "1", "1"),
+			[]Def{tie("false"), attnBiasFlag, flag("qk_norm", "use_qk_norm", "false", "q and k norms")}), denseFirst,
+		inNorm, attn("self_attn.", "attention_bias", "", when("qk_norm", qkNorm("self_attn.", "d", "d"))), postNorm,
+		when("sparse", deepseekMoE("true")), when("dense", gatedMLP("mlp.", "I", ""))).
+		with(func(f *Family) { f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	std("dots.llm1", "Dots1", []string{"dots1"},
+		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), deepseekStyle("128", "1408", "6", "2", "1"), []Def{tie("false"), attnBiasFlag}), denseFirst,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm,
+		when("sparse", deepseekMoE("true")), when("dense", gatedMLP("mlp.", "I", ""))),
+	// ERNIE-4.5-MoE: MoE between moe_layer_start_index and
+	// moe_layer_end_index, every interval-th; a float32 router and
+	// correction bias.
+	std("ERNIE-4.5-MoE", "Ernie4_5_Moe", []string{"ernie4_5_moe"},
+		cat(llamaDims("H/heads", "H/heads", "4", "heads"), []Def{
+			{Sym: "E", Field: "moe_num_experts", Default: "64", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
+			{Sym: "Im", Field: "moe_intermediate_size", Default: "1536", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+			field("topk", "moe_k", "6", "experts active per token"),
+			field("shared", "moe_num_shared_experts", "2", "shared experts (one MLP of shared·Im)"),
+			field("moe_start", "moe_layer_start_index", "1", "first MoE block"),
+			{Sym: "moe_end", Field: "moe_layer_end_index", Default: "L-1", Null: "L-1", Desc: "last MoE block"},
+			field("moe_every", "moe_layer_interval", "1", "every interval-th block is MoE"),
+			tie("true"), flag("bias", "use_bias", "false", "every projection has a bias")}),
+		[]Kind{{Name: "sparse", If: "E > 0 && (l+1) % moe_every == 0 && l >= moe_start && l <= moe_end"}, {Name: "dense"}},
+		llamaBlock("bias", "bias",
+			when("sparse", []T{{Name: "mlp.gate.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
+				{Name: "mlp.moe_statics.e_score_correction_bias", Shape: []string{"1", "E"}, Role: RoleBias, AnyDType: true}},
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "bias"))),
+			when("dense", gatedMLP("mlp.", "I", "bias")))),
+	// Hunyuan MoE: every layer sparse, experts of intermediate_size, a
+	// float32 router, a shared MLP.
+	std("Hunyuan-MoE", "HunYuanMoEV1", []string{"hunyuan_v1_moe"},
+		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), expertsI("num_experts", "1", "moe_topk", "1"),
+			[]Def{field("shared", "num_shared_expert", "1", "shared MLPs (one of shared·I)"), tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias", norm("self_attn.query_layernorm", "d", ""), norm("self_attn.key_layernorm", "d", "")),
+		postNorm, []T{{Name: "mlp.gate.wg.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true}},
+		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("shared > 0", gatedMLP("mlp.shared_mlp.", "shared*I", "mlp_bias"))),
+	// JetMoE: mixture of attention heads (experts of kv_channels·kv heads)
+	// and of MLPs, each stacked [E, out, in] with a shared output bias.
+	std("JetMoE", "JetMoe", []string{"jetmoe"},
+		cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), []Def{
+			{Sym: "kvd", Field: "kv_channels", Default: "128", Desc: "width of one key/value head", Pos: true},
+			{Sym: "kv", Field: "num_key_value_heads", Default: "16", Desc: "key/value heads", Pos: true},
+			{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+			derived("Im", "I"), field("topk", "num_experts_per_tok", "2", "experts active per token"), tie("true")}), nil,
+		inNorm, linear("self_attention.kv_proj", "2*kvd*kv", "H", ""),
+		[]T{{Name: "self_attention.experts.router.layer.weight", Shape: []string{"E", "H"}, Role: RoleRouter},
+			{Name: "self_attention.experts.input_linear.weight", Shape: []string{"E", "kvd*kv", "H"}, Role: RoleLinear},
+			{Name: "self_attention.experts.output_linear.weight", Shape: []string{"E", "H", "kvd*kv"}, Role: RoleLinear},
+			{Name: "self_attention.experts.bias", Shape: []string{"H"}, Role: RoleBias}},
+		postNorm, router("mlp.router.layer.weight"), stackedExperts("mlp.input_linear.weight", "mlp.output_linear.weight"),
+		[]T{{Name: "mlp.bias", Shape: []string{"H"}, Role: RoleBias}}),
+	// GPT-OSS: attention sinks, a biased router, stacked experts with
+	// biases (gate_up [E, H, 2·I], down [E, I, H]).
+	std("GPT-OSS", "GptOss", []string{"gpt_oss"},
+		cat(llamaDims("64", "", "8", "heads"), expertsI("num_local_experts", "128", "num_experts_per_tok", "4"),
+			[]Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k, v and o projections have biases")}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias", []T{{Name: "self_attn.sinks", Shape: []string{"heads"}, Role: RoleBias, AnyDType: true}}),
+		postNorm, router("mlp.router.weight"), []T{{Name: "mlp.router.bias", Shape: []string{"E"}, Role: RoleBias},
+			{Name: "mlp.experts.gate_up_proj", Shape: []string{"E", "H", "2*I"}, Role: RoleLinear},
+			{Name: "mlp.experts.gate_up_proj_bias", Shape: []string{"E", "2*I"}, Role: RoleBias},
+			{Name: "mlp.experts.down_proj", Shape: []string{"E", "I", "H"}, Role: RoleLinear},
+			{Name: "mlp.experts.down_proj_bias", Shape: []string{"E", "H"}, Role: RoleBias}}),
+	// DBRX: nested ffn_config and attn_config; experts flattened to
+	// [E·ffn, H] per matrix.
+	&Family{Name: "DBRX", Class: "Dbrx", ModelTypes: []string{"dbrx"},
+		Defs: cat(dims("vocab_size", "d_model", "n_layers", "n_heads", "ffn_config.ffn_hidden_size"), []Def{
+			derived("d", "H/heads"),
+			{Sym: "kv", Field: "attn_config.kv_n_heads", Default: "1", Desc: "kv heads", Pos: true, Divides: "heads"},
+			{Sym: "E", Field: "ffn_config.moe_num_experts", Default: "4", Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+			field("topk", "ffn_config.moe_top_k", "1", "experts active per token"), tie("false")}),
+		Global: embed("transformer.wte.weight"),
+		Stacks: []Stack{{Prefix: "transformer.blocks.{l}.", Layers: "L", Tensors: cat(
+			norm("norm_attn_norm.norm_1", "H", ""), linear("norm_attn_norm.attn.Wqkv", "(heads+2*kv)*d", "H", ""),
+			linear("norm_attn_norm.attn.out_proj", "H", "H", ""), norm("norm_attn_norm.norm_2", "H", ""),
+			router("ffn.router.layer.weight"),
+			[]T{{Name: "ffn.experts.mlp.w1", Shape: []string{"E*I", "H"}, Role: RoleLinear}, {Name: "ffn.experts.mlp.v1", Shape: []string{"E*I", "H"}, Role: RoleLinear},
+				{Name: "ffn.experts.mlp.w2", Shape: []string{"E*I", "H"}, Role: RoleLinear}})}},
+		Final: cat(norm("transformer.norm_f", "H", ""), lmHead("lm_head.weight")),
+		Embed: "transformer.wte.weight", SeqCls: "-"},
+)
+
+// longcatHalf is one of the two sub-blocks of a LongCat-Flash layer.
+func longcatHalf(i string) []T {
+	return cat(norm("input_layernorm."+i, "H", ""), mlaAt("self_attn."+i+"."), norm("post_attention_layernorm."+i, "H", ""),
+		gatedMLP("mlps."+i+".", "I", ""))
+}
+
+var _ = register(
+	std("Aria-Text", "AriaText", []string{"aria_text"},
+		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), expertsI("moe_num_experts", "8", "moe_topk", "2"),
+			[]Def{field("shared", "moe_num_shared_experts", "2", "shared experts (one MLP of shared·I)"), tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
+		llamaBlock("attention_bias", "attention_bias", router("mlp.router.weight"),
+			[]T{{Name: "mlp.experts.fc1.weight", Shape: []string{"E", "H", "2*I"}, Role: RoleLinear}, {Name: "mlp.experts.fc2.weight", Shape: []string{"E", "I", "H"}, Role: RoleLinear}},
+			gatedMLP("mlp.shared_experts.", "shared*I", "mlp_bias"))).
+		with(func(f *Family) { f.SeqCls = "-" }),
+	// LongCat-Flash: num_layers layers of two attention/MLP halves and one
+	// MoE whose router also scores zero_expert_num identity experts
+	// (transformers 5.x writes gate and up projections for those).
+	std("LongCat-Flash", "LongcatFlash", []string{"longcat_flash"},
+		cat(dims("vocab_size", "hidden_size", "num_layers", "num_attention_heads", "ffn_hidden_size"),
+			mlaDims("1536", "512", "128", "64", "128"),
+			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "512", Legend: "E", Desc: "routed experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+				{Sym: "Im", Field: "expert_ffn_hidden_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+				field("topk", "moe_topk", "12", "experts active per token"),
+				{Sym: "Z", Field: "zero_expert_num", Default: "256", Null: "0", Desc: "zero (identity) experts the router also scores", Max: MaxExperts},
+				tie("false"), attnBiasFlag}), nil,
+		longcatHalf("0"), longcatHalf("1"),
+		[]T{{Name: "mlp.router.classifier.weight", Shape: []string{"E+Z", "H"}, Role: RoleRouter},
+			{Name: "mlp.router.e_score_correction_bias", Shape: []string{"E+Z"}, Role: RoleBias, AnyDType: true}},
+		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
+		[]T{{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"},
+			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"}}).
+		with(func(f *Family) { f.SeqCls = "-" }),
+)

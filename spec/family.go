@@ -1,0 +1,410 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Family is one architecture's spec, as data: the config fields it reads
+// (with its config class's defaults), and the tensors they imply. A family
+// is a few lines built from the shared blocks of blocks.go; ADDING.md
+// says how to add one.
+type Family struct {
+	Name        string // the spec's name in the report: "Llama", "DeepSeek-V3"
+	Class       string // the classes' prefix: Llama → LlamaForCausalLM, LlamaConfig
+	ConfigClass string // the config class, named in "(default)" notes; "" is Class+"Config"
+	ModelTypes  []string
+	// Causal and SeqCls are the task classes covered; "" means
+	// Class+"ForCausalLM" and Class+"ForSequenceClassification", "-" none.
+	Causal, SeqCls string
+
+	Defs   []Def   // config fields and derived values, in evaluation order
+	Global []T     // tensors before the blocks (embeddings)
+	Stacks []Stack // the repeated blocks
+	Final  []T     // tensors after the blocks (final norm, heads)
+
+	// Embed and Head name the token embedding and the LM head, for the
+	// tied-head rule and the embeddings' share; "" is Llama's names.
+	Embed, Head string
+	// BasePrefix is the base model's prefix ("transformer."): a
+	// checkpoint of the base model alone (GPT2Model, as openai-community/
+	// gpt2 is) names its tensors without it and has no head.
+	BasePrefix string
+	// Ignore are regular expressions of names transformers ignores on
+	// load (_keys_to_ignore_on_load_unexpected), reported as notes; "{L}"
+	// stands for the number of layers of the first stack.
+	Ignore []string
+
+	compiled *compiled
+}
+
+// Def is one symbol of a family's expressions: a config field read with
+// its class's default, or a value derived from others.
+type Def struct {
+	Sym   string  // the name expressions use
+	Field string  // config.json field, "text_config.hidden_size" nests; "a|b" tries a then b; "" derived
+	Type  DefType // Int unless set
+	// Default is the expression used when the field is absent ("" means
+	// the field is required); for a derived symbol, its value.
+	Default string
+	// Null says what an explicit null means: "" refuses it (the class
+	// would fail), "=" treats it as absent, else an expression.
+	Null   string
+	Legend string // the legend's letter, "" none
+	Desc   string // the legend's description; "{expr}" is replaced by its value
+	Show   bool   // always in the legend; otherwise only when defaulted
+	Pos    bool   // must be positive
+	Max    int    // upper bound, 0 none (MaxLayers, MaxExperts)
+	// Divides names a symbol this value must divide (num_key_value_heads
+	// divides num_attention_heads).
+	Divides string
+}
+
+// DefType is the type of a Def's value.
+type DefType uint8
+
+// Def types.
+const (
+	Int  DefType = iota
+	Bool         // true or false, 1 or 0 in expressions
+	List         // an array of integers or strings
+	Str          // a string
+)
+
+// Stack is a repeated block: the layers of a decoder, of a vision tower.
+type Stack struct {
+	Name    string // "" for the main stack, else shown in the report: "vision"
+	Prefix  string // the layer's name prefix: "model.layers.{l}."
+	Layers  string // the number of layers, an expression: "L"
+	Kinds   []Kind // the kinds of layers, first match wins; none: all alike
+	Tensors []T
+}
+
+// Kind is a kind of layer: the layers where If holds (with l the layer
+// index). In a tensor's If, the kind's name is true in its layers.
+type Kind struct{ Name, If string }
+
+// T is one tensor, or with Experts one per expert.
+type T struct {
+	Name  string   // full, or in a stack relative to its Prefix; "{e}" is the expert index
+	Shape []string // each dimension an expression: "H", "heads*d"
+	Role  Role
+	If    string // the condition for the tensor to exist; "" always
+	// Experts, if set, is the number of copies, {e} = 0..n-1 in Name;
+	// From, if set, the first index instead of 0.
+	Experts, From string
+	// AnyDType: the dtype is not checked against config.json's (buffers
+	// and routers some checkpoints keep in float32).
+	AnyDType bool
+	// Optional is a condition under which the tensor may be absent.
+	Optional string
+}
+
+var (
+	families []*Family
+	byType   = map[string]*Family{}
+)
+
+// register adds families to the table; it is called from the package
+// variables of the families_*.go files, and panics on a malformed family
+// (a programming error caught by every test run).
+func register(fs ...*Family) bool {
+	for _, f := range fs {
+		if err := f.compile(); err != nil {
+			panic("spec: family " + f.Name + ": " + err.Error())
+		}
+		for _, mt := range f.ModelTypes {
+			if other, dup := byType[mt]; dup {
+				panic(fmt.Sprintf("spec: model_type %q in both %s and %s", mt, other.Name, f.Name))
+			}
+			byType[mt] = f
+		}
+		families = append(families, f)
+	}
+	return true
+}
+
+// Architecture is one row of [Architectures].
+type Architecture struct {
+	ModelType string
+	Class     string // the task class: LlamaForCausalLM
+	Family    string // the spec's name
+}
+
+// Architectures lists what is fully checked: each model_type with its
+// task classes, sorted by model_type.
+func Architectures() []Architecture {
+	var out []Architecture
+	for _, f := range families {
+		for _, mt := range f.ModelTypes {
+			for _, c := range f.classes() {
+				out = append(out, Architecture{mt, c, f.Name})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Architecture) int {
+		if c := strings.Compare(a.ModelType, b.ModelType); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Class, b.Class)
+	})
+	return out
+}
+
+func (f *Family) configClass() string {
+	if f.ConfigClass != "" {
+		return f.ConfigClass
+	}
+	return f.Class + "Config"
+}
+
+func (f *Family) causal() string {
+	switch f.Causal {
+	case "":
+		return f.Class + HeadCausalLM
+	case "-":
+		return ""
+	}
+	return f.Causal
+}
+
+func (f *Family) seqCls() string {
+	switch f.SeqCls {
+	case "":
+		return f.Class + HeadSeqCls
+	case "-":
+		return ""
+	}
+	return f.SeqCls
+}
+
+func (f *Family) classes() []string {
+	var out []string
+	for _, c := range []string{f.causal(), f.seqCls()} {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// compiled is a family with its expressions parsed.
+type compiled struct {
+	defs   []cDef
+	global []cT
+	stacks []cStack
+	final  []cT
+	ignore []string
+}
+
+type cDef struct {
+	Def
+	def, null expr
+	desc      []descPart
+}
+
+type descPart struct {
+	text string
+	x    expr // nil for text
+}
+
+type cStack struct {
+	Stack
+	layers  expr
+	kinds   []cKind
+	tensors []cT
+}
+
+type cKind struct {
+	name string
+	cond expr // nil: always
+}
+
+type cT struct {
+	T
+	parts    []string // Name split at {e}
+	shape    []expr
+	syms     []string // each dimension's legend symbol
+	cond     expr     // nil: always
+	experts  expr     // nil: one
+	from     expr     // nil: 0
+	optional expr     // nil: never
+}
+
+func compileExpr(s string) (x expr, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return parseExpr(s), nil
+}
+
+func (f *Family) compile() error {
+	c := &compiled{ignore: f.Ignore}
+	known := map[string]bool{"l": true, "causal": true, "seqcls": true, "C": true, "true": true, "false": true, "empty": true}
+	var err error
+	check := func(x expr, where string) {
+		if x == nil || err != nil {
+			return
+		}
+		s := map[string]bool{}
+		syms(x, s)
+		for name := range s {
+			if !known[name] {
+				err = fmt.Errorf("%s: unknown symbol %s", where, name)
+			}
+		}
+	}
+	parse := func(s, where string) expr {
+		if s == "" || err != nil {
+			return nil
+		}
+		x, perr := compileExpr(s)
+		if perr != nil {
+			err = perr
+			return nil
+		}
+		check(x, where)
+		return x
+	}
+	for _, d := range f.Defs {
+		if known[d.Sym] {
+			return fmt.Errorf("symbol %s defined twice", d.Sym)
+		}
+		known[d.Sym] = true
+	}
+	for _, d := range f.Defs {
+		cd := cDef{Def: d}
+		if d.Default != "" {
+			cd.def = parse(d.Default, d.Sym)
+		}
+		if d.Null != "" && d.Null != "=" {
+			cd.null = parse(d.Null, d.Sym)
+		}
+		if d.Field == "" && d.Default == "" {
+			return fmt.Errorf("derived symbol %s has no value", d.Sym)
+		}
+		for rest := d.Desc; rest != ""; {
+			i := strings.IndexByte(rest, '{')
+			if i < 0 {
+				cd.desc = append(cd.desc, descPart{text: rest})
+				break
+			}
+			j := strings.IndexByte(rest[i:], '}')
+			if j < 0 {
+				return fmt.Errorf("%s: unclosed { in description", d.Sym)
+			}
+			cd.desc = append(cd.desc, descPart{text: rest[:i]}, descPart{x: parse(rest[i+1:i+j], d.Sym+" description")})
+			rest = rest[i+j+1:]
+		}
+		c.defs = append(c.defs, cd)
+	}
+	if f.Embed == "" {
+		f.Embed = "model.embed_tokens.weight"
+	}
+	if f.Head == "" {
+		f.Head = "lm_head.weight"
+	}
+	tensors := func(ts []T, where string, extra map[string]bool) []cT {
+		var out []cT
+		for _, t := range ts {
+			for k := range extra {
+				known[k] = true
+			}
+			ct := cT{T: t, parts: strings.Split(t.Name, "{e}"), cond: parse(t.If, t.Name), experts: parse(t.Experts, t.Name), from: parse(t.From, t.Name), optional: parse(t.Optional, t.Name)}
+			if len(ct.parts) > 2 || len(ct.parts) == 2 && t.Experts == "" {
+				err = fmt.Errorf("%s: {e} needs Experts, once", t.Name)
+			}
+			for _, s := range t.Shape {
+				ct.shape = append(ct.shape, parse(s, t.Name))
+				ct.syms = append(ct.syms, strings.ReplaceAll(s, "*", "·"))
+			}
+			for k := range extra {
+				delete(known, k)
+			}
+			out = append(out, ct)
+		}
+		return out
+	}
+	c.global = tensors(f.Global, "global", nil)
+	for _, s := range f.Stacks {
+		cs := cStack{Stack: s, layers: parse(s.Layers, s.Prefix)}
+		kinds := map[string]bool{}
+		for _, k := range s.Kinds {
+			if known[k.Name] {
+				return fmt.Errorf("layer kind %s shadows a symbol", k.Name)
+			}
+			cs.kinds = append(cs.kinds, cKind{k.Name, parse(k.If, k.Name)})
+			kinds[k.Name] = true
+		}
+		if !strings.Contains(s.Prefix, "{l}") {
+			return fmt.Errorf("stack prefix %q has no {l}", s.Prefix)
+		}
+		cs.tensors = tensors(s.Tensors, s.Prefix, kinds)
+		c.stacks = append(c.stacks, cs)
+	}
+	c.final = tensors(f.Final, "final", nil)
+	if err != nil {
+		return err
+	}
+	f.compiled = c
+	return nil
+}
+
+// lookupFamily finds the spec for a config as transformers finds its
+// classes: by "model_type" (AutoConfig's CONFIG_MAPPING), and only when
+// that is absent or unknown to us by "architectures". The head is the
+// task class architectures[0] names (the causal LM when there is none).
+// A note says when architectures names another family than model_type.
+func lookupFamily(c *Config) (f *Family, head, note string, err error) {
+	arch, mt := c.Architecture(), c.ModelType()
+	f = byType[mt]
+	if f == nil {
+		for _, x := range families {
+			if arch != "" && slices.Contains(x.classes(), arch) {
+				f = x
+			}
+		}
+	}
+	if f == nil {
+		return nil, "", "", &NoSpecError{Arch: arch, ModelType: mt}
+	}
+	switch {
+	case arch == "" || arch == f.causal():
+		if f.causal() == "" {
+			return nil, "", "", &NoSpecError{Arch: arch, ModelType: mt, Reason: fmt.Sprintf("the %s spec covers %s only", f.Name, strings.Join(f.classes(), " and "))}
+		}
+		return f, HeadCausalLM, "", nil
+	case arch == f.seqCls():
+		return f, HeadSeqCls, "", nil
+	}
+	// architectures names another family's class: the head it names
+	// applies to model_type's family, as AutoModelFor* would.
+	for _, h := range []string{HeadCausalLM, HeadSeqCls} {
+		var own string
+		if h == HeadCausalLM {
+			own = f.causal()
+		} else {
+			own = f.seqCls()
+		}
+		if strings.HasSuffix(arch, h) && own != "" || h == HeadCausalLM && strings.HasSuffix(arch, "LMHeadModel") && own != "" {
+			return f, h, fmt.Sprintf("architectures names %s, but model_type %q selects the %s classes, as transformers' AutoConfig does: checked as %s",
+				arch, mt, f.Class, own), nil
+		}
+	}
+	return nil, "", "", &NoSpecError{Arch: arch, ModelType: mt,
+		Reason: fmt.Sprintf("the %s spec covers the %s heads only", f.Name, strings.Join(f.classes(), " and "))}
+}
+
+// ignoreRegexps compiles a family's ignore patterns for a model of L
+// layers.
+func (f *Family) ignoreRegexps(L int64) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, s := range f.compiled.ignore {
+		out = append(out, regexp.MustCompile(strings.ReplaceAll(s, "{L}", fmt.Sprint(L))))
+	}
+	return out
+}

@@ -1,0 +1,584 @@
+package spec
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// planner evaluates one family against one config.
+type planner struct {
+	f    *Family
+	c    *Config
+	head string
+	env  env
+	// defaulted maps each field config.json omits (or sets to null) to
+	// what was used instead, for the legend.
+	defaulted map[string]string
+	field     map[string]string // symbol → the config field it was read from
+}
+
+// Expect derives the tensor set config.json implies.
+func Expect(c *Config) (*Plan, error) { return expect(c, -1) }
+
+// expect derives the plan; held >= 0 is the number of tensors the files
+// hold, which bounds the expected set (expectedFactor, expectedSlack).
+func expect(c *Config, held int) (*Plan, error) {
+	f, head, note, err := lookupFamily(c)
+	if err != nil {
+		return nil, err
+	}
+	p, err := f.plan(c, head, held)
+	if err == nil && note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+	return p, err
+}
+
+func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
+	pl := &planner{f: f, c: c, head: head, defaulted: map[string]string{}, field: map[string]string{},
+		env: env{vals: map[string]any{"true": int64(1), "false": int64(0), "empty": []any{}, "causal": b2i(head == HeadCausalLM), "seqcls": b2i(head == HeadSeqCls)}}}
+	var labels uint64
+	var labelsWhy string
+	if head == HeadSeqCls {
+		var err error
+		if labels, labelsWhy, err = numLabels(c); err != nil {
+			return nil, err
+		}
+		pl.env.vals["C"] = int64(labels)
+	}
+	if err := pl.defs(); err != nil {
+		return nil, err
+	}
+	bound, err := pl.bound(held)
+	if err != nil {
+		return nil, err
+	}
+	quant, err := quantConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	dtype, err := c.DType()
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix}
+	if head == HeadSeqCls {
+		p.Arch = f.seqCls()
+	}
+	if t, ok := pl.env.vals["tied"].(int64); ok && head == HeadCausalLM {
+		p.Tied = t != 0
+	}
+	if err := pl.legend(p, labels, labelsWhy); err != nil {
+		return nil, err
+	}
+	p.Tensors = make([]ExpectedTensor, 0, bound)
+	if err := pl.tensors(p); err != nil {
+		return nil, err
+	}
+	if len(f.compiled.stacks) > 0 {
+		if L, ok := pl.stackLayers(0); ok {
+			p.ignore = f.ignoreRegexps(L)
+		}
+	}
+	return p, nil
+}
+
+// defs evaluates the family's definitions: in order, each one reading
+// those it needs first.
+func (pl *planner) defs() error {
+	index := map[string]int{}
+	for i, d := range pl.f.compiled.defs {
+		index[d.Sym] = i
+	}
+	busy := map[string]bool{}
+	pl.env.resolve = func(name string) (any, error) {
+		i, ok := index[name]
+		if !ok || busy[name] {
+			return nil, &exprError{"unknown symbol " + name}
+		}
+		busy[name] = true
+		defer delete(busy, name)
+		v, err := pl.def(&pl.f.compiled.defs[i])
+		if err != nil {
+			return nil, err
+		}
+		pl.env.vals[name] = v
+		return v, nil
+	}
+	for _, d := range pl.f.compiled.defs {
+		if _, err := pl.env.lookup(d.Sym); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (pl *planner) class() string { return pl.f.configClass() }
+
+// def reads one definition: its field, or its default where absent.
+func (pl *planner) def(d *cDef) (any, error) {
+	if d.Field == "" {
+		return pl.eval(d.def, d.Sym, "")
+	}
+	fields := strings.Split(d.Field, "|")
+	field := fields[0]
+	var raw json.RawMessage
+	var present bool
+	for _, f := range fields {
+		if r, ok := pl.c.lookup(f); ok {
+			raw, present, field = r, true, f
+			break
+		}
+	}
+	pl.field[d.Sym] = field
+	isNull := present && string(raw) == "null"
+	var v any
+	var err error
+	switch {
+	case present && !isNull:
+		v, err = pl.c.value(field, raw, d.Type)
+	case isNull && d.Type != Bool && d.Null == "" && d.def != nil:
+		return nil, pl.c.errorf(field, "is null, which %s does not replace (transformers would fail)", pl.class())
+	case isNull && d.null != nil:
+		v, err = pl.eval(d.null, d.Sym, field)
+		pl.defaulted[field] = pl.defaultText(d.null, typed(v, d.Type))
+	case d.def == nil:
+		return nil, pl.c.errorf(field, "is missing")
+	default:
+		v, err = pl.eval(d.def, d.Sym, field)
+		pl.defaulted[field] = pl.defaultText(d.def, typed(v, d.Type))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := v.(int64); ok {
+		why := ""
+		if w, ok := pl.defaulted[field]; ok {
+			why = " (not in config: " + w + ")"
+		}
+		switch {
+		case n < 0:
+			return nil, pl.c.errorf(field, "must not be negative, found %d%s", n, why)
+		case d.Pos && n == 0:
+			return nil, pl.c.errorf(field, "must be positive")
+		case d.Max > 0 && n > int64(d.Max):
+			return nil, pl.c.errorf(field, "is %d, more than the %d %s fsmount accepts%s", n, d.Max, boundWhat(d.Max), boundReal(d.Max))
+		}
+		if d.Divides != "" {
+			mv, err := pl.env.lookup(d.Divides)
+			if err != nil {
+				return nil, err
+			}
+			m, _ := mv.(int64)
+			if n == 0 || m%n != 0 {
+				return nil, pl.c.errorf(field, "is %d%s, which does not divide %s %d", n, why, pl.field[d.Divides], m)
+			}
+		}
+	}
+	return v, nil
+}
+
+func boundWhat(max int) string {
+	if max == MaxExperts {
+		return "experts"
+	}
+	return "layers"
+}
+
+func boundReal(max int) string {
+	switch max {
+	case MaxLayers:
+		return " (the largest real models have 126)"
+	case MaxExperts:
+		return " (the largest real models have 512)"
+	}
+	return ""
+}
+
+// eval evaluates an expression of the family; an evaluation error is a
+// ConfigError on the field being read (or, for a derived value, on
+// config.json as a whole).
+func (pl *planner) eval(x expr, sym, field string) (any, error) {
+	v, err := x.eval(&pl.env)
+	var ee *exprError
+	if errors.As(err, &ee) {
+		return nil, pl.c.errorf(field, "cannot be derived: %s (for %s)", ee.msg, sym)
+	}
+	return v, err
+}
+
+// defaultText says what was used for an absent field: "Qwen3Config's
+// 128", "= num_attention_heads", "H/heads = 64/8".
+func (pl *planner) defaultText(x expr, v any) string {
+	switch x := x.(type) {
+	case numExpr, strExpr:
+		return fmt.Sprintf("%s's %s", pl.class(), valueText(v))
+	case symExpr:
+		if f, ok := pl.field[x.name]; ok {
+			return "= " + f
+		}
+		if x.name == "true" || x.name == "false" || x.name == "empty" {
+			return fmt.Sprintf("%s's %s", pl.class(), valueText(v))
+		}
+	}
+	return x.src() + " = " + pl.substitute(x)
+}
+
+// substitute renders an expression with each symbol replaced by its
+// value: H/heads → 64/8.
+func (pl *planner) substitute(x expr) string {
+	switch x := x.(type) {
+	case symExpr:
+		if v, ok := pl.env.get(x.name); ok {
+			return valueText(v)
+		}
+	case binExpr:
+		return binExpr{x.op, numExpr{s: pl.substitute(x.a)}, numExpr{s: pl.substitute(x.b)}}.src()
+	}
+	return x.src()
+}
+
+// typed renders a Bool's 1 or 0 as true or false.
+func typed(v any, t DefType) any {
+	if n, ok := v.(int64); ok && t == Bool {
+		return n != 0
+	}
+	return v
+}
+
+func valueText(v any) string {
+	switch v := v.(type) {
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = valueText(x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+// value decodes a present, non-null field.
+func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error) {
+	switch t {
+	case Bool:
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, c.errorf(field, "must be true or false, found %s", kindOf(raw))
+		}
+		return b2i(b), nil
+	case Str:
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, c.errorf(field, "must be a string, found %s", kindOf(raw))
+		}
+		return s, nil
+	case List:
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, c.errorf(field, "must be an array, found %s", kindOf(raw))
+		}
+		if len(items) > MaxLayers*4 {
+			return nil, c.errorf(field, "has %d entries, more than fsmount reads", len(items))
+		}
+		out := make([]any, len(items))
+		for i, it := range items {
+			var s string
+			if json.Unmarshal(it, &s) == nil {
+				out[i] = s
+				continue
+			}
+			n, err := c.parseInt(field, it)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = int64(n)
+		}
+		return out, nil
+	}
+	n, err := c.parseInt(field, raw)
+	return int64(n), err
+}
+
+// lookup finds a field, "a.b" inside the object a.
+func (c *Config) lookup(path string) (json.RawMessage, bool) {
+	fields := c.fields
+	for {
+		i := strings.IndexByte(path, '.')
+		if i < 0 {
+			v, ok := fields[path]
+			return v, ok
+		}
+		sub, ok := fields[path[:i]]
+		if !ok {
+			return nil, false
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(sub, &m) != nil {
+			return nil, false
+		}
+		fields, path = m, path[i+1:]
+	}
+}
+
+// legend lists the dimensions: those always shown, the classification
+// labels, then every other field config.json omits, with what was used.
+func (pl *planner) legend(p *Plan, labels uint64, labelsWhy string) error {
+	var rest []LegendRow
+	for i := range pl.f.compiled.defs {
+		d := &pl.f.compiled.defs[i]
+		if d.Field == "" {
+			continue
+		}
+		field := pl.field[d.Sym]
+		why, defaulted := pl.defaulted[field]
+		if !d.Show && !defaulted {
+			continue
+		}
+		row := LegendRow{Sym: d.Legend, Field: field, Default: why}
+		switch v := pl.env.vals[d.Sym].(type) {
+		case int64:
+			if d.Type == Bool {
+				row.Text = fmt.Sprint(v != 0)
+			} else {
+				row.Value = uint64(v)
+			}
+		default:
+			row.Text = valueText(v)
+		}
+		var b strings.Builder
+		for _, part := range d.desc {
+			if part.x == nil {
+				b.WriteString(part.text)
+				continue
+			}
+			v, err := pl.eval(part.x, d.Sym, field)
+			if err != nil {
+				return err
+			}
+			b.WriteString(valueText(v))
+		}
+		row.Desc = b.String()
+		if d.Show {
+			p.Legend = append(p.Legend, row)
+		} else {
+			rest = append(rest, row)
+		}
+	}
+	if pl.head == HeadSeqCls {
+		p.Legend = append(p.Legend, LegendRow{Sym: "C", Field: "num_labels", Value: labels, Desc: "classes of the score head", Default: labelsWhy})
+	}
+	p.Legend = append(p.Legend, rest...)
+	for i := range p.Legend {
+		if l := &p.Legend[i]; l.Default != "" {
+			l.Desc += "   (default) not in config: " + l.Default
+		}
+	}
+	return nil
+}
+
+func (pl *planner) stackLayers(i int) (int64, bool) {
+	v, err := pl.f.compiled.stacks[i].layers.eval(&pl.env)
+	n, ok := v.(int64)
+	return n, err == nil && ok
+}
+
+// count returns the expected set's size bound: every tensor of every
+// layer as if each condition held.
+func (pl *planner) count() (n uint64, field, what string, err error) {
+	one := func(ts []cT, env *env) (uint64, error) {
+		var k uint64
+		for _, t := range ts {
+			if t.experts == nil {
+				k++
+				continue
+			}
+			e, err := evalInt(t.experts, env)
+			if err != nil {
+				return 0, err
+			}
+			if sym, ok := t.experts.(symExpr); ok && field == "" {
+				field = pl.field[sym.name]
+			}
+			k += uint64(max(e, 0))
+			what = fmt.Sprintf("%d experts", e)
+		}
+		return k, nil
+	}
+	g, err := one(pl.f.compiled.global, &pl.env)
+	if err != nil {
+		return 0, "", "", err
+	}
+	fin, err := one(pl.f.compiled.final, &pl.env)
+	if err != nil {
+		return 0, "", "", err
+	}
+	n = g + fin
+	var layers []string
+	lfield := ""
+	for i, s := range pl.f.compiled.stacks {
+		L, err := evalInt(s.layers, &pl.env)
+		if err != nil {
+			return 0, "", "", err
+		}
+		if sym, ok := s.layers.(symExpr); ok && lfield == "" {
+			lfield = pl.field[sym.name]
+		}
+		pl.env.layer = map[string]any{"l": int64(0)}
+		k, err := one(s.tensors, &pl.env)
+		pl.env.layer = nil
+		if err != nil {
+			return 0, "", "", err
+		}
+		n += uint64(max(L, 0)) * k
+		if i == 0 {
+			layers = append(layers, fmt.Sprintf("%d layers", L))
+		}
+	}
+	if field == "" {
+		field, what = lfield, strings.Join(layers, ", ")
+	} else {
+		what = strings.Join(layers, ", ") + " of " + what
+	}
+	return n, field, what, nil
+}
+
+// bound refuses an expected set too large in itself or, with held >= 0,
+// too large for files holding held tensors.
+func (pl *planner) bound(held int) (int, error) {
+	n, field, what, err := pl.count()
+	if err != nil {
+		var ee *exprError
+		if errors.As(err, &ee) {
+			return 0, pl.c.errorf(field, "cannot be used: %s", ee.msg)
+		}
+		return 0, err
+	}
+	if n > MaxExpected {
+		return 0, pl.c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, commas(n), commas(MaxExpected))
+	}
+	if held >= 0 && n > expectedFactor*uint64(held)+expectedSlack {
+		return 0, pl.c.errorf(field, "is too large for the files: %s imply up to %s tensors, the files hold %s (at most %d× + %d is checked)",
+			what, commas(n), commas(uint64(held)), expectedFactor, expectedSlack)
+	}
+	return int(n), nil
+}
+
+// tensors generates the expected set: globals, each stack's layers in
+// order, then finals.
+func (pl *planner) tensors(p *Plan) error {
+	emit := func(ts []cT, prefix string, stack, layer int, final bool) error {
+		for i := range ts {
+			t := &ts[i]
+			if t.cond != nil {
+				ok, err := evalInt(t.cond, &pl.env)
+				if err != nil {
+					return pl.c.errorf("", "%s: %v", t.Name, err)
+				}
+				if ok == 0 {
+					continue
+				}
+			}
+			shape := make([]Dim, len(t.shape))
+			for j, x := range t.shape {
+				v, err := evalInt(x, &pl.env)
+				if err != nil {
+					return pl.c.errorf("", "%s: %v", t.Name, err)
+				}
+				if v <= 0 {
+					return pl.c.errorf("", "%s: dimension %s is %d", prefix+t.Name, t.syms[j], v)
+				}
+				shape[j] = Dim{t.syms[j], uint64(v)}
+			}
+			optional := false
+			if t.optional != nil {
+				o, err := evalInt(t.optional, &pl.env)
+				if err != nil {
+					return pl.c.errorf("", "%s: %v", t.Name, err)
+				}
+				optional = o != 0
+			}
+			if t.experts == nil {
+				p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.Name, Shape: shape, Role: t.Role, Optional: optional,
+					Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+				continue
+			}
+			n, err := evalInt(t.experts, &pl.env)
+			if err != nil {
+				return pl.c.errorf("", "%s: %v", t.Name, err)
+			}
+			if n > 0 && p.Experts == 0 && t.from == nil {
+				p.Experts = int(n)
+			}
+			var from int64
+			if t.from != nil {
+				if from, err = evalInt(t.from, &pl.env); err != nil {
+					return pl.c.errorf("", "%s: %v", t.Name, err)
+				}
+			}
+			for e := from; e < from+n; e++ {
+				name := prefix + t.parts[0]
+				if len(t.parts) == 2 {
+					name += strconv.FormatInt(e, 10) + t.parts[1]
+				}
+				p.Tensors = append(p.Tensors, ExpectedTensor{Name: name, Shape: shape, Role: t.Role, Optional: optional,
+					Layer: layer, Stack: stack, Expert: int(e), Final: final, AnyDType: t.AnyDType})
+			}
+		}
+		return nil
+	}
+	if err := emit(pl.f.compiled.global, "", 0, -1, false); err != nil {
+		return err
+	}
+	for si := range pl.f.compiled.stacks {
+		s := &pl.f.compiled.stacks[si]
+		L, err := evalInt(s.layers, &pl.env)
+		if err != nil {
+			return pl.c.errorf("", "layers of %s: %v", s.Prefix, err)
+		}
+		var kinds []BlockKind
+		index := map[string]int{}
+		for l := range L {
+			pl.env.layer = map[string]any{"l": l}
+			kind := ""
+			for _, k := range s.kinds {
+				pl.env.layer[k.name] = int64(0)
+			}
+			for _, k := range s.kinds {
+				ok := int64(1)
+				if k.cond != nil {
+					if ok, err = evalInt(k.cond, &pl.env); err != nil {
+						pl.env.layer = nil
+						return pl.c.errorf("", "layer %d: %v", l, err)
+					}
+				}
+				if ok != 0 {
+					kind = k.name
+					pl.env.layer[k.name] = int64(1)
+					break
+				}
+			}
+			prefix := strings.ReplaceAll(s.Prefix, "{l}", strconv.FormatInt(l, 10))
+			i, ok := index[kind]
+			if !ok {
+				i = len(kinds)
+				index[kind] = i
+				kinds = append(kinds, BlockKind{Name: kind, Stack: s.Name, Prefix: prefix, StackIndex: si})
+			}
+			kinds[i].Layers = append(kinds[i].Layers, int(l))
+			if err := emit(s.tensors, prefix, si, int(l), false); err != nil {
+				pl.env.layer = nil
+				return err
+			}
+		}
+		pl.env.layer = nil
+		if len(kinds) == 1 {
+			kinds[0].Name = ""
+		}
+		p.Blocks = append(p.Blocks, kinds...)
+	}
+	return emit(pl.f.compiled.final, "", 0, -1, true)
+}
