@@ -140,6 +140,10 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 		}
 	}
 	stop := make(chan struct{})
+	// Building the tree of a large model leaves garbage several times what
+	// it keeps (1.5 GB for 500,000 tensors): the watcher hands it back
+	// once the new mount has been idle a second, as after a burst of reads.
+	root.t.busy = true
 	go root.t.watch(r.Model.AllFiles(), stop)
 	go func() {
 		server.Wait()

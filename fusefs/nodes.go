@@ -50,7 +50,9 @@ func (n *node) OnForget() { n.t.live.remove(n) }
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	out.Bsize, out.Frsize, out.NameLen = statfsBlock, statfsBlock, maxComponent
 	out.Blocks = (n.t.bytes + statfsBlock - 1) / statfsBlock
+	n.t.lazyMu.Lock() // a lazy directory being made takes inode numbers
 	out.Files = n.t.nextIno
+	n.t.lazyMu.Unlock()
 	return fs.OK
 }
 
@@ -100,7 +102,9 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if d, ok := c.content.(*dynText); ok {
 		d.ino.Store(ino)
 	}
-	if ino.Operations() == child && c.content != nil {
+	if ino.Operations() == child {
+		// Directories too: a find over 500,000 tensors looks up as many
+		// directories, each an inode go-fuse keeps while the kernel does.
 		n.t.live.add(child)
 	}
 	return ino, fs.OK

@@ -52,7 +52,7 @@ type Model struct {
 	Format string
 	// Metadata are a GGUF file's key/values in file order; nil for
 	// safetensors.
-	Metadata []MetaKV
+	Metadata Metadata
 	// Names maps the files' tensor names to Hugging Face names, for a
 	// format that has its own (GGUF); nil when they are the same.
 	Names Names
@@ -69,7 +69,9 @@ type Model struct {
 	NoConfig   string
 	// Files are the weight files, sorted by name.
 	Files []source.File
-	// Index is the parsed index of a sharded checkpoint, else nil.
+	// Index is the parsed index of a sharded checkpoint, else nil. Its
+	// WeightMap is dropped once the shards are checked against it (each
+	// tensor knows its file): half a million names cost 80 MB.
 	Index *safetensors.Index
 	// Others are the model's other files, opened by OpenOthers: the
 	// index, tokenizer and generation configs, and whatever else is beside
@@ -299,6 +301,7 @@ func (m *Model) openIndexed(raw []byte) error {
 		return err
 	}
 	m.warnings = append(m.warnings, warnings...)
+	idx.WeightMap = nil
 	return nil
 }
 
