@@ -58,9 +58,11 @@ const usage = `usage: fsinspect [--json] [--scan] MODEL
 Cross-checks a model against its config.json and prints the report.
 
 MODEL (and OTHER) is a directory holding config.json and model.safetensors
-(or model.safetensors.index.json and its shards), a single .safetensors
-file, whose tensors are listed without a cross-check, a .gguf file (or a
-directory holding one), an http(s):// URL of any of these, or hf://ORG/NAME
+(or model.safetensors.index.json and its shards; or pytorch_model.bin, or
+pytorch_model.bin.index.json and its shards, read without running pickle),
+a single .safetensors, .bin, .pt or .pth file, whose tensors are listed
+without a cross-check, a .gguf file (or a directory holding one), an
+http(s):// URL of any of these, or hf://ORG/NAME
 [@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN).
 Options may come before or after MODEL; -- ends them.
 
