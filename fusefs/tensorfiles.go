@@ -61,6 +61,10 @@ var tensorFiles = func() []tensorFile {
 		{nameDType, func(_ *tree, d *tensorDir) content { return bytesContent(d.t.DType.String() + "\n") }},
 		{nameData, func(_ *tree, d *tensorDir) content { return tensorBytes(d.t) }},
 		{nameLocation, func(_ *tree, d *tensorDir) content {
+			if len(d.t.Strides) > 0 {
+				// Not a byte range: a view of a storage, gathered on read.
+				return bytesContent(fmt.Sprintf("%s %d %d strides %s\n", path.Base(filepath.ToSlash(d.t.File.Name())), d.t.StorageOffset, d.t.Length, tensor.FormatShape(d.t.Strides)))
+			}
 			return bytesContent(fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(d.t.File.Name())), d.t.Offset, d.t.Length))
 		}},
 		{nameValues, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).Values(), d.t.File} }},

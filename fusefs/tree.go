@@ -307,7 +307,8 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	dirOf := make(map[*tensor.Tensor]*tensorDir, len(tensors))
 	for _, p := range byPath {
 		tt := p.t
-		mtime, fp := mtimes[tt.File], fperm[tt.File]
+		base := source.BaseOf(tt.File)
+		mtime, fp := mtimes[base], fperm[base]
 		dir := t.mkdirs(t.root, p.comps, mtime)
 		dir.td = t.newTensorDir(tt, mtime, fp)
 		dir.td.path = strings.Join(p.comps, "/")
@@ -338,6 +339,19 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 		comps := escapeFileName(path.Base(filepath.ToSlash(f.Name())))
 		dir := t.mkdirs(filesDir, comps[:len(comps)-1], top)
 		t.file(dir, comps[len(comps)-1], wholeFile(f), &mt, t.perms.of(f))
+	}
+	// The safetensors files that serve a PyTorch checkpoint, unless a
+	// real file has the name.
+	virtual, err := m.VirtualFiles()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range virtual {
+		if slices.ContainsFunc(filesDir.children, func(e *entry) bool { return e.name == f.Name() }) {
+			continue
+		}
+		mt := f.ModTime()
+		t.file(filesDir, f.Name(), virtualFile(f), &mt, t.perms.of(f))
 	}
 
 	if m.Metadata != nil && m.Metadata.Len() > 0 {
@@ -395,7 +409,7 @@ func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm
 			continue
 		}
 		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
-		link.target, link.perm = target, fperm[tensors[i].File]
+		link.target, link.perm = target, fperm[source.BaseOf(tensors[i].File)]
 		dir.children = append(dir.children, link)
 	}
 	return t.finish(byName, nameByName)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsmount/fsmount/pytorch"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/source/remote"
@@ -43,6 +44,7 @@ const (
 const (
 	FormatSafetensors = "safetensors"
 	FormatGGUF        = "gguf"
+	FormatPyTorch     = "pytorch"
 )
 
 // Model is an opened model: its config, if any, and its weights.
@@ -82,11 +84,19 @@ type Model struct {
 	warnings []string
 	single   bool // one weight file was named, not a directory
 	closers  []io.Closer
+
+	// The safetensors files that serve a PyTorch checkpoint, made on
+	// first use (VirtualFiles): a check never needs them.
+	pyFiles     []*pytorch.File
+	virtualOnce sync.Once
+	virtual     []source.File
+	virtualErr  error
 }
 
-// ErrNoWeights is returned for a directory holding neither
-// model.safetensors nor model.safetensors.index.json.
-var ErrNoWeights = errors.New("no " + SingleName + " or " + IndexName)
+// ErrNoWeights is returned for a directory holding none of
+// model.safetensors, model.safetensors.index.json, pytorch_model.bin and
+// pytorch_model.bin.index.json.
+var ErrNoWeights = errors.New("no " + SingleName + ", " + IndexName + ", " + PyTorchName + " or " + PyTorchIndexName)
 
 // Open opens the model at loc: a directory with config.json and
 // model.safetensors (or an index and its shards), or a single
@@ -141,6 +151,18 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 		}
 		return m, nil
 	}
+	if file != "" && isPyTorch(file) {
+		m.NoConfig = "a single file was given, so there is no config.json to check it against"
+		f, err := openPyTorch(fsys, file)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.joinPyTorch([]*pytorch.File{f}); err != nil {
+			m.Close()
+			return nil, err
+		}
+		return m, nil
+	}
 	if file != "" {
 		m.NoConfig = "a single file was given, so there is no config.json to check it against"
 		f, err := openSafetensors(fsys, file)
@@ -186,8 +208,17 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 	raw, err := source.ReadFile(fsys, IndexName, MaxIndexSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		// As transformers: pytorch_model.bin, or its index, when there
+		// are no safetensors weights.
+		err := m.openPyTorchDir()
+		if err == nil {
+			return m, nil
+		}
 		m.Close()
-		return nil, fmt.Errorf("%s: %w", fsys, ErrNoWeights)
+		if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, pytorch.ErrFormat) {
+			return nil, fmt.Errorf("%s: %w", fsys, ErrNoWeights)
+		}
+		return nil, err
 	case err != nil:
 		m.Close()
 		return nil, err

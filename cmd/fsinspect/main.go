@@ -58,12 +58,21 @@ const usage = `usage: fsinspect [--json] [--scan] MODEL
 Cross-checks a model against its config.json and prints the report.
 
 MODEL (and OTHER) is a directory holding config.json and model.safetensors
+<<<<<<< HEAD
 (or model.safetensors.index.json and its shards), a single .safetensors
 file, whose tensors are listed without a cross-check, a .gguf file (or a
 directory holding one), an http(s):// URL of any of these, hf://ORG/NAME
 [@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN), or
 s3://BUCKET/PREFIX/ or s3://BUCKET/KEY (AWS S3 or a store set by
 AWS_ENDPOINT_URL; AWS credentials, AWS_PROFILE, AWS_REGION).
+=======
+(or model.safetensors.index.json and its shards; or pytorch_model.bin, or
+pytorch_model.bin.index.json and its shards, read without running pickle),
+a single .safetensors, .bin, .pt or .pth file, whose tensors are listed
+without a cross-check, a .gguf file (or a directory holding one), an
+http(s):// URL of any of these, or hf://ORG/NAME
+[@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN).
+>>>>>>> main
 Options may come before or after MODEL; -- ends them.
 
 Options:

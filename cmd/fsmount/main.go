@@ -55,10 +55,17 @@ shape, dtype, data, location and its decoded views (values, values.f32,
 values.npy, stats, sha256, hist); verdict, report, shapes, stats,
 expected/, by-name/ and files/ sit at the top. MODEL is a directory with
 config.json and model.safetensors (or model.safetensors.index.json and its
+<<<<<<< HEAD
 shards), one .safetensors file, a .gguf file (or a directory holding one),
 an http(s):// URL of any of these, hf://ORG/NAME[@REVISION], or
 s3://BUCKET/PREFIX/ or s3://BUCKET/KEY (AWS S3 or a store set by
 AWS_ENDPOINT_URL; AWS credentials, AWS_PROFILE, AWS_REGION).
+=======
+shards; or pytorch_model.bin, or its index and shards, read without running
+pickle and also served as files/model.safetensors), one .safetensors, .bin,
+.pt or .pth file, a .gguf file (or a directory holding one), an http(s)://
+URL of any of these, or hf://ORG/NAME[@REVISION].
+>>>>>>> main
 
 Returns once the mount is ready and prints one line, e.g.
   mounted /mnt/q: ✓ 311 tensors, 596M params — cat /mnt/q/verdict
