@@ -265,7 +265,7 @@ func (r *Report) crossCheck() error {
 			} else {
 				r.Auxiliary += t.NumElements()
 			}
-		case ignorable.MatchString(t.Name) || w.Format == model.FormatGGUF && t.Name == "rope_freqs.weight":
+		case ignorable.MatchString(t.Name) || w.Format == model.FormatGGUF && ggufRope.MatchString(t.Name):
 			nLegacy++
 			r.Logical -= t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
@@ -425,6 +425,11 @@ func commas(n uint64) string {
 	}
 	return b.String()
 }
+
+// ggufRope are llama.cpp's precomputed rotary factors (Llama 3's
+// rope_freqs, Phi-3's LongRoPE factors), which no Hugging Face tensor
+// holds.
+var ggufRope = regexp.MustCompile(`^(rope_freqs|rope_factors_long|rope_factors_short)\.weight$`)
 
 // ignoredOnLoad reports whether transformers ignores the name on load.
 func ignoredOnLoad(res []*regexp.Regexp, name string) bool {
