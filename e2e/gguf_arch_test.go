@@ -198,6 +198,9 @@ func TestInspectGGUFArchitectures(t *testing.T) {
 			require.Equal(t, 0, r.code, r.stdout+r.stderr)
 			assert.Contains(t, r.stdout, "expected tensors present, shapes match the config")
 			assert.NotContains(t, r.stdout, "structural check only")
+			if strings.Contains(tc.tensors, "rope_") {
+				assert.Contains(t, r.stdout, "llama.cpp rotary factor")
+			}
 
 			lines := strings.Split(tc.tensors, "\n")
 			drop := strings.Fields(lines[len(lines)-2])[0]

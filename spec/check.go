@@ -239,7 +239,7 @@ func (r *Report) crossCheck() error {
 	if emb := w.Tensor(fileName(w, p.Embed)); emb != nil {
 		r.Embeddings = emb.NumElements()
 	}
-	var nQuant, nLegacy, nIgnored int
+	var nQuant, nLegacy, nIgnored, nRope int
 	extras := w.Tensors()
 	if len(named) == len(extras) {
 		extras = nil
@@ -265,7 +265,11 @@ func (r *Report) crossCheck() error {
 			} else {
 				r.Auxiliary += t.NumElements()
 			}
-		case ignorable.MatchString(t.Name) || w.Format == model.FormatGGUF && ggufRope.MatchString(t.Name):
+		case w.Format == model.FormatGGUF && ggufRope.MatchString(t.Name):
+			nRope++
+			r.Logical -= t.NumElements()
+			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
+		case ignorable.MatchString(t.Name):
 			nLegacy++
 			r.Logical -= t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
@@ -308,6 +312,9 @@ func (r *Report) crossCheck() error {
 	}
 	if nLegacy > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d legacy rotary_emb.inv_freq %s ignored, as transformers does", nLegacy, plural(nLegacy, "buffer", "buffers")))
+	}
+	if nRope > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d llama.cpp rotary factor %s (rope_freqs, rope_factors_*) not checked: no Hugging Face tensor holds them", nRope, plural(nRope, "tensor", "tensors")))
 	}
 	if nIgnored > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s %s that %s ignores on load (e.g. %s): not checked, not counted",
