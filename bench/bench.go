@@ -29,6 +29,7 @@ type bench struct {
 	root            string // the repository
 	cache, bin, shm string
 	dense, moe      string // model directories
+	bin06           string // the dense model as a torch.save pytorch_model.bin
 	deepseek        string // the full-size DeepSeek-V3 layout, sparse shards
 	modelFile       string // the dense model's safetensors file
 	image           string // squashfs image of the dense tree, "" without the peer
@@ -80,6 +81,13 @@ func setup(cache string, short, peer bool) (*bench, error) {
 		}
 	}
 	b.modelFile = filepath.Join(b.dense, "model.safetensors")
+	// The same model as a torch.save pytorch_model.bin (issue #24).
+	b.bin06 = filepath.Join(cache, filepath.Base(b.dense)+"-bin")
+	if _, err := os.Stat(filepath.Join(b.bin06, "pytorch_model.bin")); err != nil {
+		if err := testmodel.ConvertToTorch(b.dense, b.bin06); err != nil {
+			return nil, err
+		}
+	}
 	b.moe = filepath.Join(cache, "qwen3-coder-30b-a3b-sparse")
 	if _, err := os.Stat(filepath.Join(b.moe, "config.json")); err != nil {
 		if err := os.MkdirAll(b.moe, 0o755); err != nil {
@@ -105,6 +113,8 @@ func setup(cache string, short, peer bool) (*bench, error) {
 		{name: "fsmount --mmap", ratio: true, mount: func(mnt string) error { return sh(fsmount + " --mmap " + b.dense + " " + mnt) }},
 		// The third serves the files/ row with passthrough (views.go).
 		{name: "fsmount --passthrough", ratio: true, mount: func(mnt string) error { return sh(fsmount + " --passthrough " + b.dense + " " + mnt) }},
+		// The same model as pytorch_model.bin: its column against the first.
+		{name: "fsmount .bin", ratio: true, mount: func(mnt string) error { return sh(fsmount + " " + b.bin06 + " " + mnt) }},
 	}
 
 	// The same tree on tmpfs, copied from a mount; it also gives the file

@@ -5,6 +5,7 @@
 //
 //	go run ./bench -cache DIR            # full: the 1.5 GB Qwen3-0.6B layout, 5 rounds
 //	go run ./bench -cache DIR -short     # the tiny model, 3 rounds (CI)
+//	go run ./bench -cache DIR -many      # only the half-million-tensor model, 1 round
 //
 // Every figure is the median over the rounds; every ratio is the median of
 // the per-round ratios against a baseline measured in the same round. The
@@ -29,7 +30,15 @@ func main() {
 	short := flag.Bool("short", false, "the tiny model, 3 rounds: checks that the script works")
 	rounds := flag.Int("rounds", 0, "rounds (default 5, or 3 with -short)")
 	noPeer := flag.Bool("no-squashfuse", false, "skip the squashfuse peer")
+	manyOnly := flag.Bool("many", false, "only the half-million-tensor model (1 round unless -rounds)")
 	flag.Parse()
+	if *manyOnly {
+		if err := many(*cache, max(*rounds, 1), os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *rounds == 0 {
 		*rounds = 5
 		if *short {

@@ -106,3 +106,42 @@ func TestUnmountStoppedDaemon(t *testing.T) {
 	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
 	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
 }
+
+// TestUnmountRace: of several fsmount -u of one mount at once, one
+// unmounts it and the others say it is not a mount point, never the
+// kernel's bare "invalid argument" for the second umount.
+func TestUnmountRace(t *testing.T) {
+	model := testmodel.TinyDir(t, nil)
+	for round := 0; round < 4; round++ {
+		mnt, _ := mountModel(t, model)
+		results := make(chan result, 3)
+		for range 3 {
+			go func() { results <- runTimeout(t, time.Minute, "fsmount", "-u", mnt) }()
+		}
+		won := 0
+		for range 3 {
+			r := <-results
+			if r.code == 0 {
+				won++
+				continue
+			}
+			assert.Equal(t, "fsmount: "+mnt+" ", r.stderr[:min(len(r.stderr), len(mnt)+10)], r.stderr)
+			assert.Contains(t, r.stderr, "is not a mount point", "round %d", round)
+		}
+		assert.Equal(t, 1, won, "round %d: one fsmount -u unmounts", round)
+		require.False(t, mounted(t, mnt))
+	}
+}
+
+// TestUnmountOthersMount: fsmount -u of a mount another user made says
+// whose it is and leaves it, rather than fusermount3's "not found in
+// /etc/mtab" about a mount that is there.
+func TestUnmountOthersMount(t *testing.T) {
+	requireRootForOtherUser(t)
+	mnt, _ := mountModel(t, testmodel.TinyDir(t, nil))
+	require.NoError(t, os.Chmod(filepath.Dir(mnt), 0o755)) // the test's own directory, for nobody to reach
+	out, code := asNobody(t, filepath.Join(publicBin(t), "fsmount")+" -u "+mnt)
+	assert.NotEqual(t, 0, code, out)
+	assert.Equal(t, "fsmount: "+mnt+" was mounted by uid 0, not by you (uid 65534): only they or root can unmount it\n", out)
+	assert.True(t, mounted(t, mnt), "another user's fsmount -u unmounted it")
+}

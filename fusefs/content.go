@@ -140,3 +140,43 @@ func (t *tree) checkFile(f source.File) syscall.Errno {
 	}
 	return fs.OK
 }
+
+// virtualFile serves a file of files/ that exists nowhere (the
+// safetensors files of a PyTorch checkpoint). A read that falls within
+// one tensor of a model file is served as that file's range (spliced,
+// mapped or lent, as any tensor's data); one that spans a boundary or
+// the generated header is read through the file's ReadAt.
+func virtualFile(f source.File) content {
+	if p, ok := f.(pieced); ok {
+		return virtualContent{f: f, p: p}
+	}
+	return fileRange{f: f, n: f.Size()}
+}
+
+// pieced is a file made of pieces of other files (safetensors.Virtual).
+type pieced interface {
+	Pieces(off, n int64, fn func(f source.File, at int64, b []byte, k int64) bool)
+}
+
+type virtualContent struct {
+	f source.File
+	p pieced
+}
+
+func (c virtualContent) size() int64 { return c.f.Size() }
+
+func (c virtualContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	n := min(int64(len(dest)), c.f.Size()-off)
+	var one source.File
+	var at int64
+	pieces := 0
+	c.p.Pieces(off, n, func(f source.File, a int64, _ []byte, k int64) bool {
+		pieces++
+		one, at = f, a
+		return pieces == 1 && f != nil && k == n
+	})
+	if pieces == 1 && one != nil {
+		return fileRange{f: one, off: at, n: n}.read(t, dest, 0)
+	}
+	return fileRange{f: c.f, n: c.f.Size()}.read(t, dest, off)
+}

@@ -225,6 +225,13 @@ var hostileNames = []string{
 	"model.verdict.weight", "model.by-name", "shapes", "weight", "a", "a.weight",
 	"lm_head.weight", "model.lm_head.weight", "%", "%25", "%+", ".", "..weight",
 	"model.expected.weight", "n\x00ul", "data", "model." + strings.Repeat("q", 600),
+	"x\x1b]0;title\x07y.weight", "line\nbreak", "del\x7f", "tab\tcr\r",
+}
+
+// noControl asserts that a path component holds no control byte.
+func noControl(t *testing.T, c string) {
+	t.Helper()
+	assert.False(t, strings.ContainsFunc(c, func(r rune) bool { return r < 0x20 || r == 0x7f }), "component %q holds a control byte", c)
 }
 
 func TestHostileNames(t *testing.T) {
@@ -264,6 +271,7 @@ func TestHostileNames(t *testing.T) {
 	require.NoError(t, filepath.WalkDir(mnt, func(p string, d fs.DirEntry, err error) error {
 		require.NoError(t, err)
 		assert.LessOrEqual(t, len(d.Name()), 255)
+		noControl(t, d.Name())
 		rel, _ := filepath.Rel(mnt, p)
 		if strings.HasPrefix(rel, "by-name") || strings.HasPrefix(rel, "expected") {
 			return nil
@@ -288,6 +296,7 @@ func TestEscapeRoundTrip(t *testing.T) {
 			assert.LessOrEqual(t, len(c), 255)
 			assert.NotContains(t, c, "/")
 			assert.NotContains(t, c, "\x00")
+			noControl(t, c)
 			assert.NotContains(t, []string{"", ".", ".."}, c)
 			assert.False(t, reserved[c], c)
 		}

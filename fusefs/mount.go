@@ -9,6 +9,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/spec"
 )
@@ -25,6 +26,11 @@ type Options struct {
 	// Compare, if set, adds compare/: the comparison of the model with
 	// another checkpoint (package compare), computed when read.
 	Compare *compare.Comparison
+	// Adapter, if set, mounts a checked LoRA adapter: its report is the
+	// verdict, each adapted module gets lora/ (A, B, delta) under its
+	// directory, and the report given to Mount is its base's (or, without
+	// a base, that of the adapter's weights file).
+	Adapter *adapter.Report
 	// maxLiveFiles, if positive, replaces maxLiveFiles (tests).
 	maxLiveFiles int
 	// DirectMount mounts with mount(2) instead of through fusermount3,
@@ -111,7 +117,7 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 	if o == nil {
 		o = &Options{}
 	}
-	root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o), o.Compare)
+	root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o), o.Compare, o.Adapter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,6 +146,10 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 		}
 	}
 	stop := make(chan struct{})
+	// Building the tree of a large model leaves garbage several times what
+	// it keeps (1.5 GB for 500,000 tensors): the watcher hands it back
+	// once the new mount has been idle a second, as after a burst of reads.
+	root.t.busy = true
 	go root.t.watch(r.Model.AllFiles(), stop)
 	go func() {
 		server.Wait()

@@ -10,6 +10,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/spec"
 )
@@ -50,14 +51,16 @@ func (n *node) OnForget() { n.t.live.remove(n) }
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	out.Bsize, out.Frsize, out.NameLen = statfsBlock, statfsBlock, maxComponent
 	out.Blocks = (n.t.bytes + statfsBlock - 1) / statfsBlock
+	n.t.lazyMu.Lock() // a lazy directory being made takes inode numbers
 	out.Files = n.t.nextIno
+	n.t.lazyMu.Unlock()
 	return fs.OK
 }
 
 const statfsBlock = 4096
 
-func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison) (*node, error) {
-	t, err := buildTree(r, uid, gid, cmp)
+func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison, ar *adapter.Report) (*node, error) {
+	t, err := buildTree(r, uid, gid, cmp, ar)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +103,9 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if d, ok := c.content.(*dynText); ok {
 		d.ino.Store(ino)
 	}
-	if ino.Operations() == child && c.content != nil {
+	if ino.Operations() == child {
+		// Directories too: a find over 500,000 tensors looks up as many
+		// directories, each an inode go-fuse keeps while the kernel does.
 		n.t.live.add(child)
 	}
 	return ino, fs.OK

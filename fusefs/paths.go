@@ -27,25 +27,40 @@ const (
 	escWeight    = "%77eight"
 )
 
-// escapePart turns one part of a tensor name into one or more path
-// components. The escape is reversible (see unescapeComponents): '%', '/'
-// and NUL are percent-encoded; the empty part is "%"; ".", "..", and
-// reserved names get their first byte encoded; a part longer than
-// NAME_MAX is split into components ending in "%+", each continued in a
-// subdirectory.
+// escapePart turns one part of a name (a tensor's, a metadata key, a
+// model file's) into one or more path components. The escape is
+// reversible (see unescapeComponents): '%', '/', and the control bytes
+// (below 0x20, and 0x7f) are percent-encoded, so that no listing
+// written to a terminal carries an escape sequence or a line break from
+// a file; the empty part is "%"; ".", "..", and reserved names get their
+// first byte encoded; a part longer than NAME_MAX is split into
+// components ending in "%+", each continued in a subdirectory.
 func escapePart(p string) []string { return appendEscaped(nil, p) }
 
+// mustEscape reports whether a byte of a name is percent-encoded.
+func mustEscape(c byte) bool { return c == '%' || c == '/' || c < 0x20 || c == 0x7f }
+
 // appendEscaped appends the components of escapePart(p) to dst.
-func appendEscaped(dst []string, p string) []string {
-	if len(p) <= maxComponent && strings.IndexFunc(p, func(r rune) bool { return r == '%' || r == '/' || r == 0 }) < 0 {
+func appendEscaped(dst []string, p string) []string { return escapeInto(dst, p, true) }
+
+// escapeFileName is escapePart for a name of files/, where the tree's own
+// names are not reserved (config.json is the model's).
+func escapeFileName(p string) []string { return escapeInto(nil, p, false) }
+
+func escapeInto(dst []string, p string, reserve bool) []string {
+	guard := func(s string) string { return guardName(s, reserve) }
+	plain := len(p) <= maxComponent
+	for i := 0; plain && i < len(p); i++ {
+		plain = !mustEscape(p[i])
+	}
+	if plain {
 		return append(dst, guard(p)) // the common case: nothing to encode
 	}
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
-		switch c := p[i]; c {
-		case '%', '/', 0:
+		if c := p[i]; mustEscape(c) {
 			fmt.Fprintf(&b, "%%%02X", c)
-		default:
+		} else {
 			b.WriteByte(c)
 		}
 	}
@@ -66,12 +81,13 @@ func appendEscaped(dst []string, p string) []string {
 	return append(out, guard(s))
 }
 
-// guard escapes the components that would otherwise mean something else.
-func guard(s string) string {
+// guardName escapes the components that would otherwise mean something
+// else: "", "." and "..", and with reserve the tree's own names.
+func guardName(s string, reserve bool) string {
 	switch {
 	case s == "":
 		return "%"
-	case s == "." || s == ".." || reserved[s]:
+	case s == "." || s == ".." || reserve && reserved[s]:
 		return fmt.Sprintf("%%%02X", s[0]) + s[1:]
 	}
 	return s

@@ -36,6 +36,7 @@ type tensorDir struct {
 	ino   uint64 // the first of len(tensorFiles) inode numbers
 	mtime *time.Time
 	perm  *perm
+	path  string // the directory, from the root ("layers/0/mlp/down_proj")
 }
 
 // The names of a tensor directory's files, besides nameShape, nameDType,
@@ -60,6 +61,10 @@ var tensorFiles = func() []tensorFile {
 		{nameDType, func(_ *tree, d *tensorDir) content { return bytesContent(d.t.DType.String() + "\n") }},
 		{nameData, func(_ *tree, d *tensorDir) content { return tensorBytes(d.t) }},
 		{nameLocation, func(_ *tree, d *tensorDir) content {
+			if len(d.t.Strides) > 0 {
+				// Not a byte range: a view of a storage, gathered on read.
+				return bytesContent(fmt.Sprintf("%s %d %d strides %s\n", path.Base(filepath.ToSlash(d.t.File.Name())), d.t.StorageOffset, d.t.Length, tensor.FormatShape(d.t.Strides)))
+			}
 			return bytesContent(fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(d.t.File.Name())), d.t.Offset, d.t.Length))
 		}},
 		{nameValues, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).Values(), d.t.File} }},
@@ -109,6 +114,7 @@ func (t *tree) tensorFileEntry(d *tensorDir, i int) *entry {
 // child finds a directory's child by name: a tensor's file, or a stored
 // entry.
 func (t *tree) child(e *entry, name string) *entry {
+	t.fillLazy(e)
 	if e.td != nil {
 		if i := tensorFileIndex(name); i >= 0 {
 			return t.tensorFileEntry(e.td, i)
@@ -120,6 +126,7 @@ func (t *tree) child(e *entry, name string) *entry {
 // list returns a directory's children sorted by name, a tensor's files
 // among them. The files' contents are not made.
 func (t *tree) list(e *entry) []*entry {
+	t.fillLazy(e)
 	if e.td == nil {
 		return e.children
 	}
@@ -315,14 +322,17 @@ func (p *sitePage) view() views.View {
 			}
 			return
 		}
+		if !p.overview {
+			// The root page alone, streamed: it keeps no tensor's views.
+			t := p.t
+			p.v = site.NewRoot(t.report, len(t.dirs), func(i int) *views.Tensor { return t.views(t.dirs[i]) }, t.sitePath)
+			return
+		}
 		s, err := p.t.site()
-		switch {
-		case err != nil:
+		if err != nil {
 			p.v = errView{err}
-		case p.overview:
+		} else {
 			p.v = s.Overview()
-		default:
-			p.v = s.Root()
 		}
 	})
 	return p.v

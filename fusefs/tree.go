@@ -7,12 +7,17 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
@@ -64,8 +69,7 @@ type tree struct {
 	report     *spec.Report
 	companions *views.Companions
 	viewCache  viewCache
-	dirs       []*tensorDir        // every tensor's, in the model's order
-	paths      map[string][]string // tree path of every tensor
+	dirs       []*tensorDir // every tensor's, in the model's order
 	pictures   *render.Cache
 
 	siteOnce sync.Once
@@ -80,6 +84,10 @@ type tree struct {
 	passthroughErr error        // why a mount that asked for passthrough has none
 	opens          atomic.Int64 // OPENs answered: one (ENOSYS) in no-open mode
 	wholeReads     atomic.Int64 // READs of files/ served here: none with passthrough
+
+	lazy   sync.Map   // *entry → *lazyDir: directories made when first used
+	noBase bool       // an adapter mounted without its base: no tensors of a model
+	lazyMu sync.Mutex // held while one is made (it takes inode numbers)
 
 	dyn        []*dynText // verdict and report
 	hasChanged atomic.Bool
@@ -180,7 +188,7 @@ const (
 // treeNames is every reserved name: the root's and a tensor directory's
 // (tensorFiles). buildTree uses no other literal.
 var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
+	names := []string{nameVerdict, nameReport, nameConfig, nameAdapterConfig, nameLoRA, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
 		compare.NameSummary, compare.NameOnlyInModel, compare.NameOnlyInOther, compare.NameDeltaF32, compare.NameDeltaNPY}
 	for _, f := range tensorFiles {
 		names = append(names, f.name)
@@ -193,7 +201,15 @@ var treeNames = func() []string {
 const pictureCache = 64 << 20
 
 // sitePath is a tensor's directory in the tree, as the site links it.
-func (t *tree) sitePath(name string) string { return strings.Join(t.paths[name], "/") }
+// The tree keeps it in the tensor's directory, found by name (t.dirs is
+// in the model's order, by name): no map of every path is kept.
+func (t *tree) sitePath(name string) string {
+	i, ok := slices.BinarySearchFunc(t.dirs, name, func(d *tensorDir, n string) int { return strings.Compare(d.t.Name, n) })
+	if !ok {
+		return ""
+	}
+	return t.dirs[i].path
+}
 
 // maxLinkTarget is the longest symlink target readlink(2) returns through
 // FUSE (a page, less the terminating NUL).
@@ -227,7 +243,10 @@ func Paths(r *spec.Report) func(name string) string {
 }
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
-func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree, error) {
+// With ar set, it lays out an adapter (adapter.go): r is then its base's
+// report, or, without a base, that of the adapter's weights file, whose
+// tensors appear only under the modules they adapt.
+func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *adapter.Report) (*tree, error) {
 	m := r.Model
 	t := &tree{perms: newPerms(uid, gid), model: m, report: r, companions: views.NewCompanions(m.Tensor, m.Config),
 		pictures: render.NewCache(pictureCache)}
@@ -254,14 +273,16 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	}
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
-	expected := r.ExpectedSet()
 	paths := pathsOf(r)
-
-	var shapes strings.Builder
-	for _, tt := range tensors {
-		shapeLine(&shapes, tt.Name, tt.Shape)
+	if ar != nil && ar.Base == nil {
+		// An adapter alone: no base tensors, nothing expected of them.
+		tensors, t.noBase = nil, true
 	}
+
 	verdict, report := newDynText(r.Verdict()), newDynText(r.Text())
+	if ar != nil {
+		verdict, report = newDynText(ar.Verdict()), newDynText(ar.Text())
+	}
 	t.dyn = []*dynText{verdict, report}
 	t.file(t.root, nameVerdict, verdict, top, all)
 	t.file(t.root, nameReport, report, top, all)
@@ -269,7 +290,9 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 		// Not for GGUF: its config is derived from metadata/, not a file.
 		t.file(t.root, nameConfig, bytesContent(m.Config), top, cfgPerm)
 	}
-	t.text(t.root, nameShapes, shapes.String(), top, all)
+	t.file(t.root, nameShapes, newLines(len(tensors), func(b []byte, i int) []byte {
+		return appendShapeLine(b, tensors[i].Name, tensors[i].Shape)
+	}), top, all)
 
 	// The tensors, in path order.
 	type placed struct {
@@ -284,36 +307,87 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	dirOf := make(map[*tensor.Tensor]*tensorDir, len(tensors))
 	for _, p := range byPath {
 		tt := p.t
-		mtime, fp := mtimes[tt.File], fperm[tt.File]
+		base := source.BaseOf(tt.File)
+		mtime, fp := mtimes[base], fperm[base]
 		dir := t.mkdirs(t.root, p.comps, mtime)
 		dir.td = t.newTensorDir(tt, mtime, fp)
+		dir.td.path = strings.Join(p.comps, "/")
 		dirOf[tt] = dir.td
 	}
 	t.dirs = make([]*tensorDir, len(tensors))
 	for i, tt := range tensors {
 		t.dirs[i] = dirOf[tt]
 	}
-	t.paths = paths
-	t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
+	if ar != nil {
+		t.adapterLayer(ar, paths, top, all)
+	} else {
+		t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
+	}
 	t.file(t.root, nameIndex, &sitePage{t: t}, top, all)
 	t.file(t.root, nameOverview, &sitePage{t: t, overview: true}, top, all)
 
 	// files/: the model's own files, byte for byte.
 	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)
-	for _, f := range m.AllFiles() {
+	files := m.AllFiles()
+	if ar != nil && ar.Base != nil {
+		files = append(files, ar.Adapter.ConfigFile, ar.Adapter.File)
+	} else if ar != nil {
+		files = append(files, ar.Adapter.ConfigFile)
+	}
+	for _, f := range files {
 		mt := f.ModTime()
-		t.file(filesDir, path.Base(filepath.ToSlash(f.Name())), wholeFile(f), &mt, t.perms.of(f))
+		comps := escapeFileName(path.Base(filepath.ToSlash(f.Name())))
+		dir := t.mkdirs(filesDir, comps[:len(comps)-1], top)
+		t.file(dir, comps[len(comps)-1], wholeFile(f), &mt, t.perms.of(f))
+	}
+	// The safetensors files that serve a PyTorch checkpoint, unless a
+	// real file has the name.
+	virtual, err := m.VirtualFiles()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range virtual {
+		if slices.ContainsFunc(filesDir.children, func(e *entry) bool { return e.name == f.Name() }) {
+			continue
+		}
+		mt := f.ModTime()
+		t.file(filesDir, f.Name(), virtualFile(f), &mt, t.perms.of(f))
 	}
 
-	if len(m.Metadata) > 0 {
+	if m.Metadata != nil && m.Metadata.Len() > 0 {
 		t.metadata(m, top, all)
 	}
 	if cmp != nil {
 		t.compare(cmp, m, top, all)
 	}
 
-	// by-name/: a symlink per tensor, named by its escaped full name.
+	// by-name/: a symlink per tensor, named by its escaped full name,
+	// made when first used.
 	byName := t.mkdirs(t.root, []string{nameByName}, top)
+	for _, f := range m.Files {
+		byName.perm = t.perms.and(byName.perm, fperm[f])
+	}
+	t.lazy.Store(byName, &lazyDir{build: func() error { return t.byName(byName, top, fperm) }})
+
+	// expected/: what the config implies, mirroring the tensor tree. It
+	// is made when first used: a directory and a file per tensor that
+	// most mounts never look at.
+	exp := t.mkdirs(t.root, []string{nameExpected}, top)
+	exp.perm = all
+	t.lazy.Store(exp, &lazyDir{build: func() error { return t.expected(exp, top, all) }})
+	if err := t.finish(t.root, ""); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// byName fills by-name/: a link per tensor to its directory, or where
+// the link would be too long for the kernel, the directory's files.
+func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm) error {
+	tensors := t.model.Tensors()
+	if t.noBase {
+		tensors = nil
+	}
 	links := make([][]string, len(tensors))
 	for i, tt := range tensors {
 		links[i] = escapePart(tt.Name)
@@ -326,26 +400,32 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	for _, i := range order {
 		comps := links[i]
 		dir := t.mkdirs(byName, comps[:len(comps)-1], top)
-		target := strings.Repeat("../", len(comps)) + strings.Join(paths[tensors[i].Name], "/")
+		target := strings.Repeat("../", len(comps)) + t.dirs[i].path
 		if len(target) > maxLinkTarget {
 			// The kernel cannot read a link this long: serve the tensor's
 			// files here as well, so that by-name reaches every tensor.
 			d := t.mkdirs(dir, comps[len(comps)-1:], top)
-			d.td = dirOf[tensors[i]]
+			d.td = t.dirs[i]
 			continue
 		}
 		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
-		link.target, link.perm = target, fperm[tensors[i].File]
+		link.target, link.perm = target, fperm[source.BaseOf(tensors[i].File)]
 		dir.children = append(dir.children, link)
 	}
+	return t.finish(byName, nameByName)
+}
 
-	// expected/: what the config implies, mirroring the tensor tree.
-	exp := t.mkdirs(t.root, []string{nameExpected}, top)
-	shapes = strings.Builder{}
-	for _, e := range expected {
-		shapeLine(&shapes, e.Name, e.Shape)
+// expected fills expected/: the shapes of every expected tensor, and a
+// directory with its shape for each.
+func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
+	expected := t.report.ExpectedSet()
+	if t.noBase {
+		expected = nil
 	}
-	t.text(exp, nameShapes, shapes.String(), top, all)
+	paths := pathsOf(t.report)
+	t.file(exp, nameShapes, newLines(len(expected), func(b []byte, i int) []byte {
+		return appendShapeLine(b, expected[i].Name, expected[i].Shape)
+	}), top, all)
 	type expectedAt struct {
 		comps []string
 		shape []uint64
@@ -357,23 +437,98 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	slices.SortFunc(expAt, func(a, b expectedAt) int { return comparePaths(a.comps, b.comps) })
 	for _, e := range expAt {
 		dir := t.mkdirs(exp, e.comps, top)
-		t.text(dir, nameShape, tensor.FormatShape(e.shape)+"\n", top, all)
+		t.file(dir, nameShape, shapeContent(e.shape), top, all)
 	}
-	if err := t.finish(t.root, ""); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return t.finish(exp, nameExpected)
 }
 
-// shapeLine appends "<name>\t[d0, d1]\n", a line of the shapes files,
-// with the name escaped by [spec.Escape]: a tab, a line break or a
-// terminal control in a name can neither split the line nor forge one.
-func shapeLine(b *strings.Builder, name string, shape []uint64) {
-	if b.Len() == 0 {
-		b.Grow(64 << 10)
+// lazyDir is a directory whose entries are made on first use.
+type lazyDir struct {
+	once  sync.Once
+	build func() error
+}
+
+// fillLazy makes the entries of a lazy directory, once. A failure (a bug:
+// two entries of one name) is logged and leaves it empty.
+func (t *tree) fillLazy(e *entry) {
+	if e.td != nil || !e.isDir() {
+		return
 	}
-	b.WriteString(spec.Escape(name))
-	b.WriteByte('\t')
-	b.WriteString(tensor.FormatShape(shape))
-	b.WriteByte('\n')
+	l, ok := t.lazy.Load(e)
+	if !ok {
+		return
+	}
+	l.(*lazyDir).once.Do(func() {
+		t.lazyMu.Lock()
+		defer t.lazyMu.Unlock()
+		if err := l.(*lazyDir).build(); err != nil {
+			e.children = nil
+			t.warnOnce("lazy:"+e.name, err.Error())
+		}
+	})
+}
+
+// shapeContent is a shape file: "[d0, d1]\n", rendered when read.
+type shapeContent []uint64
+
+func (s shapeContent) size() int64 { return int64(len(tensor.FormatShape(s))) + 1 }
+
+func (s shapeContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	return bytesContent(tensor.FormatShape(s)+"\n").read(t, dest, off)
+}
+
+// appendShapeLine appends "<name>\t[d0, d1]\n", a line of the shapes
+// files, with the name escaped by [spec.Escape]: a tab, a line break or a
+// terminal control in a name can neither split the line nor forge one.
+func appendShapeLine(b []byte, name string, shape []uint64) []byte {
+	b = append(b, spec.Escape(name)...)
+	b = append(b, '\t')
+	b = append(b, tensor.FormatShape(shape)...)
+	return append(b, '\n')
+}
+
+// linesMark is how many lines of a linesContent lie between two kept
+// offsets.
+const linesMark = 1024
+
+// linesContent is a text file of n lines, each rendered when read (the
+// shapes files): its size is summed when it is made, keeping the offset
+// of every linesMark-th line, so a read renders only the lines it covers
+// and at most linesMark before them.
+type linesContent struct {
+	n     int
+	line  func(b []byte, i int) []byte
+	marks []int64 // marks[k]: offset of line k*linesMark
+	total int64
+}
+
+func newLines(n int, line func(b []byte, i int) []byte) *linesContent {
+	c := &linesContent{n: n, line: line, marks: make([]int64, 0, n/linesMark+1)}
+	var b []byte
+	for i := range n {
+		if i%linesMark == 0 {
+			c.marks = append(c.marks, c.total)
+		}
+		b = line(b[:0], i)
+		c.total += int64(len(b))
+	}
+	return c
+}
+
+func (c *linesContent) size() int64 { return c.total }
+
+func (c *linesContent) read(_ *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	want := min(int64(len(dest)), c.total-off)
+	k := sort.Search(len(c.marks), func(k int) bool { return c.marks[k] > off }) - 1
+	pos := c.marks[k]
+	var b []byte // the lines from pos
+	for i := k * linesMark; i < c.n && pos+int64(len(b)) < off+want; i++ {
+		b = c.line(b, i)
+		if pos+int64(len(b)) <= off { // before the range
+			pos += int64(len(b))
+			b = b[:0]
+		}
+	}
+	n := copy(dest[:want], b[off-pos:])
+	return fuse.ReadResultData(dest[:n]), fs.OK
 }

@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -45,7 +46,7 @@ type File struct {
 	version uint32
 
 	kvs   []KV
-	keys  map[string]int
+	keys  []uint32 // indexes of kvs, sorted by key: 4 bytes a key
 	align uint64
 
 	dataOffset int64
@@ -106,7 +107,7 @@ func (f *File) Close() error {
 func NewFile(src source.File) (*File, error) {
 	p := &parser{
 		r: newReader(src, src.Name(), src.Size()),
-		f: &File{src: src, keys: map[string]int{}, align: DefaultAlignment},
+		f: &File{src: src, align: DefaultAlignment},
 	}
 	if err := p.parse(); err != nil {
 		return nil, err
@@ -126,11 +127,11 @@ func (f *File) Metadata() []KV { return f.kvs }
 
 // Lookup returns the value of a metadata key.
 func (f *File) Lookup(key string) (Value, bool) {
-	i, ok := f.keys[key]
+	i, ok := slices.BinarySearchFunc(f.keys, key, func(k uint32, key string) int { return strings.Compare(f.kvs[k].Key, key) })
 	if !ok {
 		return Value{}, false
 	}
-	return f.kvs[i].Value, true
+	return f.kvs[f.keys[i]].Value, true
 }
 
 // Alignment returns the data alignment: general.alignment, or 32.
@@ -191,8 +192,9 @@ func (f *File) warnOnce(kind, format string, args ...any) {
 }
 
 type parser struct {
-	r *reader
-	f *File
+	r   *reader
+	f   *File
+	ats []int64 // where each key starts, for the duplicate's error
 }
 
 func (p *parser) err(code Code, key, format string, args ...any) *FormatError {
@@ -240,7 +242,7 @@ func (p *parser) parse() error {
 		return err
 	}
 	left := uint64(r.remaining())
-	if nKV > left/minKVBytes {
+	if nKV > left/minKVBytes || nKV > math.MaxUint32 {
 		return p.err(CodeBadCount, "", "%d metadata entries cannot fit in the %d bytes left", nKV, left)
 	}
 	if nTensors > (left-nKV*minKVBytes)/minTensorBytes {
@@ -252,6 +254,9 @@ func (p *parser) parse() error {
 		if err := p.kv(); err != nil {
 			return err
 		}
+	}
+	if err := p.index(); err != nil {
+		return err
 	}
 	if err := p.alignment(); err != nil {
 		return err
@@ -276,9 +281,6 @@ func (p *parser) kv() error {
 	if key == "" {
 		return p.err(CodeBadKey, "", "empty key at byte %#x", at)
 	}
-	if _, dup := p.f.keys[key]; dup {
-		return p.err(CodeDuplicateKey, key, "second entry at byte %#x", at)
-	}
 	if len(key) > maxKeyLen {
 		p.f.warn("metadata key at byte %#x is %d bytes long, more than the %d the GGUF spec allows", at, len(key), maxKeyLen)
 	} else if !validKey(key) {
@@ -292,8 +294,36 @@ func (p *parser) kv() error {
 	if err != nil {
 		return err
 	}
-	p.f.keys[key] = len(p.f.kvs)
 	p.f.kvs = append(p.f.kvs, KV{Key: key, Value: val})
+	p.ats = append(p.ats, at)
+	return nil
+}
+
+// index sorts the keys for Lookup, refusing a key that appears twice
+// (naming the first second entry in file order). A sorted index costs 4
+// bytes a key where a map cost ten times that: a million keys are legal.
+func (p *parser) index() error {
+	f := p.f
+	keys := make([]uint32, len(f.kvs))
+	for i := range keys {
+		keys[i] = uint32(i)
+	}
+	slices.SortFunc(keys, func(a, b uint32) int {
+		if c := strings.Compare(f.kvs[a].Key, f.kvs[b].Key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	dup := -1
+	for k := 1; k < len(keys); k++ {
+		if f.kvs[keys[k]].Key == f.kvs[keys[k-1]].Key && (dup < 0 || int(keys[k]) < dup) {
+			dup = int(keys[k])
+		}
+	}
+	if dup >= 0 {
+		return p.err(CodeDuplicateKey, f.kvs[dup].Key, "second entry at byte %#x", p.ats[dup])
+	}
+	f.keys, p.ats = keys, nil
 	return nil
 }
 
@@ -326,7 +356,8 @@ func (p *parser) value(t ValueType, key string, depth int) (Value, error) {
 		}
 		return Value{typ: TypeString, str: s}, err
 	case TypeArray:
-		return p.array(key, depth+1)
+		w := &walker{r: r, key: key, f: p.f}
+		return w.array(depth + 1)
 	}
 	b, err := r.take(t.fixedSize(), t.String()+" value")
 	if err != nil {
@@ -336,113 +367,6 @@ func (p *parser) value(t ValueType, key string, depth int) (Value, error) {
 		p.f.warnOnce("bool", "metadata %s holds a bool byte %d; the GGUF spec allows only 0 and 1 (read as true)", key, b[0])
 	}
 	return Value{typ: t, bits: leBits(b)}, nil
-}
-
-func (p *parser) array(key string, depth int) (Value, error) {
-	r := p.r
-	if depth > maxArrayDepth {
-		return Value{}, r.errAt(CodeArrayDepth, key, "array nested %d deep, at most %d allowed", depth, maxArrayDepth)
-	}
-	et, err := r.u32("array element type")
-	if err != nil {
-		return Value{}, err
-	}
-	elem := ValueType(et)
-	if elem >= numValueTypes {
-		return Value{}, r.errAt(CodeBadValueType, key, "array element type %d", et)
-	}
-	if elem == TypeArray {
-		p.f.warnOnce("nested", "metadata %s is an array of arrays; llama.cpp refuses nested arrays", key)
-	}
-	at := r.pos
-	n, err := r.u64("array length")
-	if err != nil {
-		return Value{}, err
-	}
-	if n > maxArray || n > uint64(r.remaining())/uint64(elem.minSize()) {
-		return Value{}, p.err(CodeBadCount, key, "array of %d %s at byte %#x cannot fit in the %d bytes left (cap %d elements)", n, elem, at, r.remaining(), maxArray)
-	}
-	a := &array{elem: elem, n: int(n)}
-	switch elem {
-	case TypeString:
-		a.strs, err = p.strings(int(n), key)
-	case TypeArray:
-		a.vals = make([]Value, 0, min(n, 1024))
-		for i := uint64(0); i < n && err == nil; i++ {
-			var v Value
-			v, err = p.array(key, depth+1)
-			a.vals = append(a.vals, v)
-		}
-	default:
-		// Grow with what is read, a window at a time: the count was
-		// checked against the file, but nothing is allocated before the
-		// bytes are there.
-		left := int(n) * elem.fixedSize()
-		for left > 0 && err == nil {
-			var b []byte
-			if b, err = r.take(min(left, bufSize), "array"); err == nil {
-				if elem == TypeBool && slices.IndexFunc(b, func(c byte) bool { return c > 1 }) >= 0 {
-					p.f.warnOnce("bool", "metadata %s holds a bool byte other than 0 and 1 (read as true)", key)
-				}
-				a.raw = append(a.raw, b...)
-				left -= len(b)
-			}
-		}
-	}
-	if err != nil {
-		return Value{}, err
-	}
-	return Value{typ: TypeArray, arr: a}, nil
-}
-
-// strings reads n strings. Short strings are gathered into shared chunks,
-// one allocation per 64 KiB of text instead of one per token.
-func (p *parser) strings(n int, key string) ([]string, error) {
-	r := p.r
-	out := make([]string, 0, min(n, 4096))
-	var chunk []byte
-	var ends []int
-	flush := func() {
-		s := string(chunk)
-		start := 0
-		for _, e := range ends {
-			out = append(out, s[start:e])
-			start = e
-		}
-		chunk, ends = chunk[:0], ends[:0]
-	}
-	invalid := false
-	for i := 0; i < n; i++ {
-		l, err := r.stringLen("string element", key)
-		if err != nil {
-			return nil, err
-		}
-		if l > 4096 {
-			flush()
-			s, err := r.body(l, "string element")
-			if err != nil {
-				return nil, err
-			}
-			invalid = invalid || !utf8.ValidString(s)
-			out = append(out, s)
-			continue
-		}
-		if len(chunk)+l > bufSize {
-			flush()
-		}
-		b, err := r.take(l, "string element")
-		if err != nil {
-			return nil, err
-		}
-		invalid = invalid || !utf8.Valid(b)
-		chunk = append(chunk, b...)
-		ends = append(ends, len(chunk))
-	}
-	flush()
-	if invalid {
-		p.f.warnOnce("utf8", "metadata %s holds a string that is not valid UTF-8", key)
-	}
-	return out, nil
 }
 
 func (p *parser) alignment() error {

@@ -50,9 +50,12 @@ func checkInvariants(t *testing.T, f *File, size int64) {
 		if v, ok := f.Lookup(kv.Key); !ok || !reflect.DeepEqual(v, kv.Value) {
 			t.Fatalf("Lookup(%q) differs from entry %d", kv.Key, i)
 		}
-		text := kv.Value.AppendText(nil)
-		if kv.Value.Type() == TypeArray && len(kv.Value.Lines()) != kv.Value.Len() {
-			t.Fatalf("%s: %d lines for %d elements", kv.Key, len(kv.Value.Lines()), kv.Value.Len())
+		text := textOf(t, kv.Value)
+		if int64(len(text)) != kv.Value.TextSize() {
+			t.Fatalf("%s: %d bytes of text, told %d", kv.Key, len(text), kv.Value.TextSize())
+		}
+		if kv.Value.Type() == TypeArray && len(linesOf(t, kv.Value)) != kv.Value.Len() {
+			t.Fatalf("%s: %d lines for %d elements", kv.Key, len(linesOf(t, kv.Value)), kv.Value.Len())
 		}
 		if len(text) > 0 && text[len(text)-1] != '\n' {
 			t.Fatalf("%s: text without a final newline", kv.Key)
@@ -126,7 +129,11 @@ func writerValue(v Value) any {
 	e, _ := v.ElemType()
 	items := make([]any, v.Len())
 	for i := range items {
-		items[i] = writerValue(v.Index(i))
+		e, err := v.Index(i)
+		if err != nil {
+			panic(err)
+		}
+		items[i] = writerValue(e)
 	}
 	return arr{e, items}
 }
@@ -138,8 +145,8 @@ func sameFile(t *testing.T, a, b *File) {
 	}
 	for i, kv := range a.Metadata() {
 		o := b.Metadata()[i]
-		if kv.Key != o.Key || !reflect.DeepEqual(kv.Value, o.Value) {
-			t.Fatalf("rewritten %s: %s, was %s", kv.Key, short(o.Value.Any()), short(kv.Value.Any()))
+		if kv.Key != o.Key || !sameValue(kv.Value, o.Value) {
+			t.Fatalf("rewritten %s: %s, was %s", kv.Key, short(anyOf(o.Value)), short(anyOf(kv.Value)))
 		}
 	}
 	if len(a.TensorInfos()) != len(b.TensorInfos()) {

@@ -2,7 +2,10 @@ package gguf
 
 import (
 	"encoding/binary"
+	"errors"
+	"io"
 	"math"
+	"sort"
 	"strconv"
 )
 
@@ -69,9 +72,17 @@ func (t ValueType) minSize() int {
 	return t.fixedSize()
 }
 
+// ErrIndex is the error of [Value.Index] for an index out of range or a
+// value that is not an array.
+var ErrIndex = errors.New("gguf: array index out of range")
+
 // Value is one metadata value: a scalar, or an array of values of one
-// type. Fixed-size array elements are kept as the file's little-endian
-// bytes, so a 128k-entry array of u32 costs 512 KiB, not 128k boxes.
+// type. A scalar is kept; an array is not: its elements stay in the file,
+// and the Value holds where they are, how long their rendering is, and a
+// mark every few thousand elements (or 64 KiB of file), so that a
+// 100-million-element array costs a few hundred KB, not gigabytes.
+// Reading its elements ([Value.Index], [Value.Elems]) or its rendering
+// ([Value.ReadTextAt]) reads the file again.
 type Value struct {
 	typ  ValueType
 	bits uint64 // a fixed-size scalar's bytes, as a little-endian u64
@@ -79,13 +90,37 @@ type Value struct {
 	arr  *array
 }
 
+// array is an array value as it lies in the file.
 type array struct {
-	elem ValueType
-	n    int
-	raw  []byte   // fixed-size elements
-	strs []string // string elements
-	vals []Value  // nested arrays
+	src   io.ReaderAt
+	name  string // of the file, for errors
+	size  int64  // of the file
+	elem  ValueType
+	depth int // arrays around each element: 1 for a key's value
+	n     int
+	off   int64  // file offset of the first element
+	end   int64  // file offset after the last element
+	text  int64  // bytes of the rendering
+	marks []mark // ascending; marks[0] is the first element (none if n == 0)
 }
+
+// mark is a place in an array's rendering where a read can start: at the
+// start of element elem, or inside it when it is a long string (left
+// bytes of it still to read at file).
+type mark struct {
+	file int64
+	text int64
+	elem int32 // < maxArray
+	left int32 // < maxString; -1: at the element's start
+}
+
+// Where marks are placed: every markEvery elements, and within a long
+// string every markBytes of file, so a read of the rendering at any
+// offset renders at most that much before what it returns.
+const (
+	markEvery = 1024
+	markBytes = 64 << 10
+)
 
 // Type returns the value's type.
 func (v Value) Type() ValueType { return v.typ }
@@ -106,22 +141,70 @@ func (v Value) Len() int {
 	return v.arr.n
 }
 
-// Index returns element i of an array (a scalar Value, or an array for
-// nested arrays). It panics if v is not an array or i is out of range, as
-// slice indexing does.
-func (v Value) Index(i int) Value {
+// Index reads element i of an array from the file: a scalar Value, or an
+// array for nested arrays. It fails with [ErrIndex] if v is not an array
+// or i is out of range, and with the read's error if the file cannot be
+// read.
+func (v Value) Index(i int) (Value, error) {
 	a := v.arr
-	if i < 0 || i >= a.n {
-		panic("gguf: Value.Index out of range")
+	if a == nil || i < 0 || i >= a.n {
+		return Value{}, ErrIndex
 	}
-	switch {
-	case a.elem == TypeString:
-		return Value{typ: TypeString, str: a.strs[i]}
-	case a.elem == TypeArray:
-		return a.vals[i]
+	w := a.walker(nil)
+	if s := a.elem.fixedSize(); s > 0 {
+		w.r.pos = a.off + int64(i)*int64(s)
+	} else {
+		// The last mark at the start of an element at or before i.
+		k := sort.Search(len(a.marks), func(k int) bool { return int(a.marks[k].elem) > i }) - 1
+		for a.marks[k].left >= 0 {
+			k--
+		}
+		w.r.pos = a.marks[k].file
+		for j := int(a.marks[k].elem); j < i; j++ {
+			if err := w.elem(a.elem, a.depth, false); err != nil {
+				return Value{}, err
+			}
+		}
 	}
-	s := a.elem.fixedSize()
-	return Value{typ: a.elem, bits: leBits(a.raw[i*s : i*s+s])}
+	return w.value(a.elem, a.depth)
+}
+
+// Elems reads every element of an array, in order (nil for a scalar).
+// The caller asks for the whole array in memory: prefer
+// [Value.ReadTextAt] or [Value.Index] for a large one.
+func (v Value) Elems() ([]Value, error) {
+	a := v.arr
+	if a == nil {
+		return nil, nil
+	}
+	w := a.walker(nil)
+	w.r.pos = a.off
+	out := make([]Value, 0, min(a.n, 4096))
+	for range a.n {
+		e, err := w.value(a.elem, a.depth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Strings reads the elements of an array of strings (false for any other
+// value; an error if the file cannot be read).
+func (v Value) Strings() ([]string, bool, error) {
+	if v.arr == nil || v.arr.elem != TypeString {
+		return nil, false, nil
+	}
+	elems, err := v.Elems()
+	if err != nil {
+		return nil, true, err
+	}
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		out[i] = e.str
+	}
+	return out, true, nil
 }
 
 func leBits(b []byte) uint64 {
@@ -189,17 +272,8 @@ func (v Value) Bool() (bool, bool) {
 // Text returns a string value.
 func (v Value) Text() (string, bool) { return v.str, v.typ == TypeString }
 
-// Strings returns the elements of an array of strings (the slice is
-// shared: do not modify it).
-func (v Value) Strings() ([]string, bool) {
-	if v.arr == nil || v.arr.elem != TypeString {
-		return nil, false
-	}
-	return v.arr.strs, true
-}
-
-// Any returns the value as the Go value of its type: uint8 … float64,
-// bool, string, and []any for an array.
+// Any returns a scalar as the Go value of its type: uint8 … float64,
+// bool, string; nil for an array (read it with [Value.Elems]).
 func (v Value) Any() any {
 	switch v.typ {
 	case TypeUint8:
@@ -226,91 +300,119 @@ func (v Value) Any() any {
 		return int64(v.bits)
 	case TypeFloat64:
 		return math.Float64frombits(v.bits)
-	case TypeArray:
-		out := make([]any, v.Len())
-		for i := range out {
-			out[i] = v.Index(i).Any()
-		}
-		return out
 	}
 	return nil
 }
 
-// String renders the value as the text of a metadata/<key> file, without
-// the final newline: a scalar on one line (a string as it is, even when it
-// holds newlines, such as a chat template), an array one element per line.
-// In an array, strings are quoted with Go escapes (strconv.Quote), so that
-// every element is exactly one line; a nested array is one line
-// "[a, b, c]".
+// String renders a scalar as the text of a metadata/<key> file without
+// the final newline (a string as it is, even when it holds newlines, such
+// as a chat template). An array is described, not rendered: "arr[str,3]";
+// its text is [Value.ReadTextAt]'s.
 func (v Value) String() string {
-	b := v.AppendText(nil)
-	if len(b) == 0 { // an empty array
-		return ""
+	if v.arr != nil {
+		return v.describe()
 	}
-	return string(b[:len(b)-1])
+	return string(v.appendScalar(nil, false))
 }
 
-// Lines returns the value's lines as [Value.String] renders them: one for
-// a scalar, one per element for an array.
-func (v Value) Lines() []string {
-	if v.arr == nil {
-		return []string{string(v.appendScalar(nil, false))}
+// TextSize returns the bytes of the value's text, the contents of a
+// metadata/<key> file: a scalar on one line (a string as it is), an array
+// one element per line, strings quoted with Go escapes (strconv.Quote) so
+// that every element is exactly one line, a nested array one line
+// "[a, b, c]"; every line ends in a newline. It is known without reading.
+func (v Value) TextSize() int64 {
+	switch {
+	case v.arr != nil:
+		return v.arr.text
+	case v.typ == TypeString:
+		return int64(len(v.str)) + 1
 	}
-	lines := make([]string, v.Len())
-	var b []byte
-	for i := range lines {
-		b = v.Index(i).appendElem(b[:0])
-		lines[i] = string(b)
-	}
-	return lines
+	return int64(len(v.appendScalar(nil, false))) + 1
 }
 
-// AppendText appends the rendering of [Value.String] with a newline after
-// every line: the bytes of a metadata/<key> file.
-func (v Value) AppendText(b []byte) []byte {
-	if v.arr == nil {
-		return append(v.appendScalar(b, false), '\n')
+// ReadTextAt reads the value's text (see [Value.TextSize]) at off, as
+// io.ReaderAt does. An array's text is rendered from the file, starting
+// at the mark before off: a read costs what it returns plus at most a
+// mark's span, and keeps nothing.
+func (v Value) ReadTextAt(p []byte, off int64) (int, error) {
+	size := v.TextSize()
+	if off < 0 {
+		return 0, errors.New("gguf: negative offset")
 	}
-	for i := 0; i < v.Len(); i++ {
-		b = append(v.Index(i).appendElem(b), '\n')
+	if off >= size {
+		return 0, io.EOF
 	}
-	return b
-}
-
-// appendElem renders an array element: quoted if a string, inline if an
-// array.
-func (v Value) appendElem(b []byte) []byte {
-	if v.arr == nil {
-		return v.appendScalar(b, true)
-	}
-	b = append(b, '[')
-	for i := 0; i < v.Len(); i++ {
-		if i > 0 {
-			b = append(b, ", "...)
+	var n int
+	switch {
+	case v.arr != nil:
+		a := v.arr
+		k := sort.Search(len(a.marks), func(k int) bool { return a.marks[k].text > off }) - 1
+		m := a.marks[k]
+		w := a.walker(&sink{skip: off - m.text, dst: p})
+		w.r.pos = m.file
+		if err := w.lines(a, m); err != nil {
+			return w.sink.n, err
 		}
-		b = v.Index(i).appendElem(b)
+		n = w.sink.n
+	case v.typ == TypeString:
+		n = copy(p, v.str[min(off, int64(len(v.str))):])
+		if n < len(p) {
+			p[n] = '\n'
+			n++
+		}
+	default:
+		n = copy(p, append(v.appendScalar(nil, false), '\n')[off:])
 	}
-	return append(b, ']')
+	if int64(n) < min(int64(len(p)), size-off) {
+		return n, io.ErrUnexpectedEOF
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// AppendText appends the whole text of the value (see [Value.TextSize]).
+func (v Value) AppendText(b []byte) ([]byte, error) {
+	start := len(b)
+	b = append(b, make([]byte, v.TextSize())...)
+	n, err := v.ReadTextAt(b[start:], 0)
+	if err == io.EOF {
+		err = nil
+	}
+	return b[:start+n], err
 }
 
 func (v Value) appendScalar(b []byte, quote bool) []byte {
 	switch v.typ {
-	case TypeUint8, TypeUint16, TypeUint32, TypeUint64:
-		return strconv.AppendUint(b, v.bits, 10)
-	case TypeInt8, TypeInt16, TypeInt32, TypeInt64:
-		i, _ := v.Int()
-		return strconv.AppendInt(b, i, 10)
-	case TypeFloat32:
-		return strconv.AppendFloat(b, float64(math.Float32frombits(uint32(v.bits))), 'g', -1, 32)
-	case TypeFloat64:
-		return strconv.AppendFloat(b, math.Float64frombits(v.bits), 'g', -1, 64)
-	case TypeBool:
-		return strconv.AppendBool(b, v.bits != 0)
 	case TypeString:
 		if quote {
 			return strconv.AppendQuote(b, v.str)
 		}
 		return append(b, v.str...)
+	}
+	return appendFixed(b, v.typ, v.bits)
+}
+
+// appendFixed renders a fixed-size value.
+func appendFixed(b []byte, t ValueType, bits uint64) []byte {
+	switch t {
+	case TypeUint8, TypeUint16, TypeUint32, TypeUint64:
+		return strconv.AppendUint(b, bits, 10)
+	case TypeInt8:
+		return strconv.AppendInt(b, int64(int8(bits)), 10)
+	case TypeInt16:
+		return strconv.AppendInt(b, int64(int16(bits)), 10)
+	case TypeInt32:
+		return strconv.AppendInt(b, int64(int32(bits)), 10)
+	case TypeInt64:
+		return strconv.AppendInt(b, int64(bits), 10)
+	case TypeFloat32:
+		return strconv.AppendFloat(b, float64(math.Float32frombits(uint32(bits))), 'g', -1, 32)
+	case TypeFloat64:
+		return strconv.AppendFloat(b, math.Float64frombits(bits), 'g', -1, 64)
+	case TypeBool:
+		return strconv.AppendBool(b, bits != 0)
 	}
 	return b
 }

@@ -12,17 +12,28 @@ import (
 	"github.com/fsmount/fsmount/tensor"
 )
 
-// MetaKV is one key/value of a GGUF file's metadata.
-type MetaKV struct {
-	Key   string
-	Value MetaValue
+// Metadata is a GGUF file's key/values, in file order. It is the
+// format's own table, not a copy: a million keys cost what the format
+// keeps of them.
+type Metadata interface {
+	Len() int
+	Key(i int) string
+	Value(i int) MetaValue
 }
 
-// MetaValue is a metadata value, as text: String for one line, Lines one
-// line per array element.
+type ggufMetadata []gguf.KV
+
+func (g ggufMetadata) Len() int              { return len(g) }
+func (g ggufMetadata) Key(i int) string      { return g[i].Key }
+func (g ggufMetadata) Value(i int) MetaValue { return g[i].Value }
+
+// MetaValue is a metadata value, as the text of its metadata/<key> file:
+// a scalar on one line, an array one element per line. Its size is known
+// without reading; its bytes are read from the model file when asked
+// for, so a large array costs nothing until it is read.
 type MetaValue interface {
-	String() string
-	Lines() []string
+	TextSize() int64
+	ReadTextAt(p []byte, off int64) (int, error)
 }
 
 // Names maps between the tensor names of the files and the Hugging Face
@@ -94,9 +105,7 @@ func (m *Model) openGGUF(name string) error {
 	for _, t := range m.tensors {
 		m.byName[t.Name] = t
 	}
-	for _, kv := range gm.Metadata() {
-		m.Metadata = append(m.Metadata, MetaKV{Key: kv.Key, Value: kv.Value})
-	}
+	m.Metadata = ggufMetadata(gm.Metadata())
 	arch := gm.Architecture()
 	m.Names = ggufNames(arch)
 	cfg, why := configFromGGUF(gm, arch)

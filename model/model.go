@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsmount/fsmount/pytorch"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/source/remote"
@@ -42,6 +43,7 @@ const (
 const (
 	FormatSafetensors = "safetensors"
 	FormatGGUF        = "gguf"
+	FormatPyTorch     = "pytorch"
 )
 
 // Model is an opened model: its config, if any, and its weights.
@@ -50,7 +52,7 @@ type Model struct {
 	Format string
 	// Metadata are a GGUF file's key/values in file order; nil for
 	// safetensors.
-	Metadata []MetaKV
+	Metadata Metadata
 	// Names maps the files' tensor names to Hugging Face names, for a
 	// format that has its own (GGUF); nil when they are the same.
 	Names Names
@@ -67,7 +69,9 @@ type Model struct {
 	NoConfig   string
 	// Files are the weight files, sorted by name.
 	Files []source.File
-	// Index is the parsed index of a sharded checkpoint, else nil.
+	// Index is the parsed index of a sharded checkpoint, else nil. Its
+	// WeightMap is dropped once the shards are checked against it (each
+	// tensor knows its file): half a million names cost 80 MB.
 	Index *safetensors.Index
 	// Others are the model's other files, opened by OpenOthers: the
 	// index, tokenizer and generation configs, and whatever else is beside
@@ -79,11 +83,19 @@ type Model struct {
 	warnings []string
 	single   bool // one weight file was named, not a directory
 	closers  []io.Closer
+
+	// The safetensors files that serve a PyTorch checkpoint, made on
+	// first use (VirtualFiles): a check never needs them.
+	pyFiles     []*pytorch.File
+	virtualOnce sync.Once
+	virtual     []source.File
+	virtualErr  error
 }
 
-// ErrNoWeights is returned for a directory holding neither
-// model.safetensors nor model.safetensors.index.json.
-var ErrNoWeights = errors.New("no " + SingleName + " or " + IndexName)
+// ErrNoWeights is returned for a directory holding none of
+// model.safetensors, model.safetensors.index.json, pytorch_model.bin and
+// pytorch_model.bin.index.json.
+var ErrNoWeights = errors.New("no " + SingleName + ", " + IndexName + ", " + PyTorchName + " or " + PyTorchIndexName)
 
 // Open opens the model at loc: a directory with config.json and
 // model.safetensors (or an index and its shards), or a single
@@ -126,6 +138,18 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 	m := &Model{Location: loc, Source: fsys, single: file != "", Format: FormatSafetensors}
 	if isGGUF(file) {
 		if err := m.openGGUF(file); err != nil {
+			m.Close()
+			return nil, err
+		}
+		return m, nil
+	}
+	if file != "" && isPyTorch(file) {
+		m.NoConfig = "a single file was given, so there is no config.json to check it against"
+		f, err := openPyTorch(fsys, file)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.joinPyTorch([]*pytorch.File{f}); err != nil {
 			m.Close()
 			return nil, err
 		}
@@ -176,8 +200,17 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 	raw, err := source.ReadFile(fsys, IndexName, MaxIndexSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		// As transformers: pytorch_model.bin, or its index, when there
+		// are no safetensors weights.
+		err := m.openPyTorchDir()
+		if err == nil {
+			return m, nil
+		}
 		m.Close()
-		return nil, fmt.Errorf("%s: %w", fsys, ErrNoWeights)
+		if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, pytorch.ErrFormat) {
+			return nil, fmt.Errorf("%s: %w", fsys, ErrNoWeights)
+		}
+		return nil, err
 	case err != nil:
 		m.Close()
 		return nil, err
@@ -268,6 +301,7 @@ func (m *Model) openIndexed(raw []byte) error {
 		return err
 	}
 	m.warnings = append(m.warnings, warnings...)
+	idx.WeightMap = nil
 	return nil
 }
 

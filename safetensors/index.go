@@ -183,6 +183,9 @@ func (idx *Index) parseMetadata(s *scanner) error {
 // shardName is the usual shard naming, model-00001-of-00003.safetensors.
 var shardName = regexp.MustCompile(`^(.*?)[_-](\d{5,6})-of-(\d{5,6})\.safetensors$`)
 
+// binShardName is PyTorch's, pytorch_model-00001-of-00003.bin.
+var binShardName = regexp.MustCompile(`^(.*?)[_-](\d{5,6})-of-(\d{5,6})\.bin$`)
+
 // MissingShards applies rule I1: every shard the index names exists.
 // exists reports whether a shard is there.
 func (idx *Index) MissingShards(exists func(shard string) bool) error {
@@ -264,10 +267,15 @@ func (idx *Index) Check(tensors []*tensor.Tensor, listing []string) ([]string, e
 		return nil, formatErr(idx.Path, CodeTotalSize, "", "metadata.total_size is %d, the tensors hold %d bytes", *idx.TotalSize, total)
 	}
 	var warnings []string
-	// I6: shard names follow the usual pattern (a warning only).
+	// I6: shard names follow the usual pattern (a warning only). A
+	// PyTorch index (pytorch_model.bin.index.json) names .bin shards.
+	ext, pattern := ".safetensors", shardName
+	if strings.HasSuffix(idx.Path, ".bin.index.json") {
+		ext, pattern = ".bin", binShardName
+	}
 	var odd []string
 	for _, s := range idx.Shards {
-		m := shardName.FindStringSubmatch(s)
+		m := pattern.FindStringSubmatch(s)
 		if m == nil {
 			odd = append(odd, s)
 			continue
@@ -277,12 +285,12 @@ func (idx *Index) Check(tensors []*tensor.Tensor, listing []string) ([]string, e
 		}
 	}
 	if len(odd) > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d of %d shard names do not follow NAME-00001-of-%05d.safetensors (first: %s)", len(odd), len(idx.Shards), len(idx.Shards), odd[0]))
+		warnings = append(warnings, fmt.Sprintf("%d of %d shard names do not follow NAME-00001-of-%05d%s (first: %s)", len(odd), len(idx.Shards), len(idx.Shards), ext, odd[0]))
 	}
 	// I7: no safetensors file in the directory is left out.
 	var unused []string
 	for _, p := range listing {
-		if !strings.HasSuffix(p, ".safetensors") {
+		if !strings.HasSuffix(p, ext) {
 			continue
 		}
 		if _, ok := slices.BinarySearch(idx.Shards, p); !ok {
@@ -290,8 +298,8 @@ func (idx *Index) Check(tensors []*tensor.Tensor, listing []string) ([]string, e
 		}
 	}
 	if len(unused) > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d .safetensors %s in the directory %s not named by the index (first: %s)",
-			len(unused), plural(uint64(len(unused)), "file", "files"), plural(uint64(len(unused)), "is", "are"), unused[0]))
+		warnings = append(warnings, fmt.Sprintf("%d %s %s in the directory %s not named by the index (first: %s)",
+			len(unused), ext, plural(uint64(len(unused)), "file", "files"), plural(uint64(len(unused)), "is", "are"), unused[0]))
 	}
 	return warnings, nil
 }

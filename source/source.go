@@ -88,6 +88,21 @@ func IsRemote(f File) bool {
 	return ok && r.IsRemote()
 }
 
+// Derived is a File computed from another, Base: the row-major bytes of
+// a non-contiguous tensor, gathered on read. It has Base's name, time,
+// mode and owner, and none of its fast paths.
+type Derived interface {
+	Base() File
+}
+
+// BaseOf returns the model file f is derived from, or f itself.
+func BaseOf(f File) File {
+	if d, ok := f.(Derived); ok {
+		return d.Base()
+	}
+	return f
+}
+
 // Owned is a File that has an owner: a local file's uid and gid.
 type Owned interface {
 	Owner() (uid, gid uint32)

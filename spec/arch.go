@@ -99,6 +99,7 @@ type Plan struct {
 	// base model alone omits ("transformer.").
 	BasePrefix string
 	ignore     []*regexp.Regexp // names transformers ignores on load
+	variants   [][][2]string    // the family's other layouts (Family.Variants)
 }
 
 // Heads: the task classes a spec covers, by the suffix of their name.

@@ -180,6 +180,7 @@ func Check(m *model.Model) (*Report, error) {
 			if m.Names != nil {
 				renamePlan(plan, m.Names)
 			}
+			plan.pickVariant(func(name string) bool { return m.Tensor(name) != nil })
 			baseOnly(plan, m)
 			r.Plan = plan
 			r.Depth = DepthFull
@@ -288,6 +289,11 @@ func (r *Report) crossCheck() error {
 		case !slices.Equal(head.Shape, emb.Shape):
 			problems = append(problems, Problem{Kind: TiedDiffers, Tensor: head.Name, Detail: fmt.Sprintf("%s is tied but %s, %s is %s",
 				hn, tensor.FormatShape(head.Shape), en, tensor.FormatShape(emb.Shape)), Shape: head.Shape, HasShape: true})
+		case tensor.SameBytes(head, emb):
+			// A PyTorch checkpoint stores a tied weight once, both names
+			// viewing one storage.
+			r.Logical -= head.NumElements()
+			r.Notes = append(r.Notes, fmt.Sprintf("%s present and tied: it shares the storage of %s in the checkpoint (%s params counted once)", hn, en, commas(head.NumElements())))
 		case source.IsRemote(head.File) || source.IsRemote(emb.File):
 			// Comparing would fetch both tensors: not at check time.
 			r.Logical -= head.NumElements()

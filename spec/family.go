@@ -36,6 +36,16 @@ type Family struct {
 	// load (_keys_to_ignore_on_load_unexpected), reported as notes; "{L}"
 	// stands for the number of layers of the first stack.
 	Ignore []string
+	// Variants are other layouts of the same tensors, each a list of
+	// name-prefix rewrites (transformers 5.x writes a VLM's vision tower
+	// without the inner "vision_model."): the check uses the layout the
+	// files match best (variants.go).
+	Variants [][][2]string
+
+	// compose, when set, builds the family a config selects: a
+	// vision-language model with the language model its text_config names
+	// (families_vision.go).
+	compose func(c *Config) (*Family, error)
 
 	compiled *compiled
 }
@@ -371,6 +381,11 @@ func lookupFamily(c *Config) (f *Family, head, note string, err error) {
 	}
 	if f == nil {
 		return nil, "", "", &NoSpecError{Arch: arch, ModelType: mt}
+	}
+	if f.compose != nil {
+		if f, err = f.compose(c); err != nil {
+			return nil, "", "", err
+		}
 	}
 	switch {
 	case arch == "" || arch == f.causal():

@@ -64,7 +64,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix}
+	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants}
 	if head == HeadSeqCls {
 		p.Arch = f.seqCls()
 	}
@@ -276,6 +276,10 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 			return nil, c.errorf(field, "must be a string, found %s", kindOf(raw))
 		}
 		return s, nil
+	case Count:
+		return c.countValue(field, raw)
+	case Milli:
+		return c.milliValue(field, raw)
 	case List:
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {

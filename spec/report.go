@@ -441,6 +441,9 @@ type jsonDimProblem struct {
 	Actual   uint64 `json:"actual"`
 }
 
+// MarshalJSON renders a problem as the report's JSON does.
+func (p Problem) MarshalJSON() ([]byte, error) { return json.Marshal(newJSONProblem(p)) }
+
 func newJSONProblem(p Problem) jsonProblem {
 	j := jsonProblem{Kind: p.Kind, Tensor: p.Tensor, Detail: p.Detail, DType: p.DType, WantDType: p.WantDType}
 	if p.Expected != nil {

@@ -25,6 +25,37 @@ type Tensor struct {
 	File   source.File
 	Offset int64
 	Length int64
+
+	// Storage is set by a format whose tensors are views of shared
+	// storages (PyTorch): it names the storage ("pytorch_model.bin:3"),
+	// and StorageOffset is the file offset of the tensor's first element
+	// in it. Tensors with the same Storage and StorageOffset are the same
+	// bytes (tied weights). Empty for safetensors and GGUF.
+	Storage       string
+	StorageOffset int64
+	// Strides are the element strides of a non-contiguous tensor
+	// (outermost first), nil for a contiguous one. File is then a
+	// [source.Derived] computing the row-major bytes on read, and Offset 0.
+	Strides []uint64
+}
+
+// SameBytes reports whether two tensors are views of the same stored
+// bytes: the same storage at the same place, shape, strides and type.
+func SameBytes(a, b *Tensor) bool {
+	if a.Storage == "" || a.Storage != b.Storage || a.StorageOffset != b.StorageOffset || a.DType != b.DType || len(a.Shape) != len(b.Shape) || len(a.Strides) != len(b.Strides) {
+		return false
+	}
+	for i := range a.Shape {
+		if a.Shape[i] != b.Shape[i] {
+			return false
+		}
+	}
+	for i := range a.Strides {
+		if a.Strides[i] != b.Strides[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // NumElements returns the product of the shape (1 for a scalar). Formats

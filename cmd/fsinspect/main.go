@@ -26,6 +26,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
@@ -50,14 +51,18 @@ const (
 
 const usage = `usage: fsinspect [--json] [--scan] MODEL
        fsinspect --compare OTHER [--tolerance REL] [--json] MODEL
+       fsinspect [--base BASE] [--json] ADAPTER
+       fsinspect --base BASE --compare MERGED [--json] ADAPTER
        fsinspect --architectures [--json]
 
 Cross-checks a model against its config.json and prints the report.
 
 MODEL (and OTHER) is a directory holding config.json and model.safetensors
-(or model.safetensors.index.json and its shards), a single .safetensors
-file, whose tensors are listed without a cross-check, a .gguf file (or a
-directory holding one), an http(s):// URL of any of these, or hf://ORG/NAME
+(or model.safetensors.index.json and its shards; or pytorch_model.bin, or
+pytorch_model.bin.index.json and its shards, read without running pickle),
+a single .safetensors, .bin, .pt or .pth file, whose tensors are listed
+without a cross-check, a .gguf file (or a directory holding one), an
+http(s):// URL of any of these, or hf://ORG/NAME
 [@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN).
 Options may come before or after MODEL; -- ends them.
 
@@ -73,6 +78,14 @@ Options:
                     dimensions, overview.png, every tensor with its health)
                     and a page per tensor with heatmap.png and hist.png, as
                     the mount serves them (DIR must be empty or absent)
+  --base BASE       for a LoRA ADAPTER (a directory holding
+                    adapter_config.json and adapter_model.safetensors): the
+                    base model to check it against; without it, the base
+                    the adapter names when that is a local directory, else
+                    a partial check of the adapter alone (exit 3)
+  --compare MERGED  with an ADAPTER and its base: prove that MERGED is the
+                    base plus the adapter, tensor by tensor, within the
+                    merged dtype's rounding (exit 1 naming any that is not)
   --timeout DUR     for a remote MODEL: the longest one read may wait for
                     the server, retries included, before it fails (exit
                     2), e.g. 30s (default 2m); a connection, a response or
@@ -109,6 +122,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	other := fl.String("compare", "", "")
 	htmlDir := fl.String("html", "", "")
 	tolerance := fl.Float64("tolerance", -1, "")
+	baseLoc := fl.String("base", "", "")
 	var timeout cli.Timeout
 	fl.Var(&timeout, "timeout", "")
 	operands, err := cli.Parse(fl, args)
@@ -144,10 +158,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	ro := remote.Options{}.WithTimeout(time.Duration(timeout))
+	// A remote location is taken as an adapter when --base says so, or
+	// when it holds no model but an adapter (probed only then, below: a
+	// model's check makes no request for adapter_config.json).
+	if adapter.IsAdapter(operands[0]) || *baseLoc != "" && adapter.IsRemote(operands[0]) {
+		switch {
+		case *doScan || *htmlDir != "" || *tolerance >= 0:
+			io.WriteString(stderr, (&cli.UsageError{Msg: "--scan, --html and --tolerance are for models, not adapters"}).Line("fsinspect"))
+			return exitUsage
+		case *other != "":
+			return runMerge(*other, operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
+		}
+		return runAdapter(operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
+	}
+	if *baseLoc != "" {
+		io.WriteString(stderr, (&cli.UsageError{Msg: "--base is for an adapter (a directory holding adapter_config.json); " + operands[0] + " is not one"}).Line("fsinspect"))
+		return exitUsage
+	}
 	if *other != "" {
 		return runCompare(*other, operands[0], *tolerance, *asJSON, &ro, stdout, stderr)
 	}
 	m, err := model.OpenWith(operands[0], &ro)
+	if errors.Is(err, model.ErrNoWeights) && adapter.IsRemote(operands[0]) && !*doScan && *htmlDir == "" {
+		if a, aerr := adapter.Open(operands[0], &ro); aerr == nil {
+			a.Close()
+			return runAdapter(operands[0], "", *asJSON, &ro, stdout, stderr)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return exitInvalid

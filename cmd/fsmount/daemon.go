@@ -19,6 +19,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/model"
@@ -140,10 +141,37 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return exitInvalid
 	}
-	m, err := model.OpenWith(loc, ro)
-	if err != nil {
-		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitInvalid
+	var ar *adapter.Report
+	var m *model.Model
+	if adapter.IsAdapter(loc) || c.base != "" && adapter.IsRemote(loc) {
+		var aerr error
+		if ar, m, aerr = openAdapter(c, loc, ro); aerr != nil {
+			if !errors.Is(aerr, adapter.ErrNotAdapter) {
+				err = aerr
+			}
+			fmt.Fprintf(stderr, "fsmount: %v\n", err)
+			return exitInvalid
+		}
+		defer ar.Adapter.Close()
+	} else if c.base != "" {
+		fmt.Fprintf(stderr, "fsmount: --base is for an adapter (a directory holding adapter_config.json); %s is not one\n", loc)
+		return exitUsage
+	} else if m, err = model.OpenWith(loc, ro); err != nil {
+		// A remote adapter without --base: probed only when there is no
+		// model there.
+		if !errors.Is(err, model.ErrNoWeights) || !adapter.IsRemote(loc) {
+			fmt.Fprintf(stderr, "fsmount: %v\n", err)
+			return exitInvalid
+		}
+		var aerr error
+		if ar, m, aerr = openAdapter(c, loc, ro); aerr != nil {
+			if !errors.Is(aerr, adapter.ErrNotAdapter) {
+				err = aerr
+			}
+			fmt.Fprintf(stderr, "fsmount: %v\n", err)
+			return exitInvalid
+		}
+		defer ar.Adapter.Close()
 	}
 	defer m.Close()
 	// files/ serves the tokenizer and the other files beside the weights.
@@ -180,7 +208,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 			return exitInvalid
 		}
 	}
-	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp)
+	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp, ar)
 	if server == nil {
 		return code
 	}
@@ -202,9 +230,12 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	line := summary(mnt, r)
+	line, vcode := summary(mnt, r), verdictCode(r)
+	if ar != nil {
+		line, vcode = adapterSummary(mnt, ar), adapterCode(ar)
+	}
 	if fd := os.Getenv(notifyEnv); fd != "" {
-		if err := notifyReady(fd, verdictCode(r), line); err != nil {
+		if err := notifyReady(fd, vcode, line); err != nil {
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
 			server.Unmount()
 			return exitFailed
@@ -224,7 +255,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		waitServed(server, connGone)
 		return exitOK
 	}
-	code = mounted(c, line, verdictCode(r), stdout, stderr)
+	code = mounted(c, line, vcode, stdout, stderr)
 	waitServed(server, connGone)
 	return code
 }
@@ -291,7 +322,7 @@ func connectionGone() <-chan struct{} {
 // the same time or already has: of racing calls exactly one wins, the
 // others get exit status 10. It returns the server, or nil and the exit
 // status after printing why.
-func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison) (*fuse.Server, int) {
+func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report) (*fuse.Server, int) {
 	release, err := lockMountpoint(mnt)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
@@ -304,7 +335,7 @@ func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, s
 		return nil, exitMountPoint
 	}
 	// As root, mount(2) directly rather than through fusermount3.
-	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Passthrough: c.passthrough, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp})
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Passthrough: c.passthrough, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp, Adapter: ar})
 	if err != nil {
 		if strings.Contains(err.Error(), "fusermount exited") {
 			// fusermount3 has printed its reason on stderr already.

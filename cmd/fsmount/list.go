@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/fsmount/fsmount/spec"
 )
 
 // list prints this user's fsmount mounts (every one for root), one line
@@ -37,13 +39,17 @@ func list(stdout, stderr io.Writer) int {
 		if state == healthy.String() {
 			verdict = readVerdict(e.point)
 		}
+		// Names as another user chose them (root lists every user's
+		// mounts): control characters escaped, so that none reaches the
+		// terminal or breaks the table.
+		point, source := spec.Escape(e.point), spec.Escape(e.source)
 		switch state {
 		case dead.String():
-			state = "dead (ENOTCONN): run fsmount -u " + e.point
+			state = "dead (ENOTCONN): run fsmount -u " + point
 		case hung.String():
-			state = "not answering: run fsmount -u " + e.point
+			state = "not answering: run fsmount -u " + point
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.point, e.source, pid, verdict, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", point, source, pid, verdict, state)
 	}
 	tw.Flush()
 	return exitOK

@@ -55,8 +55,10 @@ shape, dtype, data, location and its decoded views (values, values.f32,
 values.npy, stats, sha256, hist); verdict, report, shapes, stats,
 expected/, by-name/ and files/ sit at the top. MODEL is a directory with
 config.json and model.safetensors (or model.safetensors.index.json and its
-shards), one .safetensors file, a .gguf file (or a directory holding one),
-an http(s):// URL of any of these, or hf://ORG/NAME[@REVISION].
+shards; or pytorch_model.bin, or its index and shards, read without running
+pickle and also served as files/model.safetensors), one .safetensors, .bin,
+.pt or .pth file, a .gguf file (or a directory holding one), an http(s)://
+URL of any of these, or hf://ORG/NAME[@REVISION].
 
 Returns once the mount is ready and prints one line, e.g.
   mounted /mnt/q: ✓ 311 tensors, 596M params — cat /mnt/q/verdict
@@ -75,6 +77,11 @@ Options:
                       /etc/fuse.conf)
   --compare OTHER     add compare/: MODEL against the checkpoint OTHER,
                       tensor by tensor (summary, stats, delta.f32, delta.npy)
+  --base BASE         when MODEL is a LoRA adapter (a directory holding
+                      adapter_config.json): its base model; each adapted
+                      module's directory gets lora/ with A, B and delta
+                      (scale·B·A). Without it, the base the adapter names
+                      when that is a local directory, else the adapter alone
   --cache-dir DIR     for a remote MODEL: the on-disk chunk cache (default
                       $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount, else
                       $XDG_RUNTIME_DIR/fsmount, else none); refused unless
@@ -122,6 +129,7 @@ type config struct {
 	strict      bool
 	logFile     string
 	other       string // --compare
+	base        string // --base, for an adapter
 	cacheDir    string // --cache-dir
 	cacheSize   string // --cache-size
 	timeout     cli.Timeout
@@ -143,6 +151,7 @@ func parseArgs(args []string) (*config, error) {
 	fl.BoolVar(&c.mmap, "mmap", false, "")
 	fl.BoolVar(&c.passthrough, "passthrough", false, "")
 	fl.StringVar(&c.other, "compare", "", "")
+	fl.StringVar(&c.base, "base", "", "")
 	fl.StringVar(&c.cacheDir, "cache-dir", "", "")
 	fl.StringVar(&c.cacheSize, "cache-size", "", "")
 	fl.Var(&c.timeout, "timeout", "")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,6 +75,30 @@ func TestParseMountinfoLine(t *testing.T) {
 	_, ok = parseMountinfoLine("garbage")
 	assert.False(t, ok)
 	assert.Equal(t, `a\0`, unescapeMountinfo(`a\0`), "a short escape is kept")
+}
+
+// TestListEscapes: --list (which shows root every user's mounts) prints a
+// mount point and a model named with terminal escapes, a tab or a newline
+// escaped, never raw: another user's names cannot drive root's terminal
+// or break the table.
+func TestListEscapes(t *testing.T) {
+	dir := t.TempDir()
+	point := filepath.Join(dir, "m\x1b[31mred")
+	require.NoError(t, os.Mkdir(point, 0o755))
+	info := filepath.Join(dir, "mountinfo")
+	line := "42 27 0:99999 / " + strings.ReplaceAll(point, " ", `\040`) +
+		" ro,nosuid - fuse.fsmount e\x1b]0;PWNED\x07x\\011y\\012z.gguf ro,user_id=0,group_id=0\n"
+	require.NoError(t, os.WriteFile(info, []byte(line), 0o600))
+	old := mountinfoPath
+	mountinfoPath = info
+	t.Cleanup(func() { mountinfoPath = old })
+	var out, errb bytes.Buffer
+	require.Equal(t, exitOK, list(&out, &errb), errb.String())
+	assert.NotContains(t, out.String(), "\x1b")
+	assert.NotContains(t, out.String(), "\x07")
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, lines, 2, out.String())
+	assert.Equal(t, []string{filepath.Join(dir, `m\x1b[31mred`), `e\x1b]0;PWNED\x07x\ty\nz.gguf`}, strings.Fields(lines[1])[:2], out.String())
 }
 
 func TestUnmountRefusals(t *testing.T) {

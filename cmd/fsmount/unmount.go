@@ -42,6 +42,10 @@ func unmount(mnt string, stderr io.Writer) error {
 	if e.fstype != fsType {
 		return fmt.Errorf("%s is not an fsmount mount (it is %s from %s): left alone", mnt, e.fstype, e.source)
 	}
+	if uid := os.Geteuid(); uid != 0 && e.userID >= 0 && e.userID != uid {
+		// fusermount3 would say the mount is not in /etc/mtab.
+		return fmt.Errorf("%s was mounted by uid %d, not by you (uid %d): only they or root can unmount it", mnt, e.userID, uid)
+	}
 	// The daemon, found before its connection goes: with it its number.
 	daemon := daemonPid(e.minor)
 	daemonStart, _ := procStart(daemon)
@@ -59,14 +63,23 @@ func unmount(mnt string, stderr io.Writer) error {
 		time.Sleep(50 * time.Millisecond)
 		err = unmountOnce(mnt)
 	}
+	// Another fsmount -u (or umount) may get there first: what the kernel
+	// then says to this one (EINVAL) tells nothing.
+	meanwhile := func() bool { gone, _ := mountGone(e.id); return gone }
 	if errors.Is(err, syscall.EBUSY) {
 		if err := lazyUnmount(mnt); err != nil {
+			if meanwhile() {
+				return fmt.Errorf("%s is not a mount point (it was unmounted meanwhile)", mnt)
+			}
 			return fmt.Errorf("%s is busy and could not be detached: %v", mnt, err)
 		}
 		fmt.Fprintf(stderr, "fsmount: %s is busy: detached; it goes away when the last open file is closed\n", mnt)
 		err, detached = nil, true
 	}
 	if err != nil {
+		if meanwhile() {
+			return fmt.Errorf("%s is not a mount point (it was unmounted meanwhile)", mnt)
+		}
 		return err
 	}
 	if gone, _ := mountGone(e.id); !gone {

@@ -22,6 +22,8 @@ type Decoder struct {
 	// AWQ), whose decoded shape is not its tensor's.
 	shape  []uint64
 	packed *packed
+	// fn, if set, computes the values (NewComputed); t then has no file.
+	fn ValuesFunc
 	// rowOf, if set, reorders the outermost dimension: element row r of
 	// the values is stored row rowOf(r) (see WithRows).
 	rowOf  func(r uint64) uint64
@@ -200,6 +202,9 @@ func (d *Decoder) Float32(start uint64, dst []float32) error {
 	if d.packed != nil {
 		return d.packed.float32s(start, dst)
 	}
+	if d.fn != nil {
+		return d.fn(start, dst)
+	}
 	be, bb := d.t.DType.BlockElems(), d.t.DType.BlockBytes()
 	b0 := start / be
 	b1 := (start + n + be - 1) / be
@@ -271,6 +276,9 @@ func (d *Decoder) Raw(start, n uint64) ([]byte, error) {
 	be, bb := d.t.DType.BlockElems(), d.t.DType.BlockBytes()
 	if d.packed != nil {
 		return nil, &UnsupportedError{DType: d.t.DType, Reason: "a packed weight's elements have no raw bytes of their own"}
+	}
+	if d.fn != nil {
+		return nil, &UnsupportedError{DType: d.t.DType, Reason: "computed values have no bytes"}
 	}
 	if start > d.n || n > d.n-start || start%be != 0 || n%be != 0 {
 		return nil, &LengthError{DType: d.t.DType, What: d.t.Name + ": raw range not whole blocks within the tensor", Got: start + n, Want: d.n}

@@ -74,7 +74,10 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	o.HistBins = min(o.HistBins, MaxHistBins)
-	if d.packed != nil {
+	if d.fn != nil && o.SHA256 {
+		return nil, &UnsupportedError{DType: d.t.DType, Reason: "computed values have no bytes to digest"}
+	}
+	if d.packed != nil || d.fn != nil {
 		return d.scanElements(ctx, o)
 	}
 	bb := int(d.t.DType.BlockBytes())

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"html"
-	"math"
 	"net/url"
 	"path"
 	"strconv"
@@ -48,24 +47,6 @@ func (s *Site) statsOf(ctx context.Context, v *views.Tensor) tensorStats {
 		return tensorStats{health: "error"}
 	}
 	return tensorStats{st: st, health: string(st.Health())}
-}
-
-// markOutliers turns the health of the block tensors whose RMS is far
-// above their kind's median from ok to outlier.
-func markOutliers(pages []*Tensor, rows []tensorStats) {
-	names := make([]string, len(pages))
-	rms := make([]float64, len(pages))
-	for i, p := range pages {
-		names[i], rms[i] = p.v.Tensor().Name, math.NaN()
-		if rows[i].st != nil {
-			rms[i] = rows[i].st.RMS
-		}
-	}
-	for i, out := range render.Outliers(names, rms) {
-		if out && rows[i].health == "ok" {
-			rows[i].health = "outlier"
-		}
-	}
 }
 
 // padTo appends s right-aligned in w bytes (s is never longer; it would
@@ -148,15 +129,21 @@ func img(b *bytes.Buffer, src string, w, h int, alt string) {
 	b.WriteString(`<p><img src="` + src + `" width="` + strconv.Itoa(w) + `" height="` + strconv.Itoa(h) + `" alt="` + esc(alt) + `"></p>` + "\n")
 }
 
-// rootPage writes the root index.html; rows nil writes blank fields.
-func (s *Site) rootPage(rows []tensorStats) []byte {
-	var b bytes.Buffer
+// rootStats is what a root row shows of a tensor's statistics.
+type rootStats struct {
+	rms, absmax float64
+	decoded     bool // the figures are known
+	health      string
+}
+
+// rootHead writes the root index.html up to its first tensor row.
+func (s *Site) rootHead(b *bytes.Buffer) {
 	r := s.report
 	loc := ""
 	if r.Model != nil {
 		loc = r.Model.Location
 	}
-	head(&b, "fsmount: "+loc)
+	head(b, "fsmount: "+loc)
 	b.WriteString("<h1>" + esc(loc) + "</h1>\n<h2>Verdict</h2>\n<pre>" + esc(r.Verdict()) + "</pre>\n")
 	if r.Plan != nil {
 		b.WriteString("<h2>Dimensions (from config.json, " + esc(r.Plan.Arch) + ")</h2>\n<table class=\"legend\">\n<tr><th></th><th>field</th><th>value</th><th></th></tr>\n")
@@ -166,35 +153,38 @@ func (s *Site) rootPage(rows []tensorStats) []byte {
 		b.WriteString("</table>\n<p>Weights are stored [out, in]: rows are outputs, columns inputs (y = x·W<sup>T</sup>).</p>\n")
 	}
 	b.WriteString("<h2>Overview</h2>\n")
-	img(&b, "./"+NameOverview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
+	img(b, "./"+NameOverview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
 	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
-	for i, p := range s.pages {
-		t := p.v.Tensor()
-		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
-		var ts *tensorStats
-		if rows != nil {
-			ts = &rows[i]
-		}
-		for _, f := range []func(*decode.Stats) float64{
-			func(st *decode.Stats) float64 { return st.RMS },
-			func(st *decode.Stats) float64 { return st.AbsMax },
-		} {
-			b.WriteString(`<td class="n">`)
-			v := ""
-			if ts != nil {
-				v = "-"
-				if ts.st != nil {
-					v = render.Sci(f(ts.st), 5)
-				}
+}
+
+// rootRow writes the table row of the tensor v, whose directory is dir;
+// rs nil writes blank fields of the same widths.
+func (s *Site) rootRow(b *bytes.Buffer, v *views.Tensor, dir string, rs *rootStats) {
+	t := v.Tensor()
+	b.WriteString("<tr><td><a href=\"" + href(0, dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
+	for k := range 2 {
+		b.WriteString(`<td class="n">`)
+		cell := ""
+		if rs != nil {
+			cell = "-"
+			if rs.decoded {
+				cell = render.Sci([2]float64{rs.rms, rs.absmax}[k], 5)
 			}
-			padTo(&b, v, floatW)
-			b.WriteString("</td>")
 		}
-		healthCell(&b, ts)
-		b.WriteString("</tr>\n")
+		padTo(b, cell, floatW)
+		b.WriteString("</td>")
 	}
+	if rs == nil {
+		healthCell(b, nil)
+	} else {
+		healthCell(b, &tensorStats{health: rs.health})
+	}
+	b.WriteString("</tr>\n")
+}
+
+// rootFoot writes the root index.html after its last tensor row.
+func rootFoot(b *bytes.Buffer) {
 	b.WriteString("</table>\n<p>health: ok, nan (a NaN), inf (an infinity), zero (all zeros), constant (all equal), empty, outlier (RMS over 10&times; the median of its kind across layers), n/a (not decoded), error (statistics failed).</p>\n</body>\n</html>\n")
-	return b.Bytes()
 }
 
 func dtypeOf(v *views.Tensor) string {

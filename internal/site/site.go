@@ -41,7 +41,7 @@ type Site struct {
 	report   *spec.Report
 	tensors  []*views.Tensor
 	cache    *render.Cache
-	root     *render.Lazy
+	root     *RootFile
 	overview *render.OverviewFile
 	pages    []*Tensor
 	byName   map[string]*Tensor
@@ -101,18 +101,7 @@ func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) 
 		s.byName[name] = p
 	}
 	s.overview = render.NewOverview(srcs, s.cache)
-	size := int64(len(s.rootPage(nil)))
-	s.root = render.NewLazy(size, s.cache, func(ctx context.Context) ([]byte, error) {
-		rows := make([]tensorStats, len(s.pages))
-		for i, p := range s.pages {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			rows[i] = s.statsOf(ctx, p.v)
-		}
-		markOutliers(s.pages, rows)
-		return s.rootPage(rows), nil
-	})
+	s.root = NewRoot(r, len(tensors), func(i int) *views.Tensor { return tensors[i] }, func(name string) string { return s.byName[name].Dir })
 	return s, nil
 }
 
@@ -184,7 +173,7 @@ func DefaultPath(name string) string {
 }
 
 // Root returns the root index.html.
-func (s *Site) Root() *render.Lazy { return s.root }
+func (s *Site) Root() *RootFile { return s.root }
 
 // Overview returns overview.png.
 func (s *Site) Overview() *render.OverviewFile { return s.overview }

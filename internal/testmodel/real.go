@@ -18,7 +18,18 @@ import (
 // and weight_format scalars). It returns the tensor bytes written, which
 // for a faithful spec equal the index's metadata.total_size.
 func WriteRealSharded(dir, src string) (uint64, error) {
-	for _, f := range []string{"config.json", "model.safetensors.index.json"} {
+	return writeReal(dir, src, "model.safetensors.index.json", WriteSparseShards)
+}
+
+// WriteRealShardedTorch is WriteRealSharded for a real PyTorch index
+// (config.json and pytorch_model.bin.index.json): sparse torch.save
+// shards with the index's names.
+func WriteRealShardedTorch(dir, src string) (uint64, error) {
+	return writeReal(dir, src, "pytorch_model.bin.index.json", WriteSparseTorchShards)
+}
+
+func writeReal(dir, src, indexName string, write func(string, map[string]string, func(string) (string, []uint64)) (uint64, error)) (uint64, error) {
+	for _, f := range []string{"config.json", indexName} {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			return 0, err
@@ -39,11 +50,11 @@ func WriteRealSharded(dir, src string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	raw, err = os.ReadFile(filepath.Join(dir, "model.safetensors.index.json"))
+	raw, err = os.ReadFile(filepath.Join(dir, indexName))
 	if err != nil {
 		return 0, err
 	}
-	idx, err := safetensors.ParseIndex("model.safetensors.index.json", raw)
+	idx, err := safetensors.ParseIndex(indexName, raw)
 	if err != nil {
 		return 0, err
 	}
@@ -57,7 +68,7 @@ func WriteRealSharded(dir, src string) (uint64, error) {
 	}
 	wm := idx.WeightMap
 	var unknown []string
-	total, err := WriteSparseShards(dir, wm, func(n string) (string, []uint64) {
+	total, err := write(dir, wm, func(n string) (string, []uint64) {
 		i := strings.LastIndexByte(n, '.')
 		base, last := n[:i], n[i+1:]
 		w := shapes[base+".weight"]

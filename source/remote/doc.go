@@ -30,7 +30,7 @@
 // and chunk size, with a CRC-32C checked when it is read back, so a
 // replaced file never serves the old file's chunks as its own. On disk a
 // version's chunks are one sparse file and an index of their checksums
-// (disk.go); eviction punches holes. Files without an ETag are not cached
+// (disk.go); eviction punches holes. Files without a strong ETag are not cached
 // on disk. Each open file also pins its first chunk in memory (within a
 // budget of 256 MiB per FS).
 //

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"fmt"
 	"io/fs"
 	"net/url"
 	"strings"
@@ -54,6 +55,7 @@ func New(baseURL string, opts Options) (*FS, error) {
 			u.RawPath += "/"
 		}
 	}
+	named := opts.CacheDir != ""
 	opts = opts.withDefaults()
 	f := &FS{
 		base:       u,
@@ -69,7 +71,12 @@ func New(baseURL string, opts Options) (*FS, error) {
 		f.warnings = append(f.warnings, "no disk cache: none of XDG_CACHE_HOME, HOME and XDG_RUNTIME_DIR is set, so chunks are kept in memory only (--cache-dir DIR names one)")
 	} else if opts.CacheSize > 0 {
 		f.disk, err = openDiskCache(opts.CacheDir, opts.CacheSize)
-		if err != nil {
+		if err != nil && !named {
+			// The default, which the user did not choose (a system user's
+			// HOME such as /nonexistent, a directory another user took
+			// first): no disk cache, and the report says why.
+			f.warnings = append(f.warnings, fmt.Sprintf("no disk cache: the default directory %s cannot be used (%v), so chunks are kept in memory only (--cache-dir DIR names one)", opts.CacheDir, err))
+		} else if err != nil {
 			return nil, &Error{Code: CodeBadLocation, URL: f.display, Detail: err.Error() + " (--cache-dir names another, --cache-size 0 turns it off)"}
 		}
 	}
@@ -152,9 +159,11 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	cs := f.opts.ChunkSize
 	file.chunks = (file.ver.size + cs - 1) / cs
 	file.key = versionOf(file.url, file.ver.etag, file.ver.size, cs)
-	// Without an ETag nothing tells a later process that the file on the
-	// server is still this one: keep such files out of the disk cache.
-	file.disk = f.disk != nil && file.ver.etag != ""
+	// Without a strong ETag nothing tells a later process that the file
+	// on the server still has these bytes (a weak one promises only an
+	// equivalent file; RFC 9111 3.4 combines parts of a file only under a
+	// strong validator): keep such files out of the disk cache.
+	file.disk = f.disk != nil && file.ver.strongETag() != ""
 	if file.ver.size > 0 {
 		data := buf[:res.n:res.n]
 		if res.n < len(buf)/2 {

@@ -27,7 +27,9 @@ type Options struct {
 	MemCacheSize int64
 	// CacheDir is the on-disk chunk cache. Default [DefaultCacheDir]; if
 	// that is "" there is no disk cache (FS.Warnings says so). New refuses
-	// a directory that anyone but the user can change.
+	// a directory that anyone but the user can change; where that is the
+	// default, not one named here, there is no disk cache (FS.Warnings says
+	// why) rather than no FS.
 	CacheDir string
 	// CacheSize bounds the on-disk cache, evicting least recently used
 	// chunks. Default 2 GiB; negative disables the disk cache.

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,4 +227,59 @@ func TestPlantedForeignChunk(t *testing.T) {
 	g := openFile(t, newFS(t, url, opts), "blob.bin")
 	readAt(t, g, data, chunk, chunk)
 	readAt(t, g, data, 0, chunk)
+}
+
+// TestDefaultCacheDirUnusable: a default cache directory that cannot be
+// made or is refused (a system user's HOME such as /nonexistent, a path
+// through a file) costs the disk cache, with a warning naming it, not the
+// mount; a --cache-dir the user named still fails.
+func TestDefaultCacheDirUnusable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	t.Setenv("XDG_CACHE_HOME", file)
+	fsys, err := New("http://127.0.0.1:1/", Options{})
+	require.NoError(t, err)
+	defer fsys.Close()
+	assert.Nil(t, fsys.disk)
+	require.Len(t, fsys.Warnings(), 1)
+	assert.Contains(t, fsys.Warnings()[0], "no disk cache: the default directory "+filepath.Join(file, "fsmount")+" cannot be used (")
+
+	_, err = New("http://127.0.0.1:1/", Options{CacheDir: filepath.Join(file, "fsmount")})
+	wantCode(t, err, CodeBadLocation)
+}
+
+// TestWeakETagNotOnDisk: a weak ETag promises an equivalent file, not the
+// same bytes (RFC 9111 3.4: parts of a file are combined only under a
+// strong validator), so a file that has only one is kept out of the disk
+// cache: a later process reading the file replaced under the same weak
+// ETag gets the new bytes, not the old chunks.
+func TestWeakETagNotOnDisk(t *testing.T) {
+	const chunk = 64 << 10
+	var mu sync.Mutex
+	data := pattern(2*chunk, 1)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		b := data
+		mu.Unlock()
+		w.Header().Set("ETag", `W/"same"`)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+	}))
+	t.Cleanup(hs.Close)
+	opts := testOptions()
+	opts.ChunkSize = chunk
+	opts.MaxReadahead = -1
+	opts.CacheSize = 1 << 30
+	opts.CacheDir = t.TempDir()
+	t.Cleanup(func() { forgetDiskCache(t, opts.CacheDir) })
+
+	fsys := newFS(t, hs.URL, opts)
+	readAt(t, openFile(t, fsys, "blob.bin"), data, 0, 2*chunk)
+	fsys.disk.flush()
+
+	mu.Lock()
+	data = pattern(2*chunk, 2)
+	mu.Unlock()
+	forgetDiskCache(t, opts.CacheDir) // a later process
+	fsys = newFS(t, hs.URL, opts)
+	readAt(t, openFile(t, fsys, "blob.bin"), data, 0, 2*chunk)
 }

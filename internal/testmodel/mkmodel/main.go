@@ -5,6 +5,11 @@
 //	mkmodel qwen3-0.6b-dense DIR  the same layout filled with random bytes
 //	                             (1.5 GB; lm_head identical to embed_tokens)
 //	mkmodel real:NAME DIR       testdata/realworld/NAME rebuilt as sparse shards
+//	mkmodel adapter:tiny DIR    a LoRA adapter on the tiny model (q_proj, v_proj, r 4)
+//	mkmodel adapter:0.6b DIR    a LoRA adapter on Qwen3-0.6B (every linear layer, r 16)
+//	mkmodel base:NAME DIR       a header-only base of the real adapters in
+//	                            testdata/adapters: llama-3.2-1b, gpt2, distilgpt2,
+//	                            bloom-560m, distilbert, bert (shapes only, data a hole)
 package main
 
 import (
@@ -38,8 +43,29 @@ func run(kind, dir string) error {
 		return testmodel.WriteTiny(dir, nil)
 	case "qwen3-0.6b":
 		return testmodel.WriteSparse06B(dir)
+	case "adapter:tiny":
+		return testmodel.WriteAdapter(dir, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors())
+	case "adapter:0.6b":
+		return testmodel.WriteAdapter(dir, testmodel.Qwen06BAdapterConfig, testmodel.Qwen06BAdapterTensors())
 	case "qwen3-0.6b-dense":
 		return testmodel.WriteDenseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json"))
+	}
+	if name, ok := strings.CutPrefix(kind, "base:"); ok {
+		switch name {
+		case "llama-3.2-1b":
+			return testmodel.WriteLlamaBase(dir, filepath.Join(root, "testdata", "adapters", "bases", "Llama-3.2-1B", "config.json"))
+		case "gpt2":
+			return testmodel.WriteHeaderOnly(dir, testmodel.GPT2Config(12), testmodel.GPT2Tensors(12))
+		case "distilgpt2":
+			return testmodel.WriteHeaderOnly(dir, testmodel.GPT2Config(6), testmodel.GPT2Tensors(6))
+		case "bloom-560m":
+			return testmodel.WriteHeaderOnly(dir, testmodel.BloomConfig, testmodel.BloomTensors())
+		case "distilbert":
+			return testmodel.WriteHeaderOnly(dir, testmodel.DistilBERTConfig, testmodel.DistilBERTTensors())
+		case "bert":
+			return testmodel.WriteHeaderOnly(dir, testmodel.BERTConfig, testmodel.BERTTensors())
+		}
+		return fmt.Errorf("unknown base %q", name)
 	}
 	if name, ok := strings.CutPrefix(kind, "real:"); ok {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -1,0 +1,281 @@
+package adapter
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// DeltaShape is the shape of the module's change to its base weight: the
+// base weight's shape. For a Linear it is [out, in] (B's rows, A's
+// columns); a Conv1D's weight is stored [in, out] and an embedding's
+// [num_embeddings, embedding_dim], both the transpose of B·A. Nil for a
+// convolution or a module missing A or B.
+func (m *Module) DeltaShape() []uint64 {
+	if m.A == nil || m.B == nil || len(m.A.Shape) != 2 || len(m.B.Shape) != 2 {
+		return nil
+	}
+	if m.transposed() {
+		return []uint64{m.A.Shape[1], m.B.Shape[0]}
+	}
+	return []uint64{m.B.Shape[0], m.A.Shape[1]}
+}
+
+func (m *Module) transposed() bool { return m.Kind == KindConv1D || m.Kind == KindEmbedding }
+
+// MaxFactorElements bounds the elements of A plus B held in memory for a
+// delta: 64M float32 (256 MiB), far above any real adapter's module.
+const MaxFactorElements = 64 << 20
+
+// Delta is the change a module makes to its base weight, scale·B·A
+// (transposed for a Conv1D or an embedding), computed row by row from
+// the two factors held in memory; the full matrix is never made.
+// Row i is Σₖ L[i,k]·R[k,:] with L = scale·B, R = A (or L = scale·Aᵀ,
+// R = Bᵀ when transposed). It is safe for concurrent use.
+type Delta struct {
+	Module     *Module
+	Rows, Cols uint64
+	rank       int
+	left       []float32 // Rows × rank
+	right      []float32 // rank × Cols
+
+	absOnce           sync.Once
+	absLeft, absRight []float32
+}
+
+// Delta loads the module's factors and returns its delta.
+func (m *Module) Delta() (*Delta, error) {
+	shape := m.DeltaShape()
+	if shape == nil {
+		return nil, fmt.Errorf("%s: no delta for a %s module", m.Key, m.Kind)
+	}
+	r := m.A.Shape[0]
+	if m.B.Shape[1] != r || r == 0 {
+		return nil, fmt.Errorf("%s: lora_A has rank %d, lora_B %d", m.Key, r, m.B.Shape[1])
+	}
+	if m.A.NumElements()+m.B.NumElements() > MaxFactorElements {
+		return nil, fmt.Errorf("%s: factors of %d elements, more than the %d held in memory", m.Key, m.A.NumElements()+m.B.NumElements(), MaxFactorElements)
+	}
+	a, err := load(m.A)
+	if err != nil {
+		return nil, err
+	}
+	b, err := load(m.B)
+	if err != nil {
+		return nil, err
+	}
+	d := &Delta{Module: m, Rows: shape[0], Cols: shape[1], rank: int(r)}
+	s := float32(m.Scale)
+	in, out := m.A.Shape[1], m.B.Shape[0]
+	if !m.transposed() {
+		// L = s·B [out, r], R = A [r, in].
+		d.left = b
+		for i := range d.left {
+			d.left[i] *= s
+		}
+		d.right = a
+		return d, nil
+	}
+	// L = s·Aᵀ [in, r], R = Bᵀ [r, out].
+	d.left = make([]float32, in*r)
+	for k := range r {
+		for j := range in {
+			d.left[j*r+k] = s * a[k*in+j]
+		}
+	}
+	d.right = make([]float32, r*out)
+	for i := range out {
+		for k := range r {
+			d.right[k*out+i] = b[i*r+k]
+		}
+	}
+	return d, nil
+}
+
+func load(t *tensor.Tensor) ([]float32, error) {
+	dec, err := decode.NewDecoder(t)
+	if err != nil {
+		return nil, err
+	}
+	v := make([]float32, dec.Len())
+	return v, dec.Float32(0, v)
+}
+
+// Len is the number of elements.
+func (d *Delta) Len() uint64 { return d.Rows * d.Cols }
+
+// Rank is the inner dimension of the product.
+func (d *Delta) Rank() int { return d.rank }
+
+// Row computes columns [c0, c0+len(dst)) of row i.
+func (d *Delta) Row(i, c0 uint64, dst []float32) {
+	r := d.rank
+	rowCombine(dst, d.left[i*uint64(r):(i+1)*uint64(r)], d.right[c0:], int(d.Cols))
+}
+
+// parallelMin is the number of elements from which Float32 splits a
+// range over the cores.
+const parallelMin = 1 << 16
+
+// Float32 computes elements [start, start+len(dst)) in row-major order:
+// a [decode.ValuesFunc].
+func (d *Delta) Float32(start uint64, dst []float32) error {
+	n := uint64(len(dst))
+	if start > d.Len() || n > d.Len()-start {
+		return fmt.Errorf("%s: delta elements [%d, %d) past its %d", d.Module.Key, start, start+n, d.Len())
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if n < parallelMin || workers == 1 {
+		d.span(start, dst)
+		return nil
+	}
+	// Whole rows to each worker.
+	per := (n/uint64(workers) + d.Cols - 1) / d.Cols * d.Cols
+	var wg sync.WaitGroup
+	for off := uint64(0); off < n; off += per {
+		part := dst[off:min(n, off+per)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.span(start+off, part)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (d *Delta) span(start uint64, dst []float32) {
+	for len(dst) > 0 {
+		i, c := start/d.Cols, start%d.Cols
+		m := min(uint64(len(dst)), d.Cols-c)
+		d.Row(i, c, dst[:m])
+		dst, start = dst[m:], start+m
+	}
+}
+
+// Decoder returns the delta as a decoder, so that every view of a
+// tensor works on it.
+func (d *Delta) Decoder(name string) (*decode.Decoder, error) {
+	return decode.NewComputed(name, []uint64{d.Rows, d.Cols}, d.Float32)
+}
+
+// rowCombine sets dst[j] = Σₖ l[k]·right[k·stride+j] for j < len(dst).
+func rowCombine(dst, l, right []float32, stride int) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	if len(l) == 0 {
+		clear(dst)
+		return
+	}
+	_ = right[(len(l)-1)*stride+n-1] // bounds, once
+	done := 0
+	if haveAVX2 && n >= 8 {
+		// The kernel on whole groups of 8 columns.
+		done = n &^ 7
+		combineAVX2(&dst[0], done, &l[0], len(l), &right[0], stride)
+	}
+	if done == n {
+		return
+	}
+	if haveAVX2 {
+		// The last columns through the kernel too, from a padded copy:
+		// an element's value must not depend on where a read starts, and
+		// the kernel's fused multiply-adds round differently from the
+		// loop below.
+		var stack [64 * 8]float32
+		pad := stack[:]
+		if len(l)*8 > len(pad) {
+			pad = make([]float32, len(l)*8)
+		}
+		m := n - done
+		for k := range l {
+			copy(pad[k*8:k*8+m], right[k*stride+done:k*stride+n])
+		}
+		var out [8]float32
+		combineAVX2(&out[0], 8, &l[0], len(l), &pad[0], 8)
+		copy(dst[done:], out[:m])
+		return
+	}
+	tail := dst[done:]
+	clear(tail)
+	for k, lk := range l {
+		row := right[k*stride+done : k*stride+n]
+		for j, x := range row {
+			tail[j] += lk * x
+		}
+	}
+}
+
+// RowAbs computes columns [c0, c0+len(dst)) of row i of Σₖ |L[i,k]·R[k,:]|,
+// the sum whose float32 rounding bounds the error of Row.
+func (d *Delta) RowAbs(i, c0 uint64, dst []float32) {
+	d.absOnce.Do(func() {
+		d.absLeft = make([]float32, len(d.left))
+		for j, x := range d.left {
+			d.absLeft[j] = abs32(x)
+		}
+		d.absRight = make([]float32, len(d.right))
+		for j, x := range d.right {
+			d.absRight[j] = abs32(x)
+		}
+	})
+	r := d.rank
+	rowCombine(dst, d.absLeft[i*uint64(r):(i+1)*uint64(r)], d.absRight[c0:], int(d.Cols))
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// DeltaNorm returns the Frobenius norm of the module's delta, from its
+// factors alone: ‖s·B·A‖² = s²·trace((BᵀB)(AAᵀ)), in float64, with r×r
+// work per row and column rather than a pass over the product.
+func (m *Module) DeltaNorm() (float64, error) {
+	if m.A == nil || m.B == nil || len(m.A.Shape) < 2 || len(m.B.Shape) < 2 {
+		return 0, fmt.Errorf("%s: no factors", m.Key)
+	}
+	a, err := load(m.A)
+	if err != nil {
+		return 0, err
+	}
+	b, err := load(m.B)
+	if err != nil {
+		return 0, err
+	}
+	r := m.A.Shape[0]
+	if m.B.Shape[1] != r {
+		return 0, fmt.Errorf("%s: lora_A has rank %d, lora_B %d", m.Key, r, m.B.Shape[1])
+	}
+	in := uint64(len(a)) / max(r, 1)
+	out := m.B.Shape[0]
+	bb := make([]float64, r*r) // BᵀB
+	for i := range out {
+		row := b[i*r : (i+1)*r]
+		for p := range r {
+			for q := range r {
+				bb[p*r+q] += float64(row[p]) * float64(row[q])
+			}
+		}
+	}
+	var sum float64
+	for p := range r {
+		for q := range r {
+			var aa float64 // (AAᵀ)[q][p]
+			ap, aq := a[p*in:(p+1)*in], a[q*in:(q+1)*in]
+			for j := range ap {
+				aa += float64(ap[j]) * float64(aq[j])
+			}
+			sum += bb[p*r+q] * aa
+		}
+	}
+	return math.Abs(m.Scale) * math.Sqrt(max(sum, 0)), nil
+}

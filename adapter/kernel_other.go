@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package adapter
+
+const haveAVX2 = false
+
+func combineAVX2(dst *float32, n int, l *float32, rank int, right *float32, stride int) {
+	panic("unreachable")
+}

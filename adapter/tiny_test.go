@@ -1,0 +1,256 @@
+package adapter_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/spec"
+)
+
+// tinyShapes are the tiny Qwen3's linear weights, [out, in], written out
+// here rather than derived, so that the tests do not share the code they
+// test.
+var tinyShapes = map[string][2]uint64{
+	"self_attn.q_proj": {64, 32}, "self_attn.k_proj": {32, 32}, "self_attn.v_proj": {32, 32}, "self_attn.o_proj": {32, 64},
+	"mlp.gate_proj": {64, 32}, "mlp.up_proj": {64, 32}, "mlp.down_proj": {32, 64},
+}
+
+const pfx = "base_model.model."
+
+// pair returns the lora_A and lora_B PEFT saves for module m of layer l
+// at rank r.
+func pair(l int, m string, r uint64) []testmodel.Tensor {
+	s := tinyShapes[m]
+	k := fmt.Sprintf("%smodel.layers.%d.%s", pfx, l, m)
+	return []testmodel.Tensor{{Name: k + ".lora_A.weight", DType: "F32", Shape: []uint64{r, s[1]}}, {Name: k + ".lora_B.weight", DType: "F32", Shape: []uint64{s[0], r}}}
+}
+
+func tinyAdapter(t testing.TB, config string, ts []testmodel.Tensor) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, testmodel.WriteAdapter(dir, config, ts))
+	return dir
+}
+
+func tinyBase(t testing.TB) string {
+	t.Helper()
+	root, err := testmodel.RepoRoot()
+	require.NoError(t, err)
+	return filepath.Join(root, "testdata", "tiny-qwen3")
+}
+
+func cfg(extra string) string {
+	return `{"peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": "tiny-qwen3", "r": 4, "lora_alpha": 8, "bias": "none"` + extra + `}`
+}
+
+func qv(r uint64) []testmodel.Tensor {
+	var ts []testmodel.Tensor
+	for l := range 2 {
+		ts = append(ts, pair(l, "self_attn.q_proj", r)...)
+		ts = append(ts, pair(l, "self_attn.v_proj", r)...)
+	}
+	return ts
+}
+
+// Adapters PEFT would save on the tiny model, each checked clean against
+// it, with the modules, ranks and scales PEFT gives them.
+func TestTinyAdapters(t *testing.T) {
+	allLinear := func() []testmodel.Tensor {
+		var ts []testmodel.Tensor
+		for l := range 2 {
+			for m := range tinyShapes {
+				ts = append(ts, pair(l, m, 4)...)
+			}
+		}
+		return ts
+	}
+	cases := []struct {
+		name    string
+		config  string
+		tensors []testmodel.Tensor
+		modules int
+		kind    string
+		ranks   map[string]int
+		scales  map[string]float64
+	}{
+		{"q/v", cfg(`, "target_modules": ["q_proj", "v_proj"]`), qv(4), 4, "LoRA",
+			map[string]int{"model.layers.0.self_attn.q_proj": 4}, map[string]float64{"model.layers.1.self_attn.v_proj": 2}},
+		{"q/v full names", cfg(`, "target_modules": ["model.layers.0.self_attn.q_proj", "self_attn.v_proj"]`),
+			append(pair(0, "self_attn.q_proj", 4), append(pair(0, "self_attn.v_proj", 4), pair(1, "self_attn.v_proj", 4)...)...), 3, "LoRA", nil, nil},
+		{"all-linear", cfg(`, "target_modules": "all-linear"`), allLinear(), 14, "LoRA", nil, nil},
+		{"regex", cfg(`, "target_modules": "model\\.layers\\.1\\..*(q|k)_proj"`),
+			append(pair(1, "self_attn.q_proj", 4), pair(1, "self_attn.k_proj", 4)...), 2, "LoRA", nil, nil},
+		{"layers_to_transform", cfg(`, "target_modules": ["q_proj", "v_proj"], "layers_to_transform": [1], "layers_pattern": "layers"`),
+			append(pair(1, "self_attn.q_proj", 4), pair(1, "self_attn.v_proj", 4)...), 2, "LoRA", nil, nil},
+		{"rank_pattern", cfg(`, "target_modules": ["q_proj", "v_proj"], "rank_pattern": {"q_proj": 2, "layers.1.self_attn.v_proj": 6}, "alpha_pattern": {"v_proj": 12}`),
+			append(append(pair(0, "self_attn.q_proj", 2), pair(1, "self_attn.q_proj", 2)...), append(pair(0, "self_attn.v_proj", 4), pair(1, "self_attn.v_proj", 6)...)...), 4, "LoRA",
+			map[string]int{"model.layers.0.self_attn.q_proj": 2, "model.layers.0.self_attn.v_proj": 4, "model.layers.1.self_attn.v_proj": 6},
+			map[string]float64{"model.layers.0.self_attn.q_proj": 4, "model.layers.0.self_attn.v_proj": 3, "model.layers.1.self_attn.v_proj": 2}},
+		{"rsLoRA", cfg(`, "target_modules": ["q_proj", "v_proj"], "use_rslora": true`), qv(4), 4, "rsLoRA", nil, map[string]float64{"model.layers.0.self_attn.q_proj": 4}},
+		{"DoRA", cfg(`, "target_modules": ["q_proj", "v_proj"], "use_dora": true`), func() []testmodel.Tensor {
+			ts := qv(4)
+			for l := range 2 {
+				ts = append(ts, testmodel.Tensor{Name: fmt.Sprintf("%smodel.layers.%d.self_attn.q_proj.lora_magnitude_vector", pfx, l), DType: "F32", Shape: []uint64{64}},
+					testmodel.Tensor{Name: fmt.Sprintf("%smodel.layers.%d.self_attn.v_proj.lora_magnitude_vector", pfx, l), DType: "F32", Shape: []uint64{32}})
+			}
+			return ts
+		}(), 4, "DoRA", nil, nil},
+		{"embedding", cfg(`, "target_modules": ["embed_tokens", "q_proj"]`), append(append(pair(0, "self_attn.q_proj", 4), pair(1, "self_attn.q_proj", 4)...),
+			testmodel.Tensor{Name: pfx + "model.embed_tokens.lora_embedding_A", DType: "F32", Shape: []uint64{4, 128}},
+			testmodel.Tensor{Name: pfx + "model.embed_tokens.lora_embedding_B", DType: "F32", Shape: []uint64{32, 4}},
+			testmodel.Tensor{Name: pfx + "model.embed_tokens.base_layer.weight", DType: "F32", Shape: []uint64{128, 32}}), 3, "LoRA", nil, nil},
+		{"modules_to_save", cfg(`, "target_modules": ["q_proj", "v_proj"], "modules_to_save": ["lm_head"]`),
+			append(qv(4), testmodel.Tensor{Name: pfx + "lm_head.weight", DType: "BF16", Shape: []uint64{128, 32}}), 4, "LoRA", nil, nil},
+		{"adapter name in keys", cfg(`, "target_modules": ["q_proj", "v_proj"]`), func() []testmodel.Tensor {
+			ts := qv(4)
+			for i := range ts {
+				ts[i].Name = strings.Replace(ts[i].Name, ".weight", ".default.weight", 1)
+			}
+			return ts
+		}(), 4, "LoRA", nil, nil},
+		{"SEQ_CLS head", `{"peft_type": "LORA", "task_type": "SEQ_CLS", "r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"]}`,
+			append(qv(4), testmodel.Tensor{Name: pfx + "score.weight", DType: "F32", Shape: []uint64{3, 32}}), 4, "LoRA", nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := tinyAdapter(t, c.config, c.tensors)
+			r := check(t, dir, tinyBase(t))
+			require.Empty(t, problemNames(r), r.Text())
+			assert.Len(t, r.Modules, c.modules)
+			assert.Equal(t, len(c.tensors), r.Expected)
+			assert.Equal(t, c.kind, r.Adapter.Config.Kind())
+			for k, want := range c.ranks {
+				require.NotNil(t, r.Module(k), k)
+				assert.Equal(t, want, r.Module(k).Rank, k)
+			}
+			for k, want := range c.scales {
+				require.NotNil(t, r.Module(k), k)
+				assert.InDelta(t, want, r.Module(k).Scale, 1e-12, k)
+			}
+			// Alone, the same adapter is consistent too.
+			ra := check(t, dir, "")
+			assert.Empty(t, problemNames(ra), ra.Text())
+		})
+	}
+}
+
+// Adapters that do not fit: each problem named as the model check names
+// it, with the tensor.
+func TestTinyAdapterProblems(t *testing.T) {
+	drop := func(name string) []testmodel.Tensor {
+		var out []testmodel.Tensor
+		for _, x := range qv(4) {
+			if x.Name != name {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	reshape := func(name string, shape ...uint64) []testmodel.Tensor {
+		ts := qv(4)
+		for i := range ts {
+			if ts[i].Name == name {
+				ts[i].Shape = shape
+			}
+		}
+		return ts
+	}
+	qA := pfx + "model.layers.1.self_attn.q_proj.lora_A.weight"
+	qB := pfx + "model.layers.1.self_attn.q_proj.lora_B.weight"
+	cases := []struct {
+		name   string
+		config string
+		ts     []testmodel.Tensor
+		want   []string // kind tensor, with the base
+		alone  []string // without it
+		detail string
+	}{
+		{"missing B", cfg(`, "target_modules": ["q_proj", "v_proj"]`), drop(qB), []string{"missing " + qB}, []string{"missing " + qB}, ""},
+		{"wrong in", cfg(`, "target_modules": ["q_proj", "v_proj"]`), reshape(qA, 4, 48), []string{"mis-shaped " + qA}, []string{"mis-shaped " + qA},
+			"is [4, 48], expected [r, in] = [4, 32]: dim 1 is 48, in is 32"},
+		{"wrong rank", cfg(`, "target_modules": ["q_proj", "v_proj"]`), reshape(qA, 8, 32), []string{"mis-shaped " + qA}, []string{"mis-shaped " + qA}, "dim 0 is 8, r is 4"},
+		{"untargeted module", cfg(`, "target_modules": ["q_proj", "v_proj"]`), append(qv(4), pair(0, "mlp.up_proj", 4)...),
+			[]string{"unexpected " + pfx + "model.layers.0.mlp.up_proj.lora_A.weight", "unexpected " + pfx + "model.layers.0.mlp.up_proj.lora_B.weight"},
+			[]string{"unexpected " + pfx + "model.layers.0.mlp.up_proj.lora_A.weight", "unexpected " + pfx + "model.layers.0.mlp.up_proj.lora_B.weight"}, ""},
+		{"DoRA without magnitudes", cfg(`, "target_modules": ["q_proj"], "use_dora": true`), append(pair(0, "self_attn.q_proj", 4), pair(1, "self_attn.q_proj", 4)...),
+			[]string{"missing " + pfx + "model.layers.0.self_attn.q_proj.lora_magnitude_vector", "missing " + pfx + "model.layers.1.self_attn.q_proj.lora_magnitude_vector"},
+			[]string{"missing " + pfx + "model.layers.0.self_attn.q_proj.lora_magnitude_vector", "missing " + pfx + "model.layers.1.self_attn.q_proj.lora_magnitude_vector"}, ""},
+		{"head of another width", `{"peft_type": "LORA", "task_type": "SEQ_CLS", "r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"]}`,
+			append(qv(4), testmodel.Tensor{Name: pfx + "score.weight", DType: "F32", Shape: []uint64{3, 48}}), []string{"mis-shaped " + pfx + "score.weight"}, nil, "dim 1 is 48, H is 32"},
+		{"no prefix", cfg(`, "target_modules": ["q_proj", "v_proj"]`), func() []testmodel.Tensor {
+			ts := qv(4)
+			ts[0].Name = strings.TrimPrefix(ts[0].Name, pfx)
+			return ts
+		}(), []string{"missing " + pfx + "model.layers.0.self_attn.q_proj.lora_A.weight", "unexpected model.layers.0.self_attn.q_proj.lora_A.weight"},
+			[]string{"missing " + pfx + "model.layers.0.self_attn.q_proj.lora_A.weight", "unexpected model.layers.0.self_attn.q_proj.lora_A.weight"}, "lacks PEFT's key prefix"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := tinyAdapter(t, c.config, c.ts)
+			r := check(t, dir, tinyBase(t))
+			assert.Equal(t, c.want, problemNames(r), r.Text())
+			if c.detail != "" {
+				assert.Contains(t, r.Text(), c.detail)
+			}
+			ra := check(t, dir, "")
+			assert.Equal(t, c.alone, problemNames(ra), ra.Text())
+		})
+	}
+}
+
+// Without a base, a layer that lacks a module the other layers have is
+// missing it.
+func TestAloneSameModulesInEveryLayer(t *testing.T) {
+	var ts []testmodel.Tensor
+	for _, x := range qv(4) {
+		if !strings.Contains(x.Name, "layers.1.self_attn.v_proj") {
+			ts = append(ts, x)
+		}
+	}
+	r := check(t, tinyAdapter(t, cfg(`, "target_modules": ["q_proj", "v_proj"]`), ts), "")
+	assert.Equal(t, []string{"missing " + pfx + "model.layers.1.self_attn.v_proj.lora_A.weight", "missing " + pfx + "model.layers.1.self_attn.v_proj.lora_B.weight"}, problemNames(r))
+	for _, p := range r.Problems {
+		assert.Equal(t, spec.Missing, p.Kind)
+	}
+}
+
+// Malformed configs and adapters are errors, one line naming the file.
+func TestOpenErrors(t *testing.T) {
+	cases := []struct {
+		name, config string
+		bin          bool
+		want         string
+	}{
+		{"not json", `{`, false, "adapter_config.json: not a JSON object"},
+		{"not lora", `{"peft_type": "PREFIX_TUNING"}`, false, `peft_type is "PREFIX_TUNING": only LoRA adapters are read`},
+		{"bad r", `{"peft_type": "LORA", "r": -1}`, false, "r must be a positive integer"},
+		{"bad targets", `{"peft_type": "LORA", "target_modules": 3}`, false, "target_modules must be a string or a list of strings"},
+		{"bad regex", `{"peft_type": "LORA", "target_modules": "(?<=x)q"}`, false, "target_modules is not a regular expression Go can run"},
+		{"bad bias", `{"peft_type": "LORA", "bias": "some"}`, false, `bias is "some"`},
+		{"bin", `{"peft_type": "LORA"}`, true, "adapter_model.bin (a PyTorch checkpoint) is not read"},
+		{"no weights", `{"peft_type": "LORA"}`, false, "no adapter_model.safetensors"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, adapter.ConfigName), []byte(c.config), 0o644))
+			if c.bin {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, adapter.BinName), []byte("PK"), 0o644))
+			}
+			_, err := adapter.Open(dir, nil)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+	_, err := adapter.Open(tinyBase(t), nil)
+	assert.ErrorIs(t, err, adapter.ErrNotAdapter)
+}

@@ -1,0 +1,118 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/render"
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// The root page as it was rendered whole, before it was streamed
+// (#25): the reference the streamed page must equal byte for byte.
+
+// markOutliers turns the health of the block tensors whose RMS is far
+// above their kind's median from ok to outlier.
+func oldMarkOutliers(pages []*Tensor, rows []tensorStats) {
+	names := make([]string, len(pages))
+	rms := make([]float64, len(pages))
+	for i, p := range pages {
+		names[i], rms[i] = p.v.Tensor().Name, math.NaN()
+		if rows[i].st != nil {
+			rms[i] = rows[i].st.RMS
+		}
+	}
+	for i, out := range render.Outliers(names, rms) {
+		if out && rows[i].health == "ok" {
+			rows[i].health = "outlier"
+		}
+	}
+}
+
+// rootPage writes the root index.html; rows nil writes blank fields.
+func (s *Site) oldRootPage(rows []tensorStats) []byte {
+	var b bytes.Buffer
+	r := s.report
+	loc := ""
+	if r.Model != nil {
+		loc = r.Model.Location
+	}
+	head(&b, "fsmount: "+loc)
+	b.WriteString("<h1>" + esc(loc) + "</h1>\n<h2>Verdict</h2>\n<pre>" + esc(r.Verdict()) + "</pre>\n")
+	if r.Plan != nil {
+		b.WriteString("<h2>Dimensions (from config.json, " + esc(r.Plan.Arch) + ")</h2>\n<table class=\"legend\">\n<tr><th></th><th>field</th><th>value</th><th></th></tr>\n")
+		for _, l := range r.Plan.Legend {
+			b.WriteString("<tr><td>" + esc(l.Sym) + "</td><td>" + esc(l.Field) + "</td><td class=\"n\">" + strconv.FormatUint(l.Value, 10) + "</td><td>" + esc(l.Desc) + "</td></tr>\n")
+		}
+		b.WriteString("</table>\n<p>Weights are stored [out, in]: rows are outputs, columns inputs (y = x·W<sup>T</sup>).</p>\n")
+	}
+	b.WriteString("<h2>Overview</h2>\n")
+	img(&b, "./"+NameOverview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
+	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
+	for i, p := range s.pages {
+		t := p.v.Tensor()
+		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
+		var ts *tensorStats
+		if rows != nil {
+			ts = &rows[i]
+		}
+		for _, f := range []func(*decode.Stats) float64{
+			func(st *decode.Stats) float64 { return st.RMS },
+			func(st *decode.Stats) float64 { return st.AbsMax },
+		} {
+			b.WriteString(`<td class="n">`)
+			v := ""
+			if ts != nil {
+				v = "-"
+				if ts.st != nil {
+					v = render.Sci(f(ts.st), 5)
+				}
+			}
+			padTo(&b, v, floatW)
+			b.WriteString("</td>")
+		}
+		healthCell(&b, ts)
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n<p>health: ok, nan (a NaN), inf (an infinity), zero (all zeros), constant (all equal), empty, outlier (RMS over 10&times; the median of its kind across layers), n/a (not decoded), error (statistics failed).</p>\n</body>\n</html>\n")
+	return b.Bytes()
+}
+
+func (s *Site) oldRoot() []byte {
+	rows := make([]tensorStats, len(s.pages))
+	for i, p := range s.pages {
+		rows[i] = s.statsOf(context.Background(), p.v)
+	}
+	oldMarkOutliers(s.pages, rows)
+	return s.oldRootPage(rows)
+}
+
+// The streamed root page equals the whole one, read at any offset in
+// pieces of any size, outliers and odd names included.
+func TestRootStreamedEqualsWhole(t *testing.T) {
+	for _, dir := range []string{plantedDir(t), testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
+		return append(ts, testmodel.Tensor{Name: "odd.<b>&\"name\"%2F\x1b", DType: "BF16", Shape: []uint64{2, 0, 3}})
+	})} {
+		s := open(t, dir)
+		want := s.oldRoot()
+		root := s.Root()
+		require.Equal(t, int64(len(want)), root.Size())
+		require.Equal(t, string(want), string(readAll(t, "root", root)))
+		rng := rand.New(rand.NewPCG(5, 6))
+		for range 300 {
+			off := rng.Int64N(int64(len(want)))
+			p := make([]byte, 1+rng.IntN(5000))
+			n, _ := root.ReadAt(p, off)
+			require.Equal(t, string(want[off:min(off+int64(len(p)), int64(len(want)))]), string(p[:n]), "%d bytes at %d", len(p), off)
+		}
+	}
+}

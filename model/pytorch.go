@@ -1,0 +1,192 @@
+package model
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fsmount/fsmount/pytorch"
+	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// The file names of a PyTorch checkpoint, as transformers writes them.
+const (
+	PyTorchName      = "pytorch_model.bin"
+	PyTorchIndexName = "pytorch_model.bin.index.json"
+)
+
+// isPyTorch reports whether a single file is named as a PyTorch checkpoint.
+func isPyTorch(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".bin", ".pt", ".pth", ".ptl", ".ckpt":
+		return true
+	}
+	return false
+}
+
+func openPyTorch(fsys source.FS, name string) (*pytorch.File, error) {
+	src, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pytorch.NewFile(src)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openPyTorchDir opens pytorch_model.bin, or its index and shards, of a
+// directory without safetensors weights. It returns fs.ErrNotExist when
+// there is neither.
+func (m *Model) openPyTorchDir() error {
+	f, err := openPyTorch(m.Source, PyTorchName)
+	switch {
+	case err == nil:
+		m.Format = FormatPyTorch
+		return m.joinPyTorch([]*pytorch.File{f})
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	raw, err := source.ReadFile(m.Source, PyTorchIndexName, MaxIndexSize)
+	if err != nil {
+		return err
+	}
+	m.Format = FormatPyTorch
+	idx, err := safetensors.ParseIndex(join(m.Source, PyTorchIndexName), raw)
+	if err != nil {
+		return err
+	}
+	m.Index = idx
+	files := make([]*pytorch.File, len(idx.Shards))
+	errs := make([]error, len(idx.Shards))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxOpeners)
+	for i, s := range idx.Shards {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			files[i], errs[i] = openPyTorch(m.Source, s)
+		}()
+	}
+	wg.Wait()
+	closeAll := func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	if err := idx.MissingShards(func(s string) bool {
+		i, _ := slices.BinarySearch(idx.Shards, s)
+		return !errors.Is(errs[i], fs.ErrNotExist)
+	}); err != nil {
+		closeAll()
+		return err
+	}
+	if err := cmp.Or(errs...); err != nil {
+		closeAll()
+		return err
+	}
+	if err := m.joinPyTorch(files); err != nil {
+		return err
+	}
+	listing, err := m.Source.List()
+	if err != nil && !errors.Is(err, source.ErrNotListable) {
+		return err
+	}
+	warnings, err := idx.Check(m.tensors, listing)
+	if err != nil {
+		return err
+	}
+	m.warnings = append(m.warnings, warnings...)
+	return nil
+}
+
+// joinPyTorch takes ownership of files, joins their tensors and makes the
+// virtual safetensors files that serve them.
+func (m *Model) joinPyTorch(files []*pytorch.File) error {
+	m.Format = FormatPyTorch
+	lists := make([][]*tensor.Tensor, len(files))
+	for i, f := range files {
+		m.Files = append(m.Files, f.Source())
+		m.warnings = append(m.warnings, f.Warnings()...)
+		lists[i] = f.Tensors()
+	}
+	tensors, err := pytorch.Join(files)
+	if err != nil {
+		return err
+	}
+	m.tensors = tensors
+	m.byName = make(map[string]*tensor.Tensor, len(tensors))
+	for _, t := range tensors {
+		m.byName[t.Name] = t
+	}
+	m.pyFiles = files
+	return nil
+}
+
+// VirtualFiles returns the files that exist nowhere but serve the model
+// in another format: for a PyTorch checkpoint, model.safetensors (or one
+// model-0000N-of-0000M.safetensors per shard and their
+// model.safetensors.index.json), whose header is generated and whose
+// data is read from the checkpoint's storages. None for other formats,
+// or when a tensor has a type safetensors lacks. They are made on the
+// first call.
+func (m *Model) VirtualFiles() ([]source.File, error) {
+	m.virtualOnce.Do(func() {
+		if len(m.pyFiles) == 0 {
+			return
+		}
+		lists := make([][]*tensor.Tensor, len(m.pyFiles))
+		for i, f := range m.pyFiles {
+			lists[i] = f.Tensors()
+		}
+		m.virtual, m.virtualErr = virtualSafetensors(m.pyFiles, lists)
+	})
+	return m.virtual, m.virtualErr
+}
+
+// virtualSafetensors lays a PyTorch checkpoint out as safetensors:
+// model.safetensors for one file; for shards, one
+// model-0000N-of-0000M.safetensors per .bin and their index.
+func virtualSafetensors(files []*pytorch.File, lists [][]*tensor.Tensor) ([]source.File, error) {
+	meta := map[string]string{"format": "pt"}
+	for _, l := range lists {
+		for _, t := range l {
+			if _, ok := safetensors.ParseDType(t.DType.String()); !ok {
+				return nil, nil // a type safetensors lacks: no virtual files
+			}
+		}
+	}
+	if len(files) == 1 {
+		v, err := safetensors.NewVirtual(SingleName, lists[0], meta, files[0].Source())
+		if err != nil {
+			return nil, err
+		}
+		return []source.File{v}, nil
+	}
+	var out []source.File
+	var shards []*safetensors.Virtual
+	for i, f := range files {
+		name := fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, len(files))
+		v, err := safetensors.NewVirtual(name, lists[i], meta, f.Source())
+		if err != nil {
+			return nil, err
+		}
+		shards = append(shards, v)
+		out = append(out, v)
+	}
+	out = append(out, safetensors.NewBytes(IndexName, safetensors.IndexJSON(shards), files[0].Source()))
+	return out, nil
+}

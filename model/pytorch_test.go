@@ -1,0 +1,185 @@
+package model_test
+
+import (
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/pytorch"
+	"github.com/fsmount/fsmount/safetensors"
+	"github.com/fsmount/fsmount/spec"
+)
+
+// TestRealPyTorchIndex: the real mistral-7b-sft index, rebuilt as sparse
+// torch.save shards, opens as one model of 291 tensors whose bytes match
+// the index's total_size, checks clean, and is served as two virtual
+// safetensors shards and their index.
+func TestRealPyTorchIndex(t *testing.T) {
+	dir := t.TempDir()
+	total, err := testmodel.WriteRealShardedTorch(dir, "../pytorch/testdata/mistral-7b-sft")
+	require.NoError(t, err)
+	assert.EqualValues(t, 14483464192, total)
+	m, err := model.Open(dir)
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Equal(t, model.FormatPyTorch, m.Format)
+	assert.Len(t, m.Tensors(), 291)
+	require.NotNil(t, m.Index)
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	assert.Empty(t, r.Problems)
+	virtual, err := m.VirtualFiles()
+	require.NoError(t, err)
+	require.Len(t, virtual, 3)
+	assert.Equal(t, model.IndexName, virtual[2].Name())
+	// The virtual shards are valid safetensors files whose tensors are
+	// the checkpoint's.
+	n := 0
+	for _, v := range virtual[:2] {
+		f, err := safetensors.NewFile(v)
+		require.NoError(t, err, v.Name())
+		for _, tt := range f.Tensors() {
+			assert.Equal(t, m.Tensor(tt.Name).Shape, tt.Shape)
+			assert.Equal(t, m.Tensor(tt.Name).Length, tt.Length)
+			n++
+		}
+	}
+	assert.Equal(t, 291, n)
+}
+
+// TestPyTorchErrors: a missing shard, or a broken shard, fails the open
+// with one line naming the file.
+func TestPyTorchErrors(t *testing.T) {
+	dir := t.TempDir()
+	_, err := testmodel.WriteRealShardedTorch(dir, "../pytorch/testdata/mistral-7b-sft")
+	require.NoError(t, err)
+	shard := filepath.Join(dir, "pytorch_model-00002-of-000002.bin")
+	require.NoError(t, writeFile(shard, []byte("not a zip")))
+	_, err = model.Open(dir)
+	require.ErrorIs(t, err, pytorch.CodeNotPyTorch)
+	assert.Contains(t, err.Error(), "pytorch_model-00002-of-000002.bin")
+	require.NoError(t, removeFile(shard))
+	_, err = model.Open(dir)
+	require.ErrorIs(t, err, safetensors.CodeMissingShard)
+	assert.Contains(t, err.Error(), "pytorch_model-00002-of-000002.bin")
+}
+
+// BenchmarkCheck7B opens and checks the 291-tensor Mistral 7B layout as
+// .bin shards and as safetensors shards in one run, and reports the
+// ratio of wall time and of CPU time (issue #24 wants it under 2).
+func BenchmarkCheck7B(b *testing.B) {
+	st, pt := b.TempDir(), b.TempDir()
+	_, err := testmodel.WriteRealShardedTorch(pt, "../pytorch/testdata/mistral-7b-sft")
+	require.NoError(b, err)
+	_, err = testmodel.WriteRealShardedTorch(st, "../pytorch/testdata/mistral-7b-sft")
+	require.NoError(b, err)
+	// The same layout as safetensors: convert through the virtual files.
+	m, err := model.Open(pt)
+	require.NoError(b, err)
+	virtual, err := m.VirtualFiles()
+	require.NoError(b, err)
+	for _, v := range virtual {
+		require.NoError(b, copyVirtual(v, filepath.Join(st, v.Name())))
+	}
+	m.Close()
+	removeBins(b, st)
+	check := func(dir string) {
+		m, err := model.Open(dir)
+		require.NoError(b, err)
+		_, err = spec.Check(m)
+		require.NoError(b, err)
+		m.Close()
+	}
+	var tst, tpt, cst, cpt float64
+	for b.Loop() {
+		c0 := cpuTime()
+		tst += timeIt(func() { check(st) })
+		c1 := cpuTime()
+		tpt += timeIt(func() { check(pt) })
+		cst, cpt = cst+c1-c0, cpt+cpuTime()-c1
+	}
+	b.ReportMetric(tpt/tst, "bin/safetensors")
+	// The CPU time of the process, less sensitive to a loaded machine.
+	b.ReportMetric(cpt/cst, "bin/safetensors-cpu")
+}
+
+// BenchmarkFirstRead06B reads every tensor's bytes of the sparse real
+// Qwen3-0.6B layout (1.5 GB) as a torch.save pytorch_model.bin (its data
+// files, the tensors), through its virtual model.safetensors, and as the
+// real model.safetensors, in turn, and reports the ratios to the last.
+func BenchmarkFirstRead06B(b *testing.B) {
+	st := testmodel.Sparse06BDir(b)
+	pt := b.TempDir()
+	entries, err := testmodel.ReadListing("../testdata/qwen3-0.6b-layout/model.safetensors.tensor-listing.tsv")
+	require.NoError(b, err)
+	require.NoError(b, testmodel.WriteSparseTorch(filepath.Join(pt, model.PyTorchName), entries))
+	require.NoError(b, copyFile(filepath.Join(st, model.ConfigName), filepath.Join(pt, model.ConfigName)))
+	mp, err := model.Open(pt)
+	require.NoError(b, err)
+	defer mp.Close()
+	ms, err := model.Open(st)
+	require.NoError(b, err)
+	defer ms.Close()
+	require.Equal(b, len(ms.Tensors()), len(mp.Tensors()))
+	virtual, err := mp.VirtualFiles()
+	require.NoError(b, err)
+	buf := make([]byte, 1<<20)
+	readAll := func(r io.ReaderAt, off, n int64) {
+		for at := int64(0); at < n; at += int64(len(buf)) {
+			k := min(int64(len(buf)), n-at)
+			_, err := r.ReadAt(buf[:k], off+at)
+			require.NoError(b, err)
+		}
+	}
+	// Each pass starts cold: the files' pages are dropped from the page
+	// cache first (posix_fadvise DONTNEED, no privilege needed).
+	cold := func() {
+		dropCache(b, filepath.Join(st, model.SingleName))
+		dropCache(b, filepath.Join(pt, model.PyTorchName))
+	}
+	var tst, tbin, tvirt float64
+	for b.Loop() {
+		cold()
+		tst += timeIt(func() {
+			for _, t := range ms.Tensors() {
+				readAll(t.File, t.Offset, t.Length)
+			}
+		})
+		cold()
+		tbin += timeIt(func() {
+			for _, t := range mp.Tensors() {
+				readAll(t.File, t.Offset, t.Length)
+			}
+		})
+		cold()
+		tvirt += timeIt(func() {
+			v := virtual[0]
+			readAll(v, 0, v.Size())
+		})
+	}
+	b.ReportMetric(tbin/tst, "bin/safetensors")
+	b.ReportMetric(tvirt/tst, "virtual/safetensors")
+}
+
+// TestRealPyTorchDirs: real directories no one here wrote. A Hub-style
+// pytorch_model.bin of a custom architecture is opened and listed; a
+// trainer's checkpoint folder holds no model weights and says so.
+func TestRealPyTorchDirs(t *testing.T) {
+	m, err := model.Open("../pytorch/testdata/realworld/Herutriana44+TinyPeLLM")
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Equal(t, model.FormatPyTorch, m.Format)
+	assert.Len(t, m.Tensors(), 24)
+	assert.NotNil(t, m.Config)
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	assert.Len(t, r.Model.Tensors(), 24)
+
+	_, err = model.Open("../pytorch/testdata/realworld/phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3")
+	require.ErrorIs(t, err, model.ErrNoWeights)
+}

@@ -1,0 +1,586 @@
+package pytorch
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// maxPickle bounds the pickle read into memory: data.pkl of a
+// 37,000-tensor checkpoint is a few MB.
+const maxPickle = 64 << 20
+
+// File is a validated PyTorch checkpoint.
+type File struct {
+	src      source.File
+	kind     string // "zip" or "legacy"
+	tensors  []*tensor.Tensor
+	warnings []string
+}
+
+// Close closes the source file.
+func (f *File) Close() error { return f.src.Close() }
+
+// Name returns the source file's name.
+func (f *File) Name() string { return f.src.Name() }
+
+// Source returns the source file.
+func (f *File) Source() source.File { return f.src }
+
+// Tensors returns the tensors, sorted by name.
+func (f *File) Tensors() []*tensor.Tensor { return f.tensors }
+
+// Legacy reports whether the file is in the format of PyTorch before 1.6.
+func (f *File) Legacy() bool { return f.kind == "legacy" }
+
+// Warnings returns what was skipped (values that are not tensors).
+func (f *File) Warnings() []string { return f.warnings }
+
+// Open opens and validates the local file at path.
+func Open(path string) (*File, error) {
+	src, err := source.OpenLocal(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := NewFile(src)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// legacyMagic is the legacy format's first pickle: protocol 2, the magic
+// number 0x1950a86a20f9469cfc6c as a LONG1, STOP.
+var legacyMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e}
+
+// NewFile validates src as a checkpoint torch.save wrote: a ZIP archive
+// (PyTorch 1.6 and later), or the legacy format. Only the central
+// directory, the local headers of the storages and the pickle are read;
+// the source stays open, owned by the caller until File.Close.
+func NewFile(src source.File) (*File, error) {
+	name := src.Name()
+	head := make([]byte, 512)
+	n, err := src.ReadAt(head, 0)
+	if n < len(head) && err != nil && err != io.EOF {
+		return nil, err
+	}
+	head = head[:n]
+	f := &File{src: src}
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")):
+		f.kind = "zip"
+		err = f.readZip()
+	case bytes.HasPrefix(head, legacyMagic):
+		f.kind = "legacy"
+		err = f.readLegacy()
+	case len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar")):
+		return nil, formatErr(name, CodeLegacyTar, "", "a tar archive: the format of PyTorch before 0.4, not read; load and re-save it with a recent torch")
+	default:
+		return nil, formatErr(name, CodeNotPyTorch, "", "not a PyTorch checkpoint: %s", guess(head))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// guess says what a file that is not a checkpoint starts like.
+func guess(head []byte) string {
+	switch {
+	case len(head) == 0:
+		return "the file is empty"
+	case bytes.HasPrefix(head, []byte("GGUF")):
+		return "it is a GGUF file"
+	case len(head) >= 9 && head[8] == '{':
+		return "it looks like a safetensors file"
+	case head[0] == 0x80:
+		return "a pickle that is not torch.save's"
+	}
+	return fmt.Sprintf("it starts with %s, neither a ZIP archive nor torch.save's legacy pickle", printable(string(head[:min(len(head), 8)])))
+}
+
+// entry is a record of the archive: its data's byte range in the file.
+type entry struct {
+	name     string
+	off      int64
+	size     int64
+	stored   bool
+	zf       *zip.File
+	resolved bool
+}
+
+// readZip reads the archive torch.save writes: ARCHIVE/data.pkl, the
+// storages ARCHIVE/data/KEY, ARCHIVE/byteorder, ARCHIVE/version.
+//
+// archive/zip reads the end record and the central directory through
+// ReadAt and nothing else until asked; it checks the directory's record
+// count against the file's size before allocating, and handles ZIP64,
+// which torch.save writes for files past 4 GB. It is the standard
+// library's, kept by the Go team, so it is used rather than a reader of
+// our own.
+func (f *File) readZip() error {
+	name := f.src.Name()
+	zr, err := zip.NewReader(f.src, f.src.Size())
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		return formatErr(name, CodeCorruptArchive, "", "a ZIP archive whose central directory cannot be read (%v); truncated or damaged", err)
+	}
+	records := make(map[string]*entry, len(zr.File))
+	prefix := ""
+	hasCode, hasBytecode, hasConstants := false, false, false
+	for _, zf := range zr.File {
+		dir, rest, ok := strings.Cut(zf.Name, "/")
+		if !ok {
+			continue
+		}
+		if prefix == "" && rest == "data.pkl" {
+			prefix = dir
+		}
+		switch {
+		case strings.HasPrefix(rest, "code/"):
+			hasCode = true
+		case rest == "bytecode.pkl":
+			hasBytecode = true
+		case rest == "constants.pkl":
+			hasConstants = true
+		}
+		records[zf.Name] = &entry{name: zf.Name, size: int64(zf.UncompressedSize64), stored: zf.Method == zip.Store, zf: zf}
+	}
+	switch {
+	case hasBytecode:
+		return formatErr(name, CodeTorchScript, "", "a TorchScript archive for the lite interpreter (torch.jit._save_for_lite_interpreter): a program, not a checkpoint of weights; not read")
+	case hasCode || hasConstants:
+		return formatErr(name, CodeTorchScript, "", "a TorchScript archive (torch.jit.save): a program, not a checkpoint of weights; not read")
+	case prefix == "":
+		return formatErr(name, CodeMissingRecord, "", "a ZIP archive without the data.pkl torch.save writes; not a PyTorch checkpoint")
+	}
+	if bo := records[prefix+"/byteorder"]; bo != nil {
+		b, err := f.readEntry(bo, 16)
+		if err != nil {
+			return err
+		}
+		if string(b) == "big" {
+			return formatErr(name, CodeBigEndian, "", "written on a big-endian machine (its byteorder record says big); only little-endian checkpoints are read")
+		}
+	}
+	raw, err := f.readEntry(records[prefix+"/data.pkl"], maxPickle)
+	if err != nil {
+		return err
+	}
+	storages := map[string]*storage{}
+	u := &unpickler{data: raw, persistent: func(pid any) (any, error) {
+		return persistentStorage(pid, storages, false)
+	}}
+	root, err := u.load()
+	if err != nil {
+		return f.pickleError(prefix+"/data.pkl", err)
+	}
+	// The storages: stored, inside the file, not sharing bytes.
+	keys := make([]string, 0, len(storages))
+	for k := range storages {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	ents := make(map[*storage]*entry, len(keys))
+	var ranges []*entry
+	for _, k := range keys {
+		e := records[prefix+"/data/"+k]
+		if e == nil {
+			return formatErr(name, CodeMissingRecord, "", "storage %s named by data.pkl has no record %s/data/%s in the archive", printable(k), printable(prefix), printable(k))
+		}
+		if !e.stored {
+			return formatErr(name, CodeCompressed, "", "storage record %s is compressed; torch.save stores storages uncompressed, so they can be read in place — re-save the file with torch.save", printable(e.name))
+		}
+		ents[storages[k]] = e
+		ranges = append(ranges, e)
+	}
+	if err := f.resolveAll(ranges); err != nil {
+		return err
+	}
+	if err := checkOverlap(name, ranges); err != nil {
+		return err
+	}
+	return f.name(root, len(raw), func(st *storage) (int64, int64) { e := ents[st]; return e.off, e.size })
+}
+
+// resolve finds an entry's data offset (its local header's length) and
+// checks its range lies in the file.
+func (f *File) resolve(e *entry) error {
+	off, err := e.zf.DataOffset()
+	if err != nil {
+		return formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its local header cannot be read (%v); truncated or damaged", printable(e.name), err)
+	}
+	if int64(e.zf.CompressedSize64) != e.size || off < 0 || e.size < 0 || off > f.src.Size() || e.size > f.src.Size()-off {
+		return formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its %d bytes at %d do not lie in the file's %d; truncated or damaged", printable(e.name), e.size, off, f.src.Size())
+	}
+	e.off, e.resolved = off, true
+	return nil
+}
+
+// resolvers bounds the local headers read at once: each is a small read
+// at its own place in the file, a round trip for a remote one.
+const resolvers = 16
+
+// resolveAll resolves entries, several at a time (a remote file's are
+// round trips); the first error in their order is returned.
+func (f *File) resolveAll(es []*entry) error {
+	if !source.IsRemote(f.src) {
+		for _, e := range es {
+			if err := f.resolve(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, len(es))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, resolvers)
+	for i, e := range es {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = f.resolve(e)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readEntry reads a small stored record whole.
+func (f *File) readEntry(e *entry, limit int64) ([]byte, error) {
+	if !e.stored {
+		return nil, formatErr(f.src.Name(), CodeCompressed, "", "record %s is compressed; torch.save stores its records uncompressed", printable(e.name))
+	}
+	if e.size > limit {
+		return nil, formatErr(f.src.Name(), CodeLimit, "", "record %s is %d bytes, more than the %d read", printable(e.name), e.size, limit)
+	}
+	if err := f.resolve(e); err != nil {
+		return nil, err
+	}
+	b := make([]byte, e.size)
+	if _, err := f.src.ReadAt(b, e.off); err != nil && !(err == io.EOF && len(b) > 0) {
+		return nil, fmt.Errorf("%s: reading %s: %w", f.src.Name(), e.name, err)
+	}
+	return b, nil
+}
+
+// checkOverlap refuses storages that share bytes of the file.
+func checkOverlap(name string, es []*entry) error {
+	sorted := slices.Clone(es)
+	slices.SortFunc(sorted, func(a, b *entry) int { return cmpInt(a.off, b.off) })
+	for i := 1; i < len(sorted); i++ {
+		a, b := sorted[i-1], sorted[i]
+		if a.off+a.size > b.off {
+			return formatErr(name, CodeOverlap, "", "storages %s and %s share bytes %d to %d of the file; a damaged or crafted archive", printable(a.name), printable(b.name), b.off, min(a.off+a.size, b.off+b.size))
+		}
+	}
+	return nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// persistentStorage resolves torch.save's persistent id of a storage:
+// ("storage", storage_type, key, location, numel), and in the legacy
+// format a sixth item, a view's metadata (None).
+func persistentStorage(pid any, storages map[string]*storage, legacy bool) (any, error) {
+	t, ok := pid.(*pyTuple)
+	if !ok || len(t.items) < 5 {
+		return nil, perr(CodeInvalidPickle, "a persistent id that is %s, not a storage's", describe(pid))
+	}
+	if s, _ := t.items[0].(string); s != "storage" {
+		return nil, perr(CodeInvalidPickle, "a persistent id of a %s, not a storage", describe(t.items[0]))
+	}
+	g, ok := t.items[1].(*pyGlobal)
+	if !ok || g.kind != gStorage && g.kind != gDType {
+		return nil, perr(CodeInvalidPickle, "a storage of type %s", describe(t.items[1]))
+	}
+	key, ok := t.items[2].(string)
+	if !ok {
+		if i, isInt := t.items[2].(int64); isInt {
+			key, ok = strconv.FormatInt(i, 10), true
+		}
+	}
+	numel, ok2 := asUint(t.items[4])
+	if !ok || !ok2 || key == "" || len(key) > 256 {
+		return nil, perr(CodeInvalidPickle, "a storage id with key %s and size %s", describe(t.items[2]), describe(t.items[4]))
+	}
+	if legacy && len(t.items) >= 6 && t.items[5] != nil {
+		return nil, perr(CodeUnsupported, "a storage view (a pre-1.0 feature) is not read")
+	}
+	if g.dtype == tensor.C64 {
+		return nil, perr(CodeUnsupported, "a storage of %s (complex) is not read", g.name)
+	}
+	if st, ok := storages[key]; ok {
+		if st.dtype != g.dtype {
+			return nil, perr(CodeInvalidPickle, "storage %s is named with two types, %s and %s", printable(key), st.typeName, g.name)
+		}
+		return st, nil
+	}
+	if len(storages) >= maxStack {
+		return nil, perr(CodeLimit, "more than %d storages", maxStack)
+	}
+	st := &storage{key: key, dtype: g.dtype, typeName: g.name, numel: numel}
+	storages[key] = st
+	return st, nil
+}
+
+func (f *File) pickleError(record string, err error) error {
+	var pe *pickleErr
+	if errors.As(err, &pe) {
+		return formatErr(f.src.Name(), pe.code, "", "%s: %s", record, pe.msg)
+	}
+	if errors.Is(err, errNeedMore) {
+		return formatErr(f.src.Name(), CodeInvalidPickle, "", "%s: the pickle stream ends before its STOP; truncated", record)
+	}
+	return err
+}
+
+// name walks the unpickled value and makes a tensor of each pyTensor in
+// it, named by its path of dict keys and list indices ("model.layers.0.
+// mlp.up_proj.weight" for a state dict; "state.0.exp_avg" for an
+// optimizer's). Each container is visited once, so a stream that reuses
+// one many times (through its memo) costs no more than it is long.
+// where gives a storage's file offset and byte length.
+func (f *File) name(root any, pickleLen int, where func(*storage) (int64, int64)) error {
+	// A tensor named by the stream costs it at least a few bytes (a
+	// memoized tensor referenced again: BINGET and a key), so their count
+	// is bounded by its length, and the tensors made never grow faster
+	// than the file.
+	w := &walker{f: f, where: where, seen: map[any]bool{}, names: map[string]bool{},
+		maxTensors: min(pickleLen/4+1024, maxStack), pickleLen: pickleLen}
+	if err := w.walk(root, "", 0); err != nil {
+		return err
+	}
+	if len(f.tensors) == 0 {
+		return formatErr(f.src.Name(), CodeNoTensors, "", "holds no tensor (its pickle is %s%s)", describe(root), w.skippedNote())
+	}
+	if w.skipped > 0 {
+		f.warnings = append(f.warnings, fmt.Sprintf("%s: %d values that are not tensors skipped (first: %s)", baseName(f.src.Name()), w.skipped, w.firstSkipped))
+	}
+	slices.SortFunc(f.tensors, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
+	return nil
+}
+
+type walker struct {
+	f            *File
+	maxTensors   int // a bound from the pickle's length (see name)
+	pickleLen    int
+	where        func(*storage) (int64, int64)
+	seen         map[any]bool
+	names        map[string]bool
+	visits       int
+	skipped      int
+	firstSkipped string
+}
+
+func (w *walker) skippedNote() string {
+	if w.skipped == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", with %d other values, first %s", w.skipped, w.firstSkipped)
+}
+
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}
+
+func (w *walker) walk(v any, path string, depth int) error {
+	w.visits++
+	if w.visits > maxVisits {
+		return formatErr(w.f.src.Name(), CodeLimit, "", "the pickle holds more than %d values", maxVisits)
+	}
+	if depth > maxDepth {
+		return formatErr(w.f.src.Name(), CodeLimit, "", "the pickle nests containers more than %d deep (at %s)", maxDepth, printable(path))
+	}
+	switch t := v.(type) {
+	case *pyTensor:
+		return w.add(t, path)
+	case *pyDict, *pyList, *pyTuple:
+		if w.seen[t] {
+			return nil
+		}
+		w.seen[t] = true
+	}
+	switch t := v.(type) {
+	case *pyDict:
+		for i, k := range t.keys {
+			var key string
+			switch kk := k.(type) {
+			case string:
+				key = kk
+			case int64:
+				key = strconv.FormatInt(kk, 10)
+			default:
+				w.skip(join(path, "?"), t.vals[i])
+				continue
+			}
+			if err := w.walk(t.vals[i], join(path, key), depth+1); err != nil {
+				return err
+			}
+		}
+	case *pyList:
+		for i, it := range t.items {
+			if err := w.walk(it, join(path, strconv.Itoa(i)), depth+1); err != nil {
+				return err
+			}
+		}
+	case *pyTuple:
+		for i, it := range t.items {
+			if err := w.walk(it, join(path, strconv.Itoa(i)), depth+1); err != nil {
+				return err
+			}
+		}
+	default:
+		w.skip(path, v)
+	}
+	return nil
+}
+
+func (w *walker) skip(path string, v any) {
+	if w.skipped == 0 {
+		w.firstSkipped = printable(path) + " (" + describe(v) + ")"
+	}
+	w.skipped++
+}
+
+func (w *walker) add(pt *pyTensor, name string) error {
+	file := w.f.src.Name()
+	if len(w.f.tensors) >= w.maxTensors {
+		return formatErr(file, CodeLimit, "", "the pickle names more than %d tensors, more than its %d bytes can describe", w.maxTensors, w.pickleLen)
+	}
+	if name == "" {
+		name = "tensor"
+	}
+	if w.names[name] {
+		return formatErr(file, CodeDuplicate, name, "tensor %s is named twice", printable(name))
+	}
+	w.names[name] = true
+	st := pt.st
+	es := st.dtype.BlockBytes() // every storage type has whole bytes per element
+	// numel, and the span of storage elements the tensor reaches.
+	numel, span := uint64(1), uint64(1)
+	for i, d := range pt.shape {
+		hi, lo := bits.Mul64(numel, d)
+		if hi != 0 {
+			return formatErr(file, CodeInvalidTensor, name, "tensor %s: shape %s overflows", printable(name), tensor.FormatShape(pt.shape))
+		}
+		numel = lo
+		if d == 0 {
+			continue
+		}
+		hi, reach := bits.Mul64(d-1, pt.strides[i])
+		if hi != 0 || span+reach < span {
+			return formatErr(file, CodeInvalidTensor, name, "tensor %s: strides %s overflow", printable(name), tensor.FormatShape(pt.strides))
+		}
+		span += reach
+	}
+	if numel == 0 {
+		span = 0
+	}
+	off, size := w.where(st)
+	endEl := pt.offset + span
+	hi, endByte := bits.Mul64(endEl, es)
+	if endEl < pt.offset || hi != 0 || endByte > uint64(size) {
+		return formatErr(file, CodeShortStorage, name, "tensor %s %s needs %d bytes of storage %s from element %d, which holds %d", printable(name),
+			tensor.FormatShape(pt.shape), satMul(span, es), printable(st.key), pt.offset, size)
+	}
+	t := &tensor.Tensor{Name: name, DType: st.dtype, Shape: pt.shape, File: w.f.src,
+		Offset: off + int64(pt.offset*es), Length: int64(numel * es),
+		Storage: baseName(file) + ":" + st.key}
+	if numel > 0 && !contiguous(pt.shape, pt.strides) {
+		// A view whose elements overlap (a stride of 0, an expanded
+		// tensor) would be served larger than its storage: refused, so
+		// that nothing served grows faster than the file.
+		if numel > span {
+			return formatErr(file, CodeUnsupported, name, "tensor %s %s with strides %s repeats elements of its storage (an expanded view); not read",
+				printable(name), tensor.FormatShape(pt.shape), tensor.FormatShape(pt.strides))
+		}
+		t.Strides = pt.strides
+		t.File = newStrided(w.f.src, t.Offset, es, pt.shape, pt.strides, numel)
+		t.StorageOffset = t.Offset
+		t.Offset = 0
+	} else {
+		t.StorageOffset = t.Offset
+	}
+	w.f.tensors = append(w.f.tensors, t)
+	return nil
+}
+
+func satMul(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi != 0 {
+		return ^uint64(0)
+	}
+	return lo
+}
+
+// contiguous reports whether strides are the row-major ones of shape
+// (a dimension of size 1 may have any stride).
+func contiguous(shape, strides []uint64) bool {
+	want := uint64(1)
+	for i := len(shape) - 1; i >= 0; i-- {
+		if shape[i] != 1 && strides[i] != want {
+			return false
+		}
+		want *= shape[i]
+	}
+	return true
+}
+
+func baseName(name string) string {
+	if i := strings.LastIndexAny(name, "/\\"); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// Join merges the tensors of several files (the shards of one
+// checkpoint) into one list sorted by name; a tensor name in two files
+// is an error.
+func Join(files []*File) ([]*tensor.Tensor, error) {
+	n := 0
+	for _, f := range files {
+		n += len(f.tensors)
+	}
+	all := make([]*tensor.Tensor, 0, n)
+	byName := make(map[string]*File, n)
+	for _, f := range files {
+		for _, t := range f.tensors {
+			if prev, dup := byName[t.Name]; dup {
+				return nil, formatErr(f.Name(), CodeDuplicate, t.Name, "tensor %s is stored in both %s and %s", printable(t.Name), baseName(prev.Name()), baseName(f.Name()))
+			}
+			byName[t.Name] = f
+			all = append(all, t)
+		}
+	}
+	slices.SortFunc(all, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
+	return all, nil
+}

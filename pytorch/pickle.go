@@ -1,0 +1,985 @@
+package pytorch
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// The pickle reader. It interprets the opcodes of protocols 2 to 5 (and
+// the few of 0 and 1 that torch.save's protocol-2 stream uses) over a
+// byte slice, building plain Go values. It never imports or calls
+// anything: a GLOBAL names one of the few functions and classes a state
+// dict is made of (allowed, below) or the stream is refused, naming the
+// global; what REDUCE, NEWOBJ and BUILD do with an allowed one is written
+// out here. Every count in the stream is checked against the bytes
+// left before use, and the stack, the marks and the memo are bounded.
+
+// Bounds of one pickle stream.
+const (
+	maxStack  = 1 << 20 // values on the stack and in MARK frames together
+	maxMarks  = 256     // open MARKs: the nesting of a tuple, list or dict being built
+	maxMemo   = 1 << 20 // memo entries
+	maxDepth  = 64      // nesting of containers when naming the tensors
+	maxVisits = 1 << 22 // values visited when naming the tensors
+)
+
+// The values a stream builds. None is nil; bool, int64, float64 and
+// string are themselves; bytes are pyBytes.
+type (
+	pyBytes []byte
+	pyTuple struct{ items []any }
+	pyList  struct{ items []any }
+	pyDict  struct{ keys, vals []any }
+	// pyGlobal is an allowed global, by its kind.
+	pyGlobal struct {
+		name  string
+		kind  globalKind
+		dtype tensor.DType // of a storage class or a dtype
+	}
+	// storage is a storage a persistent id names.
+	storage struct {
+		key      string
+		dtype    tensor.DType
+		typeName string
+		numel    uint64 // elements, as the id says
+	}
+	// pyTensor is a tensor rebuilt by _rebuild_tensor(_v2).
+	pyTensor struct {
+		st      *storage
+		offset  uint64 // in elements
+		shape   []uint64
+		strides []uint64
+	}
+)
+
+type globalKind uint8
+
+const (
+	gDict          globalKind = iota + 1 // collections.OrderedDict, Counter
+	gRebuildTensor                       // torch._utils._rebuild_tensor(_v2)
+	gRebuildParam                        // torch._utils._rebuild_parameter(_with_state)
+	gRebuildType                         // torch._tensor._rebuild_from_type_v2
+	gTensorClass                         // torch.nn.parameter.Parameter, torch.Tensor
+	gSize                                // torch.Size
+	gStorage                             // torch.FloatStorage and the others
+	gDType                               // torch.float32 and the others
+	gDevice                              // torch.device
+	gSet                                 // builtins.set, frozenset
+	gBytes                               // _codecs.encode, builtins.bytearray
+	gUnsupported                         // a rebuild function of a tensor kind not read
+)
+
+// storageTypes are the storage classes, with their element types.
+var storageTypes = map[string]tensor.DType{
+	"FloatStorage": tensor.F32, "DoubleStorage": tensor.F64, "HalfStorage": tensor.F16,
+	"BFloat16Storage": tensor.BF16, "LongStorage": tensor.I64, "IntStorage": tensor.I32,
+	"ShortStorage": tensor.I16, "CharStorage": tensor.I8, "ByteStorage": tensor.U8,
+	"BoolStorage": tensor.BOOL, "UntypedStorage": tensor.U8,
+	"Float8_e4m3fnStorage": tensor.F8_E4M3, "Float8_e5m2Storage": tensor.F8_E5M2,
+	"UInt16Storage": tensor.U16, "UInt32Storage": tensor.U32, "UInt64Storage": tensor.U64,
+	"ComplexFloatStorage": tensor.C64,
+}
+
+// dtypeNames are torch's dtypes as globals.
+var dtypeNames = map[string]tensor.DType{
+	"float32": tensor.F32, "float": tensor.F32, "float64": tensor.F64, "double": tensor.F64,
+	"float16": tensor.F16, "half": tensor.F16, "bfloat16": tensor.BF16, "int64": tensor.I64,
+	"long": tensor.I64, "int32": tensor.I32, "int": tensor.I32, "int16": tensor.I16,
+	"short": tensor.I16, "int8": tensor.I8, "uint8": tensor.U8, "bool": tensor.BOOL,
+	"float8_e4m3fn": tensor.F8_E4M3, "float8_e5m2": tensor.F8_E5M2, "uint16": tensor.U16,
+	"uint32": tensor.U32, "uint64": tensor.U64, "complex64": tensor.C64,
+}
+
+// allowed returns the kind of an allowed global, given as module and
+// name. It follows the list torch.load(weights_only=True) allows
+// (torch/_weights_only_unpickler.py), less what a checkpoint of weights
+// never holds.
+func allowed(module, name string) (pyGlobal, bool) {
+	g := pyGlobal{name: module + "." + name}
+	switch module {
+	case "__builtin__": // Python 2's name, as pickle's own mapping does
+		module = "builtins"
+	case "copy_reg":
+		module = "copyreg"
+	}
+	switch module + "." + name {
+	case "collections.OrderedDict", "collections.Counter":
+		g.kind = gDict
+	case "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor":
+		g.kind = gRebuildTensor
+	case "torch._utils._rebuild_parameter", "torch._utils._rebuild_parameter_with_state":
+		g.kind = gRebuildParam
+	case "torch._tensor._rebuild_from_type_v2":
+		g.kind = gRebuildType
+	case "torch.nn.parameter.Parameter", "torch.Tensor", "torch._tensor.Tensor":
+		g.kind = gTensorClass
+	case "torch.Size":
+		g.kind = gSize
+	case "torch.device":
+		g.kind = gDevice
+	case "builtins.set", "builtins.frozenset":
+		g.kind = gSet
+	case "_codecs.encode", "builtins.bytearray":
+		g.kind = gBytes
+	case "torch._utils._rebuild_qtensor", "torch._utils._rebuild_sparse_tensor",
+		"torch._utils._rebuild_meta_tensor_no_storage", "torch._utils._rebuild_wrapper_subclass",
+		"torch._utils._rebuild_tensor_v3", "torch._utils._rebuild_device_tensor_from_numpy",
+		"torch._utils._rebuild_device_tensor_from_cpu_tensor", "torch._utils._rebuild_nested_tensor",
+		"torch._utils._rebuild_sparse_csr_tensor":
+		g.kind = gUnsupported
+	default:
+		if module == "torch" || module == "torch.storage" || module == "torch.cuda" {
+			if d, ok := storageTypes[name]; ok {
+				g.kind, g.dtype = gStorage, d
+				return g, true
+			}
+		}
+		if module == "torch" {
+			if d, ok := dtypeNames[name]; ok {
+				g.kind, g.dtype = gDType, d
+				return g, true
+			}
+		}
+		return g, false
+	}
+	return g, true
+}
+
+// pickleErr is a failure of the stream: the code, and what was found.
+type pickleErr struct {
+	code Code
+	msg  string
+}
+
+func (e *pickleErr) Error() string { return e.msg }
+
+// errNeedMore says the stream ran past the bytes given, which may be a
+// prefix of the file (the legacy format, read a growing prefix at a time).
+var errNeedMore = errors.New("the pickle stream ends early")
+
+// unpickler reads one stream. persistent resolves a persistent id.
+type unpickler struct {
+	data       []byte
+	pos        int
+	stack      []any
+	marks      []int // stack lengths at each open MARK
+	memo       map[uint32]any
+	persistent func(pid any) (any, error)
+	copied     int // values copied by OrderedDict(d) and set(l)
+	slab       []any
+}
+
+func perr(code Code, format string, args ...any) error {
+	return &pickleErr{code, fmt.Sprintf(format, args...)}
+}
+
+func (u *unpickler) take(n int) ([]byte, error) {
+	if n < 0 || n > len(u.data)-u.pos {
+		return nil, errNeedMore
+	}
+	b := u.data[u.pos : u.pos+n]
+	u.pos += n
+	return b, nil
+}
+
+func (u *unpickler) u8() (int, error) {
+	b, err := u.take(1)
+	if err != nil {
+		return 0, err
+	}
+	return int(b[0]), nil
+}
+
+func (u *unpickler) u32() (uint32, error) {
+	b, err := u.take(4)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b), nil
+}
+
+func (u *unpickler) u64() (uint64, error) {
+	b, err := u.take(8)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+// length reads a length of lenBytes (1, 4 or 8) and the bytes it counts,
+// checked against what is left before anything is taken.
+func (u *unpickler) counted(lenBytes int) ([]byte, error) {
+	var n uint64
+	switch lenBytes {
+	case 1:
+		v, err := u.u8()
+		if err != nil {
+			return nil, err
+		}
+		n = uint64(v)
+	case 4:
+		v, err := u.u32()
+		if err != nil {
+			return nil, err
+		}
+		n = uint64(v)
+	default:
+		v, err := u.u64()
+		if err != nil {
+			return nil, err
+		}
+		n = v
+	}
+	if n > uint64(len(u.data)-u.pos) {
+		return nil, errNeedMore
+	}
+	return u.take(int(n))
+}
+
+func (u *unpickler) line() (string, error) {
+	for i := u.pos; i < len(u.data); i++ {
+		if u.data[i] == '\n' {
+			s := string(u.data[u.pos:i])
+			u.pos = i + 1
+			return s, nil
+		}
+	}
+	return "", errNeedMore
+}
+
+func (u *unpickler) push(v any) error {
+	if len(u.stack) >= maxStack {
+		return perr(CodeLimit, "the pickle stack grows past %d values", maxStack)
+	}
+	u.stack = append(u.stack, v)
+	return nil
+}
+
+func (u *unpickler) pop() (any, error) {
+	base := 0
+	if n := len(u.marks); n > 0 {
+		base = u.marks[n-1]
+	}
+	if len(u.stack) <= base {
+		return nil, perr(CodeInvalidPickle, "stack underflow at byte %d", u.pos)
+	}
+	v := u.stack[len(u.stack)-1]
+	u.stack = u.stack[:len(u.stack)-1]
+	return v, nil
+}
+
+func (u *unpickler) top() (any, error) {
+	base := 0
+	if n := len(u.marks); n > 0 {
+		base = u.marks[n-1]
+	}
+	if len(u.stack) <= base {
+		return nil, perr(CodeInvalidPickle, "stack underflow at byte %d", u.pos)
+	}
+	return u.stack[len(u.stack)-1], nil
+}
+
+// popMark pops the values since the last MARK, and the MARK.
+func (u *unpickler) popMark() ([]any, error) {
+	n := len(u.marks)
+	if n == 0 {
+		return nil, perr(CodeInvalidPickle, "no MARK to pop to at byte %d", u.pos)
+	}
+	base := u.marks[n-1]
+	u.marks = u.marks[:n-1]
+	items := u.alloc(len(u.stack) - base)
+	copy(items, u.stack[base:])
+	u.stack = u.stack[:base]
+	return items, nil
+}
+
+// alloc returns n slots for the items of a tuple, list or dict, cut
+// from a shared slab: a data.pkl builds thousands of small tuples, and
+// one allocation for many of them keeps opening a checkpoint cheap. The
+// slice's capacity is n, so appending to it never writes into the slab.
+// The slab holds no more than twice the items popped, which the stack
+// bounds.
+func (u *unpickler) alloc(n int) []any {
+	if cap(u.slab)-len(u.slab) < n {
+		u.slab = make([]any, 0, max(n, 2*cap(u.slab), 256))
+	}
+	start := len(u.slab)
+	u.slab = u.slab[:start+n]
+	return u.slab[start : start+n : start+n]
+}
+
+func (u *unpickler) memoize(idx uint32, v any) error {
+	if _, ok := u.memo[idx]; !ok && len(u.memo) >= maxMemo {
+		return perr(CodeLimit, "the pickle memo grows past %d entries", maxMemo)
+	}
+	u.memo[idx] = v
+	return nil
+}
+
+// load interprets the stream from u.pos up to its STOP, and returns the
+// value left on the stack.
+func (u *unpickler) load() (any, error) {
+	if u.memo == nil {
+		u.memo = map[uint32]any{}
+	}
+	for {
+		at := u.pos
+		op, err := u.u8()
+		if err != nil {
+			return nil, err
+		}
+		if err := u.step(byte(op)); err != nil {
+			if err == errStop {
+				if len(u.marks) != 0 || len(u.stack) != 1 {
+					return nil, perr(CodeInvalidPickle, "STOP with %d values and %d marks on the stack", len(u.stack), len(u.marks))
+				}
+				return u.stack[0], nil
+			}
+			var pe *pickleErr
+			if errors.As(err, &pe) && pe.code == CodeInvalidPickle {
+				return nil, perr(CodeInvalidPickle, "opcode 0x%02x at byte %d: %s", op, at, pe.msg)
+			}
+			return nil, err
+		}
+	}
+}
+
+var errStop = errors.New("STOP")
+
+func (u *unpickler) step(op byte) error {
+	switch op {
+	case 0x80: // PROTO
+		v, err := u.u8()
+		if err != nil {
+			return err
+		}
+		if v < 2 || v > 5 {
+			return perr(CodeInvalidPickle, "pickle protocol %d (2 to 5 are read)", v)
+		}
+		return nil
+	case 0x95: // FRAME: a length hint only
+		_, err := u.take(8)
+		return err
+	case '.': // STOP
+		return errStop
+	case '(': // MARK
+		if len(u.marks) >= maxMarks {
+			return perr(CodeLimit, "more than %d nested MARKs", maxMarks)
+		}
+		u.marks = append(u.marks, len(u.stack))
+		return nil
+	case '0': // POP
+		_, err := u.pop()
+		return err
+	case '1': // POP_MARK
+		_, err := u.popMark()
+		return err
+	case '2': // DUP
+		v, err := u.top()
+		if err != nil {
+			return err
+		}
+		return u.push(v)
+	case 'N':
+		return u.push(nil)
+	case 0x88: // NEWTRUE
+		return u.push(true)
+	case 0x89: // NEWFALSE
+		return u.push(false)
+	case 'J': // BININT
+		v, err := u.u32()
+		if err != nil {
+			return err
+		}
+		return u.push(int64(int32(v)))
+	case 'K': // BININT1
+		v, err := u.u8()
+		if err != nil {
+			return err
+		}
+		return u.push(int64(v))
+	case 'M': // BININT2
+		b, err := u.take(2)
+		if err != nil {
+			return err
+		}
+		return u.push(int64(binary.LittleEndian.Uint16(b)))
+	case 0x8a, 0x8b: // LONG1, LONG4
+		n := 1
+		if op == 0x8b {
+			n = 4
+		}
+		b, err := u.counted(n)
+		if err != nil {
+			return err
+		}
+		v, ok := decodeLong(b)
+		if !ok {
+			// Only the legacy format's magic number is this long; an
+			// integer past 64 bits is kept as its bytes.
+			return u.push(pyBytes(append([]byte(nil), b...)))
+		}
+		return u.push(v)
+	case 'G': // BINFLOAT, big-endian
+		b, err := u.take(8)
+		if err != nil {
+			return err
+		}
+		return u.push(math.Float64frombits(binary.BigEndian.Uint64(b)))
+	case 'U', 'T': // SHORT_BINSTRING, BINSTRING (Python 2 str)
+		n := 1
+		if op == 'T' {
+			n = 4
+		}
+		b, err := u.counted(n)
+		if err != nil {
+			return err
+		}
+		return u.push(string(b))
+	case 0x8c, 'X', 0x8d: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
+		n := 4
+		switch op {
+		case 0x8c:
+			n = 1
+		case 0x8d:
+			n = 8
+		}
+		b, err := u.counted(n)
+		if err != nil {
+			return err
+		}
+		if !utf8.Valid(b) {
+			return perr(CodeInvalidPickle, "a string is not UTF-8")
+		}
+		return u.push(string(b))
+	case 'C', 'B', 0x8e, 0x96: // SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
+		n := 8
+		switch op {
+		case 'C':
+			n = 1
+		case 'B':
+			n = 4
+		}
+		b, err := u.counted(n)
+		if err != nil {
+			return err
+		}
+		return u.push(pyBytes(append([]byte(nil), b...)))
+	case ')': // EMPTY_TUPLE
+		return u.push(&pyTuple{})
+	case 't': // TUPLE
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		return u.push(&pyTuple{items})
+	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
+		n := int(op - 0x84)
+		items := u.alloc(n)
+		for i := n - 1; i >= 0; i-- {
+			v, err := u.pop()
+			if err != nil {
+				return err
+			}
+			items[i] = v
+		}
+		return u.push(&pyTuple{items})
+	case ']': // EMPTY_LIST
+		return u.push(&pyList{})
+	case 'l': // LIST
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		return u.push(&pyList{items})
+	case 'a': // APPEND
+		v, err := u.pop()
+		if err != nil {
+			return err
+		}
+		return u.appendTo([]any{v})
+	case 'e': // APPENDS
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		return u.appendTo(items)
+	case '}': // EMPTY_DICT
+		return u.push(&pyDict{})
+	case 'd': // DICT
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		d := &pyDict{}
+		if err := d.setItems(items); err != nil {
+			return err
+		}
+		return u.push(d)
+	case 's': // SETITEM
+		v, err := u.pop()
+		if err != nil {
+			return err
+		}
+		k, err := u.pop()
+		if err != nil {
+			return err
+		}
+		return u.setItems([]any{k, v})
+	case 'u': // SETITEMS
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		return u.setItems(items)
+	case 0x8f: // EMPTY_SET
+		return u.push(&pyList{})
+	case 0x90: // ADDITEMS
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		return u.appendTo(items)
+	case 0x91: // FROZENSET
+		items, err := u.popMark()
+		if err != nil {
+			return err
+		}
+		return u.push(&pyList{items})
+	case 'c': // GLOBAL
+		module, err := u.line()
+		if err != nil {
+			return err
+		}
+		name, err := u.line()
+		if err != nil {
+			return err
+		}
+		return u.global(module, name)
+	case 0x93: // STACK_GLOBAL
+		n, err := u.pop()
+		if err != nil {
+			return err
+		}
+		m, err := u.pop()
+		if err != nil {
+			return err
+		}
+		module, ok1 := m.(string)
+		name, ok2 := n.(string)
+		if !ok1 || !ok2 {
+			return perr(CodeInvalidPickle, "STACK_GLOBAL of a non-string")
+		}
+		return u.global(module, name)
+	case 'R': // REDUCE
+		args, err := u.pop()
+		if err != nil {
+			return err
+		}
+		f, err := u.pop()
+		if err != nil {
+			return err
+		}
+		v, err := u.reduce(f, args)
+		if err != nil {
+			return err
+		}
+		return u.push(v)
+	case 0x81: // NEWOBJ
+		args, err := u.pop()
+		if err != nil {
+			return err
+		}
+		cls, err := u.pop()
+		if err != nil {
+			return err
+		}
+		v, err := newObj(cls, args)
+		if err != nil {
+			return err
+		}
+		return u.push(v)
+	case 0x92: // NEWOBJ_EX
+		if _, err := u.pop(); err != nil { // kwargs
+			return err
+		}
+		args, err := u.pop()
+		if err != nil {
+			return err
+		}
+		cls, err := u.pop()
+		if err != nil {
+			return err
+		}
+		v, err := newObj(cls, args)
+		if err != nil {
+			return err
+		}
+		return u.push(v)
+	case 'b': // BUILD: the state of an OrderedDict (its _metadata) or of a tensor is not needed
+		if _, err := u.pop(); err != nil {
+			return err
+		}
+		obj, err := u.top()
+		if err != nil {
+			return err
+		}
+		switch obj.(type) {
+		case *pyDict, *pyTensor:
+			return nil
+		}
+		return perr(CodeInvalidPickle, "BUILD of %s", describe(obj))
+	case 'q', 'r': // BINPUT, LONG_BINPUT
+		var idx uint32
+		if op == 'q' {
+			v, err := u.u8()
+			if err != nil {
+				return err
+			}
+			idx = uint32(v)
+		} else {
+			v, err := u.u32()
+			if err != nil {
+				return err
+			}
+			idx = v
+		}
+		v, err := u.top()
+		if err != nil {
+			return err
+		}
+		return u.memoize(idx, v)
+	case 0x94: // MEMOIZE
+		v, err := u.top()
+		if err != nil {
+			return err
+		}
+		return u.memoize(uint32(len(u.memo)), v)
+	case 'h', 'j': // BINGET, LONG_BINGET
+		var idx uint32
+		if op == 'h' {
+			v, err := u.u8()
+			if err != nil {
+				return err
+			}
+			idx = uint32(v)
+		} else {
+			v, err := u.u32()
+			if err != nil {
+				return err
+			}
+			idx = v
+		}
+		v, ok := u.memo[idx]
+		if !ok {
+			return perr(CodeInvalidPickle, "memo index %d was never stored", idx)
+		}
+		return u.push(v)
+	case 'Q': // BINPERSID
+		pid, err := u.pop()
+		if err != nil {
+			return err
+		}
+		if u.persistent == nil {
+			return perr(CodeInvalidPickle, "a persistent id where none is expected")
+		}
+		v, err := u.persistent(pid)
+		if err != nil {
+			return err
+		}
+		return u.push(v)
+	}
+	return perr(CodeInvalidPickle, "opcode 0x%02x is not one a torch.save stream uses", op)
+}
+
+func (u *unpickler) global(module, name string) error {
+	g, ok := allowed(module, name)
+	if !ok {
+		return perr(CodeForbidden, "the pickle imports %s, which a checkpoint of weights does not use; refused without running it", printable(module+"."+name))
+	}
+	return u.push(&g)
+}
+
+func (u *unpickler) appendTo(items []any) error {
+	v, err := u.top()
+	if err != nil {
+		return err
+	}
+	l, ok := v.(*pyList)
+	if !ok {
+		return perr(CodeInvalidPickle, "APPEND to %s", describe(v))
+	}
+	if len(l.items)+len(items) > maxStack {
+		return perr(CodeLimit, "a list grows past %d items", maxStack)
+	}
+	l.items = append(l.items, items...)
+	return nil
+}
+
+func (u *unpickler) setItems(items []any) error {
+	v, err := u.top()
+	if err != nil {
+		return err
+	}
+	d, ok := v.(*pyDict)
+	if !ok {
+		return perr(CodeInvalidPickle, "SETITEM on %s", describe(v))
+	}
+	return d.setItems(items)
+}
+
+func (d *pyDict) setItems(items []any) error {
+	if len(items)%2 != 0 {
+		return perr(CodeInvalidPickle, "odd number of items for a dict")
+	}
+	if len(d.keys)+len(items)/2 > maxStack {
+		return perr(CodeLimit, "a dict grows past %d items", maxStack)
+	}
+	for i := 0; i < len(items); i += 2 {
+		d.keys = append(d.keys, items[i])
+		d.vals = append(d.vals, items[i+1])
+	}
+	return nil
+}
+
+// decodeLong decodes a two's complement little-endian integer of at most
+// 8 bytes.
+func decodeLong(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	if len(b) > 8 {
+		return 0, false
+	}
+	var v uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	if shift := 64 - 8*len(b); shift > 0 && b[len(b)-1]&0x80 != 0 {
+		return int64(v<<shift) >> shift, true
+	}
+	return int64(v), true
+}
+
+func tupleItems(v any) ([]any, bool) {
+	switch t := v.(type) {
+	case *pyTuple:
+		return t.items, true
+	case *pyList:
+		return t.items, true
+	}
+	return nil, false
+}
+
+// spend counts n values copied from one container into another, and
+// fails past maxStack in all.
+func (u *unpickler) spend(n int) error {
+	u.copied += n
+	if u.copied > maxStack {
+		return perr(CodeLimit, "the pickle copies more than %d values between containers", maxStack)
+	}
+	return nil
+}
+
+// reduce applies an allowed global to its arguments.
+func (u *unpickler) reduce(f, args any) (any, error) {
+	g, ok := f.(*pyGlobal)
+	if !ok {
+		return nil, perr(CodeInvalidPickle, "REDUCE of %s", describe(f))
+	}
+	a, ok := tupleItems(args)
+	if !ok {
+		return nil, perr(CodeInvalidPickle, "REDUCE of %s with %s", g.name, describe(args))
+	}
+	switch g.kind {
+	case gDict:
+		// OrderedDict(d) copies d: a stream could copy one large dict
+		// again and again for a few bytes each, so copies are budgeted.
+		d := &pyDict{}
+		if len(a) == 1 {
+			if src, ok := a[0].(*pyDict); ok {
+				if err := u.spend(len(src.keys)); err != nil {
+					return nil, err
+				}
+				d.keys, d.vals = append(d.keys, src.keys...), append(d.vals, src.vals...)
+			}
+		}
+		return d, nil
+	case gSet:
+		if len(a) == 1 {
+			if items, ok := tupleItems(a[0]); ok {
+				if err := u.spend(len(items)); err != nil {
+					return nil, err
+				}
+				return &pyList{append([]any(nil), items...)}, nil
+			}
+		}
+		return &pyList{}, nil
+	case gBytes:
+		if len(a) >= 1 {
+			if s, ok := a[0].(string); ok {
+				// _codecs.encode(s, "latin1"): each rune is one byte.
+				b := make([]byte, 0, len(s))
+				for _, r := range s {
+					b = append(b, byte(r))
+				}
+				return pyBytes(b), nil
+			}
+			if b, ok := a[0].(pyBytes); ok {
+				return b, nil
+			}
+		}
+		return pyBytes(nil), nil
+	case gSize:
+		if len(a) == 1 {
+			if items, ok := tupleItems(a[0]); ok {
+				return &pyTuple{items}, nil
+			}
+		}
+		return &pyTuple{}, nil
+	case gDevice:
+		if len(a) >= 1 {
+			return a[0], nil
+		}
+		return "cpu", nil
+	case gRebuildTensor:
+		return rebuildTensor(g.name, a)
+	case gRebuildParam:
+		if len(a) < 1 {
+			return nil, perr(CodeInvalidPickle, "%s without arguments", g.name)
+		}
+		t, ok := a[0].(*pyTensor)
+		if !ok {
+			return nil, perr(CodeInvalidPickle, "%s of %s", g.name, describe(a[0]))
+		}
+		return t, nil
+	case gRebuildType:
+		// _rebuild_from_type_v2(func, new_type, args, state): func(*args),
+		// where new_type is a tensor class.
+		if len(a) < 3 {
+			return nil, perr(CodeInvalidPickle, "%s with %d arguments", g.name, len(a))
+		}
+		if c, ok := a[1].(*pyGlobal); !ok || c.kind != gTensorClass {
+			return nil, perr(CodeForbidden, "%s makes a %s, not a tensor; refused", g.name, describe(a[1]))
+		}
+		return u.reduce(a[0], a[2])
+	case gUnsupported:
+		return nil, perr(CodeUnsupported, "a tensor rebuilt by %s (quantized, sparse, nested or on a device) is not read", g.name)
+	}
+	return nil, perr(CodeForbidden, "the pickle calls %s, which a checkpoint of weights does not call; refused", g.name)
+}
+
+func newObj(cls, args any) (any, error) {
+	g, ok := cls.(*pyGlobal)
+	if !ok {
+		return nil, perr(CodeInvalidPickle, "NEWOBJ of %s", describe(cls))
+	}
+	a, _ := tupleItems(args)
+	switch g.kind {
+	case gDict:
+		return &pyDict{}, nil
+	case gSet:
+		return &pyList{}, nil
+	case gTensorClass:
+		if len(a) >= 1 {
+			if t, ok := a[0].(*pyTensor); ok {
+				return t, nil
+			}
+		}
+	}
+	return nil, perr(CodeForbidden, "the pickle makes a new %s; refused", g.name)
+}
+
+func asUint(v any) (uint64, bool) {
+	i, ok := v.(int64)
+	return uint64(i), ok && i >= 0
+}
+
+func uints(v any) ([]uint64, bool) {
+	items, ok := tupleItems(v)
+	if !ok {
+		return nil, false
+	}
+	out := make([]uint64, len(items))
+	for i, it := range items {
+		if out[i], ok = asUint(it); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// rebuildTensor is _rebuild_tensor_v2(storage, storage_offset, size,
+// stride, requires_grad, backward_hooks[, metadata]) and the older
+// _rebuild_tensor(storage, storage_offset, size, stride).
+func rebuildTensor(name string, a []any) (any, error) {
+	if len(a) < 4 {
+		return nil, perr(CodeInvalidPickle, "%s with %d arguments", name, len(a))
+	}
+	st, ok := a[0].(*storage)
+	if !ok {
+		return nil, perr(CodeInvalidPickle, "%s of %s, not a storage", name, describe(a[0]))
+	}
+	off, ok1 := asUint(a[1])
+	shape, ok2 := uints(a[2])
+	strides, ok3 := uints(a[3])
+	if !ok1 || !ok2 || !ok3 || len(shape) != len(strides) {
+		return nil, perr(CodeInvalidTensor, "%s: offset %s, size %s, stride %s are not a tensor's", name, describe(a[1]), describe(a[2]), describe(a[3]))
+	}
+	if len(a) >= 6 {
+		if d, ok := a[5].(*pyDict); ok && len(d.keys) > 0 {
+			return nil, perr(CodeUnsupported, "a tensor with backward hooks is not read")
+		}
+	}
+	return &pyTensor{st: st, offset: off, shape: shape, strides: strides}, nil
+}
+
+// describe names a value's type in a message.
+func describe(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		return "a bool"
+	case int64:
+		return "the integer " + strconv.FormatInt(t, 10)
+	case float64:
+		return "a float"
+	case string:
+		return "a string"
+	case pyBytes:
+		return "bytes"
+	case *pyTuple:
+		return fmt.Sprintf("a tuple of %d", len(t.items))
+	case *pyList:
+		return fmt.Sprintf("a list of %d", len(t.items))
+	case *pyDict:
+		return fmt.Sprintf("a dict of %d", len(t.keys))
+	case *pyGlobal:
+		return t.name
+	case *storage:
+		return "a storage"
+	case *pyTensor:
+		return "a tensor"
+	}
+	return "an unknown value"
+}
+
+// printable cuts a name from the file to 200 bytes and quotes what is not
+// printable, so that a message stays one line.
+func printable(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	q := strconv.Quote(s)
+	if q[1:len(q)-1] == s {
+		return s
+	}
+	return q
+}

@@ -1,0 +1,369 @@
+package pytorch_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/pytorch"
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// requireTorch skips unless Debian's python3-torch is there;
+// FSMOUNT_REQUIRE_TORCH=1 turns the skip into a failure.
+func requireTorch(t *testing.T) string {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import torch, numpy").Run(); err != nil {
+		if os.Getenv("FSMOUNT_REQUIRE_TORCH") == "1" {
+			t.Fatalf("torch is required (FSMOUNT_REQUIRE_TORCH=1): %v", err)
+		}
+		t.Skip("no python3-torch")
+	}
+	return py
+}
+
+func torchRun(t *testing.T, args ...string) string {
+	t.Helper()
+	py := requireTorch(t)
+	out, err := exec.Command(py, append([]string{"testdata/torchfiles.py"}, args...)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	return string(out)
+}
+
+// TestWrittenByTorch opens checkpoints torch.save wrote and compares
+// every tensor's bytes, read the way the mount reads them, with what
+// torch.load gives.
+func TestWrittenByTorch(t *testing.T) {
+	dir := t.TempDir()
+	torchRun(t, "write", dir, "../testdata/tiny-qwen3")
+	cases := []struct {
+		file      string
+		dtype     tensor.DType
+		tied      bool
+		noncontig string
+		legacy    bool
+		nTensors  int
+	}{
+		{"bf16/pytorch_model.bin", tensor.BF16, true, "", false, 25},
+		{"f16/pytorch_model.bin", tensor.F16, true, "", false, 25},
+		{"f32/pytorch_model.bin", tensor.F32, true, "", false, 25},
+		{"transposed/pytorch_model.bin", tensor.F32, false, "model.layers.0.self_attn.q_proj.weight", false, 25},
+		{"sharded/pytorch_model-00001-of-00002.bin", tensor.BF16, false, "", false, 12},
+		{"sharded/pytorch_model-00002-of-00002.bin", tensor.BF16, false, "", false, 13},
+		{"legacy/pytorch_model.bin", tensor.BF16, true, "", true, 25},
+	}
+	var paths []string
+	for _, c := range cases {
+		paths = append(paths, filepath.Join(dir, c.file))
+	}
+	// FILE NAME SHA256 DTYPE SHAPE, from torch.load.
+	sums := map[string]map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(torchRun(t, append([]string{"sums"}, paths...)...)), "\n") {
+		fields := strings.SplitN(line, " ", 4)
+		if sums[fields[0]] == nil {
+			sums[fields[0]] = map[string]string{}
+		}
+		sums[fields[0]][fields[1]] = fields[2] + " " + fields[3]
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join(dir, c.file)
+			f, err := pytorch.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			assert.Equal(t, c.legacy, f.Legacy())
+			want := sums[path]
+			require.Len(t, f.Tensors(), c.nTensors)
+			require.Len(t, want, c.nTensors)
+			for _, tt := range f.Tensors() {
+				assert.Equal(t, c.dtype, tt.DType, tt.Name)
+				b, err := io.ReadAll(tt.Reader())
+				require.NoError(t, err)
+				sum := sha256.Sum256(b)
+				shape := tensor.FormatShape(tt.Shape)
+				w, ok := want[tt.Name]
+				require.True(t, ok, tt.Name)
+				assert.True(t, strings.HasPrefix(w, hex.EncodeToString(sum[:])+" "), "%s: bytes differ from torch.load's", tt.Name)
+				assert.True(t, strings.HasSuffix(w, shape), "%s: shape %s, torch %s", tt.Name, shape, w)
+				assert.Equal(t, tt.Name == c.noncontig, tt.Strides != nil, tt.Name)
+			}
+			if c.file[:2] != "sh" {
+				head, emb := find(f, "lm_head.weight"), find(f, "model.embed_tokens.weight")
+				assert.Equal(t, c.tied, tensor.SameBytes(head, emb), "tied head shares embed_tokens' storage")
+			}
+		})
+	}
+}
+
+func find(f *pytorch.File, name string) *tensor.Tensor {
+	for _, t := range f.Tensors() {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// TestHostileTorch: pickles torch.save wrote around objects that would
+// run code, or are not weights, are refused naming the global, and run
+// nothing.
+func TestHostileTorch(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "MARKER")
+	torchRun(t, "hostile", dir, marker)
+	for file, global := range map[string]string{"reduce.pt": "posix.system", "global.pt": "_io.BytesIO"} {
+		_, err := pytorch.Open(filepath.Join(dir, file))
+		require.ErrorIs(t, err, pytorch.CodeForbidden, file)
+		assert.Contains(t, err.Error(), global)
+		assert.NotContains(t, err.Error(), "\n")
+	}
+	assert.NoFileExists(t, marker, "the pickle's command ran")
+}
+
+// pkl builds a pickle stream by hand.
+type pkl struct{ b []byte }
+
+func newPkl() *pkl { return &pkl{b: []byte{0x80, 0x02}} }
+
+func (p *pkl) op(b ...byte) *pkl { p.b = append(p.b, b...); return p }
+func (p *pkl) global(mod, name string) *pkl {
+	return p.op('c').op([]byte(mod + "\n" + name + "\n")...)
+}
+func (p *pkl) str(s string) *pkl {
+	p.op('X')
+	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(len(s)))
+	return p.op([]byte(s)...)
+}
+func (p *pkl) int(v int) *pkl {
+	p.op('J')
+	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(v))
+	return p
+}
+
+// tensorPkl is {name: _rebuild_tensor_v2(storage key, offset, shape, stride)}.
+func (p *pkl) tensor(key string, numel, off int, shape, stride []int) *pkl {
+	p.global("torch._utils", "_rebuild_tensor_v2").op('(', '(').str("storage").global("torch", "FloatStorage").str(key).str("cpu").int(numel).op('t', 'Q').int(off).op('(')
+	for _, d := range shape {
+		p.int(d)
+	}
+	p.op('t', '(')
+	for _, d := range stride {
+		p.int(d)
+	}
+	return p.op('t', 0x89, 'N', 't', 'R')
+}
+
+func writeArchive(t *testing.T, pickle []byte, storages map[string]int, extra ...testmodel.ZipEntry) string {
+	recs := []testmodel.ZipEntry{{Name: "archive/data.pkl", Data: pickle}, {Name: "archive/byteorder", Data: []byte("little")}}
+	for k, n := range storages {
+		recs = append(recs, testmodel.ZipEntry{Name: "archive/data/" + k, Data: make([]byte, n)})
+	}
+	recs = append(recs, extra...)
+	path := filepath.Join(t.TempDir(), "x.bin")
+	require.NoError(t, testmodel.WriteTorchZip(path, recs))
+	return path
+}
+
+func stateDict(items func(p *pkl)) []byte {
+	p := newPkl().global("collections", "OrderedDict").op(')', 'R', '(')
+	items(p)
+	return p.op('u', '.').b
+}
+
+// TestMalformed: crafted archives and pickles, each refused with its
+// code in one line, never a panic, nothing run.
+func TestMalformed(t *testing.T) {
+	good := stateDict(func(p *pkl) { p.str("w").tensor("0", 4, 0, []int{2, 2}, []int{2, 1}) })
+	deep := newPkl()
+	for range 300 {
+		deep.op(']')
+		deep.op('(')
+	}
+	for _, c := range []struct {
+		name     string
+		path     func(t *testing.T) string
+		code     pytorch.Code
+		contains string
+	}{
+		{"os.system", func(t *testing.T) string {
+			return writeArchive(t, newPkl().global("os", "system").str("touch /tmp/never").op(0x85, 'R', '.').b, nil)
+		}, pytorch.CodeForbidden, "os.system"},
+		{"builtins.eval by STACK_GLOBAL", func(t *testing.T) string {
+			return writeArchive(t, newPkl().str("builtins").str("eval").op(0x93).str("1").op(0x85, 'R', '.').b, nil)
+		}, pytorch.CodeForbidden, "builtins.eval"},
+		{"numpy global", func(t *testing.T) string {
+			return writeArchive(t, newPkl().global("numpy.core.multiarray", "_reconstruct").op('.').b, nil)
+		}, pytorch.CodeForbidden, "numpy.core.multiarray._reconstruct"},
+		{"deep nesting", func(t *testing.T) string { return writeArchive(t, append(deep.b, '.'), nil) }, pytorch.CodeLimit, "MARK"},
+		{"huge memo index", func(t *testing.T) string {
+			return writeArchive(t, newPkl().op(']', 'r', 0xff, 0xff, 0xff, 0xff, 'j', 0xfe, 0xff, 0xff, 0xff, '.').b, nil)
+		}, pytorch.CodeInvalidPickle, "memo index 4294967294"},
+		{"stack underflow", func(t *testing.T) string { return writeArchive(t, newPkl().op('R', '.').b, nil) }, pytorch.CodeInvalidPickle, "underflow"},
+		{"string past the end", func(t *testing.T) string {
+			return writeArchive(t, newPkl().op('X', 0xff, 0xff, 0xff, 0x7f, 'a').b, nil)
+		}, pytorch.CodeInvalidPickle, "ends before"},
+		{"unknown opcode", func(t *testing.T) string { return writeArchive(t, newPkl().op('i').b, nil) }, pytorch.CodeInvalidPickle, "opcode 0x69"},
+		{"short storage", func(t *testing.T) string {
+			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 4, 0, []int{3, 2}, []int{2, 1}) }), map[string]int{"0": 16})
+		}, pytorch.CodeShortStorage, "needs 24 bytes"},
+		{"offset past the storage", func(t *testing.T) string {
+			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 4, 3, []int{2, 2}, []int{2, 1}) }), map[string]int{"0": 16})
+		}, pytorch.CodeShortStorage, "from element 3"},
+		{"missing storage", func(t *testing.T) string { return writeArchive(t, good, nil) }, pytorch.CodeMissingRecord, "archive/data/0"},
+		{"big-endian", func(t *testing.T) string {
+			recs := []testmodel.ZipEntry{{Name: "archive/data.pkl", Data: good}, {Name: "archive/byteorder", Data: []byte("big")}, {Name: "archive/data/0", Data: make([]byte, 16)}}
+			path := filepath.Join(t.TempDir(), "x.bin")
+			require.NoError(t, testmodel.WriteTorchZip(path, recs))
+			return path
+		}, pytorch.CodeBigEndian, "big-endian"},
+		{"compressed storage", func(t *testing.T) string {
+			var buf bytes.Buffer
+			zw := zip.NewWriter(&buf)
+			w, _ := zw.CreateHeader(&zip.FileHeader{Name: "archive/data.pkl", Method: zip.Store})
+			w.Write(good)
+			w, _ = zw.CreateHeader(&zip.FileHeader{Name: "archive/data/0", Method: zip.Deflate})
+			w.Write(make([]byte, 16))
+			require.NoError(t, zw.Close())
+			path := filepath.Join(t.TempDir(), "x.bin")
+			require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+			return path
+		}, pytorch.CodeCompressed, "archive/data/0 is compressed"},
+		{"overlapping storages", func(t *testing.T) string {
+			pk := stateDict(func(p *pkl) {
+				p.str("a").tensor("0", 4, 0, []int{4}, []int{1})
+				p.str("b").tensor("1", 4, 0, []int{4}, []int{1})
+			})
+			path := writeArchive(t, pk, nil, testmodel.ZipEntry{Name: "archive/data/0", Data: make([]byte, 16)}, testmodel.ZipEntry{Name: "archive/data/1", Data: make([]byte, 16)})
+			// Point record 1's local header offset (in its ZIP64 extra
+			// field of the central directory) at record 0's.
+			raw, err := os.ReadFile(path)
+			require.NoError(t, err)
+			cd := bytes.Index(raw, []byte("PK\x01\x02"))
+			offField := func(name string) int {
+				i := bytes.Index(raw[cd:], []byte(name))
+				require.GreaterOrEqual(t, i, 0)
+				return cd + i + len(name) + 4 + 16
+			}
+			copy(raw[offField("archive/data/1"):][:8], raw[offField("archive/data/0"):][:8])
+			require.NoError(t, os.WriteFile(path, raw, 0o644))
+			return path
+		}, pytorch.CodeOverlap, "share bytes"},
+		{"expanded view", func(t *testing.T) string {
+			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 1, 0, []int{1000000, 4}, []int{0, 0}) }), map[string]int{"0": 4})
+		}, pytorch.CodeUnsupported, "repeats elements"},
+		{"many references to one tensor", func(t *testing.T) string {
+			pk := newPkl().op(']', '(').tensor("0", 1, 0, []int{1}, []int{1})
+			for range 100000 {
+				pk.op('2')
+			}
+			return writeArchive(t, pk.op('e', '.').b, map[string]int{"0": 4})
+		}, pytorch.CodeLimit, "more than"},
+		{"no tensors", func(t *testing.T) string { return writeArchive(t, stateDict(func(p *pkl) { p.str("lr").int(3) }), nil) }, pytorch.CodeNoTensors, "holds no tensor"},
+		{"no data.pkl", func(t *testing.T) string {
+			path := filepath.Join(t.TempDir(), "x.bin")
+			require.NoError(t, testmodel.WriteTorchZip(path, []testmodel.ZipEntry{{Name: "archive/other", Data: []byte("x")}}))
+			return path
+		}, pytorch.CodeMissingRecord, "data.pkl"},
+		{"not a checkpoint", func(t *testing.T) string {
+			path := filepath.Join(t.TempDir(), "x.bin")
+			require.NoError(t, os.WriteFile(path, []byte("hello, world"), 0o644))
+			return path
+		}, pytorch.CodeNotPyTorch, "not a PyTorch checkpoint"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := pytorch.Open(c.path(t))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, c.code)
+			assert.ErrorIs(t, err, pytorch.ErrFormat)
+			assert.Contains(t, err.Error(), c.contains)
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+	// The good one opens: the table's failures are the faults put in.
+	f, err := pytorch.Open(writeArchive(t, good, map[string]int{"0": 16}))
+	require.NoError(t, err)
+	f.Close()
+}
+
+// TestTruncated cuts a checkpoint torch wrote at every length: each is
+// refused with a code, none panics.
+func TestTruncated(t *testing.T) {
+	raw, err := os.ReadFile("testdata/realworld/Herutriana44+TinyPeLLM/pytorch_model.bin")
+	require.NoError(t, err)
+	legacy, err := os.ReadFile("testdata/realworld/StianHanssen+CNN-Fixations-PyTorch/mnist_cnn.pt")
+	require.NoError(t, err)
+	for _, src := range [][]byte{raw, legacy} {
+		for _, n := range []int{0, 10, 100, 1000, len(src) / 2, len(src) - 100, len(src) - 1} {
+			_, err := pytorch.NewFile(&testmodel.MemFile{B: src[:n]})
+			require.Error(t, err, n)
+			assert.ErrorIs(t, err, pytorch.ErrFormat, "%d: %v", n, err)
+		}
+	}
+}
+
+// TestRealWorld: files no one here wrote (testdata/realworld/SOURCES.md).
+func TestRealWorld(t *testing.T) {
+	for _, c := range []struct {
+		path    string
+		code    pytorch.Code
+		tensors int
+		say     string
+	}{
+		{"Herutriana44+TinyPeLLM/pytorch_model.bin", "", 24, ""},
+		{"StianHanssen+CNN-Fixations-PyTorch/mnist_cnn.pt", "", 8, ""},
+		{"LawrenceMMStewart+Adversarial_Attack/Stored_Weights/LeNet_Weights.pt", "", 8, ""},
+		{"CodyRichter+Compsci-528-DeFault-Data-Classification/model.pt", pytorch.CodeTorchScript, 0, "TorchScript archive (torch.jit.save)"},
+		{"CodyRichter+Compsci-528-DeFault-Data-Classification/model.ptl", pytorch.CodeTorchScript, 0, "lite interpreter"},
+		{"phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3/optimizer.pt", "", 36, ""},
+		{"phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3/rng_state.pth", pytorch.CodeForbidden, 0, "numpy._core.multiarray._reconstruct"},
+		{"phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3/scheduler.pt", pytorch.CodeNoTensors, 0, "holds no tensor"},
+		{"phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3/training_args.bin", pytorch.CodeForbidden, 0, "transformers.training_args.TrainingArguments"},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			f, err := pytorch.Open(filepath.Join("testdata/realworld", c.path))
+			if c.code != "" {
+				require.ErrorIs(t, err, c.code)
+				assert.Contains(t, err.Error(), c.say)
+				assert.NotContains(t, err.Error(), "\n")
+				return
+			}
+			require.NoError(t, err)
+			defer f.Close()
+			assert.Len(t, f.Tensors(), c.tensors)
+			for _, tt := range f.Tensors() {
+				b, err := io.ReadAll(tt.Reader())
+				require.NoError(t, err, tt.Name)
+				assert.Len(t, b, int(tt.Length))
+			}
+		})
+	}
+}
+
+func ExampleOpen() {
+	f, err := pytorch.Open("testdata/realworld/StianHanssen+CNN-Fixations-PyTorch/mnist_cnn.pt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	for _, t := range f.Tensors()[:2] {
+		fmt.Println(t.Name, t.DType, tensor.FormatShape(t.Shape))
+	}
+	// Output:
+	// conv1.bias F32 [20]
+	// conv1.weight F32 [20, 1, 5, 5]
+}

@@ -1,0 +1,984 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Vision-language models: a vision tower, a projector, and a language
+// model. The language model is whatever family text_config.model_type
+// names (Llama, Mistral, Qwen2, Gemma, …), its names re-rooted under the
+// VLM's ("model." → "language_model.model."), its fields read from
+// text_config with that family's defaults. The vision side is a shared
+// tower block (CLIP, SigLIP, Pixtral, chosen by vision_config.model_type)
+// and a projector row. docs/arch-notes-more.md has the notes.
+
+// vlm is a vision-language family: the vision side as a Family's Defs,
+// Global, Stacks and Final (symbols v…, mm_…), and the language model's
+// place.
+type vlm struct {
+	Family
+	text   string      // text_config's default model_type
+	textF  *Family     // the language model, when it is the VLM's own (Qwen2-VL)
+	reroot [][2]string // the language model's names: {"model.", "language_model.model."}
+	// flat: the text fields may also sit at the top level (Qwen2-VL's
+	// configs before text_config), tried after text_config's.
+	flat bool
+	// alias maps a text model_type without a family of its own to the
+	// family whose layout it has, with the text config class's defaults
+	// where they differ (symbol → default expression).
+	// head, when set, replaces the language model's LM head (Ovis2 sizes
+	// it from its own top-level fields).
+	head     []T
+	alias    map[string]string
+	defaults map[string]string
+	cache    sync.Map // text model_type → *Family
+}
+
+// register makes the VLM a table row (named in Architectures) whose
+// tensors are those of its composition with a language model.
+func (v *vlm) register() *Family {
+	return &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
+		Causal: v.Causal, SeqCls: "-", compose: v.compose}
+}
+
+// compose builds the family for c: the VLM with the language model
+// text_config.model_type names.
+func (v *vlm) compose(c *Config) (*Family, error) {
+	tf, mt := v.textF, ""
+	if tf == nil {
+		mt = v.text
+		if raw, ok := c.lookup("text_config.model_type"); ok {
+			var s string
+			if json.Unmarshal(raw, &s) == nil && s != "" {
+				mt = s
+			}
+		}
+		if f, ok := v.cache.Load(mt); ok {
+			return f.(*Family), nil
+		}
+		tf = byType[mt]
+		if a, ok := v.alias[mt]; ok {
+			tf = byType[a]
+		}
+		if tf == nil || tf.compose != nil {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+				Reason: fmt.Sprintf("its language model, text_config.model_type %q, has no spec", mt)}
+		}
+	} else if f, ok := v.cache.Load(""); ok {
+		return f.(*Family), nil
+	}
+	f := &Family{Name: v.Name + " + " + tf.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
+		Causal: v.Causal, SeqCls: "-", Variants: v.Variants,
+		Embed: rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
+	for _, d := range tf.Defs {
+		if d.Field != "" {
+			var alts []string
+			for _, a := range strings.Split(d.Field, "|") {
+				alts = append(alts, "text_config."+a)
+				if v.flat {
+					alts = append(alts, a)
+				}
+			}
+			d.Field = strings.Join(alts, "|")
+			if d.Sym == "tied" {
+				// The VLM's own tie_word_embeddings, else the text config's
+				// (LlavaConfig and its kin copy the text config's).
+				d.Field = "tie_word_embeddings|" + d.Field
+			}
+		}
+		if x, ok := v.defaults[d.Sym]; ok {
+			d.Default = x
+		}
+		if x, ok := textClassDefaults[mt][d.Sym]; ok && d.Default == "" {
+			d.Default = x
+		}
+		f.Defs = append(f.Defs, d)
+	}
+	f.Defs = append(f.Defs, v.Defs...)
+	f.Global = cat(rerootTs(tf.Global, v.reroot), v.Global)
+	for _, s := range tf.Stacks {
+		s.Prefix = rebase(s.Prefix, v.reroot)
+		f.Stacks = append(f.Stacks, s)
+	}
+	f.Stacks = append(f.Stacks, v.Stacks...)
+	final := rerootTs(tf.Final, v.reroot)
+	if v.head != nil {
+		final = slices.DeleteFunc(final, func(t T) bool { return t.Role == RoleHead })
+		final = cat(final, v.head)
+	}
+	f.Final = cat(final, v.Final)
+	// What transformers ignores on load in the language model, re-rooted
+	// (GLM-4.5's multi-token-prediction layer).
+	for _, ig := range tf.Ignore {
+		for _, r := range v.reroot {
+			if from := "^" + regexp.QuoteMeta(r[0]); strings.HasPrefix(ig, from) {
+				ig = "^" + regexp.QuoteMeta(r[1]) + ig[len(from):]
+				break
+			}
+		}
+		f.Ignore = append(f.Ignore, ig)
+	}
+	if err := f.compile(); err != nil {
+		return nil, fmt.Errorf("spec: %s with %s: %w", v.Name, tf.Name, err)
+	}
+	v.cache.Store(mt, f)
+	return f, nil
+}
+
+func rerootTs(ts []T, pairs [][2]string) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].Name = rebase(out[i].Name, pairs)
+	}
+	return out
+}
+
+// Where the language model's names go.
+var (
+	// legacyLM is 4.x's layout of the LLaVA family: the whole causal LM
+	// under language_model.
+	legacyLM = [][2]string{{"model.", "language_model.model."}, {"lm_head.", "language_model.lm_head."}}
+	// newLM puts the base model under model.language_model, the head on top.
+	newLM = [][2]string{{"model.", "model.language_model."}}
+	// textLM is Idefics2/3's: model.text_model.
+	textLM = [][2]string{{"model.", "model.text_model."}}
+)
+
+// towerDefs are vision_config's fields, with the defaults of the tower
+// class vision_config.model_type names (mt is the VLM's default tower).
+func towerDefs(mt string) []Def {
+	byMT := func(pix, idefics3, idefics2, clip, siglip string) string {
+		return fmt.Sprintf("vmt == 'pixtral' ? %s : (vmt == 'idefics3_vision' || vmt == 'smolvlm_vision' ? %s : (vmt == 'idefics2_vision' ? %s : (vmt == 'clip_vision_model' ? %s : %s)))",
+			pix, idefics3, idefics2, clip, siglip)
+	}
+	return []Def{
+		{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'" + mt + "'", Desc: "the vision tower"},
+		derived("clip", "vmt == 'clip_vision_model'"),
+		derived("pix", "vmt == 'pixtral'"),
+		derived("s2", "vmt == 'siglip2_vision_model'"),
+		opt("vNP", "vision_config.num_patches", "256"),
+		{Sym: "vH", Field: "vision_config.hidden_size", Default: byMT("1024", "1152", "768", "768", "768"), Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: byMT("24", "12", "12", "12", "12"), Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "vI", Field: "vision_config.intermediate_size", Default: byMT("4096", "3072", "3072", "3072", "3072"), Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+		{Sym: "vP", Field: "vision_config.patch_size", Default: byMT("16", "32", "32", "32", "16"), Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		{Sym: "vS", Field: "vision_config.image_size", Default: byMT("1024", "224", "224", "224", "224"), Desc: "image side, pixels", Pos: true},
+		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "vhead", Field: "vision_config.vision_use_head", Type: Bool, Default: "true", Null: "=", Desc: "SigLIP's attention-pooling head"},
+		derived("vN", "(vS/vP)*(vS/vP)"),
+	}
+}
+
+// visionTower is a CLIP, SigLIP (and Idefics2/3's SigLIP) or Pixtral tower:
+// CLIP and SigLIP under pre ("vision_tower.vision_model."), Pixtral under
+// pixPre ("vision_tower."). Its tensors are globals, a stack and finals.
+func visionTower(pre, pixPre string) (global []T, stacks []Stack, final []T) {
+	vln := func(name string) []T { return norm(name, "vH", "true") }
+	global = cat(
+		when("!pix && !s2", []T{{Name: pre + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}),
+		when("s2", []T{{Name: pre + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC*vP*vP"}, Role: RoleLinear},
+			{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vNP", "vH"}, Role: RoleEmbedding}}),
+		when("!pix && !clip", vecIf(pre+"embeddings.patch_embedding.bias", "vH", "")),
+		when("clip", vec(pre+"embeddings.class_embedding", "vH"),
+			[]T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN+1", "vH"}, Role: RoleEmbedding}},
+			vln(pre+"pre_layrnorm")),
+		when("!pix && !clip && !s2", []T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN", "vH"}, Role: RoleEmbedding}}),
+		when("pix", []T{{Name: pixPre + "patch_conv.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}},
+			norm(pixPre+"ln_pre", "vH", "")),
+	)
+	stacks = []Stack{
+		{Name: "vision", Prefix: pre + "encoder.layers.{l}.", Layers: "pix ? 0 : vL", Tensors: cat(
+			renameSyms(cat(linear("self_attn.q_proj", "H", "H", "true"), linear("self_attn.k_proj", "H", "H", "true"),
+				linear("self_attn.v_proj", "H", "H", "true"), linear("self_attn.out_proj", "H", "H", "true"),
+				plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH"),
+			vln("layer_norm1"), vln("layer_norm2"))},
+		{Name: "vision", Prefix: pixPre + "transformer.layers.{l}.", Layers: "pix ? vL : 0", Tensors: renameSyms(cat(
+			norm("attention_norm", "H", ""),
+			linear("attention.q_proj", "H", "H", ""), linear("attention.k_proj", "H", "H", ""),
+			linear("attention.v_proj", "H", "H", ""), linear("attention.o_proj", "H", "H", ""),
+			norm("ffn_norm", "H", ""), gatedMLP("feed_forward.", "vI", "")), "H", "vH")},
+	}
+	final = cat(
+		when("!pix", vln(pre+"post_layernorm")),
+		when("(vmt == 'siglip_vision_model' || s2) && vhead",
+			[]T{{Name: pre + "head.probe", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
+				{Name: pre + "head.attention.in_proj_weight", Shape: []string{"3*vH", "vH"}, Role: RoleLinear},
+				{Name: pre + "head.attention.in_proj_bias", Shape: []string{"3*vH"}, Role: RoleBias}},
+			renameSyms(linear(pre+"head.attention.out_proj", "H", "H", "true"), "H", "vH"),
+			vln(pre+"head.layernorm"),
+			renameSyms(plainMLP(pre+"head.mlp.fc1", pre+"head.mlp.fc2", "vI", "true"), "H", "vH")),
+	)
+	return global, stacks, final
+}
+
+// withTower is a VLM row: the tower under pre/pixPre with default tower
+// mt, and the projector's definitions and tensors.
+func withTower(v *vlm, mt, pre, pixPre string, defs []Def, proj []T) *Family {
+	g, s, f := visionTower(pre, pixPre)
+	v.Defs = cat(towerDefs(mt), defs)
+	v.Global, v.Stacks, v.Final = cat(g, v.Global), cat(s, v.Stacks), cat(f, proj)
+	return v.register()
+}
+
+// llavaProjector is LLaVA's two-layer MLP from the tower's width to the
+// language model's, biased unless multimodal_projector_bias is false.
+// Its input is the concatenation of the vision_feature_layer layers (one,
+// or a list).
+func llavaProjector(pre string, biasDefault string) ([]Def, []T) {
+	return []Def{flag("mm_bias", "multimodal_projector_bias", biasDefault, "the projector's linears have biases"),
+			{Sym: "vk", Field: "vision_feature_layer", Type: Count, Default: "1", Null: "=", Desc: "vision layers the projector reads"}},
+		cat(linear(pre+"linear_1", "H", "vH*vk", "mm_bias"), linear(pre+"linear_2", "H", "H", "mm_bias"))
+}
+
+// towerOnly5x is the 5.x layout of a tower under vision_tower.
+var towerOnly5x = [][][2]string{{{"vision_tower.vision_model.", "vision_tower."}}}
+
+func llava(name, class, mt, text, tower string, extra []T) *Family {
+	d, t := llavaProjector("multi_modal_projector.", "true")
+	return withTower(&vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Variants: towerOnly5x}, text: text, reroot: legacyLM},
+		tower, "vision_tower.vision_model.", "vision_tower.", d, cat(t, extra))
+}
+
+var imageNewline = []T{{Name: "image_newline", Shape: []string{"H"}, Role: RoleNorm}}
+
+var _ = register(
+	llava("LLaVA", "Llava", "llava", "llama", "clip_vision_model", nil),
+	llava("LLaVA-NeXT", "LlavaNext", "llava_next", "llama", "clip_vision_model", imageNewline),
+	llava("LLaVA-NeXT-Video", "LlavaNextVideo", "llava_next_video", "llama", "clip_vision_model", imageNewline),
+	llava("LLaVA-OneVision", "LlavaOnevision", "llava_onevision", "qwen2", "siglip_vision_model", imageNewline),
+	// VipLLaVA: the projector reads the concatenation of
+	// len(vision_feature_layers) layers (VipLlavaConfig's [-2, -5, -8, -11, 6]).
+	withTower(&vlm{Family: Family{Name: "VipLLaVA", Class: "VipLlava", ModelTypes: []string{"vipllava"}, Causal: "VipLlavaForConditionalGeneration",
+		Variants: towerOnly5x}, text: "llama", reroot: legacyLM},
+		"clip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+		[]Def{{Sym: "vk", Field: "vision_feature_layers", Type: Count, Default: "5", Desc: "vision layers the projector reads"}},
+		cat(norm("multi_modal_projector.projector_layernorm", "vH*vk", "true"),
+			linear("multi_modal_projector.linear_1", "H", "vH*vk", "true"), linear("multi_modal_projector.linear_2", "H", "H", "true"))),
+	// Mistral3: RMS norm, a patch merger of spatial_merge_size² patches,
+	// then LLaVA's MLP without biases by default.
+	func() *Family {
+		d, t := llavaProjector("multi_modal_projector.", "false")
+		return withTower(&vlm{Family: Family{Name: "Mistral3", Class: "Mistral3", ModelTypes: []string{"mistral3"}, Causal: "Mistral3ForConditionalGeneration"},
+			text: "mistral", reroot: legacyLM},
+			"pixtral", "vision_tower.vision_model.", "vision_tower.",
+			cat(d, []Def{opt("mm_m", "spatial_merge_size", "2")}),
+			cat(norm("multi_modal_projector.norm", "vH", ""),
+				[]T{{Name: "multi_modal_projector.patch_merger.merging_layer.weight", Shape: []string{"vH", "vH*mm_m*mm_m"}, Role: RoleLinear}}, t))
+	}(),
+	// PaliGemma: one linear to vision_config.projection_dim.
+	withTower(&vlm{Family: Family{Name: "PaliGemma", Class: "PaliGemma", ModelTypes: []string{"paligemma"}, Causal: "PaliGemmaForConditionalGeneration",
+		Variants: towerOnly5x}, text: "gemma", reroot: legacyLM},
+		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+		[]Def{{Sym: "mm_p", Field: "vision_config.projection_dim|projection_dim", Default: "2048", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true}},
+		linear("multi_modal_projector.linear", "mm_p", "vH", "true")),
+	// Gemma 3 (and ShieldGemma 2): a soft-embedding RMS norm and a bare
+	// projection matrix [vH, H].
+	gemma3("Gemma3", "gemma3"),
+	gemma3("ShieldGemma2", "shieldgemma2"),
+	// Aya Vision: pixel-shuffled (downsample_factor²) features, LayerNorm,
+	// SwiGLU of alignment_intermediate_size (absent: the text width).
+	withTower(&vlm{Family: Family{Name: "AyaVision", Class: "AyaVision", ModelTypes: []string{"aya_vision"}, Causal: "AyaVisionForConditionalGeneration",
+		Variants: towerOnly5x}, text: "cohere2", reroot: legacyLM},
+		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+		[]Def{opt("mm_f", "downsample_factor", "2"), {Sym: "mm_a", Field: "alignment_intermediate_size", Default: "H", Desc: "projector SwiGLU width", Pos: true}},
+		cat(norm("multi_modal_projector.layernorm", "vH*mm_f*mm_f", "true"),
+			linear("multi_modal_projector.linear_1", "mm_a", "vH*mm_f*mm_f", "true"), linear("multi_modal_projector.linear_2", "H", "mm_a/2", "true"))),
+	// Idefics3 and SmolVLM: pixel-shuffled (scale_factor²) features, one
+	// linear.
+	idefics3("Idefics3", "Idefics3", "idefics3", "idefics3_vision"),
+	idefics3("SmolVLM", "SmolVLM", "smolvlm", "smolvlm_vision"),
+	// Idefics2: a gated MLP to the text width, then a perceiver resampler.
+	withTower(&vlm{Family: Family{Name: "Idefics2", Class: "Idefics2", ModelTypes: []string{"idefics2"}, Causal: "Idefics2ForConditionalGeneration",
+		Stacks: []Stack{{Name: "resampler", Prefix: "model.connector.perceiver_resampler.layers.{l}.", Layers: "rs_depth", Tensors: cat(
+			norm("input_latents_norm", "H", ""), norm("input_context_norm", "H", ""),
+			linear("self_attn.q_proj", "rs_heads*rs_hd", "H", ""), linear("self_attn.k_proj", "rs_kv*rs_hd", "H", ""),
+			linear("self_attn.v_proj", "rs_kv*rs_hd", "H", ""), linear("self_attn.o_proj", "H", "rs_heads*rs_hd", ""),
+			norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "4*H", ""))}}},
+		text: "mistral", reroot: textLM},
+		"idefics2_vision", "model.vision_model.", "model.vision_model.",
+		[]Def{
+			opt("rs_depth", "perceiver_config.resampler_depth", "3"), opt("rs_lat", "perceiver_config.resampler_n_latents", "64"),
+			opt("rs_heads", "perceiver_config.resampler_n_heads", "16"), opt("rs_hd", "perceiver_config.resampler_head_dim", "96"),
+			opt("rs_kv", "perceiver_config.num_key_value_heads", "4"),
+		},
+		cat(linear("model.connector.modality_projection.gate_proj", "I", "vH", ""), linear("model.connector.modality_projection.up_proj", "I", "vH", ""),
+			linear("model.connector.modality_projection.down_proj", "H", "I", ""),
+			[]T{{Name: "model.connector.perceiver_resampler.latents", Shape: []string{"rs_lat", "H"}, Role: RoleEmbedding}},
+			norm("model.connector.perceiver_resampler.norm", "H", ""))),
+)
+
+func gemma3(name, mt string) *Family {
+	return withTower(&vlm{Family: Family{Name: name, Class: "Gemma3", ConfigClass: "Gemma3Config", ModelTypes: []string{mt}, Causal: "Gemma3ForConditionalGeneration",
+		Variants: [][][2]string{
+			{{"vision_tower.vision_model.", "vision_tower."}},
+			// ShieldGemma2 in 5.x: everything under model.
+			{{"vision_tower.vision_model.", "model.vision_tower."}, {"language_model.model.", "model.language_model.model."},
+				{"language_model.lm_head.", "lm_head."}, {"multi_modal_projector.", "model.multi_modal_projector."}},
+		}}, text: "gemma3_text", reroot: legacyLM},
+		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+		nil,
+		cat([]T{{Name: "multi_modal_projector.mm_input_projection_weight", Shape: []string{"vH", "H"}, Role: RoleLinear}},
+			norm("multi_modal_projector.mm_soft_emb_norm", "vH", "")))
+}
+
+func idefics3(name, class, mt, tower string) *Family {
+	return withTower(&vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration"},
+		text: "llama", reroot: textLM},
+		tower, "model.vision_model.", "model.vision_model.",
+		[]Def{opt("mm_s", "scale_factor", "2")},
+		[]T{{Name: "model.connector.modality_projection.proj.weight", Shape: []string{"H", "vH*mm_s*mm_s"}, Role: RoleLinear}})
+}
+
+// qwenVLText is the language model of Qwen2-VL and Qwen2.5-VL: Qwen2's
+// layout (q, k, v biases), with their text configs' defaults.
+var qwenVLText = &Family{Name: "Qwen2-VL text", Class: "Qwen2VLText", SeqCls: "-",
+	Defs:   cat(llamaDimsNoHD("8", ""), []Def{tie("false")}),
+	Global: embed("model.embed_tokens.weight"),
+	Stacks: decoderLayers(nil, llamaBlock("true", "", gatedMLP("mlp.", "I", ""))),
+	Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed:  "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+// qwenVisual is the Qwen2-VL vision transformer under visual.: a 3-D patch
+// embedding (temporal_patch_size frames), depth blocks of fused-qkv
+// attention, and a merger of spatial_merge_size² patches to out. v25 is
+// Qwen2.5-VL's: RMS norms and a gated MLP of intermediate_size.
+func qwenVisual(v25 bool) ([]Def, []T, []Stack, []T) {
+	defs := []Def{
+		{Sym: "vL", Field: "vision_config.depth", Default: "32", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		opt("vT", "vision_config.temporal_patch_size", "2"),
+		opt("vC", "vision_config.in_channels", "3"),
+		opt("vM", "vision_config.spatial_merge_size", "2"),
+	}
+	var block, merger []T
+	if v25 {
+		defs = append(defs,
+			Def{Sym: "vH", Field: "vision_config.hidden_size", Default: "3584", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			Def{Sym: "vI", Field: "vision_config.intermediate_size", Default: "3420", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			Def{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true})
+		block = renameSyms(cat(norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
+			gatedMLP("mlp.", "vI", "true")), "H", "vH")
+		merger = norm("visual.merger.ln_q", "vH", "")
+	} else {
+		defs = append(defs,
+			Def{Sym: "vH", Field: "vision_config.embed_dim", Default: "1280", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			Def{Sym: "vr", Field: "vision_config.mlp_ratio", Default: "4", Desc: "vision FFN width ratio", Pos: true},
+			derived("vI", "vH*vr"),
+			Def{Sym: "vOut", Field: "vision_config.hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true})
+		block = renameSyms(cat(norm("norm1", "H", "true"), norm("norm2", "H", "true"), linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
+			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")
+		merger = norm("visual.merger.ln_q", "vH", "true")
+	}
+	global := []T{{Name: "visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear}}
+	stacks := []Stack{{Name: "vision", Prefix: "visual.blocks.{l}.", Layers: "vL", Tensors: block}}
+	final := cat(merger, linear("visual.merger.mlp.0", "vH*vM*vM", "vH*vM*vM", "true"), linear("visual.merger.mlp.2", "vOut", "vH*vM*vM", "true"))
+	return defs, global, stacks, final
+}
+
+func qwenVL(name, class, mt string, v25 bool) *Family {
+	d, g, s, f := qwenVisual(v25)
+	v := &vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Defs: d, Global: g, Stacks: s, Final: f}, textF: qwenVLText, flat: true}
+	return v.register()
+}
+
+var _ = register(
+	qwenVL("Qwen2-VL", "Qwen2VL", "qwen2_vl", false),
+	qwenVL("Qwen2.5-VL", "Qwen2_5_VL", "qwen2_5_vl", true),
+)
+
+var _ = register(
+	// Cohere2-Vision: pixel-shuffled (downsample_factor²) features, SwiGLU
+	// of alignment_intermediate_size, all under model.
+	withTower(&vlm{Family: Family{Name: "Cohere2-Vision", Class: "Cohere2Vision", ModelTypes: []string{"cohere2_vision"}, Causal: "Cohere2VisionForConditionalGeneration",
+		Variants: [][][2]string{{{"model.vision_tower.vision_model.", "model.vision_tower."}}}}, text: "cohere2", reroot: newLM},
+		"siglip_vision_model", "model.vision_tower.vision_model.", "model.vision_tower.",
+		[]Def{opt("mm_f", "downsample_factor", "2"), {Sym: "mm_a", Field: "alignment_intermediate_size", Default: "36864", Desc: "projector SwiGLU width", Pos: true}},
+		cat(linear("model.multi_modal_projector.linear_1", "mm_a", "vH*mm_f*mm_f", "true"), linear("model.multi_modal_projector.linear_2", "H", "mm_a/2", "true"))),
+	// DeepSeek-VL: SigLIP under model.vision_model, a two-layer aligner.
+	withTower(&vlm{Family: Family{Name: "DeepSeek-VL", Class: "DeepseekVL", ModelTypes: []string{"deepseek_vl"}, Causal: "DeepseekVLForConditionalGeneration",
+		Variants: [][][2]string{{{"model.vision_model.vision_model.", "model.vision_model."}}}}, text: "llama", reroot: newLM},
+		"siglip_vision_model", "model.vision_model.vision_model.", "model.vision_model.",
+		nil,
+		cat(linear("model.aligner.linear1", "H", "vH", "true"), linear("model.aligner.linear2", "H", "H", "true"))),
+	// Fuyu: no tower; image patches (patch_size² · num_channels values)
+	// projected straight into the language model (Persimmon).
+	(&vlm{Family: Family{Name: "Fuyu", Class: "Fuyu", ModelTypes: []string{"fuyu"}, Causal: "FuyuForCausalLM",
+		Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3")},
+		Global: linear("vision_embed_tokens", "H", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
+)
+
+var _ = register(
+	// Llama 4: a ViT with a linear patch embedding, a pixel-shuffle MLP
+	// adapter, and one linear into the language model (Llama4 text).
+	(&vlm{Family: Family{Name: "Llama4", Class: "Llama4", ModelTypes: []string{"llama4"}, Causal: "Llama4ForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "768", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "34", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "5632", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
+			opt("vOut", "vision_config.vision_output_dim", "7680"),
+			opt("pIn", "vision_config.projector_input_dim", "4096"), opt("pOut", "vision_config.projector_output_dim", "4096"),
+		},
+		Global: cat(
+			[]T{{Name: "vision_model.patch_embedding.linear.weight", Shape: []string{"vH", "vC*vP*vP"}, Role: RoleLinear},
+				{Name: "vision_model.class_embedding", Shape: []string{"vH"}, Role: RoleNorm},
+				{Name: "vision_model.positional_embedding_vlm", Shape: []string{"(vS/vP)*(vS/vP)+1", "vH"}, Role: RoleEmbedding}},
+			norm("vision_model.layernorm_pre", "vH", "true")),
+		Stacks: []Stack{{Name: "vision", Prefix: "vision_model.model.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			norm("input_layernorm", "H", "true"), attn("self_attn.", "true", "true"), norm("post_attention_layernorm", "H", "true"),
+			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH", "heads*d", "vH", "kv*d", "vH")}},
+		Final: cat(norm("vision_model.layernorm_post", "vH", "true"),
+			linear("vision_model.vision_adapter.mlp.fc1", "pIn", "vI", ""), linear("vision_model.vision_adapter.mlp.fc2", "pOut", "pOut", ""),
+			linear("multi_modal_projector.linear_1", "H", "vOut", "")),
+	}, text: "llama4_text", reroot: legacyLM}).register(),
+)
+
+// mllamaText is Mllama's language model: Llama layers, with cross-attention
+// (q/k norms, tanh gates) instead of self-attention at
+// cross_attention_layers, and 8 extra embedding rows for image tokens.
+var mllamaText = &Family{Name: "Mllama text", Class: "MllamaText", SeqCls: "-",
+	Defs: cat(llamaDimsNoHD("8", ""), []Def{
+		{Sym: "xl", Field: "cross_attention_layers", Type: List, Default: "empty", Null: "=", Desc: "layers with cross-attention to the image"},
+		tie("false")}),
+	Global: []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+8", "H"}, Role: RoleEmbedding}},
+	Stacks: decoderLayers([]Kind{{Name: "cross", If: "in(l, xl)"}, {Name: "self"}},
+		norm("input_layernorm", "H", ""),
+		when("self", attn("self_attn.", "", "")),
+		when("cross", attn("cross_attn.", "", "", qkNorm("cross_attn.", "d", "d")),
+			[]T{{Name: "cross_attn_attn_gate", Shape: []string{"1"}, Role: RoleNorm}, {Name: "cross_attn_mlp_gate", Shape: []string{"1"}, Role: RoleNorm}}),
+		norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", "")),
+	Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+// mllamaVisionLayer is a layer of Mllama's tiled ViT (the global ones add
+// tanh gates).
+var mllamaVisionLayer = renameSyms(cat(
+	norm("input_layernorm", "H", "true"), attn("self_attn.", "", ""), norm("post_attention_layernorm", "H", "true"),
+	plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH", "heads*d", "vH", "kv*d", "vH")
+
+var _ = register(
+	// Mllama (Llama 3.2 Vision): a tiled ViT (gated tile and position
+	// embeddings, a local and a global transformer) and one linear into
+	// the language model's cross-attention.
+	(&vlm{Family: Family{Name: "Mllama", Class: "Mllama", ModelTypes: []string{"mllama"}, Causal: "MllamaForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1280", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "32", Legend: "vL", Desc: "local vision layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vG", Field: "vision_config.num_global_layers", Default: "8", Legend: "vG", Desc: "global vision layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "5120", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
+			opt("vT", "vision_config.max_num_tiles", "4"),
+			{Sym: "vAR", Field: "vision_config.supported_aspect_ratios", Type: Count, Default: "8", Desc: "aspect ratios (tile layouts)"},
+			opt("vOut", "vision_config.vision_output_dim", "7680"),
+			derived("vN", "(vS/vP)*(vS/vP)+1"),
+		},
+		Global: cat(
+			[]T{{Name: "vision_model.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+				{Name: "vision_model.class_embedding", Shape: []string{"vH"}, Role: RoleNorm},
+				{Name: "vision_model.gated_positional_embedding.embedding", Shape: []string{"vN", "vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.gated_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm},
+				{Name: "vision_model.gated_positional_embedding.tile_embedding.weight", Shape: []string{"vAR+1", "vT*vN*vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.pre_tile_positional_embedding.embedding.weight", Shape: []string{"vAR+1", "vT*vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.pre_tile_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm},
+				{Name: "vision_model.post_tile_positional_embedding.embedding.weight", Shape: []string{"vAR+1", "vT*vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.post_tile_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm}},
+			norm("vision_model.layernorm_pre", "vH", "true"), norm("vision_model.layernorm_post", "vH", "true")),
+		Stacks: []Stack{
+			{Name: "vision", Prefix: "vision_model.transformer.layers.{l}.", Layers: "vL", Tensors: mllamaVisionLayer},
+			{Name: "vision global", Prefix: "vision_model.global_transformer.layers.{l}.", Layers: "vG", Tensors: cat(mllamaVisionLayer,
+				[]T{{Name: "gate_attn", Shape: []string{"1"}, Role: RoleNorm}, {Name: "gate_ffn", Shape: []string{"1"}, Role: RoleNorm}})},
+		},
+		Final: linear("multi_modal_projector", "H", "vOut", "true"),
+	}, textF: mllamaText, reroot: legacyLM}).register(),
+)
+
+// qwen3VLText is Qwen3-VL's language model: Qwen3's layout (q/k norms),
+// Qwen3VLTextConfig's defaults.
+var qwen3VLText = &Family{Name: "Qwen3-VL text", Class: "Qwen3VLText", SeqCls: "-",
+	Defs:   cat(llamaDims("128", "", "32", "heads"), []Def{tie("false"), attnBiasFlag}),
+	Global: embed("model.embed_tokens.weight"),
+	Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
+		norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", "")),
+	Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+// qwen3Merger is a Qwen3-VL patch merger under pre: a LayerNorm over vH
+// (or, after the shuffle, vH·m²), two linears to out.
+func qwen3Merger(pre, normDim string) []T {
+	return cat(norm(pre+"norm", normDim, "true"), linear(pre+"linear_fc1", "vH*vM*vM", "vH*vM*vM", "true"), linear(pre+"linear_fc2", "vOut", "vH*vM*vM", "true"))
+}
+
+var _ = register(
+	// Qwen3-VL: a ViT with learned positions, a merger, and one DeepStack
+	// merger per deepstack_visual_indexes entry.
+	(&vlm{Family: qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), textF: qwen3VLText, reroot: newLM}).register(),
+	// Qwen3-VL-MoE: the same vision side, a Qwen3-MoE text model with fused
+	// experts. transformers 5.x writes them transposed ([E, 2·Im, H] and
+	// [E, H, Im]); its configs name the tower qwen3_vl_moe_vision, 4.x's
+	// qwen3_vl_moe, which tells the two layouts apart.
+	(&vlm{Family: func() Family {
+		f := qwen3VLVision("Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe")
+		f.Defs = append(f.Defs, Def{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'qwen3_vl_moe'", Desc: "the vision config's type"},
+			derived("v5", "vmt == 'qwen3_vl_moe_vision'"))
+		return f
+	}(), textF: qwen3VLMoeText, reroot: newLM}).register(),
+)
+
+// qwen3VLMoeText is Qwen3-VL-MoE's language model.
+var qwen3VLMoeText = &Family{Name: "Qwen3-VL-MoE text", Class: "Qwen3VLMoeText", SeqCls: "-",
+	Defs: cat(llamaDims("128", "", "16", "heads"), experts("num_experts|num_local_experts", "60", "moe_intermediate_size", "1408", "num_experts_per_tok", "4"),
+		[]Def{tie("false"), attnBiasFlag, field("step", "decoder_sparse_step", "1", "every step-th block is sparse"), list("mlp_only", "mlp_only_layers", "no block is forced dense")}),
+	Global: embed("model.embed_tokens.weight"),
+	Stacks: decoderLayers(qwenMoE, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
+		norm("post_attention_layernorm", "H", ""),
+		when("sparse", router("mlp.gate.weight"),
+			[]T{{Name: "mlp.experts.gate_up_proj", Shape: []string{"E", "v5 ? 2*Im : H", "v5 ? H : 2*Im"}, Role: RoleLinear},
+				{Name: "mlp.experts.down_proj", Shape: []string{"E", "v5 ? H : Im", "v5 ? Im : H"}, Role: RoleLinear}}),
+		when("dense", gatedMLP("mlp.", "I", ""))),
+	Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+// qwen3VLVision is Qwen3-VL's vision side as a VLM row.
+func qwen3VLVision(name, class, mt string) Family {
+	return Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1152", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.depth", Default: "27", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "4304", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "16", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vT", "vision_config.temporal_patch_size", "2"), opt("vC", "vision_config.in_channels", "3"),
+			opt("vM", "vision_config.spatial_merge_size", "2"),
+			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true},
+			opt("vPos", "vision_config.num_position_embeddings", "2304"),
+			{Sym: "vDS", Field: "vision_config.deepstack_visual_indexes", Type: Count, Default: "3", Desc: "DeepStack mergers"},
+		},
+		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
+			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
+			{Name: "model.visual.pos_embed.weight", Shape: []string{"vPos", "vH"}, Role: RoleEmbedding}},
+		Stacks: []Stack{
+			{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+				norm("norm1", "H", "true"), norm("norm2", "H", "true"), linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
+				plainMLP("mlp.linear_fc1", "mlp.linear_fc2", "vI", "true")), "H", "vH")},
+			{Name: "deepstack", Prefix: "model.visual.deepstack_merger_list.{l}.", Layers: "vDS", Tensors: qwen3Merger("", "vH*vM*vM")},
+		},
+		Final: qwen3Merger("model.visual.merger.", "vH"),
+	}
+}
+
+// blipVision is the BLIP, BLIP-2 and InstructBLIP vision tower (with its
+// class's defaults) under
+// vision_model.: fused qkv (biased when qkv_bias), class and position
+// embeddings with a batch axis.
+func blipVision(h, l, i, p, img string) ([]Def, []T, Stack, []T) {
+	defs := []Def{
+		{Sym: "vH", Field: "vision_config.hidden_size", Default: h, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: l, Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "vI", Field: "vision_config.intermediate_size", Default: i, Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+		{Sym: "vP", Field: "vision_config.patch_size", Default: p, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		opt("vS", "vision_config.image_size", img),
+		flag("vqkv_bias", "vision_config.qkv_bias", "true", "the vision qkv has a bias"),
+	}
+	global := []T{{Name: "vision_model.embeddings.class_embedding", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
+		{Name: "vision_model.embeddings.patch_embedding.weight", Shape: []string{"vH", "3", "vP", "vP"}, Role: RoleLinear},
+		{Name: "vision_model.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
+		{Name: "vision_model.embeddings.position_embedding", Shape: []string{"1", "(vS/vP)*(vS/vP)+1", "vH"}, Role: RoleEmbedding}}
+	stack := Stack{Name: "vision", Prefix: "vision_model.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+		linear("self_attn.qkv", "3*H", "H", "vqkv_bias"), linear("self_attn.projection", "H", "H", "true"),
+		norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"), plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}
+	return defs, global, stack, norm("vision_model.post_layernorm", "vH", "true")
+}
+
+// qformerLayer is a Q-Former layer: BERT self-attention, cross-attention
+// to the vision tower every cross_attention_frequency layers, and the
+// query FFN (text selects the text FFN too: InstructBLIP).
+func qformerLayer(text bool) []T {
+	att := func(pre, kv string) []T {
+		return cat(linear(pre+"attention.query", "Q", "Q", "true"), linear(pre+"attention.key", "Q", kv, "true"),
+			linear(pre+"attention.value", "Q", kv, "true"), linear(pre+"output.dense", "Q", "Q", "true"), norm(pre+"output.LayerNorm", "Q", "true"))
+	}
+	ts := cat(att("attention.", "Q"), when("cross", att("crossattention.", "qEnc")),
+		linear("intermediate_query.dense", "qI", "Q", "true"), linear("output_query.dense", "Q", "qI", "true"), norm("output_query.LayerNorm", "Q", "true"))
+	if text {
+		ts = cat(ts, linear("intermediate.dense", "qI", "Q", "true"), linear("output.dense", "Q", "qI", "true"), norm("output.LayerNorm", "Q", "true"))
+	}
+	return ts
+}
+
+var qformerDefs = []Def{
+	{Sym: "Q", Field: "qformer_config.hidden_size", Default: "768", Legend: "Q", Desc: "Q-Former width", Show: true, Pos: true},
+	{Sym: "qL", Field: "qformer_config.num_hidden_layers", Default: "12", Legend: "qL", Desc: "Q-Former layers", Show: true, Pos: true, Max: MaxLayers},
+	{Sym: "qI", Field: "qformer_config.intermediate_size", Default: "3072", Desc: "Q-Former FFN inner width", Pos: true},
+	opt("qFreq", "qformer_config.cross_attention_frequency", "2"),
+	{Sym: "qEnc", Field: "qformer_config.encoder_hidden_size", Default: "1408", Desc: "width the Q-Former attends to", Pos: true},
+	opt("qV", "qformer_config.vocab_size", "30522"), opt("qP", "qformer_config.max_position_embeddings", "512"),
+	opt("nQ", "num_query_tokens", "32"),
+}
+
+// blip2 is BLIP-2 (instruct false) or InstructBLIP (instruct: the Q-Former
+// also reads the instruction, so it has embeddings and the text FFN).
+func blip2(name, class, mt string, instruct bool) *Family {
+	vd, vg, vs, vf := blipVision("1408", "39", "6144", "14", "224")
+	global := cat(vg, []T{{Name: "query_tokens", Shape: []string{"1", "nQ", "Q"}, Role: RoleEmbedding}})
+	final := cat(vf, linear("language_projection", "H", "Q", "true"))
+	if instruct {
+		global = cat(global, []T{{Name: "qformer.embeddings.word_embeddings.weight", Shape: []string{"qV", "Q"}, Role: RoleEmbedding},
+			{Name: "qformer.embeddings.position_embeddings.weight", Shape: []string{"qP", "Q"}, Role: RoleEmbedding}},
+			norm("qformer.embeddings.layernorm", "Q", "true"))
+	} else {
+		final = cat(final, norm("qformer.layernorm", "Q", "true"))
+	}
+	return (&vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Defs:   cat(vd, qformerDefs),
+		Global: global,
+		Stacks: []Stack{vs, {Name: "qformer", Prefix: "qformer.encoder.layer.{l}.", Layers: "qL",
+			Kinds: []Kind{{Name: "cross", If: "l % qFreq == 0"}, {Name: "self"}}, Tensors: qformerLayer(instruct)}},
+		Final: final,
+	}, text: "opt", reroot: legacyLM}).register()
+}
+
+var _ = register(
+	blip2("BLIP-2", "Blip2", "blip-2", false),
+	blip2("InstructBLIP", "InstructBlip", "instructblip", true),
+)
+
+var _ = register(
+	// InternVL: InternViT (layer scale, optional qk norms, RMS or layer
+	// norms), pixel-shuffled (downsample_ratio) features into an MLP.
+	(&vlm{Family: Family{Name: "InternVL", Class: "InternVL", ModelTypes: []string{"internvl"}, Causal: "InternVLForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "24", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "4096", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vSl", Field: "vision_config.image_size", Type: List, Default: "empty", Null: "=", Desc: "image size (absent: 448)"},
+			{Sym: "vPl", Field: "vision_config.patch_size", Type: List, Default: "empty", Null: "=", Desc: "patch size (absent: 14)"},
+			derived("vS", "len(vSl) > 0 ? at(vSl, 0) : 448"), derived("vS2", "len(vSl) > 1 ? at(vSl, 1) : vS"),
+			derived("vP", "len(vPl) > 0 ? at(vPl, 0) : 14"), derived("vP2", "len(vPl) > 1 ? at(vPl, 1) : vP"),
+			opt("vC", "vision_config.num_channels", "3"),
+			{Sym: "vnorm", Field: "vision_config.norm_type", Type: Str, Default: "'layer_norm'", Desc: "the tower's norms"},
+			derived("vln", "vnorm == 'layer_norm'"),
+			flag("vqk", "vision_config.use_qk_norm", "false", "q and k norms"),
+			flag("vbias", "vision_config.attention_bias", "false", "q, k, v have biases"),
+			flag("vmask", "vision_config.use_mask_token", "false", "a mask token"),
+			flag("vabs", "vision_config.use_absolute_position_embeddings", "true", "learned absolute positions"),
+			flag("vmean", "vision_config.use_mean_pooling", "true", "mean pooling (no final norm)"),
+			{Sym: "vscale", Field: "vision_config.layer_scale_init_value", Type: Milli, Default: "100", Desc: "layer scale (λ) in thousandths"},
+			{Sym: "mm_ds", Field: "downsample_ratio", Type: Milli, Default: "500", Desc: "pixel-shuffle ratio in thousandths", Pos: true},
+			derived("mm_in", "vH*1000*1000/(mm_ds*mm_ds)"),
+		},
+		Global: cat(
+			[]T{{Name: "vision_tower.embeddings.cls_token", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
+				{Name: "vision_tower.embeddings.mask_token", Shape: []string{"1", "1", "vH"}, Role: RoleNorm, If: "vmask"},
+				{Name: "vision_tower.embeddings.patch_embeddings.projection.weight", Shape: []string{"vH", "vC", "vP", "vP2"}, Role: RoleLinear},
+				{Name: "vision_tower.embeddings.position_embeddings", Shape: []string{"1", "(vS/vP)*(vS2/vP2)+1", "vH"}, Role: RoleEmbedding, If: "vabs"}},
+			vecIf("vision_tower.embeddings.patch_embeddings.projection.bias", "vH", "true")),
+		Stacks: []Stack{{Name: "vision", Prefix: "vision_tower.encoder.layer.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			linear("attention.q_proj", "H", "H", "vbias"), linear("attention.k_proj", "H", "H", "vbias"), linear("attention.v_proj", "H", "H", "vbias"),
+			when("vqk", norm("attention.q_norm", "H", ""), norm("attention.k_norm", "H", "")),
+			linear("attention.projection_layer", "H", "H", "true"),
+			when("vscale > 0", vec("lambda_1", "H"), vec("lambda_2", "H")),
+			norm("layernorm_before", "H", "vln"), norm("layernorm_after", "H", "vln"),
+			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}},
+		Final: cat(when("!vmean", norm("vision_tower.layernorm", "vH", "vln")),
+			norm("multi_modal_projector.layer_norm", "mm_in", "true"),
+			linear("multi_modal_projector.linear_1", "H", "mm_in", "true"), linear("multi_modal_projector.linear_2", "H", "H", "true")),
+	}, text: "qwen2", reroot: legacyLM}).register(),
+)
+
+var _ = register(
+	// LFM2-VL: a SigLIP2 (NaFlex) tower, pixel-shuffled
+	// (downsample_factor²) features, LayerNorm and a two-layer MLP through
+	// projector_hidden_size, into LFM2.
+	withTower(&vlm{Family: Family{Name: "LFM2-VL", Class: "Lfm2Vl", ModelTypes: []string{"lfm2-vl"}, Causal: "Lfm2VlForConditionalGeneration"},
+		text: "lfm2", reroot: newLM},
+		"siglip2_vision_model", "model.vision_tower.vision_model.", "model.vision_tower.",
+		[]Def{opt("mm_f", "downsample_factor", "2"), opt("mm_h", "projector_hidden_size", "2560"),
+			flag("mm_bias", "projector_bias", "true", "the projector's linears have biases"),
+			flag("mm_ln", "projector_use_layernorm", "true", "a LayerNorm before the projector")},
+		cat(when("mm_ln", norm("model.multi_modal_projector.layer_norm", "vH*mm_f*mm_f", "true")),
+			linear("model.multi_modal_projector.linear_1", "mm_h", "vH*mm_f*mm_f", "mm_bias"),
+			linear("model.multi_modal_projector.linear_2", "H", "mm_h", "mm_bias"))),
+)
+
+var _ = register(
+	// Aria: an Idefics3 (SigLIP) tower, a projector of learned queries
+	// cross-attending to the patches, then an MLP into Aria's MoE text
+	// model.
+	withTower(&vlm{Family: Family{Name: "Aria", Class: "Aria", ModelTypes: []string{"aria"}, Causal: "AriaForConditionalGeneration"},
+		text: "aria_text", reroot: legacyLM},
+		"idefics3_vision", "vision_tower.", "vision_tower.",
+		[]Def{opt("mm_q", "max_value_projector_patch_to_query_dict", "256")},
+		cat([]T{{Name: "multi_modal_projector.query", Shape: []string{"mm_q", "vH"}, Role: RoleEmbedding}},
+			renameSyms(cat(
+				linear("multi_modal_projector.cross_attn.q_proj", "H", "H", ""), linear("multi_modal_projector.cross_attn.k_proj", "H", "H", ""),
+				linear("multi_modal_projector.cross_attn.v_proj", "H", "H", ""),
+				[]T{{Name: "multi_modal_projector.cross_attn.multihead_attn.in_proj_weight", Shape: []string{"3*H", "H"}, Role: RoleLinear},
+					{Name: "multi_modal_projector.cross_attn.multihead_attn.in_proj_bias", Shape: []string{"3*H"}, Role: RoleBias}},
+				linear("multi_modal_projector.cross_attn.multihead_attn.out_proj", "H", "H", "true"),
+				linear("multi_modal_projector.cross_attn.linear", "H", "H", "true"),
+				norm("multi_modal_projector.cross_attn.layer_norm", "H", "true"), norm("multi_modal_projector.cross_attn.layer_norm_kv", "H", "true"),
+				norm("multi_modal_projector.layer_norm", "H", "true")), "H", "vH"),
+			linear("multi_modal_projector.feed_forward.linear_in", "H", "vH", ""), linear("multi_modal_projector.feed_forward.linear_out", "H", "H", ""))),
+)
+
+// glm4vText is GLM-4V's language model: GLM-4's sandwich norms, fused
+// gate_up, q/k/v biases (Glm4vTextConfig's attention_bias true).
+var glm4vText = &Family{Name: "GLM-4V text", Class: "Glm4vText", SeqCls: "-",
+	Defs:   cat(llamaDimsNoHD("2", ""), []Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}),
+	Global: embed("model.embed_tokens.weight"),
+	Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", ""),
+		norm("post_self_attn_layernorm", "H", ""), norm("post_attention_layernorm", "H", ""),
+		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")),
+	Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+}
+
+var _ = register(
+	// GLM-4V: a ViT with a 3-D patch embedding and learned positions, a
+	// strided-conv downsample and a gated merger MLP.
+	(&vlm{Family: glm4vVision("GLM-4V", "Glm4v", "glm4v"), textF: glm4vText, reroot: newLM}).register(),
+	// GLM-4.5V: the same vision side, GLM-4.5's MoE text model (the
+	// glm4_moe layout, Glm4vMoeTextConfig's attention_bias default true).
+	(&vlm{Family: glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), text: "Glm4vMoe_text", reroot: newLM,
+		alias: map[string]string{"Glm4vMoe_text": "glm4_moe"}, defaults: map[string]string{"attention_bias": "true"}}).register(),
+)
+
+// glm4vVision is GLM-4V's vision side as a VLM row.
+func glm4vVision(name, class, mt string) Family {
+	return Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.depth", Default: "24", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "13696", Legend: "vI", Desc: "merger MLP inner width", Show: true, Pos: true},
+			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "4096", Desc: "merger width (and the blocks' MLP)", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "336"), opt("vT", "vision_config.temporal_patch_size", "2"),
+			opt("vC", "vision_config.in_channels", "3"), opt("vM", "vision_config.spatial_merge_size", "2"),
+			flag("vbias", "vision_config.attention_bias", "false", "vision qkv and proj have biases"),
+		},
+		Global: cat([]T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
+			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
+			{Name: "model.visual.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
+			norm("model.visual.post_conv_layernorm", "vH", "")),
+		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "vbias"), linear("attn.proj", "H", "H", "vbias"),
+			gatedMLP("mlp.", "vOut", "")), "H", "vH")}},
+		Final: cat(norm("model.visual.post_layernorm", "vH", ""),
+			[]T{{Name: "model.visual.downsample.weight", Shape: []string{"vOut", "vH", "vM", "vM"}, Role: RoleLinear},
+				{Name: "model.visual.downsample.bias", Shape: []string{"vOut"}, Role: RoleBias}},
+			linear("model.visual.merger.proj", "vOut", "vOut", ""), norm("model.visual.merger.post_projection_norm", "vOut", "true"),
+			renameSyms(gatedMLP("model.visual.merger.", "vI", ""), "H", "vOut")),
+	}
+}
+
+// blipText is BLIP's text decoder: a BERT whose layers all cross-attend
+// to the vision tower (encoder_hidden_size wide), no token types.
+func blipText() ([]Def, []T, Stack, []T) {
+	defs := []Def{
+		{Sym: "V", Field: "text_config.vocab_size", Default: "30524", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "text_config.hidden_size", Default: "768", Legend: "H", Desc: "text width", Show: true, Pos: true},
+		{Sym: "L", Field: "text_config.num_hidden_layers", Default: "12", Legend: "L", Desc: "text layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "I", Field: "text_config.intermediate_size", Default: "3072", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+		{Sym: "P", Field: "text_config.max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
+		{Sym: "enc", Field: "text_config.encoder_hidden_size", Default: "768", Desc: "width the text cross-attends to", Pos: true},
+		{Sym: "heads", Field: "text_config.num_attention_heads", Default: "8", Desc: "text attention heads", Pos: true},
+		derived("d", "H/heads"),
+		tie("true"),
+	}
+	pre := "text_decoder.bert."
+	global := []T{{Name: pre + "embeddings.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: pre + "embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding}}
+	global = cat(global, norm(pre+"embeddings.LayerNorm", "H", "true"))
+	layer := cat(bertAttn("attention."), norm("attention.output.LayerNorm", "H", "true"),
+		linear("crossattention.self.query", "H", "H", "true"), linear("crossattention.self.key", "H", "enc", "true"),
+		linear("crossattention.self.value", "H", "enc", "true"), linear("crossattention.output.dense", "H", "H", "true"),
+		norm("crossattention.output.LayerNorm", "H", "true"),
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
+	final := cat([]T{{Name: "text_decoder.cls.predictions.bias", Shape: []string{"V"}, Role: RoleBias}},
+		linear("text_decoder.cls.predictions.transform.dense", "H", "H", "true"), norm("text_decoder.cls.predictions.transform.LayerNorm", "H", "true"),
+		[]T{{Name: "text_decoder.cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}})
+	return defs, global, Stack{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: layer}, final
+}
+
+var _ = register(func() *Family {
+	vd, vg, vs, vf := blipVision("768", "12", "3072", "16", "384")
+	td, tg, ts, tf := blipText()
+	// BLIP (captioning): the vision tower and the cross-attending BERT
+	// decoder; its relative-position switch is not a field of BLIP.
+	return &Family{Name: "BLIP", Class: "Blip", ModelTypes: []string{"blip"}, Causal: "BlipForConditionalGeneration", SeqCls: "-",
+		Defs: cat(td, vd, noRelPos), Global: cat(tg, vg), Stacks: []Stack{ts, vs}, Final: cat(tf, vf),
+		Embed: "text_decoder.bert.embeddings.word_embeddings.weight", Head: "text_decoder.cls.predictions.decoder.weight"}
+}())
+
+// samDefs are a SAM ViT's fields under cfg ("vision_config."), symbols
+// prefixed s: width, layers, heads, MLP width, image and patch, window,
+// the global-attention layers, the neck's output channels.
+func samDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "sH", Field: cfg + "hidden_size", Default: "768", Legend: "sH", Desc: "SAM tower width", Show: true, Pos: true},
+		{Sym: "sL", Field: cfg + "num_hidden_layers", Default: "12", Legend: "sL", Desc: "SAM tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "sHeads", Field: cfg + "num_attention_heads", Default: "12", Desc: "SAM attention heads", Pos: true, Divides: "sH"},
+		{Sym: "sI", Field: cfg + "mlp_dim", Default: "3072", Desc: "SAM MLP inner width", Pos: true},
+		opt("sS", cfg+"image_size", "1024"), opt("sP", cfg+"patch_size", "16"), opt("sC", cfg+"num_channels", "3"),
+		opt("sW", cfg+"window_size", "14"), opt("sOut", cfg+"output_channels", "256"),
+		{Sym: "sGlobal", Field: cfg + "global_attn_indexes", Type: List, Default: "empty", Null: "=", Desc: "layers with global attention"},
+		flag("sQKVBias", cfg+"qkv_bias", "true", "SAM qkv has a bias"),
+		flag("sAbs", cfg+"use_abs_pos", "true", "SAM absolute positions"),
+		flag("sRel", cfg+"use_rel_pos", "true", "SAM relative positions"),
+	}
+}
+
+// samTower is a SAM ViT under pre with its neck: windowed attention with
+// relative-position tables of 2·window−1 rows, 2·(image/patch)−1 in the
+// global layers.
+func samTower(pre string) ([]T, Stack, []T) {
+	global := []T{{Name: pre + "patch_embed.projection.weight", Shape: []string{"sH", "sC", "sP", "sP"}, Role: RoleLinear},
+		{Name: pre + "patch_embed.projection.bias", Shape: []string{"sH"}, Role: RoleBias},
+		{Name: pre + "pos_embed", Shape: []string{"1", "sS/sP", "sS/sP", "sH"}, Role: RoleEmbedding, If: "sAbs"}}
+	layer := cat(norm("layer_norm1", "sH", "true"), norm("layer_norm2", "sH", "true"),
+		linear("attn.qkv", "3*sH", "sH", "sQKVBias"), linear("attn.proj", "sH", "sH", "true"),
+		[]T{{Name: "attn.rel_pos_h", Shape: []string{"in(l, sGlobal) ? 2*(sS/sP)-1 : 2*sW-1", "sH/sHeads"}, Role: RoleEmbedding, If: "sRel"},
+			{Name: "attn.rel_pos_w", Shape: []string{"in(l, sGlobal) ? 2*(sS/sP)-1 : 2*sW-1", "sH/sHeads"}, Role: RoleEmbedding, If: "sRel"}},
+		linear("mlp.lin1", "sI", "sH", "true"), linear("mlp.lin2", "sH", "sI", "true"))
+	neck := cat([]T{{Name: pre + "neck.conv1.weight", Shape: []string{"sOut", "sH", "1", "1"}, Role: RoleLinear}}, norm(pre+"neck.layer_norm1", "sOut", "true"),
+		[]T{{Name: pre + "neck.conv2.weight", Shape: []string{"sOut", "sOut", "3", "3"}, Role: RoleLinear}}, norm(pre+"neck.layer_norm2", "sOut", "true"))
+	return global, Stack{Name: "vision", Prefix: pre + "layers.{l}.", Layers: "sL", Tensors: layer}, neck
+}
+
+var _ = register(func() *Family {
+	g, s, n := samTower("vision_tower.")
+	// GOT-OCR 2: a SAM tower, two strided convs and a linear into Qwen2.
+	return (&vlm{Family: Family{Name: "GOT-OCR2", Class: "GotOcr2", ModelTypes: []string{"got_ocr2"}, Causal: "GotOcr2ForConditionalGeneration",
+		Defs: samDefs("vision_config."), Global: g, Stacks: []Stack{s},
+		Final: cat(n, []T{{Name: "multi_modal_projector.conv_upsampler1.weight", Shape: []string{"2*sOut", "sOut", "3", "3"}, Role: RoleLinear},
+			{Name: "multi_modal_projector.conv_upsampler2.weight", Shape: []string{"H", "2*sOut", "3", "3"}, Role: RoleLinear}},
+			linear("multi_modal_projector.multimodal_projector", "H", "H", "true")),
+	}, text: "qwen2", reroot: legacyLM}).register()
+}())
+
+var _ = register(func() *Family {
+	g, s, n := samTower("model.high_res_vision_model.vision_encoder.")
+	hiNeck := rerootTs(n, [][2]string{{"model.high_res_vision_model.vision_encoder.neck.", "model.high_res_vision_neck."}})
+	// DeepSeek-VL-Hybrid: DeepSeek-VL's SigLIP and a high-resolution SAM
+	// tower (its neck, a second neck, two strided convs), both aligned
+	// into the language model.
+	return withTower(&vlm{Family: Family{Name: "DeepSeek-VL-Hybrid", Class: "DeepseekVLHybrid", ModelTypes: []string{"deepseek_vl_hybrid"},
+		Causal: "DeepseekVLHybridForConditionalGeneration", Global: g, Stacks: []Stack{s},
+		Variants: [][][2]string{{{"model.vision_model.vision_model.", "model.vision_model."}}}}, text: "llama", reroot: newLM},
+		"siglip_vision_model", "model.vision_model.vision_model.", "model.vision_model.",
+		samDefs("high_res_vision_config."),
+		cat(n, hiNeck,
+			[]T{{Name: "model.high_res_vision_proj.conv1.weight", Shape: []string{"2*sOut", "sOut", "3", "3"}, Role: RoleLinear},
+				{Name: "model.high_res_vision_proj.conv2.weight", Shape: []string{"4*sOut", "2*sOut", "3", "3"}, Role: RoleLinear},
+				{Name: "model.high_res_vision_alpha", Shape: []string{"1"}, Role: RoleNorm}},
+			linear("model.aligner.vision_proj", "H/2", "vH", "true"), linear("model.aligner.high_res_vision_proj", "H/2", "4*sOut", "true"),
+			linear("model.aligner.proj", "H", "H", "true")))
+}())
+
+var _ = register(
+	// Ovis2: a SigLIP-like tower with RMS norms and a gated MLP, a visual
+	// vocabulary head (softmax over visual words) and an embedding table
+	// of visual words. Its LM head is sized by Ovis2Config's own
+	// vocab_size and hidden_size.
+	(&vlm{Family: Family{Name: "Ovis2", Class: "Ovis2", ModelTypes: []string{"ovis2"}, Causal: "Ovis2ForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "oV", Field: "vocab_size", Default: "151643", Desc: "LM head rows (Ovis2Config's vocab_size)", Show: true, Pos: true},
+			{Sym: "oH", Field: "hidden_size", Default: "1536", Desc: "LM head and visual table width (Ovis2Config's hidden_size)", Show: true, Pos: true},
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "24", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "2816", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "224"), opt("vC", "vision_config.num_channels", "3"),
+			opt("vHS", "vision_config.hidden_stride", "1"),
+			{Sym: "vV", Field: "vision_config.vocab_size", Default: "16384", Legend: "vV", Desc: "visual words", Show: true, Pos: true},
+			opt("vInd", "vision_config.num_visual_indicator_tokens", "5"),
+			flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v have biases"),
+			flag("vmlp", "vision_config.mlp_bias", "false", "vision MLP has biases"),
+		},
+		Global: cat([]T{{Name: "model.vision_tower.transformer.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+			{Name: "model.vision_tower.transformer.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
+			{Name: "model.vision_tower.transformer.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
+			norm("model.vision_tower.transformer.embeddings.rms_norm", "vH", "")),
+		Stacks: []Stack{{Name: "vision", Prefix: "model.vision_tower.transformer.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			linear("attention.q_proj", "H", "H", "vqkv"), linear("attention.k_proj", "H", "H", "vqkv"), linear("attention.v_proj", "H", "H", "vqkv"),
+			linear("attention.out_proj", "H", "H", ""), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", ""),
+			gatedMLP("ffn.", "vI", "vmlp")), "H", "vH")}},
+		Final: cat(norm("model.vision_tower.transformer.rms_norm", "vH", ""),
+			linear("model.vision_tower.head_linear", "vV-vInd", "vH*vHS*vHS", ""), norm("model.vision_tower.head_norm", "vV-vInd", "true"),
+			[]T{{Name: "model.visual_embeddings_table.weight", Shape: []string{"vV", "oH"}, Role: RoleEmbedding}}),
+	}, text: "qwen2", reroot: newLM,
+		head: []T{{Name: "lm_head.weight", Shape: []string{"oV", "oH"}, Role: RoleHead, If: "causal", Optional: "tied"}}}).register(),
+)
+
+// t5Attn is a T5-style attention under pre: query, key, value [inner, h]
+// and output [h, inner], no biases.
+func t5Attn(pre, inner, h string) []T {
+	return cat(linear(pre+"query", inner, h, ""), linear(pre+"key", inner, h, ""),
+		linear(pre+"value", inner, h, ""), linear(pre+"output", h, inner, ""))
+}
+
+var _ = register(
+	// Pix2Struct: a T5-style encoder over flattened patches with row and
+	// column embeddings, and a T5-style decoder (relative-position bias in
+	// its first layer's self-attention). The encoder's attention is
+	// heads·d_kv wide, the decoder's hidden_size wide whatever d_kv says.
+	&Family{Name: "Pix2Struct", Class: "Pix2Struct", ModelTypes: []string{"pix2struct"}, Causal: "Pix2StructForConditionalGeneration", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "text_config.vocab_size", Default: "50244", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "text_config.hidden_size", Default: "768", Legend: "H", Desc: "decoder width", Show: true, Pos: true},
+			{Sym: "L", Field: "text_config.num_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "text_config.num_heads", Default: "12", Desc: "decoder heads", Show: true, Pos: true},
+			opt("F", "text_config.d_ff", "2048"),
+			opt("buckets", "text_config.relative_attention_num_buckets", "32"),
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "768", Legend: "vH", Desc: "encoder width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "12", Legend: "vL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			opt("vheads", "vision_config.num_attention_heads", "12"), opt("vdkv", "vision_config.d_kv", "64"), opt("vF", "vision_config.d_ff", "2048"),
+			opt("vPE", "vision_config.patch_embed_hidden_size", "768"), opt("vSeq", "vision_config.seq_len", "4096"),
+			tie("false"),
+		},
+		Global: cat(linear("encoder.embeddings.patch_projection", "vH", "vPE", "true"),
+			[]T{{Name: "encoder.embeddings.row_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
+				{Name: "encoder.embeddings.column_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
+				{Name: "decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{
+			{Name: "vision", Prefix: "encoder.encoder.layer.{l}.", Layers: "vL", Tensors: cat(
+				t5Attn("attention.", "vheads*vdkv", "vH"), norm("pre_attention_layer_norm", "vH", ""), norm("pre_mlp_layer_norm", "vH", ""),
+				linear("mlp.wi_0", "vF", "vH", ""), linear("mlp.wi_1", "vF", "vH", ""), linear("mlp.wo", "vH", "vF", ""))},
+			{Prefix: "decoder.layer.{l}.", Layers: "L", Tensors: cat(
+				t5Attn("self_attention.attention.", "H", "H"),
+				[]T{{Name: "self_attention.attention.relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
+				norm("self_attention.layer_norm", "H", ""),
+				t5Attn("encoder_decoder_attention.attention.", "H", "H"), norm("encoder_decoder_attention.layer_norm", "H", ""),
+				linear("mlp.DenseReluDense.wi_0", "F", "H", ""), linear("mlp.DenseReluDense.wi_1", "F", "H", ""), linear("mlp.DenseReluDense.wo", "H", "F", ""),
+				norm("mlp.layer_norm", "H", ""))},
+		},
+		Final: cat(norm("encoder.layernorm", "vH", ""), norm("decoder.final_layer_norm", "H", ""),
+			[]T{{Name: "decoder.lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}),
+		Embed: "decoder.embed_tokens.weight", Head: "decoder.lm_head.weight",
+	},
+)
+
+// textClassDefaults are the core dimensions of the text config classes
+// (LlamaConfig's 4096, …), which the text families require at the top
+// level of a config but which a VLM's text_config may leave out, as
+// transformers fills them from the class: LLaVA-1.5's text_config lists
+// only what differs from LlamaConfig.
+var textClassDefaults = map[string]map[string]string{
+	"llama":       {"V": "32000", "H": "4096", "L": "32", "heads": "32", "I": "11008"},
+	"mistral":     {"V": "32000", "H": "4096", "L": "32", "heads": "32", "I": "14336"},
+	"qwen2":       {"V": "151936", "H": "4096", "L": "32", "heads": "32", "I": "22016"},
+	"gemma":       {"V": "256000", "H": "3072", "L": "28", "heads": "16", "I": "24576"},
+	"gemma2":      {"V": "256000", "H": "2304", "L": "26", "heads": "8", "I": "9216"},
+	"gemma3_text": {"V": "262208", "H": "2304", "L": "26", "heads": "8", "I": "9216"},
+}

@@ -1,0 +1,44 @@
+package spec
+
+import "strings"
+
+// pickVariant rewrites the plan's names to the layout (Family.Variants)
+// the files match best: the one under which most expected tensors exist.
+// The family's own layout wins a tie, so a model missing everything is
+// reported under the names of transformers 4.x.
+func (p *Plan) pickVariant(has func(name string) bool) {
+	if len(p.variants) == 0 {
+		return
+	}
+	score := func(v [][2]string) int {
+		n := 0
+		for i := range p.Tensors {
+			if has(rebase(p.Tensors[i].Name, v)) {
+				n++
+			}
+		}
+		return n
+	}
+	best, bestScore := -1, score(nil)
+	for i, v := range p.variants {
+		if s := score(v); s > bestScore {
+			best, bestScore = i, s
+		}
+	}
+	if best < 0 {
+		return
+	}
+	v := p.variants[best]
+	for i := range p.Tensors {
+		p.Tensors[i].Name = rebase(p.Tensors[i].Name, v)
+	}
+	for i := range p.Blocks {
+		p.Blocks[i].Prefix = rebase(p.Blocks[i].Prefix, v)
+	}
+	p.Embed, p.HeadName = rebase(p.Embed, v), rebase(p.HeadName, v)
+	var from []string
+	for _, r := range v {
+		from = append(from, strings.TrimSuffix(r[0], ".")+" → "+strings.TrimSuffix(r[1], "."))
+	}
+	p.Notes = append(p.Notes, "names as transformers 5.x writes them: "+strings.Join(from, ", "))
+}
