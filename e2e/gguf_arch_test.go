@@ -222,3 +222,24 @@ func TestInspectGGUFArchitectures(t *testing.T) {
 		})
 	}
 }
+
+// TestInspectGGUFNoNameMap: a GGUF of an architecture without a name map
+// gets the structural check from its metadata: consistent (exit 3: not fully checked), and
+// an embedding with fewer rows than the vocabulary is a problem
+// (exit 1).
+func TestInspectGGUFNoNameMap(t *testing.T) {
+	saved := llamaCppGGUFs[0].arch
+	llamaCppGGUFs[0].arch = "deepseek2"
+	t.Cleanup(func() { llamaCppGGUFs[0].arch = saved })
+	r := runCmd(t, "fsinspect", writeLlamaCppGGUF(t, 0, nil))
+	require.Equal(t, 3, r.code, r.stdout+r.stderr) // consistent, not fully checked
+	assert.Contains(t, r.stdout, "structural check only: no spec for architecture deepseek2 (GGUF, no name map); its tensors are consistent: layers 0..0 (num_hidden_layers); embedding rows = vocab_size")
+
+	r = runCmd(t, "fsinspect", writeLlamaCppGGUF(t, 0, func(ls []string) []string {
+		ls = append([]string(nil), ls...)
+		ls[0] = "token_embd.weight 16,31"
+		return ls
+	}))
+	require.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "token_embd.weight")
+}

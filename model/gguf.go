@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -125,7 +124,12 @@ func (m *Model) openGGUF(name string) error {
 func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
 	a, ok := gguf.Architecture(arch)
 	if !ok {
-		return nil, fmt.Sprintf("no spec for GGUF architecture %q", arch)
+		if arch == "" {
+			return nil, "the GGUF file names no architecture"
+		}
+		// No Hugging Face spec: a config of the common keys only, under a
+		// class no family has, so the check is the structural one.
+		a = &gguf.Arch{Name: arch, Class: arch + " (GGUF, no name map)"}
 	}
 	u := func(key string) (uint64, bool) {
 		v, ok := gm.Lookup(arch + "." + key)
@@ -138,7 +142,10 @@ func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
 	if moe && experts > 0 && a.MoE != nil {
 		a = a.MoE
 	}
-	c := map[string]any{"architectures": []string{a.Class}, "model_type": a.ModelType}
+	c := map[string]any{"architectures": []string{a.Class}}
+	if a.ModelType != "" {
+		c["model_type"] = a.ModelType
+	}
 	if moe && a.Experts != "" {
 		c[a.Experts] = experts
 	}

@@ -168,7 +168,7 @@ func Check(m *model.Model) (*Report, error) {
 		var noSpec *NoSpecError
 		if errors.As(err, &noSpec) {
 			r.Skipped = noSpec.Error()
-			if m.Format == model.FormatSafetensors {
+			if m.Format == model.FormatSafetensors || m.Format == model.FormatGGUF {
 				r.Depth = DepthStructural
 				r.structural(c, noSpec.Name())
 			} else {
