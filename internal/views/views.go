@@ -1,10 +1,10 @@
 package views
 
 import (
-	"math"
 	"context"
 	"errors"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/decode"
