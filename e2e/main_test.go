@@ -39,6 +39,7 @@ func run(m *testing.M) int {
 		}
 		binDir = dir
 	}
+	defer stopS3() // the SeaweedFS of the s3:// tests, if one started
 	return m.Run()
 }
 

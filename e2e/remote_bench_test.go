@@ -24,7 +24,7 @@ import (
 
 // write160 writes a 160-shard layout: a Llama of 158 layers split one
 // layer per shard (and the globals in their own), sparse, with its index.
-func write160(b *testing.B, dir string) {
+func write160(b testing.TB, dir string) {
 	b.Helper()
 	const layers = 158
 	cfg := fmt.Sprintf(`{"architectures":["LlamaForCausalLM"],"model_type":"llama","vocab_size":256,"hidden_size":64,"num_hidden_layers":%d,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}`, layers)

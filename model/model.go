@@ -22,6 +22,7 @@ import (
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/source/remote"
+	"github.com/fsmount/fsmount/source/s3"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -100,8 +101,9 @@ var ErrNoWeights = errors.New("no " + SingleName + ", " + IndexName + ", " + PyT
 // Open opens the model at loc: a directory with config.json and
 // model.safetensors (or an index and its shards), or a single
 // .safetensors file, whose tensors are listed without a config; locally,
-// or at an http(s):// URL or a Hub repository hf://ORG/NAME[@REVISION]
-// (package source/remote).
+// at an http(s):// URL or a Hub repository hf://ORG/NAME[@REVISION]
+// (package source/remote), or in an S3 bucket, s3://BUCKET/PREFIX/ or
+// s3://BUCKET/KEY (package source/s3).
 func Open(loc string) (*Model, error) { return OpenWith(loc, nil) }
 
 // OpenWith is Open with the options of a remote location (its caches,
@@ -110,6 +112,12 @@ func OpenWith(loc string, ro *remote.Options) (*Model, error) {
 	var opts remote.Options
 	if ro != nil {
 		opts = *ro
+	}
+	if fsys, file, ok, err := s3.ParseLocation(loc, opts); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return OpenFS(loc, fsys, file)
 	}
 	if fsys, file, ok, err := remote.ParseLocationOptions(loc, opts); ok || err != nil {
 		if err != nil {

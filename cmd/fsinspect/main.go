@@ -58,12 +58,21 @@ const usage = `usage: fsinspect [--json] [--scan] MODEL
 Cross-checks a model against its config.json and prints the report.
 
 MODEL (and OTHER) is a directory holding config.json and model.safetensors
+<<<<<<< HEAD
+(or model.safetensors.index.json and its shards), a single .safetensors
+file, whose tensors are listed without a cross-check, a .gguf file (or a
+directory holding one), an http(s):// URL of any of these, hf://ORG/NAME
+[@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN), or
+s3://BUCKET/PREFIX/ or s3://BUCKET/KEY (AWS S3 or a store set by
+AWS_ENDPOINT_URL; AWS credentials, AWS_PROFILE, AWS_REGION).
+=======
 (or model.safetensors.index.json and its shards; or pytorch_model.bin, or
 pytorch_model.bin.index.json and its shards, read without running pickle),
 a single .safetensors, .bin, .pt or .pth file, whose tensors are listed
 without a cross-check, a .gguf file (or a directory holding one), an
 http(s):// URL of any of these, or hf://ORG/NAME
 [@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN).
+>>>>>>> main
 Options may come before or after MODEL; -- ends them.
 
 Options:
@@ -92,6 +101,8 @@ Options:
                     a stalled body is not waited for longer either. A read
                     fails sooner once its 4 retries (backing off from
                     250 ms, about 4 s in all) are spent
+  --no-sign-request for an s3:// MODEL: send requests unsigned, for a
+                    public bucket (no credentials are looked for)
   --architectures   list the architectures fully checked (model_type,
                     class, spec), one per line; any other is checked
                     structurally (layers, repeating groups, embeddings)
@@ -125,6 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	baseLoc := fl.String("base", "", "")
 	var timeout cli.Timeout
 	fl.Var(&timeout, "timeout", "")
+	noSign := fl.Bool("no-sign-request", false, "")
 	operands, err := cli.Parse(fl, args)
 	var ue *cli.UsageError
 	switch {
@@ -157,7 +169,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--scan and --compare are separate runs"}).Line("fsinspect"))
 		return exitUsage
 	}
-	ro := remote.Options{}.WithTimeout(time.Duration(timeout))
+	ro := remote.Options{NoSignRequest: *noSign}.WithTimeout(time.Duration(timeout))
 	// A remote location is taken as an adapter when --base says so, or
 	// when it holds no model but an adapter (probed only then, below: a
 	// model's check makes no request for adapter_config.json).

@@ -197,7 +197,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	logger := log.New(logs, "fsmount: ", log.Lmicroseconds)
 	var cmp *compare.Comparison
 	if c.other != "" {
-		o, err := model.Open(c.other)
+		o, err := model.OpenWith(c.other, ro)
 		if err != nil {
 			fmt.Fprintf(stderr, "fsmount: --compare: %v\n", err)
 			return exitInvalid
@@ -413,7 +413,7 @@ func setReadahead(mountpoint string, kb int) error {
 
 // remoteOptions are the cache and timeout options of a remote model.
 func remoteOptions(c *config) (*remote.Options, error) {
-	o := &remote.Options{CacheDir: c.cacheDir}
+	o := &remote.Options{CacheDir: c.cacheDir, NoSignRequest: c.noSign}
 	*o = o.WithTimeout(time.Duration(c.timeout))
 	if c.cacheSize != "" {
 		n, err := parseSize(c.cacheSize)

@@ -55,10 +55,17 @@ shape, dtype, data, location and its decoded views (values, values.f32,
 values.npy, stats, sha256, hist); verdict, report, shapes, stats,
 expected/, by-name/ and files/ sit at the top. MODEL is a directory with
 config.json and model.safetensors (or model.safetensors.index.json and its
+<<<<<<< HEAD
+shards), one .safetensors file, a .gguf file (or a directory holding one),
+an http(s):// URL of any of these, hf://ORG/NAME[@REVISION], or
+s3://BUCKET/PREFIX/ or s3://BUCKET/KEY (AWS S3 or a store set by
+AWS_ENDPOINT_URL; AWS credentials, AWS_PROFILE, AWS_REGION).
+=======
 shards; or pytorch_model.bin, or its index and shards, read without running
 pickle and also served as files/model.safetensors), one .safetensors, .bin,
 .pt or .pth file, a .gguf file (or a directory holding one), an http(s)://
 URL of any of these, or hf://ORG/NAME[@REVISION].
+>>>>>>> main
 
 Returns once the mount is ready and prints one line, e.g.
   mounted /mnt/q: ✓ 311 tensors, 596M params — cat /mnt/q/verdict
@@ -93,6 +100,8 @@ Options:
                       or a stalled body is not waited for longer either. A
                       read fails sooner once its 4 retries (backing off
                       from 250 ms, about 4 s in all) are spent
+  --no-sign-request   for an s3:// MODEL: send requests unsigned, for a
+                      public bucket (no credentials are looked for)
   --mmap              serve data from the model's mapping rather than by
                       splicing from the file (as fast; see bench/)
   --passthrough       serve files/ of a local model by kernel FUSE
@@ -133,6 +142,7 @@ type config struct {
 	cacheDir    string // --cache-dir
 	cacheSize   string // --cache-size
 	timeout     cli.Timeout
+	noSign      bool // --no-sign-request
 	args        []string
 }
 
@@ -155,6 +165,7 @@ func parseArgs(args []string) (*config, error) {
 	fl.StringVar(&c.cacheDir, "cache-dir", "", "")
 	fl.StringVar(&c.cacheSize, "cache-size", "", "")
 	fl.Var(&c.timeout, "timeout", "")
+	fl.BoolVar(&c.noSign, "no-sign-request", false, "")
 	fl.BoolVar(&c.debug, "d", false, "")
 	fl.BoolVar(&c.debug, "debug", false, "")
 	fl.BoolVar(&c.quiet, "q", false, "")

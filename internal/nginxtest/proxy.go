@@ -59,6 +59,7 @@ type Proxy struct {
 	locFrom  string // RewriteLocation's prefix, "" for none
 	locTo    string
 	hung     []io.Closer // what Hang holds the port with
+	keepHost bool        // forward the client's Host (KeepHost)
 }
 
 // ProxyRequest is a request the proxy saw.
@@ -212,6 +213,14 @@ func (p *Proxy) RewriteLocation(from, to string) {
 	p.locFrom, p.locTo = from, to
 }
 
+// KeepHost makes the proxy forward the client's Host header rather than
+// the upstream's: an S3 store checks the Host a request was signed for.
+func (p *Proxy) KeepHost() {
+	p.mu.Lock()
+	p.keepHost = true
+	p.mu.Unlock()
+}
+
 // Requests returns the requests seen so far.
 func (p *Proxy) Requests() []ProxyRequest {
 	p.mu.Lock()
@@ -273,6 +282,11 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 	for k, vs := range r.Header {
 		out.Header[k] = vs
 	}
+	p.mu.Lock()
+	if p.keepHost {
+		out.Host = r.Host
+	}
+	p.mu.Unlock()
 	if f.Kind == IgnoreRange {
 		out.Header.Del("Range")
 		out.Header.Del("If-Range")

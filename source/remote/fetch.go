@@ -15,12 +15,13 @@ import (
 
 // client does the ranged GETs of one FS over one http.Client.
 type client struct {
-	hc   *http.Client
-	tr   *http.Transport
-	opts Options
+	hc    *http.Client
+	tr    *http.Transport
+	opts  Options
+	store Store
 }
 
-func newClient(opts Options, authOrigin string) *client {
+func newClient(opts Options, authOrigin string, st Store) *client {
 	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -39,7 +40,7 @@ func newClient(opts Options, authOrigin string) *client {
 		DisableCompression: true,
 	}
 	hc := &http.Client{
-		Transport: &authTransport{base: tr, token: opts.Token, origin: authOrigin},
+		Transport: &authTransport{base: tr, token: opts.Token, origin: authOrigin, sign: st.Sign},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
 				return &badRedirect{scheme: s}
@@ -50,7 +51,7 @@ func newClient(opts Options, authOrigin string) *client {
 			return nil
 		},
 	}
-	return &client{hc: hc, tr: tr, opts: opts}
+	return &client{hc: hc, tr: tr, opts: opts, store: st}
 }
 
 // badRedirect is a redirect to a URL that is not http(s): a bad location,
@@ -69,6 +70,7 @@ type authTransport struct {
 	base   http.RoundTripper
 	token  string
 	origin string
+	sign   func(*http.Request) error // a Store's signing, or nil
 }
 
 func (a *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -79,6 +81,12 @@ func (a *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set("Authorization", "Bearer "+a.token)
 		} else {
 			req.Header.Del("Authorization")
+		}
+	}
+	if a.sign != nil {
+		req = req.Clone(req.Context())
+		if err := a.sign(req); err != nil {
+			return nil, err
 		}
 	}
 	return a.base.RoundTrip(req)
@@ -250,7 +258,9 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	req.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(last, 10))
 	req.Header.Set("Accept-Encoding", "identity")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if ir := v.validator(); ir != "" {
+	if etag := v.strongETag(); etag != "" && c.store.IfMatch {
+		req.Header.Set("If-Match", etag)
+	} else if ir := v.validator(); ir != "" {
 		req.Header.Set("If-Range", ir)
 	}
 	resp, err := c.hc.Do(req)
@@ -260,6 +270,11 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	defer resp.Body.Close()
 	finalURL = resp.Request.URL.String()
 	etag := resp.Header.Get("ETag")
+	if s := resp.StatusCode; c.store.Explain != nil && s != http.StatusOK && s != http.StatusPartialContent && s != http.StatusRequestedRangeNotSatisfiable {
+		if err := c.store.Explain(resp, display); err != nil {
+			return 0, "", parseRetryAfter(resp.Header.Get("Retry-After")), err
+		}
+	}
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") &&
 		(resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent) {
 		// Asked for identity: compressed bytes are not the file's, and
@@ -296,6 +311,10 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 			return 0, finalURL, 0, nil
 		}
 		return 0, "", 0, changedError(display, v, etag)
+	case s == http.StatusPreconditionFailed:
+		// Only the If-Match of a Store asks a precondition.
+		return 0, "", 0, &Error{Code: CodeChanged, URL: display, Status: s,
+			Detail: "the store now has another version of the file (its ETag is not " + v.etag + ")"}
 	case s == http.StatusNotFound || s == http.StatusGone:
 		return 0, "", 0, &Error{Code: CodeNotFound, URL: display, Status: s}
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:

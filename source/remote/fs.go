@@ -26,6 +26,7 @@ type FS struct {
 	pinned     atomic.Int64  // bytes of first chunks pinned by open files
 	background chan struct{} // slots for background readahead requests
 	warnings   []string
+	store      Store // the conventions of a store (NewStore)
 }
 
 var (
@@ -41,6 +42,10 @@ const pinBudget = 256 << 20
 // New returns the FS of the directory at baseURL (http or https; a
 // missing final slash is added). Opening it sends no request.
 func New(baseURL string, opts Options) (*FS, error) {
+	return newStoreFS(baseURL, opts, Store{})
+}
+
+func newStoreFS(baseURL string, opts Options, st Store) (*FS, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &Error{Code: CodeBadLocation, URL: redact(baseURL),
@@ -61,11 +66,15 @@ func New(baseURL string, opts Options) (*FS, error) {
 		base:       u,
 		display:    u.Redacted(),
 		opts:       opts,
-		client:     newClient(opts, originOf(u)),
+		client:     newClient(opts, originOf(u), st),
 		mem:        newMemCache(opts.MemCacheSize),
 		bufs:       newBufPool(opts.ChunkSize),
 		maxRun:     max(16<<20/opts.ChunkSize, 1),
 		background: make(chan struct{}, 4),
+		store:      st,
+	}
+	if st.Name != "" {
+		f.display = st.Name
 	}
 	if opts.CacheSize > 0 && opts.CacheDir == "" {
 		f.warnings = append(f.warnings, "no disk cache: none of XDG_CACHE_HOME, HOME and XDG_RUNTIME_DIR is set, so chunks are kept in memory only (--cache-dir DIR names one)")
@@ -143,7 +152,7 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	file := &File{
 		fsys:     f,
 		url:      u.String(),
-		display:  u.Redacted(),
+		display:  f.nameOf(u, name),
 		inflight: map[int64]*call{},
 		ver:      version{size: -1},
 	}
@@ -183,6 +192,14 @@ func (f *FS) OpenFile(name string) (*File, error) {
 		head.release()
 	}
 	return file, nil
+}
+
+// nameOf names the file at u, name under the base, in messages.
+func (f *FS) nameOf(u *url.URL, name string) string {
+	if f.store.Name != "" {
+		return f.store.Name + name
+	}
+	return u.Redacted()
 }
 
 // redact hides the password of a URL that may not parse.

@@ -14,6 +14,10 @@ type Options struct {
 	// any other host. ParseLocation sets it from HF_TOKEN for locations on
 	// the Hub endpoint.
 	Token string
+	// NoSignRequest sends the requests of an s3:// location (package
+	// source/s3) unsigned, for a public bucket: no credentials are looked
+	// for.
+	NoSignRequest bool
 
 	// ChunkSize is the unit of fetching and caching, and the size of the
 	// first request of every file (which covers a safetensors header of up
