@@ -17,12 +17,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
-	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/spec"
 )
 
 // chromium returns the headless browser, or skips t (fails it when

@@ -19,9 +19,9 @@ import (
 
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
+	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/internal/views"
 )
 
 // A tensor's directory holds a fixed set of files (tensorFiles). They are

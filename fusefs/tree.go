@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/internal/compare"
-	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
+	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/internal/views"
 )
 
 // entry is one name in the tree. The whole tree is built once, at mount,

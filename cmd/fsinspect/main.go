@@ -24,17 +24,17 @@ import (
 	"os"
 	"time"
 
-	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
+	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/progress"
-	"github.com/fsmount/fsmount/internal/version"
-	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/internal/scan"
 	"github.com/fsmount/fsmount/internal/site"
+	"github.com/fsmount/fsmount/internal/version"
+	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/spec"
-	"github.com/fsmount/fsmount/internal/views"
 )
 
 // Exit codes.

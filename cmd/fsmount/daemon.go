@@ -19,8 +19,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
-	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/fusefs"
+	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/spec"

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/gguf"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/tensor"
 )

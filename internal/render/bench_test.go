@@ -9,8 +9,8 @@ import (
 
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // bigRows × bigCols is Qwen3-0.6B's embedding: 311 MB of BF16.

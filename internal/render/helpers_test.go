@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

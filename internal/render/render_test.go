@@ -15,8 +15,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fsmount/fsmount/tensor"
 	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 func TestPNGSizeAndValidity(t *testing.T) {

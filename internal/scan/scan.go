@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/internal/views"
 )
 
 // Options tune a scan; the zero value is fine.

@@ -12,9 +12,9 @@ import (
 
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/render"
+	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
-	"github.com/fsmount/fsmount/internal/views"
 )
 
 // tensorStats is what a page shows of a tensor's statistics.

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/fsmount/fsmount/internal/render"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/spec"
 )
 
 // The file names of the site.

@@ -18,11 +18,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/internal/render"
-	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/readme")
