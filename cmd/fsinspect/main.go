@@ -2,16 +2,7 @@
 // and prints the report; with --scan it also checks every value, with
 // --compare it compares two checkpoints. Its exit code gates a build.
 //
-// Exit codes:
-//
-//	0  the files match the config (and --scan found no bad value; with
-//	   --compare --tolerance, every shared tensor is within it)
-//	1  the cross-check found problems, --scan found NaN, Inf or an all-zero
-//	   tensor, or --compare --tolerance found a tensor beyond it
-//	2  unreadable or invalid input (an I/O error, a malformed file or config)
-//	3  not checked: no config.json (or a lone .safetensors file), or no
-//	   spec for the architecture; the tensors are still listed
-//	64 usage error
+// Its exit codes are internal/cli's table (fsinspect --help, README.md).
 package main
 
 import (
@@ -35,15 +26,6 @@ import (
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/spec"
-)
-
-// Exit codes.
-const (
-	exitClean    = 0
-	exitProblems = 1
-	exitInvalid  = 2
-	exitSkipped  = 3
-	exitUsage    = 64
 )
 
 const usage = `usage: fsinspect [--json] [--scan] MODEL
@@ -82,15 +64,10 @@ Options:
 A progress bar is drawn on stderr while --scan or --compare reads, when
 stderr is a terminal.
 
-Exit status: 0 clean, 1 cross-check problems (or, with --scan, a NaN, Inf
-or all-zero tensor; with --tolerance, a tensor beyond it), 2 unreadable or
-invalid input, 3 not checked (no config.json, a lone .safetensors file, or
-no spec for the architecture: the tensors are listed, nothing is
-verified), 64 usage error.
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.Main("fsinspect", os.Stderr, func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -107,27 +84,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *cli.UsageError
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
-		return exitClean
+		fmt.Fprint(stdout, usage+cli.Help("fsinspect"))
+		return cli.ExitOK
 	case errors.As(err, &ue):
 		io.WriteString(stderr, ue.Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	case *showVersion:
 		fmt.Fprintf(stdout, "fsinspect %s\n", version.String())
-		return exitClean
+		return cli.ExitOK
 	case len(operands) != 1:
 		msg := fmt.Sprintf("expected one MODEL, got %d arguments", len(operands))
 		if len(operands) == 0 {
 			msg = "no MODEL given; usage: fsinspect [--json] MODEL"
 		}
 		io.WriteString(stderr, (&cli.UsageError{Msg: msg}).Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	case *tolerance >= 0 && *other == "":
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--tolerance needs --compare OTHER"}).Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	case *other != "" && *doScan:
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--scan and --compare are separate runs"}).Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	ro := remote.Options{}.WithTimeout(time.Duration(timeout))
 	if *other != "" {
@@ -136,19 +113,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	m, err := model.OpenWith(operands[0], &ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer m.Close()
 	r, err := spec.Check(m)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	r.Paths = fusefs.Paths(r)
 	if *htmlDir != "" {
 		if err := writeSite(m, r, *htmlDir, stderr); err != nil {
 			fmt.Fprintf(stderr, "fsinspect: --html: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 	}
 	if !*doScan {
@@ -164,13 +141,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	bar.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	if *asJSON {
 		var j map[string]any
 		if err := json.Unmarshal(r.JSON(), &j); err != nil {
 			fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 		j["scan"] = res.JSON()
 		out, _ := json.MarshalIndent(j, "", "  ")
@@ -180,7 +157,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stdout, "\n"+res.Text())
 	}
 	if res.Failed() {
-		return exitProblems
+		return cli.ExitProblems
 	}
 	return exitCode(r)
 }
@@ -191,13 +168,13 @@ func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options,
 	o, err := model.OpenWith(other, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer o.Close()
 	m, err := model.OpenWith(loc, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer m.Close()
 	bar := progress.New(stderr, "comparing")
@@ -205,22 +182,22 @@ func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options,
 	bar.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	if asJSON {
 		j, err := res.JSON()
 		if err != nil {
 			fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 		stdout.Write(j)
 	} else {
 		io.WriteString(stdout, res.Text())
 	}
 	if tol >= 0 && !res.Within(tol) {
-		return exitProblems
+		return cli.ExitProblems
 	}
-	return exitClean
+	return cli.ExitOK
 }
 
 // exitCode is the verdict as an exit status: a check that was not done
@@ -228,11 +205,11 @@ func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options,
 func exitCode(r *spec.Report) int {
 	switch {
 	case !r.Clean():
-		return exitProblems
+		return cli.ExitProblems
 	case r.Plan == nil:
-		return exitSkipped
+		return cli.ExitSkipped
 	}
-	return exitClean
+	return cli.ExitOK
 }
 
 // writeSite writes the model's site to dir, laid out as the mount's tree.

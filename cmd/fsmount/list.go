@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/fsmount/fsmount/internal/cli"
 )
 
 // list prints this user's fsmount mounts (every one for root), one line
@@ -20,7 +22,7 @@ func list(stdout, stderr io.Writer) int {
 	entries, err := readMountinfo()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitFailed
+		return cli.ExitFailed
 	}
 	uid := os.Geteuid()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -50,7 +52,7 @@ func list(stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.point, e.source, pid, verdict, state)
 	}
 	tw.Flush()
-	return exitOK
+	return cli.ExitOK
 }
 
 // readVerdict returns ✓, ✗ or – (not checked) from the mount's verdict

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func TestNoDevFuse(t *testing.T) {
 	defer func() { devFuse = saved }()
 	var out, errb bytes.Buffer
 	code := run([]string{"../../testdata/tiny-qwen3", t.TempDir()}, &out, &errb)
-	assert.Equal(t, exitMountPoint, code)
+	assert.Equal(t, cli.ExitMountPoint, code)
 	assert.Equal(t, 1, strings.Count(errb.String(), "\n"), errb.String())
 	assert.Contains(t, errb.String(), "fsmount: "+devFuse+" is missing: FUSE is not available here")
 }
@@ -101,4 +102,24 @@ func TestParseSize(t *testing.T) {
 	if _, err := parseArgs([]string{"--cache-size", "lots", "m", "d"}); err == nil {
 		t.Error("a bad --cache-size is a usage error")
 	}
+}
+
+// TestDaemonEnded: a daemon that ends before its mount is ready passes on
+// the status it reported; one that dies without a word after exiting
+// non-zero crashed (Go exits 2 on a panic off the main goroutine), which
+// must read as an internal error, not as an invalid model.
+func TestDaemonEnded(t *testing.T) {
+	var stderr bytes.Buffer
+	assert.Equal(t, cli.ExitInvalid, daemonEnded("exit 2\n", nil, "/mnt", &stderr))
+	assert.Empty(t, stderr.String())
+
+	crash := exec.Command("sh", "-c", "exit 2").Run()
+	require.Error(t, crash)
+	assert.Equal(t, cli.ExitInternal, daemonEnded("", crash, "/mnt", &stderr))
+	assert.Contains(t, stderr.String(), "fsmount: internal error, please report: the daemon crashed (exit status 2)")
+
+	stderr.Reset()
+	killed := exec.Command("sh", "-c", "kill -9 $$").Run()
+	assert.Equal(t, cli.ExitFailed, daemonEnded("", killed, "/mnt", &stderr))
+	assert.Contains(t, stderr.String(), "the daemon ended before the mount was ready (signal: killed)")
 }
