@@ -242,7 +242,7 @@ func TestInspectNotChecked(t *testing.T) {
 	assert.Equal(t, 3, code)
 
 	r = runCmd(t, "fsinspect", "--help")
-	assert.Contains(t, r.stdout, "3 not checked")
+	assert.Contains(t, r.stdout, "  3   Not checked (no config.json")
 }
 
 func TestListMounts(t *testing.T) {

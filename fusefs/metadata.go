@@ -4,32 +4,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/model"
 )
-
-// treePaths maps tensor names to tree paths. A format with names of its
-// own (GGUF) is laid out under the Hugging Face names where there is one
-// ("blk.0.attn_q.weight" at layers/0/self_attn/q_proj, as the same tensor
-// of a safetensors checkpoint), so that two checkpoints of one model
-// compare with diff -r; by-name keeps the files' own names.
-func treePaths(m *model.Model, names []string) map[string][]string {
-	if m.Names == nil {
-		return tensorPaths(names)
-	}
-	hf := make([]string, len(names))
-	for i, n := range names {
-		hf[i] = n
-		if h, ok := m.Names.HF(n); ok {
-			hf[i] = h
-		}
-	}
-	byHF := tensorPaths(hf)
-	out := make(map[string][]string, len(names))
-	for i, n := range names {
-		out[n] = byHF[hf[i]]
-	}
-	return out
-}
 
 // tokenizerPrefix marks the metadata keys that tokenizer/ also serves.
 const tokenizerPrefix = "tokenizer.ggml."
@@ -38,7 +15,7 @@ const tokenizerPrefix = "tokenizer.ggml."
 // one line, an array one element per line), and tokenizer/, the
 // tokenizer.ggml.* keys under their short names.
 func (t *tree) metadata(m *model.Model, mtime *time.Time, p *perm) {
-	meta := t.mkdirs(t.root, []string{nameMetadata}, mtime)
+	meta := t.mkdirs(t.root, []string{layout.Metadata}, mtime)
 	var tok *entry
 	for _, kv := range m.Metadata {
 		var b strings.Builder
@@ -47,14 +24,14 @@ func (t *tree) metadata(m *model.Model, mtime *time.Time, p *perm) {
 			b.WriteByte('\n')
 		}
 		c := bytesContent(b.String())
-		comps := escapePart(kv.Key)
+		comps := layout.Escape(kv.Key)
 		dir := t.mkdirs(meta, comps[:len(comps)-1], mtime)
 		t.file(dir, comps[len(comps)-1], c, mtime, p)
 		if short, ok := strings.CutPrefix(kv.Key, tokenizerPrefix); ok && short != "" {
 			if tok == nil {
-				tok = t.mkdirs(t.root, []string{nameTokenizr}, mtime)
+				tok = t.mkdirs(t.root, []string{layout.Tokenizer}, mtime)
 			}
-			comps := escapePart(short)
+			comps := layout.Escape(short)
 			dir := t.mkdirs(tok, comps[:len(comps)-1], mtime)
 			t.file(dir, comps[len(comps)-1], c, mtime, p)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -48,7 +49,7 @@ func (n *node) OnForget() { n.t.live.remove(n) }
 // Statfs describes the mount as df and getconf see it: 4 KiB blocks, as
 // many as the files hold, none free, NAME_MAX 255.
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
-	out.Bsize, out.Frsize, out.NameLen = statfsBlock, statfsBlock, maxComponent
+	out.Bsize, out.Frsize, out.NameLen = statfsBlock, statfsBlock, layout.MaxComponent
 	out.Blocks = (n.t.bytes + statfsBlock - 1) / statfsBlock
 	out.Files = n.t.nextIno
 	return fs.OK

@@ -17,6 +17,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
@@ -38,43 +39,28 @@ type tensorDir struct {
 	perm  *perm
 }
 
-// The names of a tensor directory's files, besides nameShape, nameDType,
-// nameData and nameLocation.
-const (
-	nameValues    = "values"
-	nameValuesF32 = "values.f32"
-	nameValuesNPY = "values.npy"
-	nameStats     = "stats"
-	nameSHA256    = "sha256"
-	nameHist      = "hist"
-	nameHeatmap   = "heatmap.png"
-	nameHistPNG   = "hist.png"
-	nameIndex     = "index.html"
-	nameOverview  = "overview.png"
-)
-
 // tensorFiles are a tensor directory's files, sorted by name.
 var tensorFiles = func() []tensorFile {
 	fs := []tensorFile{
-		{nameShape, func(_ *tree, d *tensorDir) content { return bytesContent(tensor.FormatShape(d.t.Shape) + "\n") }},
-		{nameDType, func(_ *tree, d *tensorDir) content { return bytesContent(d.t.DType.String() + "\n") }},
-		{nameData, func(_ *tree, d *tensorDir) content { return tensorBytes(d.t) }},
-		{nameLocation, func(_ *tree, d *tensorDir) content {
+		{layout.Shape, func(_ *tree, d *tensorDir) content { return bytesContent(tensor.FormatShape(d.t.Shape) + "\n") }},
+		{layout.DType, func(_ *tree, d *tensorDir) content { return bytesContent(d.t.DType.String() + "\n") }},
+		{layout.Data, func(_ *tree, d *tensorDir) content { return tensorBytes(d.t) }},
+		{layout.Location, func(_ *tree, d *tensorDir) content {
 			return bytesContent(fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(d.t.File.Name())), d.t.Offset, d.t.Length))
 		}},
-		{nameValues, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).Values(), d.t.File} }},
-		{nameValuesF32, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).ValuesF32(), d.t.File} }},
-		{nameValuesNPY, func(t *tree, d *tensorDir) content { return npyContent(t.views(d).NPY(), d.t.File) }},
-		{nameStats, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).StatsFile(), d.t.File} }},
-		{nameSHA256, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).SHA256File(), d.t.File} }},
-		{nameHist, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).HistFile(), d.t.File} }},
-		{nameHeatmap, func(t *tree, d *tensorDir) content {
+		{layout.Values, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).Values(), d.t.File} }},
+		{layout.ValuesF32, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).ValuesF32(), d.t.File} }},
+		{layout.ValuesNPY, func(t *tree, d *tensorDir) content { return npyContent(t.views(d).NPY(), d.t.File) }},
+		{layout.Stats, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).StatsFile(), d.t.File} }},
+		{layout.SHA256, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).SHA256File(), d.t.File} }},
+		{layout.Hist, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).HistFile(), d.t.File} }},
+		{layout.Heatmap, func(t *tree, d *tensorDir) content {
 			return viewContent{render.NewHeatmap(t.views(d), t.pictures), d.t.File}
 		}},
-		{nameHistPNG, func(t *tree, d *tensorDir) content {
+		{layout.HistPNG, func(t *tree, d *tensorDir) content {
 			return viewContent{render.NewHist(t.views(d), t.pictures), d.t.File}
 		}},
-		{nameIndex, func(t *tree, d *tensorDir) content { return &sitePage{t: t, dir: d, file: d.t.File} }},
+		{layout.Index, func(t *tree, d *tensorDir) content { return &sitePage{t: t, dir: d, file: d.t.File} }},
 	}
 	slices.SortFunc(fs, func(a, b tensorFile) int { return strings.Compare(a.name, b.name) })
 	return fs

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
@@ -156,38 +157,6 @@ func comparePaths(a, b []string) int {
 	return cmp.Compare(len(a), len(b))
 }
 
-// The names the tree itself uses, at its root and in each tensor's
-// directory. They are reserved: a tensor path component equal to one of
-// them is escaped (see paths.go), so no header can shadow them.
-const (
-	nameVerdict  = "verdict"
-	nameReport   = "report"
-	nameConfig   = "config.json"
-	nameShapes   = "shapes"
-	nameByName   = "by-name"
-	nameExpected = "expected"
-	nameFiles    = "files"
-	nameMetadata = "metadata"
-	nameTokenizr = "tokenizer"
-	nameCompare  = "compare"
-
-	nameShape    = "shape"
-	nameDType    = "dtype"
-	nameData     = "data"
-	nameLocation = "location"
-)
-
-// treeNames is every reserved name: the root's and a tensor directory's
-// (tensorFiles). buildTree uses no other literal.
-var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
-		compare.NameSummary, compare.NameOnlyInModel, compare.NameOnlyInOther, compare.NameDeltaF32, compare.NameDeltaNPY}
-	for _, f := range tensorFiles {
-		names = append(names, f.name)
-	}
-	return names
-}()
-
 // pictureCache bounds the rendered pictures and pages kept (the largest
 // heatmap is 3.9 MB).
 const pictureCache = 64 << 20
@@ -198,33 +167,6 @@ func (t *tree) sitePath(name string) string { return strings.Join(t.paths[name],
 // maxLinkTarget is the longest symlink target readlink(2) returns through
 // FUSE (a page, less the terminating NUL).
 const maxLinkTarget = 4095
-
-// pathsOf maps the name of every tensor of the files, and of every
-// expected tensor they lack, to its path components in the tree.
-func pathsOf(r *spec.Report) map[string][]string {
-	m := r.Model
-	tensors := m.Tensors()
-	expected := r.ExpectedSet()
-	names := make([]string, 0, len(tensors)+len(expected))
-	for _, tt := range tensors {
-		names = append(names, tt.Name)
-	}
-	for _, e := range expected {
-		if m.Tensor(e.Name) == nil {
-			names = append(names, e.Name)
-		}
-	}
-	return treePaths(m, names)
-}
-
-// Paths returns the directory of every tensor in the tree of a checked
-// model, relative to its root ("layers/0/self_attn/q_proj"), as
-// site.Options.Path wants it: fsinspect --html lays its site out as the
-// mount does.
-func Paths(r *spec.Report) func(name string) string {
-	p := pathsOf(r)
-	return func(name string) string { return strings.Join(p[name], "/") }
-}
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
 func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree, error) {
@@ -255,7 +197,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
 	expected := r.ExpectedSet()
-	paths := pathsOf(r)
+	paths := r.Paths()
 
 	var shapes strings.Builder
 	for _, tt := range tensors {
@@ -263,13 +205,13 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	}
 	verdict, report := newDynText(r.Verdict()), newDynText(r.Text())
 	t.dyn = []*dynText{verdict, report}
-	t.file(t.root, nameVerdict, verdict, top, all)
-	t.file(t.root, nameReport, report, top, all)
+	t.file(t.root, layout.Verdict, verdict, top, all)
+	t.file(t.root, layout.Report, report, top, all)
 	if m.ConfigFile != nil {
 		// Not for GGUF: its config is derived from metadata/, not a file.
-		t.file(t.root, nameConfig, bytesContent(m.Config), top, cfgPerm)
+		t.file(t.root, layout.Config, bytesContent(m.Config), top, cfgPerm)
 	}
-	t.text(t.root, nameShapes, shapes.String(), top, all)
+	t.text(t.root, layout.Shapes, shapes.String(), top, all)
 
 	// The tensors, in path order.
 	type placed struct {
@@ -294,12 +236,12 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 		t.dirs[i] = dirOf[tt]
 	}
 	t.paths = paths
-	t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
-	t.file(t.root, nameIndex, &sitePage{t: t}, top, all)
-	t.file(t.root, nameOverview, &sitePage{t: t, overview: true}, top, all)
+	t.file(t.root, layout.Stats, &rootStats{t: t, dirs: t.dirs}, top, all)
+	t.file(t.root, layout.Index, &sitePage{t: t}, top, all)
+	t.file(t.root, layout.Overview, &sitePage{t: t, overview: true}, top, all)
 
 	// files/: the model's own files, byte for byte.
-	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)
+	filesDir := t.mkdirs(t.root, []string{layout.Files}, top)
 	for _, f := range m.AllFiles() {
 		mt := f.ModTime()
 		t.file(filesDir, path.Base(filepath.ToSlash(f.Name())), wholeFile(f), &mt, t.perms.of(f))
@@ -313,10 +255,10 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	}
 
 	// by-name/: a symlink per tensor, named by its escaped full name.
-	byName := t.mkdirs(t.root, []string{nameByName}, top)
+	byName := t.mkdirs(t.root, []string{layout.ByName}, top)
 	links := make([][]string, len(tensors))
 	for i, tt := range tensors {
-		links[i] = escapePart(tt.Name)
+		links[i] = layout.Escape(tt.Name)
 	}
 	order := make([]int, len(tensors))
 	for i := range order {
@@ -340,12 +282,12 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	}
 
 	// expected/: what the config implies, mirroring the tensor tree.
-	exp := t.mkdirs(t.root, []string{nameExpected}, top)
+	exp := t.mkdirs(t.root, []string{layout.Expected}, top)
 	shapes = strings.Builder{}
 	for _, e := range expected {
 		shapeLine(&shapes, e.Name, e.Shape)
 	}
-	t.text(exp, nameShapes, shapes.String(), top, all)
+	t.text(exp, layout.Shapes, shapes.String(), top, all)
 	type expectedAt struct {
 		comps []string
 		shape []uint64
@@ -357,7 +299,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison) (*tree,
 	slices.SortFunc(expAt, func(a, b expectedAt) int { return comparePaths(a.comps, b.comps) })
 	for _, e := range expAt {
 		dir := t.mkdirs(exp, e.comps, top)
-		t.text(dir, nameShape, tensor.FormatShape(e.shape)+"\n", top, all)
+		t.text(dir, layout.Shape, tensor.FormatShape(e.shape)+"\n", top, all)
 	}
 	if err := t.finish(t.root, ""); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
 )
@@ -26,16 +27,16 @@ func TestTreeNamesReserved(t *testing.T) {
 	require.NoError(t, err)
 	for _, c := range tr.root.children {
 		if c.name != "layers" && c.name != "embed_tokens" && c.name != "norm" && c.name != "lm_head" {
-			assert.True(t, reserved[c.name], "root entry %q is not in treeNames", c.name)
+			assert.True(t, layout.Reserved(c.name), "root entry %q is not in treeNames", c.name)
 		}
 	}
 	var walk func(e *entry)
 	walk = func(e *entry) {
 		for _, c := range tr.list(e) {
 			if c.mode&syscall.S_IFMT == syscall.S_IFREG {
-				assert.True(t, reserved[c.name], "file %q is not in treeNames", c.name)
+				assert.True(t, layout.Reserved(c.name), "file %q is not in treeNames", c.name)
 			}
-			if c.isDir() && !(e == tr.root && c.name == nameFiles) {
+			if c.isDir() && !(e == tr.root && c.name == layout.Files) {
 				walk(c)
 			}
 		}

@@ -72,9 +72,6 @@ type Entry struct {
 // and the mount serves.
 type Report struct {
 	Model *model.Model
-	// Paths, if set, gives each tensor's directory in the mount's tree,
-	// for the JSON (the tree's layout is package fusefs's).
-	Paths func(name string) string
 	// Config is the parsed config.json, or nil when the model has none.
 	Config *Config
 	// Plan is nil when the cross-check was skipped.

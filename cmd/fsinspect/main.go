@@ -15,7 +15,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/progress"
@@ -121,7 +120,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return cli.ExitInvalid
 	}
-	r.Paths = fusefs.Paths(r)
 	if *htmlDir != "" {
 		if err := writeSite(m, r, *htmlDir, stderr); err != nil {
 			fmt.Fprintf(stderr, "fsinspect: --html: %v\n", err)
@@ -212,7 +210,8 @@ func exitCode(r *spec.Report) int {
 	return cli.ExitOK
 }
 
-// writeSite writes the model's site to dir, laid out as the mount's tree.
+// writeSite writes the model's site to dir, laid out as the mount's tree
+// (package layout).
 func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty", dir)
@@ -222,7 +221,7 @@ func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) err
 	for _, t := range m.Tensors() {
 		vs = append(vs, views.NewTensor(t, comp.Options(t)))
 	}
-	s, err := site.New(r, vs, &site.Options{Path: fusefs.Paths(r)})
+	s, err := site.New(r, vs, nil)
 	if err != nil {
 		return err
 	}

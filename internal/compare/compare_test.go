@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
 )
@@ -373,7 +374,7 @@ func TestViews(t *testing.T) {
 	size := sum.Size()
 	fs := c.TensorFiles(name)
 	require.Len(t, fs, 3)
-	assert.Equal(t, compare.NameDeltaF32, fs[1].Name)
+	assert.Equal(t, layout.DeltaF32, fs[1].Name)
 	n := 64 * 32
 	assert.Equal(t, int64(4*n), fs[1].View.Size())
 	assert.Equal(t, int64(4*n+128), fs[2].View.Size())

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/spec"
@@ -166,11 +167,11 @@ func (s *Site) rootPage(rows []tensorStats) []byte {
 		b.WriteString("</table>\n<p>Weights are stored [out, in]: rows are outputs, columns inputs (y = x·W<sup>T</sup>).</p>\n")
 	}
 	b.WriteString("<h2>Overview</h2>\n")
-	img(&b, "./"+NameOverview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
+	img(&b, "./"+layout.Overview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
 	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
 	for i, p := range s.pages {
 		t := p.v.Tensor()
-		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
+		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+layout.Index) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
 		var ts *tensorStats
 		if rows != nil {
 			ts = &rows[i]
@@ -212,7 +213,7 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 	t := p.v.Tensor()
 	depth := strings.Count(p.Dir, "/") + 1
 	head(&b, t.Name)
-	b.WriteString("<p><a href=\"" + href(depth, NameIndex) + "\">&larr; the model</a></p>\n<h1>" + esc(t.Name) + "</h1>\n<table>\n")
+	b.WriteString("<p><a href=\"" + href(depth, layout.Index) + "\">&larr; the model</a></p>\n<h1>" + esc(t.Name) + "</h1>\n<table>\n")
 	file := ""
 	if t.File != nil {
 		file = path.Base(t.File.Name())
@@ -272,9 +273,9 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 	healthCell(&b, ts)
 	b.WriteString("</tr>\n</table>\n<h2>Heatmap</h2>\n")
 	w, h := render.HeatmapDims(render.ShapeOf(p.v))
-	img(&b, "./"+NameHeatmap, w, h, "heatmap of "+t.Name)
+	img(&b, "./"+layout.Heatmap, w, h, "heatmap of "+t.Name)
 	b.WriteString("<h2>Histogram</h2>\n")
-	img(&b, "./"+NameHist, render.HistW, render.HistH, "histogram of "+t.Name)
+	img(&b, "./"+layout.HistPNG, render.HistW, render.HistH, "histogram of "+t.Name)
 	b.WriteString("</body>\n</html>\n")
 	return b.Bytes()
 }
