@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fsmount/fsmount/internal/quantconfig"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
@@ -265,8 +266,8 @@ func (r *Report) crossCheck() error {
 		}
 	}
 	if nQuant > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s quantization %s (%s) allowed by quantization_config; linear-weight dtypes not checked",
-			commas(uint64(nQuant)), plural(nQuant, "auxiliary", "auxiliaries"), p.QuantMethod))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s quantization %s (%s) allowed by %s; linear-weight dtypes not checked",
+			commas(uint64(nQuant)), plural(nQuant, "auxiliary", "auxiliaries"), p.QuantMethod, quantconfig.Field))
 	}
 	if nLegacy > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d legacy rotary_emb.inv_freq %s ignored, as transformers does", nLegacy, plural(nLegacy, "buffer", "buffers")))

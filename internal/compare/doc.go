@@ -45,11 +45,12 @@
 // are not compared as tensors: [Result.AuxModel] and [Result.AuxOther]
 // list them. An FP8 weight with a weight_scale_inv beside it is decoded
 // with its block scales ([decode.NewScaled]; the block is
-// [Options.Block], else config.json's quantization_config
-// weight_block_size, else inferred from the scale's shape) and compared
-// with the other's weight of that name. A GPTQ or AWQ qweight is decoded
-// with its companions and the settings of quantization_config and
-// compared as "<base>.weight". Weights with compressed-tensors
+// [Options.Block], else the one package quantconfig gives, as the views
+// use it: the config's weight_block_size, else inferred from the scale's
+// shape) and compared with the other's weight of that name. A GPTQ or
+// AWQ qweight is decoded with its companions as quantconfig says
+// ([quantconfig.Config.Packed], as the views do) and compared as
+// "<base>.weight". Weights with compressed-tensors
 // weight_scale or bitsandbytes SCB are entries with status error (not
 // decoded).
 //
