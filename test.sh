@@ -60,6 +60,7 @@ if [ "$(id -u)" = 0 ]; then
     cp -r testdata "$work/testdata"
     cp go.mod "$work/"                       # where the tests find the repository's root
     mkdir -p "$work/gguf" && cp -r gguf/testdata "$work/gguf/testdata"
+    mkdir -p "$work/internal/quant" && cp -r internal/quant/testdata "$work/internal/quant/testdata"
     mkdir "$work/e2e"
     chmod -R a+rX "$work"
     echo "--- e2e as user nobody (fusermount3)"

@@ -49,7 +49,7 @@
 // use it: the config's weight_block_size, else inferred from the scale's
 // shape) and compared with the other's weight of that name. A GPTQ or
 // AWQ qweight is decoded with its companions as quantconfig says
-// ([quantconfig.Config.Packed], as the views do) and compared as
+// ([views.Packed], as the views do) and compared as
 // "<base>.weight". Weights with compressed-tensors
 // weight_scale or bitsandbytes SCB are entries with status error (not
 // decoded).

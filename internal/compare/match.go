@@ -11,6 +11,7 @@ import (
 	"github.com/fsmount/fsmount/gguf"
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/quantconfig"
+	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -119,7 +120,7 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 		case strings.HasSuffix(name, ".qweight"):
 			base = strings.TrimSuffix(name, ".qweight")
 			name = base + ".weight"
-			s.dec, s.err = q.Packed(m.Tensor, base, t)
+			s.dec, s.err = views.Packed(q, m.Tensor, base, t)
 			s.how = "dequantized from " + t.Name
 		case isWeight && m.Tensor(base+".weight_scale_inv") != nil:
 			sc := m.Tensor(base + ".weight_scale_inv")

@@ -284,7 +284,7 @@ func TestErrors(t *testing.T) {
 	if _, err := Float32(tensor.F32, make([]byte, 8), make([]float32, 1)); !errors.As(err, &le) {
 		t.Errorf("short destination: %v", err)
 	}
-	for _, dt := range []tensor.DType{tensor.C64, tensor.IQ2_XXS, tensor.Invalid} { // IQ2_XXS: no decoder registered
+	for _, dt := range []tensor.DType{tensor.C64, tensor.Q8_1, tensor.Invalid} { // Q8_1: no decoder registered
 		if _, err := Float32(dt, nil, nil); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: %v", dt, err)
 		}

@@ -7,10 +7,20 @@
 // blocks can be decoded on its own (a FUSE read of part of a tensor
 // decodes only the blocks it covers).
 //
-// Decoded: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, the K-quants Q2_K, Q3_K, Q4_K,
-// Q5_K, Q6_K and Q8_K, and IQ4_NL, IQ4_XS, TQ2_0 and MXFP4: every type for
-// which gguf.md gives a known-answer block. [Supported] says why another
-// type is not.
+// Decoded: every block type ggml defines — Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// the K-quants Q2_K … Q8_K, the grid types IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS,
+// IQ2_S, IQ3_XXS and IQ3_S (grids.bin holds ggml's grids, written by
+// gengrids.go), IQ4_NL, IQ4_XS, the ternary TQ1_0 and TQ2_0, the FP4
+// types MXFP4 and NVFP4, and Q1_0 and Q2_0. Q8_1 is not: it is an
+// intermediate of ggml's dot products, never dequantized ([Supported]
+// says so).
+//
+// Results are bit for bit ggml's dequantize_row_* (testdata/ggml holds
+// blocks decoded by ggml's own C code, NaN scales included): the same
+// float operations in the same order, and a sign applied by multiplying
+// with ±1 loaded from a variable, never by a constant the compiler would
+// fold into a negation (which flips a NaN's sign where ggml's multiply
+// keeps it).
 package quant
 
 import (
@@ -49,6 +59,18 @@ var decoders = map[tensor.DType]decoder{
 	tensor.IQ4_XS: iq4XS,
 	tensor.TQ2_0:  tq2_0,
 	tensor.MXFP4:  mxfp4,
+
+	tensor.IQ2_XXS: iq2XXS,
+	tensor.IQ2_XS:  iq2XS,
+	tensor.IQ2_S:   iq2S,
+	tensor.IQ3_XXS: iq3XXS,
+	tensor.IQ3_S:   iq3S,
+	tensor.IQ1_S:   iq1S,
+	tensor.IQ1_M:   iq1M,
+	tensor.TQ1_0:   tq1_0,
+	tensor.NVFP4:   nvfp4,
+	tensor.Q1_0:    q1_0,
+	tensor.Q2_0:    q2_0,
 }
 
 // Supported reports whether Dequantize decodes dt and, when it does not,
@@ -62,14 +84,6 @@ func Supported(dt tensor.DType) (ok bool, why string) {
 		return false, dt.String() + " is a plain element type, not block-quantized: its values are read directly"
 	case tensor.Q8_1:
 		return false, "Q8_1 is an intermediate type of ggml's dot products (no dequantize_row_q8_1 in ggml); not decoded"
-	case tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S, tensor.IQ1_S, tensor.IQ1_M:
-		return false, dt.String() + " decodes through ggml's lookup grids, which are not ported to this package"
-	case tensor.TQ1_0:
-		return false, "TQ1_0 (base-3 packed ternary) is not implemented yet, and has no known-answer block to test it against"
-	case tensor.NVFP4:
-		return false, "NVFP4 (FP4 with UE4M3 scales) is not implemented yet, and has no known-answer block to test it against"
-	case tensor.Q1_0, tensor.Q2_0:
-		return false, dt.String() + " (1- and 2-bit, new in ggml) is not implemented yet"
 	}
 	if !dt.Valid() {
 		return false, "invalid type"
@@ -249,6 +263,11 @@ func k3Scales(b *[12]byte) [16]int32 {
 	return s
 }
 
+// q3Levels are Q3_K's codes: 2 bits, minus 4 unless the hmask bit is set.
+// A variable, not constants: ggml multiplies by them (a NaN scale keeps
+// its sign), and the compiler would turn dl·(−1) into −dl and dl·1 into dl.
+var q3Levels = [8]float32{-4, -3, -2, -1, 0, 1, 2, 3}
+
 func q3K(src []byte, dst []float32) {
 	for ; len(src) >= 110; src, dst = src[110:], dst[256:] {
 		b := (*[110]byte)(src)
@@ -265,9 +284,9 @@ func q3K(src []byte, dst []float32) {
 					dl := d * float32(scales[is&15])
 					is++
 					// code c (2 bits) with the high bit set is c, without it c-4
-					lut := [8]float32{
-						dl * -4, dl * -3, dl * -2, dl * -1,
-						dl * 0, dl * 1, dl * 2, dl * 3,
+					var lut [8]float32
+					for i, v := range q3Levels {
+						lut[i] = dl * v
 					}
 					qq := (*[16]byte)(q[16*half:])
 					hh := (*[16]byte)(hm[16*half:])
@@ -428,7 +447,10 @@ func tq2_0(src []byte, dst []float32) {
 	for ; len(src) >= 66; src, dst = src[66:], dst[256:] {
 		b := (*[66]byte)(src)
 		d := f16(le16(b[64:66]))
-		lut := [4]float32{-1 * d, 0 * d, 1 * d, 2 * d}
+		var lut [4]float32
+		for i, v := range q2Levels {
+			lut[i] = v * d
+		}
 		out := dst[:256:256]
 		for j := 0; j < 64; j += 32 {
 			qs := (*[32]byte)(b[j:])

@@ -346,6 +346,44 @@ var refs = map[tensor.DType]func(b []byte, i int) float32{
 		}
 		return float32(v * math.Ldexp(1, int(b[0])-127))
 	},
+	// NVFP4 (gguf.md §3.14): four sub-blocks of 16, each an unsigned
+	// E4M3 scale (bias 7; 0x00 and 0x7F are zero) times E2M1 values; the
+	// low nibbles of a sub-block's 8 bytes are its elements 0-7.
+	tensor.NVFP4: func(b []byte, i int) float32 {
+		s, k := i/16, i%16
+		c := nib(b[4+8*s+k%8], k/8)
+		e, m := c>>1&3, c&1
+		v := float64(m) / 2
+		if e > 0 {
+			v = math.Ldexp(1+float64(m)/2, e-1)
+		}
+		if c&8 != 0 {
+			v = -v
+		}
+		x := b[s]
+		var scale float64
+		if x != 0 && x != 0x7f {
+			se, sm := int(x>>3&15), float64(x&7)
+			if se == 0 {
+				scale = math.Ldexp(sm/8, -6)
+			} else {
+				scale = math.Ldexp(1+sm/8, se-7)
+			}
+		}
+		return float32(v * scale)
+	},
+	// Q1_0 (§3.15): bit i, LSB first, is +d when set, -d when clear.
+	tensor.Q1_0: func(b []byte, i int) float32 {
+		d := refF16(b, 0)
+		if b[2+i/8]>>(i%8)&1 == 0 {
+			return -d
+		}
+		return d
+	},
+	// Q2_0 (§3.15): 2-bit codes, LSB first, y = (q - 1)·d.
+	tensor.Q2_0: func(b []byte, i int) float32 {
+		return float32(int(b[2+i/4]>>(2*(i%4))&3)-1) * refF16(b, 0)
+	},
 }
 
 // iq4nlLevels is ggml's kvalues_iq4nl, as gguf.md §3.13 lists it.
@@ -411,6 +449,7 @@ var f16Fields = map[tensor.DType][]int{
 	tensor.Q4_0: {0}, tensor.Q4_1: {0, 2}, tensor.Q5_0: {0}, tensor.Q5_1: {0, 2}, tensor.Q8_0: {0},
 	tensor.Q2_K: {80, 82}, tensor.Q3_K: {108}, tensor.Q4_K: {0, 2}, tensor.Q5_K: {0, 2}, tensor.Q6_K: {208},
 	tensor.IQ4_NL: {0}, tensor.IQ4_XS: {0}, tensor.TQ2_0: {64},
+	tensor.Q1_0: {0}, tensor.Q2_0: {0},
 }
 
 func TestErrors(t *testing.T) {
@@ -423,7 +462,7 @@ func TestErrors(t *testing.T) {
 	if err := Dequantize(tensor.Q4_K, nil, nil); err != nil {
 		t.Errorf("no blocks: %v", err)
 	}
-	for _, dt := range []tensor.DType{tensor.IQ2_XXS, tensor.F16, tensor.Q8_1, tensor.NVFP4, tensor.TQ1_0, tensor.F8_E4M3, tensor.Invalid} {
+	for _, dt := range []tensor.DType{tensor.F16, tensor.Q8_1, tensor.F8_E4M3, tensor.Invalid} {
 		ok, why := Supported(dt)
 		err := Dequantize(dt, nil, nil)
 		if ok || why == "" || !errors.Is(err, ErrUnsupported) {
@@ -442,7 +481,9 @@ func TestErrors(t *testing.T) {
 func BenchmarkDequantize(b *testing.B) {
 	for _, dt := range []tensor.DType{tensor.Q4_0, tensor.Q4_1, tensor.Q5_0, tensor.Q5_1, tensor.Q8_0,
 		tensor.Q2_K, tensor.Q3_K, tensor.Q4_K, tensor.Q5_K, tensor.Q6_K, tensor.Q8_K,
-		tensor.IQ4_NL, tensor.IQ4_XS, tensor.TQ2_0, tensor.MXFP4} {
+		tensor.IQ4_NL, tensor.IQ4_XS, tensor.TQ2_0, tensor.MXFP4,
+		tensor.IQ1_S, tensor.IQ1_M, tensor.IQ2_XXS, tensor.IQ2_XS, tensor.IQ2_S, tensor.IQ3_XXS, tensor.IQ3_S,
+		tensor.TQ1_0, tensor.NVFP4, tensor.Q1_0, tensor.Q2_0} {
 		b.Run(dt.String(), func(b *testing.B) {
 			n := 1 << 18 // elements: 1 MiB of float32
 			src := make([]byte, n/int(dt.BlockElems())*int(dt.BlockBytes()))

@@ -13,9 +13,7 @@ package quantconfig
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
-	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -109,24 +107,4 @@ func (c Config) FP8Block(w, sc *tensor.Tensor) [2]uint64 {
 		}
 	}
 	return b
-}
-
-// Packed returns the decoder of the GPTQ or AWQ packed weight qw, whose
-// companions (base.qzeros, base.scales, base.g_idx for its name
-// base.qweight) lookup finds.
-func (c Config) Packed(lookup func(name string) *tensor.Tensor, base string, qw *tensor.Tensor) (*decode.Decoder, error) {
-	zeros, scales := lookup(base+".qzeros"), lookup(base+".scales")
-	switch c.Method {
-	case "":
-		return nil, fmt.Errorf("%s: no %s to decode it", qw.Name, Field)
-	case "gptq":
-		return decode.NewGPTQ(decode.GPTQ{QWeight: qw, QZeros: zeros, Scales: scales, GIdx: lookup(base + ".g_idx"),
-			Bits: int(c.Bits), GroupSize: c.GroupSize, V1: c.Format != "gptq_v2"})
-	case "awq":
-		if c.Version != "" && !strings.EqualFold(c.Version, "gemm") {
-			return nil, fmt.Errorf("%s: AWQ version %q is not decoded", qw.Name, c.Version)
-		}
-		return decode.NewAWQ(decode.AWQ{QWeight: qw, QZeros: zeros, Scales: scales, GroupSize: c.GroupSize})
-	}
-	return nil, fmt.Errorf("%s: quant_method %q is not decoded", qw.Name, c.Method)
 }

@@ -1,8 +1,10 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/quantconfig"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -43,7 +45,7 @@ func (c *Companions) Options(tt *tensor.Tensor) *Options {
 	if c.lookup(base+".qzeros") == nil || c.lookup(base+".scales") == nil {
 		return nil
 	}
-	dec, err := c.q.Packed(c.lookup, base, tt)
+	dec, err := Packed(c.q, c.lookup, base, tt)
 	if err != nil {
 		// The views then decode the packed codes as what they are (I32).
 		if c.Warn != nil {
@@ -52,4 +54,24 @@ func (c *Companions) Options(tt *tensor.Tensor) *Options {
 		return nil
 	}
 	return &Options{Decoder: dec}
+}
+
+// Packed returns the decoder of the GPTQ or AWQ packed weight qw, as
+// the quantization config c says, whose companions (base.qzeros, base.scales, base.g_idx for its name
+// base.qweight) lookup finds.
+func Packed(c quantconfig.Config, lookup func(name string) *tensor.Tensor, base string, qw *tensor.Tensor) (*decode.Decoder, error) {
+	zeros, scales := lookup(base+".qzeros"), lookup(base+".scales")
+	switch c.Method {
+	case "":
+		return nil, fmt.Errorf("%s: no %s to decode it", qw.Name, quantconfig.Field)
+	case "gptq":
+		return decode.NewGPTQ(decode.GPTQ{QWeight: qw, QZeros: zeros, Scales: scales, GIdx: lookup(base + ".g_idx"),
+			Bits: int(c.Bits), GroupSize: c.GroupSize, V1: c.Format != "gptq_v2"})
+	case "awq":
+		if c.Version != "" && !strings.EqualFold(c.Version, "gemm") {
+			return nil, fmt.Errorf("%s: AWQ version %q is not decoded", qw.Name, c.Version)
+		}
+		return decode.NewAWQ(decode.AWQ{QWeight: qw, QZeros: zeros, Scales: scales, GroupSize: c.GroupSize})
+	}
+	return nil, fmt.Errorf("%s: quant_method %q is not decoded", qw.Name, c.Method)
 }

@@ -95,6 +95,8 @@
 // on every core, and kept by its [Tensor]: at most one [decode.Stats] of
 // about 200 + 8·bins bytes and one 32-byte digest per tensor, whatever
 // the tensor's size. A scan that fails is not kept, so the next read
-// tries again. A view whose tensor cannot be decoded holds the single
-// line "not decoded: <why>\n" instead.
+// tries again. A text view (values, stats, hist) of a tensor that cannot
+// be decoded holds the single line "not decoded: <why>\n" instead; a
+// binary view (values.f32, values.npy) keeps the size it would have and
+// fails every read, so that a binary file never carries text.
 package views

@@ -19,11 +19,11 @@ type f32View struct {
 
 func newF32(v *Tensor) View {
 	if v.dec == nil {
-		return notDecoded(v.decErr)
+		return newUnreadable(0, v.t.NumElements(), v.decErr)
 	}
 	n := v.dec.Len()
 	if n > math.MaxInt64/4 {
-		return notDecoded(ErrTooLarge)
+		return newUnreadable(0, uint64(n), ErrTooLarge)
 	}
 	return &f32View{d: v.dec, size: int64(n) * 4}
 }

@@ -68,7 +68,7 @@ func newNPY(v *Tensor) *NPY {
 	if !raw {
 		descr = "<f4"
 		if v.dec == nil {
-			return &NPY{msg: notDecoded(v.decErr)}
+			return &NPY{msg: newUnreadable(0, v.t.NumElements(), v.decErr)}
 		}
 	}
 	shape := t.Shape
@@ -77,17 +77,17 @@ func newNPY(v *Tensor) *NPY {
 	}
 	h, err := npyHeader(descr, shape)
 	if err != nil {
-		return &NPY{msg: Bytes(err.Error() + "\n")}
+		return &NPY{msg: newUnreadable(0, 1, err)}
 	}
 	n := &NPY{header: h, t: t, raw: raw}
 	if raw {
 		if t.Length < 0 || t.Length > math.MaxInt64-int64(len(h)) {
-			return &NPY{msg: notDecoded(ErrTooLarge)}
+			return &NPY{msg: newUnreadable(0, uint64(t.Length), ErrTooLarge)}
 		}
 		n.size = int64(len(h)) + t.Length
 	} else {
 		n.data = v.f32
-		if _, bad := n.data.(Bytes); bad {
+		if _, bad := n.data.(*unreadable); bad {
 			return &NPY{msg: n.data}
 		}
 		n.size = int64(len(h)) + n.data.Size()
@@ -96,7 +96,7 @@ func newNPY(v *Tensor) *NPY {
 }
 
 // Header returns the .npy header, or nil when the tensor is not decoded
-// (the view then holds one "not decoded" line).
+// (the view's reads then fail).
 func (n *NPY) Header() []byte { return n.header }
 
 // Raw reports whether the data after the header is the tensor's own bytes,

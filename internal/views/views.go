@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/decode"
@@ -273,6 +274,42 @@ func notDecoded(err error) View {
 		msg = "not decoded: " + msg
 	}
 	return Bytes(msg + "\n")
+}
+
+// unreadable is a binary view (values.f32, values.npy) of a tensor that
+// cannot be decoded: it has the size the file would have, and every read
+// fails with err, so that a program expecting floats gets an I/O error
+// rather than a line of text where numbers should be. The text views say
+// why in words.
+type unreadable struct {
+	size int64
+	err  error
+}
+
+// newUnreadable returns the unreadable view of n float32 values after a
+// header of h bytes; a size that does not fit in an int64 is given as 1,
+// so that a read is still tried (and fails).
+func newUnreadable(h int64, n uint64, err error) View {
+	size := int64(1)
+	if n <= uint64(math.MaxInt64-h)/4 {
+		size = h + int64(n)*4
+	}
+	if size == 0 {
+		size = 1
+	}
+	return &unreadable{size: size, err: err}
+}
+
+func (u *unreadable) Size() int64 { return u.size }
+
+func (u *unreadable) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, ErrBadOffset
+	}
+	if off >= u.size {
+		return 0, io.EOF
+	}
+	return 0, u.err
 }
 
 // lazyView is a fixed-size view whose bytes are rendered, on the first
