@@ -28,28 +28,28 @@ func list(stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MOUNTPOINT\tMODEL\tPID\tVERDICT\tDAEMON")
 	for _, e := range entries {
-		if e.fstype != fsType || (uid != 0 && e.userID != uid) {
+		if e.FSType != fsType || (uid != 0 && e.UserID != uid) {
 			continue
 		}
 		pid := "-"
-		if pids := daemonPids(e.minor); len(pids) > 0 {
+		if pids := daemonPids(e.Minor); len(pids) > 0 {
 			s := make([]string, len(pids))
 			for i, p := range pids {
 				s[i] = strconv.Itoa(p)
 			}
 			pid = strings.Join(s, ",")
 		}
-		verdict, state := "?", probe(e.point).String()
+		verdict, state := "?", probe(e.Point).String()
 		if state == healthy.String() {
-			verdict = readVerdict(e.point)
+			verdict = readVerdict(e.Point)
 		}
 		switch state {
 		case dead.String():
-			state = "dead (ENOTCONN): run fsmount -u " + e.point
+			state = "dead (ENOTCONN): run fsmount -u " + e.Point
 		case hung.String():
-			state = "not answering: run fsmount -u " + e.point
+			state = "not answering: run fsmount -u " + e.Point
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.point, e.source, pid, verdict, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Point, e.Source, pid, verdict, state)
 	}
 	tw.Flush()
 	return cli.ExitOK

@@ -63,20 +63,6 @@ func TestShortCount(t *testing.T) {
 	}
 }
 
-func TestParseMountinfoLine(t *testing.T) {
-	e, ok := parseMountinfoLine(`42 27 0:39 / /tmp/a\040b ro,nosuid,nodev,relatime shared:5 - fuse.fsmount models/m\134x ro,user_id=1000,group_id=1000,default_permissions`)
-	require.True(t, ok)
-	assert.Equal(t, mountEntry{id: 42, minor: 39, point: "/tmp/a b", fstype: fsType, source: `models/m\x`, userID: 1000,
-		superOptions: "ro,user_id=1000,group_id=1000,default_permissions"}, e)
-	e, ok = parseMountinfoLine("25 1 0:22 / /proc rw,nosuid - proc proc rw")
-	require.True(t, ok)
-	assert.Equal(t, -1, e.userID)
-	assert.Equal(t, "proc", e.fstype)
-	_, ok = parseMountinfoLine("garbage")
-	assert.False(t, ok)
-	assert.Equal(t, `a\0`, unescapeMountinfo(`a\0`), "a short escape is kept")
-}
-
 func TestUnmountRefusals(t *testing.T) {
 	dir := t.TempDir()
 	assert.EqualError(t, unmount(dir, nil), dir+" is not a mount point")

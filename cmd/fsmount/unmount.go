@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmount/fsmount/internal/mountinfo"
 )
 
 // unmount unmounts the fsmount mount at mnt, and refuses anything else.
@@ -30,18 +32,18 @@ func unmount(mnt string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	e := topMount(entries, mnt)
+	e := mountinfo.Top(entries, mnt)
 	if e == nil {
 		if _, err := os.Lstat(mnt); errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s does not exist", mnt)
 		}
 		return fmt.Errorf("%s is not a mount point", mnt)
 	}
-	if e.fstype != fsType {
-		return fmt.Errorf("%s is not an fsmount mount (it is %s from %s): left alone", mnt, e.fstype, e.source)
+	if e.FSType != fsType {
+		return fmt.Errorf("%s is not an fsmount mount (it is %s from %s): left alone", mnt, e.FSType, e.Source)
 	}
 	if h := probe(mnt); h == hung {
-		if err := abortConnection(e.minor); err != nil {
+		if err := abortConnection(e.Minor); err != nil {
 			return fmt.Errorf("%s: the daemon does not answer and its FUSE connection could not be aborted: %v", mnt, err)
 		}
 		fmt.Fprintf(stderr, "fsmount: %s: the daemon did not answer within %v: aborted its FUSE connection\n", mnt, probeTimeout)
@@ -63,7 +65,7 @@ func unmount(mnt string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if gone, _ := mountGone(e.id); !gone {
+	if gone, _ := mountGone(e.ID); !gone {
 		return fmt.Errorf("%s is still mounted after unmounting it", mnt)
 	}
 	return nil
@@ -76,7 +78,7 @@ func mountGone(id int) (bool, error) {
 		return false, err
 	}
 	for _, e := range entries {
-		if e.id == id {
+		if e.ID == id {
 			return false, nil
 		}
 	}
