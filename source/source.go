@@ -14,8 +14,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
 	"time"
+
+	"github.com/fsmount/fsmount/internal/numfmt"
 )
 
 // FS is the root a model is read from.
@@ -118,7 +119,7 @@ func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
 
 func (e *ChangedError) Error() string {
 	if e.Now != e.Was {
-		return e.Name + " changed size since it was opened, from " + commas(e.Was) + " to " + commas(e.Now) + " bytes"
+		return e.Name + " changed size since it was opened, from " + numfmt.Commas(e.Was) + " to " + numfmt.Commas(e.Now) + " bytes"
 	}
 	return e.Name + " was modified since it was opened"
 }
@@ -165,17 +166,5 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return e.Name + ": " + commas(e.Size) + " bytes, more than the " + commas(e.Limit) + " allowed for this file"
-}
-
-func commas(n int64) string {
-	d := strconv.FormatInt(n, 10)
-	var b []byte
-	for i, c := range []byte(d) {
-		if i > 0 && c != '-' && (len(d)-i)%3 == 0 && d[i-1] != '-' {
-			b = append(b, ',')
-		}
-		b = append(b, c)
-	}
-	return string(b)
+	return e.Name + ": " + numfmt.Commas(e.Size) + " bytes, more than the " + numfmt.Commas(e.Limit) + " allowed for this file"
 }

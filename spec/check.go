@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fsmount/fsmount/internal/numfmt"
 	"github.com/fsmount/fsmount/internal/quantconfig"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
@@ -361,17 +362,5 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Commas renders 751632384 as "751,632,384".
-func Commas(n uint64) string { return commas(n) }
-
-func commas(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// commas renders 751632384 as "751,632,384".
+func commas(n uint64) string { return numfmt.Commas(n) }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/numfmt"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -171,7 +171,7 @@ func (s *Site) rootPage(rows []tensorStats) []byte {
 	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
 	for i, p := range s.pages {
 		t := p.v.Tensor()
-		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+layout.Index) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
+		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+layout.Index) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + numfmt.Commas(t.NumElements()) + "</td>")
 		var ts *tensorStats
 		if rows != nil {
 			ts = &rows[i]
@@ -219,7 +219,7 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 		file = path.Base(t.File.Name())
 	}
 	for _, kv := range [][2]string{
-		{"dtype", dtypeOf(p.v)}, {"shape", tensor.FormatShape(render.ShapeOf(p.v))}, {"params", spec.Commas(t.NumElements())},
+		{"dtype", dtypeOf(p.v)}, {"shape", tensor.FormatShape(render.ShapeOf(p.v))}, {"params", numfmt.Commas(t.NumElements())},
 		{"file", file}, {"offset", strconv.FormatInt(t.Offset, 10)}, {"bytes", strconv.FormatInt(t.Length, 10)},
 	} {
 		b.WriteString("<tr><th>" + kv[0] + "</th><td>" + esc(kv[1]) + "</td></tr>\n")
