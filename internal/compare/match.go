@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fsmount/fsmount/gguf"
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/quantconfig"
 	"github.com/fsmount/fsmount/internal/views"
@@ -50,11 +49,8 @@ var (
 
 // modelConfig is what the comparison reads of config.json.
 type modelConfig struct {
-	Tie       *bool  `json:"tie_word_embeddings"`
-	ModelType string `json:"model_type"`
-	Heads     int    `json:"num_attention_heads"`
-	KVHeads   int    `json:"num_key_value_heads"`
-	quant     quantconfig.Config
+	Tie   *bool `json:"tie_word_embeddings"`
+	quant quantconfig.Config
 }
 
 func readConfig(m *model.Model) modelConfig {
@@ -148,7 +144,7 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 			if hf, ok := m.Names.HF(t.Name); ok {
 				name = hf
 				if s.dec != nil {
-					if rowOf := ggufRows(cfg, hf, s.dec.Shape()); rowOf != nil {
+					if rowOf := m.GGUFRows(hf, s.dec.Shape()); rowOf != nil {
 						s.dec, s.plain = s.dec.WithRows(rowOf), false
 						s.how = strings.TrimPrefix(s.how+"; ", "; ") + "rows unpermuted (llama.cpp's Q/K order)"
 					}
@@ -166,35 +162,6 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 	}
 	sort.Strings(ss.names)
 	return ss
-}
-
-// ggufRows returns the row order of a llama-family Q or K projection as
-// llama.cpp's converter stores it (gguf.md §5.3: rows permuted within
-// each head), or nil for any other tensor or architecture.
-func ggufRows(cfg modelConfig, hf string, shape []uint64) func(uint64) uint64 {
-	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" || len(shape) == 0 {
-		return nil
-	}
-	heads := 0
-	switch {
-	case strings.HasSuffix(hf, ".self_attn.q_proj.weight") || strings.HasSuffix(hf, ".self_attn.q_proj.bias"):
-		heads = cfg.Heads
-	case strings.HasSuffix(hf, ".self_attn.k_proj.weight") || strings.HasSuffix(hf, ".self_attn.k_proj.bias"):
-		heads = cfg.KVHeads
-		if heads == 0 {
-			heads = cfg.Heads
-		}
-	default:
-		return nil
-	}
-	rows := int(shape[0])
-	if heads <= 0 || rows%(2*heads) != 0 {
-		return nil
-	}
-	return func(r uint64) uint64 {
-		g, _ := gguf.GGUFRow(int(r), rows, heads) // rows and heads checked above
-		return uint64(g)
-	}
 }
 
 // How a pair's names were matched.
