@@ -113,7 +113,7 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 }
 
 // OpendirHandle lists the directory. The mount answers OPENDIR with
-// ENOSYS (noopendir.go), so the kernel caches listings itself and this
+// ENOSYS (unasked.go), so the kernel caches listings itself and this
 // runs only in-process, once per READDIR; the flags are for a server
 // without that wrapper.
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {

@@ -1,12 +1,15 @@
 // Package source reads a model's files from where they live. An [FS] is a
-// model's root (a local directory today; an HTTP server later); a [File]
-// is one of its files, read with ReadAt. Formats and the model opener see
-// only these interfaces, so a remote model needs nothing but a new FS.
+// model's root: a local directory ([Dir]) here, an HTTP server or the
+// Hugging Face Hub in package source/remote; a [File] is one of its
+// files, read with ReadAt. Formats and the model opener see only these
+// interfaces.
 //
 // A File may offer faster paths as extra methods, which consumers test
 // for: [Spliceable] (an fd to splice from), [Mappable] (a read-only
-// mapping), [Lender] (slices of its own buffers), and [Checker] (has the
-// file changed since it was opened).
+// mapping), [Lender] (slices of its own buffers, held until released),
+// [Checker] (has the file changed since it was opened), [Owned] (its
+// owner, for the mount's permissions), [Remote] and [Trimmer] (gives back
+// memory kept for reuse when idle).
 package source
 
 import (
