@@ -71,7 +71,15 @@
 //
 // Chunks of every pair are compared on [Options.Workers] goroutines at
 // once (GOMAXPROCS by default). Dense BF16 pairs take an AVX2 kernel on
-// amd64 CPUs that have it.
+// amd64 CPUs that have it (not with -tags purego; its measured gain is
+// written in kernel_amd64.go). Both kernels count the same elements,
+// NaNs, infinities and differing pairs, and find the same maxima, exactly;
+// the float64 sums (of squares and products, behind relative L2, cosine
+// and mean |Δ|) are added in another order, four lanes at a time, so they
+// may differ from the scalar path's in the last bits (within 1e-12
+// relative, as TestAVX2 checks), and so may the figures derived from them. On one
+// machine a run always takes the same kernel, so its figures are
+// reproducible.
 //
 // # NaN and infinities
 //
