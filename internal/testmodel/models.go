@@ -97,10 +97,10 @@ func WriteModelDir(dir, config string, tensors []Tensor) error {
 	return WriteFile(filepath.Join(dir, "model.safetensors"), tensors, map[string]string{"format": "pt"}, 0)
 }
 
-// ReadListing reads a tensor listing in the format of
+// readListing reads a tensor listing in the format of
 // realworld/Qwen3-0.6B/model.safetensors.tensor-listing.tsv: a header
 // line, then name, dtype, shape ("[a,b]"), begin, end, nbytes.
-func ReadListing(path string) ([]Entry, error) {
+func readListing(path string) ([]Entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func ReadListing(path string) ([]Entry, error) {
 // WriteSparseModel writes config.json (copied from configPath) and a
 // sparse model.safetensors with the listing's header into dir.
 func WriteSparseModel(dir, listingPath, configPath string) error {
-	entries, err := ReadListing(listingPath)
+	entries, err := readListing(listingPath)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func WriteDenseModel(dir, listingPath, configPath string) error {
 		return err
 	}
 	path := filepath.Join(dir, "model.safetensors")
-	entries, err := ReadListing(listingPath)
+	entries, err := readListing(listingPath)
 	if err != nil {
 		return err
 	}

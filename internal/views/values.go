@@ -39,8 +39,8 @@ var intWidth = map[tensor.DType]int{
 	tensor.U32: 10, tensor.I32: 11, tensor.U64: 20, tensor.I64: 20,
 }
 
-// ErrTooLarge is a view whose size would not fit in an int64.
-var ErrTooLarge = errors.New("not decoded: the text would be larger than 2^63 bytes")
+// errTooLarge is a view whose size would not fit in an int64.
+var errTooLarge = errors.New("not decoded: the text would be larger than 2^63 bytes")
 
 func textLayout(d *decode.Decoder) (*numFormat, error) {
 	l := &numFormat{dt: d.ValueType()}
@@ -67,7 +67,7 @@ func textLayout(d *decode.Decoder) (*numFormat, error) {
 		l.cols = shape[len(shape)-1]
 		for _, s := range shape[:len(shape)-1] {
 			if s != 0 && l.rows > math.MaxInt64/s {
-				return nil, ErrTooLarge
+				return nil, errTooLarge
 			}
 			l.rows *= s
 		}
@@ -75,12 +75,12 @@ func textLayout(d *decode.Decoder) (*numFormat, error) {
 	l.line = 1
 	if l.cols > 0 {
 		if l.cols > uint64(math.MaxInt64)/uint64(l.w+1) {
-			return nil, ErrTooLarge
+			return nil, errTooLarge
 		}
 		l.line = int64(l.cols) * int64(l.w+1)
 	}
 	if l.rows != 0 && uint64(l.line) > uint64(math.MaxInt64)/l.rows {
-		return nil, ErrTooLarge
+		return nil, errTooLarge
 	}
 	l.size = int64(l.rows) * l.line
 	return l, nil
