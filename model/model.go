@@ -357,8 +357,38 @@ func (m *Model) Tensors() []*tensor.Tensor { return m.tensors }
 // Tensor returns the named tensor, or nil.
 func (m *Model) Tensor(name string) *tensor.Tensor { return m.byName[name] }
 
-// Warnings returns the files' warnings and the index's.
-func (m *Model) Warnings() []string { return m.warnings }
+// Warnings returns the files' warnings and the index's, the source's
+// (a [source.Warner]), and, where weight files come from a server that
+// sends no validator, that a change there cannot be detected.
+func (m *Model) Warnings() []string {
+	out := m.warnings
+	if w, ok := m.Source.(source.Warner); ok {
+		out = append(slices.Clip(out), w.Warnings()...)
+	}
+	if w := unversioned(m.Files); w != "" {
+		out = append(slices.Clip(out), w)
+	}
+	return out
+}
+
+// unversioned says which of files cannot be told from a replaced file
+// ([source.Versioned] without a validator), "" if none.
+func unversioned(files []source.File) string {
+	var blind []string
+	for _, f := range files {
+		if v, ok := f.(source.Versioned); ok && v.Validator() == "" {
+			blind = append(blind, f.Name())
+		}
+	}
+	const why = "the server sends neither an ETag nor Last-Modified, so a file replaced there while in use cannot be detected (one of the same size would be read as a mix of both)"
+	switch len(blind) {
+	case 0:
+		return ""
+	case 1:
+		return blind[0] + ": " + why
+	}
+	return fmt.Sprintf("%d of %d weight files (%s, …): %s", len(blind), len(files), blind[0], why)
+}
 
 // Close closes every file.
 func (m *Model) Close() error {

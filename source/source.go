@@ -97,6 +97,22 @@ type Owned interface {
 	Owner() (uid, gid uint32)
 }
 
+// Versioned is a File that knows what tells it from a file replaced since
+// it was opened: a remote file compares the server's validator on every
+// answer.
+type Versioned interface {
+	// Validator names what detects a change ("ETag", "Last-Modified"),
+	// or is "" when nothing does: a file replaced at the same size would
+	// be read as a mix of both.
+	Validator() string
+}
+
+// Warner is an FS with something to say about how it reads that a
+// report should show (a remote FS whose disk cache is off).
+type Warner interface {
+	Warnings() []string
+}
+
 // Checker is a File that can tell cheaply (a stat, no request) whether
 // it changed since it was opened. A file that cannot, such as a remote
 // one, reports a change as a read error matching [ErrChanged].

@@ -228,6 +228,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	if server == nil {
 		return code
 	}
+	connGone := connectionGone()
 	if os.Geteuid() == 0 {
 		// Best effort: without it the mount works, with smaller reads.
 		if err := setReadahead(mnt, readaheadKB); err != nil {
@@ -264,12 +265,70 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 				logs.set(io.Discard)
 			}
 		}
-		server.Wait()
+		waitServed(server, connGone)
 		return cli.ExitOK
 	}
 	code = mounted(c, line, verdictCode(r), stdout, stderr)
-	server.Wait()
+	waitServed(server, connGone)
 	return code
+}
+
+// waitServed returns once the server has stopped serving, or once its
+// FUSE connection is gone (gone closed), whichever comes first: a request
+// still being handled then (a page rendered for a reader killed meanwhile,
+// a read waiting on a stalled server) has nobody left to answer, and the
+// daemon must not outlive its mount for it, or a new mount at the same
+// place (which may get the same connection number) would find it there.
+func waitServed(server *fuse.Server, gone <-chan struct{}) {
+	done := make(chan struct{})
+	go func() {
+		server.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-gone:
+		// What is quick to end ends; the rest is cut by the exit.
+		select {
+		case <-done:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// connectionGone returns a channel closed once the FUSE connection of
+// this process (its open /dev/fuse) is gone: the mount unmounted (and no
+// longer busy), or its connection aborted. The kernel then reports
+// POLLERR on /dev/fuse, which a poll for no event at all still returns.
+// Where no /dev/fuse is found the channel never closes.
+func connectionGone() <-chan struct{} {
+	gone := make(chan struct{})
+	var fds []unix.PollFd
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && l == "/dev/fuse" {
+			if fd, err := strconv.Atoi(e.Name()); err == nil {
+				fds = append(fds, unix.PollFd{Fd: int32(fd)})
+			}
+		}
+	}
+	if len(fds) == 0 {
+		return gone
+	}
+	go func() {
+		for {
+			if _, err := unix.Poll(fds, -1); err != nil && !errors.Is(err, unix.EINTR) {
+				return
+			}
+			for _, p := range fds {
+				if p.Revents&(unix.POLLERR|unix.POLLHUP|unix.POLLNVAL) != 0 {
+					close(gone)
+					return
+				}
+			}
+		}
+	}()
+	return gone
 }
 
 // mountExclusive mounts r at mnt unless another fsmount mounts there at

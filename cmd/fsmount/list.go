@@ -32,12 +32,8 @@ func list(stdout, stderr io.Writer) int {
 			continue
 		}
 		pid := "-"
-		if pids := daemonPids(e.Minor); len(pids) > 0 {
-			s := make([]string, len(pids))
-			for i, p := range pids {
-				s[i] = strconv.Itoa(p)
-			}
-			pid = strings.Join(s, ",")
+		if p := daemonPid(e.Minor); p != 0 {
+			pid = strconv.Itoa(p)
 		}
 		verdict, state := "?", probe(e.Point).String()
 		if state == healthy.String() {

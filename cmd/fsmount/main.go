@@ -56,7 +56,9 @@ Options:
   --compare OTHER     add compare/: MODEL against the checkpoint OTHER,
                       tensor by tensor (summary, stats, delta.f32, delta.npy)
   --cache-dir DIR     for a remote MODEL: the on-disk chunk cache (default
-                      $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount)
+                      $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount, else
+                      $XDG_RUNTIME_DIR/fsmount, else none); refused unless
+                      yours and writable by nobody else
   --cache-size SIZE   its bound, e.g. 10G, 512M, or 0 for none (default 2G)
   --timeout DURATION  for a remote MODEL: the longest a read may wait for
                       the server, retries included, before it fails with

@@ -82,10 +82,56 @@ func isDead(err error) bool {
 // fuseConnections is where the kernel lists FUSE connections (fusectl).
 var fuseConnections = "/sys/fs/fuse/connections"
 
+// daemonPid returns the daemon serving FUSE connection conn, 0 if none
+// is found. A connection's number is reused once its mount is gone, while
+// the daemon of the old mount may still be ending: of several holders the
+// one started last serves the mount (the other started before its own
+// mount, which left before this one was made).
+func daemonPid(conn int) int {
+	best, bestStart := 0, uint64(0)
+	for _, pid := range daemonPids(conn) {
+		if start, ok := procStart(pid); ok && (best == 0 || start > bestStart) {
+			best, bestStart = pid, start
+		}
+	}
+	return best
+}
+
+// procStart returns a process's start time (in clock ticks since boot),
+// and false if it is gone or a zombie.
+func procStart(pid int) (uint64, bool) {
+	start, state := procStat(pid)
+	return start, state != 0 && state != 'Z' && state != 'X'
+}
+
+// procStat returns a process's start time and state ('R', 'S', 'T' for
+// stopped, 'Z' …), or state 0 if there is no such process.
+func procStat(pid int) (start uint64, state byte) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0
+	}
+	// "pid (comm) state ppid …": comm may hold spaces and parentheses;
+	// the fields after its last ')' start with the state (field 3), and
+	// the start time is field 22.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 20 || len(f[0]) != 1 {
+		return 0, 0
+	}
+	start, err = strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return 0, 0
+	}
+	return start, f[0][0]
+}
+
 // daemonPids returns the processes that hold FUSE connection conn open:
-// the daemon serving it (more than one if it forked). /proc/PID/fdinfo of
-// an open /dev/fuse names its connection (fuse_connection:, Linux 6.x).
-// Processes of other users cannot be inspected and are not listed.
+// the daemon serving it, and for a moment after an unmount the daemon of
+// an older mount whose connection had the same number (see daemonPid).
+// /proc/PID/fdinfo of an open /dev/fuse names its connection
+// (fuse_connection:, Linux 6.x). Processes of other users cannot be
+// inspected and are not listed.
 func daemonPids(conn int) []int {
 	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*")

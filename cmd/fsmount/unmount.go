@@ -26,6 +26,8 @@ import (
 // mount would wait on it forever. A busy mount whose daemon answers is
 // detached lazily: the kernel lets it go when the last open file is
 // closed. It returns an error unless the mount is gone from the tree.
+// Once a mount is gone (not detached) it waits, up to daemonExitTimeout,
+// for its daemon to exit, and says so if it has not.
 func unmount(mnt string, stderr io.Writer) error {
 	mnt = canonical(mnt)
 	entries, err := readMountinfo()
@@ -42,6 +44,10 @@ func unmount(mnt string, stderr io.Writer) error {
 	if e.FSType != fsType {
 		return fmt.Errorf("%s is not an fsmount mount (it is %s from %s): left alone", mnt, e.FSType, e.Source)
 	}
+	// The daemon, found before its connection goes: with it its number.
+	daemon := daemonPid(e.Minor)
+	daemonStart, _ := procStart(daemon)
+	detached := false
 	if h := probe(mnt); h == hung {
 		if err := abortConnection(e.Minor); err != nil {
 			return fmt.Errorf("%s: the daemon does not answer and its FUSE connection could not be aborted: %v", mnt, err)
@@ -60,7 +66,7 @@ func unmount(mnt string, stderr io.Writer) error {
 			return fmt.Errorf("%s is busy and could not be detached: %v", mnt, err)
 		}
 		fmt.Fprintf(stderr, "fsmount: %s is busy: detached; it goes away when the last open file is closed\n", mnt)
-		err = nil
+		err, detached = nil, true
 	}
 	if err != nil {
 		return err
@@ -68,7 +74,40 @@ func unmount(mnt string, stderr io.Writer) error {
 	if gone, _ := mountGone(e.ID); !gone {
 		return fmt.Errorf("%s is still mounted after unmounting it", mnt)
 	}
+	// A detached mount's daemon serves its open files until they close.
+	if daemon != 0 && !detached {
+		switch waitExit(daemon, daemonStart, daemonExitTimeout) {
+		case 'T', 't':
+			fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) is stopped: it exits once continued (kill -CONT %d)\n", mnt, daemon, daemon)
+		case 0:
+		default:
+			fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) has not exited within %v\n", mnt, daemon, daemonExitTimeout)
+		}
+	}
 	return nil
+}
+
+// daemonExitTimeout bounds how long -u waits for the daemon to exit once
+// its mount is gone. The daemon exits as soon as its FUSE connection ends,
+// without waiting for requests it is still handling.
+var daemonExitTimeout = 5 * time.Second
+
+// waitExit waits up to timeout for the process pid, started at start, to
+// exit (or become a zombie). It returns 0 once it has, else its state:
+// at once if it is stopped ('T', or 't' traced), which it cannot leave
+// by itself.
+func waitExit(pid int, start uint64, timeout time.Duration) byte {
+	deadline := time.Now().Add(timeout)
+	for {
+		s, state := procStat(pid)
+		switch {
+		case state == 0 || state == 'Z' || state == 'X' || s != start:
+			return 0
+		case state == 'T' || state == 't' || time.Now().After(deadline):
+			return state
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // mountGone reports whether the mount with this id has left the table.

@@ -4,8 +4,10 @@ import (
 	"container/list"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +27,12 @@ import (
 // chunk is a write into a file that exists, not a new file per chunk: a
 // new inode per MiB made a first read of a remote tensor spend a quarter
 // of its time in the filesystem's inode allocation.
+//
+// The cache trusts its directory only if nobody but the user can change
+// it (see [privateDir]), and each of its files only if it is a regular
+// file of the user's, opened without following a symlink (see
+// [openPrivate]): a chunk's name and checksum are no secret, anyone can
+// compute them, so a chunk is only as good as the hands it passed through.
 //
 // One diskCache serves each directory per process (see [openDiskCache]);
 // recency survives the process as the index files' modification times,
@@ -85,8 +93,9 @@ var (
 // openDiskCache returns the process's cache for dir, creating dir and
 // indexing what it holds (the least recently used versions first) on
 // first use. A later call with another limit lowers or raises the bound.
+// A directory that others can change is refused (see [privateDir]).
 func openDiskCache(dir string, limit int64) (*diskCache, error) {
-	dir, err := filepath.Abs(dir)
+	dir, err := privateDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +107,6 @@ func openDiskCache(dir string, limit int64) (*diskCache, error) {
 		c.evictLocked()
 		c.mu.Unlock()
 		return c, nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
 	}
 	c := &diskCache{dir: dir, limit: limit, lru: list.New(), items: map[chunkKey]*list.Element{}, versions: map[string]*diskVersion{}}
 	c.load()
@@ -141,6 +147,106 @@ func (c *diskCache) load() {
 	}
 }
 
+// privateDir creates dir (and its missing parents) with mode 0700 and
+// returns it absolute, with symlinks resolved, if nobody but the user (and
+// root) can change what it holds, as ssh and gocryptfs check their files:
+// the directory must be the user's and not writable by group or others;
+// every directory above it, as named and as resolved, and every symlink on
+// the way, must be the user's or root's, and a directory others may write
+// must be sticky (as /tmp is: nobody can rename or remove another's
+// entry). Else another local user could plant chunks, or symlinks to
+// files the cache would then write.
+func privateDir(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	// The missing ones are made with mode 0700, one by one, once what
+	// holds them has passed the checks; then all of it is checked.
+	var missing []string
+	for p := dir; ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) || p == filepath.Dir(p) {
+			break
+		}
+		missing = append(missing, p)
+	}
+	if len(missing) > 0 {
+		if _, err := checkPrivate(dir, filepath.Dir(missing[len(missing)-1]), false); err != nil {
+			return "", err
+		}
+		for i := len(missing) - 1; i >= 0; i-- {
+			if err := os.Mkdir(missing[i], 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return "", err
+			}
+		}
+	}
+	return checkPrivate(dir, dir, true)
+}
+
+// checkPrivate checks path, the cache directory dir or (final false) a
+// directory above it, and every directory and symlink above it as named
+// and as resolved, by the rules of [privateDir], and returns path
+// resolved.
+func checkPrivate(dir, path string, final bool) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	uid := uint32(os.Geteuid())
+	for _, chain := range []string{path, real} {
+		for p := chain; ; p = filepath.Dir(p) {
+			var st unix.Stat_t
+			if err := unix.Lstat(p, &st); err != nil {
+				return "", &fs.PathError{Op: "lstat", Path: p, Err: err}
+			}
+			kind, perm := st.Mode&unix.S_IFMT, st.Mode&0o7777
+			self := final && p == real
+			switch {
+			case self && kind != unix.S_IFDIR:
+				return "", fmt.Errorf("cache directory %s is not a directory", real)
+			case self && st.Uid != uid:
+				return "", fmt.Errorf("cache directory %s is owned by uid %d, not by you (uid %d)", real, st.Uid, uid)
+			case self && perm&0o022 != 0:
+				return "", fmt.Errorf("cache directory %s is writable by group or others (mode %04o)", real, perm)
+			case st.Uid != uid && st.Uid != 0:
+				return "", fmt.Errorf("cache directory %s: %s is owned by uid %d, neither you (uid %d) nor root", dir, p, st.Uid, uid)
+			case kind == unix.S_IFDIR && perm&0o022 != 0 && perm&unix.S_ISVTX == 0:
+				return "", fmt.Errorf("cache directory %s: %s is writable by group or others and not sticky (mode %04o)", dir, p, perm)
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
+	}
+	return real, nil
+}
+
+// errUntrusted is a cache file that is not a regular file of the user's.
+var errUntrusted = errors.New("not a regular file of the user's")
+
+// openPrivate opens a file of the cache without following a symlink (nor
+// blocking on a FIFO), and refuses anything but a regular file the user
+// owns, with one link and not writable by group or others (errUntrusted).
+func openPrivate(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errUntrusted}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Uid != uint32(os.Geteuid()) || st.Nlink != 1 || st.Mode&0o022 != 0 {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errUntrusted}
+	}
+	return f, nil
+}
+
 // loadVersion indexes the chunks one index file records.
 func (c *diskCache) loadVersion(version string, mtime time.Time) {
 	b, err := readIndex(filepath.Join(c.dir, version+".index"))
@@ -170,7 +276,7 @@ func (c *diskCache) loadVersion(version string, mtime time.Time) {
 
 // readIndex reads an index file, checking its header and bound.
 func readIndex(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openPrivate(path, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
@@ -215,13 +321,27 @@ func (c *diskCache) openLocked(version string, chunk int64, create bool) (*diskV
 		flag |= os.O_CREATE
 	}
 	base := filepath.Join(c.dir, version)
-	data, err := os.OpenFile(base+".data", flag, 0o600)
-	if err != nil {
-		return nil, err
+	open := func() (data, index *os.File, err error) {
+		if data, err = openPrivate(base+".data", flag); err != nil {
+			return nil, nil, err
+		}
+		if index, err = openPrivate(base+".index", flag); err != nil {
+			data.Close()
+			return nil, nil, err
+		}
+		return data, index, nil
 	}
-	index, err := os.OpenFile(base+".index", flag, 0o600)
+	data, index, err := open()
+	if errors.Is(err, errUntrusted) {
+		// Not the user's (a symlink, another user's file): forgotten
+		// and removed unread, and made anew if asked to.
+		c.forgetVersionLocked(version)
+		v = nil
+		if create {
+			data, index, err = open()
+		}
+	}
 	if err != nil {
-		data.Close()
 		return nil, err
 	}
 	var hdr [indexHeader]byte
@@ -282,8 +402,7 @@ func (c *diskCache) get(k chunkKey, chunk int64, buf []byte) bool {
 	}
 	if touch {
 		// The modification time is the recency a later process orders by.
-		now := time.Now()
-		os.Chtimes(v.index.Name(), now, now)
+		unix.Futimes(int(v.index.Fd()), nil)
 	}
 	return true
 }
@@ -404,6 +523,22 @@ func (c *diskCache) removeLocked(k chunkKey) {
 		v.index.WriteAt(zero[:], int64(indexHeader)+k.index*recordSize)
 		unix.Fallocate(int(v.data.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, k.index*e.chunk, e.n)
 	}
+}
+
+// forgetVersionLocked forgets every chunk of a version and removes its
+// files.
+func (c *diskCache) forgetVersionLocked(version string) {
+	if v := c.versions[version]; v != nil && v.entries > 0 {
+		for k, el := range c.items {
+			if k.version == version {
+				c.lru.Remove(el)
+				delete(c.items, k)
+				c.size -= el.Value.(*diskEntry).n
+			}
+		}
+		v.entries = 0
+	}
+	c.dropVersionLocked(version)
 }
 
 // dropVersionLocked removes a version with no chunks left.

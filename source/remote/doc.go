@@ -23,14 +23,24 @@
 // # Caching
 //
 // Chunks are kept in a memory LRU (Options.MemCacheSize) and on disk under
-// Options.CacheDir (default $XDG_CACHE_HOME/fsmount or ~/.cache/fsmount),
-// evicting least recently used chunks beyond Options.CacheSize. A chunk is
-// cached under a hash of the URL, ETag, size and chunk size, with a
-// CRC-32C checked when it is read back, so a replaced file never serves
-// the old file's chunks as its own. On disk a version's chunks are one
-// sparse file and an index of their checksums (disk.go); eviction punches
-// holes. Files without an ETag are not cached on disk. Each open file also
-// pins its first chunk in memory (within a budget of 256 MiB per FS).
+// Options.CacheDir (default $XDG_CACHE_HOME/fsmount, ~/.cache/fsmount or
+// $XDG_RUNTIME_DIR/fsmount; with none of these set, no disk cache, which
+// FS.Warnings tells), evicting least recently used chunks beyond
+// Options.CacheSize. A chunk is cached under a hash of the URL, ETag, size
+// and chunk size, with a CRC-32C checked when it is read back, so a
+// replaced file never serves the old file's chunks as its own. On disk a
+// version's chunks are one sparse file and an index of their checksums
+// (disk.go); eviction punches holes. Files without an ETag are not cached
+// on disk. Each open file also pins its first chunk in memory (within a
+// budget of 256 MiB per FS).
+//
+// The hash and the checksum are no secret: anyone can compute them. So the
+// disk cache trusts only what nobody else can write: New refuses a cache
+// directory that is not the user's, or that group or others may write, or
+// that sits under a directory (or a symlink) of another user's or a
+// writable one that is not sticky; each cache file is opened without
+// following symlinks and used only if it is a regular file of the user's
+// with one link, else removed unread.
 //
 // # Buffers
 //
@@ -53,10 +63,17 @@
 // for the next body bytes each have a timeout, and one fetch with all its
 // retries is bounded by Options.ReadTimeout: a read of a server that is
 // down fails within it, and works again once the server is back. Every
-// request after a file's first carries If-Range with its ETag and every
+// request after a file's first carries If-Range with its ETag (from a
+// server that sends none, its Last-Modified date, if a minute older than
+// the server's Date, as RFC 9110 asks of a strong validator), and every
 // answer is checked: a 200 to a range request, a Content-Range other than
-// the range asked for, or another size or ETag is an error, never wrong
-// bytes. Errors are [*Error] values with a stable [Code] and the file's URL.
+// the range asked for, a Content-Length or Content-Encoding that does not
+// fit it, or another size, ETag or Last-Modified is an error, never wrong
+// bytes. A server that sends neither validator cannot have a file
+// replaced at the same size detected: [File.Validator] tells, and package
+// model warns. A redirect to a scheme other than http(s) is a bad
+// location at once. Errors are [*Error] values with a stable [Code] and
+// the file's URL.
 //
 // # Security
 //

@@ -15,14 +15,14 @@ type Code string
 // The error table: every error this package returns is an [*Error] with
 // one of these codes.
 const (
-	CodeBadLocation     Code = "bad_location"      // the URL or hf:// location cannot be used
+	CodeBadLocation     Code = "bad_location"      // the URL or hf:// location cannot be used, or redirects to a scheme other than http(s)
 	CodeNotFound        Code = "not_found"         // 404 or 410: matches fs.ErrNotExist
 	CodeDenied          Code = "denied"            // 401 or 403: missing or refused credentials
 	CodeStatus          Code = "bad_status"        // any other status the reader cannot use
 	CodeUnavailable     Code = "unavailable"       // 5xx, 429 or a network error, still failing after the retries
 	CodeTimeout         Code = "timeout"           // no connection, no response or a stalled body within the time allowed
 	CodeRangeIgnored    Code = "range_ignored"     // the server answered a range request with the whole file
-	CodeBadContentRange Code = "bad_content_range" // Content-Range missing, malformed or not the range asked for
+	CodeBadContentRange Code = "bad_content_range" // Content-Range missing, malformed or not the range asked for; a Content-Length or Content-Encoding that does not fit it
 	CodeShortBody       Code = "short_body"        // the body ended before its length, still after the retries
 	CodeChanged         Code = "changed"           // the file on the server is not the one opened (ETag or size)
 	CodeTooLarge        Code = "too_large"         // a size beyond what the reader accepts

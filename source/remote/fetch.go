@@ -41,6 +41,9 @@ func newClient(opts Options, authOrigin string) *client {
 	hc := &http.Client{
 		Transport: &authTransport{base: tr, token: opts.Token, origin: authOrigin},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
+				return &badRedirect{scheme: s}
+			}
 			if len(via) >= 10 {
 				return errors.New("stopped after 10 redirects")
 			}
@@ -48,6 +51,15 @@ func newClient(opts Options, authOrigin string) *client {
 		},
 	}
 	return &client{hc: hc, tr: tr, opts: opts}
+}
+
+// badRedirect is a redirect to a URL that is not http(s): a bad location,
+// which no retry mends. Only the scheme is told (the target's query may
+// hold a signature).
+type badRedirect struct{ scheme string }
+
+func (b *badRedirect) Error() string {
+	return "redirected to a " + b.scheme + ":// URL, not http:// or https://"
 }
 
 // authTransport adds the bearer token to requests for its origin only. It
@@ -88,6 +100,12 @@ type version struct {
 	size    int64 // -1 until known
 	etag    string
 	modTime time.Time
+	lastMod string // the Last-Modified header as sent, "" if none or unreadable
+	// lmStrong is whether lastMod may go in If-Range: RFC 9110 (8.8.2.2)
+	// takes a Last-Modified for a strong validator only if it is at least
+	// 60 seconds before the answer's Date (a file modified within the
+	// second of its Last-Modified could have changed twice in it).
+	lmStrong bool
 }
 
 // strongETag returns the ETag to send in If-Range, "" if it has none or a
@@ -97,6 +115,40 @@ func (v *version) strongETag() string {
 		return ""
 	}
 	return v.etag
+}
+
+// validator returns what If-Range carries: the strong ETag, else the
+// Last-Modified date if strong (http.FileServer, Python's and many
+// proxies send no ETag), else "". Without one a retry starts its range
+// over rather than resuming; every answer's Last-Modified is compared
+// all the same (see check).
+func (v *version) validator() string {
+	if e := v.strongETag(); e != "" {
+		return e
+	}
+	if v.lmStrong {
+		return v.lastMod
+	}
+	return ""
+}
+
+// check returns a [CodeChanged] error unless an answer with this total
+// size (-1: not told), ETag and Last-Modified is of version v: the same
+// size and ETag and, where Last-Modified is the validator, the same
+// Last-Modified.
+func (v *version) check(display string, total int64, etag string, h http.Header) error {
+	switch {
+	case total >= 0 && total != v.size:
+		return &Error{Code: CodeChanged, URL: display, Detail: fmt.Sprintf("the size is %d bytes, was %d when opened", total, v.size)}
+	case v.etag != "" && etag != v.etag:
+		return changedError(display, v, etag)
+	case v.strongETag() == "" && v.lastMod != "":
+		lm := h.Get("Last-Modified")
+		if t, err := http.ParseTime(lm); err != nil || !t.Equal(v.modTime) {
+			return &Error{Code: CodeChanged, URL: display, Detail: fmt.Sprintf("Last-Modified is %s, was %s when opened", quoteOrNone(lm), v.lastMod)}
+		}
+	}
+	return nil
 }
 
 // result is what one successful fetch brought.
@@ -137,7 +189,7 @@ func (c *client) fetch(display, rawURL string, off int64, buf span, v *version, 
 		}
 		// Resume after what arrived only where If-Range guards against
 		// joining two versions of the file.
-		if v.strongETag() != "" {
+		if v.validator() != "" {
 			got += n
 		}
 		last = err
@@ -198,8 +250,8 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	req.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(last, 10))
 	req.Header.Set("Accept-Encoding", "identity")
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	if etag := v.strongETag(); etag != "" {
-		req.Header.Set("If-Range", etag)
+	if ir := v.validator(); ir != "" {
+		req.Header.Set("If-Range", ir)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -208,6 +260,13 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 	defer resp.Body.Close()
 	finalURL = resp.Request.URL.String()
 	etag := resp.Header.Get("ETag")
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") &&
+		(resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent) {
+		// Asked for identity: compressed bytes are not the file's, and
+		// their length is not the range's.
+		return 0, "", 0, &Error{Code: CodeBadContentRange, URL: display, Status: resp.StatusCode,
+			Detail: fmt.Sprintf("server compressed a range response (Content-Encoding: %s)", ce)}
+	}
 
 	switch s := resp.StatusCode; {
 	case s == http.StatusPartialContent:
@@ -215,8 +274,10 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 		// The whole file: acceptable only when it is exactly what was
 		// asked for (a file that fits in the first range), of the same
 		// version.
-		if v.etag != "" && etag != v.etag {
-			return 0, "", 0, changedError(display, v, etag)
+		if v.size >= 0 {
+			if err := v.check(display, -1, etag, resp.Header); err != nil {
+				return 0, "", 0, err
+			}
 		}
 		size := resp.ContentLength
 		if off != 0 || size < 0 || size > int64(buf.len()) || (v.size >= 0 && size != v.size) {
@@ -250,13 +311,19 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 		return 0, "", 0, &Error{Code: CodeBadContentRange, URL: display, Status: resp.StatusCode,
 			Detail: fmt.Sprintf("Content-Range %q is not one known byte range", resp.Header.Get("Content-Range"))}
 	}
-	if v.size >= 0 && total != v.size || v.etag != "" && etag != v.etag {
-		return 0, "", 0, changedError(display, v, etag)
+	if v.size >= 0 {
+		if err := v.check(display, total, etag, resp.Header); err != nil {
+			return 0, "", 0, err
+		}
 	}
 	wantEnd := min(last, total-1)
-	if first != off || end != wantEnd || (resp.ContentLength >= 0 && resp.ContentLength != end-first+1) {
+	if first != off || end != wantEnd {
 		return 0, "", 0, &Error{Code: CodeBadContentRange, URL: display, Status: resp.StatusCode,
 			Detail: fmt.Sprintf("asked for bytes %d-%d of %d, got Content-Range %q", off, wantEnd, total, resp.Header.Get("Content-Range"))}
+	}
+	if resp.ContentLength >= 0 && resp.ContentLength != end-first+1 {
+		return 0, "", 0, &Error{Code: CodeBadContentRange, URL: display, Status: resp.StatusCode,
+			Detail: fmt.Sprintf("Content-Length %d does not match Content-Range %q (%d bytes)", resp.ContentLength, resp.Header.Get("Content-Range"), end-first+1)}
 	}
 	if v.size < 0 {
 		setVersion(v, total, etag, resp.Header)
@@ -267,8 +334,12 @@ func (c *client) attempt(ctx context.Context, display, rawURL string, off int64,
 
 func setVersion(v *version, size int64, etag string, h http.Header) {
 	v.size, v.etag = size, etag
-	if t, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
-		v.modTime = t
+	if lm := h.Get("Last-Modified"); lm != "" {
+		if t, err := http.ParseTime(lm); err == nil {
+			v.modTime, v.lastMod = t, lm
+			date, err := http.ParseTime(h.Get("Date"))
+			v.lmStrong = err == nil && date.Sub(t) >= time.Minute
+		}
 	}
 }
 
@@ -333,7 +404,10 @@ func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reade
 // transportError classifies a failed round trip.
 func transportError(display string, err error, ctx context.Context) *Error {
 	var ne net.Error
+	var br *badRedirect
 	switch {
+	case errors.As(err, &br):
+		return &Error{Code: CodeBadLocation, URL: display, Detail: br.Error()}
 	case errors.Is(context.Cause(ctx), errStalled):
 		return &Error{Code: CodeTimeout, URL: display, Err: errStalled}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():

@@ -13,8 +13,11 @@ import (
 
 // File is an open remote file. Its bytes are fetched in aligned chunks
 // when read, through the FS's caches; every request after the first
-// carries If-Range with the ETag the first one saw, so a file replaced on
-// the server gives a [CodeChanged] error, never a mix of two versions.
+// carries If-Range with the ETag the first one saw (or, from a server that
+// sends none, its Last-Modified), and every answer's size, ETag and
+// Last-Modified are compared with the first's, so a file replaced on the
+// server gives a [CodeChanged] error, never a mix of two versions (see
+// [File.Validator]).
 // A File is safe for concurrent use.
 type File struct {
 	fsys    *FS
@@ -126,6 +129,21 @@ func (f *File) Mode() fs.FileMode { return 0o444 }
 // ETag returns the ETag of the version opened, "" if the server sent none.
 func (f *File) ETag() string { return f.ver.etag }
 
+// Validator returns what tells the version opened from a file replaced on
+// the server (source.Versioned): "ETag", "Last-Modified" (the server sent
+// no strong ETag; a file replaced within the same second as the one
+// opened, at the same size, passes for it), or "" (neither: a file
+// replaced at the same size cannot be detected).
+func (f *File) Validator() string {
+	switch {
+	case f.ver.strongETag() != "":
+		return "ETag"
+	case f.ver.lastMod != "":
+		return "Last-Modified"
+	}
+	return ""
+}
+
 // Close releases the pinned first chunk. Reads after Close fail.
 func (f *File) Close() error {
 	f.mu.Lock()
@@ -143,7 +161,7 @@ func (f *File) Close() error {
 }
 
 // Revalidate asks the server for the file's first byte and compares the
-// answer's ETag and size with the version opened. It returns nil if they
+// answer's ETag, Last-Modified and size with the version opened. It returns nil if they
 // match, a [CodeChanged] error if not, and the failure if the server could
 // not be asked.
 func (f *File) Revalidate() error {
@@ -155,8 +173,8 @@ func (f *File) Revalidate() error {
 		if _, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v, nil); err != nil {
 			return err
 		}
-		if v.size != 0 || v.etag != f.ver.etag {
-			return &Error{Code: CodeChanged, URL: f.display, Detail: "the file is no longer empty or has another ETag"}
+		if v.size != 0 || v.etag != f.ver.etag || v.lastMod != f.ver.lastMod {
+			return &Error{Code: CodeChanged, URL: f.display, Detail: "the file is no longer empty, or has another ETag or Last-Modified"}
 		}
 		return nil
 	}
@@ -427,16 +445,17 @@ func (f *File) chunkLen(i int64) int64 {
 
 // fill fetches the chunks of c: from the disk cache where it has them,
 // else with one request per run still missing, into an array per chunk,
-// publishing each as it arrives. A file without a strong ETag publishes
-// a run only once it is whole: a retry of it starts over, rewriting the
-// run's arrays, which readers must not be reading.
+// publishing each as it arrives. A file without a validator for If-Range
+// (a strong ETag or Last-Modified) publishes a run only once it is whole:
+// a retry of it starts over, rewriting the run's arrays, which readers
+// must not be reading.
 func (f *File) fill(c *call) {
 	cs := f.fsys.opts.ChunkSize
 	parts := make([]*buf, c.n)
 	c.mu.Lock()
 	c.parts = parts
 	c.mu.Unlock()
-	progressive := f.ver.strongETag() != ""
+	progressive := f.ver.validator() != ""
 	var err error
 	for j := int64(0); j < c.n && err == nil; {
 		i := c.first + j

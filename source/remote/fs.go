@@ -24,9 +24,13 @@ type FS struct {
 
 	pinned     atomic.Int64  // bytes of first chunks pinned by open files
 	background chan struct{} // slots for background readahead requests
+	warnings   []string
 }
 
-var _ source.FS = (*FS)(nil)
+var (
+	_ source.FS     = (*FS)(nil)
+	_ source.Warner = (*FS)(nil)
+)
 
 // pinBudget bounds the first chunks that open files keep in memory, so
 // that opening many shards and then reading their headers needs no second
@@ -61,14 +65,21 @@ func New(baseURL string, opts Options) (*FS, error) {
 		maxRun:     max(16<<20/opts.ChunkSize, 1),
 		background: make(chan struct{}, 4),
 	}
-	if opts.CacheSize > 0 {
+	if opts.CacheSize > 0 && opts.CacheDir == "" {
+		f.warnings = append(f.warnings, "no disk cache: none of XDG_CACHE_HOME, HOME and XDG_RUNTIME_DIR is set, so chunks are kept in memory only (--cache-dir DIR names one)")
+	} else if opts.CacheSize > 0 {
 		f.disk, err = openDiskCache(opts.CacheDir, opts.CacheSize)
 		if err != nil {
-			return nil, &Error{Code: CodeBadLocation, URL: f.display, Detail: "cache directory", Err: err}
+			return nil, &Error{Code: CodeBadLocation, URL: f.display, Detail: err.Error() + " (--cache-dir names another, --cache-size 0 turns it off)"}
 		}
 	}
 	return f, nil
 }
+
+// Warnings returns what a report should say about how the FS reads
+// (source.Warner): that it has no disk cache where no directory for one
+// was found.
+func (f *FS) Warnings() []string { return f.warnings }
 
 // String returns the base URL, without credentials.
 func (f *FS) String() string { return f.display }

@@ -25,7 +25,9 @@ type Options struct {
 	// MemCacheSize bounds the in-memory chunk cache, shared by the files
 	// of one FS. Default 64 MiB.
 	MemCacheSize int64
-	// CacheDir is the on-disk chunk cache. Default [DefaultCacheDir].
+	// CacheDir is the on-disk chunk cache. Default [DefaultCacheDir]; if
+	// that is "" there is no disk cache (FS.Warnings says so). New refuses
+	// a directory that anyone but the user can change.
 	CacheDir string
 	// CacheSize bounds the on-disk cache, evicting least recently used
 	// chunks. Default 2 GiB; negative disables the disk cache.
@@ -67,15 +69,20 @@ const (
 )
 
 // DefaultCacheDir is $XDG_CACHE_HOME/fsmount, else ~/.cache/fsmount, else
-// fsmount under the system's temporary directory.
+// $XDG_RUNTIME_DIR/fsmount (a private directory, emptied at logout), else
+// "": no disk cache. Never a shared directory such as /tmp/fsmount, whose
+// name anyone can take first.
 func DefaultCacheDir() string {
-	if d := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "fsmount")
+	for _, d := range []struct{ env, sub string }{
+		{"XDG_CACHE_HOME", "fsmount"},
+		{"HOME", ".cache/fsmount"},
+		{"XDG_RUNTIME_DIR", "fsmount"},
+	} {
+		if v := os.Getenv(d.env); filepath.IsAbs(v) {
+			return filepath.Join(v, d.sub)
+		}
 	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		return filepath.Join(home, ".cache", "fsmount")
-	}
-	return filepath.Join(os.TempDir(), "fsmount")
+	return ""
 }
 
 // WithTimeout returns o bounded by d, as a command line's --timeout asks:
