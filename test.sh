@@ -1,11 +1,40 @@
 #!/usr/bin/env bash
-# The project's test suite: formatting, vet, staticcheck, then every test
-# with the race detector. CI runs exactly this (see .ci/run).
+# The project's test suite. CI runs exactly this (see .ci/run).
 #
-# FSMOUNT_REQUIRE_FUSE=1 turns a missing /dev/fuse from a skip into a
-# failure; CI sets it.
+#   ./test.sh           everything, as CI does
+#   ./test.sh --quick   the edit-test loop: checks and unit tests, no mounts
+#
+# What each run covers, and why it exists:
+#
+# | run                              | covers                                   | why                                                    |
+# |----------------------------------|------------------------------------------|--------------------------------------------------------|
+# | gofmt, go vet, staticcheck       | every package                            | house style; staticcheck is a tool in go.mod           |
+# | go mod tidy -diff                | go.mod, go.sum                           | they are what tidy makes them                          |
+# | go test -race ./...              | every test, real mounts included         | the suite; the race detector on every concurrent path  |
+# | go test ./source/remote          | chunk buffers in huge-page slabs         | race builds keep buffers on the Go heap, so the slab   |
+# |                                  |                                          | path (the production one) runs only without -race      |
+# | GOMAXPROCS=1 ./fusefs ./e2e      | the mount and the commands on one core   | some orderings only show on one core                   |
+# | FSMOUNT_TEST_PASSTHROUGH=1 fusefs| the mount in open mode (--passthrough)   | open mode answers OPEN; the default never sees one     |
+# | e2e as user nobody               | mounting through fusermount3             | root mounts with mount(2); users go through fusermount3|
+# | leftover-mount check             | no FUSE mount left under the tests' TMPDIR| a test that leaks a mount is a failing test           |
+#
+# --quick runs the first two rows and the unit tests with -short and no
+# mounts (FSMOUNT_NO_MOUNT=1 makes every mount test skip), without e2e;
+# it uses the test cache, so an unchanged package costs nothing.
+#
+# Environment: FSMOUNT_REQUIRE_FUSE=1 turns a missing /dev/fuse from a skip
+# into a failure (CI sets it, and FSMOUNT_REQUIRE_{NGINX,NUMPY,PIL,CHROMIUM}
+# for the tests against those programs). FSMOUNT_TEST_PASSTHROUGH,
+# FSMOUNT_BIN_DIR and FSMOUNT_NO_MOUNT are set here, for one run each.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "usage: ./test.sh [--quick]" >&2; exit 64 ;;
+esac
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
@@ -21,20 +50,42 @@ go tool staticcheck ./...
 # go.mod and go.sum must be what go mod tidy makes them.
 go mod tidy -diff
 
+if [ "$quick" = 1 ]; then
+  FSMOUNT_NO_MOUNT=1 go test -short $(go list ./... | grep -v -e '/e2e$' -e '/bench$')
+  exit 0
+fi
+
+# Every temporary directory of the tests lives under one TMPDIR, so that a
+# FUSE mount a test leaves behind is found (and fails the run) at the end.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/fsmount-test.XXXXXX")
+export TMPDIR
+chmod 755 "$TMPDIR"   # the unprivileged run reaches its own directory in it
+# fuse_mounts lists the FUSE mount points under TMPDIR.
+fuse_mounts() {
+  awk -v dir="$TMPDIR/" '{
+    for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) ~ /^fuse/ && index($5, dir) == 1) print $5; break }
+  }' /proc/self/mountinfo
+}
+leftover_check() {
+  local left
+  left=$(fuse_mounts)
+  if [ -n "$left" ]; then
+    echo "FAIL: the tests left FUSE mounts behind:" >&2
+    echo "$left" >&2
+    return 1
+  fi
+  rm -rf "$TMPDIR" 2>/dev/null || true
+}
+trap 'leftover_check || exit 1' EXIT
+
 # -count=1: never trust a cached result; -p 1: mount tests do not compete
 # for the two cores and their timings stay readable.
 go test -race -count=1 -p 1 -timeout 20m ./...
 
-# Without the race detector, remote chunk buffers live in huge-page
-# slabs outside the Go heap (race builds keep them on the heap so the
-# detector sees them): run the buffer-reuse tests on the slabs too.
 go test -count=1 ./source/remote
 
-# Some failures only show on one core.
 GOMAXPROCS=1 go test -count=1 -p 1 -timeout 10m ./fusefs ./e2e
 
-# The mount tests again in open mode, files/ by kernel passthrough where
-# the kernel grants it (fsmount --passthrough).
 FSMOUNT_TEST_PASSTHROUGH=1 go test -race -count=1 -timeout 10m ./fusefs
 
 # The end-to-end suite again as an unprivileged user, so that mounting
@@ -53,8 +104,8 @@ if [ "$(id -u)" = 0 ]; then
     fi
     echo "SKIPPING the unprivileged end-to-end suite: $why" >&2
   else
-    work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
+    work="$TMPDIR/nobody-work"
+    mkdir "$work"
     go build -o "$work/bin/" ./cmd/...
     go test -c -o "$work/bin/e2e.test" ./e2e
     cp -r testdata "$work/testdata"
@@ -63,9 +114,11 @@ if [ "$(id -u)" = 0 ]; then
     mkdir -p "$work/internal/quant" && cp -r internal/quant/testdata "$work/internal/quant/testdata"
     mkdir "$work/e2e"
     chmod -R a+rX "$work"
+    tmp="$TMPDIR/nobody-tmp"
+    mkdir "$tmp" && chown nobody:nogroup "$tmp"
     echo "--- e2e as user nobody (fusermount3)"
     (cd "$work/e2e" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
-      env HOME=/tmp FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
+      env HOME=/tmp TMPDIR="$tmp" FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
       "$work/bin/e2e.test" -test.count=1 -test.timeout=10m)
   fi
 fi

@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fsmount/fsmount/internal/numfmt"
 	"maps"
 	"math"
 	"slices"
@@ -237,9 +238,9 @@ func ranges(ls []int) string {
 }
 
 func (r *Report) paramsLine() string {
-	s := fmt.Sprintf("%s in %d tensors", spec.Commas(r.Params), len(r.Adapter.Tensors))
+	s := fmt.Sprintf("%s in %d tensors", numfmt.Commas(r.Params), len(r.Adapter.Tensors))
 	if r.BaseParams > 0 {
-		s += fmt.Sprintf(" = %.4f%% of the base's %s", 100*float64(r.Params)/float64(r.BaseParams), spec.Commas(r.BaseParams))
+		s += fmt.Sprintf(" = %.4f%% of the base's %s", 100*float64(r.Params)/float64(r.BaseParams), numfmt.Commas(r.BaseParams))
 	}
 	return s
 }
@@ -250,7 +251,7 @@ func (r *Report) dtypeLine() string {
 	for i, k := range keys {
 		parts[i] = k.String()
 		if len(keys) > 1 {
-			parts[i] += " " + spec.Commas(r.ByDType[k])
+			parts[i] += " " + numfmt.Commas(r.ByDType[k])
 		}
 	}
 	return strings.Join(parts, " · ")

@@ -6,6 +6,11 @@
 //	go run ./bench -cache DIR            # full: the 1.5 GB Qwen3-0.6B layout, 5 rounds
 //	go run ./bench -cache DIR -short     # the tiny model, 3 rounds (CI)
 //	go run ./bench -cache DIR -many      # only the half-million-tensor model, 1 round
+//	go run ./bench -cache DIR -write docs/performance.md
+//
+// With -write it also writes the tables as docs/performance.md, with the
+// machine, the command and what each figure measures: that file is never
+// edited by hand.
 //
 // Every figure is the median over the rounds; every ratio is the median of
 // the per-round ratios against a baseline measured in the same round. The
@@ -31,6 +36,7 @@ func main() {
 	rounds := flag.Int("rounds", 0, "rounds (default 5, or 3 with -short)")
 	noPeer := flag.Bool("no-squashfuse", false, "skip the squashfuse peer")
 	manyOnly := flag.Bool("many", false, "only the half-million-tensor model (1 round unless -rounds)")
+	write := flag.String("write", "", "also write the tables, the machine and the command as Markdown to FILE (docs/performance.md)")
 	flag.Parse()
 	if *manyOnly {
 		if err := many(*cache, max(*rounds, 1), os.Stdout); err != nil {
@@ -56,6 +62,12 @@ func main() {
 		os.Exit(1)
 	}
 	b.print(os.Stdout)
+	if *write != "" {
+		if err := writeDoc(*write, b); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
 }
 
 // sh runs a shell command and fails loudly.

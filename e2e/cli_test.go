@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
+	"github.com/fsmount/fsmount/internal/mountinfo"
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
@@ -64,16 +65,12 @@ func waitTimeout(cmd *exec.Cmd, d time.Duration) (code int, ok bool) {
 // minor of its device), or -1.
 func fuseConn(t *testing.T, mnt string) int {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	es, err := mountinfo.Read()
 	require.NoError(t, err)
-	conn := -1
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 4 && f[4] == mnt {
-			_, minor, _ := strings.Cut(f[2], ":")
-			conn, _ = strconv.Atoi(minor)
-		}
+	if e := mountinfo.Top(es, mnt); e != nil {
+		return e.Minor
 	}
-	return conn
+	return -1
 }
 
 // forceClear is the last resort of a test's cleanup: whatever fsmount
@@ -242,7 +239,7 @@ func TestInspectNotChecked(t *testing.T) {
 	assert.Equal(t, 3, code)
 
 	r = runCmd(t, "fsinspect", "--help")
-	assert.Contains(t, r.stdout, "3 not fully checked")
+	assert.Contains(t, r.stdout, "  3   Not fully checked")
 }
 
 func TestListMounts(t *testing.T) {

@@ -264,3 +264,25 @@ func TestMountRemoteCacheFlags(t *testing.T) {
 	r := runCmd(t, "fsmount", "--cache-size", "lots", srv.URL+"/tiny/", t.TempDir())
 	assert.Equal(t, 64, r.code)
 }
+
+// TestMountCompareRemoteCacheFlags: --compare opens a remote OTHER as it
+// opens a remote MODEL, with --cache-dir (and --timeout): its chunks land
+// in the cache the flags name, not in the default one.
+func TestMountCompareRemoteCacheFlags(t *testing.T) {
+	srv, root := remoteRoot(t)
+	dir := t.TempDir()
+	mnt, _ := mountModel(t, filepath.Join(root, "tiny"), "--compare", srv.URL+"/tiny/", "--cache-dir", dir, "--timeout", "30s")
+	summary, err := os.ReadFile(filepath.Join(mnt, "compare", "summary"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "identical")
+	r := runCmd(t, "fsmount", "-u", mnt)
+	require.Equal(t, 0, r.code, r.stderr)
+	n := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	assert.Positive(t, n, "the other model's chunks are cached in --cache-dir")
+}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/model"
 )
 
@@ -13,12 +14,12 @@ import (
 // file's size is known from the names and shapes; its content is computed
 // when read, streaming both tensors.
 func (t *tree) compare(c *compare.Comparison, m *model.Model, mtime *time.Time, p *perm) {
-	dir := t.mkdirs(t.root, []string{nameCompare}, mtime)
+	dir := t.mkdirs(t.root, []string{layout.Compare}, mtime)
 	for _, f := range c.Files() {
 		t.file(dir, f.Name, viewContent{f.View, nil}, mtime, p)
 	}
 	shared := c.Shared()
-	paths := treePaths(m, shared)
+	paths := layout.Tensors(shared, m.Names)
 	for _, name := range shared {
 		d := t.mkdirs(dir, paths[name], mtime)
 		for _, f := range c.TensorFiles(name) {

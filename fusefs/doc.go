@@ -3,12 +3,16 @@
 // The tree is built once, in newRoot, from a [spec.Report], as plain
 // entries (tree.go); go-fuse inodes are made only for the entries the
 // kernel looks up. Every tensor is a directory holding shape, dtype, data
-// and location; verdict, report, config.json, shapes, expected/ and
-// by-name/ sit at the top. The names the tree uses are one table
-// (treeNames), and a tensor path component equal to one of them is
-// escaped; building fails if two entries of a directory share a name.
-// The package never parses a file: it presents what the format, model and
-// spec packages found.
+// and location, and its decoded views (values, values.f32, values.npy,
+// stats, sha256, hist; package views), pictures and page (heatmap.png,
+// hist.png, index.html; packages render and site): 13 files, made on
+// lookup (tensorfiles.go). verdict, report, config.json, shapes, stats,
+// expected/, by-name/, files/, index.html and overview.png sit at the top,
+// with metadata/ and tokenizer/ for GGUF and compare/ with
+// Options.Compare. Where every path is, and the names the tree reserves,
+// are package layout's; building fails if two entries of a directory
+// share a name. The package never parses a file: it presents what the
+// format, model and spec packages found.
 //
 // # Content
 //
@@ -25,7 +29,7 @@
 //
 // Nothing in the tree changes while it is mounted, so every cache is
 // allowed to keep everything: entry, attribute and negative timeouts are
-// an hour. OPENDIR is answered ENOSYS (noopendir.go), which puts the
+// an hour. OPENDIR is answered ENOSYS (unasked.go), which puts the
 // kernel in no-opendir mode: it caches listings and sends no OPENDIR or
 // RELEASEDIR. Files answer OPEN and FLUSH with ENOSYS, which puts it in
 // no-open mode: it stops sending OPEN, FLUSH and RELEASE and keeps file

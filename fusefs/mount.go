@@ -128,7 +128,7 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 		defer root.t.open.decide(false)
 	}
 	opts := mountOptions(r.Model.Location, o)
-	server, err := fuse.NewServer(&noOpendir{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)
+	server, err := fuse.NewServer(&unasked{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -49,7 +50,7 @@ func (n *node) OnForget() { n.t.live.remove(n) }
 // Statfs describes the mount as df and getconf see it: 4 KiB blocks, as
 // many as the files hold, none free, NAME_MAX 255.
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
-	out.Bsize, out.Frsize, out.NameLen = statfsBlock, statfsBlock, maxComponent
+	out.Bsize, out.Frsize, out.NameLen = statfsBlock, statfsBlock, layout.MaxComponent
 	out.Blocks = (n.t.bytes + statfsBlock - 1) / statfsBlock
 	n.t.lazyMu.Lock() // a lazy directory being made takes inode numbers
 	out.Files = n.t.nextIno
@@ -117,7 +118,7 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 }
 
 // OpendirHandle lists the directory. The mount answers OPENDIR with
-// ENOSYS (noopendir.go), so the kernel caches listings itself and this
+// ENOSYS (unasked.go), so the kernel caches listings itself and this
 // runs only in-process, once per READDIR; the flags are for a server
 // without that wrapper.
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {

@@ -3,6 +3,7 @@ package fusefs
 import (
 	"cmp"
 	"fmt"
+	"github.com/fsmount/fsmount/internal/layout"
 	"log"
 	"path"
 	"path/filepath"
@@ -189,7 +190,7 @@ const (
 // (tensorFiles). buildTree uses no other literal.
 var treeNames = func() []string {
 	names := []string{nameVerdict, nameReport, nameConfig, nameAdapterConfig, nameLoRA, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
-		compare.NameSummary, compare.NameOnlyInModel, compare.NameOnlyInOther, compare.NameDeltaF32, compare.NameDeltaNPY}
+		layout.Summary, layout.OnlyInModel, layout.OnlyInOther, layout.DeltaF32, layout.DeltaNPY}
 	for _, f := range tensorFiles {
 		names = append(names, f.name)
 	}

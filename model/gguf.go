@@ -185,3 +185,45 @@ func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
 	}
 	return b, ""
 }
+
+// GGUFRows returns, for the tensor of Hugging Face name hf and shape
+// shape, the stored row of each Hugging Face row where llama.cpp's
+// converter permuted them (the Q and K projections of the llama family,
+// rows permuted within each head: gguf.md §5.3), or nil for any other
+// tensor or model.
+func (m *Model) GGUFRows(hf string, shape []uint64) func(uint64) uint64 {
+	if m.Format != FormatGGUF {
+		return nil
+	}
+	var cfg struct {
+		ModelType string `json:"model_type"`
+		Heads     int    `json:"num_attention_heads"`
+		KVHeads   int    `json:"num_key_value_heads"`
+	}
+	if json.Unmarshal(m.Config, &cfg) != nil {
+		return nil
+	}
+	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" || len(shape) == 0 {
+		return nil
+	}
+	heads := 0
+	switch {
+	case strings.HasSuffix(hf, ".self_attn.q_proj.weight") || strings.HasSuffix(hf, ".self_attn.q_proj.bias"):
+		heads = cfg.Heads
+	case strings.HasSuffix(hf, ".self_attn.k_proj.weight") || strings.HasSuffix(hf, ".self_attn.k_proj.bias"):
+		heads = cfg.KVHeads
+		if heads == 0 {
+			heads = cfg.Heads
+		}
+	default:
+		return nil
+	}
+	rows := int(shape[0])
+	if heads <= 0 || rows%(2*heads) != 0 {
+		return nil
+	}
+	return func(r uint64) uint64 {
+		g, _ := gguf.GGUFRow(int(r), rows, heads) // rows and heads checked above
+		return uint64(g)
+	}
+}

@@ -1,8 +1,12 @@
-// Package model opens a model at a location: it finds the config and the
-// weight files (one safetensors file, or an index and its shards), opens
+// Package model opens a model at a location (a local path, an http(s)://
+// URL or hf://ORG/NAME, through package source or source/remote): it finds
+// the config and the weight files (one safetensors file, an index and its
+// shards, or a GGUF file or split set, whose config it derives from the
+// metadata and whose names it maps to Hugging Face names, [Names]), opens
 // them through a [source.FS], has the format package validate each, and
-// joins their tensors into one list of [tensor.Tensor]. What the model
-// means (the cross-check against its config) is package spec's job.
+// joins their tensors into one list of [tensor.Tensor]. It is the one
+// package that imports the format packages. What the model means (the
+// cross-check against its config) is package spec's job.
 package model
 
 import (

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 
+	"github.com/fsmount/fsmount/internal/numfmt"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -76,9 +76,9 @@ func checkPrefix(name string, prefix []byte, size int64) (uint64, error) {
 	var e *FormatError
 	switch {
 	case n > MaxHeaderSize:
-		e = formatErr(name, CodeHeaderTooLarge, "", "length prefix says the header is %s bytes, the limit is %s", commas(n), commas(MaxHeaderSize))
+		e = formatErr(name, CodeHeaderTooLarge, "", "length prefix says the header is %s bytes, the limit is %s", numfmt.Commas(n), numfmt.Commas(MaxHeaderSize))
 	case n+prefixLen > uint64(size):
-		e = formatErr(name, CodeInvalidHeaderLength, "", "length prefix says the header is %s bytes, but the file has only %s after the prefix", commas(n), commas(uint64(size-prefixLen)))
+		e = formatErr(name, CodeInvalidHeaderLength, "", "length prefix says the header is %s bytes, but the file has only %s after the prefix", numfmt.Commas(n), numfmt.Commas(uint64(size-prefixLen)))
 	default:
 		return n, nil
 	}
@@ -116,19 +116,6 @@ func isText(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// commas writes n with thousands separators.
-func commas(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	var b []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
 }
 
 // load validates the header (rules S4 and on) and fills in the tensor

@@ -1,12 +1,15 @@
 // Package source reads a model's files from where they live. An [FS] is a
-// model's root (a local directory today; an HTTP server later); a [File]
-// is one of its files, read with ReadAt. Formats and the model opener see
-// only these interfaces, so a remote model needs nothing but a new FS.
+// model's root: a local directory ([Dir]) here, an HTTP server or the
+// Hugging Face Hub in package source/remote; a [File] is one of its
+// files, read with ReadAt. Formats and the model opener see only these
+// interfaces.
 //
 // A File may offer faster paths as extra methods, which consumers test
 // for: [Spliceable] (an fd to splice from), [Mappable] (a read-only
-// mapping), [Lender] (slices of its own buffers), and [Checker] (has the
-// file changed since it was opened).
+// mapping), [Lender] (slices of its own buffers, held until released),
+// [Checker] (has the file changed since it was opened), [Owned] (its
+// owner, for the mount's permissions), [Remote] and [Trimmer] (gives back
+// memory kept for reuse when idle).
 package source
 
 import (
@@ -14,8 +17,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
 	"time"
+
+	"github.com/fsmount/fsmount/internal/numfmt"
 )
 
 // FS is the root a model is read from.
@@ -149,7 +153,7 @@ func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
 
 func (e *ChangedError) Error() string {
 	if e.Now != e.Was {
-		return e.Name + " changed size since it was opened, from " + commas(e.Was) + " to " + commas(e.Now) + " bytes"
+		return e.Name + " changed size since it was opened, from " + numfmt.Commas(e.Was) + " to " + numfmt.Commas(e.Now) + " bytes"
 	}
 	return e.Name + " was modified since it was opened"
 }
@@ -196,17 +200,5 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return e.Name + ": " + commas(e.Size) + " bytes, more than the " + commas(e.Limit) + " allowed for this file"
-}
-
-func commas(n int64) string {
-	d := strconv.FormatInt(n, 10)
-	var b []byte
-	for i, c := range []byte(d) {
-		if i > 0 && c != '-' && (len(d)-i)%3 == 0 && d[i-1] != '-' {
-			b = append(b, ',')
-		}
-		b = append(b, c)
-	}
-	return string(b)
+	return e.Name + ": " + numfmt.Commas(e.Size) + " bytes, more than the " + numfmt.Commas(e.Limit) + " allowed for this file"
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+
+	"github.com/fsmount/fsmount/internal/quantconfig"
 )
 
 // Dim is one dimension of an expected shape: its value and the legend
@@ -89,8 +91,8 @@ type Plan struct {
 	Blocks      []BlockKind
 	Tied        bool
 	DType       string // config's torch_dtype / dtype, "" if unset
-	QuantMethod string // quantization_config.quant_method, "" if not quantized
-	Quant       Quant  // quantization_config's packing
+	QuantMethod string // the quantization section's quant_method, "" if not quantized
+	Quant       Quant  // the quantization section's packing
 	Experts     int    // experts per sparse block, 0 for dense models
 	// Embed and HeadName are the token embedding's and the LM head's
 	// names, for the tied-head rule.
@@ -188,38 +190,22 @@ func groupLabel(nh, nkv uint64) string {
 	return fmt.Sprintf("GQA group %d", nh/nkv)
 }
 
-// Quant is what quantization_config says about packing.
+// Quant is what the config's quantization section says about packing.
 type Quant struct {
 	Method string // quant_method: "fp8", "gptq", "awq", "bitsandbytes", …; "quantized" if the section has none
 	Bits   uint64 // bits per value of packed formats (GPTQ, AWQ); 0 if not given
 }
 
-// quantConfig reads quantization_config. bits, where the method packs
-// values into I32 (gptq, awq), must divide 32; absent, it is 4, the
-// default of AutoGPTQ, AutoAWQ and the Hub's parameter count (transformers'
-// GPTQConfig requires it).
+// quantConfig reads the config's quantization section (package
+// quantconfig has its rules).
 func quantConfig(c *Config) (Quant, error) {
-	if !c.Has("quantization_config") {
+	if !c.Has(quantconfig.Field) {
 		return Quant{}, nil
 	}
-	var q struct {
-		Method string          `json:"quant_method"`
-		Bits   json.RawMessage `json:"bits"`
-	}
-	if err := json.Unmarshal(c.fields["quantization_config"], &q); err != nil || q.Method == "" {
-		return Quant{Method: "quantized"}, nil
-	}
-	out := Quant{Method: q.Method}
-	if q.Method != "gptq" && q.Method != "awq" {
-		return out, nil
-	}
-	out.Bits = 4
-	if len(q.Bits) > 0 && string(q.Bits) != "null" {
-		var b uint64
-		if err := json.Unmarshal(q.Bits, &b); err != nil || b == 0 || 32%b != 0 && b != 3 {
-			return out, c.errorf("quantization_config", "bits is %s: %s packs 2, 3, 4 or 8 bits into each I32", q.Bits, q.Method)
-		}
-		out.Bits = b
+	q, err := quantconfig.ParseSection(c.fields[quantconfig.Field])
+	out := Quant{Method: q.Method, Bits: q.Bits}
+	if err != nil {
+		return out, c.errorf(quantconfig.Field, "%v", err)
 	}
 	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fsmount/fsmount/internal/numfmt"
+	"github.com/fsmount/fsmount/internal/quantconfig"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
@@ -74,9 +76,6 @@ type Entry struct {
 // and the mount serves.
 type Report struct {
 	Model *model.Model
-	// Paths, if set, gives each tensor's directory in the mount's tree,
-	// for the JSON (the tree's layout is package fusefs's).
-	Paths func(name string) string
 	// Config is the parsed config.json, or nil when the model has none.
 	Config *Config
 	// Plan is nil when the cross-check was skipped.
@@ -313,8 +312,8 @@ func (r *Report) crossCheck() error {
 		}
 	}
 	if nQuant > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s quantization %s (%s) allowed by quantization_config; linear-weight dtypes not checked",
-			commas(uint64(nQuant)), plural(nQuant, "auxiliary", "auxiliaries"), p.QuantMethod))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s quantization %s (%s) allowed by %s; linear-weight dtypes not checked",
+			commas(uint64(nQuant)), plural(nQuant, "auxiliary", "auxiliaries"), p.QuantMethod, quantconfig.Field))
 	}
 	if nLegacy > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d legacy rotary_emb.inv_freq %s ignored, as transformers does", nLegacy, plural(nLegacy, "buffer", "buffers")))
@@ -424,20 +423,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Commas renders 751632384 as "751,632,384".
-func Commas(n uint64) string { return commas(n) }
-
-func commas(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// commas renders 751632384 as "751,632,384".
+func commas(n uint64) string { return numfmt.Commas(n) }
 
 // ggufRope are llama.cpp's precomputed rotary factors (Llama 3's
 // rope_freqs, Phi-3's LongRoPE factors), which no Hugging Face tensor

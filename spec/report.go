@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -529,13 +530,30 @@ func (r *Report) JSON() []byte {
 	for k, v := range r.ByDType {
 		j.Params.ByDType[k.String()] = v
 	}
+	paths := r.Paths()
 	for _, t := range r.Model.Tensors() {
-		js := jsonTensorShape{t.Name, t.DType.String(), t.Shape, t.NumElements(), t.File.Name(), t.Offset, t.Length, ""}
-		if r.Paths != nil {
-			js.Path = r.Paths(t.Name)
-		}
+		js := jsonTensorShape{t.Name, t.DType.String(), t.Shape, t.NumElements(), t.File.Name(), t.Offset, t.Length, strings.Join(paths[t.Name], "/")}
 		j.Shapes = append(j.Shapes, js)
 	}
 	out, _ := json.MarshalIndent(j, "", "  ")
 	return append(out, '\n')
+}
+
+// Paths maps the name of every tensor of the files, and of every expected
+// tensor they lack, to its directory's components in the tree a mount
+// shows and fsinspect --html writes (package layout).
+func (r *Report) Paths() map[string][]string {
+	m := r.Model
+	tensors := m.Tensors()
+	expected := r.ExpectedSet()
+	names := make([]string, 0, len(tensors)+len(expected))
+	for _, tt := range tensors {
+		names = append(names, tt.Name)
+	}
+	for _, e := range expected {
+		if m.Tensor(e.Name) == nil {
+			names = append(names, e.Name)
+		}
+	}
+	return layout.Tensors(names, m.Names)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/fsmount/fsmount/internal/cli"
 	"io"
 
 	"github.com/fsmount/fsmount/adapter"
@@ -16,13 +17,13 @@ func runAdapter(loc, base string, asJSON bool, ro *remote.Options, stdout, stder
 	a, err := adapter.Open(loc, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer a.Close()
 	b, why, err := adapter.OpenBase(a, base, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	if b != nil {
 		defer b.Close()
@@ -35,11 +36,11 @@ func runAdapter(loc, base string, asJSON bool, ro *remote.Options, stdout, stder
 	}
 	switch {
 	case !r.Clean():
-		return exitProblems
+		return cli.ExitProblems
 	case r.Partial():
-		return exitSkipped
+		return cli.ExitSkipped
 	}
-	return exitClean
+	return cli.ExitOK
 }
 
 // runMerge proves that merged is base + the adapter's deltas.
@@ -47,37 +48,37 @@ func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout,
 	a, err := adapter.Open(loc, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer a.Close()
 	b, why, err := adapter.OpenBase(a, base, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	if b == nil {
 		fmt.Fprintf(stderr, "fsinspect: --compare with an adapter needs its base: %s\n", why)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	defer b.Close()
 	m, err := model.OpenWith(merged, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer m.Close()
 	r := adapter.Check(a, b, "")
 	if !r.Clean() {
 		io.WriteString(stdout, r.Text())
 		fmt.Fprintf(stderr, "fsinspect: the adapter does not fit the base: no merge to prove\n")
-		return exitProblems
+		return cli.ExitProblems
 	}
 	bar := progress.New(stderr, "proving the merge")
 	res, err := merge.Prove(r, m, &merge.Options{Progress: bar.Update})
 	bar.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	if asJSON {
 		stdout.Write(res.JSON())
@@ -85,7 +86,7 @@ func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout,
 		io.WriteString(stdout, res.Text())
 	}
 	if !res.OK() {
-		return exitProblems
+		return cli.ExitProblems
 	}
-	return exitClean
+	return cli.ExitOK
 }

@@ -2,18 +2,7 @@
 // and prints the report; with --scan it also checks every value, with
 // --compare it compares two checkpoints. Its exit code gates a build.
 //
-// Exit codes:
-//
-//	0  the files match the config (and --scan found no bad value; with
-//	   --compare --tolerance, every shared tensor is within it)
-//	1  the cross-check found problems, --scan found NaN, Inf or an all-zero
-//	   tensor, or --compare --tolerance found a tensor beyond it
-//	2  unreadable or invalid input (an I/O error, a malformed file or config)
-//	3  not fully checked: no config.json (or a lone .safetensors file), or
-//	   no spec for the architecture, where the structural check (layers,
-//	   repeating groups, embeddings, tied head) found nothing wrong; the
-//	   tensors are still listed
-//	64 usage error
+// Its exit codes are internal/cli's table (fsinspect --help, README.md).
 package main
 
 import (
@@ -27,7 +16,6 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/adapter"
-	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/progress"
@@ -40,15 +28,6 @@ import (
 	"github.com/fsmount/fsmount/spec"
 )
 
-// Exit codes.
-const (
-	exitClean    = 0
-	exitProblems = 1
-	exitInvalid  = 2
-	exitSkipped  = 3
-	exitUsage    = 64
-)
-
 const usage = `usage: fsinspect [--json] [--scan] MODEL
        fsinspect --compare OTHER [--tolerance REL] [--json] MODEL
        fsinspect [--base BASE] [--json] ADAPTER
@@ -58,21 +37,14 @@ const usage = `usage: fsinspect [--json] [--scan] MODEL
 Cross-checks a model against its config.json and prints the report.
 
 MODEL (and OTHER) is a directory holding config.json and model.safetensors
-<<<<<<< HEAD
-(or model.safetensors.index.json and its shards), a single .safetensors
-file, whose tensors are listed without a cross-check, a .gguf file (or a
-directory holding one), an http(s):// URL of any of these, hf://ORG/NAME
-[@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN), or
-s3://BUCKET/PREFIX/ or s3://BUCKET/KEY (AWS S3 or a store set by
-AWS_ENDPOINT_URL; AWS credentials, AWS_PROFILE, AWS_REGION).
-=======
 (or model.safetensors.index.json and its shards; or pytorch_model.bin, or
 pytorch_model.bin.index.json and its shards, read without running pickle),
 a single .safetensors, .bin, .pt or .pth file, whose tensors are listed
 without a cross-check, a .gguf file (or a directory holding one), an
-http(s):// URL of any of these, or hf://ORG/NAME
-[@REVISION] (a Hugging Face Hub repository; HF_ENDPOINT, HF_TOKEN).
->>>>>>> main
+http(s):// URL of any of these, hf://ORG/NAME[@REVISION] (a Hugging Face
+Hub repository; HF_ENDPOINT, HF_TOKEN), or s3://BUCKET/PREFIX/ or
+s3://BUCKET/KEY (AWS S3 or a store set by AWS_ENDPOINT_URL; AWS
+credentials, AWS_PROFILE, AWS_REGION).
 Options may come before or after MODEL; -- ends them.
 
 Options:
@@ -112,16 +84,10 @@ Options:
 A progress bar is drawn on stderr while --scan or --compare reads, when
 stderr is a terminal.
 
-Exit status: 0 clean, 1 cross-check problems (or, with --scan, a NaN, Inf
-or all-zero tensor; with --tolerance, a tensor beyond it), 2 unreadable or
-invalid input, 3 not fully checked (no config.json, a lone .safetensors
-file, or no spec for the architecture: a structural check of its layers,
-repeating groups, embeddings and tied head found nothing wrong), 64 usage
-error.
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.Main("fsinspect", os.Stderr, func() int { return run(os.Args[1:], os.Stdout, os.Stderr) }))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -141,33 +107,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *cli.UsageError
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
-		return exitClean
+		fmt.Fprint(stdout, usage+cli.Help("fsinspect"))
+		return cli.ExitOK
 	case errors.As(err, &ue):
 		io.WriteString(stderr, ue.Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	case *showVersion:
 		fmt.Fprintf(stdout, "fsinspect %s\n", version.String())
-		return exitClean
+		return cli.ExitOK
 	case *listArchs && len(operands) == 0:
 		writeArchitectures(stdout, *asJSON)
-		return exitClean
+		return cli.ExitOK
 	case *listArchs:
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--architectures takes no MODEL"}).Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	case len(operands) != 1:
 		msg := fmt.Sprintf("expected one MODEL, got %d arguments", len(operands))
 		if len(operands) == 0 {
 			msg = "no MODEL given; usage: fsinspect [--json] MODEL"
 		}
 		io.WriteString(stderr, (&cli.UsageError{Msg: msg}).Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	case *tolerance >= 0 && *other == "":
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--tolerance needs --compare OTHER"}).Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	case *other != "" && *doScan:
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--scan and --compare are separate runs"}).Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	ro := remote.Options{NoSignRequest: *noSign}.WithTimeout(time.Duration(timeout))
 	// A remote location is taken as an adapter when --base says so, or
@@ -177,7 +143,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case *doScan || *htmlDir != "" || *tolerance >= 0:
 			io.WriteString(stderr, (&cli.UsageError{Msg: "--scan, --html and --tolerance are for models, not adapters"}).Line("fsinspect"))
-			return exitUsage
+			return cli.ExitUsage
 		case *other != "":
 			return runMerge(*other, operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
 		}
@@ -185,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *baseLoc != "" {
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--base is for an adapter (a directory holding adapter_config.json); " + operands[0] + " is not one"}).Line("fsinspect"))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if *other != "" {
 		return runCompare(*other, operands[0], *tolerance, *asJSON, &ro, stdout, stderr)
@@ -199,19 +165,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer m.Close()
 	r, err := spec.Check(m)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
-	r.Paths = fusefs.Paths(r)
 	if *htmlDir != "" {
 		if err := writeSite(m, r, *htmlDir, stderr); err != nil {
 			fmt.Fprintf(stderr, "fsinspect: --html: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 	}
 	if !*doScan {
@@ -227,13 +192,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	bar.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	if *asJSON {
 		var j map[string]any
 		if err := json.Unmarshal(r.JSON(), &j); err != nil {
 			fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 		j["scan"] = res.JSON()
 		out, _ := json.MarshalIndent(j, "", "  ")
@@ -243,7 +208,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stdout, "\n"+res.Text())
 	}
 	if res.Failed() {
-		return exitProblems
+		return cli.ExitProblems
 	}
 	return exitCode(r)
 }
@@ -254,13 +219,13 @@ func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options,
 	o, err := model.OpenWith(other, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer o.Close()
 	m, err := model.OpenWith(loc, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	defer m.Close()
 	bar := progress.New(stderr, "comparing")
@@ -268,22 +233,22 @@ func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options,
 	bar.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	if asJSON {
 		j, err := res.JSON()
 		if err != nil {
 			fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 		stdout.Write(j)
 	} else {
 		io.WriteString(stdout, res.Text())
 	}
 	if tol >= 0 && !res.Within(tol) {
-		return exitProblems
+		return cli.ExitProblems
 	}
-	return exitClean
+	return cli.ExitOK
 }
 
 // exitCode is the verdict as an exit status: a check that was not done
@@ -291,14 +256,15 @@ func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options,
 func exitCode(r *spec.Report) int {
 	switch {
 	case !r.Clean():
-		return exitProblems
+		return cli.ExitProblems
 	case r.Plan == nil:
-		return exitSkipped
+		return cli.ExitSkipped
 	}
-	return exitClean
+	return cli.ExitOK
 }
 
-// writeSite writes the model's site to dir, laid out as the mount's tree.
+// writeSite writes the model's site to dir, laid out as the mount's tree
+// (package layout).
 func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty", dir)
@@ -308,7 +274,7 @@ func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) err
 	for _, t := range m.Tensors() {
 		vs = append(vs, views.NewTensor(t, comp.Options(t)))
 	}
-	s, err := site.New(r, vs, &site.Options{Path: fusefs.Paths(r)})
+	s, err := site.New(r, vs, nil)
 	if err != nil {
 		return err
 	}

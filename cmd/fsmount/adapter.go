@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/fsmount/fsmount/internal/cli"
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/model"
@@ -47,9 +48,9 @@ func adapterSummary(mnt string, r *adapter.Report) string {
 func adapterCode(r *adapter.Report) int {
 	switch {
 	case !r.Clean():
-		return exitProblems
+		return cli.ExitProblems
 	case r.Partial():
-		return exitSkipped
+		return cli.ExitSkipped
 	}
-	return exitOK
+	return cli.ExitOK
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/fusefs"
+	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
@@ -36,6 +37,32 @@ const notifyEnv = "FSMOUNT_NOTIFY_FD"
 // "ready 0\tmounted /mnt/q: ✓ …\n".
 const readyPrefix = "ready "
 
+// exitPrefix starts the report of a daemon that exits before its mount
+// is ready, followed by its exit status: "exit 2\n".
+const exitPrefix = "exit "
+
+// notifyPipe is the daemon's end of the notify pipe until it has
+// reported (ready, or its exit status); nil in any other process.
+var notifyPipe *os.File
+
+// openNotify takes the notify pipe named by notifyEnv, if any, before
+// anything else runs, so that every exit of the daemon is reported.
+func openNotify() {
+	if fd, err := strconv.Atoi(os.Getenv(notifyEnv)); err == nil && fd > 2 {
+		notifyPipe = os.NewFile(uintptr(fd), "notify")
+	}
+}
+
+// notifyExit tells the waiting parent, if the daemon has not reported yet,
+// the status it exits with.
+func notifyExit(code int) {
+	if notifyPipe != nil {
+		fmt.Fprintf(notifyPipe, "%s%d\n", exitPrefix, code)
+		notifyPipe.Close()
+		notifyPipe = nil
+	}
+}
+
 // readyTimeout bounds how long the parent waits for the daemon.
 const readyTimeout = 2 * time.Minute
 
@@ -47,12 +74,12 @@ func daemonize(c *config, mnt string, stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitFailed
+		return cli.ExitFailed
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitFailed
+		return cli.ExitFailed
 	}
 	cmd := exec.Command(exe, os.Args[1:]...)
 	cmd.Env = append(os.Environ(), notifyEnv+"=3")
@@ -61,7 +88,7 @@ func daemonize(c *config, mnt string, stdout, stderr io.Writer) int {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "fsmount: starting the daemon: %v\n", err)
-		return exitFailed
+		return cli.ExitFailed
 	}
 	w.Close()
 
@@ -70,8 +97,9 @@ func daemonize(c *config, mnt string, stdout, stderr io.Writer) int {
 		line, _ := bufio.NewReader(r).ReadString('\n')
 		got <- line
 	}()
+	var line string
 	select {
-	case line := <-got:
+	case line = <-got:
 		if rest, ok := strings.CutPrefix(line, readyPrefix); ok {
 			codeStr, text, _ := strings.Cut(strings.TrimSuffix(rest, "\n"), "\t")
 			code, _ := strconv.Atoi(codeStr)
@@ -81,19 +109,33 @@ func daemonize(c *config, mnt string, stdout, stderr io.Writer) int {
 		cmd.Process.Kill()
 		fmt.Fprintf(stderr, "fsmount: the daemon did not report the mount ready within %v\n", readyTimeout)
 	}
-	err = cmd.Wait()
+	return daemonEnded(line, cmd.Wait(), mnt, stderr)
+}
+
+// daemonEnded is the exit status of a daemon that ended before its mount
+// was ready: the code it reported on the notify pipe (exitPrefix), which
+// is its own exit status. One that died without reporting crashed (a
+// panic off the main goroutine exits 2, which must not read as an
+// invalid model) or was killed.
+func daemonEnded(line string, waitErr error, mnt string, stderr io.Writer) int {
+	if rest, ok := strings.CutPrefix(line, exitPrefix); ok {
+		if code, err := strconv.Atoi(strings.TrimSuffix(rest, "\n")); err == nil {
+			return code
+		}
+	}
 	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		return ee.ExitCode()
+	if errors.As(waitErr, &ee) && ee.ExitCode() > 0 {
+		fmt.Fprintf(stderr, "fsmount: internal error, please report: the daemon crashed (%v) before the mount was ready (its stack is above); fsmount -u %s clears anything it left\n", waitErr, mnt)
+		return cli.ExitInternal
 	}
 	// Killed (or exited 0 without a word): whatever it left at mnt,
 	// fsmount -u clears.
 	how := "exited without a word"
-	if err != nil {
-		how = err.Error()
+	if waitErr != nil {
+		how = waitErr.Error()
 	}
 	fmt.Fprintf(stderr, "fsmount: the daemon ended before the mount was ready (%s); fsmount -u %s clears anything it left\n", how, mnt)
-	return exitFailed
+	return cli.ExitFailed
 }
 
 // mounted tells the user, once the mount is ready, what was mounted and
@@ -109,7 +151,7 @@ func mounted(c *config, line string, verdict int, stdout, stderr io.Writer) int 
 	if c.strict {
 		return verdict
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // isTerminal reports whether w is a terminal.
@@ -139,7 +181,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	ro, err := remoteOptions(c)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	var ar *adapter.Report
 	var m *model.Model
@@ -150,18 +192,18 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 				err = aerr
 			}
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 		defer ar.Adapter.Close()
 	} else if c.base != "" {
 		fmt.Fprintf(stderr, "fsmount: --base is for an adapter (a directory holding adapter_config.json); %s is not one\n", loc)
-		return exitUsage
+		return cli.ExitUsage
 	} else if m, err = model.OpenWith(loc, ro); err != nil {
 		// A remote adapter without --base: probed only when there is no
 		// model there.
 		if !errors.Is(err, model.ErrNoWeights) || !adapter.IsRemote(loc) {
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 		var aerr error
 		if ar, m, aerr = openAdapter(c, loc, ro); aerr != nil {
@@ -169,7 +211,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 				err = aerr
 			}
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 		defer ar.Adapter.Close()
 	}
@@ -177,19 +219,19 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	// files/ serves the tokenizer and the other files beside the weights.
 	if err := m.OpenOthers(); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	r, err := spec.Check(m)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitInvalid
+		return cli.ExitInvalid
 	}
 	logs := &logWriter{w: stderr}
 	var logFile *os.File
 	if c.logFile != "" {
 		if logFile, err = os.OpenFile(c.logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
 			fmt.Fprintf(stderr, "fsmount: --log: %v\n", err)
-			return exitFailed
+			return cli.ExitFailed
 		}
 		defer logFile.Close()
 		logs.set(logFile)
@@ -197,15 +239,17 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	logger := log.New(logs, "fsmount: ", log.Lmicroseconds)
 	var cmp *compare.Comparison
 	if c.other != "" {
+		// The other model is opened as MODEL is: a remote one with the
+		// same --timeout and cache.
 		o, err := model.OpenWith(c.other, ro)
 		if err != nil {
 			fmt.Fprintf(stderr, "fsmount: --compare: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 		defer o.Close()
 		if cmp, err = compare.New(o, m, nil); err != nil {
 			fmt.Fprintf(stderr, "fsmount: --compare: %v\n", err)
-			return exitInvalid
+			return cli.ExitInvalid
 		}
 	}
 	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp, ar)
@@ -234,11 +278,11 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	if ar != nil {
 		line, vcode = adapterSummary(mnt, ar), adapterCode(ar)
 	}
-	if fd := os.Getenv(notifyEnv); fd != "" {
-		if err := notifyReady(fd, vcode, line); err != nil {
+	if notifyPipe != nil {
+		if err := notifyReady(vcode, line); err != nil {
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
 			server.Unmount()
-			return exitFailed
+			return cli.ExitFailed
 		}
 		detach()
 		// Once detached, warnings (a model file that shrank, a failed
@@ -253,7 +297,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 			}
 		}
 		waitServed(server, connGone)
-		return exitOK
+		return cli.ExitOK
 	}
 	code = mounted(c, line, vcode, stdout, stderr)
 	waitServed(server, connGone)
@@ -326,13 +370,13 @@ func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, s
 	release, err := lockMountpoint(mnt)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return nil, exitMountPoint
+		return nil, cli.ExitMountPoint
 	}
 	defer release()
 	// Checked again under the lock: another call may have mounted since.
 	if err := checkFree(mnt); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return nil, exitMountPoint
+		return nil, cli.ExitMountPoint
 	}
 	// As root, mount(2) directly rather than through fusermount3.
 	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Passthrough: c.passthrough, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp, Adapter: ar})
@@ -340,12 +384,12 @@ func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, s
 		if strings.Contains(err.Error(), "fusermount exited") {
 			// fusermount3 has printed its reason on stderr already.
 			fmt.Fprintf(stderr, "fsmount: fusermount3 refused to mount %s (its reason is above): FUSE is unavailable for this mount\n", mnt)
-			return nil, exitMountPoint
+			return nil, cli.ExitMountPoint
 		}
 		fmt.Fprintf(stderr, "fsmount: mounting %s: %v\n", mnt, strings.TrimSpace(err.Error()))
-		return nil, exitFailed
+		return nil, cli.ExitFailed
 	}
-	return server, exitOK
+	return server, cli.ExitOK
 }
 
 // logWriter is where the daemon's log goes: stderr until it detaches,
@@ -370,14 +414,13 @@ func (l *logWriter) set(w io.Writer) {
 	l.mu.Unlock()
 }
 
-func notifyReady(fdEnv string, verdict int, line string) error {
-	fd, err := strconv.Atoi(fdEnv)
-	if err != nil {
-		return fmt.Errorf("bad %s=%q", notifyEnv, fdEnv)
-	}
-	f := os.NewFile(uintptr(fd), "notify")
+// notifyReady tells the waiting parent that the mount is ready, with the
+// verdict's exit status and the summary line.
+func notifyReady(verdict int, line string) error {
+	f := notifyPipe
+	notifyPipe = nil
 	defer f.Close()
-	_, err = fmt.Fprintf(f, "%s%d\t%s\n", readyPrefix, verdict, line)
+	_, err := fmt.Fprintf(f, "%s%d\t%s\n", readyPrefix, verdict, line)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -22,27 +23,27 @@ func list(stdout, stderr io.Writer) int {
 	entries, err := readMountinfo()
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitFailed
+		return cli.ExitFailed
 	}
 	uid := os.Geteuid()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MOUNTPOINT\tMODEL\tPID\tVERDICT\tDAEMON")
 	for _, e := range entries {
-		if e.fstype != fsType || (uid != 0 && e.userID != uid) {
+		if e.FSType != fsType || (uid != 0 && e.UserID != uid) {
 			continue
 		}
 		pid := "-"
-		if p := daemonPid(e.minor); p != 0 {
+		if p := daemonPid(e.Minor); p != 0 {
 			pid = strconv.Itoa(p)
 		}
-		verdict, state := "?", probe(e.point).String()
+		verdict, state := "?", probe(e.Point).String()
 		if state == healthy.String() {
-			verdict = readVerdict(e.point)
+			verdict = readVerdict(e.Point)
 		}
 		// Names as another user chose them (root lists every user's
 		// mounts): control characters escaped, so that none reaches the
 		// terminal or breaks the table.
-		point, source := spec.Escape(e.point), spec.Escape(e.source)
+		point, source := spec.Escape(e.Point), spec.Escape(e.Source)
 		switch state {
 		case dead.String():
 			state = "dead (ENOTCONN): run fsmount -u " + point
@@ -52,7 +53,7 @@ func list(stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", point, source, pid, verdict, state)
 	}
 	tw.Flush()
-	return exitOK
+	return cli.ExitOK
 }
 
 // readVerdict returns ✓, ✗ or – (not checked) from the mount's verdict

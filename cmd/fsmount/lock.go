@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmount/fsmount/internal/mountinfo"
 )
 
 // lockMountpoint makes concurrent fsmount calls for one mount point
@@ -38,8 +40,8 @@ func checkBusy(mnt string) error {
 	if err != nil {
 		return err
 	}
-	e := topMount(entries, canonical(mnt))
-	if e == nil || e.fstype != fsType {
+	e := mountinfo.Top(entries, canonical(mnt))
+	if e == nil || e.FSType != fsType {
 		return nil
 	}
 	switch probe(mnt) {
@@ -48,7 +50,7 @@ func checkBusy(mnt string) error {
 	case hung:
 		return fmt.Errorf("mount point %s is an fsmount mount whose daemon does not answer: run fsmount -u %s", mnt, mnt)
 	}
-	return fmt.Errorf("mount point %s is busy: fsmount already serves %s there", mnt, e.source)
+	return fmt.Errorf("mount point %s is busy: fsmount already serves %s there", mnt, e.Source)
 }
 
 // checkFree refuses a mount point where fsmount already serves a model

@@ -10,16 +10,7 @@
 // returns once the mount answers, printing one line with the verdict;
 // -f keeps it in the foreground.
 //
-// Exit codes:
-//
-//	0  mounted (or unmounted, or listed)
-//	1  the mount or unmount failed, or -u was given something that is not
-//	   an fsmount mount; with --strict, cross-check problems (mounted)
-//	2  the model is unreadable or invalid; nothing was mounted
-//	3  with --strict: mounted, but not checked (no config.json, no spec)
-//	10 the mount point is unusable (missing, not a directory, not empty,
-//	   a dead mount, busy with another fsmount) or FUSE is unavailable
-//	64 usage error
+// Its exit codes are internal/cli's table (fsmount --help, README.md).
 package main
 
 import (
@@ -35,17 +26,6 @@ import (
 	"github.com/fsmount/fsmount/internal/version"
 )
 
-// Exit codes.
-const (
-	exitOK         = 0
-	exitFailed     = 1
-	exitProblems   = 1 // --strict: the verdict has problems
-	exitInvalid    = 2
-	exitSkipped    = 3 // --strict: the model was not checked
-	exitMountPoint = 10
-	exitUsage      = 64
-)
-
 const usage = `usage: fsmount [options] MODEL MOUNTPOINT
        fsmount -u MOUNTPOINT
        fsmount --list
@@ -55,17 +35,13 @@ shape, dtype, data, location and its decoded views (values, values.f32,
 values.npy, stats, sha256, hist); verdict, report, shapes, stats,
 expected/, by-name/ and files/ sit at the top. MODEL is a directory with
 config.json and model.safetensors (or model.safetensors.index.json and its
-<<<<<<< HEAD
-shards), one .safetensors file, a .gguf file (or a directory holding one),
-an http(s):// URL of any of these, hf://ORG/NAME[@REVISION], or
-s3://BUCKET/PREFIX/ or s3://BUCKET/KEY (AWS S3 or a store set by
-AWS_ENDPOINT_URL; AWS credentials, AWS_PROFILE, AWS_REGION).
-=======
 shards; or pytorch_model.bin, or its index and shards, read without running
 pickle and also served as files/model.safetensors), one .safetensors, .bin,
 .pt or .pth file, a .gguf file (or a directory holding one), an http(s)://
-URL of any of these, or hf://ORG/NAME[@REVISION].
->>>>>>> main
+URL of any of these, hf://ORG/NAME[@REVISION], or s3://BUCKET/PREFIX/ or
+s3://BUCKET/KEY (AWS S3 or a store set by AWS_ENDPOINT_URL; AWS
+credentials, AWS_PROFILE, AWS_REGION).
+
 
 Returns once the mount is ready and prints one line, e.g.
   mounted /mnt/q: ✓ 311 tensors, 596M params — cat /mnt/q/verdict
@@ -120,9 +96,6 @@ Options:
   --help              show this help
   --version           print the version
 
-Exit status: 0 ok, 1 mount or unmount failed, 2 invalid model (nothing
-mounted), 10 unusable or busy mount point or no FUSE, 64 usage error;
-with --strict also 1 (problems) and 3 (not checked), the model mounted.
 `
 
 // config is the parsed command line.
@@ -220,7 +193,10 @@ func parseArgs(args []string) (*config, error) {
 var errVersion = errors.New("version")
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	openNotify()
+	code := cli.Main("fsmount", os.Stderr, func() int { return run(os.Args[1:], os.Stdout, os.Stderr) })
+	notifyExit(code)
+	os.Exit(code)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -228,17 +204,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *usageError
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
-		return exitOK
+		fmt.Fprint(stdout, usage+cli.Help("fsmount"))
+		return cli.ExitOK
 	case errors.Is(err, errVersion):
 		fmt.Fprintf(stdout, "fsmount %s\n", version.String())
-		return exitOK
+		return cli.ExitOK
 	case errors.As(err, &ue):
 		io.WriteString(stderr, ue.Line("fsmount"))
-		return exitUsage
+		return cli.ExitUsage
 	case err != nil:
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if c.list {
 		return list(stdout, stderr)
@@ -249,29 +225,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mnt, err := filepath.Abs(mntArg)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitMountPoint
+		return cli.ExitMountPoint
 	}
 	if c.unmount {
 		if err := unmount(mnt, stderr); err != nil {
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
-			return exitFailed
+			return cli.ExitFailed
 		}
-		return exitOK
+		return cli.ExitOK
 	}
 	if c.logFile != "" {
 		if c.logFile, err = filepath.Abs(c.logFile); err != nil {
 			fmt.Fprintf(stderr, "fsmount: --log: %v\n", err)
-			return exitUsage
+			return cli.ExitUsage
 		}
 	}
 	model := c.args[0]
 	if err := checkFUSE(c.allowOther); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitMountPoint
+		return cli.ExitMountPoint
 	}
 	if err := checkFree(mnt); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
-		return exitMountPoint
+		return cli.ExitMountPoint
 	}
 	if c.foreground || os.Getenv(notifyEnv) != "" {
 		return serve(c, model, mnt, stdout, stderr)

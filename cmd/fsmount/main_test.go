@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestNoDevFuse(t *testing.T) {
 	defer func() { devFuse = saved }()
 	var out, errb bytes.Buffer
 	code := run([]string{"../../testdata/tiny-qwen3", t.TempDir()}, &out, &errb)
-	assert.Equal(t, exitMountPoint, code)
+	assert.Equal(t, cli.ExitMountPoint, code)
 	assert.Equal(t, 1, strings.Count(errb.String(), "\n"), errb.String())
 	assert.Contains(t, errb.String(), "fsmount: "+devFuse+" is missing: FUSE is not available here")
 }
@@ -63,20 +64,6 @@ func TestShortCount(t *testing.T) {
 	}
 }
 
-func TestParseMountinfoLine(t *testing.T) {
-	e, ok := parseMountinfoLine(`42 27 0:39 / /tmp/a\040b ro,nosuid,nodev,relatime shared:5 - fuse.fsmount models/m\134x ro,user_id=1000,group_id=1000,default_permissions`)
-	require.True(t, ok)
-	assert.Equal(t, mountEntry{id: 42, minor: 39, point: "/tmp/a b", fstype: fsType, source: `models/m\x`, userID: 1000,
-		superOptions: "ro,user_id=1000,group_id=1000,default_permissions"}, e)
-	e, ok = parseMountinfoLine("25 1 0:22 / /proc rw,nosuid - proc proc rw")
-	require.True(t, ok)
-	assert.Equal(t, -1, e.userID)
-	assert.Equal(t, "proc", e.fstype)
-	_, ok = parseMountinfoLine("garbage")
-	assert.False(t, ok)
-	assert.Equal(t, `a\0`, unescapeMountinfo(`a\0`), "a short escape is kept")
-}
-
 // TestListEscapes: --list (which shows root every user's mounts) prints a
 // mount point and a model named with terminal escapes, a tab or a newline
 // escaped, never raw: another user's names cannot drive root's terminal
@@ -93,7 +80,7 @@ func TestListEscapes(t *testing.T) {
 	mountinfoPath = info
 	t.Cleanup(func() { mountinfoPath = old })
 	var out, errb bytes.Buffer
-	require.Equal(t, exitOK, list(&out, &errb), errb.String())
+	require.Equal(t, cli.ExitOK, list(&out, &errb), errb.String())
 	assert.NotContains(t, out.String(), "\x1b")
 	assert.NotContains(t, out.String(), "\x07")
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -126,4 +113,24 @@ func TestParseSize(t *testing.T) {
 	if _, err := parseArgs([]string{"--cache-size", "lots", "m", "d"}); err == nil {
 		t.Error("a bad --cache-size is a usage error")
 	}
+}
+
+// TestDaemonEnded: a daemon that ends before its mount is ready passes on
+// the status it reported; one that dies without a word after exiting
+// non-zero crashed (Go exits 2 on a panic off the main goroutine), which
+// must read as an internal error, not as an invalid model.
+func TestDaemonEnded(t *testing.T) {
+	var stderr bytes.Buffer
+	assert.Equal(t, cli.ExitInvalid, daemonEnded("exit 2\n", nil, "/mnt", &stderr))
+	assert.Empty(t, stderr.String())
+
+	crash := exec.Command("sh", "-c", "exit 2").Run()
+	require.Error(t, crash)
+	assert.Equal(t, cli.ExitInternal, daemonEnded("", crash, "/mnt", &stderr))
+	assert.Contains(t, stderr.String(), "fsmount: internal error, please report: the daemon crashed (exit status 2)")
+
+	stderr.Reset()
+	killed := exec.Command("sh", "-c", "kill -9 $$").Run()
+	assert.Equal(t, cli.ExitFailed, daemonEnded("", killed, "/mnt", &stderr))
+	assert.Contains(t, stderr.String(), "the daemon ended before the mount was ready (signal: killed)")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fsmount/fsmount/internal/mountinfo"
 )
 
 // fsType is the type our mounts have in /proc/self/mountinfo (go-fuse
@@ -17,99 +18,10 @@ import (
 const fsType = "fuse.fsmount"
 
 // mountinfoPath is read for the mount table; a variable for tests.
-var mountinfoPath = "/proc/self/mountinfo"
+var mountinfoPath = mountinfo.Path
 
-// mountEntry is one line of /proc/self/mountinfo.
-type mountEntry struct {
-	id           int
-	minor        int    // for FUSE, the connection number in /sys/fs/fuse/connections
-	point        string // the mount point, unescaped
-	fstype       string
-	source       string // for fsmount, the model as it was named
-	userID       int    // user_id= of a FUSE mount: who mounted it; -1 if absent
-	superOptions string
-}
-
-// readMountinfo parses the mount table.
-func readMountinfo() ([]mountEntry, error) {
-	f, err := os.Open(mountinfoPath)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []mountEntry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if e, ok := parseMountinfoLine(sc.Text()); ok {
-			out = append(out, e)
-		}
-	}
-	return out, sc.Err()
-}
-
-// parseMountinfoLine parses "36 35 0:39 / /mnt/q ro,nosuid - fuse.fsmount
-// models/q ro,user_id=0,...": the optional fields before "-" vary.
-func parseMountinfoLine(line string) (mountEntry, bool) {
-	f := strings.Fields(line)
-	sep := -1
-	for i := 6; i < len(f); i++ {
-		if f[i] == "-" {
-			sep = i
-			break
-		}
-	}
-	if len(f) < 5 || sep < 0 || sep+3 > len(f) {
-		return mountEntry{}, false
-	}
-	e := mountEntry{point: unescapeMountinfo(f[4]), fstype: f[sep+1], source: unescapeMountinfo(f[sep+2]), userID: -1}
-	e.id, _ = strconv.Atoi(f[0])
-	if _, minor, ok := strings.Cut(f[2], ":"); ok {
-		e.minor, _ = strconv.Atoi(minor)
-	}
-	if sep+3 < len(f) {
-		e.superOptions = f[sep+3]
-		for _, o := range strings.Split(e.superOptions, ",") {
-			if v, ok := strings.CutPrefix(o, "user_id="); ok {
-				if n, err := strconv.Atoi(v); err == nil {
-					e.userID = n
-				}
-			}
-		}
-	}
-	return e, true
-}
-
-// unescapeMountinfo undoes the kernel's octal escapes (\040 for a space,
-// \011, \012, \134).
-func unescapeMountinfo(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// topMount returns the mount that path resolves to when it is a mount
-// point itself (the last, i.e. topmost, of stacked mounts), or nil.
-func topMount(entries []mountEntry, path string) *mountEntry {
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].point == path {
-			return &entries[i]
-		}
-	}
-	return nil
-}
+// readMountinfo reads the mount table.
+func readMountinfo() ([]mountinfo.Entry, error) { return mountinfo.ReadFile(mountinfoPath) }
 
 // canonical returns mnt absolute with the symlinks of its parent resolved,
 // as the mount table names it. The last element is not resolved: on a

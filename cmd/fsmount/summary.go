@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -33,11 +34,11 @@ func summary(mnt string, r *spec.Report) string {
 func verdictCode(r *spec.Report) int {
 	switch {
 	case !r.Clean():
-		return exitProblems
+		return cli.ExitProblems
 	case r.Plan == nil:
-		return exitSkipped
+		return cli.ExitSkipped
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // shortCount renders a count in three significant digits: 596M, 28.9K,

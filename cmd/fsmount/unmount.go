@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmount/fsmount/internal/mountinfo"
 )
 
 // unmount unmounts the fsmount mount at mnt, and refuses anything else.
@@ -32,26 +34,26 @@ func unmount(mnt string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	e := topMount(entries, mnt)
+	e := mountinfo.Top(entries, mnt)
 	if e == nil {
 		if _, err := os.Lstat(mnt); errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s does not exist", mnt)
 		}
 		return fmt.Errorf("%s is not a mount point", mnt)
 	}
-	if e.fstype != fsType {
-		return fmt.Errorf("%s is not an fsmount mount (it is %s from %s): left alone", mnt, e.fstype, e.source)
+	if e.FSType != fsType {
+		return fmt.Errorf("%s is not an fsmount mount (it is %s from %s): left alone", mnt, e.FSType, e.Source)
 	}
-	if uid := os.Geteuid(); uid != 0 && e.userID >= 0 && e.userID != uid {
+	if uid := os.Geteuid(); uid != 0 && e.UserID >= 0 && e.UserID != uid {
 		// fusermount3 would say the mount is not in /etc/mtab.
-		return fmt.Errorf("%s was mounted by uid %d, not by you (uid %d): only they or root can unmount it", mnt, e.userID, uid)
+		return fmt.Errorf("%s was mounted by uid %d, not by you (uid %d): only they or root can unmount it", mnt, e.UserID, uid)
 	}
 	// The daemon, found before its connection goes: with it its number.
-	daemon := daemonPid(e.minor)
+	daemon := daemonPid(e.Minor)
 	daemonStart, _ := procStart(daemon)
 	detached := false
 	if h := probe(mnt); h == hung {
-		if err := abortConnection(e.minor); err != nil {
+		if err := abortConnection(e.Minor); err != nil {
 			return fmt.Errorf("%s: the daemon does not answer and its FUSE connection could not be aborted: %v", mnt, err)
 		}
 		fmt.Fprintf(stderr, "fsmount: %s: the daemon did not answer within %v: aborted its FUSE connection\n", mnt, probeTimeout)
@@ -65,7 +67,7 @@ func unmount(mnt string, stderr io.Writer) error {
 	}
 	// Another fsmount -u (or umount) may get there first: what the kernel
 	// then says to this one (EINVAL) tells nothing.
-	meanwhile := func() bool { gone, _ := mountGone(e.id); return gone }
+	meanwhile := func() bool { gone, _ := mountGone(e.ID); return gone }
 	if errors.Is(err, syscall.EBUSY) {
 		if err := lazyUnmount(mnt); err != nil {
 			if meanwhile() {
@@ -82,7 +84,7 @@ func unmount(mnt string, stderr io.Writer) error {
 		}
 		return err
 	}
-	if gone, _ := mountGone(e.id); !gone {
+	if gone, _ := mountGone(e.ID); !gone {
 		return fmt.Errorf("%s is still mounted after unmounting it", mnt)
 	}
 	// A detached mount's daemon serves its open files until they close.
@@ -128,7 +130,7 @@ func mountGone(id int) (bool, error) {
 		return false, err
 	}
 	for _, e := range entries {
-		if e.id == id {
+		if e.ID == id {
 			return false, nil
 		}
 	}

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +60,43 @@ func TestTimeout(t *testing.T) {
 		_, err := Parse(fl, []string{"m", "--timeout", bad})
 		var ue *UsageError
 		assert.ErrorAs(t, err, &ue, bad)
+	}
+}
+
+// TestMainPanic: a panic in a command's body exits ExitInternal, not Go's
+// 2 (an invalid model), with the stack on stderr.
+func TestMainPanic(t *testing.T) {
+	var stderr bytes.Buffer
+	code := Main("fsinspect", &stderr, func() int { panic("boom") })
+	assert.Equal(t, ExitInternal, code)
+	assert.NotEqual(t, ExitInvalid, code)
+	assert.True(t, strings.HasPrefix(stderr.String(), "fsinspect: internal error, please report: boom\n"), stderr.String())
+	assert.Contains(t, stderr.String(), "goroutine ")
+	assert.Contains(t, stderr.String(), "cli.TestMainPanic")
+
+	stderr.Reset()
+	assert.Equal(t, ExitSkipped, Main("fsinspect", &stderr, func() int { return ExitSkipped }))
+	assert.Empty(t, stderr.String())
+}
+
+// TestExitTable: every code has one meaning in both commands' help and in
+// README.md, word for word, and no two rows share a code.
+func TestExitTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	seen := map[int]bool{}
+	for _, c := range Codes {
+		assert.False(t, seen[c.Code], "code %d twice", c.Code)
+		seen[c.Code] = true
+		assert.NotEmpty(t, c.Fsmount+c.Fsinspect, "code %d", c.Code)
+	}
+	for _, cmd := range []string{"fsmount", "fsinspect"} {
+		assert.True(t, strings.Contains(string(readme), Markdown(cmd)), "README.md must hold %s's exit-code table as cli.Markdown writes it:\n%s", cmd, Markdown(cmd))
+		help := strings.Join(strings.Fields(Help(cmd)), " ")
+		for _, c := range Codes {
+			if s := c.sentence(cmd); s != "" {
+				assert.Contains(t, help, fmt.Sprintf("%d %s", c.Code, s))
+			}
+		}
 	}
 }

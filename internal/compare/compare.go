@@ -31,9 +31,9 @@ type Options struct {
 	// when [Comparison.Run] returns without error.
 	Progress func(done, total int64)
 	// Block, if non-zero, is the FP8 weight_block_size [bn, bk] of both
-	// models; otherwise each model's config.json quantization_config is
-	// read, and without one the block is inferred from the scale's shape
-	// (128 when it fits).
+	// models; otherwise each model's own, by the rule of package
+	// quantconfig (the config's, else inferred from the scale's shape),
+	// which the views follow too.
 	Block [2]uint64
 }
 

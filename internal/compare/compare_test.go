@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
 )
@@ -373,7 +374,7 @@ func TestViews(t *testing.T) {
 	size := sum.Size()
 	fs := c.TensorFiles(name)
 	require.Len(t, fs, 3)
-	assert.Equal(t, compare.NameDeltaF32, fs[1].Name)
+	assert.Equal(t, layout.DeltaF32, fs[1].Name)
 	n := 64 * 32
 	assert.Equal(t, int64(4*n), fs[1].View.Size())
 	assert.Equal(t, int64(4*n+128), fs[2].View.Size())
@@ -554,4 +555,34 @@ func TestGPTQ(t *testing.T) {
 	// Without a quantization_config the weight cannot be decoded.
 	r = runCfg(t, `{}`, dense, `{}`, packed, nil)
 	assert.Equal(t, compare.Error, r.Entries[0].Status)
+}
+
+// TestFP8ViewsAgree: without weight_block_size, the views' values of an
+// FP8 weight and compare's delta.f32 decode it with the same block (the
+// one package quantconfig infers from the scale's shape, 16 here, not
+// 128), so values.f32 minus the other's values is delta.f32, bit for bit.
+func TestFP8ViewsAgree(t *testing.T) {
+	src := tiny()
+	q, deq, _ := quantizeFP8(src, 16, 16)
+	const w = "model.layers.1.self_attn.o_proj.weight"
+	require.Contains(t, deq, w)
+	mm := writeModel(t, `{"model_type": "qwen3", "quantization_config": {"quant_method": "fp8"}}`, q)
+	c, err := compare.New(writeModel(t, testmodel.TinyQwen3Config, src), mm, nil)
+	require.NoError(t, err)
+	fs := c.TensorFiles(w)
+	require.Len(t, fs, 3)
+	delta := readAll(t, fs[1].View)
+
+	tt := mm.Tensor(w)
+	opts := views.NewCompanions(mm.Tensor, mm.Config).Options(tt)
+	require.NotNil(t, opts)
+	assert.Equal(t, [2]uint64{16, 16}, opts.Block)
+	vals := readAll(t, views.NewTensor(tt, opts).ValuesF32())
+	require.Len(t, vals, len(delta))
+	ws := bf16s(find(src, w).Data)
+	for i := range ws {
+		v := math.Float32frombits(binary.LittleEndian.Uint32(vals[4*i:]))
+		require.Equal(t, float32(deq[w][i]), v, "values.f32[%d] is the dequantized weight", i)
+		require.Equal(t, float32(float64(v)-ws[i]), math.Float32frombits(binary.LittleEndian.Uint32(delta[4*i:])), i)
+	}
 }

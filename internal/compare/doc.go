@@ -45,11 +45,12 @@
 // are not compared as tensors: [Result.AuxModel] and [Result.AuxOther]
 // list them. An FP8 weight with a weight_scale_inv beside it is decoded
 // with its block scales ([decode.NewScaled]; the block is
-// [Options.Block], else config.json's quantization_config
-// weight_block_size, else inferred from the scale's shape) and compared
-// with the other's weight of that name. A GPTQ or AWQ qweight is decoded
-// with its companions and the settings of quantization_config and
-// compared as "<base>.weight". Weights with compressed-tensors
+// [Options.Block], else the one package quantconfig gives, as the views
+// use it: the config's weight_block_size, else inferred from the scale's
+// shape) and compared with the other's weight of that name. A GPTQ or
+// AWQ qweight is decoded with its companions as quantconfig says
+// ([views.Packed], as the views do) and compared as
+// "<base>.weight". Weights with compressed-tensors
 // weight_scale or bitsandbytes SCB are entries with status error (not
 // decoded).
 //
@@ -70,7 +71,15 @@
 //
 // Chunks of every pair are compared on [Options.Workers] goroutines at
 // once (GOMAXPROCS by default). Dense BF16 pairs take an AVX2 kernel on
-// amd64 CPUs that have it.
+// amd64 CPUs that have it (not with -tags purego; its measured gain is
+// written in kernel_amd64.go). Both kernels count the same elements,
+// NaNs, infinities and differing pairs, and find the same maxima, exactly;
+// the float64 sums (of squares and products, behind relative L2, cosine
+// and mean |Δ|) are added in another order, four lanes at a time, so they
+// may differ from the scalar path's in the last bits (within 1e-12
+// relative, as TestAVX2 checks), and so may the figures derived from them. On one
+// machine a run always takes the same kernel, so its figures are
+// reproducible.
 //
 // # NaN and infinities
 //

@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // exp16 is the BF16 exponent mask, broadcast to every 16-bit lane.

@@ -45,9 +45,22 @@ func BenchmarkKernelBF16(b *testing.B) {
 		binary.LittleEndian.PutUint16(y[i:], uint16(math.Float32bits(v*float32(1+rng.NormFloat64()*0.01))>>16))
 	}
 	b.SetBytes(int64(2 * len(x)))
-	for b.Loop() {
-		var p partial
-		p.reduceBF16(x, y)
+	for _, k := range []struct {
+		name string
+		avx2 bool
+	}{{"kernel", true}, {"scalar", false}} {
+		b.Run(k.name, func(b *testing.B) {
+			if k.avx2 && !haveAVX2 {
+				b.Skip("no AVX2 kernel here (not amd64, -tags purego, or the CPU lacks it)")
+			}
+			useAVX2 = k.avx2
+			defer func() { useAVX2 = true }()
+			b.SetBytes(int64(2 * len(x)))
+			for b.Loop() {
+				var p partial
+				p.reduceBF16(x, y)
+			}
+		})
 	}
 }
 

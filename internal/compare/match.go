@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fsmount/fsmount/gguf"
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/quantconfig"
+	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -46,29 +47,20 @@ var (
 		"transformer.wte.weight": true, "gpt_neox.embed_in.weight": true, "wte.weight": true}
 )
 
-// quantConfig is what the comparison reads of config.json.
-type quantConfig struct {
-	Tie       *bool  `json:"tie_word_embeddings"`
-	ModelType string `json:"model_type"`
-	Heads     int    `json:"num_attention_heads"`
-	KVHeads   int    `json:"num_key_value_heads"`
-	Quant     *struct {
-		Method    string   `json:"quant_method"`
-		Block     []uint64 `json:"weight_block_size"`
-		Bits      int      `json:"bits"`
-		GroupSize *int     `json:"group_size"`
-		Format    string   `json:"checkpoint_format"`
-		Version   string   `json:"version"`
-	} `json:"quantization_config"`
+// modelConfig is what the comparison reads of config.json.
+type modelConfig struct {
+	Tie   *bool `json:"tie_word_embeddings"`
+	quant quantconfig.Config
 }
 
-func readConfig(m *model.Model) quantConfig {
-	var c quantConfig
+func readConfig(m *model.Model) modelConfig {
+	var c modelConfig
 	if len(m.Config) > 0 {
 		// A config that does not parse is the report's problem; here it
 		// only means no block size and no tie.
 		_ = json.Unmarshal(m.Config, &c)
 	}
+	c.quant, _ = quantconfig.Parse(m.Config)
 	return c
 }
 
@@ -107,8 +99,9 @@ type sideSet struct {
 
 func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 	cfg := readConfig(m)
-	if block == ([2]uint64{}) && cfg.Quant != nil && len(cfg.Quant.Block) == 2 {
-		block = [2]uint64{cfg.Quant.Block[0], cfg.Quant.Block[1]}
+	q := cfg.quant
+	if block != ([2]uint64{}) {
+		q.Block = block
 	}
 	ss := &sideSet{byName: map[string]*side{}}
 	for _, t := range m.Tensors() {
@@ -123,14 +116,11 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 		case strings.HasSuffix(name, ".qweight"):
 			base = strings.TrimSuffix(name, ".qweight")
 			name = base + ".weight"
-			s.dec, s.err = packedDecoder(m, cfg, base, t)
+			s.dec, s.err = views.Packed(q, m.Tensor, base, t)
 			s.how = "dequantized from " + t.Name
 		case isWeight && m.Tensor(base+".weight_scale_inv") != nil:
 			sc := m.Tensor(base + ".weight_scale_inv")
-			b := block
-			if b == ([2]uint64{}) {
-				b = inferBlock(t, sc)
-			}
+			b := q.FP8Block(t, sc)
 			s.dec, s.err = decode.NewScaled(t, sc, b)
 			s.how = fmt.Sprintf("dequantized with %s, block [%d, %d]", sc.Name, b[0], b[1])
 		case isWeight && m.Tensor(base+".weight_scale") != nil && t.DType != tensor.F32 && t.DType != tensor.BF16 && t.DType != tensor.F16:
@@ -154,7 +144,7 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 			if hf, ok := m.Names.HF(t.Name); ok {
 				name = hf
 				if s.dec != nil {
-					if rowOf := ggufRows(cfg, hf, s.dec.Shape()); rowOf != nil {
+					if rowOf := m.GGUFRows(hf, s.dec.Shape()); rowOf != nil {
 						s.dec, s.plain = s.dec.WithRows(rowOf), false
 						s.how = strings.TrimPrefix(s.how+"; ", "; ") + "rows unpermuted (llama.cpp's Q/K order)"
 					}
@@ -172,74 +162,6 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 	}
 	sort.Strings(ss.names)
 	return ss
-}
-
-// ggufRows returns the row order of a llama-family Q or K projection as
-// llama.cpp's converter stores it (gguf.md §5.3: rows permuted within
-// each head), or nil for any other tensor or architecture.
-func ggufRows(cfg quantConfig, hf string, shape []uint64) func(uint64) uint64 {
-	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" || len(shape) == 0 {
-		return nil
-	}
-	heads := 0
-	switch {
-	case strings.HasSuffix(hf, ".self_attn.q_proj.weight") || strings.HasSuffix(hf, ".self_attn.q_proj.bias"):
-		heads = cfg.Heads
-	case strings.HasSuffix(hf, ".self_attn.k_proj.weight") || strings.HasSuffix(hf, ".self_attn.k_proj.bias"):
-		heads = cfg.KVHeads
-		if heads == 0 {
-			heads = cfg.Heads
-		}
-	default:
-		return nil
-	}
-	rows := int(shape[0])
-	if heads <= 0 || rows%(2*heads) != 0 {
-		return nil
-	}
-	return func(r uint64) uint64 {
-		g, _ := gguf.GGUFRow(int(r), rows, heads) // rows and heads checked above
-		return uint64(g)
-	}
-}
-
-// inferBlock guesses weight_block_size without a config: 128 (every
-// published FP8 checkpoint) when the scale grid fits, else the block
-// that gives the grid.
-func inferBlock(w, sc *tensor.Tensor) [2]uint64 {
-	if len(w.Shape) != 2 || len(sc.Shape) != 2 || sc.Shape[0] == 0 || sc.Shape[1] == 0 {
-		return [2]uint64{128, 128}
-	}
-	var b [2]uint64
-	for i := range 2 {
-		b[i] = 128
-		if (w.Shape[i]+127)/128 != sc.Shape[i] {
-			b[i] = (w.Shape[i] + sc.Shape[i] - 1) / sc.Shape[i]
-		}
-	}
-	return b
-}
-
-func packedDecoder(m *model.Model, cfg quantConfig, base string, qw *tensor.Tensor) (*decode.Decoder, error) {
-	q := cfg.Quant
-	if q == nil {
-		return nil, fmt.Errorf("%s: no quantization_config to decode it", qw.Name)
-	}
-	gs := -1
-	if q.GroupSize != nil {
-		gs = *q.GroupSize
-	}
-	switch q.Method {
-	case "gptq":
-		return decode.NewGPTQ(decode.GPTQ{QWeight: qw, QZeros: m.Tensor(base + ".qzeros"), Scales: m.Tensor(base + ".scales"),
-			GIdx: m.Tensor(base + ".g_idx"), Bits: q.Bits, GroupSize: gs, V1: q.Format != "gptq_v2"})
-	case "awq":
-		if q.Version != "" && strings.ToLower(q.Version) != "gemm" {
-			return nil, fmt.Errorf("%s: AWQ version %q is not decoded", qw.Name, q.Version)
-		}
-		return decode.NewAWQ(decode.AWQ{QWeight: qw, QZeros: m.Tensor(base + ".qzeros"), Scales: m.Tensor(base + ".scales"), GroupSize: gs})
-	}
-	return nil, fmt.Errorf("%s: quant_method %q is not decoded", qw.Name, q.Method)
 }
 
 // How a pair's names were matched.

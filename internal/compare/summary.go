@@ -20,16 +20,16 @@ var summaryFields = []struct {
 
 const sciW = 11 // "+1.234e-03", "+1.234e-300"
 
-// layout is the summary's fixed geometry, from the names alone.
-type layout struct {
+// geometry is the summary's fixed geometry, from the names alone.
+type geometry struct {
 	nameW  int
 	line   int // bytes per line, "\n" included
 	groups []int
 	digits int // width of a count in the footer
 }
 
-func newLayout(es []*Entry) *layout {
-	l := &layout{nameW: len("tensor")}
+func newLayout(es []*Entry) *geometry {
+	l := &geometry{nameW: len("tensor")}
 	seen := map[int]bool{}
 	for _, e := range es {
 		l.nameW = max(l.nameW, len(e.Name))
@@ -54,7 +54,7 @@ func newLayout(es []*Entry) *layout {
 
 // size is the summary's size: a header line, a line per group and per
 // entry, and a footer line.
-func (l *layout) size(entries int) int64 {
+func (l *geometry) size(entries int) int64 {
 	return int64(2+len(l.groups)+entries) * int64(l.line)
 }
 
@@ -82,7 +82,7 @@ func safeName(s string) string {
 	}, s)
 }
 
-func (l *layout) endLine(b []byte, start int) []byte {
+func (l *geometry) endLine(b []byte, start int) []byte {
 	if len(b)-start > l.line-1 {
 		b = b[:start+l.line-1]
 	}
@@ -120,7 +120,7 @@ func sciOrDash(x float64) string {
 	return sci(x)
 }
 
-func (l *layout) footer(c map[Status]int, maxRel float64) string {
+func (l *geometry) footer(c map[Status]int, maxRel float64) string {
 	n := func(s Status) string {
 		return strings.Repeat(" ", l.digits-len(strconv.Itoa(c[s]))) + strconv.Itoa(c[s])
 	}
@@ -148,7 +148,7 @@ func rank(s Status) int {
 
 // render lays out the entries, which must be those the layout was made
 // for, computed.
-func (l *layout) render(es []*Entry) []byte {
+func (l *geometry) render(es []*Entry) []byte {
 	b := make([]byte, 0, l.size(len(es)))
 	start := len(b)
 	b = padTo(b, "tensor", l.nameW, false)
@@ -208,7 +208,7 @@ func maxNaN(a, b float64) float64 {
 	return max(a, b)
 }
 
-func (l *layout) row(b []byte, e *Entry) []byte {
+func (l *geometry) row(b []byte, e *Entry) []byte {
 	b = padTo(b, safeName(e.Name), l.nameW, false)
 	dt := func(d, how string) string {
 		if d == "" {

@@ -11,24 +11,15 @@ import (
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/views"
-)
-
-// The names of the views, as the mount's compare/ directory names them.
-const (
-	NameSummary     = "summary"
-	NameOnlyInModel = "only-in-model"
-	NameOnlyInOther = "only-in-other"
-	NameStats       = "stats"
-	NameDeltaF32    = "delta.f32"
-	NameDeltaNPY    = "delta.npy"
 )
 
 // Files returns the comparison's top-level views with their file names:
 // summary, only-in-model, only-in-other.
 func (c *Comparison) Files() []views.File {
-	return []views.File{{Name: NameSummary, View: c.Summary()},
-		{Name: NameOnlyInModel, View: c.OnlyInModel()}, {Name: NameOnlyInOther, View: c.OnlyInOther()}}
+	return []views.File{{Name: layout.Summary, View: c.Summary()},
+		{Name: layout.OnlyInModel, View: c.OnlyInModel()}, {Name: layout.OnlyInOther, View: c.OnlyInOther()}}
 }
 
 // Summary returns the summary table's view (the bytes of [Result.Text]).
@@ -126,10 +117,10 @@ func (c *Comparison) TensorFiles(name string) []views.File {
 	if !ok || c.entries[i].ModelName == "" || c.entries[i].OtherName == "" {
 		return nil
 	}
-	fs := []views.File{{Name: NameStats, View: &statsView{c: c, i: i}}}
+	fs := []views.File{{Name: layout.Stats, View: &statsView{c: c, i: i}}}
 	if p := c.pairs[i]; p != nil {
 		if d := newDelta(p); d != nil {
-			fs = append(fs, views.File{Name: NameDeltaF32, View: d}, views.File{Name: NameDeltaNPY, View: newDeltaNPY(d, p.a.shape())})
+			fs = append(fs, views.File{Name: layout.DeltaF32, View: d}, views.File{Name: layout.DeltaNPY, View: newDeltaNPY(d, p.a.shape())})
 		}
 	}
 	return fs

@@ -96,7 +96,7 @@ func numElements(shape []uint64) (uint64, bool) {
 // float32), the scale having shape [ceil(N/bn), ceil(K/bk)]: the FP8
 // layout of DeepSeek-V3 and transformers' "fp8" quantization, whose
 // weight_scale_inv is a multiplier despite its name. block is
-// quantization_config.weight_block_size, [bn, bk].
+// the weight_block_size [bn, bk] (see package quantconfig).
 func NewScaled(w, scale *tensor.Tensor, block [2]uint64) (*Decoder, error) {
 	d, err := NewDecoder(w)
 	if err != nil {

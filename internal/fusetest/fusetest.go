@@ -12,10 +12,14 @@ import (
 )
 
 // RequireFUSE skips a test that needs FUSE where it is missing, loudly,
+// and every such test in a run without mounts (FSMOUNT_NO_MOUNT=1),
 // unless FSMOUNT_REQUIRE_FUSE=1 (as in CI), when it fails instead. As a
 // user other than root, mounting also needs fusermount3.
 func RequireFUSE(t testing.TB) {
 	t.Helper()
+	if os.Getenv("FSMOUNT_NO_MOUNT") == "1" {
+		t.Skip("no mounts in this run (FSMOUNT_NO_MOUNT=1, ./test.sh --quick)")
+	}
 	var why string
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		why = "/dev/fuse: " + err.Error()

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/fsmount/fsmount/internal/numfmt"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -591,9 +592,9 @@ func (r *Result) Text() string {
 		case t.Detail != "":
 			line("✗ %s (%s): %s", t.Name, t.Kind, t.Detail)
 		case t.Kind == KindUntouched:
-			line("✗ %s (untouched): %s of %s elements differ from the base, first at %s", t.Name, spec.Commas(t.Off), spec.Commas(t.Elements), index(t.First, t.Shape))
+			line("✗ %s (untouched): %s of %s elements differ from the base, first at %s", t.Name, numfmt.Commas(t.Off), numfmt.Commas(t.Elements), index(t.First, t.Shape))
 		default:
-			line("✗ %s (%s): %s of %s elements off, first at %s: merged %.8g, expected %.8g (tolerance %.3g)", t.Name, t.Kind, spec.Commas(t.Off), spec.Commas(t.Elements), index(t.First, t.Shape), t.Got, t.Want, t.Tol)
+			line("✗ %s (%s): %s of %s elements off, first at %s: merged %.8g, expected %.8g (tolerance %.3g)", t.Name, t.Kind, numfmt.Commas(t.Off), numfmt.Commas(t.Elements), index(t.First, t.Shape), t.Got, t.Want, t.Tol)
 		}
 	}
 	for _, n := range r.Missing {

@@ -167,11 +167,11 @@ func start(t testing.TB, bin, root string) (*Server, error) {
 			return nil, err
 		}
 	}
-	port, err := FreePort()
+	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	port2, err := FreePort()
+	port2, err := freePort()
 	if err != nil {
 		return nil, err
 	}
@@ -234,9 +234,9 @@ func (s *Server) stop() {
 	<-s.done
 }
 
-// FreePort returns a port of 127.0.0.1 that was free a moment ago (nginx
+// freePort returns a port of 127.0.0.1 that was free a moment ago (nginx
 // cannot be told to pick one itself).
-func FreePort() (int, error) {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

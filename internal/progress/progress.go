@@ -27,14 +27,14 @@ type Bar struct {
 // New returns a bar drawing on w when w is a terminal, else one that does
 // nothing.
 func New(w io.Writer, label string) *Bar {
-	if !IsTerminal(w) {
+	if !isTerminal(w) {
 		return &Bar{}
 	}
 	return &Bar{w: w, label: label, start: time.Now()}
 }
 
-// IsTerminal reports whether w is a terminal.
-func IsTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

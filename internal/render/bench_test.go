@@ -46,7 +46,7 @@ func BenchmarkBigHeatmap(b *testing.B) {
 	s := views.NewTensor(bigBF16(b), nil)
 	b.SetBytes(s.Tensor().Length)
 	for b.Loop() {
-		if _, err := RenderHeatmap(context.Background(), s, 0); err != nil {
+		if _, err := renderHeatmap(context.Background(), s, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func BenchmarkBigHeatmapVsScan(b *testing.B) {
 			b.Fatal(err)
 		}
 		mid := time.Now()
-		if _, err := RenderHeatmap(ctx, views.NewTensor(t, nil), 0); err != nil {
+		if _, err := renderHeatmap(ctx, views.NewTensor(t, nil), 0); err != nil {
 			b.Fatal(err)
 		}
 		scans = append(scans, mid.Sub(start).Seconds()*1e3)

@@ -84,9 +84,9 @@ type Lazy struct {
 // ErrBadOffset is returned for a negative read offset.
 var ErrBadOffset = errors.New("render: negative offset")
 
-// ErrSize is returned when rendering produced a size other than the one
+// errSize is returned when rendering produced a size other than the one
 // announced (a bug).
-var ErrSize = errors.New("render: rendered size differs from the size announced")
+var errSize = errors.New("render: rendered size differs from the size announced")
 
 // NewLazy returns a file of size bytes that render produces, cached in c
 // (a cache of its own of DefaultCacheBytes if c is nil).
@@ -115,7 +115,7 @@ func (l *Lazy) Bytes(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) != l.size {
-		return nil, ErrSize
+		return nil, errSize
 	}
 	l.cache.put(l, b)
 	return b, nil

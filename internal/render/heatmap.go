@@ -28,7 +28,7 @@ type Source interface {
 
 // Heatmap geometry.
 const (
-	MaxCells   = 1024 // grid cells on a side, at most
+	maxCells   = 1024 // grid cells on a side, at most
 	minPlot    = 256  // a plot side is magnified to at least this
 	margin     = 10
 	barGap     = 12
@@ -75,7 +75,7 @@ func layoutFor(shape []uint64) heatLayout {
 		l.empty = true
 		l.plotW, l.plotH = minPlot, minPlot
 	} else {
-		l.gw, l.gh = int(min(l.cols, MaxCells)), int(min(l.rows, MaxCells))
+		l.gw, l.gh = int(min(l.cols, maxCells)), int(min(l.rows, maxCells))
 		l.cw, l.ch = max(1, minPlot/l.gw), max(1, minPlot/l.gh)
 		l.plotW, l.plotH = l.gw*l.cw, l.gh*l.ch
 	}
@@ -92,9 +92,9 @@ func HeatmapDims(shape []uint64) (w, h int) {
 	return l.w, l.h
 }
 
-// HeatmapSize returns the byte size of the heatmap.png of a tensor of
+// heatmapSize returns the byte size of the heatmap.png of a tensor of
 // this shape.
-func HeatmapSize(shape []uint64) int64 { return PNGSize(HeatmapDims(shape)) }
+func heatmapSize(shape []uint64) int64 { return pngSize(HeatmapDims(shape)) }
 
 // Grid is a tensor down-sampled: Cells[i*W+j] summarises the block of
 // rows [RowStart(i), RowStart(i+1)) and columns [ColStart(j),
@@ -129,11 +129,11 @@ func split(i, n, parts uint64) uint64 {
 // float32).
 const chunkElems = 1 << 18
 
-// HeatmapGrid computes the grid of d in one pass over its values, decoded
+// heatmapGrid computes the grid of d in one pass over its values, decoded
 // in chunks of rows by up to workers goroutines (GOMAXPROCS if 0), each
 // owning a band of grid rows, so that the result does not depend on
 // scheduling. Memory is the grid and one chunk per worker.
-func HeatmapGrid(ctx context.Context, d *decode.Decoder, workers int) (*Grid, error) {
+func heatmapGrid(ctx context.Context, d *decode.Decoder, workers int) (*Grid, error) {
 	l := layoutFor(d.Shape())
 	g := &Grid{Rows: l.rows, Cols: l.cols, W: l.gw, H: l.gh, Min: float32(math.NaN()), Max: float32(math.NaN())}
 	if l.empty {
@@ -598,12 +598,12 @@ func drawHeatmap(t *tensor.Tensor, shape []uint64, g *Grid, why string) *canvas 
 	return c
 }
 
-// RenderHeatmap renders the heatmap.png of s: exactly
-// HeatmapSize(ShapeOf(s)) bytes. The grid is computed by up to workers
+// renderHeatmap renders the heatmap.png of s: exactly
+// heatmapSize(ShapeOf(s)) bytes. The grid is computed by up to workers
 // goroutines (GOMAXPROCS if 0). When the tensor has no negative (or no
 // positive) value, its min (max) is not found by the pass and is taken
 // from s.Stats.
-func RenderHeatmap(ctx context.Context, s Source, workers int) ([]byte, error) {
+func renderHeatmap(ctx context.Context, s Source, workers int) ([]byte, error) {
 	t := s.Tensor()
 	d := s.Decoder()
 	if d == nil {
@@ -613,7 +613,7 @@ func RenderHeatmap(ctx context.Context, s Source, workers int) ([]byte, error) {
 		}
 		return drawHeatmap(t, t.Shape, nil, why).png(), nil
 	}
-	g, err := HeatmapGrid(ctx, d, workers)
+	g, err := heatmapGrid(ctx, d, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -644,7 +644,7 @@ func ShapeOf(s Source) []uint64 {
 // NewHeatmap returns the heatmap.png file of s, rendered on the first
 // read and kept in c.
 func NewHeatmap(s Source, c *Cache) *Lazy {
-	return NewLazy(HeatmapSize(ShapeOf(s)), c, func(ctx context.Context) ([]byte, error) {
-		return RenderHeatmap(ctx, s, 0)
+	return NewLazy(heatmapSize(ShapeOf(s)), c, func(ctx context.Context) ([]byte, error) {
+		return renderHeatmap(ctx, s, 0)
 	})
 }

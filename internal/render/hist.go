@@ -20,8 +20,8 @@ const (
 
 var barCol = color3(70, 110, 170)
 
-// HistSize is the byte size of every hist.png.
-func HistSize() int64 { return PNGSize(HistW, HistH) }
+// histSize is the byte size of every hist.png.
+func histSize() int64 { return pngSize(HistW, HistH) }
 
 // countLabel formats a power of ten for the count axis.
 func countLabel(k int) string {
@@ -90,8 +90,8 @@ func drawHist(name string, s *decode.Stats, why string) *canvas {
 	return c
 }
 
-// RenderHist renders the hist.png of s: exactly HistSize() bytes.
-func RenderHist(ctx context.Context, s Source) ([]byte, error) {
+// renderHist renders the hist.png of s: exactly histSize() bytes.
+func renderHist(ctx context.Context, s Source) ([]byte, error) {
 	name := s.Tensor().Name
 	if s.Decoder() == nil {
 		return drawHist(name, nil, "not decoded").png(), nil
@@ -106,5 +106,5 @@ func RenderHist(ctx context.Context, s Source) ([]byte, error) {
 // NewHist returns the hist.png file of s, rendered on the first read and
 // kept in c.
 func NewHist(s Source, c *Cache) *Lazy {
-	return NewLazy(HistSize(), c, func(ctx context.Context) ([]byte, error) { return RenderHist(ctx, s) })
+	return NewLazy(histSize(), c, func(ctx context.Context) ([]byte, error) { return renderHist(ctx, s) })
 }

@@ -21,8 +21,8 @@ const (
 	ovLegendX  = 720
 )
 
-// OverviewSize is the byte size of every overview.png.
-func OverviewSize() int64 { return PNGSize(OverviewW, OverviewH) }
+// overviewSize is the byte size of every overview.png.
+func overviewSize() int64 { return pngSize(OverviewW, OverviewH) }
 
 // palette colours the overview's lines, in the order of the kinds.
 var palette = []color.RGBA{
@@ -75,8 +75,8 @@ type Overview struct {
 	yhi     int
 }
 
-// BuildOverview collects the series from the statistics of srcs.
-func BuildOverview(ctx context.Context, srcs []Source) (*Overview, error) {
+// buildOverview collects the series from the statistics of srcs.
+func buildOverview(ctx context.Context, srcs []Source) (*Overview, error) {
 	type acc struct{ sumSq, n float64 }
 	byKind := map[string]map[int]*acc{}
 	o := &Overview{}
@@ -176,7 +176,7 @@ func (o *Overview) Point(kind string, layer int) (x, y int, ok bool) {
 	return 0, 0, false
 }
 
-// PNG draws the overview: exactly OverviewSize() bytes.
+// PNG draws the overview: exactly overviewSize() bytes.
 func (o *Overview) PNG() []byte {
 	c := newCanvas(OverviewW, OverviewH)
 	c.text(margin, margin, "RMS of each kind of block weight against the layer index (log scale)", 0, black)
@@ -233,7 +233,7 @@ type OverviewFile struct {
 // in c.
 func NewOverview(srcs []Source, c *Cache) *OverviewFile {
 	f := &OverviewFile{srcs: srcs}
-	f.Lazy = NewLazy(OverviewSize(), c, func(ctx context.Context) ([]byte, error) {
+	f.Lazy = NewLazy(overviewSize(), c, func(ctx context.Context) ([]byte, error) {
 		o, err := f.Data(ctx)
 		if err != nil {
 			return nil, err
@@ -245,7 +245,7 @@ func NewOverview(srcs []Source, c *Cache) *OverviewFile {
 
 // Data returns the series the picture plots.
 func (f *OverviewFile) Data(ctx context.Context) (*Overview, error) {
-	return BuildOverview(ctx, f.srcs)
+	return buildOverview(ctx, f.srcs)
 }
 
 // Outliers reports, for tensors of the given names and RMS values,

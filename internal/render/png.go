@@ -28,16 +28,16 @@ func zlibLen(n int64) int64 {
 	return 2 + n + 5*blocks + 4
 }
 
-// PNGSize is the size in bytes of the PNG of a w×h picture as this
+// pngSize is the size in bytes of the PNG of a w×h picture as this
 // package writes it.
-func PNGSize(w, h int) int64 {
+func pngSize(w, h int) int64 {
 	return int64(len(pngSignature)) + chunkOver + ihdrLen + chunkOver + zlibLen(rawLen(w, h)) + chunkOver
 }
 
-// encodePNG writes img (w, h ≥ 1) in exactly PNGSize(w, h) bytes.
+// encodePNG writes img (w, h ≥ 1) in exactly pngSize(w, h) bytes.
 func encodePNG(img *image.RGBA) []byte {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	out := make([]byte, 0, PNGSize(w, h))
+	out := make([]byte, 0, pngSize(w, h))
 	out = append(out, pngSignature...)
 
 	var ihdr [ihdrLen]byte

@@ -24,8 +24,8 @@ func TestPNGSizeAndValidity(t *testing.T) {
 		c := newCanvas(d[0], d[1])
 		c.fill(0, 0, 1, 1, color.RGBA{10, 20, 30, 255})
 		b := c.png()
-		if int64(len(b)) != PNGSize(d[0], d[1]) {
-			t.Fatalf("%v: %d bytes, PNGSize %d", d, len(b), PNGSize(d[0], d[1]))
+		if int64(len(b)) != pngSize(d[0], d[1]) {
+			t.Fatalf("%v: %d bytes, pngSize %d", d, len(b), pngSize(d[0], d[1]))
 		}
 		img := decodePNG(t, b, d[0], d[1])
 		if r, g, bl, _ := img.At(0, 0).RGBA(); r>>8 != 10 || g>>8 != 20 || bl>>8 != 30 {
@@ -60,7 +60,7 @@ func TestSizes(t *testing.T) {
 		w, h := HeatmapDims(sh)
 		b := readAll(t, hm)
 		decodePNG(t, b, w, h)
-		again, err := RenderHeatmap(context.Background(), s, 3)
+		again, err := renderHeatmap(context.Background(), s, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestGridMatchesBruteForce(t *testing.T) {
 					vals[i] = math.Float32frombits(math.Float32bits(vals[i]) &^ 0xffff)
 				}
 			}
-			g, err := HeatmapGrid(context.Background(), s.Decoder(), workers)
+			g, err := heatmapGrid(context.Background(), s.Decoder(), workers)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func f32bytes(v []float32) []byte {
 func TestHeatmapPixels(t *testing.T) {
 	vals := []float32{1, -1, 0, float32(math.NaN()), 0.5, -0.25}
 	s := f32Tensor("w", []uint64{2, 3}, vals)
-	b, err := RenderHeatmap(context.Background(), s, 0)
+	b, err := renderHeatmap(context.Background(), s, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,12 +222,12 @@ func small() *views.Tensor {
 
 func TestGolden(t *testing.T) {
 	s := small()
-	hm, err := RenderHeatmap(context.Background(), s, 0)
+	hm, err := renderHeatmap(context.Background(), s, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "small-heatmap.png", hm)
-	hs, err := RenderHist(context.Background(), s)
+	hs, err := renderHist(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,9 +245,9 @@ func TestPIL(t *testing.T) {
 	}
 	dir := t.TempDir()
 	s := small()
-	hm, _ := RenderHeatmap(context.Background(), s, 0)
-	hs, _ := RenderHist(context.Background(), s)
-	ov, _ := BuildOverview(context.Background(), []Source{s})
+	hm, _ := renderHeatmap(context.Background(), s, 0)
+	hs, _ := renderHist(context.Background(), s)
+	ov, _ := buildOverview(context.Background(), []Source{s})
 	w, h := HeatmapDims(s.Tensor().Shape)
 	for _, f := range []struct {
 		name string
@@ -357,16 +357,16 @@ func TestLayerKind(t *testing.T) {
 }
 
 func TestCacheBound(t *testing.T) {
-	c := NewCache(3 * HistSize())
+	c := NewCache(3 * histSize())
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := range 10 {
 		s := bf16Tensor("t"+itoa(i), []uint64{64}, randVals(r, 64))
 		readAll(t, NewHist(s, c))
-		if c.Used() > 3*HistSize() {
-			t.Fatalf("cache holds %d bytes, bound %d", c.Used(), 3*HistSize())
+		if c.Used() > 3*histSize() {
+			t.Fatalf("cache holds %d bytes, bound %d", c.Used(), 3*histSize())
 		}
 	}
-	if c.Used() != 3*HistSize() {
+	if c.Used() != 3*histSize() {
 		t.Fatalf("cache holds %d bytes, want 3 pictures", c.Used())
 	}
 }
@@ -420,7 +420,7 @@ func TestConcurrentReads(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	s := bf16Tensor("w", []uint64{300, 200}, randVals(r, 60000))
 	hm := NewHeatmap(s, NewCache(1)) // nothing is kept: every read renders
-	want, err := RenderHeatmap(context.Background(), s, 0)
+	want, err := renderHeatmap(context.Background(), s, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

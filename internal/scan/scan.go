@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/numfmt"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
@@ -236,13 +237,13 @@ func (r *Result) Text() string {
 		switch s.Health() {
 		case decode.HealthNaN, decode.HealthInf:
 			bad++
-			fmt.Fprintf(&b, "  ✗ %s: %s holds %s NaN, %s +Inf, %s -Inf in %s values\n", s.Health(), name, spec.Commas(s.NaN), spec.Commas(s.PosInf), spec.Commas(s.NegInf), spec.Commas(s.Count))
+			fmt.Fprintf(&b, "  ✗ %s: %s holds %s NaN, %s +Inf, %s -Inf in %s values\n", s.Health(), name, numfmt.Commas(s.NaN), numfmt.Commas(s.PosInf), numfmt.Commas(s.NegInf), numfmt.Commas(s.Count))
 		case decode.HealthZero:
 			bad++
-			fmt.Fprintf(&b, "  ✗ zero: every one of the %s values of %s is zero\n", spec.Commas(s.Count), name)
+			fmt.Fprintf(&b, "  ✗ zero: every one of the %s values of %s is zero\n", numfmt.Commas(s.Count), name)
 		case decode.HealthConstant:
 			warn++
-			fmt.Fprintf(&b, "  ! constant: every one of the %s values of %s is %g\n", spec.Commas(s.Count), name, s.Min)
+			fmt.Fprintf(&b, "  ! constant: every one of the %s values of %s is %g\n", numfmt.Commas(s.Count), name, s.Min)
 		}
 	}
 	for _, d := range r.Duplicates {
@@ -257,9 +258,9 @@ func (r *Result) Text() string {
 	if bad > 0 {
 		mark = "✗"
 	}
-	fmt.Fprintf(&b, "  %s %s tensors scanned: %s bad, %s %s, %s not decoded\n", mark, spec.Commas(uint64(len(r.Entries))), spec.Commas(uint64(bad)), spec.Commas(uint64(warn)), plural(warn, "warning", "warnings"), spec.Commas(uint64(undecoded)))
+	fmt.Fprintf(&b, "  %s %s tensors scanned: %s bad, %s %s, %s not decoded\n", mark, numfmt.Commas(uint64(len(r.Entries))), numfmt.Commas(uint64(bad)), numfmt.Commas(uint64(warn)), plural(warn, "warning", "warnings"), numfmt.Commas(uint64(undecoded)))
 	secs := r.Elapsed.Seconds()
-	fmt.Fprintf(&b, "  %s bytes in %.2f s (%.2f GB/s)\n", spec.Commas(uint64(r.Bytes)), secs, float64(r.Bytes)/1e9/math.Max(secs, 1e-9))
+	fmt.Fprintf(&b, "  %s bytes in %.2f s (%.2f GB/s)\n", numfmt.Commas(uint64(r.Bytes)), secs, float64(r.Bytes)/1e9/math.Max(secs, 1e-9))
 	return b.String()
 }
 

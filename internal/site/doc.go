@@ -30,8 +30,9 @@
 //
 // # Paths
 //
-// Tensor pages are at <dir>/index.html, where dir comes from
-// [Options.Path] (the mount passes its own tensor paths); links are
+// Tensor pages are at <dir>/index.html, where dir is the tensor's
+// directory in the tree (package layout, through [spec.Report.Paths]), or
+// what [Options.Path] says; links are
 // percent-encoded per component and start with "./" or "../", so that a
 // component holding ':' is never read as a URL scheme.
 package site

@@ -10,9 +10,10 @@ import (
 	"strings"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/numfmt"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -153,7 +154,7 @@ func (s *Site) rootHead(b *bytes.Buffer) {
 		b.WriteString("</table>\n<p>Weights are stored [out, in]: rows are outputs, columns inputs (y = x·W<sup>T</sup>).</p>\n")
 	}
 	b.WriteString("<h2>Overview</h2>\n")
-	img(b, "./"+NameOverview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
+	img(b, "./"+layout.Overview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
 	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
 }
 
@@ -161,7 +162,7 @@ func (s *Site) rootHead(b *bytes.Buffer) {
 // rs nil writes blank fields of the same widths.
 func (s *Site) rootRow(b *bytes.Buffer, v *views.Tensor, dir string, rs *rootStats) {
 	t := v.Tensor()
-	b.WriteString("<tr><td><a href=\"" + href(0, dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
+	b.WriteString("<tr><td><a href=\"" + href(0, dir+"/"+layout.Index) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(v)) + "</td><td class=\"n\">" + numfmt.Commas(t.NumElements()) + "</td>")
 	for k := range 2 {
 		b.WriteString(`<td class="n">`)
 		cell := ""
@@ -202,13 +203,13 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 	t := p.v.Tensor()
 	depth := strings.Count(p.Dir, "/") + 1
 	head(&b, t.Name)
-	b.WriteString("<p><a href=\"" + href(depth, NameIndex) + "\">&larr; the model</a></p>\n<h1>" + esc(t.Name) + "</h1>\n<table>\n")
+	b.WriteString("<p><a href=\"" + href(depth, layout.Index) + "\">&larr; the model</a></p>\n<h1>" + esc(t.Name) + "</h1>\n<table>\n")
 	file := ""
 	if t.File != nil {
 		file = path.Base(t.File.Name())
 	}
 	for _, kv := range [][2]string{
-		{"dtype", dtypeOf(p.v)}, {"shape", tensor.FormatShape(render.ShapeOf(p.v))}, {"params", spec.Commas(t.NumElements())},
+		{"dtype", dtypeOf(p.v)}, {"shape", tensor.FormatShape(render.ShapeOf(p.v))}, {"params", numfmt.Commas(t.NumElements())},
 		{"file", file}, {"offset", strconv.FormatInt(t.Offset, 10)}, {"bytes", strconv.FormatInt(t.Length, 10)},
 	} {
 		b.WriteString("<tr><th>" + kv[0] + "</th><td>" + esc(kv[1]) + "</td></tr>\n")
@@ -262,9 +263,9 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 	healthCell(&b, ts)
 	b.WriteString("</tr>\n</table>\n<h2>Heatmap</h2>\n")
 	w, h := render.HeatmapDims(render.ShapeOf(p.v))
-	img(&b, "./"+NameHeatmap, w, h, "heatmap of "+t.Name)
+	img(&b, "./"+layout.Heatmap, w, h, "heatmap of "+t.Name)
 	b.WriteString("<h2>Histogram</h2>\n")
-	img(&b, "./"+NameHist, render.HistW, render.HistH, "histogram of "+t.Name)
+	img(&b, "./"+layout.HistPNG, render.HistW, render.HistH, "histogram of "+t.Name)
 	b.WriteString("</body>\n</html>\n")
 	return b.Bytes()
 }

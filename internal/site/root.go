@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/render"
@@ -39,12 +40,13 @@ type RootFile struct {
 
 // NewRoot returns the root index.html of the report r for n tensors,
 // tensor i's views given by viewOf (which may make them anew on each
-// call: the page keeps none) and its directory by dirOf (nil:
-// DefaultPath). It is byte for byte the Root of [New] over the same
+// call: the page keeps none) and its directory by dirOf (nil: the
+// report's own layout, [spec.Report.Paths]). It is byte for byte the Root of [New] over the same
 // tensors.
 func NewRoot(r *spec.Report, n int, viewOf func(i int) *views.Tensor, dirOf func(name string) string) *RootFile {
 	if dirOf == nil {
-		dirOf = DefaultPath
+		paths := r.Paths()
+		dirOf = func(name string) string { return strings.Join(paths[name], "/") }
 	}
 	s := &Site{report: r}
 	f := &RootFile{s: s, n: n, viewOf: viewOf, dirOf: dirOf, ends: make([]int64, n)}

@@ -3,6 +3,8 @@ package site
 import (
 	"bytes"
 	"context"
+	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/numfmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -13,7 +15,6 @@ import (
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -56,11 +57,11 @@ func (s *Site) oldRootPage(rows []tensorStats) []byte {
 		b.WriteString("</table>\n<p>Weights are stored [out, in]: rows are outputs, columns inputs (y = x·W<sup>T</sup>).</p>\n")
 	}
 	b.WriteString("<h2>Overview</h2>\n")
-	img(&b, "./"+NameOverview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
+	img(&b, "./"+layout.Overview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
 	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
 	for i, p := range s.pages {
 		t := p.v.Tensor()
-		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+NameIndex) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + spec.Commas(t.NumElements()) + "</td>")
+		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+layout.Index) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + numfmt.Commas(t.NumElements()) + "</td>")
 		var ts *tensorStats
 		if rows != nil {
 			ts = &rows[i]

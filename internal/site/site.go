@@ -10,26 +10,18 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/spec"
 )
 
-// The file names of the site.
-const (
-	NameIndex    = "index.html"
-	NameOverview = "overview.png"
-	NameHeatmap  = "heatmap.png"
-	NameHist     = "hist.png"
-)
-
 // Options are the options of [New]; nil means defaults.
 type Options struct {
 	// Path, if non-nil, gives the directory of a tensor's files, relative
-	// to the root and slash-separated, such as the mount's
-	// "layers/0/mlp/down_proj". The default is the name's dot-separated
-	// parts as directories, each percent-encoding '%', '/', '\\' and
-	// control bytes, "" and "." and ".." encoded too.
+	// to the root and slash-separated. The default is the tree's layout
+	// (package layout, as [spec.Report.Paths] gives it), such as
+	// "layers/0/mlp/down_proj".
 	Path func(tensorName string) string
 	// Cache, if non-nil, keeps the rendered pages and pictures; the
 	// default is a cache of render.DefaultCacheBytes of the site's own.
@@ -64,13 +56,14 @@ type File struct {
 }
 
 // withDefaults returns the options with every unset field defaulted.
-func (opts *Options) withDefaults() Options {
+func (opts *Options) withDefaults(r *spec.Report) Options {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	if o.Path == nil {
-		o.Path = DefaultPath
+	if o.Path == nil && r != nil {
+		paths := r.Paths()
+		o.Path = func(name string) string { return strings.Join(paths[name], "/") }
 	}
 	if o.Cache == nil {
 		o.Cache = render.NewCache(0)
@@ -82,7 +75,7 @@ func (opts *Options) withDefaults() Options {
 // tensors (in the order the table lists them). Nothing is read or
 // rendered until a file is read.
 func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) {
-	o := opts.withDefaults()
+	o := opts.withDefaults(r)
 	s := &Site{report: r, tensors: tensors, cache: o.Cache, byName: map[string]*Tensor{}}
 	srcs := make([]render.Source, len(tensors))
 	seen := map[string]string{}
@@ -125,9 +118,13 @@ func (s *Site) newTensor(v *views.Tensor, dirOf func(string) string) (*Tensor, e
 
 // NewTensor returns the files of one tensor's directory, byte for byte
 // those [New] makes for it, without the rest of the site: a tensor's
-// page depends on that tensor alone.
+// page depends on that tensor alone, and its directory on opts.Path,
+// which must be set.
 func NewTensor(v *views.Tensor, opts *Options) (*Tensor, error) {
-	o := opts.withDefaults()
+	o := opts.withDefaults(nil)
+	if o.Path == nil {
+		return nil, errors.New("site: NewTensor needs Options.Path")
+	}
 	s := &Site{cache: o.Cache}
 	return s.newTensor(v, o.Path)
 }
@@ -140,36 +137,11 @@ func checkDir(dir string) error {
 	}
 	for _, c := range strings.Split(dir, "/") {
 		switch c {
-		case NameIndex, NameOverview, NameHeatmap, NameHist:
+		case layout.Index, layout.Overview, layout.Heatmap, layout.HistPNG:
 			return fmt.Errorf("directory %q has a component named as a file of the site", dir)
 		}
 	}
 	return nil
-}
-
-// DefaultPath is the directory of a tensor when Options.Path is nil: its
-// name's dot-separated parts, each escaped (see Options.Path).
-func DefaultPath(name string) string {
-	parts := strings.Split(name, ".")
-	for i, p := range parts {
-		var b strings.Builder
-		for j := 0; j < len(p); j++ {
-			c := p[j]
-			if c == '%' || c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
-				fmt.Fprintf(&b, "%%%02X", c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-		parts[i] = b.String()
-		switch parts[i] {
-		case "":
-			parts[i] = "%"
-		case "..":
-			parts[i] = "%2E."
-		}
-	}
-	return strings.Join(parts, "/")
 }
 
 // Root returns the root index.html.
@@ -184,9 +156,9 @@ func (s *Site) Tensor(name string) *Tensor { return s.byName[name] }
 // Files returns every file of the site: index.html and overview.png,
 // then each tensor's index.html, heatmap.png and hist.png.
 func (s *Site) Files() []File {
-	fs := []File{{NameIndex, s.root}, {NameOverview, s.overview}}
+	fs := []File{{layout.Index, s.root}, {layout.Overview, s.overview}}
 	for _, p := range s.pages {
-		fs = append(fs, File{p.Dir + "/" + NameIndex, p.Index}, File{p.Dir + "/" + NameHeatmap, p.Heatmap}, File{p.Dir + "/" + NameHist, p.Hist})
+		fs = append(fs, File{p.Dir + "/" + layout.Index, p.Index}, File{p.Dir + "/" + layout.Heatmap, p.Heatmap}, File{p.Dir + "/" + layout.HistPNG, p.Hist})
 	}
 	return fs
 }

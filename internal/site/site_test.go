@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
@@ -109,7 +110,7 @@ func TestTinySite(t *testing.T) {
 			}
 		}
 	}
-	root := string(files[NameIndex])
+	root := string(files[layout.Index])
 	for _, name := range []string{"model.embed_tokens.weight", "model.layers.1.mlp.down_proj.weight", "lm_head.weight"} {
 		if !strings.Contains(root, ">"+name+"</a>") {
 			t.Fatalf("root page does not list %s", name)
@@ -127,8 +128,13 @@ func TestTinySite(t *testing.T) {
 // lookup) is byte for byte its page in the whole site.
 func TestNewTensor(t *testing.T) {
 	s := open(t, testmodel.TinyDir(t, nil))
+	paths := s.report.Paths()
+	dir := &Options{Path: func(n string) string { return strings.Join(paths[n], "/") }}
+	if _, err := NewTensor(s.pages[0].v, nil); err == nil {
+		t.Fatal("NewTensor without a Path was accepted")
+	}
 	for _, p := range s.pages {
-		alone, err := NewTensor(p.v, nil)
+		alone, err := NewTensor(p.v, dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,8 +279,13 @@ func TestBadPaths(t *testing.T) {
 			t.Errorf("path %q accepted", p("t"))
 		}
 	}
-	if got := DefaultPath("model.layers.0.a%b/c..weight"); got != "model/layers/0/a%25b%2Fc/%/weight" {
-		t.Errorf("DefaultPath = %q", got)
+	// The default is the tree's layout, as a mount lays it out.
+	s, err := New(r, vs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.byName["model.layers.0.self_attn.q_proj.weight"]; p == nil || p.Dir != "layers/0/self_attn/q_proj" {
+		t.Errorf("default directory of q_proj: %+v", p)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -84,4 +85,13 @@ func Numpy(t testing.TB) string {
 	}
 	t.Skip("SKIPPING: no python3 with numpy (apt-get install python3-numpy)")
 	return ""
+}
+
+// HostileNames are tensor names that try to escape the tree, shadow its
+// files or break path rules.
+var HostileNames = []string{
+	"..", "a..b", "x/y", "", strings.Repeat("p", 300) + ".weight", "layer.shape",
+	"model.verdict.weight", "model.by-name", "shapes", "weight", "a", "a.weight",
+	"lm_head.weight", "model.lm_head.weight", "%", "%25", "%+", ".", "..weight",
+	"model.expected.weight", "n\x00ul", "data", "model." + strings.Repeat("q", 600),
 }

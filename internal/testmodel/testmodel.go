@@ -36,8 +36,8 @@ type Entry struct {
 	Offsets [2]uint64
 }
 
-// DTypeBits gives the element size of the dtypes the writers use.
-var DTypeBits = map[string]uint64{
+// dtypeBits gives the element size of the dtypes the writers use.
+var dtypeBits = map[string]uint64{
 	"BOOL": 8, "U8": 8, "I8": 8, "F8_E4M3": 8, "F8_E5M2": 8, "F8_E8M0": 8,
 	"I16": 16, "U16": 16, "F16": 16, "BF16": 16,
 	"I32": 32, "U32": 32, "F32": 32, "I64": 64, "U64": 64, "F64": 64, "C64": 64,
@@ -50,7 +50,7 @@ func NBytes(dtype string, shape []uint64) uint64 {
 	for _, d := range shape {
 		n *= d
 	}
-	return n * DTypeBits[dtype] / 8
+	return n * dtypeBits[dtype] / 8
 }
 
 // Header renders the JSON header for entries, in the given order, with

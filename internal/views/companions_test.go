@@ -34,10 +34,20 @@ func TestCompanionsFP8(t *testing.T) {
 	if c.Options(s) != nil {
 		t.Error("the scale has companions")
 	}
-	// Without weight_block_size, DeepSeek's 128×128.
+	// Without weight_block_size, the block quantconfig infers from the
+	// scale's grid (as compare does): 128 along the rows, where one
+	// scale row fits, 2 along the columns, where 2 scales cover 4; the
+	// values are the same.
 	c = NewCompanions(func(n string) *tensor.Tensor { return byName[n] }, nil)
-	if o := c.Options(w); o == nil || o.Block != [2]uint64{128, 128} {
-		t.Errorf("default block: %+v", o)
+	o = c.Options(w)
+	if o == nil || o.Block != [2]uint64{128, 2} {
+		t.Fatalf("inferred block: %+v", o)
+	}
+	got = readWhole(t, "values.f32", NewTensor(w, o).ValuesF32())
+	for i, v := range want {
+		if g := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])); g != v {
+			t.Errorf("inferred block, element %d: %v, want %v", i, g, v)
+		}
 	}
 	var nilC *Companions
 	if nilC.Options(w) != nil {

@@ -23,7 +23,7 @@ func newF32(v *Tensor) View {
 	}
 	n := v.dec.Len()
 	if n > math.MaxInt64/4 {
-		return newUnreadable(0, uint64(n), ErrTooLarge)
+		return newUnreadable(0, uint64(n), errTooLarge)
 	}
 	return &f32View{d: v.dec, size: int64(n) * 4}
 }

@@ -82,7 +82,7 @@ func newNPY(v *Tensor) *NPY {
 	n := &NPY{header: h, t: t, raw: raw}
 	if raw {
 		if t.Length < 0 || t.Length > math.MaxInt64-int64(len(h)) {
-			return &NPY{msg: newUnreadable(0, uint64(t.Length), ErrTooLarge)}
+			return &NPY{msg: newUnreadable(0, uint64(t.Length), errTooLarge)}
 		}
 		n.size = int64(len(h)) + t.Length
 	} else {

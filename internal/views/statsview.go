@@ -12,7 +12,7 @@ import (
 // appendSci appends x with digits significant digits and a 3-digit
 // exponent ("+1.23456e-002"), or "nan", "inf", "-inf".
 func appendSci(b []byte, x float64, digits int) []byte {
-	l := layout{digits: digits, expDigits: 3}
+	l := numFormat{digits: digits, expDigits: 3}
 	return l.appendFloat(b, x)
 }
 

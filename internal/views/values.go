@@ -11,8 +11,8 @@ import (
 	"github.com/fsmount/fsmount/tensor"
 )
 
-// layout is the fixed-width text layout of a tensor's values.
-type layout struct {
+// numFormat is the fixed-width text layout of a tensor's values.
+type numFormat struct {
 	dt        tensor.DType // of the values printed
 	isInt     bool
 	signed    bool
@@ -39,11 +39,11 @@ var intWidth = map[tensor.DType]int{
 	tensor.U32: 10, tensor.I32: 11, tensor.U64: 20, tensor.I64: 20,
 }
 
-// ErrTooLarge is a view whose size would not fit in an int64.
-var ErrTooLarge = errors.New("not decoded: the text would be larger than 2^63 bytes")
+// errTooLarge is a view whose size would not fit in an int64.
+var errTooLarge = errors.New("not decoded: the text would be larger than 2^63 bytes")
 
-func textLayout(d *decode.Decoder) (*layout, error) {
-	l := &layout{dt: d.ValueType()}
+func textLayout(d *decode.Decoder) (*numFormat, error) {
+	l := &numFormat{dt: d.ValueType()}
 	if fd, ok := floatDigits[l.dt]; ok {
 		l.digits, l.expDigits = fd[0], fd[1]
 		l.w = l.digits + 4 + l.expDigits
@@ -67,7 +67,7 @@ func textLayout(d *decode.Decoder) (*layout, error) {
 		l.cols = shape[len(shape)-1]
 		for _, s := range shape[:len(shape)-1] {
 			if s != 0 && l.rows > math.MaxInt64/s {
-				return nil, ErrTooLarge
+				return nil, errTooLarge
 			}
 			l.rows *= s
 		}
@@ -75,19 +75,19 @@ func textLayout(d *decode.Decoder) (*layout, error) {
 	l.line = 1
 	if l.cols > 0 {
 		if l.cols > uint64(math.MaxInt64)/uint64(l.w+1) {
-			return nil, ErrTooLarge
+			return nil, errTooLarge
 		}
 		l.line = int64(l.cols) * int64(l.w+1)
 	}
 	if l.rows != 0 && uint64(l.line) > uint64(math.MaxInt64)/l.rows {
-		return nil, ErrTooLarge
+		return nil, errTooLarge
 	}
 	l.size = int64(l.rows) * l.line
 	return l, nil
 }
 
 // appendFloat appends x in the layout's fixed form.
-func (l *layout) appendFloat(b []byte, x float64) []byte {
+func (l *numFormat) appendFloat(b []byte, x float64) []byte {
 	switch {
 	case x != x:
 		return append(b, "nan"...)
@@ -114,7 +114,7 @@ func (l *layout) appendFloat(b []byte, x float64) []byte {
 }
 
 // appendInt appends the element at raw (its little-endian bytes).
-func (l *layout) appendInt(b []byte, raw []byte) []byte {
+func (l *numFormat) appendInt(b []byte, raw []byte) []byte {
 	le := binary.LittleEndian
 	var u uint64
 	neg := false
@@ -173,7 +173,7 @@ const longRow = 4096
 
 type valuesView struct {
 	v   *Tensor
-	lay *layout
+	lay *numFormat
 	tab *tokenTable // nil but for plain 1- and 2-byte floating types
 	// tabOnce sets tab on the first read: building a table costs a few
 	// milliseconds, which a LOOKUP must not pay.
@@ -225,7 +225,7 @@ var (
 
 // tokensOf returns the token table of dt, built on first use, or nil
 // for a type without one.
-func tokensOf(l *layout) *tokenTable {
+func tokensOf(l *numFormat) *tokenTable {
 	bb := l.dt.BlockBytes()
 	if l.isInt || l.dt.BlockElems() != 1 || bb > 2 {
 		return nil
@@ -364,7 +364,7 @@ func (vv *valuesView) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // shortfall is how many bytes the token of x falls short of w.
-func (l *layout) shortfall(x float64) int64 {
+func (l *numFormat) shortfall(x float64) int64 {
 	switch {
 	case x != x, math.IsInf(x, 1):
 		return int64(l.w - 3)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -18,16 +19,6 @@ type View interface {
 	Size() int64
 	ReadAt(p []byte, off int64) (int, error)
 }
-
-// The names of a tensor's views, in the order of [Tensor.Files].
-const (
-	NameValues    = "values"
-	NameValuesF32 = "values.f32"
-	NameNPY       = "values.npy"
-	NameStats     = "stats"
-	NameSHA256    = "sha256"
-	NameHist      = "hist"
-)
 
 // DefaultHistBins is the number of histogram bins unless told otherwise.
 const DefaultHistBins = 32
@@ -143,8 +134,8 @@ type File struct {
 
 // Files returns every view with its file name, in a fixed order.
 func (v *Tensor) Files() []File {
-	return []File{{NameValues, v.values}, {NameValuesF32, v.f32}, {NameNPY, v.npy},
-		{NameStats, v.stats}, {NameSHA256, v.sha}, {NameHist, v.hist}}
+	return []File{{layout.Values, v.values}, {layout.ValuesF32, v.f32}, {layout.ValuesNPY, v.npy},
+		{layout.Stats, v.stats}, {layout.SHA256, v.sha}, {layout.Hist, v.hist}}
 }
 
 // Stats returns the tensor's statistics with its histogram, scanning it

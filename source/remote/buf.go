@@ -1,8 +1,10 @@
 package remote
 
 import (
+	"log"
 	"sync"
 	"sync/atomic"
+	"testing"
 )
 
 // buf is one chunk's bytes, shared by whoever holds a reference: the call
@@ -37,11 +39,12 @@ func (b *buf) ref() *buf {
 }
 
 // release gives back one reference; the last one returns the array to its
-// pool.
+// pool. A release past zero is a bug (see misuse).
 func (b *buf) release() {
 	n := b.refs.Add(-1)
 	if n < 0 {
 		overReleased.Add(1)
+		misuse("a chunk buffer released more often than it was referenced")
 		return
 	}
 	if n == 0 && b.pool != nil {
@@ -49,9 +52,37 @@ func (b *buf) release() {
 	}
 }
 
+// bytes returns the chunk's bytes to a holder of a reference. Reading a
+// buf without one is a bug (see misuse): its array may already hold
+// another chunk.
+func (b *buf) bytes() []byte {
+	if b.refs.Load() <= 0 {
+		misuse("a chunk buffer used after its last release")
+	}
+	return b.data
+}
+
 // overReleased counts releases past zero, which are bugs: tests check it
 // stays 0.
 var overReleased atomic.Int64
+
+// strictBufs makes a misuse of a buf panic: in tests, and in a build with
+// -tags debugbuf (debugbuf.go).
+var strictBufs = debugBuf || testing.Testing()
+
+// misuseLogged makes production log a misuse once.
+var misuseLogged sync.Once
+
+// misuse reports a broken reference-counting rule, which could serve one
+// chunk's bytes for another: a panic in tests and debugbuf builds, where
+// the stack finds the culprit; in production one log line, the first time,
+// and the read goes on (it may be wrong, but the daemon stays up).
+func misuse(what string) {
+	if strictBufs {
+		panic("remote: " + what)
+	}
+	misuseLogged.Do(func() { log.Printf("remote: internal error, please report: %s (logged once)", what) })
+}
 
 // bufPool keeps the arrays of released full-size chunks for reuse. It
 // makes a new array only when none is free, so the arrays it has are

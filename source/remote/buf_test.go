@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/fsmount/fsmount/internal/nginxtest"
 )
 
@@ -258,4 +260,17 @@ func TestLendFailingLate(t *testing.T) {
 		t.Error("a failed Lend handed out pieces or a release")
 	}
 	checkNoLeak(t, fsys)
+}
+
+// TestBufMisusePanics: in tests (and -tags debugbuf builds) a release
+// past zero and a read after the last release panic, so that a broken
+// reference count is found where it happens, not as another chunk's bytes.
+func TestBufMisusePanics(t *testing.T) {
+	b := newBuf([]byte("chunk"))
+	assert.Equal(t, []byte("chunk"), b.bytes())
+	b.ref().release()
+	b.release()
+	assert.PanicsWithValue(t, "remote: a chunk buffer used after its last release", func() { b.bytes() })
+	assert.PanicsWithValue(t, "remote: a chunk buffer released more often than it was referenced", b.release)
+	overReleased.Add(-1) // the count the other tests check stays theirs
 }

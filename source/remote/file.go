@@ -309,8 +309,9 @@ type piece struct {
 // bytes returns the piece's part of the file's bytes [from, to).
 func (p piece) bytes(from, to int64) []byte {
 	lo := max(from-p.off, 0)
-	hi := min(to-p.off, int64(len(p.buf.data)))
-	return p.buf.data[lo:hi]
+	data := p.buf.bytes()
+	hi := min(to-p.off, int64(len(data)))
+	return data[lo:hi]
 }
 
 // chunksFor returns chunks first..last, fetching what is missing, each

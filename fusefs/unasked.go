@@ -4,7 +4,10 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// noOpendir puts the kernel in no-opendir mode, which go-fuse's node API
+// unasked wraps go-fuse's raw filesystem to answer ENOSYS to the requests
+// the kernel then stops sending: OPENDIR, and GETXATTR and LISTXATTR.
+//
+// OPENDIR puts the kernel in no-opendir mode, which go-fuse's node API
 // cannot ask for: OPENDIR is answered ENOSYS, after which the kernel sends
 // no OPENDIR or RELEASEDIR for the whole mount and caches listings as if
 // FOPEN_CACHE_DIR had been returned. A `find` of a warm tree then costs no
@@ -17,31 +20,31 @@ import (
 // later getxattr(2) and listxattr(2) itself (EOPNOTSUPP). `ls -l` asks for
 // two or three attributes of every entry, which would otherwise be a
 // round trip each: most of a cold `ls -lR`.
-type noOpendir struct {
+type unasked struct {
 	fuse.RawFileSystem
 }
 
-func (r *noOpendir) GetXAttr(cancel <-chan struct{}, header *fuse.InHeader, attr string, dest []byte) (uint32, fuse.Status) {
+func (r *unasked) GetXAttr(cancel <-chan struct{}, header *fuse.InHeader, attr string, dest []byte) (uint32, fuse.Status) {
 	return 0, fuse.ENOSYS
 }
 
-func (r *noOpendir) ListXAttr(cancel <-chan struct{}, header *fuse.InHeader, dest []byte) (uint32, fuse.Status) {
+func (r *unasked) ListXAttr(cancel <-chan struct{}, header *fuse.InHeader, dest []byte) (uint32, fuse.Status) {
 	return 0, fuse.ENOSYS
 }
 
-func (r *noOpendir) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
+func (r *unasked) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
 	return fuse.ENOSYS
 }
 
-func (r *noOpendir) ReadDir(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {
+func (r *unasked) ReadDir(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {
 	return r.withHandle(cancel, in, func(in *fuse.ReadIn) fuse.Status { return r.RawFileSystem.ReadDir(cancel, in, out) })
 }
 
-func (r *noOpendir) ReadDirPlus(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {
+func (r *unasked) ReadDirPlus(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {
 	return r.withHandle(cancel, in, func(in *fuse.ReadIn) fuse.Status { return r.RawFileSystem.ReadDirPlus(cancel, in, out) })
 }
 
-func (r *noOpendir) withHandle(cancel <-chan struct{}, in *fuse.ReadIn, read func(*fuse.ReadIn) fuse.Status) fuse.Status {
+func (r *unasked) withHandle(cancel <-chan struct{}, in *fuse.ReadIn, read func(*fuse.ReadIn) fuse.Status) fuse.Status {
 	if in.Fh != 0 {
 		return read(in)
 	}

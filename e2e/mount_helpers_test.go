@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"bufio"
-	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -12,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
+	"github.com/fsmount/fsmount/internal/mountinfo"
 )
 
 func requireFUSE(t *testing.T) { fusetest.RequireFUSE(t) }
@@ -19,16 +17,9 @@ func requireFUSE(t *testing.T) { fusetest.RequireFUSE(t) }
 // mounted reports whether mnt is a mount point, from /proc/self/mountinfo.
 func mounted(t *testing.T, mnt string) bool {
 	t.Helper()
-	f, err := os.Open("/proc/self/mountinfo")
+	es, err := mountinfo.Read()
 	require.NoError(t, err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if fields := strings.Fields(sc.Text()); len(fields) > 4 && fields[4] == mnt {
-			return true
-		}
-	}
-	return false
+	return mountinfo.Top(es, mnt) != nil
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/safetensors"
@@ -216,6 +217,7 @@ func TestMountRefusals(t *testing.T) {
 	r := runCmd(t, "fsmount", "--help")
 	assert.Equal(t, 0, r.code)
 	assert.Contains(t, r.stdout, "usage: fsmount [options] MODEL MOUNTPOINT")
+	assert.Contains(t, r.stdout, cli.Help("fsmount"), "--help ends with the shared exit-code table")
 	r = runCmd(t, "fsmount", "--version")
 	assert.Equal(t, 0, r.code)
 	assert.True(t, strings.HasPrefix(r.stdout, "fsmount "))

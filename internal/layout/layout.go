@@ -1,0 +1,268 @@
+// Package layout is the path layout of the tree a model is shown as: the
+// names of its files and directories, where each tensor's directory is,
+// and the reversible escaping that turns any tensor name into safe path
+// components. fusefs builds the mount from it, site lays its pages out by
+// it, spec writes each tensor's path into the JSON report, and fsinspect
+// --html writes the same tree to a directory, without linking FUSE.
+//
+// A tensor's directory drops a leading "model." of its name, splits the
+// rest on ".", and drops a final "weight" (model.layers.0.self_attn.
+// q_proj.weight is layers/0/self_attn/q_proj); where dropping makes two
+// names meet, those keep every part, the dropped ones escaped, so that
+// every tensor has exactly one directory. A part that is not a safe file
+// name (empty, ".", "..", holding '/', '%' or NUL, longer than NAME_MAX,
+// or one of the tree's own names) is percent-escaped, and a long one
+// continues in a subdirectory (see [Escape]).
+//
+// The package imports nothing but the standard library.
+package layout
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The names of the tree's own files and directories. They are reserved:
+// a tensor path component equal to one of them is escaped, so that no
+// tensor name can shadow them.
+const (
+	// At the root.
+	Verdict   = "verdict"
+	Report    = "report"
+	Config    = "config.json"
+	Shapes    = "shapes"
+	ByName    = "by-name"
+	Expected  = "expected"
+	Files     = "files"
+	Stats     = "stats" // also a tensor's, and a compared tensor's
+	Metadata  = "metadata"
+	Tokenizer = "tokenizer"
+	Compare   = "compare"
+	Overview  = "overview.png"
+	Index     = "index.html" // also a tensor's page
+
+	// In a tensor's directory.
+	Shape     = "shape"
+	DType     = "dtype"
+	Data      = "data"
+	Location  = "location"
+	Values    = "values"
+	ValuesF32 = "values.f32"
+	ValuesNPY = "values.npy"
+	SHA256    = "sha256"
+	Hist      = "hist"
+	Heatmap   = "heatmap.png"
+	HistPNG   = "hist.png"
+
+	// In compare/ and a compared tensor's directory there.
+	Summary     = "summary"
+	OnlyInModel = "only-in-model"
+	OnlyInOther = "only-in-other"
+	DeltaF32    = "delta.f32"
+	DeltaNPY    = "delta.npy"
+)
+
+// Names is every reserved name, at the root first, then a tensor's, then
+// compare/'s.
+var Names = []string{Verdict, Report, Config, Shapes, ByName, Expected, Files, Stats, Metadata,
+	Tokenizer, Compare, Overview, Index,
+	Shape, DType, Data, Location, Values, ValuesF32, ValuesNPY, SHA256, Hist, Heatmap, HistPNG,
+	Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY}
+
+var reserved = func() map[string]bool {
+	m := make(map[string]bool, len(Names))
+	for _, n := range Names {
+		m[n] = true
+	}
+	return m
+}()
+
+// Reserved reports whether name is one of the tree's own names.
+func Reserved(name string) bool { return reserved[name] }
+
+// MaxComponent is the longest path component: NAME_MAX.
+const MaxComponent = 255
+
+const (
+	chunkLen     = 240       // payload of a continued component
+	continued    = "%+"      // suffix of a component continued in a child
+	modelPrefix  = "model."  // dropped from tensor names
+	weightSuffix = "weight"  // a final part that is dropped
+	escModel     = "%6Dodel" // "model" kept, escaped, on a collision
+	escWeight    = "%77eight"
+)
+
+// Escape turns one part of a name (a tensor's, a metadata key, a model
+// file's) into one or more path components. The escape is reversible
+// (see [Unescape]): '%', '/' and the control bytes (below 0x20, and 0x7f)
+// are percent-encoded, so that no listing written to a terminal carries
+// an escape sequence or a line break from a file; the empty part is "%";
+// ".", "..", and reserved names get their first byte encoded; a part
+// longer than NAME_MAX is split into components ending in "%+", each
+// continued in a subdirectory.
+func Escape(p string) []string { return appendEscaped(nil, p) }
+
+// EscapeFileName is [Escape] for a name of files/, where the tree's own
+// names are not reserved (config.json there is the model's).
+func EscapeFileName(p string) []string { return escapeInto(nil, p, false) }
+
+// mustEscape reports whether a byte of a name is percent-encoded.
+func mustEscape(c byte) bool { return c == '%' || c == '/' || c < 0x20 || c == 0x7f }
+
+// appendEscaped appends the components of Escape(p) to dst.
+func appendEscaped(dst []string, p string) []string { return escapeInto(dst, p, true) }
+
+func escapeInto(dst []string, p string, reserve bool) []string {
+	guard := func(s string) string { return guardName(s, reserve) }
+	plain := len(p) <= MaxComponent
+	for i := 0; plain && i < len(p); i++ {
+		plain = !mustEscape(p[i])
+	}
+	if plain {
+		return append(dst, guard(p)) // the common case: nothing to encode
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; mustEscape(c) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	s := b.String()
+	if len(s) <= MaxComponent {
+		return append(dst, guard(s))
+	}
+	out := dst
+	for len(s) > MaxComponent {
+		cut := chunkLen
+		// Never split a %XX escape.
+		if i := strings.LastIndexByte(s[cut-2:cut], '%'); i >= 0 {
+			cut = cut - 2 + i
+		}
+		out = append(out, guard(s[:cut])+continued)
+		s = s[cut:]
+	}
+	return append(out, guard(s))
+}
+
+// guardName escapes the components that would otherwise mean something
+// else: "", "." and "..", and with reserve the tree's own names.
+func guardName(s string, reserve bool) string {
+	switch {
+	case s == "":
+		return "%"
+	case s == "." || s == ".." || reserve && reserved[s]:
+		return fmt.Sprintf("%%%02X", s[0]) + s[1:]
+	}
+	return s
+}
+
+// Unescape reverses [Escape]: it joins continued components and decodes
+// the escapes.
+func Unescape(comps []string) (string, error) {
+	var joined strings.Builder
+	for i, c := range comps {
+		if strings.HasSuffix(c, continued) {
+			joined.WriteString(strings.TrimSuffix(c, continued))
+			continue
+		}
+		if i != len(comps)-1 {
+			return "", fmt.Errorf("component %q is not the last and not continued", c)
+		}
+		joined.WriteString(c)
+	}
+	s := joined.String()
+	if s == "%" {
+		return "", nil
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			out.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("truncated escape in %q", s)
+		}
+		c, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", fmt.Errorf("bad escape in %q", s)
+		}
+		out.WriteByte(byte(c))
+		i += 2
+	}
+	return out.String(), nil
+}
+
+// HFNamer maps a format's own tensor names to Hugging Face names
+// (model.Names does, for GGUF).
+type HFNamer interface {
+	HF(name string) (string, bool)
+}
+
+// Tensors maps every tensor name to its directory's components in the
+// tree (see the package comment). With hf non-nil, a name is laid out
+// under its Hugging Face name where it has one ("blk.0.attn_q.weight" at
+// layers/0/self_attn/q_proj, as the same tensor of a safetensors
+// checkpoint), so that two checkpoints of one model compare with diff -r;
+// by-name keeps the files' own names.
+func Tensors(names []string, hf HFNamer) map[string][]string {
+	if hf == nil {
+		return tensorPaths(names)
+	}
+	hfNames := make([]string, len(names))
+	for i, n := range names {
+		hfNames[i] = n
+		if h, ok := hf.HF(n); ok {
+			hfNames[i] = h
+		}
+	}
+	byHF := tensorPaths(hfNames)
+	out := make(map[string][]string, len(names))
+	for i, n := range names {
+		out[n] = byHF[hfNames[i]]
+	}
+	return out
+}
+
+// tensorPaths is Tensors without a mapping of names.
+func tensorPaths(names []string) map[string][]string {
+	type cand struct {
+		rest           string // the name without "model."
+		key            string // the candidate path, joined by "."
+		stripped, drop bool
+	}
+	cands := make([]cand, len(names))
+	count := make(map[string]int, len(names))
+	for i, n := range names {
+		rest, stripped := strings.CutPrefix(n, modelPrefix)
+		key, drop := rest, false
+		if k, ok := strings.CutSuffix(rest, "."+weightSuffix); ok {
+			key, drop = k, true
+		}
+		cands[i] = cand{rest, key, stripped, drop}
+		count[key]++
+	}
+	out := make(map[string][]string, len(names))
+	for i, n := range names {
+		c := cands[i]
+		parts := strings.Split(c.key, ".")
+		comps := make([]string, 0, len(parts)+2)
+		collides := count[c.key] > 1 && (c.stripped || c.drop)
+		if collides && c.stripped {
+			// Spell the name out in full, marking what the short form
+			// drops.
+			comps = append(comps, escModel)
+		}
+		for _, p := range parts {
+			comps = appendEscaped(comps, p)
+		}
+		if collides && c.drop {
+			comps = append(comps, escWeight)
+		}
+		out[n] = comps
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+// Package mountinfo reads the kernel's mount table, /proc/self/mountinfo:
+// what fsmount --list, -u and the mount-point lock see, and what the tests
+// check for mounts left behind. It is the one reader of the file.
+package mountinfo
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Path is the calling process's mount table.
+const Path = "/proc/self/mountinfo"
+
+// Entry is one line of /proc/self/mountinfo.
+type Entry struct {
+	ID           int
+	Minor        int    // for FUSE, the connection number in /sys/fs/fuse/connections
+	Point        string // the mount point, unescaped
+	FSType       string
+	Source       string // for fsmount, the model as it was named
+	UserID       int    // user_id= of a FUSE mount: who mounted it; -1 if absent
+	SuperOptions string
+}
+
+// Read parses /proc/self/mountinfo.
+func Read() ([]Entry, error) { return ReadFile(Path) }
+
+// ReadFile parses a mount table in mountinfo's format.
+func ReadFile(path string) ([]Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Entry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if e, ok := ParseLine(sc.Text()); ok {
+			out = append(out, e)
+		}
+	}
+	return out, sc.Err()
+}
+
+// ParseLine parses "36 35 0:39 / /mnt/q ro,nosuid - fuse.fsmount
+// models/q ro,user_id=0,...": the optional fields before "-" vary.
+func ParseLine(line string) (Entry, bool) {
+	f := strings.Fields(line)
+	sep := -1
+	for i := 6; i < len(f); i++ {
+		if f[i] == "-" {
+			sep = i
+			break
+		}
+	}
+	if len(f) < 5 || sep < 0 || sep+3 > len(f) {
+		return Entry{}, false
+	}
+	e := Entry{Point: unescape(f[4]), FSType: f[sep+1], Source: unescape(f[sep+2]), UserID: -1}
+	e.ID, _ = strconv.Atoi(f[0])
+	if _, minor, ok := strings.Cut(f[2], ":"); ok {
+		e.Minor, _ = strconv.Atoi(minor)
+	}
+	if sep+3 < len(f) {
+		e.SuperOptions = f[sep+3]
+		for _, o := range strings.Split(e.SuperOptions, ",") {
+			if v, ok := strings.CutPrefix(o, "user_id="); ok {
+				if n, err := strconv.Atoi(v); err == nil {
+					e.UserID = n
+				}
+			}
+		}
+	}
+	return e, true
+}
+
+// unescape undoes the kernel's octal escapes (\040 for a space,
+// \011, \012, \134).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// Top returns the mount that path resolves to when it is a mount
+// point itself (the last, i.e. topmost, of stacked mounts), or nil.
+func Top(entries []Entry, path string) *Entry {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Point == path {
+			return &entries[i]
+		}
+	}
+	return nil
+}

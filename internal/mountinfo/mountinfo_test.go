@@ -1,0 +1,29 @@
+package mountinfo
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseLine(t *testing.T) {
+	e, ok := ParseLine(`42 27 0:39 / /tmp/a\040b ro,nosuid,nodev,relatime shared:5 - fuse.fsmount models/m\134x ro,user_id=1000,group_id=1000,default_permissions`)
+	require.True(t, ok)
+	assert.Equal(t, Entry{ID: 42, Minor: 39, Point: "/tmp/a b", FSType: "fuse.fsmount", Source: `models/m\x`, UserID: 1000,
+		SuperOptions: "ro,user_id=1000,group_id=1000,default_permissions"}, e)
+	e, ok = ParseLine("25 1 0:22 / /proc rw,nosuid - proc proc rw")
+	require.True(t, ok)
+	assert.Equal(t, -1, e.UserID)
+	assert.Equal(t, "proc", e.FSType)
+	_, ok = ParseLine("garbage")
+	assert.False(t, ok)
+	assert.Equal(t, `a\0`, unescape(`a\0`), "a short escape is kept")
+}
+
+// TestRead: this process's own table holds its root.
+func TestRead(t *testing.T) {
+	es, err := Read()
+	require.NoError(t, err)
+	assert.NotNil(t, Top(es, "/"))
+}
