@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -250,6 +251,22 @@ func (x callExpr) eval(e *env) (any, error) {
 	case "len":
 		l, err := list(0)
 		return int64(len(l)), err
+	case "isqrt": // floor(√n): Doge's CDMoE has isqrt(num_experts) keys (families_last.go)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if n[0] < 0 {
+			return nil, &exprError{fmt.Sprintf("%s: %d is negative", x.src(), n[0])}
+		}
+		r := int64(math.Sqrt(float64(n[0])))
+		for r*r > n[0] {
+			r--
+		}
+		for (r+1)*(r+1) <= n[0] {
+			r++
+		}
+		return r, nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {

@@ -41,3 +41,29 @@ var _ = register(func() *Family {
 		Embed: "git.embeddings.word_embeddings.weight", Head: "output.weight",
 	}
 }())
+
+// Doge: Llama-like layers with a dynamic-mask attention (A and dt_proj
+// per kv head), per-head q/k norms, learned residual scales, and with
+// is_moe the CDMoE: the dense MLP plus E single-vector experts routed by
+// product keys (2·⌊√E⌋ router rows).
+var _ = register(std("Doge", "Doge", []string{"doge"},
+	cat(withDefault(withDefault(withDefault(withDefault(withDefault(
+		llamaDims("H/heads", "H/heads", "heads", "heads"),
+		"V", "32768"), "H", "1024"), "L", "32"), "heads", "8"), "I", "2048"),
+		[]Def{tie("false"), attnBiasFlag, mlpBiasFlag,
+			flag("moe", "is_moe", "false", "the MLP is a cross-domain mixture of experts"),
+			{Sym: "E", Field: "num_experts", Default: "16384", Legend: "E", Desc: "single-vector experts, {isqrt(E)}² addressable by product keys", Pos: true}}),
+	nil,
+	inNorm,
+	attn("self_attn.", "attention_bias", "attention_bias",
+		[]T{{Name: "self_attn.A", Shape: []string{"kv"}, Role: RoleNorm}},
+		linear("self_attn.dt_proj", "kv", "kv*d", "attention_bias"),
+		qkNorm("self_attn.", "d", "d")),
+	[]T{{Name: "input_residual", Shape: []string{"H"}, Role: RoleNorm}},
+	postNorm,
+	gatedMLP("mlp.", "I", "mlp_bias"),
+	when("moe", []T{{Name: "mlp.router_gate.weight", Shape: []string{"2*isqrt(E)", "H"}, Role: RoleRouter},
+		{Name: "mlp.down_embed.weight", Shape: []string{"E", "H"}, Role: RoleEmbedding},
+		{Name: "mlp.up_embed.weight", Shape: []string{"E", "H"}, Role: RoleEmbedding}}),
+	[]T{{Name: "post_attention_residual", Shape: []string{"H"}, Role: RoleNorm}},
+))

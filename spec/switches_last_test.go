@@ -1,0 +1,44 @@
+package spec_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestSwitchesLast flips the switches of the families of families_last.go
+// that the reference layouts leave at one value: a tensor with a shape
+// must be expected with it, one with nil must not be expected. The
+// modules are read from transformers' modeling_*.py.
+func TestSwitchesLast(t *testing.T) {
+	const doge = `"vocab_size":16,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24`
+	for _, c := range []struct {
+		name, config string
+		want         map[string][]uint64
+	}{
+		{"doge cross-domain MoE, 10 experts, biases", `{"model_type":"doge",` + doge + `,"is_moe":true,"num_experts":10,"attention_bias":true,"mlp_bias":true}`,
+			map[string][]uint64{
+				"model.layers.1.mlp.router_gate.weight": {2 * 3, 32}, "model.layers.1.mlp.down_embed.weight": {10, 32},
+				"model.layers.1.mlp.up_embed.weight": {10, 32}, "model.layers.1.mlp.gate_proj.bias": {24},
+				"model.layers.0.self_attn.dt_proj.weight": {2, 16}, "model.layers.0.self_attn.dt_proj.bias": {2},
+				"model.layers.0.self_attn.o_proj.bias": {32}}},
+		{"doge dense", `{"model_type":"doge",` + doge + `}`, map[string][]uint64{
+			"model.layers.1.mlp.router_gate.weight": nil, "model.layers.0.self_attn.dt_proj.bias": nil, "model.layers.0.self_attn.A": {2},
+			"model.layers.0.self_attn.q_norm.weight": {8}}},
+		{"git video: temporal embeddings", `{"model_type":"git","num_hidden_layers":1,"num_image_with_embedding":3,"vision_config":{"hidden_size":16,"num_hidden_layers":1}}`,
+			map[string][]uint64{"git.img_temporal_embedding.2": {1, 1, 16}, "git.img_temporal_embedding.3": nil,
+				"git.visual_projection.visual_projection.0.weight": {768, 16}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := expectJSON(t, c.config)
+			for name, shape := range c.want {
+				got := shapeOf(p, name)
+				if shape == nil {
+					assert.Nil(t, got, "%s should not be expected", name)
+				} else {
+					assert.Equal(t, shape, got, name)
+				}
+			}
+		})
+	}
+}
