@@ -67,3 +67,78 @@ var _ = register(std("Doge", "Doge", []string{"doge"},
 		{Name: "mlp.up_embed.weight", Shape: []string{"E", "H"}, Role: RoleEmbedding}}),
 	[]T{{Name: "post_attention_residual", Shape: []string{"H"}, Role: RoleNorm}},
 ))
+
+// megaNorm is Mega's MegaSequenceNorm under pre ("mega_layer.norm."): the
+// normalization_type's module, its parameters only when norm_affine, a
+// batch norm's running statistics always.
+func megaNorm(pre string) []T {
+	return cat(
+		when("affine && ntype == 'scalenorm'", []T{{Name: pre + "norm.scalar", Shape: []string{"1"}, Role: RoleNorm}}),
+		when("affine && ntype != 'scalenorm'", norm(pre+"norm", "H", "ntype != 'rmsnorm'")),
+		when("ntype == 'batchnorm' || ntype == 'syncbatchnorm'",
+			[]T{{Name: pre + "norm.running_mean", Shape: []string{"H"}, Role: RoleNorm, AnyDType: true},
+				{Name: pre + "norm.running_var", Shape: []string{"H"}, Role: RoleNorm, AnyDType: true},
+				{Name: pre + "norm.num_batches_tracked", Shape: []string{}, Role: RoleNorm, AnyDType: true}}),
+	)
+}
+
+// megaRelPos is a Mega attention's relative-position bias under pre.
+func megaRelPos(pre string) []T {
+	return cat(
+		when("relpos == 'simple'", []T{{Name: pre + "rel_pos_bias.rel_pos_bias", Shape: []string{"2*P-1"}, Role: RoleEmbedding}}),
+		when("relpos == 'rotary'", []T{{Name: pre + "rel_pos_bias.alpha", Shape: []string{"1", "Z"}, Role: RoleEmbedding},
+			{Name: pre + "rel_pos_bias.b_param", Shape: []string{"1", "Z"}, Role: RoleEmbedding},
+			{Name: pre + "rel_pos_bias._float_tensor", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true}}),
+	)
+}
+
+// Mega: moving-average gated attention (a damped EMA of kernel width
+// 2·H when bidirectional, single-head gated attention of width Z) and an
+// optional normalized FFN; its norms are one of five kinds.
+var _ = register(&Family{Name: "Mega", Class: "Mega", ModelTypes: []string{"mega"}, SeqCls: "-",
+	Defs: []Def{
+		{Sym: "V", Field: "vocab_size", Default: "30522", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: "128", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: "num_hidden_layers", Default: "4", Legend: "L", Desc: "Mega blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "I", Field: "intermediate_size", Default: "256", Legend: "I", Desc: "gated-attention value width", Show: true, Pos: true},
+		{Sym: "Z", Field: "shared_representation_size", Default: "64", Legend: "Z", Desc: "shared query/key width", Show: true, Pos: true},
+		{Sym: "N", Field: "ema_projection_size", Default: "16", Desc: "EMA dimensions per channel", Pos: true},
+		flag("bidir", "bidirectional", "true", "the EMA runs both ways (kernel of 2·H)"),
+		{Sym: "FI", Field: "nffn_hidden_size", Default: "256", Desc: "normalized FFN inner width", Pos: true},
+		flag("nffn", "use_normalized_ffn", "true", "each block has a normalized FFN"),
+		{Sym: "P", Field: "max_positions", Default: "2048", Desc: "positions of the simple relative bias", Pos: true},
+		{Sym: "relpos", Field: "relative_positional_bias", Type: Str, Default: "'rotary'", Desc: "relative-position bias: simple or rotary"},
+		{Sym: "ntype", Field: "normalization_type", Type: Str, Default: "'scalenorm'", Desc: "norm kind"},
+		flag("affine", "norm_affine", "true", "the norms have parameters"),
+		flag("types", "add_token_type_embeddings", "false", "token-type embeddings"),
+		{Sym: "TV", Field: "type_vocab_size", Default: "2", Desc: "token types", Pos: true},
+		flag("cross", "add_cross_attention", "false", "each block has gated cross-attention"),
+		flag("dense", "add_lm_hidden_dense_layer", "true", "a dense layer before the LM head"),
+		tie("true"),
+	},
+	Global: cat(embed("mega.embedding_layer.word_embeddings.weight"),
+		when("types", []T{{Name: "mega.embedding_layer.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}})),
+	Stacks: []Stack{{Prefix: "mega.layers.{l}.", Layers: "L", Tensors: cat(
+		[]T{{Name: "mega_layer.ema_gate.damping_factor", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
+			{Name: "mega_layer.ema_gate.decay_factor", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
+			{Name: "mega_layer.ema_gate.ema_expansion_matrix", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
+			{Name: "mega_layer.ema_gate.kernel_projection_matrix", Shape: []string{"bidir ? 2*H : H", "N"}, Role: RoleNorm},
+			{Name: "mega_layer.ema_gate.residual_weight", Shape: []string{"H"}, Role: RoleNorm}},
+		linear("mega_layer.h_proj", "H", "I", "true"),
+		linear("mega_layer.mx_proj", "Z+I+2*H", "H", "true"),
+		megaNorm("mega_layer.norm."),
+		[]T{{Name: "mega_layer.qk_bias", Shape: []string{"2", "Z"}, Role: RoleBias},
+			{Name: "mega_layer.qk_weight", Shape: []string{"2", "Z"}, Role: RoleNorm}},
+		megaRelPos("mega_layer."),
+		linear("mega_layer.v_proj", "I", "H", "true"),
+		when("cross", megaNorm("cross_attn.norm."),
+			linear("cross_attn.k_proj", "Z", "H", "true"), linear("cross_attn.v_proj", "H", "H", "true"),
+			linear("cross_attn.q_proj", "2*H+Z", "H", "true"), linear("cross_attn.h_proj", "H", "H", "true"),
+			megaRelPos("cross_attn.")),
+		when("nffn", linear("nffn.fc1", "FI", "H", "true"), linear("nffn.fc2", "H", "FI", "true"), megaNorm("nffn.norm.")),
+	)}},
+	Final: cat(when("dense", linear("dense", "H", "H", "true")),
+		[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+			{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
+	Embed: "mega.embedding_layer.word_embeddings.weight", Head: "lm_head.weight",
+})

@@ -28,6 +28,18 @@ func TestSwitchesLast(t *testing.T) {
 		{"git video: temporal embeddings", `{"model_type":"git","num_hidden_layers":1,"num_image_with_embedding":3,"vision_config":{"hidden_size":16,"num_hidden_layers":1}}`,
 			map[string][]uint64{"git.img_temporal_embedding.2": {1, 1, 16}, "git.img_temporal_embedding.3": nil,
 				"git.visual_projection.visual_projection.0.weight": {768, 16}}},
+		{"mega batch norm, simple bias, one-way EMA, no FFN, token types", `{"model_type":"mega","hidden_size":32,"num_hidden_layers":2,"intermediate_size":24,
+			"shared_representation_size":8,"normalization_type":"batchnorm","relative_positional_bias":"simple","max_positions":10,"bidirectional":false,
+			"use_normalized_ffn":false,"add_token_type_embeddings":true,"add_lm_hidden_dense_layer":false,"tie_word_embeddings":false}`, map[string][]uint64{
+			"mega.layers.1.mega_layer.norm.norm.weight": {32}, "mega.layers.1.mega_layer.norm.norm.running_var": {32},
+			"mega.layers.1.mega_layer.norm.norm.num_batches_tracked": {}, "mega.layers.1.mega_layer.norm.norm.scalar": nil,
+			"mega.layers.1.mega_layer.rel_pos_bias.rel_pos_bias": {19}, "mega.layers.1.mega_layer.rel_pos_bias.alpha": nil,
+			"mega.layers.0.mega_layer.ema_gate.decay_factor": {32, 16, 1}, "mega.layers.0.nffn.fc1.weight": nil,
+			"mega.embedding_layer.token_type_embeddings.weight": {2, 32}, "dense.weight": nil, "lm_head.weight": {30522, 32}}},
+		{"mega rms norm without affine, cross-attention", `{"model_type":"mega","hidden_size":32,"num_hidden_layers":1,"normalization_type":"rmsnorm",
+			"norm_affine":false,"add_cross_attention":true,"shared_representation_size":8}`, map[string][]uint64{
+			"mega.layers.0.mega_layer.norm.norm.weight": nil, "mega.layers.0.cross_attn.q_proj.weight": {72, 32},
+			"mega.layers.0.cross_attn.rel_pos_bias.b_param": {1, 8}, "mega.layers.0.nffn.norm.norm.weight": nil}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
