@@ -142,3 +142,33 @@ var _ = register(&Family{Name: "Mega", Class: "Mega", ModelTypes: []string{"mega
 			{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
 	Embed: "mega.embedding_layer.word_embeddings.weight", Head: "lm_head.weight",
 })
+
+// xmodAdapter is an X-MOD bottleneck adapter named by {e}, one per entry
+// of each (a list expression).
+func xmodAdapter(each, cond string) []T {
+	ts := cat(linear("output.adapter_modules.{e}.dense1", "H/red", "H", "true"), linear("output.adapter_modules.{e}.dense2", "H", "H/red", "true"))
+	for i := range ts {
+		ts[i].Each, ts[i].If = each, cond
+	}
+	return ts
+}
+
+// X-MOD: RoBERTa with a bottleneck adapter per language after each FFN
+// (languages absent: en_XX, XmodConfig's default), and with pre_norm a
+// final encoder LayerNorm.
+var _ = register(bertLike("X-MOD", "Xmod", "xmod", "XmodForCausalLM", "roberta",
+	cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+		{Sym: "langs", Field: "languages", Type: List, Default: "empty", Null: "=", Desc: "languages with an adapter (absent: en_XX)"},
+		{Sym: "red", Field: "adapter_reduction_factor", Default: "2", Desc: "adapter bottleneck: H/{red}", Pos: true},
+		flag("adapter_ln", "adapter_layer_norm", "false", "a LayerNorm before the adapters"),
+		flag("pre_norm", "pre_norm", "false", "pre-LN layers and a final encoder LayerNorm"),
+	}),
+	bertEmbeddings("roberta.embeddings.", "H", true, true),
+	cat(postLN, when("adapter_ln", norm("output.adapter_layer_norm", "H", "true")),
+		xmodAdapter("langs", "len(langs) > 0"),
+		[]T{{Name: "output.adapter_modules.en_XX.dense1.weight", Shape: []string{"H/red", "H"}, Role: RoleLinear, If: "len(langs) == 0"},
+			{Name: "output.adapter_modules.en_XX.dense1.bias", Shape: []string{"H/red"}, Role: RoleBias, If: "len(langs) == 0"},
+			{Name: "output.adapter_modules.en_XX.dense2.weight", Shape: []string{"H", "H/red"}, Role: RoleLinear, If: "len(langs) == 0"},
+			{Name: "output.adapter_modules.en_XX.dense2.bias", Shape: []string{"H"}, Role: RoleBias, If: "len(langs) == 0"}}),
+	cat(when("pre_norm", norm("roberta.encoder.LayerNorm", "H", "true")), robertaHead()),
+	"lm_head.decoder.weight"))

@@ -505,6 +505,21 @@ func (pl *planner) tensors(p *Plan) error {
 				}
 				optional = o != 0
 			}
+			if t.each != nil { // one copy per entry of a list, named by it (T.Each)
+				v, err := t.each.eval(&pl.env)
+				if err != nil {
+					return pl.c.errorf("", "%s: %v", t.Name, err)
+				}
+				entries, ok := v.([]any)
+				if !ok {
+					return pl.c.errorf("", "%s: %s is not a list", t.Name, t.Each)
+				}
+				for _, entry := range entries {
+					p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.parts[0] + fmt.Sprint(entry) + t.parts[1], Shape: shape, Role: t.Role,
+						Optional: optional, Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+				}
+				continue
+			}
 			if t.experts == nil {
 				p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.Name, Shape: shape, Role: t.Role, Optional: optional,
 					Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})

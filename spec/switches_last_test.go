@@ -40,6 +40,14 @@ func TestSwitchesLast(t *testing.T) {
 			"norm_affine":false,"add_cross_attention":true,"shared_representation_size":8}`, map[string][]uint64{
 			"mega.layers.0.mega_layer.norm.norm.weight": nil, "mega.layers.0.cross_attn.q_proj.weight": {72, 32},
 			"mega.layers.0.cross_attn.rel_pos_bias.b_param": {1, 8}, "mega.layers.0.nffn.norm.norm.weight": nil}},
+		{"xmod two languages, adapter norm, pre-norm", `{"model_type":"xmod","vocab_size":16,"hidden_size":32,"num_hidden_layers":2,"num_attention_heads":4,
+			"intermediate_size":24,"languages":["de_DE","fr_XX"],"adapter_reduction_factor":4,"adapter_layer_norm":true,"pre_norm":true}`, map[string][]uint64{
+			"roberta.encoder.layer.1.output.adapter_modules.de_DE.dense1.weight": {8, 32}, "roberta.encoder.layer.1.output.adapter_modules.fr_XX.dense2.bias": {32},
+			"roberta.encoder.layer.1.output.adapter_modules.en_XX.dense1.weight": nil, "roberta.encoder.layer.0.output.adapter_layer_norm.weight": {32},
+			"roberta.encoder.LayerNorm.bias": {32}}},
+		{"xmod without languages: en_XX", `{"model_type":"xmod","vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":24}`,
+			map[string][]uint64{"roberta.encoder.layer.0.output.adapter_modules.en_XX.dense2.weight": {32, 16},
+				"roberta.encoder.layer.0.output.adapter_layer_norm.weight": nil, "roberta.encoder.LayerNorm.bias": nil}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
