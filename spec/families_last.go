@@ -1,5 +1,7 @@
 package spec
 
+import "fmt"
+
 // The last architectures of the reference layouts (issue #21): GIT, …
 // Each row is built from the shared blocks of blocks.go and the encoder
 // and vision helpers of families_encoder.go and families_vision.go.
@@ -172,3 +174,59 @@ var _ = register(bertLike("X-MOD", "Xmod", "xmod", "XmodForCausalLM", "roberta",
 			{Name: "output.adapter_modules.en_XX.dense2.bias", Shape: []string{"H"}, Role: RoleBias, If: "len(langs) == 0"}}),
 	cat(when("pre_norm", norm("roberta.encoder.LayerNorm", "H", "true")), robertaHead()),
 	"lm_head.decoder.weight"))
+
+// axial is Reformer's axial position embedding i of n: [1, …, shape_i,
+// …, 1, dim_i], rank n+1 (n = 2, the default, and 3 are covered).
+func axial(i, n int) T {
+	shape := make([]string, 0, n+1)
+	for k := range n {
+		if k == i {
+			shape = append(shape, fmt.Sprintf("len(axS) > 0 ? at(axS, %d) : 64", k))
+		} else {
+			shape = append(shape, "1")
+		}
+	}
+	return T{Name: fmt.Sprintf("reformer.embeddings.position_embeddings.weights.%d", i),
+		Shape: append(shape, fmt.Sprintf("len(axD) > 0 ? at(axD, %d) : %d", i, []int{64, 192, 0}[i])),
+		Role:  RoleEmbedding, If: fmt.Sprintf("axial && (len(axS) > 0 ? len(axS) : 2) == %d", n), AnyDType: true}
+}
+
+// Reformer: reversible layers of local or LSH attention (attn_layers
+// names each; LSH shares query and key), a chunked FFN, the two residual
+// streams concatenated (2·H) before the final norm and the head, and
+// axial position embeddings.
+var _ = register(&Family{Name: "Reformer", Class: "Reformer", ModelTypes: []string{"reformer"}, Causal: "ReformerModelWithLMHead", SeqCls: "-",
+	Defs: []Def{
+		{Sym: "V", Field: "vocab_size", Default: "320", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: "256", Legend: "H", Desc: "width of each of the two residual streams", Show: true, Pos: true},
+		{Sym: "al", Field: "attn_layers", Type: List, Default: "empty", Null: "=", Desc: "each layer's attention, local or lsh (absent: local, lsh × 3)"},
+		derived("L", "len(al) > 0 ? len(al) : 6"),
+		{Sym: "heads", Field: "num_attention_heads", Default: "12", Desc: "attention heads", Show: true, Pos: true},
+		{Sym: "d", Field: "attention_head_size", Default: "64", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+		{Sym: "FF", Field: "feed_forward_size", Default: "512", Legend: "FF", Desc: "FFN inner width", Show: true, Pos: true},
+		{Sym: "P", Field: "max_position_embeddings", Default: "4096", Desc: "positions", Pos: true},
+		flag("axial", "axial_pos_embds", "true", "axial position embeddings"),
+		{Sym: "axS", Field: "axial_pos_shape", Type: List, Default: "empty", Null: "=", Desc: "axial position grid (absent: 64 × 64)"},
+		{Sym: "axD", Field: "axial_pos_embds_dim", Type: List, Default: "empty", Null: "=", Desc: "axial embedding widths (absent: 64, 192)"},
+		tie("false"),
+	},
+	Global: cat(embed("reformer.embeddings.word_embeddings.weight"),
+		[]T{axial(0, 2), axial(1, 2), axial(0, 3), axial(1, 3), axial(2, 3),
+			{Name: "reformer.embeddings.position_embeddings.embedding.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding, If: "!axial"}}),
+	Stacks: []Stack{{Prefix: "reformer.encoder.layers.{l}.", Layers: "L",
+		Kinds: []Kind{{Name: "local", If: "len(al) > 0 ? at(al, l) == 'local' : l % 2 == 0"}, {Name: "lsh"}},
+		Tensors: cat(
+			norm("attention.layer_norm", "H", "true"),
+			when("local", linear("attention.self_attention.query", "heads*d", "H", ""), linear("attention.self_attention.key", "heads*d", "H", "")),
+			when("lsh", linear("attention.self_attention.query_key", "heads*d", "H", "")),
+			linear("attention.self_attention.value", "heads*d", "H", ""),
+			linear("attention.output.dense", "H", "heads*d", ""),
+			norm("feed_forward.layer_norm", "H", "true"),
+			linear("feed_forward.dense.dense", "FF", "H", "true"),
+			linear("feed_forward.output.dense", "H", "FF", "true"),
+		)}},
+	Final: cat(norm("reformer.encoder.layer_norm", "2*H", "true"),
+		[]T{{Name: "lm_head.decoder.weight", Shape: []string{"V", "2*H"}, Role: RoleHead},
+			{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
+	Embed: "reformer.embeddings.word_embeddings.weight", Head: "lm_head.decoder.weight",
+})

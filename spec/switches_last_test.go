@@ -48,6 +48,15 @@ func TestSwitchesLast(t *testing.T) {
 		{"xmod without languages: en_XX", `{"model_type":"xmod","vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":24}`,
 			map[string][]uint64{"roberta.encoder.layer.0.output.adapter_modules.en_XX.dense2.weight": {32, 16},
 				"roberta.encoder.layer.0.output.adapter_layer_norm.weight": nil, "roberta.encoder.LayerNorm.bias": nil}},
+		{"reformer defaults: six layers, local then lsh, 64×64 axial", `{"model_type":"reformer"}`, map[string][]uint64{
+			"reformer.encoder.layers.5.attention.self_attention.query_key.weight": {768, 256}, "reformer.encoder.layers.4.attention.self_attention.key.weight": {768, 256},
+			"reformer.encoder.layers.6.attention.layer_norm.weight": nil, "reformer.embeddings.position_embeddings.weights.1": {1, 64, 192},
+			"lm_head.decoder.weight": {320, 512}}},
+		{"reformer three axial axes", `{"model_type":"reformer","attn_layers":["lsh"],"axial_pos_shape":[8,4,2],"axial_pos_embds_dim":[100,100,56],"max_position_embeddings":64}`,
+			map[string][]uint64{"reformer.embeddings.position_embeddings.weights.2": {1, 1, 2, 56}, "reformer.embeddings.position_embeddings.weights.0": {8, 1, 1, 100},
+				"reformer.encoder.layers.0.attention.self_attention.query.weight": nil}},
+		{"reformer learned positions", `{"model_type":"reformer","attn_layers":["local"],"axial_pos_embds":false,"max_position_embeddings":100}`, map[string][]uint64{
+			"reformer.embeddings.position_embeddings.embedding.weight": {100, 256}, "reformer.embeddings.position_embeddings.weights.0": nil}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
