@@ -230,3 +230,46 @@ var _ = register(&Family{Name: "Reformer", Class: "Reformer", ModelTypes: []stri
 			{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
 	Embed: "reformer.embeddings.word_embeddings.weight", Head: "lm_head.decoder.weight",
 })
+
+// xLSTM (transformers' own implementation): num_blocks mLSTM blocks
+// (absent: num_hidden_layers) of width H, each an mLSTM layer (q, k of
+// ⌊H·qk_dim_factor⌋, v and the output gate of ⌊H·v_dim_factor⌋, per-head
+// input and forget gates; fused into two matrices when weight_mode is
+// fused) and a gated FFN of H·ffn_proj_factor rounded up to a multiple;
+// the embeddings are embedding_dim wide (absent: H).
+var _ = register(&Family{Name: "xLSTM", Class: "xLSTM", ModelTypes: []string{"xlstm"}, SeqCls: "-",
+	Defs: []Def{
+		{Sym: "V", Field: "vocab_size", Default: "50304", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "E", Field: "embedding_dim", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+		{Sym: "NL", Field: "num_hidden_layers", Default: "32", Null: "32", Desc: "num_hidden_layers"},
+		{Sym: "L", Field: "num_blocks", Default: "NL", Null: "NL", Legend: "L", Desc: "mLSTM blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "heads", Field: "num_heads", Default: "8", Desc: "mLSTM heads", Show: true, Pos: true},
+		{Sym: "qkf", Field: "qk_dim_factor", Type: Milli, Default: "500", Desc: "q/k width factor in thousandths"},
+		{Sym: "vf", Field: "v_dim_factor", Type: Milli, Default: "1000", Desc: "value width factor in thousandths"},
+		derived("QK", "H*qkf/1000"), derived("VD", "H*vf/1000"),
+		{Sym: "ff", Field: "ffn_proj_factor", Type: Milli, Default: "2667", Desc: "FFN width factor in thousandths"},
+		{Sym: "ffm", Field: "ffn_round_up_to_multiple_of", Default: "64", Desc: "the FFN width is a multiple of {ffm}", Pos: true},
+		derived("FF", "(H*ff + 1000*(ffm-1)) / (1000*ffm) * ffm"),
+		{Sym: "wm", Field: "weight_mode", Type: Str, Default: "'single'", Desc: "single or fused projections"},
+		flag("bias", "use_bias", "false", "projections and norms have biases"),
+		tie("false"),
+	},
+	Global: []T{{Name: "backbone.embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding}},
+	Stacks: []Stack{{Prefix: "backbone.blocks.{l}.", Layers: "L", Tensors: cat(
+		norm("norm_mlstm", "H", "bias"),
+		when("wm == 'single'", linear("mlstm_layer.q", "QK", "H", "bias"), linear("mlstm_layer.k", "QK", "H", "bias"),
+			linear("mlstm_layer.v", "VD", "H", "bias"), linear("mlstm_layer.ogate_preact", "VD", "H", "bias"),
+			linear("mlstm_layer.igate_preact", "heads", "H", "true"), linear("mlstm_layer.fgate_preact", "heads", "H", "true")),
+		when("wm == 'fused'", linear("mlstm_layer.qkv_opreact", "2*QK+2*VD", "H", "bias"), linear("mlstm_layer.ifgate_preact", "2*heads", "H", "true")),
+		norm("mlstm_layer.multihead_norm", "heads*(VD/heads)", "bias"),
+		linear("mlstm_layer.out_proj", "H", "VD", "bias"),
+		norm("norm_ffn", "H", "bias"),
+		when("wm == 'single'", linear("ffn.proj_up_gate", "FF", "H", "bias"), linear("ffn.proj_up", "FF", "H", "bias")),
+		when("wm == 'fused'", linear("ffn.proj_up_gate_z", "2*FF", "H", "bias")),
+		linear("ffn.proj_down", "H", "FF", "bias"),
+	)}},
+	Final: cat(norm("backbone.out_norm", "H", ""),
+		[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied && E == H"}}),
+	Embed: "backbone.embeddings.weight", Head: "lm_head.weight",
+})

@@ -57,6 +57,16 @@ func TestSwitchesLast(t *testing.T) {
 				"reformer.encoder.layers.0.attention.self_attention.query.weight": nil}},
 		{"reformer learned positions", `{"model_type":"reformer","attn_layers":["local"],"axial_pos_embds":false,"max_position_embeddings":100}`, map[string][]uint64{
 			"reformer.embeddings.position_embeddings.embedding.weight": {100, 256}, "reformer.embeddings.position_embeddings.weights.0": nil}},
+		{"xlstm fused with biases, blocks from num_hidden_layers", `{"model_type":"xlstm","vocab_size":16,"hidden_size":64,"num_hidden_layers":2,"num_heads":4,
+			"weight_mode":"fused","use_bias":true,"qk_dim_factor":0.25,"ffn_proj_factor":1.3,"ffn_round_up_to_multiple_of":32}`, map[string][]uint64{
+			"backbone.blocks.1.mlstm_layer.qkv_opreact.weight": {2*16 + 2*64, 64}, "backbone.blocks.1.mlstm_layer.qkv_opreact.bias": {160},
+			"backbone.blocks.1.mlstm_layer.ifgate_preact.bias": {8}, "backbone.blocks.1.mlstm_layer.q.weight": nil,
+			"backbone.blocks.1.ffn.proj_up_gate_z.weight": {2 * 96, 64}, "backbone.blocks.1.ffn.proj_down.bias": {64},
+			"backbone.blocks.0.norm_mlstm.bias": {64}, "backbone.blocks.0.mlstm_layer.multihead_norm.bias": {64},
+			"backbone.blocks.2.norm_ffn.weight": nil, "backbone.embeddings.weight": {16, 64}}},
+		{"xlstm embeddings of their own width, 3 blocks", `{"model_type":"xlstm","vocab_size":16,"hidden_size":64,"embedding_dim":128,"num_blocks":3,"num_heads":4}`,
+			map[string][]uint64{"backbone.embeddings.weight": {16, 128}, "backbone.blocks.2.ffn.proj_up.weight": {192, 64},
+				"backbone.blocks.2.mlstm_layer.k.weight": {32, 64}, "lm_head.weight": {16, 64}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
