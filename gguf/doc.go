@@ -15,8 +15,13 @@
 // ([32000, 4096]). [TensorInfo.Dims] keeps the file's order.
 //
 // [HFName] and [GGUFName] map tensor names between Hugging Face checkpoints
-// and GGUF; [HFRow] and [GGUFRow] follow the row permutation the llama
-// converter applies to Q and K projections.
+// and GGUF, [ExpertName] one expert to the stacked tensor that holds it;
+// [HFRow] and [GGUFRow] follow the row permutation the llama converter
+// applies to Q and K projections. Each covered llama.cpp architecture is
+// one row of a table ([Architecture], [Architectures]): the Hugging Face
+// class and model_type its GGUF derives, the metadata keys read into
+// config fields ([CommonKeys] and its own), flags set by a tensor's
+// presence (biases, q/k norms), and its tensor names.
 //
 // # Security
 //

@@ -29,6 +29,16 @@ func TestNames(t *testing.T) {
 		{"gemma2", "blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
 		{"gemma3", "output.weight", "lm_head.weight"},
 		{"gemma3", "blk.4.attn_k_norm.weight", "model.layers.4.self_attn.k_norm.weight"},
+		{"qwen2moe", "blk.1.ffn_gate_inp_shexp.weight", "model.layers.1.mlp.shared_expert_gate.weight"},
+		{"qwen2moe", "blk.1.ffn_down_shexp.weight", "model.layers.1.mlp.shared_expert.down_proj.weight"},
+		{"phi3", "blk.0.attn_qkv.weight", "model.layers.0.self_attn.qkv_proj.weight"},
+		{"phi3", "blk.0.ffn_up.weight", "model.layers.0.mlp.gate_up_proj.weight"},
+		{"starcoder2", "blk.0.ffn_up.bias", "model.layers.0.mlp.c_fc.bias"},
+		{"starcoder2", "output_norm.bias", "model.norm.bias"},
+		{"olmo2", "blk.0.post_attention_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
+		{"olmo2", "blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
+		{"command-r", "blk.0.attn_q_norm.weight", "model.layers.0.self_attn.q_norm.weight"},
+		{"granite", "blk.0.ffn_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
 	}
 	for _, tt := range tests {
 		if got, ok := HFName(tt.arch, tt.gguf); !ok || got != tt.hf {
@@ -46,6 +56,9 @@ func TestNames(t *testing.T) {
 		{"llama", "blk.0.nonsense.weight", "model.layers.0.nonsense.weight"},
 		{"qwen2", "blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
 		{"mamba", "token_embd.weight", "model.embed_tokens.weight"},
+		{"phi3", "blk.0.attn_q.weight", "model.layers.0.self_attn.q_proj.weight"}, // fused
+		{"olmo2", "blk.0.attn_norm.weight", "model.layers.0.input_layernorm.weight"},
+		{"command-r", "blk.0.ffn_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
 	} {
 		if got, ok := HFName(bad.arch, bad.gguf); ok && bad.gguf != "" {
 			t.Errorf("HFName(%s, %s) = %q, want none", bad.arch, bad.gguf, got)

@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -118,26 +117,20 @@ func (m *Model) openGGUF(name string) error {
 	return nil
 }
 
-// ggufArchs maps GGUF architectures to the config.json transformers
-// would have: its class and model_type.
-var ggufArchs = map[string][2]string{
-	"llama":    {"LlamaForCausalLM", "llama"},
-	"qwen2":    {"Qwen2ForCausalLM", "qwen2"},
-	"qwen3":    {"Qwen3ForCausalLM", "qwen3"},
-	"qwen3moe": {"Qwen3MoeForCausalLM", "qwen3_moe"},
-	"gemma":    {"GemmaForCausalLM", "gemma"},
-	"gemma2":   {"Gemma2ForCausalLM", "gemma2"},
-}
-
 // configFromGGUF writes the config.json the converter read, from the
 // metadata keys it wrote (one key each, the way llama.cpp reads them
-// back), or says why it cannot.
+// back) as the architecture's row of gguf's table says, or says why it
+// cannot.
 func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
-	cls, ok := ggufArchs[arch]
+	a, ok := gguf.Architecture(arch)
 	if !ok {
-		return nil, fmt.Sprintf("no spec for GGUF architecture %q", arch)
+		if arch == "" {
+			return nil, "the GGUF file names no architecture"
+		}
+		// No Hugging Face spec: a config of the common keys only, under a
+		// class no family has, so the check is the structural one.
+		a = &gguf.Arch{Name: arch, Class: arch + " (GGUF, no name map)"}
 	}
-	c := map[string]any{"architectures": []string{cls[0]}, "model_type": cls[1]}
 	u := func(key string) (uint64, bool) {
 		v, ok := gm.Lookup(arch + "." + key)
 		if !ok {
@@ -145,20 +138,20 @@ func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
 		}
 		return v.Uint()
 	}
-	for _, k := range []struct{ gguf, hf string }{
-		{"embedding_length", "hidden_size"},
-		{"block_count", "num_hidden_layers"},
-		{"feed_forward_length", "intermediate_size"},
-		{"attention.head_count", "num_attention_heads"},
-		{"attention.head_count_kv", "num_key_value_heads"},
-		{"attention.key_length", "head_dim"},
-		{"context_length", "max_position_embeddings"},
-		{"expert_count", "num_experts"},
-		{"expert_used_count", "num_experts_per_tok"},
-		{"expert_feed_forward_length", "moe_intermediate_size"},
-	} {
-		if v, ok := u(k.gguf); ok {
-			c[k.hf] = v
+	experts, moe := u("expert_count")
+	if moe && experts > 0 && a.MoE != nil {
+		a = a.MoE
+	}
+	c := map[string]any{"architectures": []string{a.Class}}
+	if a.ModelType != "" {
+		c["model_type"] = a.ModelType
+	}
+	if moe && a.Experts != "" {
+		c[a.Experts] = experts
+	}
+	for _, k := range append(append([]gguf.ConfigKey(nil), gguf.CommonKeys...), a.Keys...) {
+		if v, ok := u(k.Key); ok {
+			c[k.Field] = v
 		}
 	}
 	if _, ok := c["num_key_value_heads"]; !ok {
@@ -174,15 +167,18 @@ func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
 			c["head_dim"] = h / n // llama.cpp's n_embd / n_head
 		}
 	}
+	if a.BiasField != "" {
+		c[a.BiasField] = gm.Tensor("blk.0.attn_q.bias") != nil
+	}
+	if a.QKNormField != "" {
+		c[a.QKNormField] = gm.Tensor("blk.0.attn_q_norm.weight") != nil
+	}
 	if toks, ok := gm.Lookup("tokenizer.ggml.tokens"); ok {
 		c["vocab_size"] = toks.Len()
 	} else if v, ok := u("vocab_size"); ok {
 		c["vocab_size"] = v
 	}
 	c["tie_word_embeddings"] = gm.Tensor("output.weight") == nil
-	if gm.Tensor("blk.0.attn_q.bias") != nil && arch == "llama" {
-		c["attention_bias"] = true
-	}
 	b, err := json.Marshal(c)
 	if err != nil {
 		return nil, err.Error()

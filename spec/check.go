@@ -168,7 +168,7 @@ func Check(m *model.Model) (*Report, error) {
 		var noSpec *NoSpecError
 		if errors.As(err, &noSpec) {
 			r.Skipped = noSpec.Error()
-			if m.Format == model.FormatSafetensors {
+			if m.Format == model.FormatSafetensors || m.Format == model.FormatGGUF {
 				r.Depth = DepthStructural
 				r.structural(c, noSpec.Name())
 			} else {
@@ -240,7 +240,7 @@ func (r *Report) crossCheck() error {
 	if emb := w.Tensor(fileName(w, p.Embed)); emb != nil {
 		r.Embeddings = emb.NumElements()
 	}
-	var nQuant, nLegacy, nIgnored int
+	var nQuant, nLegacy, nIgnored, nRope int
 	extras := w.Tensors()
 	if len(named) == len(extras) {
 		extras = nil
@@ -266,7 +266,11 @@ func (r *Report) crossCheck() error {
 			} else {
 				r.Auxiliary += t.NumElements()
 			}
-		case ignorable.MatchString(t.Name) || w.Format == model.FormatGGUF && t.Name == "rope_freqs.weight":
+		case w.Format == model.FormatGGUF && ggufRope.MatchString(t.Name):
+			nRope++
+			r.Logical -= t.NumElements()
+			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
+		case ignorable.MatchString(t.Name):
 			nLegacy++
 			r.Logical -= t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxLegacy})
@@ -314,6 +318,9 @@ func (r *Report) crossCheck() error {
 	}
 	if nLegacy > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d legacy rotary_emb.inv_freq %s ignored, as transformers does", nLegacy, plural(nLegacy, "buffer", "buffers")))
+	}
+	if nRope > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d llama.cpp rotary factor %s (rope_freqs, rope_factors_*) not checked: no Hugging Face tensor holds them", nRope, plural(nRope, "tensor", "tensors")))
 	}
 	if nIgnored > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s %s that %s ignores on load (e.g. %s): not checked, not counted",
@@ -431,6 +438,11 @@ func commas(n uint64) string {
 	}
 	return b.String()
 }
+
+// ggufRope are llama.cpp's precomputed rotary factors (Llama 3's
+// rope_freqs, Phi-3's LongRoPE factors), which no Hugging Face tensor
+// holds.
+var ggufRope = regexp.MustCompile(`^(rope_freqs|rope_factors_long|rope_factors_short)\.weight$`)
 
 // ignoredOnLoad reports whether transformers ignores the name on load.
 func ignoredOnLoad(res []*regexp.Regexp, name string) bool {

@@ -302,7 +302,7 @@ func diffSorted(a, b []string) (onlyA, onlyB []string) {
 
 // embedNames are the token embeddings' names across architectures, most
 // specific first.
-var embedNames = regexp.MustCompile(`^(backbone\.|model\.|transformer\.|gpt_neox\.|model\.decoder\.|model\.language_model\.|language_model\.model\.|model\.text_model\.|language_model\.)?(embed_tokens|wte|word_embeddings|embed_in|tok_embeddings|embeddings)\.weight$`)
+var embedNames = regexp.MustCompile(`^(backbone\.|model\.|transformer\.|gpt_neox\.|model\.decoder\.|model\.language_model\.|language_model\.model\.|model\.text_model\.|language_model\.)?(embed_tokens|wte|word_embeddings|embed_in|tok_embeddings|embeddings|token_embd)\.weight$`)
 
 // emb0 is the name of the first tensor that looks like a token embedding.
 func emb0(w interface{ Tensors() []*tensor.Tensor }) string {
