@@ -273,3 +273,81 @@ var _ = register(&Family{Name: "xLSTM", Class: "xLSTM", ModelTypes: []string{"xl
 		[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied && E == H"}}),
 	Embed: "backbone.embeddings.weight", Head: "lm_head.weight",
 })
+
+// Transformer-XL: relative-position layers (fused qkv, r_net, r_w/r_r
+// biases per layer when untie_r, else shared) and adaptive input and
+// output over the vocabulary clusters cutoffs split it into: cluster e
+// has rows(e) tokens and width d_embed / div_val^e, projected to d_model.
+// Tied output layers and projections (tie_word_embeddings, tie_projs)
+// are written once, under the embeddings.
+var _ = register(&Family{Name: "Transformer-XL", Class: "TransfoXL", ConfigClass: "TransfoXLConfig", ModelTypes: []string{"transfo-xl"},
+	Causal: "TransfoXLLMHeadModel", SeqCls: "-",
+	Defs: []Def{
+		{Sym: "V", Field: "vocab_size", Default: "267735", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "d_model", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "DE", Field: "d_embed", Default: "1024", Legend: "DE", Desc: "embedding width of the first cluster", Show: true, Pos: true},
+		{Sym: "L", Field: "n_layer", Default: "18", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "heads", Field: "n_head", Default: "16", Desc: "attention heads", Show: true, Pos: true},
+		{Sym: "d", Field: "d_head", Default: "64", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+		{Sym: "I", Field: "d_inner", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+		{Sym: "cut", Field: "cutoffs", Type: List, Default: "empty", Null: "=", Desc: "cluster boundaries (absent: 20000, 40000, 200000)"},
+		derived("K", "len(cut) > 0 ? len(cut) + 1 : 4"),
+		{Sym: "div", Field: "div_val", Default: "4", Desc: "each cluster's width divides by {div}", Pos: true},
+		flag("share", "proj_share_all_but_first", "true", "clusters after the first share their projections (absent tie_projs)"),
+		{Sym: "tp", Field: "tie_projs", Type: List, Default: "empty", Null: "=", Desc: "which output projections are the input ones"},
+		flag("untie_r", "untie_r", "true", "each layer has its own r_w_bias and r_r_bias"),
+		{Sym: "attn_type", Field: "attn_type", Default: "0", Desc: "attention kind (only 0 is implemented)"},
+		tie("true"),
+	},
+	Global: cat(
+		[]T{tclust("transformer.word_emb.emb_layers.{e}.weight", RoleEmbedding, "", "", txlRows, txlWidth),
+			tclust("transformer.word_emb.emb_projs.{e}", RoleLinear, "div != 1 || H != DE", "", "H", txlWidth)},
+		[]T{{Name: "transformer.pos_emb.inv_freq", Shape: []string{"(H+1)/2"}, Role: RoleNorm, AnyDType: true},
+			{Name: "transformer.r_w_bias", Shape: []string{"heads", "d"}, Role: RoleBias, If: "!untie_r", AnyDType: true},
+			{Name: "transformer.r_r_bias", Shape: []string{"heads", "d"}, Role: RoleBias, If: "!untie_r", AnyDType: true}}),
+	Stacks: []Stack{{Prefix: "transformer.layers.{l}.", Layers: "attn_type == 0 ? L : 0", Tensors: cat(
+		linear("dec_attn.qkv_net", "3*heads*d", "H", ""),
+		linear("dec_attn.r_net", "heads*d", "H", ""),
+		[]T{{Name: "dec_attn.r_w_bias", Shape: []string{"heads", "d"}, Role: RoleBias, If: "untie_r", AnyDType: true},
+			{Name: "dec_attn.r_r_bias", Shape: []string{"heads", "d"}, Role: RoleBias, If: "untie_r", AnyDType: true}},
+		linear("dec_attn.o_net", "H", "heads*d", ""),
+		norm("dec_attn.layer_norm", "H", "true"),
+		linear("pos_ff.CoreNet.0", "I", "H", "true"),
+		linear("pos_ff.CoreNet.3", "H", "I", "true"),
+		norm("pos_ff.layer_norm", "H", "true"),
+	)}},
+	Final: cat(
+		[]T{{Name: "crit.cluster_weight", Shape: []string{"K-1", "DE"}, Role: RoleLinear, If: "K > 1"},
+			{Name: "crit.cluster_bias", Shape: []string{"K-1"}, Role: RoleBias, If: "K > 1"},
+			tclust("crit.out_layers.{e}.weight", RoleHead, "", "tied", txlRows, txlWidth),
+			tclust("crit.out_layers.{e}.bias", RoleBias, "", "", txlRows),
+			// div_val 1: one projection per cluster, all of d_embed, when it is not d_model.
+			{Name: "crit.out_projs.{e}", Shape: []string{"H", "DE"}, Role: RoleLinear, Experts: "K", PerCopy: true, AnyDType: true,
+				If: "div == 1 && H != DE", Optional: txlTproj},
+			{Name: "crit.out_projs.{e}", Shape: []string{"H", txlWidth}, Role: RoleLinear, Experts: "K", PerCopy: true, AnyDType: true,
+				If: "div != 1", Optional: txlTproj}},
+	),
+	Embed: "transformer.word_emb.emb_layers.0.weight", Head: "crit.out_layers.0.weight",
+})
+
+// Transformer-XL's per-cluster expressions, e the cluster: its cutoff
+// (absent cutoffs: 20000, 40000, 200000), rows, width, and whether its
+// output projection is the input one (absent tie_projs: all but the first
+// when proj_share_all_but_first).
+const (
+	txlCut   = "(len(cut) > 0 ? at(cut, %s) : (%[1]s == 0 ? 20000 : (%[1]s == 1 ? 40000 : 200000)))"
+	txlWidth = "div == 1 ? DE : DE / pow(div, e)"
+	txlTproj = "len(tp) > e ? at(tp, e) : e > 0 && share"
+)
+
+var txlRows = "div == 1 ? V : (e == K-1 ? V : " + fmt.Sprintf(txlCut, "e") + ") - (e == 0 ? 0 : " + fmt.Sprintf(txlCut, "e-1") + ")"
+
+// tclust is a Transformer-XL per-cluster tensor: one per cluster (one in
+// all when div_val is 1), e bound in its shape (rows, width).
+func tclust(name string, role Role, cond, optional string, shape ...string) T {
+	if cond == "" {
+		cond = "true"
+	}
+	return T{Name: name, Shape: shape, Role: role, Experts: "div == 1 ? 1 : K", PerCopy: true, If: cond, Optional: optional,
+		AnyDType: role == RoleLinear}
+}

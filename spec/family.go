@@ -113,6 +113,10 @@ type T struct {
 	// Each, instead of Experts, is a list expression: one copy per entry,
 	// {e} the entry's text (X-MOD's adapters, one per language code).
 	Each string
+	// PerCopy, with Experts, binds e (the copy's index) in If, Shape and
+	// Optional, evaluated for each copy (Transformer-XL's adaptive
+	// embeddings: cluster e has its own rows and width).
+	PerCopy bool
 }
 
 var (
@@ -328,6 +332,12 @@ func (f *Family) compile() error {
 			for k := range extra {
 				known[k] = true
 			}
+			if t.PerCopy {
+				if t.Experts == "" || known["e"] {
+					err = fmt.Errorf("%s: PerCopy needs Experts and a free symbol e", t.Name)
+				}
+				known["e"] = true
+			}
 			ct := cT{T: t, parts: strings.Split(t.Name, "{e}"), cond: parse(t.If, t.Name), experts: parse(t.Experts, t.Name), from: parse(t.From, t.Name), optional: parse(t.Optional, t.Name), each: parse(t.Each, t.Name)}
 			if len(ct.parts) > 2 || len(ct.parts) == 2 && (t.Experts == "") == (t.Each == "") {
 				err = fmt.Errorf("%s: {e} needs Experts or Each, once", t.Name)
@@ -338,6 +348,9 @@ func (f *Family) compile() error {
 			}
 			for k := range extra {
 				delete(known, k)
+			}
+			if t.PerCopy {
+				delete(known, "e")
 			}
 			out = append(out, ct)
 		}

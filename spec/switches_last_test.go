@@ -67,6 +67,17 @@ func TestSwitchesLast(t *testing.T) {
 		{"xlstm embeddings of their own width, 3 blocks", `{"model_type":"xlstm","vocab_size":16,"hidden_size":64,"embedding_dim":128,"num_blocks":3,"num_heads":4}`,
 			map[string][]uint64{"backbone.embeddings.weight": {16, 128}, "backbone.blocks.2.ffn.proj_up.weight": {192, 64},
 				"backbone.blocks.2.mlstm_layer.k.weight": {32, 64}, "lm_head.weight": {16, 64}}},
+		{"transfo-xl one cluster width, d_embed ≠ d_model, shared r biases, untied", `{"model_type":"transfo-xl","vocab_size":100,"d_model":32,"d_embed":16,
+			"n_layer":2,"n_head":4,"d_head":8,"d_inner":24,"cutoffs":[10,50],"div_val":1,"untie_r":false,"tie_word_embeddings":false,"tie_projs":[false,true,false]}`,
+			map[string][]uint64{"transformer.word_emb.emb_layers.0.weight": {100, 16}, "transformer.word_emb.emb_layers.1.weight": nil,
+				"transformer.word_emb.emb_projs.0": {32, 16}, "crit.out_layers.0.weight": {100, 16}, "crit.out_layers.0.bias": {100},
+				"crit.out_layers.1.bias": nil, "crit.out_projs.2": {32, 16}, "crit.cluster_weight": {2, 16},
+				"transformer.r_w_bias": {4, 8}, "transformer.layers.1.dec_attn.r_r_bias": nil, "transformer.pos_emb.inv_freq": {16}}},
+		{"transfo-xl clusters of their own width", `{"model_type":"transfo-xl","vocab_size":100,"d_model":32,"d_embed":32,"n_layer":1,"n_head":4,"d_head":8,
+			"d_inner":24,"cutoffs":[10,50],"div_val":2}`, map[string][]uint64{
+			"transformer.word_emb.emb_layers.1.weight": {40, 16}, "transformer.word_emb.emb_layers.2.weight": {50, 8},
+			"transformer.word_emb.emb_projs.2": {32, 8}, "crit.out_layers.2.bias": {50}, "crit.out_projs.0": {32, 32},
+			"transformer.layers.0.dec_attn.r_w_bias": {4, 8}, "transformer.word_emb.emb_layers.3.weight": nil}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
