@@ -25,6 +25,8 @@ var capped = map[string]bool{
 	"ffn_config": true, "attention_layers": true, "no_rope_layers": true, "moe_layer_end_index": true,
 	// arch-more: the seq2seq decoders' and Q-Former's layer counts.
 	"decoder_layers": true, "num_decoder_layers": true, "encoder_layers": true,
+	// arch-last: xLSTM's num_blocks, absent = num_hidden_layers, which a/ caps.
+	"num_blocks": true,
 }
 
 // handMade are the architectures whose a/ config is a real model's, not

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -250,6 +251,38 @@ func (x callExpr) eval(e *env) (any, error) {
 	case "len":
 		l, err := list(0)
 		return int64(len(l)), err
+	case "isqrt": // floor(√n): Doge's CDMoE has isqrt(num_experts) keys (families_last.go)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if n[0] < 0 {
+			return nil, &exprError{fmt.Sprintf("%s: %d is negative", x.src(), n[0])}
+		}
+		r := int64(math.Sqrt(float64(n[0])))
+		for r*r > n[0] {
+			r--
+		}
+		for (r+1)*(r+1) <= n[0] {
+			r++
+		}
+		return r, nil
+	case "pow": // b^x, x ≥ 0: Transformer-XL's d_embed / div_val^i (families_last.go)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if len(n) != 2 || n[1] < 0 || n[1] > 62 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a base and an exponent of 0 to 62", x.src())}
+		}
+		b, r := n[0], int64(1)
+		for range n[1] {
+			if b != 0 && (r > (1<<52)/max(b, -b) || r < -(1<<52)/max(b, -b)) {
+				return nil, &exprError{fmt.Sprintf("%s overflows", x.src())}
+			}
+			r *= b
+		}
+		return r, nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {

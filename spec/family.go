@@ -110,6 +110,13 @@ type T struct {
 	AnyDType bool
 	// Optional is a condition under which the tensor may be absent.
 	Optional string
+	// Each, instead of Experts, is a list expression: one copy per entry,
+	// {e} the entry's text (X-MOD's adapters, one per language code).
+	Each string
+	// PerCopy, with Experts, binds e (the copy's index) in If, Shape and
+	// Optional, evaluated for each copy (Transformer-XL's adaptive
+	// embeddings: cluster e has its own rows and width).
+	PerCopy bool
 }
 
 var (
@@ -241,6 +248,7 @@ type cT struct {
 	experts  expr     // nil: one
 	from     expr     // nil: 0
 	optional expr     // nil: never
+	each     expr     // nil: not named by a list's entries
 }
 
 func compileExpr(s string) (x expr, err error) {
@@ -324,9 +332,15 @@ func (f *Family) compile() error {
 			for k := range extra {
 				known[k] = true
 			}
-			ct := cT{T: t, parts: strings.Split(t.Name, "{e}"), cond: parse(t.If, t.Name), experts: parse(t.Experts, t.Name), from: parse(t.From, t.Name), optional: parse(t.Optional, t.Name)}
-			if len(ct.parts) > 2 || len(ct.parts) == 2 && t.Experts == "" {
-				err = fmt.Errorf("%s: {e} needs Experts, once", t.Name)
+			if t.PerCopy {
+				if t.Experts == "" || known["e"] {
+					err = fmt.Errorf("%s: PerCopy needs Experts and a free symbol e", t.Name)
+				}
+				known["e"] = true
+			}
+			ct := cT{T: t, parts: strings.Split(t.Name, "{e}"), cond: parse(t.If, t.Name), experts: parse(t.Experts, t.Name), from: parse(t.From, t.Name), optional: parse(t.Optional, t.Name), each: parse(t.Each, t.Name)}
+			if len(ct.parts) > 2 || len(ct.parts) == 2 && (t.Experts == "") == (t.Each == "") {
+				err = fmt.Errorf("%s: {e} needs Experts or Each, once", t.Name)
 			}
 			for _, s := range t.Shape {
 				ct.shape = append(ct.shape, parse(s, t.Name))
@@ -334,6 +348,9 @@ func (f *Family) compile() error {
 			}
 			for k := range extra {
 				delete(known, k)
+			}
+			if t.PerCopy {
+				delete(known, "e")
 			}
 			out = append(out, ct)
 		}

@@ -295,6 +295,11 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 				out[i] = s
 				continue
 			}
+			var b bool // a list of flags (Transformer-XL's tie_projs) reads as 1 and 0
+			if json.Unmarshal(it, &b) == nil {
+				out[i] = b2i(b)
+				continue
+			}
 			n, err := c.parseInt(field, it)
 			if err != nil {
 				return nil, err
@@ -477,6 +482,12 @@ func (pl *planner) tensors(p *Plan) error {
 	emit := func(ts []cT, prefix string, stack, layer int, final bool) error {
 		for i := range ts {
 			t := &ts[i]
+			if t.PerCopy { // each copy evaluated with e bound (T.PerCopy)
+				if err := pl.emitPerCopy(p, t, prefix, stack, layer, final); err != nil {
+					return err
+				}
+				continue
+			}
 			if t.cond != nil {
 				ok, err := evalInt(t.cond, &pl.env)
 				if err != nil {
@@ -504,6 +515,21 @@ func (pl *planner) tensors(p *Plan) error {
 					return pl.c.errorf("", "%s: %v", t.Name, err)
 				}
 				optional = o != 0
+			}
+			if t.each != nil { // one copy per entry of a list, named by it (T.Each)
+				v, err := t.each.eval(&pl.env)
+				if err != nil {
+					return pl.c.errorf("", "%s: %v", t.Name, err)
+				}
+				entries, ok := v.([]any)
+				if !ok {
+					return pl.c.errorf("", "%s: %s is not a list", t.Name, t.Each)
+				}
+				for _, entry := range entries {
+					p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.parts[0] + fmt.Sprint(entry) + t.parts[1], Shape: shape, Role: t.Role,
+						Optional: optional, Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+				}
+				continue
 			}
 			if t.experts == nil {
 				p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.Name, Shape: shape, Role: t.Role, Optional: optional,
@@ -585,4 +611,63 @@ func (pl *planner) tensors(p *Plan) error {
 		p.Blocks = append(p.Blocks, kinds...)
 	}
 	return emit(pl.f.compiled.final, "", 0, -1, true)
+}
+
+// emitPerCopy emits the copies of a T.PerCopy tensor, each with e bound
+// to its index in its condition, shape and optional expressions.
+func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, final bool) error {
+	n, err := evalInt(t.experts, &pl.env)
+	if err != nil {
+		return pl.c.errorf("", "%s: %v", t.Name, err)
+	}
+	var from int64
+	if t.from != nil {
+		if from, err = evalInt(t.from, &pl.env); err != nil {
+			return pl.c.errorf("", "%s: %v", t.Name, err)
+		}
+	}
+	saved := pl.env.layer
+	defer func() { pl.env.layer = saved }()
+	for e := from; e < from+n; e++ {
+		bound := map[string]any{"e": e}
+		for k, v := range saved {
+			bound[k] = v
+		}
+		pl.env.layer = bound
+		if t.cond != nil {
+			ok, err := evalInt(t.cond, &pl.env)
+			if err != nil {
+				return pl.c.errorf("", "%s: %v", t.Name, err)
+			}
+			if ok == 0 {
+				continue
+			}
+		}
+		name := prefix + t.parts[0]
+		if len(t.parts) == 2 {
+			name += strconv.FormatInt(e, 10) + t.parts[1]
+		}
+		shape := make([]Dim, len(t.shape))
+		for j, x := range t.shape {
+			v, err := evalInt(x, &pl.env)
+			if err != nil {
+				return pl.c.errorf("", "%s: %v", name, err)
+			}
+			if v <= 0 {
+				return pl.c.errorf("", "%s: dimension %s is %d", name, t.syms[j], v)
+			}
+			shape[j] = Dim{t.syms[j], uint64(v)}
+		}
+		optional := false
+		if t.optional != nil {
+			o, err := evalInt(t.optional, &pl.env)
+			if err != nil {
+				return pl.c.errorf("", "%s: %v", name, err)
+			}
+			optional = o != 0
+		}
+		p.Tensors = append(p.Tensors, ExpectedTensor{Name: name, Shape: shape, Role: t.Role, Optional: optional,
+			Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+	}
+	return nil
 }
