@@ -3,6 +3,7 @@ package adapter
 import (
 	"errors"
 	"fmt"
+	"github.com/fsmount/fsmount/pytorch"
 	"io/fs"
 	"os"
 	"slices"
@@ -34,11 +35,17 @@ var ErrNoWeights = errors.New("no " + WeightsName)
 // adapter_model.bin while no PyTorch reader is registered (see BinReader).
 var ErrBinUnread = errors.New(BinName + " (a PyTorch checkpoint) is not read: convert it to " + WeightsName)
 
-// BinReader, if set, reads an adapter_model.bin (a torch.save checkpoint)
-// into its tensors: the hook a PyTorch reader registers, so that Open
-// reads such adapters as it reads safetensors ones. The tensors must
-// keep f for their bytes; Open closes f when the adapter is closed.
-var BinReader func(f source.File) ([]*tensor.Tensor, error)
+// BinReader reads an adapter_model.bin (a torch.save checkpoint) into
+// its tensors, with package pytorch's restricted reader (no pickle code
+// runs). The tensors keep f for their bytes; Open closes f when the
+// adapter is closed. A variable so that a test can take it away.
+var BinReader = func(f source.File) ([]*tensor.Tensor, error) {
+	p, err := pytorch.NewFile(f)
+	if err != nil {
+		return nil, err
+	}
+	return p.Tensors(), nil
+}
 
 // Adapter is an opened adapter: its config and its stored tensors.
 type Adapter struct {

@@ -235,7 +235,7 @@ func TestOpenErrors(t *testing.T) {
 		{"bad targets", `{"peft_type": "LORA", "target_modules": 3}`, false, "target_modules must be a string or a list of strings"},
 		{"bad regex", `{"peft_type": "LORA", "target_modules": "(?<=x)q"}`, false, "target_modules is not a regular expression Go can run"},
 		{"bad bias", `{"peft_type": "LORA", "bias": "some"}`, false, `bias is "some"`},
-		{"bin", `{"peft_type": "LORA"}`, true, "adapter_model.bin (a PyTorch checkpoint) is not read"},
+		{"bin not a checkpoint", `{"peft_type": "LORA"}`, true, "adapter_model.bin: not a PyTorch checkpoint"},
 		{"no weights", `{"peft_type": "LORA"}`, false, "no adapter_model.safetensors"},
 	}
 	for _, c := range cases {
