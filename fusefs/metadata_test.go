@@ -75,7 +75,14 @@ func TestMetadataBoolBombBoundedMemory(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	t.Logf("mount, ls and reads allocated %d bytes (%.3f per element), kept %d", alloc, float64(alloc)/n, kept)
-	assert.Less(t, alloc, uint64(n/4), "bytes allocated for a %d-element array", n)
+	// The old renderer allocated 66 bytes an element; a quarter of a
+	// byte (half under the race detector, whose sync.Pool keeps nothing)
+	// is the mount's own constant cost spread over 100M elements.
+	limit := uint64(n / 4)
+	if raceBuild {
+		limit = n / 2
+	}
+	assert.Less(t, alloc, limit, "bytes allocated for a %d-element array", n)
 	assert.Less(t, kept, int64(n/16), "bytes kept for a %d-element array", n)
 
 	tok, err := os.ReadFile(filepath.Join(mnt, "tokenizer", "tokens"))
