@@ -108,10 +108,12 @@ if [ "$(id -u)" = 0 ]; then
     mkdir "$work"
     go build -o "$work/bin/" ./cmd/...
     go test -c -o "$work/bin/e2e.test" ./e2e
-    cp -r testdata "$work/testdata"
     cp go.mod "$work/"                       # where the tests find the repository's root
-    mkdir -p "$work/gguf" && cp -r gguf/testdata "$work/gguf/testdata"
-    mkdir -p "$work/internal/quant" && cp -r internal/quant/testdata "$work/internal/quant/testdata"
+    # Every testdata directory, at its own path: the tests read the
+    # repository's files relative to it (ggml's blocks, the adapter
+    # scripts, the torch writer…).
+    find . -path ./.git -prune -o -type d -name testdata -prune -print |
+      while read -r d; do cp -r --parents "$d" "$work/"; done
     mkdir "$work/e2e"
     chmod -R a+rX "$work"
     tmp="$TMPDIR/nobody-tmp"
