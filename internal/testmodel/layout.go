@@ -21,7 +21,8 @@ import (
 	"github.com/fsmount/fsmount/source"
 )
 
-// RefLayout is one reference layout (../shared/reference/layouts): a config
+// RefLayout is one reference layout (spec/testdata/layouts.tar.gz, described
+// by spec/testdata/layouts-README.md): a config
 // and the tensors transformers' save_pretrained writes for it.
 type RefLayout struct {
 	Arch, Variant string // "deepseek_v3", "a", "b" or "a-v5"
