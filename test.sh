@@ -116,6 +116,12 @@ if [ "$(id -u)" = 0 ]; then
     for d in testdata gguf/testdata internal/quant/testdata adapter/testdata; do
       cp -r --parents "$d" "$work/"
     done
+    # SeaweedFS's weed, when the S3 tests are to run: its cache under /root
+    # is not readable by nobody, so the run gets its own copy.
+    if [ -n "${FSMOUNT_WEED:-}" ]; then
+      cp "$FSMOUNT_WEED" "$work/bin/weed"
+      export FSMOUNT_WEED="$work/bin/weed"
+    fi
     mkdir "$work/e2e"
     chmod -R a+rX "$work"
     tmp="$TMPDIR/nobody-tmp"
