@@ -229,11 +229,11 @@ func TestInspectGGUFArchitectures(t *testing.T) {
 // (exit 1).
 func TestInspectGGUFNoNameMap(t *testing.T) {
 	saved := llamaCppGGUFs[0].arch
-	llamaCppGGUFs[0].arch = "deepseek2"
+	llamaCppGGUFs[0].arch = "internlm2"
 	t.Cleanup(func() { llamaCppGGUFs[0].arch = saved })
 	r := runCmd(t, "fsinspect", writeLlamaCppGGUF(t, 0, nil))
 	require.Equal(t, 3, r.code, r.stdout+r.stderr) // consistent, not fully checked
-	assert.Contains(t, r.stdout, "structural check only: no spec for architecture deepseek2 (GGUF, no name map); its tensors are consistent: layers 0..0 (num_hidden_layers); embedding rows = vocab_size")
+	assert.Contains(t, r.stdout, "structural check only: no spec for architecture internlm2 (GGUF, no name map); its tensors are consistent: layers 0..0 (num_hidden_layers); embedding rows = vocab_size")
 
 	r = runCmd(t, "fsinspect", writeLlamaCppGGUF(t, 0, func(ls []string) []string {
 		ls = append([]string(nil), ls...)

@@ -177,7 +177,7 @@ func Check(m *model.Model) (*Report, error) {
 			return nil, err
 		} else {
 			if m.Names != nil {
-				renamePlan(plan, m.Names)
+				renamePlan(plan, m.Names, func(name string) bool { return m.Tensor(name) != nil })
 			}
 			plan.pickVariant(func(name string) bool { return m.Tensor(name) != nil })
 			baseOnly(plan, m)
