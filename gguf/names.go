@@ -229,6 +229,8 @@ var (
 	// dense_4h_to_h.
 	neoxAttn = []namePair{{"attn_qkv", "query_key_value"}, {"attn_output", "dense"}}
 	neoxMLP  = []namePair{{"ffn_up", "mlp.dense_h_to_4h"}, {"ffn_down", "mlp.dense_4h_to_h"}}
+	// GLM: gate and up fused.
+	glmMLP = []namePair{{"ffn_up", "mlp.gate_up_proj"}, {"ffn_down", "mlp.down_proj"}}
 	// GraniteMoE: the experts come stacked, gate and up fused in
 	// input_linear, which the converter cuts in two.
 	graniteMoE = []namePair{
@@ -277,6 +279,18 @@ func deepseek(class, modelType string, alts []Alt) *Arch {
 	return &Arch{Name: "deepseek2", Class: class, ModelType: modelType, Keys: deepseekKeys, Alts: alts,
 		global: globalNames, layer: pairs(inputNorm, mla, plainNorm, gatedMLP, deepseekMoE), splits: deepseekSplits,
 		expertPrefix: "mlp.experts.", expertKinds: qwenKinds}
+}
+
+// mamba is a Mamba (1) row.
+func mamba(class, modelType string, alts []Alt) *Arch {
+	return &Arch{Name: "mamba", Class: class, ModelType: modelType, Layers: "backbone.layers.", Alts: alts,
+		Keys: []ConfigKey{{Key: "ssm.inner_size", Field: "intermediate_size"}, {Key: "ssm.state_size", Field: "state_size"},
+			{Key: "ssm.conv_kernel", Field: "conv_kernel"}, {Key: "ssm.time_step_rank", Field: "time_step_rank"}},
+		Flags:  []Flag{{Tensor: "blk.0.ssm_in.bias", Field: "use_bias"}, {Tensor: "blk.0.ssm_conv1d.bias", Field: "use_conv_bias"}},
+		global: []namePair{{"token_embd", "backbone.embeddings"}, {"output_norm", "backbone.norm_f"}, {"output", "lm_head"}},
+		layer: []namePair{{"attn_norm", "norm"}, {"ssm_in", "mixer.in_proj"}, {"ssm_conv1d", "mixer.conv1d"}, {"ssm_x", "mixer.x_proj"},
+			{"ssm_dt", "mixer.dt_proj"}, {"ssm_a", "mixer.A_log"}, {"ssm_d", "mixer.D"}, {"ssm_out", "mixer.out_proj"}},
+		splits: []split{{"mixer.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"intermediate_size", "conv_kernel"}}}}}}
 }
 
 // falcon is Falcon with one norm before the parallel attention and MLP
@@ -371,6 +385,19 @@ var archs = []*Arch{
 	{Name: "granitemoe", Class: "GraniteMoeForCausalLM", ModelType: "granitemoe", BiasField: "attention_bias", Experts: "num_local_experts",
 		Alts:   []Alt{{Tensor: "blk.0.ffn_up_shexp.weight", Arch: graniteMoEShared}},
 		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, graniteMoE), splits: graniteSplits},
+	// GLM-4-0414: four norms a layer, gate and up fused.
+	{Name: "glm4", Class: "Glm4ForCausalLM", ModelType: "glm4", BiasField: "attention_bias",
+		global: globalNames, layer: pairs(inputNorm, attnNames, []namePair{{"ffn_norm", "post_attention_layernorm"},
+			{"post_attention_norm", "post_self_attn_layernorm"}, {"post_ffw_norm", "post_mlp_layernorm"}}, glmMLP)},
+	// GLM-4 (glm-4-9b-chat-hf) as transformers names it. A GGUF of the
+	// remote-code ChatGLM layout (one fused attn_qkv) has no spec: the
+	// structural check.
+	{Name: "chatglm", Class: "GlmForCausalLM", ModelType: "glm", BiasField: "attention_bias",
+		Alts:   []Alt{{Tensor: "blk.0.attn_qkv.weight", Arch: &Arch{Name: "chatglm", Class: "ChatGLMModel (GGUF of the remote-code layout, no name map)"}}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, glmMLP)},
+	// Mamba and Falcon-Mamba (whose converter sets ssm.dt_b_c_rms):
+	// conv1d's [I, 1, K] is stored [I, K].
+	mamba("MambaForCausalLM", "mamba", []Alt{{Key: "ssm.dt_b_c_rms", Is: 1, Arch: mamba("FalconMambaForCausalLM", "falcon_mamba", nil)}}),
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},

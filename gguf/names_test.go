@@ -60,6 +60,11 @@ func TestNames(t *testing.T) {
 		{"olmoe", "blk.0.ffn_gate_inp.weight", "model.layers.0.mlp.gate.weight"},
 		{"granitemoe", "blk.0.ffn_down_exps.weight", "model.layers.0.block_sparse_moe.output_linear.weight"},
 		{"nemotron", "blk.0.ffn_up.bias", "model.layers.0.mlp.up_proj.bias"},
+		{"glm4", "blk.0.post_attention_norm.weight", "model.layers.0.post_self_attn_layernorm.weight"},
+		{"glm4", "blk.0.ffn_up.weight", "model.layers.0.mlp.gate_up_proj.weight"},
+		{"mamba", "blk.0.ssm_a", "backbone.layers.0.mixer.A_log"},
+		{"mamba", "blk.0.ssm_conv1d.bias", "backbone.layers.0.mixer.conv1d.bias"},
+		{"mamba", "output_norm.weight", "backbone.norm_f.weight"},
 	}
 	for _, tt := range tests {
 		if got, ok := HFName(tt.arch, tt.gguf); !ok || got != tt.hf {
@@ -181,6 +186,10 @@ func TestArchFor(t *testing.T) {
 		{"deepseek2", map[string]uint64{"expert_gating_func": 2}, nil, "deepseek_v3"},
 		{"granitemoe", nil, nil, "granitemoe"},
 		{"granitemoe", nil, []string{"blk.0.ffn_up_shexp.weight"}, "granitemoeshared"},
+		{"mamba", nil, nil, "mamba"},
+		{"mamba", map[string]uint64{"ssm.dt_b_c_rms": 1}, nil, "falcon_mamba"},
+		{"chatglm", nil, nil, "glm"},
+		{"chatglm", nil, []string{"blk.0.attn_qkv.weight"}, ""}, // the remote-code layout: no spec
 	} {
 		a, ok := Architecture(tt.arch)
 		if !ok {

@@ -139,11 +139,17 @@ func (m *Model) openGGUF(name string) error {
 	return nil
 }
 
-// metaUint reads an integer (or boolean) metadata value.
+// metaUint reads an integer metadata value, or a boolean as 0 or 1.
 func metaUint(gm *gguf.Model, key string) (uint64, bool) {
 	v, ok := gm.Lookup(key)
 	if !ok {
 		return 0, false
+	}
+	if b, ok := v.Bool(); ok {
+		if b {
+			return 1, true
+		}
+		return 0, true
 	}
 	return v.Uint()
 }

@@ -102,6 +102,7 @@ var refusedByLlamaCpp = map[string]struct {
 }{
 	"deepseek_v3/b": {"its config's qk_head_dim (192, which transformers sized q_b_proj by) is not qk_nope_head_dim + qk_rope_head_dim (40), which the converter writes", []string{"attn_q_b"}},
 	"falcon/b":      {"ffn_hidden_size is 736; the converter writes feed_forward_length 4·hidden_size", []string{"ffn_up", "ffn_down"}},
+	"glm/b":         {"head_dim is 48, not hidden_size / heads (32); the converter writes no key_length, so llama.cpp takes 32", []string{"attn_q", "attn_k", "attn_v", "attn_output"}},
 	"phi/b":         {"5 KV heads of 10 and intermediate_size 736; the converter writes head_count_kv = head_count and feed_forward_length 4·hidden_size", []string{"attn_k", "attn_v", "ffn_up", "ffn_down"}},
 }
 

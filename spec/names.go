@@ -13,8 +13,9 @@ import (
 // format with names of its own (GGUF's "blk.0.attn_q.weight"), and stacks
 // an MoE layer's experts into one tensor, with the expert count as a new
 // outermost dimension, where the format does. A tensor the format cuts
-// into parts (DeepSeek's kv_b_proj) is expected as its parts, unless the
-// files hold it whole under its own name (has). A tensor without a name in
+// into parts (DeepSeek's kv_b_proj), or reshapes under its own name
+// (Mamba's conv1d), is expected as its parts, unless the files hold it
+// whole under a name of its own (has: older converters' attn_kv_b). A tensor without a name in
 // the format keeps its Hugging Face name, and shows as missing.
 func renamePlan(p *Plan, names model.Names, has func(string) bool) {
 	out := make([]ExpectedTensor, 0, len(p.Tensors))
@@ -25,7 +26,7 @@ func renamePlan(p *Plan, names model.Names, has func(string) bool) {
 			e.Role = RoleLinear
 		}
 		name, expert, ok := names.File(e.Name)
-		if parts, cut := names.Parts(e.Name); cut && !(ok && has(name)) {
+		if parts, cut := names.Parts(e.Name); cut && !(ok && has(name) && !slices.ContainsFunc(parts, func(p model.Part) bool { return p.Name == name })) {
 			if ps, ok := p.parts(e, parts); ok {
 				out = append(out, ps...)
 				continue

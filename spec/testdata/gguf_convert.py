@@ -75,7 +75,8 @@ CASES = {
     "phi3": "ab", "granite": "ab", "olmo2": "ab", "starcoder2": "ab", "stablelm": "ab", "cohere": "ab",
     "deepseek_v2": "ab", "deepseek_v3": "ab", "gpt-sw3": "ab", "falcon": "ab", "bloom": "ab",
     "gpt_neox": "ab", "gpt_bigcode": "ab", "phi": "ab", "mpt": "ab", "olmo": "ab", "olmoe": "ab",
-    "granitemoe": "ab", "granitemoeshared": "ab", "nemotron": "ab",
+    "granitemoe": "ab", "granitemoeshared": "ab", "nemotron": "ab", "glm4": "ab", "glm": "ab", "mamba": "a",
+    "falcon_mamba": "a",
 }
 
 # llama.cpp registers a few architectures under the class name of their
