@@ -81,7 +81,7 @@ func TestNames(t *testing.T) {
 		{"llama", "blk.01.attn_q.weight", "model.layers.01.self_attn.q_proj.weight"},
 		{"llama", "blk.0.nonsense.weight", "model.layers.0.nonsense.weight"},
 		{"qwen2", "blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
-		{"mamba", "token_embd.weight", "model.embed_tokens.weight"},
+		{"internlm2", "token_embd.weight", "model.embed_tokens.weight"},
 		{"phi3", "blk.0.attn_q.weight", "model.layers.0.self_attn.q_proj.weight"}, // fused
 		{"olmo2", "blk.0.attn_norm.weight", "model.layers.0.input_layernorm.weight"},
 		{"command-r", "blk.0.ffn_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
