@@ -279,7 +279,7 @@ func (r *Report) crossCheck() error {
 				Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 		}
 	}
-	hn, en := p.HeadName, shortName(p.Embed)
+	hn, en := fileName(w, p.HeadName), shortName(fileName(w, p.Embed))
 	if head, emb := w.Tensor(fileName(w, p.HeadName)), w.Tensor(fileName(w, p.Embed)); p.Tied {
 		switch {
 		case head == nil:
