@@ -385,6 +385,14 @@ var archs = []*Arch{
 	{Name: "granitemoe", Class: "GraniteMoeForCausalLM", ModelType: "granitemoe", BiasField: "attention_bias", Experts: "num_local_experts",
 		Alts:   []Alt{{Tensor: "blk.0.ffn_up_shexp.weight", Arch: graniteMoEShared}},
 		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, graniteMoE), splits: graniteSplits},
+	// Command R7B, Command A: Command-R without q/k norms.
+	{Name: "cohere2", Class: "Cohere2ForCausalLM", ModelType: "cohere2", BiasField: "attention_bias",
+		global: globalNames, layer: pairs(inputNorm, attnNames, gatedMLP)},
+	// Phi-3.5-MoE: Mixtral's experts, layer norms and an LM head with
+	// biases.
+	{Name: "phimoe", Class: "PhimoeForCausalLM", ModelType: "phimoe", BiasField: "attention_bias", Experts: "num_local_experts",
+		Flags:  []Flag{{Tensor: "output.bias", Field: "lm_head_bias"}},
+		global: globalNames, layer: mixtral.layer, expertPrefix: mixtral.expertPrefix, expertKinds: mixtral.expertKinds},
 	// GLM-4-0414: four norms a layer, gate and up fused.
 	{Name: "glm4", Class: "Glm4ForCausalLM", ModelType: "glm4", BiasField: "attention_bias",
 		global: globalNames, layer: pairs(inputNorm, attnNames, []namePair{{"ffn_norm", "post_attention_layernorm"},

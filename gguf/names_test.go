@@ -65,6 +65,9 @@ func TestNames(t *testing.T) {
 		{"mamba", "blk.0.ssm_a", "backbone.layers.0.mixer.A_log"},
 		{"mamba", "blk.0.ssm_conv1d.bias", "backbone.layers.0.mixer.conv1d.bias"},
 		{"mamba", "output_norm.weight", "backbone.norm_f.weight"},
+		{"cohere2", "blk.0.attn_norm.weight", "model.layers.0.input_layernorm.weight"},
+		{"phimoe", "output.bias", "lm_head.bias"},
+		{"phimoe", "blk.0.ffn_gate_inp.weight", "model.layers.0.block_sparse_moe.gate.weight"},
 	}
 	for _, tt := range tests {
 		if got, ok := HFName(tt.arch, tt.gguf); !ok || got != tt.hf {
@@ -107,6 +110,8 @@ func TestExpertName(t *testing.T) {
 		{"qwen2moe", "model.layers.0.mlp.experts.59.gate_proj.weight", "blk.0.ffn_gate_exps.weight", 59},
 		{"llama", "model.layers.0.block_sparse_moe.experts.1.w2.weight", "blk.0.ffn_down_exps.weight", 1},
 		{"llama", "model.layers.9.block_sparse_moe.experts.3.w1.weight", "blk.9.ffn_gate_exps.weight", 3},
+		{"phimoe", "model.layers.1.block_sparse_moe.experts.2.w3.weight", "blk.1.ffn_up_exps.weight", 2},
+		{"deepseek2", "model.layers.5.mlp.experts.255.down_proj.weight", "blk.5.ffn_down_exps.weight", 255},
 		{"llama", "model.layers.9.block_sparse_moe.experts.3.w3.weight", "blk.9.ffn_up_exps.weight", 3},
 	} {
 		name, e, ok := ExpertName(tt.arch, tt.hf)

@@ -75,7 +75,7 @@ CASES = {
     "phi3": "ab", "granite": "ab", "olmo2": "ab", "starcoder2": "ab", "stablelm": "ab", "cohere": "ab",
     "deepseek_v2": "ab", "deepseek_v3": "ab", "gpt-sw3": "ab", "falcon": "ab", "bloom": "ab",
     "gpt_neox": "ab", "gpt_bigcode": "ab", "phi": "ab", "mpt": "ab", "olmo": "ab", "olmoe": "ab",
-    "granitemoe": "ab", "granitemoeshared": "ab", "nemotron": "ab", "glm4": "ab", "glm": "ab", "mamba": "a",
+    "granitemoe": "ab", "granitemoeshared": "ab", "nemotron": "ab", "glm4": "ab", "glm": "ab", "mamba": "a", "cohere2": "ab", "phimoe": "ab",
     "falcon_mamba": "a",
 }
 
@@ -95,6 +95,13 @@ def as_published(cfg):
     cfg = dict(cfg)
     if cfg.get("model_type") == "falcon" and not cfg.get("new_decoder_architecture"):
         cfg.pop("num_kv_heads", None)
+    # Fields a converter requires that set only rope metadata, no tensor:
+    # Cohere2's rotary_pct (not a field of transformers' Cohere2Config),
+    # PhiMoE's original_max_position_embeddings.
+    if cfg.get("model_type") == "cohere2":
+        cfg.setdefault("rotary_pct", 1.0)
+    if cfg.get("model_type") == "phimoe":
+        cfg.setdefault("original_max_position_embeddings", 4096)
     if cfg.get("model_type") == "gpt2":  # GPT-2's configs still carry n_ctx
         cfg.setdefault("n_ctx", cfg.get("n_positions", 1024))
     if cfg.get("model_type") in ("deepseek_v2", "deepseek_v3"):
