@@ -15,7 +15,9 @@ import (
 // outermost dimension, where the format does. A tensor the format cuts
 // into parts (DeepSeek's kv_b_proj), or reshapes under its own name
 // (Mamba's conv1d), is expected as its parts, unless the files hold it
-// whole under a name of its own (has: older converters' attn_kv_b). A tensor without a name in
+// whole under a name of its own (has: older converters' attn_kv_b), or
+// whole and in parts (converters of spring 2025 wrote attn_kv_b, attn_k_b
+// and attn_v_b: where one part is there, all are expected). A tensor without a name in
 // the format keeps its Hugging Face name, and shows as missing.
 func renamePlan(p *Plan, names model.Names, has func(string) bool) {
 	out := make([]ExpectedTensor, 0, len(p.Tensors))
@@ -26,10 +28,13 @@ func renamePlan(p *Plan, names model.Names, has func(string) bool) {
 			e.Role = RoleLinear
 		}
 		name, expert, ok := names.File(e.Name)
-		if parts, cut := names.Parts(e.Name); cut && !(ok && has(name) && !slices.ContainsFunc(parts, func(p model.Part) bool { return p.Name == name })) {
-			if ps, ok := p.parts(e, parts); ok {
+		if parts, cut := names.Parts(e.Name); cut {
+			whole := ok && has(name) && !slices.ContainsFunc(parts, func(p model.Part) bool { return p.Name == name })
+			if ps, ok := p.parts(e, parts); ok && (!whole || slices.ContainsFunc(ps, func(e ExpectedTensor) bool { return has(e.Name) })) {
 				out = append(out, ps...)
-				continue
+				if !whole {
+					continue
+				}
 			}
 		}
 		switch {
