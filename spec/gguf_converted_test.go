@@ -162,3 +162,55 @@ func TestGGUFConverted(t *testing.T) {
 	}
 	assert.Equal(t, len(refusedByLlamaCpp), refused, "a case of refusedByLlamaCpp is not in testdata/gguf-converted.txt")
 }
+
+// TestGGUFFullSizeDeepSeekV3 grows the converted DeepSeek-V3 layout (4
+// layers of 8 experts) to the published model, 61 layers of 256 experts
+// (the first 3 dense), as a sparse GGUF: its 1,086 tensors stand for
+// 45,000 Hugging Face ones, 671B parameters, and check fully and clean
+// (not refused as a config implying far more tensors than the files
+// hold: each stacked tensor holds one per expert).
+func TestGGUFFullSizeDeepSeekV3(t *testing.T) {
+	i := slices.IndexFunc(readConverted(t), func(c convertedCase) bool { return c.name == "deepseek_v3/a" })
+	require.GreaterOrEqual(t, i, 0)
+	c := readConverted(t)[i]
+	var ts []testmodel.GGUFTensor
+	for _, g := range c.tensors {
+		parts := strings.SplitN(g.Name, ".", 3)
+		if parts[0] != "blk" {
+			ts = append(ts, g)
+			continue
+		}
+		l, err := strconv.Atoi(parts[1])
+		require.NoError(t, err)
+		from, to := l, l+1 // layers 0..2 dense, as they are
+		switch {
+		case l == 3:
+			to = 61 // the sparse layer, repeated
+		case l > 3:
+			continue
+		}
+		for n := from; n < to; n++ {
+			h := g
+			h.Name = "blk." + strconv.Itoa(n) + "." + parts[2]
+			if last := len(g.Dims) - 1; g.Dims[last] == 8 && (strings.Contains(h.Name, "_exps") || strings.Contains(h.Name, "ffn_gate_inp") || strings.Contains(h.Name, "exp_probs_b")) {
+				h.Dims = append(slices.Clone(g.Dims[:last]), 256)
+				h.Zeros = g.Zeros / 8 * 256
+			}
+			ts = append(ts, h)
+		}
+	}
+	for i, kv := range c.kvs {
+		switch kv.Key {
+		case "deepseek2.block_count":
+			c.kvs[i].Value = uint32(61)
+		case "deepseek2.expert_count":
+			c.kvs[i].Value = uint32(256)
+		}
+	}
+	c.tensors = ts
+	r := checkGGUF(t, c.write(t, nil))
+	require.Equal(t, spec.DepthFull, r.Depth, r.Skipped)
+	assert.True(t, r.FullyClean(), "%v", r.Problems)
+	assert.Len(t, r.Plan.Tensors, 1086)
+	assert.Equal(t, uint64(671_026_419_200), r.Logical)
+}
