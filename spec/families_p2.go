@@ -1,0 +1,81 @@
+package spec
+
+// Multimodal architectures of the reference layouts (issue #21, branch
+// arch-p2): IDEFICS, Janus, Kosmos-2, Kosmos-2.5, Phi-4-multimodal, UDOP
+// and VisionEncoderDecoder. Each row is built from the shared blocks of
+// blocks.go, the tower helpers of families_vision.go and the blocks of
+// blocks_p2.go; docs/arch-notes-p2.md has the notes.
+
+// clipTowerDefs are the symbols visionTower reads for a CLIP-style tower
+// (class embedding, pre- and post-norm) whose config fields live under
+// cfg ("vision_config."), with its config class's defaults: hidden is
+// the width's field name (IDEFICS says embed_dim), then the defaults of
+// width, layers, FFN width, patch and image side.
+func clipTowerDefs(cfg, hidden, h, l, i, p, s string) []Def {
+	return []Def{
+		derived("vmt", "'clip_vision_model'"),
+		derived("clip", "true"), derived("pix", "false"), derived("s2", "false"), derived("vhead", "false"), derived("vNP", "0"),
+		{Sym: "vH", Field: cfg + hidden, Default: h, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+		{Sym: "vL", Field: cfg + "num_hidden_layers", Default: l, Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "vI", Field: cfg + "intermediate_size", Default: i, Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+		{Sym: "vP", Field: cfg + "patch_size", Default: p, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		{Sym: "vS", Field: cfg + "image_size", Default: s, Desc: "image side, pixels", Pos: true},
+		{Sym: "vC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		derived("vN", "(vS/vP)*(vS/vP)"),
+	}
+}
+
+var _ = register(func() *Family {
+	g, s, f := visionTower("model.vision_model.", "model.vision_model.")
+	// The perceiver's attention and ReLU MLP are vision-width (vH) wide.
+	perceiver := cat(
+		norm("0.context_layer_norm", "vH", "true"), norm("0.latents_layer_norm", "vH", "true"),
+		when("rs_qk", norm("0.q_layer_norm", "rs_hd", "true"), norm("0.k_layer_norm", "rs_hd", "true")),
+		linear("0.q_proj", "rs_heads*rs_hd", "vH", ""), linear("0.k_proj", "rs_heads*rs_hd", "vH", ""),
+		linear("0.v_proj", "rs_heads*rs_hd", "vH", ""), linear("0.output_proj", "vH", "rs_heads*rs_hd", ""),
+		norm("1.ln", "vH", "true"), linear("1.fc", "4*vH", "vH", ""), linear("1.c_proj", "vH", "4*vH", ""))
+	alpha := func(name string) []T {
+		return []T{{Name: name, Shape: []string{"1"}, Role: RoleNorm, If: "!alpha_vec"}, {Name: name, Shape: []string{"1", "1", "H"}, Role: RoleNorm, If: "alpha_vec"}}
+	}
+	// IDEFICS (v1): a LLaMA decoder, a CLIP tower, and a gated
+	// cross-attention layer (tanh-gated by alpha_cross_attn/alpha_dense,
+	// scalars or H-vectors) before every cross_layer_interval-th layer;
+	// with use_resampler, a perceiver resampler of the image features;
+	// additional_vocab_size extra rows in a decoupled embedding and head.
+	return &Family{Name: "IDEFICS", Class: "Idefics", ModelTypes: []string{"idefics"}, Causal: "IdeficsForVisionText2Text", SeqCls: "-",
+		Defs: cat(
+			withDefault(withDefault(withDefault(withDefault(withDefault(llamaDimsNoHD("heads", "heads"), "V", "32000"), "H", "4096"), "L", "32"), "heads", "32"), "I", "11008"),
+			[]Def{
+				tie("false"),
+				opt("addV", "additional_vocab_size", "0"),
+				{Sym: "xi", Field: "cross_layer_interval", Default: "1", Desc: "a gated cross-attention layer every {xi} layers", Pos: true},
+				flag("qk", "qk_layer_norms", "false", "cross-attention q and k norms"),
+				{Sym: "alpha", Field: "alpha_type", Type: Str, Default: "'float'", Desc: "the gates: a scalar (float) or an H-vector (vector)"},
+				derived("alpha_vec", "alpha == 'vector'"),
+				flag("resampler", "use_resampler", "false", "a perceiver resampler of the image features"),
+				opt("rs_depth", "perceiver_config.resampler_depth", "6"), opt("rs_lat", "perceiver_config.resampler_n_latents", "64"),
+				opt("rs_heads", "perceiver_config.resampler_n_heads", "16"), opt("rs_hd", "perceiver_config.resampler_head_dim", "96"),
+				flag("rs_qk", "perceiver_config.qk_layer_norms_perceiver", "false", "perceiver q and k norms"),
+			},
+			clipTowerDefs("vision_config.", "embed_dim", "768", "32", "5120", "14", "224")),
+		Global: cat(embed("model.embed_tokens.weight"),
+			[]T{{Name: "model.embed_tokens.additional_embedding.weight", Shape: []string{"addV", "H"}, Role: RoleEmbedding, If: "addV > 0"}},
+			g),
+		Stacks: cat(
+			decoderLayers(nil, llamaBlock("", "", gatedMLP("mlp.", "I", ""))),
+			[]Stack{{Name: "cross", Prefix: "model.gated_cross_attn_layers.{l}.", Layers: "L / xi", Tensors: cat(
+				alpha("alpha_cross_attn"), alpha("alpha_dense"),
+				linear("cross_attn.q_proj", "H", "H", ""), linear("cross_attn.k_proj", "H", "vH", ""), linear("cross_attn.v_proj", "H", "vH", ""),
+				linear("cross_attn.o_proj", "H", "H", ""),
+				when("qk", norm("cross_attn.q_layer_norm", "d", ""), norm("cross_attn.k_layer_norm", "d", "")),
+				inNorm, postNorm, gatedMLP("mlp.", "I", ""))}},
+			s,
+			[]Stack{{Name: "resampler", Prefix: "model.perceiver_resampler.blocks.{l}.", Layers: "resampler ? rs_depth : 0", Tensors: perceiver}}),
+		Final: cat(f, norm("model.norm", "H", ""),
+			when("resampler", []T{{Name: "model.perceiver_resampler.latents", Shape: []string{"rs_lat", "vH"}, Role: RoleEmbedding}},
+				norm("model.perceiver_resampler.layer_norm", "vH", "true")),
+			lmHead("lm_head.weight"),
+			[]T{{Name: "lm_head.additional_fc.weight", Shape: []string{"addV", "H"}, Role: RoleLinear, If: "addV > 0", Optional: "tied"}}),
+		Ignore: []string{`\.rotary_emb\.inv_freq$`},
+	}
+}())
