@@ -79,3 +79,52 @@ var _ = register(func() *Family {
 		Ignore: []string{`\.rotary_emb\.inv_freq$`},
 	}
 }())
+
+// janusCM is JanusVQVAEConfig's default channel_multiplier.
+var janusCM = []int{1, 1, 2, 2, 4}
+
+var _ = register(func() *Family {
+	vg, vs, vf := vqgan("model.vqmodel.", janusCM, "l == vq_n-1", "l == 0")
+	// Janus: a SigLIP-style tower (attention output "projection_layer",
+	// optional q/k LayerNorms, FFN of hidden·mlp_ratio) with an MLP
+	// aligner of vision_config.depth linears; a VQ-GAN with its own
+	// aligner (vq_config.num_hidden_layers linears), generation
+	// embeddings and head; the Llama language model under
+	// model.language_model.
+	return (&vlm{Family: Family{Name: "Janus", Class: "Janus", ModelTypes: []string{"janus"}, Causal: "JanusForConditionalGeneration",
+		Defs: cat([]Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "24", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vr", Field: "vision_config.mlp_ratio", Type: Milli, Default: "4000", Desc: "vision FFN width ratio in thousandths", Pos: true},
+			derived("vI", "vH*vr/1000"),
+			{Sym: "vP", Field: "vision_config.patch_size", Default: "16", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("vS", "vision_config.image_size", "384"), opt("vC", "vision_config.num_channels", "3"),
+			flag("vbias", "vision_config.attention_bias", "true", "vision q, k, v have biases"),
+			flag("vqk", "vision_config.use_qk_norm", "false", "vision q and k LayerNorms"),
+			{Sym: "vPj", Field: "vision_config.projection_dim", Default: "2048", Desc: "aligner width", Pos: true},
+			{Sym: "vDepth", Field: "vision_config.depth", Default: "2", Desc: "aligner linears", Pos: true},
+			{Sym: "gPj", Field: "vq_config.projection_dim", Default: "2048", Desc: "generation aligner and head width", Pos: true},
+			{Sym: "gDepth", Field: "vq_config.num_hidden_layers", Default: "2", Desc: "generation aligner linears", Pos: true},
+			{Sym: "gIn", Field: "vq_config.image_token_embed_dim", Default: "2048", Desc: "generation head input width", Pos: true},
+		}, vqganDefs("vq_config.", janusCM, "128", "2", "256", "8", "16384")),
+		Global: cat([]T{{Name: "model.vision_model.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+			{Name: "model.vision_model.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
+			{Name: "model.vision_model.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}, vg),
+		Stacks: cat([]Stack{{Name: "vision", Prefix: "model.vision_model.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			norm("layer_norm1", "H", "true"),
+			linear("self_attn.q_proj", "H", "H", "vbias"), linear("self_attn.k_proj", "H", "H", "vbias"), linear("self_attn.v_proj", "H", "H", "vbias"),
+			linear("self_attn.projection_layer", "H", "H", "true"),
+			when("vqk", norm("self_attn.q_norm", "H", "true"), norm("self_attn.k_norm", "H", "true")),
+			norm("layer_norm2", "H", "true"), plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}}, vs),
+		Final: cat(norm("model.vision_model.post_layernorm", "vH", "true"),
+			linear("model.aligner.fc1", "vPj", "vH", "true"),
+			[]T{{Name: "model.aligner.hidden_layers.{e}.weight", Shape: []string{"vPj", "vPj"}, Role: RoleLinear, Experts: "vDepth-1"},
+				{Name: "model.aligner.hidden_layers.{e}.bias", Shape: []string{"vPj"}, Role: RoleBias, Experts: "vDepth-1"}},
+			vf,
+			[]T{{Name: "model.generation_embeddings.weight", Shape: []string{"vq_K", "vq_E"}, Role: RoleEmbedding}},
+			linear("model.generation_aligner.fc1", "gPj", "vq_E", "true"),
+			[]T{{Name: "model.generation_aligner.hidden_layers.{e}.weight", Shape: []string{"gPj", "gPj"}, Role: RoleLinear, Experts: "gDepth-1"},
+				{Name: "model.generation_aligner.hidden_layers.{e}.bias", Shape: []string{"gPj"}, Role: RoleBias, Experts: "gDepth-1"}},
+			linear("model.generation_head.proj_out", "gPj", "gIn", "true"), linear("model.generation_head.vision_head", "vq_K", "gPj", "true")),
+	}, text: "llama", reroot: newLM}).register()
+}())

@@ -1,0 +1,109 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Blocks of the families of families_p2.go, on top of blocks.go: a
+// VQ-GAN image tokenizer (Janus), a list field with a class default,
+// and the parts of an encoder-decoder composition.
+
+// listAt is the expression for entry i of the list symbol sym, or of def
+// (the config class's default list) when the config leaves sym empty or
+// absent: "at(sym, i)" guarded by the list's length.
+func listAt(sym, i string, def []int) string {
+	fallback := "0"
+	for k := len(def) - 1; k >= 0; k-- {
+		fallback = fmt.Sprintf("(%s) == %d ? %d : (%s)", i, k, def[k], fallback)
+	}
+	return fmt.Sprintf("(len(%s) > 0 ? at(%s, %s) : (%s))", sym, sym, i, fallback)
+}
+
+// listLen is the length of the list symbol sym, or of def when it is
+// empty or absent.
+func listLen(sym string, def []int) string {
+	return fmt.Sprintf("(len(%s) > 0 ? len(%s) : %d)", sym, sym, len(def))
+}
+
+// vqganDefs are a VQ-GAN's config fields under cfg ("vq_config.") with
+// the config class's defaults: base channels, the channel multiplier per
+// resolution, residual blocks per resolution, latent and codebook sizes.
+// Symbols are prefixed vq.
+func vqganDefs(cfg string, cm []int, base, nrb, latent, embed, codes string) []Def {
+	strs := make([]string, len(cm))
+	for i, m := range cm {
+		strs[i] = fmt.Sprint(m)
+	}
+	return []Def{
+		{Sym: "vq_base", Field: cfg + "base_channels", Default: base, Desc: "VQ-GAN base channels", Pos: true},
+		{Sym: "vq_cm", Field: cfg + "channel_multiplier", Type: List, Default: "empty", Null: "=",
+			Desc: "VQ-GAN channel multiplier per resolution (absent: [" + strings.Join(strs, ", ") + "])"},
+		derived("vq_n", listLen("vq_cm", cm)),
+		{Sym: "vq_nrb", Field: cfg + "num_res_blocks", Default: nrb, Desc: "VQ-GAN residual blocks per resolution", Pos: true},
+		opt("vq_in", cfg+"in_channels", "3"), opt("vq_out", cfg+"out_channels", "3"),
+		{Sym: "vq_lat", Field: cfg + "latent_channels", Default: latent, Desc: "VQ-GAN latent channels", Pos: true},
+		flag("vq_dl", cfg+"double_latent", "false", "the VQ-GAN encoder outputs twice the latent channels"),
+		{Sym: "vq_E", Field: cfg + "embed_dim", Default: embed, Legend: "vqE", Desc: "codebook vector width", Show: true, Pos: true},
+		{Sym: "vq_K", Field: cfg + "num_embeddings", Default: codes, Legend: "vqK", Desc: "codebook entries (image tokens)", Show: true, Pos: true},
+	}
+}
+
+// vqgan is a taming-transformers VQ-GAN under pre ("model.vqmodel."):
+// an encoder of len(channel_multiplier) resolutions (num_res_blocks
+// residual blocks each, attention blocks at the levels attnEnc holds,
+// a strided downsample but at the last), a middle block, a codebook, and
+// a mirrored decoder (num_res_blocks+1 blocks per level, in reverse
+// order; attnDec in terms of the decoder's level index l). A residual
+// block whose width changes has a 1×1 nin_shortcut. cm is the class
+// default of channel_multiplier.
+func vqgan(pre string, cm []int, attnEnc, attnDec string) (global []T, stacks []Stack, final []T) {
+	ch := func(i string) string { return "vq_base*" + listAt("vq_cm", i, cm) }
+	conv := func(name, out, in, k string) []T {
+		return []T{{Name: name + ".weight", Shape: []string{out, in, k, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+	}
+	gn := func(name, c string) []T { return norm(name, c, "true") }
+	// A residual block from in to out channels, and an attention block.
+	res := func(pre, in, out, cond string) []T {
+		return cat(gn(pre+"norm1", in), conv(pre+"conv1", out, in, "3"), gn(pre+"norm2", out), conv(pre+"conv2", out, out, "3"),
+			when("("+in+") != ("+out+") && ("+cond+")", conv(pre+"nin_shortcut", out, in, "1")))
+	}
+	attnBlock := func(pre, c string) []T {
+		return cat(gn(pre+"norm", c), conv(pre+"q", c, c, "1"), conv(pre+"k", c, c, "1"), conv(pre+"v", c, c, "1"), conv(pre+"proj_out", c, c, "1"))
+	}
+	perBlock := func(ts []T, n string) []T {
+		out := append([]T(nil), ts...)
+		for i := range out {
+			out[i].Experts, out[i].PerCopy = n, true
+		}
+		return out
+	}
+	last := ch("vq_n-1")
+	mid := func(pre string) []T {
+		return cat(res(pre+"mid.block_1.", last, last, "true"), attnBlock(pre+"mid.attn_1.", last), res(pre+"mid.block_2.", last, last, "true"))
+	}
+	enc, dec := pre+"encoder.", pre+"decoder."
+	// Encoder level l: blocks from ch(l-1) (base at l = 0) to ch(l).
+	encIn := "(l == 0 ? vq_base : " + ch("l-1") + ")"
+	encBlockIn := "(e == 0 ? " + encIn + " : " + ch("l") + ")"
+	// Decoder level l is resolution vq_n-1-l: blocks from the previous
+	// level's width to ch(vq_n-1-l).
+	decIn := "(l == 0 ? " + last + " : " + ch("vq_n-l") + ")"
+	decBlockIn := "(e == 0 ? " + decIn + " : " + ch("vq_n-1-l") + ")"
+	global = cat(conv(enc+"conv_in", "vq_base", "vq_in", "3"))
+	stacks = []Stack{
+		{Name: "vq encoder", Prefix: enc + "down.{l}.", Layers: "vq_n", Tensors: cat(
+			perBlock(res("block.{e}.", encBlockIn, ch("l"), "e == 0"), "vq_nrb"),
+			when(attnEnc, perBlock(attnBlock("attn.{e}.", ch("l")), "vq_nrb")),
+			when("l != vq_n-1", conv("downsample.conv", ch("l"), ch("l"), "3")))},
+		{Name: "vq decoder", Prefix: dec + "up.{l}.", Layers: "vq_n", Tensors: cat(
+			perBlock(res("block.{e}.", decBlockIn, ch("vq_n-1-l"), "e == 0"), "vq_nrb+1"),
+			when(attnDec, perBlock(attnBlock("attn.{e}.", ch("vq_n-1-l")), "vq_nrb+1")),
+			when("l != vq_n-1", conv("upsample.conv", ch("vq_n-1-l"), ch("vq_n-1-l"), "3")))},
+	}
+	final = cat(mid(enc), gn(enc+"norm_out", last), conv(enc+"conv_out", "vq_dl ? 2*vq_lat : vq_lat", last, "3"),
+		conv(dec+"conv_in", last, "vq_lat", "3"), mid(dec), gn(dec+"norm_out", ch("0")), conv(dec+"conv_out", "vq_out", ch("0"), "3"),
+		conv(pre+"quant_conv", "vq_E", "vq_lat", "1"), conv(pre+"post_quant_conv", "vq_lat", "vq_E", "1"),
+		[]T{{Name: pre + "quantize.embedding.weight", Shape: []string{"vq_K", "vq_E"}, Role: RoleEmbedding}})
+	return global, stacks, final
+}
