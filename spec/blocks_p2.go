@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Blocks of the families of families_p2.go, on top of blocks.go: a
@@ -106,4 +108,133 @@ func vqgan(pre string, cm []int, attnEnc, attnDec string) (global []T, stacks []
 		conv(pre+"quant_conv", "vq_E", "vq_lat", "1"), conv(pre+"post_quant_conv", "vq_lat", "vq_E", "1"),
 		[]T{{Name: pre + "quantize.embedding.weight", Shape: []string{"vq_K", "vq_E"}, Role: RoleEmbedding}})
 	return global, stacks, final
+}
+
+// encoderPart is an encoder of an encoder-decoder composition: its
+// symbols (e…, fields under "encoder.") and tensors (names under
+// "encoder.").
+type encoderPart struct {
+	Name   string
+	Defs   []Def
+	Global []T
+	Stacks []Stack
+	Final  []T
+}
+
+// encDec is an encoder-decoder composition (VisionEncoderDecoderModel):
+// the encoder encoder.model_type names (a table of its own), and the
+// decoder decoder.model_type names — the registered causal-LM family of
+// that model_type, its fields read from "decoder.", its names under
+// "decoder." — joined by enc_to_dec_proj when the widths differ.
+type encDec struct {
+	Family
+	encoders map[string]encoderPart
+	// decDefaults are the core dimensions of a decoder config class that
+	// its family requires but a decoder config may leave out, as
+	// transformers fills them from the class (GPT2Config's 768).
+	decDefaults map[string]map[string]string
+	cache       sync.Map // "encoder/decoder" model_types → *Family
+}
+
+func (v *encDec) register() *Family {
+	return &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
+		Causal: v.Causal, SeqCls: "-", compose: v.compose}
+}
+
+// subType is the model_type of the sub-config at field ("encoder").
+func subType(c *Config, field string) string {
+	var s string
+	if raw, ok := c.lookup(field + ".model_type"); ok {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+func (v *encDec) compose(c *Config) (*Family, error) {
+	emt, dmt := subType(c, "encoder"), subType(c, "decoder")
+	key := emt + "/" + dmt
+	if f, ok := v.cache.Load(key); ok {
+		return f.(*Family), nil
+	}
+	enc, ok := v.encoders[emt]
+	if !ok {
+		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+			Reason: fmt.Sprintf("its encoder, encoder.model_type %q, has no spec", emt)}
+	}
+	df := byType[dmt]
+	if df == nil || df.compose != nil || df.causal() == "" {
+		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+			Reason: fmt.Sprintf("its decoder, decoder.model_type %q, has no causal-LM spec", dmt)}
+	}
+	dec := [][2]string{{"", "decoder."}}
+	f := &Family{Name: v.Name + " (" + enc.Name + " + " + df.Name + ")", Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
+		Causal: v.Causal, SeqCls: "-", Embed: "decoder." + df.Embed, Head: "decoder." + df.Head}
+	for _, d := range df.Defs {
+		if d.Field != "" {
+			alts := strings.Split(d.Field, "|")
+			for i := range alts {
+				alts[i] = "decoder." + alts[i]
+			}
+			d.Field = strings.Join(alts, "|")
+			if x, ok := v.decDefaults[dmt][d.Sym]; ok && d.Default == "" {
+				d.Default = x
+			}
+		}
+		f.Defs = append(f.Defs, d)
+	}
+	f.Defs = cat(f.Defs, enc.Defs, []Def{
+		{Sym: "xH", Field: "decoder.cross_attention_hidden_size", Default: "0", Null: "=", Desc: "width the decoder's cross-attention reads (0: its own)"}})
+	f.Global = cat(enc.Global, rerootTs(df.Global, dec))
+	f.Stacks = append(f.Stacks, enc.Stacks...)
+	for _, s := range df.Stacks {
+		s.Prefix = "decoder." + s.Prefix
+		f.Stacks = append(f.Stacks, s)
+	}
+	f.Final = cat(enc.Final, rerootTs(df.Final, dec),
+		// The encoder's output into the decoder's width, when they differ
+		// and the decoder does not cross-attend at the encoder's width.
+		when("eH != H && xH == 0", linear("enc_to_dec_proj", "H", "eH", "true")))
+	for _, ig := range df.Ignore {
+		if strings.HasPrefix(ig, "^") {
+			ig = `^decoder\.` + ig[1:]
+		}
+		f.Ignore = append(f.Ignore, ig)
+	}
+	if err := f.compile(); err != nil {
+		return nil, fmt.Errorf("spec: %s with %s and %s: %w", v.Name, enc.Name, df.Name, err)
+	}
+	v.cache.Store(key, f)
+	return f, nil
+}
+
+// vitEncoder is a ViT (ViTModel with its pooler) under pre ("encoder."),
+// fields under cfg: a class token (and DeiT's distillation token:
+// tokens 2), patch and position embeddings, post-norm-free layers of
+// BERT-named attention and FFN, a final LayerNorm and the pooler.
+func vitEncoder(name, pre, cfg string, tokens int) encoderPart {
+	defs := []Def{
+		{Sym: "eH", Field: cfg + "hidden_size", Default: "768", Legend: "eH", Desc: "encoder width", Show: true, Pos: true},
+		{Sym: "eL", Field: cfg + "num_hidden_layers", Default: "12", Legend: "eL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "eI", Field: cfg + "intermediate_size", Default: "3072", Legend: "eI", Desc: "encoder FFN inner width", Show: true, Pos: true},
+		{Sym: "eP", Field: cfg + "patch_size", Default: "16", Legend: "eP", Desc: "patch side, pixels", Show: true, Pos: true},
+		opt("eS", cfg+"image_size", "224"), opt("eC", cfg+"num_channels", "3"),
+		flag("eqkv", cfg+"qkv_bias", "true", "encoder query, key, value have biases"),
+		{Sym: "ePool", Field: cfg + "pooler_output_size", Default: "eH", Null: "eH", Desc: "pooler width", Pos: true},
+	}
+	global := []T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "eH"}, Role: RoleEmbedding}}
+	if tokens == 2 {
+		global = append(global, T{Name: pre + "embeddings.distillation_token", Shape: []string{"1", "1", "eH"}, Role: RoleEmbedding})
+	}
+	global = cat(global, []T{
+		{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"eH", "eC", "eP", "eP"}, Role: RoleLinear},
+		{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"eH"}, Role: RoleBias},
+		{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", fmt.Sprintf("(eS/eP)*(eS/eP)+%d", tokens), "eH"}, Role: RoleEmbedding}})
+	layer := renameSyms(cat(
+		linear("attention.attention.query", "H", "H", "eqkv"), linear("attention.attention.key", "H", "H", "eqkv"),
+		linear("attention.attention.value", "H", "H", "eqkv"), linear("attention.output.dense", "H", "H", "true"),
+		linear("intermediate.dense", "eI", "H", "true"), linear("output.dense", "H", "eI", "true"),
+		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true")), "H", "eH")
+	return encoderPart{Name: name, Defs: defs, Global: global,
+		Stacks: []Stack{{Name: "encoder", Prefix: pre + "encoder.layer.{l}.", Layers: "eL", Tensors: layer}},
+		Final:  cat(norm(pre+"layernorm", "eH", "true"), linear(pre+"pooler.dense", "ePool", "eH", "true"))}
 }

@@ -128,3 +128,18 @@ var _ = register(func() *Family {
 			linear("model.generation_head.proj_out", "gPj", "gIn", "true"), linear("model.generation_head.vision_head", "vq_K", "gPj", "true")),
 	}, text: "llama", reroot: newLM}).register()
 }())
+
+var _ = register(
+	// VisionEncoderDecoder: a ViT or DeiT encoder and any decoder with a
+	// causal-LM spec (GPT-2, BERT, RoBERTa, TrOCR, mBART, …), its
+	// cross-attention switched on by add_cross_attention as the
+	// composition sets it.
+	(&encDec{Family: Family{Name: "VisionEncoderDecoder", Class: "VisionEncoderDecoder", ModelTypes: []string{"vision-encoder-decoder"},
+		Causal: "VisionEncoderDecoderModel"},
+		encoders: map[string]encoderPart{
+			"vit":  vitEncoder("ViT", "encoder.", "encoder.", 1),
+			"deit": vitEncoder("DeiT", "encoder.", "encoder.", 2),
+		},
+		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
+	}).register(),
+)
