@@ -143,3 +143,99 @@ var _ = register(
 		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
 	}).register(),
 )
+
+// kosmosTextDefs are Kosmos2TextConfig's fields (and Kosmos-2.5's) under
+// text_config, with the class's defaults.
+func kosmosTextDefs(v, h, l, heads, ffn string) []Def {
+	return []Def{
+		{Sym: "V", Field: "text_config.vocab_size", Default: v, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "text_config.embed_dim", Default: h, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: "text_config.layers", Default: l, Legend: "L", Desc: "text blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "heads", Field: "text_config.attention_heads", Default: heads, Desc: "attention heads", Show: true, Pos: true, Divides: "H"},
+		{Sym: "I", Field: "text_config.ffn_dim", Default: ffn, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+		flag("cross", "text_config.add_cross_attention", "false", "each block has cross-attention to an encoder"),
+		// The head's tie: Kosmos2TextForCausalLM's config (PretrainedConfig's
+		// default true), or the composite's.
+		{Sym: "tied", Field: "text_config.tie_word_embeddings|tie_word_embeddings", Type: Bool, Default: "true", Desc: "lm_head shares embed_tokens' weights"},
+	}
+}
+
+// kosmosAttn is a Kosmos text attention under pre: q, k, v, out, all
+// biased, H wide; inner adds the sub-LayerNorm before out_proj (Kosmos-2's
+// self-attention).
+func kosmosAttn(pre string, inner bool) []T {
+	ts := cat(linear(pre+"q_proj", "H", "H", "true"), linear(pre+"k_proj", "H", "H", "true"), linear(pre+"v_proj", "H", "H", "true"),
+		linear(pre+"out_proj", "H", "H", "true"))
+	if inner {
+		ts = cat(ts, norm(pre+"inner_attn_ln", "H", "true"))
+	}
+	return ts
+}
+
+// kosmosText is the Kosmos text decoder under text_model.: pre-LN blocks
+// (self-attention, optional cross-attention, an FFN with its own
+// LayerNorm of width I), sinusoidal positions (not stored), a final
+// LayerNorm and the tied head; segments adds Kosmos-2.5's segment
+// embedding.
+func kosmosText(inner, segments bool) ([]T, Stack, []T) {
+	global := embed("text_model.model.embed_tokens.weight")
+	if segments {
+		global = append(global, T{Name: "text_model.model.segment_emb.weight", Shape: []string{"2", "H"}, Role: RoleEmbedding})
+	}
+	layer := cat(kosmosAttn("self_attn.", inner), norm("self_attn_layer_norm", "H", "true"),
+		when("cross", kosmosAttn("encoder_attn.", false), norm("encoder_attn_layer_norm", "H", "true")),
+		linear("ffn.fc1", "I", "H", "true"), linear("ffn.fc2", "H", "I", "true"), norm("ffn.ffn_layernorm", "I", "true"),
+		norm("final_layer_norm", "H", "true"))
+	final := cat(norm("text_model.model.layer_norm", "H", "true"),
+		[]T{{Name: "text_model.lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}})
+	return global, Stack{Prefix: "text_model.model.layers.{l}.", Layers: "L", Tensors: layer}, final
+}
+
+// kosmosProjection is the image-to-text projection: a dense layer from
+// the tower's width, latent_query_num learned queries and one attention
+// over them.
+func kosmosProjection(nq string) ([]Def, []T) {
+	return []Def{opt("nq", "latent_query_num", nq)},
+		cat(linear("image_to_text_projection.dense", "H", "vH", "true"),
+			[]T{{Name: "image_to_text_projection.latent_query", Shape: []string{"nq", "H"}, Role: RoleEmbedding}},
+			kosmosAttn("image_to_text_projection.x_attn.", false))
+}
+
+var _ = register(func() *Family {
+	tg, ts, tf := kosmosText(true, false)
+	vg, vs, vf := visionTower("vision_model.model.", "vision_model.model.")
+	pd, pt := kosmosProjection("64")
+	// Kosmos-2: a CLIP tower, the image-to-text projection, and the
+	// Kosmos text decoder (MAGNETO sub-LayerNorms).
+	return &Family{Name: "Kosmos-2", Class: "Kosmos2", ModelTypes: []string{"kosmos-2"}, Causal: "Kosmos2ForConditionalGeneration", SeqCls: "-",
+		Defs:   cat(kosmosTextDefs("65037", "2048", "24", "32", "8192"), clipTowerDefs("vision_config.", "hidden_size", "1024", "24", "4096", "14", "224"), pd),
+		Global: cat(tg, vg), Stacks: cat([]Stack{ts}, vs), Final: cat(tf, vf, pt),
+		Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
+	}
+}())
+
+var _ = register(func() *Family {
+	tg, ts, tf := kosmosText(false, true)
+	pd, pt := kosmosProjection("2048")
+	// Kosmos-2.5: a Pix2Struct-style vision encoder (flattened patches,
+	// row and column embeddings, T5 layers of heads·head_dim), the
+	// image-to-text projection and the Kosmos text decoder with segment
+	// embeddings.
+	return &Family{Name: "Kosmos-2.5", Class: "Kosmos2_5", ModelTypes: []string{"kosmos-2.5"}, Causal: "Kosmos2_5ForConditionalGeneration", SeqCls: "-",
+		Defs: cat(kosmosTextDefs("108481", "1536", "24", "16", "6144"), []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1536", Legend: "vH", Desc: "vision encoder width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "18", Legend: "vL", Desc: "vision encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "vI", Field: "vision_config.intermediate_size|vision_config.d_ff", Default: "3968", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			opt("vheads", "vision_config.num_attention_heads", "24"), opt("vdkv", "vision_config.head_dim|vision_config.d_kv", "64"),
+			opt("vPE", "vision_config.patch_embed_hidden_size", "768"), opt("vSeq", "vision_config.max_num_patches|vision_config.seq_len", "4096"),
+		}, pd),
+		Global: cat(tg, linear("vision_model.embeddings.patch_projection", "vH", "vPE", "true"),
+			[]T{{Name: "vision_model.embeddings.row_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
+				{Name: "vision_model.embeddings.column_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{ts, {Name: "vision", Prefix: "vision_model.encoder.layer.{l}.", Layers: "vL", Tensors: cat(
+			t5Attn("attention.", "vheads*vdkv", "vH"), norm("pre_attention_layer_norm", "vH", ""), norm("pre_mlp_layer_norm", "vH", ""),
+			linear("mlp.wi_0", "vI", "vH", ""), linear("mlp.wi_1", "vI", "vH", ""), linear("mlp.wo", "vH", "vI", ""))}},
+		Final: cat(tf, norm("vision_model.layernorm", "vH", ""), pt),
+		Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
+	}
+}())
