@@ -238,3 +238,28 @@ func vitEncoder(name, pre, cfg string, tokens int) encoderPart {
 		Stacks: []Stack{{Name: "encoder", Prefix: pre + "encoder.layer.{l}.", Layers: "eL", Tensors: layer}},
 		Final:  cat(norm(pre+"layernorm", "eH", "true"), linear(pre+"pooler.dense", "ePool", "eH", "true"))}
 }
+
+// objectEntry reads an object entry of a List field as a map of its
+// integer, boolean (1 or 0) and string members; other members (nested
+// objects, arrays, fractions) are left out, as no shape reads them.
+func objectEntry(raw json.RawMessage) (map[string]any, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil, false
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		var s string
+		var b bool
+		var n int64
+		switch {
+		case json.Unmarshal(v, &s) == nil:
+			out[k] = s
+		case json.Unmarshal(v, &b) == nil:
+			out[k] = b2i(b)
+		case json.Unmarshal(v, &n) == nil:
+			out[k] = n
+		}
+	}
+	return out, true
+}

@@ -15,8 +15,10 @@ import (
 //	in(l, mlp_only_layers)  an integer in a list
 //	at(layer_types, l)      a list's element ('full_attention' is a string)
 //	len(list), max(a, b), min(a, b), c ? a : b
+//	key(at(list, i), 'name', 32)  a field of an object in a list, or a default
 //
-// A value is an int64, a string or a list ([]any). Expressions are parsed
+// A value is an int64, a string, a list ([]any) or an object of a list
+// (map[string]any of int64s and strings). Expressions are parsed
 // once, when the families are registered; a malformed one is a
 // programming error and panics at init, never on a user's input.
 
@@ -283,6 +285,19 @@ func (x callExpr) eval(e *env) (any, error) {
 			r *= b
 		}
 		return r, nil
+	case "key": // key(obj, 'name', default): a field of an object in a list (UDOP's relative_bias_args, families_p2.go)
+		if len(vals) != 3 {
+			return nil, &exprError{fmt.Sprintf("%s: needs an object, a key and a default", x.src())}
+		}
+		m, ok := vals[0].(map[string]any)
+		k, isStr := vals[1].(string)
+		if !ok || !isStr {
+			return nil, &exprError{fmt.Sprintf("%s: %s is not an object", x.src(), x.args[0].src())}
+		}
+		if v, ok := m[k]; ok {
+			return v, nil
+		}
+		return vals[2], nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {

@@ -239,3 +239,80 @@ var _ = register(func() *Family {
 		Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
 	}
 }())
+
+// t5SelfAttn is a T5 attention under pre (q, k, v [heads·d_kv, H], o),
+// no biases; bias adds the relative-position bucket table (a stack's
+// first block).
+func t5SelfAttn(pre string, bias bool) []T {
+	ts := cat(linear(pre+"q", "heads*dkv", "H", ""), linear(pre+"k", "heads*dkv", "H", ""), linear(pre+"v", "heads*dkv", "H", ""),
+		linear(pre+"o", "H", "heads*dkv", ""))
+	if bias {
+		ts = append(ts, T{Name: pre + "relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"})
+	}
+	return ts
+}
+
+// t5FFN is T5's DenseReluDense under pre: wi (or gated wi_0 and wi_1) and
+// wo, no biases.
+func t5FFN(pre string) []T {
+	return cat(when("!gated", linear(pre+"wi", "F", "H", "")), when("gated", linear(pre+"wi_0", "F", "H", ""), linear(pre+"wi_1", "F", "H", "")),
+		linear(pre+"wo", "H", "F", ""))
+}
+
+// udopBiases are a UDOP stack's relative_bias_args biases under pre: one
+// bucket table per entry that is not '1d' (the 1d ones are tied to the
+// first block's and stored there), relative_attention_num_buckets rows
+// (+2 with prefix_bucket, unless expand).
+func udopBiases(pre string) []T {
+	entry := func(k, def string) string {
+		return "(len(rb) > 0 ? key(at(rb, e), '" + k + "', " + def + ") : " + def + ")"
+	}
+	return []T{{Name: pre + "relative_bias.biases.{e}.relative_attention_bias.weight", Role: RoleEmbedding, Experts: "len(rb) > 0 ? len(rb) : 3", PerCopy: true,
+		If:    "(len(rb) > 0 ? key(at(rb, e), 'type', '') : (e == 0 ? '1d' : 'horizontal')) != '1d'",
+		Shape: []string{entry("relative_attention_num_buckets", "32") + " + (" + entry("prefix_bucket", "0") + " && !" + entry("expand", "0") + " ? 2 : 0)", "heads"}}}
+}
+
+var _ = register(
+	// UDOP: a T5 encoder-decoder over text and image patches (a shared
+	// patch embedding, 2-D cell position embeddings in the encoder) with
+	// the relative biases relative_bias_args lists in both stacks.
+	&Family{Name: "UDOP", Class: "Udop", ModelTypes: []string{"udop"}, Causal: "UdopForConditionalGeneration", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "33201", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "d_model", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "num_layers", Default: "24", Legend: "L", Desc: "encoder blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "Ld", Field: "num_decoder_layers", Default: "L", Null: "L", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_heads", Default: "16", Desc: "attention heads of {dkv}", Show: true, Pos: true},
+			opt("dkv", "d_kv", "64"),
+			{Sym: "F", Field: "d_ff", Default: "4096", Legend: "F", Desc: "FFN inner width", Show: true, Pos: true},
+			{Sym: "ffp", Field: "feed_forward_proj", Type: Str, Default: "'relu'", Desc: "the FFN's activation, gated-… for a gated FFN"},
+			{Sym: "gated", Field: "is_gated_act", Type: Bool, Default: "ffp == 'gated-gelu' || ffp == 'gated-relu' || ffp == 'gated-silu' || ffp == 'gated-gelu_new'", Desc: "the FFN is gated (wi_0, wi_1)"},
+			opt("buckets", "relative_attention_num_buckets", "32"),
+			{Sym: "rb", Field: "relative_bias_args", Type: List, Default: "empty", Null: "=", Desc: "the relative biases (absent: 1d, horizontal, vertical)"},
+			opt("max2d", "max_2d_position_embeddings", "1024"),
+			opt("vP", "patch_size", "16"), opt("vC", "num_channels", "3"),
+			tie("true"),
+		},
+		Global: cat([]T{{Name: "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+			{Name: "encoder.cell_2d_embedding.x_position_embeddings.weight", Shape: []string{"max2d", "H"}, Role: RoleEmbedding},
+			{Name: "encoder.cell_2d_embedding.y_position_embeddings.weight", Shape: []string{"max2d", "H"}, Role: RoleEmbedding},
+			{Name: "patch_embed.proj.weight", Shape: []string{"H", "vC", "vP", "vP"}, Role: RoleLinear},
+			{Name: "patch_embed.proj.bias", Shape: []string{"H"}, Role: RoleBias},
+			// transformers 5.x writes the decoder's reference to the shared
+			// patch embedding too.
+			{Name: "decoder.embed_patches.proj.weight", Shape: []string{"H", "vC", "vP", "vP"}, Role: RoleLinear, Optional: "true"},
+			{Name: "decoder.embed_patches.proj.bias", Shape: []string{"H"}, Role: RoleBias, Optional: "true"}},
+			udopBiases("encoder."), udopBiases("decoder.")),
+		Stacks: []Stack{
+			{Name: "encoder", Prefix: "encoder.block.{l}.", Layers: "L", Tensors: cat(
+				t5SelfAttn("layer.0.SelfAttention.", true), norm("layer.0.layer_norm", "H", ""), t5FFN("layer.1.DenseReluDense."), norm("layer.1.layer_norm", "H", ""))},
+			{Prefix: "decoder.block.{l}.", Layers: "Ld", Tensors: cat(
+				t5SelfAttn("layer.0.SelfAttention.", true), norm("layer.0.layer_norm", "H", ""),
+				t5SelfAttn("layer.1.EncDecAttention.", false), norm("layer.1.layer_norm", "H", ""),
+				t5FFN("layer.2.DenseReluDense."), norm("layer.2.layer_norm", "H", ""))},
+		},
+		Final: cat(norm("encoder.final_layer_norm", "H", ""), norm("decoder.final_layer_norm", "H", ""),
+			[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}),
+		Embed: "shared.weight",
+	},
+)

@@ -300,6 +300,10 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 				out[i] = b2i(b)
 				continue
 			}
+			if obj, ok := objectEntry(it); ok { // a list of objects (UDOP's relative_bias_args): read with key()
+				out[i] = obj
+				continue
+			}
 			n, err := c.parseInt(field, it)
 			if err != nil {
 				return nil, err
