@@ -1,5 +1,7 @@
 package spec
 
+import "fmt"
+
 // Multimodal architectures of the reference layouts (issue #21, branch
 // arch-p2): IDEFICS, Janus, Kosmos-2, Kosmos-2.5, Phi-4-multimodal, UDOP
 // and VisionEncoderDecoder. Each row is built from the shared blocks of
@@ -12,9 +14,20 @@ package spec
 // the width's field name (IDEFICS says embed_dim), then the defaults of
 // width, layers, FFN width, patch and image side.
 func clipTowerDefs(cfg, hidden, h, l, i, p, s string) []Def {
+	return towerAs("clip_vision_model", cfg, hidden, h, l, i, p, s)
+}
+
+// siglipTowerDefs are clipTowerDefs for a SigLIP tower with its pooling
+// head (a tower class of its own with SigLIP's layout: Phi-4-multimodal's).
+func siglipTowerDefs(cfg, hidden, h, l, i, p, s string) []Def {
+	return towerAs("siglip_vision_model", cfg, hidden, h, l, i, p, s)
+}
+
+func towerAs(mt, cfg, hidden, h, l, i, p, s string) []Def {
+	clip := mt == "clip_vision_model"
 	return []Def{
-		derived("vmt", "'clip_vision_model'"),
-		derived("clip", "true"), derived("pix", "false"), derived("s2", "false"), derived("vhead", "false"), derived("vNP", "0"),
+		derived("vmt", "'"+mt+"'"),
+		derived("clip", fmt.Sprint(clip)), derived("pix", "false"), derived("s2", "false"), derived("vhead", fmt.Sprint(!clip)), derived("vNP", "0"),
 		{Sym: "vH", Field: cfg + hidden, Default: h, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
 		{Sym: "vL", Field: cfg + "num_hidden_layers", Default: l, Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
 		{Sym: "vI", Field: cfg + "intermediate_size", Default: i, Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
@@ -316,3 +329,78 @@ var _ = register(
 		Embed: "shared.weight",
 	},
 )
+
+// phi4Audio is Phi-4-multimodal's Conformer audio encoder under pre:
+// mean/variance normalisation buffers, a NeMo subsampling (a strided conv,
+// then depthwise and pointwise convs per further halving of
+// time_reduction), a relative-position bias table and num_blocks
+// Conformer blocks (macaron FFNs around attention and a GLU conv module).
+func phi4Audio(pre string) ([]Def, []T, Stack) {
+	a := "audio_config."
+	defs := []Def{
+		{Sym: "aH", Field: a + "hidden_size", Default: "1024", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
+		{Sym: "aL", Field: a + "num_blocks", Default: "24", Legend: "aL", Desc: "Conformer blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "aI", Field: a + "intermediate_size", Default: "1536", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
+		{Sym: "aHeads", Field: a + "num_attention_heads", Default: "16", Desc: "audio attention heads", Pos: true},
+		opt("aIn", a+"input_size", "80"), opt("aC", a+"nemo_conv_channels", "1024"),
+		{Sym: "aTR", Field: a + "time_reduction", Default: "8", Desc: "time reduction of the subsampling", Pos: true},
+		derived("aS", "aTR >= 64 ? 6 : (aTR >= 32 ? 5 : (aTR >= 16 ? 4 : (aTR >= 8 ? 3 : (aTR >= 4 ? 2 : 1))))"),
+		// nemo_final_size: input_size halved (rounding up) once per stage.
+		derived("aF", "(aIn + pow(2, aS) - 1) / pow(2, aS)"),
+		opt("aEPW", a+"ext_pw_out_channel", "1024"), opt("aDSC", a+"depthwise_seperable_out_channel|"+a+"depthwise_separable_out_channel", "1024"),
+		opt("aDM", a+"depthwise_multiplier", "1"), opt("aK", a+"kernel_size", "3"),
+		opt("aBD", a+"bias_max_distance", "1000"), flag("aSym", a+"bias_symmetric", "false", "the audio relative bias is symmetric"),
+		opt("aDR", a+"downsample_rate", "1"),
+	}
+	enc := pre + "encoder."
+	global := []T{
+		{Name: enc + "encoder_embedding.global_mean", Shape: []string{"aIn"}, Role: RoleNorm},
+		{Name: enc + "encoder_embedding.global_invstd", Shape: []string{"aIn"}, Role: RoleNorm},
+		// conv.0 a strided conv from one channel; then per further stage a
+		// depthwise conv (3k+2) and a pointwise one (3k+3); the others are
+		// activations.
+		{Name: enc + "embed.conv.{e}.weight", Experts: "3*aS-2", PerCopy: true, If: "e % 3 != 1", Role: RoleLinear,
+			Shape: []string{"aC", "e > 0 && e % 3 == 0 ? aC : 1", "e > 0 && e % 3 == 0 ? 1 : 3", "e > 0 && e % 3 == 0 ? 1 : 3"}},
+		{Name: enc + "embed.conv.{e}.bias", Experts: "3*aS-2", PerCopy: true, If: "e % 3 != 1", Role: RoleBias, Shape: []string{"aC"}},
+		{Name: enc + "relative_attention_bias_layer.bias_values.weight", Shape: []string{"aSym ? aBD : 2*aBD", "aHeads"}, Role: RoleEmbedding},
+	}
+	global = cat(global, linear(enc+"embed.out", "aH", "aC*aF", "true"))
+	ffn := func(p string) []T {
+		return cat(norm(p+"layer_norm", "aH", "true"), linear(p+"gate_up_proj", "2*aI", "aH", "true"), linear(p+"down_proj", "aH", "aI", "true"))
+	}
+	conv1d := func(name, out, in, k string) []T {
+		return []T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+	}
+	layer := cat(ffn("feed_forward_in."),
+		renameSyms(cat(linear("self_attn.q_proj", "H", "H", "true"), linear("self_attn.k_proj", "H", "H", "true"),
+			linear("self_attn.v_proj", "H", "H", "true"), linear("self_attn.o_proj", "H", "H", "true")), "H", "aH"),
+		norm("conv.layer_norm", "aH", "true"),
+		conv1d("conv.glu.ext_pw_conv_1d", "2*aEPW", "aH", "1"),
+		[]T{{Name: "conv.glu.b1", Shape: []string{"1", "aEPW", "1"}, Role: RoleBias}, {Name: "conv.glu.b2", Shape: []string{"1", "aEPW", "1"}, Role: RoleBias}},
+		conv1d("conv.dw_sep_conv_1d.dw_conv", "aH*aDM", "1", "aK"), conv1d("conv.dw_sep_conv_1d.pw_conv", "aDSC", "aH*aDM", "1"),
+		conv1d("conv.ext_pw_conv_1d", "aEPW", "aH", "1"),
+		ffn("feed_forward_out."), norm("layer_norm_att", "aH", "true"), norm("layer_norm", "aH", "true"))
+	return defs, global, Stack{Name: "audio", Prefix: enc + "encoders.{l}.", Layers: "aL", Tensors: layer}
+}
+
+var _ = register(func() *Family {
+	const img, aud = "model.embed_tokens_extend.image_embed.", "model.embed_tokens_extend.audio_embed."
+	vg, vs, vf := visionTower(img+"img_processor.", img+"img_processor.")
+	ad, ag, as := phi4Audio(aud)
+	// Phi-4-multimodal: the Phi-3 language model (its fields at the top
+	// level, Phi4MultimodalConfig's defaults), a SigLIP tower with the
+	// image projection and feature separators, and the Conformer audio
+	// encoder with its speech and vision-speech projections.
+	return (&vlm{Family: Family{Name: "Phi-4-multimodal", Class: "Phi4Multimodal", ModelTypes: []string{"phi4_multimodal"}, Causal: "Phi4MultimodalForCausalLM",
+		Defs:   cat(siglipTowerDefs("vision_config.", "hidden_size", "1152", "27", "4304", "14", "448"), ad),
+		Global: cat(vg, ag),
+		Stacks: cat(vs, []Stack{as}),
+		Final: cat(vf,
+			linear(img+"img_projection_up", "H", "vH", "true"), linear(img+"img_projection_down", "H", "H", "true"),
+			[]T{{Name: img + "global_img_feature_extensor", Shape: []string{"1", "1", "vH"}, Role: RoleEmbedding},
+				{Name: img + "sub_img_feature_extensor", Shape: []string{"1", "1", "1", "vH"}, Role: RoleEmbedding}},
+			linear(aud+"up_proj_for_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_speech", "H", "H", "true"),
+			linear(aud+"up_proj_for_vision_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_vision_speech", "H", "H", "true")),
+	}, text: "phi3", flat: true,
+		defaults: map[string]string{"V": "200064", "H": "3072", "L": "32", "heads": "32", "kv": "8", "I": "8192"}}).register()
+}())
