@@ -1,0 +1,132 @@
+package spec_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/spec"
+)
+
+// TestSwitchesP2 flips the switches of the families of families_p2.go that
+// the reference layouts leave at one value: a tensor with a shape must be
+// expected with it, one with nil must not be expected. The expected
+// modules are read from transformers' modeling_*.py (IdeficsModel,
+// JanusVQVAE, Kosmos2TextBlock, UdopStack, Phi4MultimodalAudioModel,
+// VisionEncoderDecoderModel).
+func TestSwitchesP2(t *testing.T) {
+	const idefics = `{"model_type":"idefics","vocab_size":100,"hidden_size":64,"num_hidden_layers":8,"num_attention_heads":4,"intermediate_size":96,
+		"vision_config":{"embed_dim":32,"num_hidden_layers":2,"intermediate_size":48,"image_size":28,"patch_size":14}`
+	const janusText = `"text_config":{"model_type":"llama","vocab_size":100,"hidden_size":64,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":96}`
+	for _, c := range []struct {
+		name, config string
+		want         map[string][]uint64
+	}{
+		{"idefics as released: resampler, 2 extra tokens, a cross layer every 4", idefics + `,"use_resampler":true,"additional_vocab_size":2,"cross_layer_interval":4,
+			"perceiver_config":{"resampler_depth":2,"resampler_n_latents":16,"resampler_n_heads":2,"resampler_head_dim":8}}`, map[string][]uint64{
+			"model.perceiver_resampler.latents": {16, 32}, "model.perceiver_resampler.blocks.1.0.q_proj.weight": {16, 32},
+			"model.perceiver_resampler.blocks.1.0.output_proj.weight": {32, 16}, "model.perceiver_resampler.blocks.1.1.fc.weight": {128, 32},
+			"model.perceiver_resampler.blocks.1.0.q_layer_norm.weight": nil, "model.perceiver_resampler.blocks.2.0.q_proj.weight": nil,
+			"model.perceiver_resampler.layer_norm.bias":                {32},
+			"model.gated_cross_attn_layers.1.cross_attn.k_proj.weight": {64, 32}, "model.gated_cross_attn_layers.2.cross_attn.k_proj.weight": nil,
+			"model.embed_tokens.additional_embedding.weight": {2, 64}, "lm_head.additional_fc.weight": {2, 64},
+			"model.gated_cross_attn_layers.0.alpha_dense": {1}}},
+		{"idefics 80b: q/k norms, vector gates, perceiver q/k norms", idefics + `,"use_resampler":true,"qk_layer_norms":true,"alpha_type":"vector",
+			"perceiver_config":{"resampler_depth":1,"qk_layer_norms_perceiver":true}}`, map[string][]uint64{
+			"model.gated_cross_attn_layers.7.cross_attn.q_layer_norm.weight": {16}, "model.gated_cross_attn_layers.7.alpha_cross_attn": {1, 1, 64},
+			"model.perceiver_resampler.blocks.0.0.k_layer_norm.bias": {96}, "model.layers.0.self_attn.q_layer_norm.weight": nil,
+			"model.embed_tokens.additional_embedding.weight": nil}},
+		{"janus: three resolutions, one res block, q/k norms, deeper aligners, double latent", `{"model_type":"janus",` + janusText + `,
+			"vision_config":{"hidden_size":32,"num_hidden_layers":1,"image_size":32,"patch_size":16,"mlp_ratio":2.5,"use_qk_norm":true,"depth":3,"projection_dim":24},
+			"vq_config":{"channel_multiplier":[1,2,4],"num_res_blocks":1,"base_channels":32,"latent_channels":8,"embed_dim":4,"num_embeddings":10,
+			"num_hidden_layers":1,"projection_dim":12,"image_token_embed_dim":64,"double_latent":true}}`, map[string][]uint64{
+			"model.vision_model.encoder.layers.0.mlp.fc1.weight": {80, 32}, "model.vision_model.encoder.layers.0.self_attn.q_norm.bias": {32},
+			"model.aligner.hidden_layers.1.weight": {24, 24}, "model.generation_aligner.hidden_layers.0.weight": nil,
+			"model.vqmodel.encoder.down.1.block.0.nin_shortcut.weight": {64, 32, 1, 1}, "model.vqmodel.encoder.down.1.block.1.conv1.weight": nil,
+			"model.vqmodel.encoder.down.2.attn.0.q.weight": {128, 128, 1, 1}, "model.vqmodel.encoder.down.2.downsample.conv.weight": nil,
+			"model.vqmodel.encoder.down.1.downsample.conv.weight": {64, 64, 3, 3}, "model.vqmodel.encoder.conv_out.weight": {16, 128, 3, 3},
+			"model.vqmodel.decoder.up.0.block.1.conv2.weight": {128, 128, 3, 3}, "model.vqmodel.decoder.up.0.attn.1.proj_out.weight": {128, 128, 1, 1},
+			"model.vqmodel.decoder.up.1.block.0.nin_shortcut.weight": {64, 128, 1, 1}, "model.vqmodel.decoder.up.2.upsample.conv.weight": nil,
+			"model.vqmodel.decoder.conv_out.weight": {3, 32, 3, 3}, "model.vqmodel.quantize.embedding.weight": {10, 4},
+			"model.generation_head.proj_out.weight": {12, 64}, "model.generation_head.vision_head.weight": {10, 12}}},
+		{"kosmos-2 text with cross-attention, untied", `{"model_type":"kosmos-2","text_config":{"vocab_size":100,"embed_dim":64,"layers":2,"attention_heads":4,
+			"ffn_dim":96,"add_cross_attention":true,"tie_word_embeddings":false},"vision_config":{"hidden_size":32,"num_hidden_layers":1,"intermediate_size":48,
+			"image_size":28,"patch_size":14},"latent_query_num":8}`, map[string][]uint64{
+			"text_model.model.layers.1.encoder_attn.k_proj.weight": {64, 64}, "text_model.model.layers.1.encoder_attn_layer_norm.bias": {64},
+			"text_model.model.layers.1.encoder_attn.inner_attn_ln.weight": nil, "text_model.model.layers.1.self_attn.inner_attn_ln.weight": {64},
+			"image_to_text_projection.latent_query": {8, 64}, "vision_model.model.embeddings.position_embedding.weight": {5, 32}}},
+		{"kosmos-2.5 vision heads of their own width (d_kv)", `{"model_type":"kosmos-2.5","text_config":{"embed_dim":64,"layers":1,"attention_heads":4,"ffn_dim":96},
+			"vision_config":{"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":2,"head_dim":8,"intermediate_size":40,"max_num_patches":16}}`, map[string][]uint64{
+			"vision_model.encoder.layer.0.attention.query.weight": {16, 32}, "vision_model.encoder.layer.0.attention.output.weight": {32, 16},
+			"vision_model.embeddings.row_embedder.weight": {16, 32}, "text_model.model.segment_emb.weight": {2, 64}, "image_to_text_projection.latent_query": {2048, 64}}},
+		{"udop gated FFN, prefix buckets, its own decoder depth", `{"model_type":"udop","vocab_size":100,"d_model":64,"d_kv":8,"d_ff":96,"num_layers":2,
+			"num_decoder_layers":3,"num_heads":4,"feed_forward_proj":"gated-gelu","relative_bias_args":[{"type":"1d"},{"type":"horizontal","prefix_bucket":true},
+			{"type":"vertical","relative_attention_num_buckets":16},{"type":"1d"}]}`, map[string][]uint64{
+			"encoder.block.1.layer.1.DenseReluDense.wi_0.weight": {96, 64}, "encoder.block.1.layer.1.DenseReluDense.wi.weight": nil,
+			"decoder.block.2.layer.2.DenseReluDense.wi_1.weight": {96, 64}, "decoder.block.3.layer.0.SelfAttention.q.weight": nil,
+			"encoder.relative_bias.biases.1.relative_attention_bias.weight": {34, 4}, "decoder.relative_bias.biases.2.relative_attention_bias.weight": {16, 4},
+			"encoder.relative_bias.biases.3.relative_attention_bias.weight": nil, "encoder.relative_bias.biases.0.relative_attention_bias.weight": nil,
+			"decoder.block.0.layer.1.EncDecAttention.k.weight": {32, 64}}},
+		{"udop without relative_bias_args: 1d, horizontal, vertical", `{"model_type":"udop","d_model":64,"num_layers":1,"num_heads":4}`, map[string][]uint64{
+			"encoder.relative_bias.biases.2.relative_attention_bias.weight": {32, 4}, "encoder.relative_bias.biases.3.relative_attention_bias.weight": nil,
+			"decoder.block.0.layer.2.DenseReluDense.wi.weight": {4096, 64}}},
+		{"phi4-multimodal audio: time reduction 4, symmetric bias, depthwise ×2, downsampled", `{"model_type":"phi4_multimodal","vocab_size":100,"hidden_size":64,
+			"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":96,"vision_config":{"hidden_size":32,"num_hidden_layers":1,"intermediate_size":48},
+			"audio_config":{"hidden_size":32,"num_blocks":2,"num_attention_heads":2,"intermediate_size":40,"time_reduction":4,"nemo_conv_channels":16,"input_size":81,
+			"bias_symmetric":true,"bias_max_distance":50,"depthwise_multiplier":2,"downsample_rate":3,"ext_pw_out_channel":24,"depthwise_seperable_out_channel":20}}`,
+			map[string][]uint64{
+				"model.embed_tokens_extend.audio_embed.encoder.embed.conv.0.weight": {16, 1, 3, 3}, "model.embed_tokens_extend.audio_embed.encoder.embed.conv.2.weight": {16, 1, 3, 3},
+				"model.embed_tokens_extend.audio_embed.encoder.embed.conv.3.weight": {16, 16, 1, 1}, "model.embed_tokens_extend.audio_embed.encoder.embed.conv.5.weight": nil,
+				"model.embed_tokens_extend.audio_embed.encoder.embed.out.weight":                                 {32, 16 * 21},
+				"model.embed_tokens_extend.audio_embed.encoder.relative_attention_bias_layer.bias_values.weight": {50, 2},
+				"model.embed_tokens_extend.audio_embed.encoder.encoders.1.conv.dw_sep_conv_1d.dw_conv.weight":    {64, 1, 3},
+				"model.embed_tokens_extend.audio_embed.encoder.encoders.1.conv.dw_sep_conv_1d.pw_conv.weight":    {20, 64, 1},
+				"model.embed_tokens_extend.audio_embed.encoder.encoders.1.conv.glu.ext_pw_conv_1d.weight":        {48, 32, 1},
+				"model.embed_tokens_extend.audio_embed.up_proj_for_speech.weight":                                {64, 96},
+				"model.embed_tokens_extend.image_embed.img_processor.head.probe":                                 {1, 1, 32},
+				"model.layers.0.self_attn.qkv_proj.weight":                                                       {(4 + 2*2) * 16, 64}}},
+		{"vision-encoder-decoder: DeiT into a BERT decoder of the same width", `{"model_type":"vision-encoder-decoder",
+			"encoder":{"model_type":"deit","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":96,"image_size":32,"patch_size":16},
+			"decoder":{"model_type":"bert","vocab_size":100,"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":96,
+			"add_cross_attention":true,"is_decoder":true}}`, map[string][]uint64{
+			"encoder.embeddings.distillation_token": {1, 1, 64}, "encoder.embeddings.position_embeddings": {1, 6, 64},
+			"encoder.pooler.dense.weight": {64, 64}, "decoder.bert.encoder.layer.1.crossattention.self.key.weight": {64, 64},
+			"enc_to_dec_proj.weight": nil}},
+		{"vision-encoder-decoder: TrOCR-base (cross-attention reads the ViT's 768)", `{"model_type":"vision-encoder-decoder",
+			"encoder":{"model_type":"vit","num_hidden_layers":1,"qkv_bias":false},
+			"decoder":{"model_type":"trocr","vocab_size":100,"d_model":1024,"decoder_layers":1,"decoder_attention_heads":16,"decoder_ffn_dim":96,
+			"cross_attention_hidden_size":768}}`, map[string][]uint64{
+			"decoder.model.decoder.layers.0.encoder_attn.k_proj.weight": {1024, 768}, "decoder.model.decoder.layers.0.encoder_attn.q_proj.weight": {1024, 1024},
+			"encoder.encoder.layer.0.attention.attention.query.bias": nil, "encoder.embeddings.position_embeddings": {1, 197, 768},
+			"enc_to_dec_proj.weight": nil}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := expectJSON(t, c.config)
+			for name, shape := range c.want {
+				got := shapeOf(p, name)
+				if shape == nil {
+					assert.Nil(t, got, "%s should not be expected", name)
+				} else {
+					assert.Equal(t, shape, got, name)
+				}
+			}
+		})
+	}
+}
+
+// TestVisionEncoderDecoderParts: an encoder or decoder without a spec is
+// named as the reason there is no full check.
+func TestVisionEncoderDecoderParts(t *testing.T) {
+	for _, c := range []struct{ config, reason string }{
+		{`{"model_type":"vision-encoder-decoder","encoder":{"model_type":"donut-swin"},"decoder":{"model_type":"mbart"}}`, `encoder.model_type "donut-swin"`},
+		{`{"model_type":"vision-encoder-decoder","encoder":{"model_type":"vit"},"decoder":{"model_type":"llava"}}`, `decoder.model_type "llava"`},
+	} {
+		cfg, err := spec.ParseConfig("config.json", []byte(c.config))
+		require.NoError(t, err)
+		_, err = spec.Expect(cfg)
+		var ns *spec.NoSpecError
+		require.ErrorAs(t, err, &ns)
+		assert.Contains(t, ns.Reason, c.reason)
+	}
+}
