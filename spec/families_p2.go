@@ -131,13 +131,13 @@ var _ = register(func() *Family {
 			norm("layer_norm2", "H", "true"), plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}}, vs),
 		Final: cat(norm("model.vision_model.post_layernorm", "vH", "true"),
 			linear("model.aligner.fc1", "vPj", "vH", "true"),
-			[]T{{Name: "model.aligner.hidden_layers.{e}.weight", Shape: []string{"vPj", "vPj"}, Role: RoleLinear, Experts: "vDepth-1"},
-				{Name: "model.aligner.hidden_layers.{e}.bias", Shape: []string{"vPj"}, Role: RoleBias, Experts: "vDepth-1"}},
+			[]T{{Name: "model.aligner.hidden_layers.{e}.weight", Shape: []string{"vPj", "vPj"}, Role: RoleLinear, Experts: "vDepth-1", PerCopy: true},
+				{Name: "model.aligner.hidden_layers.{e}.bias", Shape: []string{"vPj"}, Role: RoleBias, Experts: "vDepth-1", PerCopy: true}},
 			vf,
 			[]T{{Name: "model.generation_embeddings.weight", Shape: []string{"vq_K", "vq_E"}, Role: RoleEmbedding}},
 			linear("model.generation_aligner.fc1", "gPj", "vq_E", "true"),
-			[]T{{Name: "model.generation_aligner.hidden_layers.{e}.weight", Shape: []string{"gPj", "gPj"}, Role: RoleLinear, Experts: "gDepth-1"},
-				{Name: "model.generation_aligner.hidden_layers.{e}.bias", Shape: []string{"gPj"}, Role: RoleBias, Experts: "gDepth-1"}},
+			[]T{{Name: "model.generation_aligner.hidden_layers.{e}.weight", Shape: []string{"gPj", "gPj"}, Role: RoleLinear, Experts: "gDepth-1", PerCopy: true},
+				{Name: "model.generation_aligner.hidden_layers.{e}.bias", Shape: []string{"gPj"}, Role: RoleBias, Experts: "gDepth-1", PerCopy: true}},
 			linear("model.generation_head.proj_out", "gPj", "gIn", "true"), linear("model.generation_head.vision_head", "vq_K", "gPj", "true")),
 	}, text: "llama", reroot: newLM}).register()
 }())
