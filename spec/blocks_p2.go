@@ -22,12 +22,6 @@ func listAt(sym, i string, def []int) string {
 	return fmt.Sprintf("(len(%s) > 0 ? at(%s, %s) : (%s))", sym, sym, i, fallback)
 }
 
-// listLen is the length of the list symbol sym, or of def when it is
-// empty or absent.
-func listLen(sym string, def []int) string {
-	return fmt.Sprintf("(len(%s) > 0 ? len(%s) : %d)", sym, sym, len(def))
-}
-
 // vqganDefs are a VQ-GAN's config fields under cfg ("vq_config.") with
 // the config class's defaults: base channels, the channel multiplier per
 // resolution, residual blocks per resolution, latent and codebook sizes.
@@ -41,7 +35,9 @@ func vqganDefs(cfg string, cm []int, base, nrb, latent, embed, codes string) []D
 		{Sym: "vq_base", Field: cfg + "base_channels", Default: base, Desc: "VQ-GAN base channels", Pos: true},
 		{Sym: "vq_cm", Field: cfg + "channel_multiplier", Type: List, Default: "empty", Null: "=",
 			Desc: "VQ-GAN channel multiplier per resolution (absent: [" + strings.Join(strs, ", ") + "])"},
-		derived("vq_n", listLen("vq_cm", cm)),
+		// The number of resolutions: the list's length (an empty list is
+		// refused: the class would fail), bounded.
+		{Sym: "vq_n", Field: cfg + "channel_multiplier", Type: Count, Default: fmt.Sprint(len(cm)), Null: "=", Max: 64, Desc: "VQ-GAN resolutions"},
 		{Sym: "vq_nrb", Field: cfg + "num_res_blocks", Default: nrb, Desc: "VQ-GAN residual blocks per resolution", Pos: true},
 		opt("vq_in", cfg+"in_channels", "3"), opt("vq_out", cfg+"out_channels", "3"),
 		{Sym: "vq_lat", Field: cfg + "latent_channels", Default: latent, Desc: "VQ-GAN latent channels", Pos: true},

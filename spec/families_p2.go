@@ -330,6 +330,15 @@ var _ = register(
 	},
 )
 
+// floorLog2 is the expression ⌊log2(x)⌋ for 1 ≤ x < 2^(n+1).
+func floorLog2(x string, n int) string {
+	out := "0"
+	for k := 1; k <= n; k++ {
+		out = fmt.Sprintf("%s >= %d ? %d : (%s)", x, 1<<k, k, out)
+	}
+	return out
+}
+
 // phi4Audio is Phi-4-multimodal's Conformer audio encoder under pre:
 // mean/variance normalisation buffers, a NeMo subsampling (a strided conv,
 // then depthwise and pointwise convs per further halving of
@@ -343,8 +352,9 @@ func phi4Audio(pre string) ([]Def, []T, Stack) {
 		{Sym: "aI", Field: a + "intermediate_size", Default: "1536", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
 		{Sym: "aHeads", Field: a + "num_attention_heads", Default: "16", Desc: "audio attention heads", Pos: true},
 		opt("aIn", a+"input_size", "80"), opt("aC", a+"nemo_conv_channels", "1024"),
-		{Sym: "aTR", Field: a + "time_reduction", Default: "8", Desc: "time reduction of the subsampling", Pos: true},
-		derived("aS", "aTR >= 64 ? 6 : (aTR >= 32 ? 5 : (aTR >= 16 ? 4 : (aTR >= 8 ? 3 : (aTR >= 4 ? 2 : 1))))"),
+		{Sym: "aTR", Field: a + "time_reduction", Default: "8", Desc: "time reduction of the subsampling", Pos: true, Max: 2048},
+		// The subsampling stages: int(log2(time_reduction)).
+		derived("aS", floorLog2("aTR", 11)),
 		// nemo_final_size: input_size halved (rounding up) once per stage.
 		derived("aF", "(aIn + pow(2, aS) - 1) / pow(2, aS)"),
 		opt("aEPW", a+"ext_pw_out_channel", "1024"), opt("aDSC", a+"depthwise_seperable_out_channel|"+a+"depthwise_separable_out_channel", "1024"),
@@ -359,9 +369,9 @@ func phi4Audio(pre string) ([]Def, []T, Stack) {
 		// conv.0 a strided conv from one channel; then per further stage a
 		// depthwise conv (3k+2) and a pointwise one (3k+3); the others are
 		// activations.
-		{Name: enc + "embed.conv.{e}.weight", Experts: "3*aS-2", PerCopy: true, If: "e % 3 != 1", Role: RoleLinear,
+		{Name: enc + "embed.conv.{e}.weight", Experts: "max(3*aS-2, 1)", PerCopy: true, If: "e % 3 != 1", Role: RoleLinear,
 			Shape: []string{"aC", "e > 0 && e % 3 == 0 ? aC : 1", "e > 0 && e % 3 == 0 ? 1 : 3", "e > 0 && e % 3 == 0 ? 1 : 3"}},
-		{Name: enc + "embed.conv.{e}.bias", Experts: "3*aS-2", PerCopy: true, If: "e % 3 != 1", Role: RoleBias, Shape: []string{"aC"}},
+		{Name: enc + "embed.conv.{e}.bias", Experts: "max(3*aS-2, 1)", PerCopy: true, If: "e % 3 != 1", Role: RoleBias, Shape: []string{"aC"}},
 		{Name: enc + "relative_attention_bias_layer.bias_values.weight", Shape: []string{"aSym ? aBD : 2*aBD", "aHeads"}, Role: RoleEmbedding},
 	}
 	global = cat(global, linear(enc+"embed.out", "aH", "aC*aF", "true"))

@@ -165,7 +165,7 @@ func (pl *planner) def(d *cDef) (any, error) {
 		case d.Pos && n == 0:
 			return nil, pl.c.errorf(field, "must be positive")
 		case d.Max > 0 && n > int64(d.Max):
-			return nil, pl.c.errorf(field, "is %d, more than the %d %s fsmount accepts%s", n, d.Max, boundWhat(d.Max), boundReal(d.Max))
+			return nil, pl.c.errorf(field, "is %d, more than the %d%s fsmount accepts%s", n, d.Max, boundWhat(d.Max), boundReal(d.Max))
 		}
 		if d.Divides != "" {
 			mv, err := pl.env.lookup(d.Divides)
@@ -182,10 +182,13 @@ func (pl *planner) def(d *cDef) (any, error) {
 }
 
 func boundWhat(max int) string {
-	if max == MaxExperts {
-		return "experts"
+	switch max {
+	case MaxExperts:
+		return " experts"
+	case MaxLayers:
+		return " layers"
 	}
-	return "layers"
+	return "" // a bound of its own (a VQ-GAN's resolutions, families_p2.go)
 }
 
 func boundReal(max int) string {

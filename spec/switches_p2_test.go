@@ -1,6 +1,8 @@
 package spec_test
 
 import (
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,6 +88,11 @@ func TestSwitchesP2(t *testing.T) {
 				"model.embed_tokens_extend.audio_embed.up_proj_for_speech.weight":                                {64, 96},
 				"model.embed_tokens_extend.image_embed.img_processor.head.probe":                                 {1, 1, 32},
 				"model.layers.0.self_attn.qkv_proj.weight":                                                       {(4 + 2*2) * 16, 64}}},
+		{"phi4-multimodal audio: one subsampling stage (time reduction 2)", `{"model_type":"phi4_multimodal","num_hidden_layers":1,
+			"audio_config":{"num_blocks":1,"time_reduction":2}}`, map[string][]uint64{
+			"model.embed_tokens_extend.audio_embed.encoder.embed.conv.0.weight": {1024, 1, 3, 3},
+			"model.embed_tokens_extend.audio_embed.encoder.embed.conv.2.weight": nil,
+			"model.embed_tokens_extend.audio_embed.encoder.embed.out.weight":    {1024, 1024 * 40}}},
 		{"vision-encoder-decoder: DeiT into a BERT decoder of the same width", `{"model_type":"vision-encoder-decoder",
 			"encoder":{"model_type":"deit","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":96,"image_size":32,"patch_size":16},
 			"decoder":{"model_type":"bert","vocab_size":100,"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":96,
@@ -128,5 +135,38 @@ func TestVisionEncoderDecoderParts(t *testing.T) {
 		var ns *spec.NoSpecError
 		require.ErrorAs(t, err, &ns)
 		assert.Contains(t, ns.Reason, c.reason)
+	}
+}
+
+// TestAbsurdP2: the counts the p2 families read from config.json (a
+// VQ-GAN's residual blocks and resolutions, UDOP's bias list, IDEFICS's
+// cross-layer interval) cannot ask for an enormous expected set: the
+// config is refused at once with a ConfigError.
+func TestAbsurdP2(t *testing.T) {
+	many := strings.Repeat("1,", 4000) + "1"
+	biases := strings.Repeat(`{"type":"vertical"},`, 5000) + `{"type":"1d"}`
+	for _, c := range []struct{ name, config string }{
+		{"janus: a million residual blocks", `{"model_type":"janus","vq_config":{"num_res_blocks":1000000}}`},
+		{"janus: 4001 resolutions", `{"model_type":"janus","vq_config":{"channel_multiplier":[` + many + `]}}`},
+		{"janus: a negative channel multiplier", `{"model_type":"janus","vq_config":{"channel_multiplier":[1,-2]}}`},
+		{"udop: 5001 relative biases", `{"model_type":"udop","num_layers":1,"relative_bias_args":[` + biases + `]}`},
+		{"udop: a negative bucket count", `{"model_type":"udop","num_layers":1,"relative_bias_args":[{"type":"vertical","relative_attention_num_buckets":-40}]}`},
+		{"idefics: cross_layer_interval 0", `{"model_type":"idefics","num_hidden_layers":2,"cross_layer_interval":0}`},
+		{"janus: no resolution", `{"model_type":"janus","vq_config":{"channel_multiplier":[]}}`},
+		{"phi4: time reduction 2^20", `{"model_type":"phi4_multimodal","num_hidden_layers":1,"audio_config":{"time_reduction":1048576}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := spec.ParseConfig("config.json", []byte(c.config))
+			require.NoError(t, err)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = spec.Expect(cfg)
+			runtime.ReadMemStats(&after)
+			var ce *spec.ConfigError
+			require.ErrorAs(t, err, &ce, "%v", err)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "bytes allocated")
+			t.Log(err)
+		})
 	}
 }
