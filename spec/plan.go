@@ -443,13 +443,23 @@ func (pl *planner) count() (n uint64, field, what string, err error) {
 		if sym, ok := s.layers.(symExpr); ok && lfield == "" {
 			lfield = pl.field[sym.name]
 		}
-		pl.env.layer = map[string]any{"l": int64(0)}
-		k, err := one(s.tensors, &pl.env)
-		pl.env.layer = nil
-		if err != nil {
-			return 0, "", "", err
+		// Each layer counted with its l bound: a count may vary by layer
+		// (a Swin stage's depth, at(depths, l)). Past MaxLayers layers
+		// (a stack whose count has no Def.Max) the last layer's count
+		// stands for the rest, which the bound then refuses.
+		var k uint64
+		for l := range min(max(L, 0), MaxLayers) {
+			pl.env.layer = map[string]any{"l": l}
+			k, err = one(s.tensors, &pl.env)
+			pl.env.layer = nil
+			if err != nil {
+				return 0, "", "", err
+			}
+			n += k
 		}
-		n += uint64(max(L, 0)) * k
+		if L > MaxLayers {
+			n += uint64(min(L-MaxLayers, 1<<40)) * max(k, 1) // saturating: the bound refuses it anyway
+		}
 		if i == 0 {
 			layers = append(layers, fmt.Sprintf("%d layers", L))
 		}
