@@ -259,3 +259,80 @@ func objectEntry(raw json.RawMessage) (map[string]any, bool) {
 	}
 	return out, true
 }
+
+// swinEncoder is a Swin Transformer (SwinModel; DonutSwinModel, Donut's
+// and Nougat's encoder, without the final LayerNorm: final false) under
+// pre, fields under cfg: a patch embedding, len(depths) stages of
+// depths[l] windowed-attention blocks of width embed_dim·2^l with a
+// relative-position table per block (and its index buffer, written as
+// int64), a patch merging between stages. eH, the encoder's output width,
+// is embed_dim·2^(stages-1).
+func swinEncoder(name, pre, cfg string, final bool) encoderPart {
+	depths, heads := []int{2, 2, 6, 2}, []int{3, 6, 12, 24}
+	defs := []Def{
+		{Sym: "eE", Field: cfg + "embed_dim", Default: "96", Legend: "eE", Desc: "first stage width", Show: true, Pos: true},
+		{Sym: "eDl", Field: cfg + "depths", Type: List, Default: "empty", Null: "=", Desc: "blocks per stage (absent: [2, 2, 6, 2])"},
+		{Sym: "eN", Field: cfg + "depths", Type: Count, Default: "4", Null: "=", Max: 16, Desc: "stages"},
+		{Sym: "eHl", Field: cfg + "num_heads", Type: List, Default: "empty", Null: "=", Desc: "heads per stage (absent: [3, 6, 12, 24])"},
+		{Sym: "eW", Field: cfg + "window_size", Default: "7", Desc: "attention window side", Pos: true},
+		opt("eP", cfg+"patch_size", "4"), opt("eC", cfg+"num_channels", "3"),
+		{Sym: "eSl", Field: cfg + "image_size", Type: Sizes, Default: "empty", Null: "=", Desc: "image side, or [height, width] (absent: 224)"},
+		derived("eSh", "len(eSl) > 0 ? at(eSl, 0) : 224"), derived("eSw", "len(eSl) > 1 ? at(eSl, 1) : eSh"),
+		{Sym: "emr", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width ratio in thousandths", Pos: true},
+		flag("eqkv", cfg+"qkv_bias", "true", "query, key, value have biases"),
+		flag("eAbs", cfg+"use_absolute_embeddings", "false", "learned absolute positions"),
+		derived("eH", "eE*pow(2, eN-1)"),
+	}
+	dim := "eE*pow(2, l)"
+	lin := func(name, out, in, bias string) []T {
+		return renameSyms(linear(name, "O", "N", bias), "O", out, "N", in)
+	}
+	ffn := "(" + dim + ")*emr/1000"
+	block := cat(norm("layernorm_before", dim, "true"),
+		[]T{{Name: "attention.self.relative_position_bias_table", Shape: []string{"(2*eW-1)*(2*eW-1)", listAt("eHl", "l", heads)}, Role: RoleEmbedding},
+			{Name: "attention.self.relative_position_index", Shape: []string{"eW*eW", "eW*eW"}, Role: RoleNorm, AnyDType: true}},
+		lin("attention.self.query", dim, dim, "eqkv"), lin("attention.self.key", dim, dim, "eqkv"), lin("attention.self.value", dim, dim, "eqkv"),
+		lin("attention.output.dense", dim, dim, "true"), norm("layernorm_after", dim, "true"),
+		lin("intermediate.dense", ffn, dim, "true"), lin("output.dense", dim, ffn, "true"))
+	for i := range block {
+		block[i].Name = "blocks.{e}." + block[i].Name
+		block[i].Experts, block[i].PerCopy = listAt("eDl", "l", depths), true
+	}
+	stage := cat(block, when("l < eN-1",
+		lin("downsample.reduction", "2*"+dim, "4*"+dim, ""), norm("downsample.norm", "4*"+dim, "true")))
+	global := cat([]T{{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"eE", "eC", "eP", "eP"}, Role: RoleLinear},
+		{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"eE"}, Role: RoleBias},
+		{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(eSh/eP)*(eSw/eP)+1", "eE"}, Role: RoleEmbedding, If: "eAbs"}},
+		norm(pre+"embeddings.norm", "eE", "true"))
+	var fin []T
+	if final {
+		fin = norm(pre+"layernorm", "eH", "true")
+	}
+	return encoderPart{Name: name, Defs: defs, Global: global,
+		Stacks: []Stack{{Name: "encoder stage", Prefix: pre + "encoder.layers.{l}.", Layers: "eN", Tensors: stage}}, Final: fin}
+}
+
+// Sizes is a definition's type: an integer or an array of integers, read
+// as a list (one entry for an integer) — the int-or-(height, width)
+// fields of vision configs (image_size, patch_size).
+const Sizes = Str + 3
+
+// sizesValue reads a Sizes field.
+func (c *Config) sizesValue(field string, raw json.RawMessage) (any, error) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		items = []json.RawMessage{raw}
+	}
+	if len(items) == 0 || len(items) > 3 {
+		return nil, c.errorf(field, "must be an integer or a list of 1 to 3 integers, found %d entries", len(items))
+	}
+	out := make([]any, len(items))
+	for i, it := range items {
+		n, err := c.parseInt(field, it)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = int64(n)
+	}
+	return out, nil
+}

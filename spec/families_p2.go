@@ -143,15 +143,17 @@ var _ = register(func() *Family {
 }())
 
 var _ = register(
-	// VisionEncoderDecoder: a ViT or DeiT encoder and any decoder with a
+	// VisionEncoderDecoder: a ViT, DeiT, Swin or Donut-Swin encoder and any decoder with a
 	// causal-LM spec (GPT-2, BERT, RoBERTa, TrOCR, mBART, …), its
 	// cross-attention switched on by add_cross_attention as the
 	// composition sets it.
 	(&encDec{Family: Family{Name: "VisionEncoderDecoder", Class: "VisionEncoderDecoder", ModelTypes: []string{"vision-encoder-decoder"},
 		Causal: "VisionEncoderDecoderModel"},
 		encoders: map[string]encoderPart{
-			"vit":  vitEncoder("ViT", "encoder.", "encoder.", 1),
-			"deit": vitEncoder("DeiT", "encoder.", "encoder.", 2),
+			"vit":        vitEncoder("ViT", "encoder.", "encoder.", 1),
+			"deit":       vitEncoder("DeiT", "encoder.", "encoder.", 2),
+			"swin":       swinEncoder("Swin", "encoder.", "encoder.", true),
+			"donut-swin": swinEncoder("Donut-Swin", "encoder.", "encoder.", false),
 		},
 		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
 	}).register(),

@@ -283,6 +283,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.countValue(field, raw)
 	case Milli:
 		return c.milliValue(field, raw)
+	case Sizes:
+		return c.sizesValue(field, raw)
 	case List:
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {

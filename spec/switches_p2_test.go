@@ -100,6 +100,25 @@ func TestSwitchesP2(t *testing.T) {
 			"encoder.embeddings.distillation_token": {1, 1, 64}, "encoder.embeddings.position_embeddings": {1, 6, 64},
 			"encoder.pooler.dense.weight": {64, 64}, "decoder.bert.encoder.layer.1.crossattention.self.key.weight": {64, 64},
 			"enc_to_dec_proj.weight": nil}},
+		{"vision-encoder-decoder: Donut (a Donut-Swin encoder, an mBART decoder)", `{"model_type":"vision-encoder-decoder",
+			"encoder":{"model_type":"donut-swin","embed_dim":32,"depths":[1,3],"num_heads":[2,4],"window_size":4,"image_size":[64,48]},
+			"decoder":{"model_type":"mbart","vocab_size":100,"d_model":48,"decoder_layers":1,"decoder_attention_heads":4,"decoder_ffn_dim":96,
+			"max_position_embeddings":20}}`, map[string][]uint64{
+			"encoder.embeddings.patch_embeddings.projection.weight": {32, 3, 4, 4}, "encoder.embeddings.norm.weight": {32},
+			"encoder.embeddings.position_embeddings":                                        nil,
+			"encoder.encoder.layers.0.blocks.0.attention.self.relative_position_bias_table": {49, 2},
+			"encoder.encoder.layers.0.blocks.0.attention.self.relative_position_index":      {16, 16},
+			"encoder.encoder.layers.0.blocks.1.attention.self.query.weight":                 nil,
+			"encoder.encoder.layers.0.downsample.reduction.weight":                          {64, 128}, "encoder.encoder.layers.0.downsample.norm.bias": {128},
+			"encoder.encoder.layers.1.blocks.2.intermediate.dense.weight":                   {256, 64},
+			"encoder.encoder.layers.1.blocks.2.attention.self.relative_position_bias_table": {49, 4},
+			"encoder.encoder.layers.1.downsample.reduction.weight":                          nil, "encoder.layernorm.weight": nil,
+			"enc_to_dec_proj.weight": {48, 64}, "decoder.model.decoder.layers.0.encoder_attn.k_proj.weight": {48, 48}}},
+		{"vision-encoder-decoder: a Swin encoder (final LayerNorm), default stages", `{"model_type":"vision-encoder-decoder",
+			"encoder":{"model_type":"swin"},"decoder":{"model_type":"gpt2","vocab_size":100,"n_embd":768,"n_layer":1,"n_head":12,"add_cross_attention":true}}`,
+			map[string][]uint64{"encoder.encoder.layers.2.blocks.5.attention.self.relative_position_bias_table": {169, 12},
+				"encoder.encoder.layers.3.blocks.1.output.dense.weight": {768, 3072}, "encoder.layernorm.weight": {768},
+				"encoder.encoder.layers.3.downsample.reduction.weight": nil, "enc_to_dec_proj.weight": nil}},
 		{"vision-encoder-decoder: TrOCR-base (cross-attention reads the ViT's 768)", `{"model_type":"vision-encoder-decoder",
 			"encoder":{"model_type":"vit","num_hidden_layers":1,"qkv_bias":false},
 			"decoder":{"model_type":"trocr","vocab_size":100,"d_model":1024,"decoder_layers":1,"decoder_attention_heads":16,"decoder_ffn_dim":96,
@@ -126,7 +145,7 @@ func TestSwitchesP2(t *testing.T) {
 // named as the reason there is no full check.
 func TestVisionEncoderDecoderParts(t *testing.T) {
 	for _, c := range []struct{ config, reason string }{
-		{`{"model_type":"vision-encoder-decoder","encoder":{"model_type":"donut-swin"},"decoder":{"model_type":"mbart"}}`, `encoder.model_type "donut-swin"`},
+		{`{"model_type":"vision-encoder-decoder","encoder":{"model_type":"beit"},"decoder":{"model_type":"mbart"}}`, `encoder.model_type "beit"`},
 		{`{"model_type":"vision-encoder-decoder","encoder":{"model_type":"vit"},"decoder":{"model_type":"llava"}}`, `decoder.model_type "llava"`},
 	} {
 		cfg, err := spec.ParseConfig("config.json", []byte(c.config))
