@@ -290,7 +290,9 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 	ffn := "(" + dim + ")*emr/1000"
 	block := cat(norm("layernorm_before", dim, "true"),
 		[]T{{Name: "attention.self.relative_position_bias_table", Shape: []string{"(2*eW-1)*(2*eW-1)", listAt("eHl", "l", heads)}, Role: RoleEmbedding},
-			{Name: "attention.self.relative_position_index", Shape: []string{"eW*eW", "eW*eW"}, Role: RoleNorm, AnyDType: true}},
+			// A persistent int64 buffer, recomputed from window_size at
+			// load: present in Donut's checkpoints, harmless if absent.
+			{Name: "attention.self.relative_position_index", Shape: []string{"eW*eW", "eW*eW"}, Role: RoleNorm, AnyDType: true, Optional: "true"}},
 		lin("attention.self.query", dim, dim, "eqkv"), lin("attention.self.key", dim, dim, "eqkv"), lin("attention.self.value", dim, dim, "eqkv"),
 		lin("attention.output.dense", dim, dim, "true"), norm("layernorm_after", dim, "true"),
 		lin("intermediate.dense", ffn, dim, "true"), lin("output.dense", dim, ffn, "true"))
