@@ -15,6 +15,7 @@ import (
 //	in(l, mlp_only_layers)  an integer in a list
 //	at(layer_types, l)      a list's element ('full_attention' is a string)
 //	len(list), max(a, b), min(a, b), c ? a : b
+//	count(list, x, n)       entries equal to x among the first n
 //
 // A value is an int64, a string or a list ([]any). Expressions are parsed
 // once, when the families are registered; a malformed one is a
@@ -251,6 +252,22 @@ func (x callExpr) eval(e *env) (any, error) {
 	case "len":
 		l, err := list(0)
 		return int64(len(l)), err
+	case "count": // count(list, x, n): entries equal to x among the first n (Zamba2's hybrid index of layer l)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := vals[len(vals)-1].(int64)
+		if len(vals) != 3 || !ok {
+			return nil, &exprError{fmt.Sprintf("%s: needs a list, a value and a count", x.src())}
+		}
+		c := int64(0)
+		for i := int64(0); i < n && i < int64(len(l)); i++ {
+			if fmt.Sprint(l[i]) == fmt.Sprint(vals[1]) {
+				c++
+			}
+		}
+		return c, nil
 	case "isqrt": // floor(√n): Doge's CDMoE has isqrt(num_experts) keys (families_last.go)
 		n, err := ints()
 		if err != nil {

@@ -32,7 +32,6 @@ const (
 // mutant the structural check cannot see, and why: they need their spec.
 var structuralBlind = map[string]string{
 	"blt":    "no stack has the num_hidden_layers its config gives (the patcher, encoder and decoder have their own counts)",
-	"zamba2": "its hybrid layers have submodules of their own, so a layer lacking one is another kind",
 }
 
 func readLayouts(t *testing.T) []testmodel.RefLayout {

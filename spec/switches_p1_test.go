@@ -1,0 +1,84 @@
+package spec_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/fsmount/fsmount/spec"
+)
+
+// TestSwitchesP1 flips the switches of the families of families_p1.go
+// that the reference layouts leave at one value: a tensor with a shape
+// must be expected with it, one with nil must not be expected, and those
+// in optional may be absent (a shared block's later uses). The modules
+// are read from transformers' modeling_*.py.
+func TestSwitchesP1(t *testing.T) {
+	const zamba2 = `"model_type":"zamba2","vocab_size":16,"hidden_size":32,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24,
+		"mamba_d_state":4,"n_mamba_heads":2,"adapter_rank":8`
+	for _, c := range []struct {
+		name, config string
+		want         map[string][]uint64
+		optional     []string
+	}{
+		{"zamba2 two shared blocks over four hybrid layers, attention adapters, biases", `{` + zamba2 + `,"num_hidden_layers":7,
+			"layers_block_type":["mamba","hybrid","mamba","hybrid","hybrid","mamba","hybrid"],"num_mem_blocks":2,
+			"use_shared_attention_adapter":true,"add_bias_linear":true}`, map[string][]uint64{
+			// Layer 1 uses block 0 (adapters 0 and 2), layer 3 block 1 (1 and 3).
+			"model.layers.1.shared_transformer.feed_forward.gate_up_proj_adapter_list.0.0.weight": {8, 32},
+			"model.layers.1.shared_transformer.feed_forward.gate_up_proj_adapter_list.2.1.weight": {48, 8},
+			"model.layers.1.shared_transformer.feed_forward.gate_up_proj_adapter_list.1.0.weight": nil,
+			"model.layers.3.shared_transformer.feed_forward.gate_up_proj_adapter_list.3.0.weight": {8, 32},
+			"model.layers.3.shared_transformer.feed_forward.gate_up_proj_adapter_list.0.0.weight": nil,
+			"model.layers.3.shared_transformer.self_attn.linear_k_adapter_list.3.1.weight":        {64, 8},
+			"model.layers.1.shared_transformer.self_attn.linear_q_adapter_list.2.0.weight":        {8, 64},
+			"model.layers.1.shared_transformer.self_attn.k_proj.weight":                           {32, 64},
+			"model.layers.1.shared_transformer.self_attn.o_proj.weight":                           {32, 64},
+			"model.layers.1.shared_transformer.input_layernorm.weight":                            {64},
+			"model.layers.1.shared_transformer.feed_forward.down_proj.bias":                       {32},
+			"model.layers.0.mamba.in_proj.bias":                                                   {2*64 + 2*4 + 2},
+			"model.layers.6.mamba_decoder.mamba.out_proj.bias":                                    {32},
+			"model.layers.6.linear.weight":                                                        {32, 32},
+			"model.layers.5.linear.weight":                                                        nil,
+		}, []string{"model.layers.4.shared_transformer.self_attn.q_proj.weight", "model.layers.6.shared_transformer.feed_forward.down_proj.weight",
+			"model.layers.6.shared_transformer.feed_forward.gate_up_proj_adapter_list.3.1.weight", "lm_head.weight"}},
+		{"zamba2 default pattern: 54 layers, hybrid at 6…42, 47, 51", `{` + zamba2 + `}`, map[string][]uint64{
+			"model.layers.6.shared_transformer.feed_forward.gate_up_proj_adapter_list.8.1.weight": {48, 8},
+			"model.layers.6.shared_transformer.self_attn.linear_q_adapter_list.0.0.weight":        nil,
+			"model.layers.6.shared_transformer.feed_forward.gate_up_proj.weight":                  {48, 32},
+			"model.layers.47.linear.weight":                                                       {32, 32},
+			"model.layers.51.mamba_decoder.input_layernorm.weight":                                {32},
+			"model.layers.48.linear.weight":                                                       nil,
+			"model.layers.53.mamba.in_proj.weight":                                                {2*64 + 2*4 + 2, 32},
+			"model.layers.54.mamba.in_proj.weight":                                                nil,
+			"model.layers.0.mamba.in_proj.bias":                                                   nil,
+			"model.layers.0.mamba.conv1d.bias":                                                    {64 + 8},
+		}, []string{"model.layers.51.shared_transformer.pre_ff_layernorm.weight"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := expectJSON(t, c.config)
+			for name, shape := range c.want {
+				got := shapeOf(p, name)
+				if shape == nil {
+					assert.Nil(t, got, "%s should not be expected", name)
+				} else {
+					assert.Equal(t, shape, got, name)
+					assert.False(t, optionalIn(p, name), "%s should be required", name)
+				}
+			}
+			for _, name := range c.optional {
+				assert.NotNil(t, shapeOf(p, name), name)
+				assert.True(t, optionalIn(p, name), "%s should be optional", name)
+			}
+		})
+	}
+}
+
+func optionalIn(p *spec.Plan, name string) bool {
+	for _, e := range p.Tensors {
+		if e.Name == name {
+			return e.Optional
+		}
+	}
+	return false
+}
