@@ -31,7 +31,7 @@ const (
 // structuralBlind are the pending architectures whose dropped-tensor
 // mutant the structural check cannot see, and why: they need their spec.
 var structuralBlind = map[string]string{
-	"blt":    "no stack has the num_hidden_layers its config gives (the patcher, encoder and decoder have their own counts)",
+	"blt": "no stack has the num_hidden_layers its config gives (the patcher, encoder and decoder have their own counts)",
 }
 
 func readLayouts(t *testing.T) []testmodel.RefLayout {
