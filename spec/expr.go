@@ -16,6 +16,7 @@ import (
 //	at(layer_types, l)      a list's element ('full_attention' is a string)
 //	len(list), max(a, b), min(a, b), c ? a : b
 //	count(list, x, n)       entries equal to x among the first n
+//	pick(x, l)              x's entry l if x is a list (IntOrList), else x
 //
 // A value is an int64, a string or a list ([]any). Expressions are parsed
 // once, when the families are registered; a malformed one is a
@@ -252,6 +253,19 @@ func (x callExpr) eval(e *env) (any, error) {
 	case "len":
 		l, err := list(0)
 		return int64(len(l)), err
+	case "pick": // pick(x, l): x's entry l if x is a list, else x (Gemma 3n's per-layer intermediate_size)
+		if len(vals) != 2 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a value and an index", x.src())}
+		}
+		if _, ok := vals[0].([]any); !ok {
+			return vals[0], nil
+		}
+		l, _ := list(0)
+		i, ok := vals[1].(int64)
+		if !ok || i < 0 || i >= int64(len(l)) {
+			return nil, &exprError{fmt.Sprintf("%s is out of range: the list has %d entries", x.src(), len(l))}
+		}
+		return l[i], nil
 	case "count": // count(list, x, n): entries equal to x among the first n (Zamba2's hybrid index of layer l)
 		l, err := list(0)
 		if err != nil {

@@ -1,5 +1,7 @@
 package spec
 
+import "slices"
+
 // Families of the arch-p1 branch: Zamba2, Gemma 3n (text), Chameleon,
 // Emu3, BLT, Evolla, Florence-2. docs/arch-notes-p1.md has the notes.
 
@@ -77,5 +79,71 @@ var _ = register(
 					"hyb", "(len(lbt) > 0 ? count(lbt, 'hybrid', l) : (l <= 42 ? l/6 - 1 : (l == 47 ? 7 : 8)))", "nh", "nhyb"),
 			)}},
 		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
+	},
+)
+
+// withoutDefs returns defs less the named symbols.
+func withoutDefs(defs []Def, syms ...string) []Def {
+	var out []Def
+	for _, d := range defs {
+		if !slices.Contains(syms, d.Sym) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var _ = register(
+	// Gemma 3n's language model: AltUp (altup_num_inputs parallel
+	// streams, their projections in and out), LAuReL low-rank residuals,
+	// per-layer input embeddings (a table of L·Hpl columns, projected and
+	// gated into each layer), q/k norms (v's has no scale), and a
+	// per-layer intermediate_size (a number or one per layer). Layers
+	// from L − num_kv_shared_layers on reuse an earlier layer's keys and
+	// values: transformers 4.x still writes their k/v projections, later
+	// versions do not, so they are optional there. 4.x writes the model
+	// under model.language_model. (its key renaming also rewrites
+	// per_layer_model_projection), 5.x under model.
+	&Family{Name: "Gemma3n-Text", Class: "Gemma3n", ConfigClass: "Gemma3nTextConfig", ModelTypes: []string{"gemma3n_text"}, SeqCls: "-",
+		Defs: cat(withoutDefs(withDefault(withDefault(withDefault(withDefault(llamaDims("256", "", "2", ""), "V", "262400"), "H", "2048"), "L", "35"), "heads", "8"), "I"),
+			[]Def{
+				{Sym: "Is", Field: "intermediate_size", Type: IntOrList, Default: "16384", Legend: "I", Desc: "FFN inner width (one, or one per layer)", Show: true},
+				{Sym: "Vpl", Field: "vocab_size_per_layer_input", Default: "262144", Desc: "rows of the per-layer input table", Pos: true},
+				{Sym: "Hpl", Field: "hidden_size_per_layer_input", Default: "256", Legend: "Hpl", Desc: "per-layer input width", Show: true, Pos: true},
+				{Sym: "nA", Field: "altup_num_inputs", Default: "4", Desc: "AltUp streams", Pos: true},
+				{Sym: "lr", Field: "laurel_rank", Default: "64", Desc: "LAuReL rank", Pos: true},
+				opt("kvs", "num_kv_shared_layers", "15"),
+				attnBiasFlag,
+				tie("true"),
+			}),
+		Global: cat(embed("model.language_model.embed_tokens.weight"),
+			[]T{{Name: "model.language_model.embed_tokens_per_layer.weight", Shape: []string{"Vpl", "L*Hpl"}, Role: RoleEmbedding},
+				{Name: "model.language_model.per_layer_model.language_model_projection.weight", Shape: []string{"L*Hpl", "H"}, Role: RoleLinear}},
+			norm("model.language_model.per_layer_projection_norm", "Hpl", ""),
+			[]T{{Name: "model.language_model.altup_projections.{e}.weight", Shape: []string{"H", "H"}, Role: RoleLinear, Experts: "nA-1"},
+				{Name: "model.language_model.altup_unembed_projections.{e}.weight", Shape: []string{"H", "H"}, Role: RoleLinear, Experts: "nA-1"}}),
+		Stacks: []Stack{{Prefix: "model.language_model.layers.{l}.", Layers: "L", Tensors: cat(
+			norm("input_layernorm", "H", ""),
+			linear("self_attn.q_proj", "heads*d", "H", "attention_bias"),
+			optionalIf("L - kvs > 0 && l >= L - kvs", cat(linear("self_attn.k_proj", "kv*d", "H", "attention_bias"),
+				linear("self_attn.v_proj", "kv*d", "H", "attention_bias"), norm("self_attn.k_norm", "d", ""))),
+			norm("self_attn.q_norm", "d", ""),
+			linear("self_attn.o_proj", "H", "heads*d", "attention_bias"),
+			norm("post_attention_layernorm", "H", ""), norm("pre_feedforward_layernorm", "H", ""),
+			gatedMLP("mlp.", "pick(Is, l)", ""),
+			norm("post_feedforward_layernorm", "H", ""),
+			vec("altup.correct_output_scale", "H"),
+			[]T{{Name: "altup.correction_coefs.weight", Shape: []string{"nA", "nA"}, Role: RoleLinear},
+				{Name: "altup.prediction_coefs.weight", Shape: []string{"nA*nA", "nA"}, Role: RoleLinear},
+				{Name: "altup.modality_router.weight", Shape: []string{"nA", "H"}, Role: RoleRouter}},
+			norm("altup.router_norm", "H", ""),
+			linear("laurel.linear_left", "lr", "H", ""), linear("laurel.linear_right", "H", "lr", ""), norm("laurel.post_laurel_norm", "H", ""),
+			linear("per_layer_input_gate", "Hpl", "H", ""), linear("per_layer_projection", "H", "Hpl", ""),
+			norm("post_per_layer_input_norm", "H", ""),
+		)}},
+		Final: cat(norm("model.language_model.norm", "H", ""), lmHead("lm_head.weight")),
+		Embed: "model.language_model.embed_tokens.weight",
+		Variants: [][][2]string{{{"model.language_model.per_layer_model.language_model_projection.", "model.per_layer_model_projection."},
+			{"model.language_model.", "model."}}},
 	},
 )

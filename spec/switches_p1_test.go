@@ -54,6 +54,28 @@ func TestSwitchesP1(t *testing.T) {
 			"model.layers.0.mamba.in_proj.bias":                                                   nil,
 			"model.layers.0.mamba.conv1d.bias":                                                    {64 + 8},
 		}, []string{"model.layers.51.shared_transformer.pre_ff_layernorm.weight"}},
+		{"gemma3n text: kv sharing, one intermediate_size, biases, two AltUp streams, untied", `{"model_type":"gemma3n_text","vocab_size":16,
+			"hidden_size":32,"num_hidden_layers":6,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":8,"intermediate_size":24,
+			"vocab_size_per_layer_input":12,"hidden_size_per_layer_input":4,"laurel_rank":3,"altup_num_inputs":2,"num_kv_shared_layers":2,
+			"attention_bias":true,"tie_word_embeddings":false}`, map[string][]uint64{
+			"model.language_model.layers.3.self_attn.k_proj.weight":                 {16, 32},
+			"model.language_model.layers.3.self_attn.k_proj.bias":                   {16},
+			"model.language_model.layers.5.self_attn.o_proj.bias":                   {32},
+			"model.language_model.layers.5.mlp.down_proj.weight":                    {32, 24},
+			"model.language_model.layers.5.altup.prediction_coefs.weight":           {4, 2},
+			"model.language_model.altup_projections.0.weight":                       {32, 32},
+			"model.language_model.altup_projections.1.weight":                       nil,
+			"model.language_model.embed_tokens_per_layer.weight":                    {12, 24},
+			"model.language_model.per_layer_model.language_model_projection.weight": {24, 32},
+			"model.language_model.layers.2.laurel.linear_left.weight":               {3, 32},
+			"model.language_model.layers.2.self_attn.v_norm.weight":                 nil,
+			"lm_head.weight": {16, 32},
+		}, []string{"model.language_model.layers.4.self_attn.k_proj.weight", "model.language_model.layers.5.self_attn.v_proj.bias",
+			"model.language_model.layers.5.self_attn.k_norm.weight"}},
+		{"gemma3n text: an intermediate_size per layer", `{"model_type":"gemma3n_text","vocab_size":16,"hidden_size":32,"num_hidden_layers":2,
+			"num_attention_heads":4,"num_key_value_heads":2,"head_dim":8,"intermediate_size":[24,40]}`, map[string][]uint64{
+			"model.language_model.layers.0.mlp.gate_proj.weight": {24, 32}, "model.language_model.layers.1.mlp.up_proj.weight": {40, 32},
+			"model.language_model.layers.1.self_attn.k_proj.weight": {16, 32}, "model.language_model.altup_projections.2.weight": {32, 32}}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
