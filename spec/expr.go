@@ -17,6 +17,7 @@ import (
 //	len(list), max(a, b), min(a, b), c ? a : b
 //	count(list, x, n)       entries equal to x among the first n
 //	pick(x, l)              x's entry l if x is a list (IntOrList), else x
+//	list(1, 1, 2)           a list, for a List's default
 //
 // A value is an int64, a string or a list ([]any). Expressions are parsed
 // once, when the families are registered; a malformed one is a
@@ -253,6 +254,8 @@ func (x callExpr) eval(e *env) (any, error) {
 	case "len":
 		l, err := list(0)
 		return int64(len(l)), err
+	case "list": // list(a, b, …): a list literal (a VQ-GAN's default channel_multiplier)
+		return vals, nil
 	case "pick": // pick(x, l): x's entry l if x is a list, else x (Gemma 3n's per-layer intermediate_size)
 		if len(vals) != 2 {
 			return nil, &exprError{fmt.Sprintf("%s: needs a value and an index", x.src())}

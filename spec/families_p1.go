@@ -147,3 +147,107 @@ var _ = register(
 			{"model.language_model.", "model."}}},
 	},
 )
+
+// vqDefs are a VQ-GAN image tokenizer's fields under cfg ("vq_config."),
+// symbols q…, with ChameleonVQVAEConfig's defaults unless given.
+func vqDefs(cfg string, defaults map[string]string) []Def {
+	d := func(sym, def string) string {
+		if x, ok := defaults[sym]; ok {
+			return x
+		}
+		return def
+	}
+	return []Def{
+		{Sym: "qB", Field: cfg + "base_channels", Default: d("qB", "128"), Legend: "qB", Desc: "VQ-GAN base channels", Show: true, Pos: true},
+		{Sym: "qChm", Field: cfg + "channel_multiplier", Type: List, Default: d("qChm", "list(1, 1, 2, 2, 4)"), Desc: "VQ-GAN channels per resolution level, in base channels"},
+		{Sym: "qNrb", Field: cfg + "num_res_blocks", Default: d("qNrb", "2"), Desc: "VQ-GAN residual blocks per level", Pos: true},
+		opt("qRes", cfg+"resolution", d("qRes", "512")), opt("qIn", cfg+"in_channels", d("qIn", "3")),
+		{Sym: "qLat", Field: cfg + "latent_channels", Default: d("qLat", "256"), Desc: "VQ-GAN latent channels", Pos: true},
+		flag("qDbl", cfg+"double_latent", "false", "the encoder outputs 2·latent channels"),
+		{Sym: "qE", Field: cfg + "embed_dim", Default: d("qE", "256"), Legend: "qE", Desc: "codebook vector width", Show: true, Pos: true},
+		{Sym: "qN", Field: cfg + "num_embeddings|" + cfg + "codebook_size", Default: d("qN", "8192"), Legend: "qN", Desc: "codebook entries", Show: true, Pos: true},
+		{Sym: "qAttnRes", Field: cfg + "attn_resolutions", Type: List, Default: d("qAttnRes", "empty"), Null: "=", Desc: "resolutions whose levels have attention blocks"},
+		derived("qLevels", "len(qChm)"),
+		// The channels of level l's input and output, the encoder's last.
+		derived("qTop", "qB*at(qChm, qLevels-1)"),
+	}
+}
+
+// vqResnet is a VQ-GAN residual block under pre ("block.{e}."): group
+// norms, two 3×3 convs from in to out channels, a 1×1 shortcut where
+// they differ (shortcut, a condition). norm is the norm block (a group
+// norm, or Emu3's spatial norm).
+func vqResnet(pre, in, out, shortcut string, norm func(name, ch string) []T) []T {
+	return cat(norm(pre+"norm1", in), conv(pre+"conv1", out, in, "3", "3"), norm(pre+"norm2", out), conv(pre+"conv2", out, out, "3", "3"),
+		when(shortcut, conv(pre+"nin_shortcut", out, in, "1", "1")))
+}
+
+// conv is a biased 2-D convolution [out, in, kh, kw].
+func conv(name, out, in, kh, kw string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in, kh, kw}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+// groupNorm is a GroupNorm's scale and bias.
+func groupNorm(name, ch string) []T { return norm(name, ch, "true") }
+
+// perBlock makes ts one copy per residual block of a level: {e} the
+// block, e bound in shapes and conditions.
+func perBlock(n string, ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].Experts, out[i].PerCopy = n, true
+	}
+	return out
+}
+
+// chameleonVQ is Chameleon's VQ-GAN encoder under pre ("model.vqmodel."):
+// conv_in, per level qNrb residual blocks (attention blocks at the
+// attn_resolutions, with attn_type vanilla) and a strided downsample but
+// in the last, a middle of two blocks around an attention block, and
+// the quantizer.
+func chameleonVQ(pre string) (global []T, stack Stack, final []T) {
+	enc := pre + "encoder."
+	in := "(e == 0 ? qB*(l == 0 ? 1 : at(qChm, l-1)) : qB*at(qChm, l))"
+	out := "qB*at(qChm, l)"
+	global = conv(enc+"conv_in", "qB", "qIn", "3", "3")
+	stack = Stack{Name: "vqgan", Prefix: enc + "down.{l}.", Layers: "qLevels", Tensors: cat(
+		perBlock("qNrb", vqResnet("block.{e}.", in, out, "e == 0 && (l == 0 ? 1 : at(qChm, l-1)) != at(qChm, l)", groupNorm)),
+		perBlock("qNrb", when("qVanilla && in(qRes/pow(2, l), qAttnRes)", groupNorm("attn.{e}.norm", out),
+			conv("attn.{e}.q", out, out, "1", "1"), conv("attn.{e}.k", out, out, "1", "1"), conv("attn.{e}.v", out, out, "1", "1"),
+			conv("attn.{e}.proj_out", out, out, "1", "1"))),
+		when("l < qLevels-1", conv("downsample.conv", out, out, "3", "3")),
+	)}
+	final = cat(vqResnet(enc+"mid.block_1.", "qTop", "qTop", "false", groupNorm),
+		when("qVanilla", groupNorm(enc+"mid.attn_1.norm", "qTop"), conv(enc+"mid.attn_1.q", "qTop", "qTop", "1", "1"),
+			conv(enc+"mid.attn_1.k", "qTop", "qTop", "1", "1"), conv(enc+"mid.attn_1.v", "qTop", "qTop", "1", "1"),
+			conv(enc+"mid.attn_1.proj_out", "qTop", "qTop", "1", "1")),
+		vqResnet(enc+"mid.block_2.", "qTop", "qTop", "false", groupNorm),
+		groupNorm(enc+"norm_out", "qTop"), conv(enc+"conv_out", "qDbl ? 2*qLat : qLat", "qTop", "3", "3"),
+		conv(pre+"quant_conv", "qE", "qLat", "1", "1"), conv(pre+"post_quant_conv", "qLat", "qE", "1", "1"),
+		[]T{{Name: pre + "quantize.embedding.weight", Shape: []string{"qN", "qE"}, Role: RoleEmbedding}})
+	return global, stack, final
+}
+
+var _ = register(func() *Family {
+	g, s, f := chameleonVQ("model.vqmodel.")
+	// Chameleon: a Llama-like decoder with per-head q/k layer norms
+	// (weight and bias [heads, d]) and the VQ-GAN image tokenizer's
+	// encoder. swin_norm moves the norms, not the tensors.
+	return &Family{Name: "Chameleon", Class: "Chameleon", ModelTypes: []string{"chameleon"}, Causal: "ChameleonForConditionalGeneration", SeqCls: "-",
+		Defs: cat(withDefault(withDefault(withDefault(withDefault(withDefault(llamaDimsNoHD("32", "32"), "V", "65536"), "H", "4096"), "L", "32"),
+			"heads", "32"), "I", "11008"),
+			[]Def{attnBiasFlag, mlpBiasFlag, tie("false")},
+			vqDefs("vq_config.", nil),
+			[]Def{{Sym: "qType", Field: "vq_config.attn_type", Type: Str, Default: "'vanilla'", Null: "''", Desc: "VQ-GAN attention ('vanilla' or none)"},
+				derived("qVanilla", "qType == 'vanilla'")}),
+		Global: cat(embed("model.embed_tokens.weight"), g),
+		Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Tensors: cat(
+			norm("input_layernorm", "H", ""),
+			attn("self_attn.", "attention_bias", "attention_bias",
+				[]T{{Name: "self_attn.q_norm.weight", Shape: []string{"heads", "d"}, Role: RoleNorm}, {Name: "self_attn.q_norm.bias", Shape: []string{"heads", "d"}, Role: RoleBias},
+					{Name: "self_attn.k_norm.weight", Shape: []string{"kv", "d"}, Role: RoleNorm}, {Name: "self_attn.k_norm.bias", Shape: []string{"kv", "d"}, Role: RoleBias}}),
+			norm("post_attention_layernorm", "H", ""),
+			gatedMLP("mlp.", "I", "mlp_bias"))}, s},
+		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), f),
+	}
+}())

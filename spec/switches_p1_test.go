@@ -76,6 +76,32 @@ func TestSwitchesP1(t *testing.T) {
 			"num_attention_heads":4,"num_key_value_heads":2,"head_dim":8,"intermediate_size":[24,40]}`, map[string][]uint64{
 			"model.language_model.layers.0.mlp.gate_proj.weight": {24, 32}, "model.language_model.layers.1.mlp.up_proj.weight": {40, 32},
 			"model.language_model.layers.1.self_attn.k_proj.weight": {16, 32}, "model.language_model.altup_projections.2.weight": {32, 32}}, nil},
+		{"chameleon: two VQ-GAN levels, attention at 32 px, double latent, biases, tied", `{"model_type":"chameleon","vocab_size":16,"hidden_size":32,
+			"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24,"attention_bias":true,"mlp_bias":true,
+			"tie_word_embeddings":true,"vq_config":{"base_channels":32,"channel_multiplier":[1,2],"num_res_blocks":2,"resolution":64,
+			"attn_resolutions":[32],"double_latent":true,"latent_channels":8,"embed_dim":4,"num_embeddings":10}}`, map[string][]uint64{
+			"model.vqmodel.encoder.down.1.attn.1.q.weight":             {64, 64, 1, 1},
+			"model.vqmodel.encoder.down.1.attn.0.norm.bias":            {64},
+			"model.vqmodel.encoder.down.0.attn.0.q.weight":             nil,
+			"model.vqmodel.encoder.down.0.downsample.conv.weight":      {32, 32, 3, 3},
+			"model.vqmodel.encoder.down.1.downsample.conv.weight":      nil,
+			"model.vqmodel.encoder.down.1.block.0.nin_shortcut.weight": {64, 32, 1, 1},
+			"model.vqmodel.encoder.down.1.block.1.nin_shortcut.weight": nil,
+			"model.vqmodel.encoder.down.0.block.0.nin_shortcut.weight": nil,
+			"model.vqmodel.encoder.down.2.block.0.conv1.weight":        nil,
+			"model.vqmodel.encoder.mid.attn_1.proj_out.weight":         {64, 64, 1, 1},
+			"model.vqmodel.encoder.conv_out.weight":                    {16, 64, 3, 3},
+			"model.vqmodel.quant_conv.weight":                          {4, 8, 1, 1},
+			"model.vqmodel.quantize.embedding.weight":                  {10, 4},
+			"model.layers.1.self_attn.k_norm.bias":                     {2, 8},
+			"model.layers.1.self_attn.o_proj.bias":                     {32},
+			"model.layers.1.mlp.up_proj.bias":                          {24},
+		}, []string{"lm_head.weight"}},
+		{"chameleon: VQ-GAN without attention", `{"model_type":"chameleon","vocab_size":16,"hidden_size":32,"num_hidden_layers":1,
+			"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24,"vq_config":{"attn_type":"none","attn_resolutions":[32]}}`,
+			map[string][]uint64{"model.vqmodel.encoder.mid.attn_1.q.weight": nil, "model.vqmodel.encoder.down.4.attn.0.q.weight": nil,
+				"model.vqmodel.encoder.down.4.block.1.conv2.weight": {512, 512, 3, 3}, "model.vqmodel.encoder.down.3.downsample.conv.bias": {256},
+				"lm_head.weight": {16, 32}}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
