@@ -18,6 +18,7 @@ import (
 //	count(list, x, n)       entries equal to x among the first n
 //	pick(x, l)              x's entry l if x is a list (IntOrList), else x
 //	list(1, 1, 2)           a list, for a List's default
+//	log2(n)                 floor(log2(n))
 //
 // A value is an int64, a string or a list ([]any). Expressions are parsed
 // once, when the families are registered; a malformed one is a
@@ -254,6 +255,19 @@ func (x callExpr) eval(e *env) (any, error) {
 	case "len":
 		l, err := list(0)
 		return int64(len(l)), err
+	case "log2": // floor(log2(n)), n ≥ 1: Emu3's temporal blocks, log2(temporal_downsample_factor)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if len(n) != 1 || n[0] < 1 {
+			return nil, &exprError{fmt.Sprintf("%s: needs one positive integer", x.src())}
+		}
+		r := int64(0)
+		for v := n[0]; v > 1; v >>= 1 {
+			r++
+		}
+		return r, nil
 	case "list": // list(a, b, …): a list literal (a VQ-GAN's default channel_multiplier)
 		return vals, nil
 	case "pick": // pick(x, l): x's entry l if x is a list, else x (Gemma 3n's per-layer intermediate_size)

@@ -251,3 +251,75 @@ var _ = register(func() *Family {
 		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), f),
 	}
 }())
+
+// spatialNorm is Emu3's spatial norm of ch channels, conditioned on the
+// qE-wide quantized codes: a group norm and two 1×1 convs.
+func spatialNorm(name, ch string) []T {
+	return cat(groupNorm(name+".norm_layer", ch), conv(name+".conv_y", ch, "qE", "1", "1"), conv(name+".conv_b", ch, "qE", "1", "1"))
+}
+
+// conv3d is a biased 3-D convolution [out, in, kt, kh, kw].
+func conv3d(name, out, in, kt, kh, kw string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in, kt, kh, kw}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+// batchNorm3d is a BatchNorm's affine and running statistics.
+func batchNorm3d(name, ch string) []T {
+	return cat(norm(name, ch, "true"), []T{{Name: name + ".running_mean", Shape: []string{ch}, Role: RoleNorm},
+		{Name: name + ".running_var", Shape: []string{ch}, Role: RoleNorm},
+		{Name: name + ".num_batches_tracked", Shape: []string{}, Role: RoleNorm, AnyDType: true}})
+}
+
+// emu3Attn is Emu3's VQ-GAN attention: q, k, v and out linears of
+// vq_config.hidden_size, whatever the channels.
+func emu3Attn(pre string) []T {
+	return renameSyms(cat(linear(pre+"q_proj", "H", "H", "true"), linear(pre+"k_proj", "H", "H", "true"),
+		linear(pre+"v_proj", "H", "H", "true"), linear(pre+"out_proj", "H", "H", "true")), "H", "qH")
+}
+
+// emu3Temporal are Emu3's temporal blocks under pre: n temporal convs
+// (kernel kt×3×3) and qNrb temporal residual blocks of ch channels.
+func emu3Temporal(pre, ch, kt string) []T {
+	return cat(perBlock("log2(qTdf)", conv3d(pre+"time_conv.{e}.conv.conv", ch, ch, kt, "3", "3")),
+		perBlock("qNrb", cat(batchNorm3d(pre+"time_res_stack.{e}.norm1", ch), conv3d(pre+"time_res_stack.{e}.conv1.conv", ch, ch, "3", "3", "3"),
+			batchNorm3d(pre+"time_res_stack.{e}.norm2", ch), conv3d(pre+"time_res_stack.{e}.conv2.conv", ch, ch, "3", "3", "3"))))
+}
+
+var _ = register(func() *Family {
+	enc, dec := "vqmodel.encoder.", "vqmodel.decoder."
+	encOut := "(qDbl ? 2*qLat : qLat)"
+	// Emu3: the Emu3 text model under text_model., and a video VQ-GAN
+	// (encoder and decoder, attention at the levels attn_resolutions
+	// lists, temporal convs and residual blocks, spatial norms in the
+	// decoder) under vqmodel.
+	return (&vlm{Family: Family{Name: "Emu3", Class: "Emu3", ModelTypes: []string{"emu3"}, Causal: "Emu3ForConditionalGeneration",
+		Defs: cat(vqDefs("vq_config.", map[string]string{"qB": "256", "qChm": "list(1, 2, 2, 4)", "qLat": "4", "qE": "4", "qN": "32768", "qAttnRes": "list(3)"}),
+			[]Def{opt("qOut", "vq_config.out_channels", "3"), opt("qTdf", "vq_config.temporal_downsample_factor", "4"),
+				{Sym: "qH", Field: "vq_config.hidden_size", Default: "1024", Desc: "VQ-GAN attention width", Pos: true}}),
+		Global: cat(conv(enc+"conv_in", "qB", "qIn", "3", "3"),
+			vqResnet(enc+"middle_block.block_1.", "qTop", "qTop", "false", groupNorm), groupNorm(enc+"middle_block.attn_norm", "qTop"),
+			emu3Attn(enc+"middle_block.attn_1."), vqResnet(enc+"middle_block.block_2.", "qTop", "qTop", "false", groupNorm),
+			groupNorm(enc+"norm_out", "qTop"), conv(enc+"conv_out", encOut, "qTop", "3", "3"), emu3Temporal(enc, encOut, "4"),
+			conv3d("vqmodel.quant_conv.conv", "qE", "qLat", "3", "1", "1"), conv3d("vqmodel.post_quant_conv.conv", "qLat", "qE", "3", "1", "1"),
+			[]T{{Name: "vqmodel.quantize.embedding.weight", Shape: []string{"qN", "qE"}, Role: RoleEmbedding}},
+			emu3Temporal(dec, "qLat", "3"), conv(dec+"conv_in", "qTop", "qLat", "3", "3"),
+			vqResnet(dec+"middle_block.block_1.", "qTop", "qTop", "false", spatialNorm), spatialNorm(dec+"middle_block.attn_norm", "qTop"),
+			emu3Attn(dec+"middle_block.attn_1."), vqResnet(dec+"middle_block.block_2.", "qTop", "qTop", "false", spatialNorm),
+			spatialNorm(dec+"norm_out", "qB*at(qChm, 0)"), conv(dec+"conv_out", "qOut", "qB*at(qChm, 0)", "3", "3")),
+		Stacks: []Stack{
+			{Name: "vqgan encoder", Prefix: enc + "down_block.down.{l}.", Layers: "qLevels", Tensors: cat(
+				perBlock("qNrb", vqResnet("block.{e}.", "(e == 0 ? qB*(l == 0 ? 1 : at(qChm, l-1)) : qB*at(qChm, l))", "qB*at(qChm, l)",
+					"e == 0 && (l == 0 ? 1 : at(qChm, l-1)) != at(qChm, l)", groupNorm)),
+				perBlock("qNrb", when("in(l, qAttnRes)", emu3Attn("attn.{e}."), groupNorm("attn_norms.{e}", "qB*at(qChm, l)"))),
+				when("l < qLevels-1", conv("downsample.conv", "qB*at(qChm, l)", "qB*at(qChm, l)", "3", "3")))},
+			// The decoder's level l runs from the level above's width (the
+			// top's, for the top) to its own, in qNrb+1 blocks.
+			{Name: "vqgan decoder", Prefix: dec + "up_block.up.{l}.", Layers: "qLevels", Tensors: cat(
+				perBlock("qNrb+1", vqResnet("block.{e}.", "(e == 0 ? qB*at(qChm, min(l+1, qLevels-1)) : qB*at(qChm, l))", "qB*at(qChm, l)",
+					"e == 0 && at(qChm, min(l+1, qLevels-1)) != at(qChm, l)", spatialNorm)),
+				perBlock("qNrb+1", when("in(l, qAttnRes)", emu3Attn("attn.{e}."), spatialNorm("attn_norms.{e}", "qB*at(qChm, l)"))),
+				when("l > 0", conv("upsample.conv", "qB*at(qChm, l)", "qB*at(qChm, l)", "3", "3")))},
+		},
+	}, text: "emu3_text_model", reroot: [][2]string{{"model.", "text_model.model."}, {"lm_head.", "text_model.lm_head."}},
+		defaults: map[string]string{"V": "184622", "H": "4096", "L": "32", "heads": "32", "I": "14336"}}).register()
+}())
