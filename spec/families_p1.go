@@ -323,3 +323,67 @@ var _ = register(func() *Family {
 	}, text: "emu3_text_model", reroot: [][2]string{{"model.", "text_model.model."}, {"lm_head.", "text_model.lm_head."}},
 		defaults: map[string]string{"V": "184622", "H": "4096", "L": "32", "heads": "32", "I": "14336"}}).register()
 }())
+
+// evollaFF is Evolla's feed-forward under pre: a layer norm and two
+// bias-free linears of mult·dim.
+func evollaFF(pre, dim, mult string) []T {
+	return cat(norm(pre+"norm", dim, "true"), linear(pre+"fc1", mult+"*"+dim, dim, ""), linear(pre+"fc2", dim, mult+"*"+dim, ""))
+}
+
+var _ = register(func() *Family {
+	pe := "model.protein_encoder.model."
+	rs := "model.protein_encoder.sequence_compressor_resampler."
+	// Evolla: a Llama decoder whose every (L / aligner_num_add_layers)-th
+	// layer adds a gated cross-attention to the protein (its adapter), a
+	// SaProt (ESM) protein encoder, and a Perceiver resampler of
+	// resampler_num_latents latents into the decoder's width. The SaProt
+	// rotary inv_freq buffer is written per layer by transformers 4.x and
+	// once by 5.x: both optional.
+	return &Family{Name: "Evolla", Class: "Evolla", ModelTypes: []string{"evolla", "EvollaModel"}, Causal: "EvollaForProteinText2Text", SeqCls: "-",
+		Defs: cat(withDefault(withDefault(withDefault(withDefault(withDefault(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "128256"), "H", "4096"),
+			"L", "32"), "heads", "32"), "I", "14336"),
+			[]Def{attnBiasFlag, mlpBiasFlag, tie("false"),
+				opt("nadd", "aligner_num_add_layers", "8"), opt("aMult", "aligner_ffn_mult", "4"),
+				flag("aBias", "aligner_enable_bias", "true", "the adapters' out projection has a bias"),
+				opt("rDepth", "resampler_depth", "6"), opt("rDh", "resampler_dim_head", "64"), opt("rHeads", "resampler_heads", "8"),
+				opt("rLat", "resampler_num_latents", "64"), opt("rMult", "resampler_ff_mult", "4"),
+				{Sym: "pV", Field: "protein_encoder_config.vocab_size", Default: "446", Desc: "protein tokens", Pos: true},
+				{Sym: "pH", Field: "protein_encoder_config.hidden_size", Default: "1280", Legend: "pH", Desc: "protein encoder width", Show: true, Pos: true},
+				{Sym: "pL", Field: "protein_encoder_config.num_hidden_layers", Default: "33", Legend: "pL", Desc: "protein encoder layers", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "pHeads", Field: "protein_encoder_config.num_attention_heads", Default: "20", Desc: "protein encoder heads", Pos: true, Divides: "pH"},
+				{Sym: "pI", Field: "protein_encoder_config.intermediate_size", Default: "5120", Desc: "protein encoder FFN width", Pos: true},
+				opt("pP", "protein_encoder_config.max_position_embeddings", "1026"),
+				{Sym: "pPos", Field: "protein_encoder_config.position_embedding_type", Type: Str, Default: "'rotary'", Null: "'absolute'", Desc: "protein encoder positions"},
+				flag("pLNBefore", "protein_encoder_config.emb_layer_norm_before", "false", "the protein embeddings have a layer norm"),
+			}),
+		Global: cat(embed("model.embed_tokens.weight"),
+			[]T{{Name: pe + "embeddings.word_embeddings.weight", Shape: []string{"pV", "pH"}, Role: RoleEmbedding},
+				{Name: pe + "embeddings.position_embeddings.weight", Shape: []string{"pP", "pH"}, Role: RoleEmbedding, If: "pPos == 'absolute'"}},
+			when("pLNBefore", norm(pe+"embeddings.layer_norm", "pH", "true")),
+			[]T{{Name: pe + "rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary'", Optional: "true"}}),
+		Stacks: []Stack{
+			{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{{Name: "aligned", If: "(l+1) % max(L/nadd, 1) == 0"}, {Name: "plain"}}, Tensors: cat(
+				llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
+				when("aligned", norm("adapter.attention_norm", "H", ""), linear("adapter.query", "H", "H", "true"),
+					linear("adapter.key_protein", "H", "H", "true"), linear("adapter.value_protein", "H", "H", "true"),
+					linear("adapter.out_proj", "H", "H", "aBias"), evollaFF("adapter.ff.", "H", "aMult"),
+					vec("adapter.gate_attention", "1"), vec("adapter.gate_ffw", "1")))},
+			{Name: "protein", Prefix: pe + "encoder.layer.{l}.", Layers: "pL", Tensors: cat(
+				renameSyms(cat(linear("attention.self.query", "H", "H", "true"), linear("attention.self.key", "H", "H", "true"),
+					linear("attention.self.value", "H", "H", "true")), "H", "pH"),
+				[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary'", Optional: "true"},
+					{Name: "attention.self.distance_embedding.weight", Shape: []string{"2*pP-1", "pH/pHeads"}, Role: RoleEmbedding, If: "pPos == 'relative_key' || pPos == 'relative_key_query'"}},
+				renameSyms(linear("attention.output.dense", "H", "H", "true"), "H", "pH"), norm("attention.LayerNorm", "pH", "true"),
+				renameSyms(cat(linear("intermediate.dense", "pI", "H", "true"), linear("output.dense", "H", "pI", "true")), "H", "pH"),
+				norm("LayerNorm", "pH", "true"))},
+			{Name: "resampler", Prefix: rs + "layers.{l}.", Layers: "rDepth", Tensors: cat(
+				norm("0.norm_media", "pH", "true"), norm("0.norm_latents", "pH", "true"),
+				linear("0.to_q", "rHeads*rDh", "pH", ""), linear("0.to_kv", "2*rHeads*rDh", "pH", ""), linear("0.to_out", "pH", "rHeads*rDh", ""),
+				evollaFF("1.", "pH", "rMult"))},
+		},
+		Final: cat(norm(pe+"encoder.emb_layer_norm_after", "pH", "true"),
+			[]T{{Name: rs + "latents", Shape: []string{"rLat", "pH"}, Role: RoleEmbedding}},
+			norm(rs+"norm", "H", "true"), linear(rs+"protein_projector", "H", "pH", "true"),
+			norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	}
+}())
