@@ -387,3 +387,70 @@ var _ = register(func() *Family {
 			norm("model.norm", "H", ""), lmHead("lm_head.weight")),
 	}
 }())
+
+// davitBlock is one DaViT block of a stage (stage l, C channels): a
+// spatial (window attention) and a channel-attention half, each with
+// depthwise 3×3 position convs, layer norms and an MLP of mlp_ratio·C.
+func davitBlock(pre string) []T {
+	half := func(p, attn string) []T {
+		return cat(
+			[]T{{Name: p + "conv1.weight", Shape: []string{"C", "1", "3", "3"}, Role: RoleLinear}}, vec(p+"conv1.bias", "C"),
+			norm(p+"norm1", "C", "true"), linear(p+attn+".qkv", "3*C", "C", "vQKVBias"), linear(p+attn+".proj", "C", "C", "true"),
+			[]T{{Name: p + "conv2.weight", Shape: []string{"C", "1", "3", "3"}, Role: RoleLinear}}, vec(p+"conv2.bias", "C"),
+			norm(p+"norm2", "C", "true"), linear(p+"ffn.fc1", "C*vMlp/1000", "C", "true"), linear(p+"ffn.fc2", "C", "C*vMlp/1000", "true"))
+	}
+	return renameSyms(cat(half(pre+"spatial_block.", "window_attn"), half(pre+"channel_block.", "channel_attn")), "C", "at(vE, l)")
+}
+
+var _ = register(func() *Family {
+	lm := "model.language_model."
+	vt := "model.vision_tower."
+	mp := "model.multi_modal_projector."
+	layer := func(cross bool, ffn string) []T { return renameSyms(s2sLayer(cross, "true", "true", "true"), "F", ffn) }
+	// Florence-2: a DaViT vision tower (per stage a strided conv embedding
+	// and depths[stage] blocks of window and channel attention), a
+	// projector with learned 2-D and cosine temporal positions, and a BART
+	// encoder-decoder (text_config) whose LM head is tied to its shared
+	// embedding by default.
+	return &Family{Name: "Florence2", Class: "Florence2", ModelTypes: []string{"florence2"}, Causal: "Florence2ForConditionalGeneration", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "text_config.vocab_size", Default: "50265", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "text_config.d_model", Default: "1024", Legend: "H", Desc: "encoder-decoder width", Show: true, Pos: true},
+			{Sym: "Le", Field: "text_config.encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "L", Field: "text_config.decoder_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "Fe", Field: "text_config.encoder_ffn_dim", Default: "4096", Desc: "encoder FFN width", Pos: true},
+			{Sym: "Fd", Field: "text_config.decoder_ffn_dim", Default: "4096", Desc: "decoder FFN width", Pos: true},
+			opt("P", "text_config.max_position_embeddings", "1024"),
+			{Sym: "tied", Field: "tie_word_embeddings|text_config.tie_word_embeddings", Type: Bool, Default: "true", Desc: "lm_head shares the shared embedding's weights"},
+			{Sym: "vIn", Field: "vision_config.in_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "vDepths", Field: "vision_config.depths", Type: List, Default: "list(1, 1, 9, 1)", Desc: "DaViT blocks per stage"},
+			{Sym: "vE", Field: "vision_config.embed_dim", Type: List, Default: "list(128, 256, 512, 1024)", Desc: "DaViT channels per stage"},
+			{Sym: "vPatch", Field: "vision_config.patch_size", Type: List, Default: "list(7, 3, 3, 3)", Desc: "DaViT conv embedding kernels"},
+			{Sym: "vPre", Field: "vision_config.patch_prenorm", Type: List, Default: "list(0, 1, 1, 1)", Desc: "DaViT conv embeddings normed before the conv"},
+			{Sym: "vMlp", Field: "vision_config.mlp_ratio", Type: Milli, Default: "4000", Desc: "DaViT MLP width per channel (thousandths)"},
+			flag("vQKVBias", "vision_config.qkv_bias", "true", "DaViT qkv has a bias"),
+			{Sym: "vPj", Field: "vision_config.projection_dim", Default: "1024", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true},
+			opt("vPos", "vision_config.max_position_embeddings", "50"), opt("vTemp", "vision_config.max_temporal_embeddings", "100"),
+			derived("vStages", "len(vE)"), derived("vTop", "at(vE, vStages-1)"),
+		},
+		Global: cat([]T{{Name: lm + "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+			{Name: lm + "encoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
+			norm(lm+"encoder.layernorm_embedding", "H", "true"),
+			[]T{{Name: lm + "decoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
+			norm(lm+"decoder.layernorm_embedding", "H", "true")),
+		Stacks: []Stack{
+			{Name: "encoder", Prefix: lm + "encoder.layers.{l}.", Layers: "Le", Tensors: layer(false, "Fe")},
+			{Prefix: lm + "decoder.layers.{l}.", Layers: "L", Tensors: layer(true, "Fd")},
+			{Name: "vision", Prefix: vt + "convs.{l}.", Layers: "vStages", Tensors: cat(
+				conv("conv", "at(vE, l)", "l == 0 ? vIn : at(vE, l-1)", "at(vPatch, l)", "at(vPatch, l)"),
+				norm("norm", "at(vPre, l) == 1 ? (l == 0 ? vIn : at(vE, l-1)) : at(vE, l)", "true"))},
+			{Name: "vision", Prefix: vt + "blocks.{l}.", Layers: "vStages", Tensors: perBlock("at(vDepths, l)", davitBlock("{e}."))},
+		},
+		Final: cat(linear(mp+"image_projection", "vPj", "vTop", ""), norm(mp+"image_proj_norm", "vPj", "true"),
+			[]T{{Name: mp + "image_position_embed.row_embeddings.weight", Shape: []string{"vPos", "vTop/2"}, Role: RoleEmbedding},
+				{Name: mp + "image_position_embed.column_embeddings.weight", Shape: []string{"vPos", "vTop - vTop/2"}, Role: RoleEmbedding},
+				{Name: mp + "visual_temporal_embed.pos_idx_to_embed", Shape: []string{"vTemp", "vTop"}, Role: RoleEmbedding, AnyDType: true},
+				{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
+		Embed: lm + "shared.weight",
+	}
+}())
