@@ -454,3 +454,71 @@ var _ = register(func() *Family {
 		Embed: lm + "shared.weight",
 	}
 }())
+
+// bltDefs are one BLT component's fields under cfg ("encoder_config."),
+// symbols s+"H", s+"L", s+"Heads", s+"Kv", s+"I"; the head width is
+// always H/heads (the config classes derive it).
+func bltDefs(s, cfg, name, h, l, heads, inter string) []Def {
+	return []Def{
+		{Sym: s + "H", Field: cfg + "hidden_size", Default: h, Legend: s + "H", Desc: name + " width", Show: true, Pos: true},
+		{Sym: s + "L", Field: cfg + "num_hidden_layers", Default: l, Legend: s + "L", Desc: name + " layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: s + "Heads", Field: cfg + "num_attention_heads", Default: heads, Desc: name + " heads", Pos: true, Divides: s + "H"},
+		{Sym: s + "Kv", Field: cfg + "num_key_value_heads", Default: s + "Heads", Null: s + "Heads", Desc: name + " kv heads", Pos: true},
+		{Sym: s + "I", Field: cfg + "intermediate_size", Default: inter, Null: "8*" + s + "H/3", Desc: name + " FFN width", Pos: true},
+	}
+}
+
+// bltSyms renames a Llama block's symbols to component s's.
+func bltSyms(ts []T, s string) []T {
+	return renameSyms(ts, "heads", s+"Heads", "kv", s+"Kv", "d", "("+s+"H/"+s+"Heads)", "H", s+"H", "I", s+"I")
+}
+
+var _ = register(func() *Family {
+	layer := func(s string) []T { return bltSyms(llamaBlock("", "", gatedMLP("mlp.", "I", "")), s) }
+	cross := func(s string) []T {
+		return bltSyms(cat(norm("q_norm", "H", ""), linear("q_proj", "heads*d", "H", ""), norm("k_norm", "H", ""),
+			linear("k_proj", "kv*d", "H", ""), linear("v_proj", "kv*d", "H", ""), linear("o_proj", "H", "heads*d", "")), s)
+	}
+	m := "model."
+	// BLT (Byte Latent Transformer): a byte-level local encoder (with
+	// hash n-gram embeddings and cross-attention from patches to bytes),
+	// a global transformer over patches, a local decoder cross-attending
+	// back, and, with patch_in_forward, the entropy patcher (a small byte
+	// LM). Each component has its own width and depth.
+	return &Family{Name: "BLT", Class: "Blt", ModelTypes: []string{"blt"}, SeqCls: "-",
+		Defs: cat([]Def{{Sym: "V", Field: "vocab_size", Default: "260", Legend: "V", Desc: "output bytes and specials", Show: true, Pos: true}},
+			bltDefs("e", "encoder_config.", "local encoder", "1024", "1", "16", "2816"),
+			bltDefs("dc", "decoder_config.", "local decoder", "1024", "9", "16", "2816"),
+			bltDefs("g", "global_config.", "global transformer", "2048", "25", "16", "5632"),
+			bltDefs("p", "patcher_config.", "patcher", "768", "14", "12", "2048"),
+			[]Def{
+				opt("eV", "encoder_config.vocab_size", "260"), opt("pV", "patcher_config.vocab_size", "260"),
+				opt("eK", "encoder_config.cross_attn_k", "2"), opt("dcK", "decoder_config.cross_attn_k", "2"),
+				opt("dcG", "decoder_config.hidden_size_global", "2048"),
+				flag("eAll", "encoder_config.cross_attn_all_layers", "false", "the encoder cross-attends after every layer"),
+				flag("dcAll", "decoder_config.cross_attn_all_layers", "true", "the decoder cross-attends before every layer"),
+				{Sym: "hashSizes", Field: "encoder_hash_byte_group_size", Type: Count, Default: "6", Null: "6", Desc: "hashed byte n-gram sizes"},
+				opt("hashV", "encoder_hash_byte_group_vocab", "500002"), opt("hashF", "encoder_hash_byte_group_nb_functions", "1"),
+				flag("patcher", "patch_in_forward", "true", "the entropy patcher is part of the model"),
+				tie("false"),
+			}),
+		Global: cat([]T{{Name: m + "encoder_hash_tok_embedding.weight", Shape: []string{"hashV*hashSizes*hashF", "eH"}, Role: RoleEmbedding},
+			{Name: m + "local_encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+			linear(m+"local_encoder.patch_embedding_projection", "eH*eK", "eH", ""),
+			when("eH*eK != gH", linear(m+"global_transformer.token_embedding_projection", "gH", "eH*eK", "")),
+			linear(m+"local_decoder.patch_embedding_projection", "dcH*dcK", "dcG", "")),
+		Stacks: []Stack{
+			{Name: "local encoder", Prefix: m + "local_encoder.layers.{l}.", Layers: "eL", Tensors: layer("e")},
+			{Name: "local encoder", Prefix: m + "local_encoder.cross_attn_layers.{l}.", Layers: "eAll ? eL : 1", Tensors: cross("e")},
+			{Name: "global", Prefix: m + "global_transformer.layers.{l}.", Layers: "gL", Tensors: layer("g")},
+			{Prefix: m + "local_decoder.layers.{l}.", Layers: "dcL", Tensors: layer("dc")},
+			{Name: "local decoder", Prefix: m + "local_decoder.cross_attn_layers.{l}.", Layers: "dcAll ? dcL : 1", Tensors: cross("dc")},
+			{Name: "patcher", Prefix: m + "patcher.layers.{l}.", Layers: "patcher ? pL : 0", Tensors: layer("p")},
+		},
+		Final: cat(norm(m+"local_decoder.norm", "dcH", ""),
+			when("patcher", []T{{Name: m + "patcher.embed_tokens.weight", Shape: []string{"pV", "pH"}, Role: RoleEmbedding}},
+				norm(m+"patcher.norm", "pH", ""), linear(m+"patcher.lm_head", "pV", "pH", "")),
+			[]T{{Name: "lm_head.weight", Shape: []string{"V", "dcH"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
+		Embed: m + "local_encoder.embed_tokens.weight",
+	}
+}())
