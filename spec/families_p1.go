@@ -353,7 +353,7 @@ var _ = register(func() *Family {
 				{Sym: "pHeads", Field: "protein_encoder_config.num_attention_heads", Default: "20", Desc: "protein encoder heads", Pos: true, Divides: "pH"},
 				{Sym: "pI", Field: "protein_encoder_config.intermediate_size", Default: "5120", Desc: "protein encoder FFN width", Pos: true},
 				opt("pP", "protein_encoder_config.max_position_embeddings", "1026"),
-				{Sym: "pPos", Field: "protein_encoder_config.position_embedding_type", Type: Str, Default: "'rotary'", Null: "'absolute'", Desc: "protein encoder positions"},
+				{Sym: "pPos", Field: "protein_encoder_config.position_embedding_type", Type: Str, Default: "'rotary'", Null: "''", Desc: "protein encoder positions (null: none)"},
 				flag("pLNBefore", "protein_encoder_config.emb_layer_norm_before", "false", "the protein embeddings have a layer norm"),
 			}),
 		Global: cat(embed("model.embed_tokens.weight"),
