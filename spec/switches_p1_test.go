@@ -212,6 +212,31 @@ func TestSwitchesP1(t *testing.T) {
 			"model.global_transformer.token_embedding_projection.weight": nil,
 			"model.encoder_hash_tok_embedding.weight":                    {3000012, 1024},
 		}, nil},
+		// The config classes' defaults alone: the full-size models.
+		{"gemma3n text defaults: 35 layers, the last 15 kv-shared", `{"model_type":"gemma3n_text"}`, map[string][]uint64{
+			"model.language_model.layers.34.mlp.gate_proj.weight":    {16384, 2048},
+			"model.language_model.embed_tokens_per_layer.weight":     {262144, 35 * 256},
+			"model.language_model.layers.19.self_attn.k_proj.weight": {512, 2048},
+			"model.language_model.layers.35.self_attn.q_proj.weight": nil,
+		}, []string{"model.language_model.layers.20.self_attn.k_proj.weight"}},
+		{"emu3 defaults", `{"model_type":"emu3"}`, map[string][]uint64{
+			"text_model.model.layers.31.self_attn.k_proj.weight": {1024, 4096},
+			"text_model.model.embed_tokens.weight":               {184622, 4096},
+			"vqmodel.decoder.up_block.up.3.attn.2.q_proj.weight": {1024, 1024},
+			"vqmodel.quantize.embedding.weight":                  {32768, 4},
+		}, nil},
+		{"evolla defaults: adapters every 4th of 32 layers, 33 SaProt layers", `{"model_type":"evolla"}`, map[string][]uint64{
+			"model.layers.3.adapter.query.weight":                                        {4096, 4096},
+			"model.layers.4.adapter.query.weight":                                        nil,
+			"model.layers.31.adapter.gate_ffw":                                           {1},
+			"model.protein_encoder.model.encoder.layer.32.output.dense.weight":           {1280, 5120},
+			"model.protein_encoder.sequence_compressor_resampler.layers.5.0.to_q.weight": {512, 1280},
+		}, nil},
+		{"florence2 defaults: 12+12 BART layers, DaViT 1/1/9/1", `{"model_type":"florence2"}`, map[string][]uint64{
+			"model.language_model.decoder.layers.11.encoder_attn.v_proj.weight": {1024, 1024},
+			"model.vision_tower.blocks.2.8.channel_block.ffn.fc1.weight":        {2048, 512},
+			"model.vision_tower.blocks.2.9.channel_block.ffn.fc1.weight":        nil,
+		}, []string{"lm_head.weight"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
