@@ -276,8 +276,8 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 		{Sym: "eHl", Field: cfg + "num_heads", Type: List, Default: "empty", Null: "=", Desc: "heads per stage (absent: [3, 6, 12, 24])"},
 		{Sym: "eW", Field: cfg + "window_size", Default: "7", Desc: "attention window side", Pos: true},
 		opt("eP", cfg+"patch_size", "4"), opt("eC", cfg+"num_channels", "3"),
-		{Sym: "eSl", Field: cfg + "image_size", Type: Sizes, Default: "empty", Null: "=", Desc: "image side, or [height, width] (absent: 224)"},
-		derived("eSh", "len(eSl) > 0 ? at(eSl, 0) : 224"), derived("eSw", "len(eSl) > 1 ? at(eSl, 1) : eSh"),
+		{Sym: "eSl", Field: cfg + "image_size", Type: IntOrList, Default: "224", Desc: "image side, or [height, width]"},
+		derived("eSh", "pick(eSl, 0)"), derived("eSw", "pick(eSl, 1)"),
 		{Sym: "emr", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width ratio in thousandths", Pos: true},
 		flag("eqkv", cfg+"qkv_bias", "true", "query, key, value have biases"),
 		flag("eAbs", cfg+"use_absolute_embeddings", "false", "learned absolute positions"),
@@ -312,29 +312,4 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 	}
 	return encoderPart{Name: name, Defs: defs, Global: global,
 		Stacks: []Stack{{Name: "encoder stage", Prefix: pre + "encoder.layers.{l}.", Layers: "eN", Tensors: stage}}, Final: fin}
-}
-
-// Sizes is a definition's type: an integer or an array of integers, read
-// as a list (one entry for an integer) — the int-or-(height, width)
-// fields of vision configs (image_size, patch_size).
-const Sizes = Str + 3
-
-// sizesValue reads a Sizes field.
-func (c *Config) sizesValue(field string, raw json.RawMessage) (any, error) {
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		items = []json.RawMessage{raw}
-	}
-	if len(items) == 0 || len(items) > 3 {
-		return nil, c.errorf(field, "must be an integer or a list of 1 to 3 integers, found %d entries", len(items))
-	}
-	out := make([]any, len(items))
-	for i, it := range items {
-		n, err := c.parseInt(field, it)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = int64(n)
-	}
-	return out, nil
 }

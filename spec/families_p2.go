@@ -332,15 +332,6 @@ var _ = register(
 	},
 )
 
-// floorLog2 is the expression ⌊log2(x)⌋ for 1 ≤ x < 2^(n+1).
-func floorLog2(x string, n int) string {
-	out := "0"
-	for k := 1; k <= n; k++ {
-		out = fmt.Sprintf("%s >= %d ? %d : (%s)", x, 1<<k, k, out)
-	}
-	return out
-}
-
 // phi4Audio is Phi-4-multimodal's Conformer audio encoder under pre:
 // mean/variance normalisation buffers, a NeMo subsampling (a strided conv,
 // then depthwise and pointwise convs per further halving of
@@ -356,7 +347,7 @@ func phi4Audio(pre string) ([]Def, []T, Stack) {
 		opt("aIn", a+"input_size", "80"), opt("aC", a+"nemo_conv_channels", "1024"),
 		{Sym: "aTR", Field: a + "time_reduction", Default: "8", Desc: "time reduction of the subsampling", Pos: true, Max: 2048},
 		// The subsampling stages: int(log2(time_reduction)).
-		derived("aS", floorLog2("aTR", 11)),
+		derived("aS", "log2(aTR)"),
 		// nemo_final_size: input_size halved (rounding up) once per stage.
 		derived("aF", "(aIn + pow(2, aS) - 1) / pow(2, aS)"),
 		opt("aEPW", a+"ext_pw_out_channel", "1024"), opt("aDSC", a+"depthwise_seperable_out_channel|"+a+"depthwise_separable_out_channel", "1024"),
