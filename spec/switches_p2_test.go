@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"encoding/json"
 	"runtime"
 	"strings"
 	"testing"
@@ -187,5 +188,47 @@ func TestAbsurdP2(t *testing.T) {
 			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "bytes allocated")
 			t.Log(err)
 		})
+	}
+}
+
+// TestSubConfigDefaultsP2: the a/ configs of these architectures are their
+// classes' defaults (but for capped layer counts), sub-configs included:
+// deleting any one field of a sub-config (vision_config, vq_config,
+// perceiver_config, text_config) must not change the expected set. This
+// checks the sub-config classes' defaults the families hold, which
+// TestLayoutDefaults (top-level fields only) does not reach.
+func TestSubConfigDefaultsP2(t *testing.T) {
+	want := map[string]bool{"idefics": true, "janus": true, "kosmos-2": true, "kosmos-2.5": true}
+	for _, l := range readLayouts(t) {
+		if l.Variant != "a" || !want[l.Arch] {
+			continue
+		}
+		var fields map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(l.Config, &fields))
+		base := plannedSet(t, l.Config)
+		for sub, raw := range fields {
+			var inner map[string]json.RawMessage
+			if json.Unmarshal(raw, &inner) != nil {
+				continue
+			}
+			for k := range inner {
+				if capped[k] || k == "model_type" {
+					continue
+				}
+				edited := map[string]json.RawMessage{}
+				for k2, v := range inner {
+					if k2 != k {
+						edited[k2] = v
+					}
+				}
+				top := map[string]json.RawMessage{}
+				for k2, v := range fields {
+					top[k2] = v
+				}
+				top[sub], _ = json.Marshal(edited)
+				cfg, _ := json.Marshal(top)
+				assert.Equal(t, base, plannedSet(t, cfg), "%s: without %s.%s the expected set changes", l.Arch, sub, k)
+			}
+		}
 	}
 }
