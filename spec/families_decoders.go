@@ -80,7 +80,7 @@ var _ = register(
 		when("!parallel", norm("post_attention_layernorm", "H", "true")), gatedMLP("mlp.", "I", "")).
 		withFinal(norm("model.norm", "H", "true"), lmHead("lm_head.weight")),
 	std("Mixtral", "Mixtral", []string{"mixtral"},
-		cat(llamaDims("H/heads", "H/heads", "8", "heads"), []Def{
+		cat(sized(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "14336"), []Def{
 			{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
 			derived("Im", "I"), field("topk", "num_experts_per_tok", "2", "experts active per token"), tie("false")}), nil,
 		llamaBlock("", "", router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2"))),

@@ -31,7 +31,7 @@ var _ = register(
 		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
 	},
 	&Family{Name: "Qwen3-MoE", Class: "Qwen3Moe", ModelTypes: []string{"qwen3_moe"},
-		Defs: cat(llamaDims("H/heads", "", "4", ""), experts("num_experts", "128", "moe_intermediate_size", "768", "num_experts_per_tok", "8"),
+		Defs: cat(sized(llamaDims("H/heads", "", "4", ""), "V", "151936", "H", "2048", "L", "24", "heads", "32", "I", "6144"), experts("num_experts", "128", "moe_intermediate_size", "768", "num_experts_per_tok", "8"),
 			[]Def{tie("false"), attnBiasFlag, field("step", "decoder_sparse_step", "1", "every step-th block is sparse"), list("mlp_only", "mlp_only_layers", "no block is forced dense")}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: decoderLayers(qwenMoE, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
