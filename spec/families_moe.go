@@ -44,7 +44,7 @@ func deepseekMoE(corr string) []T {
 
 var _ = register(
 	std("DeepSeek-V2", "DeepseekV2", []string{"deepseek_v2"},
-		cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"),
+		cat(sized(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
 			mlaDims("1536", "512", "128", "64", "128"),
 			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "64", Null: "0", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
 				{Sym: "Im", Field: "moe_intermediate_size", Default: "1407", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
@@ -98,7 +98,7 @@ var _ = register(
 		router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2")).
 		withFinal(norm("model.norm", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
 	std("GraniteMoE", "GraniteMoe", []string{"granitemoe"},
-		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{tie("false"), attnBiasFlag}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"), expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{tie("false"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), postNorm,
 		router("block_sparse_moe.router.layer.weight"), stackedExperts("block_sparse_moe.input_linear.weight", "block_sparse_moe.output_linear.weight")),
 	std("GraniteMoE-Shared", "GraniteMoeShared", []string{"granitemoeshared"},
@@ -137,7 +137,7 @@ var _ = register(
 	// moe_layer_end_index, every interval-th; a float32 router and
 	// correction bias.
 	std("ERNIE-4.5-MoE", "Ernie4_5_Moe", []string{"ernie4_5_moe"},
-		cat(llamaDims("H/heads", "H/heads", "4", "heads"), []Def{
+		cat(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "103424", "H", "2560", "L", "28", "heads", "20", "I", "12288"), []Def{
 			{Sym: "E", Field: "moe_num_experts", Default: "64", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
 			{Sym: "Im", Field: "moe_intermediate_size", Default: "1536", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
 			field("topk", "moe_k", "6", "experts active per token"),
