@@ -115,3 +115,15 @@ func sized(defs []Def, pairs ...string) []Def {
 	}
 	return out
 }
+
+// replaceDef returns defs with the definition of d.Sym replaced by d.
+func replaceDef(defs []Def, d Def) []Def {
+	out := append([]Def(nil), defs...)
+	for i := range out {
+		if out[i].Sym == d.Sym {
+			out[i] = d
+			return out
+		}
+	}
+	panic("replaceDef: no definition " + d.Sym)
+}
