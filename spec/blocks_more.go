@@ -127,3 +127,6 @@ func replaceDef(defs []Def, d Def) []Def {
 	}
 	panic("replaceDef: no definition " + d.Sym)
 }
+
+// mllamaCross is MllamaTextConfig's cross_attention_layers when absent.
+const mllamaCross = "list(3, 8, 13, 18, 23, 28, 33, 38)"

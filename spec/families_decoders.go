@@ -189,7 +189,8 @@ var _ = register(
 	// tanh gates) at cross_attention_layers, 8 extra embedding rows for
 	// the image tokens.
 	std("Mllama-Text", "Mllama", []string{"mllama_text_model"},
-		cat(llamaDimsNoHD("8", "heads"), []Def{list("cross_layers", "cross_attention_layers", "the cross-attention blocks"), tie("false")}),
+		cat(sized(llamaDimsNoHD("8", "heads"), "V", "128256", "H", "4096", "L", "40", "heads", "32", "I", "14336"), []Def{
+			{Sym: "cross_layers", Field: "cross_attention_layers", Type: List, Default: mllamaCross, Null: "=", Desc: "the cross-attention blocks"}, tie("false")}),
 		[]Kind{{Name: "cross", If: "in(l, cross_layers)"}, {Name: "self"}},
 		inNorm, when("self", attn("self_attn.", "", "")),
 		when("cross", attn("cross_attn.", "", "", qkNorm("cross_attn.", "d", "d")),

@@ -99,6 +99,17 @@ func TestSwitchesTester(t *testing.T) {
 		{"falcon defaults: Falcon-7B, multi-query, parallel", `{"model_type":"falcon"}`, map[string][]uint64{
 			"transformer.h.31.self_attention.query_key_value.weight": {4544 + 2*64, 4544}, "transformer.h.31.input_layernorm.bias": {4544},
 			"transformer.h.31.post_attention_layernorm.weight": nil, "transformer.h.0.mlp.dense_h_to_4h.weight": {4 * 4544, 4544}}, 32*6 + 4},
+		// MllamaTextConfig: cross_attention_layers absent or null is
+		// [3, 8, 13, …, 38] of 40 layers (before: no cross-attention).
+		{"mllama text defaults: 40 layers, cross-attention every 5th from 3", `{"model_type":"mllama_text_model"}`, map[string][]uint64{
+			"model.layers.3.cross_attn.k_norm.weight": {128}, "model.layers.38.cross_attn_mlp_gate": {1}, "model.layers.3.self_attn.q_proj.weight": nil,
+			"model.layers.39.self_attn.k_proj.weight": {1024, 4096}, "model.embed_tokens.weight": {128264, 4096}}, 32*9 + 8*13 + 3},
+		{"mllama text, cross_attention_layers null", `{"model_type":"mllama_text_model","vocab_size":16,"hidden_size":32,"num_hidden_layers":9,
+			"num_attention_heads":4,"num_key_value_heads":1,"intermediate_size":24,"cross_attention_layers":null}`, map[string][]uint64{
+			"model.layers.3.cross_attn.k_proj.weight": {8, 32}, "model.layers.8.cross_attn.q_norm.weight": {8}, "model.layers.4.self_attn.q_proj.weight": {32, 32}}, 0},
+		{"mllama defaults", `{"model_type":"mllama"}`, map[string][]uint64{
+			"language_model.model.layers.33.cross_attn.o_proj.weight": {4096, 4096}, "vision_model.global_transformer.layers.7.gate_ffn": {1},
+			"vision_model.gated_positional_embedding.tile_embedding.weight": {9, 4 * 1025 * 1280}, "multi_modal_projector.weight": {4096, 7680}}, 0},
 		{"an explicit null is still refused", `{"model_type":"deepseek_v3","vocab_size":null}`, nil, -1},
 
 		// ── covered without finding a bug ─────────────────────────────────
@@ -218,7 +229,7 @@ func TestSwitchesTester(t *testing.T) {
 				cfg, err := spec.ParseConfig("c", []byte(c.config))
 				require.NoError(t, err)
 				_, err = spec.Expect(cfg)
-				assert.ErrorContains(t, err, "is null")
+				assert.ErrorContains(t, err, `"vocab_size" is null`)
 				return
 			}
 			p := expectJSON(t, c.config)
