@@ -223,6 +223,18 @@ func TestSwitchesTester(t *testing.T) {
 			"hidden_size":8,"intermediate_size":12,"out_hidden_size":32,"num_heads":2}}`, map[string][]uint64{
 			"visual.blocks.0.mlp.gate_proj.bias": {12}, "visual.blocks.0.norm1.bias": nil, "visual.merger.mlp.0.weight": {32, 32},
 			"visual.merger.ln_q.bias": nil, "model.layers.0.self_attn.k_proj.bias": {8}}, 0},
+		{"qwen2.5-vl flat config as released: tied, window attention, 2×2 merger", `{"model_type":"qwen2_5_vl",` + small + layers(1) + `,
+			"tie_word_embeddings":true,"vision_config":{"depth":2,"hidden_act":"silu","hidden_size":40,"intermediate_size":36,"num_heads":4,"in_chans":3,
+			"out_hidden_size":32,"patch_size":14,"spatial_merge_size":2,"spatial_patch_size":14,"window_size":112,"fullatt_block_indexes":[1],"temporal_patch_size":2}}`,
+			map[string][]uint64{"visual.patch_embed.proj.weight": {40, 3, 2, 14, 14}, "visual.merger.mlp.0.weight": {160, 160}, "visual.merger.mlp.2.weight": {32, 160},
+				"visual.blocks.1.mlp.down_proj.weight": {40, 36}, "visual.blocks.1.attn.qkv.bias": {120}, "model.layers.0.self_attn.k_proj.weight": {8, 32}}, 0},
+		{"gemma-3-4b's config: SigLIP 896/14 without head, text defaults for the rest", `{"model_type":"gemma3","text_config":{"hidden_size":2560,
+			"intermediate_size":10240,"model_type":"gemma3_text","num_attention_heads":8,"num_hidden_layers":1,"num_key_value_heads":4,"head_dim":256},
+			"vision_config":{"hidden_size":1152,"image_size":896,"intermediate_size":4304,"model_type":"siglip_vision_model","num_attention_heads":16,
+			"num_hidden_layers":1,"patch_size":14,"vision_use_head":false},"mm_tokens_per_image":256}`, map[string][]uint64{
+			"vision_tower.vision_model.embeddings.position_embedding.weight": {4096, 1152}, "vision_tower.vision_model.head.probe": nil,
+			"multi_modal_projector.mm_input_projection_weight": {1152, 2560}, "language_model.model.embed_tokens.weight": {262208, 2560},
+			"language_model.model.layers.0.self_attn.q_proj.weight": {8 * 256, 2560}}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.total < 0 {
