@@ -76,7 +76,7 @@ func (c virtualContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, 
 		if r := splicePieces(t, ps, n); r != nil {
 			return r, fs.OK
 		}
-		if r := mappedPieces(ps); r != nil {
+		if r := mappedPieces(ps, t.splice); r != nil {
 			return r, fs.OK
 		}
 		r, f, err := lentPieces(ps)
@@ -177,8 +177,10 @@ func loadPieces(pair *splice.Pair, ps []piece) bool {
 }
 
 // mappedPieces writes the reply from the files' mappings (one writev),
-// when every piece's file has one.
-func mappedPieces(ps []piece) fuse.ReadResult {
+// when every piece's file has one. When the tree splices, a mapping is
+// only this fallback, and the pages are dropped from the daemon's RSS
+// once the reply is sent, as splicing would have left them.
+func mappedPieces(ps []piece, release bool) fuse.ReadResult {
 	vecs := make([][]byte, 0, len(ps))
 	for _, p := range ps {
 		if p.f == nil {
@@ -195,7 +197,16 @@ func mappedPieces(ps []piece) fuse.ReadResult {
 		}
 		vecs = append(vecs, m[p.at:p.at+p.k])
 	}
-	return fuse.ReadResultVector(vecs)
+	if !release {
+		return fuse.ReadResultVector(vecs)
+	}
+	return &lent{vecs, func() {
+		for i, p := range ps {
+			if p.f != nil {
+				p.f.(source.Mappable).Release(vecs[i])
+			}
+		}
+	}}
 }
 
 // lentPieces writes the reply from the buffers the files lend (a remote

@@ -86,7 +86,7 @@ func TestVirtualReads(t *testing.T) {
 			tr := &tree{splice: mode == "splice", logger: log.New(io.Discard, "", 0)}
 			dest := make([]byte, maxWrite(false))
 			got := make([]byte, maxWrite(false))
-			for off := int64(0); off < size; off += 61 {
+			for off := int64(0); off < size; off += 97 {
 				for _, n := range lengths {
 					n = min(n, size-off)
 					r, errno := c.read(tr, dest[:n], off)
@@ -94,13 +94,18 @@ func TestVirtualReads(t *testing.T) {
 					if pieces(virtual[0], off, n) > 1 {
 						// Served the way the mode says, not copied.
 						_, spliced := r.(interface{ Stateful() (uintptr, int) })
-						_, vector := r.(interface{ Slices() ([][]byte, fuse.Status) })
+						_, vector := r.(interface {
+							Slices() ([][]byte, fuse.Status)
+						})
 						_, lent := r.(*lent)
 						switch mode {
 						case "splice":
-							require.True(t, spliced || n > 128<<10 && vector, "read %d at %d: %T", n, off, r)
+							// Spliced, or from the mapping where the pipe
+							// buffers would not fit go-fuse's pipe; a read
+							// of 128 KiB (the kernel's, as a user) fits.
+							require.True(t, spliced || vector && n != 128<<10, "read %d at %d: %T", n, off, r)
 						case "mmap":
-							require.True(t, vector && !lent, "read %d at %d: %T", n, off, r)
+							require.True(t, vector, "read %d at %d: %T", n, off, r)
 						case "lend":
 							require.True(t, lent, "read %d at %d: %T", n, off, r)
 						case "copy":
