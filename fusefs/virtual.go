@@ -181,32 +181,22 @@ func loadPieces(pair *splice.Pair, ps []piece) bool {
 // only this fallback, and the pages are dropped from the daemon's RSS
 // once the reply is sent, as splicing would have left them.
 func mappedPieces(ps []piece, release bool) fuse.ReadResult {
-	vecs := make([][]byte, 0, len(ps))
-	for _, p := range ps {
-		if p.f == nil {
-			vecs = append(vecs, p.b[:p.k])
-			continue
-		}
-		mp, ok := p.f.(source.Mappable)
+	r, _, _ := gather(ps, func(f source.File, at, k int64) ([][]byte, func(), error) {
+		mp, ok := f.(source.Mappable)
 		if !ok {
-			return nil
+			return nil, nil, errNoWay
 		}
 		m, err := mp.Mapping()
-		if err != nil || p.at+p.k > int64(len(m)) {
-			return nil
+		if err != nil || at+k > int64(len(m)) {
+			return nil, nil, errNoWay
 		}
-		vecs = append(vecs, m[p.at:p.at+p.k])
-	}
-	if !release {
-		return fuse.ReadResultVector(vecs)
-	}
-	return &lent{vecs, func() {
-		for i, p := range ps {
-			if p.f != nil {
-				p.f.(source.Mappable).Release(vecs[i])
-			}
+		b := m[at : at+k]
+		if !release {
+			return [][]byte{b}, nil, nil
 		}
-	}}
+		return [][]byte{b}, func() { mp.Release(b) }, nil
+	})
+	return r
 }
 
 // lentPieces writes the reply from the buffers the files lend (a remote
@@ -214,9 +204,26 @@ func mappedPieces(ps []piece, release bool) fuse.ReadResult {
 // if some piece's file does not lend; the file and its error if a
 // lending failed.
 func lentPieces(ps []piece) (fuse.ReadResult, source.File, error) {
-	var vecs [][]byte
+	return gather(ps, func(f source.File, at, k int64) ([][]byte, func(), error) {
+		l, ok := f.(source.Lender)
+		if !ok {
+			return nil, nil, errNoWay
+		}
+		return l.Lend(at, int(k))
+	})
+}
+
+// errNoWay is a piece's file not offering the way gather was asked for.
+var errNoWay = errors.New("not offered")
+
+// gather makes a reply of the pieces' buffers, written in one writev:
+// the bytes held in memory as they are, each file range as get gives
+// it, with a function to call once the reply is sent. nil if get says
+// errNoWay for a piece; the file and the error if get fails.
+func gather(ps []piece, get func(f source.File, at, k int64) ([][]byte, func(), error)) (fuse.ReadResult, source.File, error) {
+	vecs := make([][]byte, 0, len(ps))
 	var releases []func()
-	releaseAll := func() {
+	done := func() {
 		for _, r := range releases {
 			r()
 		}
@@ -226,23 +233,21 @@ func lentPieces(ps []piece) (fuse.ReadResult, source.File, error) {
 			vecs = append(vecs, p.b[:p.k])
 			continue
 		}
-		l, ok := p.f.(source.Lender)
-		if !ok {
-			releaseAll()
-			return nil, nil, nil
-		}
-		pieces, release, err := l.Lend(p.at, int(p.k))
+		bufs, release, err := get(p.f, p.at, p.k)
 		if release != nil {
 			releases = append(releases, release)
 		}
-		if err == nil && lentLen(pieces) < p.k {
+		if err == nil && lentLen(bufs) < p.k {
 			err = errShortLend
 		}
 		if err != nil {
-			releaseAll()
+			done()
+			if err == errNoWay {
+				return nil, nil, nil
+			}
 			return nil, p.f, err
 		}
-		vecs = append(vecs, pieces...)
+		vecs = append(vecs, bufs...)
 	}
-	return &lent{vecs, releaseAll}, nil, nil
+	return &lent{vecs, done}, nil, nil
 }
