@@ -114,11 +114,8 @@ if [ "$(id -u)" = 0 ]; then
     go build -o "$work/bin/" ./cmd/...
     go test -c -o "$work/bin/e2e.test" ./e2e
     cp go.mod "$work/"                       # where the tests find the repository's root
-    # The testdata directories the tests read, at their own paths. Not
-    # pytorch/testdata: as nobody, TestPyTorchMount finds model.norm.weight
-    # of the virtual safetensors differing from torch (not yet understood;
-    # the same mount as root passes), so the PyTorch e2e tests skip here.
-    for d in testdata gguf/testdata internal/quant/testdata adapter/testdata; do
+    # The testdata directories the tests read, at their own paths.
+    for d in testdata gguf/testdata internal/quant/testdata adapter/testdata pytorch/testdata; do
       cp -r --parents "$d" "$work/"
     done
     # SeaweedFS's weed, when the S3 tests are to run: its cache under /root
@@ -134,7 +131,6 @@ if [ "$(id -u)" = 0 ]; then
     echo "--- e2e as user nobody (fusermount3)"
     (cd "$work/e2e" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
       env HOME=/tmp TMPDIR="$tmp" GOMAXPROCS=1 FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
-      FSMOUNT_NO_TORCH="PyTorch e2e tests run as root only: as nobody, model.norm.weight of the virtual safetensors differs from torch (open defect)" \
       "$work/bin/e2e.test" -test.count=1 -test.timeout=20m)
   fi
 fi

@@ -196,45 +196,29 @@ func (u *unpickler) u8() (int, error) {
 	return int(b[0]), nil
 }
 
-func (u *unpickler) u32() (uint32, error) {
-	b, err := u.take(4)
+// uint reads a little-endian unsigned integer of width bytes (1, 2, 4 or 8).
+func (u *unpickler) uint(width int) (uint64, error) {
+	b, err := u.take(width)
 	if err != nil {
 		return 0, err
 	}
-	return binary.LittleEndian.Uint32(b), nil
-}
-
-func (u *unpickler) u64() (uint64, error) {
-	b, err := u.take(8)
-	if err != nil {
-		return 0, err
+	switch width {
+	case 1:
+		return uint64(b[0]), nil
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b)), nil
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b)), nil
 	}
 	return binary.LittleEndian.Uint64(b), nil
 }
 
-// length reads a length of lenBytes (1, 4 or 8) and the bytes it counts,
-// checked against what is left before anything is taken.
+// counted reads a length of lenBytes (1, 4 or 8) and the bytes it
+// counts, checked against what is left before anything is taken.
 func (u *unpickler) counted(lenBytes int) ([]byte, error) {
-	var n uint64
-	switch lenBytes {
-	case 1:
-		v, err := u.u8()
-		if err != nil {
-			return nil, err
-		}
-		n = uint64(v)
-	case 4:
-		v, err := u.u32()
-		if err != nil {
-			return nil, err
-		}
-		n = uint64(v)
-	default:
-		v, err := u.u64()
-		if err != nil {
-			return nil, err
-		}
-		n = v
+	n, err := u.uint(lenBytes)
+	if err != nil {
+		return nil, err
 	}
 	if n > uint64(len(u.data)-u.pos) {
 		return nil, errNeedMore
@@ -352,6 +336,19 @@ func (u *unpickler) load() (any, error) {
 
 var errStop = errors.New("STOP")
 
+// argWidth is the width in bytes of the integer that follows an opcode:
+// the value of BININT1, BININT2 and BININT, the length of a LONG, a
+// string or bytes, the index of a memo entry.
+var argWidth = [256]uint8{
+	'K': 1, 'M': 2, 'J': 4, // BININT1, BININT2, BININT
+	0x8a: 1, 0x8b: 4, // LONG1, LONG4
+	'U': 1, 'T': 4, // SHORT_BINSTRING, BINSTRING
+	0x8c: 1, 'X': 4, 0x8d: 8, // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
+	'C': 1, 'B': 4, 0x8e: 8, 0x96: 8, // SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
+	'q': 1, 'r': 4, // BINPUT, LONG_BINPUT
+	'h': 1, 'j': 4, // BINGET, LONG_BINGET
+}
+
 func (u *unpickler) step(op byte) error {
 	switch op {
 	case 0x80: // PROTO
@@ -377,9 +374,6 @@ func (u *unpickler) step(op byte) error {
 	case '0': // POP
 		_, err := u.pop()
 		return err
-	case '1': // POP_MARK
-		_, err := u.popMark()
-		return err
 	case '2': // DUP
 		v, err := u.top()
 		if err != nil {
@@ -392,93 +386,29 @@ func (u *unpickler) step(op byte) error {
 		return u.push(true)
 	case 0x89: // NEWFALSE
 		return u.push(false)
-	case 'J': // BININT
-		v, err := u.u32()
+	case 'J', 'K', 'M': // BININT (signed), BININT1, BININT2
+		v, err := u.uint(int(argWidth[op]))
 		if err != nil {
 			return err
 		}
-		return u.push(int64(int32(v)))
-	case 'K': // BININT1
-		v, err := u.u8()
-		if err != nil {
-			return err
+		if op == 'J' {
+			return u.push(int64(int32(v)))
 		}
 		return u.push(int64(v))
-	case 'M': // BININT2
-		b, err := u.take(2)
-		if err != nil {
-			return err
-		}
-		return u.push(int64(binary.LittleEndian.Uint16(b)))
-	case 0x8a, 0x8b: // LONG1, LONG4
-		n := 1
-		if op == 0x8b {
-			n = 4
-		}
-		b, err := u.counted(n)
-		if err != nil {
-			return err
-		}
-		v, ok := decodeLong(b)
-		if !ok {
-			// Only the legacy format's magic number is this long; an
-			// integer past 64 bits is kept as its bytes.
-			return u.push(pyBytes(append([]byte(nil), b...)))
-		}
-		return u.push(v)
 	case 'G': // BINFLOAT, big-endian
 		b, err := u.take(8)
 		if err != nil {
 			return err
 		}
 		return u.push(math.Float64frombits(binary.BigEndian.Uint64(b)))
-	case 'U', 'T': // SHORT_BINSTRING, BINSTRING (Python 2 str)
-		n := 1
-		if op == 'T' {
-			n = 4
-		}
-		b, err := u.counted(n)
+	case 0x8a, 0x8b, 'U', 'T', 0x8c, 'X', 0x8d, 'C', 'B', 0x8e, 0x96: // LONG, strings, bytes: counted
+		b, err := u.counted(int(argWidth[op]))
 		if err != nil {
 			return err
 		}
-		return u.push(string(b))
-	case 0x8c, 'X', 0x8d: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
-		n := 4
-		switch op {
-		case 0x8c:
-			n = 1
-		case 0x8d:
-			n = 8
-		}
-		b, err := u.counted(n)
-		if err != nil {
-			return err
-		}
-		if !utf8.Valid(b) {
-			return perr(CodeInvalidPickle, "a string is not UTF-8")
-		}
-		return u.push(string(b))
-	case 'C', 'B', 0x8e, 0x96: // SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
-		n := 8
-		switch op {
-		case 'C':
-			n = 1
-		case 'B':
-			n = 4
-		}
-		b, err := u.counted(n)
-		if err != nil {
-			return err
-		}
-		return u.push(pyBytes(append([]byte(nil), b...)))
+		return u.push2(op, b)
 	case ')': // EMPTY_TUPLE
 		return u.push(&pyTuple{})
-	case 't': // TUPLE
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		return u.push(&pyTuple{items})
 	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
 		n := int(op - 0x84)
 		items := u.alloc(n)
@@ -490,68 +420,28 @@ func (u *unpickler) step(op byte) error {
 			items[i] = v
 		}
 		return u.push(&pyTuple{items})
-	case ']': // EMPTY_LIST
+	case ']', 0x8f: // EMPTY_LIST, EMPTY_SET
 		return u.push(&pyList{})
-	case 'l': // LIST
+	case '}': // EMPTY_DICT
+		return u.push(&pyDict{})
+	case '1', 't', 'l', 'd', 'e', 'u', 0x90, 0x91: // the values since the last MARK
 		items, err := u.popMark()
 		if err != nil {
 			return err
 		}
-		return u.push(&pyList{items})
+		return u.marked(op, items)
 	case 'a': // APPEND
 		v, err := u.pop()
 		if err != nil {
 			return err
 		}
 		return u.appendTo([]any{v})
-	case 'e': // APPENDS
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		return u.appendTo(items)
-	case '}': // EMPTY_DICT
-		return u.push(&pyDict{})
-	case 'd': // DICT
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		d := &pyDict{}
-		if err := d.setItems(items); err != nil {
-			return err
-		}
-		return u.push(d)
 	case 's': // SETITEM
-		v, err := u.pop()
-		if err != nil {
-			return err
-		}
-		k, err := u.pop()
+		k, v, err := u.pop2()
 		if err != nil {
 			return err
 		}
 		return u.setItems([]any{k, v})
-	case 'u': // SETITEMS
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		return u.setItems(items)
-	case 0x8f: // EMPTY_SET
-		return u.push(&pyList{})
-	case 0x90: // ADDITEMS
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		return u.appendTo(items)
-	case 0x91: // FROZENSET
-		items, err := u.popMark()
-		if err != nil {
-			return err
-		}
-		return u.push(&pyList{items})
 	case 'c': // GLOBAL
 		module, err := u.line()
 		if err != nil {
@@ -563,11 +453,7 @@ func (u *unpickler) step(op byte) error {
 		}
 		return u.global(module, name)
 	case 0x93: // STACK_GLOBAL
-		n, err := u.pop()
-		if err != nil {
-			return err
-		}
-		m, err := u.pop()
+		m, n, err := u.pop2()
 		if err != nil {
 			return err
 		}
@@ -577,47 +463,22 @@ func (u *unpickler) step(op byte) error {
 			return perr(CodeInvalidPickle, "STACK_GLOBAL of a non-string")
 		}
 		return u.global(module, name)
-	case 'R': // REDUCE
-		args, err := u.pop()
+	case 'R', 0x81, 0x92: // REDUCE, NEWOBJ, NEWOBJ_EX
+		if op == 0x92 { // its kwargs, unused
+			if _, err := u.pop(); err != nil {
+				return err
+			}
+		}
+		f, args, err := u.pop2()
 		if err != nil {
 			return err
 		}
-		f, err := u.pop()
-		if err != nil {
-			return err
+		var v any
+		if op == 'R' {
+			v, err = u.reduce(f, args)
+		} else {
+			v, err = newObj(f, args)
 		}
-		v, err := u.reduce(f, args)
-		if err != nil {
-			return err
-		}
-		return u.push(v)
-	case 0x81: // NEWOBJ
-		args, err := u.pop()
-		if err != nil {
-			return err
-		}
-		cls, err := u.pop()
-		if err != nil {
-			return err
-		}
-		v, err := newObj(cls, args)
-		if err != nil {
-			return err
-		}
-		return u.push(v)
-	case 0x92: // NEWOBJ_EX
-		if _, err := u.pop(); err != nil { // kwargs
-			return err
-		}
-		args, err := u.pop()
-		if err != nil {
-			return err
-		}
-		cls, err := u.pop()
-		if err != nil {
-			return err
-		}
-		v, err := newObj(cls, args)
 		if err != nil {
 			return err
 		}
@@ -635,48 +496,25 @@ func (u *unpickler) step(op byte) error {
 			return nil
 		}
 		return perr(CodeInvalidPickle, "BUILD of %s", describe(obj))
-	case 'q', 'r': // BINPUT, LONG_BINPUT
-		var idx uint32
-		if op == 'q' {
-			v, err := u.u8()
-			if err != nil {
+	case 'q', 'r', 0x94: // BINPUT, LONG_BINPUT, MEMOIZE
+		idx := uint64(len(u.memo))
+		if op != 0x94 {
+			var err error
+			if idx, err = u.uint(int(argWidth[op])); err != nil {
 				return err
 			}
-			idx = uint32(v)
-		} else {
-			v, err := u.u32()
-			if err != nil {
-				return err
-			}
-			idx = v
 		}
 		v, err := u.top()
 		if err != nil {
 			return err
 		}
-		return u.memoize(idx, v)
-	case 0x94: // MEMOIZE
-		v, err := u.top()
-		if err != nil {
-			return err
-		}
-		return u.memoize(uint32(len(u.memo)), v)
+		return u.memoize(uint32(idx), v)
 	case 'h', 'j': // BINGET, LONG_BINGET
-		var idx uint32
-		if op == 'h' {
-			v, err := u.u8()
-			if err != nil {
-				return err
-			}
-			idx = uint32(v)
-		} else {
-			v, err := u.u32()
-			if err != nil {
-				return err
-			}
-			idx = v
+		idx, err := u.uint(int(argWidth[op]))
+		if err != nil {
+			return err
 		}
-		v, ok := u.memo[idx]
+		v, ok := u.memo[uint32(idx)]
 		if !ok {
 			return perr(CodeInvalidPickle, "memo index %d was never stored", idx)
 		}
@@ -696,6 +534,59 @@ func (u *unpickler) step(op byte) error {
 		return u.push(v)
 	}
 	return perr(CodeInvalidPickle, "opcode 0x%02x is not one a torch.save stream uses", op)
+}
+
+// push2 pushes the value of a counted opcode's bytes b: an integer, a
+// string or bytes.
+func (u *unpickler) push2(op byte, b []byte) error {
+	switch op {
+	case 0x8a, 0x8b: // LONG1, LONG4
+		if v, ok := decodeLong(b); ok {
+			return u.push(v)
+		}
+		// Only the legacy format's magic number is this long; an integer
+		// past 64 bits is kept as its bytes.
+	case 'U', 'T': // Python 2 str
+		return u.push(string(b))
+	case 0x8c, 'X', 0x8d:
+		if !utf8.Valid(b) {
+			return perr(CodeInvalidPickle, "a string is not UTF-8")
+		}
+		return u.push(string(b))
+	}
+	return u.push(pyBytes(append([]byte(nil), b...)))
+}
+
+// marked builds what an opcode makes of the values since the last MARK.
+func (u *unpickler) marked(op byte, items []any) error {
+	switch op {
+	case '1': // POP_MARK
+		return nil
+	case 't': // TUPLE
+		return u.push(&pyTuple{items})
+	case 'l', 0x91: // LIST, FROZENSET
+		return u.push(&pyList{items})
+	case 'e', 0x90: // APPENDS, ADDITEMS
+		return u.appendTo(items)
+	case 'u': // SETITEMS
+		return u.setItems(items)
+	}
+	d := &pyDict{} // DICT
+	if err := d.setItems(items); err != nil {
+		return err
+	}
+	return u.push(d)
+}
+
+// pop2 pops the two values on top of the stack, a below b.
+func (u *unpickler) pop2() (a, b any, err error) {
+	if b, err = u.pop(); err != nil {
+		return nil, nil, err
+	}
+	if a, err = u.pop(); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
 }
 
 func (u *unpickler) global(module, name string) error {
