@@ -449,29 +449,39 @@ func (m *Model) Warnings() []string {
 	if w, ok := m.Source.(source.Warner); ok {
 		out = append(slices.Clip(out), w.Warnings()...)
 	}
-	if w := unversioned(m.Files); w != "" {
-		out = append(slices.Clip(out), w)
+	if w := unversioned(m.Files); len(w) > 0 {
+		out = append(slices.Clip(out), w...)
 	}
 	return out
 }
 
 // unversioned says which of files cannot be told from a replaced file
-// ([source.Versioned] without a validator), "" if none.
-func unversioned(files []source.File) string {
-	var blind []string
+// ([source.Versioned] without a validator), and which only by a weak
+// ETag: a warning for each kind there is.
+func unversioned(files []source.File) []string {
+	var blind, weak []string
 	for _, f := range files {
-		if v, ok := f.(source.Versioned); ok && v.Validator() == "" {
-			blind = append(blind, f.Name())
+		if v, ok := f.(source.Versioned); ok {
+			switch v.Validator() {
+			case "":
+				blind = append(blind, f.Name())
+			case "weak ETag":
+				weak = append(weak, f.Name())
+			}
 		}
 	}
 	const why = "the server sends neither an ETag nor Last-Modified, so a file replaced there while in use cannot be detected (one of the same size would be read as a mix of both)"
-	switch len(blind) {
-	case 0:
-		return ""
-	case 1:
-		return blind[0] + ": " + why
+	const whyWeak = "the server sends only a weak ETag (W/\"…\") and no Last-Modified; a weak ETag cannot make a range request conditional (If-Range and If-Match take only strong ones), so a replaced file is detected only by comparing each answer's weak ETag and size with the first's: a new version the server deems equivalent and gives the same weak ETag would be read as a mix of both"
+	say := func(names []string, why string) string {
+		switch len(names) {
+		case 0:
+			return ""
+		case 1:
+			return names[0] + ": " + why
+		}
+		return fmt.Sprintf("%d of %d weight files (%s, …): %s", len(names), len(files), names[0], why)
 	}
-	return fmt.Sprintf("%d of %d weight files (%s, …): %s", len(blind), len(files), blind[0], why)
+	return slices.DeleteFunc([]string{say(blind, why), say(weak, whyWeak)}, func(s string) bool { return s == "" })
 }
 
 // Close closes every file.

@@ -130,16 +130,24 @@ func (f *File) Mode() fs.FileMode { return 0o444 }
 func (f *File) ETag() string { return f.ver.etag }
 
 // Validator returns what tells the version opened from a file replaced on
-// the server (source.Versioned): "ETag", "Last-Modified" (the server sent
-// no strong ETag; a file replaced within the same second as the one
-// opened, at the same size, passes for it), or "" (neither: a file
-// replaced at the same size cannot be detected).
+// the server (source.Versioned): "ETag" (a strong one, sent in If-Range,
+// or If-Match for a [Store]); "Last-Modified" (the server sent no strong
+// ETag; a file replaced within the same second as the one opened, at the
+// same size, passes for it); "weak ETag" (the server sent only W/"…":
+// RFC 9110 lets a weak ETag go neither in If-Range nor in If-Match for
+// ranges, so no request is conditional on it, and it is only compared
+// with every answer's: a replaced file is detected when the server gives
+// it a new weak ETag, not when it deems the new bytes equivalent and keeps
+// the old one); or "" (none of them: a file replaced at the same size
+// cannot be detected).
 func (f *File) Validator() string {
 	switch {
 	case f.ver.strongETag() != "":
 		return "ETag"
 	case f.ver.lastMod != "":
 		return "Last-Modified"
+	case f.ver.etag != "":
+		return "weak ETag"
 	}
 	return ""
 }
