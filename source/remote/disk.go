@@ -120,9 +120,13 @@ func openDiskCache(dir string, limit int64) (*diskCache, error) {
 	return c, nil
 }
 
-// load indexes the versions in the directory, oldest first, and removes
-// what is not a version's pair of files (such as an older release's
-// directory per version).
+// load indexes the versions in the directory, oldest first: the pairs of
+// files whose index starts with indexMagic, which only this cache writes.
+// Nothing else is touched, whatever its name: not an index without the
+// magic, nor a directory named like a version (an older release kept a
+// directory per version, but so might anyone's files in a directory
+// named with --cache-dir), so that a cache pointed at the wrong
+// directory loses nobody's files.
 func (c *diskCache) load() {
 	ents, err := os.ReadDir(c.dir)
 	if err != nil {
@@ -134,22 +138,36 @@ func (c *diskCache) load() {
 	}
 	var vs []found
 	for _, e := range ents {
-		name := e.Name()
-		version, ok := strings.CutSuffix(name, ".index")
-		switch {
-		case ok && isVersion(version):
-			if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
-				vs = append(vs, found{version, info.ModTime()})
-			}
-		case strings.HasSuffix(name, ".data") && isVersion(strings.TrimSuffix(name, ".data")):
-		case isVersion(name) && e.IsDir():
-			os.RemoveAll(filepath.Join(c.dir, name))
+		version, ok := strings.CutSuffix(e.Name(), ".index")
+		if !ok || !isVersion(version) || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			vs = append(vs, found{version, info.ModTime()})
 		}
 	}
 	slices.SortFunc(vs, func(a, b found) int { return a.mtime.Compare(b.mtime) })
 	for _, f := range vs {
 		c.loadVersion(f.version, f.mtime)
 	}
+	tagCacheDir(c.dir)
+}
+
+// cacheTag is the CACHEDIR.TAG the cache directory gets (the Cache
+// Directory Tagging convention: backup tools skip the directory).
+const cacheTag = "Signature: 8a477f597d28d172789f06886806bc55\n" +
+	"# This file is a cache directory tag created by fsmount: its remote chunk cache.\n" +
+	"# fsmount removes only the files it created here (VERSION.index and VERSION.data).\n"
+
+// tagCacheDir writes CACHEDIR.TAG into dir unless it has one. Failing is
+// harmless: the tag is only for backup tools.
+func tagCacheDir(dir string) {
+	f, err := openPrivate(filepath.Join(dir, "CACHEDIR.TAG"), os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+	if err != nil {
+		return
+	}
+	f.WriteString(cacheTag)
+	f.Close()
 }
 
 // privateDir creates dir (and its missing parents) with mode 0700 and
@@ -252,11 +270,13 @@ func openPrivate(path string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// loadVersion indexes the chunks one index file records.
+// loadVersion indexes the chunks one index file records. An index that
+// is not one of the cache's (no indexMagic: not provably written by it)
+// is left alone and not used; one of the cache's without a chunk left
+// loses its files.
 func (c *diskCache) loadVersion(version string, mtime time.Time) {
 	b, err := readIndex(filepath.Join(c.dir, version+".index"))
 	if err != nil {
-		c.removeFiles(version)
 		return
 	}
 	chunk := int64(binary.LittleEndian.Uint64(b[len(indexMagic):indexHeader]))
