@@ -52,3 +52,30 @@ func TestUnversionedServerWarns(t *testing.T) {
 		assert.NotContains(t, w, "cannot be detected")
 	}
 }
+
+// TestWeakETagServerWarns opens a model from a server that sends only a
+// weak ETag (as nginx does for a response it transforms): the warning
+// says that a weak ETag is compared with every answer but cannot make a
+// range request conditional, not that the server sends no ETag.
+func TestWeakETagServerWarns(t *testing.T) {
+	dir := testmodel.TinyDir(t, nil)
+	weak := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(r.URL.Path, "/"))))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("ETag", `W/"v1"`)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+	}))
+	defer weak.Close()
+	m, err := model.OpenWith(weak.URL+"/", &remote.Options{CacheSize: -1})
+	require.NoError(t, err)
+	defer m.Close()
+	var found bool
+	for _, w := range m.Warnings() {
+		assert.NotContains(t, w, "neither an ETag nor Last-Modified")
+		found = found || strings.Contains(w, "only a weak ETag") && strings.Contains(w, "If-Range")
+	}
+	assert.True(t, found, "warnings %q", m.Warnings())
+}

@@ -116,9 +116,10 @@ type Owned interface {
 // it was opened: a remote file compares the server's validator on every
 // answer.
 type Versioned interface {
-	// Validator names what detects a change ("ETag", "Last-Modified"),
-	// or is "" when nothing does: a file replaced at the same size would
-	// be read as a mix of both.
+	// Validator names what detects a change ("ETag", "Last-Modified",
+	// "weak ETag": compared with every answer, but no request can be
+	// made conditional on it), or is "" when nothing does: a file
+	// replaced at the same size would be read as a mix of both.
 	Validator() string
 }
 

@@ -96,25 +96,37 @@ func TestReusedBuffers(t *testing.T) {
 	if n := overReleased.Load() - before; n != 0 {
 		t.Errorf("%d references released twice", n)
 	}
-	checkNoLeak(t, fsys)
+	checkNoLeak(t, fsys, files...)
 }
 
 // checkNoLeak checks that the only pooled arrays out are those the memory
-// cache holds, each with its one reference, once the calls that just
-// ended have let go of theirs (finish releases a moment after a call
-// leaves the in-flight set).
-func checkNoLeak(t *testing.T, fsys *FS) {
+// cache holds and the first chunks the open files pin, each with one
+// reference per holder, once the calls that just ended have let go of
+// theirs (finish releases a moment after a call leaves the in-flight
+// set).
+func checkNoLeak(t *testing.T, fsys *FS, files ...*File) {
 	t.Helper()
-	// held counts the pooled arrays the memory cache holds, and extra the
-	// references to them beyond the cache's own.
+	// held counts the pooled arrays the memory cache and the files hold,
+	// and extra the references to them beyond their holders' own.
 	count := func() (held, extra int64) {
+		holders := map[*buf]int32{}
 		fsys.mem.mu.Lock()
-		defer fsys.mem.mu.Unlock()
 		for _, e := range fsys.mem.items {
 			if b := e.Value.(*memEntry).buf; b.pool != nil {
-				held++
-				extra += int64(b.refs.Load()) - 1
+				holders[b]++
 			}
+		}
+		fsys.mem.mu.Unlock()
+		for _, f := range files {
+			f.mu.Lock()
+			if f.head != nil && f.head.pool != nil {
+				holders[f.head]++
+			}
+			f.mu.Unlock()
+		}
+		for b, n := range holders {
+			held++
+			extra += int64(b.refs.Load() - n)
 		}
 		return held, extra
 	}
@@ -126,7 +138,7 @@ func checkNoLeak(t *testing.T, fsys *FS) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if held, extra := count(); fsys.bufs.out.Load() != held || extra != 0 {
-		t.Errorf("%d chunk arrays out of the pool; the memory cache holds %d, with %d references beyond its own: references leak",
+		t.Errorf("%d chunk arrays out of the pool; the memory cache and the open files hold %d, with %d references beyond their own: references leak",
 			fsys.bufs.out.Load(), held, extra)
 	}
 }
@@ -169,7 +181,7 @@ func TestLendHoldsChunks(t *testing.T) {
 	}
 	release()
 	release() // a second call does nothing
-	checkNoLeak(t, fsys)
+	checkNoLeak(t, fsys, f)
 	fsys.bufs.mu.Lock()
 	kept := len(fsys.bufs.free)
 	fsys.bufs.mu.Unlock()
@@ -259,7 +271,7 @@ func TestLendFailingLate(t *testing.T) {
 	if pieces != nil || release != nil {
 		t.Error("a failed Lend handed out pieces or a release")
 	}
-	checkNoLeak(t, fsys)
+	checkNoLeak(t, fsys, f)
 }
 
 // TestBufMisusePanics: in tests (and -tags debugbuf builds) a release

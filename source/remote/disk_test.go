@@ -9,9 +9,10 @@ import (
 
 // TestDiskCacheFiles checks the disk cache's files directly: chunks come
 // back after a restart, eviction punches their bytes out of the sparse
-// file, a version whose last chunk goes loses its files, and what is not
-// a version's pair of files (an index of garbage, an older release's
-// directory of chunk files) is removed when the directory is opened.
+// file, a version whose last chunk goes loses its files, and what the
+// cache did not provably create is never touched, whatever its name: a
+// directory named like a version holding someone's file, an "index" of
+// garbage, any other file. The directory gets a CACHEDIR.TAG.
 func TestDiskCacheFiles(t *testing.T) {
 	const chunk = 64 << 10
 	dir := t.TempDir()
@@ -28,13 +29,17 @@ func TestDiskCacheFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{oldFormat, filepath.Join(dir, garbage+".index")} {
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("%s was not removed: %v", p, err)
+	kept := func() {
+		t.Helper()
+		for _, p := range []string{filepath.Join(oldFormat, "3"), filepath.Join(dir, garbage+".index"), filepath.Join(dir, "notes.txt")} {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("a file the cache did not create was removed: %v", err)
+			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
-		t.Errorf("a file of someone else's was removed: %v", err)
+	kept()
+	if tag, err := os.ReadFile(filepath.Join(dir, "CACHEDIR.TAG")); err != nil || !bytes.HasPrefix(tag, []byte("Signature: 8a477f597d28d172789f06886806bc55")) {
+		t.Errorf("CACHEDIR.TAG: %q, %v", tag, err)
 	}
 
 	const v = "00000000000000000000000000000001"
@@ -47,7 +52,7 @@ func TestDiskCacheFiles(t *testing.T) {
 		c.put(chunkKey{v, int64(i)}, chunk, newBuf(b))
 	}
 	c.flush()
-	if got := diskUsage(t, dir); got > 3*chunk+versionCost+int64(len("kept")+4095)/4096*4096 {
+	if got := diskUsage(t, dir) - diskUsage(t, oldFormat) - 3*4096; got > 3*chunk+versionCost {
 		t.Errorf("%d bytes on disk for 3 chunks", got)
 	}
 	c.put(chunkKey{v, 3}, chunk, newBuf(chunks[3])) // evicts chunk 0
@@ -93,4 +98,5 @@ func TestDiskCacheFiles(t *testing.T) {
 			t.Errorf("%s kept with no chunk cached: %v", p, err)
 		}
 	}
+	kept() // through restarts and evictions
 }

@@ -14,8 +14,12 @@
 // one request per file, two for a shard whose header is longer (the rest
 // of the header is one request however many chunks it spans). Later reads
 // fetch aligned chunks, one request per run of missing chunks, with a
-// readahead that grows while reads are sequential (up to
-// Options.MaxReadahead). Concurrent readers of a chunk share one request.
+// readahead window that grows while reads are sequential (up to
+// Options.MaxReadahead) and slides with the reader: each read looks over
+// the whole window, past what is cached or in flight, and asks for the
+// missing units of half the window (aligned to them) in the background,
+// so that requests stay in flight while the reader consumes what earlier
+// ones brought. Concurrent readers of a chunk share one request.
 // Shards are opened concurrently by the caller (package model, with a
 // bound). All requests of an FS go through one http.Client whose Transport
 // keeps up to Options.MaxConnsPerHost connections per host alive.
@@ -30,9 +34,14 @@
 // and chunk size, with a CRC-32C checked when it is read back, so a
 // replaced file never serves the old file's chunks as its own. On disk a
 // version's chunks are one sparse file and an index of their checksums
-// (disk.go); eviction punches holes. Files without a strong ETag are not cached
-// on disk. Each open file also pins its first chunk in memory (within a
-// budget of 256 MiB per FS).
+// (disk.go); eviction punches holes. Whole chunks are written with
+// O_DIRECT where the filesystem allows it, so that streaming a tensor does
+// not copy every byte into the page cache a second time. Files without a
+// strong ETag are not cached on disk, nor is a file's first chunk (every
+// open fetches it anyway). Each open file also pins its first chunk in
+// memory (within a budget of 256 MiB per FS). The cache removes only the
+// files it wrote (an index with its magic, and its data file); the
+// directory gets a CACHEDIR.TAG.
 //
 // The hash and the checksum are no secret: anyone can compute them. So the
 // disk cache trusts only what nobody else can write: New refuses a cache

@@ -130,16 +130,24 @@ func (f *File) Mode() fs.FileMode { return 0o444 }
 func (f *File) ETag() string { return f.ver.etag }
 
 // Validator returns what tells the version opened from a file replaced on
-// the server (source.Versioned): "ETag", "Last-Modified" (the server sent
-// no strong ETag; a file replaced within the same second as the one
-// opened, at the same size, passes for it), or "" (neither: a file
-// replaced at the same size cannot be detected).
+// the server (source.Versioned): "ETag" (a strong one, sent in If-Range,
+// or If-Match for a [Store]); "Last-Modified" (the server sent no strong
+// ETag; a file replaced within the same second as the one opened, at the
+// same size, passes for it); "weak ETag" (the server sent only W/"…":
+// RFC 9110 lets a weak ETag go neither in If-Range nor in If-Match for
+// ranges, so no request is conditional on it, and it is only compared
+// with every answer's: a replaced file is detected when the server gives
+// it a new weak ETag, not when it deems the new bytes equivalent and keeps
+// the old one); or "" (none of them: a file replaced at the same size
+// cannot be detected).
 func (f *File) Validator() string {
 	switch {
 	case f.ver.strongETag() != "":
 		return "ETag"
 	case f.ver.lastMod != "":
 		return "Last-Modified"
+	case f.ver.etag != "":
+		return "weak ETag"
 	}
 	return ""
 }
@@ -315,15 +323,28 @@ func (p piece) bytes(from, to int64) []byte {
 }
 
 // chunksFor returns chunks first..last, fetching what is missing, each
-// with a reference the caller must release; extra more chunks are fetched
-// ahead (in the same request where the read itself fetches, in the
-// background where it does not).
+// with a reference the caller must release; the extra chunks after last
+// are the readahead window, whose missing chunks are fetched ahead: in the
+// same request as the read's own last chunks where it fetches those, else
+// in background requests of [File.aheadUnit] chunks.
+//
+// The window slides with the reader: every read looks over the whole of
+// it, past the chunks cached or in flight, so that requests stay in
+// flight while the reader consumes what earlier ones brought, rather than
+// the next one starting only once the reader has caught up with the last.
+// Background requests cover whole units, aligned to unit boundaries, and
+// a unit is asked for once the window covers all of it: a reader does not
+// pull one small request per read behind it, and a store that keeps an
+// object in parts (SeaweedFS in 4 MiB chunks, S3 in the parts of its
+// upload) serves aligned ranges with less work: reading a 300 MiB tensor
+// in 16 MiB requests aligned to 16 MiB cost SeaweedFS about a third less
+// CPU than in the same requests 1 MiB off.
 func (f *File) chunksFor(first, last, extra int64) ([]piece, error) {
 	cs := f.fsys.opts.ChunkSize
 	parts := make([]piece, last-first+1)
 	from := make([]*call, last-first+1) // the call each missing chunk comes with
 	var mine []*call                    // calls this read starts
-	var ahead *call                     // readahead left to the background
+	var ahead []*call                   // readahead left to the background
 
 	f.mu.Lock()
 	if f.closed {
@@ -331,7 +352,9 @@ func (f *File) chunksFor(first, last, extra int64) ([]piece, error) {
 		return nil, &Error{Code: CodeClosed, URL: f.display}
 	}
 	var run *call
+	runAhead := false // whether run is a background one
 	limit := min(last+extra, f.chunks-1)
+	unit := f.aheadUnit(extra)
 scan:
 	for i := first; i <= limit; i++ {
 		wanted := i <= last
@@ -342,7 +365,8 @@ scan:
 				continue
 			}
 		} else if f.isCached(i) {
-			break
+			run = nil
+			continue
 		}
 		if c := f.inflight[i]; c != nil {
 			if !wanted {
@@ -357,25 +381,26 @@ scan:
 			run = nil
 			continue
 		}
-		if run == nil || run.n >= f.fsys.maxRun {
-			if wanted {
-				run = newCall(i)
-				mine = append(mine, run)
-			} else {
-				// Readahead extends this read's last request; where
-				// this read fetches nothing at its end, it becomes one
-				// background request, if one may start now.
-				if run != nil || ahead != nil {
-					break
-				}
-				select {
-				case f.fsys.background <- struct{}{}:
-				default:
-					break scan
-				}
-				run = newCall(i)
-				ahead = run
+		switch {
+		case wanted && (run == nil || run.n >= f.fsys.maxRun):
+			run, runAhead = newCall(i), false
+			mine = append(mine, run)
+		case !wanted && run != nil && !runAhead && run.n < f.fsys.maxRun && i%unit != 0:
+			// Readahead extends this read's last request, up to the
+			// next unit boundary.
+		case !wanted && (run == nil || run.n >= f.fsys.maxRun || i%unit == 0):
+			// A new background request, for the rest of this unit,
+			// once the window covers it.
+			if min((i/unit+1)*unit, f.chunks)-1 > limit {
+				break scan
 			}
+			select {
+			case f.fsys.background <- struct{}{}:
+			default:
+				break scan
+			}
+			run, runAhead = newCall(i), true
+			ahead = append(ahead, run)
 		}
 		if wanted {
 			from[i-first] = run
@@ -386,10 +411,10 @@ scan:
 	}
 	f.mu.Unlock()
 
-	if ahead != nil {
+	for _, c := range ahead {
 		go func() {
 			defer func() { <-f.fsys.background }()
-			f.fill(ahead)
+			f.fill(c)
 		}()
 	}
 	// This read's own requests run beside it too: it waits only for the
@@ -421,6 +446,13 @@ scan:
 		return nil, err
 	}
 	return parts, nil
+}
+
+// aheadUnit is the chunks of one background readahead request for a
+// window of extra chunks: half the window, within [1, maxRun]. Background
+// requests are aligned to it.
+func (f *File) aheadUnit(extra int64) int64 {
+	return max(1, min(extra/2, f.fsys.maxRun))
 }
 
 // cached returns chunk i from the pinned head or the memory cache, with a

@@ -132,3 +132,39 @@ func TestNoValidator(t *testing.T) {
 	assert.Empty(t, f.Validator())
 	readAt(t, f, data, 2<<20, 100)
 }
+
+// TestWeakETag serves a file with only a weak ETag: the file names it as
+// its validator, no request carries it in If-Range (RFC 9110 forbids
+// it), and a file replaced under a new weak ETag is still detected, from
+// the answers' ETag.
+func TestWeakETag(t *testing.T) {
+	var mu sync.Mutex
+	data, etag := pattern(3<<20, 2), `W/"one"`
+	l := &logged{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		d, e := data, etag
+		mu.Unlock()
+		w.Header().Set("ETag", e)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(d))
+	})}
+	hs := httptest.NewServer(l)
+	defer hs.Close()
+	opts := testOptions()
+	opts.MaxReadahead = -1
+	f := openFile(t, newFS(t, hs.URL, opts), "blob.bin")
+	assert.Equal(t, "weak ETag", f.Validator())
+	readAt(t, f, data, 1<<20, 100)
+	l.mu.Lock()
+	for _, h := range l.reqs {
+		assert.Empty(t, h.Get("If-Range"), "a weak ETag sent in If-Range")
+		assert.Empty(t, h.Get("If-Match"), "a weak ETag sent in If-Match")
+	}
+	l.mu.Unlock()
+
+	mu.Lock()
+	data, etag = pattern(3<<20, 3), `W/"two"`
+	mu.Unlock()
+	buf := make([]byte, 100)
+	_, err := f.ReadAt(buf, 2<<20)
+	assert.True(t, errors.Is(err, source.ErrChanged), "a file replaced under a new weak ETag: %v", err)
+}

@@ -141,6 +141,42 @@ func hasFileSuffix(key string) bool {
 	return false
 }
 
+// Open opens the named file (source.FS). A name right under the prefix
+// that the listing sent when the location was opened does not hold is
+// missing at once, without a request: probing model.safetensors beside
+// an index, say, costs nothing.
+func (f *FS) Open(name string) (source.File, error) {
+	file, err := f.OpenFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return file, nil
+}
+
+// OpenFile is [FS.Open] returning the concrete type.
+func (f *FS) OpenFile(name string) (*remote.File, error) {
+	if f.absent(name) {
+		// What the store would answer (a 404 NoSuchKey).
+		return nil, &Error{Code: CodeNoKey, Location: f.name + name, Status: http.StatusNotFound, Detail: "no such key"}
+	}
+	return f.FS.OpenFile(name)
+}
+
+// absent reports whether the listing taken when the location was opened
+// (if whole) shows that no object name is right under the prefix.
+func (f *FS) absent(name string) bool {
+	if strings.Contains(name, "/") {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.names == nil {
+		return false
+	}
+	_, found := slices.BinarySearch(f.names, name)
+	return !found
+}
+
 // String returns the s3:// location of the prefix.
 func (f *FS) String() string { return f.name }
 
