@@ -145,8 +145,10 @@ var _ = register(
 		llamaBlock("bias", "bias",
 			when("sparse", []T{{Name: "mlp.gate.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
 				{Name: "mlp.moe_statics.e_score_correction_bias", Shape: []string{"1", "E"}, Role: RoleBias, AnyDType: true}},
-				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "bias"))),
-			when("dense", gatedMLP("mlp.", "I", "bias")))),
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("bias", ernieExpertBiases), when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "bias"))),
+			when("dense", gatedMLP("mlp.", "I", "bias")))).
+		// its head has a bias with use_bias, kept when the weight is tied.
+		withFinal(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && bias"}}),
 	// Hunyuan MoE: every layer sparse, experts of intermediate_size, a
 	// float32 router, a shared MLP.
 	std("Hunyuan-MoE", "HunYuanMoEV1", []string{"hunyuan_v1_moe"},
@@ -233,3 +235,11 @@ var _ = register(
 			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"}}).
 		with(func(f *Family) { f.SeqCls = "-" }),
 )
+
+// ernieExpertBiases: ERNIE-4.5-MoE's experts are its MLP class, biased
+// with use_bias like the rest.
+var ernieExpertBiases = []T{
+	{Name: "mlp.experts.{e}.gate_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
+	{Name: "mlp.experts.{e}.up_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
+	{Name: "mlp.experts.{e}.down_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E"},
+}

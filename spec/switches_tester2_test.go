@@ -1,0 +1,42 @@
+package spec_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestSwitchesTester2 flips config switches of the encoder-decoders,
+// hybrids, MoEs, VLMs and odd decoders that the reference layouts leave at
+// one value, on odd sizes, and checks the expected set both ways against
+// the modules of transformers' modeling_*.py: a tensor with a shape must
+// be expected with that shape, one with nil must not be expected.
+func TestSwitchesTester2(t *testing.T) {
+	const ernie = `"model_type":"ernie4_5_moe","vocab_size":16,"hidden_size":32,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24,"moe_intermediate_size":8,"moe_num_experts":3`
+	for _, c := range []struct {
+		name, config string
+		want         map[string][]uint64
+	}{
+		// Ernie4_5_MoeSparseMoeBlock's experts are Ernie4_5_MoeMLP (bias=use_bias); the head is Linear(bias=use_bias), its bias kept when tied.
+		{"ernie4_5_moe use_bias: expert and head biases", `{` + ernie + `,"num_hidden_layers":2,"use_bias":true}`, map[string][]uint64{
+			"model.layers.1.mlp.experts.2.gate_proj.bias": {8}, "model.layers.1.mlp.experts.0.down_proj.bias": {32},
+			"model.layers.1.mlp.shared_experts.up_proj.bias": {16}, "model.layers.0.mlp.down_proj.bias": {32},
+			"model.layers.1.self_attn.o_proj.bias": {32}, "lm_head.bias": {16}}},
+		{"ernie4_5_moe no bias, MoE every 2nd of 0..4, no shared experts", `{` + ernie + `,"num_hidden_layers":6,"moe_layer_interval":2,"moe_layer_start_index":0,"moe_layer_end_index":4,"moe_num_shared_experts":0}`,
+			map[string][]uint64{"model.layers.1.mlp.experts.2.gate_proj.weight": {8, 32}, "model.layers.3.mlp.moe_statics.e_score_correction_bias": {1, 3},
+				"model.layers.5.mlp.gate.weight": nil, "model.layers.5.mlp.down_proj.weight": {32, 24}, "model.layers.0.mlp.gate.weight": nil,
+				"model.layers.1.mlp.shared_experts.up_proj.weight": nil, "model.layers.1.mlp.experts.0.gate_proj.bias": nil, "lm_head.bias": nil}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := expectJSON(t, c.config)
+			for name, shape := range c.want {
+				got := shapeOf(p, name)
+				if shape == nil {
+					assert.Nil(t, got, "%s should not be expected", name)
+				} else {
+					assert.Equal(t, shape, got, name)
+				}
+			}
+		})
+	}
+}
