@@ -149,14 +149,21 @@ var _ = register(
 			when("dense", gatedMLP("mlp.", "I", "bias")))).
 		// its head has a bias with use_bias, kept when the weight is tied.
 		withFinal(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && bias"}}),
-	// Hunyuan MoE: every layer sparse, experts of intermediate_size, a
-	// float32 router, a shared MLP.
+	// Hunyuan MoE: every layer sparse, experts of intermediate_size (a
+	// number, or one per layer), a float32 router, one shared MLP of
+	// intermediate_size; no MLP has a bias (HunYuanMoEV1MLP's bias=False).
 	std("Hunyuan-MoE", "HunYuanMoEV1", []string{"hunyuan_v1_moe"},
-		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), expertsI("num_experts", "1", "moe_topk", "1"),
-			[]Def{field("shared", "num_shared_expert", "1", "shared MLPs (one of shared·I)"), tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
+		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), []Def{
+			{Sym: "Es", Field: "num_experts", Type: IntOrList, Default: "1", Legend: "E", Desc: "experts per block (one, or one per layer)", Show: true},
+			derived("Im", "I"),
+			{Sym: "topk", Field: "moe_topk", Type: IntOrList, Default: "1", Desc: "experts active per token (one, or one per layer)"},
+			tie("false"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias", norm("self_attn.query_layernorm", "d", ""), norm("self_attn.key_layernorm", "d", "")),
-		postNorm, []T{{Name: "mlp.gate.wg.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true}},
-		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("shared > 0", gatedMLP("mlp.shared_mlp.", "shared*I", "mlp_bias"))),
+		postNorm, []T{{Name: "mlp.gate.wg.weight", Shape: []string{"min(pick(Es, l), 4096)", "H"}, Role: RoleRouter, AnyDType: true},
+			{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"I", "H"}, Role: RoleLinear, Experts: "min(pick(Es, l), 4096)"},
+			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"I", "H"}, Role: RoleLinear, Experts: "min(pick(Es, l), 4096)"},
+			{Name: "mlp.experts.{e}.down_proj.weight", Shape: []string{"H", "I"}, Role: RoleLinear, Experts: "min(pick(Es, l), 4096)"}},
+		gatedMLP("mlp.shared_mlp.", "I", "")),
 	// JetMoE: mixture of attention heads (experts of kv_channels·kv heads)
 	// and of MLPs, each stacked [E, out, in] with a shared output bias.
 	std("JetMoE", "JetMoe", []string{"jetmoe"},

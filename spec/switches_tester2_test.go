@@ -26,6 +26,15 @@ func TestSwitchesTester2(t *testing.T) {
 			map[string][]uint64{"model.layers.1.mlp.experts.2.gate_proj.weight": {8, 32}, "model.layers.3.mlp.moe_statics.e_score_correction_bias": {1, 3},
 				"model.layers.5.mlp.gate.weight": nil, "model.layers.5.mlp.down_proj.weight": {32, 24}, "model.layers.0.mlp.gate.weight": nil,
 				"model.layers.1.mlp.shared_experts.up_proj.weight": nil, "model.layers.1.mlp.experts.0.gate_proj.bias": nil, "lm_head.bias": nil}},
+		// HunYuanMoE: shared_mlp is always HunYuanMoEV1MLP(config) (intermediate_size, bias=False); the class has no
+		// num_shared_expert or mlp_bias (a real config's are ignored); num_experts may be a list, one per layer.
+		{"hunyuan_v1_moe experts per layer, shared MLP of I without biases", `{"model_type":"hunyuan_v1_moe","vocab_size":16,"hidden_size":32,"num_hidden_layers":2,
+			"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24,"num_experts":[2,3],"moe_topk":[1,2],"num_shared_expert":2,"mlp_bias":true,"attention_bias":true}`,
+			map[string][]uint64{"model.layers.0.mlp.gate.wg.weight": {2, 32}, "model.layers.1.mlp.gate.wg.weight": {3, 32},
+				"model.layers.0.mlp.experts.2.up_proj.weight": nil, "model.layers.1.mlp.experts.2.up_proj.weight": {24, 32},
+				"model.layers.1.mlp.shared_mlp.gate_proj.weight": {24, 32}, "model.layers.1.mlp.shared_mlp.gate_proj.bias": nil,
+				"model.layers.1.mlp.shared_mlp.down_proj.weight": {32, 24}, "model.layers.0.self_attn.o_proj.bias": {32},
+				"model.layers.0.self_attn.query_layernorm.weight": {8}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
