@@ -167,7 +167,9 @@ var _ = register(
 	// JetMoE: mixture of attention heads (experts of kv_channels·kv heads)
 	// and of MLPs, each stacked [E, out, in] with a shared output bias.
 	std("JetMoE", "JetMoe", []string{"jetmoe"},
-		cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), []Def{
+		cat(withoutHeads(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")), []Def{
+			// num_attention_heads is not the class's argument: it sets kv·topk.
+			derived("heads", "kv*topk"),
 			{Sym: "kvd", Field: "kv_channels", Default: "128", Desc: "width of one key/value head", Pos: true},
 			{Sym: "kv", Field: "num_key_value_heads", Default: "16", Desc: "key/value heads", Pos: true},
 			{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
@@ -250,3 +252,6 @@ var ernieExpertBiases = []T{
 	{Name: "mlp.experts.{e}.up_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
 	{Name: "mlp.experts.{e}.down_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E"},
 }
+
+// withoutHeads drops dims' heads, for a class that derives it.
+func withoutHeads(d []Def) []Def { return append(d[:3:3], d[4]) }

@@ -35,6 +35,11 @@ func TestSwitchesTester2(t *testing.T) {
 				"model.layers.1.mlp.shared_mlp.gate_proj.weight": {24, 32}, "model.layers.1.mlp.shared_mlp.gate_proj.bias": nil,
 				"model.layers.1.mlp.shared_mlp.down_proj.weight": {32, 24}, "model.layers.0.self_attn.o_proj.bias": {32},
 				"model.layers.0.self_attn.query_layernorm.weight": {8}}},
+		// JetMoeConfig has no num_attention_heads argument (it sets kv·topk): a config without it still checks.
+		{"jetmoe without num_attention_heads, untied, 3 experts", `{"model_type":"jetmoe","vocab_size":16,"hidden_size":32,"num_hidden_layers":2,"num_key_value_heads":2,
+			"kv_channels":8,"intermediate_size":24,"num_local_experts":3,"num_experts_per_tok":2,"tie_word_embeddings":false}`, map[string][]uint64{
+			"model.layers.1.self_attention.experts.input_linear.weight": {3, 16, 32}, "model.layers.1.self_attention.kv_proj.weight": {32, 32},
+			"model.layers.1.mlp.input_linear.weight": {3, 48, 32}, "model.layers.1.mlp.bias": {32}, "lm_head.weight": {16, 32}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
