@@ -40,6 +40,11 @@ func TestSwitchesTester2(t *testing.T) {
 			"kv_channels":8,"intermediate_size":24,"num_local_experts":3,"num_experts_per_tok":2,"tie_word_embeddings":false}`, map[string][]uint64{
 			"model.layers.1.self_attention.experts.input_linear.weight": {3, 16, 32}, "model.layers.1.self_attention.kv_proj.weight": {32, 32},
 			"model.layers.1.mlp.input_linear.weight": {3, 48, 32}, "model.layers.1.mlp.bias": {32}, "lm_head.weight": {16, 32}}},
+		// MarianDecoder's embed_tokens is [decoder_vocab_size, H]; MarianForCausalLM's lm_head is Linear(H, vocab_size).
+		{"marian untied, decoder vocabulary of its own", `{"model_type":"marian","vocab_size":16,"decoder_vocab_size":20,"d_model":32,"decoder_layers":1,
+			"decoder_attention_heads":4,"decoder_ffn_dim":24,"max_position_embeddings":40,"tie_word_embeddings":false}`, map[string][]uint64{
+			"model.decoder.embed_tokens.weight": {20, 32}, "lm_head.weight": {16, 32}, "model.decoder.embed_positions.weight": {40, 32},
+			"model.decoder.layers.0.encoder_attn.k_proj.bias": {32}, "model.decoder.layers.1.fc1.weight": nil, "model.decoder.layer_norm.weight": nil}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
