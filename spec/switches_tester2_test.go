@@ -45,6 +45,13 @@ func TestSwitchesTester2(t *testing.T) {
 			"decoder_attention_heads":4,"decoder_ffn_dim":24,"max_position_embeddings":40,"tie_word_embeddings":false}`, map[string][]uint64{
 			"model.decoder.embed_tokens.weight": {20, 32}, "lm_head.weight": {16, 32}, "model.decoder.embed_positions.weight": {40, 32},
 			"model.decoder.layers.0.encoder_attn.k_proj.bias": {32}, "model.decoder.layers.1.fc1.weight": nil, "model.decoder.layer_norm.weight": nil}},
+		// HeliumConfig's head_dim defaults to 128; HeliumAttention's o_proj is Linear(H, H, bias=False).
+		{"helium attention biases, head_dim by default", `{"model_type":"helium","vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,
+			"num_key_value_heads":2,"intermediate_size":24,"attention_bias":true,"mlp_bias":true}`, map[string][]uint64{
+			"model.layers.0.self_attn.q_proj.weight": {512, 32}, "model.layers.0.self_attn.k_proj.bias": {256},
+			"model.layers.0.self_attn.o_proj.weight": {32, 32}, "model.layers.0.self_attn.o_proj.bias": nil, "model.layers.0.mlp.down_proj.bias": {32}}},
+		{"helium head_dim null: H/heads", `{"model_type":"helium","vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":24,"head_dim":null}`,
+			map[string][]uint64{"model.layers.0.self_attn.q_proj.weight": {32, 32}, "model.layers.0.self_attn.v_proj.weight": {16, 32}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := expectJSON(t, c.config)
