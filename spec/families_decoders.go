@@ -11,11 +11,11 @@ var _ = register(
 	std("SmolLM3", "SmolLM3", []string{"smollm3"},
 		cat(llamaDims("H/heads", "H/heads", "4", "heads"), []Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
 		llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))),
-	// Helium's o_proj is [H, H].
+	// Helium's o_proj is [H, H] and never biased; head_dim's default is 128.
 	std("Helium", "Helium", []string{"helium"},
-		cat(llamaDims("H/heads", "H/heads", "20", "heads"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
+		cat(llamaDims("128", "H/heads", "20", "heads"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
 		inNorm, linear("self_attn.q_proj", "heads*d", "H", "attention_bias"), linear("self_attn.k_proj", "kv*d", "H", "attention_bias"),
-		linear("self_attn.v_proj", "kv*d", "H", "attention_bias"), linear("self_attn.o_proj", "H", "H", "attention_bias"),
+		linear("self_attn.v_proj", "kv*d", "H", "attention_bias"), linear("self_attn.o_proj", "H", "H", ""),
 		postNorm, gatedMLP("mlp.", "I", "mlp_bias")),
 	std("Arcee", "Arcee", []string{"arcee"},
 		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}), nil,

@@ -328,7 +328,10 @@ var _ = register(
 		[]Def{{Sym: "Vsrc", Field: "vocab_size", Default: "58101", Pos: true}},
 		withNull(s2sDefs("decoder_vocab_size=Vsrc", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), "V", "Vsrc"),
 		[]Def{posDef("max_position_embeddings", "1024")}),
-		decoderPositions("P"), bartLayer, nil),
+		decoderPositions("P"), bartLayer, nil).
+		// MarianForCausalLM's head is Linear(H, vocab_size): decoder_vocab_size
+		// only through tying to embed_tokens.
+		withFinal([]T{{Name: "lm_head.weight", Shape: []string{"tied ? V : Vsrc", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
 	seq2seqDecoder("Pegasus", "Pegasus", "pegasus", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
 		decoderPositions("P"), bartLayer, finalLN),
 	seq2seqDecoder("Blenderbot", "Blenderbot", "blenderbot", cat(s2sDefs("vocab_size=8008", "d_model=2560", "decoder_layers=24", "decoder_ffn_dim=10240"), []Def{posDef("max_position_embeddings", "128")}),

@@ -150,20 +150,31 @@ var _ = register(
 		llamaBlock("bias", "bias",
 			when("sparse", []T{{Name: "mlp.gate.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
 				{Name: "mlp.moe_statics.e_score_correction_bias", Shape: []string{"1", "E"}, Role: RoleBias, AnyDType: true}},
-				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "bias"))),
-			when("dense", gatedMLP("mlp.", "I", "bias")))),
-	// Hunyuan MoE: every layer sparse, experts of intermediate_size, a
-	// float32 router, a shared MLP.
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("bias", ernieExpertBiases), when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "bias"))),
+			when("dense", gatedMLP("mlp.", "I", "bias")))).
+		// its head has a bias with use_bias, kept when the weight is tied.
+		withFinal(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && bias"}}),
+	// Hunyuan MoE: every layer sparse, experts of intermediate_size (a
+	// number, or one per layer), a float32 router, one shared MLP of
+	// intermediate_size; no MLP has a bias (HunYuanMoEV1MLP's bias=False).
 	std("Hunyuan-MoE", "HunYuanMoEV1", []string{"hunyuan_v1_moe"},
-		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), expertsI("num_experts", "1", "moe_topk", "1"),
-			[]Def{field("shared", "num_shared_expert", "1", "shared MLPs (one of shared·I)"), tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
+		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), []Def{
+			{Sym: "Es", Field: "num_experts", Type: IntOrList, Default: "1", Legend: "E", Desc: "experts per block (one, or one per layer)", Show: true},
+			derived("Im", "I"),
+			{Sym: "topk", Field: "moe_topk", Type: IntOrList, Default: "1", Desc: "experts active per token (one, or one per layer)"},
+			tie("false"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias", norm("self_attn.query_layernorm", "d", ""), norm("self_attn.key_layernorm", "d", "")),
-		postNorm, []T{{Name: "mlp.gate.wg.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true}},
-		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("shared > 0", gatedMLP("mlp.shared_mlp.", "shared*I", "mlp_bias"))),
+		postNorm, []T{{Name: "mlp.gate.wg.weight", Shape: []string{"min(pick(Es, l), 4096)", "H"}, Role: RoleRouter, AnyDType: true},
+			{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"I", "H"}, Role: RoleLinear, Experts: "min(pick(Es, l), 4096)"},
+			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"I", "H"}, Role: RoleLinear, Experts: "min(pick(Es, l), 4096)"},
+			{Name: "mlp.experts.{e}.down_proj.weight", Shape: []string{"H", "I"}, Role: RoleLinear, Experts: "min(pick(Es, l), 4096)"}},
+		gatedMLP("mlp.shared_mlp.", "I", "")),
 	// JetMoE: mixture of attention heads (experts of kv_channels·kv heads)
 	// and of MLPs, each stacked [E, out, in] with a shared output bias.
 	std("JetMoE", "JetMoe", []string{"jetmoe"},
-		cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), []Def{
+		cat(withoutHeads(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")), []Def{
+			// num_attention_heads is not the class's argument: it sets kv·topk.
+			derived("heads", "kv*topk"),
 			{Sym: "kvd", Field: "kv_channels", Default: "128", Desc: "width of one key/value head", Pos: true},
 			{Sym: "kv", Field: "num_key_value_heads", Default: "16", Desc: "key/value heads", Pos: true},
 			{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
@@ -238,3 +249,14 @@ var _ = register(
 			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"}}).
 		with(func(f *Family) { f.SeqCls = "-" }),
 )
+
+// ernieExpertBiases: ERNIE-4.5-MoE's experts are its MLP class, biased
+// with use_bias like the rest.
+var ernieExpertBiases = []T{
+	{Name: "mlp.experts.{e}.gate_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
+	{Name: "mlp.experts.{e}.up_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
+	{Name: "mlp.experts.{e}.down_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E"},
+}
+
+// withoutHeads drops dims' heads, for a class that derives it.
+func withoutHeads(d []Def) []Def { return append(d[:3:3], d[4]) }
