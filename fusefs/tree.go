@@ -29,10 +29,10 @@ import (
 	"github.com/fsmount/fsmount/tensor"
 )
 
-// entry is one name in the tree. The whole tree is built once, at mount,
-// as plain values; go-fuse inodes are made only for the entries the
-// kernel looks up, so a 37,000-tensor checkpoint mounts in milliseconds
-// and idle entries cost a few dozen bytes.
+// entry is one name in the tree. The tree's own files and directories
+// are built once, at mount, as plain values; the tensors' directories
+// are made when the kernel asks for them (tensortree.go); go-fuse
+// inodes are made only for the entries the kernel looks up.
 type entry struct {
 	name     string
 	mode     uint32 // S_IFDIR|0555, S_IFREG|0444 or S_IFLNK|0777
@@ -41,6 +41,7 @@ type entry struct {
 	perm     *perm      // who may read it; mode's permission bits are unused
 	td       *tensorDir // a tensor's directory: its files (tensorfiles.go)
 	children []*entry   // directories: sorted by name
+	span     *span      // directories of the tensor tree (and the root): their tensors
 	content  content    // files
 	target   string     // links
 }
@@ -71,6 +72,7 @@ type tree struct {
 	companions *views.Companions
 	viewCache  viewCache
 	dirs       []*tensorDir // every tensor's, in the model's order
+	tensors    tensorTree
 	pictures   *render.Cache
 
 	siteOnce sync.Once
@@ -147,6 +149,17 @@ func (t *tree) finish(e *entry, path string) error {
 		}
 		p = t.perms.and(p, c.perm)
 	}
+	if e.span != nil {
+		// The root: the tensors' top directories beside its own names.
+		if c := t.spanList(e, nil); len(c) > 0 {
+			for _, c := range c {
+				if e.child(c.name) != nil {
+					return fmt.Errorf("fusefs: two entries named %q in /%s", c.name, path)
+				}
+			}
+			p = t.perms.and(p, t.spanPerm(*e.span))
+		}
+	}
 	if e.perm == nil {
 		e.perm = p
 	}
@@ -219,6 +232,13 @@ const maxLinkTarget = 4095
 // pathsOf maps the name of every tensor of the files, and of every
 // expected tensor they lack, to its path components in the tree.
 func pathsOf(r *spec.Report) map[string][]string {
+	names, _ := pathNames(r)
+	return treePaths(r.Model, names)
+}
+
+// pathNames returns the names pathsOf lays out: the model's tensors', in
+// its order, then those of the expected tensors it lacks; and that set.
+func pathNames(r *spec.Report) ([]string, []spec.NamedShape) {
 	m := r.Model
 	tensors := m.Tensors()
 	expected := r.ExpectedSet()
@@ -231,7 +251,7 @@ func pathsOf(r *spec.Report) map[string][]string {
 			names = append(names, e.Name)
 		}
 	}
-	return treePaths(m, names)
+	return names, expected
 }
 
 // Paths returns the directory of every tensor in the tree of a checked
@@ -274,7 +294,15 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	}
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
-	paths := pathsOf(r)
+	names, _ := pathNames(r)
+	paths := treePathList(m, names) // the tensors' first, in their order
+	var extra []item                // an adapter's lora/ directories
+	if ar != nil {
+		var err error
+		if extra, err = t.adapterLayer(ar, treePaths(m, names)); err != nil {
+			return nil, err
+		}
+	}
 	if ar != nil && ar.Base == nil {
 		// An adapter alone: no base tensors, nothing expected of them.
 		tensors, t.noBase = nil, true
@@ -295,32 +323,25 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 		return appendShapeLine(b, tensors[i].Name, tensors[i].Shape)
 	}), top, all)
 
-	// The tensors, in path order.
-	type placed struct {
-		comps []string
-		t     *tensor.Tensor
-	}
-	byPath := make([]placed, len(tensors))
+	// The tensors, laid out as a sorted list (tensortree.go).
+	items := make([]item, len(tensors), len(tensors)+len(extra))
 	for i, tt := range tensors {
-		byPath[i] = placed{paths[tt.Name], tt}
-	}
-	slices.SortFunc(byPath, func(a, b placed) int { return comparePaths(a.comps, b.comps) })
-	dirOf := make(map[*tensor.Tensor]*tensorDir, len(tensors))
-	for _, p := range byPath {
-		tt := p.t
 		base := source.BaseOf(tt.File)
-		mtime, fp := mtimes[base], fperm[base]
-		dir := t.mkdirs(t.root, p.comps, mtime)
-		dir.td = t.newTensorDir(tt, mtime, fp)
-		dir.td.path = strings.Join(p.comps, "/")
-		dirOf[tt] = dir.td
+		items[i].td = tensorDir{t: tt, mtime: mtimes[base], perm: fperm[base], path: strings.Join(paths[i], "/"), index: i}
 	}
+	items = append(items, extra...)
+	if err := t.setItems(items); err != nil {
+		return nil, err
+	}
+	t.root.span = &span{0, int32(len(items)), 0}
 	t.dirs = make([]*tensorDir, len(tensors))
-	for i, tt := range tensors {
-		t.dirs[i] = dirOf[tt]
+	for i := range t.tensors.items {
+		if it := &t.tensors.items[i]; it.ent == nil {
+			t.dirs[it.td.index] = &it.td
+		}
 	}
 	if ar != nil {
-		t.adapterLayer(ar, paths, top, all)
+		t.adapterRoot(ar, top, all)
 	} else {
 		t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
 	}

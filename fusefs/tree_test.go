@@ -75,17 +75,7 @@ func TestViewCacheBounded(t *testing.T) {
 	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	tr.viewCache.max = 2
-	var dirs []*tensorDir
-	var walk func(e *entry)
-	walk = func(e *entry) {
-		if e.td != nil {
-			dirs = append(dirs, e.td)
-		}
-		for _, c := range e.children {
-			walk(c)
-		}
-	}
-	walk(tr.root)
+	dirs := tr.dirs
 	require.Greater(t, len(dirs), 3)
 	a := tr.views(dirs[0])
 	assert.Same(t, a, tr.views(dirs[0]), "kept while in use")
