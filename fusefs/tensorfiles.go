@@ -121,6 +121,9 @@ func (t *tree) child(e *entry, name string) *entry {
 			return t.tensorFileEntry(e.td, i)
 		}
 	}
+	if e.exp != nil && name == nameShape {
+		return &entry{name: nameShape, mode: syscall.S_IFREG | 0o444, ino: e.exp.ino, mtime: e.mtime, perm: e.perm, content: shapeContent(e.exp.shape)}
+	}
 	if c := e.child(name); c != nil || e.span == nil {
 		return c
 	}
@@ -131,7 +134,7 @@ func (t *tree) child(e *entry, name string) *entry {
 // among them. The files' contents are not made.
 func (t *tree) list(e *entry) []*entry {
 	t.fillLazy(e)
-	if e.td == nil && e.span == nil {
+	if e.td == nil && e.span == nil && e.exp == nil {
 		return e.children
 	}
 	out := make([]*entry, 0, len(e.children)+len(tensorFiles))
@@ -140,6 +143,9 @@ func (t *tree) list(e *entry) []*entry {
 		for i, f := range tensorFiles {
 			out = append(out, &entry{name: f.name, mode: syscall.S_IFREG | 0o444, ino: e.td.ino + uint64(i)})
 		}
+	}
+	if e.exp != nil {
+		out = append(out, &entry{name: nameShape, mode: syscall.S_IFREG | 0o444, ino: e.exp.ino})
 	}
 	if e.span != nil {
 		out = t.spanList(e, out)

@@ -30,20 +30,31 @@ type item struct {
 
 func (it *item) path() string { return it.td.path }
 
-// span is a directory of the tensor tree: items[lo:hi] share the first
-// depth components of their paths (the root: depth 0, every item).
+// span is a directory of a tensor tree: items[lo:hi] share the first
+// depth components of their paths (the tree's top: depth 0, every
+// item).
 type span struct {
+	tr     *tensorTree
 	lo, hi int32
 	depth  int32
 }
 
-// tensorTree is the tensors' part of a tree.
+// tensorTree is the tensors' part of a tree, or expected/ (shapes set:
+// each item's directory then holds a shape file, the expected shape of
+// the tensor td.index).
 type tensorTree struct {
 	items    []item
+	shapes   [][]uint64
 	base     uint64 // the first inode number of the items' blocks
 	stride   uint64 // inode numbers per item
 	maxDepth int
 	perm     *perm // every item's, when they share one; nil if not
+}
+
+// expDir is an expected tensor's directory: its shape file.
+type expDir struct {
+	shape []uint64
+	ino   uint64
 }
 
 // comparePathStr orders slash-joined paths as comparePaths orders their
@@ -82,16 +93,15 @@ func component(path string, d int) (string, bool) {
 
 func depthOf(path string) int { return strings.Count(path, "/") + 1 }
 
-// setItems sorts the items, refuses two at one path, and reserves their
-// inode numbers.
-func (t *tree) setItems(items []item) error {
+// newTensorTree sorts the items, refuses two at one path, and reserves
+// their inode numbers.
+func (t *tree) newTensorTree(items []item, shapes [][]uint64) (*tensorTree, error) {
 	slices.SortFunc(items, func(a, b item) int { return comparePathStr(a.path(), b.path()) })
-	tt := &t.tensors
-	tt.items = items
+	tt := &tensorTree{items: items, shapes: shapes}
 	for i := range items {
 		it := &items[i]
 		if i > 0 && items[i-1].path() == it.path() {
-			return fmt.Errorf("fusefs: two entries named %q in /%s", it.path()[strings.LastIndexByte(it.path(), '/')+1:], it.path())
+			return nil, fmt.Errorf("fusefs: two entries named %q in /%s", it.path()[strings.LastIndexByte(it.path(), '/')+1:], it.path())
 		}
 		tt.maxDepth = max(tt.maxDepth, depthOf(it.path()))
 	}
@@ -110,16 +120,16 @@ func (t *tree) setItems(items []item) error {
 			tt.perm = nil
 		}
 	}
-	return nil
+	return tt, nil
 }
 
 // spanPerm is the narrowest perm of what a span holds.
 func (t *tree) spanPerm(s span) *perm {
-	if t.tensors.perm != nil {
-		return t.tensors.perm
+	if s.tr.perm != nil {
+		return s.tr.perm
 	}
 	var p *perm
-	for _, it := range t.tensors.items[s.lo:s.hi] {
+	for _, it := range s.tr.items[s.lo:s.hi] {
 		if it.ent != nil {
 			p = t.perms.and(p, it.ent.perm)
 		} else {
@@ -132,7 +142,7 @@ func (t *tree) spanPerm(s span) *perm {
 // childRange returns the items of s whose component at s's depth is
 // name.
 func (t *tree) childRange(s span, name string) (span, bool) {
-	items := t.tensors.items
+	items := s.tr.items
 	lo := int(s.lo)
 	if lo < int(s.hi) && depthOf(items[lo].path()) == int(s.depth) {
 		lo++ // the directory's own tensor
@@ -145,12 +155,12 @@ func (t *tree) childRange(s span, name string) (span, bool) {
 		return span{}, false
 	}
 	b := a + sort.Search(int(s.hi)-a, func(i int) bool { return at(a+i) > name })
-	return span{int32(a), int32(b), s.depth + 1}, true
+	return span{s.tr, int32(a), int32(b), s.depth + 1}, true
 }
 
 // spanEntry makes the entry of the directory s, named name.
 func (t *tree) spanEntry(s span, name string) *entry {
-	tt := &t.tensors
+	tt := s.tr
 	it := &tt.items[s.lo]
 	if depthOf(it.path()) == int(s.depth) {
 		if it.ent != nil {
@@ -162,9 +172,13 @@ func (t *tree) spanEntry(s span, name string) *entry {
 		e.mtime = it.ent.mtime
 	}
 	if depthOf(it.path()) == int(s.depth) {
-		e.td = &it.td
+		if tt.shapes != nil {
+			e.exp = &expDir{shape: tt.shapes[it.td.index], ino: it.td.ino}
+		} else {
+			e.td = &it.td
+		}
 	}
-	if s.hi-s.lo > 1 || e.td == nil {
+	if s.hi-s.lo > 1 || e.td == nil && e.exp == nil {
 		e.span = &s
 	}
 	return e
@@ -182,7 +196,7 @@ func (t *tree) spanChild(e *entry, name string) *entry {
 // spanList appends the children of e's span to out, unsorted.
 func (t *tree) spanList(e *entry, out []*entry) []*entry {
 	s := *e.span
-	items := t.tensors.items
+	items := s.tr.items
 	d := int(s.depth)
 	for i := int(s.lo); i < int(s.hi); {
 		name, ok := component(items[i].path(), d)
@@ -190,7 +204,7 @@ func (t *tree) spanList(e *entry, out []*entry) []*entry {
 			i++ // the directory's own tensor
 			continue
 		}
-		c, _ := t.childRange(span{int32(i), s.hi, s.depth}, name)
+		c, _ := t.childRange(span{s.tr, int32(i), s.hi, s.depth}, name)
 		ce := t.spanEntry(c, name)
 		out = append(out, &entry{name: ce.name, mode: ce.mode, ino: ce.ino})
 		i = int(c.hi)

@@ -41,7 +41,8 @@ type entry struct {
 	perm     *perm      // who may read it; mode's permission bits are unused
 	td       *tensorDir // a tensor's directory: its files (tensorfiles.go)
 	children []*entry   // directories: sorted by name
-	span     *span      // directories of the tensor tree (and the root): their tensors
+	span     *span      // directories of a tensor tree (the root, expected/): their tensors
+	exp      *expDir    // an expected tensor's directory
 	content  content    // files
 	target   string     // links
 }
@@ -72,7 +73,7 @@ type tree struct {
 	companions *views.Companions
 	viewCache  viewCache
 	dirs       []*tensorDir // every tensor's, in the model's order
-	tensors    tensorTree
+	tensors    *tensorTree
 	pictures   *render.Cache
 
 	siteOnce sync.Once
@@ -150,7 +151,8 @@ func (t *tree) finish(e *entry, path string) error {
 		p = t.perms.and(p, c.perm)
 	}
 	if e.span != nil {
-		// The root: the tensors' top directories beside its own names.
+		// The root, expected/: the tensors' top directories beside its own
+		// names.
 		if c := t.spanList(e, nil); len(c) > 0 {
 			for _, c := range c {
 				if e.child(c.name) != nil {
@@ -330,10 +332,11 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 		items[i].td = tensorDir{t: tt, mtime: mtimes[base], perm: fperm[base], path: strings.Join(paths[i], "/"), index: i}
 	}
 	items = append(items, extra...)
-	if err := t.setItems(items); err != nil {
+	var err error
+	if t.tensors, err = t.newTensorTree(items, nil); err != nil {
 		return nil, err
 	}
-	t.root.span = &span{0, int32(len(items)), 0}
+	t.root.span = &span{t.tensors, 0, int32(len(items)), 0}
 	t.dirs = make([]*tensorDir, len(tensors))
 	for i := range t.tensors.items {
 		if it := &t.tensors.items[i]; it.ent == nil {
@@ -438,29 +441,39 @@ func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm
 }
 
 // expected fills expected/: the shapes of every expected tensor, and a
-// directory with its shape for each.
+// directory with its shape for each, made on lookup as the tensors'
+// (tensortree.go).
 func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 	expected := t.report.ExpectedSet()
 	if t.noBase {
 		expected = nil
 	}
-	paths := pathsOf(t.report)
 	t.file(exp, nameShapes, newLines(len(expected), func(b []byte, i int) []byte {
 		return appendShapeLine(b, expected[i].Name, expected[i].Shape)
 	}), top, all)
-	type expectedAt struct {
-		comps []string
-		shape []uint64
+	names, _ := pathNames(t.report)
+	paths := treePathList(t.model, names)
+	at := make(map[string]int, len(names)-len(t.dirs)) // the lacking ones
+	for i, n := range names[len(t.dirs):] {
+		at[n] = len(t.dirs) + i
 	}
-	expAt := make([]expectedAt, len(expected))
-	for i, e := range expected {
-		expAt[i] = expectedAt{paths[e.Name], e.Shape}
+	items := make([]item, len(expected))
+	shapes := make([][]uint64, len(expected))
+	for k, e := range expected {
+		shapes[k] = e.Shape
+		path := ""
+		if i, ok := at[e.Name]; ok {
+			path = strings.Join(paths[i], "/")
+		} else if tt := t.model.Tensor(e.Name); tt != nil {
+			path = t.sitePath(tt.Name) // the same path as the tensor's
+		}
+		items[k].td = tensorDir{path: path, mtime: top, perm: all, index: k}
 	}
-	slices.SortFunc(expAt, func(a, b expectedAt) int { return comparePaths(a.comps, b.comps) })
-	for _, e := range expAt {
-		dir := t.mkdirs(exp, e.comps, top)
-		t.file(dir, nameShape, shapeContent(e.shape), top, all)
+	tr, err := t.newTensorTree(items, shapes)
+	if err != nil {
+		return err
 	}
+	exp.span = &span{tr, 0, int32(len(items)), 0}
 	return t.finish(exp, nameExpected)
 }
 
