@@ -49,6 +49,7 @@ type tensorTree struct {
 	stride   uint64 // inode numbers per item
 	maxDepth int
 	perm     *perm // every item's, when they share one; nil if not
+	links    bool  // by-name/: an item is a link to the tensor td.index's directory
 }
 
 // expDir is an expected tensor's directory: its shape file.
@@ -162,16 +163,27 @@ func (t *tree) childRange(s span, name string) (span, bool) {
 func (t *tree) spanEntry(s span, name string) *entry {
 	tt := s.tr
 	it := &tt.items[s.lo]
-	if depthOf(it.path()) == int(s.depth) {
-		if it.ent != nil {
-			return it.ent
+	exact := depthOf(it.path()) == int(s.depth)
+	if exact && it.ent != nil {
+		return it.ent
+	}
+	var linked *tensorDir // a by-name link too long to read
+	if exact && tt.links {
+		linked = t.dirs[it.td.index]
+		target := strings.Repeat("../", int(s.depth)) + linked.path
+		if len(target) <= maxLinkTarget {
+			return &entry{name: name, mode: syscall.S_IFLNK | 0o777, ino: it.td.ino, mtime: it.td.mtime, perm: it.td.perm, target: target}
 		}
+		// The kernel cannot read a link this long: serve the tensor's
+		// files here as well, so that by-name reaches every tensor.
 	}
 	e := &entry{name: name, mode: syscall.S_IFDIR | 0o555, ino: tt.base + uint64(s.lo)*tt.stride + uint64(s.depth-1), mtime: it.td.mtime, perm: t.spanPerm(s)}
 	if it.ent != nil {
 		e.mtime = it.ent.mtime
 	}
-	if depthOf(it.path()) == int(s.depth) {
+	if linked != nil {
+		e.td = linked
+	} else if exact {
 		if tt.shapes != nil {
 			e.exp = &expDir{shape: tt.shapes[it.td.index], ino: it.td.ino}
 		} else {

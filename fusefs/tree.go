@@ -407,36 +407,25 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 }
 
 // byName fills by-name/: a link per tensor to its directory, or where
-// the link would be too long for the kernel, the directory's files.
+// the link would be too long for the kernel, the directory's files; made
+// on lookup from the sorted names, as the tensors' directories
+// (tensortree.go).
 func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm) error {
 	tensors := t.model.Tensors()
 	if t.noBase {
 		tensors = nil
 	}
-	links := make([][]string, len(tensors))
+	items := make([]item, len(tensors))
 	for i, tt := range tensors {
-		links[i] = escapePart(tt.Name)
+		// A plain name is its own path: Join of one string is that string.
+		items[i].td = tensorDir{path: strings.Join(escapePart(tt.Name), "/"), mtime: top, perm: fperm[source.BaseOf(tt.File)], index: i}
 	}
-	order := make([]int, len(tensors))
-	for i := range order {
-		order[i] = i
+	tr, err := t.newTensorTree(items, nil)
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(order, func(a, b int) int { return comparePaths(links[a], links[b]) })
-	for _, i := range order {
-		comps := links[i]
-		dir := t.mkdirs(byName, comps[:len(comps)-1], top)
-		target := strings.Repeat("../", len(comps)) + t.dirs[i].path
-		if len(target) > maxLinkTarget {
-			// The kernel cannot read a link this long: serve the tensor's
-			// files here as well, so that by-name reaches every tensor.
-			d := t.mkdirs(dir, comps[len(comps)-1:], top)
-			d.td = t.dirs[i]
-			continue
-		}
-		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
-		link.target, link.perm = target, fperm[source.BaseOf(tensors[i].File)]
-		dir.children = append(dir.children, link)
-	}
+	tr.links = true
+	byName.span = &span{tr, 0, int32(len(items)), 0}
 	return t.finish(byName, nameByName)
 }
 
