@@ -134,3 +134,40 @@ func TestTreeBytesPerTensor(t *testing.T) {
 	assert.Less(t, per, 400.0, "bytes kept per tensor")
 	runtime.KeepAlive(tr)
 }
+
+// by-name/ and expected/, once visited, keep a small constant per
+// tensor too (#25: as entries, they held more than the tensors' tree).
+func TestLazyTreesBytesPerTensor(t *testing.T) {
+	dir := t.TempDir()
+	n, err := testmodel.WriteMoE(dir, 4, 1000)
+	require.NoError(t, err)
+	m, err := model.Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	tr, err := buildTree(r, 0, 0, nil, nil)
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, name := range []string{nameByName, nameExpected} {
+		tr.fillLazy(tr.root.child(name))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+	t.Logf("%d tensors: by-name/ and expected/ keep %.0f bytes a tensor", n, per)
+	assert.Less(t, per, 250.0, "bytes kept per tensor")
+	// And they are whole: a link and a shape of the last expert.
+	c := tr.child(tr.child(tr.root, nameByName), "model.layers.3.mlp.experts.999.up_proj.weight")
+	require.NotNil(t, c)
+	assert.Equal(t, "../layers/3/mlp/experts/999/up_proj", c.target)
+	e := tr.root.child(nameExpected)
+	for _, c := range []string{"layers", "3", "mlp", "experts", "999", "up_proj", nameShape} {
+		e = tr.child(e, c)
+		require.NotNil(t, e, c)
+	}
+	assert.Equal(t, shapeContent{32, 64}, e.content)
+	runtime.KeepAlive(tr)
+}
