@@ -58,8 +58,9 @@ type expDir struct {
 	ino   uint64
 }
 
-// comparePathStr orders slash-joined paths as comparePaths orders their
-// components: a component that ends sorts first.
+// comparePathStr orders slash-joined paths by their components (each
+// compared as strings.Compare does, fewer components first): a
+// component that ends sorts first.
 func comparePathStr(a, b string) int {
 	for i := range min(len(a), len(b)) {
 		x, y := a[i], b[i]

@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"cmp"
 	"fmt"
 	"github.com/fsmount/fsmount/internal/layout"
 	"log"
@@ -169,15 +168,6 @@ func (t *tree) finish(e *entry, path string) error {
 		e.perm = t.perms.intern(t.perms.owner)
 	}
 	return nil
-}
-
-func comparePaths(a, b []string) int {
-	for i := range min(len(a), len(b)) {
-		if c := strings.Compare(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(len(a), len(b))
 }
 
 // The names the tree itself uses, at its root and in each tensor's
