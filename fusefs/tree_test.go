@@ -171,3 +171,31 @@ func TestLazyTreesBytesPerTensor(t *testing.T) {
 	assert.Equal(t, shapeContent{32, 64}, e.content)
 	runtime.KeepAlive(tr)
 }
+
+// comparePathStr orders joined paths as their components compare, the
+// order child's binary search over a span relies on.
+func TestComparePathStr(t *testing.T) {
+	ref := func(a, b string) int {
+		x, y := strings.Split(a, "/"), strings.Split(b, "/")
+		for i := range min(len(x), len(y)) {
+			if c := strings.Compare(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return len(x) - len(y)
+	}
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	rng := rand.New(rand.NewPCG(3, 4))
+	parts := []string{"a", "ab", "a-b", "a.b", "%2F", "0", "10", "9", "b", "+", "~"}
+	path := func() string {
+		comps := make([]string, 1+rng.IntN(4))
+		for i := range comps {
+			comps[i] = parts[rng.IntN(len(parts))]
+		}
+		return strings.Join(comps, "/")
+	}
+	for range 20000 {
+		a, b := path(), path()
+		require.Equal(t, sign(ref(a, b)), sign(comparePathStr(a, b)), "%q %q", a, b)
+	}
+}
