@@ -338,9 +338,14 @@ func (p *sitePage) view() views.View {
 			return
 		}
 		if !p.overview {
-			// The root page alone, streamed: it keeps no tensor's views.
+			// The root page alone, streamed: it keeps no tensor's views,
+			// and its own figures of each row, so it makes views outside
+			// the cache rather than push out those of the tensors in use.
 			t := p.t
-			p.v = site.NewRoot(t.report, len(t.dirs), func(i int) *views.Tensor { return t.views(t.dirs[i]) }, t.sitePath)
+			p.v = site.NewRoot(t.report, len(t.dirs), func(i int) *views.Tensor {
+				d := t.dirs[i]
+				return views.NewTensor(d.t, t.companions.Options(d.t))
+			}, t.sitePath)
 			return
 		}
 		s, err := p.t.site()
