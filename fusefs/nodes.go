@@ -4,7 +4,7 @@ import (
 	"container/list"
 	"context"
 	"log"
-	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -24,9 +24,8 @@ type node struct {
 	t *tree
 	e *entry
 
-	once    sync.Once
-	listing []fuse.DirEntry
-	live    *list.Element // a file's place among the live inodes (prune.go)
+	listing atomic.Pointer[[]fuse.DirEntry] // a large directory's, once listed
+	live    *list.Element                   // a file's place among the live inodes (prune.go)
 }
 
 // The operations a node supports; everything else (writes, mkdir,
@@ -125,8 +124,10 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, 
 	if !n.e.isDir() {
 		return nil, 0, syscall.ENOTDIR
 	}
-	listing := n.listing
-	if listing == nil {
+	var listing []fuse.DirEntry
+	if kept := n.listing.Load(); kept != nil {
+		listing = *kept
+	} else {
 		children := n.t.list(n.e)
 		listing = make([]fuse.DirEntry, len(children))
 		for i, c := range children {
@@ -135,7 +136,7 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, 
 		if len(listing) > keptListing {
 			// A large directory is read in several READDIRs, each
 			// reopening it (unasked.go): list it once.
-			n.once.Do(func() { n.listing = listing })
+			n.listing.Store(&listing)
 		}
 	}
 	// Each open gets its own cursor over the shared, immutable list.
