@@ -79,3 +79,54 @@ func (c *Config) countValue(field string, raw json.RawMessage) (any, error) {
 	}
 	return int64(1), nil
 }
+
+// expertBiases are the biases [Im] and [H] of E expert MLPs of
+// expertMLPs' names, where cond holds (DeepSeek-V2's mlp_bias).
+func expertBiases(pre, gate, up, down, cond string) []T {
+	return []T{
+		{Name: pre + "{e}." + gate + ".bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E", If: cond},
+		{Name: pre + "{e}." + up + ".bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E", If: cond},
+		{Name: pre + "{e}." + down + ".bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E", If: cond},
+	}
+}
+
+// gatedMLPBiases are the biases of gatedMLP(pre, I, …) alone.
+func gatedMLPBiases(pre, I string) []T {
+	return []T{{Name: pre + "gate_proj.bias", Shape: []string{I}, Role: RoleBias},
+		{Name: pre + "up_proj.bias", Shape: []string{I}, Role: RoleBias}, {Name: pre + "down_proj.bias", Shape: []string{"H"}, Role: RoleBias}}
+}
+
+// sized gives the core dimensions (V, H, L, heads, I, …: sym, default
+// pairs) their config class's defaults, so that a config.json of only
+// model_type describes the full-size model, as transformers reads it. An
+// explicit null stays refused.
+func sized(defs []Def, pairs ...string) []Def {
+	out := append([]Def(nil), defs...)
+	for k := 0; k+1 < len(pairs); k += 2 {
+		found := false
+		for i := range out {
+			if out[i].Sym == pairs[k] {
+				out[i].Default, found = pairs[k+1], true
+			}
+		}
+		if !found {
+			panic("sized: no definition " + pairs[k])
+		}
+	}
+	return out
+}
+
+// replaceDef returns defs with the definition of d.Sym replaced by d.
+func replaceDef(defs []Def, d Def) []Def {
+	out := append([]Def(nil), defs...)
+	for i := range out {
+		if out[i].Sym == d.Sym {
+			out[i] = d
+			return out
+		}
+	}
+	panic("replaceDef: no definition " + d.Sym)
+}
+
+// mllamaCross is MllamaTextConfig's cross_attention_layers when absent.
+const mllamaCross = "list(3, 8, 13, 18, 23, 28, 33, 38)"

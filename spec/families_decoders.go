@@ -38,19 +38,19 @@ var _ = register(
 		cat(llamaDims("128", "", "2", "heads"), []Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
 		llamaBlock("attention_bias", "", linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""))),
 	std("GLM-4", "Glm4", []string{"glm4"},
-		cat(llamaDims("128", "", "2", "heads"), []Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
+		cat(sized(llamaDims("128", "", "2", "heads"), "V", "151552", "H", "4096", "L", "40", "heads", "32", "I", "13696"), []Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
 		inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
 		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")),
 	std("Granite", "Granite", []string{"granite"},
-		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
 		llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))),
 	// OLMo: parameter-free layer norms.
 	std("OLMo", "Olmo", []string{"olmo"},
-		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("false"), attnBiasFlag}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "50304", "H", "4096", "L", "32", "heads", "32", "I", "11008"), []Def{tie("false"), attnBiasFlag}), nil,
 		attn("self_attn.", "attention_bias", "attention_bias"), gatedMLP("mlp.", "I", "")).withFinal(lmHead("lm_head.weight")),
 	// OLMo 2 and 3: norms after attention and MLP; q/k norms over all heads.
 	std("OLMo2", "Olmo2", []string{"olmo2"},
-		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("false"), attnBiasFlag}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "50304", "H", "4096", "L", "32", "heads", "32", "I", "11008"), []Def{tie("false"), attnBiasFlag}), nil,
 		attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
 		gatedMLP("mlp.", "I", ""), norm("post_feedforward_layernorm", "H", "")),
 	std("OLMo3", "Olmo3", []string{"olmo3"},
@@ -60,13 +60,13 @@ var _ = register(
 	// Cohere: parallel attention and MLP after one norm; optional
 	// per-head q/k norms [heads, d].
 	std("Cohere", "Cohere", []string{"cohere"},
-		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("true"), attnBiasFlag, flag("qk_norm", "use_qk_norm", "false", "per-head q and k norms")}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "256000", "H", "8192", "L", "40", "heads", "64", "I", "22528"), []Def{tie("true"), attnBiasFlag, flag("qk_norm", "use_qk_norm", "false", "per-head q and k norms")}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias",
 			[]T{{Name: "self_attn.q_norm.weight", Shape: []string{"heads", "d"}, Role: RoleNorm, If: "qk_norm"},
 				{Name: "self_attn.k_norm.weight", Shape: []string{"kv", "d"}, Role: RoleNorm, If: "qk_norm"}}),
 		gatedMLP("mlp.", "I", "")),
 	std("Cohere2", "Cohere2", []string{"cohere2"},
-		cat(llamaDims("128", "", "heads", "heads"), []Def{tie("true"), attnBiasFlag}), nil,
+		cat(sized(llamaDims("128", "", "heads", "heads"), "V", "256000", "H", "8192", "L", "40", "heads", "64", "I", "22528"), []Def{tie("true"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), gatedMLP("mlp.", "I", "")),
 	// StableLM: layer norms with biases; optional per-head q/k layer
 	// norms, qkv biases and a parallel residual without the second norm.
@@ -80,7 +80,7 @@ var _ = register(
 		when("!parallel", norm("post_attention_layernorm", "H", "true")), gatedMLP("mlp.", "I", "")).
 		withFinal(norm("model.norm", "H", "true"), lmHead("lm_head.weight")),
 	std("Mixtral", "Mixtral", []string{"mixtral"},
-		cat(llamaDims("H/heads", "H/heads", "8", "heads"), []Def{
+		cat(sized(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "14336"), []Def{
 			{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
 			derived("Im", "I"), field("topk", "num_experts_per_tok", "2", "experts active per token"), tie("false")}), nil,
 		llamaBlock("", "", router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2"))),
@@ -88,13 +88,13 @@ var _ = register(
 
 var _ = register(
 	std("Phi-3", "Phi3", []string{"phi3"},
-		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("false")}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "32064", "H", "3072", "L", "32", "heads", "32", "I", "8192"), []Def{tie("false")}), nil,
 		inNorm, linear("self_attn.qkv_proj", "(heads+2*kv)*d", "H", ""), linear("self_attn.o_proj", "H", "heads*d", ""),
 		postNorm, linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", "")),
 	// Phi (1, 1.5, 2): biases everywhere, a biased LM head, optional
 	// per-head q/k layer norms.
 	std("Phi", "Phi", []string{"phi"},
-		cat(llamaDimsNoHD("heads", "heads"), []Def{tie("false"), flag("qk_ln", "qk_layernorm", "false", "q and k layer norms")}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "51200", "H", "2048", "L", "24", "heads", "32", "I", "8192"), []Def{tie("false"), flag("qk_ln", "qk_layernorm", "false", "q and k layer norms")}), nil,
 		norm("input_layernorm", "H", "true"),
 		linear("self_attn.q_proj", "heads*d", "H", "true"), linear("self_attn.k_proj", "kv*d", "H", "true"), linear("self_attn.v_proj", "kv*d", "H", "true"),
 		when("qk_ln", norm("self_attn.q_layernorm", "d", "true"), norm("self_attn.k_layernorm", "d", "true")),
@@ -102,7 +102,7 @@ var _ = register(
 		plainMLP("mlp.fc1", "mlp.fc2", "I", "true")).
 		withFinal(norm("model.final_layernorm", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal"}}),
 	std("Gemma3", "Gemma3", []string{"gemma3_text"},
-		cat(llamaDims("256", "", "4", ""), []Def{tie("true"), attnBiasFlag}), nil,
+		cat(sized(llamaDims("256", "", "4", ""), "V", "262208", "H", "2304", "L", "26", "heads", "8", "I", "9216"), []Def{tie("true"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
 		postNorm, norm("pre_feedforward_layernorm", "H", ""), gatedMLP("mlp.", "I", ""), norm("post_feedforward_layernorm", "H", "")).
 		with(func(f *Family) { f.ConfigClass, f.SeqCls = "Gemma3TextConfig", "Gemma3TextForSequenceClassification" }),
@@ -110,15 +110,15 @@ var _ = register(
 		cat(llamaDims("256", "", "4", ""), []Def{tie("true"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), norm("pre_feedforward_layernorm", "H", ""), gatedMLP("mlp.", "I", "")),
 	std("StarCoder2", "Starcoder2", []string{"starcoder2"},
-		cat(llamaDimsNoHD("2", "heads"), []Def{tie("true"), flag("bias", "use_bias", "true", "every projection has a bias")}), nil,
+		cat(sized(llamaDimsNoHD("2", "heads"), "V", "49152", "H", "3072", "L", "30", "heads", "24", "I", "12288"), []Def{tie("true"), flag("bias", "use_bias", "true", "every projection has a bias")}), nil,
 		norm("input_layernorm", "H", "true"), attn("self_attn.", "bias", "bias"), norm("post_attention_layernorm", "H", "true"),
 		plainMLP("mlp.c_fc", "mlp.c_proj", "I", "bias")).
 		withFinal(norm("model.norm", "H", "true"), lmHead("lm_head.weight")),
 	std("EXAONE-4", "Exaone4", []string{"exaone4"},
-		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), []Def{tie("false")}), nil,
+		cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "102400", "H", "4096", "L", "32", "heads", "32", "I", "16384"), []Def{tie("false")}), nil,
 		attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")), postNorm, gatedMLP("mlp.", "I", ""), norm("post_feedforward_layernorm", "H", "")),
 	std("ERNIE-4.5", "Ernie4_5", []string{"ernie4_5"},
-		cat(llamaDims("128", "", "2", "heads"), []Def{tie("true"), flag("bias", "use_bias", "false", "every projection has a bias")}), nil,
+		cat(sized(llamaDims("128", "", "2", "heads"), "V", "103424", "H", "1024", "L", "18", "heads", "16", "I", "3072"), []Def{tie("true"), flag("bias", "use_bias", "false", "every projection has a bias")}), nil,
 		llamaBlock("bias", "bias", gatedMLP("mlp.", "I", "bias"))),
 	std("Hunyuan-Dense", "HunYuanDenseV1", []string{"hunyuan_v1_dense"},
 		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
@@ -189,7 +189,8 @@ var _ = register(
 	// tanh gates) at cross_attention_layers, 8 extra embedding rows for
 	// the image tokens.
 	std("Mllama-Text", "Mllama", []string{"mllama_text_model"},
-		cat(llamaDimsNoHD("8", "heads"), []Def{list("cross_layers", "cross_attention_layers", "the cross-attention blocks"), tie("false")}),
+		cat(sized(llamaDimsNoHD("8", "heads"), "V", "128256", "H", "4096", "L", "40", "heads", "32", "I", "14336"), []Def{
+			{Sym: "cross_layers", Field: "cross_attention_layers", Type: List, Default: mllamaCross, Null: "=", Desc: "the cross-attention blocks"}, tie("false")}),
 		[]Kind{{Name: "cross", If: "in(l, cross_layers)"}, {Name: "self"}},
 		inNorm, when("self", attn("self_attn.", "", "")),
 		when("cross", attn("cross_attn.", "", "", qkNorm("cross_attn.", "d", "d")),

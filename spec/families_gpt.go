@@ -33,10 +33,15 @@ var gptBuffers = []string{`^(transformer\.)?h\.\d+\.attn\.(masked_)?bias$`, `^(t
 
 var _ = register(
 	&Family{Name: "GPT-2", Class: "GPT2", ModelTypes: []string{"gpt2"}, Causal: "GPT2LMHeadModel",
-		Defs:   cat(gpt2Dims("12", "4*H"), gpt2Pos, []Def{tie("true")}),
+		Defs: cat(sized(gpt2Dims("12", "4*H"), "V", "50257", "H", "768", "heads", "12"), gpt2Pos, []Def{tie("true"),
+			flag("cross", "add_cross_attention", "false", "each layer has cross-attention to an encoder")}),
 		Global: cat(embed("transformer.wte.weight"), gpt2PosT),
 		Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
 			norm("ln_1", "H", "true"), conv1d("attn.c_attn", "H", "3*H"), conv1d("attn.c_proj", "H", "H"),
+			// add_cross_attention (a VisionEncoderDecoder's decoder): K and V
+			// fused, Q apart.
+			when("cross", conv1d("crossattention.c_attn", "H", "2*H"), conv1d("crossattention.q_attn", "H", "H"),
+				conv1d("crossattention.c_proj", "H", "H"), norm("ln_cross_attn", "H", "true")),
 			norm("ln_2", "H", "true"), conv1d("mlp.c_fc", "H", "I"), conv1d("mlp.c_proj", "I", "H"))}},
 		Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
 		Embed: "transformer.wte.weight", Ignore: gptBuffers, BasePrefix: "transformer."},
@@ -62,9 +67,10 @@ var _ = register(
 		Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
 		Embed: "transformer.wte.weight", Ignore: gptBuffers, BasePrefix: "transformer."},
 	&Family{Name: "GPT-NeoX", Class: "GPTNeoX", ModelTypes: []string{"gpt_neox"},
-		Defs: cat(llamaDimsNoHD("heads", "heads")[:5], []Def{derived("kv", "heads"), llamaDimsNoHD("heads", "heads")[6], tie("false"),
+		Defs: sized(cat(llamaDimsNoHD("heads", "heads")[:5], []Def{derived("kv", "heads"), llamaDimsNoHD("heads", "heads")[6], tie("false"),
 			flag("attention_bias", "attention_bias", "true", "query_key_value and dense have biases"),
 			flag("parallel", "use_parallel_residual", "true", "attention and MLP in parallel")}),
+			"V", "50432", "H", "6144", "L", "44", "heads", "64", "I", "24576"),
 		Global: embed("gpt_neox.embed_in.weight"),
 		Stacks: []Stack{{Prefix: "gpt_neox.layers.{l}.", Layers: "L", Tensors: cat(
 			norm("input_layernorm", "H", "true"), norm("post_attention_layernorm", "H", "true"),
@@ -74,7 +80,7 @@ var _ = register(
 		Embed: "gpt_neox.embed_in.weight", Head: "embed_out.weight", BasePrefix: "gpt_neox.",
 		Ignore: []string{`^gpt_neox\.layers\.\d+\.attention\.(bias|masked_bias|rotary_emb\.inv_freq)$`}},
 	&Family{Name: "GPT-J", Class: "GPTJ", ModelTypes: []string{"gptj"},
-		Defs:   cat(gpt2Dims("28", "4*H"), []Def{tie("false")}),
+		Defs:   cat(sized(gpt2Dims("28", "4*H"), "V", "50400", "H", "4096", "heads", "16"), []Def{tie("false")}),
 		Global: embed("transformer.wte.weight"),
 		Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
 			norm("ln_1", "H", "true"), linear("attn.q_proj", "H", "H", ""), linear("attn.k_proj", "H", "H", ""), linear("attn.v_proj", "H", "H", ""),
@@ -108,7 +114,7 @@ var _ = register(
 	// qkv; one or two norms per block as parallel_attn and
 	// num_ln_in_parallel_attn say.
 	&Family{Name: "Falcon", Class: "Falcon", ModelTypes: []string{"falcon"},
-		Defs: cat(withDefault(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_hidden_size"), "I", "4*H"), []Def{
+		Defs: cat(sized(withDefault(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_hidden_size"), "I", "4*H"), "V", "65024", "H", "4544", "L", "32", "heads", "71"), []Def{
 			derived("d", "H/heads"),
 			flag("new_arch", "new_decoder_architecture", "false", "grouped kv heads, two norms"),
 			flag("mq", "multi_query", "true", "one key/value head (old architecture)"),

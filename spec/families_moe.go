@@ -44,7 +44,7 @@ func deepseekMoE(corr string) []T {
 
 var _ = register(
 	std("DeepSeek-V2", "DeepseekV2", []string{"deepseek_v2"},
-		cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"),
+		cat(sized(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
 			mlaDims("1536", "512", "128", "64", "128"),
 			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "64", Null: "0", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
 				{Sym: "Im", Field: "moe_intermediate_size", Default: "1407", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
@@ -52,10 +52,15 @@ var _ = register(
 				{Sym: "shared", Field: "n_shared_experts", Default: "2", Null: "0", Desc: "shared experts (one MLP of shared·Im)"},
 				field("first_dense", "first_k_dense_replace", "0", "the first k blocks are dense"),
 				field("moe_freq", "moe_layer_freq", "1", "every freq-th block after them is sparse"),
-				tie("false"), attnBiasFlag}), denseFirst,
-		inNorm, mla, postNorm, when("sparse", deepseekMoE("false")), when("dense", gatedMLP("mlp.", "I", ""))),
+				tie("false"), attnBiasFlag, mlpBiasFlag}), denseFirst,
+		// DeepseekV2MLP is LlamaMLP: mlp_bias gives the dense MLP, every
+		// expert and the shared experts biases (transformers 4.x).
+		inNorm, mla, postNorm, when("sparse", deepseekMoE("false"), expertBiases("mlp.experts.", "gate_proj", "up_proj", "down_proj", "mlp_bias"),
+			when("shared > 0 && mlp_bias", gatedMLPBiases("mlp.shared_experts.", "shared*Im"))),
+		when("dense", gatedMLP("mlp.", "I", "mlp_bias"))),
 	std("DeepSeek-V3", "DeepseekV3", []string{"deepseek_v3"},
-		cat(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"),
+		cat(sized(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"),
+			"V", "129280", "H", "7168", "L", "61", "heads", "128", "I", "18432"),
 			mlaDims("1536", "512", "128", "64", "128"),
 			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
 				{Sym: "Im", Field: "moe_intermediate_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
@@ -67,7 +72,7 @@ var _ = register(
 		inNorm, mla, postNorm, when("sparse", deepseekMoE("true")), when("dense", gatedMLP("mlp.", "I", ""))).
 		with(func(f *Family) { f.Ignore = []string{`^model\.layers\.{L}\.`} }),
 	std("Qwen2-MoE", "Qwen2Moe", []string{"qwen2_moe"},
-		cat(llamaDimsNoHD("16", "heads"), experts("num_experts", "60", "moe_intermediate_size", "1408", "num_experts_per_tok", "4"),
+		cat(sized(llamaDimsNoHD("16", "heads"), "V", "151936", "H", "2048", "L", "24", "heads", "16", "I", "5632"), experts("num_experts", "60", "moe_intermediate_size", "1408", "num_experts_per_tok", "4"),
 			[]Def{field("Is", "shared_expert_intermediate_size", "5632", "shared expert inner width"),
 				tie("false"), flag("qkv_bias", "qkv_bias", "true", "q, k and v projections have biases"),
 				field("step", "decoder_sparse_step", "1", "every step-th block is sparse"), list("mlp_only", "mlp_only_layers", "no block is forced dense")}),
@@ -79,7 +84,7 @@ var _ = register(
 
 var _ = register(
 	std("OLMoE", "Olmoe", []string{"olmoe"},
-		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_experts", "64", "num_experts_per_tok", "8"), []Def{tie("false"), attnBiasFlag}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "50304", "H", "2048", "L", "16", "heads", "16", "I", "2048"), expertsI("num_experts", "64", "num_experts_per_tok", "8"), []Def{tie("false"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
 		router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
 	std("FlexOlmo", "FlexOlmo", []string{"flex_olmo"},
@@ -87,13 +92,13 @@ var _ = register(
 		attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
 		router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), norm("post_feedforward_layernorm", "H", "")),
 	std("PhiMoE", "PhiMoE", []string{"phimoe"},
-		cat(llamaDimsNoHD("8", "heads"), expertsI("num_local_experts", "16", "num_experts_per_tok", "2"),
+		cat(sized(llamaDimsNoHD("8", "heads"), "V", "32064", "H", "4096", "L", "32", "heads", "32", "I", "6400"), expertsI("num_local_experts", "16", "num_experts_per_tok", "2"),
 			[]Def{tie("false"), attnBiasFlag, flag("lm_head_bias", "lm_head_bias", "false", "lm_head has a bias")}), nil,
 		norm("input_layernorm", "H", "true"), attn("self_attn.", "attention_bias", "attention_bias"), norm("post_attention_layernorm", "H", "true"),
 		router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2")).
 		withFinal(norm("model.norm", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
 	std("GraniteMoE", "GraniteMoe", []string{"granitemoe"},
-		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{tie("false"), attnBiasFlag}), nil,
+		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"), expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{tie("false"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), postNorm,
 		router("block_sparse_moe.router.layer.weight"), stackedExperts("block_sparse_moe.input_linear.weight", "block_sparse_moe.output_linear.weight")),
 	std("GraniteMoE-Shared", "GraniteMoeShared", []string{"granitemoeshared"},
@@ -132,7 +137,7 @@ var _ = register(
 	// moe_layer_end_index, every interval-th; a float32 router and
 	// correction bias.
 	std("ERNIE-4.5-MoE", "Ernie4_5_Moe", []string{"ernie4_5_moe"},
-		cat(llamaDims("H/heads", "H/heads", "4", "heads"), []Def{
+		cat(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "103424", "H", "2560", "L", "28", "heads", "20", "I", "12288"), []Def{
 			{Sym: "E", Field: "moe_num_experts", Default: "64", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
 			{Sym: "Im", Field: "moe_intermediate_size", Default: "1536", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
 			field("topk", "moe_k", "6", "experts active per token"),
@@ -173,7 +178,7 @@ var _ = register(
 	// GPT-OSS: attention sinks, a biased router, stacked experts with
 	// biases (gate_up [E, H, 2·I], down [E, I, H]).
 	std("GPT-OSS", "GptOss", []string{"gpt_oss"},
-		cat(llamaDims("64", "", "8", "heads"), expertsI("num_local_experts", "128", "num_experts_per_tok", "4"),
+		cat(sized(llamaDims("64", "", "8", "heads"), "V", "201088", "H", "2880", "L", "36", "heads", "64", "I", "2880"), expertsI("num_local_experts", "128", "num_experts_per_tok", "4"),
 			[]Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k, v and o projections have biases")}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias", []T{{Name: "self_attn.sinks", Shape: []string{"heads"}, Role: RoleBias, AnyDType: true}}),
 		postNorm, router("mlp.router.weight"), []T{{Name: "mlp.router.bias", Shape: []string{"E"}, Role: RoleBias},

@@ -233,9 +233,11 @@ var _ = register(
 	},
 	// Falcon-H1: attention and a Mamba2 mixer side by side in every layer;
 	// the mixer is mamba_d_ssm wide (FalconH1Config's 1024; null:
-	// mamba_expand·H).
+	// mamba_expand·H). Its attention reads head_dim when config.json has
+	// it (every released checkpoint: 64 or 128, not H/heads).
 	&Family{Name: "Falcon-H1", Class: "FalconH1", ModelTypes: []string{"falcon_h1"}, SeqCls: "-",
-		Defs: cat(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"), []Def{
+		Defs: cat(replaceDef(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"),
+			Def{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true}), []Def{
 			{Sym: "Is", Field: "mamba_d_ssm", Default: "1024", Null: "expand*H", Legend: "Is", Desc: "mixer inner width", Show: true, Pos: true},
 			flag("ssm_norm", "mamba_rms_norm", "false", "the mixer's gated RMS norm has a weight"),
 			flag("out_bias", "projectors_bias", "false", "the mixer's out projection has a bias"),

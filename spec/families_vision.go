@@ -445,8 +445,9 @@ var _ = register(
 // (q/k norms, tanh gates) instead of self-attention at
 // cross_attention_layers, and 8 extra embedding rows for image tokens.
 var mllamaText = &Family{Name: "Mllama text", Class: "MllamaText", SeqCls: "-",
-	Defs: cat(llamaDimsNoHD("8", ""), []Def{
-		{Sym: "xl", Field: "cross_attention_layers", Type: List, Default: "empty", Null: "=", Desc: "layers with cross-attention to the image"},
+	Defs: cat(sized(llamaDimsNoHD("8", ""), "V", "128256", "H", "4096", "L", "40", "heads", "32", "I", "14336"), []Def{
+		// MllamaTextConfig: absent or null, [3, 8, 13, …, 38].
+		{Sym: "xl", Field: "cross_attention_layers", Type: List, Default: mllamaCross, Null: "=", Desc: "layers with cross-attention to the image"},
 		tie("false")}),
 	Global: []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+8", "H"}, Role: RoleEmbedding}},
 	Stacks: decoderLayers([]Kind{{Name: "cross", If: "in(l, xl)"}, {Name: "self"}},
