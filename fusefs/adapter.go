@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,14 +54,13 @@ func (t *tree) mkdirsAny(dir *entry, comps []string, mtime *time.Time) *entry {
 	return dir
 }
 
-// adapterLayer adds each adapted module's lora/ under the module's
-// directory (the base weight's, or, without a base, the path the
-// module's weight would have) and the adapter's config at the root.
-func (t *tree) adapterLayer(ar *adapter.Report, paths map[string][]string, top *time.Time, p *perm) {
+// adapterLayer makes each adapted module's lora/, to be placed in the
+// tensor tree under the module's directory (the base weight's, or,
+// without a base, the path the module's weight would have).
+func (t *tree) adapterLayer(ar *adapter.Report, paths map[string][]string) ([]item, error) {
 	a := ar.Adapter
 	mt := a.File.ModTime()
 	fp := t.perms.of(a.File)
-	t.file(t.root, nameAdapterConfig, bytesContent(a.Config.Raw), top, t.perms.of(a.ConfigFile))
 	var bare []string
 	for _, m := range ar.Modules {
 		if m.Weight == nil {
@@ -68,12 +68,13 @@ func (t *tree) adapterLayer(ar *adapter.Report, paths map[string][]string, top *
 		}
 	}
 	barePaths := tensorPaths(bare)
+	var items []item
 	for _, m := range ar.Modules {
 		comps := barePaths[m.Key+".weight"]
 		if m.Weight != nil {
 			comps = paths[m.Weight.Name]
 		}
-		dir := t.mkdirsAny(t.root, append(append([]string{}, comps...), nameLoRA), &mt)
+		dir := t.newEntry(nameLoRA, syscall.S_IFDIR|0o555, &mt)
 		for _, f := range []struct {
 			name string
 			t    *tensor.Tensor
@@ -87,7 +88,18 @@ func (t *tree) adapterLayer(ar *adapter.Report, paths map[string][]string, top *
 		if shape := m.DeltaShape(); shape != nil {
 			t.deltaDir(t.mkdirsAny(dir, []string{nameDelta}, &mt), m, shape, &mt, fp)
 		}
+		path := strings.Join(append(slices.Clone(comps), nameLoRA), "/")
+		if err := t.finish(dir, path); err != nil {
+			return nil, err
+		}
+		items = append(items, item{td: tensorDir{path: path}, ent: dir})
 	}
+	return items, nil
+}
+
+// adapterRoot adds the adapter's config and its stats table at the root.
+func (t *tree) adapterRoot(ar *adapter.Report, top *time.Time, p *perm) {
+	t.file(t.root, nameAdapterConfig, bytesContent(ar.Adapter.Config.Raw), top, t.perms.of(ar.Adapter.ConfigFile))
 	t.file(t.root, nameStats, &adapterStats{t: t, ar: ar}, top, p)
 }
 

@@ -495,3 +495,39 @@ func liveTree(t *testing.T, mnt string) *tree {
 	require.True(t, ok)
 	return v.(*tree)
 }
+
+// TestListingMakesNoFileInodes: a listing (READDIRPLUS) gives a
+// directory's files without making their inodes, as find over a
+// 500,000-tensor model needs (#25); its subdirectories are looked up as
+// before, a stat of a file still works, and the listing is unchanged.
+func TestListingMakesNoFileInodes(t *testing.T) {
+	mnt, _ := mountDirOpts(t, filepath.Join("..", "testdata", "tiny-qwen3"), &Options{})
+	tr := liveTree(t, mnt)
+	dir := filepath.Join(mnt, "layers", "0", "mlp")
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	require.Equal(t, []string{"down_proj", "gate_proj", "up_proj"}, names)
+	q := filepath.Join(dir, "down_proj")
+	ents, err = os.ReadDir(q)
+	require.NoError(t, err)
+	require.Len(t, ents, len(tensorFiles))
+	for _, e := range ents {
+		require.True(t, e.Type().IsRegular(), e.Name())
+	}
+	// The inodes go-fuse holds below layers/0/mlp: the three directories
+	// and none of their files.
+	node := &tr.rootNode.Load().Inode
+	for _, c := range []string{"layers", "0", "mlp"} {
+		node = node.GetChild(c)
+		require.NotNil(t, node, c)
+	}
+	require.Equal(t, 3, countInodes(node), "inodes below layers/0/mlp")
+	st, err := os.Stat(filepath.Join(q, "shape"))
+	require.NoError(t, err)
+	require.True(t, st.Mode().IsRegular())
+	require.Equal(t, 4, countInodes(node), "a stat looks the file up")
+}

@@ -21,8 +21,18 @@ func (m metaView) ReadAt(p []byte, off int64) (int, error) { return m.v.ReadText
 // of a safetensors checkpoint), so that two checkpoints of one model
 // compare with diff -r; by-name keeps the files' own names.
 func treePaths(m *model.Model, names []string) map[string][]string {
+	list := treePathList(m, names)
+	out := make(map[string][]string, len(names))
+	for i, n := range names {
+		out[n] = list[i]
+	}
+	return out
+}
+
+// treePathList is treePaths as a list: the path of names[i] at i.
+func treePathList(m *model.Model, names []string) [][]string {
 	if m.Names == nil {
-		return tensorPaths(names)
+		return tensorPathList(names)
 	}
 	hf := make([]string, len(names))
 	for i, n := range names {
@@ -31,12 +41,7 @@ func treePaths(m *model.Model, names []string) map[string][]string {
 			hf[i] = h
 		}
 	}
-	byHF := tensorPaths(hf)
-	out := make(map[string][]string, len(names))
-	for i, n := range names {
-		out[n] = byHF[hf[i]]
-	}
-	return out
+	return tensorPathList(hf)
 }
 
 // tokenizerPrefix marks the metadata keys that tokenizer/ also serves.

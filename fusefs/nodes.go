@@ -4,7 +4,7 @@ import (
 	"container/list"
 	"context"
 	"log"
-	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -24,9 +24,8 @@ type node struct {
 	t *tree
 	e *entry
 
-	once    sync.Once
-	listing []fuse.DirEntry
-	live    *list.Element // a file's place among the live inodes (prune.go)
+	listing atomic.Pointer[[]fuse.DirEntry] // a large directory's, once listed
+	live    *list.Element                   // a file's place among the live inodes (prune.go)
 }
 
 // The operations a node supports; everything else (writes, mkdir,
@@ -125,15 +124,79 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, 
 	if !n.e.isDir() {
 		return nil, 0, syscall.ENOTDIR
 	}
-	n.once.Do(func() {
+	var listing []fuse.DirEntry
+	if kept := n.listing.Load(); kept != nil {
+		listing = *kept
+	} else {
 		children := n.t.list(n.e)
-		n.listing = make([]fuse.DirEntry, len(children))
+		listing = make([]fuse.DirEntry, len(children))
 		for i, c := range children {
-			n.listing[i] = fuse.DirEntry{Name: c.name, Mode: c.mode, Ino: c.ino}
+			listing[i] = fuse.DirEntry{Name: c.name, Mode: c.mode, Ino: c.ino}
 		}
-	})
+		if len(listing) > keptListing {
+			// A large directory is read in several READDIRs, each
+			// reopening it (unasked.go): list it once.
+			n.listing.Store(&listing)
+		}
+	}
 	// Each open gets its own cursor over the shared, immutable list.
-	return fs.NewListDirStream(n.listing).(fs.FileHandle), fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, fs.OK
+	return &dirHandle{n: n, entries: listing}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, fs.OK
+}
+
+// keptListing is the size above which a directory node keeps its
+// listing: a tensor's directory is listed once by a find, and keeping
+// its 13 entries would cost every looked-up directory half a kilobyte.
+const keptListing = 64
+
+// dirHandle is an open directory: a cursor over its listing. It answers
+// READDIRPLUS's lookups itself (fs.FileLookuper): a directory is looked
+// up as by LOOKUP, but a file is given without its attributes (node ID
+// 0), so the kernel makes no inode for it and go-fuse keeps no node.
+// A find lists every file of the tree and opens none: over a
+// 500,000-tensor model that is 6.5 million inodes made and forgotten
+// for nothing. A stat of a file then costs a LOOKUP of its own.
+type dirHandle struct {
+	n       *node
+	entries []fuse.DirEntry
+	idx     int
+}
+
+var (
+	_ = (fs.FileReaddirenter)((*dirHandle)(nil))
+	_ = (fs.FileSeekdirer)((*dirHandle)(nil))
+	_ = (fs.FileReleasedirer)((*dirHandle)(nil))
+	_ = (fs.FileLookuper)((*dirHandle)(nil))
+)
+
+func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	if h.idx >= len(h.entries) {
+		return nil, fs.OK
+	}
+	e := h.entries[h.idx]
+	h.idx++
+	e.Off = uint64(h.idx)
+	return &e, fs.OK
+}
+
+func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
+	if off > uint64(len(h.entries)) {
+		return syscall.EINVAL
+	}
+	h.idx = int(off)
+	return fs.OK
+}
+
+func (h *dirHandle) Releasedir(ctx context.Context, flags uint32) {}
+
+// Lookup is READDIRPLUS's lookup of the entry last listed.
+func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if h.idx > 0 && h.idx <= len(h.entries) {
+		if e := h.entries[h.idx-1]; e.Name == name && e.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+			// Any errno leaves the entry's node ID 0: listed, not linked.
+			return nil, syscall.ENOENT
+		}
+	}
+	return h.n.Lookup(ctx, name, out)
 }
 
 // Open answers ENOSYS unless the mount uses passthrough: the kernel then

@@ -136,6 +136,16 @@ func unescapeComponents(comps []string) (string, error) {
 // Where dropping makes two names meet, those names keep every part, with
 // the dropped ones escaped, so that every tensor has exactly one path.
 func tensorPaths(names []string) map[string][]string {
+	list := tensorPathList(names)
+	out := make(map[string][]string, len(names))
+	for i, n := range names {
+		out[n] = list[i]
+	}
+	return out
+}
+
+// tensorPathList is tensorPaths as a list: the path of names[i] at i.
+func tensorPathList(names []string) [][]string {
 	type cand struct {
 		rest           string // the name without "model."
 		key            string // the candidate path, joined by "."
@@ -152,8 +162,8 @@ func tensorPaths(names []string) map[string][]string {
 		cands[i] = cand{rest, key, stripped, drop}
 		count[key]++
 	}
-	out := make(map[string][]string, len(names))
-	for i, n := range names {
+	out := make([][]string, len(names))
+	for i := range names {
 		c := cands[i]
 		parts := strings.Split(c.key, ".")
 		comps := make([]string, 0, len(parts)+2)
@@ -169,7 +179,7 @@ func tensorPaths(names []string) map[string][]string {
 		if collides && c.drop {
 			comps = append(comps, escWeight)
 		}
-		out[n] = comps
+		out[i] = comps
 	}
 	return out
 }

@@ -37,6 +37,7 @@ type tensorDir struct {
 	mtime *time.Time
 	perm  *perm
 	path  string // the directory, from the root ("layers/0/mlp/down_proj")
+	index int    // the tensor's in the model's order
 }
 
 // The names of a tensor directory's files, besides nameShape, nameDType,
@@ -120,20 +121,34 @@ func (t *tree) child(e *entry, name string) *entry {
 			return t.tensorFileEntry(e.td, i)
 		}
 	}
-	return e.child(name)
+	if e.exp != nil && name == nameShape {
+		return &entry{name: nameShape, mode: syscall.S_IFREG | 0o444, ino: e.exp.ino, mtime: e.mtime, perm: e.perm, content: shapeContent(e.exp.shape)}
+	}
+	if c := e.child(name); c != nil || e.span == nil {
+		return c
+	}
+	return t.spanChild(e, name)
 }
 
 // list returns a directory's children sorted by name, a tensor's files
 // among them. The files' contents are not made.
 func (t *tree) list(e *entry) []*entry {
 	t.fillLazy(e)
-	if e.td == nil {
+	if e.td == nil && e.span == nil && e.exp == nil {
 		return e.children
 	}
 	out := make([]*entry, 0, len(e.children)+len(tensorFiles))
 	out = append(out, e.children...)
-	for i, f := range tensorFiles {
-		out = append(out, &entry{name: f.name, mode: syscall.S_IFREG | 0o444, ino: e.td.ino + uint64(i)})
+	if e.td != nil {
+		for i, f := range tensorFiles {
+			out = append(out, &entry{name: f.name, mode: syscall.S_IFREG | 0o444, ino: e.td.ino + uint64(i)})
+		}
+	}
+	if e.exp != nil {
+		out = append(out, &entry{name: nameShape, mode: syscall.S_IFREG | 0o444, ino: e.exp.ino})
+	}
+	if e.span != nil {
+		out = t.spanList(e, out)
 	}
 	slices.SortFunc(out, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
 	return out
@@ -323,9 +338,14 @@ func (p *sitePage) view() views.View {
 			return
 		}
 		if !p.overview {
-			// The root page alone, streamed: it keeps no tensor's views.
+			// The root page alone, streamed: it keeps no tensor's views,
+			// and its own figures of each row, so it makes views outside
+			// the cache rather than push out those of the tensors in use.
 			t := p.t
-			p.v = site.NewRoot(t.report, len(t.dirs), func(i int) *views.Tensor { return t.views(t.dirs[i]) }, t.sitePath)
+			p.v = site.NewRoot(t.report, len(t.dirs), func(i int) *views.Tensor {
+				d := t.dirs[i]
+				return views.NewTensor(d.t, t.companions.Options(d.t))
+			}, t.sitePath)
 			return
 		}
 		s, err := p.t.site()

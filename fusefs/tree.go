@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"cmp"
 	"fmt"
 	"github.com/fsmount/fsmount/internal/layout"
 	"log"
@@ -29,10 +28,10 @@ import (
 	"github.com/fsmount/fsmount/tensor"
 )
 
-// entry is one name in the tree. The whole tree is built once, at mount,
-// as plain values; go-fuse inodes are made only for the entries the
-// kernel looks up, so a 37,000-tensor checkpoint mounts in milliseconds
-// and idle entries cost a few dozen bytes.
+// entry is one name in the tree. The tree's own files and directories
+// are built once, at mount, as plain values; the tensors' directories
+// are made when the kernel asks for them (tensortree.go); go-fuse
+// inodes are made only for the entries the kernel looks up.
 type entry struct {
 	name     string
 	mode     uint32 // S_IFDIR|0555, S_IFREG|0444 or S_IFLNK|0777
@@ -41,6 +40,8 @@ type entry struct {
 	perm     *perm      // who may read it; mode's permission bits are unused
 	td       *tensorDir // a tensor's directory: its files (tensorfiles.go)
 	children []*entry   // directories: sorted by name
+	span     *span      // directories of a tensor tree (the root, expected/): their tensors
+	exp      *expDir    // an expected tensor's directory
 	content  content    // files
 	target   string     // links
 }
@@ -71,6 +72,7 @@ type tree struct {
 	companions *views.Companions
 	viewCache  viewCache
 	dirs       []*tensorDir // every tensor's, in the model's order
+	tensors    *tensorTree
 	pictures   *render.Cache
 
 	siteOnce sync.Once
@@ -147,6 +149,18 @@ func (t *tree) finish(e *entry, path string) error {
 		}
 		p = t.perms.and(p, c.perm)
 	}
+	if e.span != nil {
+		// The root, expected/: the tensors' top directories beside its own
+		// names.
+		if c := t.spanList(e, nil); len(c) > 0 {
+			for _, c := range c {
+				if e.child(c.name) != nil {
+					return fmt.Errorf("fusefs: two entries named %q in /%s", c.name, path)
+				}
+			}
+			p = t.perms.and(p, t.spanPerm(*e.span))
+		}
+	}
 	if e.perm == nil {
 		e.perm = p
 	}
@@ -154,15 +168,6 @@ func (t *tree) finish(e *entry, path string) error {
 		e.perm = t.perms.intern(t.perms.owner)
 	}
 	return nil
-}
-
-func comparePaths(a, b []string) int {
-	for i := range min(len(a), len(b)) {
-		if c := strings.Compare(a[i], b[i]); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(len(a), len(b))
 }
 
 // The names the tree itself uses, at its root and in each tensor's
@@ -219,6 +224,13 @@ const maxLinkTarget = 4095
 // pathsOf maps the name of every tensor of the files, and of every
 // expected tensor they lack, to its path components in the tree.
 func pathsOf(r *spec.Report) map[string][]string {
+	names, _ := pathNames(r)
+	return treePaths(r.Model, names)
+}
+
+// pathNames returns the names pathsOf lays out: the model's tensors', in
+// its order, then those of the expected tensors it lacks; and that set.
+func pathNames(r *spec.Report) ([]string, []spec.NamedShape) {
 	m := r.Model
 	tensors := m.Tensors()
 	expected := r.ExpectedSet()
@@ -231,7 +243,7 @@ func pathsOf(r *spec.Report) map[string][]string {
 			names = append(names, e.Name)
 		}
 	}
-	return treePaths(m, names)
+	return names, expected
 }
 
 // Paths returns the directory of every tensor in the tree of a checked
@@ -274,7 +286,15 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	}
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
-	paths := pathsOf(r)
+	names, _ := pathNames(r)
+	paths := treePathList(m, names) // the tensors' first, in their order
+	var extra []item                // an adapter's lora/ directories
+	if ar != nil {
+		var err error
+		if extra, err = t.adapterLayer(ar, treePaths(m, names)); err != nil {
+			return nil, err
+		}
+	}
 	if ar != nil && ar.Base == nil {
 		// An adapter alone: no base tensors, nothing expected of them.
 		tensors, t.noBase = nil, true
@@ -295,32 +315,26 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 		return appendShapeLine(b, tensors[i].Name, tensors[i].Shape)
 	}), top, all)
 
-	// The tensors, in path order.
-	type placed struct {
-		comps []string
-		t     *tensor.Tensor
-	}
-	byPath := make([]placed, len(tensors))
+	// The tensors, laid out as a sorted list (tensortree.go).
+	items := make([]item, len(tensors), len(tensors)+len(extra))
 	for i, tt := range tensors {
-		byPath[i] = placed{paths[tt.Name], tt}
-	}
-	slices.SortFunc(byPath, func(a, b placed) int { return comparePaths(a.comps, b.comps) })
-	dirOf := make(map[*tensor.Tensor]*tensorDir, len(tensors))
-	for _, p := range byPath {
-		tt := p.t
 		base := source.BaseOf(tt.File)
-		mtime, fp := mtimes[base], fperm[base]
-		dir := t.mkdirs(t.root, p.comps, mtime)
-		dir.td = t.newTensorDir(tt, mtime, fp)
-		dir.td.path = strings.Join(p.comps, "/")
-		dirOf[tt] = dir.td
+		items[i].td = tensorDir{t: tt, mtime: mtimes[base], perm: fperm[base], path: strings.Join(paths[i], "/"), index: i}
 	}
+	items = append(items, extra...)
+	var err error
+	if t.tensors, err = t.newTensorTree(items, nil); err != nil {
+		return nil, err
+	}
+	t.root.span = &span{t.tensors, 0, int32(len(items)), 0}
 	t.dirs = make([]*tensorDir, len(tensors))
-	for i, tt := range tensors {
-		t.dirs[i] = dirOf[tt]
+	for i := range t.tensors.items {
+		if it := &t.tensors.items[i]; it.ent == nil {
+			t.dirs[it.td.index] = &it.td
+		}
 	}
 	if ar != nil {
-		t.adapterLayer(ar, paths, top, all)
+		t.adapterRoot(ar, top, all)
 	} else {
 		t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
 	}
@@ -383,63 +397,62 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 }
 
 // byName fills by-name/: a link per tensor to its directory, or where
-// the link would be too long for the kernel, the directory's files.
+// the link would be too long for the kernel, the directory's files; made
+// on lookup from the sorted names, as the tensors' directories
+// (tensortree.go).
 func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm) error {
 	tensors := t.model.Tensors()
 	if t.noBase {
 		tensors = nil
 	}
-	links := make([][]string, len(tensors))
+	items := make([]item, len(tensors))
 	for i, tt := range tensors {
-		links[i] = escapePart(tt.Name)
+		// A plain name is its own path: Join of one string is that string.
+		items[i].td = tensorDir{path: strings.Join(escapePart(tt.Name), "/"), mtime: top, perm: fperm[source.BaseOf(tt.File)], index: i}
 	}
-	order := make([]int, len(tensors))
-	for i := range order {
-		order[i] = i
+	tr, err := t.newTensorTree(items, nil)
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(order, func(a, b int) int { return comparePaths(links[a], links[b]) })
-	for _, i := range order {
-		comps := links[i]
-		dir := t.mkdirs(byName, comps[:len(comps)-1], top)
-		target := strings.Repeat("../", len(comps)) + t.dirs[i].path
-		if len(target) > maxLinkTarget {
-			// The kernel cannot read a link this long: serve the tensor's
-			// files here as well, so that by-name reaches every tensor.
-			d := t.mkdirs(dir, comps[len(comps)-1:], top)
-			d.td = t.dirs[i]
-			continue
-		}
-		link := t.newEntry(comps[len(comps)-1], syscall.S_IFLNK|0o777, top)
-		link.target, link.perm = target, fperm[source.BaseOf(tensors[i].File)]
-		dir.children = append(dir.children, link)
-	}
+	tr.links = true
+	byName.span = &span{tr, 0, int32(len(items)), 0}
 	return t.finish(byName, nameByName)
 }
 
 // expected fills expected/: the shapes of every expected tensor, and a
-// directory with its shape for each.
+// directory with its shape for each, made on lookup as the tensors'
+// (tensortree.go).
 func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 	expected := t.report.ExpectedSet()
 	if t.noBase {
 		expected = nil
 	}
-	paths := pathsOf(t.report)
 	t.file(exp, nameShapes, newLines(len(expected), func(b []byte, i int) []byte {
 		return appendShapeLine(b, expected[i].Name, expected[i].Shape)
 	}), top, all)
-	type expectedAt struct {
-		comps []string
-		shape []uint64
+	names, _ := pathNames(t.report)
+	paths := treePathList(t.model, names)
+	at := make(map[string]int, len(names)-len(t.dirs)) // the lacking ones
+	for i, n := range names[len(t.dirs):] {
+		at[n] = len(t.dirs) + i
 	}
-	expAt := make([]expectedAt, len(expected))
-	for i, e := range expected {
-		expAt[i] = expectedAt{paths[e.Name], e.Shape}
+	items := make([]item, len(expected))
+	shapes := make([][]uint64, len(expected))
+	for k, e := range expected {
+		shapes[k] = e.Shape
+		path := ""
+		if i, ok := at[e.Name]; ok {
+			path = strings.Join(paths[i], "/")
+		} else if tt := t.model.Tensor(e.Name); tt != nil {
+			path = t.sitePath(tt.Name) // the same path as the tensor's
+		}
+		items[k].td = tensorDir{path: path, mtime: top, perm: all, index: k}
 	}
-	slices.SortFunc(expAt, func(a, b expectedAt) int { return comparePaths(a.comps, b.comps) })
-	for _, e := range expAt {
-		dir := t.mkdirs(exp, e.comps, top)
-		t.file(dir, nameShape, shapeContent(e.shape), top, all)
+	tr, err := t.newTensorTree(items, shapes)
+	if err != nil {
+		return err
 	}
+	exp.span = &span{tr, 0, int32(len(items)), 0}
 	return t.finish(exp, nameExpected)
 }
 

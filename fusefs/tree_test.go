@@ -75,17 +75,7 @@ func TestViewCacheBounded(t *testing.T) {
 	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	tr.viewCache.max = 2
-	var dirs []*tensorDir
-	var walk func(e *entry)
-	walk = func(e *entry) {
-		if e.td != nil {
-			dirs = append(dirs, e.td)
-		}
-		for _, c := range e.children {
-			walk(c)
-		}
-	}
-	walk(tr.root)
+	dirs := tr.dirs
 	require.Greater(t, len(dirs), 3)
 	a := tr.views(dirs[0])
 	assert.Same(t, a, tr.views(dirs[0]), "kept while in use")
@@ -143,4 +133,69 @@ func TestTreeBytesPerTensor(t *testing.T) {
 	t.Logf("%d tensors: the tree keeps %.0f bytes a tensor", n, per)
 	assert.Less(t, per, 400.0, "bytes kept per tensor")
 	runtime.KeepAlive(tr)
+}
+
+// by-name/ and expected/, once visited, keep a small constant per
+// tensor too (#25: as entries, they held more than the tensors' tree).
+func TestLazyTreesBytesPerTensor(t *testing.T) {
+	dir := t.TempDir()
+	n, err := testmodel.WriteMoE(dir, 4, 1000)
+	require.NoError(t, err)
+	m, err := model.Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	tr, err := buildTree(r, 0, 0, nil, nil)
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, name := range []string{nameByName, nameExpected} {
+		tr.fillLazy(tr.root.child(name))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+	t.Logf("%d tensors: by-name/ and expected/ keep %.0f bytes a tensor", n, per)
+	assert.Less(t, per, 250.0, "bytes kept per tensor")
+	// And they are whole: a link and a shape of the last expert.
+	c := tr.child(tr.child(tr.root, nameByName), "model.layers.3.mlp.experts.999.up_proj.weight")
+	require.NotNil(t, c)
+	assert.Equal(t, "../layers/3/mlp/experts/999/up_proj", c.target)
+	e := tr.root.child(nameExpected)
+	for _, c := range []string{"layers", "3", "mlp", "experts", "999", "up_proj", nameShape} {
+		e = tr.child(e, c)
+		require.NotNil(t, e, c)
+	}
+	assert.Equal(t, shapeContent{32, 64}, e.content)
+	runtime.KeepAlive(tr)
+}
+
+// comparePathStr orders joined paths as their components compare, the
+// order child's binary search over a span relies on.
+func TestComparePathStr(t *testing.T) {
+	ref := func(a, b string) int {
+		x, y := strings.Split(a, "/"), strings.Split(b, "/")
+		for i := range min(len(x), len(y)) {
+			if c := strings.Compare(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return len(x) - len(y)
+	}
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	rng := rand.New(rand.NewPCG(3, 4))
+	parts := []string{"a", "ab", "a-b", "a.b", "%2F", "0", "10", "9", "b", "+", "~"}
+	path := func() string {
+		comps := make([]string, 1+rng.IntN(4))
+		for i := range comps {
+			comps[i] = parts[rng.IntN(len(parts))]
+		}
+		return strings.Join(comps, "/")
+	}
+	for range 20000 {
+		a, b := path(), path()
+		require.Equal(t, sign(ref(a, b)), sign(comparePathStr(a, b)), "%q %q", a, b)
+	}
 }

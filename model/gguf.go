@@ -8,7 +8,6 @@ import (
 
 	"github.com/fsmount/fsmount/gguf"
 	"github.com/fsmount/fsmount/source"
-	"github.com/fsmount/fsmount/tensor"
 )
 
 // Metadata is a GGUF file's key/values, in file order. It is the
@@ -117,11 +116,7 @@ func (m *Model) openGGUF(name string) error {
 		m.Files = append(m.Files, f.Source())
 	}
 	m.warnings = append(m.warnings, gm.Warnings()...)
-	m.tensors = gm.Tensors()
-	m.byName = make(map[string]*tensor.Tensor, len(m.tensors))
-	for _, t := range m.tensors {
-		m.byName[t.Name] = t
-	}
+	m.setTensors(gm.Tensors())
 	m.Metadata = ggufMetadata(gm.Metadata())
 	arch := gm.Architecture()
 	a, known := gguf.Architecture(arch)

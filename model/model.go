@@ -83,8 +83,8 @@ type Model struct {
 	// the weights.
 	Others []source.File
 
-	tensors  []*tensor.Tensor // sorted by name
-	byName   map[string]*tensor.Tensor
+	tensors  []*tensor.Tensor          // sorted by name
+	byName   map[string]*tensor.Tensor // nil when tensors are sorted
 	warnings []string
 	single   bool // one weight file was named, not a directory
 	closers  []io.Closer
@@ -370,11 +370,7 @@ func (m *Model) join(files []*safetensors.File) error {
 		m.Close()
 		return err
 	}
-	m.tensors = tensors
-	m.byName = make(map[string]*tensor.Tensor, len(tensors))
-	for _, t := range tensors {
-		m.byName[t.Name] = t
-	}
+	m.setTensors(tensors)
 	return nil
 }
 
@@ -439,7 +435,29 @@ func baseName(name string) string { return path.Base(filepath.ToSlash(name)) }
 func (m *Model) Tensors() []*tensor.Tensor { return m.tensors }
 
 // Tensor returns the named tensor, or nil.
-func (m *Model) Tensor(name string) *tensor.Tensor { return m.byName[name] }
+func (m *Model) Tensor(name string) *tensor.Tensor {
+	if m.byName != nil {
+		return m.byName[name]
+	}
+	i, ok := slices.BinarySearchFunc(m.tensors, name, func(t *tensor.Tensor, n string) int { return strings.Compare(t.Name, n) })
+	if !ok {
+		return nil
+	}
+	return m.tensors[i]
+}
+
+// setTensors sets the model's tensors. Sorted by name, as every format
+// gives them, they are found by binary search: a map of half a million
+// names cost 26 MB; otherwise by a map.
+func (m *Model) setTensors(ts []*tensor.Tensor) {
+	m.tensors, m.byName = ts, nil
+	if !slices.IsSortedFunc(ts, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) }) {
+		m.byName = make(map[string]*tensor.Tensor, len(ts))
+		for _, t := range ts {
+			m.byName[t.Name] = t
+		}
+	}
+}
 
 // Warnings returns the files' warnings and the index's, the source's
 // (a [source.Warner]), and, where weight files come from a server that

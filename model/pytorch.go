@@ -127,11 +127,7 @@ func (m *Model) joinPyTorch(files []*pytorch.File) error {
 	if err != nil {
 		return err
 	}
-	m.tensors = tensors
-	m.byName = make(map[string]*tensor.Tensor, len(tensors))
-	for _, t := range tensors {
-		m.byName[t.Name] = t
-	}
+	m.setTensors(tensors)
 	m.pyFiles = files
 	return nil
 }

@@ -23,7 +23,10 @@
 // The root page's health column is ok, nan, inf, zero, constant or empty
 // (see [decode.Stats.Health]); outlier for a block tensor whose RMS is
 // more than 10 times the median RMS of its kind over the layers (see
-// [render.Outliers]); n/a for a tensor that is not decoded; error when
+// [render.LayerKind]; for a kind of more than [KindSample] tensors, the
+// median of KindSample of them spread evenly, so that the first rows of
+// a half-million-tensor page do not wait for the statistics of every
+// expert); n/a for a tensor that is not decoded; error when
 // its statistics could not be computed (an I/O error, say). A tensor's
 // own page shows the health of its statistics alone, without outlier,
 // which needs the statistics of its whole kind.

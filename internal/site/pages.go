@@ -133,6 +133,7 @@ func img(b *bytes.Buffer, src string, w, h int, alt string) {
 // rootStats is what a root row shows of a tensor's statistics.
 type rootStats struct {
 	rms, absmax float64
+	known       bool // computed
 	decoded     bool // the figures are known
 	health      string
 }
@@ -185,7 +186,7 @@ func (s *Site) rootRow(b *bytes.Buffer, v *views.Tensor, dir string, rs *rootSta
 
 // rootFoot writes the root index.html after its last tensor row.
 func rootFoot(b *bytes.Buffer) {
-	b.WriteString("</table>\n<p>health: ok, nan (a NaN), inf (an infinity), zero (all zeros), constant (all equal), empty, outlier (RMS over 10&times; the median of its kind across layers), n/a (not decoded), error (statistics failed).</p>\n</body>\n</html>\n")
+	b.WriteString("</table>\n<p>health: ok, nan (a NaN), inf (an infinity), zero (all zeros), constant (all equal), empty, outlier (RMS over 10&times; the median of its kind across layers, or of 255 tensors spread evenly over a larger kind), n/a (not decoded), error (statistics failed).</p>\n</body>\n</html>\n")
 }
 
 func dtypeOf(v *views.Tensor) string {

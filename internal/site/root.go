@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,12 +20,16 @@ import (
 // tensor, a foot. A row's size is fixed by the tensor's name, dtype and
 // shape (its statistics have fixed-width cells), so the page's size and
 // every row's offset are known without statistics, and a read renders
-// only the rows it covers. The statistics (RMS, absmax, health) are
-// computed for every tensor on the first read, a tensor at a time, since
-// a row's outlier mark compares its RMS with every layer's of its kind;
-// what is kept of them is 32 bytes a tensor. Nothing else grows with
-// the page: a 500,000-tensor page (108 MB) costs its row offsets (8
-// bytes a tensor) until read.
+// only the rows it covers. A row's statistics (RMS, absmax, health) are
+// computed when a read first covers it, and kept (40 bytes a tensor).
+// Its outlier mark compares its RMS with the median of its kind
+// ([render.LayerKind]), computed when a row of the kind is first read:
+// over every tensor of the kind when it has at most [KindSample], else
+// over KindSample of them spread evenly over it (an expert's kind in a
+// large MoE covers every expert of every layer, and its exact median
+// would need the statistics of most of the model before the first row).
+// So the first MiB of a 500,000-tensor page costs the statistics of the
+// rows it shows and a few samples, not of the model.
 type RootFile struct {
 	s      *Site
 	n      int
@@ -34,8 +39,22 @@ type RootFile struct {
 	foot   []byte
 	ends   []int64 // ends[i]: offset of the end of row i, from the first row
 
-	mu   sync.Mutex
-	rows []rootStats // nil until the first read
+	mu      sync.Mutex
+	rows    []rootStats  // nil until the first read; rows[i].known once computed
+	kinds   []int32      // each tensor's kind, -1 outside the blocks; on the first read
+	members [][]int32    // each kind's tensors
+	medians []kindMedian // each kind's, computed on first use
+	scanned int          // rows whose statistics were computed (tests)
+}
+
+// KindSample is the most tensors of one kind whose RMS the root page's
+// outlier mark takes the median of.
+const KindSample = 255
+
+// kindMedian is the median RMS of a kind, once known.
+type kindMedian struct {
+	done, ok bool // computed; a median exists (3 finite RMS at least)
+	m        float64
 }
 
 // NewRoot returns the root index.html of the report r for n tensors,
@@ -57,12 +76,14 @@ func NewRoot(r *spec.Report, n int, viewOf func(i int) *views.Tensor, dirOf func
 	rootFoot(&b)
 	f.foot = bytes.Clone(b.Bytes())
 	var end int64
+	names := make([]string, n)
 	for i := range n {
 		b.Reset()
-		f.row(&b, i, nil)
+		names[i] = f.row(&b, i, nil)
 		end += int64(b.Len())
 		f.ends[i] = end
 	}
+	f.kindsOf(func(i int) string { return names[i] })
 	return f
 }
 
@@ -75,42 +96,125 @@ func (f *RootFile) Size() int64 {
 	return int64(len(f.head)) + rows + int64(len(f.foot))
 }
 
-func (f *RootFile) row(b *bytes.Buffer, i int, rs *rootStats) {
+// row writes row i, and returns its tensor's name.
+func (f *RootFile) row(b *bytes.Buffer, i int, rs *rootStats) string {
 	v := f.viewOf(i)
-	f.s.rootRow(b, v, f.dirOf(v.Tensor().Name), rs)
+	name := v.Tensor().Name
+	f.s.rootRow(b, v, f.dirOf(name), rs)
+	return name
 }
 
-// stats computes every tensor's statistics once, and marks the outliers.
-func (f *RootFile) stats(ctx context.Context) ([]rootStats, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.rows != nil {
-		return f.rows, nil
+// prepare makes the table of the rows' statistics on the first read. It
+// is called with mu held.
+func (f *RootFile) prepare() {
+	if f.rows == nil {
+		f.rows = make([]rootStats, f.n)
+		f.medians = make([]kindMedian, len(f.members))
 	}
-	rows := make([]rootStats, f.n)
-	names := make([]string, f.n)
-	rms := make([]float64, f.n)
-	for i := range rows {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+}
+
+// kindsOf fills kinds and members (see [RootFile]).
+func (f *RootFile) kindsOf(names func(i int) string) {
+	f.kinds = make([]int32, f.n)
+	ids := map[string]int32{}
+	for i := range f.n {
+		f.kinds[i] = -1
+		_, k, ok := render.LayerKind(names(i))
+		if !ok {
+			continue
 		}
-		v := f.viewOf(i)
-		ts := f.s.statsOf(ctx, v)
-		names[i], rms[i] = v.Tensor().Name, math.NaN()
-		rows[i].health = ts.health
-		if st := ts.st; st != nil {
-			// Keep the two figures the row shows, not the statistics.
-			rows[i].rms, rows[i].absmax, rows[i].decoded = st.RMS, st.AbsMax, true
-			rms[i] = st.RMS
+		id, seen := ids[k]
+		if !seen {
+			id = int32(len(f.members))
+			ids[k] = id
+			f.members = append(f.members, nil)
+		}
+		f.kinds[i] = id
+		f.members[id] = append(f.members[id], int32(i))
+	}
+}
+
+// rowStats returns row i's statistics, computing them once. It is called
+// with mu held.
+func (f *RootFile) rowStats(ctx context.Context, i int) (*rootStats, error) {
+	rs := &f.rows[i]
+	if rs.known {
+		return rs, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ts := f.s.statsOf(ctx, f.viewOf(i))
+	rs.known, rs.health, rs.rms = true, ts.health, math.NaN()
+	if st := ts.st; st != nil {
+		// Keep the two figures the row shows, not the statistics.
+		rs.rms, rs.absmax, rs.decoded = st.RMS, st.AbsMax, true
+	}
+	f.scanned++
+	return rs, nil
+}
+
+// median returns the median RMS of kind k (see [RootFile]), and whether
+// it has one. It is called with mu held.
+func (f *RootFile) median(ctx context.Context, k int32) (float64, bool, error) {
+	km := &f.medians[k]
+	if km.done {
+		return km.m, km.ok, nil
+	}
+	members := f.members[k]
+	var rms []float64
+	for _, i := range sample(members, KindSample) {
+		rs, err := f.rowStats(ctx, int(i))
+		if err != nil {
+			return 0, false, err
+		}
+		if !math.IsNaN(rs.rms) {
+			rms = append(rms, rs.rms)
 		}
 	}
-	for i, out := range render.Outliers(names, rms) {
-		if out && rows[i].health == "ok" {
-			rows[i].health = "outlier"
+	if len(rms) >= 3 {
+		slices.Sort(rms)
+		km.m, km.ok = rms[len(rms)/2], true
+		if len(rms)%2 == 0 {
+			km.m = (rms[len(rms)/2-1] + rms[len(rms)/2]) / 2
 		}
 	}
-	f.rows = rows
-	return rows, nil
+	km.done = true
+	return km.m, km.ok, nil
+}
+
+// sample returns all of xs if they are at most n, else n of them spread
+// evenly, the first and the last included.
+func sample(xs []int32, n int) []int32 {
+	if len(xs) <= n {
+		return xs
+	}
+	out := make([]int32, n)
+	for j := range n {
+		out[j] = xs[j*(len(xs)-1)/(n-1)]
+	}
+	return out
+}
+
+// shown returns what row i shows: its statistics, with ok turned to
+// outlier where its RMS is over 10 times its kind's median. It is called
+// with mu held.
+func (f *RootFile) shown(ctx context.Context, i int) (rootStats, error) {
+	rs, err := f.rowStats(ctx, i)
+	if err != nil {
+		return rootStats{}, err
+	}
+	out := *rs
+	if k := f.kinds[i]; k >= 0 && out.health == "ok" && !math.IsNaN(out.rms) {
+		m, ok, err := f.median(ctx, k)
+		if err != nil {
+			return rootStats{}, err
+		}
+		if ok && out.rms > 10*m {
+			out.health = "outlier"
+		}
+	}
+	return out, nil
 }
 
 // ReadAt reads the page at off, rendering the rows the range covers.
@@ -132,15 +236,19 @@ func (f *RootFile) ReadAt(p []byte, off int64) (int, error) {
 	put(f.head, 0)
 	h := int64(len(f.head))
 	if n < len(p) && f.n > 0 && off+int64(n) < h+f.ends[f.n-1] {
-		rows, err := f.stats(context.Background())
-		if err != nil {
-			return n, err
-		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.prepare()
+		ctx := context.Background()
 		i := sort.Search(f.n, func(i int) bool { return h+f.ends[i] > off+int64(n) })
 		var b bytes.Buffer
 		for ; i < f.n && n < len(p); i++ {
+			rs, err := f.shown(ctx, i)
+			if err != nil {
+				return n, err
+			}
 			b.Reset()
-			f.row(&b, i, &rows[i])
+			f.row(&b, i, &rs)
 			start := h + f.ends[i] - int64(b.Len())
 			if start+int64(b.Len()) != h+f.ends[i] || (i > 0 && start != h+f.ends[i-1]) {
 				return n, errSize

@@ -84,7 +84,7 @@ func (s *Site) oldRootPage(rows []tensorStats) []byte {
 		healthCell(&b, ts)
 		b.WriteString("</tr>\n")
 	}
-	b.WriteString("</table>\n<p>health: ok, nan (a NaN), inf (an infinity), zero (all zeros), constant (all equal), empty, outlier (RMS over 10&times; the median of its kind across layers), n/a (not decoded), error (statistics failed).</p>\n</body>\n</html>\n")
+	b.WriteString("</table>\n<p>health: ok, nan (a NaN), inf (an infinity), zero (all zeros), constant (all equal), empty, outlier (RMS over 10&times; the median of its kind across layers, or of 255 tensors spread evenly over a larger kind), n/a (not decoded), error (statistics failed).</p>\n</body>\n</html>\n")
 	return b.Bytes()
 }
 
@@ -116,4 +116,35 @@ func TestRootStreamedEqualsWhole(t *testing.T) {
 			require.Equal(t, string(want[off:min(off+int64(len(p)), int64(len(want)))]), string(p[:n]), "%d bytes at %d", len(p), off)
 		}
 	}
+}
+
+// A read of the root page computes the statistics of the rows it covers
+// and of at most KindSample tensors of each of their kinds, not of the
+// whole model (#25: a 500,000-tensor MoE, whose expert kinds each cover
+// every expert of every layer); what it shows is still the whole page's.
+func TestRootFirstReadScansItsRows(t *testing.T) {
+	dir := t.TempDir()
+	n, err := testmodel.WriteMoE(dir, 1, 2*KindSample)
+	require.NoError(t, err)
+	s := open(t, dir)
+	root := s.Root()
+	p := make([]byte, 16<<10)
+	k, err := root.ReadAt(p, 0)
+	require.NoError(t, err)
+	want := s.oldRoot()
+	require.Equal(t, string(want[:k]), string(p[:k]))
+	// The rows read, and a sample of each of their three expert kinds.
+	require.Less(t, root.scanned, 4*KindSample, "statistics of %d of %d tensors", root.scanned, n)
+	require.Equal(t, string(want), string(readAll(t, "root", root)))
+	require.Equal(t, n, root.scanned)
+}
+
+func TestSample(t *testing.T) {
+	xs := make([]int32, 1000)
+	for i := range xs {
+		xs[i] = int32(i)
+	}
+	require.Equal(t, xs[:5], sample(xs[:5], 5))
+	got := sample(xs, 5)
+	require.Equal(t, []int32{0, 249, 499, 749, 999}, got)
 }
