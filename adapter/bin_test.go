@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -34,13 +33,7 @@ torch.save(out, dst)
 // like the same adapter in safetensors: the same tensors, the same
 // bytes, the same clean check against the tiny base.
 func TestAdapterBin(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import torch, numpy").Run(); err != nil {
-		if os.Getenv("FSMOUNT_REQUIRE_TORCH") == "1" {
-			t.Fatalf("torch is required (FSMOUNT_REQUIRE_TORCH=1): %v", err)
-		}
-		t.Skip("no python3-torch")
-	}
+	testmodel.Torch(t)
 	st := filepath.Join(t.TempDir(), "st")
 	require.NoError(t, testmodel.WriteAdapter(st, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors()))
 	bin := filepath.Join(t.TempDir(), "bin")
@@ -48,8 +41,7 @@ func TestAdapterBin(t *testing.T) {
 	cfg, err := os.ReadFile(filepath.Join(st, "adapter_config.json"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "adapter_config.json"), cfg, 0o644))
-	out, err := exec.Command(py, "-c", toBin, filepath.Join(st, WeightsName), filepath.Join(bin, BinName)).CombinedOutput()
-	require.NoError(t, err, string(out))
+	testmodel.RunTorch(t, "-c", toBin, filepath.Join(st, WeightsName), filepath.Join(bin, BinName))
 
 	want, err := Open(st, nil)
 	require.NoError(t, err)

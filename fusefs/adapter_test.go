@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,14 +100,12 @@ func readF32(t *testing.T, path string) []float32 {
 // float32 rounding of the product, (rank+2)·2⁻²⁴·Σ|terms|.
 func assertDeltaMatchesNumpy(t *testing.T, mnt, dirPath, adapterDir, module string, rank int, conv1D bool) {
 	t.Helper()
-	py := testmodel.Numpy(t)
 	ref := filepath.Join(t.TempDir(), "delta.npy")
 	args := []string{filepath.Join("..", "adapter", "testdata", "lora.py"), "delta", adapterDir, module, ref}
 	if conv1D {
 		args = append(args, "--conv1d")
 	}
-	out, err := exec.Command(py, args...).CombinedOutput()
-	require.NoError(t, err, string(out))
+	testmodel.RunNumpy(t, args...)
 	want := readNPY64(t, ref)
 	bound := readNPY64(t, strings.TrimSuffix(ref, ".npy")+".abs.npy")
 	got := readF32(t, filepath.Join(mnt, dirPath, "lora", "delta", "values.f32"))

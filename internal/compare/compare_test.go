@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -425,14 +424,12 @@ func TestViews(t *testing.T) {
 	t.Logf("summary:\n%s", r.Text())
 
 	// numpy loads delta.npy and finds MODEL − OTHER.
-	py := testmodel.Numpy(t)
 	dir := t.TempDir()
 	npyPath := filepath.Join(dir, "delta.npy")
 	require.NoError(t, os.WriteFile(npyPath, npy, 0o644))
 	script := filepath.Join("testdata", "delta_check.py")
-	out, err := exec.Command(py, script, npyPath, filepath.Join(mm.Location, "model.safetensors"), filepath.Join(om.Location, "model.safetensors"), name).CombinedOutput()
-	require.NoError(t, err, string(out))
-	assert.Contains(t, string(out), "ok")
+	out := testmodel.RunNumpy(t, script, npyPath, filepath.Join(mm.Location, "model.safetensors"), filepath.Join(om.Location, "model.safetensors"), name)
+	assert.Contains(t, out, "ok")
 }
 
 func decodeF32(b []byte) []float64 {

@@ -15,7 +15,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -309,7 +308,6 @@ func TestValuesFormat(t *testing.T) {
 // TestNPYWithNumpy loads every values.npy with numpy (mmap_mode='r') and
 // compares shape, dtype and data bytes.
 func TestNPYWithNumpy(t *testing.T) {
-	py := testmodel.Numpy(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	dir := t.TempDir()
 	type want struct {
@@ -361,14 +359,9 @@ for p in sys.argv[1:]:
     a = np.load(p, mmap_mode='r')
     out[p] = {"shape": list(a.shape), "descr": a.dtype.str, "sha": hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()}
 print(json.dumps(out))`
-	out, err := exec.Command(py, append([]string{"-c", script}, files...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("numpy: %v\n%s", err, out)
-	}
+	out := testmodel.RunNumpy(t, append([]string{"-c", script}, files...)...)
 	var got map[string]want
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	for p, w := range wants {
 		g := got[p]
 		if w.Shape == nil {
