@@ -1,10 +1,15 @@
 package model_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +21,7 @@ import (
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
+	"github.com/fsmount/fsmount/source/remote"
 )
 
 // writeSharded writes two shards and an index; edit may change the index
@@ -164,4 +170,68 @@ func TestShardOpensBounded(t *testing.T) {
 	assert.GreaterOrEqual(t, fsys.opened, n)
 	assert.LessOrEqual(t, fsys.max, 16, "shards opened at once")
 	assert.Greater(t, fsys.max, 1, "shards opened one by one")
+}
+
+// TestUnversionedServerWarns opens a model from a server that sends
+// neither ETag nor Last-Modified: its warnings say that a change there
+// cannot be detected; from http.FileServer (Last-Modified) they do not.
+func TestUnversionedServerWarns(t *testing.T) {
+	dir := testmodel.TinyDir(t, nil)
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(r.URL.Path, "/"))))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+	}))
+	defer bare.Close()
+	files := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer files.Close()
+
+	opts := &remote.Options{CacheSize: -1}
+	m, err := model.OpenWith(bare.URL+"/", opts)
+	require.NoError(t, err)
+	defer m.Close()
+	var found bool
+	for _, w := range m.Warnings() {
+		found = found || strings.Contains(w, "neither an ETag nor Last-Modified") && strings.Contains(w, "cannot be detected")
+	}
+	assert.True(t, found, "warnings %q", m.Warnings())
+
+	m2, err := model.OpenWith(files.URL+"/", opts)
+	require.NoError(t, err)
+	defer m2.Close()
+	for _, w := range m2.Warnings() {
+		assert.NotContains(t, w, "cannot be detected")
+	}
+}
+
+// Many metadata keys (#25: a million cost 352 MB in fsinspect): the
+// model keeps the format's table as it is, and the format a sorted index
+// of the keys, not a map and a copy.
+func TestManyMetadataKeysBytesPerKey(t *testing.T) {
+	const n = 200_000
+	kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: "many"}}
+	for i := range n {
+		kvs = append(kvs, testmodel.GGUFKV{Key: fmt.Sprintf("many.key_%07d", i), Value: uint32(i)})
+	}
+	p := filepath.Join(t.TempDir(), "keys.gguf")
+	require.NoError(t, testmodel.WriteGGUF(p, kvs, []testmodel.GGUFTensor{{Name: "token_embd.weight", Type: 0, Dims: []uint64{8, 2}, Data: make([]byte, 64)}}))
+	kvs = nil
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := model.Open(p)
+	require.NoError(t, err)
+	defer m.Close()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
+	t.Logf("%d keys: %.0f bytes kept a key", n, per)
+	// A key's entry (56 bytes), its name (16) and its index (4).
+	assert.Less(t, per, 120.0, "bytes kept per metadata key")
+	require.Equal(t, n+1, m.Metadata.Len())
+	assert.Equal(t, "many.key_0199999", m.Metadata.Key(n))
+	assert.Equal(t, int64(len("199999\n")), m.Metadata.Value(n).TextSize())
 }

@@ -3,10 +3,14 @@ package remote
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +20,8 @@ import (
 	"github.com/fsmount/fsmount/internal/nginxtest"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseLocation(t *testing.T) {
@@ -487,5 +493,304 @@ func waitIdle(t *testing.T, f *File) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d chunks still in flight", n)
 		}
+	}
+}
+
+func TestRetryAfterIsCapped(t *testing.T) {
+	_, p, data := faultSetup(t)
+	opts := testOptions()
+	opts.MaxRetryAfter = 200 * time.Millisecond
+	fsys := newFS(t, p.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.Status, Status: 429, RetryAfter: "3600"})
+	start := time.Now()
+	readAt(t, f, data, 2<<20, 10)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Retry-After: 3600 made the read wait %v, cap %v", d, opts.MaxRetryAfter)
+	}
+}
+
+func TestCorruptDiskChunkIsRefetched(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(1<<20, 4)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	opts := testOptions()
+	opts.ChunkSize = 64 << 10
+	opts.CacheDir = t.TempDir()
+	opts.CacheSize = 1 << 20
+	fsys := newFS(t, s.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	readAt(t, f, data, 5*(64<<10), 10)
+	fsys.disk.flush() // the disk cache writes in the background
+	// Flip a byte of the cached chunk 5.
+	datas, _ := filepath.Glob(filepath.Join(opts.CacheDir, "*.data"))
+	if len(datas) != 1 {
+		t.Fatalf("found %d chunk files, want 1: %v", len(datas), datas)
+	}
+	cf, err := os.OpenFile(datas[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1)
+	off := int64(5*(64<<10) + 100)
+	if _, err := cf.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0xff
+	if _, err := cf.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	cf.Close()
+	forgetDiskCache(t, opts.CacheDir)
+	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
+	f2 := openFile(t, newFS(t, s.URL, opts), "blob.bin")
+	readAt(t, f2, data, 5*(64<<10), 1000)
+	if got := nginxtest.Count(s.Requests(t), "/blob.bin", nil) - before; got != 2 {
+		t.Errorf("%d requests, want 2 (open, and the corrupt chunk again)", got)
+	}
+}
+
+func TestClosedFile(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(3<<20, 2)
+	writeFile(t, root, "blob.bin", data)
+	s := nginxtest.Start(t, root)
+	f := openFile(t, newFS(t, s.URL, testOptions()), "blob.bin")
+	f.Close()
+	_, err := f.ReadAt(make([]byte, 10), 2<<20)
+	wantCode(t, err, CodeClosed)
+}
+
+// TestWithTimeout: --timeout sets the bound of a read with its retries
+// and cuts the connect, response and stall timeouts to it, never raising
+// one.
+func TestWithTimeout(t *testing.T) {
+	o := Options{StallTimeout: time.Second}.WithTimeout(5 * time.Second).withDefaults()
+	if o.ReadTimeout != 5*time.Second || o.ConnectTimeout != 5*time.Second || o.ResponseTimeout != 5*time.Second || o.StallTimeout != time.Second {
+		t.Errorf("WithTimeout(5s): read %v, connect %v, response %v, stall %v", o.ReadTimeout, o.ConnectTimeout, o.ResponseTimeout, o.StallTimeout)
+	}
+	o = Options{}.WithTimeout(10 * time.Minute).withDefaults()
+	if o.ReadTimeout != 10*time.Minute || o.ConnectTimeout != 10*time.Second || o.ResponseTimeout != 30*time.Second || o.StallTimeout != 20*time.Second {
+		t.Errorf("WithTimeout(10m): read %v, connect %v, response %v, stall %v", o.ReadTimeout, o.ConnectTimeout, o.ResponseTimeout, o.StallTimeout)
+	}
+	if o := (Options{}).WithTimeout(0); o != (Options{}) {
+		t.Errorf("WithTimeout(0) changed the options: %+v", o)
+	}
+}
+
+// logged serves h and records each request's Range and If-Range.
+type logged struct {
+	h    http.Handler
+	mu   sync.Mutex
+	reqs []http.Header
+}
+
+func (l *logged) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.mu.Lock()
+	l.reqs = append(l.reqs, r.Header.Clone())
+	l.mu.Unlock()
+	l.h.ServeHTTP(w, r)
+}
+
+func (l *logged) ifRanges() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, h := range l.reqs {
+		out = append(out, h.Get("If-Range"))
+	}
+	return out
+}
+
+// TestLastModifiedValidates reads a file from Go's http.FileServer, which
+// sends Last-Modified and no ETag, and replaces the file (same size, a
+// later mtime) between two reads: the second read must fail with
+// source.ErrChanged, never give the new file's bytes as the old one's.
+func TestLastModifiedValidates(t *testing.T) {
+	root := t.TempDir()
+	data := pattern(4<<20, 5)
+	writeFile(t, root, "blob.bin", data)
+	path := filepath.Join(root, "blob.bin")
+	opened := time.Now().Add(-time.Hour).Truncate(time.Second)
+	require.NoError(t, os.Chtimes(path, opened, opened))
+	srv := &logged{h: http.FileServer(http.Dir(root))}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	opts := testOptions()
+	opts.MaxReadahead = -1
+	fsys := newFS(t, hs.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	require.Empty(t, f.ETag(), "http.FileServer sends no ETag")
+	require.Equal(t, opened.UTC(), f.ModTime().UTC())
+	assert.Equal(t, "Last-Modified", f.Validator())
+
+	readAt(t, f, data, 2<<20, 100)
+	require.NoError(t, f.Revalidate())
+	irs := srv.ifRanges()
+	assert.Equal(t, "", irs[0], "the first request has nothing to validate against")
+	for _, ir := range irs[1:] {
+		assert.Equal(t, opened.UTC().Format(http.TimeFormat), ir, "If-Range of a later request")
+	}
+
+	// The file replaced in place: the same size, other bytes.
+	require.NoError(t, os.WriteFile(path, pattern(len(data), 77), 0o644))
+	later := opened.Add(30 * time.Minute)
+	require.NoError(t, os.Chtimes(path, later, later))
+	buf := make([]byte, 100)
+	n, err := f.ReadAt(buf, 3<<20)
+	require.Error(t, err, "read %d bytes of a replaced file: %v", n, buf[:min(n, 8)])
+	assert.True(t, errors.Is(err, source.ErrChanged), "error %v", err)
+	assert.Contains(t, err.Error(), "Last-Modified")
+	wantCode(t, f.Revalidate(), CodeChanged)
+	readAt(t, f, data, 2<<20, 100) // cached from before: still the old file's bytes
+
+	// A server that ignores If-Range (or a proxy that drops it) and
+	// answers 206 from the new file is caught by the comparison of
+	// Last-Modified on every answer.
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("If-Range")
+		http.FileServer(http.Dir(root)).ServeHTTP(w, r)
+	}))
+	defer plain.Close()
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	require.NoError(t, os.Chtimes(path, opened, opened))
+	g := openFile(t, newFS(t, plain.URL, opts), "blob.bin")
+	readAt(t, g, data, 1<<20, 100)
+	require.NoError(t, os.WriteFile(path, pattern(len(data), 78), 0o644))
+	require.NoError(t, os.Chtimes(path, later, later))
+	_, err = g.ReadAt(buf, 3<<20)
+	assert.True(t, errors.Is(err, source.ErrChanged), "error %v", err)
+
+	// A file modified less than a minute before the server's Date: its
+	// Last-Modified is no strong validator (RFC 9110, 8.8.2.2), so If-Range
+	// does not carry it; a replacement is still caught by comparing it.
+	fresh := time.Now().Add(-5 * time.Second)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	require.NoError(t, os.Chtimes(path, fresh, fresh))
+	srv.mu.Lock()
+	srv.reqs = nil
+	srv.mu.Unlock()
+	h := openFile(t, newFS(t, hs.URL, opts), "blob.bin")
+	readAt(t, h, data, 1<<20, 100)
+	assert.Equal(t, []string{"", ""}, srv.ifRanges(), "If-Range with a Last-Modified of 5 s ago")
+	require.NoError(t, os.WriteFile(path, pattern(len(data), 79), 0o644))
+	later = fresh.Add(2 * time.Second)
+	require.NoError(t, os.Chtimes(path, later, later))
+	_, err = h.ReadAt(buf, 3<<20)
+	assert.True(t, errors.Is(err, source.ErrChanged), "error %v", err)
+}
+
+// TestNoValidator serves a file with neither ETag nor Last-Modified: the
+// file says it has no validator, which the model's warnings tell.
+func TestNoValidator(t *testing.T) {
+	data := pattern(3<<20, 2)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+	}))
+	defer hs.Close()
+	f := openFile(t, newFS(t, hs.URL, testOptions()), "blob.bin")
+	assert.Empty(t, f.Validator())
+	readAt(t, f, data, 2<<20, 100)
+}
+
+// TestFallbackResumesAfterPublished: a run cut mid-body by the storage
+// host a redirect led to, which then refuses the signed URL (403), is
+// finished through the file's own URL and a fresh redirect, starting
+// after the chunks already published to readers: those may be copied out
+// or sent to FUSE at that moment and must not be written again.
+func TestFallbackResumesAfterPublished(t *testing.T) {
+	const cs = 64 << 10
+	data := pattern(8*cs, 6)
+	var mu sync.Mutex
+	var log []string
+	redirects := 0
+	serve := func(w http.ResponseWriter, r *http.Request, cut int) {
+		var a, b int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &a, &b); err != nil || b >= len(data) {
+			b = len(data) - 1
+		}
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(data)))
+		w.Header().Set("Content-Length", strconv.Itoa(b-a+1))
+		w.WriteHeader(http.StatusPartialContent)
+		if cut > 0 && cut < b-a+1 {
+			w.Write(data[a : a+cut])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // the connection drops mid-body
+		}
+		w.Write(data[a : b+1])
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		log = append(log, r.URL.Path+" "+r.Header.Get("Range"))
+		n := len(log)
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/blob.bin":
+			mu.Lock()
+			redirects++
+			sig := redirects
+			mu.Unlock()
+			http.Redirect(w, r, "/signed/"+strconv.Itoa(sig)+"/blob.bin", http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/signed/1/"):
+			switch n {
+			case 2: // the open's first chunk
+				serve(w, r, 0)
+			case 3: // the run: one chunk and a bit, then the drop
+				serve(w, r, cs+1000)
+			default: // the signature has expired
+				w.WriteHeader(http.StatusForbidden)
+			}
+		default:
+			serve(w, r, 0)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	opts := testOptions()
+	opts.ChunkSize = cs
+	opts.MaxReadahead = -1
+	fsys := newFS(t, srv.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	readAt(t, f, data, cs, 3*cs) // chunks 1-3 in one run
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		"/blob.bin bytes=0-65535", "/signed/1/blob.bin bytes=0-65535",
+		"/signed/1/blob.bin bytes=65536-262143",  // cut after chunk 1 and 1000 bytes
+		"/signed/1/blob.bin bytes=132072-262143", // the retry resumes, refused
+		"/blob.bin bytes=131072-262143", "/signed/2/blob.bin bytes=131072-262143",
+	}
+	if strings.Join(log, "\n") != strings.Join(want, "\n") {
+		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSpanSlice checks span.slice against slicing the joined bytes, for
+// every range of a span with an empty piece and pieces of several sizes.
+func TestSpanSlice(t *testing.T) {
+	s := span{[]byte("abc"), nil, []byte("d"), []byte("efgh")}
+	whole := bytes.Join(s, nil)
+	if s.len() != len(whole) {
+		t.Fatalf("len %d, want %d", s.len(), len(whole))
+	}
+	for from := 0; from <= len(whole); from++ {
+		for to := from; to <= len(whole); to++ {
+			got := s.slice(from, to)
+			if j := bytes.Join(got, nil); !bytes.Equal(j, whole[from:to]) || got.len() != to-from {
+				t.Fatalf("slice(%d, %d) = %q", from, to, j)
+			}
+			for _, p := range got {
+				if len(p) == 0 {
+					t.Fatalf("slice(%d, %d) holds an empty piece", from, to)
+				}
+			}
+		}
+	}
+	// The pieces share the span's arrays: a fetch fills the chunks.
+	s.slice(4, 6)[0][0] = 'X'
+	if s[3][0] != 'X' {
+		t.Fatal("slice copied")
 	}
 }
