@@ -18,74 +18,12 @@ import (
 
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/fusetest"
-	"github.com/fsmount/fsmount/internal/mountinfo"
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
 // The command lines of fsmount and fsinspect: the summary line, exit
 // codes, options anywhere, usage errors, --version, --list, --log, the
 // refusals when FUSE is unavailable, and the README's recipes.
-
-// runTimeout runs one of the built commands like runCmd, but fails the
-// test instead of hanging when it does not finish within d.
-func runTimeout(t *testing.T, d time.Duration, name string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, name), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	require.NoError(t, cmd.Start())
-	code, ok := waitTimeout(cmd, d)
-	if !ok {
-		t.Fatalf("%s %v did not finish within %v (stderr %q)", name, args, d, errb.String())
-	}
-	return result{out.String(), errb.String(), code}
-}
-
-// waitTimeout waits for a started command; ok is false if it is still
-// running after d (it is then sent SIGKILL, which a process stuck in the
-// kernel may not obey, so it is not waited for again).
-func waitTimeout(cmd *exec.Cmd, d time.Duration) (code int, ok bool) {
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if ee, isExit := err.(*exec.ExitError); isExit {
-			return ee.ExitCode(), true
-		}
-		if err != nil {
-			return -1, true
-		}
-		return 0, true
-	case <-time.After(d):
-		cmd.Process.Kill()
-		return -1, false
-	}
-}
-
-// fuseConn returns the FUSE connection number of the mount at mnt (the
-// minor of its device), or -1.
-func fuseConn(t *testing.T, mnt string) int {
-	t.Helper()
-	es, err := mountinfo.Read()
-	require.NoError(t, err)
-	if e := mountinfo.Top(es, mnt); e != nil {
-		return e.Minor
-	}
-	return -1
-}
-
-// forceClear is the last resort of a test's cleanup: whatever fsmount
-// left at mnt is aborted and detached, so that a failing test does not
-// leave a mount that hangs everything after it.
-func forceClear(t *testing.T, mnt string) {
-	for i := 0; i < 5 && mounted(t, mnt); i++ {
-		if conn := fuseConn(t, mnt); conn >= 0 {
-			os.WriteFile("/sys/fs/fuse/connections/"+strconv.Itoa(conn)+"/abort", []byte("1"), 0)
-		}
-		exec.Command("umount", "-l", mnt).Run()
-		exec.Command("fusermount3", "-u", "-z", mnt).Run()
-	}
-}
 
 func TestVersionFromBuildInfo(t *testing.T) {
 	if os.Getenv("FSMOUNT_BIN_DIR") != "" {
@@ -122,8 +60,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 func TestMountSummaryLine(t *testing.T) {
 	requireFUSE(t)
 	model := repoPath("testdata", "tiny-qwen3")
-	mnt := t.TempDir()
-	t.Cleanup(func() { forceClear(t, mnt) })
+	mnt := mountPoint(t)
 	r := runTimeout(t, time.Minute, "fsmount", model, mnt)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "mounted "+mnt+": ✓ 25 tensors, 28.9K params — cat "+mnt+"/verdict\n", r.stdout)
@@ -173,13 +110,11 @@ func TestOptionsAfterOperands(t *testing.T) {
 	assert.Contains(t, r.stderr, "--json")
 
 	requireFUSE(t)
-	mnt := t.TempDir()
-	t.Cleanup(func() { forceClear(t, mnt) })
+	mnt := mountPoint(t)
 	r = runTimeout(t, time.Minute, "fsmount", model, mnt, "--mmap", "-q")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stdout)
-	b, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "verdict"))
 	assert.Contains(t, string(b), "✓")
 	r = runTimeout(t, time.Minute, "fsmount", mnt, "-u")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -322,8 +257,7 @@ func publicBin(t *testing.T) string {
 	for _, d := range []string{filepath.Dir(bin), bin} {
 		require.NoError(t, os.Chmod(d, 0o755))
 	}
-	b, err := os.ReadFile(filepath.Join(binDir, "fsmount"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(binDir, "fsmount"))
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "fsmount"), b, 0o755))
 	return bin
 }
@@ -337,14 +271,7 @@ func inNamespace(t *testing.T, script string) (string, int) {
 	if _, err := exec.LookPath("unshare"); err != nil {
 		t.Fatalf("unshare (util-linux) is needed: %v", err)
 	}
-	out, err := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-ec", script).CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("unshare: %v", err)
-	}
-	return string(out), code
+	return command(t, "unshare", "--mount", "--propagation", "private", "sh", "-ec", script)
 }
 
 // TestFUSEUnavailable: a user who cannot open /dev/fuse, --allow-other
@@ -454,8 +381,7 @@ func TestNumpyBF16Recipe(t *testing.T) {
 	out, err := exec.Command(python, "-c", script).CombinedOutput()
 	require.NoError(t, err, string(out))
 
-	raw, err := os.ReadFile(p)
-	require.NoError(t, err)
+	raw := readFile(t, p)
 	var want []string
 	for i := 0; i < 4; i++ {
 		v := math.Float32frombits(uint32(binary.LittleEndian.Uint16(raw[2*i:])) << 16)
@@ -467,8 +393,7 @@ func TestNumpyBF16Recipe(t *testing.T) {
 func TestInspectTiny(t *testing.T) {
 	r := runCmd(t, "fsinspect", repoPath("testdata", "tiny-qwen3"))
 	require.Equal(t, 0, r.code, r.stderr)
-	want, err := os.ReadFile(repoPath("testdata", "tiny-qwen3", "report.golden"))
-	require.NoError(t, err)
+	want := readFile(t, repoPath("testdata", "tiny-qwen3", "report.golden"))
 	assert.Equal(t, string(want), r.stdout)
 	assert.Empty(t, r.stderr)
 
@@ -483,8 +408,7 @@ func TestInspectTiny(t *testing.T) {
 func TestInspectRealLayout(t *testing.T) {
 	r := runCmd(t, "fsinspect", testmodel.Sparse06BDir(t))
 	require.Equal(t, 0, r.code, r.stderr)
-	want, err := os.ReadFile(repoPath("testdata", "qwen3-0.6b-layout", "report.golden"))
-	require.NoError(t, err)
+	want := readFile(t, repoPath("testdata", "qwen3-0.6b-layout", "report.golden"))
 	assert.Equal(t, string(want), r.stdout)
 	for _, fig := range []string{"all 311 expected tensors", "751,632,384 stored", "596,049,920 logical", `(the "0.6B")`, "26.1% of logical"} {
 		assert.Contains(t, r.stdout, fig)
@@ -620,15 +544,13 @@ func plantedTiny(t *testing.T) string {
 func TestInspectScan(t *testing.T) {
 	r := runCmd(t, "fsinspect", "--scan", plantedTiny(t))
 	assert.Equal(t, 1, r.code, r.stderr)
-	for _, want := range []string{
+	assertContainsAll(t, r.stdout,
 		"── values ─",
 		"✗ nan: model.layers.0.self_attn.q_proj.weight holds 1 NaN",
 		"✗ inf: model.layers.1.mlp.up_proj.weight holds 0 NaN, 0 +Inf, 1 -Inf",
 		"✗ zero: every one of the 32 values of model.layers.1.input_layernorm.weight is zero",
 		"✗ 25 tensors scanned: 3 bad",
-	} {
-		assert.Contains(t, r.stdout, want)
-	}
+	)
 	assert.Empty(t, r.stderr, "no progress bar when stderr is not a terminal")
 
 	clean := runCmd(t, "fsinspect", repoPath("testdata", "tiny-qwen3"), "--scan")
@@ -789,8 +711,7 @@ func TestMountCompare(t *testing.T) {
 	base := repoPath("testdata", "tiny-qwen3")
 	other := plantedTiny(t)
 	mnt, _ := mountModel(t, other, "--compare", base)
-	b, err := os.ReadFile(filepath.Join(mnt, "compare", "summary"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "compare", "summary"))
 	r := runCmd(t, "fsinspect", "--compare", base, other)
 	assert.Equal(t, r.stdout, string(b))
 	// up_proj of layer 1 is all zero but one -Inf in MODEL: numpy
@@ -815,7 +736,6 @@ print(int(np.isinf(d).sum()))
 	out, err := exec.Command(testmodel.Numpy(t), "-c", script, mnt, base).CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "1\n", string(out), "the one -Inf")
-	names, err := os.ReadFile(filepath.Join(mnt, "compare", "only-in-model"))
-	require.NoError(t, err)
+	names := readFile(t, filepath.Join(mnt, "compare", "only-in-model"))
 	assert.Empty(t, strings.TrimSpace(string(names)))
 }

@@ -51,8 +51,7 @@ func TestTruncatedWhileMounted(t *testing.T) {
 			f.Close()
 
 			mnt, pid := mountModel(t, model, mode...)
-			v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-			require.NoError(t, err)
+			v := readFile(t, filepath.Join(mnt, "verdict"))
 			require.True(t, strings.HasPrefix(string(v), "  ✓"), string(v))
 			_, err = os.ReadFile(filepath.Join(mnt, "by-name", before.Name, "data"))
 			require.NoError(t, err, "read once, so the kernel holds its pages")
@@ -68,8 +67,7 @@ func TestTruncatedWhileMounted(t *testing.T) {
 				v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
 				return err == nil && strings.HasPrefix(string(v), "✗ files changed since mounting: "+file+" changed size since it was opened")
 			})
-			v, err = os.ReadFile(filepath.Join(mnt, "report"))
-			require.NoError(t, err)
+			v = readFile(t, filepath.Join(mnt, "report"))
 			assert.True(t, strings.HasPrefix(string(v), "✗ files changed since mounting"), "the report says it too")
 			assert.True(t, fusetest.Alive(pid), "the daemon survived")
 		})
@@ -85,18 +83,15 @@ func TestRewrittenInPlace(t *testing.T) {
 	file := filepath.Join(model, "model.safetensors")
 	mnt, pid := mountModel(t, model)
 	cached := filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data")
-	_, err := os.ReadFile(cached)
-	require.NoError(t, err)
+	readFile(t, cached)
 
 	other := testmodel.TinyQwen3Tensors()
 	for i := range other {
 		other[i].Data = nil
 	}
 	require.NoError(t, testmodel.WriteFile(file+".new", other, map[string]string{"format": "pt"}, 99))
-	raw, err := os.ReadFile(file + ".new")
-	require.NoError(t, err)
-	old, err := os.ReadFile(file)
-	require.NoError(t, err)
+	raw := readFile(t, file+".new")
+	old := readFile(t, file)
 	require.Equal(t, len(old), len(raw), "same size")
 	time.Sleep(10 * time.Millisecond) // a new mtime
 	w, err := os.OpenFile(file, os.O_WRONLY, 0)
@@ -111,8 +106,7 @@ func TestRewrittenInPlace(t *testing.T) {
 		_, err := os.ReadFile(cached)
 		return errors.Is(err, syscall.EIO)
 	})
-	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-	require.NoError(t, err)
+	v := readFile(t, filepath.Join(mnt, "verdict"))
 	assert.True(t, strings.HasPrefix(string(v), "✗ files changed since mounting: "+file+" was modified since it was opened"), string(v))
 	assert.True(t, fusetest.Alive(pid))
 }
@@ -122,8 +116,7 @@ func TestRewrittenInPlace(t *testing.T) {
 func TestReplacedByRename(t *testing.T) {
 	model := testmodel.TinyDir(t, nil)
 	file := filepath.Join(model, "model.safetensors")
-	old, err := os.ReadFile(file)
-	require.NoError(t, err)
+	old := readFile(t, file)
 	mnt, _ := mountModel(t, model)
 
 	other := testmodel.TinyQwen3Tensors()
@@ -136,8 +129,7 @@ func TestReplacedByRename(t *testing.T) {
 	f, err := safetensors.NewFile(source.NewReaderFile("old", strings.NewReader(string(old)), int64(len(old))))
 	require.NoError(t, err)
 	for _, tt := range f.Tensors() {
-		got, err := os.ReadFile(filepath.Join(mnt, "by-name", tt.Name, "data"))
-		require.NoError(t, err)
+		got := readFile(t, filepath.Join(mnt, "by-name", tt.Name, "data"))
 		want := old[tt.Offset : tt.Offset+tt.Length]
 		assert.Equal(t, want, got, tt.Name)
 	}
@@ -210,10 +202,8 @@ func (f *failingFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, o
 func TestBackingIOError(t *testing.T) {
 	requireFUSE(t)
 	model := testmodel.TinyDir(t, nil)
-	raw, err := os.ReadFile(filepath.Join(model, "model.safetensors"))
-	require.NoError(t, err)
-	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
-	require.NoError(t, err)
+	raw := readFile(t, filepath.Join(model, "model.safetensors"))
+	cfg := readFile(t, filepath.Join(model, "config.json"))
 	f, err := safetensors.NewFile(source.NewReaderFile("m", strings.NewReader(string(raw)), int64(len(raw))))
 	require.NoError(t, err)
 	bad := f.Tensor("model.layers.1.mlp.down_proj.weight")
@@ -229,8 +219,7 @@ func TestBackingIOError(t *testing.T) {
 	backing.mu.Lock()
 	assert.True(t, backing.touched, "the failing range was read")
 	backing.mu.Unlock()
-	got, err := os.ReadFile(filepath.Join(mnt, "by-name", good.Name, "data"))
-	require.NoError(t, err)
+	got := readFile(t, filepath.Join(mnt, "by-name", good.Name, "data"))
 	assert.Equal(t, raw[good.Offset:good.Offset+good.Length], got)
 	assert.True(t, fusetest.Alive(pid), "the daemon survived the I/O error")
 }
@@ -259,28 +248,6 @@ func serveBacking(t *testing.T, backing fs.InodeEmbedder, cfg []byte) string {
 // moment of start-up, foreign mounts, racing mounts. Every wait is
 // bounded, so that a hang fails the test rather than CI.
 
-// statTimeout stats path in a child process and reports whether it
-// finished within d; a stat stuck on a hung mount must not hang the test.
-func statTimeout(t *testing.T, path string, d time.Duration) bool {
-	t.Helper()
-	cmd := exec.Command("stat", "-c", "%n", path)
-	require.NoError(t, cmd.Start())
-	_, ok := waitTimeout(cmd, d)
-	return ok
-}
-
-// shTimeout runs a shell command line like sh, but gives up after d (ok
-// is false then).
-func shTimeout(t *testing.T, d time.Duration, script string) (out string, code int, ok bool) {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	var b strings.Builder
-	cmd.Stdout, cmd.Stderr = &b, &b
-	require.NoError(t, cmd.Start())
-	code, ok = waitTimeout(cmd, d)
-	return b.String(), code, ok
-}
-
 // TestDaemonSurvivesClosedStderr: fsmount -f -d with its log into head,
 // which exits after two lines. The next log line meets a closed pipe; the
 // daemon must keep serving, and unmount cleanly when asked.
@@ -288,8 +255,7 @@ func TestDaemonSurvivesClosedStderr(t *testing.T) {
 	requireFUSE(t)
 	model := repoPath("testdata", "tiny-qwen3")
 	for i := range 4 {
-		mnt := t.TempDir()
-		t.Cleanup(func() { forceClear(t, mnt) })
+		mnt := mountPoint(t)
 		cmd := exec.Command("sh", "-c", "exec "+filepath.Join(binDir, "fsmount")+" -f -d "+model+" "+mnt+" 2>&1 | head -2 >/dev/null")
 		require.NoError(t, cmd.Start())
 		waitFor(t, "the mount", func() bool { return mounted(t, mnt) })
@@ -316,8 +282,7 @@ func TestDaemonSurvivesClosedStderr(t *testing.T) {
 func TestKilledAtRandomMoments(t *testing.T) {
 	requireFUSE(t)
 	model := repoPath("testdata", "tiny-qwen3")
-	mnt := t.TempDir()
-	t.Cleanup(func() { forceClear(t, mnt) })
+	mnt := mountPoint(t)
 	for i := range 24 {
 		sig := syscall.SIGKILL
 		if i%2 == 1 {
@@ -389,8 +354,7 @@ func TestRacingMounts(t *testing.T) {
 	requireFUSE(t)
 	model := repoPath("testdata", "tiny-qwen3")
 	for round := range 3 {
-		mnt := t.TempDir()
-		t.Cleanup(func() { forceClear(t, mnt) })
+		mnt := mountPoint(t)
 		const n = 6
 		results := make([]result, n)
 		var wg sync.WaitGroup

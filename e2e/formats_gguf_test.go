@@ -27,20 +27,17 @@ func realGGUF() string { return repoPath("gguf", "testdata", "llama-2-tiny-rando
 func TestInspectGGUFReal(t *testing.T) {
 	r := runCmd(t, "fsinspect", realGGUF())
 	require.Equal(t, 0, r.code, r.stderr)
-	for _, want := range []string{
+	assertContainsAll(t, r.stdout,
 		"── dimensions (from the GGUF metadata) ─",
 		"V  vocab_size              32000",
 		"attn_q.weight                 F16   [8, 8]",
 		"token_embd.weight             F16   [32000, 8]",
 		"✓ all 12 expected tensors present, shapes match the config",
 		"params: 513,048 stored · 513,048 logical",
-	} {
-		assert.Contains(t, r.stdout, want)
-	}
+	)
 	// A directory holding one GGUF file is that model.
 	dir := t.TempDir()
-	b, err := os.ReadFile(realGGUF())
-	require.NoError(t, err)
+	b := readFile(t, realGGUF())
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tiny.gguf"), b, 0o644))
 	r2 := runCmd(t, "fsinspect", dir)
 	require.Equal(t, 0, r2.code, r2.stderr)
@@ -88,8 +85,7 @@ print("ok")
 // TestGGUFMalformed damages the real file one rule at a time: both
 // commands exit 2 with one line naming the file and the rule.
 func TestGGUFMalformed(t *testing.T) {
-	orig, err := os.ReadFile(realGGUF())
-	require.NoError(t, err)
+	orig := readFile(t, realGGUF())
 	cases := []struct {
 		name, code string
 		edit       func([]byte) []byte
@@ -167,8 +163,7 @@ func TestGGUFQuantized(t *testing.T) {
 	assert.Contains(t, r.stdout, "quantization mix (share of tensor bytes): Q8_0 ")
 	assert.Contains(t, r.stdout, "bits per weight")
 	mnt, _ := mountModel(t, p)
-	b, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "values"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "values"))
 	first := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
 	require.Len(t, first, 32)
 	assert.Equal(t, "-4.00000000e+00", first[0], "quant -8 × scale 1/2")
@@ -301,8 +296,7 @@ func TestGGMLTypesThroughMount(t *testing.T) {
 	require.Equal(t, int64(4*64), st.Size(), "Q8_1 values.f32 keeps the size of its floats")
 	_, err = os.ReadFile(f32)
 	require.True(t, errors.Is(err, syscall.EIO), "reading Q8_1 values.f32: %v, want EIO", err)
-	text, err := os.ReadFile(filepath.Join(mnt, "t_q8_1", "values"))
-	require.NoError(t, err)
+	text := readFile(t, filepath.Join(mnt, "t_q8_1", "values"))
 	require.Contains(t, string(text), "not decoded")
 }
 

@@ -144,8 +144,7 @@ func TestNotSafetensors(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 	assert.Equal(t, "fsinspect: "+p+`: not a safetensors file (its first 8 bytes are text: "# README"): header_too_large (safetensors: HeaderTooLarge): length prefix says the header is 4,993,722,608,950,321,187 bytes, the limit is 100,000,000`+"\n", r.stderr)
 
-	g, err := os.ReadFile(realGGUF())
-	require.NoError(t, err)
+	g := readFile(t, realGGUF())
 	require.NoError(t, os.WriteFile(p, g, 0o644))
 	r = runCmd(t, "fsinspect", dir)
 	assert.Equal(t, 2, r.code)
@@ -193,8 +192,7 @@ func TestSpecHardeningMountEscapesNames(t *testing.T) {
 		noForgery(t, f, string(b))
 		assert.Contains(t, string(b), forgedEscaped, f)
 	}
-	b, err := os.ReadFile(filepath.Join(mnt, "shapes"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "shapes"))
 	assert.Contains(t, string(b), forgedEscaped+"\t[2]\n")
 	assert.Equal(t, 26, strings.Count(string(b), "\n"), "one line per tensor")
 }
@@ -228,14 +226,11 @@ func TestMountRealSharded(t *testing.T) {
 			mnt, _ := mountModel(t, model)
 			t.Logf("%s: mount-ready %v", c.dir, time.Since(start))
 
-			v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-			require.NoError(t, err)
+			v := readFile(t, filepath.Join(mnt, "verdict"))
 			assert.Contains(t, string(v), "✓ all ")
-			s, err := os.ReadFile(filepath.Join(mnt, c.probe, "shape"))
-			require.NoError(t, err)
+			s := readFile(t, filepath.Join(mnt, c.probe, "shape"))
 			assert.Equal(t, c.shape+"\n", string(s))
-			shapes, err := os.ReadFile(filepath.Join(mnt, "shapes"))
-			require.NoError(t, err)
+			shapes := readFile(t, filepath.Join(mnt, "shapes"))
 			assert.Equal(t, c.tensors, strings.Count(string(shapes), "\n"))
 			out, code := sh(t, "diff "+mnt+"/expected/shapes "+mnt+"/shapes")
 			assert.Equal(t, 0, code, out)
@@ -260,8 +255,7 @@ func TestMountSafeTensorsJLSharded(t *testing.T) {
 	assert.Contains(t, names, "float32_357", "tensors from shard 2 sit next to those of shard 1")
 	assert.Contains(t, names, "int8_357")
 	assert.NotContains(t, strings.Join(names, " "), "model-0000", "no shard shows")
-	b, err := os.ReadFile(filepath.Join(mnt, "float32_357", "shape"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "float32_357", "shape"))
 	assert.Equal(t, "[3, 5, 7]\n", string(b))
 	checkDataSharded(t, mnt, model)
 }
@@ -294,11 +288,9 @@ func TestMountUnknownArchitecture(t *testing.T) {
 	assert.Equal(t, 3, r.code, "not fully checked has its own exit code")
 	assert.Contains(t, r.stdout, "no spec for architecture FancyNetForCausalLM")
 	mnt, _ := mountModel(t, model)
-	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-	require.NoError(t, err)
+	v := readFile(t, filepath.Join(mnt, "verdict"))
 	assert.Contains(t, string(v), "– structural check only: no spec for architecture FancyNetForCausalLM; its tensors are consistent: layers 0..1 (num_hidden_layers)")
-	s, err := os.ReadFile(filepath.Join(mnt, "layers", "1", "mlp", "up_proj", "shape"))
-	require.NoError(t, err)
+	s := readFile(t, filepath.Join(mnt, "layers", "1", "mlp", "up_proj", "shape"))
 	assert.Equal(t, "[64, 32]\n", string(s))
 }
 

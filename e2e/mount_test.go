@@ -49,11 +49,9 @@ func TestMountTiny(t *testing.T) {
 	assert.Equal(t, "2", strings.TrimSpace(out))
 
 	inspect := runCmd(t, "fsinspect", model)
-	report, err := os.ReadFile(filepath.Join(mnt, "report"))
-	require.NoError(t, err)
+	report := readFile(t, filepath.Join(mnt, "report"))
 	assert.Equal(t, inspect.stdout, string(report), "report is byte for byte fsinspect's output")
-	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
-	require.NoError(t, err)
+	cfg := readFile(t, filepath.Join(model, "config.json"))
 	out, _ = sh(t, "cat "+mnt+"/config.json")
 	assert.Equal(t, string(cfg), out)
 
@@ -80,8 +78,7 @@ func checkData(t *testing.T, mnt, file string) {
 		p := filepath.Join(mnt, "by-name", tt.Name, "data")
 		out, _ := sh(t, "stat -L -c %s "+p)
 		assert.Equal(t, strconv.FormatInt(tt.Length, 10), strings.TrimSpace(out), tt.Name)
-		got, err := os.ReadFile(p)
-		require.NoError(t, err)
+		got := readFile(t, p)
 		want := make([]byte, tt.Length)
 		_, err = raw.ReadAt(want, tt.Offset)
 		require.NoError(t, err)
@@ -119,8 +116,7 @@ print(' '.join(repr(struct.unpack('<f', struct.pack('<I', h<<16))[0]) for h in s
 	out, err := exec.Command(python, "-c", script, p).Output()
 	require.NoError(t, err)
 
-	raw, err := os.ReadFile(p)
-	require.NoError(t, err)
+	raw := readFile(t, p)
 	var want []string
 	for i := 0; i < 8; i++ {
 		v := math.Float32frombits(uint32(binary.LittleEndian.Uint16(raw[2*i:])) << 16) // BF16 is the top half of an F32
@@ -145,8 +141,7 @@ func TestMountRealLayout(t *testing.T) {
 	assert.Equal(t, 0, code, out)
 	out, _ = sh(t, "stat -c %s "+mnt+"/embed_tokens/data")
 	assert.Equal(t, "311164928", strings.TrimSpace(out))
-	report, err := os.ReadFile(filepath.Join(mnt, "report"))
-	require.NoError(t, err)
+	report := readFile(t, filepath.Join(mnt, "report"))
 	assert.Equal(t, runCmd(t, "fsinspect", model).stdout, string(report))
 
 	// A range of the big tensor equals the file's bytes (zeros: a hole).
@@ -247,8 +242,7 @@ func TestForegroundSignals(t *testing.T) {
 			cmd := exec.Command(filepath.Join(binDir, "fsmount"), "-f", repoPath("testdata", "tiny-qwen3"), mnt)
 			require.NoError(t, cmd.Start())
 			waitFor(t, "the mount", func() bool { return mounted(t, mnt) })
-			b, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-			require.NoError(t, err)
+			b := readFile(t, filepath.Join(mnt, "verdict"))
 			assert.Contains(t, string(b), "✓")
 			require.NoError(t, cmd.Process.Signal(sig))
 			require.NoError(t, cmd.Wait(), "exit status after %v", sig)
@@ -280,27 +274,10 @@ func TestStaleMount(t *testing.T) {
 
 	r = runCmd(t, "fsmount", model, mnt)
 	require.Equal(t, 0, r.code, r.stderr)
-	b, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "verdict"))
 	assert.Contains(t, string(b), "✓")
 	r = runCmd(t, "fsmount", "-u", mnt)
 	require.Equal(t, 0, r.code, r.stderr)
-}
-
-// rssKB reads a field such as RssAnon from /proc/PID/status, in kB.
-func rssKB(t *testing.T, pid int, field string) int {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			require.NoError(t, err)
-			return n
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
 }
 
 // TestDaemonMemoryFlat reads every data file of the 1.5 GB Qwen3-0.6B
@@ -372,10 +349,8 @@ func TestFilesPassthrough(t *testing.T) {
 	waitFor(t, "the mount", func() bool { return mounted(t, mnt) })
 
 	for _, n := range []string{"config.json", "model.safetensors"} {
-		want, err := os.ReadFile(filepath.Join(model, n))
-		require.NoError(t, err)
-		got, err := os.ReadFile(filepath.Join(mnt, "files", n))
-		require.NoError(t, err)
+		want := readFile(t, filepath.Join(model, n))
+		got := readFile(t, filepath.Join(mnt, "files", n))
 		assert.Equal(t, want, got, n)
 	}
 	stop()
@@ -471,8 +446,7 @@ func TestValuesViews(t *testing.T) {
 	mnt, _ := mountModel(t, valuesModel(t))
 
 	// head: the first two rows, each value round-tripping to its code.
-	raw, err := os.ReadFile(filepath.Join(mnt, "mat", "data"))
-	require.NoError(t, err)
+	raw := readFile(t, filepath.Join(mnt, "mat", "data"))
 	out, code := sh(t, "head -2 "+mnt+"/mat/values")
 	require.Equal(t, 0, code, out)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
@@ -541,11 +515,9 @@ print(len(d), int(np.isnan(d).sum()), repr(float(fin.mean())), repr(float(fin.st
 	}
 	assert.Equal(t, "8", readStats(t, filepath.Join(mnt, "zero", "stats"))["zeros"])
 
-	data, err := os.ReadFile(filepath.Join(mnt, "f32", "data"))
-	require.NoError(t, err)
+	data := readFile(t, filepath.Join(mnt, "f32", "data"))
 	sum := sha256.Sum256(data)
-	got, err := os.ReadFile(filepath.Join(mnt, "f32", "sha256"))
-	require.NoError(t, err)
+	got := readFile(t, filepath.Join(mnt, "f32", "sha256"))
 	assert.Equal(t, hex.EncodeToString(sum[:])+"\n", string(got))
 
 	// The model's table: a header line, one line per tensor, a health column.
@@ -567,8 +539,7 @@ print(len(d), int(np.isnan(d).sum()), repr(float(fin.mean())), repr(float(fin.st
 
 func readStats(t *testing.T, p string) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(p)
-	require.NoError(t, err)
+	b := readFile(t, p)
 	m := map[string]string{}
 	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
 		f := strings.Fields(l)
@@ -584,10 +555,8 @@ func readStats(t *testing.T, p string) map[string]string {
 func TestListingNeverReads(t *testing.T) {
 	requireFUSE(t)
 	model := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts[:len(ts)-1] }) // no lm_head: nothing to compare at mount
-	raw, err := os.ReadFile(filepath.Join(model, "model.safetensors"))
-	require.NoError(t, err)
-	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
-	require.NoError(t, err)
+	raw := readFile(t, filepath.Join(model, "model.safetensors"))
+	cfg := readFile(t, filepath.Join(model, "config.json"))
 	f, err := safetensors.NewFile(source.NewReaderFile("m", strings.NewReader(string(raw)), int64(len(raw))))
 	require.NoError(t, err)
 	// Direct I/O on the backing file, so the kernel reads exactly what
@@ -756,22 +725,6 @@ func TestUnmountOthersMount(t *testing.T) {
 	assert.True(t, mounted(t, mnt), "another user's fsmount -u unmounted it")
 }
 
-// rssAnon returns a process's anonymous resident memory in KiB.
-func rssAnon(t *testing.T, pid int) int {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	require.NoError(t, err)
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "RssAnon:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			require.NoError(t, err)
-			return n
-		}
-	}
-	t.Fatal("no RssAnon")
-	return 0
-}
-
 // TestMemoryAfterBurst: 64 concurrent readers of decoded views and data
 // of a 512 MiB model; once the burst is over, the idle daemon hands the
 // buffers back and its anonymous memory is small again (it stayed at the
@@ -786,7 +739,7 @@ func TestMemoryAfterBurst(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "m.safetensors")
 	require.NoError(t, testmodel.WriteSparse(p, entries, nil))
 	mnt, pid := mountModel(t, p)
-	before := rssAnon(t, pid)
+	before := rssKB(t, pid, "RssAnon")
 	var wg sync.WaitGroup
 	for r := range 64 {
 		wg.Add(1)
@@ -809,12 +762,12 @@ func TestMemoryAfterBurst(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	peak := rssAnon(t, pid)
+	peak := rssKB(t, pid, "RssAnon")
 	var idle int
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		time.Sleep(500 * time.Millisecond)
-		idle = rssAnon(t, pid)
+		idle = rssKB(t, pid, "RssAnon")
 		if idle <= 32<<10 || time.Now().After(deadline) {
 			break
 		}

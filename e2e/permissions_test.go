@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
 // TestPermissionsNoWiderThanSources mounts, as root with allow_other, a
@@ -25,8 +26,7 @@ func TestPermissionsNoWiderThanSources(t *testing.T) {
 	model := testmodel.TinyDir(t, nil)
 	require.NoError(t, os.Chmod(model, 0o755))
 	secret := filepath.Join(t.TempDir(), "secret.json")
-	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
-	require.NoError(t, err)
+	cfg := readFile(t, filepath.Join(model, "config.json"))
 	require.NoError(t, os.WriteFile(secret, cfg, 0o600))
 	require.NoError(t, os.Remove(filepath.Join(model, "config.json")))
 	require.NoError(t, os.Symlink(secret, filepath.Join(model, "config.json")))
@@ -45,8 +45,7 @@ func TestPermissionsNoWiderThanSources(t *testing.T) {
 	assert.NotEqual(t, 0, code, out)
 
 	// Root still reads everything.
-	b, err := os.ReadFile(filepath.Join(mnt, "config.json"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "config.json"))
 	assert.Equal(t, cfg, b)
 	st, err := os.Stat(filepath.Join(mnt, "config.json"))
 	require.NoError(t, err)
@@ -79,14 +78,7 @@ func TestPermissionsNoWiderThanSources(t *testing.T) {
 // asNobody runs a shell command as uid/gid 65534 (needs root).
 func asNobody(t *testing.T, script string) (string, int) {
 	t.Helper()
-	out, err := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", script).CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("setpriv: %v", err)
-	}
-	return string(out), code
+	return command(t, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", script)
 }
 
 func requireRootForOtherUser(t *testing.T) {
@@ -130,8 +122,7 @@ func TestAllowOther(t *testing.T) {
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, out, "Read-only file system")
 
-	mounts, err := os.ReadFile("/proc/self/mounts")
-	require.NoError(t, err)
+	mounts := readFile(t, "/proc/self/mounts")
 	var opts string
 	for _, l := range strings.Split(string(mounts), "\n") {
 		if f := strings.Fields(l); len(f) > 3 && f[1] == mnt {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -131,20 +130,7 @@ func TestInspectRemoteRequests(t *testing.T) {
 func TestMountRemote(t *testing.T) {
 	srv, root := remoteRoot(t)
 	mnt, _ := mountModel(t, srv.URL+"/tiny/")
-	raw, err := os.ReadFile(filepath.Join(root, "tiny", "model.safetensors"))
-	require.NoError(t, err)
-	var name string
-	var off, n int64
-	loc, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "location"))
-	require.NoError(t, err)
-	_, err = fmt.Sscan(string(loc), &name, &off, &n)
-	require.NoError(t, err)
-	got, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data"))
-	require.NoError(t, err)
-	assert.Equal(t, raw[off:off+n], got)
-	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-	require.NoError(t, err)
-	assert.Contains(t, string(v), "✓ all 25 expected tensors present")
+	assertServesTiny(t, mnt, filepath.Join(root, "tiny"))
 }
 
 // TestMountRemoteLazyAndReplaced mounts one 192 MiB remote file of three
@@ -167,8 +153,7 @@ func TestMountRemoteLazyAndReplaced(t *testing.T) {
 	before := len(srv.Requests(t))
 	mnt, pid := mountModel(t, srv.URL+"/big.safetensors")
 
-	got, err := os.ReadFile(filepath.Join(mnt, "a", "data"))
-	require.NoError(t, err)
+	got := readFile(t, filepath.Join(mnt, "a", "data"))
 	assert.Equal(t, make([]byte, part), got)
 	cStart := st.Size() - part
 	for _, q := range srv.Requests(t)[before:] {
@@ -213,10 +198,8 @@ func TestFilesDir(t *testing.T) {
 		}
 		assert.Equal(t, []string{"config.json", "model.safetensors", "tokenizer.json"}, got, loc)
 		for _, n := range got {
-			want, err := os.ReadFile(filepath.Join(tiny, n))
-			require.NoError(t, err)
-			b, err := os.ReadFile(filepath.Join(mnt, "files", n))
-			require.NoError(t, err)
+			want := readFile(t, filepath.Join(tiny, n))
+			b := readFile(t, filepath.Join(mnt, "files", n))
 			assert.Equal(t, want, b, "%s of %s", n, loc)
 		}
 		// numpy memory-maps the shard from the mount, as a loader would.
@@ -253,17 +236,10 @@ func TestMountRemoteCacheFlags(t *testing.T) {
 	}{{"1G", true}, {"0", false}} {
 		dir := t.TempDir()
 		mnt, _ := mountModel(t, srv.URL+"/tiny/", "--cache-dir", dir, "--cache-size", c.size)
-		_, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data"))
-		require.NoError(t, err)
+		readFile(t, filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data"))
 		r := runCmd(t, "fsmount", "-u", mnt)
 		require.Equal(t, 0, r.code, r.stderr)
-		n := 0
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				n++
-			}
-			return nil
-		})
+		n := countFiles(dir)
 		assert.Equal(t, c.files, n > 0, "--cache-size %s: %d files in the cache", c.size, n)
 	}
 	r := runCmd(t, "fsmount", "--cache-size", "lots", srv.URL+"/tiny/", t.TempDir())
@@ -277,18 +253,11 @@ func TestMountCompareRemoteCacheFlags(t *testing.T) {
 	srv, root := remoteRoot(t)
 	dir := t.TempDir()
 	mnt, _ := mountModel(t, filepath.Join(root, "tiny"), "--compare", srv.URL+"/tiny/", "--cache-dir", dir, "--timeout", "30s")
-	summary, err := os.ReadFile(filepath.Join(mnt, "compare", "summary"))
-	require.NoError(t, err)
+	summary := readFile(t, filepath.Join(mnt, "compare", "summary"))
 	assert.Contains(t, string(summary), "identical")
 	r := runCmd(t, "fsmount", "-u", mnt)
 	require.Equal(t, 0, r.code, r.stderr)
-	n := 0
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			n++
-		}
-		return nil
-	})
+	n := countFiles(dir)
 	assert.Positive(t, n, "the other model's chunks are cached in --cache-dir")
 }
 
