@@ -576,7 +576,7 @@ func TestPassthrough(t *testing.T) {
 // mode, files/ spliced and right, and the reason logged.
 func TestPassthroughRefused(t *testing.T) {
 	model := filepath.Join("..", "testdata", "tiny-qwen3")
-	var logged syncBuffer
+	var logged fusetest.SyncBuffer
 	mnt, _ := mountDirOpts(t, model, &Options{Passthrough: true, refusePassthrough: true, Logger: log.New(&logged, "", 0)})
 	tr := liveTree(t, mnt)
 	require.Error(t, tr.passthroughErr)
@@ -586,25 +586,6 @@ func TestPassthroughRefused(t *testing.T) {
 	assert.LessOrEqual(t, tr.opens.Load(), int64(1), "no-open mode: one OPEN, answered ENOSYS")
 	assert.Contains(t, logged.String(), "kernel passthrough unavailable")
 	assert.Contains(t, logged.String(), "files/ is served by the daemon")
-}
-
-// syncBuffer is a log's destination that the test reads while the
-// daemon may write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestPassthroughChangedFile: once a model file is rewritten in place,
