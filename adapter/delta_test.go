@@ -123,7 +123,6 @@ torch.save(out, dst)
 // like the same adapter in safetensors: the same tensors, the same
 // bytes, the same clean check against the tiny base.
 func TestAdapterBin(t *testing.T) {
-	testmodel.Torch(t)
 	st := filepath.Join(t.TempDir(), "st")
 	require.NoError(t, testmodel.WriteAdapter(st, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors()))
 	bin := filepath.Join(t.TempDir(), "bin")

@@ -37,18 +37,7 @@ func mountAdapter(t *testing.T, dir, baseDir string) (string, *adapter.Report) {
 	ar := adapter.Check(a, base, "no base given")
 	r, err := spec.Check(m)
 	require.NoError(t, err)
-	mnt := t.TempDir()
-	server, _, err := mount(mnt, r, &Options{Adapter: ar, DirectMount: os.Geteuid() == 0})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if err := server.Unmount(); err != nil {
-			t.Errorf("unmount: %v", err)
-		}
-		server.Wait()
-		m.Close()
-		a.Close()
-	})
-	return mnt, ar
+	return serveTree(t, r, &Options{Adapter: ar, DirectMount: os.Geteuid() == 0}, m, a), ar
 }
 
 const qvConfig = `{"peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": "tiny-qwen3", "r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"]}`

@@ -49,7 +49,6 @@ func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) 
 	require.NoError(t, err)
 	r, err := spec.Check(m)
 	require.NoError(t, err)
-	mnt := t.TempDir()
 	o.Debug = testing.Verbose() && os.Getenv("FUSE_DEBUG") != ""
 	o.DirectMount = os.Geteuid() == 0 // as fsmount does
 	// FSMOUNT_TEST_PASSTHROUGH=1 runs every mount test in open mode,
@@ -57,6 +56,14 @@ func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) 
 	if os.Getenv("FSMOUNT_TEST_PASSTHROUGH") == "1" {
 		o.Passthrough = true
 	}
+	return serveTree(t, r, o, m), r
+}
+
+// serveTree mounts r with o in a temporary directory; when the test ends
+// it unmounts and closes closers.
+func serveTree(t *testing.T, r *spec.Report, o *Options, closers ...io.Closer) string {
+	t.Helper()
+	mnt := t.TempDir()
 	server, tr, err := mount(mnt, r, o)
 	if err == nil {
 		mountedTrees.Store(mnt, tr)
@@ -67,9 +74,25 @@ func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) 
 			t.Errorf("unmount: %v", err)
 		}
 		server.Wait()
-		m.Close()
+		for _, c := range closers {
+			c.Close()
+		}
 	})
-	return mnt, r
+	return mnt
+}
+
+// tinyTree opens and checks the tiny model and builds its tree, without
+// mounting it.
+func tinyTree(t *testing.T) *tree {
+	t.Helper()
+	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	tr, err := buildTree(r, 0, 0, nil, nil)
+	require.NoError(t, err)
+	return tr
 }
 
 func TestTreeTiny(t *testing.T) {
@@ -800,13 +823,7 @@ func TestMetadataKeysEscaped(t *testing.T) {
 // directory's files) is one of treeNames, so that the escaping of tensor
 // paths, which reserves exactly those, cannot miss one.
 func TestTreeNamesReserved(t *testing.T) {
-	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
-	tr, err := buildTree(r, 0, 0, nil, nil)
-	require.NoError(t, err)
+	tr := tinyTree(t)
 	for _, c := range tr.root.children {
 		if c.name != "layers" && c.name != "embed_tokens" && c.name != "norm" && c.name != "lm_head" {
 			assert.True(t, reserved[c.name], "root entry %q is not in treeNames", c.name)
@@ -845,13 +862,7 @@ func TestFinishRefusesDuplicates(t *testing.T) {
 }
 
 func TestViewCacheBounded(t *testing.T) {
-	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
-	tr, err := buildTree(r, 0, 0, nil, nil)
-	require.NoError(t, err)
+	tr := tinyTree(t)
 	tr.viewCache.max = 2
 	var dirs []*tensorDir
 	var walk func(e *entry)

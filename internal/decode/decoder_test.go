@@ -45,30 +45,22 @@ func randBytes(r *rand.Rand, n int) []byte {
 // TestRandomAccess checks that any range decodes to the same values as
 // the whole tensor, for byte, sub-byte, wide and block types.
 func TestRandomAccess(t *testing.T) {
-	if err := Register(tensor.Q8_0, fakeQ8); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Register(tensor.Q8_0, fakeQ8))
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, dt := range []tensor.DType{tensor.BF16, tensor.F4, tensor.F6_E3M2, tensor.F8_E4M3, tensor.F64, tensor.I64, tensor.Q8_0} {
 		n := uint64(32 * 37)
 		size, _ := dt.ByteSize(n)
 		tt := memTensor("x", dt, []uint64{37, 32}, randBytes(r, int(size)))
 		d, err := NewDecoder(tt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		raw, err := d.Raw(0, n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		all := make([]float32, n)
 		if _, err := Float32(dt, raw, all); err != nil {
 			t.Fatal(err)
 		}
 		all64 := make([]float64, n)
-		if err := d.Float64(0, all64); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Float64(0, all64))
 		for range 200 {
 			s := r.Uint64N(n + 1)
 			m := r.Uint64N(n - s + 1)
@@ -77,9 +69,7 @@ func TestRandomAccess(t *testing.T) {
 				t.Fatalf("%s [%d,+%d): %v", dt, s, m, err)
 			}
 			got64 := make([]float64, m)
-			if err := d.Float64(s, got64); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, d.Float64(s, got64))
 			for i := range got {
 				if !sameValue(float64(got[i]), float64(all[s+uint64(i)])) || !sameValue(got64[i], all64[s+uint64(i)]) {
 					t.Fatalf("%s element %d: range gives %v/%v, whole %v/%v", dt, s+uint64(i), got[i], got64[i], all[s+uint64(i)], all64[s+uint64(i)])
@@ -96,9 +86,7 @@ func TestShortRead(t *testing.T) {
 	tt := memTensor("x", tensor.F32, []uint64{100}, make([]byte, 400))
 	tt.File.(*memFile).FailAt = 200
 	d, err := NewDecoder(tt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var se *ShortReadError
 	if err := d.Float32(0, make([]float32, 100)); !errors.As(err, &se) || !errors.Is(err, errInjected) {
 		t.Errorf("short read: %v", err)
@@ -130,16 +118,12 @@ func TestScaled(t *testing.T) {
 		w := memTensor("w", tensor.F8_E4M3, []uint64{N, K}, wb)
 		s := memTensor("w_scale_inv", sdt, []uint64{uint64(sn), uint64(sk)}, sb)
 		d, err := NewScaled(w, s, [2]uint64{bn, bk})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if d.ValueType() != tensor.F32 || !d.Dequantized() {
 			t.Errorf("value type %s", d.ValueType())
 		}
 		got := make([]float32, N*K)
-		if err := d.Float32(0, got); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Float32(0, got))
 		for i := range N {
 			for j := range K {
 				q := refValue(tensor.F8_E4M3, int(wb[i*K+j]))
@@ -151,9 +135,7 @@ func TestScaled(t *testing.T) {
 		}
 		// A range starting mid-row.
 		part := make([]float32, 13)
-		if err := d.Float32(17, part); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Float32(17, part))
 		for i, v := range part {
 			if !sameValue(float64(v), float64(got[17+i])) {
 				t.Fatalf("range [17+%d] = %v, want %v", i, v, got[17+i])
@@ -176,15 +158,11 @@ func TestWithRows(t *testing.T) {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(i)))
 	}
 	d, err := NewDecoder(memTensor("m", tensor.F32, []uint64{4, 3}, raw))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	perm := []uint64{2, 0, 3, 1}
 	p := d.WithRows(func(r uint64) uint64 { return perm[r] })
 	got := make([]float32, 12)
-	if err := p.Float32(0, got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, p.Float32(0, got))
 	want := []float32{6, 7, 8, 0, 1, 2, 9, 10, 11, 3, 4, 5}
 	for i := range want {
 		if got[i] != want[i] {
@@ -192,9 +170,7 @@ func TestWithRows(t *testing.T) {
 		}
 	}
 	part := make([]float32, 5)
-	if err := p.Float32(2, part); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, p.Float32(2, part))
 	for i := range part {
 		if part[i] != want[2+i] {
 			t.Fatalf("from 2: got %v, want %v", part, want[2:7])
@@ -299,9 +275,7 @@ func checkDecoder(t *testing.T, what string, d *Decoder, want []float32, r *rand
 		s := r.Uint64N(d.Len())
 		m := r.Uint64N(d.Len() - s + 1)
 		part := make([]float32, m)
-		if err := d.Float32(s, part); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Float32(s, part))
 		for k := range part {
 			if part[k] != want[s+uint64(k)] {
 				t.Fatalf("%s: range [%d+%d] = %v, want %v", what, s, k, part[k], want[s+uint64(k)])
@@ -309,9 +283,7 @@ func checkDecoder(t *testing.T, what string, d *Decoder, want []float32, r *rand
 		}
 	}
 	st, err := d.Scan(context.Background(), &ScanOptions{HistBins: 8, SHA256: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	compareStats(t, what, st, naive(t, d, 8), 1e-12)
 	raw := make([]byte, d.t.Length)
 	d.t.File.ReadAt(raw, d.t.Offset)
@@ -326,9 +298,7 @@ func TestGPTQ(t *testing.T) {
 		for _, v1 := range []bool{true, false} {
 			layer, want := gptqLayer(r, bits, 64, 24, 16, v1, bits == 4)
 			d, err := NewGPTQ(layer)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if s := d.Shape(); s[0] != 24 || s[1] != 64 || d.ValueType() != tensor.F32 {
 				t.Fatalf("shape %v type %s", s, d.ValueType())
 			}
@@ -347,9 +317,7 @@ func TestGPTQ(t *testing.T) {
 	layer, want := gptqLayer(r, 4, 32, 8, 8, true, false)
 	layer.GIdx = nil
 	d, err := NewGPTQ(layer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkDecoder(t, "gptq no g_idx", d, want, r)
 	layer.Bits = 3
 	if _, err := NewGPTQ(layer); !errors.Is(err, ErrUnsupported) {
@@ -412,9 +380,7 @@ func TestAWQ(t *testing.T) {
 		GroupSize: gs,
 	}
 	d, err := NewAWQ(layer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkDecoder(t, "awq", d, want, r)
 	// The reference's example: columns 0..7 holding 0..7 pack to 0x75316420.
 	ex := make([]int, out)
@@ -440,13 +406,9 @@ func TestScanScaled(t *testing.T) {
 		sv[i] = float32(i+1) * 1e-3
 	}
 	d, err := NewScaled(w, f32Tensor("s", []uint64{3, 3}, sv), [2]uint64{128, 32})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := d.Scan(context.Background(), &ScanOptions{ChunkBytes: 1000, HistBins: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	compareStats(t, "scaled", got, naive(t, d, 8), 1e-12)
 	if got.DType != tensor.F32 {
 		t.Errorf("stats type %s", got.DType)

@@ -90,9 +90,7 @@ func cases(t *testing.T, r *rand.Rand) []tcase {
 	qwt := memTensor("qweight", tensor.I32, []uint64{4, 4}, qw)
 	d, err := decode.NewGPTQ(decode.GPTQ{QWeight: qwt, QZeros: memTensor("qzeros", tensor.I32, []uint64{1, 1}, qz),
 		Scales: memTensor("scales", tensor.F32, []uint64{1, 4}, sc), Bits: 8, GroupSize: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cs = append(cs, tcase{"gptq", qwt, &Options{Decoder: d}})
 	return cs
 }
@@ -329,9 +327,7 @@ func TestNPYWithNumpy(t *testing.T) {
 		}
 		content := readWhole(t, c.name, npy)
 		path := filepath.Join(dir, fmt.Sprintf("%d.npy", i))
-		if err := os.WriteFile(path, content, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, content, 0o644))
 		var data []byte
 		descr := "<f4"
 		if f, off, n, ok := npy.Raw(); ok {
@@ -396,9 +392,7 @@ func TestStatsViews(t *testing.T) {
 			continue
 		}
 		s, err := v.Stats(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		text := string(readWhole(t, c.name, v.StatsFile()))
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 		if len(lines) != 12 {
@@ -575,9 +569,7 @@ func TestShellTools(t *testing.T) {
 	text := readWhole(t, "values", v.Values())
 	dir := t.TempDir()
 	path := filepath.Join(dir, "values")
-	if err := os.WriteFile(path, text, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, text, 0o644))
 	lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
 	run := func(script string) string {
 		out, err := exec.Command("sh", "-c", script, "sh", path).Output()

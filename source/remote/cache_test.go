@@ -30,18 +30,14 @@ func TestDiskCacheFiles(t *testing.T) {
 	const chunk = 64 << 10
 	dir := t.TempDir()
 	oldFormat := filepath.Join(dir, "0123456789abcdef0123456789abcdef")
-	if err := os.MkdirAll(oldFormat, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(oldFormat, 0o700))
 	writeFile(t, oldFormat, "3", []byte("an older release's chunk"))
 	garbage := "fedcba9876543210fedcba9876543210"
 	writeFile(t, dir, garbage+".index", []byte("not an index"))
 	writeFile(t, dir, "notes.txt", []byte("kept"))
 
 	c, err := openDiskCache(dir, 3*chunk+versionCost)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range []string{oldFormat, filepath.Join(dir, garbage+".index")} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s was not removed: %v", p, err)
@@ -79,9 +75,7 @@ func TestDiskCacheFiles(t *testing.T) {
 
 	forgetDiskCache(t, dir)
 	c2, err := openDiskCache(dir, 3*chunk+versionCost)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i, b := range chunks {
 		got := make([]byte, len(b))
 		ok := c2.get(chunkKey{v, int64(i)}, chunk, got)
@@ -516,9 +510,7 @@ func TestLendHoldsChunks(t *testing.T) {
 
 	off := int64(3*cs - 10)
 	pieces, release, err := f.Lend(off, 2*cs+20) // parts of chunks 2, 3, 4 and 5
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(pieces) != 4 {
 		t.Errorf("%d pieces for a range over 4 chunks", len(pieces))
 	}

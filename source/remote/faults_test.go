@@ -224,9 +224,7 @@ func TestETagChanges(t *testing.T) {
 	// The file replaced on the server: nginx's ETag changes, If-Range
 	// makes it answer 200, and the read is an error, never new bytes.
 	path := filepath.Join(s.Root, "blob.bin")
-	if err := os.WriteFile(path, pattern(len(data), 99), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, pattern(len(data), 99), 0o644))
 	later := time.Now().Add(time.Hour)
 	os.Chtimes(path, later, later)
 	_, err = f.ReadAt(make([]byte, 10), 3<<20)
@@ -238,9 +236,7 @@ func TestETagChanges(t *testing.T) {
 	readAt(t, f, data, 2<<20, 10) // still cached from before: the old file's bytes
 
 	// The same size but shorter: a 416 or a total that differs.
-	if err := os.WriteFile(path, data[:1000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, data[:1000], 0o644))
 	_, err = f.ReadAt(make([]byte, 10), 3<<20+500)
 	wantCode(t, err, CodeChanged)
 }

@@ -63,9 +63,7 @@ func TestParseLocation(t *testing.T) {
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if !ok {
 				if fsys != nil {
 					t.Fatal("FS for a local path")
@@ -86,16 +84,12 @@ func TestHubTokenOnlyForEndpoint(t *testing.T) {
 	t.Setenv("HF_ENDPOINT", "http://127.0.0.1:9")
 	t.Setenv("HF_TOKEN", "hf_secret")
 	fsys, _, _, err := ParseLocationOptions("hf://org/name", Options{CacheSize: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if fsys.(*FS).opts.Token != "hf_secret" {
 		t.Error("hf:// on the endpoint did not get HF_TOKEN")
 	}
 	fsys, _, _, err = ParseLocationOptions("http://127.0.0.1:10/dir/", Options{CacheSize: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if fsys.(*FS).opts.Token != "" {
 		t.Error("a URL on another host got HF_TOKEN")
 	}
@@ -130,13 +124,9 @@ func TestTokenNotSentToRedirectTarget(t *testing.T) {
 	t.Setenv("HF_TOKEN", "hf_secret")
 
 	fsys, _, _, err := ParseLocationOptions("hf://org/name@main", testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := fsys.(*FS).OpenFile("model.safetensors")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	readAt(t, f, data, 2<<20+5, 100)
 	_, err = fsys.Open("missing.json")
 	if !errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "hf_secret") {
@@ -184,9 +174,7 @@ func TestModelRequests(t *testing.T) {
 	files := make([]source.File, len(names))
 	for i, name := range names {
 		f, err := fsys.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		files[i] = f
 		sf, err := safetensors.NewFile(f)
 		if err != nil {
@@ -236,10 +224,7 @@ func TestModelRequests(t *testing.T) {
 }
 
 func TestLazyReads(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(10<<20+123, 3)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 10<<20+123, 3)
 	fsys := newFS(t, s.URL, testOptions())
 	f := openFile(t, fsys, "blob.bin")
 	if f.Size() != int64(len(data)) || f.Mode() != 0o444 || f.ModTime().IsZero() || f.ETag() == "" {
@@ -306,10 +291,7 @@ func TestEmptyAndSmallFiles(t *testing.T) {
 }
 
 func TestReadaheadAndSharedFetches(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(64<<20, 5)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 64<<20, 5)
 	fsys := newFS(t, s.URL, testOptions())
 	f := openFile(t, fsys, "blob.bin")
 
@@ -350,10 +332,7 @@ func TestReadaheadAndSharedFetches(t *testing.T) {
 }
 
 func TestCacheBounds(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(2<<20, 9)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 2<<20, 9)
 	opts := testOptions()
 	opts.ChunkSize = 64 << 10
 	opts.MemCacheSize = 3 * 64 << 10
@@ -410,17 +389,13 @@ func TestHubOverNginx(t *testing.T) {
 		t.Fatalf("config.json: %q, %v", got, err)
 	}
 	f, err := fsys.Open("model.safetensors")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	if f.Name() != s.URL+"/org/model/resolve/main/model.safetensors" {
 		t.Errorf("Name %q", f.Name())
 	}
 	sf, err := safetensors.NewFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tn := sf.Tensor("a")
 	buf := make([]byte, 16)
 	if _, err := f.ReadAt(buf, int64(len(shard))-16); err != nil || !bytes.Equal(buf, shard[len(shard)-16:]) || tn == nil {
@@ -454,10 +429,7 @@ func TestHubOverNginx(t *testing.T) {
 // near the reader in memory (the kernel caches what it read), however
 // large the memory cache, and an early chunk read again comes back right.
 func TestStreamingDropsBehind(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(100<<20, 7)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 100<<20, 7)
 	opts := testOptions()
 	opts.MemCacheSize = 256 << 20
 	fsys := newFS(t, s.URL, opts)
@@ -511,10 +483,7 @@ func TestRetryAfterIsCapped(t *testing.T) {
 }
 
 func TestCorruptDiskChunkIsRefetched(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(1<<20, 4)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 1<<20, 4)
 	opts := testOptions()
 	opts.ChunkSize = 64 << 10
 	opts.CacheDir = t.TempDir()
@@ -529,9 +498,7 @@ func TestCorruptDiskChunkIsRefetched(t *testing.T) {
 		t.Fatalf("found %d chunk files, want 1: %v", len(datas), datas)
 	}
 	cf, err := os.OpenFile(datas[0], os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b := make([]byte, 1)
 	off := int64(5*(64<<10) + 100)
 	if _, err := cf.ReadAt(b, off); err != nil {
@@ -552,10 +519,7 @@ func TestCorruptDiskChunkIsRefetched(t *testing.T) {
 }
 
 func TestClosedFile(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(3<<20, 2)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, _, s := serveBlob(t, 3<<20, 2)
 	f := openFile(t, newFS(t, s.URL, testOptions()), "blob.bin")
 	f.Close()
 	_, err := f.ReadAt(make([]byte, 10), 2<<20)
