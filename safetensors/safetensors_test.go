@@ -319,18 +319,10 @@ func TestMalformed(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), c.name+".safetensors")
-			require.NoError(t, os.WriteFile(path, c.raw, 0o644))
-			f, err := safetensors.Open(path)
-			if c.err == nil {
-				require.NoError(t, err)
+			f := openRaw(t, c.name, c.raw, c.err, c.detail)
+			if f != nil {
 				f.Close()
-				return
 			}
-			require.ErrorIs(t, err, c.err)
-			assert.True(t, errors.Is(err, safetensors.ErrFormat))
-			assert.Contains(t, err.Error(), c.detail)
-			assert.NotContains(t, err.Error(), "\n", "one line")
 		})
 	}
 }
@@ -410,21 +402,13 @@ func TestStrictness(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), c.name+".safetensors")
-			require.NoError(t, os.WriteFile(path, c.raw, 0o644))
-			f, err := safetensors.Open(path)
-			if c.err == nil {
-				require.NoError(t, err)
+			f := openRaw(t, c.name, c.raw, c.err, c.detail)
+			if f != nil {
 				defer f.Close()
 				if c.meta != nil {
 					assert.Equal(t, c.meta, f.Metadata())
 				}
-				return
 			}
-			require.ErrorIs(t, err, c.err)
-			assert.True(t, errors.Is(err, safetensors.ErrFormat))
-			assert.Contains(t, err.Error(), c.detail)
-			assert.NotContains(t, err.Error(), "\n", "one line")
 		})
 	}
 }
@@ -464,4 +448,23 @@ func TestVirtual(t *testing.T) {
 			require.True(t, bytes.Equal(whole[off:off+n], p), "at %d, %d bytes", off, n)
 		}
 	}
+}
+
+// openRaw writes raw as a file and opens it: with want nil it must open
+// (and is returned); otherwise the open fails with want, a format error
+// of one line that says detail, and openRaw returns nil.
+func openRaw(t *testing.T, name string, raw []byte, want error, detail string) *safetensors.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".safetensors")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	f, err := safetensors.Open(path)
+	if want == nil {
+		require.NoError(t, err)
+		return f
+	}
+	require.ErrorIs(t, err, want)
+	assert.True(t, errors.Is(err, safetensors.ErrFormat))
+	assert.Contains(t, err.Error(), detail)
+	assert.NotContains(t, err.Error(), "\n", "one line")
+	return nil
 }
