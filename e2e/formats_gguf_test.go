@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,7 +267,7 @@ func TestGGMLTypesThroughMount(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".bin.gz")
 		dt, ok := tensor.ParseDType(name)
 		require.True(t, ok, name)
-		blocks, floats := readGGMLBlocks(t, path, dt)
+		blocks, floats := testmodel.ReadGGMLBlocks(t, path, dt)
 		n := uint64(len(blocks)) / dt.BlockBytes()
 		tn := "t_" + strings.ToLower(name)
 		id, ok := gguf.GGMLTypeOf(dt)
@@ -298,22 +296,6 @@ func TestGGMLTypesThroughMount(t *testing.T) {
 	require.True(t, errors.Is(err, syscall.EIO), "reading Q8_1 values.f32: %v, want EIO", err)
 	text := readFile(t, filepath.Join(mnt, "t_q8_1", "values"))
 	require.Contains(t, string(text), "not decoded")
-}
-
-// readGGMLBlocks reads a file of internal/quant/testdata/ggml: a uint32
-// block count, the blocks, and ggml's float32 values of them.
-func readGGMLBlocks(t *testing.T, path string, dt tensor.DType) (blocks, floats []byte) {
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	b, err := io.ReadAll(zr)
-	require.NoError(t, err)
-	n := uint64(binary.LittleEndian.Uint32(b))
-	bb := n * dt.BlockBytes()
-	require.Equal(t, 4+bb+4*n*dt.BlockElems(), uint64(len(b)))
-	return b[4 : 4+bb], b[4+bb:]
 }
 
 // TestCompareGGUFWithSafetensors converts a small Llama checkpoint to GGUF

@@ -2,9 +2,13 @@ package testmodel
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"io"
 	"os"
+	"testing"
+
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // GGUFTensor is one tensor of a GGUF file to write: its ggml type id, its
@@ -152,4 +156,33 @@ func WriteGGUF(path string, kvs []GGUFKV, tensors []GGUFTensor) error {
 		return err
 	}
 	return f.Close()
+}
+
+// ReadGGMLBlocks reads a file of internal/quant/testdata/ggml: gzipped, a
+// little-endian uint32 block count n, n blocks of dt, and ggml's
+// n·BlockElems float32 values of them (little-endian).
+func ReadGGMLBlocks(t testing.TB, path string, dt tensor.DType) (blocks, floats []byte) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 4 {
+		t.Fatalf("%s: %d bytes", path, len(b))
+	}
+	n := uint64(binary.LittleEndian.Uint32(b))
+	bb := n * dt.BlockBytes()
+	if want := 4 + bb + 4*n*dt.BlockElems(); uint64(len(b)) != want {
+		t.Fatalf("%s: %d bytes, want %d for %d blocks of %s", path, len(b), want, n, dt)
+	}
+	return b[4 : 4+bb], b[4+bb:]
 }

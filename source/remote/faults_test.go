@@ -169,14 +169,7 @@ func TestSlowResponse(t *testing.T) {
 func TestRangeIgnored(t *testing.T) {
 	_, p, data := faultSetup(t)
 	fsys := newFS(t, p.URL, testOptions())
-	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.IgnoreRange})
-	_, err := fsys.Open("blob.bin")
-	wantCode(t, err, CodeRangeIgnored)
-
-	f := openFile(t, fsys, "blob.bin")
-	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.IgnoreRange})
-	_, err = f.ReadAt(make([]byte, 10), 2<<20)
-	wantCode(t, err, CodeRangeIgnored)
+	f := refusedOnce(t, fsys, p, nginxtest.IgnoreRange, CodeRangeIgnored)
 	readAt(t, f, data, 2<<20, 10) // the next attempt is fine
 
 	// A small file sent whole is exactly the bytes asked for.
@@ -197,14 +190,7 @@ func TestNginxIgnoringRange(t *testing.T) {
 
 func TestWrongContentRange(t *testing.T) {
 	_, p, _ := faultSetup(t)
-	fsys := newFS(t, p.URL, testOptions())
-	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.WrongContentRange})
-	_, err := fsys.Open("blob.bin")
-	wantCode(t, err, CodeBadContentRange)
-	f := openFile(t, fsys, "blob.bin")
-	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.WrongContentRange})
-	_, err = f.ReadAt(make([]byte, 10), 2<<20)
-	wantCode(t, err, CodeBadContentRange)
+	refusedOnce(t, newFS(t, p.URL, testOptions()), p, nginxtest.WrongContentRange, CodeBadContentRange)
 }
 
 func TestETagChanges(t *testing.T) {
@@ -364,4 +350,19 @@ func TestMalformedAnswers(t *testing.T) {
 			assert.Equal(t, tc.requests, n.Load(), "requests the server saw (1: not retried)")
 		})
 	}
+}
+
+// refusedOnce injects a fault of kind for /blob.bin twice: the open
+// fails with code, and so does a read of the file opened after it. It
+// returns the file.
+func refusedOnce(t *testing.T, fsys *FS, p *nginxtest.Proxy, kind nginxtest.FaultKind, code Code) *File {
+	t.Helper()
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: kind})
+	_, err := fsys.Open("blob.bin")
+	wantCode(t, err, code)
+	f := openFile(t, fsys, "blob.bin")
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: kind})
+	_, err = f.ReadAt(make([]byte, 10), 2<<20)
+	wantCode(t, err, code)
+	return f
 }
