@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
@@ -95,17 +96,11 @@ func BenchmarkFindMoE(b *testing.B) {
 // the writing's), closing it when the benchmark ends.
 func checked(b *testing.B, dir string, err error) *spec.Report {
 	b.Helper()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	m, err := model.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.Cleanup(func() { m.Close() })
 	r, err := spec.Check(m)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	return r
 }

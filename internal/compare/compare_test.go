@@ -198,7 +198,7 @@ func TestFP8AgainstBF16(t *testing.T) {
 	const w = "model.layers.1.self_attn.o_proj.weight"
 	fs := c.TensorFiles(w)
 	require.Len(t, fs, 3)
-	got := readAll(t, fs[1].View)
+	got := testmodel.ReadView(t, "view", fs[1].View)
 	ws := bf16s(find(src, w).Data)
 	for i, x := range deq[w] {
 		require.Equal(t, float32(x-ws[i]), math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])), i)
@@ -381,7 +381,7 @@ func TestViews(t *testing.T) {
 	assert.Equal(t, int64(0), c.OnlyInModel().Size())
 	assert.Len(t, c.Shared(), len(other))
 
-	whole := readAll(t, fs[1].View)
+	whole := testmodel.ReadView(t, "view", fs[1].View)
 	a := mdl[0]
 	_ = a
 	ma := decodeF32(find(mdl, name).Data)
@@ -407,12 +407,12 @@ func TestViews(t *testing.T) {
 			assert.NoError(t, err)
 		}
 	}
-	npy := readAll(t, fs[2].View)
+	npy := testmodel.ReadView(t, "view", fs[2].View)
 	assert.Equal(t, whole, npy[128:])
 
-	st := string(readAll(t, fs[0].View))
+	st := string(testmodel.ReadView(t, "view", fs[0].View))
 	assert.True(t, strings.HasPrefix(st, "status      "+strings.Repeat(" ", 24-len("differs"))+"differs\n"), st)
-	text := readAll(t, sum)
+	text := testmodel.ReadView(t, "view", sum)
 	assert.Equal(t, size, int64(len(text)))
 	r, err := c.Run(context.Background())
 	require.NoError(t, err)
@@ -438,15 +438,6 @@ func decodeF32(b []byte) []float64 {
 		out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
 	}
 	return out
-}
-
-func readAll(t *testing.T, v views.View) []byte {
-	t.Helper()
-	b := make([]byte, v.Size())
-	n, err := v.ReadAt(b, 0)
-	require.NoError(t, err)
-	require.Equal(t, len(b), n)
-	return b
 }
 
 func TestReadError(t *testing.T) {
@@ -568,13 +559,13 @@ func TestFP8ViewsAgree(t *testing.T) {
 	require.NoError(t, err)
 	fs := c.TensorFiles(w)
 	require.Len(t, fs, 3)
-	delta := readAll(t, fs[1].View)
+	delta := testmodel.ReadView(t, "view", fs[1].View)
 
 	tt := mm.Tensor(w)
 	opts := views.NewCompanions(mm.Tensor, mm.Config).Options(tt)
 	require.NotNil(t, opts)
 	assert.Equal(t, [2]uint64{16, 16}, opts.Block)
-	vals := readAll(t, views.NewTensor(tt, opts).ValuesF32())
+	vals := testmodel.ReadView(t, "view", views.NewTensor(tt, opts).ValuesF32())
 	require.Len(t, vals, len(delta))
 	ws := bf16s(find(src, w).Data)
 	for i := range ws {

@@ -50,7 +50,7 @@ func TestRandomAccess(t *testing.T) {
 	for _, dt := range []tensor.DType{tensor.BF16, tensor.F4, tensor.F6_E3M2, tensor.F8_E4M3, tensor.F64, tensor.I64, tensor.Q8_0} {
 		n := uint64(32 * 37)
 		size, _ := dt.ByteSize(n)
-		tt := memTensor("x", dt, []uint64{37, 32}, randBytes(r, int(size)))
+		tt := testmodel.MemTensor("x", dt, []uint64{37, 32}, randBytes(r, int(size)))
 		d, err := NewDecoder(tt)
 		require.NoError(t, err)
 		raw, err := d.Raw(0, n)
@@ -83,12 +83,12 @@ func TestRandomAccess(t *testing.T) {
 }
 
 func TestShortRead(t *testing.T) {
-	tt := memTensor("x", tensor.F32, []uint64{100}, make([]byte, 400))
-	tt.File.(*memFile).FailAt = 200
+	tt := testmodel.MemTensor("x", tensor.F32, []uint64{100}, make([]byte, 400))
+	tt.File.(*testmodel.MemFile).FailAt = 200
 	d, err := NewDecoder(tt)
 	require.NoError(t, err)
 	var se *ShortReadError
-	if err := d.Float32(0, make([]float32, 100)); !errors.As(err, &se) || !errors.Is(err, errInjected) {
+	if err := d.Float32(0, make([]float32, 100)); !errors.As(err, &se) || !errors.Is(err, testmodel.ErrInjected) {
 		t.Errorf("short read: %v", err)
 	}
 	if err := d.Float32(0, make([]float32, 10)); err != nil {
@@ -115,8 +115,8 @@ func TestScaled(t *testing.T) {
 				sb = binary.LittleEndian.AppendUint16(sb, uint16(math.Float32bits(f)>>16))
 			}
 		}
-		w := memTensor("w", tensor.F8_E4M3, []uint64{N, K}, wb)
-		s := memTensor("w_scale_inv", sdt, []uint64{uint64(sn), uint64(sk)}, sb)
+		w := testmodel.MemTensor("w", tensor.F8_E4M3, []uint64{N, K}, wb)
+		s := testmodel.MemTensor("w_scale_inv", sdt, []uint64{uint64(sn), uint64(sk)}, sb)
 		d, err := NewScaled(w, s, [2]uint64{bn, bk})
 		require.NoError(t, err)
 		if d.ValueType() != tensor.F32 || !d.Dequantized() {
@@ -143,11 +143,11 @@ func TestScaled(t *testing.T) {
 		}
 	}
 	var se *ShapeError
-	w := memTensor("w", tensor.F8_E4M3, []uint64{N, K}, wb)
-	if _, err := NewScaled(w, memTensor("s", tensor.F32, []uint64{2, 3}, make([]byte, 24)), [2]uint64{bn, bk}); !errors.As(err, &se) {
+	w := testmodel.MemTensor("w", tensor.F8_E4M3, []uint64{N, K}, wb)
+	if _, err := NewScaled(w, testmodel.MemTensor("s", tensor.F32, []uint64{2, 3}, make([]byte, 24)), [2]uint64{bn, bk}); !errors.As(err, &se) {
 		t.Errorf("wrong scale shape: %v", err)
 	}
-	if _, err := NewScaled(w, memTensor("s", tensor.F32, []uint64{3, 3}, make([]byte, 36)), [2]uint64{0, bk}); !errors.As(err, &se) {
+	if _, err := NewScaled(w, testmodel.MemTensor("s", tensor.F32, []uint64{3, 3}, make([]byte, 36)), [2]uint64{0, bk}); !errors.As(err, &se) {
 		t.Errorf("zero block: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestWithRows(t *testing.T) {
 	for i := range 12 {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(i)))
 	}
-	d, err := NewDecoder(memTensor("m", tensor.F32, []uint64{4, 3}, raw))
+	d, err := NewDecoder(testmodel.MemTensor("m", tensor.F32, []uint64{4, 3}, raw))
 	require.NoError(t, err)
 	perm := []uint64{2, 0, 3, 1}
 	p := d.WithRows(func(r uint64) uint64 { return perm[r] })
@@ -187,7 +187,7 @@ func i32Tensor(name string, shape []uint64, words []uint32) *tensor.Tensor {
 	for _, w := range words {
 		b = binary.LittleEndian.AppendUint32(b, w)
 	}
-	return memTensor(name, tensor.I32, shape, b)
+	return testmodel.MemTensor(name, tensor.I32, shape, b)
 }
 
 func f32Tensor(name string, shape []uint64, vals []float32) *tensor.Tensor {
@@ -195,7 +195,7 @@ func f32Tensor(name string, shape []uint64, vals []float32) *tensor.Tensor {
 	for _, v := range vals {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
 	}
-	return memTensor(name, tensor.F32, shape, b)
+	return testmodel.MemTensor(name, tensor.F32, shape, b)
 }
 
 // gptqLayer packs random codes, zeros and scales the way AutoGPTQ's pack
@@ -400,7 +400,7 @@ func TestAWQ(t *testing.T) {
 // are those of the dequantized values.
 func TestScanScaled(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
-	w := memTensor("w", tensor.F8_E4M3, []uint64{300, 70}, randBytes(r, 300*70))
+	w := testmodel.MemTensor("w", tensor.F8_E4M3, []uint64{300, 70}, randBytes(r, 300*70))
 	sv := make([]float32, 3*3)
 	for i := range sv {
 		sv[i] = float32(i+1) * 1e-3
@@ -457,13 +457,4 @@ func TestComputed(t *testing.T) {
 
 	_, err = NewComputed("huge", []uint64{math.MaxUint32, math.MaxUint32, 4}, fn)
 	assert.Error(t, err)
-}
-
-// memFile and memTensor are testmodel's.
-type memFile = testmodel.MemFile
-
-var errInjected = testmodel.ErrInjected
-
-func memTensor(name string, dt tensor.DType, shape []uint64, data []byte) *tensor.Tensor {
-	return testmodel.MemTensor(name, dt, shape, data)
 }

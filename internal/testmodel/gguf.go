@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fsmount/fsmount/tensor"
+	"github.com/stretchr/testify/require"
 )
 
 // GGUFTensor is one tensor of a GGUF file to write: its ggml type id, its
@@ -164,25 +165,15 @@ func WriteGGUF(path string, kvs []GGUFKV, tensors []GGUFTensor) error {
 func ReadGGMLBlocks(t testing.TB, path string, dt tensor.DType) (blocks, floats []byte) {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 4 {
-		t.Fatalf("%s: %d bytes", path, len(b))
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(b), 4, path)
 	n := uint64(binary.LittleEndian.Uint32(b))
 	bb := n * dt.BlockBytes()
-	if want := 4 + bb + 4*n*dt.BlockElems(); uint64(len(b)) != want {
-		t.Fatalf("%s: %d bytes, want %d for %d blocks of %s", path, len(b), want, n, dt)
-	}
+	require.Equal(t, 4+bb+4*n*dt.BlockElems(), uint64(len(b)), "%s: the size of %d blocks of %s and their values", path, n, dt)
 	return b[4 : 4+bb], b[4+bb:]
 }

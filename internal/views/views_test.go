@@ -55,7 +55,7 @@ func cases(t *testing.T, r *rand.Rand) []tcase {
 			return
 		}
 		name := fmt.Sprintf("%s%v", dt, shape)
-		cs = append(cs, tcase{name, memTensor(name, dt, shape, randBytes(r, int(size))), nil})
+		cs = append(cs, tcase{name, testmodel.MemTensor(name, dt, shape, randBytes(r, int(size))), nil})
 	}
 	for _, dt := range []tensor.DType{tensor.BOOL, tensor.U8, tensor.I8, tensor.I16, tensor.U16, tensor.F16, tensor.BF16,
 		tensor.I32, tensor.U32, tensor.F32, tensor.F64, tensor.I64, tensor.U64, tensor.C64, tensor.F8_E4M3, tensor.F8_E5M2,
@@ -70,12 +70,12 @@ func cases(t *testing.T, r *rand.Rand) []tcase {
 	add(tensor.F8_E5M2, []uint64{2, 10007})
 	add(tensor.I32, []uint64{2, 5000})
 	// An FP8 weight with its block scales.
-	w := memTensor("w", tensor.F8_E4M3, []uint64{5, 9}, randBytes(r, 45))
+	w := testmodel.MemTensor("w", tensor.F8_E4M3, []uint64{5, 9}, randBytes(r, 45))
 	var sb []byte
 	for i := range 2 * 3 {
 		sb = binary.LittleEndian.AppendUint32(sb, math.Float32bits(float32(i+1)/64))
 	}
-	s := memTensor("w_scale_inv", tensor.F32, []uint64{2, 3}, sb)
+	s := testmodel.MemTensor("w_scale_inv", tensor.F32, []uint64{2, 3}, sb)
 	cs = append(cs, tcase{"fp8-scaled", w, &Options{Scale: s, Block: [2]uint64{4, 4}}})
 	// A GPTQ 8-bit layer, in 16 × out 4, one group: qweight [4, 4].
 	var qw, qz []byte
@@ -87,9 +87,9 @@ func cases(t *testing.T, r *rand.Rand) []tcase {
 	sc = binary.LittleEndian.AppendUint32(sc, math.Float32bits(0.25))
 	sc = binary.LittleEndian.AppendUint32(sc, math.Float32bits(-1))
 	sc = binary.LittleEndian.AppendUint32(sc, math.Float32bits(3))
-	qwt := memTensor("qweight", tensor.I32, []uint64{4, 4}, qw)
-	d, err := decode.NewGPTQ(decode.GPTQ{QWeight: qwt, QZeros: memTensor("qzeros", tensor.I32, []uint64{1, 1}, qz),
-		Scales: memTensor("scales", tensor.F32, []uint64{1, 4}, sc), Bits: 8, GroupSize: -1})
+	qwt := testmodel.MemTensor("qweight", tensor.I32, []uint64{4, 4}, qw)
+	d, err := decode.NewGPTQ(decode.GPTQ{QWeight: qwt, QZeros: testmodel.MemTensor("qzeros", tensor.I32, []uint64{1, 1}, qz),
+		Scales: testmodel.MemTensor("scales", tensor.F32, []uint64{1, 4}, sc), Bits: 8, GroupSize: -1})
 	require.NoError(t, err)
 	cs = append(cs, tcase{"gptq", qwt, &Options{Decoder: d}})
 	return cs
@@ -228,7 +228,7 @@ func TestValuesRoundTrip(t *testing.T) {
 		if ncodes < 8 {
 			cols = 4
 		}
-		v := NewTensor(memTensor("x", dt, []uint64{uint64(ncodes) / cols, cols}, raw), nil)
+		v := NewTensor(testmodel.MemTensor("x", dt, []uint64{uint64(ncodes) / cols, cols}, raw), nil)
 		text := readWhole(t, dt.String(), v.Values())
 		lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
 		if uint64(len(lines)) != uint64(ncodes)/cols {
@@ -286,15 +286,15 @@ func TestValuesFormat(t *testing.T) {
 		t    *tensor.Tensor
 		want string
 	}{
-		{memTensor("a", tensor.BF16, []uint64{2, 3}, bf(0x3F80, 0xBF80, 0x7FC0, 0x7F80, 0xFF80, 0x8000)),
+		{testmodel.MemTensor("a", tensor.BF16, []uint64{2, 3}, bf(0x3F80, 0xBF80, 0x7FC0, 0x7F80, 0xFF80, 0x8000)),
 			"+1.000e+00 -1.000e+00 nan       \n" + "inf -inf -0.000e+00             \n"},
-		{memTensor("b", tensor.F64, []uint64{2}, le.AppendUint64(le.AppendUint64(nil, math.Float64bits(0.1)), math.Float64bits(-1e-300))),
+		{testmodel.MemTensor("b", tensor.F64, []uint64{2}, le.AppendUint64(le.AppendUint64(nil, math.Float64bits(0.1)), math.Float64bits(-1e-300))),
 			"+1.0000000000000001e-001\n-1.0000000000000000e-300\n"},
-		{memTensor("c", tensor.I8, []uint64{}, []byte{0x80}), "-128\n"},
-		{memTensor("d", tensor.U16, []uint64{1, 2}, bf(7, 65535)), "00007 65535\n"},
-		{memTensor("e", tensor.I64, []uint64{1}, le.AppendUint64(nil, 1<<63)), "-9223372036854775808\n"},
-		{memTensor("f", tensor.BOOL, []uint64{3}, []byte{0, 1, 7}), "0\n1\n1\n"},
-		{memTensor("g", tensor.F4, []uint64{2}, []byte{0xC3}), "+1.50e+00\n-2.00e+00\n"},
+		{testmodel.MemTensor("c", tensor.I8, []uint64{}, []byte{0x80}), "-128\n"},
+		{testmodel.MemTensor("d", tensor.U16, []uint64{1, 2}, bf(7, 65535)), "00007 65535\n"},
+		{testmodel.MemTensor("e", tensor.I64, []uint64{1}, le.AppendUint64(nil, 1<<63)), "-9223372036854775808\n"},
+		{testmodel.MemTensor("f", tensor.BOOL, []uint64{3}, []byte{0, 1, 7}), "0\n1\n1\n"},
+		{testmodel.MemTensor("g", tensor.F4, []uint64{2}, []byte{0xC3}), "+1.50e+00\n-2.00e+00\n"},
 	}
 	for _, c := range cases {
 		got := readWhole(t, c.t.Name, NewTensor(c.t, nil).Values())
@@ -484,12 +484,12 @@ func TestHealthTable(t *testing.T) {
 	}
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	ts := []*Tensor{
-		NewTensor(memTensor("a.nan", tensor.F32, []uint64{3}, f32(1, nan, inf)), nil),
-		NewTensor(memTensor("b.inf", tensor.F32, []uint64{2}, f32(1, -inf)), nil),
-		NewTensor(memTensor("c.zero", tensor.F32, []uint64{2}, f32(0, float32(math.Copysign(0, -1)))), nil),
-		NewTensor(memTensor("d.const", tensor.F32, []uint64{3}, f32(1, 1, 1)), nil),
-		NewTensor(memTensor("e.ok", tensor.F32, []uint64{2}, f32(1, 2)), nil),
-		NewTensor(memTensor("f.empty", tensor.F32, []uint64{0}, nil), nil),
+		NewTensor(testmodel.MemTensor("a.nan", tensor.F32, []uint64{3}, f32(1, nan, inf)), nil),
+		NewTensor(testmodel.MemTensor("b.inf", tensor.F32, []uint64{2}, f32(1, -inf)), nil),
+		NewTensor(testmodel.MemTensor("c.zero", tensor.F32, []uint64{2}, f32(0, float32(math.Copysign(0, -1)))), nil),
+		NewTensor(testmodel.MemTensor("d.const", tensor.F32, []uint64{3}, f32(1, 1, 1)), nil),
+		NewTensor(testmodel.MemTensor("e.ok", tensor.F32, []uint64{2}, f32(1, 2)), nil),
+		NewTensor(testmodel.MemTensor("f.empty", tensor.F32, []uint64{0}, nil), nil),
 	}
 	want := []string{"nan", "inf", "zero", "constant", "ok", "empty"}
 	table := string(readWhole(t, "table", NewModel(ts).StatsTable()))
@@ -506,8 +506,8 @@ func TestHealthTable(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, dt := range []tensor.DType{tensor.BF16, tensor.F32, tensor.I16, tensor.F8_E4M3} {
-		tt := memTensor("x", dt, []uint64{64, 64}, randBytes(r, int(64*64*dt.BlockBytes())))
-		tt.File.(*memFile).FailAt = tt.Length / 2
+		tt := testmodel.MemTensor("x", dt, []uint64{64, 64}, randBytes(r, int(64*64*dt.BlockBytes())))
+		tt.File.(*testmodel.MemFile).FailAt = tt.Length / 2
 		v := NewTensor(tt, nil)
 		m := NewModel([]*Tensor{v})
 		for _, f := range append(v.Files(), File{"table", m.StatsTable()}) {
@@ -516,7 +516,7 @@ func TestReadErrors(t *testing.T) {
 			if err == nil || err == io.EOF {
 				t.Errorf("%s/%s: ReadAt = %d, %v; want an error", dt, f.Name, n, err)
 			}
-			if !errors.Is(err, errInjected) {
+			if !errors.Is(err, testmodel.ErrInjected) {
 				t.Errorf("%s/%s: error %v does not wrap the I/O error", dt, f.Name, err)
 			}
 		}
@@ -533,9 +533,9 @@ func TestUndecodableBinaryViews(t *testing.T) {
 		binary []string
 	}{
 		// complex64 is numpy-native (values.npy is its bytes), not real
-		{memTensor("c", tensor.C64, []uint64{2, 3}, make([]byte, 48)), []string{"values.f32"}},
+		{testmodel.MemTensor("c", tensor.C64, []uint64{2, 3}, make([]byte, 48)), []string{"values.f32"}},
 		// Q8_1 is never dequantized (an intermediate of ggml's dot products)
-		{memTensor("q", tensor.Q8_1, []uint64{2, 32}, make([]byte, 72)), []string{"values.f32", "values.npy"}},
+		{testmodel.MemTensor("q", tensor.Q8_1, []uint64{2, 32}, make([]byte, 72)), []string{"values.f32", "values.npy"}},
 	} {
 		v := NewTensor(c.t, nil)
 		got := map[string]View{}
@@ -565,7 +565,7 @@ func TestShellTools(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(9, 9))
 	raw := randBytes(r, 2*2000)
-	v := NewTensor(memTensor("x", tensor.BF16, []uint64{2000}, raw), nil)
+	v := NewTensor(testmodel.MemTensor("x", tensor.BF16, []uint64{2000}, raw), nil)
 	text := readWhole(t, "values", v.Values())
 	dir := t.TempDir()
 	path := filepath.Join(dir, "values")
@@ -614,7 +614,7 @@ func TestShellTools(t *testing.T) {
 // that the race detector sees the caches and the row index shared.
 func TestConcurrentReads(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 10))
-	v := NewTensor(memTensor("x", tensor.BF16, []uint64{4, 9000}, randBytes(r, 2*4*9000)), nil)
+	v := NewTensor(testmodel.MemTensor("x", tensor.BF16, []uint64{4, 9000}, randBytes(r, 2*4*9000)), nil)
 	m := NewModel([]*Tensor{v})
 	files := append(v.Files(), File{"table", m.StatsTable()})
 	want := make([][]byte, len(files))
@@ -650,11 +650,11 @@ func TestConcurrentReads(t *testing.T) {
 // 2×2 block times its scale); other tensors have no companions.
 func TestCompanionsFP8(t *testing.T) {
 	// E4M3 0x38 is 1.0, 0x40 is 2.0.
-	w := memTensor("m.w.weight", tensor.F8_E4M3, []uint64{2, 4}, []byte{0x38, 0x38, 0x40, 0x40, 0x38, 0x38, 0x40, 0x40})
+	w := testmodel.MemTensor("m.w.weight", tensor.F8_E4M3, []uint64{2, 4}, []byte{0x38, 0x38, 0x40, 0x40, 0x38, 0x38, 0x40, 0x40})
 	scales := make([]byte, 8)
 	binary.LittleEndian.PutUint32(scales, math.Float32bits(0.5))
 	binary.LittleEndian.PutUint32(scales[4:], math.Float32bits(3))
-	s := memTensor("m.w.weight_scale_inv", tensor.F32, []uint64{1, 2}, scales)
+	s := testmodel.MemTensor("m.w.weight_scale_inv", tensor.F32, []uint64{1, 2}, scales)
 	byName := map[string]*tensor.Tensor{w.Name: w, s.Name: s}
 	c := NewCompanions(func(n string) *tensor.Tensor { return byName[n] }, []byte(`{"quantization_config":{"quant_method":"fp8","weight_block_size":[2,2]}}`))
 	o := c.Options(w)
