@@ -81,6 +81,14 @@ func serveTree(t *testing.T, r *spec.Report, o *Options, closers ...io.Closer) s
 	return mnt
 }
 
+// readMnt returns the file at p below the mount point mnt.
+func readMnt(t *testing.T, mnt, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(mnt, p))
+	require.NoError(t, err, p)
+	return string(b)
+}
+
 // tinyTree opens and checks the tiny model and builds its tree, without
 // mounting it.
 func tinyTree(t *testing.T) *tree {
@@ -98,11 +106,7 @@ func tinyTree(t *testing.T) *tree {
 func TestTreeTiny(t *testing.T) {
 	mnt, r := mountDir(t, filepath.Join("..", "testdata", "tiny-qwen3"))
 
-	read := func(p string) string {
-		b, err := os.ReadFile(filepath.Join(mnt, p))
-		require.NoError(t, err, p)
-		return string(b)
-	}
+	read := func(p string) string { return readMnt(t, mnt, p) }
 	assert.Equal(t, r.Verdict(), read("verdict"))
 	assert.Equal(t, r.Text(), read("report"))
 	assert.Equal(t, string(r.Model.Config), read("config.json"))
