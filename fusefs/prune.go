@@ -18,9 +18,10 @@ const maxLiveFiles = 32768
 
 // liveFiles are the file nodes the kernel holds, most recent first.
 type liveFiles struct {
-	max   int // 0 means maxLiveFiles
-	mu    sync.Mutex
-	order list.List
+	max    int  // 0 means maxLiveFiles
+	byHand bool // the watcher does not prune (tests)
+	mu     sync.Mutex
+	order  list.List
 }
 
 func (l *liveFiles) add(n *node) {

@@ -280,6 +280,11 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.countValue(field, raw)
 	case Milli:
 		return c.milliValue(field, raw)
+	case IntOrList:
+		if t = Int; len(raw) > 0 && raw[0] == '[' {
+			t = List
+		}
+		return c.value(field, raw, t)
 	case List:
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
