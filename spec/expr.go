@@ -19,8 +19,10 @@ import (
 //	pick(x, l)              x's entry l if x is a list (IntOrList), else x
 //	list(1, 1, 2)           a list, for a List's default
 //	log2(n)                 floor(log2(n))
+//	key(at(list, i), 'name', 32)  a field of an object in a list, or a default
 //
-// A value is an int64, a string or a list ([]any). Expressions are parsed
+// A value is an int64, a string, a list ([]any) or an object of a list
+// (map[string]any of int64s and strings). Expressions are parsed
 // once, when the families are registered; a malformed one is a
 // programming error and panics at init, never on a user's input.
 
@@ -331,6 +333,19 @@ func (x callExpr) eval(e *env) (any, error) {
 			r *= b
 		}
 		return r, nil
+	case "key": // key(obj, 'name', default): a field of an object in a list (UDOP's relative_bias_args, families_p2.go)
+		if len(vals) != 3 {
+			return nil, &exprError{fmt.Sprintf("%s: needs an object, a key and a default", x.src())}
+		}
+		m, ok := vals[0].(map[string]any)
+		k, isStr := vals[1].(string)
+		if !ok || !isStr {
+			return nil, &exprError{fmt.Sprintf("%s: %s is not an object", x.src(), x.args[0].src())}
+		}
+		if v, ok := m[k]; ok {
+			return v, nil
+		}
+		return vals[2], nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {
