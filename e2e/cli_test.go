@@ -1,9 +1,5 @@
 package e2e
 
-// The command lines of fsmount and fsinspect: the summary line, exit
-// codes, options anywhere, usage errors, --version, --list, --log, the
-// refusals when FUSE is unavailable, and the README's recipes.
-
 import (
 	"bytes"
 	"encoding/binary"
@@ -20,71 +16,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/fusetest"
-	"github.com/fsmount/fsmount/internal/mountinfo"
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
-// runTimeout runs one of the built commands like runCmd, but fails the
-// test instead of hanging when it does not finish within d.
-func runTimeout(t *testing.T, d time.Duration, name string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, name), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	require.NoError(t, cmd.Start())
-	code, ok := waitTimeout(cmd, d)
-	if !ok {
-		t.Fatalf("%s %v did not finish within %v (stderr %q)", name, args, d, errb.String())
-	}
-	return result{out.String(), errb.String(), code}
-}
-
-// waitTimeout waits for a started command; ok is false if it is still
-// running after d (it is then sent SIGKILL, which a process stuck in the
-// kernel may not obey, so it is not waited for again).
-func waitTimeout(cmd *exec.Cmd, d time.Duration) (code int, ok bool) {
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if ee, isExit := err.(*exec.ExitError); isExit {
-			return ee.ExitCode(), true
-		}
-		if err != nil {
-			return -1, true
-		}
-		return 0, true
-	case <-time.After(d):
-		cmd.Process.Kill()
-		return -1, false
-	}
-}
-
-// fuseConn returns the FUSE connection number of the mount at mnt (the
-// minor of its device), or -1.
-func fuseConn(t *testing.T, mnt string) int {
-	t.Helper()
-	es, err := mountinfo.Read()
-	require.NoError(t, err)
-	if e := mountinfo.Top(es, mnt); e != nil {
-		return e.Minor
-	}
-	return -1
-}
-
-// forceClear is the last resort of a test's cleanup: whatever fsmount
-// left at mnt is aborted and detached, so that a failing test does not
-// leave a mount that hangs everything after it.
-func forceClear(t *testing.T, mnt string) {
-	for i := 0; i < 5 && mounted(t, mnt); i++ {
-		if conn := fuseConn(t, mnt); conn >= 0 {
-			os.WriteFile("/sys/fs/fuse/connections/"+strconv.Itoa(conn)+"/abort", []byte("1"), 0)
-		}
-		exec.Command("umount", "-l", mnt).Run()
-		exec.Command("fusermount3", "-u", "-z", mnt).Run()
-	}
-}
+// The command lines of fsmount and fsinspect: the summary line, exit
+// codes, options anywhere, usage errors, --version, --list, --log, the
+// refusals when FUSE is unavailable, and the README's recipes.
 
 func TestVersionFromBuildInfo(t *testing.T) {
 	if os.Getenv("FSMOUNT_BIN_DIR") != "" {
@@ -121,8 +60,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 func TestMountSummaryLine(t *testing.T) {
 	requireFUSE(t)
 	model := repoPath("testdata", "tiny-qwen3")
-	mnt := t.TempDir()
-	t.Cleanup(func() { forceClear(t, mnt) })
+	mnt := mountPoint(t)
 	r := runTimeout(t, time.Minute, "fsmount", model, mnt)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "mounted "+mnt+": ✓ 25 tensors, 28.9K params — cat "+mnt+"/verdict\n", r.stdout)
@@ -172,13 +110,11 @@ func TestOptionsAfterOperands(t *testing.T) {
 	assert.Contains(t, r.stderr, "--json")
 
 	requireFUSE(t)
-	mnt := t.TempDir()
-	t.Cleanup(func() { forceClear(t, mnt) })
+	mnt := mountPoint(t)
 	r = runTimeout(t, time.Minute, "fsmount", model, mnt, "--mmap", "-q")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stdout)
-	b, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "verdict"))
 	assert.Contains(t, string(b), "✓")
 	r = runTimeout(t, time.Minute, "fsmount", mnt, "-u")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -321,8 +257,7 @@ func publicBin(t *testing.T) string {
 	for _, d := range []string{filepath.Dir(bin), bin} {
 		require.NoError(t, os.Chmod(d, 0o755))
 	}
-	b, err := os.ReadFile(filepath.Join(binDir, "fsmount"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(binDir, "fsmount"))
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "fsmount"), b, 0o755))
 	return bin
 }
@@ -336,14 +271,7 @@ func inNamespace(t *testing.T, script string) (string, int) {
 	if _, err := exec.LookPath("unshare"); err != nil {
 		t.Fatalf("unshare (util-linux) is needed: %v", err)
 	}
-	out, err := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-ec", script).CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("unshare: %v", err)
-	}
-	return string(out), code
+	return command(t, "unshare", "--mount", "--propagation", "private", "sh", "-ec", script)
 }
 
 // TestFUSEUnavailable: a user who cannot open /dev/fuse, --allow-other
@@ -453,12 +381,361 @@ func TestNumpyBF16Recipe(t *testing.T) {
 	out, err := exec.Command(python, "-c", script).CombinedOutput()
 	require.NoError(t, err, string(out))
 
-	raw, err := os.ReadFile(p)
-	require.NoError(t, err)
+	raw := readFile(t, p)
 	var want []string
 	for i := 0; i < 4; i++ {
 		v := math.Float32frombits(uint32(binary.LittleEndian.Uint16(raw[2*i:])) << 16)
 		want = append(want, strconv.FormatFloat(float64(v), 'g', -1, 64))
 	}
 	assert.Equal(t, "(32,) float32 ["+strings.Join(want, ", ")+"]\n", string(out))
+}
+
+func TestInspectTiny(t *testing.T) {
+	r := runCmd(t, "fsinspect", repoPath("testdata", "tiny-qwen3"))
+	require.Equal(t, 0, r.code, r.stderr)
+	want := readFile(t, repoPath("testdata", "tiny-qwen3", "report.golden"))
+	assert.Equal(t, string(want), r.stdout)
+	assert.Empty(t, r.stderr)
+
+	r = runCmd(t, "fsinspect", "--json", repoPath("testdata", "tiny-qwen3"))
+	require.Equal(t, 0, r.code)
+	var j map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
+	assert.Equal(t, true, j["clean"])
+	assert.Equal(t, float64(25), j["tensors"])
+}
+
+func TestInspectRealLayout(t *testing.T) {
+	r := runCmd(t, "fsinspect", testmodel.Sparse06BDir(t))
+	require.Equal(t, 0, r.code, r.stderr)
+	want := readFile(t, repoPath("testdata", "qwen3-0.6b-layout", "report.golden"))
+	assert.Equal(t, string(want), r.stdout)
+	for _, fig := range []string{"all 311 expected tensors", "751,632,384 stored", "596,049,920 logical", `(the "0.6B")`, "26.1% of logical"} {
+		assert.Contains(t, r.stdout, fig)
+	}
+}
+
+func TestInspectProblemsExit1(t *testing.T) {
+	cases := map[string]struct {
+		edit func([]testmodel.Tensor) []testmodel.Tensor
+		want string
+	}{
+		"mis-shaped": {func(ts []testmodel.Tensor) []testmodel.Tensor {
+			ts[3].Shape, ts[3].Data = []uint64{32, 33}, nil
+			return ts
+		}, "✗ mis-shaped: model.layers.0.self_attn.k_proj.weight is [32, 33]"},
+		"missing": {func(ts []testmodel.Tensor) []testmodel.Tensor { return append(ts[:5:5], ts[6:]...) },
+			"✗ missing: model.layers.0.self_attn.q_norm.weight"},
+		"unexpected": {func(ts []testmodel.Tensor) []testmodel.Tensor {
+			return append(ts, testmodel.Tensor{Name: "model.layers.2.mlp.up_proj.weight", DType: "BF16", Shape: []uint64{64, 32}})
+		}, "✗ unexpected: model.layers.2.mlp.up_proj.weight"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := runCmd(t, "fsinspect", testmodel.TinyDir(t, c.edit))
+			assert.Equal(t, 1, r.code)
+			assert.Contains(t, r.stdout, c.want)
+			assert.Contains(t, r.stdout, "  ✗ 1 problem: ")
+		})
+	}
+}
+
+func TestInspectInvalidExit2(t *testing.T) {
+	dir := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
+	path := filepath.Join(dir, "model.safetensors")
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, st.Size()-2))
+	r := runCmd(t, "fsinspect", dir)
+	assert.Equal(t, 2, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, "file is 2 bytes short")
+	assert.Contains(t, r.stderr, path+": incomplete_buffer (safetensors: MetadataIncompleteBuffer)")
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+
+	r = runCmd(t, "fsinspect", filepath.Join(dir, "nope"))
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "no such file or directory")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"architectures":["Qwen3ForCausalLM"],"hidden_size":"big"}`), 0o644))
+	require.NoError(t, testmodel.WriteFile(path, testmodel.TinyQwen3Tensors(), nil, 0))
+	r = runCmd(t, "fsinspect", dir)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, `config.json: field "vocab_size" is missing`)
+}
+
+func TestInspectUsage(t *testing.T) {
+	r := runCmd(t, "fsinspect")
+	assert.Equal(t, 64, r.code)
+	assert.Contains(t, r.stderr, "usage: fsinspect")
+	r = runCmd(t, "fsinspect", "--bogus", "x")
+	assert.Equal(t, 64, r.code)
+	r = runCmd(t, "fsinspect", "--help")
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, cli.Help("fsinspect"), "--help ends with the shared exit-code table")
+	assert.Contains(t, r.stdout, "  70  An internal error (a bug)")
+	r = runCmd(t, "fsinspect", "--version")
+	assert.Equal(t, 0, r.code)
+	assert.True(t, strings.HasPrefix(r.stdout, "fsinspect "), r.stdout)
+}
+
+func TestInspectSingleFile(t *testing.T) {
+	r := runCmd(t, "fsinspect", repoPath("testdata", "tiny-qwen3", "model.safetensors"))
+	assert.Equal(t, 3, r.code, "not checked has its own exit code")
+	assert.Contains(t, r.stdout, "– cross-check skipped: a single file was given")
+}
+
+// TestInspectJSONPaths: every tensor of --json names its directory in the
+// mount's tree, where its data file has the tensor's bytes.
+func TestInspectJSONPaths(t *testing.T) {
+	model := repoPath("testdata", "tiny-qwen3")
+	r := runCmd(t, "fsinspect", "--json", model)
+	require.Equal(t, 0, r.code, r.stderr)
+	var j struct {
+		Tensors []struct {
+			Name  string `json:"name"`
+			Path  string `json:"path"`
+			Bytes int64  `json:"bytes"`
+		} `json:"tensor_list"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
+	require.Len(t, j.Tensors, 25)
+	mnt, _ := mountModel(t, model)
+	for _, tt := range j.Tensors {
+		st, err := os.Stat(filepath.Join(mnt, tt.Path, "data"))
+		require.NoError(t, err, tt.Name)
+		assert.Equal(t, tt.Bytes, st.Size(), tt.Name)
+	}
+	paths := map[string]string{}
+	for _, tt := range j.Tensors {
+		paths[tt.Name] = tt.Path
+	}
+	assert.Equal(t, "layers/0/self_attn/q_proj", paths["model.layers.0.self_attn.q_proj.weight"])
+	assert.Equal(t, "lm_head", paths["lm_head.weight"])
+}
+
+// plantedTiny writes the tiny model with a NaN in one tensor, an Inf in
+// another and a third all zero.
+func plantedTiny(t *testing.T) string {
+	t.Helper()
+	return testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
+		for i := range ts {
+			n := testmodel.NBytes(ts[i].DType, ts[i].Shape)
+			switch ts[i].Name {
+			case "model.layers.0.self_attn.q_proj.weight":
+				d := testmodel.Fill(1, ts[i].Name, n)
+				for j := 0; j < len(d); j += 2 {
+					d[j+1] &= 0x3f // finite values
+				}
+				binary.LittleEndian.PutUint16(d[20:], 0x7fc0) // NaN
+				ts[i].Data = d
+			case "model.layers.1.mlp.up_proj.weight":
+				d := make([]byte, n)
+				binary.LittleEndian.PutUint16(d[6:], 0xff80) // -Inf
+				ts[i].Data = d
+			case "model.layers.1.input_layernorm.weight":
+				ts[i].Data = make([]byte, n)
+			}
+		}
+		return ts
+	})
+}
+
+func TestInspectScan(t *testing.T) {
+	r := runCmd(t, "fsinspect", "--scan", plantedTiny(t))
+	assert.Equal(t, 1, r.code, r.stderr)
+	assertContainsAll(t, r.stdout,
+		"── values ─",
+		"✗ nan: model.layers.0.self_attn.q_proj.weight holds 1 NaN",
+		"✗ inf: model.layers.1.mlp.up_proj.weight holds 0 NaN, 0 +Inf, 1 -Inf",
+		"✗ zero: every one of the 32 values of model.layers.1.input_layernorm.weight is zero",
+		"✗ 25 tensors scanned: 3 bad",
+	)
+	assert.Empty(t, r.stderr, "no progress bar when stderr is not a terminal")
+
+	clean := runCmd(t, "fsinspect", repoPath("testdata", "tiny-qwen3"), "--scan")
+	assert.Equal(t, 0, clean.code, clean.stderr)
+	assert.Contains(t, clean.stdout, "✓ 25 tensors scanned: 0 bad, 0 warnings, 0 not decoded")
+
+	j := runCmd(t, "fsinspect", "--scan", "--json", plantedTiny(t))
+	assert.Equal(t, 1, j.code)
+	var v struct {
+		Clean bool `json:"clean"`
+		Scan  struct {
+			Failed  bool `json:"failed"`
+			Tensors []struct {
+				Name   string `json:"name"`
+				Health string `json:"health"`
+				NaN    uint64 `json:"nan"`
+			} `json:"tensors"`
+		} `json:"scan"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(j.stdout), &v))
+	assert.True(t, v.Clean, "the layout is clean")
+	assert.True(t, v.Scan.Failed)
+	health := map[string]string{}
+	for _, x := range v.Scan.Tensors {
+		health[x.Name] = x.Health
+	}
+	assert.Equal(t, "nan", health["model.layers.0.self_attn.q_proj.weight"])
+	assert.Equal(t, "zero", health["model.layers.1.input_layernorm.weight"])
+	assert.Equal(t, "ok", health["model.norm.weight"])
+}
+
+// bf16Bits rounds float32 to BF16 (to nearest even).
+func bf16Bits(v float32) uint16 {
+	b := math.Float32bits(v)
+	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
+}
+
+// TestInspectCompare compares checkpoints made for the test: identical;
+// one tensor perturbed by a known ε; a BF16 model against its exact F32
+// re-save; a tensor renamed.
+func TestInspectCompare(t *testing.T) {
+	base := filepath.Join(repoPath("testdata", "tiny-qwen3"))
+	r := runCmd(t, "fsinspect", "--compare", base, "--tolerance", "0", base)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "identical")
+	assert.NotContains(t, r.stdout, "differs")
+
+	// o_proj of layer 1 scaled by 1.01 (rounded to BF16): the test
+	// computes the relative L2 itself from the bytes.
+	const name = "model.layers.1.self_attn.o_proj.weight"
+	var want float64
+	perturbed := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
+		for i := range ts {
+			if ts[i].Name != name {
+				continue
+			}
+			d := append([]byte(nil), ts[i].Data...)
+			var num, den float64
+			for j := 0; j < len(d); j += 2 {
+				a := math.Float32frombits(uint32(binary.LittleEndian.Uint16(d[j:])) << 16)
+				b := bf16Bits(a * 1.01)
+				binary.LittleEndian.PutUint16(d[j:], b)
+				nb := math.Float32frombits(uint32(b) << 16)
+				num += (float64(nb) - float64(a)) * (float64(nb) - float64(a))
+				den += float64(a) * float64(a)
+			}
+			want = math.Sqrt(num / den)
+			ts[i].Data = d
+		}
+		return ts
+	})
+	r = runCmd(t, "fsinspect", "--compare", base, "--tolerance", "1e-6", perturbed)
+	assert.Equal(t, 1, r.code, r.stderr)
+	j := runCmd(t, "fsinspect", "--compare", base, "--json", perturbed)
+	require.Equal(t, 0, j.code, j.stderr)
+	got := relL2Of(t, j.stdout, name)
+	assert.InDelta(t, want, got, 1e-12*want, "relative L2 of %s", name)
+	lines := strings.Split(r.stdout, "\n")
+	var row string
+	for _, l := range lines {
+		if strings.HasPrefix(l, name+" ") {
+			row = l
+		}
+	}
+	assert.Contains(t, row, "differs")
+	assert.Equal(t, 0, runCmd(t, "fsinspect", "--compare", base, "--tolerance", "0.02", perturbed).code)
+
+	// BF16 against its F32 widening: equal as numbers.
+	f32 := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
+		for i := range ts {
+			src := ts[i].Data
+			d := make([]byte, 2*len(src))
+			for j := 0; j < len(src); j += 2 {
+				binary.LittleEndian.PutUint32(d[2*j:], uint32(binary.LittleEndian.Uint16(src[j:]))<<16)
+			}
+			ts[i].DType, ts[i].Data = "F32", d
+		}
+		return ts
+	})
+	r = runCmd(t, "fsinspect", "--compare", base, "--tolerance", "0", f32)
+	assert.Equal(t, 0, r.code, r.stdout)
+	assert.Contains(t, r.stdout, "equal")
+
+	// A tensor renamed: the name sets differ, the gate fails.
+	renamed := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
+		for i := range ts {
+			if ts[i].Name == "model.norm.weight" {
+				ts[i].Name = "model.final_norm.weight"
+			}
+		}
+		return ts
+	})
+	r = runCmd(t, "fsinspect", "--compare", base, "--tolerance", "1", renamed)
+	assert.Equal(t, 1, r.code, r.stdout)
+	assert.Contains(t, r.stdout, "model.final_norm.weight")
+	assert.Contains(t, r.stdout, "model.norm.weight")
+}
+
+func relL2Of(t *testing.T, js, name string) float64 {
+	t.Helper()
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(js), &v))
+	var find func(x any) (float64, bool)
+	find = func(x any) (float64, bool) {
+		switch y := x.(type) {
+		case map[string]any:
+			if y["name"] == name {
+				switch r := y["rel_l2"].(type) {
+				case float64:
+					return r, true
+				case string:
+					f, _ := strconv.ParseFloat(r, 64)
+					return f, true
+				}
+			}
+			for _, z := range y {
+				if f, ok := find(z); ok {
+					return f, true
+				}
+			}
+		case []any:
+			for _, z := range y {
+				if f, ok := find(z); ok {
+					return f, true
+				}
+			}
+		}
+		return 0, false
+	}
+	f, ok := find(v)
+	require.True(t, ok, "no rel_l2 for %s in %s", name, js[:min(300, len(js))])
+	return f
+}
+
+// TestMountCompare: compare/summary is fsinspect --compare's table, and
+// compare/<path>/delta.npy is MODEL − OTHER as numpy computes it.
+func TestMountCompare(t *testing.T) {
+	base := repoPath("testdata", "tiny-qwen3")
+	other := plantedTiny(t)
+	mnt, _ := mountModel(t, other, "--compare", base)
+	b := readFile(t, filepath.Join(mnt, "compare", "summary"))
+	r := runCmd(t, "fsinspect", "--compare", base, other)
+	assert.Equal(t, r.stdout, string(b))
+	// up_proj of layer 1 is all zero but one -Inf in MODEL: numpy
+	// computes MODEL − OTHER from the two files itself.
+	script := `
+import sys, json, struct, numpy as np
+m, base = sys.argv[1], sys.argv[2]
+def bf16(b):
+    return (np.frombuffer(b, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+with open(base + "/model.safetensors", "rb") as f:
+    n = struct.unpack("<Q", f.read(8))[0]
+    h = json.loads(f.read(n))
+    lo, hi = h["model.layers.1.mlp.up_proj.weight"]["data_offsets"]
+    f.seek(8 + n + lo)
+    o = bf16(f.read(hi - lo)).reshape(64, 32)
+a = bf16(open(m + "/layers/1/mlp/up_proj/data", "rb").read()).reshape(64, 32)
+d = np.load(m + "/compare/layers/1/mlp/up_proj/delta.npy")
+assert d.shape == (64, 32) and d.dtype == np.float32, (d.shape, d.dtype)
+np.testing.assert_array_equal(d, a - o)
+print(int(np.isinf(d).sum()))
+`
+	out, err := exec.Command(testmodel.Numpy(t), "-c", script, mnt, base).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "1\n", string(out), "the one -Inf")
+	names := readFile(t, filepath.Join(mnt, "compare", "only-in-model"))
+	assert.Empty(t, strings.TrimSpace(string(names)))
 }

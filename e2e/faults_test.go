@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
+	"github.com/fsmount/fsmount/internal/mountinfo"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
@@ -48,8 +51,7 @@ func TestTruncatedWhileMounted(t *testing.T) {
 			f.Close()
 
 			mnt, pid := mountModel(t, model, mode...)
-			v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-			require.NoError(t, err)
+			v := readFile(t, filepath.Join(mnt, "verdict"))
 			require.True(t, strings.HasPrefix(string(v), "  ✓"), string(v))
 			_, err = os.ReadFile(filepath.Join(mnt, "by-name", before.Name, "data"))
 			require.NoError(t, err, "read once, so the kernel holds its pages")
@@ -65,8 +67,7 @@ func TestTruncatedWhileMounted(t *testing.T) {
 				v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
 				return err == nil && strings.HasPrefix(string(v), "✗ files changed since mounting: "+file+" changed size since it was opened")
 			})
-			v, err = os.ReadFile(filepath.Join(mnt, "report"))
-			require.NoError(t, err)
+			v = readFile(t, filepath.Join(mnt, "report"))
 			assert.True(t, strings.HasPrefix(string(v), "✗ files changed since mounting"), "the report says it too")
 			assert.True(t, fusetest.Alive(pid), "the daemon survived")
 		})
@@ -82,18 +83,15 @@ func TestRewrittenInPlace(t *testing.T) {
 	file := filepath.Join(model, "model.safetensors")
 	mnt, pid := mountModel(t, model)
 	cached := filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data")
-	_, err := os.ReadFile(cached)
-	require.NoError(t, err)
+	readFile(t, cached)
 
 	other := testmodel.TinyQwen3Tensors()
 	for i := range other {
 		other[i].Data = nil
 	}
 	require.NoError(t, testmodel.WriteFile(file+".new", other, map[string]string{"format": "pt"}, 99))
-	raw, err := os.ReadFile(file + ".new")
-	require.NoError(t, err)
-	old, err := os.ReadFile(file)
-	require.NoError(t, err)
+	raw := readFile(t, file+".new")
+	old := readFile(t, file)
 	require.Equal(t, len(old), len(raw), "same size")
 	time.Sleep(10 * time.Millisecond) // a new mtime
 	w, err := os.OpenFile(file, os.O_WRONLY, 0)
@@ -108,8 +106,7 @@ func TestRewrittenInPlace(t *testing.T) {
 		_, err := os.ReadFile(cached)
 		return errors.Is(err, syscall.EIO)
 	})
-	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-	require.NoError(t, err)
+	v := readFile(t, filepath.Join(mnt, "verdict"))
 	assert.True(t, strings.HasPrefix(string(v), "✗ files changed since mounting: "+file+" was modified since it was opened"), string(v))
 	assert.True(t, fusetest.Alive(pid))
 }
@@ -119,8 +116,7 @@ func TestRewrittenInPlace(t *testing.T) {
 func TestReplacedByRename(t *testing.T) {
 	model := testmodel.TinyDir(t, nil)
 	file := filepath.Join(model, "model.safetensors")
-	old, err := os.ReadFile(file)
-	require.NoError(t, err)
+	old := readFile(t, file)
 	mnt, _ := mountModel(t, model)
 
 	other := testmodel.TinyQwen3Tensors()
@@ -133,8 +129,7 @@ func TestReplacedByRename(t *testing.T) {
 	f, err := safetensors.NewFile(source.NewReaderFile("old", strings.NewReader(string(old)), int64(len(old))))
 	require.NoError(t, err)
 	for _, tt := range f.Tensors() {
-		got, err := os.ReadFile(filepath.Join(mnt, "by-name", tt.Name, "data"))
-		require.NoError(t, err)
+		got := readFile(t, filepath.Join(mnt, "by-name", tt.Name, "data"))
 		want := old[tt.Offset : tt.Offset+tt.Length]
 		assert.Equal(t, want, got, tt.Name)
 	}
@@ -207,10 +202,8 @@ func (f *failingFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, o
 func TestBackingIOError(t *testing.T) {
 	requireFUSE(t)
 	model := testmodel.TinyDir(t, nil)
-	raw, err := os.ReadFile(filepath.Join(model, "model.safetensors"))
-	require.NoError(t, err)
-	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
-	require.NoError(t, err)
+	raw := readFile(t, filepath.Join(model, "model.safetensors"))
+	cfg := readFile(t, filepath.Join(model, "config.json"))
 	f, err := safetensors.NewFile(source.NewReaderFile("m", strings.NewReader(string(raw)), int64(len(raw))))
 	require.NoError(t, err)
 	bad := f.Tensor("model.layers.1.mlp.down_proj.weight")
@@ -226,8 +219,7 @@ func TestBackingIOError(t *testing.T) {
 	backing.mu.Lock()
 	assert.True(t, backing.touched, "the failing range was read")
 	backing.mu.Unlock()
-	got, err := os.ReadFile(filepath.Join(mnt, "by-name", good.Name, "data"))
-	require.NoError(t, err)
+	got := readFile(t, filepath.Join(mnt, "by-name", good.Name, "data"))
 	assert.Equal(t, raw[good.Offset:good.Offset+good.Length], got)
 	assert.True(t, fusetest.Alive(pid), "the daemon survived the I/O error")
 }
@@ -250,4 +242,149 @@ func serveBacking(t *testing.T, backing fs.InodeEmbedder, cfg []byte) string {
 	require.NoError(t, err)
 	t.Cleanup(func() { server.Unmount() })
 	return dir
+}
+
+// The daemon and fsmount -u under abuse: a closed stderr, kills at any
+// moment of start-up, foreign mounts, racing mounts. Every wait is
+// bounded, so that a hang fails the test rather than CI.
+
+// TestDaemonSurvivesClosedStderr: fsmount -f -d with its log into head,
+// which exits after two lines. The next log line meets a closed pipe; the
+// daemon must keep serving, and unmount cleanly when asked.
+func TestDaemonSurvivesClosedStderr(t *testing.T) {
+	requireFUSE(t)
+	model := repoPath("testdata", "tiny-qwen3")
+	for i := range 4 {
+		mnt := mountPoint(t)
+		cmd := exec.Command("sh", "-c", "exec "+filepath.Join(binDir, "fsmount")+" -f -d "+model+" "+mnt+" 2>&1 | head -2 >/dev/null")
+		require.NoError(t, cmd.Start())
+		waitFor(t, "the mount", func() bool { return mounted(t, mnt) })
+		// Each request logs: plenty of writes to the closed pipe. The
+		// reads run in a child, so that a hung mount fails the test.
+		out, code, ok := shTimeout(t, 10*time.Second, "for i in 1 2 3 4 5 6 7 8 9 10; do ls "+mnt+"/layers/$i "+mnt+"/nope$i 2>/dev/null; done; cat "+mnt+"/verdict")
+		require.True(t, ok, "try %d: the mount hangs: the daemon died of its closed stderr", i)
+		require.Equal(t, 0, code, "try %d: %s", i, out)
+		assert.Contains(t, out, "✓")
+		r := runTimeout(t, 30*time.Second, "fsmount", "-u", mnt)
+		require.Equal(t, 0, r.code, "try %d: %s", i, r.stderr)
+		code, ok = waitTimeout(cmd, 10*time.Second)
+		require.True(t, ok, "try %d: the daemon did not exit after -u", i)
+		assert.Equal(t, 0, code, "try %d", i)
+		assert.False(t, mounted(t, mnt))
+	}
+}
+
+// TestKilledAtRandomMoments kills fsmount -f with SIGKILL or SIGTERM at
+// random moments of its first 20 ms, the window in which go-fuse opens a
+// file on its own new mount. Whatever the moment, fsmount -u clears what
+// is left (aborting the connection of a daemon stuck in the kernel), the
+// killed process is reaped, and the mount point is usable again.
+func TestKilledAtRandomMoments(t *testing.T) {
+	requireFUSE(t)
+	model := repoPath("testdata", "tiny-qwen3")
+	mnt := mountPoint(t)
+	for i := range 24 {
+		sig := syscall.SIGKILL
+		if i%2 == 1 {
+			sig = syscall.SIGTERM
+		}
+		delay := time.Duration(rand.IntN(20_000)+200) * time.Microsecond
+		cmd := exec.Command(filepath.Join(binDir, "fsmount"), "-f", "-q", model, mnt)
+		require.NoError(t, cmd.Start())
+		time.Sleep(delay)
+		require.NoError(t, cmd.Process.Signal(sig))
+		what := sig.String() + " after " + delay.String()
+		time.Sleep(50 * time.Millisecond)
+		if mounted(t, mnt) {
+			r := runTimeout(t, 30*time.Second, "fsmount", "-u", mnt)
+			require.Equal(t, 0, r.code, "%s: fsmount -u: %s", what, r.stderr)
+			require.False(t, mounted(t, mnt), "%s: still mounted after -u", what)
+		}
+		code, ok := waitTimeout(cmd, 10*time.Second)
+		require.True(t, ok, "%s: the killed fsmount was not reaped: stuck in the kernel", what)
+		if sig == syscall.SIGTERM {
+			assert.Contains(t, []int{0, -1}, code, "%s: exit status", what)
+		}
+		require.True(t, statTimeout(t, mnt, 5*time.Second), "%s: the mount point hangs", what)
+		require.Equal(t, 0, runTimeout(t, time.Minute, "fsmount", "-q", model, mnt).code, "%s: remount", what)
+		require.Equal(t, 0, runTimeout(t, 30*time.Second, "fsmount", "-u", mnt).code, "%s: unmount", what)
+	}
+}
+
+// TestUnmountHungDaemon: a daemon that cannot answer (stopped here, as a
+// killed one stuck in the kernel cannot either) has its connection
+// aborted by fsmount -u, which says so and succeeds.
+func TestUnmountHungDaemon(t *testing.T) {
+	mnt, pid := mountModel(t, repoPath("testdata", "tiny-qwen3"))
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL); syscall.Kill(pid, syscall.SIGCONT) })
+	r := runTimeout(t, 30*time.Second, "fsmount", "-u", mnt)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "the daemon did not answer within 2s: aborted its FUSE connection")
+	assert.False(t, mounted(t, mnt))
+	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
+	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
+}
+
+// TestUnmountRefusesForeignMounts: fsmount -u unmounts only fsmount
+// mounts; anything else gets one line and a non-zero exit, and stays.
+func TestUnmountRefusesForeignMounts(t *testing.T) {
+	dir := t.TempDir()
+	r := runCmd(t, "fsmount", "-u", dir)
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "fsmount: "+dir+" is not a mount point\n", r.stderr)
+
+	if os.Geteuid() != 0 {
+		t.Skip("SKIPPING the tmpfs part: mounting one needs root")
+	}
+	tmpfs := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "fsmount-test", tmpfs).CombinedOutput()
+	require.NoError(t, err, string(out))
+	t.Cleanup(func() { exec.Command("umount", "-l", tmpfs).Run() })
+	r = runCmd(t, "fsmount", "-u", tmpfs)
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "fsmount: "+tmpfs+" is not an fsmount mount (it is tmpfs from fsmount-test): left alone\n", r.stderr)
+	assert.True(t, mounted(t, tmpfs), "the tmpfs is still mounted")
+}
+
+// TestRacingMounts launches several fsmount calls for one mount point at
+// once: exactly one mounts, the others exit 10 saying the point is busy,
+// and nothing is stacked.
+func TestRacingMounts(t *testing.T) {
+	requireFUSE(t)
+	model := repoPath("testdata", "tiny-qwen3")
+	for round := range 3 {
+		mnt := mountPoint(t)
+		const n = 6
+		results := make([]result, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { results[i] = runTimeout(t, time.Minute, "fsmount", "-q", model, mnt) })
+		}
+		wg.Wait()
+		won := 0
+		for _, r := range results {
+			switch r.code {
+			case 0:
+				won++
+			case 10:
+				assert.Contains(t, r.stderr, "is busy", "round %d", round)
+				assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "round %d: %q", round, r.stderr)
+			default:
+				t.Errorf("round %d: exit %d: %s", round, r.code, r.stderr)
+			}
+		}
+		assert.Equal(t, 1, won, "round %d: exactly one wins: %+v", round, results)
+		es, err := mountinfo.Read()
+		require.NoError(t, err)
+		stacked := 0
+		for _, e := range es {
+			if e.Point == mnt {
+				stacked++
+			}
+		}
+		assert.Equal(t, 1, stacked, "round %d: one mount, nothing stacked", round)
+		require.Equal(t, 0, runTimeout(t, 30*time.Second, "fsmount", "-u", mnt).code)
+		assert.False(t, mounted(t, mnt), "round %d", round)
+	}
 }

@@ -2,16 +2,20 @@ package e2e
 
 import (
 	"encoding/binary"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/gguf"
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // realGGUF is ollama's tiny random-weight Llama 2 (F16 and F32 tensors, a
@@ -21,20 +25,17 @@ func realGGUF() string { return repoPath("gguf", "testdata", "llama-2-tiny-rando
 func TestInspectGGUFReal(t *testing.T) {
 	r := runCmd(t, "fsinspect", realGGUF())
 	require.Equal(t, 0, r.code, r.stderr)
-	for _, want := range []string{
+	assertContainsAll(t, r.stdout,
 		"── dimensions (from the GGUF metadata) ─",
 		"V  vocab_size              32000",
 		"attn_q.weight                 F16   [8, 8]",
 		"token_embd.weight             F16   [32000, 8]",
 		"✓ all 12 expected tensors present, shapes match the config",
 		"params: 513,048 stored · 513,048 logical",
-	} {
-		assert.Contains(t, r.stdout, want)
-	}
+	)
 	// A directory holding one GGUF file is that model.
 	dir := t.TempDir()
-	b, err := os.ReadFile(realGGUF())
-	require.NoError(t, err)
+	b := readFile(t, realGGUF())
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tiny.gguf"), b, 0o644))
 	r2 := runCmd(t, "fsinspect", dir)
 	require.Equal(t, 0, r2.code, r2.stderr)
@@ -82,8 +83,7 @@ print("ok")
 // TestGGUFMalformed damages the real file one rule at a time: both
 // commands exit 2 with one line naming the file and the rule.
 func TestGGUFMalformed(t *testing.T) {
-	orig, err := os.ReadFile(realGGUF())
-	require.NoError(t, err)
+	orig := readFile(t, realGGUF())
 	cases := []struct {
 		name, code string
 		edit       func([]byte) []byte
@@ -161,8 +161,7 @@ func TestGGUFQuantized(t *testing.T) {
 	assert.Contains(t, r.stdout, "quantization mix (share of tensor bytes): Q8_0 ")
 	assert.Contains(t, r.stdout, "bits per weight")
 	mnt, _ := mountModel(t, p)
-	b, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "values"))
-	require.NoError(t, err)
+	b := readFile(t, filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "values"))
 	first := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
 	require.Len(t, first, 32)
 	assert.Equal(t, "-4.00000000e+00", first[0], "quant -8 × scale 1/2")
@@ -251,4 +250,144 @@ func refusedByBoth(t *testing.T, p, code string) {
 		assert.Contains(t, r.stderr, p+": ")
 		assert.Contains(t, r.stderr, code)
 	}
+}
+
+// TestGGMLTypesThroughMount mounts a GGUF holding one tensor of each
+// ggml block type, filled with blocks that ggml's own C code decoded
+// (internal/quant/testdata/ggml), and wants each values.f32 byte for byte
+// what ggml wrote. A Q8_1 tensor (never dequantized) has a values.f32
+// whose read fails with EIO rather than text, and values saying why.
+func TestGGMLTypesThroughMount(t *testing.T) {
+	files, err := filepath.Glob(repoPath("internal", "quant", "testdata", "ggml", "*.bin.gz"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	want := map[string][]byte{}
+	var ts []testmodel.GGUFTensor
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".bin.gz")
+		dt, ok := tensor.ParseDType(name)
+		require.True(t, ok, name)
+		blocks, floats := testmodel.ReadGGMLBlocks(t, path, dt)
+		n := uint64(len(blocks)) / dt.BlockBytes()
+		tn := "t_" + strings.ToLower(name)
+		id, ok := gguf.GGMLTypeOf(dt)
+		require.True(t, ok, name)
+		ts = append(ts, testmodel.GGUFTensor{Name: tn + ".weight", Type: uint32(id), Dims: []uint64{dt.BlockElems(), n}, Data: blocks})
+		want[tn] = floats
+	}
+	q81, _ := gguf.GGMLTypeOf(tensor.Q8_1)
+	ts = append(ts, testmodel.GGUFTensor{Name: "t_q8_1.weight", Type: uint32(q81), Dims: []uint64{32, 2}, Data: make([]byte, 72)})
+	kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: "ggmltypes"}}
+	p := filepath.Join(t.TempDir(), "types.gguf")
+	require.NoError(t, testmodel.WriteGGUF(p, kvs, ts))
+
+	mnt, _ := mountModel(t, p)
+	for tn, w := range want {
+		got, err := os.ReadFile(filepath.Join(mnt, tn, "values.f32"))
+		require.NoError(t, err, tn)
+		require.Equal(t, len(w), len(got), tn)
+		require.True(t, string(w) == string(got), "%s: values.f32 differs from ggml's dequantize_row", tn)
+	}
+	f32 := filepath.Join(mnt, "t_q8_1", "values.f32")
+	st, err := os.Stat(f32)
+	require.NoError(t, err)
+	require.Equal(t, int64(4*64), st.Size(), "Q8_1 values.f32 keeps the size of its floats")
+	_, err = os.ReadFile(f32)
+	require.True(t, errors.Is(err, syscall.EIO), "reading Q8_1 values.f32: %v, want EIO", err)
+	text := readFile(t, filepath.Join(mnt, "t_q8_1", "values"))
+	require.Contains(t, string(text), "not decoded")
+}
+
+// TestCompareGGUFWithSafetensors converts a small Llama checkpoint to GGUF
+// the way llama.cpp's converter does — names mapped, dimensions reversed,
+// Q and K rows permuted per head, BF16 widened to F32 — and compares the
+// two: every tensor pairs with its original and equals it as numbers.
+func TestCompareGGUFWithSafetensors(t *testing.T) {
+	const cfg = `{"architectures":["LlamaForCausalLM"],"model_type":"llama","vocab_size":16,"hidden_size":32,
+"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":64,
+"tie_word_embeddings":false,"torch_dtype":"bfloat16","rms_norm_eps":1e-5}`
+	shapes := map[string][]uint64{
+		"model.embed_tokens.weight": {16, 32}, "model.norm.weight": {32}, "lm_head.weight": {16, 32},
+		"model.layers.0.input_layernorm.weight": {32}, "model.layers.0.post_attention_layernorm.weight": {32},
+		"model.layers.0.self_attn.q_proj.weight": {32, 32}, "model.layers.0.self_attn.k_proj.weight": {16, 32},
+		"model.layers.0.self_attn.v_proj.weight": {16, 32}, "model.layers.0.self_attn.o_proj.weight": {32, 32},
+		"model.layers.0.mlp.gate_proj.weight": {64, 32}, "model.layers.0.mlp.up_proj.weight": {64, 32},
+		"model.layers.0.mlp.down_proj.weight": {32, 64},
+	}
+	var ts []testmodel.Tensor
+	var gts []testmodel.GGUFTensor
+	permuted := 0 // Q and K tensors whose stored rows differ from the original order
+	for name, shape := range shapes {
+		n := testmodel.NBytes("BF16", shape)
+		d := testmodel.Fill(5, name, n)
+		for i := 0; i < len(d); i += 2 {
+			d[i+1] &= 0x3f // finite, moderate values
+		}
+		ts = append(ts, testmodel.Tensor{Name: name, DType: "BF16", Shape: shape, Data: d})
+		rows, cols := int(shape[0]), 1
+		if len(shape) == 2 {
+			cols = int(shape[1])
+		}
+		heads := 0
+		switch {
+		case strings.Contains(name, "q_proj"):
+			heads = 4
+		case strings.Contains(name, "k_proj"):
+			heads = 2
+		}
+		f32 := make([]byte, 4*rows*cols)
+		for g := range rows {
+			src := g
+			if heads > 0 {
+				h, err := gguf.HFRow(g, rows, heads)
+				require.NoError(t, err)
+				src = h
+			}
+			for c := range cols {
+				bits := binary.LittleEndian.Uint16(d[2*(src*cols+c):])
+				binary.LittleEndian.PutUint32(f32[4*(g*cols+c):], uint32(bits)<<16)
+			}
+		}
+		if heads > 0 {
+			for i := 0; i < rows*cols; i++ {
+				if binary.LittleEndian.Uint32(f32[4*i:]) != uint32(binary.LittleEndian.Uint16(d[2*i:]))<<16 {
+					permuted++
+					break
+				}
+			}
+		}
+		gname, ok := gguf.GGUFName("llama", name)
+		require.True(t, ok, name)
+		dims := []uint64{uint64(cols), uint64(rows)}
+		if len(shape) == 1 {
+			dims = []uint64{uint64(rows)}
+		}
+		gts = append(gts, testmodel.GGUFTensor{Name: gname, Type: 0, Dims: dims, Data: f32})
+	}
+	hf := t.TempDir()
+	require.NoError(t, testmodel.WriteModelDir(hf, cfg, ts))
+	toks := make([]string, 16)
+	for i := range toks {
+		toks[i] = string(rune('a' + i))
+	}
+	g := filepath.Join(t.TempDir(), "llama.gguf")
+	require.NoError(t, testmodel.WriteGGUF(g, []testmodel.GGUFKV{
+		{Key: "general.architecture", Value: "llama"},
+		{Key: "llama.block_count", Value: uint32(1)},
+		{Key: "llama.embedding_length", Value: uint32(32)},
+		{Key: "llama.feed_forward_length", Value: uint32(64)},
+		{Key: "llama.attention.head_count", Value: uint32(4)},
+		{Key: "llama.attention.head_count_kv", Value: uint32(2)},
+		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
+		{Key: "tokenizer.ggml.tokens", Value: toks},
+	}, gts))
+
+	r := runCmd(t, "fsinspect", g)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	r = runCmd(t, "fsinspect", "--compare", hf, "--tolerance", "0", g)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Equal(t, 12, strings.Count(r.stdout, " equal "), r.stdout)
+	assert.NotContains(t, r.stdout, "only-")
+
+	assert.Equal(t, 2, permuted, "the GGUF holds Q and K with their rows permuted")
 }

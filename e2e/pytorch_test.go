@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,22 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/nginxtest"
+	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
 // torchPy runs pytorch/testdata/torchfiles.py with Debian's python3 and
 // torch; it skips without them unless FSMOUNT_REQUIRE_TORCH=1.
 func torchPy(t *testing.T, args ...string) string {
 	t.Helper()
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import torch, numpy").Run(); err != nil {
-		if os.Getenv("FSMOUNT_REQUIRE_TORCH") == "1" {
-			t.Fatalf("torch is required (FSMOUNT_REQUIRE_TORCH=1): %v", err)
-		}
-		t.Skip("no python3-torch")
-	}
-	out, err := exec.Command(py, append([]string{repoPath("pytorch", "testdata", "torchfiles.py")}, args...)...).CombinedOutput()
-	require.NoError(t, err, string(out))
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(testmodel.RunTorch(t, append([]string{repoPath("pytorch", "testdata", "torchfiles.py")}, args...)...))
 }
 
 // TestPyTorchMount writes the tiny model with torch.save (BF16, F16, F32

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,20 +142,7 @@ func TestS3Errors(t *testing.T) {
 func TestS3Mount(t *testing.T) {
 	s3Server(t)
 	mnt, pid := mountModel(t, "s3://models/tiny/")
-	raw, err := os.ReadFile(filepath.Join(s3Shared.tiny, "model.safetensors"))
-	require.NoError(t, err)
-	var name string
-	var off, n int64
-	loc, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "location"))
-	require.NoError(t, err)
-	_, err = fmt.Sscan(string(loc), &name, &off, &n)
-	require.NoError(t, err)
-	got, err := os.ReadFile(filepath.Join(mnt, "layers", "0", "self_attn", "q_proj", "data"))
-	require.NoError(t, err)
-	assert.Equal(t, raw[off:off+n], got)
-	v, err := os.ReadFile(filepath.Join(mnt, "verdict"))
-	require.NoError(t, err)
-	assert.Contains(t, string(v), "✓ all 25 expected tensors present")
+	assertServesTiny(t, mnt, s3Shared.tiny)
 	cfg, err := os.ReadFile(filepath.Join(mnt, "files", "config.json"))
 	require.NoError(t, err)
 	local, err := os.ReadFile(filepath.Join(s3Shared.tiny, "config.json"))

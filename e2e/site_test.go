@@ -160,17 +160,9 @@ window.addEventListener("load", function () {
 		t.Fatalf("pictures as loaded:\n%v\nwant\n%s", got, want.String())
 	}
 	// And the root page's own <img> is the overview, at its size.
-	if !strings.Contains(dom+readFile(t, filepath.Join(dir, "index.html")), `src="./overview.png" width="`+strconv.Itoa(render.OverviewW)) {
+	if !strings.Contains(dom+string(readFile(t, filepath.Join(dir, "index.html"))), `src="./overview.png" width="`+strconv.Itoa(render.OverviewW)) {
 		t.Fatal("root page lacks the overview picture")
 	}
-}
-
-func readFile(t *testing.T, p string) string {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func pngDims(t *testing.T, p string) (int, int) {

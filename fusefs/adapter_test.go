@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,36 +37,13 @@ func mountAdapter(t *testing.T, dir, baseDir string) (string, *adapter.Report) {
 	ar := adapter.Check(a, base, "no base given")
 	r, err := spec.Check(m)
 	require.NoError(t, err)
-	mnt := t.TempDir()
-	server, _, err := mount(mnt, r, &Options{Adapter: ar, DirectMount: os.Geteuid() == 0})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if err := server.Unmount(); err != nil {
-			t.Errorf("unmount: %v", err)
-		}
-		server.Wait()
-		m.Close()
-		a.Close()
-	})
-	return mnt, ar
+	return serveTree(t, r, &Options{Adapter: ar, DirectMount: os.Geteuid() == 0}, m, a), ar
 }
 
 const qvConfig = `{"peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": "tiny-qwen3", "r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"]}`
 
-func qvTensors() []testmodel.Tensor {
-	var ts []testmodel.Tensor
-	for l := range 2 {
-		for _, m := range []struct {
-			name    string
-			out, in uint64
-		}{{"q_proj", 64, 32}, {"v_proj", 32, 32}} {
-			k := fmt.Sprintf("base_model.model.model.layers.%d.self_attn.%s", l, m.name)
-			ts = append(ts, testmodel.Tensor{Name: k + ".lora_A.weight", DType: "F32", Shape: []uint64{4, m.in}},
-				testmodel.Tensor{Name: k + ".lora_B.weight", DType: "F32", Shape: []uint64{m.out, 4}})
-		}
-	}
-	return ts
-}
+// qvTensors are qvConfig's tensors: testmodel's tiny adapter's.
+func qvTensors() []testmodel.Tensor { return testmodel.TinyAdapterTensors() }
 
 func readNPY64(t *testing.T, path string) []float64 {
 	t.Helper()
@@ -101,14 +77,12 @@ func readF32(t *testing.T, path string) []float32 {
 // float32 rounding of the product, (rank+2)·2⁻²⁴·Σ|terms|.
 func assertDeltaMatchesNumpy(t *testing.T, mnt, dirPath, adapterDir, module string, rank int, conv1D bool) {
 	t.Helper()
-	py := testmodel.Numpy(t)
 	ref := filepath.Join(t.TempDir(), "delta.npy")
 	args := []string{filepath.Join("..", "adapter", "testdata", "lora.py"), "delta", adapterDir, module, ref}
 	if conv1D {
 		args = append(args, "--conv1d")
 	}
-	out, err := exec.Command(py, args...).CombinedOutput()
-	require.NoError(t, err, string(out))
+	testmodel.RunNumpy(t, args...)
 	want := readNPY64(t, ref)
 	bound := readNPY64(t, strings.TrimSuffix(ref, ".npy")+".abs.npy")
 	got := readF32(t, filepath.Join(mnt, dirPath, "lora", "delta", "values.f32"))
@@ -138,11 +112,7 @@ func TestAdapterTreeTiny(t *testing.T) {
 	require.NoError(t, testmodel.WriteAdapter(dir, qvConfig, qvTensors()))
 	mnt, ar := mountAdapter(t, dir, filepath.Join("..", "testdata", "tiny-qwen3"))
 	require.True(t, ar.Clean(), ar.Text())
-	read := func(p string) string {
-		b, err := os.ReadFile(filepath.Join(mnt, p))
-		require.NoError(t, err, p)
-		return string(b)
-	}
+	read := func(p string) string { return readMnt(t, mnt, p) }
 	assert.Equal(t, ar.Verdict(), read("verdict"))
 	assert.Equal(t, ar.Text(), read("report"))
 	assert.Equal(t, qvConfig, read("adapter_config.json"))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
@@ -19,18 +20,8 @@ import (
 // ours rather than the kernel's.
 func BenchmarkBuildTreeMoE(b *testing.B) {
 	dir := b.TempDir()
-	if _, err := testmodel.WriteRealSharded(dir, "../testdata/realworld/Qwen3-Coder-30B-A3B-Instruct"); err != nil {
-		b.Fatal(err)
-	}
-	m, err := model.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	r, err := spec.Check(m)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, err := testmodel.WriteRealSharded(dir, "../testdata/realworld/Qwen3-Coder-30B-A3B-Instruct")
+	r := checked(b, dir, err)
 	t := time.Hour
 	b.ReportAllocs()
 	for b.Loop() {
@@ -84,18 +75,8 @@ var keptRoot *node
 func BenchmarkFindMoE(b *testing.B) {
 	fusetest.RequireFUSE(b)
 	dir := b.TempDir()
-	if _, err := testmodel.WriteMoE(dir, 4, 1000); err != nil {
-		b.Fatal(err)
-	}
-	m, err := model.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	r, err := spec.Check(m)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, err := testmodel.WriteMoE(dir, 4, 1000)
+	r := checked(b, dir, err)
 	b.ReportAllocs()
 	for b.Loop() {
 		mnt := b.TempDir()
@@ -109,4 +90,17 @@ func BenchmarkFindMoE(b *testing.B) {
 		server.Unmount()
 		server.Wait()
 	}
+}
+
+// checked opens and checks the model a benchmark wrote into dir (err is
+// the writing's), closing it when the benchmark ends.
+func checked(b *testing.B, dir string, err error) *spec.Report {
+	b.Helper()
+	require.NoError(b, err)
+	m, err := model.Open(dir)
+	require.NoError(b, err)
+	b.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(b, err)
+	return r
 }

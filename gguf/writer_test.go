@@ -82,45 +82,24 @@ type gfile struct {
 
 func u64p(v uint64) *uint64 { return &v }
 
-// sizeOf returns the bytes of a tensor from the reference table (gguf.md §2).
+// refSizes is the reference table (gguf.md §2): a type's values per
+// block and bytes per block.
+var refSizes = map[uint32][2]uint64{
+	0: {1, 4}, 1: {1, 2}, 30: {1, 2}, 2: {32, 18}, 3: {32, 20}, 6: {32, 22}, 7: {32, 24}, 8: {32, 34},
+	10: {256, 84}, 11: {256, 110}, 12: {256, 144}, 13: {256, 176}, 14: {256, 210}, 24: {1, 1}, 28: {1, 8},
+}
+
+// sizeOf returns the bytes of a tensor from the reference table.
 func sizeOf(typ uint32, dims []uint64) uint64 {
-	blk, bytes := uint64(1), uint64(4)
-	switch typ {
-	case 0:
-	case 1, 30:
-		bytes = 2
-	case 2:
-		blk, bytes = 32, 18
-	case 3:
-		blk, bytes = 32, 20
-	case 6:
-		blk, bytes = 32, 22
-	case 7:
-		blk, bytes = 32, 24
-	case 8:
-		blk, bytes = 32, 34
-	case 10:
-		blk, bytes = 256, 84
-	case 11:
-		blk, bytes = 256, 110
-	case 12:
-		blk, bytes = 256, 144
-	case 13:
-		blk, bytes = 256, 176
-	case 14:
-		blk, bytes = 256, 210
-	case 24:
-		bytes = 1
-	case 28:
-		bytes = 8
-	default:
+	size, ok := refSizes[typ]
+	if !ok {
 		panic("sizeOf: type not in the test table")
 	}
 	n := uint64(1)
 	for _, d := range dims {
 		n *= d
 	}
-	return n / blk * bytes
+	return n / size[0] * size[1]
 }
 
 // bytes returns the whole file: header, padding, and the data filled with

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,26 +21,9 @@ import (
 	"github.com/fsmount/fsmount/tensor"
 )
 
-// requireTorch skips unless Debian's python3-torch is there;
-// FSMOUNT_REQUIRE_TORCH=1 turns the skip into a failure.
-func requireTorch(t *testing.T) string {
-	t.Helper()
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import torch, numpy").Run(); err != nil {
-		if os.Getenv("FSMOUNT_REQUIRE_TORCH") == "1" {
-			t.Fatalf("torch is required (FSMOUNT_REQUIRE_TORCH=1): %v", err)
-		}
-		t.Skip("no python3-torch")
-	}
-	return py
-}
-
 func torchRun(t *testing.T, args ...string) string {
 	t.Helper()
-	py := requireTorch(t)
-	out, err := exec.Command(py, append([]string{"testdata/torchfiles.py"}, args...)...).CombinedOutput()
-	require.NoError(t, err, string(out))
-	return string(out)
+	return testmodel.RunTorch(t, append([]string{"testdata/torchfiles.py"}, args...)...)
 }
 
 // TestWrittenByTorch opens checkpoints torch.save wrote and compares

@@ -319,18 +319,10 @@ func TestMalformed(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), c.name+".safetensors")
-			require.NoError(t, os.WriteFile(path, c.raw, 0o644))
-			f, err := safetensors.Open(path)
-			if c.err == nil {
-				require.NoError(t, err)
+			f := openRaw(t, c.name, c.raw, c.err, c.detail)
+			if f != nil {
 				f.Close()
-				return
 			}
-			require.ErrorIs(t, err, c.err)
-			assert.True(t, errors.Is(err, safetensors.ErrFormat))
-			assert.Contains(t, err.Error(), c.detail)
-			assert.NotContains(t, err.Error(), "\n", "one line")
 		})
 	}
 }
@@ -374,4 +366,105 @@ func TestAlignmentWarning(t *testing.T) {
 	_, ok := f.Tensor("t").File.(source.Mappable)
 	assert.False(t, ok, "a reader has no mapping")
 	assert.Len(t, readAll(t, f.Tensor("t")), 4)
+}
+
+// nested returns n arrays, one inside the other, or with obj set objects
+// {"k": …}, around 1.
+func nested(n int, obj bool) string {
+	if obj {
+		return strings.Repeat(`{"k":`, n) + "1" + strings.Repeat("}", n)
+	}
+	return strings.Repeat("[", n) + strings.Repeat("]", n)
+}
+
+// TestStrictness matches the reference reader where encoding/json-style
+// leniency would differ from it: serde_json's recursion limit (at most
+// 127 containers open, the header object and the entry included, so 125
+// inside an unknown field) and its handling of duplicate keys.
+func TestStrictness(t *testing.T) {
+	entry := func(x string) string {
+		return `{"t":{"dtype":"F32","x":` + x + `,"shape":[2],"data_offsets":[0,8]}}`
+	}
+	cases := []struct {
+		name   string
+		raw    []byte
+		err    error
+		detail string
+		meta   map[string]string
+	}{
+		{"125-arrays-in-unknown-field", header(entry(nested(125, false)), 8), nil, "", nil},
+		{"126-arrays-in-unknown-field", header(entry(nested(126, false)), 8), safetensors.CodeInvalidJSON, "recursion limit exceeded: more than 127 nested arrays and objects", nil},
+		{"125-objects-in-unknown-field", header(entry(nested(125, true)), 8), nil, "", nil},
+		{"126-objects-in-unknown-field", header(entry(nested(126, true)), 8), safetensors.CodeInvalidJSON, "recursion limit exceeded", nil},
+		{"empty-containers-count", header(entry(strings.Repeat("[", 125)+"[]"+strings.Repeat("]", 125)), 8), safetensors.CodeInvalidJSON, "recursion limit exceeded", nil},
+		{"metadata-duplicate-key-keeps-last", header(`{"__metadata__":{"format":"np","format":"pt"}}`, 0), nil, "", map[string]string{"format": "pt"}},
+		{"metadata-twice-still-refused", header(`{"__metadata__":{},"__metadata__":{}}`, 0), safetensors.CodeInvalidJSON, `duplicate key "__metadata__"`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := openRaw(t, c.name, c.raw, c.err, c.detail)
+			if f != nil {
+				defer f.Close()
+				if c.meta != nil {
+					assert.Equal(t, c.meta, f.Metadata())
+				}
+			}
+		})
+	}
+}
+
+// TestVirtual: a generated safetensors file is valid by our own rules
+// (the same as the reference's), holds each tensor's bytes, and reads
+// the same at every offset and length, across tensors, an empty one
+// included.
+func TestVirtual(t *testing.T) {
+	base := &testmodel.MemFile{B: []byte("0123456789abcdefXYZ")}
+	ts := []*tensor.Tensor{
+		{Name: "a", DType: tensor.F32, Shape: []uint64{2}, File: base, Offset: 0, Length: 8},
+		{Name: "empty", DType: tensor.F32, Shape: []uint64{0}, File: base, Offset: 8, Length: 0},
+		{Name: "b", DType: tensor.U8, Shape: []uint64{3}, File: base, Offset: 16, Length: 3},
+		{Name: "tied", DType: tensor.F32, Shape: []uint64{2}, File: base, Offset: 0, Length: 8},
+	}
+	v, err := safetensors.NewVirtual("model.safetensors", ts, map[string]string{"format": "pt"}, base)
+	require.NoError(t, err)
+	whole, err := io.ReadAll(io.NewSectionReader(v, 0, v.Size()))
+	require.NoError(t, err)
+	require.EqualValues(t, v.Size(), len(whole))
+	f, err := safetensors.NewFile(&testmodel.MemFile{B: whole})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"format": "pt"}, f.Metadata())
+	for _, want := range ts {
+		got := f.Tensor(want.Name)
+		require.NotNil(t, got, want.Name)
+		assert.Equal(t, want.Shape, got.Shape)
+		assert.Equal(t, base.B[want.Offset:want.Offset+want.Length], whole[got.Offset:got.Offset+got.Length], want.Name)
+	}
+	for off := int64(0); off < v.Size(); off++ {
+		for n := int64(1); n <= 9 && off+n <= v.Size(); n++ {
+			p := make([]byte, n)
+			k, err := v.ReadAt(p, off)
+			require.NoError(t, err)
+			require.EqualValues(t, n, k)
+			require.True(t, bytes.Equal(whole[off:off+n], p), "at %d, %d bytes", off, n)
+		}
+	}
+}
+
+// openRaw writes raw as a file and opens it: with want nil it must open
+// (and is returned); otherwise the open fails with want, a format error
+// of one line that says detail, and openRaw returns nil.
+func openRaw(t *testing.T, name string, raw []byte, want error, detail string) *safetensors.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".safetensors")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	f, err := safetensors.Open(path)
+	if want == nil {
+		require.NoError(t, err)
+		return f
+	}
+	require.ErrorIs(t, err, want)
+	assert.True(t, errors.Is(err, safetensors.ErrFormat))
+	assert.Contains(t, err.Error(), detail)
+	assert.NotContains(t, err.Error(), "\n", "one line")
+	return nil
 }

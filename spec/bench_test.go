@@ -122,24 +122,19 @@ func BenchmarkCheckPerTensor(b *testing.B) {
 // BenchmarkCheckDeepSeekV3 checks the opened full-size DeepSeek-V3.
 func BenchmarkCheckDeepSeekV3(b *testing.B) {
 	ds, _ := deepseekV3Full(b)
-	m, err := model.Open(ds)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	b.ReportAllocs()
-	for b.Loop() {
-		if r, err := spec.Check(m); err != nil || !r.Clean() {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(m.Tensors())), "ns/tensor")
+	benchCheck(b, ds)
 }
 
 // BenchmarkCheckQwen3MoE checks the opened 18,867-tensor Qwen3-MoE.
 func BenchmarkCheckQwen3MoE(b *testing.B) {
 	qw, _ := writeRealSharded(b, "Qwen3-Coder-30B-A3B-Instruct")
-	m, err := model.Open(qw)
+	benchCheck(b, qw)
+}
+
+// benchCheck checks the model in dir b.N times and reports the time per
+// tensor.
+func benchCheck(b *testing.B, dir string) {
+	m, err := model.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

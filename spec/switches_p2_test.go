@@ -128,17 +128,7 @@ func TestSwitchesP2(t *testing.T) {
 			"encoder.encoder.layer.0.attention.attention.query.bias": nil, "encoder.embeddings.position_embeddings": {1, 197, 768},
 			"enc_to_dec_proj.weight": nil}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := expectJSON(t, c.config)
-			for name, shape := range c.want {
-				got := shapeOf(p, name)
-				if shape == nil {
-					assert.Nil(t, got, "%s should not be expected", name)
-				} else {
-					assert.Equal(t, shape, got, name)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { assertExpected(t, c.config, c.want) })
 	}
 }
 

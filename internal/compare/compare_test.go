@@ -1,6 +1,7 @@
 package compare_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -12,14 +13,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"time"
 
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
+	"github.com/fsmount/fsmount/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func run(t *testing.T, other, mdl []testmodel.Tensor, opts *compare.Options) *compare.Result {
@@ -199,7 +201,7 @@ func TestFP8AgainstBF16(t *testing.T) {
 	const w = "model.layers.1.self_attn.o_proj.weight"
 	fs := c.TensorFiles(w)
 	require.Len(t, fs, 3)
-	got := readAll(t, fs[1].View)
+	got := testmodel.ReadView(t, "view", fs[1].View)
 	ws := bf16s(find(src, w).Data)
 	for i, x := range deq[w] {
 		require.Equal(t, float32(x-ws[i]), math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])), i)
@@ -382,7 +384,7 @@ func TestViews(t *testing.T) {
 	assert.Equal(t, int64(0), c.OnlyInModel().Size())
 	assert.Len(t, c.Shared(), len(other))
 
-	whole := readAll(t, fs[1].View)
+	whole := testmodel.ReadView(t, "view", fs[1].View)
 	a := mdl[0]
 	_ = a
 	ma := decodeF32(find(mdl, name).Data)
@@ -408,12 +410,12 @@ func TestViews(t *testing.T) {
 			assert.NoError(t, err)
 		}
 	}
-	npy := readAll(t, fs[2].View)
+	npy := testmodel.ReadView(t, "view", fs[2].View)
 	assert.Equal(t, whole, npy[128:])
 
-	st := string(readAll(t, fs[0].View))
+	st := string(testmodel.ReadView(t, "view", fs[0].View))
 	assert.True(t, strings.HasPrefix(st, "status      "+strings.Repeat(" ", 24-len("differs"))+"differs\n"), st)
-	text := readAll(t, sum)
+	text := testmodel.ReadView(t, "view", sum)
 	assert.Equal(t, size, int64(len(text)))
 	r, err := c.Run(context.Background())
 	require.NoError(t, err)
@@ -425,14 +427,12 @@ func TestViews(t *testing.T) {
 	t.Logf("summary:\n%s", r.Text())
 
 	// numpy loads delta.npy and finds MODEL − OTHER.
-	py := testmodel.Numpy(t)
 	dir := t.TempDir()
 	npyPath := filepath.Join(dir, "delta.npy")
 	require.NoError(t, os.WriteFile(npyPath, npy, 0o644))
 	script := filepath.Join("testdata", "delta_check.py")
-	out, err := exec.Command(py, script, npyPath, filepath.Join(mm.Location, "model.safetensors"), filepath.Join(om.Location, "model.safetensors"), name).CombinedOutput()
-	require.NoError(t, err, string(out))
-	assert.Contains(t, string(out), "ok")
+	out := testmodel.RunNumpy(t, script, npyPath, filepath.Join(mm.Location, "model.safetensors"), filepath.Join(om.Location, "model.safetensors"), name)
+	assert.Contains(t, out, "ok")
 }
 
 func decodeF32(b []byte) []float64 {
@@ -441,15 +441,6 @@ func decodeF32(b []byte) []float64 {
 		out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
 	}
 	return out
-}
-
-func readAll(t *testing.T, v views.View) []byte {
-	t.Helper()
-	b := make([]byte, v.Size())
-	n, err := v.ReadAt(b, 0)
-	require.NoError(t, err)
-	require.Equal(t, len(b), n)
-	return b
 }
 
 func TestReadError(t *testing.T) {
@@ -571,13 +562,13 @@ func TestFP8ViewsAgree(t *testing.T) {
 	require.NoError(t, err)
 	fs := c.TensorFiles(w)
 	require.Len(t, fs, 3)
-	delta := readAll(t, fs[1].View)
+	delta := testmodel.ReadView(t, "view", fs[1].View)
 
 	tt := mm.Tensor(w)
 	opts := views.NewCompanions(mm.Tensor, mm.Config).Options(tt)
 	require.NotNil(t, opts)
 	assert.Equal(t, [2]uint64{16, 16}, opts.Block)
-	vals := readAll(t, views.NewTensor(tt, opts).ValuesF32())
+	vals := testmodel.ReadView(t, "view", views.NewTensor(tt, opts).ValuesF32())
 	require.Len(t, vals, len(delta))
 	ws := bf16s(find(src, w).Data)
 	for i := range ws {
@@ -585,4 +576,183 @@ func TestFP8ViewsAgree(t *testing.T) {
 		require.Equal(t, float32(deq[w][i]), v, "values.f32[%d] is the dequantized weight", i)
 		require.Equal(t, float32(float64(v)-ws[i]), math.Float32frombits(binary.LittleEndian.Uint32(delta[4*i:])), i)
 	}
+}
+
+// benchLayout is a dense BF16 Qwen3-shaped layout of about 300 MB: a
+// 32768×1024 embedding (tied, no head) and 8 layers of hidden 1024,
+// 16 heads of 128, 8 KV heads, intermediate 3072.
+func benchLayout() []testmodel.Tensor {
+	return testmodel.Qwen3Tensors(32768, 1024, 8, 16, 8, 128, 3072, false)
+}
+
+// benchFiles writes, once into $TMPDIR, three files of benchLayout: a
+// (normal values, σ 0.02), b (a with every element moved by about 1%,
+// so that every tensor differs) and c (a byte copy of a).
+func benchFiles(tb testing.TB) (a, b, c string) {
+	tb.Helper()
+	dir := filepath.Join(os.TempDir(), "fsmount-bench-compare")
+	a, b, c = filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors"), filepath.Join(dir, "c.safetensors")
+	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+		return a, b, c
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	entries, _ := testmodel.Layout(benchLayout())
+	hdr := testmodel.Header(entries, map[string]string{"format": "pt"})
+	var files [3]*bufio.Writer
+	var fs [3]*os.File
+	for i, p := range []string{a, b, c} {
+		f, err := os.Create(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fs[i], files[i] = f, bufio.NewWriterSize(f, 1<<20)
+		files[i].Write(hdr)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var buf [2][2]byte
+	for _, e := range entries {
+		for range (e.Offsets[1] - e.Offsets[0]) / 2 {
+			x := float32(rng.NormFloat64() * 0.02)
+			y := x * float32(1+rng.NormFloat64()*0.01)
+			binary.LittleEndian.PutUint16(buf[0][:], uint16(math.Float32bits(x)>>16))
+			binary.LittleEndian.PutUint16(buf[1][:], uint16(math.Float32bits(y)>>16))
+			files[0].Write(buf[0][:])
+			files[1].Write(buf[1][:])
+			files[2].Write(buf[0][:])
+		}
+	}
+	for i := range files {
+		if err := files[i].Flush(); err != nil {
+			tb.Fatal(err)
+		}
+		if err := fs[i].Close(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "done"), nil, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return a, b, c
+}
+
+// warm reads a file once, so that every timing finds it in the page cache.
+func warm(tb testing.TB, paths ...string) {
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		io.Copy(io.Discard, f)
+		f.Close()
+	}
+}
+
+func open(tb testing.TB, path string) *model.Model {
+	m, err := model.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { m.Close() })
+	return m
+}
+
+func tensorBytes(m *model.Model) int64 {
+	var n int64
+	for _, t := range m.Tensors() {
+		n += t.Length
+	}
+	return n
+}
+
+// benchModels times compare.Models on two files, reporting bytes of both
+// per second, and returns the last result and the seconds per run.
+func benchModels(b *testing.B, pa, pb string, opts *compare.Options) (*compare.Result, float64) {
+	ma, mb := open(b, pa), open(b, pb)
+	warm(b, pa, pb)
+	b.SetBytes(tensorBytes(ma) + tensorBytes(mb))
+	var r *compare.Result
+	start := time.Now()
+	b.ResetTimer()
+	for b.Loop() {
+		var err error
+		if r, err = compare.Models(mb, ma, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return r, time.Since(start).Seconds() / float64(b.N)
+}
+
+// BenchmarkDenseDiffer compares two BF16 files that differ in every
+// tensor, then has numpy compute the same figures (the script in
+// testdata), and reports x-numpy: numpy's time over ours. It checks
+// numpy's figures against ours.
+func BenchmarkDenseDiffer(b *testing.B) {
+	py := testmodel.Numpy(b)
+	pa, pb, _ := benchFiles(b)
+	for _, w := range []int{0, 1} {
+		name := map[int]string{0: "all-cores", 1: "one-core"}[w]
+		b.Run(name, func(b *testing.B) {
+			r, secs := benchModels(b, pa, pb, &compare.Options{Workers: w})
+			b.StopTimer()
+			out, err := exec.Command(py, filepath.Join("testdata", "compare_numpy.py"), pa, pb).Output()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var np struct {
+				Seconds float64
+				Tensors map[string]struct {
+					RelL2   float64 `json:"rel_l2"`
+					Cosine  float64
+					MaxAbs  float64 `json:"max_abs"`
+					MeanAbs float64 `json:"mean_abs"`
+					Differ  uint64
+				}
+			}
+			if err := json.Unmarshal(out, &np); err != nil {
+				b.Fatal(err)
+			}
+			if len(np.Tensors) != len(r.Entries) {
+				b.Fatalf("numpy compared %d tensors, we %d", len(np.Tensors), len(r.Entries))
+			}
+			for _, e := range r.Entries {
+				n := np.Tensors[e.Name]
+				if e.Status != compare.Differs || e.Differ != n.Differ || float64(e.MaxAbs) != n.MaxAbs ||
+					math.Abs(float64(e.RelL2)-n.RelL2) > 1e-9*n.RelL2 || math.Abs(float64(e.Cosine)-n.Cosine) > 1e-12 ||
+					math.Abs(float64(e.MeanAbs)-n.MeanAbs) > 1e-9*n.MeanAbs {
+					b.Fatalf("%s: ours %+v, numpy %+v", e.Name, e, n)
+				}
+			}
+			b.ReportMetric(np.Seconds/secs, "x-numpy")
+			b.ReportMetric(np.Seconds, "numpy-s")
+		})
+	}
+}
+
+// BenchmarkDenseIdentical compares two byte-identical files, then times
+// cmp on them, and reports x-cmp: cmp's time over ours.
+func BenchmarkDenseIdentical(b *testing.B) {
+	pa, _, pc := benchFiles(b)
+	r, secs := benchModels(b, pa, pc, nil)
+	b.StopTimer()
+	if !r.Within(0) || r.Counts()[compare.Identical] != len(r.Entries) {
+		b.Fatal("not identical")
+	}
+	cmpPath, err := exec.LookPath("cmp")
+	if err != nil {
+		b.Skip("SKIPPING the ratio: no cmp")
+	}
+	var best float64
+	for i := range 3 {
+		start := time.Now()
+		if err := exec.Command(cmpPath, pa, pc).Run(); err != nil {
+			b.Fatal(err)
+		}
+		if s := time.Since(start).Seconds(); i == 0 || s < best {
+			best = s
+		}
+	}
+	b.ReportMetric(best/secs, "x-cmp")
+	b.ReportMetric(best, "cmp-s")
 }

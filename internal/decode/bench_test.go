@@ -74,7 +74,7 @@ func BenchmarkScanF32Mem(b *testing.B) {
 	for i := 0; i < len(raw); i += 4 {
 		binary.LittleEndian.PutUint32(raw[i:], math.Float32bits(float32(r.NormFloat64())))
 	}
-	t := memTensor("x", tensor.F32, []uint64{uint64(len(raw) / 4)}, raw)
+	t := testmodel.MemTensor("x", tensor.F32, []uint64{uint64(len(raw) / 4)}, raw)
 	for _, bins := range []int{0, 64} {
 		b.Run(map[int]string{0: "stats", 64: "stats+hist"}[bins], func(b *testing.B) {
 			b.SetBytes(t.Length)
@@ -109,7 +109,7 @@ func BenchmarkScanGGUF(b *testing.B) {
 					binary.LittleEndian.PutUint16(raw[blk+o:], 0x2c00) // 1/16
 				}
 			}
-			t := memTensor("q", c.dt, []uint64{n}, raw)
+			t := testmodel.MemTensor("q", c.dt, []uint64{n}, raw)
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := Scan(context.Background(), t, nil); err != nil {

@@ -292,7 +292,7 @@ func TestErrors(t *testing.T) {
 	if err := Register(tensor.BF16, func(tensor.DType, []byte, []float32) error { return nil }); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("Register(BF16): %v", err)
 	}
-	if _, err := NewDecoder(memTensor("w", tensor.BF16, []uint64{3}, make([]byte, 4))); !errors.As(err, &le) {
+	if _, err := NewDecoder(testmodel.MemTensor("w", tensor.BF16, []uint64{3}, make([]byte, 4))); !errors.As(err, &le) {
 		t.Errorf("length mismatch: %v", err)
 	}
 }

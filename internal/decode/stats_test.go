@@ -222,7 +222,7 @@ func TestScanAgainstNaive(t *testing.T) {
 		} else {
 			raw = synth(r, dt, n, true)
 		}
-		tt := memTensor("x", dt, []uint64{uint64(n)}, raw)
+		tt := testmodel.MemTensor("x", dt, []uint64{uint64(n)}, raw)
 		d, err := NewDecoder(tt)
 		if err != nil {
 			t.Fatal(err)
@@ -241,7 +241,7 @@ func TestScanAgainstNaive(t *testing.T) {
 func TestScanSHA256AndProgress(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	raw := randBytes(r, 1<<20+6)
-	tt := memTensor("x", tensor.BF16, []uint64{uint64(len(raw) / 2)}, raw)
+	tt := testmodel.MemTensor("x", tensor.BF16, []uint64{uint64(len(raw) / 2)}, raw)
 	var last, calls int64
 	s, err := Scan(context.Background(), tt, &ScanOptions{ChunkBytes: 4096, Workers: 4, SHA256: true, Progress: func(done, total int64) {
 		if done < last || total != int64(len(raw)) {
@@ -261,7 +261,7 @@ func TestScanSHA256AndProgress(t *testing.T) {
 		t.Errorf("progress ended at %d after %d calls", last, calls)
 	}
 	// Wide type, two passes: progress counts both.
-	tt = memTensor("x", tensor.F32, []uint64{1 << 10}, raw[:4096])
+	tt = testmodel.MemTensor("x", tensor.F32, []uint64{1 << 10}, raw[:4096])
 	last = 0
 	_, err = Scan(context.Background(), tt, &ScanOptions{ChunkBytes: 512, HistBins: 8, SHA256: true, Progress: func(done, total int64) {
 		if total != 8192 || done < last {
@@ -277,20 +277,20 @@ func TestScanSHA256AndProgress(t *testing.T) {
 func TestScanErrors(t *testing.T) {
 	raw := make([]byte, 1<<16)
 	for _, sha := range []bool{false, true} {
-		tt := memTensor("x", tensor.BF16, []uint64{1 << 15}, raw)
-		tt.File.(*memFile).FailAt = 40000
-		if _, err := Scan(context.Background(), tt, &ScanOptions{ChunkBytes: 1024, SHA256: sha}); !errors.Is(err, errInjected) {
+		tt := testmodel.MemTensor("x", tensor.BF16, []uint64{1 << 15}, raw)
+		tt.File.(*testmodel.MemFile).FailAt = 40000
+		if _, err := Scan(context.Background(), tt, &ScanOptions{ChunkBytes: 1024, SHA256: sha}); !errors.Is(err, testmodel.ErrInjected) {
 			t.Errorf("sha=%v: short read gave %v", sha, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	tt := memTensor("x", tensor.BF16, []uint64{1 << 15}, raw)
+	tt := testmodel.MemTensor("x", tensor.BF16, []uint64{1 << 15}, raw)
 	if _, err := Scan(ctx, tt, &ScanOptions{ChunkBytes: 1024, SHA256: true}); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: %v", err)
 	}
 	// Empty tensor.
-	s, err := Scan(context.Background(), memTensor("e", tensor.F32, []uint64{0, 5}, nil), &ScanOptions{SHA256: true, HistBins: 4})
+	s, err := Scan(context.Background(), testmodel.MemTensor("e", tensor.F32, []uint64{0, 5}, nil), &ScanOptions{SHA256: true, HistBins: 4})
 	if err != nil || s.Count != 0 || !math.IsNaN(s.Mean) || s.Health() != HealthEmpty {
 		t.Errorf("empty: %+v, %v", s, err)
 	}
@@ -355,7 +355,7 @@ func TestScanAgainstNumpy(t *testing.T) {
 			}
 			want := fromNumpy(numpyStats(t, py, path, dt))
 			bb := dt.BlockBytes()
-			got, err := Scan(context.Background(), memTensor("x", dt, []uint64{uint64(len(raw)) / bb}, raw), &ScanOptions{ChunkBytes: 1 << 16})
+			got, err := Scan(context.Background(), testmodel.MemTensor("x", dt, []uint64{uint64(len(raw)) / bb}, raw), &ScanOptions{ChunkBytes: 1 << 16})
 			if err != nil {
 				t.Fatal(err)
 			}

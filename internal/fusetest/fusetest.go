@@ -1,4 +1,5 @@
-// Package fusetest holds what the mount tests of several packages share.
+// Package fusetest holds what the mount tests and the test servers
+// (nginxtest, s3test) of several packages share.
 package fusetest
 
 import (

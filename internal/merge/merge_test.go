@@ -2,7 +2,6 @@ package merge_test
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,13 +42,10 @@ func pairs(extra func(k string, out uint64) []testmodel.Tensor) []testmodel.Tens
 // numpyMerge merges with the independent numpy reference.
 func numpyMerge(t *testing.T, adapterDir string, args ...string) string {
 	t.Helper()
-	py := testmodel.Numpy(t)
 	root, err := testmodel.RepoRoot()
 	require.NoError(t, err)
 	out := t.TempDir()
-	cmd := append([]string{filepath.Join(root, "adapter", "testdata", "lora.py"), "merge", tinyBase(t), adapterDir, out}, args...)
-	b, err := exec.Command(py, cmd...).CombinedOutput()
-	require.NoError(t, err, string(b))
+	testmodel.RunNumpy(t, append([]string{filepath.Join(root, "adapter", "testdata", "lora.py"), "merge", tinyBase(t), adapterDir, out}, args...)...)
 	return out
 }
 

@@ -44,6 +44,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fsmount/fsmount/internal/fusetest"
 )
 
 // RequireEnv is the environment variable that turns a missing nginx from a
@@ -59,7 +61,7 @@ type Server struct {
 	run     string
 	logPath string
 	cmd     *exec.Cmd
-	stderr  *lockedBuffer
+	stderr  *fusetest.SyncBuffer
 	done    chan struct{}
 
 	mu   sync.Mutex
@@ -167,11 +169,11 @@ func start(t testing.TB, bin, root string) (*Server, error) {
 			return nil, err
 		}
 	}
-	port, err := freePort()
+	port, err := fusetest.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	port2, err := freePort()
+	port2, err := fusetest.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +189,7 @@ func start(t testing.TB, bin, root string) (*Server, error) {
 		Root:       root,
 		run:        run,
 		logPath:    filepath.Join(run, "access.log"),
-		stderr:     &lockedBuffer{},
+		stderr:     &fusetest.SyncBuffer{Max: 1 << 16},
 		done:       make(chan struct{}),
 	}
 	s.cmd = exec.Command(bin, "-e", filepath.Join(run, "early-error.log"), "-p", run, "-c", confPath)
@@ -232,17 +234,6 @@ func (s *Server) stop() {
 	}
 	s.cmd.Process.Kill()
 	<-s.done
-}
-
-// freePort returns a port of 127.0.0.1 that was free a moment ago (nginx
-// cannot be told to pick one itself).
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Requests returns every request logged so far, in the order nginx
@@ -334,25 +325,4 @@ func unquote(s string) string {
 		return ""
 	}
 	return strings.ReplaceAll(s, `\x22`, `"`)
-}
-
-// lockedBuffer collects nginx's output for error messages.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf.Len() > 1<<16 {
-		return len(p), nil
-	}
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,16 +1,14 @@
 package quant
 
 import (
-	"compress/gzip"
 	"encoding/binary"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -53,21 +51,10 @@ func TestAgainstGGML(t *testing.T) {
 // readGGML reads one testdata/ggml file: a little-endian uint32 block
 // count n, n blocks, and their n·BlockElems float32 values.
 func readGGML(t *testing.T, path string, dt tensor.DType) ([]byte, []float32) {
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	b, err := io.ReadAll(zr)
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(b), 4)
-	n := int(binary.LittleEndian.Uint32(b))
-	bb, be := n*int(dt.BlockBytes()), n*int(dt.BlockElems())
-	require.Equal(t, 4+bb+4*be, len(b), "file size")
-	src := b[4 : 4+bb]
-	want := make([]float32, be)
+	src, fb := testmodel.ReadGGMLBlocks(t, path, dt)
+	want := make([]float32, len(fb)/4)
 	for i := range want {
-		want[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4+bb+4*i:]))
+		want[i] = math.Float32frombits(binary.LittleEndian.Uint32(fb[4*i:]))
 	}
 	return src, want
 }

@@ -53,28 +53,6 @@ func numel(shape []uint64) int {
 	return n
 }
 
-// readAll reads a view with random-offset reads in small pieces, back to
-// front, checking that it gives exactly Size bytes.
-func readAll(t *testing.T, v views.View) []byte {
-	t.Helper()
-	size := v.Size()
-	out := make([]byte, size)
-	const piece = 4093
-	for off := (size - 1) / piece * piece; off >= 0; off -= piece {
-		n, err := v.ReadAt(out[off:min(off+piece, size)], off)
-		if err != nil && err != io.EOF {
-			t.Fatalf("ReadAt(%d): %v", off, err)
-		}
-		if want := min(piece, size-off); int64(n) != want {
-			t.Fatalf("ReadAt(%d) = %d bytes, want %d", off, n, want)
-		}
-	}
-	if n, err := v.ReadAt(make([]byte, 1), size); n != 0 || err != io.EOF {
-		t.Fatalf("ReadAt(Size) = %d, %v; want 0, EOF", n, err)
-	}
-	return out
-}
-
 // decodePNG decodes b with image/png, checking its dimensions.
 func decodePNG(t *testing.T, b []byte, w, h int) image.Image {
 	t.Helper()

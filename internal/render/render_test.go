@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -58,7 +59,7 @@ func TestSizes(t *testing.T) {
 		srcs = append(srcs, s)
 		hm, hs := NewHeatmap(s, c), NewHist(s, c)
 		w, h := HeatmapDims(sh)
-		b := readAll(t, hm)
+		b := testmodel.ReadView(t, "view", hm)
 		decodePNG(t, b, w, h)
 		again, err := renderHeatmap(context.Background(), s, 3)
 		if err != nil {
@@ -67,10 +68,10 @@ func TestSizes(t *testing.T) {
 		if !bytes.Equal(b, again) {
 			t.Fatalf("%v: heatmap differs between renderings", sh)
 		}
-		decodePNG(t, readAll(t, hs), HistW, HistH)
+		decodePNG(t, testmodel.ReadView(t, "view", hs), HistW, HistH)
 	}
 	ov := NewOverview(srcs, c)
-	decodePNG(t, readAll(t, ov), OverviewW, OverviewH)
+	decodePNG(t, testmodel.ReadView(t, "view", ov), OverviewW, OverviewH)
 	if c.Used() > DefaultCacheBytes {
 		t.Fatalf("cache holds %d bytes, over its bound", c.Used())
 	}
@@ -321,7 +322,7 @@ func TestOverviewPlantedLayer(t *testing.T) {
 			t.Fatalf("layer %d at y %d, planted layer at %d: not far above", l, y, yBad)
 		}
 	}
-	img := decodePNG(t, readAll(t, ov), OverviewW, OverviewH)
+	img := decodePNG(t, testmodel.ReadView(t, "view", ov), OverviewW, OverviewH)
 	x, y, _ := o.Point("mlp.down_proj", bad)
 	if r, g, b, _ := img.At(x, y).RGBA(); r>>8 == 255 && g>>8 == 255 && b>>8 == 255 {
 		t.Fatal("no point drawn at the planted layer")
@@ -361,7 +362,7 @@ func TestCacheBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := range 10 {
 		s := bf16Tensor("t"+itoa(i), []uint64{64}, randVals(r, 64))
-		readAll(t, NewHist(s, c))
+		testmodel.ReadView(t, "view", NewHist(s, c))
 		if c.Used() > 3*histSize() {
 			t.Fatalf("cache holds %d bytes, bound %d", c.Used(), 3*histSize())
 		}
@@ -378,8 +379,8 @@ func TestNotDecoded(t *testing.T) {
 		t.Skip("C64 became decodable")
 	}
 	w, h := HeatmapDims(tt.Shape)
-	decodePNG(t, readAll(t, NewHeatmap(s, nil)), w, h)
-	decodePNG(t, readAll(t, NewHist(s, nil)), HistW, HistH)
+	decodePNG(t, testmodel.ReadView(t, "view", NewHeatmap(s, nil)), w, h)
+	decodePNG(t, testmodel.ReadView(t, "view", NewHist(s, nil)), HistW, HistH)
 }
 
 // failFile fails every read at or past off.

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/fsmount/fsmount/internal/fusetest"
 )
 
 // RequireEnv turns a missing weed binary into a test failure.
@@ -126,7 +126,7 @@ type Server struct {
 	mu    sync.Mutex
 	cmd   *exec.Cmd
 	done  chan struct{}
-	out   *lockedWriter
+	out   *fusetest.SyncBuffer
 	hc    *http.Client
 	sign  *v4.Signer
 	ports []int
@@ -166,7 +166,7 @@ func New(bin, dir string) (*Server, error) {
 func start(bin, dir string) (*Server, error) {
 	ports := make([]int, 9)
 	for i := range ports {
-		p, err := freePort()
+		p, err := fusetest.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +215,7 @@ func start(bin, dir string) (*Server, error) {
 func (s *Server) run() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.out = &lockedWriter{}
+	s.out = &fusetest.SyncBuffer{}
 	cmd := exec.Command(s.bin, s.args...)
 	cmd.Dir = s.dir
 	cmd.Stdout, cmd.Stderr = s.out, s.out
@@ -247,10 +247,8 @@ func (s *Server) run() error {
 	}
 }
 
-func tail(w *lockedWriter) string {
-	w.mu.Lock()
-	s := w.b.String()
-	w.mu.Unlock()
+func tail(w *fusetest.SyncBuffer) string {
+	s := w.String()
 	if len(s) > 4000 {
 		s = s[len(s)-4000:]
 	}
@@ -430,25 +428,4 @@ func (s *Server) expect(t testing.TB, req *http.Request, body []byte, what strin
 	if resp.StatusCode/100 != 2 {
 		t.Fatalf("%s: HTTP %d: %s", what, resp.StatusCode, msg)
 	}
-}
-
-// lockedWriter collects the server's output.
-type lockedWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

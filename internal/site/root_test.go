@@ -3,12 +3,13 @@ package site
 import (
 	"bytes"
 	"context"
-	"github.com/fsmount/fsmount/internal/layout"
-	"github.com/fsmount/fsmount/internal/numfmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/numfmt"
 
 	"github.com/stretchr/testify/require"
 
@@ -107,7 +108,7 @@ func TestRootStreamedEqualsWhole(t *testing.T) {
 		want := s.oldRoot()
 		root := s.Root()
 		require.Equal(t, int64(len(want)), root.Size())
-		require.Equal(t, string(want), string(readAll(t, "root", root)))
+		require.Equal(t, string(want), string(testmodel.ReadView(t, "root", root)))
 		rng := rand.New(rand.NewPCG(5, 6))
 		for range 300 {
 			off := rng.Int64N(int64(len(want)))
@@ -135,7 +136,7 @@ func TestRootFirstReadScansItsRows(t *testing.T) {
 	require.Equal(t, string(want[:k]), string(p[:k]))
 	// The rows read, and a sample of each of their three expert kinds.
 	require.Less(t, root.scanned, 4*KindSample, "statistics of %d of %d tensors", root.scanned, n)
-	require.Equal(t, string(want), string(readAll(t, "root", root)))
+	require.Equal(t, string(want), string(testmodel.ReadView(t, "root", root)))
 	require.Equal(t, n, root.scanned)
 }
 

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -51,27 +50,6 @@ func open(t *testing.T, dir string) *Site {
 	return s
 }
 
-// readAll reads v in pieces from the end, checking Size() bytes come.
-func readAll(t *testing.T, what string, v views.View) []byte {
-	t.Helper()
-	size := v.Size()
-	out := make([]byte, size)
-	const piece = 1000
-	for off := (size - 1) / piece * piece; off >= 0; off -= piece {
-		n, err := v.ReadAt(out[off:min(off+piece, size)], off)
-		if err != nil && err != io.EOF {
-			t.Fatalf("%s: ReadAt(%d): %v", what, off, err)
-		}
-		if int64(n) != min(piece, size-off) {
-			t.Fatalf("%s: ReadAt(%d) = %d bytes", what, off, n)
-		}
-	}
-	if n, err := v.ReadAt(make([]byte, 8), size); n != 0 || err != io.EOF {
-		t.Fatalf("%s: read at Size: %d, %v", what, n, err)
-	}
-	return out
-}
-
 var hrefRE = regexp.MustCompile(`(?:href|src)="([^"]+)"`)
 
 // TestTinySite reads every file of the tiny model's site: sizes as
@@ -85,7 +63,7 @@ func TestTinySite(t *testing.T) {
 		sizes[f.Path] = f.View.Size() // before anything is rendered
 	}
 	for _, f := range s.Files() {
-		b := readAll(t, f.Path, f.View)
+		b := testmodel.ReadView(t, f.Path, f.View)
 		if int64(len(b)) != sizes[f.Path] {
 			t.Fatalf("%s: %d bytes, announced %d", f.Path, len(b), sizes[f.Path])
 		}
@@ -141,7 +119,7 @@ func TestNewTensor(t *testing.T) {
 		if alone.Dir != p.Dir || alone.Index.Size() != p.Index.Size() {
 			t.Fatalf("%s: alone %s, %d bytes; in the site %s, %d", p.v.Tensor().Name, alone.Dir, alone.Index.Size(), p.Dir, p.Index.Size())
 		}
-		if a, b := readAll(t, "alone", alone.Index), readAll(t, "site", p.Index); !bytes.Equal(a, b) {
+		if a, b := testmodel.ReadView(t, "alone", alone.Index), testmodel.ReadView(t, "site", p.Index); !bytes.Equal(a, b) {
 			t.Fatalf("%s: the page made alone differs from the site's", p.v.Tensor().Name)
 		}
 	}
@@ -174,11 +152,11 @@ func TestFixedWidthFields(t *testing.T) {
 	s := open(t, testmodel.TinyDir(t, edit))
 	for _, f := range s.Files() {
 		size := f.View.Size()
-		if b := readAll(t, f.Path, f.View); int64(len(b)) != size {
+		if b := testmodel.ReadView(t, f.Path, f.View); int64(len(b)) != size {
 			t.Fatalf("%s: %d bytes, announced %d", f.Path, len(b), size)
 		}
 	}
-	root := string(readAll(t, "root", s.Root()))
+	root := string(testmodel.ReadView(t, "root", s.Root()))
 	for _, want := range []string{`class="h nan     ">&#x2717; nan`, `class="h inf     ">&#x2717; inf`, `class="h zero    ">&#x2717; zero`, `class="h empty   ">`, "odd.&lt;b&gt;&amp;&#34;name&#34;%2F"} {
 		if !strings.Contains(root, want) {
 			t.Errorf("root page lacks %q", want)
@@ -224,7 +202,7 @@ func TestPlantedLayer(t *testing.T) {
 			t.Fatalf("layer %d down_proj at y %d, the planted one at %d: not far above", l, y, yBad)
 		}
 	}
-	root := string(readAll(t, "root", s.Root()))
+	root := string(testmodel.ReadView(t, "root", s.Root()))
 	rows := regexp.MustCompile(`(?m)^<tr><td><a href="[^"]*">([^<]*)</a>.*class="h (\w+)`).FindAllStringSubmatch(root, -1)
 	if len(rows) != len(s.pages) {
 		t.Fatalf("%d rows parsed, want %d", len(rows), len(s.pages))
@@ -339,7 +317,7 @@ func checkReadmePictures(t *testing.T, sumsName string, pics []readmePicture) {
 	t.Helper()
 	var sums strings.Builder
 	for _, p := range pics {
-		b := readAll(t, p.name, p.v)
+		b := testmodel.ReadView(t, p.name, p.v)
 		d := sha256.Sum256(b)
 		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(d[:]), p.name)
 		img, err := png.Decode(bytes.NewReader(b))

@@ -2,9 +2,14 @@ package testmodel
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"io"
 	"os"
+	"testing"
+
+	"github.com/fsmount/fsmount/tensor"
+	"github.com/stretchr/testify/require"
 )
 
 // GGUFTensor is one tensor of a GGUF file to write: its ggml type id, its
@@ -166,4 +171,23 @@ func WriteGGUF(path string, kvs []GGUFKV, tensors []GGUFTensor) error {
 		return err
 	}
 	return f.Close()
+}
+
+// ReadGGMLBlocks reads a file of internal/quant/testdata/ggml: gzipped, a
+// little-endian uint32 block count n, n blocks of dt, and ggml's
+// n·BlockElems float32 values of them (little-endian).
+func ReadGGMLBlocks(t testing.TB, path string, dt tensor.DType) (blocks, floats []byte) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	b, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(b), 4, path)
+	n := uint64(binary.LittleEndian.Uint32(b))
+	bb := n * dt.BlockBytes()
+	require.Equal(t, 4+bb+4*n*dt.BlockElems(), uint64(len(b)), "%s: the size of %d blocks of %s and their values", path, n, dt)
+	return b[4 : 4+bb], b[4+bb:]
 }

@@ -95,3 +95,41 @@ var HostileNames = []string{
 	"lm_head.weight", "model.lm_head.weight", "%", "%25", "%+", ".", "..weight",
 	"model.expected.weight", "n\x00ul", "data", "model." + strings.Repeat("q", 600),
 }
+
+// RunNumpy runs the python3 Numpy finds with args (a script and its
+// arguments) and returns its combined output; t fails if it does not exit
+// 0, and skips (as Numpy does) where there is no numpy.
+func RunNumpy(t testing.TB, args ...string) string {
+	t.Helper()
+	return run(t, Numpy(t), args)
+}
+
+// Torch returns Debian's python3 (/usr/bin/python3) if it can import torch
+// and numpy, or skips t, failing it instead when FSMOUNT_REQUIRE_TORCH=1.
+func Torch(t testing.TB) string {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import torch, numpy").Run(); err != nil {
+		if os.Getenv("FSMOUNT_REQUIRE_TORCH") == "1" {
+			t.Fatalf("torch is required (FSMOUNT_REQUIRE_TORCH=1): %v", err)
+		}
+		t.Skip("no python3-torch")
+	}
+	return py
+}
+
+// RunTorch runs Torch's python3 with args and returns its combined
+// output; t fails if it does not exit 0.
+func RunTorch(t testing.TB, args ...string) string {
+	t.Helper()
+	return run(t, Torch(t), args)
+}
+
+func run(t testing.TB, py string, args []string) string {
+	t.Helper()
+	out, err := exec.Command(py, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", py, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}

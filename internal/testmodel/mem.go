@@ -101,3 +101,32 @@ func BigBF16(tb testing.TB, name string, shape []uint64, seed uint64, value func
 	tb.Cleanup(func() { f.Close() })
 	return &tensor.Tensor{Name: name, DType: tensor.BF16, Shape: shape, File: f, Length: int64(2 * n)}
 }
+
+// Sized is what ReadView reads (a views.View, a tensor's file).
+type Sized interface {
+	Size() int64
+	ReadAt(p []byte, off int64) (int, error)
+}
+
+// ReadView reads v in pieces of 4093 bytes from its end to its start,
+// checking that exactly Size bytes come back and that a read at Size
+// gives 0, io.EOF; what names v in failures.
+func ReadView(t testing.TB, what string, v Sized) []byte {
+	t.Helper()
+	size := v.Size()
+	out := make([]byte, size)
+	const piece = 4093
+	for off := (size - 1) / piece * piece; off >= 0; off -= piece {
+		n, err := v.ReadAt(out[off:min(off+piece, size)], off)
+		if err != nil && err != io.EOF {
+			t.Fatalf("%s: ReadAt(%d): %v", what, off, err)
+		}
+		if want := min(piece, size-off); int64(n) != want {
+			t.Fatalf("%s: ReadAt(%d) = %d bytes, want %d", what, off, n, want)
+		}
+	}
+	if n, err := v.ReadAt(make([]byte, 8), size); n != 0 || err != io.EOF {
+		t.Fatalf("%s: ReadAt(Size) = %d, %v; want 0, EOF", what, n, err)
+	}
+	return out
+}

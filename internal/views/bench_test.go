@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -19,7 +20,7 @@ func benchView(b *testing.B, dt tensor.DType, pick func(*Tensor) View) {
 		raw[i] = byte(r.Uint32())
 		raw[i+1] = 0x3c | byte(r.Uint32()&0x80)
 	}
-	v := pick(NewTensor(memTensor("w", dt, []uint64{4096, 4096}, raw), nil))
+	v := pick(NewTensor(testmodel.MemTensor("w", dt, []uint64{4096, 4096}, raw), nil))
 	p := make([]byte, 128<<10)
 	b.SetBytes(v.Size())
 	for b.Loop() {

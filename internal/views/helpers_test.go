@@ -3,19 +3,7 @@ package views
 import (
 	"io"
 	"testing"
-
-	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/tensor"
 )
-
-// memFile and memTensor are testmodel's.
-type memFile = testmodel.MemFile
-
-var errInjected = testmodel.ErrInjected
-
-func memTensor(name string, dt tensor.DType, shape []uint64, data []byte) *tensor.Tensor {
-	return testmodel.MemTensor(name, dt, shape, data)
-}
 
 // readWhole reads a view with one ReadAt past its end, checking io.EOF
 // and that exactly Size bytes came back.

@@ -1,8 +1,6 @@
 package views
 
 import (
-	"github.com/stretchr/testify/require"
-
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -20,11 +18,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/tensor"
+	"github.com/stretchr/testify/require"
 )
 
 func randBytes(r *rand.Rand, n int) []byte {
@@ -55,7 +55,7 @@ func cases(t *testing.T, r *rand.Rand) []tcase {
 			return
 		}
 		name := fmt.Sprintf("%s%v", dt, shape)
-		cs = append(cs, tcase{name, memTensor(name, dt, shape, randBytes(r, int(size))), nil})
+		cs = append(cs, tcase{name, testmodel.MemTensor(name, dt, shape, randBytes(r, int(size))), nil})
 	}
 	for _, dt := range []tensor.DType{tensor.BOOL, tensor.U8, tensor.I8, tensor.I16, tensor.U16, tensor.F16, tensor.BF16,
 		tensor.I32, tensor.U32, tensor.F32, tensor.F64, tensor.I64, tensor.U64, tensor.C64, tensor.F8_E4M3, tensor.F8_E5M2,
@@ -70,12 +70,12 @@ func cases(t *testing.T, r *rand.Rand) []tcase {
 	add(tensor.F8_E5M2, []uint64{2, 10007})
 	add(tensor.I32, []uint64{2, 5000})
 	// An FP8 weight with its block scales.
-	w := memTensor("w", tensor.F8_E4M3, []uint64{5, 9}, randBytes(r, 45))
+	w := testmodel.MemTensor("w", tensor.F8_E4M3, []uint64{5, 9}, randBytes(r, 45))
 	var sb []byte
 	for i := range 2 * 3 {
 		sb = binary.LittleEndian.AppendUint32(sb, math.Float32bits(float32(i+1)/64))
 	}
-	s := memTensor("w_scale_inv", tensor.F32, []uint64{2, 3}, sb)
+	s := testmodel.MemTensor("w_scale_inv", tensor.F32, []uint64{2, 3}, sb)
 	cs = append(cs, tcase{"fp8-scaled", w, &Options{Scale: s, Block: [2]uint64{4, 4}}})
 	// A GPTQ 8-bit layer, in 16 × out 4, one group: qweight [4, 4].
 	var qw, qz []byte
@@ -87,12 +87,10 @@ func cases(t *testing.T, r *rand.Rand) []tcase {
 	sc = binary.LittleEndian.AppendUint32(sc, math.Float32bits(0.25))
 	sc = binary.LittleEndian.AppendUint32(sc, math.Float32bits(-1))
 	sc = binary.LittleEndian.AppendUint32(sc, math.Float32bits(3))
-	qwt := memTensor("qweight", tensor.I32, []uint64{4, 4}, qw)
-	d, err := decode.NewGPTQ(decode.GPTQ{QWeight: qwt, QZeros: memTensor("qzeros", tensor.I32, []uint64{1, 1}, qz),
-		Scales: memTensor("scales", tensor.F32, []uint64{1, 4}, sc), Bits: 8, GroupSize: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	qwt := testmodel.MemTensor("qweight", tensor.I32, []uint64{4, 4}, qw)
+	d, err := decode.NewGPTQ(decode.GPTQ{QWeight: qwt, QZeros: testmodel.MemTensor("qzeros", tensor.I32, []uint64{1, 1}, qz),
+		Scales: testmodel.MemTensor("scales", tensor.F32, []uint64{1, 4}, sc), Bits: 8, GroupSize: -1})
+	require.NoError(t, err)
 	cs = append(cs, tcase{"gptq", qwt, &Options{Decoder: d}})
 	return cs
 }
@@ -230,7 +228,7 @@ func TestValuesRoundTrip(t *testing.T) {
 		if ncodes < 8 {
 			cols = 4
 		}
-		v := NewTensor(memTensor("x", dt, []uint64{uint64(ncodes) / cols, cols}, raw), nil)
+		v := NewTensor(testmodel.MemTensor("x", dt, []uint64{uint64(ncodes) / cols, cols}, raw), nil)
 		text := readWhole(t, dt.String(), v.Values())
 		lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
 		if uint64(len(lines)) != uint64(ncodes)/cols {
@@ -288,15 +286,15 @@ func TestValuesFormat(t *testing.T) {
 		t    *tensor.Tensor
 		want string
 	}{
-		{memTensor("a", tensor.BF16, []uint64{2, 3}, bf(0x3F80, 0xBF80, 0x7FC0, 0x7F80, 0xFF80, 0x8000)),
+		{testmodel.MemTensor("a", tensor.BF16, []uint64{2, 3}, bf(0x3F80, 0xBF80, 0x7FC0, 0x7F80, 0xFF80, 0x8000)),
 			"+1.000e+00 -1.000e+00 nan       \n" + "inf -inf -0.000e+00             \n"},
-		{memTensor("b", tensor.F64, []uint64{2}, le.AppendUint64(le.AppendUint64(nil, math.Float64bits(0.1)), math.Float64bits(-1e-300))),
+		{testmodel.MemTensor("b", tensor.F64, []uint64{2}, le.AppendUint64(le.AppendUint64(nil, math.Float64bits(0.1)), math.Float64bits(-1e-300))),
 			"+1.0000000000000001e-001\n-1.0000000000000000e-300\n"},
-		{memTensor("c", tensor.I8, []uint64{}, []byte{0x80}), "-128\n"},
-		{memTensor("d", tensor.U16, []uint64{1, 2}, bf(7, 65535)), "00007 65535\n"},
-		{memTensor("e", tensor.I64, []uint64{1}, le.AppendUint64(nil, 1<<63)), "-9223372036854775808\n"},
-		{memTensor("f", tensor.BOOL, []uint64{3}, []byte{0, 1, 7}), "0\n1\n1\n"},
-		{memTensor("g", tensor.F4, []uint64{2}, []byte{0xC3}), "+1.50e+00\n-2.00e+00\n"},
+		{testmodel.MemTensor("c", tensor.I8, []uint64{}, []byte{0x80}), "-128\n"},
+		{testmodel.MemTensor("d", tensor.U16, []uint64{1, 2}, bf(7, 65535)), "00007 65535\n"},
+		{testmodel.MemTensor("e", tensor.I64, []uint64{1}, le.AppendUint64(nil, 1<<63)), "-9223372036854775808\n"},
+		{testmodel.MemTensor("f", tensor.BOOL, []uint64{3}, []byte{0, 1, 7}), "0\n1\n1\n"},
+		{testmodel.MemTensor("g", tensor.F4, []uint64{2}, []byte{0xC3}), "+1.50e+00\n-2.00e+00\n"},
 	}
 	for _, c := range cases {
 		got := readWhole(t, c.t.Name, NewTensor(c.t, nil).Values())
@@ -309,7 +307,6 @@ func TestValuesFormat(t *testing.T) {
 // TestNPYWithNumpy loads every values.npy with numpy (mmap_mode='r') and
 // compares shape, dtype and data bytes.
 func TestNPYWithNumpy(t *testing.T) {
-	py := testmodel.Numpy(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	dir := t.TempDir()
 	type want struct {
@@ -330,9 +327,7 @@ func TestNPYWithNumpy(t *testing.T) {
 		}
 		content := readWhole(t, c.name, npy)
 		path := filepath.Join(dir, fmt.Sprintf("%d.npy", i))
-		if err := os.WriteFile(path, content, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, content, 0o644))
 		var data []byte
 		descr := "<f4"
 		if f, off, n, ok := npy.Raw(); ok {
@@ -361,14 +356,9 @@ for p in sys.argv[1:]:
     a = np.load(p, mmap_mode='r')
     out[p] = {"shape": list(a.shape), "descr": a.dtype.str, "sha": hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()}
 print(json.dumps(out))`
-	out, err := exec.Command(py, append([]string{"-c", script}, files...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("numpy: %v\n%s", err, out)
-	}
+	out := testmodel.RunNumpy(t, append([]string{"-c", script}, files...)...)
 	var got map[string]want
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	for p, w := range wants {
 		g := got[p]
 		if w.Shape == nil {
@@ -402,9 +392,7 @@ func TestStatsViews(t *testing.T) {
 			continue
 		}
 		s, err := v.Stats(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		text := string(readWhole(t, c.name, v.StatsFile()))
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 		if len(lines) != 12 {
@@ -496,12 +484,12 @@ func TestHealthTable(t *testing.T) {
 	}
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	ts := []*Tensor{
-		NewTensor(memTensor("a.nan", tensor.F32, []uint64{3}, f32(1, nan, inf)), nil),
-		NewTensor(memTensor("b.inf", tensor.F32, []uint64{2}, f32(1, -inf)), nil),
-		NewTensor(memTensor("c.zero", tensor.F32, []uint64{2}, f32(0, float32(math.Copysign(0, -1)))), nil),
-		NewTensor(memTensor("d.const", tensor.F32, []uint64{3}, f32(1, 1, 1)), nil),
-		NewTensor(memTensor("e.ok", tensor.F32, []uint64{2}, f32(1, 2)), nil),
-		NewTensor(memTensor("f.empty", tensor.F32, []uint64{0}, nil), nil),
+		NewTensor(testmodel.MemTensor("a.nan", tensor.F32, []uint64{3}, f32(1, nan, inf)), nil),
+		NewTensor(testmodel.MemTensor("b.inf", tensor.F32, []uint64{2}, f32(1, -inf)), nil),
+		NewTensor(testmodel.MemTensor("c.zero", tensor.F32, []uint64{2}, f32(0, float32(math.Copysign(0, -1)))), nil),
+		NewTensor(testmodel.MemTensor("d.const", tensor.F32, []uint64{3}, f32(1, 1, 1)), nil),
+		NewTensor(testmodel.MemTensor("e.ok", tensor.F32, []uint64{2}, f32(1, 2)), nil),
+		NewTensor(testmodel.MemTensor("f.empty", tensor.F32, []uint64{0}, nil), nil),
 	}
 	want := []string{"nan", "inf", "zero", "constant", "ok", "empty"}
 	table := string(readWhole(t, "table", NewModel(ts).StatsTable()))
@@ -518,8 +506,8 @@ func TestHealthTable(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, dt := range []tensor.DType{tensor.BF16, tensor.F32, tensor.I16, tensor.F8_E4M3} {
-		tt := memTensor("x", dt, []uint64{64, 64}, randBytes(r, int(64*64*dt.BlockBytes())))
-		tt.File.(*memFile).FailAt = tt.Length / 2
+		tt := testmodel.MemTensor("x", dt, []uint64{64, 64}, randBytes(r, int(64*64*dt.BlockBytes())))
+		tt.File.(*testmodel.MemFile).FailAt = tt.Length / 2
 		v := NewTensor(tt, nil)
 		m := NewModel([]*Tensor{v})
 		for _, f := range append(v.Files(), File{"table", m.StatsTable()}) {
@@ -528,7 +516,7 @@ func TestReadErrors(t *testing.T) {
 			if err == nil || err == io.EOF {
 				t.Errorf("%s/%s: ReadAt = %d, %v; want an error", dt, f.Name, n, err)
 			}
-			if !errors.Is(err, errInjected) {
+			if !errors.Is(err, testmodel.ErrInjected) {
 				t.Errorf("%s/%s: error %v does not wrap the I/O error", dt, f.Name, err)
 			}
 		}
@@ -545,9 +533,9 @@ func TestUndecodableBinaryViews(t *testing.T) {
 		binary []string
 	}{
 		// complex64 is numpy-native (values.npy is its bytes), not real
-		{memTensor("c", tensor.C64, []uint64{2, 3}, make([]byte, 48)), []string{"values.f32"}},
+		{testmodel.MemTensor("c", tensor.C64, []uint64{2, 3}, make([]byte, 48)), []string{"values.f32"}},
 		// Q8_1 is never dequantized (an intermediate of ggml's dot products)
-		{memTensor("q", tensor.Q8_1, []uint64{2, 32}, make([]byte, 72)), []string{"values.f32", "values.npy"}},
+		{testmodel.MemTensor("q", tensor.Q8_1, []uint64{2, 32}, make([]byte, 72)), []string{"values.f32", "values.npy"}},
 	} {
 		v := NewTensor(c.t, nil)
 		got := map[string]View{}
@@ -565,5 +553,141 @@ func TestUndecodableBinaryViews(t *testing.T) {
 			require.ErrorIs(t, err, decode.ErrUnsupported, name)
 			require.NotErrorIs(t, err, io.EOF, name)
 		}
+	}
+}
+
+// TestShellTools runs head, sed, awk and sort -g on a values file.
+func TestShellTools(t *testing.T) {
+	for _, tool := range []string{"sh", "sort", "awk", "sed", "head"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("SKIP: %s not installed", tool)
+		}
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	raw := randBytes(r, 2*2000)
+	v := NewTensor(testmodel.MemTensor("x", tensor.BF16, []uint64{2000}, raw), nil)
+	text := readWhole(t, "values", v.Values())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "values")
+	require.NoError(t, os.WriteFile(path, text, 0o644))
+	lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+	run := func(script string) string {
+		out, err := exec.Command("sh", "-c", script, "sh", path).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		return string(out)
+	}
+	if got := run(`sed -n 5p "$1"`); got != lines[4]+"\n" {
+		t.Errorf("sed -n 5p: %q, want %q", got, lines[4])
+	}
+	if got := run(`head -n 3 "$1"`); got != strings.Join(lines[:3], "\n")+"\n" {
+		t.Errorf("head: %q", got)
+	}
+	// awk sums the finite values as numbers.
+	var want float64
+	var finite []float64
+	for _, l := range lines {
+		x, _ := strconv.ParseFloat(strings.TrimSpace(l), 64)
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			want += x
+			finite = append(finite, x)
+		}
+	}
+	got, err := strconv.ParseFloat(strings.TrimSpace(run(`awk '$1 != "nan" && $1 != "inf" && $1 != "-inf" { s += $1 } END { printf "%.17g\n", s }' "$1"`)), 64)
+	if err != nil || math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Errorf("awk sum %v, want %v (%v)", got, want, err)
+	}
+	// sort -g orders the finite values numerically.
+	sorted := run(`grep -v -e nan -e inf "$1" | sort -g`)
+	var seq []float64
+	for _, l := range strings.Split(strings.TrimSuffix(sorted, "\n"), "\n") {
+		x, _ := strconv.ParseFloat(strings.TrimSpace(l), 64)
+		seq = append(seq, x)
+	}
+	if !slices.IsSorted(seq) || len(seq) != len(finite) {
+		t.Errorf("sort -g: %d values, sorted %v", len(seq), slices.IsSorted(seq))
+	}
+}
+
+// TestConcurrentReads reads every view from many goroutines at once, so
+// that the race detector sees the caches and the row index shared.
+func TestConcurrentReads(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	v := NewTensor(testmodel.MemTensor("x", tensor.BF16, []uint64{4, 9000}, randBytes(r, 2*4*9000)), nil)
+	m := NewModel([]*Tensor{v})
+	files := append(v.Files(), File{"table", m.StatsTable()})
+	want := make([][]byte, len(files))
+	for i, f := range files {
+		want[i] = readWhole(t, f.Name, f.View)
+	}
+	fresh := NewTensor(v.Tensor(), nil)
+	files = append(fresh.Files(), File{"table", NewModel([]*Tensor{fresh}).StatsTable()})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rr := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 50 {
+				i := rr.IntN(len(files))
+				size := files[i].View.Size()
+				off := rr.Int64N(size)
+				p := make([]byte, rr.IntN(5000)+1)
+				n, _ := files[i].View.ReadAt(p, off)
+				if !bytes.Equal(p[:n], want[i][off:off+int64(n)]) {
+					t.Errorf("%s: concurrent read at %d differs", files[i].Name, off)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCompanionsFP8: an F8_E4M3 weight with a weight_scale_inv and a
+// weight_block_size in quantization_config decodes dequantized (each
+// 2×2 block times its scale); other tensors have no companions.
+func TestCompanionsFP8(t *testing.T) {
+	// E4M3 0x38 is 1.0, 0x40 is 2.0.
+	w := testmodel.MemTensor("m.w.weight", tensor.F8_E4M3, []uint64{2, 4}, []byte{0x38, 0x38, 0x40, 0x40, 0x38, 0x38, 0x40, 0x40})
+	scales := make([]byte, 8)
+	binary.LittleEndian.PutUint32(scales, math.Float32bits(0.5))
+	binary.LittleEndian.PutUint32(scales[4:], math.Float32bits(3))
+	s := testmodel.MemTensor("m.w.weight_scale_inv", tensor.F32, []uint64{1, 2}, scales)
+	byName := map[string]*tensor.Tensor{w.Name: w, s.Name: s}
+	c := NewCompanions(func(n string) *tensor.Tensor { return byName[n] }, []byte(`{"quantization_config":{"quant_method":"fp8","weight_block_size":[2,2]}}`))
+	o := c.Options(w)
+	if o == nil || o.Scale != s || o.Block != [2]uint64{2, 2} {
+		t.Fatalf("options %+v", o)
+	}
+	got := readWhole(t, "values.f32", NewTensor(w, o).ValuesF32())
+	want := []float32{0.5, 0.5, 6, 6, 0.5, 0.5, 6, 6}
+	for i, v := range want {
+		if g := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])); g != v {
+			t.Errorf("element %d: %v, want %v", i, g, v)
+		}
+	}
+	if c.Options(s) != nil {
+		t.Error("the scale has companions")
+	}
+	// Without weight_block_size, the block quantconfig infers from the
+	// scale's grid (as compare does): 128 along the rows, where one
+	// scale row fits, 2 along the columns, where 2 scales cover 4; the
+	// values are the same.
+	c = NewCompanions(func(n string) *tensor.Tensor { return byName[n] }, nil)
+	o = c.Options(w)
+	if o == nil || o.Block != [2]uint64{128, 2} {
+		t.Fatalf("inferred block: %+v", o)
+	}
+	got = readWhole(t, "values.f32", NewTensor(w, o).ValuesF32())
+	for i, v := range want {
+		if g := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])); g != v {
+			t.Errorf("inferred block, element %d: %v, want %v", i, g, v)
+		}
+	}
+	var nilC *Companions
+	if nilC.Options(w) != nil {
+		t.Error("nil Companions")
 	}
 }

@@ -1,14 +1,23 @@
 package remote
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fsmount/fsmount/internal/nginxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // faultSetup serves a 4 MiB file (and a small one) by nginx behind a
@@ -160,14 +169,7 @@ func TestSlowResponse(t *testing.T) {
 func TestRangeIgnored(t *testing.T) {
 	_, p, data := faultSetup(t)
 	fsys := newFS(t, p.URL, testOptions())
-	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.IgnoreRange})
-	_, err := fsys.Open("blob.bin")
-	wantCode(t, err, CodeRangeIgnored)
-
-	f := openFile(t, fsys, "blob.bin")
-	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.IgnoreRange})
-	_, err = f.ReadAt(make([]byte, 10), 2<<20)
-	wantCode(t, err, CodeRangeIgnored)
+	f := refusedOnce(t, fsys, p, nginxtest.IgnoreRange, CodeRangeIgnored)
 	readAt(t, f, data, 2<<20, 10) // the next attempt is fine
 
 	// A small file sent whole is exactly the bytes asked for.
@@ -188,14 +190,7 @@ func TestNginxIgnoringRange(t *testing.T) {
 
 func TestWrongContentRange(t *testing.T) {
 	_, p, _ := faultSetup(t)
-	fsys := newFS(t, p.URL, testOptions())
-	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.WrongContentRange})
-	_, err := fsys.Open("blob.bin")
-	wantCode(t, err, CodeBadContentRange)
-	f := openFile(t, fsys, "blob.bin")
-	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.WrongContentRange})
-	_, err = f.ReadAt(make([]byte, 10), 2<<20)
-	wantCode(t, err, CodeBadContentRange)
+	refusedOnce(t, newFS(t, p.URL, testOptions()), p, nginxtest.WrongContentRange, CodeBadContentRange)
 }
 
 func TestETagChanges(t *testing.T) {
@@ -215,9 +210,7 @@ func TestETagChanges(t *testing.T) {
 	// The file replaced on the server: nginx's ETag changes, If-Range
 	// makes it answer 200, and the read is an error, never new bytes.
 	path := filepath.Join(s.Root, "blob.bin")
-	if err := os.WriteFile(path, pattern(len(data), 99), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, pattern(len(data), 99), 0o644))
 	later := time.Now().Add(time.Hour)
 	os.Chtimes(path, later, later)
 	_, err = f.ReadAt(make([]byte, 10), 3<<20)
@@ -229,9 +222,7 @@ func TestETagChanges(t *testing.T) {
 	readAt(t, f, data, 2<<20, 10) // still cached from before: the old file's bytes
 
 	// The same size but shorter: a 416 or a total that differs.
-	if err := os.WriteFile(path, data[:1000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, data[:1000], 0o644))
 	_, err = f.ReadAt(make([]byte, 10), 3<<20+500)
 	wantCode(t, err, CodeChanged)
 }
@@ -258,4 +249,120 @@ func TestServerDownThenUp(t *testing.T) {
 	p.Restart(t)
 	readAt(t, f, data, 2<<20, 10)
 	readAt(t, f, data, 3<<20, 10)
+}
+
+// TestMalformedAnswers opens a file of a server that answers wrongly, and
+// checks that the error names what is wrong, at once where a retry cannot
+// help: a redirect to a scheme other than http(s), a Content-Length that
+// is not the length of the Content-Range, a body compressed although
+// identity was asked for.
+func TestMalformedAnswers(t *testing.T) {
+	data := pattern(4096, 3)
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(data)
+	zw.Close()
+
+	for _, tc := range []struct {
+		name     string
+		handler  http.HandlerFunc
+		code     Code
+		detail   string
+		requests int64 // how many the server should see: 1 = no retry
+	}{
+		{
+			name: "redirect to file://",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+			},
+			code: CodeBadLocation, detail: "redirected to a file:// URL", requests: 1,
+		},
+		{
+			name: "redirect to ftp://",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "ftp://127.0.0.1/blob.bin", http.StatusMovedPermanently)
+			},
+			code: CodeBadLocation, detail: "redirected to a ftp:// URL", requests: 1,
+		},
+		{
+			name: "Content-Length longer than the range",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(data)-1, len(data)))
+				w.Header().Set("Content-Length", strconv.Itoa(len(data)+100))
+				w.WriteHeader(http.StatusPartialContent)
+				w.Write(data)
+				// The handler returns with the body short of its
+				// Content-Length: net/http closes the connection.
+			},
+			code:     CodeBadContentRange,
+			detail:   fmt.Sprintf(`Content-Length %d does not match Content-Range "bytes 0-4095/4096" (4096 bytes)`, len(data)+100),
+			requests: 1,
+		},
+		{
+			name: "Content-Length shorter than the range",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(data)-1, len(data)))
+				w.Header().Set("Content-Length", "1000")
+				w.WriteHeader(http.StatusPartialContent)
+				w.Write(data[:1000])
+			},
+			code:     CodeBadContentRange,
+			detail:   `Content-Length 1000 does not match Content-Range "bytes 0-4095/4096" (4096 bytes)`,
+			requests: 1,
+		},
+		{
+			name: "gzip-encoded 206",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(data)-1, len(data)))
+				w.Header().Set("Content-Length", strconv.Itoa(zipped.Len()))
+				w.WriteHeader(http.StatusPartialContent)
+				w.Write(zipped.Bytes())
+			},
+			code: CodeBadContentRange, detail: "server compressed a range response (Content-Encoding: gzip)", requests: 1,
+		},
+		{
+			name: "gzip-encoded 200",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				// The whole (small) file, compressed: its length is
+				// plausible, its bytes are not the file's.
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Header().Set("Content-Length", strconv.Itoa(zipped.Len()))
+				w.Write(zipped.Bytes())
+			},
+			code: CodeBadContentRange, detail: "server compressed a range response (Content-Encoding: gzip)", requests: 1,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				tc.handler(w, r)
+			}))
+			defer srv.Close()
+			fsys := newFS(t, srv.URL, testOptions())
+			_, err := fsys.Open("blob.bin")
+			require.Error(t, err)
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tc.code, e.Code, "error: %v", err)
+			assert.Contains(t, e.Detail, tc.detail, "error: %v", err)
+			assert.Equal(t, tc.requests, n.Load(), "requests the server saw (1: not retried)")
+		})
+	}
+}
+
+// refusedOnce injects a fault of kind for /blob.bin twice: the open
+// fails with code, and so does a read of the file opened after it. It
+// returns the file.
+func refusedOnce(t *testing.T, fsys *FS, p *nginxtest.Proxy, kind nginxtest.FaultKind, code Code) *File {
+	t.Helper()
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: kind})
+	_, err := fsys.Open("blob.bin")
+	wantCode(t, err, code)
+	f := openFile(t, fsys, "blob.bin")
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: kind})
+	_, err = f.ReadAt(make([]byte, 10), 2<<20)
+	wantCode(t, err, code)
+	return f
 }

@@ -152,3 +152,13 @@ func forgetDiskCache(t testing.TB, dir string) {
 	delete(diskCaches, abs)
 	diskCachesMu.Unlock()
 }
+
+// serveBlob serves size bytes of pattern(size, seed) as /blob.bin from a
+// new nginx; it returns the served directory, the bytes and the server.
+func serveBlob(t *testing.T, size int, seed byte) (string, []byte, *nginxtest.Server) {
+	t.Helper()
+	root := t.TempDir()
+	data := pattern(size, seed)
+	writeFile(t, root, "blob.bin", data)
+	return root, data, nginxtest.Start(t, root)
+}

@@ -3,10 +3,14 @@ package remote
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +20,7 @@ import (
 	"github.com/fsmount/fsmount/internal/nginxtest"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseLocation(t *testing.T) {
@@ -57,9 +62,7 @@ func TestParseLocation(t *testing.T) {
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if !ok {
 				if fsys != nil {
 					t.Fatal("FS for a local path")
@@ -80,16 +83,12 @@ func TestHubTokenOnlyForEndpoint(t *testing.T) {
 	t.Setenv("HF_ENDPOINT", "http://127.0.0.1:9")
 	t.Setenv("HF_TOKEN", "hf_secret")
 	fsys, _, _, err := ParseLocationOptions("hf://org/name", Options{CacheSize: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if fsys.(*FS).opts.Token != "hf_secret" {
 		t.Error("hf:// on the endpoint did not get HF_TOKEN")
 	}
 	fsys, _, _, err = ParseLocationOptions("http://127.0.0.1:10/dir/", Options{CacheSize: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if fsys.(*FS).opts.Token != "" {
 		t.Error("a URL on another host got HF_TOKEN")
 	}
@@ -124,13 +123,9 @@ func TestTokenNotSentToRedirectTarget(t *testing.T) {
 	t.Setenv("HF_TOKEN", "hf_secret")
 
 	fsys, _, _, err := ParseLocationOptions("hf://org/name@main", testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f, err := fsys.(*FS).OpenFile("model.safetensors")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	readAt(t, f, data, 2<<20+5, 100)
 	_, err = fsys.Open("missing.json")
 	if !errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "hf_secret") {
@@ -178,9 +173,7 @@ func TestModelRequests(t *testing.T) {
 	files := make([]source.File, len(names))
 	for i, name := range names {
 		f, err := fsys.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		files[i] = f
 		sf, err := safetensors.NewFile(f)
 		if err != nil {
@@ -230,10 +223,7 @@ func TestModelRequests(t *testing.T) {
 }
 
 func TestLazyReads(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(10<<20+123, 3)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 10<<20+123, 3)
 	fsys := newFS(t, s.URL, testOptions())
 	f := openFile(t, fsys, "blob.bin")
 	if f.Size() != int64(len(data)) || f.Mode() != 0o444 || f.ModTime().IsZero() || f.ETag() == "" {
@@ -300,10 +290,7 @@ func TestEmptyAndSmallFiles(t *testing.T) {
 }
 
 func TestReadaheadAndSharedFetches(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(64<<20, 5)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 64<<20, 5)
 	fsys := newFS(t, s.URL, testOptions())
 	f := openFile(t, fsys, "blob.bin")
 
@@ -344,10 +331,7 @@ func TestReadaheadAndSharedFetches(t *testing.T) {
 }
 
 func TestCacheBounds(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(2<<20, 9)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 2<<20, 9)
 	opts := testOptions()
 	opts.ChunkSize = 64 << 10
 	opts.MemCacheSize = 3 * 64 << 10
@@ -404,17 +388,13 @@ func TestHubOverNginx(t *testing.T) {
 		t.Fatalf("config.json: %q, %v", got, err)
 	}
 	f, err := fsys.Open("model.safetensors")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	if f.Name() != s.URL+"/org/model/resolve/main/model.safetensors" {
 		t.Errorf("Name %q", f.Name())
 	}
 	sf, err := safetensors.NewFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tn := sf.Tensor("a")
 	buf := make([]byte, 16)
 	if _, err := f.ReadAt(buf, int64(len(shard))-16); err != nil || !bytes.Equal(buf, shard[len(shard)-16:]) || tn == nil {
@@ -448,10 +428,7 @@ func TestHubOverNginx(t *testing.T) {
 // near the reader in memory (the kernel caches what it read), however
 // large the memory cache, and an early chunk read again comes back right.
 func TestStreamingDropsBehind(t *testing.T) {
-	root := t.TempDir()
-	data := pattern(100<<20, 7)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 100<<20, 7)
 	opts := testOptions()
 	opts.MemCacheSize = 256 << 20
 	fsys := newFS(t, s.URL, opts)
@@ -487,5 +464,180 @@ func waitIdle(t *testing.T, f *File) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d chunks still in flight", n)
 		}
+	}
+}
+
+func TestRetryAfterIsCapped(t *testing.T) {
+	_, p, data := faultSetup(t)
+	opts := testOptions()
+	opts.MaxRetryAfter = 200 * time.Millisecond
+	fsys := newFS(t, p.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	p.Inject("/blob.bin", nginxtest.Fault{Kind: nginxtest.Status, Status: 429, RetryAfter: "3600"})
+	start := time.Now()
+	readAt(t, f, data, 2<<20, 10)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Retry-After: 3600 made the read wait %v, cap %v", d, opts.MaxRetryAfter)
+	}
+}
+
+func TestCorruptDiskChunkIsRefetched(t *testing.T) {
+	_, data, s := serveBlob(t, 1<<20, 4)
+	opts := testOptions()
+	opts.ChunkSize = 64 << 10
+	opts.CacheDir = t.TempDir()
+	opts.CacheSize = 1 << 20
+	fsys := newFS(t, s.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	readAt(t, f, data, 5*(64<<10), 10)
+	fsys.disk.flush() // the disk cache writes in the background
+	// Flip a byte of the cached chunk 5.
+	datas, _ := filepath.Glob(filepath.Join(opts.CacheDir, "*.data"))
+	if len(datas) != 1 {
+		t.Fatalf("found %d chunk files, want 1: %v", len(datas), datas)
+	}
+	cf, err := os.OpenFile(datas[0], os.O_RDWR, 0)
+	require.NoError(t, err)
+	b := make([]byte, 1)
+	off := int64(5*(64<<10) + 100)
+	if _, err := cf.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0xff
+	if _, err := cf.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	cf.Close()
+	forgetDiskCache(t, opts.CacheDir)
+	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
+	f2 := openFile(t, newFS(t, s.URL, opts), "blob.bin")
+	readAt(t, f2, data, 5*(64<<10), 1000)
+	if got := nginxtest.Count(s.Requests(t), "/blob.bin", nil) - before; got != 2 {
+		t.Errorf("%d requests, want 2 (open, and the corrupt chunk again)", got)
+	}
+}
+
+func TestClosedFile(t *testing.T) {
+	_, _, s := serveBlob(t, 3<<20, 2)
+	f := openFile(t, newFS(t, s.URL, testOptions()), "blob.bin")
+	f.Close()
+	_, err := f.ReadAt(make([]byte, 10), 2<<20)
+	wantCode(t, err, CodeClosed)
+}
+
+// TestWithTimeout: --timeout sets the bound of a read with its retries
+// and cuts the connect, response and stall timeouts to it, never raising
+// one.
+func TestWithTimeout(t *testing.T) {
+	o := Options{StallTimeout: time.Second}.WithTimeout(5 * time.Second).withDefaults()
+	if o.ReadTimeout != 5*time.Second || o.ConnectTimeout != 5*time.Second || o.ResponseTimeout != 5*time.Second || o.StallTimeout != time.Second {
+		t.Errorf("WithTimeout(5s): read %v, connect %v, response %v, stall %v", o.ReadTimeout, o.ConnectTimeout, o.ResponseTimeout, o.StallTimeout)
+	}
+	o = Options{}.WithTimeout(10 * time.Minute).withDefaults()
+	if o.ReadTimeout != 10*time.Minute || o.ConnectTimeout != 10*time.Second || o.ResponseTimeout != 30*time.Second || o.StallTimeout != 20*time.Second {
+		t.Errorf("WithTimeout(10m): read %v, connect %v, response %v, stall %v", o.ReadTimeout, o.ConnectTimeout, o.ResponseTimeout, o.StallTimeout)
+	}
+	if o := (Options{}).WithTimeout(0); o != (Options{}) {
+		t.Errorf("WithTimeout(0) changed the options: %+v", o)
+	}
+}
+
+// TestFallbackResumesAfterPublished: a run cut mid-body by the storage
+// host a redirect led to, which then refuses the signed URL (403), is
+// finished through the file's own URL and a fresh redirect, starting
+// after the chunks already published to readers: those may be copied out
+// or sent to FUSE at that moment and must not be written again.
+func TestFallbackResumesAfterPublished(t *testing.T) {
+	const cs = 64 << 10
+	data := pattern(8*cs, 6)
+	var mu sync.Mutex
+	var log []string
+	redirects := 0
+	serve := func(w http.ResponseWriter, r *http.Request, cut int) {
+		var a, b int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &a, &b); err != nil || b >= len(data) {
+			b = len(data) - 1
+		}
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(data)))
+		w.Header().Set("Content-Length", strconv.Itoa(b-a+1))
+		w.WriteHeader(http.StatusPartialContent)
+		if cut > 0 && cut < b-a+1 {
+			w.Write(data[a : a+cut])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // the connection drops mid-body
+		}
+		w.Write(data[a : b+1])
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		log = append(log, r.URL.Path+" "+r.Header.Get("Range"))
+		n := len(log)
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/blob.bin":
+			mu.Lock()
+			redirects++
+			sig := redirects
+			mu.Unlock()
+			http.Redirect(w, r, "/signed/"+strconv.Itoa(sig)+"/blob.bin", http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/signed/1/"):
+			switch n {
+			case 2: // the open's first chunk
+				serve(w, r, 0)
+			case 3: // the run: one chunk and a bit, then the drop
+				serve(w, r, cs+1000)
+			default: // the signature has expired
+				w.WriteHeader(http.StatusForbidden)
+			}
+		default:
+			serve(w, r, 0)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	opts := testOptions()
+	opts.ChunkSize = cs
+	opts.MaxReadahead = -1
+	fsys := newFS(t, srv.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	readAt(t, f, data, cs, 3*cs) // chunks 1-3 in one run
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		"/blob.bin bytes=0-65535", "/signed/1/blob.bin bytes=0-65535",
+		"/signed/1/blob.bin bytes=65536-262143",  // cut after chunk 1 and 1000 bytes
+		"/signed/1/blob.bin bytes=132072-262143", // the retry resumes, refused
+		"/blob.bin bytes=131072-262143", "/signed/2/blob.bin bytes=131072-262143",
+	}
+	if strings.Join(log, "\n") != strings.Join(want, "\n") {
+		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSpanSlice checks span.slice against slicing the joined bytes, for
+// every range of a span with an empty piece and pieces of several sizes.
+func TestSpanSlice(t *testing.T) {
+	s := span{[]byte("abc"), nil, []byte("d"), []byte("efgh")}
+	whole := bytes.Join(s, nil)
+	if s.len() != len(whole) {
+		t.Fatalf("len %d, want %d", s.len(), len(whole))
+	}
+	for from := 0; from <= len(whole); from++ {
+		for to := from; to <= len(whole); to++ {
+			got := s.slice(from, to)
+			if j := bytes.Join(got, nil); !bytes.Equal(j, whole[from:to]) || got.len() != to-from {
+				t.Fatalf("slice(%d, %d) = %q", from, to, j)
+			}
+			for _, p := range got {
+				if len(p) == 0 {
+					t.Fatalf("slice(%d, %d) holds an empty piece", from, to)
+				}
+			}
+		}
+	}
+	// The pieces share the span's arrays: a fetch fills the chunks.
+	s.slice(4, 6)[0][0] = 'X'
+	if s[3][0] != 'X' {
+		t.Fatal("slice copied")
 	}
 }
