@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Family is one architecture's spec, as data: the config fields it reads
@@ -47,8 +48,12 @@ type Family struct {
 	// (families_vision.go).
 	compose func(c *Config) (*Family, error)
 
-	compiled *compiled
+	compiled   *compiled // set on first use (ready), under compileMu
+	compileErr error
 }
+
+// compileMu guards the families' compilation on first use.
+var compileMu sync.Mutex
 
 // Def is one symbol of a family's expressions: a config field read with
 // its class's default, or a value derived from others.
@@ -125,13 +130,13 @@ var (
 )
 
 // register adds families to the table; it is called from the package
-// variables of the families_*.go files, and panics on a malformed family
-// (a programming error caught by every test run).
+// variables of the families_*.go files, and panics on a model_type two
+// families claim (a programming error caught by every test run). A family
+// is compiled on first use (ready): compiling all of them at start-up
+// cost every command 0.2 s and 13 MB.
 func register(fs ...*Family) bool {
 	for _, f := range fs {
-		if err := f.compile(); err != nil {
-			panic("spec: family " + f.Name + ": " + err.Error())
-		}
+		f.defaultNames()
 		for _, mt := range f.ModelTypes {
 			if other, dup := byType[mt]; dup {
 				panic(fmt.Sprintf("spec: model_type %q in both %s and %s", mt, other.Name, f.Name))
@@ -260,6 +265,30 @@ func compileExpr(s string) (x expr, err error) {
 	return parseExpr(s), nil
 }
 
+// ready compiles f, once; a malformed family (TestFamiliesCompile
+// compiles every one) is an error of the check, not a panic.
+func (f *Family) ready() error {
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	if f.compiled == nil && f.compileErr == nil {
+		if err := f.compile(); err != nil {
+			f.compileErr = fmt.Errorf("spec: family %s: %w", f.Name, err)
+		}
+	}
+	return f.compileErr
+}
+
+// defaultNames sets the embedding's and the head's usual names where
+// the family gives none.
+func (f *Family) defaultNames() {
+	if f.Embed == "" {
+		f.Embed = "model.embed_tokens.weight"
+	}
+	if f.Head == "" {
+		f.Head = "lm_head.weight"
+	}
+}
+
 func (f *Family) compile() error {
 	c := &compiled{ignore: f.Ignore}
 	known := map[string]bool{"l": true, "causal": true, "seqcls": true, "C": true, "true": true, "false": true, "empty": true}
@@ -320,12 +349,7 @@ func (f *Family) compile() error {
 		}
 		c.defs = append(c.defs, cd)
 	}
-	if f.Embed == "" {
-		f.Embed = "model.embed_tokens.weight"
-	}
-	if f.Head == "" {
-		f.Head = "lm_head.weight"
-	}
+	f.defaultNames()
 	tensors := func(ts []T, where string, extra map[string]bool) []cT {
 		var out []cT
 		for _, t := range ts {
@@ -403,6 +427,9 @@ func lookupFamily(c *Config) (f *Family, head, note string, err error) {
 		if f, err = f.compose(c); err != nil {
 			return nil, "", "", err
 		}
+	}
+	if err := f.ready(); err != nil {
+		return nil, "", "", err
 	}
 	switch {
 	case arch == "" || arch == f.causal():

@@ -387,3 +387,9 @@ func TestBoundsAdmitRealModels(t *testing.T) {
 	assert.Greater(t, len(p.Tensors), 70_000)
 	assert.True(t, strings.HasPrefix(p.Tensors[0].Name, "model."))
 }
+
+// TestFamiliesCompile: every registered family's expressions parse and
+// name only known symbols.
+func TestFamiliesCompile(t *testing.T) {
+	require.NoError(t, spec.CompileFamilies())
+}

@@ -1,0 +1,13 @@
+package spec
+
+// CompileFamilies compiles every registered family (families compile on
+// first use, so a malformed one would otherwise only show when a model of
+// its type is checked).
+func CompileFamilies() error {
+	for _, f := range families {
+		if err := f.ready(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
