@@ -166,36 +166,26 @@ func comparePaths(a, b []string) int {
 }
 
 // The names the tree itself uses, at its root and in each tensor's
-// directory. They are reserved: a tensor path component equal to one of
-// them is escaped (see paths.go), so no header can shadow them.
+// directory: internal/layout's, which reserves them (a tensor path
+// component equal to one of them is escaped), so no header can shadow
+// them. buildTree uses no other literal.
 const (
-	nameVerdict  = "verdict"
-	nameReport   = "report"
-	nameConfig   = "config.json"
-	nameShapes   = "shapes"
-	nameByName   = "by-name"
-	nameExpected = "expected"
-	nameFiles    = "files"
-	nameMetadata = "metadata"
-	nameTokenizr = "tokenizer"
-	nameCompare  = "compare"
+	nameVerdict  = layout.Verdict
+	nameReport   = layout.Report
+	nameConfig   = layout.Config
+	nameShapes   = layout.Shapes
+	nameByName   = layout.ByName
+	nameExpected = layout.Expected
+	nameFiles    = layout.Files
+	nameMetadata = layout.Metadata
+	nameTokenizr = layout.Tokenizer
+	nameCompare  = layout.Compare
 
-	nameShape    = "shape"
-	nameDType    = "dtype"
-	nameData     = "data"
-	nameLocation = "location"
+	nameShape    = layout.Shape
+	nameDType    = layout.DType
+	nameData     = layout.Data
+	nameLocation = layout.Location
 )
-
-// treeNames is every reserved name: the root's and a tensor directory's
-// (tensorFiles). buildTree uses no other literal.
-var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameAdapterConfig, nameLoRA, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
-		layout.Summary, layout.OnlyInModel, layout.OnlyInOther, layout.DeltaF32, layout.DeltaNPY}
-	for _, f := range tensorFiles {
-		names = append(names, f.name)
-	}
-	return names
-}()
 
 // pictureCache bounds the rendered pictures and pages kept (the largest
 // heatmap is 3.9 MB).
@@ -215,33 +205,6 @@ func (t *tree) sitePath(name string) string {
 // maxLinkTarget is the longest symlink target readlink(2) returns through
 // FUSE (a page, less the terminating NUL).
 const maxLinkTarget = 4095
-
-// pathsOf maps the name of every tensor of the files, and of every
-// expected tensor they lack, to its path components in the tree.
-func pathsOf(r *spec.Report) map[string][]string {
-	m := r.Model
-	tensors := m.Tensors()
-	expected := r.ExpectedSet()
-	names := make([]string, 0, len(tensors)+len(expected))
-	for _, tt := range tensors {
-		names = append(names, tt.Name)
-	}
-	for _, e := range expected {
-		if m.Tensor(e.Name) == nil {
-			names = append(names, e.Name)
-		}
-	}
-	return treePaths(m, names)
-}
-
-// Paths returns the directory of every tensor in the tree of a checked
-// model, relative to its root ("layers/0/self_attn/q_proj"), as
-// site.Options.Path wants it: fsinspect --html lays its site out as the
-// mount does.
-func Paths(r *spec.Report) func(name string) string {
-	p := pathsOf(r)
-	return func(name string) string { return strings.Join(p[name], "/") }
-}
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
 // With ar set, it lays out an adapter (adapter.go): r is then its base's
@@ -274,7 +237,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	}
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
-	paths := pathsOf(r)
+	paths := r.Paths()
 	if ar != nil && ar.Base == nil {
 		// An adapter alone: no base tensors, nothing expected of them.
 		tensors, t.noBase = nil, true
@@ -337,7 +300,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	}
 	for _, f := range files {
 		mt := f.ModTime()
-		comps := escapeFileName(path.Base(filepath.ToSlash(f.Name())))
+		comps := layout.EscapeFileName(path.Base(filepath.ToSlash(f.Name())))
 		dir := t.mkdirs(filesDir, comps[:len(comps)-1], top)
 		t.file(dir, comps[len(comps)-1], wholeFile(f), &mt, t.perms.of(f))
 	}
@@ -391,7 +354,7 @@ func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm
 	}
 	links := make([][]string, len(tensors))
 	for i, tt := range tensors {
-		links[i] = escapePart(tt.Name)
+		links[i] = layout.Escape(tt.Name)
 	}
 	order := make([]int, len(tensors))
 	for i := range order {
@@ -423,7 +386,7 @@ func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 	if t.noBase {
 		expected = nil
 	}
-	paths := pathsOf(t.report)
+	paths := t.report.Paths()
 	t.file(exp, nameShapes, newLines(len(expected), func(b []byte, i int) []byte {
 		return appendShapeLine(b, expected[i].Name, expected[i].Shape)
 	}), top, all)
