@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"container/list"
 	"context"
 	"log"
 	"sync"
@@ -26,7 +25,6 @@ type node struct {
 
 	once    sync.Once
 	listing []fuse.DirEntry
-	live    *list.Element // a file's place among the live inodes (prune.go)
 }
 
 // The operations a node supports; everything else (writes, mkdir,

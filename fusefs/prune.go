@@ -1,8 +1,9 @@
 package fusefs
 
 import (
-	"container/list"
 	"sync"
+
+	"github.com/fsmount/fsmount/internal/lru"
 )
 
 // The kernel keeps the inodes of the files and directories it has looked
@@ -16,28 +17,24 @@ import (
 // their inodes when nothing holds them, and a later lookup asks again.
 const maxLiveFiles = 32768
 
-// liveFiles are the file nodes the kernel holds, most recent first.
+// liveFiles are the file nodes the kernel holds, in the order it first
+// looked them up.
 type liveFiles struct {
 	max   int // 0 means maxLiveFiles
 	mu    sync.Mutex
-	order list.List
+	order lru.Cache[*node, struct{}]
 }
 
 func (l *liveFiles) add(n *node) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n.live == nil {
-		n.live = l.order.PushFront(n)
-	}
+	l.order.Add(n, struct{}{}) // a node held already keeps its place
 }
 
 func (l *liveFiles) remove(n *node) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n.live != nil {
-		l.order.Remove(n.live)
-		n.live = nil
-	}
+	l.order.Remove(n)
 }
 
 func (l *liveFiles) len() int {
@@ -60,8 +57,7 @@ func (l *liveFiles) prune() int {
 			l.mu.Unlock()
 			return dropped
 		}
-		n := l.order.Remove(l.order.Back()).(*node)
-		n.live = nil
+		n, _, _ := l.order.RemoveOldest()
 		l.mu.Unlock()
 		if name, parent := n.Parent(); parent != nil {
 			parent.NotifyEntry(name)

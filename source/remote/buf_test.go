@@ -110,8 +110,8 @@ func checkNoLeak(t *testing.T, fsys *FS) {
 	count := func() (held, extra int64) {
 		fsys.mem.mu.Lock()
 		defer fsys.mem.mu.Unlock()
-		for _, e := range fsys.mem.items {
-			if b := e.Value.(*memEntry).buf; b.pool != nil {
+		for _, b := range fsys.mem.lru.All() {
+			if b.pool != nil {
 				held++
 				extra += int64(b.refs.Load()) - 1
 			}
