@@ -3,6 +3,7 @@ package pytorch
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -242,25 +243,8 @@ func (f *File) resolveAll(es []*entry) error {
 		}
 		return nil
 	}
-	errs := make([]error, len(es))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, resolvers)
-	for i, e := range es {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			errs[i] = f.resolve(e)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	errs := par.Each(len(es), resolvers, func(i int) error { return f.resolve(es[i]) })
+	return cmp.Or(errs...)
 }
 
 // readEntry reads a small stored record whole.
