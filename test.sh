@@ -10,12 +10,14 @@
 # |----------------------------------|------------------------------------------|--------------------------------------------------------|
 # | gofmt, go vet, staticcheck       | every package                            | house style; staticcheck is a tool in go.mod           |
 # | go mod tidy -diff                | go.mod, go.sum                           | they are what tidy makes them                          |
-# | go test -race ./...              | every test, real mounts included         | the suite; the race detector on every concurrent path  |
+# | go test -race (all but e2e)      | every package's tests, real mounts too   | the race detector on every concurrent path in-process  |
 # | go test ./source/remote          | chunk buffers in huge-page slabs         | race builds keep buffers on the Go heap, so the slab   |
 # |                                  |                                          | path (the production one) runs only without -race      |
-# | GOMAXPROCS=1 ./fusefs ./e2e      | the mount and the commands on one core   | some orderings only show on one core                   |
 # | FSMOUNT_TEST_PASSTHROUGH=1 fusefs| the mount in open mode (--passthrough)   | open mode answers OPEN; the default never sees one     |
-# | e2e as user nobody               | mounting through fusermount3             | root mounts with mount(2); users go through fusermount3|
+# | GOMAXPROCS=1 ./fusefs            | the mount on one core                    | some orderings only show on one core                   |
+# | go test ./e2e (root)             | the built commands, as a user runs them  | e2e runs binaries, which -race would not instrument    |
+# | e2e as user nobody, one core     | mounting through fusermount3, and the    | root mounts with mount(2); users go through            |
+# |                                  | commands on one core (GOMAXPROCS=1)      | fusermount3; some orderings only show on one core      |
 # | leftover-mount check             | no FUSE mount left under the tests' TMPDIR| a test that leaks a mount is a failing test           |
 #
 # --quick runs the first two rows and the unit tests with -short and no
@@ -78,18 +80,21 @@ leftover_check() {
 }
 trap 'leftover_check || exit 1' EXIT
 
-# -count=1: never trust a cached result; -p 1: mount tests do not compete
-# for the two cores and their timings stay readable.
-go test -race -count=1 -p 1 -timeout 20m ./...
+# -count=1: never trust a cached result. e2e runs on its own below: its
+# tests run the built binaries, which a -race test build does not
+# instrument, so under -race it would only be slower.
+go test -race -count=1 -timeout 20m $(go list ./... | grep -v -e '/e2e$')
 
 go test -count=1 ./source/remote
 
-GOMAXPROCS=1 go test -count=1 -p 1 -timeout 10m ./fusefs ./e2e
-
 FSMOUNT_TEST_PASSTHROUGH=1 go test -race -count=1 -timeout 10m ./fusefs
 
+GOMAXPROCS=1 go test -count=1 -timeout 10m ./fusefs
+
+go test -count=1 -timeout 20m ./e2e
+
 # The end-to-end suite again as an unprivileged user, so that mounting
-# through fusermount3 (not mount(2) as root) is tested too. The binaries
+# through fusermount3 (not mount(2) as root) is tested too, on one core. The binaries
 # and the test binary are built here, and run from a copy of testdata/ that
 # the user can read.
 if [ "$(id -u)" = 0 ]; then
@@ -128,8 +133,8 @@ if [ "$(id -u)" = 0 ]; then
     mkdir "$tmp" && chown nobody:nogroup "$tmp"
     echo "--- e2e as user nobody (fusermount3)"
     (cd "$work/e2e" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
-      env HOME=/tmp TMPDIR="$tmp" FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
+      env HOME=/tmp TMPDIR="$tmp" GOMAXPROCS=1 FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
       FSMOUNT_NO_TORCH="PyTorch e2e tests run as root only: as nobody, model.norm.weight of the virtual safetensors differs from torch (open defect)" \
-      "$work/bin/e2e.test" -test.count=1 -test.timeout=10m)
+      "$work/bin/e2e.test" -test.count=1 -test.timeout=20m)
   fi
 fi

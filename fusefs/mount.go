@@ -31,7 +31,9 @@ type Options struct {
 	// directory, and the report given to Mount is its base's (or, without
 	// a base, that of the adapter's weights file).
 	Adapter *adapter.Report
-	// maxLiveFiles, if positive, replaces maxLiveFiles (tests).
+	// maxLiveFiles, if positive, replaces maxLiveFiles, and the watcher
+	// then leaves pruning to the caller, so that a test sees the bound
+	// passed before it prunes (tests).
 	maxLiveFiles int
 	// DirectMount mounts with mount(2) instead of through fusermount3,
 	// which needs root; MS_RDONLY then also spares the atime GETATTR
@@ -122,6 +124,7 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 		return nil, nil, err
 	}
 	root.t.live.max = o.maxLiveFiles
+	root.t.live.byHand = o.maxLiveFiles > 0
 	if o.Passthrough {
 		root.t.open = &openMode{decided: make(chan struct{})}
 		// Decided on every path: an OPEN that arrived meanwhile waits.

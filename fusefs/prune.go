@@ -20,9 +20,10 @@ const maxLiveFiles = 32768
 // liveFiles are the file nodes the kernel holds, in the order it first
 // looked them up.
 type liveFiles struct {
-	max   int // 0 means maxLiveFiles
-	mu    sync.Mutex
-	order lru.Cache[*node, struct{}]
+	max    int  // 0 means maxLiveFiles
+	byHand bool // the watcher does not prune (tests)
+	mu     sync.Mutex
+	order  lru.Cache[*node, struct{}]
 }
 
 func (l *liveFiles) add(n *node) {

@@ -120,7 +120,7 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		if t.live.prune() > 0 {
+		if !t.live.byHand && t.live.prune() > 0 {
 			t.busy = true // what the kernel let go is freed once idle
 		}
 		if n := t.reads.Load(); n != seen {

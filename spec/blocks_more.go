@@ -60,6 +60,10 @@ func (c *Config) milliValue(field string, raw json.RawMessage) (any, error) {
 // features are concatenated).
 const Count = Str + 1
 
+// IntOrList is a definition's type: a number, or an array of them (one
+// per layer: Gemma 3n's intermediate_size); pick(x, l) reads either.
+const IntOrList = Str + 3
+
 // countValue reads a Count: an array's length, else 1 for a number.
 func (c *Config) countValue(field string, raw json.RawMessage) (any, error) {
 	var items []json.RawMessage

@@ -27,6 +27,8 @@ var capped = map[string]bool{
 	"decoder_layers": true, "num_decoder_layers": true, "encoder_layers": true,
 	// arch-last: xLSTM's num_blocks, absent = num_hidden_layers, which a/ caps.
 	"num_blocks": true,
+	// arch-p1: Zamba2's layers_block_type, cut to the a/ config's 7 layers.
+	"layers_block_type": true,
 }
 
 // handMade are the architectures whose a/ config is a real model's, not

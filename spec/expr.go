@@ -15,8 +15,14 @@ import (
 //	in(l, mlp_only_layers)  an integer in a list
 //	at(layer_types, l)      a list's element ('full_attention' is a string)
 //	len(list), max(a, b), min(a, b), c ? a : b
+//	count(list, x, n)       entries equal to x among the first n
+//	pick(x, l)              x's entry l if x is a list (IntOrList), else x
+//	list(1, 1, 2)           a list, for a List's default
+//	log2(n)                 floor(log2(n))
+//	key(at(list, i), 'name', 32)  a field of an object in a list, or a default
 //
-// A value is an int64, a string or a list ([]any). Expressions are parsed
+// A value is an int64, a string, a list ([]any) or an object of a list
+// (map[string]any of int64s and strings). Expressions are parsed
 // once, when the families are registered; a malformed one is a
 // programming error and panics at init, never on a user's input.
 
@@ -251,6 +257,50 @@ func (x callExpr) eval(e *env) (any, error) {
 	case "len":
 		l, err := list(0)
 		return int64(len(l)), err
+	case "log2": // floor(log2(n)), n ≥ 1: Emu3's temporal blocks, log2(temporal_downsample_factor)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if len(n) != 1 || n[0] < 1 {
+			return nil, &exprError{fmt.Sprintf("%s: needs one positive integer", x.src())}
+		}
+		r := int64(0)
+		for v := n[0]; v > 1; v >>= 1 {
+			r++
+		}
+		return r, nil
+	case "list": // list(a, b, …): a list literal (a VQ-GAN's default channel_multiplier)
+		return vals, nil
+	case "pick": // pick(x, l): x's entry l if x is a list, else x (Gemma 3n's per-layer intermediate_size)
+		if len(vals) != 2 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a value and an index", x.src())}
+		}
+		if _, ok := vals[0].([]any); !ok {
+			return vals[0], nil
+		}
+		l, _ := list(0)
+		i, ok := vals[1].(int64)
+		if !ok || i < 0 || i >= int64(len(l)) {
+			return nil, &exprError{fmt.Sprintf("%s is out of range: the list has %d entries", x.src(), len(l))}
+		}
+		return l[i], nil
+	case "count": // count(list, x, n): entries equal to x among the first n (Zamba2's hybrid index of layer l)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := vals[len(vals)-1].(int64)
+		if len(vals) != 3 || !ok {
+			return nil, &exprError{fmt.Sprintf("%s: needs a list, a value and a count", x.src())}
+		}
+		c := int64(0)
+		for i := int64(0); i < n && i < int64(len(l)); i++ {
+			if fmt.Sprint(l[i]) == fmt.Sprint(vals[1]) {
+				c++
+			}
+		}
+		return c, nil
 	case "isqrt": // floor(√n): Doge's CDMoE has isqrt(num_experts) keys (families_last.go)
 		n, err := ints()
 		if err != nil {
@@ -283,6 +333,19 @@ func (x callExpr) eval(e *env) (any, error) {
 			r *= b
 		}
 		return r, nil
+	case "key": // key(obj, 'name', default): a field of an object in a list (UDOP's relative_bias_args, families_p2.go)
+		if len(vals) != 3 {
+			return nil, &exprError{fmt.Sprintf("%s: needs an object, a key and a default", x.src())}
+		}
+		m, ok := vals[0].(map[string]any)
+		k, isStr := vals[1].(string)
+		if !ok || !isStr {
+			return nil, &exprError{fmt.Sprintf("%s: %s is not an object", x.src(), x.args[0].src())}
+		}
+		if v, ok := m[k]; ok {
+			return v, nil
+		}
+		return vals[2], nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {

@@ -343,8 +343,16 @@ var _ = register(
 	func() *Family {
 		f := seq2seqDecoder("TrOCR", "TrOCR", "trocr", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "512"),
 			flag("learned", "use_learned_position_embeddings", "true", "learned positions"),
-			flag("emb_ln", "layernorm_embedding", "true", "a LayerNorm after the embeddings")}),
-			cat(when("learned", decoderPositions("P+2")), when("emb_ln", embLN)), bartLayer, nil)
+			flag("emb_ln", "layernorm_embedding", "true", "a LayerNorm after the embeddings"),
+			// The encoder's width the cross-attention's keys and values read
+			// (TrOCR-base: a 768-wide ViT under a 1024-wide decoder).
+			{Sym: "xk", Field: "cross_attention_hidden_size", Default: "H", Null: "H", Desc: "width of the encoder states the cross-attention reads"}}),
+			cat(when("learned", decoderPositions("P+2")), when("emb_ln", embLN)),
+			cat(s2sAttn("self_attn.", "true", "true"), norm("self_attn_layer_norm", "H", "true"),
+				linear("encoder_attn.q_proj", "H", "H", "true"), linear("encoder_attn.k_proj", "H", "xk", "true"),
+				linear("encoder_attn.v_proj", "H", "xk", "true"), linear("encoder_attn.out_proj", "H", "H", "true"),
+				norm("encoder_attn_layer_norm", "H", "true"),
+				linear("fc1", "F", "H", "true"), linear("fc2", "H", "F", "true"), norm("final_layer_norm", "H", "true")), nil)
 		f.Final = lmHead("output_projection.weight")
 		f.Head = "output_projection.weight"
 		return f

@@ -33,10 +33,15 @@ var gptBuffers = []string{`^(transformer\.)?h\.\d+\.attn\.(masked_)?bias$`, `^(t
 
 var _ = register(
 	&Family{Name: "GPT-2", Class: "GPT2", ModelTypes: []string{"gpt2"}, Causal: "GPT2LMHeadModel",
-		Defs:   cat(gpt2Dims("12", "4*H"), gpt2Pos, []Def{tie("true")}),
+		Defs: cat(gpt2Dims("12", "4*H"), gpt2Pos, []Def{tie("true"),
+			flag("cross", "add_cross_attention", "false", "each layer has cross-attention to an encoder")}),
 		Global: cat(embed("transformer.wte.weight"), gpt2PosT),
 		Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
 			norm("ln_1", "H", "true"), conv1d("attn.c_attn", "H", "3*H"), conv1d("attn.c_proj", "H", "H"),
+			// add_cross_attention (a VisionEncoderDecoder's decoder): K and V
+			// fused, Q apart.
+			when("cross", conv1d("crossattention.c_attn", "H", "2*H"), conv1d("crossattention.q_attn", "H", "H"),
+				conv1d("crossattention.c_proj", "H", "H"), norm("ln_cross_attn", "H", "true")),
 			norm("ln_2", "H", "true"), conv1d("mlp.c_fc", "H", "I"), conv1d("mlp.c_proj", "I", "H"))}},
 		Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
 		Embed: "transformer.wte.weight", Ignore: gptBuffers, BasePrefix: "transformer."},

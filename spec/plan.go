@@ -165,7 +165,7 @@ func (pl *planner) def(d *cDef) (any, error) {
 		case d.Pos && n == 0:
 			return nil, pl.c.errorf(field, "must be positive")
 		case d.Max > 0 && n > int64(d.Max):
-			return nil, pl.c.errorf(field, "is %d, more than the %d %s fsmount accepts%s", n, d.Max, boundWhat(d.Max), boundReal(d.Max))
+			return nil, pl.c.errorf(field, "is %d, more than the %d%s fsmount accepts%s", n, d.Max, boundWhat(d.Max), boundReal(d.Max))
 		}
 		if d.Divides != "" {
 			mv, err := pl.env.lookup(d.Divides)
@@ -182,10 +182,13 @@ func (pl *planner) def(d *cDef) (any, error) {
 }
 
 func boundWhat(max int) string {
-	if max == MaxExperts {
-		return "experts"
+	switch max {
+	case MaxExperts:
+		return " experts"
+	case MaxLayers:
+		return " layers"
 	}
-	return "layers"
+	return "" // a bound of its own (a VQ-GAN's resolutions, families_p2.go)
 }
 
 func boundReal(max int) string {
@@ -280,6 +283,11 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.countValue(field, raw)
 	case Milli:
 		return c.milliValue(field, raw)
+	case IntOrList:
+		if t = Int; len(raw) > 0 && raw[0] == '[' {
+			t = List
+		}
+		return c.value(field, raw, t)
 	case List:
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
@@ -298,6 +306,10 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 			var b bool // a list of flags (Transformer-XL's tie_projs) reads as 1 and 0
 			if json.Unmarshal(it, &b) == nil {
 				out[i] = b2i(b)
+				continue
+			}
+			if obj, ok := objectEntry(it); ok { // a list of objects (UDOP's relative_bias_args): read with key()
+				out[i] = obj
 				continue
 			}
 			n, err := c.parseInt(field, it)
@@ -436,13 +448,23 @@ func (pl *planner) count() (n uint64, field, what string, err error) {
 		if sym, ok := s.layers.(symExpr); ok && lfield == "" {
 			lfield = pl.field[sym.name]
 		}
-		pl.env.layer = map[string]any{"l": int64(0)}
-		k, err := one(s.tensors, &pl.env)
-		pl.env.layer = nil
-		if err != nil {
-			return 0, "", "", err
+		// Each layer counted with its l bound: a count may vary by layer
+		// (a Swin stage's depth, at(depths, l)). Past MaxLayers layers
+		// (a stack whose count has no Def.Max) the last layer's count
+		// stands for the rest, which the bound then refuses.
+		var k uint64
+		for l := range min(max(L, 0), MaxLayers) {
+			pl.env.layer = map[string]any{"l": l}
+			k, err = one(s.tensors, &pl.env)
+			pl.env.layer = nil
+			if err != nil {
+				return 0, "", "", err
+			}
+			n += k
 		}
-		n += uint64(max(L, 0)) * k
+		if L > MaxLayers {
+			n += uint64(min(L-MaxLayers, 1<<40)) * max(k, 1) // saturating: the bound refuses it anyway
+		}
 		if i == 0 {
 			layers = append(layers, fmt.Sprintf("%d layers", L))
 		}
