@@ -550,21 +550,14 @@ func baseName(name string) string {
 // checkpoint) into one list sorted by name; a tensor name in two files
 // is an error.
 func Join(files []*File) ([]*tensor.Tensor, error) {
-	n := 0
-	for _, f := range files {
-		n += len(f.tensors)
+	lists := make([][]*tensor.Tensor, len(files))
+	for i, f := range files {
+		lists[i] = f.tensors
 	}
-	all := make([]*tensor.Tensor, 0, n)
-	byName := make(map[string]*File, n)
-	for _, f := range files {
-		for _, t := range f.tensors {
-			if prev, dup := byName[t.Name]; dup {
-				return nil, formatErr(f.Name(), CodeDuplicate, t.Name, "tensor %s is stored in both %s and %s", printable(t.Name), baseName(prev.Name()), baseName(f.Name()))
-			}
-			byName[t.Name] = f
-			all = append(all, t)
-		}
+	all, dup, i, j := tensor.Join(lists)
+	if dup != nil {
+		prev, f := files[i], files[j]
+		return nil, formatErr(f.Name(), CodeDuplicate, dup.Name, "tensor %s is stored in both %s and %s", printable(dup.Name), baseName(prev.Name()), baseName(f.Name()))
 	}
-	slices.SortFunc(all, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
 	return all, nil
 }
