@@ -227,12 +227,12 @@ func TestGGUFMalformedRules(t *testing.T) {
 	// The file unbroken is valid: an architecture without a spec, so its
 	// tensors get the structural check only (here nothing to compare).
 	kvs, ts := good()
-	kvs[0].Value = "falcon"
+	kvs[0].Value = "internlm2"
 	p := filepath.Join(t.TempDir(), "good.gguf")
 	require.NoError(t, testmodel.WriteGGUF(p, kvs, ts))
 	r := runCmd(t, "fsinspect", p)
 	assert.Equal(t, 3, r.code, r.stderr)
-	assert.Contains(t, r.stdout, `structural check only: no spec for architecture falcon (GGUF, no name map)`)
+	assert.Contains(t, r.stdout, `structural check only: no spec for architecture internlm2 (GGUF, no name map)`)
 }
 
 // refusedByBoth checks that fsinspect and fsmount refuse the file p with

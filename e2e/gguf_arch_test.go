@@ -131,6 +131,41 @@ blk.0.ffn_gate.weight 16,24
 blk.0.ffn_up.weight 16,24
 blk.0.ffn_down.weight 24,16
 blk.0.post_ffw_norm.weight 16`},
+	// DeepSeek-V2-Lite, one dense layer: q without compression, kv_b cut
+	// into attn_k_b [heads, kv_lora, nope] and attn_v_b [heads, v, kv_lora].
+	{"deepseek2", map[string]uint32{"attention.key_length": 10, "attention.value_length": 8, "attention.kv_lora_rank": 8,
+		"attention.key_length_mla": 6, "attention.value_length_mla": 6, "rope.dimension_count": 2, "leading_dense_block_count": 1}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.0.attn_norm.weight 16
+blk.0.attn_q.weight 16,24
+blk.0.attn_kv_a_mqa.weight 16,10
+blk.0.attn_kv_a_norm.weight 8
+blk.0.attn_k_b.weight 4,8,4
+blk.0.attn_v_b.weight 8,6,4
+blk.0.attn_output.weight 24,16
+blk.0.ffn_norm.weight 16
+blk.0.ffn_gate.weight 16,24
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_down.weight 24,16`},
+	// GPT-2: transformer.h.N, the Conv1D weights transposed to [out, in],
+	// learned positions, the head tied.
+	{"gpt2", nil, `token_embd.weight 16,32
+position_embd.weight 16,64
+output_norm.weight 16
+output_norm.bias 16
+blk.0.attn_norm.weight 16
+blk.0.attn_norm.bias 16
+blk.0.attn_qkv.weight 16,48
+blk.0.attn_qkv.bias 48
+blk.0.attn_output.weight 16,16
+blk.0.attn_output.bias 16
+blk.0.ffn_norm.weight 16
+blk.0.ffn_norm.bias 16
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_up.bias 24
+blk.0.ffn_down.weight 24,16
+blk.0.ffn_down.bias 16`},
 	{"gemma3", map[string]uint32{"attention.key_length": 4}, `token_embd.weight 16,32
 output_norm.weight 16
 blk.0.attn_norm.weight 16
@@ -229,11 +264,11 @@ func TestInspectGGUFArchitectures(t *testing.T) {
 // (exit 1).
 func TestInspectGGUFNoNameMap(t *testing.T) {
 	saved := llamaCppGGUFs[0].arch
-	llamaCppGGUFs[0].arch = "deepseek2"
+	llamaCppGGUFs[0].arch = "internlm2"
 	t.Cleanup(func() { llamaCppGGUFs[0].arch = saved })
 	r := runCmd(t, "fsinspect", writeLlamaCppGGUF(t, 0, nil))
 	require.Equal(t, 3, r.code, r.stdout+r.stderr) // consistent, not fully checked
-	assert.Contains(t, r.stdout, "structural check only: no spec for architecture deepseek2 (GGUF, no name map); its tensors are consistent: layers 0..0 (num_hidden_layers); embedding rows = vocab_size")
+	assert.Contains(t, r.stdout, "structural check only: no spec for architecture internlm2 (GGUF, no name map); its tensors are consistent: layers 0..0 (num_hidden_layers); embedding rows = vocab_size")
 
 	r = runCmd(t, "fsinspect", writeLlamaCppGGUF(t, 0, func(ls []string) []string {
 		ls = append([]string(nil), ls...)

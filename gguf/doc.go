@@ -20,8 +20,12 @@
 // applies to Q and K projections. Each covered llama.cpp architecture is
 // one row of a table ([Architecture], [Architectures]): the Hugging Face
 // class and model_type its GGUF derives, the metadata keys read into
-// config fields ([CommonKeys] and its own), flags set by a tensor's
-// presence (biases, q/k norms), and its tensor names.
+// config fields ([CommonKeys] and its own, some derived: [ConfigKey]),
+// fields set by a tensor's presence ([Flag]) or fixed, its layer prefix
+// and tensor names, the tensors its converter cuts into parts
+// ([Arch.Parts]: DeepSeek's kv_b_proj into attn_k_b and attn_v_b), and
+// the other rows a file takes by a metadata key or a tensor ([Alt],
+// [Arch.For]: DeepSeek-V3 against V2, Falcon-40B against 7B).
 //
 // # Security
 //

@@ -13,12 +13,60 @@ import (
 // and olmo2; HF mlp.c_fc is ffn_up for starcoder2. Each architecture is
 // one row of archs: data, not code.
 
-// namePair is a GGUF base name and the HF base name it comes from.
+// namePair is a GGUF base name and the HF base name it comes from. A
+// name that ends in ".weight" or ".bias" on either side is matched whole
+// (DeepSeek-V3's HF "mlp.gate.e_score_correction_bias" is GGUF
+// "exp_probs_b.bias").
 type namePair struct{ gguf, hf string }
 
 // ConfigKey is a metadata key, without the "<arch>." prefix, and the
 // config.json field the converter read it from.
-type ConfigKey struct{ Key, Field string }
+type ConfigKey struct {
+	Key, Field string
+	// Minus, if set, is a key whose value the converter added: the field
+	// is the key's value less Minus's (DeepSeek's qk_nope_head_dim is
+	// attention.key_length_mla − rope.dimension_count).
+	Minus string
+	// Is, if nonzero, makes the field a boolean: the key's value is Is
+	// (Falcon's multi_query: one KV head).
+	Is uint64
+	// Null writes null when the key is absent: the converter writes the
+	// key only when the field is set (DeepSeek's q_lora_rank).
+	Null bool
+}
+
+// Flag is a config field set from whether a tensor is present: Yes when
+// it is, No when not (true and false when both are nil).
+type Flag struct {
+	Tensor, Field string
+	Yes, No       any
+}
+
+// Alt is another row of the table a file of the architecture takes when
+// its metadata key Key has value Is, or when it holds Tensor: llama.cpp
+// converts DeepSeek-V2 and V3 alike, Falcon-7B and Falcon-40B alike.
+type Alt struct {
+	Key    string
+	Is     uint64
+	Tensor string
+	Arch   *Arch
+}
+
+// Part is one GGUF tensor of several the converter cuts a Hugging Face
+// tensor into, with its shape outermost first as config fields
+// (DeepSeek's kv_b_proj becomes attn_k_b [num_attention_heads,
+// kv_lora_rank, qk_nope_head_dim] and attn_v_b).
+type Part struct {
+	Name  string
+	Shape []string
+}
+
+// split is a Hugging Face tensor of a layer (its name after the layer
+// prefix) and the GGUF tensors it is cut into.
+type split struct {
+	hf    string
+	parts []Part
+}
 
 // Arch is what fsmount knows of a llama.cpp architecture: the Hugging
 // Face config its GGUF derives (class, model_type, fields from metadata
@@ -32,15 +80,24 @@ type Arch struct {
 	Keys []ConfigKey
 	// BiasField is the config flag set when blk.0.attn_q.bias is present
 	// (and cleared when it is absent); QKNormField the same for
-	// blk.0.attn_q_norm.weight.
+	// blk.0.attn_q_norm.weight. Flags are other fields set from a
+	// tensor's presence, Set fields of fixed value.
 	BiasField, QKNormField string
+	Flags                  []Flag
+	Set                    map[string]any
 	// Experts is the config field the expert count goes to.
 	Experts string
 	// MoE is the architecture to use instead when the file has experts
-	// (llama.cpp converts Mixtral as llama).
-	MoE *Arch
+	// (llama.cpp converts Mixtral as llama); Alts are others, the first
+	// that applies.
+	MoE  *Arch
+	Alts []Alt
+	// Layers is the Hugging Face prefix of the layers, "model.layers."
+	// when empty ("transformer.h." for GPT-2, BLOOM and Falcon).
+	Layers string
 
 	global, layer []namePair
+	splits        []split
 	expertPrefix  string            // HF prefix of one layer's experts
 	expertKinds   map[string]string // HF projection → stacked GGUF tensor
 }
@@ -48,15 +105,15 @@ type Arch struct {
 // CommonKeys are the metadata keys every architecture's converter writes
 // (llama.cpp's LLM_KV_*), and the config fields they come from.
 var CommonKeys = []ConfigKey{
-	{"embedding_length", "hidden_size"},
-	{"block_count", "num_hidden_layers"},
-	{"feed_forward_length", "intermediate_size"},
-	{"attention.head_count", "num_attention_heads"},
-	{"attention.head_count_kv", "num_key_value_heads"},
-	{"attention.key_length", "head_dim"},
-	{"context_length", "max_position_embeddings"},
-	{"expert_used_count", "num_experts_per_tok"},
-	{"expert_feed_forward_length", "moe_intermediate_size"},
+	{Key: "embedding_length", Field: "hidden_size"},
+	{Key: "block_count", Field: "num_hidden_layers"},
+	{Key: "feed_forward_length", Field: "intermediate_size"},
+	{Key: "attention.head_count", Field: "num_attention_heads"},
+	{Key: "attention.head_count_kv", Field: "num_key_value_heads"},
+	{Key: "attention.key_length", Field: "head_dim"},
+	{Key: "context_length", Field: "max_position_embeddings"},
+	{Key: "expert_used_count", Field: "num_experts_per_tok"},
+	{Key: "expert_feed_forward_length", Field: "moe_intermediate_size"},
 }
 
 var globalNames = []namePair{
@@ -101,12 +158,109 @@ var (
 	// Mixtral, converted as llama: the router.
 	mixtralMoE = []namePair{{"ffn_gate_inp", "block_sparse_moe.gate"}}
 	qwenKinds  = map[string]string{"gate_proj": "ffn_gate_exps", "up_proj": "ffn_up_exps", "down_proj": "ffn_down_exps"}
+
+	// DeepSeek's multi-head latent attention: q directly or through a low
+	// rank, k and v through kv_lora_rank. kv_b_proj is attn_kv_b in the
+	// files of older converters; newer ones cut it into attn_k_b (its k
+	// half, each head transposed) and attn_v_b (deepseekSplits).
+	mla = []namePair{
+		{"attn_q", "self_attn.q_proj"},
+		{"attn_q_a", "self_attn.q_a_proj"},
+		{"attn_q_a_norm", "self_attn.q_a_layernorm"},
+		{"attn_q_b", "self_attn.q_b_proj"},
+		{"attn_kv_a_mqa", "self_attn.kv_a_proj_with_mqa"},
+		{"attn_kv_a_norm", "self_attn.kv_a_layernorm"},
+		{"attn_kv_b", "self_attn.kv_b_proj"},
+		{"attn_output", "self_attn.o_proj"},
+	}
+	deepseekSplits = []split{{"self_attn.kv_b_proj.weight", []Part{
+		{"attn_k_b.weight", []string{"num_attention_heads", "kv_lora_rank", "qk_nope_head_dim"}},
+		{"attn_v_b.weight", []string{"num_attention_heads", "v_head_dim", "kv_lora_rank"}},
+	}}}
+	// DeepSeek's sparse blocks: router (V3: with a correction bias),
+	// stacked routed experts, one shared MLP.
+	deepseekMoE = pairs(qwenMoE, []namePair{
+		{"exp_probs_b.bias", "mlp.gate.e_score_correction_bias"},
+		{"ffn_gate_shexp", "mlp.shared_experts.gate_proj"},
+		{"ffn_up_shexp", "mlp.shared_experts.up_proj"},
+		{"ffn_down_shexp", "mlp.shared_experts.down_proj"},
+	})
+	deepseekKeys = []ConfigKey{
+		{Key: "leading_dense_block_count", Field: "first_k_dense_replace"},
+		{Key: "expert_count", Field: "n_routed_experts"},
+		{Key: "expert_shared_count", Field: "n_shared_experts"},
+		{Key: "attention.q_lora_rank", Field: "q_lora_rank", Null: true},
+		{Key: "attention.kv_lora_rank", Field: "kv_lora_rank"},
+		{Key: "rope.dimension_count", Field: "qk_rope_head_dim"},
+		// Older converters: key_length is q/k's per-head width,
+		// value_length v's; newer ones write those as *_mla and the
+		// latent widths in key_length and value_length.
+		{Key: "attention.key_length", Field: "qk_nope_head_dim", Minus: "rope.dimension_count"},
+		{Key: "attention.value_length", Field: "v_head_dim"},
+		{Key: "attention.key_length_mla", Field: "qk_nope_head_dim", Minus: "rope.dimension_count"},
+		{Key: "attention.value_length_mla", Field: "v_head_dim"},
+	}
+
+	// GPT-2 and its lineage under transformer.h.N: one fused qkv, plain
+	// MLP, layer norms with biases (GPT-2's Conv1D weights are stored
+	// transposed, as every ggml matrix, [out, in]).
+	gpt2Global = []namePair{
+		{"token_embd", "transformer.wte"},
+		{"position_embd", "transformer.wpe"},
+		{"output_norm", "transformer.ln_f"},
+		{"output", "lm_head"},
+	}
+	gpt2Layer = []namePair{
+		{"attn_norm", "ln_1"},
+		{"attn_qkv", "attn.c_attn"},
+		{"attn_output", "attn.c_proj"},
+		{"ffn_norm", "ln_2"},
+		{"ffn_up", "mlp.c_fc"},
+		{"ffn_down", "mlp.c_proj"},
+	}
+	gpt2Keys = []ConfigKey{
+		{Key: "embedding_length", Field: "n_embd"},
+		{Key: "block_count", Field: "n_layer"},
+		{Key: "attention.head_count", Field: "n_head"},
+		{Key: "feed_forward_length", Field: "n_inner"},
+		{Key: "context_length", Field: "n_positions"},
+	}
+	// BLOOM, Falcon and GPT-NeoX: query_key_value, dense, dense_h_to_4h,
+	// dense_4h_to_h.
+	neoxAttn = []namePair{{"attn_qkv", "query_key_value"}, {"attn_output", "dense"}}
+	neoxMLP  = []namePair{{"ffn_up", "mlp.dense_h_to_4h"}, {"ffn_down", "mlp.dense_4h_to_h"}}
+	// GLM: gate and up fused.
+	glmMLP = []namePair{{"ffn_up", "mlp.gate_up_proj"}, {"ffn_down", "mlp.down_proj"}}
+	// GraniteMoE: the experts come stacked, gate and up fused in
+	// input_linear, which the converter cuts in two.
+	graniteMoE = []namePair{
+		{"ffn_gate_inp", "block_sparse_moe.router.layer"},
+		{"ffn_down_exps", "block_sparse_moe.output_linear"},
+		{"ffn_down_shexp", "shared_mlp.output_linear"},
+	}
+	graniteSplits = []split{
+		{"block_sparse_moe.input_linear.weight", []Part{
+			{"ffn_gate_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}},
+			{"ffn_up_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}}}},
+		{"shared_mlp.input_linear.weight", []Part{
+			{"ffn_gate_shexp.weight", []string{"shared_intermediate_size", "hidden_size"}},
+			{"ffn_up_shexp.weight", []string{"shared_intermediate_size", "hidden_size"}}}},
+	}
 )
 
 func pairs(parts ...[]namePair) []namePair {
 	var out []namePair
 	for _, p := range parts {
 		out = append(out, p...)
+	}
+	return out
+}
+
+// prefixed returns ps with prefix before each Hugging Face name.
+func prefixed(prefix string, ps []namePair) []namePair {
+	out := make([]namePair, len(ps))
+	for i, p := range ps {
+		out[i] = namePair{p.gguf, prefix + p.hf}
 	}
 	return out
 }
@@ -118,6 +272,46 @@ var mixtral = &Arch{Name: "llama", Class: "MixtralForCausalLM", ModelType: "mixt
 	global: globalNames, layer: pairs(llamaLayer, mixtralMoE),
 	expertPrefix: "block_sparse_moe.experts.", expertKinds: map[string]string{"w1": "ffn_gate_exps", "w3": "ffn_up_exps", "w2": "ffn_down_exps"}}
 
+// deepseek is DeepSeek-V2 (and V2-Lite, q_lora_rank absent) or V3 (and
+// R1): llama.cpp converts both alike; V3's experts are gated by sigmoid
+// (expert_gating_func 2) with a correction bias.
+func deepseek(class, modelType string, alts []Alt) *Arch {
+	return &Arch{Name: "deepseek2", Class: class, ModelType: modelType, Keys: deepseekKeys, Alts: alts,
+		global: globalNames, layer: pairs(inputNorm, mla, plainNorm, gatedMLP, deepseekMoE), splits: deepseekSplits,
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds}
+}
+
+// mamba is a Mamba (1) row.
+func mamba(class, modelType string, alts []Alt) *Arch {
+	return &Arch{Name: "mamba", Class: class, ModelType: modelType, Layers: "backbone.layers.", Alts: alts,
+		Keys: []ConfigKey{{Key: "ssm.inner_size", Field: "intermediate_size"}, {Key: "ssm.state_size", Field: "state_size"},
+			{Key: "ssm.conv_kernel", Field: "conv_kernel"}, {Key: "ssm.time_step_rank", Field: "time_step_rank"}},
+		Flags:  []Flag{{Tensor: "blk.0.ssm_in.bias", Field: "use_bias"}, {Tensor: "blk.0.ssm_conv1d.bias", Field: "use_conv_bias"}},
+		global: []namePair{{"token_embd", "backbone.embeddings"}, {"output_norm", "backbone.norm_f"}, {"output", "lm_head"}},
+		layer: []namePair{{"attn_norm", "norm"}, {"ssm_in", "mixer.in_proj"}, {"ssm_conv1d", "mixer.conv1d"}, {"ssm_x", "mixer.x_proj"},
+			{"ssm_dt", "mixer.dt_proj"}, {"ssm_a", "mixer.A_log"}, {"ssm_d", "mixer.D"}, {"ssm_out", "mixer.out_proj"}},
+		splits: []split{{"mixer.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"intermediate_size", "conv_kernel"}}}}}}
+}
+
+// falcon is Falcon with one norm before the parallel attention and MLP
+// (7B, 11B), or two (40B, 180B: gguf-py names ln_mlp attn_norm and ln_attn
+// attn_norm_2). Every variant is taken as the new decoder architecture,
+// whose fused qkv of (heads + 2·kv)·d rows covers the old one's
+// multi-query (kv = 1) and multi-head (kv = heads) layouts.
+func falcon(norms []namePair, alts []Alt) *Arch {
+	return &Arch{Name: "falcon", Class: "FalconForCausalLM", ModelType: "falcon", Layers: "transformer.h.",
+		Keys:  []ConfigKey{{Key: "feed_forward_length", Field: "ffn_hidden_size"}, {Key: "attention.head_count_kv", Field: "num_kv_heads"}},
+		Set:   map[string]any{"new_decoder_architecture": true, "parallel_attn": true, "num_ln_in_parallel_attn": len(norms)},
+		Flags: []Flag{{Tensor: "blk.0.attn_qkv.bias", Field: "bias"}}, Alts: alts,
+		global: []namePair{{"token_embd", "transformer.word_embeddings"}, {"output_norm", "transformer.ln_f"}, {"output", "lm_head"}},
+		layer:  pairs(norms, prefixed("self_attention.", neoxAttn), neoxMLP)}
+}
+
+// graniteMoEShared is GraniteMoE with a shared MLP.
+var graniteMoEShared = &Arch{Name: "granitemoe", Class: "GraniteMoeSharedForCausalLM", ModelType: "granitemoeshared", BiasField: "attention_bias",
+	Experts: "num_local_experts", Keys: []ConfigKey{{Key: "expert_shared_feed_forward_length", Field: "shared_intermediate_size"}},
+	global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, graniteMoE), splits: graniteSplits}
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -128,7 +322,7 @@ var archs = []*Arch{
 	{Name: "qwen2", Class: "Qwen2ForCausalLM", ModelType: "qwen2", global: globalNames, layer: llamaLayer},
 	{Name: "qwen3", Class: "Qwen3ForCausalLM", ModelType: "qwen3", global: globalNames, layer: pairs(llamaLayer, qkNorms)},
 	{Name: "qwen2moe", Class: "Qwen2MoeForCausalLM", ModelType: "qwen2_moe", Experts: "num_experts", BiasField: "qkv_bias",
-		Keys:   []ConfigKey{{"expert_shared_feed_forward_length", "shared_expert_intermediate_size"}},
+		Keys:   []ConfigKey{{Key: "expert_shared_feed_forward_length", Field: "shared_expert_intermediate_size"}},
 		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, qwenMoE, qwenShared),
 		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
 	{Name: "qwen3moe", Class: "Qwen3MoeForCausalLM", ModelType: "qwen3_moe", Experts: "num_experts",
@@ -155,6 +349,67 @@ var archs = []*Arch{
 	// Command-R: one norm before parallel attention and MLP.
 	{Name: "command-r", Class: "CohereForCausalLM", ModelType: "cohere", BiasField: "attention_bias", QKNormField: "use_qk_norm",
 		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, gatedMLP)},
+	deepseek("DeepseekV2ForCausalLM", "deepseek_v2", []Alt{{Key: "expert_gating_func", Is: 2, Arch: deepseek("DeepseekV3ForCausalLM", "deepseek_v3", nil)}}),
+	{Name: "gpt2", Class: "GPT2LMHeadModel", ModelType: "gpt2", Keys: gpt2Keys, Layers: "transformer.h.",
+		global: gpt2Global, layer: gpt2Layer},
+	// StarCoder 1 and SantaCoder: GPT-BigCode, GPT-2's names, multi-query.
+	{Name: "starcoder", Class: "GPTBigCodeForCausalLM", ModelType: "gpt_bigcode", Layers: "transformer.h.",
+		Keys:   append([]ConfigKey{{Key: "attention.head_count_kv", Field: "multi_query", Is: 1}}, gpt2Keys...),
+		global: gpt2Global, layer: gpt2Layer},
+	{Name: "bloom", Class: "BloomForCausalLM", ModelType: "bloom", Layers: "transformer.h.",
+		global: []namePair{{"token_embd", "transformer.word_embeddings"}, {"token_embd_norm", "transformer.word_embeddings_layernorm"},
+			{"output_norm", "transformer.ln_f"}, {"output", "lm_head"}},
+		layer: pairs(inputNorm, prefixed("self_attention.", neoxAttn), plainNorm, neoxMLP)},
+	falcon(inputNorm, []Alt{{Tensor: "blk.0.attn_norm_2.weight", Arch: falcon([]namePair{{"attn_norm", "ln_mlp"}, {"attn_norm_2", "ln_attn"}}, nil)}}),
+	{Name: "gptneox", Class: "GPTNeoXForCausalLM", ModelType: "gpt_neox", Layers: "gpt_neox.layers.",
+		Flags:  []Flag{{Tensor: "blk.0.attn_qkv.bias", Field: "attention_bias"}},
+		global: []namePair{{"token_embd", "gpt_neox.embed_in"}, {"output_norm", "gpt_neox.final_layer_norm"}, {"output", "embed_out"}},
+		layer:  pairs(inputNorm, prefixed("attention.", neoxAttn), plainNorm, neoxMLP)},
+	// Phi-1, 1.5 and 2 as transformers names them: separate q, k, v.
+	{Name: "phi2", Class: "PhiForCausalLM", ModelType: "phi", QKNormField: "qk_layernorm",
+		global: []namePair{{"token_embd", "model.embed_tokens"}, {"output_norm", "model.final_layernorm"}, {"output", "lm_head"}},
+		layer:  pairs(inputNorm, attnNames[:3], []namePair{{"attn_output", "self_attn.dense"}, {"ffn_up", "mlp.fc1"}, {"ffn_down", "mlp.fc2"}})},
+	{Name: "mpt", Class: "MptForCausalLM", ModelType: "mpt", Layers: "transformer.blocks.",
+		Keys: []ConfigKey{{Key: "embedding_length", Field: "d_model"}, {Key: "block_count", Field: "n_layers"},
+			{Key: "attention.head_count", Field: "n_heads"}},
+		Flags:  []Flag{{Tensor: "blk.0.attn_qkv.bias", Field: "no_bias", Yes: false, No: true}},
+		global: []namePair{{"token_embd", "transformer.wte"}, {"output_norm", "transformer.norm_f"}, {"output", "lm_head"}},
+		layer: []namePair{{"attn_norm", "norm_1"}, {"attn_qkv", "attn.Wqkv"}, {"attn_output", "attn.out_proj"},
+			{"ffn_norm", "norm_2"}, {"ffn_up", "ffn.up_proj"}, {"ffn_down", "ffn.down_proj"}}},
+	// OLMo: no norm tensors (parameter-free layer norms).
+	{Name: "olmo", Class: "OlmoForCausalLM", ModelType: "olmo", BiasField: "attention_bias",
+		global: globalNames, layer: pairs(attnNames, gatedMLP)},
+	{Name: "olmoe", Class: "OlmoeForCausalLM", ModelType: "olmoe", BiasField: "attention_bias", Experts: "num_experts",
+		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, plainNorm, qwenMoE),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
+	{Name: "granitemoe", Class: "GraniteMoeForCausalLM", ModelType: "granitemoe", BiasField: "attention_bias", Experts: "num_local_experts",
+		Alts:   []Alt{{Tensor: "blk.0.ffn_up_shexp.weight", Arch: graniteMoEShared}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, graniteMoE), splits: graniteSplits},
+	// Command R7B, Command A: Command-R without q/k norms.
+	{Name: "cohere2", Class: "Cohere2ForCausalLM", ModelType: "cohere2", BiasField: "attention_bias",
+		global: globalNames, layer: pairs(inputNorm, attnNames, gatedMLP)},
+	// Phi-3.5-MoE: Mixtral's experts, layer norms and an LM head with
+	// biases.
+	{Name: "phimoe", Class: "PhimoeForCausalLM", ModelType: "phimoe", BiasField: "attention_bias", Experts: "num_local_experts",
+		Flags:  []Flag{{Tensor: "output.bias", Field: "lm_head_bias"}},
+		global: globalNames, layer: mixtral.layer, expertPrefix: mixtral.expertPrefix, expertKinds: mixtral.expertKinds},
+	// GLM-4-0414: four norms a layer, gate and up fused.
+	{Name: "glm4", Class: "Glm4ForCausalLM", ModelType: "glm4", BiasField: "attention_bias",
+		global: globalNames, layer: pairs(inputNorm, attnNames, []namePair{{"ffn_norm", "post_attention_layernorm"},
+			{"post_attention_norm", "post_self_attn_layernorm"}, {"post_ffw_norm", "post_mlp_layernorm"}}, glmMLP)},
+	// GLM-4 (glm-4-9b-chat-hf) as transformers names it. A GGUF of the
+	// remote-code ChatGLM layout (one fused attn_qkv) has no spec: the
+	// structural check.
+	{Name: "chatglm", Class: "GlmForCausalLM", ModelType: "glm", BiasField: "attention_bias",
+		Alts:   []Alt{{Tensor: "blk.0.attn_qkv.weight", Arch: &Arch{Name: "chatglm", Class: "ChatGLMModel (GGUF of the remote-code layout, no name map)"}}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, glmMLP)},
+	// Mamba and Falcon-Mamba (whose converter sets ssm.dt_b_c_rms):
+	// conv1d's [I, 1, K] is stored [I, K].
+	mamba("MambaForCausalLM", "mamba", []Alt{{Key: "ssm.dt_b_c_rms", Is: 1, Arch: mamba("FalconMambaForCausalLM", "falcon_mamba", nil)}}),
+	// Nemotron: layer norms with biases, a plain MLP.
+	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
+		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, []namePair{{"ffn_up", "mlp.up_proj"}, {"ffn_down", "mlp.down_proj"}})},
 }
 
 // Architecture returns what fsmount knows of a llama.cpp architecture,
@@ -177,6 +432,51 @@ func Architectures() []string {
 	return out
 }
 
+// For returns the row of the table a file takes: a's, or that of the
+// first of a's alternatives whose metadata key (read by u, without the
+// "<arch>." prefix) or tensor (has) is there; Mixtral's when a llama file
+// has experts.
+func (a *Arch) For(u func(key string) (uint64, bool), has func(name string) bool) *Arch {
+	if n, ok := u("expert_count"); ok && n > 0 && a.MoE != nil {
+		return a.MoE
+	}
+	for _, alt := range a.Alts {
+		if alt.Tensor != "" && has(alt.Tensor) {
+			return alt.Arch
+		}
+		if v, ok := u(alt.Key); alt.Key != "" && ok && v == alt.Is {
+			return alt.Arch
+		}
+	}
+	return a
+}
+
+func (a *Arch) layers() string {
+	if a.Layers == "" {
+		return "model.layers."
+	}
+	return a.Layers
+}
+
+// Parts returns the GGUF tensors the converter cuts a Hugging Face tensor
+// into, and false for a tensor it keeps whole.
+func (a *Arch) Parts(hf string) ([]Part, bool) {
+	n, rest, ok := splitLayer(hf, a.layers())
+	if !ok {
+		return nil, false
+	}
+	for _, s := range a.splits {
+		if s.hf == rest {
+			out := make([]Part, len(s.parts))
+			for i, p := range s.parts {
+				out[i] = Part{Name: "blk." + strconv.Itoa(n) + "." + p.Name, Shape: p.Shape}
+			}
+			return out, true
+		}
+	}
+	return nil, false
+}
+
 // splitSuffix splits ".weight" or ".bias" off a name.
 func splitSuffix(name string) (base, suffix string) {
 	for _, s := range []string{".weight", ".bias"} {
@@ -185,6 +485,12 @@ func splitSuffix(name string) (base, suffix string) {
 		}
 	}
 	return name, ""
+}
+
+// hasSuffix reports whether a name ends in ".weight" or ".bias".
+func hasSuffix(name string) bool {
+	_, s := splitSuffix(name)
+	return s != ""
 }
 
 // splitLayer parses "<prefix><N>.<rest>", returning N and rest.
@@ -215,7 +521,7 @@ func HFName(arch, name string) (string, bool) {
 
 // HFName is [HFName] for this architecture.
 func (a *Arch) HFName(name string) (string, bool) {
-	return a.translate(name, "blk.", "model.layers.", func(p namePair) (string, string) { return p.gguf, p.hf })
+	return a.translate(name, "blk.", a.layers(), func(p namePair) (string, string) { return p.gguf, p.hf })
 }
 
 // GGUFName returns the GGUF name of a Hugging Face tensor of an
@@ -232,21 +538,24 @@ func GGUFName(arch, hf string) (string, bool) {
 
 // GGUFName is [GGUFName] for this architecture.
 func (a *Arch) GGUFName(hf string) (string, bool) {
-	return a.translate(hf, "model.layers.", "blk.", func(p namePair) (string, string) { return p.hf, p.gguf })
+	return a.translate(hf, a.layers(), "blk.", func(p namePair) (string, string) { return p.hf, p.gguf })
 }
 
 // translate maps name through arch's table, whose pairs dir turns into
 // (from, to); layer tensors are fromLayer+N+"."+… and become
 // toLayer+N+"."+….
 func (a *Arch) translate(name, fromLayer, toLayer string, dir func(namePair) (from, to string)) (string, bool) {
-	tab := a
-	base, suffix := splitSuffix(name)
-	pairs, prefix := tab.global, ""
-	if n, rest, ok := splitLayer(base, fromLayer); ok {
-		pairs, prefix, base = tab.layer, toLayer+strconv.Itoa(n)+".", rest
+	pairs, prefix := a.global, ""
+	if n, rest, ok := splitLayer(name, fromLayer); ok {
+		pairs, prefix, name = a.layer, toLayer+strconv.Itoa(n)+".", rest
 	}
+	base, suffix := splitSuffix(name)
 	for _, p := range pairs {
-		if from, to := dir(p); from == base {
+		from, to := dir(p)
+		if from == name { // a pair of whole names
+			return prefix + to, true
+		}
+		if from == base && !hasSuffix(to) {
 			return prefix + to + suffix, true
 		}
 	}
@@ -277,7 +586,7 @@ func (a *Arch) ExpertName(hf string) (name string, expert int, ok bool) {
 		return "", 0, false
 	}
 	base, suffix := splitSuffix(hf)
-	n, rest, ok := splitLayer(base, "model.layers.")
+	n, rest, ok := splitLayer(base, a.layers())
 	if !ok {
 		return "", 0, false
 	}

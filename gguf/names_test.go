@@ -1,6 +1,9 @@
 package gguf
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestNames(t *testing.T) {
 	tests := []struct {
@@ -39,6 +42,32 @@ func TestNames(t *testing.T) {
 		{"olmo2", "blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
 		{"command-r", "blk.0.attn_q_norm.weight", "model.layers.0.self_attn.q_norm.weight"},
 		{"granite", "blk.0.ffn_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
+		{"deepseek2", "blk.3.attn_kv_a_mqa.weight", "model.layers.3.self_attn.kv_a_proj_with_mqa.weight"},
+		{"deepseek2", "blk.3.attn_kv_b.weight", "model.layers.3.self_attn.kv_b_proj.weight"},
+		{"deepseek2", "blk.3.exp_probs_b.bias", "model.layers.3.mlp.gate.e_score_correction_bias"},
+		{"deepseek2", "blk.3.ffn_down_shexp.weight", "model.layers.3.mlp.shared_experts.down_proj.weight"},
+		{"gpt2", "position_embd.weight", "transformer.wpe.weight"},
+		{"gpt2", "blk.11.attn_qkv.bias", "transformer.h.11.attn.c_attn.bias"},
+		{"starcoder", "blk.0.ffn_down.weight", "transformer.h.0.mlp.c_proj.weight"},
+		{"bloom", "token_embd_norm.weight", "transformer.word_embeddings_layernorm.weight"},
+		{"bloom", "blk.2.attn_qkv.weight", "transformer.h.2.self_attention.query_key_value.weight"},
+		{"falcon", "blk.0.attn_norm.bias", "transformer.h.0.input_layernorm.bias"},
+		{"gptneox", "output.weight", "embed_out.weight"},
+		{"gptneox", "blk.1.attn_output.weight", "gpt_neox.layers.1.attention.dense.weight"},
+		{"phi2", "output_norm.bias", "model.final_layernorm.bias"},
+		{"phi2", "blk.0.attn_output.weight", "model.layers.0.self_attn.dense.weight"},
+		{"mpt", "blk.0.attn_qkv.weight", "transformer.blocks.0.attn.Wqkv.weight"},
+		{"olmoe", "blk.0.ffn_gate_inp.weight", "model.layers.0.mlp.gate.weight"},
+		{"granitemoe", "blk.0.ffn_down_exps.weight", "model.layers.0.block_sparse_moe.output_linear.weight"},
+		{"nemotron", "blk.0.ffn_up.bias", "model.layers.0.mlp.up_proj.bias"},
+		{"glm4", "blk.0.post_attention_norm.weight", "model.layers.0.post_self_attn_layernorm.weight"},
+		{"glm4", "blk.0.ffn_up.weight", "model.layers.0.mlp.gate_up_proj.weight"},
+		{"mamba", "blk.0.ssm_a", "backbone.layers.0.mixer.A_log"},
+		{"mamba", "blk.0.ssm_conv1d.bias", "backbone.layers.0.mixer.conv1d.bias"},
+		{"mamba", "output_norm.weight", "backbone.norm_f.weight"},
+		{"cohere2", "blk.0.attn_norm.weight", "model.layers.0.input_layernorm.weight"},
+		{"phimoe", "output.bias", "lm_head.bias"},
+		{"phimoe", "blk.0.ffn_gate_inp.weight", "model.layers.0.block_sparse_moe.gate.weight"},
 	}
 	for _, tt := range tests {
 		if got, ok := HFName(tt.arch, tt.gguf); !ok || got != tt.hf {
@@ -55,10 +84,13 @@ func TestNames(t *testing.T) {
 		{"llama", "blk.01.attn_q.weight", "model.layers.01.self_attn.q_proj.weight"},
 		{"llama", "blk.0.nonsense.weight", "model.layers.0.nonsense.weight"},
 		{"qwen2", "blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
-		{"mamba", "token_embd.weight", "model.embed_tokens.weight"},
+		{"internlm2", "token_embd.weight", "model.embed_tokens.weight"},
 		{"phi3", "blk.0.attn_q.weight", "model.layers.0.self_attn.q_proj.weight"}, // fused
 		{"olmo2", "blk.0.attn_norm.weight", "model.layers.0.input_layernorm.weight"},
 		{"command-r", "blk.0.ffn_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
+		{"gpt2", "", "model.layers.0.attn.c_attn.weight"}, // GPT-2's layers are transformer.h.N
+		{"deepseek2", "blk.0.exp_probs_b.weight", "model.layers.0.mlp.gate.e_score_correction_bias.weight"},
+		{"olmo", "blk.0.attn_norm.weight", "model.layers.0.input_layernorm.weight"}, // no norms
 	} {
 		if got, ok := HFName(bad.arch, bad.gguf); ok && bad.gguf != "" {
 			t.Errorf("HFName(%s, %s) = %q, want none", bad.arch, bad.gguf, got)
@@ -78,6 +110,8 @@ func TestExpertName(t *testing.T) {
 		{"qwen2moe", "model.layers.0.mlp.experts.59.gate_proj.weight", "blk.0.ffn_gate_exps.weight", 59},
 		{"llama", "model.layers.0.block_sparse_moe.experts.1.w2.weight", "blk.0.ffn_down_exps.weight", 1},
 		{"llama", "model.layers.9.block_sparse_moe.experts.3.w1.weight", "blk.9.ffn_gate_exps.weight", 3},
+		{"phimoe", "model.layers.1.block_sparse_moe.experts.2.w3.weight", "blk.1.ffn_up_exps.weight", 2},
+		{"deepseek2", "model.layers.5.mlp.experts.255.down_proj.weight", "blk.5.ffn_down_exps.weight", 255},
 		{"llama", "model.layers.9.block_sparse_moe.experts.3.w3.weight", "blk.9.ffn_up_exps.weight", 3},
 	} {
 		name, e, ok := ExpertName(tt.arch, tt.hf)
@@ -134,5 +168,67 @@ func TestRowPermutation(t *testing.T) {
 		if _, err := HFRow(bad[0], bad[1], bad[2]); err == nil {
 			t.Errorf("HFRow%v: no error", bad)
 		}
+	}
+}
+
+func TestArchFor(t *testing.T) {
+	keys := func(kv map[string]uint64) func(string) (uint64, bool) {
+		return func(k string) (uint64, bool) { v, ok := kv[k]; return v, ok }
+	}
+	has := func(names ...string) func(string) bool {
+		return func(n string) bool { return slices.Contains(names, n) }
+	}
+	for _, tt := range []struct {
+		arch      string
+		kv        map[string]uint64
+		tensors   []string
+		modelType string
+	}{
+		{"llama", nil, nil, "llama"},
+		{"llama", map[string]uint64{"expert_count": 8}, nil, "mixtral"},
+		{"deepseek2", nil, nil, "deepseek_v2"},
+		{"deepseek2", map[string]uint64{"expert_gating_func": 1}, nil, "deepseek_v2"},
+		{"deepseek2", map[string]uint64{"expert_gating_func": 2}, nil, "deepseek_v3"},
+		{"granitemoe", nil, nil, "granitemoe"},
+		{"granitemoe", nil, []string{"blk.0.ffn_up_shexp.weight"}, "granitemoeshared"},
+		{"mamba", nil, nil, "mamba"},
+		{"mamba", map[string]uint64{"ssm.dt_b_c_rms": 1}, nil, "falcon_mamba"},
+		{"chatglm", nil, nil, "glm"},
+		{"chatglm", nil, []string{"blk.0.attn_qkv.weight"}, ""}, // the remote-code layout: no spec
+	} {
+		a, ok := Architecture(tt.arch)
+		if !ok {
+			t.Fatalf("%s not covered", tt.arch)
+		}
+		if got := a.For(keys(tt.kv), has(tt.tensors...)).ModelType; got != tt.modelType {
+			t.Errorf("%s %v %v: %s, want %s", tt.arch, tt.kv, tt.tensors, got, tt.modelType)
+		}
+	}
+	f, _ := Architecture("falcon")
+	f40 := f.For(keys(nil), has("blk.0.attn_norm_2.weight"))
+	if n, _ := f40.GGUFName("transformer.h.0.ln_attn.weight"); n != "blk.0.attn_norm_2.weight" {
+		t.Errorf("falcon-40b ln_attn: %q", n)
+	}
+	if n, _ := f.GGUFName("transformer.h.0.input_layernorm.weight"); n != "blk.0.attn_norm.weight" {
+		t.Errorf("falcon-7b input_layernorm: %q", n)
+	}
+}
+
+func TestParts(t *testing.T) {
+	a, _ := Architecture("deepseek2")
+	ps, ok := a.Parts("model.layers.4.self_attn.kv_b_proj.weight")
+	if !ok || len(ps) != 2 || ps[0].Name != "blk.4.attn_k_b.weight" || ps[1].Name != "blk.4.attn_v_b.weight" ||
+		!slices.Equal(ps[0].Shape, []string{"num_attention_heads", "kv_lora_rank", "qk_nope_head_dim"}) ||
+		!slices.Equal(ps[1].Shape, []string{"num_attention_heads", "v_head_dim", "kv_lora_rank"}) {
+		t.Errorf("kv_b_proj: %v %v", ps, ok)
+	}
+	for _, hf := range []string{"model.layers.4.self_attn.kv_b_proj.bias", "model.layers.4.self_attn.q_b_proj.weight", "lm_head.weight", "model.layers.x.self_attn.kv_b_proj.weight"} {
+		if ps, ok := a.Parts(hf); ok {
+			t.Errorf("%s: cut into %v", hf, ps)
+		}
+	}
+	g, _ := Architecture("granitemoe")
+	if ps, ok := g.Parts("model.layers.0.block_sparse_moe.input_linear.weight"); !ok || ps[0].Name != "blk.0.ffn_gate_exps.weight" || ps[1].Name != "blk.0.ffn_up_exps.weight" {
+		t.Errorf("input_linear: %v %v", ps, ok)
 	}
 }

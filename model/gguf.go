@@ -45,19 +45,37 @@ type Names interface {
 	// when the format stacks the experts of an MoE layer into one tensor
 	// along a new outermost dimension, and name is that tensor's.
 	File(hf string) (name string, expert int, ok bool)
+	// Parts returns the file's tensors a Hugging Face tensor was cut
+	// into, each with its shape outermost first as config.json fields,
+	// and false for a tensor kept whole.
+	Parts(hf string) ([]Part, bool)
+	// Transposed reports whether the format stores the [in, out] weights
+	// of GPT-2's Conv1D as [out, in], like every other matrix.
+	Transposed() bool
 }
 
-type ggufNames string // the architecture
+// Part is one of the tensors a format cuts a Hugging Face tensor into
+// ([Names.Parts]).
+type Part = gguf.Part
 
-func (a ggufNames) HF(name string) (string, bool) { return gguf.HFName(string(a), name) }
+// ggufNames are the names of one row of gguf's architecture table.
+type ggufNames struct{ a *gguf.Arch }
 
-func (a ggufNames) File(hf string) (string, int, bool) {
-	if n, e, ok := gguf.ExpertName(string(a), hf); ok {
+func (g ggufNames) HF(name string) (string, bool) { return g.a.HFName(name) }
+
+func (g ggufNames) File(hf string) (string, int, bool) {
+	if n, e, ok := g.a.ExpertName(hf); ok {
 		return n, e, true
 	}
-	n, ok := gguf.GGUFName(string(a), hf)
+	n, ok := g.a.GGUFName(hf)
 	return n, -1, ok
 }
+
+func (g ggufNames) Parts(hf string) ([]Part, bool) { return g.a.Parts(hf) }
+
+// Transposed: ggml multiplies by matrices stored [out, in] (ne0 = in), so
+// llama.cpp's converter transposes GPT-2's Conv1D weights.
+func (g ggufNames) Transposed() bool { return true }
 
 // isGGUF reports whether a file name is a GGUF file's.
 func isGGUF(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".gguf") }
@@ -106,8 +124,12 @@ func (m *Model) openGGUF(name string) error {
 	}
 	m.Metadata = ggufMetadata(gm.Metadata())
 	arch := gm.Architecture()
-	m.Names = ggufNames(arch)
-	cfg, why := configFromGGUF(gm, arch)
+	a, known := gguf.Architecture(arch)
+	if known {
+		a = a.For(func(key string) (uint64, bool) { return metaUint(gm, arch+"."+key) }, func(n string) bool { return gm.Tensor(n) != nil })
+		m.Names = ggufNames{a}
+	}
+	cfg, why := configFromGGUF(gm, arch, a)
 	if cfg == nil {
 		m.NoConfig = why
 		return nil
@@ -117,13 +139,27 @@ func (m *Model) openGGUF(name string) error {
 	return nil
 }
 
+// metaUint reads an integer metadata value, or a boolean as 0 or 1.
+func metaUint(gm *gguf.Model, key string) (uint64, bool) {
+	v, ok := gm.Lookup(key)
+	if !ok {
+		return 0, false
+	}
+	if b, ok := v.Bool(); ok {
+		if b {
+			return 1, true
+		}
+		return 0, true
+	}
+	return v.Uint()
+}
+
 // configFromGGUF writes the config.json the converter read, from the
 // metadata keys it wrote (one key each, the way llama.cpp reads them
-// back) as the architecture's row of gguf's table says, or says why it
-// cannot.
-func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
-	a, ok := gguf.Architecture(arch)
-	if !ok {
+// back) as the architecture's row a of gguf's table says (nil: none), or
+// says why it cannot.
+func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) {
+	if a == nil {
 		if arch == "" {
 			return nil, "the GGUF file names no architecture"
 		}
@@ -131,26 +167,28 @@ func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
 		// class no family has, so the check is the structural one.
 		a = &gguf.Arch{Name: arch, Class: arch + " (GGUF, no name map)"}
 	}
-	u := func(key string) (uint64, bool) {
-		v, ok := gm.Lookup(arch + "." + key)
-		if !ok {
-			return 0, false
-		}
-		return v.Uint()
-	}
-	experts, moe := u("expert_count")
-	if moe && experts > 0 && a.MoE != nil {
-		a = a.MoE
-	}
+	u := func(key string) (uint64, bool) { return metaUint(gm, arch+"."+key) }
 	c := map[string]any{"architectures": []string{a.Class}}
 	if a.ModelType != "" {
 		c["model_type"] = a.ModelType
 	}
-	if moe && a.Experts != "" {
+	if experts, moe := u("expert_count"); moe && a.Experts != "" {
 		c[a.Experts] = experts
 	}
 	for _, k := range append(append([]gguf.ConfigKey(nil), gguf.CommonKeys...), a.Keys...) {
-		if v, ok := u(k.Key); ok {
+		v, ok := u(k.Key)
+		switch {
+		case !ok:
+			if k.Null {
+				c[k.Field] = nil
+			}
+		case k.Is != 0:
+			c[k.Field] = v == k.Is
+		case k.Minus != "":
+			if m, ok := u(k.Minus); ok && m <= v {
+				c[k.Field] = v - m
+			}
+		default:
 			c[k.Field] = v
 		}
 	}
@@ -172,6 +210,20 @@ func configFromGGUF(gm *gguf.Model, arch string) ([]byte, string) {
 	}
 	if a.QKNormField != "" {
 		c[a.QKNormField] = gm.Tensor("blk.0.attn_q_norm.weight") != nil
+	}
+	for _, f := range a.Flags {
+		yes, no := f.Yes, f.No
+		if yes == nil && no == nil {
+			yes, no = true, false
+		}
+		if gm.Tensor(f.Tensor) != nil {
+			c[f.Field] = yes
+		} else {
+			c[f.Field] = no
+		}
+	}
+	for k, v := range a.Set {
+		c[k] = v
 	}
 	if toks, ok := gm.Lookup("tokenizer.ggml.tokens"); ok {
 		c["vocab_size"] = toks.Len()

@@ -102,6 +102,10 @@ type Plan struct {
 	BasePrefix string
 	ignore     []*regexp.Regexp // names transformers ignores on load
 	variants   [][][2]string    // the family's other layouts (Family.Variants)
+	// fields are the integer symbols read from config fields, by field
+	// name: the dimensions a format that cuts a tensor into parts gives
+	// the parts (model.Names.Parts).
+	fields map[string]Dim
 }
 
 // Heads: the task classes a spec covers, by the suffix of their name.

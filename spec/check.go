@@ -163,7 +163,7 @@ func Check(m *model.Model) (*Report, error) {
 			return nil, err
 		}
 		r.Config = c
-		plan, err := expect(c, len(m.Tensors()))
+		plan, err := expect(c, held(m))
 		var noSpec *NoSpecError
 		if errors.As(err, &noSpec) {
 			r.Skipped = noSpec.Error()
@@ -177,7 +177,7 @@ func Check(m *model.Model) (*Report, error) {
 			return nil, err
 		} else {
 			if m.Names != nil {
-				renamePlan(plan, m.Names)
+				renamePlan(plan, m.Names, func(name string) bool { return m.Tensor(name) != nil })
 			}
 			plan.pickVariant(func(name string) bool { return m.Tensor(name) != nil })
 			baseOnly(plan, m)
@@ -195,6 +195,24 @@ func Check(m *model.Model) (*Report, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// held is the number of tensors the model's files hold, as Hugging Face
+// would count them: a format that stacks an MoE layer's experts into one
+// tensor (GGUF's blk.N.ffn_up_exps [experts, …]) holds one per expert.
+// Each stacked expert has bytes in the file, so the count grows no faster
+// than the files.
+func held(m *model.Model) int {
+	n := len(m.Tensors())
+	if m.Names == nil {
+		return n
+	}
+	for _, t := range m.Tensors() {
+		if len(t.Shape) == 3 && t.Shape[0] > 1 && t.Shape[0] < 1<<20 {
+			n += int(t.Shape[0]) - 1
+		}
+	}
+	return n
 }
 
 func (r *Report) crossCheck() error {
@@ -279,7 +297,7 @@ func (r *Report) crossCheck() error {
 				Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 		}
 	}
-	hn, en := p.HeadName, shortName(p.Embed)
+	hn, en := fileName(w, p.HeadName), shortName(fileName(w, p.Embed))
 	if head, emb := w.Tensor(fileName(w, p.HeadName)), w.Tensor(fileName(w, p.Embed)); p.Tied {
 		switch {
 		case head == nil:

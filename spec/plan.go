@@ -71,6 +71,14 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	if t, ok := pl.env.vals["tied"].(int64); ok && head == HeadCausalLM {
 		p.Tied = t != 0
 	}
+	p.fields = map[string]Dim{}
+	for _, d := range f.compiled.defs {
+		if v, ok := pl.env.vals[d.Sym].(int64); ok && v >= 0 && d.Field != "" {
+			for _, field := range strings.Split(d.Field, "|") {
+				p.fields[field] = Dim{Sym: d.Sym, Val: uint64(v)}
+			}
+		}
+	}
 	if err := pl.legend(p, labels, labelsWhy); err != nil {
 		return nil, err
 	}

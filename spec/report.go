@@ -172,8 +172,8 @@ func (r *Report) writeTensors(b *strings.Builder) {
 		shown := k.Layers[0]
 		heading("  each %s  × %d   (shown: layer %d)\n", kind, len(k.Layers), shown)
 		prefix := k.Prefix
-		if r.Model.Names != nil {
-			prefix = layerPrefix(r.Model, shown)
+		if es := byLayer[at{k.StackIndex, shown}]; r.Model.Names != nil && len(es) > 0 {
+			prefix = layerPrefix(es[0].Expected.Name, shown, prefix)
 		}
 		for _, e := range byLayer[at{k.StackIndex, shown}] {
 			label := strings.TrimPrefix(e.Expected.Name, prefix)

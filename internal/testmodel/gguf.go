@@ -8,12 +8,22 @@ import (
 )
 
 // GGUFTensor is one tensor of a GGUF file to write: its ggml type id, its
-// dimensions in ggml's order (innermost first) and its bytes.
+// dimensions in ggml's order (innermost first) and its bytes; or, with
+// Data nil, Zeros bytes of zeros written as a hole (a full-size layout
+// costs no disk).
 type GGUFTensor struct {
-	Name string
-	Type uint32
-	Dims []uint64
-	Data []byte
+	Name  string
+	Type  uint32
+	Dims  []uint64
+	Data  []byte
+	Zeros uint64
+}
+
+func (t GGUFTensor) size() uint64 {
+	if t.Data == nil {
+		return t.Zeros
+	}
+	return uint64(len(t.Data))
 }
 
 // GGUFKV is one metadata key; Value is a string, uint32, float32,
@@ -132,13 +142,17 @@ func WriteGGUF(path string, kvs []GGUFKV, tensors []GGUFTensor) error {
 		}
 		w(t.Type)
 		w(off)
-		off = pad(off + uint64(len(t.Data)))
+		off = pad(off + t.size())
 	}
 	zeros := make([]byte, align)
 	padOut := func() { out.Write(zeros[:(align-out.n%align)%align]) }
 	padOut()
 	for _, t := range tensors {
-		out.Write(t.Data)
+		if t.Data == nil {
+			out.hole(int64(t.Zeros))
+		} else {
+			out.Write(t.Data)
+		}
 		padOut()
 	}
 	if out.err != nil {
