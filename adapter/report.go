@@ -63,18 +63,7 @@ func (r *Report) Verdict() string {
 	case r.Clean():
 		line("✓ %d tensors consistent with the config (pairs, ranks, the same modules in every layer)", r.Expected)
 	default:
-		counts := map[spec.ProblemKind]int{}
-		var order []spec.ProblemKind
-		for _, p := range r.Problems {
-			if counts[p.Kind]++; counts[p.Kind] == 1 {
-				order = append(order, p.Kind)
-			}
-		}
-		parts := make([]string, len(order))
-		for i, k := range order {
-			parts[i] = fmt.Sprintf("%d %s", counts[k], k)
-		}
-		line("✗ %d %s: %s (of %d expected tensors)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), strings.Join(parts, ", "), r.Expected)
+		line("✗ %d %s: %s (of %d expected tensors)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), spec.KindCounts(r.Problems), r.Expected)
 		for _, p := range r.Problems {
 			line("✗ %s: %s", p.Kind, p.Detail)
 		}

@@ -3,6 +3,8 @@ package gguf
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fsmount/fsmount/internal/formaterr"
 )
 
 // Code is the stable identifier of a validation rule. Codes never change
@@ -90,26 +92,12 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
-	msg := string(e.Code) + " (" + rules[e.Code] + ")"
-	if e.File != "" {
-		msg = e.File + ": " + msg
-	}
-	if e.Tensor != "" {
-		msg += ": " + e.Tensor
-	}
-	if e.Detail != "" {
-		msg += ": " + e.Detail
-	}
-	return msg
+	return formaterr.Join(e.File, string(e.Code)+" ("+rules[e.Code]+")", e.Tensor, e.Detail)
 }
 
 // Is makes every FormatError match [ErrFormat] and the [Code] of its rule.
 func (e *FormatError) Is(target error) bool {
-	if target == ErrFormat {
-		return true
-	}
-	c, ok := target.(Code)
-	return ok && c == e.Code
+	return formaterr.Is(target, ErrFormat, e.Code)
 }
 
 // HasCode reports whether err is, or wraps, a [*FormatError] of code c.

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/pytorch"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
@@ -306,56 +307,58 @@ func (m *Model) openIndexed(raw []byte) error {
 		return err
 	}
 	m.Index = idx
-	files := make([]*safetensors.File, len(idx.Shards))
-	errs := make([]error, len(idx.Shards))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, maxOpeners)
-	for i, s := range idx.Shards {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			files[i], errs[i] = openSafetensors(m.Source, s)
-		}()
-	}
-	wg.Wait()
-	closeAll := func() {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}
-	// I1: every shard exists; then, in name order, each shard's own error.
-	if err := idx.MissingShards(func(s string) bool {
-		i, _ := slices.BinarySearch(idx.Shards, s)
-		return !errors.Is(errs[i], fs.ErrNotExist)
-	}); err != nil {
-		closeAll()
-		m.Close()
-		return err
-	}
-	if err := cmp.Or(errs...); err != nil {
-		closeAll()
+	files, err := openShards(m.Source, idx, openSafetensors)
+	if err != nil {
 		m.Close()
 		return err
 	}
 	if err := m.join(files); err != nil {
 		return err
 	}
+	if err := m.checkIndex(idx); err != nil {
+		m.Close()
+		return err
+	}
+	idx.WeightMap = nil
+	return nil
+}
+
+// openShards opens every shard an index names, maxOpeners at once, and
+// checks rule I1 (every shard exists), then, in name order, each shard's
+// own error; on error it closes what it opened.
+func openShards[F io.Closer](fsys source.FS, idx *safetensors.Index, open func(source.FS, string) (F, error)) ([]F, error) {
+	files := make([]F, len(idx.Shards))
+	errs := par.Each(len(idx.Shards), maxOpeners, func(i int) (err error) {
+		files[i], err = open(fsys, idx.Shards[i])
+		return err
+	})
+	err := idx.MissingShards(func(s string) bool {
+		i, _ := slices.BinarySearch(idx.Shards, s)
+		return !errors.Is(errs[i], fs.ErrNotExist)
+	})
+	if err = cmp.Or(err, cmp.Or(errs...)); err != nil {
+		for i, f := range files {
+			if errs[i] == nil {
+				f.Close()
+			}
+		}
+		return nil, err
+	}
+	return files, nil
+}
+
+// checkIndex checks the joined tensors against the index (rules I2 to
+// I7) and keeps its warnings.
+func (m *Model) checkIndex(idx *safetensors.Index) error {
 	listing, err := m.Source.List()
 	if err != nil && !errors.Is(err, source.ErrNotListable) {
-		m.Close()
 		return err
 	}
 	warnings, err := idx.Check(m.tensors, listing)
 	if err != nil {
-		m.Close()
 		return err
 	}
 	m.warnings = append(m.warnings, warnings...)
-	idx.WeightMap = nil
 	return nil
 }
 

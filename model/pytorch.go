@@ -1,14 +1,11 @@
 package model
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/fsmount/fsmount/pytorch"
 	"github.com/fsmount/fsmount/safetensors"
@@ -66,51 +63,14 @@ func (m *Model) openPyTorchDir() error {
 		return err
 	}
 	m.Index = idx
-	files := make([]*pytorch.File, len(idx.Shards))
-	errs := make([]error, len(idx.Shards))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, maxOpeners)
-	for i, s := range idx.Shards {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			files[i], errs[i] = openPyTorch(m.Source, s)
-		}()
-	}
-	wg.Wait()
-	closeAll := func() {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}
-	if err := idx.MissingShards(func(s string) bool {
-		i, _ := slices.BinarySearch(idx.Shards, s)
-		return !errors.Is(errs[i], fs.ErrNotExist)
-	}); err != nil {
-		closeAll()
-		return err
-	}
-	if err := cmp.Or(errs...); err != nil {
-		closeAll()
+	files, err := openShards(m.Source, idx, openPyTorch)
+	if err != nil {
 		return err
 	}
 	if err := m.joinPyTorch(files); err != nil {
 		return err
 	}
-	listing, err := m.Source.List()
-	if err != nil && !errors.Is(err, source.ErrNotListable) {
-		return err
-	}
-	warnings, err := idx.Check(m.tensors, listing)
-	if err != nil {
-		return err
-	}
-	m.warnings = append(m.warnings, warnings...)
-	return nil
+	return m.checkIndex(idx)
 }
 
 // joinPyTorch takes ownership of files, joins their tensors and makes the

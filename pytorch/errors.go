@@ -3,6 +3,8 @@ package pytorch
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fsmount/fsmount/internal/formaterr"
 )
 
 // Code is the stable identifier of a reason a file is refused. Codes
@@ -46,20 +48,12 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
-	msg := e.Detail + " (pytorch: " + string(e.Code) + ")"
-	if e.File != "" {
-		msg = e.File + ": " + msg
-	}
-	return msg
+	return formaterr.Join(e.File, e.Detail+" (pytorch: "+string(e.Code)+")")
 }
 
 // Is makes every FormatError match [ErrFormat] and its own [Code].
 func (e *FormatError) Is(target error) bool {
-	if target == ErrFormat {
-		return true
-	}
-	c, ok := target.(Code)
-	return ok && c == e.Code
+	return formaterr.Is(target, ErrFormat, e.Code)
 }
 
 func formatErr(file string, code Code, tensor, format string, args ...any) *FormatError {

@@ -3,6 +3,7 @@ package pytorch
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -242,25 +243,8 @@ func (f *File) resolveAll(es []*entry) error {
 		}
 		return nil
 	}
-	errs := make([]error, len(es))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, resolvers)
-	for i, e := range es {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			errs[i] = f.resolve(e)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	errs := par.Each(len(es), resolvers, func(i int) error { return f.resolve(es[i]) })
+	return cmp.Or(errs...)
 }
 
 // readEntry reads a small stored record whole.
@@ -566,21 +550,14 @@ func baseName(name string) string {
 // checkpoint) into one list sorted by name; a tensor name in two files
 // is an error.
 func Join(files []*File) ([]*tensor.Tensor, error) {
-	n := 0
-	for _, f := range files {
-		n += len(f.tensors)
+	lists := make([][]*tensor.Tensor, len(files))
+	for i, f := range files {
+		lists[i] = f.tensors
 	}
-	all := make([]*tensor.Tensor, 0, n)
-	byName := make(map[string]*File, n)
-	for _, f := range files {
-		for _, t := range f.tensors {
-			if prev, dup := byName[t.Name]; dup {
-				return nil, formatErr(f.Name(), CodeDuplicate, t.Name, "tensor %s is stored in both %s and %s", printable(t.Name), baseName(prev.Name()), baseName(f.Name()))
-			}
-			byName[t.Name] = f
-			all = append(all, t)
-		}
+	all, dup, i, j := tensor.Join(lists)
+	if dup != nil {
+		prev, f := files[i], files[j]
+		return nil, formatErr(f.Name(), CodeDuplicate, dup.Name, "tensor %s is stored in both %s and %s", printable(dup.Name), baseName(prev.Name()), baseName(f.Name()))
 	}
-	slices.SortFunc(all, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
 	return all, nil
 }

@@ -3,6 +3,8 @@ package safetensors
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fsmount/fsmount/internal/formaterr"
 )
 
 // Code is the stable identifier of a validation rule (RULES.md numbers
@@ -75,29 +77,16 @@ type FormatError struct {
 func (e *FormatError) RefName() string { return e.Code.RefName() }
 
 func (e *FormatError) Error() string {
-	msg := string(e.Code)
+	code := string(e.Code)
 	if ref := e.RefName(); ref != "" {
-		msg += " (safetensors: " + ref + ")"
+		code += " (safetensors: " + ref + ")"
 	}
-	if e.Hint != "" {
-		msg = e.Hint + ": " + msg
-	}
-	if e.File != "" {
-		msg = e.File + ": " + msg
-	}
-	if e.Detail != "" {
-		msg += ": " + e.Detail
-	}
-	return msg
+	return formaterr.Join(e.File, e.Hint, code, e.Detail)
 }
 
 // Is makes every FormatError match [ErrFormat] and its own [Code].
 func (e *FormatError) Is(target error) bool {
-	if target == ErrFormat {
-		return true
-	}
-	c, ok := target.(Code)
-	return ok && c == e.Code
+	return formaterr.Is(target, ErrFormat, e.Code)
 }
 
 func formatErr(file string, code Code, tensor, format string, args ...any) *FormatError {

@@ -210,23 +210,16 @@ func (idx *Index) MissingShards(exists func(shard string) bool) error {
 // Join merges the tensors of several files into one list sorted by name,
 // applying rule I4: no tensor is stored in two files.
 func Join(files []*File) ([]*tensor.Tensor, error) {
-	n := 0
-	for _, f := range files {
-		n += len(f.tensors)
+	lists := make([][]*tensor.Tensor, len(files))
+	for i, f := range files {
+		lists[i] = f.tensors
 	}
-	all := make([]*tensor.Tensor, 0, n)
-	byName := make(map[string]*File, n)
-	for _, f := range files {
-		for _, t := range f.tensors {
-			if prev, dup := byName[t.Name]; dup {
-				return nil, formatErr(f.Name(), CodeDuplicateTensor, t.Name, "tensor %q is stored in both %s and %s",
-					t.Name, baseName(prev.Name()), baseName(f.Name()))
-			}
-			byName[t.Name] = f
-			all = append(all, t)
-		}
+	all, dup, i, j := tensor.Join(lists)
+	if dup != nil {
+		prev, f := files[i], files[j]
+		return nil, formatErr(f.Name(), CodeDuplicateTensor, dup.Name, "tensor %q is stored in both %s and %s",
+			dup.Name, baseName(prev.Name()), baseName(f.Name()))
 	}
-	slices.SortFunc(all, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
 	return all, nil
 }
 

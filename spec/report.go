@@ -271,18 +271,7 @@ func (r *Report) Verdict() string {
 	if r.Clean() {
 		line("✓ all %d expected tensors present, shapes match the config", expected)
 	} else {
-		counts := map[ProblemKind]int{}
-		var order []ProblemKind
-		for _, p := range r.Problems {
-			if counts[p.Kind]++; counts[p.Kind] == 1 {
-				order = append(order, p.Kind)
-			}
-		}
-		parts := make([]string, len(order))
-		for i, k := range order {
-			parts[i] = fmt.Sprintf("%d %s", counts[k], k)
-		}
-		line("✗ %d %s: %s (of %d expected tensors)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), strings.Join(parts, ", "), expected)
+		line("✗ %d %s: %s (of %d expected tensors)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), KindCounts(r.Problems), expected)
 		for _, p := range r.Problems {
 			line("✗ %s: %s", p.Kind, p.Detail)
 		}
@@ -304,6 +293,23 @@ func (r *Report) Verdict() string {
 		line("embeddings: %s = %.1f%% of logical", commas(r.Embeddings), r.EmbeddingShare())
 	}
 	return b.String()
+}
+
+// KindCounts counts problems by kind, in the order each kind first
+// appears: "2 missing, 1 shape".
+func KindCounts(problems []Problem) string {
+	counts := map[ProblemKind]int{}
+	var order []ProblemKind
+	for _, p := range problems {
+		if counts[p.Kind]++; counts[p.Kind] == 1 {
+			order = append(order, p.Kind)
+		}
+	}
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // structuralVerdict is the verdict of a model checked structurally.
@@ -328,18 +334,7 @@ func (r *Report) structuralVerdict(line func(string, ...any)) {
 	if r.Clean() {
 		line("– structural check only: %s; its tensors are consistent: %s", r.Skipped, summary)
 	} else {
-		counts := map[ProblemKind]int{}
-		var order []ProblemKind
-		for _, p := range r.Problems {
-			if counts[p.Kind]++; counts[p.Kind] == 1 {
-				order = append(order, p.Kind)
-			}
-		}
-		parts := make([]string, len(order))
-		for i, k := range order {
-			parts[i] = fmt.Sprintf("%d %s", counts[k], k)
-		}
-		line("✗ %d %s: %s (structural check only: %s)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), strings.Join(parts, ", "), r.Skipped)
+		line("✗ %d %s: %s (structural check only: %s)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), KindCounts(r.Problems), r.Skipped)
 		for _, p := range r.Problems {
 			line("✗ %s: %s", p.Kind, p.Detail)
 		}

@@ -251,17 +251,8 @@ func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options,
 	return cli.ExitOK
 }
 
-// exitCode is the verdict as an exit status: a check that was not done
-// must not pass for a clean one (fsinspect model && deploy).
-func exitCode(r *spec.Report) int {
-	switch {
-	case !r.Clean():
-		return cli.ExitProblems
-	case r.Plan == nil:
-		return cli.ExitSkipped
-	}
-	return cli.ExitOK
-}
+// exitCode is the verdict as an exit status.
+func exitCode(r *spec.Report) int { return cli.VerdictCode(r.Clean(), r.Plan != nil) }
 
 // writeSite writes the model's site to dir, laid out as the mount's tree
 // (package layout).

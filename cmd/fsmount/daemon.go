@@ -286,7 +286,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	line, vcode := summary(mnt, r), verdictCode(r)
+	line, vcode := summary(mnt, r), cli.VerdictCode(r.Clean(), r.Plan != nil)
 	if ar != nil {
 		line, vcode = adapterSummary(mnt, ar), adapterCode(ar)
 	}

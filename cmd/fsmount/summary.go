@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -27,18 +26,6 @@ func summary(mnt string, r *spec.Report) string {
 		verdict = "✓ "
 	}
 	return fmt.Sprintf("mounted %s: %s%d tensors, %s params — cat %s/verdict", mnt, verdict, len(r.Model.Tensors()), shortCount(r.Logical), mnt)
-}
-
-// verdictCode is the verdict as an exit status, as fsinspect's: 0 clean,
-// 1 problems, 3 not checked.
-func verdictCode(r *spec.Report) int {
-	switch {
-	case !r.Clean():
-		return cli.ExitProblems
-	case r.Plan == nil:
-		return cli.ExitSkipped
-	}
-	return cli.ExitOK
 }
 
 // shortCount renders a count in three significant digits: 596M, 28.9K,

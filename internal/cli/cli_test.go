@@ -100,3 +100,10 @@ func TestExitTable(t *testing.T) {
 		}
 	}
 }
+
+func TestVerdictCode(t *testing.T) {
+	assert.Equal(t, ExitOK, VerdictCode(true, true))
+	assert.Equal(t, ExitProblems, VerdictCode(false, true))
+	assert.Equal(t, ExitProblems, VerdictCode(false, false), "problems found by a structural check are problems")
+	assert.Equal(t, ExitSkipped, VerdictCode(true, false), "not checked is not clean")
+}

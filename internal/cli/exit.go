@@ -21,6 +21,20 @@ const (
 	ExitInternal   = 70 // a bug: a panic (sysexits.h EX_SOFTWARE)
 )
 
+// VerdictCode is a check's verdict as an exit status, the same for both
+// commands: ExitProblems when it found problems, ExitSkipped when it
+// was not done (which must not pass for a clean one: fsinspect model &&
+// deploy), else ExitOK.
+func VerdictCode(clean, checked bool) int {
+	switch {
+	case !clean:
+		return ExitProblems
+	case !checked:
+		return ExitSkipped
+	}
+	return ExitOK
+}
+
 // Code is one row of the exit-code table: a code and the sentence that
 // says what it means for each command ("" where the command never exits
 // with it).

@@ -8,8 +8,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -358,75 +358,47 @@ func (p *pass) run(ws []*worker, h hash.Hash, fn func(w *worker, first uint64, r
 	be, bb := t.DType.BlockElems(), t.DType.BlockBytes()
 	ctx, cancel := context.WithCancel(p.ctx)
 	defer cancel()
-	var (
-		next     atomic.Int64
-		errOnce  sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err; cancel() })
-	}
 	var hs *orderedHasher
 	if h != nil {
 		hs = newOrderedHasher(ctx, h, len(ws)+2, int(p.chunk))
 		go hs.loop(nChunks)
 	}
-	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				var buf []byte
-				if hs != nil {
-					select {
-					case buf = <-hs.free:
-					case <-ctx.Done():
-						return
-					}
-				} else {
-					if w.buf == nil {
-						w.buf = make([]byte, p.chunk)
-					}
-					buf = w.buf
-				}
-				i := next.Add(1) - 1
-				if i >= nChunks {
-					if hs != nil {
-						hs.free <- buf
-					}
-					return
-				}
-				off := i * p.chunk
-				raw := buf[:min(p.chunk, t.Length-off)]
-				if err := readFull(t, off, raw); err != nil {
-					fail(err)
-					return
-				}
-				p.report(len(raw))
-				if err := fn(w, uint64(off)/bb*be, raw); err != nil {
-					fail(err)
-					return
-				}
-				if hs != nil {
-					hs.put(i, raw)
-				}
+	err := par.Do(ctx, len(ws), int(nChunks), func(ctx context.Context, wi, ci int) error {
+		w, i := ws[wi], int64(ci)
+		var buf []byte
+		if hs != nil {
+			select {
+			case buf = <-hs.free:
+			case <-ctx.Done():
+				return ctx.Err()
 			}
-		}()
-	}
-	wg.Wait()
-	if hs != nil {
-		if firstErr == nil && ctx.Err() == nil {
-			<-hs.finished
 		} else {
-			cancel()
-			<-hs.finished
+			if w.buf == nil {
+				w.buf = make([]byte, p.chunk)
+			}
+			buf = w.buf
 		}
+		off := i * p.chunk
+		raw := buf[:min(p.chunk, t.Length-off)]
+		if err := readFull(t, off, raw); err != nil {
+			return err
+		}
+		p.report(len(raw))
+		if err := fn(w, uint64(off)/bb*be, raw); err != nil {
+			return err
+		}
+		if hs != nil {
+			hs.put(i, raw)
+		}
+		return nil
+	})
+	if hs != nil {
+		if err != nil {
+			cancel()
+		}
+		<-hs.finished
 	}
-	if firstErr != nil {
-		return firstErr
-	}
-	return p.ctx.Err()
+	return err
 }
 
 // orderedHasher hashes chunks in index order as workers finish them, out
@@ -590,35 +562,7 @@ func (d *Decoder) scanElements(ctx context.Context, o ScanOptions) (*Stats, erro
 // parallel calls fn for chunks 0..n-1, each worker claiming the next; the
 // first error ends it.
 func parallel(ctx context.Context, ws []*worker, n uint64, fn func(w *worker, c uint64) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		next     atomic.Uint64
-		errOnce  sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				c := next.Add(1) - 1
-				if c >= n {
-					return
-				}
-				if err := fn(w, c); err != nil {
-					errOnce.Do(func() { firstErr = err; cancel() })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
+	return par.Do(ctx, len(ws), int(n), func(_ context.Context, w, c int) error { return fn(ws[w], uint64(c)) })
 }
 
 // add sums the workers' bin counts into h.

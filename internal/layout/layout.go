@@ -61,14 +61,19 @@ const (
 	OnlyInOther = "only-in-other"
 	DeltaF32    = "delta.f32"
 	DeltaNPY    = "delta.npy"
+
+	// A LoRA adapter's: its config at the root, and lora/ in each
+	// adapted module's directory.
+	AdapterConfig = "adapter_config.json"
+	LoRA          = "lora"
 )
 
 // Names is every reserved name, at the root first, then a tensor's, then
-// compare/'s.
+// compare/'s, then an adapter's.
 var Names = []string{Verdict, Report, Config, Shapes, ByName, Expected, Files, Stats, Metadata,
 	Tokenizer, Compare, Overview, Index,
 	Shape, DType, Data, Location, Values, ValuesF32, ValuesNPY, SHA256, Hist, Heatmap, HistPNG,
-	Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY}
+	Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA}
 
 var reserved = func() map[string]bool {
 	m := make(map[string]bool, len(Names))

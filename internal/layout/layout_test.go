@@ -18,6 +18,9 @@ func TestEscapeRoundTrip(t *testing.T) {
 			assert.LessOrEqual(t, len(c), 255)
 			assert.NotContains(t, c, "/")
 			assert.NotContains(t, c, "\x00")
+			for i := 0; i < len(c); i++ {
+				assert.False(t, c[i] < 0x20 || c[i] == 0x7f, "control byte %#x in %q", c[i], c)
+			}
 			assert.NotContains(t, []string{"", ".", ".."}, c)
 			assert.False(t, layout.Reserved(c), c)
 		}

@@ -10,6 +10,7 @@ package merge
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/fsmount/fsmount/internal/numfmt"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/spec"
@@ -236,43 +238,24 @@ func loadAll(t *tensor.Tensor) ([]float32, error) {
 	return v, d.Float32(0, v)
 }
 
-// run does the jobs on o.Workers goroutines.
+// run does the jobs on o.Workers goroutines; the first error stops the
+// claims.
 func run(jobs []job, o Options, total int64) error {
 	var mu sync.Mutex
 	var done int64
-	next := 0
-	var firstErr error
-	var wg sync.WaitGroup
-	for range min(o.Workers, max(1, len(jobs))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var w worker
-			for {
-				mu.Lock()
-				if next >= len(jobs) || firstErr != nil {
-					mu.Unlock()
-					return
-				}
-				j := &jobs[next]
-				next++
-				mu.Unlock()
-				out, bytesDone, err := w.do(j)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				out.into(j.t)
-				done += bytesDone
-				if o.Progress != nil {
-					o.Progress(min(done, total), total)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
+	ws := make([]worker, max(1, min(o.Workers, len(jobs))))
+	return par.Do(context.Background(), len(ws), len(jobs), func(_ context.Context, w, i int) error {
+		j := &jobs[i]
+		out, bytesDone, err := ws[w].do(j)
+		mu.Lock()
+		defer mu.Unlock()
+		out.into(j.t)
+		done += bytesDone
+		if o.Progress != nil {
+			o.Progress(min(done, total), total)
+		}
+		return err
+	})
 }
 
 // outcome is one job's findings.

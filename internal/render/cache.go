@@ -1,11 +1,12 @@
 package render
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/fsmount/fsmount/internal/lru"
 )
 
 // DefaultCacheBytes is the bound of a cache made with a size of 0.
@@ -16,16 +17,8 @@ const DefaultCacheBytes = 64 << 20
 // bound is rendered for the read that needs it and not kept. It is safe
 // for concurrent use.
 type Cache struct {
-	mu    sync.Mutex
-	limit int64
-	used  int64
-	lru   *list.List // of *cacheEntry, most recent first
-	items map[*Lazy]*list.Element
-}
-
-type cacheEntry struct {
-	key *Lazy
-	b   []byte
+	mu  sync.Mutex
+	lru lru.Cache[*Lazy, []byte]
 }
 
 // NewCache returns a cache of at most maxBytes (DefaultCacheBytes if 0).
@@ -33,42 +26,29 @@ func NewCache(maxBytes int64) *Cache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultCacheBytes
 	}
-	return &Cache{limit: maxBytes, lru: list.New(), items: map[*Lazy]*list.Element{}}
+	c := &Cache{}
+	c.lru.Max, c.lru.Cost = maxBytes, func(b []byte) int64 { return int64(len(b)) }
+	return c
 }
 
 // Used returns the bytes held.
 func (c *Cache) Used() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.used
+	return c.lru.Used()
 }
 
 func (c *Cache) get(k *Lazy) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.items[k]; ok {
-		c.lru.MoveToFront(e)
-		return e.Value.(*cacheEntry).b
-	}
-	return nil
+	b, _ := c.lru.Get(k)
+	return b
 }
 
 func (c *Cache) put(k *Lazy, b []byte) {
-	n := int64(len(b))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.items[k]; ok || n > c.limit {
-		return
-	}
-	for c.used+n > c.limit {
-		e := c.lru.Back()
-		old := e.Value.(*cacheEntry)
-		c.lru.Remove(e)
-		delete(c.items, old.key)
-		c.used -= int64(len(old.b))
-	}
-	c.items[k] = c.lru.PushFront(&cacheEntry{k, b})
-	c.used += n
+	c.lru.Add(k, b)
 }
 
 // Lazy is a file of a size fixed beforehand whose bytes are rendered on

@@ -9,6 +9,8 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/fsmount/fsmount/internal/par"
 )
 
 // The text face: the 7×13 fixed font of golang.org/x/image (X11
@@ -56,7 +58,7 @@ func (c *canvas) cells(x0, y0, cw, ch, w int, vals []float32, rng float64) {
 	img := c.img
 	scale := 127 / rng
 	rows := len(vals) / max(w, 1)
-	inParallel(rows, min(runtime.GOMAXPROCS(0), max(1, rows/64)), func(_, lo, hi int) {
+	par.Ranges(rows, min(runtime.GOMAXPROCS(0), max(1, rows/64)), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			y := y0 + i*ch
 			p := img.Pix[y*img.Stride+4*x0 : y*img.Stride+4*(x0+w*cw)]

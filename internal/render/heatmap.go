@@ -9,10 +9,10 @@ import (
 	"math/bits"
 	"runtime"
 	"strconv"
-	"sync"
 	"unsafe"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -113,17 +113,10 @@ type Grid struct {
 }
 
 // RowStart is the first row of grid row i.
-func (g *Grid) RowStart(i int) uint64 { return split(uint64(i), g.Rows, uint64(g.H)) }
+func (g *Grid) RowStart(i int) uint64 { return par.Cut(uint64(i), g.Rows, uint64(g.H)) }
 
 // ColStart is the first column of grid column j.
-func (g *Grid) ColStart(j int) uint64 { return split(uint64(j), g.Cols, uint64(g.W)) }
-
-// split is floor(i·n/parts), for i ≤ parts.
-func split(i, n, parts uint64) uint64 {
-	hi, lo := bits.Mul64(i, n)
-	q, _ := bits.Div64(hi, lo, parts)
-	return q
-}
+func (g *Grid) ColStart(j int) uint64 { return par.Cut(uint64(j), g.Cols, uint64(g.W)) }
 
 // chunkElems is the elements decoded at once by a worker (1 MiB of
 // float32).
@@ -149,19 +142,13 @@ func heatmapGrid(ctx context.Context, d *decode.Decoder, workers int) (*Grid, er
 		err      error
 	}
 	res := make([]band, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		i0 := int(split(uint64(w), uint64(l.gh), uint64(workers)))
-		i1 := int(split(uint64(w+1), uint64(l.gh), uint64(workers)))
-		wg.Go(func() {
-			b := &res[w]
-			b.min, b.max = g.Min, g.Max
-			b.err = g.band(ctx, d, i0, i1, func(neg, pos float32) {
-				b.min, b.max = nanMin(b.min, neg), nanMax(b.max, pos)
-			})
+	par.Ranges(l.gh, workers, func(w, i0, i1 int) {
+		b := &res[w]
+		b.min, b.max = g.Min, g.Max
+		b.err = g.band(ctx, d, i0, i1, func(neg, pos float32) {
+			b.min, b.max = nanMin(b.min, neg), nanMax(b.max, pos)
 		})
-	}
-	wg.Wait()
+	})
 	for _, b := range res {
 		if b.err != nil {
 			return nil, b.err
@@ -441,7 +428,7 @@ func (g *Grid) band(ctx context.Context, d *decode.Decoder, i0, i1 int, seen fun
 			}
 			seg := ch.slice(0, int(min(uint64(ch.len()), cols-c)))
 			ch = ch.slice(seg.len(), ch.len())
-			j := int(split(c, uint64(g.W), cols)) // near the cell of column c
+			j := int(par.Cut(c, uint64(g.W), cols)) // near the cell of column c
 			for j > 0 && starts[j] > c {
 				j--
 			}
@@ -476,7 +463,7 @@ func (g *Grid) ColorRange() float64 {
 		maxFin float32
 	}
 	parts := make([]part, min(runtime.GOMAXPROCS(0), max(1, len(g.Cells)>>16)))
-	inParallel(len(g.Cells), len(parts), func(w, lo, hi int) {
+	par.Ranges(len(g.Cells), len(parts), func(w, lo, hi int) {
 		p := &parts[w]
 		for _, v := range g.Cells[lo:hi] {
 			if v != v {
@@ -519,17 +506,6 @@ func (g *Grid) ColorRange() float64 {
 		return float64(maxFin)
 	}
 	return 1
-}
-
-// inParallel calls fn(w, lo, hi) for workers w of parts ranges [lo, hi)
-// splitting [0, n), and waits for them.
-func inParallel(n, parts int, fn func(w, lo, hi int)) {
-	var wg sync.WaitGroup
-	for w := range parts {
-		lo, hi := int(split(uint64(w), uint64(n), uint64(parts))), int(split(uint64(w+1), uint64(n), uint64(parts)))
-		wg.Go(func() { fn(w, lo, hi) })
-	}
-	wg.Wait()
 }
 
 // Sci formats x with digits digits after the point as "+1.234e-02", or

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/numfmt"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
@@ -117,33 +118,9 @@ func Model(ctx context.Context, m *model.Model, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	jobs := make(chan int)
-	var (
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if err := scanOne(i, 1); err != nil {
-					errOnce.Do(func() { firstErr = err })
-				}
-			}
-		}()
-	}
-	for _, i := range small {
-		if firstErr != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	err := par.Do(ctx, workers, len(small), func(_ context.Context, _, j int) error { return scanOne(small[j], 1) })
+	if err != nil {
+		return nil, err
 	}
 	if opts.Progress != nil {
 		opts.Progress(res.Bytes, res.Bytes)

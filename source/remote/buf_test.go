@@ -111,8 +111,8 @@ func checkNoLeak(t *testing.T, fsys *FS, files ...*File) {
 	count := func() (held, extra int64) {
 		holders := map[*buf]int32{}
 		fsys.mem.mu.Lock()
-		for _, e := range fsys.mem.items {
-			if b := e.Value.(*memEntry).buf; b.pool != nil {
+		for _, b := range fsys.mem.lru.All() {
+			if b.pool != nil {
 				holders[b]++
 			}
 		}

@@ -1,11 +1,12 @@
 package remote
 
 import (
-	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 	"sync"
+
+	"github.com/fsmount/fsmount/internal/lru"
 )
 
 // chunkKey names one chunk of one version of one file: version is a hash
@@ -17,32 +18,28 @@ type chunkKey struct {
 }
 
 // memCache is an LRU of chunks bounded by the sum of their lengths. It
-// holds a reference to each buf it keeps; the bufs are never written
-// while referenced.
+// holds a reference to each buf it keeps, released when the chunk is
+// dropped; the bufs are never written while referenced.
 type memCache struct {
 	mu    sync.Mutex
 	limit int64
-	size  int64
-	lru   *list.List // of *memEntry, most recent at the front
-	items map[chunkKey]*list.Element
-}
-
-type memEntry struct {
-	key chunkKey
-	buf *buf
+	lru   lru.Cache[chunkKey, *buf]
 }
 
 func newMemCache(limit int64) *memCache {
-	return &memCache{limit: limit, lru: list.New(), items: map[chunkKey]*list.Element{}}
+	c := &memCache{limit: limit}
+	c.lru.Max = limit
+	c.lru.Cost = func(b *buf) int64 { return int64(len(b.data)) }
+	c.lru.Evicted = func(_ chunkKey, b *buf) { b.release() }
+	return c
 }
 
 // get returns chunk k with a reference the caller must release, or nil.
 func (c *memCache) get(k chunkKey) *buf {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.items[k]; ok {
-		c.lru.MoveToFront(e)
-		return e.Value.(*memEntry).buf.ref()
+	if b, ok := c.lru.Get(k); ok {
+		return b.ref()
 	}
 	return nil
 }
@@ -51,8 +48,7 @@ func (c *memCache) get(k chunkKey) *buf {
 func (c *memCache) has(k chunkKey) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.items[k]
-	return ok
+	return c.lru.Contains(k)
 }
 
 // put keeps b (with a reference of its own) as chunk k, unless k is
@@ -63,39 +59,26 @@ func (c *memCache) put(k chunkKey, b *buf) {
 	if int64(len(b.data)) > c.limit {
 		return
 	}
-	if e, ok := c.items[k]; ok {
-		c.lru.MoveToFront(e)
+	if _, ok := c.lru.Get(k); ok {
 		return
 	}
-	c.items[k] = c.lru.PushFront(&memEntry{key: k, buf: b.ref()})
-	c.size += int64(len(b.data))
-	for c.size > c.limit {
-		c.dropLocked(c.lru.Back())
-	}
+	c.lru.Add(k, b.ref())
 }
 
 // remove drops chunk k if it is cached.
 func (c *memCache) remove(k chunkKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.items[k]; ok {
-		c.dropLocked(e)
+	if b, ok := c.lru.Remove(k); ok {
+		b.release()
 	}
-}
-
-func (c *memCache) dropLocked(e *list.Element) {
-	ent := e.Value.(*memEntry)
-	c.lru.Remove(e)
-	delete(c.items, ent.key)
-	c.size -= int64(len(ent.buf.data))
-	ent.buf.release()
 }
 
 // bytes returns the cache's current size.
 func (c *memCache) bytes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.size
+	return c.lru.Used()
 }
 
 // versionOf hashes what identifies one version of a file's chunks.

@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"container/list"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmount/fsmount/internal/lru"
 )
 
 // diskCache keeps the chunks of each version of a file in two files of
@@ -53,14 +54,12 @@ type diskCache struct {
 
 	mu       sync.Mutex
 	size     int64
-	lru      *list.List // of *diskEntry, most recent at the front
-	items    map[chunkKey]*list.Element
+	lru      lru.Cache[chunkKey, diskEntry] // no bound: evictLocked evicts
 	versions map[string]*diskVersion
 }
 
 // diskEntry is one cached chunk.
 type diskEntry struct {
-	k     chunkKey
 	chunk int64 // the version's chunk size
 	n     int64 // the chunk's length
 }
@@ -113,7 +112,7 @@ func openDiskCache(dir string, limit int64) (*diskCache, error) {
 		c.mu.Unlock()
 		return c, nil
 	}
-	c := &diskCache{dir: dir, limit: limit, lru: list.New(), items: map[chunkKey]*list.Element{}, versions: map[string]*diskVersion{}}
+	c := &diskCache{dir: dir, limit: limit, versions: map[string]*diskVersion{}}
 	c.load()
 	c.evictLocked()
 	diskCaches[dir] = c
@@ -290,7 +289,7 @@ func (c *diskCache) loadVersion(version string, mtime time.Time) {
 			continue
 		}
 		k := chunkKey{version, int64(i)}
-		c.items[k] = c.lru.PushFront(&diskEntry{k: k, chunk: chunk, n: n - 1})
+		c.lru.Add(k, diskEntry{chunk: chunk, n: n - 1})
 		c.size += n - 1
 		v.entries++
 	}
@@ -399,10 +398,9 @@ func (c *diskCache) openLocked(version string, chunk int64, create bool) (*diskV
 // reports whether it is cached with len(buf) bytes and an intact checksum.
 func (c *diskCache) get(k chunkKey, chunk int64, buf []byte) bool {
 	c.mu.Lock()
-	e, ok := c.items[k]
+	_, ok := c.lru.Get(k)
 	var v *diskVersion
 	if ok {
-		c.lru.MoveToFront(e)
 		var err error
 		if v, err = c.openLocked(k.version, chunk, false); err != nil {
 			c.removeLocked(k)
@@ -440,8 +438,7 @@ func (c *diskCache) get(k chunkKey, chunk int64, buf []byte) bool {
 func (c *diskCache) has(k chunkKey) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.items[k]
-	return ok
+	return c.lru.Contains(k)
 }
 
 type pendingChunk struct {
@@ -487,7 +484,7 @@ func (c *diskCache) putNow(k chunkKey, chunk int64, data []byte) {
 		return
 	}
 	c.mu.Lock()
-	if _, ok := c.items[k]; ok {
+	if c.lru.Contains(k) {
 		c.mu.Unlock()
 		return
 	}
@@ -515,10 +512,10 @@ func (c *diskCache) putNow(k chunkKey, chunk int64, data []byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.items[k]; ok || c.versions[k.version] != v {
+	if c.lru.Contains(k) || c.versions[k.version] != v {
 		return // cached meanwhile, or the version was evicted whole
 	}
-	c.items[k] = c.lru.PushFront(&diskEntry{k: k, chunk: chunk, n: n})
+	c.lru.Add(k, diskEntry{chunk: chunk, n: n})
 	c.size += n
 	v.entries++
 	c.evictLocked()
@@ -565,13 +562,10 @@ func (c *diskCache) remove(k chunkKey) {
 // removeLocked forgets chunk k, clears its record and frees its bytes; a
 // version left with no chunk loses its files.
 func (c *diskCache) removeLocked(k chunkKey) {
-	el, ok := c.items[k]
+	e, ok := c.lru.Remove(k)
 	if !ok {
 		return
 	}
-	e := el.Value.(*diskEntry)
-	c.lru.Remove(el)
-	delete(c.items, k)
 	c.size -= e.n
 	v := c.versions[k.version]
 	if v == nil {
@@ -593,11 +587,10 @@ func (c *diskCache) removeLocked(k chunkKey) {
 // files.
 func (c *diskCache) forgetVersionLocked(version string) {
 	if v := c.versions[version]; v != nil && v.entries > 0 {
-		for k, el := range c.items {
+		for k, e := range c.lru.All() {
 			if k.version == version {
-				c.lru.Remove(el)
-				delete(c.items, k)
-				c.size -= el.Value.(*diskEntry).n
+				c.lru.Remove(k)
+				c.size -= e.n
 			}
 		}
 		v.entries = 0
@@ -629,7 +622,8 @@ func (c *diskCache) removeFiles(version string) {
 
 func (c *diskCache) evictLocked() {
 	for c.size > c.limit && c.lru.Len() > 0 {
-		c.removeLocked(c.lru.Back().Value.(*diskEntry).k)
+		k, _, _ := c.lru.Oldest()
+		c.removeLocked(k)
 	}
 	// Versions indexed with no chunk (every record cleared) cost their
 	// files only.
