@@ -86,20 +86,6 @@ func readMnt(t *testing.T, mnt, p string) string {
 	return string(b)
 }
 
-// tinyTree opens and checks the tiny model and builds its tree, without
-// mounting it.
-func tinyTree(t *testing.T) *tree {
-	t.Helper()
-	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
-	tr, err := buildTree(r, 0, 0, nil, nil)
-	require.NoError(t, err)
-	return tr
-}
-
 func TestTreeTiny(t *testing.T) {
 	mnt, r := mountDir(t, filepath.Join("..", "testdata", "tiny-qwen3"))
 
