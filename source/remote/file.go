@@ -526,13 +526,13 @@ func (f *File) fill(c *call) {
 
 // publish makes c's chunks up to (not including) upto available: to its
 // waiters, the memory cache and, if toDisk, the disk cache.
+//
+// The caches get the chunks before the waiters do, so that a reader who
+// has its bytes finds them cached, and a flush of the disk cache after a
+// read waits for them (putting is quick: the disk cache only queues).
 func (f *File) publish(c *call, upto int64, toDisk bool) {
 	c.mu.Lock()
 	from := c.arrived
-	if upto > from {
-		c.arrived = upto
-		c.cond.Broadcast()
-	}
 	c.mu.Unlock()
 	for j := from; j < upto; j++ {
 		k := chunkKey{f.key, c.first + j}
@@ -541,6 +541,12 @@ func (f *File) publish(c *call, upto int64, toDisk bool) {
 			f.fsys.disk.put(k, f.fsys.opts.ChunkSize, c.parts[j])
 		}
 	}
+	c.mu.Lock()
+	if upto > c.arrived {
+		c.arrived = upto
+		c.cond.Broadcast()
+	}
+	c.mu.Unlock()
 }
 
 // finish ends c, with err for the chunks that did not arrive, and forgets
