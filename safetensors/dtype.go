@@ -18,3 +18,15 @@ func ParseDType(name string) (tensor.DType, bool) {
 func bitsOf(d tensor.DType) uint64 {
 	return d.BlockBytes() * 8 / d.BlockElems()
 }
+
+// dtypeByName is ParseDType as a map, for the header's parser to look a
+// name up in without making a string of it.
+var dtypeByName = func() map[string]tensor.DType {
+	m := map[string]tensor.DType{}
+	for d := tensor.DType(0); d <= tensor.U64; d++ {
+		if d, ok := ParseDType(d.String()); ok {
+			m[d.String()] = d
+		}
+	}
+	return m
+}()

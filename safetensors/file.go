@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/fsmount/fsmount/internal/numfmt"
@@ -19,7 +20,6 @@ type File struct {
 	headerLen uint64
 	meta      map[string]string
 	tensors   []*tensor.Tensor // sorted by name
-	byName    map[string]*tensor.Tensor
 	warnings  []string
 }
 
@@ -196,17 +196,19 @@ func (f *File) validate(entries []entry) error {
 		return formatErr(f.Name(), CodeIncompleteBuffer, "", "%s", what)
 	}
 
+	// One allocation for the tensors, placed in name order by the rank
+	// the parser gave each entry.
 	f.tensors = make([]*tensor.Tensor, len(entries))
-	f.byName = make(map[string]*tensor.Tensor, len(entries))
+	all := make([]tensor.Tensor, len(entries))
 	dataStart := prefixLen + f.headerLen
 	var misaligned int
 	var first *entry
 	for i := range entries {
 		e := &entries[i]
-		t := &tensor.Tensor{Name: e.name, DType: e.dtype, Shape: e.shape, File: f.src,
+		t := &all[e.rank]
+		*t = tensor.Tensor{Name: e.name, DType: e.dtype, Shape: e.shape, File: f.src,
 			Offset: int64(dataStart + e.begin), Length: int64(e.end - e.begin)}
-		f.tensors[i] = t
-		f.byName[e.name] = t
+		f.tensors[e.rank] = t
 		// The reference never checks alignment; consumers that cast mapped
 		// bytes to typed arrays care, so it is a warning.
 		if b := bitsOf(e.dtype); b >= 8 && e.end > e.begin && (dataStart+e.begin)%(b/8) != 0 {
@@ -219,7 +221,6 @@ func (f *File) validate(entries []entry) error {
 		f.warnings = append(f.warnings, fmt.Sprintf("%s: %d %s not aligned to the element size (first: %q, %s at byte %d): consumers that cast the mapped bytes need a copy",
 			f.Name(), misaligned, plural(uint64(misaligned), "tensor is", "tensors are"), first.name, first.dtype, dataStart+first.begin))
 	}
-	slices.SortFunc(f.tensors, func(a, b *tensor.Tensor) int { return cmp.Compare(a.Name, b.Name) })
 	return nil
 }
 
@@ -261,7 +262,13 @@ func (f *File) Metadata() map[string]string { return f.meta }
 func (f *File) Tensors() []*tensor.Tensor { return f.tensors }
 
 // Tensor returns the named tensor, or nil if the file has none by that name.
-func (f *File) Tensor(name string) *tensor.Tensor { return f.byName[name] }
+func (f *File) Tensor(name string) *tensor.Tensor {
+	i, ok := slices.BinarySearchFunc(f.tensors, name, func(t *tensor.Tensor, n string) int { return strings.Compare(t.Name, n) })
+	if !ok {
+		return nil
+	}
+	return f.tensors[i]
+}
 
 // Warnings returns findings that do not make the file invalid, such as
 // tensors whose data is not aligned to their element size.

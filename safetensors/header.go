@@ -1,7 +1,10 @@
 package safetensors
 
 import (
+	"cmp"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -20,14 +23,25 @@ type entry struct {
 	shape []uint64
 	begin uint64
 	end   uint64
+	pos   int // of its name in the header, for a duplicate's message
+	rank  int // its place among the entries sorted by name
 }
 
 // headerParser reads the header's JSON with a scanner, so that duplicate
 // keys are seen (encoding/json keeps the last one silently) and no value
-// is ever decoded into a structure sized by the input.
+// is ever decoded into a structure sized by the input. The names and
+// shapes of the entries are kept in two arenas, one string and one array
+// for the whole header: a 500,000-tensor checkpoint is then a few
+// allocations per shard, not three per tensor.
 type headerParser struct {
-	file string
-	s    scanner
+	file    string
+	s       scanner
+	names   []byte   // every name, one after the other
+	ends    []int    // where each entry's name ends in names
+	shapes  []uint64 // every shape, one after the other
+	dims    []int    // where each entry's shape ends in shapes
+	scratch []uint64 // data_offsets
+	key     []byte   // a field name or a dtype
 }
 
 // parseHeader decodes the header into entries, in the order they appear,
@@ -43,7 +57,71 @@ func parseHeader(file string, hdr []byte) ([]entry, map[string]string, error) {
 	return entries, meta, err
 }
 
+// parse reads the header. A name given twice is found once the names
+// are sorted (no map of every name is built); it is reported as the
+// parser reading in order would, before any error found after its
+// second appearance.
 func (p *headerParser) parse() ([]entry, map[string]string, error) {
+	entries, meta, err := p.parseEntries()
+	p.fill(entries)
+	if dup := p.rankNames(entries); dup >= 0 {
+		e := &entries[dup]
+		return nil, nil, formatErr(p.file, CodeDuplicateName, e.name,
+			"tensor %q appears twice in the header (second time at byte %d)", e.name, prefixLen+e.pos)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return entries, meta, nil
+}
+
+// fill gives each entry its name and shape, cut from the arenas. A shape
+// is capped at its length, so appending to one never writes into the
+// next.
+func (p *headerParser) fill(entries []entry) {
+	names := string(p.names)
+	shapes := slices.Clone(p.shapes)
+	nameAt, shapeAt := 0, 0
+	for i := range entries {
+		e := &entries[i]
+		e.name = names[nameAt:p.ends[i]]
+		nameAt = p.ends[i]
+		if i < len(p.dims) {
+			e.shape = shapes[shapeAt:p.dims[i]:p.dims[i]]
+			shapeAt = p.dims[i]
+		}
+	}
+}
+
+// rankNames sorts the entries' names, sets each entry's rank, and
+// returns the entry that repeats an earlier name at the smallest
+// position in the header, or -1.
+func (p *headerParser) rankNames(entries []entry) int {
+	order := make([]int32, len(entries))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(strings.Compare(entries[a].name, entries[b].name), cmp.Compare(a, b))
+	})
+	dup := -1
+	for r, i := range order {
+		entries[i].rank = r
+		if r > 0 && entries[order[r-1]].name == entries[i].name && (dup < 0 || entries[i].pos < entries[dup].pos) {
+			// Within equal names, in header order: the first repeat is
+			// the second appearance.
+			if r == 1 || entries[order[r-2]].name != entries[i].name {
+				dup = int(i)
+			}
+		}
+	}
+	return dup
+}
+
+// parseEntries reads the header's object. On an error, the entries read
+// so far are returned with it, the one being read included once its name
+// is read.
+func (p *headerParser) parseEntries() ([]entry, map[string]string, error) {
 	s := &p.s
 	if !s.consume('{') {
 		return nil, nil, s.errorf("the header must be a JSON object, found %s", s.describeNext())
@@ -51,52 +129,49 @@ func (p *headerParser) parse() ([]entry, map[string]string, error) {
 	var (
 		entries []entry
 		meta    map[string]string
-		seen    = make(map[string]struct{})
 		sawMeta bool
 	)
 	for first := true; ; first = false {
 		ok, err := s.more('}', first)
 		if err != nil {
-			return nil, nil, err
+			return entries, nil, err
 		}
 		if !ok {
 			break
 		}
 		pos := s.pos
-		name, err := s.str()
-		if err != nil {
-			return nil, nil, err
+		at := len(p.names)
+		if p.names, err = s.appendStr(p.names); err != nil {
+			p.names = p.names[:at]
+			return entries, nil, err
 		}
 		if !s.consume(':') {
-			return nil, nil, s.errorf("expected ':', found %s", s.describeNext())
+			p.names = p.names[:at]
+			return entries, nil, s.errorf("expected ':', found %s", s.describeNext())
 		}
-		if name == metadataKey {
+		if string(p.names[at:]) == metadataKey {
+			p.names = p.names[:at]
 			if sawMeta {
 				s.pos = pos
-				return nil, nil, s.errorf("duplicate key %q", metadataKey)
+				return entries, nil, s.errorf("duplicate key %q", metadataKey)
 			}
 			sawMeta = true
 			if meta, err = p.metadata(); err != nil {
-				return nil, nil, err
+				return entries, nil, err
 			}
 			continue
 		}
-		if _, dup := seen[name]; dup {
-			return nil, nil, formatErr(p.file, CodeDuplicateName, name,
-				"tensor %q appears twice in the header (second time at byte %d)", name, prefixLen+pos)
+		p.ends = append(p.ends, len(p.names))
+		entries = append(entries, entry{pos: pos})
+		if err := p.tensor(&entries[len(entries)-1], p.names[at:]); err != nil {
+			return entries, nil, err
 		}
-		seen[name] = struct{}{}
-		e, err := p.tensor(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		entries = append(entries, e)
 	}
 	// The reference accepts JSON whitespace after the object (writers pad
 	// the header to align the data) and nothing else: NUL padding is
 	// "trailing characters".
 	if s.peek(); s.pos < len(s.data) {
-		return nil, nil, s.errorf("trailing characters after the JSON object (%q)", s.data[s.pos])
+		return entries, nil, s.errorf("trailing characters after the JSON object (%q)", s.data[s.pos])
 	}
 	return entries, meta, nil
 }
@@ -133,51 +208,55 @@ func (p *headerParser) metadata() (map[string]string, error) {
 	}
 }
 
-func (p *headerParser) tensor(name string) (entry, error) {
+func (p *headerParser) tensor(e *entry, name []byte) error {
 	s := &p.s
-	e := entry{name: name}
 	pos := s.pos
 	if !s.consume('{') {
-		return e, s.errorf("tensor %q must be an object, found %s", name, s.describeNext())
+		return s.errorf("tensor %q must be an object, found %s", name, s.describeNext())
 	}
 	var haveDType, haveShape, haveOffsets bool
 	for first := true; ; first = false {
 		ok, err := s.more('}', first)
 		if err != nil {
-			return e, err
+			return err
 		}
 		if !ok {
 			break
 		}
 		kpos := s.pos
-		k, err := s.str()
-		if err != nil {
-			return e, err
+		var k string
+		if p.key, err = s.appendStr(p.key[:0]); err != nil {
+			return err
 		}
 		if !s.consume(':') {
-			return e, s.errorf("expected ':', found %s", s.describeNext())
+			return s.errorf("expected ':', found %s", s.describeNext())
+		}
+		switch string(p.key) { // no copy: the three fields are constants
+		case "dtype", "shape", "data_offsets":
+			k = string(p.key)
 		}
 		var dup bool
 		switch k {
 		case "dtype":
 			dup, haveDType = haveDType, true
 			if !dup {
-				err = p.dtype(&e)
+				err = p.dtype(e, name)
 			}
 		case "shape":
 			dup, haveShape = haveShape, true
 			if !dup {
-				e.shape, err = p.uints(name, "shape", -1)
+				p.shapes, err = p.uints(p.shapes, name, "shape", -1)
+				p.dims = append(p.dims, len(p.shapes))
 			}
 		case "data_offsets":
 			dup, haveOffsets = haveOffsets, true
 			if !dup {
-				var offs []uint64
-				if offs, err = p.uints(name, "data_offsets", 2); err == nil {
-					e.begin, e.end = offs[0], offs[1]
+				if p.scratch, err = p.uints(p.scratch[:0], name, "data_offsets", 2); err == nil {
+					e.begin, e.end = p.scratch[0], p.scratch[1]
 				}
 			}
 		default:
+			k = string(p.key)
 			// The reference ignores unknown fields in a tensor entry,
 			// after reading them with serde_json's recursion limit; the
 			// header and the entry are the two containers open.
@@ -185,10 +264,10 @@ func (p *headerParser) tensor(name string) (entry, error) {
 		}
 		if dup {
 			s.pos = kpos
-			return e, s.errorf("tensor %q: duplicate field %q", name, k)
+			return s.errorf("tensor %q: duplicate field %q", name, k)
 		}
 		if err != nil {
-			return e, err
+			return err
 		}
 	}
 	for _, f := range []struct {
@@ -197,68 +276,68 @@ func (p *headerParser) tensor(name string) (entry, error) {
 	}{{haveDType, "dtype"}, {haveShape, "shape"}, {haveOffsets, "data_offsets"}} {
 		if !f.have {
 			s.pos = pos
-			return e, s.errorf("tensor %q: missing field %q", name, f.field)
+			return s.errorf("tensor %q: missing field %q", name, f.field)
 		}
-	}
-	return e, nil
-}
-
-func (p *headerParser) dtype(e *entry) error {
-	s := &p.s
-	if s.peek() != '"' {
-		return s.errorf("tensor %q: dtype must be a string, found %s", e.name, s.describeNext())
-	}
-	pos := s.pos
-	name, err := s.str()
-	if err != nil {
-		return err
-	}
-	var ok bool
-	if e.dtype, ok = ParseDType(name); !ok {
-		s.pos = pos
-		return s.errorf("tensor %q: unknown dtype %q", e.name, name)
 	}
 	return nil
 }
 
-// uints reads an array of unsigned 64-bit integers; want >= 0 requires
-// exactly that many.
-func (p *headerParser) uints(name, field string, want int) ([]uint64, error) {
+func (p *headerParser) dtype(e *entry, tname []byte) error {
 	s := &p.s
-	if !s.consume('[') {
-		return nil, s.errorf("tensor %q: %s must be an array, found %s", name, field, s.describeNext())
+	if s.peek() != '"' {
+		return s.errorf("tensor %q: dtype must be a string, found %s", tname, s.describeNext())
 	}
-	out := make([]uint64, 0, 4)
+	pos := s.pos
+	var err error
+	if p.key, err = s.appendStr(p.key[:0]); err != nil {
+		return err
+	}
+	var ok bool
+	if e.dtype, ok = dtypeByName[string(p.key)]; !ok {
+		s.pos = pos
+		return s.errorf("tensor %q: unknown dtype %q", tname, p.key)
+	}
+	return nil
+}
+
+// uints appends an array of unsigned 64-bit integers to out; want >= 0
+// requires exactly that many.
+func (p *headerParser) uints(out []uint64, name []byte, field string, want int) ([]uint64, error) {
+	s := &p.s
+	start := len(out)
+	if !s.consume('[') {
+		return out, s.errorf("tensor %q: %s must be an array, found %s", name, field, s.describeNext())
+	}
 	for first := true; ; first = false {
 		ok, err := s.more(']', first)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		if !ok {
 			break
 		}
 		c := s.peek()
 		if c != '-' && (c < '0' || c > '9') {
-			return nil, s.errorf("tensor %q: %s holds %s, not an integer", name, field, s.describeNext())
+			return out, s.errorf("tensor %q: %s holds %s, not an integer", name, field, s.describeNext())
 		}
 		pos := s.pos
 		num, err := s.number()
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		v, ok := parseUint(num)
 		if !ok {
 			s.pos = pos
-			return nil, s.errorf("tensor %q: %s value %s is not an unsigned 64-bit integer", name, field, num)
+			return out, s.errorf("tensor %q: %s value %s is not an unsigned 64-bit integer", name, field, num)
 		}
-		if want >= 0 && len(out) == want {
+		if want >= 0 && len(out)-start == want {
 			s.pos = pos
-			return nil, s.errorf("tensor %q: %s must hold exactly %d integers", name, field, want)
+			return out, s.errorf("tensor %q: %s must hold exactly %d integers", name, field, want)
 		}
 		out = append(out, v)
 	}
-	if want >= 0 && len(out) != want {
-		return nil, s.errorf("tensor %q: %s must hold exactly %d integers, found %d", name, field, want, len(out))
+	if want >= 0 && len(out)-start != want {
+		return out, s.errorf("tensor %q: %s must hold exactly %d integers, found %d", name, field, want, len(out)-start)
 	}
 	return out, nil
 }

@@ -112,7 +112,8 @@ func (s *scanner) str() (string, error) {
 			s.pos = i + 1
 			return string(s.data[start:i]), nil
 		case c == '\\':
-			return s.strSlow(start)
+			out, err := s.strSlow(make([]byte, 0, 64), start)
+			return string(out), err
 		case c < 0x20:
 			s.pos = i
 			return "", s.errorf("control character %#02x in a string", c)
@@ -122,18 +123,41 @@ func (s *scanner) str() (string, error) {
 	return "", s.errorf("unterminated string")
 }
 
-func (s *scanner) strSlow(start int) (string, error) {
-	out := make([]byte, 0, 64)
+// appendStr reads a string value and appends its bytes to dst, which it
+// returns (with anything appended on an error).
+func (s *scanner) appendStr(dst []byte) ([]byte, error) {
+	if s.peek() != '"' {
+		return dst, s.errorf("expected a string, found %s", s.describeNext())
+	}
+	start := s.pos + 1
+	for i := start; i < len(s.data); i++ {
+		switch c := s.data[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return append(dst, s.data[start:i]...), nil
+		case c == '\\':
+			return s.strSlow(dst, start)
+		case c < 0x20:
+			s.pos = i
+			return dst, s.errorf("control character %#02x in a string", c)
+		}
+	}
+	s.pos = len(s.data)
+	return dst, s.errorf("unterminated string")
+}
+
+// strSlow appends the string starting at start, escapes decoded, to out.
+func (s *scanner) strSlow(out []byte, start int) ([]byte, error) {
 	i := start
 	for i < len(s.data) {
 		c := s.data[i]
 		switch {
 		case c == '"':
 			s.pos = i + 1
-			return string(out), nil
+			return out, nil
 		case c < 0x20:
 			s.pos = i
-			return "", s.errorf("control character %#02x in a string", c)
+			return out, s.errorf("control character %#02x in a string", c)
 		case c != '\\':
 			out = append(out, c)
 			i++
@@ -161,7 +185,7 @@ func (s *scanner) strSlow(start int) (string, error) {
 			r, ok := hex4(s.data, i)
 			if !ok {
 				s.pos = i
-				return "", s.errorf("invalid \\u escape")
+				return out, s.errorf("invalid \\u escape")
 			}
 			i += 4
 			if utf16.IsSurrogate(r) {
@@ -172,7 +196,7 @@ func (s *scanner) strSlow(start int) (string, error) {
 				dec := utf16.DecodeRune(r, r2)
 				if !ok || dec == utf8.RuneError {
 					s.pos = i
-					return "", s.errorf("lone UTF-16 surrogate in a \\u escape")
+					return out, s.errorf("lone UTF-16 surrogate in a \\u escape")
 				}
 				i += 6
 				r = dec
@@ -180,11 +204,11 @@ func (s *scanner) strSlow(start int) (string, error) {
 			out = utf8.AppendRune(out, r)
 		default:
 			s.pos = i - 1
-			return "", s.errorf("invalid escape '\\%c'", esc)
+			return out, s.errorf("invalid escape '\\%c'", esc)
 		}
 	}
 	s.pos = len(s.data)
-	return "", s.errorf("unterminated string")
+	return out, s.errorf("unterminated string")
 }
 
 func hex4(b []byte, i int) (rune, bool) {

@@ -301,6 +301,14 @@ func TestMalformed(t *testing.T) {
 		{"deeply-nested", header(`{"t":{"x":`+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+`,"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`, 8), safetensors.CodeInvalidJSON, "recursion limit exceeded"},
 		{"deeply-nested-unclosed", header(`{"t":{"x":`+strings.Repeat("[", 100000), 0), safetensors.CodeInvalidJSON, ""},
 		{"duplicate-name", header(`{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"t":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.CodeDuplicateName, `tensor "t" appears twice`},
+		// Duplicates are found once the names are sorted; the error is the
+		// one a reader in header order meets first.
+		{"duplicate-then-syntax-error", header(`{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"t":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},"u":x}`, 8), safetensors.CodeDuplicateName, `tensor "t" appears twice in the header (second time at byte 62)`},
+		{"duplicate-with-bad-value", header(`{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"t":[1]}`, 8), safetensors.CodeDuplicateName, `tensor "t" appears twice`},
+		{"syntax-error-then-duplicate", header(`{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"u":x,"t":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.CodeInvalidJSON, ""},
+		{"duplicate-escaped", header(`{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"\u0074":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.CodeDuplicateName, `tensor "t" appears twice`},
+		{"first-repeat-reported", header(`{"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]},"a":{"dtype":"F32","shape":[1],"data_offsets":[12,16]},"b":{"dtype":"F32","shape":[1],"data_offsets":[16,20]}}`, 20), safetensors.CodeDuplicateName, `tensor "b" appears twice in the header (second time at byte 115)`},
+		{"shapes-not-shared", header(`{"a":{"dtype":"F32","shape":[1,1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[],"data_offsets":[4,8]},"c":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}`, 12), nil, ""},
 		{"gap", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}`, 12), safetensors.CodeInvalidOffset, "a gap of 4 bytes"},
 		{"overlap", header(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.CodeInvalidOffset, `overlaps "a"`},
 		{"first-not-at-zero", header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, 8), safetensors.CodeInvalidOffset, "must start at 0"},
