@@ -76,8 +76,8 @@ type Model struct {
 	// Files are the weight files, sorted by name.
 	Files []source.File
 	// Index is the parsed index of a sharded checkpoint, else nil. Its
-	// WeightMap is dropped once the shards are checked against it (each
-	// tensor knows its file): half a million names cost 80 MB.
+	// Weights are dropped once the shards are checked against it (each
+	// tensor knows its file): half a million names cost 30 MB.
 	Index *safetensors.Index
 	// Others are the model's other files, opened by OpenOthers: the
 	// index, tokenizer and generation configs, and whatever else is beside
@@ -319,7 +319,7 @@ func (m *Model) openIndexed(raw []byte) error {
 		m.Close()
 		return err
 	}
-	idx.WeightMap = nil
+	idx.Weights = nil
 	return nil
 }
 

@@ -49,6 +49,12 @@ func TestIndexChecks(t *testing.T) {
 		{"not json", `{"weight_map":`, two, safetensors.CodeInvalidIndex, ""},
 		{"no weight_map", `{"metadata":{}}`, two, safetensors.CodeInvalidIndex, "no weight_map"},
 		{"duplicate tensor", `{"weight_map":{"a":"m-00001-of-00002.safetensors","a":"m-00001-of-00002.safetensors"}}`, two, safetensors.CodeInvalidIndex, `lists tensor "a" twice`},
+		{"unsorted weight map", `{"metadata":{"total_size":11},"weight_map":{"b":"m-00002-of-00002.safetensors","a":"m-00001-of-00002.safetensors"}}`, two, nil, ""},
+		// A duplicate is found once the names are sorted, and still
+		// reported before what a reader in file order meets after it.
+		{"duplicate before a syntax error", `{"weight_map":{"b":"m-00002-of-00002.safetensors","a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors","c":1}}`, two, safetensors.CodeInvalidIndex, `lists tensor "b" twice, at byte 85`},
+		{"syntax error before a duplicate", `{"weight_map":{"a":"m-00001-of-00002.safetensors","c":1,"a":"m-00001-of-00002.safetensors"}}`, two, safetensors.CodeInvalidIndex, "shard must be a string"},
+		{"wrong shard, unsorted (I2)", `{"weight_map":{"b":"m-00002-of-00002.safetensors","a":"m-00002-of-00002.safetensors"}}`, two, safetensors.CodeAbsentTensor, `tensor "a" is mapped to m-00002-of-00002.safetensors`},
 		{"shard not a string", `{"weight_map":{"a":1}}`, two, safetensors.CodeInvalidIndex, "shard must be a string"},
 		{"shard escapes the directory", `{"weight_map":{"a":"../m-00001-of-00002.safetensors"}}`, two, safetensors.CodeInvalidIndex, "not a file name"},
 		{"missing shard (I1)", `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00003-of-00003.safetensors"}}`, two, safetensors.CodeMissingShard, "1 of the 2 shards it names is missing: m-00003-of-00003.safetensors"},

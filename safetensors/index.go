@@ -21,10 +21,28 @@ type Index struct {
 	// TotalSize is metadata.total_size, the byte count of all tensors, or
 	// nil when the index does not say.
 	TotalSize *uint64
-	// WeightMap maps each tensor name to the shard file that holds it.
-	WeightMap map[string]string
+	// Weights is the weight map: each tensor name and the shard file
+	// that holds it, sorted by name. A model drops it once the shards are
+	// checked against it.
+	Weights []Weight
 	// Shards are the distinct shard file names, sorted.
 	Shards []string
+}
+
+// Weight is one entry of an index's weight map.
+type Weight struct {
+	Name  string
+	Shard string // one of Index.Shards
+}
+
+// Shard returns the shard the weight map names for a tensor, and whether
+// it names one.
+func (idx *Index) Shard(name string) (string, bool) {
+	i, ok := slices.BinarySearchFunc(idx.Weights, name, func(w Weight, n string) int { return strings.Compare(w.Name, n) })
+	if !ok {
+		return "", false
+	}
+	return idx.Weights[i].Shard, true
 }
 
 // ParseIndex parses the bytes of an index file; name is used in
@@ -39,14 +57,9 @@ func ParseIndex(name string, raw []byte) (*Index, error) {
 		}
 		return nil, formatErr(name, CodeInvalidIndex, "", "%v", err)
 	}
-	seen := map[string]bool{}
-	for tn, shard := range idx.WeightMap {
-		if shard == "" || shard == "." || shard == ".." || strings.ContainsAny(shard, "/\x00") {
-			return nil, formatErr(name, CodeInvalidIndex, tn, "tensor %q: shard %q is not a file name in the model directory", tn, shard)
-		}
-		if !seen[shard] {
-			seen[shard] = true
-			idx.Shards = append(idx.Shards, shard)
+	for _, w := range idx.Weights {
+		if shard := w.Shard; shard == "" || shard == "." || shard == ".." || strings.ContainsAny(shard, "/\x00") {
+			return nil, formatErr(name, CodeInvalidIndex, w.Name, "tensor %q: shard %q is not a file name in the model directory", w.Name, shard)
 		}
 	}
 	slices.Sort(idx.Shards)
@@ -79,7 +92,7 @@ func (idx *Index) parse(raw []byte) error {
 		}
 		switch key {
 		case "weight_map":
-			if idx.WeightMap != nil {
+			if idx.Weights != nil {
 				return s.errorf("two weight_maps")
 			}
 			err = idx.parseWeightMap(s)
@@ -95,43 +108,100 @@ func (idx *Index) parse(raw []byte) error {
 	if s.peek(); s.pos < len(s.data) {
 		return s.errorf("trailing characters after the JSON object")
 	}
-	if idx.WeightMap == nil {
+	if idx.Weights == nil {
 		return errors.New("no weight_map")
 	}
 	return nil
 }
 
+// parseWeightMap reads the weight map into idx.Weights. The names go to
+// one string for the whole map and each shard name is made once: half a
+// million entries are a few allocations, not a map of half a million
+// strings. A name listed twice is found once the names are sorted (as
+// writers write them: then in one pass), and reported as a reader in file
+// order would, before an error after its second appearance.
 func (idx *Index) parseWeightMap(s *scanner) error {
 	if !s.consume('{') {
 		return s.errorf("weight_map must be an object, found %s", s.describeNext())
 	}
-	idx.WeightMap = map[string]string{}
-	for first := true; ; first = false {
-		ok, err := s.more('}', first)
-		if err != nil || !ok {
-			return err
+	var (
+		names  []byte  // every name, one after the other
+		ends   []int   // where each name ends in names
+		pos    []int   // where each entry starts in the file
+		shards []int32 // each entry's shard, in idx.Shards
+		shard  []byte
+		byName = map[string]int32{}
+	)
+	err := func() error {
+		for first := true; ; first = false {
+			ok, err := s.more('}', first)
+			if err != nil || !ok {
+				return err
+			}
+			at, start := len(names), s.pos
+			if names, err = s.appendStr(names); err != nil {
+				names = names[:at]
+				return err
+			}
+			if !s.consume(':') {
+				return s.errorf("expected ':', found %s", s.describeNext())
+			}
+			if s.peek() != '"' {
+				return s.errorf("weight_map: tensor %q: shard must be a string, found %s", names[at:], s.describeNext())
+			}
+			if shard, err = s.appendStr(shard[:0]); err != nil {
+				return err
+			}
+			k, ok := byName[string(shard)]
+			if !ok {
+				k = int32(len(idx.Shards))
+				idx.Shards = append(idx.Shards, string(shard))
+				byName[idx.Shards[k]] = k
+			}
+			ends, pos, shards = append(ends, len(names)), append(pos, start), append(shards, k)
 		}
-		pos := s.pos
-		name, err := s.str()
-		if err != nil {
-			return err
-		}
-		if !s.consume(':') {
-			return s.errorf("expected ':', found %s", s.describeNext())
-		}
-		if s.peek() != '"' {
-			return s.errorf("weight_map: tensor %q: shard must be a string, found %s", name, s.describeNext())
-		}
-		shard, err := s.str()
-		if err != nil {
-			return err
-		}
-		if _, dup := idx.WeightMap[name]; dup {
-			s.pos = pos
-			return s.errorf("weight_map lists tensor %q twice", name)
-		}
-		idx.WeightMap[name] = shard
+	}()
+	all := string(names)
+	ws := make([]Weight, len(ends))
+	from := 0
+	for i, end := range ends {
+		ws[i] = Weight{all[from:end], idx.Shards[shards[i]]}
+		from = end
 	}
+	cmpWeight := func(a, b int) int { return strings.Compare(ws[a].Name, ws[b].Name) }
+	order := make([]int, len(ws))
+	for i := range order {
+		order[i] = i
+	}
+	sorted := slices.IsSortedFunc(order, cmpWeight)
+	if !sorted {
+		slices.SortStableFunc(order, cmpWeight)
+	}
+	dup := -1
+	for r := 1; r < len(order); r++ {
+		i := order[r]
+		// Within equal names, in file order: the first repeat is the
+		// second appearance; the earliest of those is reported.
+		if ws[order[r-1]].Name == ws[i].Name && (r == 1 || ws[order[r-2]].Name != ws[i].Name) && (dup < 0 || pos[i] < pos[dup]) {
+			dup = i
+		}
+	}
+	if dup >= 0 {
+		s.pos = pos[dup]
+		return s.errorf("weight_map lists tensor %q twice", ws[dup].Name)
+	}
+	if err != nil {
+		return err
+	}
+	if sorted {
+		idx.Weights = ws
+		return nil
+	}
+	idx.Weights = make([]Weight, len(ws))
+	for r, i := range order {
+		idx.Weights[r] = ws[i]
+	}
+	return nil
 }
 
 func (idx *Index) parseMetadata(s *scanner) error {
@@ -229,28 +299,38 @@ func baseName(name string) string { return path.Base(filepath.ToSlash(name)) }
 // Check applies rules I2, I3 and I5 to the joined tensors of the shards,
 // and returns the warnings of I6 and I7. listing is the names of the
 // files beside the index, or nil where the source cannot list them (I7
-// is then not checked).
+// is then not checked). The tensors and the weight map, both sorted by
+// name, are walked side by side: no map of their names is made.
 func (idx *Index) Check(tensors []*tensor.Tensor, listing []string) ([]string, error) {
-	byName := make(map[string]*tensor.Tensor, len(tensors))
-	for _, t := range tensors {
-		byName[t.Name] = t
+	byName := func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(tensors, byName) {
+		tensors = slices.SortedFunc(slices.Values(tensors), byName)
 	}
 	// I2: every tensor the weight map names is in its shard.
-	names := make([]string, 0, len(idx.WeightMap))
-	for n := range idx.WeightMap {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		shard := idx.WeightMap[n]
-		if t := byName[n]; t == nil || baseName(t.File.Name()) != shard {
-			return nil, formatErr(idx.Path, CodeAbsentTensor, n, "tensor %q is mapped to %s, which does not hold it", n, shard)
+	var file, base string // the last tensor's file, and its base name
+	j := 0
+	for _, w := range idx.Weights {
+		for j < len(tensors) && tensors[j].Name < w.Name {
+			j++
 		}
+		if j < len(tensors) && tensors[j].Name == w.Name {
+			if n := tensors[j].File.Name(); n != file {
+				file, base = n, baseName(n)
+			}
+			if base == w.Shard {
+				continue
+			}
+		}
+		return nil, formatErr(idx.Path, CodeAbsentTensor, w.Name, "tensor %q is mapped to %s, which does not hold it", w.Name, w.Shard)
 	}
 	// I3: every tensor of a shard is in the weight map, mapped to it.
 	var total uint64
+	j = 0
 	for _, t := range tensors {
-		if _, ok := idx.WeightMap[t.Name]; !ok {
+		for j < len(idx.Weights) && idx.Weights[j].Name < t.Name {
+			j++
+		}
+		if j == len(idx.Weights) || idx.Weights[j].Name != t.Name {
 			return nil, formatErr(t.File.Name(), CodeUnlistedTensor, t.Name, "tensor %q is not listed in %s", t.Name, baseName(idx.Path))
 		}
 		total += uint64(t.Length)

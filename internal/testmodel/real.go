@@ -66,7 +66,10 @@ func writeReal(dir, src, indexName string, write func(string, map[string]string,
 	if dtype == "" {
 		return 0, fmt.Errorf("config dtype %q", plan.DType)
 	}
-	wm := idx.WeightMap
+	wm := make(map[string]string, len(idx.Weights))
+	for _, w := range idx.Weights {
+		wm[w.Name] = w.Shard
+	}
 	var unknown []string
 	total, err := write(dir, wm, func(n string) (string, []uint64) {
 		i := strings.LastIndexByte(n, '.')
