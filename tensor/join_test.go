@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,4 +26,43 @@ func TestJoin(t *testing.T) {
 	assert.Nil(t, all)
 	assert.Same(t, e2, dup)
 	assert.Equal(t, [2]int{0, 1}, [2]int{i, j})
+}
+
+// TestJoinMerge joins many sorted lists, as a sharded checkpoint's, and
+// unsorted ones: the same order as a sort of all, and a duplicate named
+// as a reader of the lists in order meets it.
+func TestJoinMerge(t *testing.T) {
+	var lists [][]*Tensor
+	var want []string
+	for k := range 7 {
+		var l []*Tensor
+		for i := range 5 + k {
+			name := string(rune('a'+(i*7+k)%26)) + string(rune('a'+k))
+			l = append(l, &Tensor{Name: name})
+			want = append(want, name)
+		}
+		slices.SortFunc(l, compareNames)
+		lists = append(lists, l, nil)
+	}
+	slices.Sort(want)
+	all, dup, _, _ := Join(lists)
+	require.Nil(t, dup)
+	var got []string
+	for _, t := range all {
+		got = append(got, t.Name)
+	}
+	assert.Equal(t, want, got)
+
+	// Two repeats: the first met in list order is named, with the list
+	// that held it first.
+	x1, x2, y1, y2 := &Tensor{Name: "x"}, &Tensor{Name: "x"}, &Tensor{Name: "y"}, &Tensor{Name: "y"}
+	_, dup, i, j := Join([][]*Tensor{{x1}, {y1}, {{Name: "a"}, y2}, {x2}})
+	assert.Same(t, y2, dup)
+	assert.Equal(t, [2]int{1, 2}, [2]int{i, j})
+
+	// A list out of order is joined all the same.
+	p, q := &Tensor{Name: "p"}, &Tensor{Name: "q"}
+	all, dup, _, _ = Join([][]*Tensor{{q, p}, {{Name: "r"}}})
+	require.Nil(t, dup)
+	assert.Equal(t, []string{"p", "q", "r"}, []string{all[0].Name, all[1].Name, all[2].Name})
 }
