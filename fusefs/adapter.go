@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/tensor"
@@ -26,8 +27,8 @@ import (
 // (the stored factors, tensor directories), magnitude (DoRA's vector)
 // and delta (scale·B·A, computed).
 const (
-	nameAdapterConfig = "adapter_config.json"
-	nameLoRA          = "lora"
+	nameAdapterConfig = layout.AdapterConfig
+	nameLoRA          = layout.LoRA
 	nameA             = "A"
 	nameB             = "B"
 	nameMagnitude     = "magnitude"
@@ -67,7 +68,7 @@ func (t *tree) adapterLayer(ar *adapter.Report, paths map[string][]string) ([]it
 			bare = append(bare, m.Key+".weight")
 		}
 	}
-	barePaths := tensorPaths(bare)
+	barePaths := layout.Tensors(bare, nil)
 	var items []item
 	for _, m := range ar.Modules {
 		comps := barePaths[m.Key+".weight"]

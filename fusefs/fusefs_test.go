@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
@@ -265,7 +266,7 @@ func TestHostileNames(t *testing.T) {
 	// Every tensor is reachable through by-name, and the link stays in
 	// the mount.
 	for _, tt := range r.Model.Tensors() {
-		comps := escapePart(tt.Name)
+		comps := layout.Escape(tt.Name)
 		p := filepath.Join(append([]string{mnt, "by-name"}, comps...)...)
 		got, err := os.ReadFile(filepath.Join(p, "data"))
 		require.NoError(t, err, "%q", tt.Name)
@@ -273,7 +274,7 @@ func TestHostileNames(t *testing.T) {
 		target, err := filepath.EvalSymlinks(p)
 		require.NoError(t, err)
 		assert.True(t, strings.HasPrefix(target, mnt+"/"), "%q resolves to %s", tt.Name, target)
-		back, err := unescapeComponents(comps)
+		back, err := layout.Unescape(comps)
 		require.NoError(t, err)
 		assert.Equal(t, tt.Name, back)
 	}
@@ -300,39 +301,6 @@ func TestHostileNames(t *testing.T) {
 	for _, tt := range r.Model.Tensors() {
 		assert.Equal(t, 1, seen[string(testmodel.Bytes(tt))], "%q", tt.Name)
 	}
-}
-
-func TestEscapeRoundTrip(t *testing.T) {
-	for _, n := range append(hostileNames, "model.layers.0.self_attn.q_proj.weight", strings.Repeat("%", 300)) {
-		comps := escapePart(n)
-		for _, c := range comps {
-			assert.LessOrEqual(t, len(c), 255)
-			assert.NotContains(t, c, "/")
-			assert.NotContains(t, c, "\x00")
-			noControl(t, c)
-			assert.NotContains(t, []string{"", ".", ".."}, c)
-			assert.False(t, reserved[c], c)
-		}
-		back, err := unescapeComponents(comps)
-		require.NoError(t, err)
-		assert.Equal(t, n, back)
-	}
-}
-
-func TestTensorPathsUnique(t *testing.T) {
-	paths := tensorPaths(hostileNames)
-	seen := map[string]string{}
-	for n, p := range paths {
-		k := strings.Join(p, "/")
-		if other, dup := seen[k]; dup {
-			t.Errorf("%q and %q share path %q", n, other, k)
-		}
-		seen[k] = n
-	}
-	assert.Equal(t, []string{"layers", "0", "self_attn", "q_proj"}, tensorPaths([]string{"model.layers.0.self_attn.q_proj.weight"})["model.layers.0.self_attn.q_proj.weight"])
-	assert.Equal(t, []string{"layers", "0", "self_attn", "q_proj", "bias"}, tensorPaths([]string{"model.layers.0.self_attn.q_proj.bias"})["model.layers.0.self_attn.q_proj.bias"])
-	assert.Equal(t, []string{"lm_head", "%77eight"}, paths["lm_head.weight"], "collision spelled out")
-	assert.Equal(t, []string{"%6Dodel", "lm_head", "%77eight"}, paths["model.lm_head.weight"])
 }
 
 // TestBrokenModelDiff mounts a model with one mis-shaped tensor: the shape
@@ -399,7 +367,7 @@ func TestVeryLongNames(t *testing.T) {
 	require.NoError(t, testmodel.WriteFile(path, ts, nil, 7))
 	mnt, r := mountDir(t, path)
 	for _, tt := range r.Model.Tensors() {
-		comps := append([]string{"by-name"}, escapePart(tt.Name)...)
+		comps := append([]string{"by-name"}, layout.Escape(tt.Name)...)
 		got := readAt(t, mnt, append(comps, "data"))
 		assert.Equal(t, testmodel.Bytes(tt), got, "%.20q", tt.Name)
 		shape := readAt(t, mnt, append(comps, "shape"))

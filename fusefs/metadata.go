@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
 )
@@ -14,35 +15,6 @@ type metaView struct{ v model.MetaValue }
 func (m metaView) Size() int64 { return m.v.TextSize() }
 
 func (m metaView) ReadAt(p []byte, off int64) (int, error) { return m.v.ReadTextAt(p, off) }
-
-// treePaths maps tensor names to tree paths. A format with names of its
-// own (GGUF) is laid out under the Hugging Face names where there is one
-// ("blk.0.attn_q.weight" at layers/0/self_attn/q_proj, as the same tensor
-// of a safetensors checkpoint), so that two checkpoints of one model
-// compare with diff -r; by-name keeps the files' own names.
-func treePaths(m *model.Model, names []string) map[string][]string {
-	list := treePathList(m, names)
-	out := make(map[string][]string, len(names))
-	for i, n := range names {
-		out[n] = list[i]
-	}
-	return out
-}
-
-// treePathList is treePaths as a list: the path of names[i] at i.
-func treePathList(m *model.Model, names []string) [][]string {
-	if m.Names == nil {
-		return tensorPathList(names)
-	}
-	hf := make([]string, len(names))
-	for i, n := range names {
-		hf[i] = n
-		if h, ok := m.Names.HF(n); ok {
-			hf[i] = h
-		}
-	}
-	return tensorPathList(hf)
-}
 
 // tokenizerPrefix marks the metadata keys that tokenizer/ also serves.
 const tokenizerPrefix = "tokenizer.ggml."
@@ -63,14 +35,14 @@ func (t *tree) metadata(m *model.Model, mtime *time.Time, p *perm) {
 	for i := range md.Len() {
 		key := md.Key(i)
 		c := viewContent{metaView{md.Value(i)}, file}
-		comps := escapePart(key)
+		comps := layout.Escape(key)
 		dir := t.mkdirs(meta, comps[:len(comps)-1], mtime)
 		t.file(dir, comps[len(comps)-1], c, mtime, p)
 		if short, ok := strings.CutPrefix(key, tokenizerPrefix); ok && short != "" {
 			if tok == nil {
 				tok = t.mkdirs(t.root, []string{nameTokenizr}, mtime)
 			}
-			comps := escapePart(short)
+			comps := layout.Escape(short)
 			dir := t.mkdirs(tok, comps[:len(comps)-1], mtime)
 			t.file(dir, comps[len(comps)-1], c, mtime, p)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
@@ -134,7 +135,7 @@ func TestMetadataKeysEscaped(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(mnt, "metadata", esc))
 		require.NoError(t, err, "%q", esc)
 		assert.Equal(t, "value of "+k+"\n", string(b))
-		back, err := unescapeComponents([]string{esc})
+		back, err := layout.Unescape([]string{esc})
 		require.NoError(t, err)
 		assert.Equal(t, k, back)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
@@ -43,16 +44,16 @@ type tensorDir struct {
 // The names of a tensor directory's files, besides nameShape, nameDType,
 // nameData and nameLocation.
 const (
-	nameValues    = "values"
-	nameValuesF32 = "values.f32"
-	nameValuesNPY = "values.npy"
-	nameStats     = "stats"
-	nameSHA256    = "sha256"
-	nameHist      = "hist"
-	nameHeatmap   = "heatmap.png"
-	nameHistPNG   = "hist.png"
-	nameIndex     = "index.html"
-	nameOverview  = "overview.png"
+	nameValues    = layout.Values
+	nameValuesF32 = layout.ValuesF32
+	nameValuesNPY = layout.ValuesNPY
+	nameStats     = layout.Stats
+	nameSHA256    = layout.SHA256
+	nameHist      = layout.Hist
+	nameHeatmap   = layout.Heatmap
+	nameHistPNG   = layout.HistPNG
+	nameIndex     = layout.Index
+	nameOverview  = layout.Overview
 )
 
 // tensorFiles are a tensor directory's files, sorted by name.

@@ -2,7 +2,6 @@ package fusefs
 
 import (
 	"fmt"
-	"github.com/fsmount/fsmount/internal/layout"
 	"log"
 	"path"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
@@ -171,36 +171,25 @@ func (t *tree) finish(e *entry, path string) error {
 }
 
 // The names the tree itself uses, at its root and in each tensor's
-// directory. They are reserved: a tensor path component equal to one of
-// them is escaped (see paths.go), so no header can shadow them.
+// directory: package layout's, which reserves them (a tensor path
+// component equal to one is escaped, so no header can shadow them).
 const (
-	nameVerdict  = "verdict"
-	nameReport   = "report"
-	nameConfig   = "config.json"
-	nameShapes   = "shapes"
-	nameByName   = "by-name"
-	nameExpected = "expected"
-	nameFiles    = "files"
-	nameMetadata = "metadata"
-	nameTokenizr = "tokenizer"
-	nameCompare  = "compare"
+	nameVerdict  = layout.Verdict
+	nameReport   = layout.Report
+	nameConfig   = layout.Config
+	nameShapes   = layout.Shapes
+	nameByName   = layout.ByName
+	nameExpected = layout.Expected
+	nameFiles    = layout.Files
+	nameMetadata = layout.Metadata
+	nameTokenizr = layout.Tokenizer
+	nameCompare  = layout.Compare
 
-	nameShape    = "shape"
-	nameDType    = "dtype"
-	nameData     = "data"
-	nameLocation = "location"
+	nameShape    = layout.Shape
+	nameDType    = layout.DType
+	nameData     = layout.Data
+	nameLocation = layout.Location
 )
-
-// treeNames is every reserved name: the root's and a tensor directory's
-// (tensorFiles). buildTree uses no other literal.
-var treeNames = func() []string {
-	names := []string{nameVerdict, nameReport, nameConfig, nameAdapterConfig, nameLoRA, nameShapes, nameByName, nameExpected, nameFiles, nameStats, nameMetadata, nameTokenizr, nameCompare, nameOverview,
-		layout.Summary, layout.OnlyInModel, layout.OnlyInOther, layout.DeltaF32, layout.DeltaNPY}
-	for _, f := range tensorFiles {
-		names = append(names, f.name)
-	}
-	return names
-}()
 
 // pictureCache bounds the rendered pictures and pages kept (the largest
 // heatmap is 3.9 MB).
@@ -221,38 +210,28 @@ func (t *tree) sitePath(name string) string {
 // FUSE (a page, less the terminating NUL).
 const maxLinkTarget = 4095
 
-// pathsOf maps the name of every tensor of the files, and of every
-// expected tensor they lack, to its path components in the tree.
-func pathsOf(r *spec.Report) map[string][]string {
-	names, _ := pathNames(r)
-	return treePaths(r.Model, names)
+// pathNames returns the names the tree lays out: the model's tensors',
+// in its order, then those of the expected tensors the files lack. Their
+// paths depend on each other (two names may meet when "model." and
+// "weight" are dropped), so they are laid out together, but the expected
+// set itself is not needed for it: expected/ is made when first visited.
+func pathNames(r *spec.Report) []string {
+	tensors := r.Model.Tensors()
+	lacking := r.Lacking()
+	names := make([]string, len(tensors), len(tensors)+len(lacking))
+	for i, tt := range tensors {
+		names[i] = tt.Name
+	}
+	return append(names, lacking...)
 }
 
-// pathNames returns the names pathsOf lays out: the model's tensors', in
-// its order, then those of the expected tensors it lacks; and that set.
-func pathNames(r *spec.Report) ([]string, []spec.NamedShape) {
-	m := r.Model
-	tensors := m.Tensors()
-	expected := r.ExpectedSet()
-	names := make([]string, 0, len(tensors)+len(expected))
-	for _, tt := range tensors {
-		names = append(names, tt.Name)
+// hfNames is how the model's names map to Hugging Face names for the
+// layout (package layout), or nil where they are the same.
+func hfNames(m *model.Model) layout.HFNamer {
+	if m.Names == nil {
+		return nil
 	}
-	for _, e := range expected {
-		if m.Tensor(e.Name) == nil {
-			names = append(names, e.Name)
-		}
-	}
-	return names, expected
-}
-
-// Paths returns the directory of every tensor in the tree of a checked
-// model, relative to its root ("layers/0/self_attn/q_proj"), as
-// site.Options.Path wants it: fsinspect --html lays its site out as the
-// mount does.
-func Paths(r *spec.Report) func(name string) string {
-	p := pathsOf(r)
-	return func(name string) string { return strings.Join(p[name], "/") }
+	return m.Names
 }
 
 // buildTree lays out the tree (README.md, "The tree") for a checked model.
@@ -286,12 +265,12 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	}
 	t.root = t.newEntry("", syscall.S_IFDIR|0o555, top)
 	tensors := m.Tensors()
-	names, _ := pathNames(r)
-	paths := treePathList(m, names) // the tensors' first, in their order
-	var extra []item                // an adapter's lora/ directories
+	names := pathNames(r)
+	paths := layout.TensorPaths(names, hfNames(m)) // the tensors' first, in their order
+	var extra []item                               // an adapter's lora/ directories
 	if ar != nil {
 		var err error
-		if extra, err = t.adapterLayer(ar, treePaths(m, names)); err != nil {
+		if extra, err = t.adapterLayer(ar, layout.Tensors(names, hfNames(m))); err != nil {
 			return nil, err
 		}
 	}
@@ -319,7 +298,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	items := make([]item, len(tensors), len(tensors)+len(extra))
 	for i, tt := range tensors {
 		base := source.BaseOf(tt.File)
-		items[i].td = tensorDir{t: tt, mtime: mtimes[base], perm: fperm[base], path: strings.Join(paths[i], "/"), index: i}
+		items[i].td = tensorDir{t: tt, mtime: mtimes[base], perm: fperm[base], path: paths[i], index: i}
 	}
 	items = append(items, extra...)
 	var err error
@@ -351,7 +330,7 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	}
 	for _, f := range files {
 		mt := f.ModTime()
-		comps := escapeFileName(path.Base(filepath.ToSlash(f.Name())))
+		comps := layout.EscapeFileName(path.Base(filepath.ToSlash(f.Name())))
 		dir := t.mkdirs(filesDir, comps[:len(comps)-1], top)
 		t.file(dir, comps[len(comps)-1], wholeFile(f), &mt, t.perms.of(f))
 	}
@@ -408,7 +387,7 @@ func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm
 	items := make([]item, len(tensors))
 	for i, tt := range tensors {
 		// A plain name is its own path: Join of one string is that string.
-		items[i].td = tensorDir{path: strings.Join(escapePart(tt.Name), "/"), mtime: top, perm: fperm[source.BaseOf(tt.File)], index: i}
+		items[i].td = tensorDir{path: strings.Join(layout.Escape(tt.Name), "/"), mtime: top, perm: fperm[source.BaseOf(tt.File)], index: i}
 	}
 	tr, err := t.newTensorTree(items, nil)
 	if err != nil {
@@ -430,8 +409,8 @@ func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 	t.file(exp, nameShapes, newLines(len(expected), func(b []byte, i int) []byte {
 		return appendShapeLine(b, expected[i].Name, expected[i].Shape)
 	}), top, all)
-	names, _ := pathNames(t.report)
-	paths := treePathList(t.model, names)
+	names := pathNames(t.report)
+	paths := layout.TensorPaths(names, hfNames(t.model))
 	at := make(map[string]int, len(names)-len(t.dirs)) // the lacking ones
 	for i, n := range names[len(t.dirs):] {
 		at[n] = len(t.dirs) + i
@@ -442,7 +421,7 @@ func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 		shapes[k] = e.Shape
 		path := ""
 		if i, ok := at[e.Name]; ok {
-			path = strings.Join(paths[i], "/")
+			path = paths[i]
 		} else if tt := t.model.Tensor(e.Name); tt != nil {
 			path = t.sitePath(tt.Name) // the same path as the tensor's
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
@@ -19,7 +20,7 @@ import (
 
 // TestTreeNamesReserved builds the tiny model's tree and checks that
 // every name the builder itself chose (the root's files, each tensor
-// directory's files) is one of treeNames, so that the escaping of tensor
+// directory's files) is reserved by package layout, so that the escaping of tensor
 // paths, which reserves exactly those, cannot miss one.
 func TestTreeNamesReserved(t *testing.T) {
 	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
@@ -31,14 +32,14 @@ func TestTreeNamesReserved(t *testing.T) {
 	require.NoError(t, err)
 	for _, c := range tr.root.children {
 		if c.name != "layers" && c.name != "embed_tokens" && c.name != "norm" && c.name != "lm_head" {
-			assert.True(t, reserved[c.name], "root entry %q is not in treeNames", c.name)
+			assert.True(t, layout.Reserved(c.name), "root entry %q is not reserved by package layout", c.name)
 		}
 	}
 	var walk func(e *entry)
 	walk = func(e *entry) {
 		for _, c := range tr.list(e) {
 			if c.mode&syscall.S_IFMT == syscall.S_IFREG {
-				assert.True(t, reserved[c.name], "file %q is not in treeNames", c.name)
+				assert.True(t, layout.Reserved(c.name), "file %q is not reserved by package layout", c.name)
 			}
 			if c.isDir() && !(e == tr.root && c.name == nameFiles) {
 				walk(c)

@@ -85,7 +85,7 @@ type Model struct {
 	Others []source.File
 
 	tensors  []*tensor.Tensor          // sorted by name
-	byName   map[string]*tensor.Tensor // nil when tensors are sorted
+	byName   map[string]int // nil when tensors are sorted
 	warnings []string
 	single   bool // one weight file was named, not a directory
 	closers  []io.Closer
@@ -439,14 +439,25 @@ func (m *Model) Tensors() []*tensor.Tensor { return m.tensors }
 
 // Tensor returns the named tensor, or nil.
 func (m *Model) Tensor(name string) *tensor.Tensor {
+	if i := m.TensorIndex(name); i >= 0 {
+		return m.tensors[i]
+	}
+	return nil
+}
+
+// TensorIndex returns the named tensor's index in [Model.Tensors], or -1.
+func (m *Model) TensorIndex(name string) int {
 	if m.byName != nil {
-		return m.byName[name]
+		if i, ok := m.byName[name]; ok {
+			return i
+		}
+		return -1
 	}
 	i, ok := slices.BinarySearchFunc(m.tensors, name, func(t *tensor.Tensor, n string) int { return strings.Compare(t.Name, n) })
 	if !ok {
-		return nil
+		return -1
 	}
-	return m.tensors[i]
+	return i
 }
 
 // setTensors sets the model's tensors. Sorted by name, as every format
@@ -455,9 +466,9 @@ func (m *Model) Tensor(name string) *tensor.Tensor {
 func (m *Model) setTensors(ts []*tensor.Tensor) {
 	m.tensors, m.byName = ts, nil
 	if !slices.IsSortedFunc(ts, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) }) {
-		m.byName = make(map[string]*tensor.Tensor, len(ts))
-		for _, t := range ts {
-			m.byName[t.Name] = t
+		m.byName = make(map[string]int, len(ts))
+		for i, t := range ts {
+			m.byName[t.Name] = i
 		}
 	}
 }

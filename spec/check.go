@@ -135,6 +135,19 @@ func (r *Report) ExpectedSet() []NamedShape {
 	return out
 }
 
+// Lacking returns the names of the expected tensors of [Report.ExpectedSet]
+// that the files lack, in plan order: those of its tensors the report
+// resolved to no file tensor, without making the set.
+func (r *Report) Lacking() []string {
+	var out []string
+	for _, e := range r.Entries {
+		if e.Expected != nil && e.Tensor == nil && !e.Expected.Optional {
+			out = append(out, e.Expected.Name)
+		}
+	}
+	return out
+}
+
 // NamedShape is a tensor name and a shape.
 type NamedShape struct {
 	Name  string
@@ -223,18 +236,24 @@ func (r *Report) crossCheck() error {
 		r.Notes = append(r.Notes, fmt.Sprintf("config dtype %q has no safetensors equivalent: dtypes not checked", p.DType))
 	}
 	quantized := p.QuantMethod != ""
-	// The file tensors the plan names, by pointer: cheaper to hash than
-	// their names, and when it holds every file tensor (a clean model)
-	// the search for extras is skipped.
-	named := make(map[*tensor.Tensor]struct{}, len(p.Tensors))
+	// The file tensors the plan names, by their index in the model (no
+	// map); when it names every file tensor (a clean model) the search
+	// for extras is skipped.
+	files := w.Tensors()
+	named, nNamed := make([]bool, len(files)), 0
 	r.Entries = make([]Entry, 0, len(p.Tensors)+8)
 	var problems []Problem
 	for i := range p.Tensors {
 		e := &p.Tensors[i]
-		t := w.Tensor(e.Name)
+		var t *tensor.Tensor
+		if k := w.TensorIndex(e.Name); k >= 0 {
+			t = files[k]
+			if !named[k] {
+				named[k], nNamed = true, nNamed+1
+			}
+		}
 		r.Entries = append(r.Entries, Entry{Expected: e, Tensor: t})
 		if t != nil {
-			named[t] = struct{}{}
 			// The same text: keep one copy (24 MB for 500,000 tensors).
 			e.Name = t.Name
 		}
@@ -260,12 +279,12 @@ func (r *Report) crossCheck() error {
 		r.Embeddings = emb.NumElements()
 	}
 	var nQuant, nLegacy, nIgnored, nRope int
-	extras := w.Tensors()
-	if len(named) == len(extras) {
+	extras := files
+	if nNamed == len(extras) {
 		extras = nil
 	}
-	for _, t := range extras {
-		if _, ok := named[t]; ok {
+	for k, t := range extras {
+		if named[k] {
 			continue
 		}
 		switch {

@@ -540,15 +540,14 @@ func (r *Report) JSON() []byte {
 func (r *Report) Paths() map[string][]string {
 	m := r.Model
 	tensors := m.Tensors()
-	expected := r.ExpectedSet()
-	names := make([]string, 0, len(tensors)+len(expected))
-	for _, tt := range tensors {
-		names = append(names, tt.Name)
+	lacking := r.Lacking()
+	names := make([]string, len(tensors), len(tensors)+len(lacking))
+	for i, tt := range tensors {
+		names[i] = tt.Name
 	}
-	for _, e := range expected {
-		if m.Tensor(e.Name) == nil {
-			names = append(names, e.Name)
-		}
+	var hf layout.HFNamer
+	if m.Names != nil {
+		hf = m.Names
 	}
-	return layout.Tensors(names, m.Names)
+	return layout.Tensors(append(names, lacking...), hf)
 }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -392,4 +394,41 @@ func TestBoundsAdmitRealModels(t *testing.T) {
 // name only known symbols.
 func TestFamiliesCompile(t *testing.T) {
 	require.NoError(t, spec.CompileFamilies())
+}
+
+// TestLacking: the expected tensors the files lack, as the tree lays
+// them out beside the files' (Report.Lacking), are exactly those of the
+// expected set that are not in the files, without making the set.
+func TestLacking(t *testing.T) {
+	layout := filepath.Join(repo, "testdata", "qwen3-0.6b-layout")
+	raw, err := os.ReadFile(filepath.Join(layout, "model.safetensors.tensor-listing.tsv"))
+	require.NoError(t, err)
+	// The listing without five tensors, the others' offsets closed up.
+	kept := []string{strings.SplitAfter(string(raw), "\n")[0]}
+	var off uint64
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n")[1:] {
+		f := strings.Split(line, "\t")
+		if strings.Contains(f[0], "layers.3.mlp.") || strings.Contains(f[0], "layers.5.self_attn.q_norm") {
+			continue
+		}
+		n, err := strconv.ParseUint(f[5], 10, 64)
+		require.NoError(t, err)
+		kept = append(kept, fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d\n", f[0], f[1], f[2], off, off+n, n))
+		off += n
+	}
+	listing := filepath.Join(t.TempDir(), "listing.tsv")
+	require.NoError(t, os.WriteFile(listing, []byte(strings.Join(kept, "")), 0o644))
+	dir := t.TempDir()
+	require.NoError(t, testmodel.WriteSparseModel(dir, listing, filepath.Join(layout, "config.json")))
+	r := check(t, dir)
+	var want []string
+	for _, e := range r.ExpectedSet() {
+		if r.Model.Tensor(e.Name) == nil {
+			want = append(want, e.Name)
+		}
+	}
+	got := r.Lacking()
+	require.Len(t, want, 4)
+	assert.ElementsMatch(t, want, got)
+	assert.Empty(t, check(t, filepath.Join(repo, "testdata", "tiny-qwen3")).Lacking())
 }

@@ -75,16 +75,18 @@ var Names = []string{Verdict, Report, Config, Shapes, ByName, Expected, Files, S
 	Shape, DType, Data, Location, Values, ValuesF32, ValuesNPY, SHA256, Hist, Heatmap, HistPNG,
 	Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA}
 
-var reserved = func() map[string]bool {
-	m := make(map[string]bool, len(Names))
-	for _, n := range Names {
-		m[n] = true
+// Reserved reports whether name is one of the tree's own names (a
+// switch, not a map: it is asked for every part of every tensor name).
+func Reserved(name string) bool {
+	switch name {
+	case Verdict, Report, Config, Shapes, ByName, Expected, Files, Stats, Metadata,
+		Tokenizer, Compare, Overview, Index,
+		Shape, DType, Data, Location, Values, ValuesF32, ValuesNPY, SHA256, Hist, Heatmap, HistPNG,
+		Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA:
+		return true
 	}
-	return m
-}()
-
-// Reserved reports whether name is one of the tree's own names.
-func Reserved(name string) bool { return reserved[name] }
+	return false
+}
 
 // MaxComponent is the longest path component: NAME_MAX.
 const MaxComponent = 255
@@ -158,7 +160,7 @@ func guardName(s string, reserve bool) string {
 	switch {
 	case s == "":
 		return "%"
-	case s == "." || s == ".." || reserve && reserved[s]:
+	case s == "." || s == ".." || reserve && Reserved(s):
 		return fmt.Sprintf("%%%02X", s[0]) + s[1:]
 	}
 	return s
@@ -214,6 +216,17 @@ type HFNamer interface {
 // checkpoint), so that two checkpoints of one model compare with diff -r;
 // by-name keeps the files' own names.
 func Tensors(names []string, hf HFNamer) map[string][]string {
+	paths := TensorPaths(names, hf)
+	out := make(map[string][]string, len(names))
+	for i, n := range names {
+		out[n] = strings.Split(paths[i], "/") // no component holds a '/'
+	}
+	return out
+}
+
+// TensorPaths is [Tensors] as a list: the directory of names[i], its
+// components joined by '/', at i. The paths are cut from one string.
+func TensorPaths(names []string, hf HFNamer) []string {
 	if hf == nil {
 		return tensorPaths(names)
 	}
@@ -224,50 +237,93 @@ func Tensors(names []string, hf HFNamer) map[string][]string {
 			hfNames[i] = h
 		}
 	}
-	byHF := tensorPaths(hfNames)
-	out := make(map[string][]string, len(names))
-	for i, n := range names {
-		out[n] = byHF[hfNames[i]]
-	}
-	return out
+	return tensorPaths(hfNames)
 }
 
-// tensorPaths is Tensors without a mapping of names.
-func tensorPaths(names []string) map[string][]string {
+// tensorPaths is TensorPaths without a mapping of names. A name whose
+// parts need no escape (nearly every name) is its key with '.' turned
+// into '/', written straight into the arena.
+func tensorPaths(names []string) []string {
 	type cand struct {
-		rest           string // the name without "model."
 		key            string // the candidate path, joined by "."
 		stripped, drop bool
 	}
 	cands := make([]cand, len(names))
-	count := make(map[string]int, len(names))
+	count := make(map[string]int32, len(names))
+	size := 0
 	for i, n := range names {
 		rest, stripped := strings.CutPrefix(n, modelPrefix)
 		key, drop := rest, false
 		if k, ok := strings.CutSuffix(rest, "."+weightSuffix); ok {
 			key, drop = k, true
 		}
-		cands[i] = cand{rest, key, stripped, drop}
+		cands[i] = cand{key, stripped, drop}
 		count[key]++
+		size += len(key)
 	}
-	out := make(map[string][]string, len(names))
-	for i, n := range names {
-		c := cands[i]
-		parts := strings.Split(c.key, ".")
-		comps := make([]string, 0, len(parts)+2)
+	arena := make([]byte, 0, size)
+	ends := make([]int, len(names))
+	var comps []string
+	for i, c := range cands {
 		collides := count[c.key] > 1 && (c.stripped || c.drop)
+		if !collides && plainParts(c.key) {
+			for j := 0; j < len(c.key); j++ {
+				if b := c.key[j]; b == '.' {
+					arena = append(arena, '/')
+				} else {
+					arena = append(arena, b)
+				}
+			}
+			ends[i] = len(arena)
+			continue
+		}
+		comps = comps[:0]
 		if collides && c.stripped {
 			// Spell the name out in full, marking what the short form
 			// drops.
 			comps = append(comps, escModel)
 		}
-		for _, p := range parts {
+		for p := range strings.SplitSeq(c.key, ".") {
 			comps = appendEscaped(comps, p)
 		}
 		if collides && c.drop {
 			comps = append(comps, escWeight)
 		}
-		out[n] = comps
+		for j, p := range comps {
+			if j > 0 {
+				arena = append(arena, '/')
+			}
+			arena = append(arena, p...)
+		}
+		ends[i] = len(arena)
+	}
+	all := string(arena)
+	out := make([]string, len(names))
+	from := 0
+	for i, end := range ends {
+		out[i] = all[from:end]
+		from = end
 	}
 	return out
+}
+
+// plainParts reports whether every part of key (split on '.') is its own
+// component: not empty, "." or "..", no byte to escape, not too long,
+// not a reserved name.
+func plainParts(key string) bool {
+	start := 0
+	for j := 0; j <= len(key); j++ {
+		if j < len(key) && key[j] != '.' {
+			if mustEscape(key[j]) {
+				return false
+			}
+			continue
+		}
+		p := key[start:j]
+		if p == "" || len(p) > MaxComponent || Reserved(p) {
+			return false
+		}
+		start = j + 1
+	}
+	return true
 }

@@ -60,3 +60,51 @@ func TestTensorsHF(t *testing.T) {
 	assert.Equal(t, []string{"layers", "0", "self_attn", "q_proj"}, got["blk.0.attn_q.weight"])
 	assert.Equal(t, []string{"odd"}, got["odd"])
 }
+
+// TestTensorPathsFastPath: a path written straight from the name (no
+// part to escape) is the one the escaping of each part gives, and names
+// with a reserved, empty, long or escaped part, or colliding, agree with
+// the rule spelled out part by part (slowPaths).
+func TestTensorPathsFastPath(t *testing.T) {
+	names := append([]string{
+		"model.layers.0.self_attn.q_proj.weight", "model.layers.0.mlp.experts.17.down_proj.weight",
+		"lm_head.weight", "model.layers.1.shape", "model.layers.1.verdict.weight", "model.layers..x",
+		"model.layers.2." + strings.Repeat("w", 300), "a.b%c.d", "model.norm", "x.lora.weight", "model.stats",
+	}, testmodel.HostileNames...)
+	paths := layout.TensorPaths(names, nil)
+	assert.Equal(t, slowPaths(names), paths)
+	assert.Equal(t, "layers/1/%73hape", paths[3])
+	assert.Equal(t, "layers/1/%76erdict", paths[4])
+	assert.Equal(t, "layers/%/x", paths[5])
+}
+
+// slowPaths is the package comment's rule, part by part.
+func slowPaths(names []string) []string {
+	key := func(n string) (string, bool, bool) {
+		rest, stripped := strings.CutPrefix(n, "model.")
+		k, drop := strings.CutSuffix(rest, ".weight")
+		return k, stripped, drop
+	}
+	count := map[string]int{}
+	for _, n := range names {
+		k, _, _ := key(n)
+		count[k]++
+	}
+	var out []string
+	for _, n := range names {
+		k, stripped, drop := key(n)
+		collides := count[k] > 1 && (stripped || drop)
+		var comps []string
+		if collides && stripped {
+			comps = append(comps, "%6Dodel")
+		}
+		for p := range strings.SplitSeq(k, ".") {
+			comps = append(comps, layout.Escape(p)...)
+		}
+		if collides && drop {
+			comps = append(comps, "%77eight")
+		}
+		out = append(out, strings.Join(comps, "/"))
+	}
+	return out
+}
