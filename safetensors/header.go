@@ -1,6 +1,7 @@
 package safetensors
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"slices"
@@ -48,7 +49,12 @@ type headerParser struct {
 // and the optional __metadata__ map. It implements rule S5 (and rejects
 // duplicate names); the offset rules are applied by validate.
 func parseHeader(file string, hdr []byte) ([]entry, map[string]string, error) {
-	p := &headerParser{file: file, s: scanner{data: hdr}}
+	// The arenas are made at their bounds, so that they never grow: the
+	// names are shorter than the header, and an entry has at least ten
+	// '"' (its name, three field names and the dtype).
+	n := bytes.Count(hdr, []byte{'"'})/10 + 1
+	p := &headerParser{file: file, s: scanner{data: hdr}, names: make([]byte, 0, len(hdr)), ends: make([]int, 0, n),
+		shapes: make([]uint64, 0, 2*n), dims: make([]int, 0, n)}
 	entries, meta, err := p.parse()
 	var se *syntaxError
 	if errors.As(err, &se) {
@@ -127,7 +133,7 @@ func (p *headerParser) parseEntries() ([]entry, map[string]string, error) {
 		return nil, nil, s.errorf("the header must be a JSON object, found %s", s.describeNext())
 	}
 	var (
-		entries []entry
+		entries = make([]entry, 0, cap(p.ends))
 		meta    map[string]string
 		sawMeta bool
 	)

@@ -1,6 +1,7 @@
 package safetensors
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -124,11 +125,14 @@ func (idx *Index) parseWeightMap(s *scanner) error {
 	if !s.consume('{') {
 		return s.errorf("weight_map must be an object, found %s", s.describeNext())
 	}
+	// Made at their bounds, so that they never grow: the names are
+	// shorter than the file, and an entry has four '"'.
+	n := bytes.Count(s.data[s.pos:], []byte{'"'})/4 + 1
 	var (
-		names  []byte  // every name, one after the other
-		ends   []int   // where each name ends in names
-		pos    []int   // where each entry starts in the file
-		shards []int32 // each entry's shard, in idx.Shards
+		names  = make([]byte, 0, len(s.data)-s.pos) // every name, one after the other
+		ends   = make([]int, 0, n)                  // where each name ends in names
+		pos    = make([]int, 0, n)                  // where each entry starts in the file
+		shards = make([]int32, 0, n)                // each entry's shard, in idx.Shards
 		shard  []byte
 		byName = map[string]int32{}
 	)
