@@ -248,8 +248,15 @@ func tensorPaths(names []string) []string {
 		key            string // the candidate path, joined by "."
 		stripped, drop bool
 	}
+	// count is how many names have each key. A name both stripped and
+	// dropped ("model.K.weight", nearly all of them) meets another only
+	// if one of the few others has its key, or the name is there twice:
+	// so where they are in strictly increasing order (sorted and
+	// unique, as a model's tensors are), only the others' keys are
+	// counted, and a name of the many looked up in that small map.
 	cands := make([]cand, len(names))
-	count := make(map[string]int32, len(names))
+	count := map[string]int32{}
+	unique, prev := true, ""
 	size := 0
 	for i, n := range names {
 		rest, stripped := strings.CutPrefix(n, modelPrefix)
@@ -258,8 +265,26 @@ func tensorPaths(names []string) []string {
 			key, drop = k, true
 		}
 		cands[i] = cand{key, stripped, drop}
-		count[key]++
 		size += len(key)
+		if !stripped || !drop {
+			count[key]++
+		} else if unique {
+			unique, prev = n > prev, n
+		}
+	}
+	if !unique {
+		count = make(map[string]int32, len(names))
+		for _, c := range cands {
+			count[c.key]++
+		}
+	} else if len(count) > 0 {
+		for _, c := range cands {
+			if c.stripped && c.drop {
+				if k, ok := count[c.key]; ok {
+					count[c.key] = k + 1
+				}
+			}
+		}
 	}
 	arena := make([]byte, 0, size)
 	ends := make([]int, len(names))

@@ -1,6 +1,7 @@
 package layout_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,6 +74,19 @@ func TestTensorPathsFastPath(t *testing.T) {
 	}, testmodel.HostileNames...)
 	paths := layout.TensorPaths(names, nil)
 	assert.Equal(t, slowPaths(names), paths)
+	// Sorted, reversed, and with a name twice (a GGUF name and its Hugging
+	// Face name may meet): the small map of keys serves sorted unique
+	// names only, the others count every key.
+	sorted := slices.Sorted(slices.Values(names))
+	assert.Equal(t, slowPaths(sorted), layout.TensorPaths(sorted, nil))
+	slices.Reverse(sorted)
+	assert.Equal(t, slowPaths(sorted), layout.TensorPaths(sorted, nil))
+	twice := []string{"model.a.weight", "model.b.weight", "model.a.weight", "model.c"}
+	assert.Equal(t, slowPaths(twice), layout.TensorPaths(twice, nil))
+	assert.Equal(t, "%6Dodel/a/%77eight", layout.TensorPaths(twice, nil)[0])
+	sdAndOther := []string{"model.a.weight", "model.b.weight", "b", "model.c.weight", "c.weight"}
+	assert.Equal(t, slowPaths(sdAndOther), layout.TensorPaths(sdAndOther, nil))
+	assert.Equal(t, []string{"a", "%6Dodel/b/%77eight", "b", "%6Dodel/c/%77eight", "c/%77eight"}, layout.TensorPaths(sdAndOther, nil))
 	assert.Equal(t, "layers/1/%73hape", paths[3])
 	assert.Equal(t, "layers/1/%76erdict", paths[4])
 	assert.Equal(t, "layers/%/x", paths[5])
