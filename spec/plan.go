@@ -509,6 +509,7 @@ func (pl *planner) bound(held int) (int, error) {
 // tensors generates the expected set: globals, each stack's layers in
 // order, then finals.
 func (pl *planner) tensors(p *Plan) error {
+	var buf []byte // an expert's name
 	emit := func(ts []cT, prefix string, stack, layer int, final bool) error {
 		for i := range ts {
 			t := &ts[i]
@@ -580,10 +581,12 @@ func (pl *planner) tensors(p *Plan) error {
 				}
 			}
 			for e := from; e < from+n; e++ {
-				name := prefix + t.parts[0]
+				// One allocation a name: an MoE has hundreds of thousands.
+				buf = append(append(buf[:0], prefix...), t.parts[0]...)
 				if len(t.parts) == 2 {
-					name += strconv.FormatInt(e, 10) + t.parts[1]
+					buf = append(strconv.AppendInt(buf, e, 10), t.parts[1]...)
 				}
+				name := string(buf)
 				p.Tensors = append(p.Tensors, ExpectedTensor{Name: name, Shape: shape, Role: t.Role, Optional: optional,
 					Layer: layer, Stack: stack, Expert: int(e), Final: final, AnyDType: t.AnyDType})
 			}
