@@ -84,8 +84,8 @@ type Model struct {
 	// the weights.
 	Others []source.File
 
-	tensors  []*tensor.Tensor          // sorted by name
-	byName   map[string]int // nil when tensors are sorted
+	tensors  []*tensor.Tensor // sorted by name
+	byName   map[string]int   // nil when tensors are sorted
 	warnings []string
 	single   bool // one weight file was named, not a directory
 	closers  []io.Closer
