@@ -132,7 +132,7 @@ func TestTreeBytesPerTensor(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	per := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
 	t.Logf("%d tensors: the tree keeps %.0f bytes a tensor", n, per)
-	assert.Less(t, per, 400.0, "bytes kept per tensor")
+	assert.Less(t, per, 150.0, "bytes kept per tensor") // 103 measured, 112 before the paths were one string
 	runtime.KeepAlive(tr)
 }
 
