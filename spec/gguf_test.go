@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -521,39 +522,14 @@ blk.L.ffn_down.bias 16`, []int{0, 1}},
 func writeSwitch(t *testing.T, i int, edit func([]string) []string) string {
 	t.Helper()
 	tc := ggufSwitches[i]
-	kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: tc.arch}}
-	common := map[string]uint32{"embedding_length": 16, "block_count": uint32(len(tc.layers)), "attention.head_count": 4, "context_length": 64}
-	for k, v := range tc.keys {
-		common[k] = v
-	}
-	for k, v := range common {
-		kvs = append(kvs, testmodel.GGUFKV{Key: tc.arch + "." + k, Value: v})
-	}
-	toks := make([]string, 32)
-	for j := range toks {
-		toks[j] = fmt.Sprint("t", j)
-	}
-	kvs = append(kvs, testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks})
+	keys := map[string]uint32{"embedding_length": 16, "block_count": uint32(len(tc.layers)), "attention.head_count": 4, "context_length": 64}
+	maps.Copy(keys, tc.keys)
 	lines := switchLines(i)
 	if edit != nil {
 		lines = edit(lines)
 	}
-	var ts []testmodel.GGUFTensor
-	for _, l := range lines {
-		name, dims, _ := strings.Cut(l, " ")
-		g := testmodel.GGUFTensor{Name: name, Type: 1}
-		n := uint64(2)
-		for _, d := range strings.Split(dims, ",") {
-			v, err := strconv.ParseUint(d, 10, 64)
-			require.NoError(t, err)
-			g.Dims = append(g.Dims, v)
-			n *= v
-		}
-		g.Data = make([]byte, n)
-		ts = append(ts, g)
-	}
 	path := filepath.Join(t.TempDir(), "model.gguf")
-	require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
+	require.NoError(t, testmodel.WriteGGUFListing(path, tc.arch, keys, lines))
 	return path
 }
 
