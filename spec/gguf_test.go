@@ -418,54 +418,17 @@ blk.1.ffn_down_shexp.weight 6,16`, []int{0, 1}},
 		"feed_forward_length": 24, "attention.head_count_kv": 4, "attention.key_length": 6, "attention.value_length": 6,
 		"leading_dense_block_count": 0, "attention.q_lora_rank": 12, "attention.kv_lora_rank": 8,
 		"expert_feed_forward_length": 6, "expert_count": 3, "expert_shared_count": 2, "expert_used_count": 2,
-		"rope.dimension_count": 2, "expert_gating_func": 2}, `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_norm.weight 16
-blk.L.attn_q_a.weight 16,12
-blk.L.attn_q_a_norm.weight 12
-blk.L.attn_q_b.weight 12,24
-blk.L.attn_kv_a_mqa.weight 16,10
-blk.L.attn_kv_a_norm.weight 8
-blk.L.attn_kv_b.weight 8,40
-blk.L.attn_output.weight 24,16
-blk.L.ffn_norm.weight 16
-blk.L.ffn_gate_inp.weight 16,3
-blk.L.exp_probs_b.bias 3
-blk.L.ffn_gate_exps.weight 16,6,3
-blk.L.ffn_up_exps.weight 16,6,3
-blk.L.ffn_down_exps.weight 6,16,3
-blk.L.ffn_gate_shexp.weight 16,12
-blk.L.ffn_up_shexp.weight 16,12
-blk.L.ffn_down_shexp.weight 12,16`, []int{0, 1}},
+		"rope.dimension_count": 2, "expert_gating_func": 2}, deepseek3Head + "\n" + deepseek3MoE, []int{0, 1}},
 	// DeepSeek-V3 from a converter of spring 2025: kv_b whole and cut
 	// (attn_kv_b, attn_k_b, attn_v_b), the *_mla keys.
 	{"deepseek3-kvb-and-parts", "deepseek2", "deepseek_v3", map[string]uint32{
 		"feed_forward_length": 24, "attention.head_count_kv": 4, "attention.key_length": 10, "attention.value_length": 8, "attention.key_length_mla": 6, "attention.value_length_mla": 6,
 		"leading_dense_block_count": 0, "attention.q_lora_rank": 12, "attention.kv_lora_rank": 8,
 		"expert_feed_forward_length": 6, "expert_count": 3, "expert_shared_count": 2, "expert_used_count": 2,
-		"rope.dimension_count": 2, "expert_gating_func": 2}, `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_norm.weight 16
-blk.L.attn_q_a.weight 16,12
-blk.L.attn_q_a_norm.weight 12
-blk.L.attn_q_b.weight 12,24
-blk.L.attn_kv_a_mqa.weight 16,10
-blk.L.attn_kv_a_norm.weight 8
-blk.L.attn_kv_b.weight 8,40
+		"rope.dimension_count": 2, "expert_gating_func": 2}, deepseek3Head + `
 blk.L.attn_k_b.weight 4,8,4
 blk.L.attn_v_b.weight 8,6,4
-blk.L.attn_output.weight 24,16
-blk.L.ffn_norm.weight 16
-blk.L.ffn_gate_inp.weight 16,3
-blk.L.exp_probs_b.bias 3
-blk.L.ffn_gate_exps.weight 16,6,3
-blk.L.ffn_up_exps.weight 16,6,3
-blk.L.ffn_down_exps.weight 6,16,3
-blk.L.ffn_gate_shexp.weight 16,12
-blk.L.ffn_up_shexp.weight 16,12
-blk.L.ffn_down_shexp.weight 12,16`, []int{0, 1}},
+` + deepseek3MoE, []int{0, 1}},
 	// Falcon-40B: grouped KV heads (2 of 4), two norms with biases
 	// (ln_mlp is attn_norm, ln_attn attn_norm_2), an untied head.
 	{"falcon-40b", "falcon", "falcon", map[string]uint32{"feed_forward_length": 64, "attention.head_count_kv": 2}, `token_embd.weight 16,32
@@ -517,6 +480,34 @@ blk.L.ffn_up.bias 64
 blk.L.ffn_down.weight 64,16
 blk.L.ffn_down.bias 16`, []int{0, 1}},
 }
+
+// deepseek3Head and deepseek3MoE are the lines the DeepSeek-V3 cases of
+// ggufSwitches share, before and after the kv_b tensors they differ in:
+// the globals, the q compression (q_lora 12), the whole kv_b; the
+// output, and the MoE block (sigmoid gating's correction bias, 3 experts
+// of width 6, 2 shared ones: 12).
+const (
+	deepseek3Head = `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.attn_q_a.weight 16,12
+blk.L.attn_q_a_norm.weight 12
+blk.L.attn_q_b.weight 12,24
+blk.L.attn_kv_a_mqa.weight 16,10
+blk.L.attn_kv_a_norm.weight 8
+blk.L.attn_kv_b.weight 8,40`
+	deepseek3MoE = `blk.L.attn_output.weight 24,16
+blk.L.ffn_norm.weight 16
+blk.L.ffn_gate_inp.weight 16,3
+blk.L.exp_probs_b.bias 3
+blk.L.ffn_gate_exps.weight 16,6,3
+blk.L.ffn_up_exps.weight 16,6,3
+blk.L.ffn_down_exps.weight 6,16,3
+blk.L.ffn_gate_shexp.weight 16,12
+blk.L.ffn_up_shexp.weight 16,12
+blk.L.ffn_down_shexp.weight 12,16`
+)
 
 // writeSwitch writes one of ggufSwitches, its tensor lines edited first.
 func writeSwitch(t *testing.T, i int, edit func([]string) []string) string {
