@@ -38,6 +38,11 @@ case "${1:-}" in
   *) echo "usage: ./test.sh [--quick]" >&2; exit 64 ;;
 esac
 
+# step names each run as it starts, with the minutes and seconds so far:
+# where the time goes, in CI's log.
+step() { printf -- '--- %s (%d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
+
+step "gofmt, go vet, staticcheck, go mod tidy"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change: $unformatted" >&2
@@ -83,14 +88,19 @@ trap 'leftover_check || exit 1' EXIT
 # -count=1: never trust a cached result. e2e runs on its own below: its
 # tests run the built binaries, which a -race test build does not
 # instrument, so under -race it would only be slower.
+step "go test -race, every package but e2e"
 go test -race -count=1 -timeout 20m $(go list ./... | grep -v -e '/e2e$')
 
+step "source/remote without -race"
 go test -count=1 ./source/remote
 
+step "fusefs with --passthrough"
 FSMOUNT_TEST_PASSTHROUGH=1 go test -race -count=1 -timeout 10m ./fusefs
 
+step "fusefs on one core"
 GOMAXPROCS=1 go test -count=1 -timeout 10m ./fusefs
 
+step "e2e as root"
 go test -count=1 -timeout 20m ./e2e
 
 # The end-to-end suite again as an unprivileged user, so that mounting
@@ -128,9 +138,10 @@ if [ "$(id -u)" = 0 ]; then
     chmod -R a+rX "$work"
     tmp="$TMPDIR/nobody-tmp"
     mkdir "$tmp" && chown nobody:nogroup "$tmp"
-    echo "--- e2e as user nobody (fusermount3)"
+    step "e2e as user nobody (fusermount3), one core"
     (cd "$work/e2e" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
       env HOME=/tmp TMPDIR="$tmp" GOMAXPROCS=1 FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
       "$work/bin/e2e.test" -test.count=1 -test.timeout=20m)
   fi
 fi
+step "done"
