@@ -275,3 +275,14 @@ func vFFN(cfg, def string) Def {
 func vPatch(cfg, def string) Def {
 	return Def{Sym: "vP", Field: cfg + "patch_size", Default: def, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true}
 }
+
+// trunk is V, H and L with the class's defaults: the vocabulary, the
+// residual width and the number of layers, blocks saying what a layer
+// is ("blocks", "mixer blocks", "encoder layers"…).
+func trunk(vocab, hidden, layers, blocks string) []Def {
+	return []Def{
+		{Sym: "V", Field: "vocab_size", Default: vocab, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: hidden, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: "num_hidden_layers", Default: layers, Legend: "L", Desc: blocks, Show: true, Pos: true, Max: MaxLayers},
+	}
+}
