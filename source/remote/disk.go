@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -468,9 +467,6 @@ func (c *diskCache) put(k chunkKey, chunk int64, b *buf) {
 	}
 }
 
-// writerNice is the disk cache writer's thread's nice value.
-const writerNice = 19
-
 // diskBatch is how many queued chunks the writer takes at once.
 const diskBatch = 16
 
@@ -480,15 +476,7 @@ const diskBatch = 16
 // records (see [diskCache.putRun]): a streamed tensor's chunks arrive in
 // order, and writing them a mebibyte per system call (three calls each)
 // cost the device one I/O per chunk.
-//
-// The writer runs on a thread of its own at the lowest CPU priority
-// (nice 19; Linux keeps a nice value per thread), so that checksumming
-// and submitting the writes never delays the threads that read the
-// network and answer the kernel: those decide how fast a first read
-// goes, the cache only whether a later one is fast too.
 func (c *diskCache) writer() {
-	runtime.LockOSThread() // for good: the thread's priority stays the writer's
-	unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), writerNice)
 	batch := make([]pendingChunk, 0, diskBatch)
 	for p := range c.queue {
 		batch = append(batch[:0], p)

@@ -4,13 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestDiskCacheFiles checks the disk cache's files directly: chunks come
@@ -154,48 +148,4 @@ func TestDiskCacheRun(t *testing.T) {
 			t.Errorf("pooled %v: chunks around the run cached", pooled)
 		}
 	}
-}
-
-// TestDiskCacheWriterIsNiced checks that the disk cache's writer runs on
-// a thread of its own at nice 19, below the threads that read the network
-// and answer the kernel: a thread of the process has that nice value once
-// a chunk has been written, and the chunk is cached all the same.
-func TestDiskCacheWriterIsNiced(t *testing.T) {
-	if slices.Equal(threadNices(t, "/proc/thread-self/stat"), []int{writerNice}) {
-		t.Skip("the test runs at the writer's nice value already")
-	}
-	const chunk = 64 << 10
-	dir := t.TempDir()
-	c, err := openDiskCache(dir, 4*chunk+versionCost)
-	require.NoError(t, err)
-	t.Cleanup(func() { forgetDiskCache(t, dir) })
-	k := chunkKey{"00000000000000000000000000000003", 1}
-	c.put(k, chunk, newBuf(pattern(chunk, 9)))
-	c.flush()
-	assert.True(t, c.has(k), "the chunk is not cached")
-	assert.Contains(t, threadNices(t, "/proc/self/task/*/stat"), writerNice, "no thread at the writer's nice value")
-}
-
-// threadNices returns the nice value of every thread whose stat file
-// matches glob (the 19th field).
-func threadNices(t *testing.T, glob string) []int {
-	t.Helper()
-	tasks, err := filepath.Glob(glob)
-	require.NoError(t, err)
-	var nices []int
-	for _, p := range tasks {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // the thread exited
-		}
-		// After "pid (comm) ", fields from the 3rd on.
-		i := bytes.LastIndexByte(b, ')')
-		require.GreaterOrEqual(t, i, 0, "%s: %q", p, b)
-		f := strings.Fields(string(b[i+1:]))
-		require.Greater(t, len(f), 16, "%s: %q", p, b)
-		n, err := strconv.Atoi(f[16])
-		require.NoError(t, err)
-		nices = append(nices, n)
-	}
-	return nices
 }
