@@ -5,6 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/nginxtest"
 )
 
 // TestDiskCacheFiles checks the disk cache's files directly: chunks come
@@ -148,4 +153,30 @@ func TestDiskCacheRun(t *testing.T) {
 			t.Errorf("pooled %v: chunks around the run cached", pooled)
 		}
 	}
+}
+
+// TestStreamedReadCachedWhole streams a file sequentially, as a first cat
+// does (readahead on, so the writer gets the chunks in runs), and checks
+// that a new FS on the same cache directory (a new mount) reads all of it
+// from disk: one request, the open's, and the same bytes.
+func TestStreamedReadCachedWhole(t *testing.T) {
+	const chunk = 64 << 10
+	_, data, s := serveBlob(t, 64*chunk, 5)
+	opts := testOptions()
+	opts.ChunkSize = chunk
+	opts.CacheDir = t.TempDir()
+	opts.CacheSize = 1 << 30
+	fsys := newFS(t, s.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	for off := int64(0); off < int64(len(data)); off += 32 << 10 {
+		readAt(t, f, data, off, 32<<10)
+	}
+	fsys.disk.flush()
+	require.Equal(t, int64(63*chunk+versionCost), fsys.disk.bytes(), "every chunk but the first on disk")
+
+	forgetDiskCache(t, opts.CacheDir)
+	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
+	f2 := openFile(t, newFS(t, s.URL, opts), "blob.bin")
+	readAt(t, f2, data, 0, int64(len(data)))
+	assert.Equal(t, 1, nginxtest.Count(s.Requests(t), "/blob.bin", nil)-before, "requests for a file cached on disk (the open only)")
 }
