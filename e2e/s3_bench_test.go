@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -23,17 +25,9 @@ import (
 // mean, and the most any shard took: the target is at most 2) and the
 // median wall time of fsinspect (the target is 1.5 s).
 func BenchmarkS3HeaderCheck160(b *testing.B) {
-	srv := s3Server(b)
-	if s3BenchBucket("b160") {
-		root := b.TempDir()
-		write160(b, root)
-		srv.CreateBucket(b, "b160")
-		srv.PutDir(b, "b160", "llama/", root)
-	}
-	p := nginxtest.NewProxy(b, srv.URL)
-	p.KeepHost()
+	// A bucket of its own per run: the store outlives a run (-count N).
+	p := s3Proxy160(b, fmt.Sprintf("b160-%d", s3BenchRuns.Add(1)))
 	p.SetDefault(nginxtest.Fault{Kind: nginxtest.Pass, Latency: 20 * time.Millisecond})
-	b.Setenv("AWS_ENDPOINT_URL", p.URL)
 	fsinspect := filepath.Join(binDir, "fsinspect")
 	var walls []float64
 	perShard := map[string]int{}
@@ -166,11 +160,13 @@ func cachedBytes(b *testing.B, dir string) int64 {
 }
 
 // The store outlives a benchmark (s3Server shares one per process), so
-// with -count N the buckets are made and filled once.
+// with -count N the 300 MiB tensor's bucket is made and filled once, and
+// each run of the 160-shard check (small files) gets a bucket of its own.
 var (
 	s3BenchMu   sync.Mutex
 	s3BenchMade = map[string]bool{}
 	s3BigSize   int64 // the size of big/one/model.safetensors
+	s3BenchRuns atomic.Int64
 )
 
 // s3BenchBucket reports whether bucket is still to be made and filled
