@@ -26,14 +26,15 @@ import (
 // median wall time of fsinspect (the target is 1.5 s).
 func BenchmarkS3HeaderCheck160(b *testing.B) {
 	// A bucket of its own per run: the store outlives a run (-count N).
-	p := s3Proxy160(b, fmt.Sprintf("b160-%d", s3BenchRuns.Add(1)))
+	bucket := fmt.Sprintf("b160-%d", s3BenchRuns.Add(1))
+	p := s3Proxy160(b, bucket)
 	p.SetDefault(nginxtest.Fault{Kind: nginxtest.Pass, Latency: 20 * time.Millisecond})
 	fsinspect := filepath.Join(binDir, "fsinspect")
 	var walls []float64
 	perShard := map[string]int{}
 	for b.Loop() {
 		before := len(p.Requests())
-		cmd := exec.Command(fsinspect, "s3://b160/llama/")
+		cmd := exec.Command(fsinspect, "s3://"+bucket+"/llama/")
 		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+b.TempDir())
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
