@@ -456,13 +456,7 @@ const diskQueue = 64
 func (c *diskCache) put(k chunkKey, chunk int64, b *buf) {
 	c.queueOnce.Do(func() {
 		c.queue = make(chan pendingChunk, diskQueue)
-		go func() {
-			for p := range c.queue {
-				c.putNow(p.k, p.chunk, p.buf.data)
-				p.buf.release()
-				c.pending.Done()
-			}
-		}()
+		go c.writer()
 	})
 	c.pending.Add(1)
 	select {
@@ -471,6 +465,148 @@ func (c *diskCache) put(k chunkKey, chunk int64, b *buf) {
 		b.release()
 		c.pending.Done()
 	}
+}
+
+// diskBatch is how many queued chunks the writer takes at once.
+const diskBatch = 16
+
+// writer writes the queued chunks. It takes what waits in the queue, up
+// to diskBatch chunks, and writes each run of consecutive whole chunks of
+// one version with one fallocate, one pwritev and one write of their
+// records (see [diskCache.putRun]): a streamed tensor's chunks arrive in
+// order, and writing them a mebibyte per system call (three calls each)
+// cost the device one I/O per chunk.
+func (c *diskCache) writer() {
+	batch := make([]pendingChunk, 0, diskBatch)
+	for p := range c.queue {
+		batch = append(batch[:0], p)
+	more:
+		for len(batch) < diskBatch {
+			select {
+			case q, ok := <-c.queue:
+				if !ok {
+					break more
+				}
+				batch = append(batch, q)
+			default:
+				break more
+			}
+		}
+		for i := 0; i < len(batch); {
+			n := 1
+			for i+n < len(batch) && follows(batch[i+n-1], batch[i+n]) {
+				n++
+			}
+			if run := batch[i : i+n]; n == 1 {
+				c.putNow(run[0].k, run[0].chunk, run[0].buf.data)
+			} else {
+				c.putRun(run)
+			}
+			for _, q := range batch[i : i+n] {
+				q.buf.release()
+				c.pending.Done()
+			}
+			i += n
+		}
+	}
+}
+
+// follows reports whether q is the chunk after p, of the same version,
+// and both are whole chunks: what one write can store together.
+func follows(p, q pendingChunk) bool {
+	return p.k.version == q.k.version && q.k.index == p.k.index+1 && p.chunk == q.chunk &&
+		int64(len(p.buf.data)) == p.chunk && int64(len(q.buf.data)) == q.chunk
+}
+
+// putRun stores the consecutive whole chunks of run as putNow does each,
+// with one system call of each kind for all of them. Any already cached
+// make it store them one by one.
+func (c *diskCache) putRun(run []pendingChunk) {
+	chunk := run[0].chunk
+	n := chunk * int64(len(run))
+	if n+versionCost > c.limit {
+		for _, p := range run {
+			c.putNow(p.k, p.chunk, p.buf.data)
+		}
+		return
+	}
+	c.mu.Lock()
+	for _, p := range run {
+		if c.lru.Contains(p.k) {
+			c.mu.Unlock()
+			for _, p := range run {
+				c.putNow(p.k, p.chunk, p.buf.data)
+			}
+			return
+		}
+	}
+	v, err := c.openLocked(run[0].k.version, chunk, true)
+	var direct *os.File
+	if err == nil {
+		direct = v.direct
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return
+	}
+	first := run[0].k.index
+	recs := make([]byte, recordSize*len(run))
+	iovs := make([][]byte, len(run))
+	for j, p := range run {
+		binary.LittleEndian.PutUint32(recs[j*recordSize:], crc32.Checksum(p.buf.data, castagnoli))
+		binary.LittleEndian.PutUint32(recs[j*recordSize+4:], uint32(chunk+1))
+		iovs[j] = p.buf.data
+	}
+	unix.Fallocate(int(v.data.Fd()), unix.FALLOC_FL_KEEP_SIZE, first*chunk, n)
+	if err := c.writeRun(v, direct, iovs, first*chunk, n); err != nil {
+		return
+	}
+	if _, err := v.index.WriteAt(recs, int64(indexHeader)+first*recordSize); err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.versions[run[0].k.version] != v {
+		return // the version was evicted whole meanwhile
+	}
+	for _, p := range run {
+		if c.lru.Contains(p.k) {
+			continue
+		}
+		c.lru.Add(p.k, diskEntry{chunk: chunk, n: chunk})
+		c.size += chunk
+		v.entries++
+	}
+	c.evictLocked()
+}
+
+// writeRun writes iovs (n bytes in all) at off in v's data file, as
+// writeChunk writes one chunk: with O_DIRECT where all is aligned.
+func (c *diskCache) writeRun(v *diskVersion, direct *os.File, iovs [][]byte, off, n int64) error {
+	aligned := direct != nil && off%directAlign == 0
+	for _, b := range iovs {
+		aligned = aligned && len(b)%directAlign == 0 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%directAlign == 0
+	}
+	if aligned {
+		k, err := unix.Pwritev(int(direct.Fd()), iovs, off)
+		if err == nil && int64(k) != n {
+			err = io.ErrShortWrite
+		}
+		if !errors.Is(err, unix.EINVAL) {
+			return err
+		}
+		c.mu.Lock()
+		if v.direct == direct {
+			v.direct = nil
+			direct.Close()
+		}
+		c.mu.Unlock()
+	}
+	k, err := unix.Pwritev(int(v.data.Fd()), iovs, off)
+	if err == nil && int64(k) != n {
+		err = io.ErrShortWrite
+	}
+	return err
 }
 
 // flush waits for the chunks queued so far to be written.

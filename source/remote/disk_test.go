@@ -5,6 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/nginxtest"
 )
 
 // TestDiskCacheFiles checks the disk cache's files directly: chunks come
@@ -99,4 +104,79 @@ func TestDiskCacheFiles(t *testing.T) {
 		}
 	}
 	kept() // through restarts and evictions
+}
+
+// TestDiskCacheRun stores a run of consecutive chunks with one write (as
+// the writer does with the chunks of a stream queued together) and reads
+// each back after a restart, from the pool's aligned arrays (O_DIRECT)
+// and from the heap's (buffered); a chunk already cached in the run is
+// kept, not counted twice.
+func TestDiskCacheRun(t *testing.T) {
+	const chunk = 64 << 10
+	for _, pooled := range []bool{true, false} {
+		dir := t.TempDir()
+		c, err := openDiskCache(dir, 16*chunk+versionCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const v = "00000000000000000000000000000002"
+		pool := newBufPool(chunk)
+		run := make([]pendingChunk, 6)
+		for i := range run {
+			b := newBuf(pattern(chunk, byte(3*i+1)))
+			if pooled {
+				b = pool.get(chunk)
+				copy(b.data, pattern(chunk, byte(3*i+1)))
+			}
+			run[i] = pendingChunk{chunkKey{v, int64(i + 2)}, chunk, b}
+		}
+		c.putRun(run)
+		if got := c.bytes(); got != 6*chunk+versionCost {
+			t.Errorf("pooled %v: cache size %d after the run, want %d", pooled, got, 6*chunk+versionCost)
+		}
+		c.putRun(run[2:4]) // already cached: stored one by one, i.e. not again
+		if got := c.bytes(); got != 6*chunk+versionCost {
+			t.Errorf("pooled %v: cache size %d after the run again", pooled, got)
+		}
+		forgetDiskCache(t, dir)
+		c2, err := openDiskCache(dir, 16*chunk+versionCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range run {
+			got := make([]byte, chunk)
+			if !c2.get(p.k, chunk, got) || !bytes.Equal(got, p.buf.data) {
+				t.Errorf("pooled %v: chunk %d of the run not read back", pooled, i)
+			}
+		}
+		if c2.has(chunkKey{v, 1}) || c2.has(chunkKey{v, 8}) {
+			t.Errorf("pooled %v: chunks around the run cached", pooled)
+		}
+	}
+}
+
+// TestStreamedReadCachedWhole streams a file sequentially, as a first cat
+// does (readahead on, so the writer gets the chunks in runs), and checks
+// that a new FS on the same cache directory (a new mount) reads all of it
+// from disk: one request, the open's, and the same bytes.
+func TestStreamedReadCachedWhole(t *testing.T) {
+	const chunk = 64 << 10
+	_, data, s := serveBlob(t, 64*chunk, 5)
+	opts := testOptions()
+	opts.ChunkSize = chunk
+	opts.CacheDir = t.TempDir()
+	opts.CacheSize = 1 << 30
+	fsys := newFS(t, s.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	for off := int64(0); off < int64(len(data)); off += 32 << 10 {
+		readAt(t, f, data, off, 32<<10)
+	}
+	fsys.disk.flush()
+	require.Equal(t, int64(63*chunk+versionCost), fsys.disk.bytes(), "every chunk but the first on disk")
+
+	forgetDiskCache(t, opts.CacheDir)
+	before := nginxtest.Count(s.Requests(t), "/blob.bin", nil)
+	f2 := openFile(t, newFS(t, s.URL, opts), "blob.bin")
+	readAt(t, f2, data, 0, int64(len(data)))
+	assert.Equal(t, 1, nginxtest.Count(s.Requests(t), "/blob.bin", nil)-before, "requests for a file cached on disk (the open only)")
 }

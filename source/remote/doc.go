@@ -36,7 +36,9 @@
 // version's chunks are one sparse file and an index of their checksums
 // (disk.go); eviction punches holes. Whole chunks are written with
 // O_DIRECT where the filesystem allows it, so that streaming a tensor does
-// not copy every byte into the page cache a second time. Files without a
+// not copy every byte into the page cache a second time, and the chunks
+// of a stream queued together go to the disk as one write (a run of up
+// to 16), not one per chunk. Files without a
 // strong ETag are not cached on disk, nor is a file's first chunk (every
 // open fetches it anyway). Each open file also pins its first chunk in
 // memory (within a budget of 256 MiB per FS). The cache removes only the
