@@ -71,9 +71,8 @@ var legacyMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0
 // the source stays open, owned by the caller until File.Close.
 func NewFile(src source.File) (*File, error) {
 	name := src.Name()
-	// A local file's head is read large enough to hold the pickle of
-	// most checkpoints, which torch.save writes first (see windowReader);
-	// a remote one's in a short first request.
+	// A local file's head is read a page at a time (see windowReader), a
+	// remote one's in a short first request.
 	headLen := int64(512)
 	if !source.IsRemote(src) {
 		headLen = headWindow
@@ -179,6 +178,13 @@ func (f *File) readZip(head []byte) error {
 	case prefix == "":
 		return formatErr(name, CodeMissingRecord, "", "a ZIP archive without the data.pkl torch.save writes; not a PyTorch checkpoint")
 	}
+	pkl := records[prefix+"/data.pkl"]
+	if wr != nil && pkl.UncompressedSize64 <= maxPickle {
+		// data.pkl, and the small records after it, in one read.
+		if off, err := pkl.DataOffset(); err == nil {
+			wr.preload(off, int(pkl.UncompressedSize64)+4096)
+		}
+	}
 	if bo := records[prefix+"/byteorder"]; bo != nil {
 		b, err := f.readEntry(ra, bo, 16)
 		if err != nil {
@@ -188,7 +194,7 @@ func (f *File) readZip(head []byte) error {
 			return formatErr(name, CodeBigEndian, "", "written on a big-endian machine (its byteorder record says big); only little-endian checkpoints are read")
 		}
 	}
-	raw, err := f.readEntry(ra, records[prefix+"/data.pkl"], maxPickle)
+	raw, err := f.readEntry(ra, pkl, maxPickle)
 	if err != nil {
 		return err
 	}

@@ -8,21 +8,28 @@ import (
 // windowReader is the io.ReaderAt archive/zip reads a local archive
 // through. archive/zip makes many small reads: the end record, the
 // central directory through a 4 KB buffer, and 30 bytes of each
-// storage's local header (DataOffset). On a VM a system call costs
-// microseconds whatever it reads, and a 7B checkpoint has hundreds of
-// storages, so the reads are served from a few larger windows of the
-// file, each read once:
+// record's local header (DataOffset). On a VM a system call costs
+// microseconds whatever it reads (a read of one page costs about what a
+// read of 30 bytes does), so the reads are served from a few windows of
+// the file, each read once:
 //
-//   - the head, read by NewFile to tell the format: data.pkl and the
-//     small records torch.save writes first;
+//   - the head, read by NewFile to tell the format: the first local
+//     header (data.pkl's, as torch.save writes it);
 //   - the tail, read when the first read past the head comes: the end
 //     record and the central directory of most checkpoints;
+//   - data.pkl and a page after it (preload): the small records
+//     torch.save writes next to it (byteorder, version);
 //   - after a read that follows the previous one (a central directory
 //     larger than the tail, read on through its buffer), the next 16 KB,
 //     twice as much each time, up to 1 MB;
-//   - while local headers are read, the span that ahead (set by the
-//     caller for each header) says the coming records cover: a small
-//     storage and the local header after it.
+//   - while local headers are read, the span that aheadLen (set by
+//     aheadFor for each header) says the coming records cover: a run of
+//     small storages and the local header after it. Copying a large
+//     storage's bytes costs more than the read it saves (more so over a
+//     sparse file's holes), so a storage of more than a page is read
+//     past, not through: a 7B checkpoint's local headers are still read
+//     one by one. (Reading them in one io_uring batch was tried: setting
+//     up a ring and its workers cost more than the 300 reads.)
 //
 // Every window holds the file's own bytes at its offset, so a read it
 // serves returns what reading the file would; what no window holds is
@@ -58,7 +65,7 @@ func (w *window) serve(p []byte, off int64) bool {
 
 // Sizes of the windows.
 const (
-	headWindow = 64 << 10
+	headWindow = 4 << 10
 	tailWindow = 16 << 10
 	seqWindow  = 16 << 10
 	seqMax     = 1 << 20
@@ -66,9 +73,9 @@ const (
 	// aheadSmall is the largest storage whose successor's header is read
 	// with it, and aheadSlack the room left for a local header's name
 	// and extra field.
-	aheadMax   = 256 << 10
-	aheadSmall = 64 << 10
-	aheadSlack = 4 << 10
+	aheadMax   = 16 << 10
+	aheadSmall = 4 << 10
+	aheadSlack = 1 << 10
 )
 
 func newWindowReader(src io.ReaderAt, size int64, head []byte) *windowReader {
@@ -93,6 +100,13 @@ func (r *windowReader) fill(off int64, n int, buf []byte) (window, bool) {
 		return window{}, false
 	}
 	return window{off, b[:k]}, true
+}
+
+// preload reads n bytes at off, to serve the reads within them.
+func (r *windowReader) preload(off int64, n int) {
+	if w, ok := r.fill(off, n, nil); ok {
+		r.seq = w
+	}
 }
 
 func (r *windowReader) ReadAt(p []byte, off int64) (int, error) {
