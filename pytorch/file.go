@@ -71,7 +71,13 @@ var legacyMagic = []byte{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0
 // the source stays open, owned by the caller until File.Close.
 func NewFile(src source.File) (*File, error) {
 	name := src.Name()
-	head := make([]byte, 512)
+	// A local file's head is read a page at a time (see windowReader), a
+	// remote one's in a short first request.
+	headLen := int64(512)
+	if !source.IsRemote(src) {
+		headLen = headWindow
+	}
+	head := make([]byte, headLen)
 	n, err := src.ReadAt(head, 0)
 	if n < len(head) && err != nil && err != io.EOF {
 		return nil, err
@@ -81,7 +87,7 @@ func NewFile(src source.File) (*File, error) {
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")):
 		f.kind = "zip"
-		err = f.readZip()
+		err = f.readZip(head)
 	case bytes.HasPrefix(head, legacyMagic):
 		f.kind = "legacy"
 		err = f.readLegacy()
@@ -118,6 +124,7 @@ type entry struct {
 	size     int64
 	stored   bool
 	zf       *zip.File
+	index    int // in the central directory, the archive's order
 	resolved bool
 }
 
@@ -130,13 +137,19 @@ type entry struct {
 // which torch.save writes for files past 4 GB. It is the standard
 // library's, kept by the Go team, so it is used rather than a reader of
 // our own.
-func (f *File) readZip() error {
+func (f *File) readZip(head []byte) error {
 	name := f.src.Name()
-	zr, err := zip.NewReader(f.src, f.src.Size())
+	var ra io.ReaderAt = f.src
+	var wr *windowReader
+	if !source.IsRemote(f.src) {
+		wr = newWindowReader(f.src, f.src.Size(), head)
+		ra = wr
+	}
+	zr, err := zip.NewReader(ra, f.src.Size())
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return formatErr(name, CodeCorruptArchive, "", "a ZIP archive whose central directory cannot be read (%v); truncated or damaged", err)
 	}
-	records := make(map[string]*entry, len(zr.File))
+	records := make(map[string]*zip.File, len(zr.File))
 	prefix := ""
 	hasCode, hasBytecode, hasConstants := false, false, false
 	for _, zf := range zr.File {
@@ -155,7 +168,7 @@ func (f *File) readZip() error {
 		case rest == "constants.pkl":
 			hasConstants = true
 		}
-		records[zf.Name] = &entry{name: zf.Name, size: int64(zf.UncompressedSize64), stored: zf.Method == zip.Store, zf: zf}
+		records[zf.Name] = zf
 	}
 	switch {
 	case hasBytecode:
@@ -165,8 +178,15 @@ func (f *File) readZip() error {
 	case prefix == "":
 		return formatErr(name, CodeMissingRecord, "", "a ZIP archive without the data.pkl torch.save writes; not a PyTorch checkpoint")
 	}
+	pkl := records[prefix+"/data.pkl"]
+	if wr != nil && pkl.UncompressedSize64 <= maxPickle {
+		// data.pkl, and the small records after it, in one read.
+		if off, err := pkl.DataOffset(); err == nil {
+			wr.preload(off, int(pkl.UncompressedSize64)+4096)
+		}
+	}
 	if bo := records[prefix+"/byteorder"]; bo != nil {
-		b, err := f.readEntry(bo, 16)
+		b, err := f.readEntry(ra, bo, 16)
 		if err != nil {
 			return err
 		}
@@ -174,12 +194,12 @@ func (f *File) readZip() error {
 			return formatErr(name, CodeBigEndian, "", "written on a big-endian machine (its byteorder record says big); only little-endian checkpoints are read")
 		}
 	}
-	raw, err := f.readEntry(records[prefix+"/data.pkl"], maxPickle)
+	raw, err := f.readEntry(ra, pkl, maxPickle)
 	if err != nil {
 		return err
 	}
 	storages := map[string]*storage{}
-	u := &unpickler{data: raw, persistent: func(pid any) (any, error) {
+	u := &unpickler{data: raw, text: string(raw), persistent: func(pid any) (any, error) {
 		return persistentStorage(pid, storages, false)
 	}}
 	root, err := u.load()
@@ -192,26 +212,40 @@ func (f *File) readZip() error {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	ents := make(map[*storage]*entry, len(keys))
-	var ranges []*entry
-	for _, k := range keys {
-		e := records[prefix+"/data/"+k]
-		if e == nil {
+	index := make(map[*zip.File]int, len(zr.File))
+	for i, zf := range zr.File {
+		index[zf] = i
+	}
+	ents := make([]entry, len(keys))
+	ranges := make([]*entry, len(keys))
+	for i, k := range keys {
+		zf := records[prefix+"/data/"+k]
+		if zf == nil {
 			return formatErr(name, CodeMissingRecord, "", "storage %s named by data.pkl has no record %s/data/%s in the archive", printable(k), printable(prefix), printable(k))
 		}
+		e := &ents[i]
+		*e = newEntry(zf)
+		e.index = index[zf]
 		if !e.stored {
 			return formatErr(name, CodeCompressed, "", "storage record %s is compressed; torch.save stores storages uncompressed, so they can be read in place — re-save the file with torch.save", printable(e.name))
 		}
-		ents[storages[k]] = e
-		ranges = append(ranges, e)
+		ranges[i] = e
 	}
-	if err := f.resolveAll(ranges); err != nil {
+	if err := f.resolveAll(ranges, wr); err != nil {
 		return err
 	}
 	if err := checkOverlap(name, ranges); err != nil {
 		return err
 	}
-	return f.name(root, len(raw), func(st *storage) (int64, int64) { e := ents[st]; return e.off, e.size })
+	for i, k := range keys {
+		st := storages[k]
+		st.off, st.size = ents[i].off, ents[i].size
+	}
+	return f.name(root, len(raw), len(storages), func(st *storage) (int64, int64) { return st.off, st.size })
+}
+
+func newEntry(zf *zip.File) entry {
+	return entry{name: zf.Name, size: int64(zf.UncompressedSize64), stored: zf.Method == zip.Store, zf: zf}
 }
 
 // resolve finds an entry's data offset (its local header's length) and
@@ -232,11 +266,16 @@ func (f *File) resolve(e *entry) error {
 // at its own place in the file, a round trip for a remote one.
 const resolvers = 16
 
-// resolveAll resolves entries, several at a time (a remote file's are
-// round trips); the first error in their order is returned.
-func (f *File) resolveAll(es []*entry) error {
-	if !source.IsRemote(f.src) {
-		for _, e := range es {
+// resolveAll resolves entries: a local file's in the archive's order,
+// through wr, which reads a run of small storages and the local headers
+// among and after them at once; a remote file's several at a time (each
+// a round trip), the first error in es's order returned.
+func (f *File) resolveAll(es []*entry, wr *windowReader) error {
+	if wr != nil {
+		ordered := slices.Clone(es)
+		slices.SortFunc(ordered, func(a, b *entry) int { return a.index - b.index })
+		for i, e := range ordered {
+			wr.aheadFor(ordered, i)
 			if err := f.resolve(e); err != nil {
 				return err
 			}
@@ -247,8 +286,10 @@ func (f *File) resolveAll(es []*entry) error {
 	return cmp.Or(errs...)
 }
 
-// readEntry reads a small stored record whole.
-func (f *File) readEntry(e *entry, limit int64) ([]byte, error) {
+// readEntry reads a small stored record whole, through ra.
+func (f *File) readEntry(ra io.ReaderAt, zf *zip.File, limit int64) ([]byte, error) {
+	ent := newEntry(zf)
+	e := &ent
 	if !e.stored {
 		return nil, formatErr(f.src.Name(), CodeCompressed, "", "record %s is compressed; torch.save stores its records uncompressed", printable(e.name))
 	}
@@ -259,7 +300,7 @@ func (f *File) readEntry(e *entry, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	b := make([]byte, e.size)
-	if _, err := f.src.ReadAt(b, e.off); err != nil && !(err == io.EOF && len(b) > 0) {
+	if _, err := ra.ReadAt(b, e.off); err != nil && !(err == io.EOF && len(b) > 0) {
 		return nil, fmt.Errorf("%s: reading %s: %w", f.src.Name(), e.name, err)
 	}
 	return b, nil
@@ -349,14 +390,21 @@ func (f *File) pickleError(record string, err error) error {
 // mlp.up_proj.weight" for a state dict; "state.0.exp_avg" for an
 // optimizer's). Each container is visited once, so a stream that reuses
 // one many times (through its memo) costs no more than it is long.
-// where gives a storage's file offset and byte length.
-func (f *File) name(root any, pickleLen int, where func(*storage) (int64, int64)) error {
+// where gives a storage's file offset and byte length; nStorages, the
+// number of storages, sizes the tensors made (most have one storage each).
+func (f *File) name(root any, pickleLen, nStorages int, where func(*storage) (int64, int64)) error {
 	// A tensor named by the stream costs it at least a few bytes (a
 	// memoized tensor referenced again: BINGET and a key), so their count
 	// is bounded by its length, and the tensors made never grow faster
 	// than the file.
-	w := &walker{f: f, where: where, seen: map[any]bool{}, names: map[string]bool{},
+	w := &walker{f: f, where: where, seen: map[any]bool{}, names: make(map[string]bool, min(nStorages, 1<<12)),
 		maxTensors: min(pickleLen/4+1024, maxStack), pickleLen: pickleLen}
+	// Storages named by the stream but used by no tensor could make the
+	// hint larger than the tensors: it is capped, and the slab grows in
+	// small steps past it.
+	hint := min(nStorages, w.maxTensors, 1<<12)
+	w.slab = make([]tensor.Tensor, 0, hint)
+	f.tensors = make([]*tensor.Tensor, 0, hint)
 	if err := w.walk(root, "", 0); err != nil {
 		return err
 	}
@@ -380,6 +428,7 @@ type walker struct {
 	visits       int
 	skipped      int
 	firstSkipped string
+	slab         []tensor.Tensor // the tensors made, in one allocation or a few
 }
 
 func (w *walker) skippedNote() string {
@@ -496,9 +545,13 @@ func (w *walker) add(pt *pyTensor, name string) error {
 		return formatErr(file, CodeShortStorage, name, "tensor %s %s needs %d bytes of storage %s from element %d, which holds %d", printable(name),
 			tensor.FormatShape(pt.shape), satMul(span, es), printable(st.key), pt.offset, size)
 	}
-	t := &tensor.Tensor{Name: name, DType: st.dtype, Shape: pt.shape, File: w.f.src,
+	if len(w.slab) == cap(w.slab) {
+		w.slab = make([]tensor.Tensor, 0, slabLen)
+	}
+	w.slab = append(w.slab, tensor.Tensor{Name: name, DType: st.dtype, Shape: pt.shape, File: w.f.src,
 		Offset: off + int64(pt.offset*es), Length: int64(numel * es),
-		Storage: baseName(file) + ":" + st.key}
+		Storage: baseName(file) + ":" + st.key})
+	t := &w.slab[len(w.slab)-1]
 	if numel > 0 && !contiguous(pt.shape, pt.strides) {
 		// A view whose elements overlap (a stride of 0, an expanded
 		// tensor) would be served larger than its storage: refused, so

@@ -45,7 +45,7 @@ func (f *File) parseLegacy(buf []byte) error {
 	u := &unpickler{data: buf}
 	// The magic number, the protocol version, the system info.
 	for i := range 3 {
-		u.stack, u.marks, u.memo = nil, nil, nil
+		u.reset()
 		v, err := u.load()
 		if err != nil {
 			return f.legacyErr(err)
@@ -66,13 +66,14 @@ func (f *File) parseLegacy(buf []byte) error {
 		}
 	}
 	storages := map[string]*storage{}
-	u.stack, u.marks, u.memo = nil, nil, nil
+	u.reset()
 	u.persistent = func(pid any) (any, error) { return persistentStorage(pid, storages, true) }
 	root, err := u.load()
 	if err != nil {
 		return f.legacyErr(err)
 	}
-	u.stack, u.marks, u.memo, u.persistent = nil, nil, nil, nil
+	u.reset()
+	u.persistent = nil
 	keysV, err := u.load()
 	if err != nil {
 		return f.legacyErr(err)
@@ -115,7 +116,7 @@ func (f *File) parseLegacy(buf []byte) error {
 			return formatErr(name, CodeMissingRecord, "", "storage %s used by the object is not in the file's storage list", printable(key))
 		}
 	}
-	return f.name(root, u.pos, func(st *storage) (int64, int64) { s := at[st]; return s.off, s.size })
+	return f.name(root, u.pos, len(storages), func(st *storage) (int64, int64) { s := at[st]; return s.off, s.size })
 }
 
 func (f *File) legacyErr(err error) error {

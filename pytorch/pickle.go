@@ -48,6 +48,8 @@ type (
 		dtype    tensor.DType
 		typeName string
 		numel    uint64 // elements, as the id says
+		off      int64  // its bytes in the file, once found
+		size     int64
 	}
 	// pyTensor is a tensor rebuilt by _rebuild_tensor(_v2).
 	pyTensor struct {
@@ -164,16 +166,38 @@ func (e *pickleErr) Error() string { return e.msg }
 var errNeedMore = errors.New("the pickle stream ends early")
 
 // unpickler reads one stream. persistent resolves a persistent id.
+//
+// A data.pkl makes a dozen values for each tensor, so the reader keeps
+// its allocations few: tuples, dicts, tensors and their shapes are cut
+// from slabs, integers past 255 are boxed once per value (shapes and
+// strides repeat), strings are cut from text when it is set, and the
+// memo, whose indices a pickler hands out in order, is a slice.
 type unpickler struct {
-	data       []byte
+	data []byte
+	// text, when set, is data as a string (a zip's data.pkl, read whole):
+	// the stream's strings are cut from it rather than copied, so the
+	// tensors' names keep it alive — no longer than the file's own bytes.
+	text       string
 	pos        int
 	stack      []any
-	marks      []int // stack lengths at each open MARK
-	memo       map[uint32]any
+	marks      []int          // stack lengths at each open MARK
+	memo       []any          // memo[i] is entry i, for the indices given in order
+	memoMore   map[uint32]any // the others, all past len(memo)
 	persistent func(pid any) (any, error)
 	copied     int // values copied by OrderedDict(d) and set(l)
 	slab       []any
+	tuples     []pyTuple
+	dicts      []pyDict
+	tensors    []pyTensor
+	dims       []uint64
+	ints       [64]struct {
+		v   int64
+		box any
+	}
 }
+
+// Slab sizes: small, so that a short stream allocates little.
+const slabLen = 64
 
 func perr(code Code, format string, args ...any) error {
 	return &pickleErr{code, fmt.Sprintf(format, args...)}
@@ -298,20 +322,99 @@ func (u *unpickler) alloc(n int) []any {
 	return u.slab[start : start+n : start+n]
 }
 
+// reset readies u for the next stream of a file: an empty stack and memo.
+func (u *unpickler) reset() {
+	u.stack, u.marks, u.memo, u.memoMore = nil, nil, nil, nil
+}
+
+// memoLen is the number of memo entries.
+func (u *unpickler) memoLen() int { return len(u.memo) + len(u.memoMore) }
+
 func (u *unpickler) memoize(idx uint32, v any) error {
-	if _, ok := u.memo[idx]; !ok && len(u.memo) >= maxMemo {
+	if int64(idx) < int64(len(u.memo)) {
+		u.memo[idx] = v
+		return nil
+	}
+	_, had := u.memoMore[idx]
+	if !had && u.memoLen() >= maxMemo {
 		return perr(CodeLimit, "the pickle memo grows past %d entries", maxMemo)
 	}
-	u.memo[idx] = v
+	if int64(idx) == int64(len(u.memo)) {
+		// The next index in order: appended, and dropped from the others
+		// where an earlier out-of-order PUT stored it.
+		if had {
+			delete(u.memoMore, idx)
+		}
+		u.memo = append(u.memo, v)
+		return nil
+	}
+	if u.memoMore == nil {
+		u.memoMore = map[uint32]any{}
+	}
+	u.memoMore[idx] = v
 	return nil
+}
+
+func (u *unpickler) memoGet(idx uint32) (any, bool) {
+	if int64(idx) < int64(len(u.memo)) {
+		return u.memo[idx], true
+	}
+	v, ok := u.memoMore[idx]
+	return v, ok
+}
+
+// boxInt returns v as a value; integers up to 255 box without an
+// allocation, and the others are boxed once per value seen recently.
+func (u *unpickler) boxInt(v int64) any {
+	if uint64(v) < 256 {
+		return v
+	}
+	c := &u.ints[uint64(v)*0x9E3779B97F4A7C15>>58]
+	if c.box == nil || c.v != v {
+		c.v, c.box = v, v
+	}
+	return c.box
+}
+
+// str returns b, the bytes just taken, as a string: cut from text when
+// it is set.
+func (u *unpickler) str(b []byte) string {
+	if len(u.text) == len(u.data) && len(b) <= u.pos {
+		return u.text[u.pos-len(b) : u.pos]
+	}
+	return string(b)
+}
+
+func (u *unpickler) tuple(items []any) *pyTuple {
+	if len(u.tuples) == cap(u.tuples) {
+		u.tuples = make([]pyTuple, 0, slabLen)
+	}
+	u.tuples = append(u.tuples, pyTuple{items})
+	return &u.tuples[len(u.tuples)-1]
+}
+
+func (u *unpickler) dict() *pyDict {
+	if len(u.dicts) == cap(u.dicts) {
+		u.dicts = make([]pyDict, 0, slabLen)
+	}
+	u.dicts = append(u.dicts, pyDict{})
+	return &u.dicts[len(u.dicts)-1]
+}
+
+// uints returns n slots for a shape or strides, capped at n so that an
+// append never writes into the slab.
+func (u *unpickler) uints(n int) []uint64 {
+	if cap(u.dims)-len(u.dims) < n {
+		u.dims = make([]uint64, 0, max(n, 8*slabLen))
+	}
+	start := len(u.dims)
+	u.dims = u.dims[:start+n]
+	return u.dims[start : start+n : start+n]
 }
 
 // load interprets the stream from u.pos up to its STOP, and returns the
 // value left on the stack.
 func (u *unpickler) load() (any, error) {
-	if u.memo == nil {
-		u.memo = map[uint32]any{}
-	}
 	for {
 		at := u.pos
 		op, err := u.u8()
@@ -392,9 +495,9 @@ func (u *unpickler) step(op byte) error {
 			return err
 		}
 		if op == 'J' {
-			return u.push(int64(int32(v)))
+			return u.push(u.boxInt(int64(int32(v))))
 		}
-		return u.push(int64(v))
+		return u.push(u.boxInt(int64(v)))
 	case 'G': // BINFLOAT, big-endian
 		b, err := u.take(8)
 		if err != nil {
@@ -408,7 +511,7 @@ func (u *unpickler) step(op byte) error {
 		}
 		return u.push2(op, b)
 	case ')': // EMPTY_TUPLE
-		return u.push(&pyTuple{})
+		return u.push(u.tuple(nil))
 	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
 		n := int(op - 0x84)
 		items := u.alloc(n)
@@ -419,11 +522,11 @@ func (u *unpickler) step(op byte) error {
 			}
 			items[i] = v
 		}
-		return u.push(&pyTuple{items})
+		return u.push(u.tuple(items))
 	case ']', 0x8f: // EMPTY_LIST, EMPTY_SET
 		return u.push(&pyList{})
 	case '}': // EMPTY_DICT
-		return u.push(&pyDict{})
+		return u.push(u.dict())
 	case '1', 't', 'l', 'd', 'e', 'u', 0x90, 0x91: // the values since the last MARK
 		items, err := u.popMark()
 		if err != nil {
@@ -477,7 +580,7 @@ func (u *unpickler) step(op byte) error {
 		if op == 'R' {
 			v, err = u.reduce(f, args)
 		} else {
-			v, err = newObj(f, args)
+			v, err = u.newObj(f, args)
 		}
 		if err != nil {
 			return err
@@ -497,7 +600,7 @@ func (u *unpickler) step(op byte) error {
 		}
 		return perr(CodeInvalidPickle, "BUILD of %s", describe(obj))
 	case 'q', 'r', 0x94: // BINPUT, LONG_BINPUT, MEMOIZE
-		idx := uint64(len(u.memo))
+		idx := uint64(u.memoLen())
 		if op != 0x94 {
 			var err error
 			if idx, err = u.uint(int(argWidth[op])); err != nil {
@@ -514,7 +617,7 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
-		v, ok := u.memo[uint32(idx)]
+		v, ok := u.memoGet(uint32(idx))
 		if !ok {
 			return perr(CodeInvalidPickle, "memo index %d was never stored", idx)
 		}
@@ -542,17 +645,17 @@ func (u *unpickler) push2(op byte, b []byte) error {
 	switch op {
 	case 0x8a, 0x8b: // LONG1, LONG4
 		if v, ok := decodeLong(b); ok {
-			return u.push(v)
+			return u.push(u.boxInt(v))
 		}
 		// Only the legacy format's magic number is this long; an integer
 		// past 64 bits is kept as its bytes.
 	case 'U', 'T': // Python 2 str
-		return u.push(string(b))
+		return u.push(u.str(b))
 	case 0x8c, 'X', 0x8d:
 		if !utf8.Valid(b) {
 			return perr(CodeInvalidPickle, "a string is not UTF-8")
 		}
-		return u.push(string(b))
+		return u.push(u.str(b))
 	}
 	return u.push(pyBytes(append([]byte(nil), b...)))
 }
@@ -563,7 +666,7 @@ func (u *unpickler) marked(op byte, items []any) error {
 	case '1': // POP_MARK
 		return nil
 	case 't': // TUPLE
-		return u.push(&pyTuple{items})
+		return u.push(u.tuple(items))
 	case 'l', 0x91: // LIST, FROZENSET
 		return u.push(&pyList{items})
 	case 'e', 0x90: // APPENDS, ADDITEMS
@@ -571,7 +674,7 @@ func (u *unpickler) marked(op byte, items []any) error {
 	case 'u': // SETITEMS
 		return u.setItems(items)
 	}
-	d := &pyDict{} // DICT
+	d := u.dict() // DICT
 	if err := d.setItems(items); err != nil {
 		return err
 	}
@@ -692,7 +795,7 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 	case gDict:
 		// OrderedDict(d) copies d: a stream could copy one large dict
 		// again and again for a few bytes each, so copies are budgeted.
-		d := &pyDict{}
+		d := u.dict()
 		if len(a) == 1 {
 			if src, ok := a[0].(*pyDict); ok {
 				if err := u.spend(len(src.keys)); err != nil {
@@ -730,17 +833,17 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 	case gSize:
 		if len(a) == 1 {
 			if items, ok := tupleItems(a[0]); ok {
-				return &pyTuple{items}, nil
+				return u.tuple(items), nil
 			}
 		}
-		return &pyTuple{}, nil
+		return u.tuple(nil), nil
 	case gDevice:
 		if len(a) >= 1 {
 			return a[0], nil
 		}
 		return "cpu", nil
 	case gRebuildTensor:
-		return rebuildTensor(g.name, a)
+		return u.rebuildTensor(g.name, a)
 	case gRebuildParam:
 		if len(a) < 1 {
 			return nil, perr(CodeInvalidPickle, "%s without arguments", g.name)
@@ -766,7 +869,7 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 	return nil, perr(CodeForbidden, "the pickle calls %s, which a checkpoint of weights does not call; refused", g.name)
 }
 
-func newObj(cls, args any) (any, error) {
+func (u *unpickler) newObj(cls, args any) (any, error) {
 	g, ok := cls.(*pyGlobal)
 	if !ok {
 		return nil, perr(CodeInvalidPickle, "NEWOBJ of %s", describe(cls))
@@ -774,7 +877,7 @@ func newObj(cls, args any) (any, error) {
 	a, _ := tupleItems(args)
 	switch g.kind {
 	case gDict:
-		return &pyDict{}, nil
+		return u.dict(), nil
 	case gSet:
 		return &pyList{}, nil
 	case gTensorClass:
@@ -792,12 +895,12 @@ func asUint(v any) (uint64, bool) {
 	return uint64(i), ok && i >= 0
 }
 
-func uints(v any) ([]uint64, bool) {
+func (u *unpickler) uintsOf(v any) ([]uint64, bool) {
 	items, ok := tupleItems(v)
 	if !ok {
 		return nil, false
 	}
-	out := make([]uint64, len(items))
+	out := u.uints(len(items))
 	for i, it := range items {
 		if out[i], ok = asUint(it); !ok {
 			return nil, false
@@ -809,7 +912,7 @@ func uints(v any) ([]uint64, bool) {
 // rebuildTensor is _rebuild_tensor_v2(storage, storage_offset, size,
 // stride, requires_grad, backward_hooks[, metadata]) and the older
 // _rebuild_tensor(storage, storage_offset, size, stride).
-func rebuildTensor(name string, a []any) (any, error) {
+func (u *unpickler) rebuildTensor(name string, a []any) (any, error) {
 	if len(a) < 4 {
 		return nil, perr(CodeInvalidPickle, "%s with %d arguments", name, len(a))
 	}
@@ -818,8 +921,8 @@ func rebuildTensor(name string, a []any) (any, error) {
 		return nil, perr(CodeInvalidPickle, "%s of %s, not a storage", name, describe(a[0]))
 	}
 	off, ok1 := asUint(a[1])
-	shape, ok2 := uints(a[2])
-	strides, ok3 := uints(a[3])
+	shape, ok2 := u.uintsOf(a[2])
+	strides, ok3 := u.uintsOf(a[3])
 	if !ok1 || !ok2 || !ok3 || len(shape) != len(strides) {
 		return nil, perr(CodeInvalidTensor, "%s: offset %s, size %s, stride %s are not a tensor's", name, describe(a[1]), describe(a[2]), describe(a[3]))
 	}
@@ -828,7 +931,11 @@ func rebuildTensor(name string, a []any) (any, error) {
 			return nil, perr(CodeUnsupported, "a tensor with backward hooks is not read")
 		}
 	}
-	return &pyTensor{st: st, offset: off, shape: shape, strides: strides}, nil
+	if len(u.tensors) == cap(u.tensors) {
+		u.tensors = make([]pyTensor, 0, slabLen)
+	}
+	u.tensors = append(u.tensors, pyTensor{st: st, offset: off, shape: shape, strides: strides})
+	return &u.tensors[len(u.tensors)-1], nil
 }
 
 // describe names a value's type in a message.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/pytorch"
+	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -348,4 +349,69 @@ func ExampleOpen() {
 	// Output:
 	// conv1.bias F32 [20]
 	// conv1.weight F32 [20, 1, 5, 5]
+}
+
+// countingFile counts the reads of a local file.
+type countingFile struct {
+	*source.LocalFile
+	reads int
+}
+
+func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.LocalFile.ReadAt(p, off)
+}
+
+// TestOpenReads: opening a local checkpoint makes a few reads besides
+// one local header per storage larger than a page — the head, data.pkl
+// with the records after it, the tail, and runs of small storages with
+// the headers among them are read in a few windows (a system call costs
+// microseconds on a VM). Before the windows, opening the first shard of
+// the 7B layout read the file 183 times, and TinyPeLLM 32.
+func TestOpenReads(t *testing.T) {
+	dir := t.TempDir()
+	_, err := testmodel.WriteRealShardedTorch(dir, "testdata/mistral-7b-sft")
+	require.NoError(t, err)
+	for _, path := range []string{
+		filepath.Join(dir, "pytorch_model-00001-of-000002.bin"),
+		"testdata/realworld/Herutriana44+TinyPeLLM/pytorch_model.bin",
+	} {
+		lf, err := source.OpenLocal(path)
+		require.NoError(t, err)
+		src := &countingFile{LocalFile: lf}
+		f, err := pytorch.NewFile(src)
+		require.NoError(t, err)
+		large := 0
+		for _, tt := range f.Tensors() {
+			if tt.Length > 4<<10 {
+				large++
+			}
+		}
+		assert.LessOrEqual(t, src.reads, large+3, "%s: %d reads for %d tensors, %d of them large", path, src.reads, len(f.Tensors()), large)
+		f.Close()
+	}
+}
+
+// TestMemo: the memo's indices in any order — a PUT past the next
+// index, the next ones, a PUT over an index stored out of order, and
+// MEMOIZE, which stores at the count of entries — give what Python's
+// pickle gives: the tensors named "a", "b" and "c".
+func TestMemo(t *testing.T) {
+	p := newPkl().global("collections", "OrderedDict").op(')', 'R', '(')
+	p.str("x").op('q', 1, '0') // memo[1] = "x", out of order
+	p.str("a").op('q', 0, '0') // memo[0] = "a"
+	p.str("b").op('q', 1, '0') // memo[1] = "b", over "x"
+	p.str("c").op(0x94, '0')   // memo[2] = "c": two entries before it
+	p.op('h', 0).tensor("0", 1, 0, []int{1}, []int{1})
+	p.op('h', 1).tensor("1", 1, 0, []int{1}, []int{1})
+	p.op('h', 2).tensor("2", 1, 0, []int{1}, []int{1})
+	path := writeArchive(t, p.op('u', '.').b, map[string]int{"0": 4, "1": 4, "2": 4})
+	f, err := pytorch.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var names []string
+	for _, tt := range f.Tensors() {
+		names = append(names, tt.Name)
+	}
+	assert.Equal(t, []string{"a", "b", "c"}, names)
 }
