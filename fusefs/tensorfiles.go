@@ -17,6 +17,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
@@ -342,10 +343,18 @@ func (p *sitePage) view() views.View {
 			// and its own figures of each row, so it makes views outside
 			// the cache rather than push out those of the tensors in use.
 			t := p.t
-			p.v = site.NewRoot(t.report, len(t.dirs), func(i int) *views.Tensor {
-				d := t.dirs[i]
-				return views.NewTensor(d.t, t.companions.Options(d.t))
-			}, t.sitePath)
+			p.v = site.NewRoot(t.report, site.RootTensors{
+				N: len(t.dirs),
+				Tensor: func(i int) (*tensor.Tensor, *decode.Decoder) {
+					d := t.dirs[i]
+					return d.t, views.DecoderOf(d.t, t.companions.Options(d.t))
+				},
+				View: func(i int) *views.Tensor {
+					d := t.dirs[i]
+					return views.NewTensor(d.t, t.companions.Options(d.t))
+				},
+				Dir: func(i int) string { return t.dirs[i].path },
+			})
 			return
 		}
 		s, err := p.t.site()

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // Options are the options of [New]; nil means defaults.
@@ -94,7 +96,12 @@ func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) 
 		s.byName[name] = p
 	}
 	s.overview = render.NewOverview(srcs, s.cache)
-	s.root = NewRoot(r, len(tensors), func(i int) *views.Tensor { return tensors[i] }, func(name string) string { return s.byName[name].Dir })
+	s.root = NewRoot(r, RootTensors{
+		N:      len(tensors),
+		Tensor: func(i int) (*tensor.Tensor, *decode.Decoder) { return tensors[i].Tensor(), tensors[i].Decoder() },
+		View:   func(i int) *views.Tensor { return tensors[i] },
+		Dir:    func(i int) string { return s.pages[i].Dir },
+	})
 	return s, nil
 }
 

@@ -79,17 +79,7 @@ func NewTensor(t *tensor.Tensor, opts *Options) *Tensor {
 	if o.Scan != nil {
 		v.scan = *o.Scan
 	}
-	switch {
-	case o.Decoder != nil:
-		v.dec = o.Decoder
-	case o.Scale != nil:
-		v.dec, v.decErr = decode.NewScaled(t, o.Scale, o.Block)
-	default:
-		v.dec, v.decErr = decode.NewDecoder(t)
-	}
-	if v.decErr != nil {
-		v.dec = nil
-	}
+	v.dec, v.decErr = decoderOf(t, &o)
 	v.values = newValues(v)
 	v.f32 = newF32(v)
 	v.npy = newNPY(v)
@@ -97,6 +87,37 @@ func NewTensor(t *tensor.Tensor, opts *Options) *Tensor {
 	v.sha = &shaView{v: v}
 	v.hist = newHistView(v)
 	return v
+}
+
+// decoderOf returns the decoder of t's views, or nil and why there is
+// none.
+func decoderOf(t *tensor.Tensor, o *Options) (*decode.Decoder, error) {
+	var d *decode.Decoder
+	var err error
+	switch {
+	case o.Decoder != nil:
+		d = o.Decoder
+	case o.Scale != nil:
+		d, err = decode.NewScaled(t, o.Scale, o.Block)
+	default:
+		d, err = decode.NewDecoder(t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// DecoderOf returns the decoder the views of t made with opts would
+// have ([Tensor.Decoder]; nil when t cannot be decoded), without making
+// the views: what a listing of many tensors' types and shapes needs.
+func DecoderOf(t *tensor.Tensor, opts *Options) *decode.Decoder {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	d, _ := decoderOf(t, &o)
+	return d
 }
 
 // Tensor returns the tensor viewed.
