@@ -17,7 +17,6 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
@@ -344,10 +343,11 @@ func (p *sitePage) view() views.View {
 			// the cache rather than push out those of the tensors in use.
 			t := p.t
 			p.v = site.NewRoot(t.report, site.RootTensors{
-				N: len(t.dirs),
-				Tensor: func(i int) (*tensor.Tensor, *decode.Decoder) {
+				N:      len(t.dirs),
+				Tensor: func(i int) *tensor.Tensor { return t.dirs[i].t },
+				Shown: func(i int) (string, []uint64) {
 					d := t.dirs[i]
-					return d.t, views.DecoderOf(d.t, t.companions.Options(d.t))
+					return views.Shown(d.t, t.companions.Options(d.t))
 				},
 				View: func(i int) *views.Tensor {
 					d := t.dirs[i]

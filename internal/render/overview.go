@@ -72,13 +72,43 @@ func LayerKind(name string) (layer int, kind string, ok bool) {
 // blockKind is the kind of a block tensor whose name after "layers.N."
 // is rest (see [LayerKind]).
 func blockKind(rest string) string {
-	parts := strings.Split(strings.TrimSuffix(rest, ".weight"), ".")
-	for i, p := range parts {
-		if _, err := strconv.Atoi(p); err == nil {
-			parts[i] = "*"
+	rest = strings.TrimSuffix(rest, ".weight")
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; ; i++ {
+		p, after, more := strings.Cut(rest, ".")
+		if i > 0 {
+			b = append(b, '.')
+		}
+		if isInt(p) {
+			b = append(b, '*')
+		} else {
+			b = append(b, p...)
+		}
+		if !more {
+			return string(b)
+		}
+		rest = after
+	}
+}
+
+// isInt reports whether strconv.Atoi accepts p, without the error it
+// makes for every word that is not a number.
+func isInt(p string) bool {
+	d := p
+	if len(d) > 0 && (d[0] == '+' || d[0] == '-') {
+		d = d[1:]
+	}
+	if d == "" {
+		return false
+	}
+	for i := range len(d) {
+		if d[i] < '0' || d[i] > '9' {
+			return false
 		}
 	}
-	return strings.Join(parts, ".")
+	_, err := strconv.Atoi(p)
+	return err == nil
 }
 
 // Series is one kind's RMS against the layer index, layers ascending.

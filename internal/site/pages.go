@@ -167,17 +167,10 @@ type rowDesc struct {
 	params           uint64
 }
 
-// describe returns the row description of t, whose views decode it with
-// d (nil: not decoded) and whose directory is dir.
-func describe(t *tensor.Tensor, d *decode.Decoder, dir string) rowDesc {
-	r := rowDesc{name: t.Name, dir: dir, dtype: t.DType.String(), shape: t.Shape, params: t.NumElements()}
-	if d != nil {
-		r.shape = d.Shape()
-		if d.Dequantized() {
-			r.dtype += " (as " + d.ValueType().String() + ")"
-		}
-	}
-	return r
+// describe returns the row description of t, whose views show the type
+// dtype and the shape shape ([views.Shown]), and whose directory is dir.
+func describe(t *tensor.Tensor, dtype string, shape []uint64, dir string) rowDesc {
+	return rowDesc{name: t.Name, dir: dir, dtype: dtype, shape: shape, params: t.NumElements()}
 }
 
 // rootRow writes the table row of the tensor d; rs nil writes blank
@@ -269,11 +262,8 @@ func rootFoot(b *bytes.Buffer) {
 }
 
 func dtypeOf(v *views.Tensor) string {
-	t := v.Tensor()
-	if d := v.Decoder(); d != nil && d.Dequantized() {
-		return t.DType.String() + " (as " + d.ValueType().String() + ")"
-	}
-	return t.DType.String()
+	dt, _ := views.ShownBy(v.Tensor(), v.Decoder())
+	return dt
 }
 
 // tensorPage writes a tensor's index.html; ts nil writes blank fields.

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/spec"
@@ -53,10 +52,12 @@ type RootFile struct {
 // make what it returns anew on each call.
 type RootTensors struct {
 	N int
-	// Tensor returns tensor i and the decoder its views have (nil: not
-	// decoded; [views.DecoderOf]), without making its views: the page's
-	// size needs every row's, which needs no statistics.
-	Tensor func(i int) (*tensor.Tensor, *decode.Decoder)
+	// Tensor returns tensor i.
+	Tensor func(i int) *tensor.Tensor
+	// Shown returns tensor i's type and shape as its views show them
+	// ([views.Shown]), without making its views: the page's size needs
+	// every row's, which needs no statistics.
+	Shown func(i int) (dtype string, shape []uint64)
 	// View returns tensor i's views, for its statistics.
 	View func(i int) *views.Tensor
 	// Dir returns tensor i's directory; nil means the report's own
@@ -82,8 +83,7 @@ func NewRoot(r *spec.Report, ts RootTensors) *RootFile {
 	if ts.Dir == nil {
 		paths := r.Paths()
 		ts.Dir = func(i int) string {
-			t, _ := ts.Tensor(i)
-			return strings.Join(paths[t.Name], "/")
+			return strings.Join(paths[ts.Tensor(i).Name], "/")
 		}
 	}
 	s := &Site{report: r}
@@ -105,8 +105,8 @@ func NewRoot(r *spec.Report, ts RootTensors) *RootFile {
 
 // desc returns row i's description.
 func (f *RootFile) desc(i int) rowDesc {
-	t, d := f.ts.Tensor(i)
-	return describe(t, d, f.ts.Dir(i))
+	dtype, shape := f.ts.Shown(i)
+	return describe(f.ts.Tensor(i), dtype, shape, f.ts.Dir(i))
 }
 
 // Size returns the page's size, known without statistics.
@@ -134,8 +134,7 @@ func (f *RootFile) kindsOf() {
 	ids := map[string]int32{}
 	for i := range f.n {
 		f.kinds[i] = -1
-		t, _ := f.ts.Tensor(i)
-		_, k, ok := render.LayerKind(t.Name)
+		_, k, ok := render.LayerKind(f.ts.Tensor(i).Name)
 		if !ok {
 			continue
 		}

@@ -163,7 +163,8 @@ func TestRootSizeMakesNoViews(t *testing.T) {
 	made := 0
 	root := NewRoot(s.report, RootTensors{
 		N:      len(s.pages),
-		Tensor: func(i int) (*tensor.Tensor, *decode.Decoder) { v := s.pages[i].v; return v.Tensor(), v.Decoder() },
+		Tensor: func(i int) *tensor.Tensor { return s.pages[i].v.Tensor() },
+		Shown:  func(i int) (string, []uint64) { return views.Shown(s.pages[i].v.Tensor(), nil) },
 		View:   func(i int) *views.Tensor { made++; return s.pages[i].v },
 		Dir:    func(i int) string { return s.pages[i].Dir },
 	})

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
@@ -98,7 +97,8 @@ func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) 
 	s.overview = render.NewOverview(srcs, s.cache)
 	s.root = NewRoot(r, RootTensors{
 		N:      len(tensors),
-		Tensor: func(i int) (*tensor.Tensor, *decode.Decoder) { return tensors[i].Tensor(), tensors[i].Decoder() },
+		Tensor: func(i int) *tensor.Tensor { return tensors[i].Tensor() },
+		Shown:  func(i int) (string, []uint64) { return views.ShownBy(tensors[i].Tensor(), tensors[i].Decoder()) },
 		View:   func(i int) *views.Tensor { return tensors[i] },
 		Dir:    func(i int) string { return s.pages[i].Dir },
 	})

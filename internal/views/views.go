@@ -108,16 +108,33 @@ func decoderOf(t *tensor.Tensor, o *Options) (*decode.Decoder, error) {
 	return d, nil
 }
 
-// DecoderOf returns the decoder the views of t made with opts would
-// have ([Tensor.Decoder]; nil when t cannot be decoded), without making
-// the views: what a listing of many tensors' types and shapes needs.
-func DecoderOf(t *tensor.Tensor, opts *Options) *decode.Decoder {
+// Shown returns t's type as the views of t made with opts show it (a
+// dequantized tensor's says what its values are: "Q4_K (as F32)") and
+// the shape of their values. It makes a decoder only where that may
+// differ from t's own type and shape (options, a quantized type), never
+// the views: what a listing of many tensors needs.
+func Shown(t *tensor.Tensor, opts *Options) (dtype string, shape []uint64) {
+	if (opts == nil || opts.Decoder == nil && opts.Scale == nil) && !t.DType.Quantized() {
+		return t.DType.String(), t.Shape
+	}
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	d, _ := decoderOf(t, &o)
-	return d
+	return ShownBy(t, d)
+}
+
+// ShownBy is [Shown] for t decoded by d (nil: not decoded).
+func ShownBy(t *tensor.Tensor, d *decode.Decoder) (dtype string, shape []uint64) {
+	if d == nil {
+		return t.DType.String(), t.Shape
+	}
+	dtype = t.DType.String()
+	if d.Dequantized() {
+		dtype += " (as " + d.ValueType().String() + ")"
+	}
+	return dtype, d.Shape()
 }
 
 // Tensor returns the tensor viewed.
