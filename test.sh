@@ -38,6 +38,11 @@ case "${1:-}" in
   *) echo "usage: ./test.sh [--quick]" >&2; exit 64 ;;
 esac
 
+# step names each run as it starts, with the minutes and seconds so far:
+# where the time goes, in CI's log.
+step() { printf -- '--- %s (%d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
+
+step "gofmt, go vet, staticcheck, go mod tidy"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change: $unformatted" >&2
@@ -83,20 +88,26 @@ trap 'leftover_check || exit 1' EXIT
 # -count=1: never trust a cached result. e2e runs on its own below: its
 # tests run the built binaries, which a -race test build does not
 # instrument, so under -race it would only be slower.
+step "go test -race, every package but e2e"
 go test -race -count=1 -timeout 20m $(go list ./... | grep -v -e '/e2e$')
 
+step "source/remote without -race"
 go test -count=1 ./source/remote
 
+step "fusefs with --passthrough"
 FSMOUNT_TEST_PASSTHROUGH=1 go test -race -count=1 -timeout 10m ./fusefs
 
+step "fusefs on one core"
 GOMAXPROCS=1 go test -count=1 -timeout 10m ./fusefs
 
-go test -count=1 -timeout 20m ./e2e
-
-# The end-to-end suite again as an unprivileged user, so that mounting
-# through fusermount3 (not mount(2) as root) is tested too, on one core. The binaries
-# and the test binary are built here, and run from a copy of testdata/ that
-# the user can read.
+# The end-to-end suite runs twice at once: as root, and as an unprivileged
+# user, so that mounting through fusermount3 (not mount(2) as root) is
+# tested too, on one core. Both spend most of their time waiting (mounts,
+# servers, python and chromium starting), so together they take little
+# more than the longer one. The unprivileged run's binaries and test
+# binary are built here, and run from a copy of testdata/ that the user can
+# read; its output is shown when it ends.
+nobody_pid=""
 if [ "$(id -u)" = 0 ]; then
   why=""
   command -v setpriv >/dev/null || why="setpriv (util-linux) is missing"
@@ -120,17 +131,33 @@ if [ "$(id -u)" = 0 ]; then
     done
     # SeaweedFS's weed, when the S3 tests are to run: its cache under /root
     # is not readable by nobody, so the run gets its own copy.
+    weed=""
     if [ -n "${FSMOUNT_WEED:-}" ]; then
       cp "$FSMOUNT_WEED" "$work/bin/weed"
-      export FSMOUNT_WEED="$work/bin/weed"
+      weed="$work/bin/weed"
     fi
     mkdir "$work/e2e"
     chmod -R a+rX "$work"
     tmp="$TMPDIR/nobody-tmp"
     mkdir "$tmp" && chown nobody:nogroup "$tmp"
-    echo "--- e2e as user nobody (fusermount3)"
+    step "e2e as user nobody (fusermount3), one core: started"
     (cd "$work/e2e" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
       env HOME=/tmp TMPDIR="$tmp" GOMAXPROCS=1 FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
-      "$work/bin/e2e.test" -test.count=1 -test.timeout=20m)
+      ${weed:+FSMOUNT_WEED="$weed"} "$work/bin/e2e.test" -test.count=1 -test.timeout=20m) >"$TMPDIR/nobody.log" 2>&1 &
+    nobody_pid=$!
   fi
 fi
+
+step "e2e as root"
+root_ok=1
+go test -count=1 -timeout 20m ./e2e || root_ok=0
+
+nobody_ok=1
+if [ -n "$nobody_pid" ]; then
+  wait "$nobody_pid" || nobody_ok=0
+  step "e2e as user nobody: ended"
+  cat "$TMPDIR/nobody.log"
+fi
+[ "$root_ok" = 1 ] || { echo "FAIL: e2e as root" >&2; exit 1; }
+[ "$nobody_ok" = 1 ] || { echo "FAIL: e2e as user nobody" >&2; exit 1; }
+step "done"

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -117,6 +118,9 @@ func TestMountAdapter(t *testing.T) {
 	assert.Equal(t, "5", strings.TrimSpace(out))
 	report := readFile(t, filepath.Join(mnt, "report"))
 	assert.Equal(t, runCmd(t, "fsinspect", "--base", filepath.Join("..", "testdata", "tiny-qwen3"), ad).stdout, string(report))
+	// --list names the adapter mounted, not its base.
+	list := runCmd(t, "fsmount", "--list").stdout
+	assert.Regexp(t, "(?m)^"+regexp.QuoteMeta(mnt)+" +"+regexp.QuoteMeta(ad)+" ", list)
 	runCmd(t, "fsmount", "-u", mnt)
 	assert.False(t, mounted(t, mnt))
 	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })

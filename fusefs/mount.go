@@ -130,7 +130,13 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 		// Decided on every path: an OPEN that arrived meanwhile waits.
 		defer root.t.open.decide(false)
 	}
-	opts := mountOptions(r.Model.Location, o)
+	// The mount is named after what the user mounted: an adapter, not
+	// its base (mount's first column, fsmount --list).
+	name := r.Model.Location
+	if o.Adapter != nil {
+		name = o.Adapter.Adapter.Location
+	}
+	opts := mountOptions(name, o)
 	server, err := fuse.NewServer(&unasked{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)
 	if err != nil {
 		return nil, nil, err

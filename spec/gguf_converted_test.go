@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,53 +115,56 @@ var refusedByLlamaCpp = map[string]struct {
 func TestGGUFConverted(t *testing.T) {
 	cases := readConverted(t)
 	require.NotEmpty(t, cases)
-	refused := 0
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := checkGGUF(t, c.write(t, nil))
-			require.Equal(t, spec.DepthFull, r.Depth, "%s: %s", c.arch, r.Skipped)
-			if bad, ok := refusedByLlamaCpp[c.name]; ok {
-				refused++
-				require.NotEmpty(t, r.Problems, bad.why)
-				for _, p := range r.Problems {
-					assert.Equal(t, spec.Misshaped, p.Kind, p.Detail)
-					_, rest, _ := strings.Cut(p.Tensor, ".")
-					_, rest, _ = strings.Cut(rest, ".")
-					base, _, _ := strings.Cut(rest, ".")
-					assert.Contains(t, bad.tensors, base, "%s (%s)", p.Detail, bad.why)
+	var refused atomic.Int32
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				r := checkGGUF(t, c.write(t, nil))
+				require.Equal(t, spec.DepthFull, r.Depth, "%s: %s", c.arch, r.Skipped)
+				if bad, ok := refusedByLlamaCpp[c.name]; ok {
+					refused.Add(1)
+					require.NotEmpty(t, r.Problems, bad.why)
+					for _, p := range r.Problems {
+						assert.Equal(t, spec.Misshaped, p.Kind, p.Detail)
+						_, rest, _ := strings.Cut(p.Tensor, ".")
+						_, rest, _ = strings.Cut(rest, ".")
+						base, _, _ := strings.Cut(rest, ".")
+						assert.Contains(t, bad.tensors, base, "%s (%s)", p.Detail, bad.why)
+					}
+					return
 				}
-				return
-			}
-			assert.True(t, r.FullyClean(), "%v", r.Problems)
+				assert.True(t, r.FullyClean(), "%v", r.Problems)
 
-			// A tensor of a middle layer: the first one after half the
-			// tensors that belongs to a layer.
-			mid := -1
-			for i := len(c.tensors) / 2; i < len(c.tensors) && mid < 0; i++ {
-				if strings.HasPrefix(c.tensors[i].Name, "blk.") {
-					mid = i
+				// A tensor of a middle layer: the first one after half the
+				// tensors that belongs to a layer.
+				mid := -1
+				for i := len(c.tensors) / 2; i < len(c.tensors) && mid < 0; i++ {
+					if strings.HasPrefix(c.tensors[i].Name, "blk.") {
+						mid = i
+					}
 				}
-			}
-			require.GreaterOrEqual(t, mid, 0)
-			name := c.tensors[mid].Name
-			r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor { return slices.Delete(ts, mid, mid+1) }))
-			require.Len(t, r.Problems, 1, "%v", r.Problems)
-			assert.Equal(t, spec.Missing, r.Problems[0].Kind)
-			assert.Equal(t, name, r.Problems[0].Tensor)
+				require.GreaterOrEqual(t, mid, 0)
+				name := c.tensors[mid].Name
+				r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor { return slices.Delete(ts, mid, mid+1) }))
+				require.Len(t, r.Problems, 1, "%v", r.Problems)
+				assert.Equal(t, spec.Missing, r.Problems[0].Kind)
+				assert.Equal(t, name, r.Problems[0].Tensor)
 
-			r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
-				g := &ts[mid]
-				g.Dims = slices.Clone(g.Dims)
-				g.Dims[len(g.Dims)-1]++
-				g.Zeros = g.Zeros / (g.Dims[len(g.Dims)-1] - 1) * g.Dims[len(g.Dims)-1]
-				return ts
-			}))
-			require.NotEmpty(t, r.Problems)
-			assert.Equal(t, spec.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
-			assert.Equal(t, name, r.Problems[0].Tensor, fmt.Sprint(r.Problems))
-		})
-	}
-	assert.Equal(t, len(refusedByLlamaCpp), refused, "a case of refusedByLlamaCpp is not in testdata/gguf-converted.txt")
+				r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+					g := &ts[mid]
+					g.Dims = slices.Clone(g.Dims)
+					g.Dims[len(g.Dims)-1]++
+					g.Zeros = g.Zeros / (g.Dims[len(g.Dims)-1] - 1) * g.Dims[len(g.Dims)-1]
+					return ts
+				}))
+				require.NotEmpty(t, r.Problems)
+				assert.Equal(t, spec.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
+				assert.Equal(t, name, r.Problems[0].Tensor, fmt.Sprint(r.Problems))
+			})
+		}
+	})
+	assert.Equal(t, len(refusedByLlamaCpp), int(refused.Load()), "a case of refusedByLlamaCpp is not in testdata/gguf-converted.txt")
 }
 
 // TestGGUFFullSizeDeepSeekV3 grows the converted DeepSeek-V3 layout (4

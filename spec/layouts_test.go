@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,51 +122,59 @@ func TestLayouts(t *testing.T) {
 	pending := readPending(t)
 	seen := map[string]bool{}
 	full := map[string]int{}
-	for _, l := range readLayouts(t) {
-		seen[l.Arch] = true
-		t.Run(l.Arch+"/"+l.Variant, func(t *testing.T) {
-			r := checkLayout(t, l.Config, l.Tensors)
-			if pending[l.Arch] {
-				require.True(t, r.Plan == nil, "%s has a spec now: delete it from %s", l.Arch, layoutsPending)
-				assert.Empty(t, problemNames(r), "structural check of a valid layout:\n%s", r.Verdict())
-			} else {
-				require.NotNil(t, r.Plan, r.Skipped)
-				require.True(t, r.Clean(), r.Verdict())
-				full[l.Arch]++
-			}
-			main := ""
-			if pending[l.Arch] {
-				require.NotNil(t, r.Structure)
-				if why, ok := structuralBlind[l.Arch]; ok {
-					t.Skipf("structural check cannot see the mutant: %s", why)
+	var mu sync.Mutex
+	// The layouts run in parallel: faster, and the families' lazy
+	// compilation is raced as a mount's concurrent lookups would.
+	t.Run("layouts", func(t *testing.T) {
+		for _, l := range readLayouts(t) {
+			seen[l.Arch] = true
+			t.Run(l.Arch+"/"+l.Variant, func(t *testing.T) {
+				t.Parallel()
+				r := checkLayout(t, l.Config, l.Tensors)
+				if pending[l.Arch] {
+					require.True(t, r.Plan == nil, "%s has a spec now: delete it from %s", l.Arch, layoutsPending)
+					assert.Empty(t, problemNames(r), "structural check of a valid layout:\n%s", r.Verdict())
+				} else {
+					require.NotNil(t, r.Plan, r.Skipped)
+					require.True(t, r.Clean(), r.Verdict())
+					mu.Lock()
+					full[l.Arch]++
+					mu.Unlock()
 				}
-				require.NotEmpty(t, r.Structure.Main, "the stack of L layers")
-				main = r.Structure.Main
-			}
-			mid := middleLayerTensor(l.Tensors, main)
-			victim := l.Tensors[mid]
-			dropped := slices.Delete(slices.Clone(l.Tensors), mid, mid+1)
-			r = checkLayout(t, l.Config, dropped)
-			assert.Contains(t, problemNames(r), victim.Name, "dropped %s:\n%s", victim.Name, r.Verdict())
-			if pending[l.Arch] {
-				return
-			}
-			changed := slices.Clone(l.Tensors)
-			changed[mid].Shape = slices.Clone(changed[mid].Shape)
-			changed[mid].Shape[0]++
-			r = checkLayout(t, l.Config, changed)
-			assert.Contains(t, problemNames(r), victim.Name, "dim 0 of %s changed:\n%s", victim.Name, r.Verdict())
-			for _, p := range r.Problems {
-				if p.Tensor == victim.Name {
-					assert.Equal(t, spec.Misshaped, p.Kind)
+				main := ""
+				if pending[l.Arch] {
+					require.NotNil(t, r.Structure)
+					if why, ok := structuralBlind[l.Arch]; ok {
+						t.Skipf("structural check cannot see the mutant: %s", why)
+					}
+					require.NotEmpty(t, r.Structure.Main, "the stack of L layers")
+					main = r.Structure.Main
 				}
-			}
-			extra := strings.TrimSuffix(victim.Name, ".weight") + "_extra.weight"
-			added := append(slices.Clone(l.Tensors), testmodel.Tensor{Name: extra, DType: victim.DType, Shape: []uint64{7}})
-			r = checkLayout(t, l.Config, added)
-			assert.Contains(t, problemNames(r), extra, r.Verdict())
-		})
-	}
+				mid := middleLayerTensor(l.Tensors, main)
+				victim := l.Tensors[mid]
+				dropped := slices.Delete(slices.Clone(l.Tensors), mid, mid+1)
+				r = checkLayout(t, l.Config, dropped)
+				assert.Contains(t, problemNames(r), victim.Name, "dropped %s:\n%s", victim.Name, r.Verdict())
+				if pending[l.Arch] {
+					return
+				}
+				changed := slices.Clone(l.Tensors)
+				changed[mid].Shape = slices.Clone(changed[mid].Shape)
+				changed[mid].Shape[0]++
+				r = checkLayout(t, l.Config, changed)
+				assert.Contains(t, problemNames(r), victim.Name, "dim 0 of %s changed:\n%s", victim.Name, r.Verdict())
+				for _, p := range r.Problems {
+					if p.Tensor == victim.Name {
+						assert.Equal(t, spec.Misshaped, p.Kind)
+					}
+				}
+				extra := strings.TrimSuffix(victim.Name, ".weight") + "_extra.weight"
+				added := append(slices.Clone(l.Tensors), testmodel.Tensor{Name: extra, DType: victim.DType, Shape: []uint64{7}})
+				r = checkLayout(t, l.Config, added)
+				assert.Contains(t, problemNames(r), extra, r.Verdict())
+			})
+		}
+	})
 	for p := range pending {
 		assert.True(t, seen[p], "%s in %s is no layout", p, layoutsPending)
 	}
