@@ -210,7 +210,12 @@ func TestFilesOnlyListing(t *testing.T) {
 	dir := t.TempDir()
 	_, err := testmodel.WriteMoE(dir, 1, 3)
 	require.NoError(t, err)
-	root, err := newRoot(checked(&testing.B{}, dir, nil), 1, 1, true, nil, nil, nil)
+	m, err := model.Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	root, err := newRoot(r, 1, 1, true, nil, nil, nil)
 	require.NoError(t, err)
 	tr := root.t
 	var walk func(e *entry, depth int)
