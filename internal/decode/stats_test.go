@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
@@ -400,5 +401,28 @@ func TestScanSmallSparseEqualsTable(t *testing.T) {
 			}
 			compareStats(t, dt.String(), want, naive(t, d, 16), 1e-12)
 		}
+	}
+}
+
+// Scanning a small 16-bit tensor allocates about its size, not a table
+// of 65,536 counts (768 KB: #25, thousands of them for the first MiB of
+// a large MoE's root page).
+func TestScanSmallAllocates(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 5))
+	d, err := NewDecoder(testmodel.MemTensor("x", tensor.BF16, []uint64{64, 32}, synth(r, tensor.BF16, 2048, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 20
+	for range runs {
+		if _, err := d.Scan(context.Background(), &ScanOptions{HistBins: 32}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 64<<10 {
+		t.Fatalf("a scan of 2,048 BF16 elements allocates %d bytes", per)
 	}
 }
