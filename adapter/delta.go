@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/decode"
-	"github.com/fsmount/fsmount/tensor"
 )
 
 // DeltaShape is the shape of the module's change to its base weight: the
@@ -60,11 +59,11 @@ func (m *Module) Delta() (*Delta, error) {
 	if m.A.NumElements()+m.B.NumElements() > MaxFactorElements {
 		return nil, fmt.Errorf("%s: factors of %d elements, more than the %d held in memory", m.Key, m.A.NumElements()+m.B.NumElements(), MaxFactorElements)
 	}
-	a, err := load(m.A)
+	a, err := decode.Values(m.A)
 	if err != nil {
 		return nil, err
 	}
-	b, err := load(m.B)
+	b, err := decode.Values(m.B)
 	if err != nil {
 		return nil, err
 	}
@@ -94,15 +93,6 @@ func (m *Module) Delta() (*Delta, error) {
 		}
 	}
 	return d, nil
-}
-
-func load(t *tensor.Tensor) ([]float32, error) {
-	dec, err := decode.NewDecoder(t)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]float32, dec.Len())
-	return v, dec.Float32(0, v)
 }
 
 // Len is the number of elements.
@@ -243,11 +233,11 @@ func (m *Module) DeltaNorm() (float64, error) {
 	if m.A == nil || m.B == nil || len(m.A.Shape) < 2 || len(m.B.Shape) < 2 {
 		return 0, fmt.Errorf("%s: no factors", m.Key)
 	}
-	a, err := load(m.A)
+	a, err := decode.Values(m.A)
 	if err != nil {
 		return 0, err
 	}
-	b, err := load(m.B)
+	b, err := decode.Values(m.B)
 	if err != nil {
 		return 0, err
 	}

@@ -483,6 +483,24 @@ func (b *bench) session(s system) error {
 	return unmount(mnt)
 }
 
+// mountTemp mounts s on a new temporary directory named after prefix;
+// done unmounts it and removes the directory.
+func mountTemp(s system, prefix string) (mnt string, done func() error, err error) {
+	mnt, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := s.mount(mnt); err != nil {
+		os.Remove(mnt)
+		return "", nil, err
+	}
+	return mnt, func() error {
+		err := unmount(mnt)
+		os.Remove(mnt)
+		return err
+	}, nil
+}
+
 func unmount(mnt string) error {
 	for i := 0; ; i++ {
 		err := sh("umount " + mnt)

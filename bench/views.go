@@ -61,15 +61,11 @@ func (b *bench) viewRound() error {
 	secs, _ := strconv.ParseFloat(f[1], 64)
 	b.add(figScan, colBase, nb/1e9/secs)
 
-	mnt, err := os.MkdirTemp("", "fsmount-bench-views")
+	mnt, done, err := mountTemp(b.systems[0], "fsmount-bench-views")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(mnt)
-	if err := b.systems[0].mount(mnt); err != nil {
-		return err
-	}
-	defer unmount(mnt)
+	defer done()
 	catData, err := b.catCmd(mnt, b.dataFiles)
 	if err != nil {
 		return err
@@ -138,15 +134,11 @@ func (b *bench) viewRound() error {
 // --passthrough, read as the files/ row reads it (once to warm, then
 // timed), against a direct read just before.
 func (b *bench) filesPassthrough(size int64) error {
-	mnt, err := os.MkdirTemp("", "fsmount-bench-pass")
+	mnt, done, err := mountTemp(b.systems[2], "fsmount-bench-pass")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(mnt)
-	if err := b.systems[2].mount(mnt); err != nil {
-		return err
-	}
-	defer unmount(mnt)
+	defer done()
 	d, err := timeIt("cat " + b.modelFile + " > /dev/null")
 	if err != nil {
 		return err

@@ -2,9 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -187,39 +187,15 @@ blk.0.post_ffw_norm.weight 16`},
 func writeLlamaCppGGUF(t *testing.T, i int, edit func([]string) []string) string {
 	t.Helper()
 	tc := llamaCppGGUFs[i]
-	kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: tc.arch}}
-	for k, v := range map[string]uint32{"embedding_length": 16, "block_count": 1, "feed_forward_length": 24, "attention.head_count": 4,
-		"attention.head_count_kv": 2, "context_length": 64} {
-		kvs = append(kvs, testmodel.GGUFKV{Key: tc.arch + "." + k, Value: v})
-	}
-	for k, v := range tc.keys {
-		kvs = append(kvs, testmodel.GGUFKV{Key: tc.arch + "." + k, Value: v})
-	}
-	toks := make([]string, 32)
-	for j := range toks {
-		toks[j] = fmt.Sprint("t", j)
-	}
-	kvs = append(kvs, testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks})
+	keys := map[string]uint32{"embedding_length": 16, "block_count": 1, "feed_forward_length": 24, "attention.head_count": 4,
+		"attention.head_count_kv": 2, "context_length": 64}
+	maps.Copy(keys, tc.keys)
 	lines := strings.Split(tc.tensors, "\n")
 	if edit != nil {
 		lines = edit(lines)
 	}
-	var ts []testmodel.GGUFTensor
-	for _, l := range lines {
-		name, dims, _ := strings.Cut(l, " ")
-		g := testmodel.GGUFTensor{Name: name, Type: 1} // F16
-		n := uint64(1)
-		for _, d := range strings.Split(dims, ",") {
-			v, err := strconv.ParseUint(d, 10, 64)
-			require.NoError(t, err)
-			g.Dims = append(g.Dims, v)
-			n *= v
-		}
-		g.Data = make([]byte, 2*n)
-		ts = append(ts, g)
-	}
 	path := filepath.Join(t.TempDir(), tc.arch+".gguf")
-	require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
+	require.NoError(t, testmodel.WriteGGUFListing(path, tc.arch, keys, lines))
 	return path
 }
 

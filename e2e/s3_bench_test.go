@@ -21,15 +21,8 @@ import (
 // mean, and the most any shard took: the target is at most 2) and the
 // median wall time of fsinspect (the target is 1.5 s).
 func BenchmarkS3HeaderCheck160(b *testing.B) {
-	srv := s3Server(b)
-	root := b.TempDir()
-	write160(b, root)
-	srv.CreateBucket(b, "b160")
-	srv.PutDir(b, "b160", "llama/", root)
-	p := nginxtest.NewProxy(b, srv.URL)
-	p.KeepHost()
+	p := s3Proxy160(b, "b160")
 	p.SetDefault(nginxtest.Fault{Kind: nginxtest.Pass, Latency: 20 * time.Millisecond})
-	b.Setenv("AWS_ENDPOINT_URL", p.URL)
 	fsinspect := filepath.Join(binDir, "fsinspect")
 	var walls []float64
 	perShard := map[string]int{}

@@ -191,14 +191,7 @@ func TestS3MountOverwritten(t *testing.T) {
 // index, none for model.safetensors (the listing shows there is none),
 // and at most two GETs per shard.
 func TestS3HeaderOnly160(t *testing.T) {
-	srv := s3Server(t)
-	root := t.TempDir()
-	write160(t, root)
-	srv.CreateBucket(t, "m160")
-	srv.PutDir(t, "m160", "llama/", root)
-	p := nginxtest.NewProxy(t, srv.URL)
-	p.KeepHost()
-	t.Setenv("AWS_ENDPOINT_URL", p.URL)
+	p := s3Proxy160(t, "m160")
 	r := runCmd(t, "fsinspect", "s3://m160/llama/")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	perShard := map[string]int{}
@@ -218,6 +211,22 @@ func TestS3HeaderOnly160(t *testing.T) {
 	}
 	t.Logf("shard GETs %d, other requests %v", sum(perShard), other)
 	assert.Equal(t, map[string]int{"/m160/": 1, "/m160/llama/config.json": 1, "/m160/llama/model.safetensors.index.json": 1}, other)
+}
+
+// s3Proxy160 puts the 160-shard layout of write160 in a new bucket of
+// the store, under llama/, and points AWS_ENDPOINT_URL at a proxy before
+// the store that counts the requests (and keeps the Host header, which
+// the signatures cover).
+func s3Proxy160(tb testing.TB, bucket string) *nginxtest.Proxy {
+	srv := s3Server(tb)
+	root := tb.TempDir()
+	write160(tb, root)
+	srv.CreateBucket(tb, bucket)
+	srv.PutDir(tb, bucket, "llama/", root)
+	p := nginxtest.NewProxy(tb, srv.URL)
+	p.KeepHost()
+	tb.Setenv("AWS_ENDPOINT_URL", p.URL)
+	return p
 }
 
 func sum(m map[string]int) int {

@@ -31,7 +31,12 @@ type sink struct {
 
 func (s *sink) full() bool { return s.dst != nil && s.n == len(s.dst) }
 
-func (s *sink) write(b []byte) {
+func (s *sink) write(b []byte) { sinkWrite(s, b) }
+
+func (s *sink) writeString(str string) { sinkWrite(s, str) }
+
+// sinkWrite counts b and copies into s.dst what of it is past s.skip.
+func sinkWrite[T []byte | string](s *sink, b T) {
 	s.total += int64(len(b))
 	if s.dst == nil {
 		return
@@ -41,19 +46,6 @@ func (s *sink) write(b []byte) {
 		return
 	}
 	s.n += copy(s.dst[s.n:], b[s.skip:])
-	s.skip = 0
-}
-
-func (s *sink) writeString(str string) {
-	s.total += int64(len(str))
-	if s.dst == nil {
-		return
-	}
-	if s.skip >= int64(len(str)) {
-		s.skip -= int64(len(str))
-		return
-	}
-	s.n += copy(s.dst[s.n:], str[s.skip:])
 	s.skip = 0
 }
 

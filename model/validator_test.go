@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"bytes"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,15 +24,7 @@ import (
 // cannot be detected; from http.FileServer (Last-Modified) they do not.
 func TestUnversionedServerWarns(t *testing.T) {
 	dir := testmodel.TinyDir(t, nil)
-	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(r.URL.Path, "/"))))
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
-	}))
-	defer bare.Close()
+	bare := serveWith(t, dir, nil)
 	files := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer files.Close()
 
@@ -59,16 +52,7 @@ func TestUnversionedServerWarns(t *testing.T) {
 // range request conditional, not that the server sends no ETag.
 func TestWeakETagServerWarns(t *testing.T) {
 	dir := testmodel.TinyDir(t, nil)
-	weak := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(r.URL.Path, "/"))))
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("ETag", `W/"v1"`)
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
-	}))
-	defer weak.Close()
+	weak := serveWith(t, dir, http.Header{"Etag": {`W/"v1"`}})
 	m, err := model.OpenWith(weak.URL+"/", &remote.Options{CacheSize: -1})
 	require.NoError(t, err)
 	defer m.Close()
@@ -78,4 +62,21 @@ func TestWeakETagServerWarns(t *testing.T) {
 		found = found || strings.Contains(w, "only a weak ETag") && strings.Contains(w, "If-Range")
 	}
 	assert.True(t, found, "warnings %q", m.Warnings())
+}
+
+// serveWith serves dir's files with http.ServeContent, which sends no
+// Last-Modified for them, each answer with the headers hdr; it is closed
+// when the test ends.
+func serveWith(t *testing.T, dir string, hdr http.Header) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(r.URL.Path, "/"))))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		maps.Copy(w.Header(), hdr)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+	}))
+	t.Cleanup(s.Close)
+	return s
 }

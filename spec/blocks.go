@@ -250,3 +250,39 @@ var (
 	inNorm   = norm("input_layernorm", "H", "")
 	postNorm = norm("post_attention_layernorm", "H", "")
 )
+
+// ── a vision tower's dimensions ─────────────────────────────────────────
+
+// vcfg is where a composite model keeps its vision tower's config.
+const vcfg = "vision_config."
+
+// vWidth, vLayers, vFFN and vPatch are a vision tower's width (vH), layers
+// (vL), FFN width (vI) and patch side (vP), read from the fields of the
+// tower's config under cfg (vcfg, or a prefix of the family's own), with
+// the class's default.
+func vWidth(cfg, def string) Def {
+	return Def{Sym: "vH", Field: cfg + "hidden_size", Default: def, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true}
+}
+
+func vLayers(cfg, def string) Def {
+	return Def{Sym: "vL", Field: cfg + "num_hidden_layers", Default: def, Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers}
+}
+
+func vFFN(cfg, def string) Def {
+	return Def{Sym: "vI", Field: cfg + "intermediate_size", Default: def, Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true}
+}
+
+func vPatch(cfg, def string) Def {
+	return Def{Sym: "vP", Field: cfg + "patch_size", Default: def, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true}
+}
+
+// trunk is V, H and L with the class's defaults: the vocabulary, the
+// residual width and the number of layers, blocks saying what a layer
+// is ("blocks", "mixer blocks", "encoder layers"…).
+func trunk(vocab, hidden, layers, blocks string) []Def {
+	return []Def{
+		{Sym: "V", Field: "vocab_size", Default: vocab, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: hidden, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+		{Sym: "L", Field: "num_hidden_layers", Default: layers, Legend: "L", Desc: blocks, Show: true, Pos: true, Max: MaxLayers},
+	}
+}

@@ -9,17 +9,14 @@ import "slices"
 // bertDefs are BertConfig-style fields with the class's defaults: vocab,
 // hidden, heads, intermediate, max positions, token types.
 func bertDefs(v, h, heads, i, pos, types string) []Def {
-	return []Def{
-		{Sym: "V", Field: "vocab_size", Default: v, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-		{Sym: "H", Field: "hidden_size", Default: h, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-		{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+	return cat(trunk(v, h, "12", "encoder layers"), []Def{
 		{Sym: "heads", Field: "num_attention_heads", Default: heads, Desc: "attention heads of {H/heads}", Show: true, Pos: true, Divides: "H"},
 		derived("d", "H/heads"),
 		{Sym: "I", Field: "intermediate_size", Default: i, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
 		{Sym: "P", Field: "max_position_embeddings", Default: pos, Legend: "P", Desc: "learned positions", Show: true, Pos: true},
 		{Sym: "TV", Field: "type_vocab_size", Default: types, Desc: "token types", Pos: true},
 		flag("cross", "add_cross_attention", "false", "each layer has cross-attention to an encoder"),
-	}
+	})
 }
 
 // relPos is position_embedding_type, whose relative kinds add a distance
@@ -388,10 +385,7 @@ var _ = register(
 	// ModernBERT-decoder: no attention norm in layer 0, a GLU MLP (Wi
 	// [2I, H]), biases only where the *_bias switches say.
 	&Family{Name: "ModernBERT-decoder", Class: "ModernBertDecoder", ModelTypes: []string{"modernbert-decoder"}, SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "50368", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "num_hidden_layers", Default: "22", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(trunk("50368", "768", "22", "decoder layers"), []Def{
 			{Sym: "I", Field: "intermediate_size", Default: "1152", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true},
 			flag("attention_bias", "attention_bias", "false", "attention projections have biases"),
 			flag("mlp_bias", "mlp_bias", "false", "MLP projections have biases"),
@@ -399,7 +393,7 @@ var _ = register(
 			flag("cls_bias", "classifier_bias", "false", "the head's dense has a bias"),
 			flag("dec_bias", "decoder_bias", "true", "the decoder has a bias"),
 			tie("true"),
-		},
+		}),
 		Global: cat(embed("model.embeddings.tok_embeddings.weight"), norm("model.embeddings.norm", "H", "norm_bias")),
 		Stacks: decoderLayers([]Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}},
 			when("rest", norm("attn_norm", "H", "norm_bias")),

@@ -18,10 +18,10 @@ func gitDefs() []Def {
 		{Sym: "nimg", Field: "num_image_with_embedding", Default: "0", Null: "=", Desc: "temporal embeddings of video frames"},
 		derived("vmt", "'git_vision_model'"),
 		derived("clip", "true"), derived("pix", "false"), derived("s2", "false"), derived("vhead", "false"), derived("vNP", "0"),
-		{Sym: "vH", Field: "vision_config.hidden_size", Default: "768", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
-		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "12", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "vI", Field: "vision_config.intermediate_size", Default: "3072", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-		{Sym: "vP", Field: "vision_config.patch_size", Default: "16", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		vWidth(vcfg, "768"),
+		vLayers(vcfg, "12"),
+		vFFN(vcfg, "3072"),
+		vPatch(vcfg, "16"),
 		{Sym: "vS", Field: "vision_config.image_size", Default: "224", Desc: "image side, pixels", Pos: true},
 		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
 		derived("vN", "(vS/vP)*(vS/vP)"),
@@ -98,10 +98,7 @@ func megaRelPos(pre string) []T {
 // 2·H when bidirectional, single-head gated attention of width Z) and an
 // optional normalized FFN; its norms are one of five kinds.
 var _ = register(&Family{Name: "Mega", Class: "Mega", ModelTypes: []string{"mega"}, SeqCls: "-",
-	Defs: []Def{
-		{Sym: "V", Field: "vocab_size", Default: "30522", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-		{Sym: "H", Field: "hidden_size", Default: "128", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-		{Sym: "L", Field: "num_hidden_layers", Default: "4", Legend: "L", Desc: "Mega blocks", Show: true, Pos: true, Max: MaxLayers},
+	Defs: cat(trunk("30522", "128", "4", "Mega blocks"), []Def{
 		{Sym: "I", Field: "intermediate_size", Default: "256", Legend: "I", Desc: "gated-attention value width", Show: true, Pos: true},
 		{Sym: "Z", Field: "shared_representation_size", Default: "64", Legend: "Z", Desc: "shared query/key width", Show: true, Pos: true},
 		{Sym: "N", Field: "ema_projection_size", Default: "16", Desc: "EMA dimensions per channel", Pos: true},
@@ -117,7 +114,7 @@ var _ = register(&Family{Name: "Mega", Class: "Mega", ModelTypes: []string{"mega
 		flag("cross", "add_cross_attention", "false", "each block has gated cross-attention"),
 		flag("dense", "add_lm_hidden_dense_layer", "true", "a dense layer before the LM head"),
 		tie("true"),
-	},
+	}),
 	Global: cat(embed("mega.embedding_layer.word_embeddings.weight"),
 		when("types", []T{{Name: "mega.embedding_layer.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}})),
 	Stacks: []Stack{{Prefix: "mega.layers.{l}.", Layers: "L", Tensors: cat(

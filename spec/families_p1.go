@@ -44,10 +44,7 @@ var _ = register(
 	// config.json says (attention_hidden_size, attention_head_dim,
 	// mamba_headdim), and hybrid_layer_ids from layers_block_type.
 	&Family{Name: "Zamba2", Class: "Zamba2", ModelTypes: []string{"zamba2"},
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "hidden_size", Default: "2560", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "num_hidden_layers", Default: "54", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(trunk("32000", "2560", "54", "blocks"), []Def{
 			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads of the shared attention", Show: true, Pos: true},
 			derived("AH", "2*H"), derived("d", "AH/heads"),
 			kvDef("num_key_value_heads", "heads", "heads"),
@@ -66,7 +63,7 @@ var _ = register(
 			// lists' length.
 			derived("nhyb", "len(lbt) > 0 ? count(lbt, 'hybrid', len(lbt)) : 9"),
 			tie("true"),
-		},
+		}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L",
 			Kinds: []Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : (l <= 42 ? l > 0 && l % 6 == 0 : l == 47 || l == 51)"}, {Name: "mamba"}},

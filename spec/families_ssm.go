@@ -55,10 +55,7 @@ func mamba2MixerOut(pre, convBias, projBias, outBias, norm string) []T {
 // intermediate_size is expand·H unless given, time_step_rank ceil(H/16)
 // ("auto") unless given.
 func mambaDefs(vocab string) []Def {
-	return []Def{
-		{Sym: "V", Field: "vocab_size", Default: vocab, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-		{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-		{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "mixer blocks", Show: true, Pos: true, Max: MaxLayers},
+	return cat(trunk(vocab, "768", "32", "mixer blocks"), []Def{
 		opt("expand", "expand", "2"),
 		{Sym: "I", Field: "intermediate_size", Default: "expand*H", Legend: "I", Desc: "mixer inner width", Show: true, Pos: true},
 		{Sym: "N", Field: "state_size", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
@@ -67,7 +64,7 @@ func mambaDefs(vocab string) []Def {
 		flag("use_bias", "use_bias", "false", "in and out projections have biases"),
 		flag("use_conv_bias", "use_conv_bias", "true", "the conv has a bias"),
 		tie("true"),
-	}
+	})
 }
 
 func mambaFamily(name, class, mt string) *Family {
@@ -85,10 +82,7 @@ var _ = register(
 	mambaFamily("Mamba", "Mamba", "mamba"),
 	mambaFamily("FalconMamba", "FalconMamba", "falcon_mamba"),
 	&Family{Name: "Mamba2", Class: "Mamba2", ModelTypes: []string{"mamba2"}, SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "32768", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "num_hidden_layers", Default: "64", Legend: "L", Desc: "mixer blocks", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(trunk("32768", "4096", "64", "mixer blocks"), []Def{
 			opt("expand", "expand", "2"),
 			derived("I", "expand*H"),
 			{Sym: "nh", Field: "num_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
@@ -98,7 +92,7 @@ var _ = register(
 			flag("use_bias", "use_bias", "false", "in and out projections have biases"),
 			flag("use_conv_bias", "use_conv_bias", "true", "the conv has a bias"),
 			tie("false"),
-		},
+		}),
 		Global: embed("backbone.embeddings.weight"),
 		Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Tensors: cat(
 			norm("norm", "H", ""), mamba2Mixer("mixer.", "use_conv_bias", "use_bias", "true"))}},
@@ -109,28 +103,24 @@ var _ = register(
 	// attn_layer_offset, Mamba elsewhere; MoE every expert_layer_period-th
 	// layer from expert_layer_offset when there is more than one expert.
 	&Family{Name: "Jamba", Class: "Jamba", ModelTypes: []string{"jamba"},
-		Defs: cat(
-			[]Def{
-				{Sym: "V", Field: "vocab_size", Default: "65536", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-				{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-				{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
-				kvDef("num_key_value_heads", "8", ""),
-				derived("d", "H/heads"),
-				{Sym: "I", Field: "intermediate_size", Default: "14336", Legend: "I", Desc: "FFN and expert inner width", Show: true, Pos: true},
-				derived("Im", "I"),
-				{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per MoE block", Show: true, Pos: true, Max: MaxExperts},
-				opt("ap", "attn_layer_period", "8"), opt("ao", "attn_layer_offset", "4"),
-				opt("ep", "expert_layer_period", "2"), opt("eo", "expert_layer_offset", "1"),
-				opt("expand", "mamba_expand", "2"),
-				derived("Imamba", "expand*H"),
-				{Sym: "N", Field: "mamba_d_state", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
-				{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
-				{Sym: "R", Field: "mamba_dt_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
-				flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
-				flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
-				tie("false"),
-			}),
+		Defs: cat(trunk("65536", "4096", "32", "blocks"), []Def{
+			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
+			kvDef("num_key_value_heads", "8", ""),
+			derived("d", "H/heads"),
+			{Sym: "I", Field: "intermediate_size", Default: "14336", Legend: "I", Desc: "FFN and expert inner width", Show: true, Pos: true},
+			derived("Im", "I"),
+			{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per MoE block", Show: true, Pos: true, Max: MaxExperts},
+			opt("ap", "attn_layer_period", "8"), opt("ao", "attn_layer_offset", "4"),
+			opt("ep", "expert_layer_period", "2"), opt("eo", "expert_layer_offset", "1"),
+			opt("expand", "mamba_expand", "2"),
+			derived("Imamba", "expand*H"),
+			{Sym: "N", Field: "mamba_d_state", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+			{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			{Sym: "R", Field: "mamba_dt_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
+			flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
+			flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
+			tie("false"),
+		}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: decoderLayers([]Kind{
 			{Name: "attention_moe", If: "l % ap == ao && E > 1 && l % ep == eo"},
@@ -150,27 +140,10 @@ var _ = register(
 	},
 	// Bamba: Mamba2 mixers, attention at attn_layer_indices.
 	&Family{Name: "Bamba", Class: "Bamba", ModelTypes: []string{"bamba"}, SeqCls: "-",
-		Defs: cat(
-			[]Def{
-				{Sym: "V", Field: "vocab_size", Default: "128000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-				{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-				{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
-				kvDef("num_key_value_heads", "8", ""),
-				derived("d", "H/heads"),
-				{Sym: "I", Field: "intermediate_size", Default: "14336", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
-				list("attn_at", "attn_layer_indices", "layers with attention instead of a Mamba2 mixer"),
-				opt("expand", "mamba_expand", "2"),
-				derived("Is", "expand*H"),
-				{Sym: "nh", Field: "mamba_n_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
-				{Sym: "G", Field: "mamba_n_groups", Default: "1", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
-				{Sym: "N", Field: "mamba_d_state", Default: "256", Legend: "N", Desc: "SSM state per head channel", Show: true, Pos: true},
-				{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
-				flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
-				flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
-				attnBiasFlag,
-				tie("false"),
-			}),
+		Defs: cat(replaceDef(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"), kvDef("num_key_value_heads", "8", "")), []Def{
+			derived("Is", "expand*H"),
+			list("attn_at", "attn_layer_indices", "layers with attention instead of a Mamba2 mixer"),
+		}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: decoderLayers([]Kind{{Name: "attention", If: "in(l, attn_at)"}, {Name: "mamba"}},
 			norm("input_layernorm", "H", ""),
@@ -187,10 +160,7 @@ var _ = register(
 // (their mamba_* names), with the class's defaults: vocab, hidden, layers,
 // heads, kv heads, intermediate, then the Mamba2 mixer's heads and state.
 func hybridDefs(v, h, l, heads, kv, i, nh, n string) []Def {
-	return []Def{
-		{Sym: "V", Field: "vocab_size", Default: v, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-		{Sym: "H", Field: "hidden_size", Default: h, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-		{Sym: "L", Field: "num_hidden_layers", Default: l, Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+	return cat(trunk(v, h, l, "blocks"), []Def{
 		{Sym: "heads", Field: "num_attention_heads", Default: heads, Desc: "query heads", Show: true, Pos: true},
 		kvDef("num_key_value_heads", kv, "heads"),
 		derived("d", "H/heads"),
@@ -204,7 +174,7 @@ func hybridDefs(v, h, l, heads, kv, i, nh, n string) []Def {
 		flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
 		attnBiasFlag,
 		tie("false"),
-	}
+	})
 }
 
 var _ = register(
@@ -261,10 +231,7 @@ var _ = register(
 	// auto-adjusted to 2/3 and rounded up to block_multiple_of (the
 	// float block_ffn_dim_multiplier is taken as its usual 1.0).
 	&Family{Name: "LFM2", Class: "Lfm2", ModelTypes: []string{"lfm2"}, SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "65536", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "hidden_size", Default: "2560", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(trunk("65536", "2560", "32", "blocks"), []Def{
 			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
 			kvDef("num_key_value_heads", "8", ""),
 			derived("d", "H/heads"),
@@ -277,7 +244,7 @@ var _ = register(
 			list("lt", "layer_types", "each layer's operator"),
 			list("attn_at", "full_attn_idxs", "attention layers when layer_types is absent (absent: all)"),
 			{Sym: "tied", Field: "tie_word_embeddings|tie_embedding", Type: Bool, Default: "true", Desc: "lm_head shares embed_tokens' weights"},
-		},
+		}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: decoderLayers([]Kind{
 			{Name: "attention", If: "len(lt) > 0 ? at(lt, l) == 'full_attention' : len(attn_at) == 0 || in(l, attn_at)"},
@@ -364,21 +331,17 @@ var _ = register(
 	// RecurrentGemma (Griffin): RG-LRU recurrent blocks and local
 	// attention in the block_types cycle, a biased GeGLU of I/2.
 	&Family{Name: "RecurrentGemma", Class: "RecurrentGemma", ModelTypes: []string{"recurrent_gemma"}, SeqCls: "-",
-		Defs: cat(
-			[]Def{
-				{Sym: "V", Field: "vocab_size", Default: "256000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-				{Sym: "H", Field: "hidden_size", Default: "2560", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-				{Sym: "L", Field: "num_hidden_layers", Default: "26", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "d", Field: "head_dim", Default: "256", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
-				{Sym: "heads", Field: "num_attention_heads", Default: "10", Desc: "query heads (and RG-LRU blocks)", Show: true, Pos: true},
-				kvDef("num_key_value_heads", "10", ""),
-				{Sym: "I", Field: "intermediate_size", Default: "7680", Legend: "I", Desc: "MLP width (each half: I/2)", Show: true, Pos: true},
-				{Sym: "W", Field: "lru_width", Default: "H", Null: "H", Legend: "W", Desc: "recurrence width", Show: true, Pos: true},
-				opt("cw", "conv1d_width", "4"),
-				{Sym: "bt", Field: "block_types", Type: List, Default: "empty", Null: "=", Desc: "the block cycle (absent: recurrent, recurrent, attention)"},
-				attnBiasFlag,
-				tie("true"),
-			}),
+		Defs: cat(trunk("256000", "2560", "26", "blocks"), []Def{
+			{Sym: "d", Field: "head_dim", Default: "256", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+			{Sym: "heads", Field: "num_attention_heads", Default: "10", Desc: "query heads (and RG-LRU blocks)", Show: true, Pos: true},
+			kvDef("num_key_value_heads", "10", ""),
+			{Sym: "I", Field: "intermediate_size", Default: "7680", Legend: "I", Desc: "MLP width (each half: I/2)", Show: true, Pos: true},
+			{Sym: "W", Field: "lru_width", Default: "H", Null: "H", Legend: "W", Desc: "recurrence width", Show: true, Pos: true},
+			opt("cw", "conv1d_width", "4"),
+			{Sym: "bt", Field: "block_types", Type: List, Default: "empty", Null: "=", Desc: "the block cycle (absent: recurrent, recurrent, attention)"},
+			attnBiasFlag,
+			tie("true"),
+		}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: decoderLayers([]Kind{{Name: "attention", If: "len(bt) > 0 ? at(bt, l % len(bt)) == 'attention' : l % 3 == 2"}, {Name: "recurrent"}},
 			norm("temporal_pre_norm", "H", ""),
@@ -401,14 +364,11 @@ var _ = register(
 	// first block; attention_hidden_size and intermediate_size default to
 	// H and 4·H.
 	&Family{Name: "RWKV", Class: "Rwkv", ModelTypes: []string{"rwkv"}, SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "50277", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "num_hidden_layers", Default: "32", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(trunk("50277", "4096", "32", "blocks"), []Def{
 			{Sym: "A", Field: "attention_hidden_size", Default: "H", Null: "H", Legend: "A", Desc: "time-mix width", Show: true, Pos: true},
 			{Sym: "I", Field: "intermediate_size", Default: "4*H", Null: "4*H", Legend: "I", Desc: "channel-mix width", Show: true, Pos: true},
 			tie("false"),
-		},
+		}),
 		Global: embed("rwkv.embeddings.weight"),
 		Stacks: []Stack{{Prefix: "rwkv.blocks.{l}.", Layers: "L", Kinds: []Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}}, Tensors: cat(
 			when("first", norm("pre_ln", "H", "true")),
@@ -448,10 +408,7 @@ var _ = register(
 	// linear. The shared block's weights are one set: transformers writes
 	// it under the first hybrid layer, so it is optional under the others.
 	&Family{Name: "Zamba", Class: "Zamba", ModelTypes: []string{"zamba"},
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "hidden_size", Default: "3712", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "num_hidden_layers", Default: "76", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(trunk("32000", "3712", "76", "blocks"), []Def{
 			{Sym: "heads", Field: "num_attention_heads", Default: "16", Desc: "query heads", Show: true, Pos: true},
 			kvDef("num_key_value_heads", "heads", "heads"),
 			{Sym: "AH", Field: "attention_hidden_size", Default: "2*H", Null: "2*H", Legend: "AH", Desc: "shared attention input width", Show: true, Pos: true},
@@ -467,7 +424,7 @@ var _ = register(
 			flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
 			flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
 			tie("true"),
-		},
+		}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: decoderLayers([]Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : l == 2 || l >= 3 && (l-3) % ap == ao"}, {Name: "mamba"}},
 			when("mamba", norm("input_layernorm", "H", ""), zambaMamba("mamba.")),

@@ -162,10 +162,10 @@ func towerDefs(mt string) []Def {
 		derived("pix", "vmt == 'pixtral'"),
 		derived("s2", "vmt == 'siglip2_vision_model'"),
 		opt("vNP", "vision_config.num_patches", "256"),
-		{Sym: "vH", Field: "vision_config.hidden_size", Default: byMT("1024", "1152", "768", "768", "768"), Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
-		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: byMT("24", "12", "12", "12", "12"), Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "vI", Field: "vision_config.intermediate_size", Default: byMT("4096", "3072", "3072", "3072", "3072"), Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-		{Sym: "vP", Field: "vision_config.patch_size", Default: byMT("16", "32", "32", "32", "16"), Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		vWidth(vcfg, byMT("1024", "1152", "768", "768", "768")),
+		vLayers(vcfg, byMT("24", "12", "12", "12", "12")),
+		vFFN(vcfg, byMT("4096", "3072", "3072", "3072", "3072")),
+		vPatch(vcfg, byMT("16", "32", "32", "32", "16")),
 		{Sym: "vS", Field: "vision_config.image_size", Default: byMT("1024", "224", "224", "224", "224"), Desc: "image side, pixels", Pos: true},
 		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
 		{Sym: "vhead", Field: "vision_config.vision_use_head", Type: Bool, Default: "true", Null: "=", Desc: "SigLIP's attention-pooling head"},
@@ -351,7 +351,7 @@ var qwenVLText = &Family{Name: "Qwen2-VL text", Class: "Qwen2VLText", SeqCls: "-
 func qwenVisual(v25 bool) ([]Def, []T, []Stack, []T) {
 	defs := []Def{
 		{Sym: "vL", Field: "vision_config.depth", Default: "32", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		vPatch(vcfg, "14"),
 		opt("vT", "vision_config.temporal_patch_size", "2"),
 		opt("vC", "vision_config.in_channels", "3"),
 		opt("vM", "vision_config.spatial_merge_size", "2"),
@@ -360,7 +360,7 @@ func qwenVisual(v25 bool) ([]Def, []T, []Stack, []T) {
 	if v25 {
 		defs = append(defs,
 			Def{Sym: "vH", Field: "vision_config.hidden_size", Default: "3584", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-			Def{Sym: "vI", Field: "vision_config.intermediate_size", Default: "3420", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			vFFN(vcfg, "3420"),
 			Def{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true})
 		block = renameSyms(cat(norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
 			gatedMLP("mlp.", "vI", "true")), "H", "vH")
@@ -419,10 +419,10 @@ var _ = register(
 	// adapter, and one linear into the language model (Llama4 text).
 	(&vlm{Family: Family{Name: "Llama4", Class: "Llama4", ModelTypes: []string{"llama4"}, Causal: "Llama4ForConditionalGeneration",
 		Defs: []Def{
-			{Sym: "vH", Field: "vision_config.hidden_size", Default: "768", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "34", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "5632", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			vWidth(vcfg, "768"),
+			vLayers(vcfg, "34"),
+			vFFN(vcfg, "5632"),
+			vPatch(vcfg, "14"),
 			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
 			opt("vOut", "vision_config.vision_output_dim", "7680"),
 			opt("pIn", "vision_config.projector_input_dim", "4096"), opt("pOut", "vision_config.projector_output_dim", "4096"),
@@ -472,11 +472,11 @@ var _ = register(
 	// the language model's cross-attention.
 	(&vlm{Family: Family{Name: "Mllama", Class: "Mllama", ModelTypes: []string{"mllama"}, Causal: "MllamaForConditionalGeneration",
 		Defs: []Def{
-			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1280", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			vWidth(vcfg, "1280"),
 			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "32", Legend: "vL", Desc: "local vision layers", Show: true, Pos: true, Max: MaxLayers},
 			{Sym: "vG", Field: "vision_config.num_global_layers", Default: "8", Legend: "vG", Desc: "global vision layers", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "5120", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			vFFN(vcfg, "5120"),
+			vPatch(vcfg, "14"),
 			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
 			opt("vT", "vision_config.max_num_tiles", "4"),
 			{Sym: "vAR", Field: "vision_config.supported_aspect_ratios", Type: Count, Default: "8", Desc: "aspect ratios (tile layouts)"},
@@ -557,8 +557,8 @@ func qwen3VLVision(name, class, mt string) Family {
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1152", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
 			{Sym: "vL", Field: "vision_config.depth", Default: "27", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "4304", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-			{Sym: "vP", Field: "vision_config.patch_size", Default: "16", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			vFFN(vcfg, "4304"),
+			vPatch(vcfg, "16"),
 			opt("vT", "vision_config.temporal_patch_size", "2"), opt("vC", "vision_config.in_channels", "3"),
 			opt("vM", "vision_config.spatial_merge_size", "2"),
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true},
@@ -584,10 +584,10 @@ func qwen3VLVision(name, class, mt string) Family {
 // embeddings with a batch axis.
 func blipVision(h, l, i, p, img string) ([]Def, []T, Stack, []T) {
 	defs := []Def{
-		{Sym: "vH", Field: "vision_config.hidden_size", Default: h, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
-		{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: l, Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "vI", Field: "vision_config.intermediate_size", Default: i, Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-		{Sym: "vP", Field: "vision_config.patch_size", Default: p, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+		vWidth(vcfg, h),
+		vLayers(vcfg, l),
+		vFFN(vcfg, i),
+		vPatch(vcfg, p),
 		opt("vS", "vision_config.image_size", img),
 		flag("vqkv_bias", "vision_config.qkv_bias", "true", "the vision qkv has a bias"),
 	}
@@ -659,9 +659,9 @@ var _ = register(
 	// norms), pixel-shuffled (downsample_ratio) features into an MLP.
 	(&vlm{Family: Family{Name: "InternVL", Class: "InternVL", ModelTypes: []string{"internvl"}, Causal: "InternVLForConditionalGeneration",
 		Defs: []Def{
-			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "24", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "4096", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+			vWidth(vcfg, "1024"),
+			vLayers(vcfg, "24"),
+			vFFN(vcfg, "4096"),
 			{Sym: "vSl", Field: "vision_config.image_size", Type: List, Default: "empty", Null: "=", Desc: "image size (absent: 448)"},
 			{Sym: "vPl", Field: "vision_config.patch_size", Type: List, Default: "empty", Null: "=", Desc: "patch size (absent: 14)"},
 			derived("vS", "len(vSl) > 0 ? at(vSl, 0) : 448"), derived("vS2", "len(vSl) > 1 ? at(vSl, 1) : vS"),
@@ -763,7 +763,7 @@ func glm4vVision(name, class, mt string) Family {
 			{Sym: "vL", Field: "vision_config.depth", Default: "24", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
 			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "13696", Legend: "vI", Desc: "merger MLP inner width", Show: true, Pos: true},
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "4096", Desc: "merger width (and the blocks' MLP)", Show: true, Pos: true},
-			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			vPatch(vcfg, "14"),
 			opt("vS", "vision_config.image_size", "336"), opt("vT", "vision_config.temporal_patch_size", "2"),
 			opt("vC", "vision_config.in_channels", "3"), opt("vM", "vision_config.spatial_merge_size", "2"),
 			flag("vbias", "vision_config.attention_bias", "false", "vision qkv and proj have biases"),
@@ -896,10 +896,10 @@ var _ = register(
 		Defs: []Def{
 			{Sym: "oV", Field: "vocab_size", Default: "151643", Desc: "LM head rows (Ovis2Config's vocab_size)", Show: true, Pos: true},
 			{Sym: "oH", Field: "hidden_size", Default: "1536", Desc: "LM head and visual table width (Ovis2Config's hidden_size)", Show: true, Pos: true},
-			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "24", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "2816", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-			{Sym: "vP", Field: "vision_config.patch_size", Default: "14", Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true},
+			vWidth(vcfg, "1024"),
+			vLayers(vcfg, "24"),
+			vFFN(vcfg, "2816"),
+			vPatch(vcfg, "14"),
 			opt("vS", "vision_config.image_size", "224"), opt("vC", "vision_config.num_channels", "3"),
 			opt("vHS", "vision_config.hidden_stride", "1"),
 			{Sym: "vV", Field: "vision_config.vocab_size", Default: "16384", Legend: "vV", Desc: "visual words", Show: true, Pos: true},

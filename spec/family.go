@@ -182,24 +182,20 @@ func (f *Family) configClass() string {
 	return f.Class + "Config"
 }
 
-func (f *Family) causal() string {
-	switch f.Causal {
-	case "":
-		return f.Class + HeadCausalLM
-	case "-":
-		return ""
-	}
-	return f.Causal
-}
+func (f *Family) causal() string { return f.headClass(f.Causal, HeadCausalLM) }
 
-func (f *Family) seqCls() string {
-	switch f.SeqCls {
+func (f *Family) seqCls() string { return f.headClass(f.SeqCls, HeadSeqCls) }
+
+// headClass is the class of a head the family sets as set: by default
+// (set "") the family's class with suffix, none for "-", else set.
+func (f *Family) headClass(set, suffix string) string {
+	switch set {
 	case "":
-		return f.Class + HeadSeqCls
+		return f.Class + suffix
 	case "-":
 		return ""
 	}
-	return f.SeqCls
+	return set
 }
 
 func (f *Family) classes() []string {

@@ -14,53 +14,56 @@ import (
 
 // runAdapter checks the adapter at loc and prints its report.
 func runAdapter(loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
-	a, err := adapter.Open(loc, ro)
+	a, b, why, err := openAdapter(loc, base, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return cli.ExitInvalid
 	}
-	defer a.Close()
-	b, why, err := adapter.OpenBase(a, base, ro)
-	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
-	}
-	if b != nil {
-		defer b.Close()
-	}
+	defer closeAdapter(a, b)
 	r := adapter.Check(a, b, why)
 	if asJSON {
 		stdout.Write(r.JSON())
 	} else {
 		io.WriteString(stdout, r.Text())
 	}
-	switch {
-	case !r.Clean():
-		return cli.ExitProblems
-	case r.Partial():
-		return cli.ExitSkipped
+	return cli.VerdictCode(r.Clean(), !r.Partial())
+}
+
+// openAdapter opens the adapter at loc and its base: the one named, else
+// the one its config names where that can be opened (nil, and why not,
+// where it cannot). closeAdapter closes both.
+func openAdapter(loc, base string, ro *remote.Options) (*adapter.Adapter, *model.Model, string, error) {
+	a, err := adapter.Open(loc, ro)
+	if err != nil {
+		return nil, nil, "", err
 	}
-	return cli.ExitOK
+	b, why, err := adapter.OpenBase(a, base, ro)
+	if err != nil {
+		a.Close()
+		return nil, nil, "", err
+	}
+	return a, b, why, nil
+}
+
+func closeAdapter(a *adapter.Adapter, b *model.Model) {
+	if b != nil {
+		b.Close()
+	}
+	a.Close()
 }
 
 // runMerge proves that merged is base + the adapter's deltas.
 func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
-	a, err := adapter.Open(loc, ro)
+	a, b, why, err := openAdapter(loc, base, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
 		return cli.ExitInvalid
 	}
-	defer a.Close()
-	b, why, err := adapter.OpenBase(a, base, ro)
-	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
-	}
+	defer closeAdapter(a, b)
 	if b == nil {
 		fmt.Fprintf(stderr, "fsinspect: --compare with an adapter needs its base: %s\n", why)
 		return cli.ExitUsage
 	}
-	defer b.Close()
 	m, err := model.OpenWith(merged, ro)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsinspect: %v\n", err)

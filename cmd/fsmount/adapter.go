@@ -44,13 +44,6 @@ func adapterSummary(mnt string, r *adapter.Report) string {
 	return fmt.Sprintf("mounted %s: %s%s adapter, %d modules, %s params — cat %s/verdict", mnt, verdict, r.Adapter.Config.Kind(), len(r.Modules), shortCount(r.Params), mnt)
 }
 
-// adapterCode is the adapter's verdict as an exit status, as fsinspect's.
-func adapterCode(r *adapter.Report) int {
-	switch {
-	case !r.Clean():
-		return cli.ExitProblems
-	case r.Partial():
-		return cli.ExitSkipped
-	}
-	return cli.ExitOK
-}
+// adapterCode is the adapter's verdict as an exit status, as fsinspect's:
+// a partial check (no base) is not a clean one.
+func adapterCode(r *adapter.Report) int { return cli.VerdictCode(r.Clean(), !r.Partial()) }

@@ -25,6 +25,7 @@ import (
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/progress"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
 	"github.com/fsmount/fsmount/spec"
@@ -146,7 +147,7 @@ func daemonEnded(line string, waitErr error, mnt string, stderr io.Writer) int {
 func mounted(c *config, line string, verdict int, stdout, stderr io.Writer) int {
 	if !c.quiet {
 		fmt.Fprintln(stdout, line)
-		if !c.foreground && c.logFile == "" && isTerminal(stderr) {
+		if !c.foreground && c.logFile == "" && progress.IsTerminal(stderr) {
 			fmt.Fprintln(stderr, "fsmount: the daemon's warnings go to syslog (journalctl -t fsmount); --log FILE sends them to a file")
 		}
 	}
@@ -154,16 +155,6 @@ func mounted(c *config, line string, verdict int, stdout, stderr io.Writer) int 
 		return verdict
 	}
 	return cli.ExitOK
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }
 
 // serve validates and mounts the model, reports readiness if it is the
@@ -200,29 +191,28 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	}
 	var ar *adapter.Report
 	var m *model.Model
-	if adapter.IsAdapter(loc) || c.base != "" && adapter.IsRemote(loc) {
-		var aerr error
-		if ar, m, aerr = openAdapter(c, loc, ro); aerr != nil {
-			if !errors.Is(aerr, adapter.ErrNotAdapter) {
-				err = aerr
-			}
-			fmt.Fprintf(stderr, "fsmount: %v\n", err)
-			return cli.ExitInvalid
-		}
-		defer ar.Adapter.Close()
-	} else if c.base != "" {
+	isAdapter := adapter.IsAdapter(loc) || c.base != "" && adapter.IsRemote(loc)
+	if !isAdapter && c.base != "" {
 		fmt.Fprintf(stderr, "fsmount: --base is for an adapter (a directory holding adapter_config.json); %s is not one\n", loc)
 		return cli.ExitUsage
-	} else if m, err = model.OpenWith(loc, ro); err != nil {
-		// A remote adapter without --base: probed only when there is no
-		// model there.
-		if !errors.Is(err, model.ErrNoWeights) || !adapter.IsRemote(loc) {
-			fmt.Fprintf(stderr, "fsmount: %v\n", err)
-			return cli.ExitInvalid
+	}
+	if !isAdapter {
+		if m, err = model.OpenWith(loc, ro); err != nil {
+			// A remote adapter without --base: probed only when there is
+			// no model there.
+			if !errors.Is(err, model.ErrNoWeights) || !adapter.IsRemote(loc) {
+				fmt.Fprintf(stderr, "fsmount: %v\n", err)
+				return cli.ExitInvalid
+			}
+			isAdapter = true
 		}
+	}
+	if isAdapter {
 		var aerr error
 		if ar, m, aerr = openAdapter(c, loc, ro); aerr != nil {
-			if !errors.Is(aerr, adapter.ErrNotAdapter) {
+			// A remote location that is neither a model nor an adapter
+			// is reported as the model it was first taken for.
+			if err == nil || !errors.Is(aerr, adapter.ErrNotAdapter) {
 				err = aerr
 			}
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)

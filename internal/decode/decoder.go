@@ -80,6 +80,18 @@ func NewDecoder(t *tensor.Tensor) (*Decoder, error) {
 	return &Decoder{t: t, k: k, n: n}, nil
 }
 
+// Values decodes the whole of t into memory as float32: for the tensors
+// a caller needs whole (an adapter's LoRA factors, a DoRA magnitude). Its
+// size is what NewDecoder checked against the tensor's byte length.
+func Values(t *tensor.Tensor) ([]float32, error) {
+	d, err := NewDecoder(t)
+	if err != nil {
+		return nil, err
+	}
+	v := make([]float32, d.Len())
+	return v, d.Float32(0, v)
+}
+
 func numElements(shape []uint64) (uint64, bool) {
 	n := uint64(1)
 	for _, d := range shape {

@@ -156,58 +156,57 @@ func newPackedDecoder(p *packed) (*Decoder, error) {
 }
 
 func (p *packed) load() error {
-	p.once.Do(func() {
-		qz, err := NewDecoder(p.qz)
-		if err != nil {
-			p.loadErr = err
-			return
-		}
-		raw, err := qz.Raw(0, qz.Len())
-		if err != nil {
-			p.loadErr = err
-			return
-		}
-		zeros := make([]uint32, qz.Len())
-		for i := range zeros {
-			zeros[i] = binary.LittleEndian.Uint32(raw[4*i:])
-		}
-		sd, err := NewDecoder(p.sc)
-		if err != nil {
-			p.loadErr = err
-			return
-		}
-		scales := make([]float32, sd.Len())
-		if err := sd.Float32(0, scales); err != nil {
-			p.loadErr = err
-			return
-		}
-		gidx := make([]uint32, p.in)
-		if p.gi != nil {
-			gd, err := NewDecoder(p.gi)
-			if err != nil {
-				p.loadErr = err
-				return
-			}
-			raw, err := gd.Raw(0, gd.Len())
-			if err != nil {
-				p.loadErr = err
-				return
-			}
-			for i := range gidx {
-				gidx[i] = binary.LittleEndian.Uint32(raw[4*i:])
-				if uint64(gidx[i]) >= p.ng {
-					p.loadErr = packErr(p.qw, "g_idx["+strconv.Itoa(i)+"] = "+strconv.Itoa(int(int32(gidx[i])))+" is not a group")
-					return
-				}
-			}
-		} else {
-			for i := range gidx {
-				gidx[i] = uint32(uint64(i) / p.group)
-			}
-		}
-		p.zeros, p.scales, p.gidx = zeros, scales, gidx
-	})
+	p.once.Do(func() { p.loadErr = p.read() })
 	return p.loadErr
+}
+
+// read reads the companions whole: the packed zeros and g_idx as 32-bit
+// words, the scales as float32; without a g_idx, column i is in group
+// i/group.
+func (p *packed) read() error {
+	zeros, err := words(p.qz)
+	if err != nil {
+		return err
+	}
+	scales, err := Values(p.sc)
+	if err != nil {
+		return err
+	}
+	var gidx []uint32
+	if p.gi != nil {
+		if gidx, err = words(p.gi); err != nil {
+			return err
+		}
+		for i, g := range gidx {
+			if uint64(g) >= p.ng {
+				return packErr(p.qw, "g_idx["+strconv.Itoa(i)+"] = "+strconv.Itoa(int(int32(g)))+" is not a group")
+			}
+		}
+	} else {
+		gidx = make([]uint32, p.in)
+		for i := range gidx {
+			gidx[i] = uint32(uint64(i) / p.group)
+		}
+	}
+	p.zeros, p.scales, p.gidx = zeros, scales, gidx
+	return nil
+}
+
+// words reads the 32-bit tensor t whole as little-endian words.
+func words(t *tensor.Tensor) ([]uint32, error) {
+	d, err := NewDecoder(t)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := d.Raw(0, d.Len())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint32, d.Len())
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(raw[4*i:])
+	}
+	return out, nil
 }
 
 // float32s decodes elements [start, start+len(dst)) of W [out, in].

@@ -158,27 +158,17 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 		}
 		s = tableStats(d.t.DType, nil, counts, d.codeValue, o.HistBins)
 	} else {
-		a := ws[0].acc
-		for _, w := range ws[1:] {
-			a.merge(&w.acc)
-		}
-		s = a.stats(d.ValueType())
+		s = merged(ws, d.ValueType())
 		if o.HistBins > 0 {
-			hist := &Histogram{Min: s.Min, Max: s.Max, Counts: make([]uint64, o.HistBins), NaN: s.NaN, PosInf: s.PosInf, NegInf: s.NegInf}
-			if s.Finite() > 0 {
-				for _, w := range ws {
-					w.hist = make([]uint64, o.HistBins)
-				}
-				lo, hi := s.Min, s.Max
-				err := p.run(ws, nil, func(w *worker, first uint64, raw []byte) error {
+			var err error
+			s.Hist, err = histogram(s, ws, o.HistBins, func(lo, hi float64) error {
+				return p.run(ws, nil, func(w *worker, first uint64, raw []byte) error {
 					return d.histChunk(w, first, raw, lo, hi)
 				})
-				if err != nil {
-					return nil, err
-				}
-				hist.add(ws)
+			})
+			if err != nil {
+				return nil, err
 			}
-			s.Hist = hist
 		}
 	}
 	if h != nil {
@@ -550,31 +540,21 @@ func (d *Decoder) scanElements(ctx context.Context, o ScanOptions) (*Stats, erro
 	if err := each(func(w *worker, vals []float64) { w.acc.sub += f32Subnormals(vals); w.acc.block(vals) }); err != nil {
 		return nil, err
 	}
-	a := ws[0].acc
-	for _, w := range ws[1:] {
-		a.merge(&w.acc)
-	}
-	s := a.stats(tensor.F32)
+	s := merged(ws, tensor.F32)
 	if o.HistBins > 0 {
-		hist := &Histogram{Min: s.Min, Max: s.Max, Counts: make([]uint64, o.HistBins), NaN: s.NaN, PosInf: s.PosInf, NegInf: s.NegInf}
-		if s.Finite() > 0 {
-			for _, w := range ws {
-				w.hist = make([]uint64, o.HistBins)
-			}
-			lo, hi := s.Min, s.Max
-			err := each(func(w *worker, vals []float64) {
+		var err error
+		s.Hist, err = histogram(s, ws, o.HistBins, func(lo, hi float64) error {
+			return each(func(w *worker, vals []float64) {
 				for _, x := range vals {
 					if x-x == 0 {
 						w.hist[binIndex(x, lo, hi, o.HistBins)]++
 					}
 				}
 			})
-			if err != nil {
-				return nil, err
-			}
-			hist.add(ws)
+		})
+		if err != nil {
+			return nil, err
 		}
-		s.Hist = hist
 	}
 	if o.SHA256 {
 		h := sha256.New()
@@ -607,6 +587,34 @@ func (d *Decoder) scanElements(ctx context.Context, o ScanOptions) (*Stats, erro
 // first error ends it.
 func parallel(ctx context.Context, ws []*worker, n uint64, fn func(w *worker, c uint64) error) error {
 	return par.Do(ctx, len(ws), int(n), func(_ context.Context, w, c int) error { return fn(ws[w], uint64(c)) })
+}
+
+// merged is the statistics of the workers' accumulators together.
+func merged(ws []*worker, dt tensor.DType) *Stats {
+	a := ws[0].acc
+	for _, w := range ws[1:] {
+		a.merge(&w.acc)
+	}
+	return a.stats(dt)
+}
+
+// histogram is s's histogram of bins: pass, a second pass over the
+// values, counts each worker's finite ones between lo and hi into its
+// w.hist (made here), which are then added up. Without finite values
+// there is no second pass.
+func histogram(s *Stats, ws []*worker, bins int, pass func(lo, hi float64) error) (*Histogram, error) {
+	hist := &Histogram{Min: s.Min, Max: s.Max, Counts: make([]uint64, bins), NaN: s.NaN, PosInf: s.PosInf, NegInf: s.NegInf}
+	if s.Finite() == 0 {
+		return hist, nil
+	}
+	for _, w := range ws {
+		w.hist = make([]uint64, bins)
+	}
+	if err := pass(s.Min, s.Max); err != nil {
+		return nil, err
+	}
+	hist.add(ws)
+	return hist, nil
 }
 
 // add sums the workers' bin counts into h.

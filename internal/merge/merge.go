@@ -13,13 +13,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/fsmount/fsmount/internal/numfmt"
 	"math"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/fsmount/fsmount/internal/numfmt"
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/decode"
@@ -160,7 +161,7 @@ func Prove(r *adapter.Report, merged *model.Model, opts *Options) (*Result, erro
 					t.OK, t.Detail = false, "DoRA on a "+mod.Kind+" is not proved"
 					continue
 				}
-				if mag, err = loadAll(mod.Magnitude); err != nil {
+				if mag, err = decode.Values(mod.Magnitude); err != nil {
 					return nil, err
 				}
 				if uint64(len(mag)) != d.Rows {
@@ -227,15 +228,6 @@ func Prove(r *adapter.Report, merged *model.Model, opts *Options) (*Result, erro
 		return nil, err
 	}
 	return res, nil
-}
-
-func loadAll(t *tensor.Tensor) ([]float32, error) {
-	d, err := decode.NewDecoder(t)
-	if err != nil {
-		return nil, err
-	}
-	v := make([]float32, d.Len())
-	return v, d.Float32(0, v)
 }
 
 // run does the jobs on o.Workers goroutines; the first error stops the

@@ -27,14 +27,15 @@ type Bar struct {
 // New returns a bar drawing on w when w is a terminal, else one that does
 // nothing.
 func New(w io.Writer, label string) *Bar {
-	if !isTerminal(w) {
+	if !IsTerminal(w) {
 		return &Bar{}
 	}
 	return &Bar{w: w, label: label, start: time.Now()}
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal (fsmount asks it too, to
+// say where a daemon's messages go).
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

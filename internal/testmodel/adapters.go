@@ -167,18 +167,12 @@ func FillF32(seed uint64, name string, n uint64) []byte {
 // WriteAdapter writes adapter_config.json and adapter_model.safetensors
 // into dir; tensors without data get FillF32 values (F32) or zeros.
 func WriteAdapter(dir, config string, tensors []Tensor) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "adapter_config.json"), []byte(config), 0o644); err != nil {
-		return err
-	}
 	for i := range tensors {
 		if tensors[i].Data == nil && tensors[i].DType == "F32" {
 			tensors[i].Data = FillF32(7, tensors[i].Name, NBytes("F32", tensors[i].Shape))
 		}
 	}
-	return WriteFile(filepath.Join(dir, "adapter_model.safetensors"), tensors, map[string]string{"format": "pt"}, 0)
+	return writeDir(dir, "adapter_config.json", config, "adapter_model.safetensors", tensors)
 }
 
 // TinyAdapterConfig is a LoRA adapter's config for the tiny model.

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fsmount/fsmount/tensor"
@@ -190,4 +193,38 @@ func ReadGGMLBlocks(t testing.TB, path string, dt tensor.DType) (blocks, floats 
 	bb := n * dt.BlockBytes()
 	require.Equal(t, 4+bb+4*n*dt.BlockElems(), uint64(len(b)), "%s: the size of %d blocks of %s and their values", path, n, dt)
 	return b[4 : 4+bb], b[4+bb:]
+}
+
+// WriteGGUFListing writes a GGUF of architecture arch from a listing as
+// llama.cpp's converter would name and shape it: each line "name
+// ne0,ne1,…" (innermost dimension first) an F16 tensor of zeros. keys are
+// arch's own metadata (written as arch.key); a 32-token vocabulary is
+// added.
+func WriteGGUFListing(path, arch string, keys map[string]uint32, lines []string) error {
+	kvs := []GGUFKV{{Key: "general.architecture", Value: arch}}
+	for k, v := range keys {
+		kvs = append(kvs, GGUFKV{Key: arch + "." + k, Value: v})
+	}
+	toks := make([]string, 32)
+	for j := range toks {
+		toks[j] = fmt.Sprint("t", j)
+	}
+	kvs = append(kvs, GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks})
+	var ts []GGUFTensor
+	for _, l := range lines {
+		name, dims, _ := strings.Cut(l, " ")
+		g := GGUFTensor{Name: name, Type: 1} // F16
+		n := uint64(2)
+		for _, d := range strings.Split(dims, ",") {
+			v, err := strconv.ParseUint(d, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q: %v", l, err)
+			}
+			g.Dims = append(g.Dims, v)
+			n *= v
+		}
+		g.Data = make([]byte, n)
+		ts = append(ts, g)
+	}
+	return WriteGGUF(path, kvs, ts)
 }

@@ -88,13 +88,19 @@ func TinyQwen3Tensors() []Tensor {
 
 // WriteModelDir writes config.json and model.safetensors into dir.
 func WriteModelDir(dir, config string, tensors []Tensor) error {
+	return writeDir(dir, "config.json", config, "model.safetensors", tensors)
+}
+
+// writeDir writes a config and one safetensors file of tensors into dir,
+// made if need be.
+func writeDir(dir, configName, config, weightsName string, tensors []Tensor) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, configName), []byte(config), 0o644); err != nil {
 		return err
 	}
-	return WriteFile(filepath.Join(dir, "model.safetensors"), tensors, map[string]string{"format": "pt"}, 0)
+	return WriteFile(filepath.Join(dir, weightsName), tensors, map[string]string{"format": "pt"}, 0)
 }
 
 // ReadListing reads a tensor listing in the format of

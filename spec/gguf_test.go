@@ -1,0 +1,580 @@
+package spec_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/gguf"
+	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/spec"
+)
+
+// ggufArchCases are small configs of each llama.cpp architecture the name
+// table covers, as config.json and as the GGUF metadata the converter
+// writes from it.
+var ggufArchCases = []struct {
+	arch, config string
+}{
+	{"llama", `{"model_type":"llama","attention_bias":false`},
+	{"llama", `{"model_type":"mixtral","num_local_experts":3,"num_experts_per_tok":2`},
+	{"qwen2", `{"model_type":"qwen2"`},
+	{"qwen3", `{"model_type":"qwen3"`},
+	{"qwen2moe", `{"model_type":"qwen2_moe","num_experts":3,"num_experts_per_tok":2,"moe_intermediate_size":6,"shared_expert_intermediate_size":10,"qkv_bias":true`},
+	{"qwen3moe", `{"model_type":"qwen3_moe","num_experts":3,"num_experts_per_tok":2,"moe_intermediate_size":6`},
+	{"gemma", `{"model_type":"gemma"`},
+	{"gemma2", `{"model_type":"gemma2"`},
+	{"gemma3", `{"model_type":"gemma3_text","tie_word_embeddings":false`},
+	{"phi3", `{"model_type":"phi3"`},
+	{"granite", `{"model_type":"granite","attention_bias":false`},
+	{"olmo2", `{"model_type":"olmo2","attention_bias":false`},
+	{"starcoder2", `{"model_type":"starcoder2","use_bias":true`},
+	{"stablelm", `{"model_type":"stablelm","use_qkv_bias":true`},
+	{"command-r", `{"model_type":"cohere","use_qk_norm":false,"attention_bias":false`},
+}
+
+const ggufDims = `,"vocab_size":32,"hidden_size":16,"num_hidden_layers":2,"intermediate_size":24,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":4,"max_position_embeddings":64,"tie_word_embeddings":%v}`
+
+// ggufFromSpec writes the GGUF of a config the way llama.cpp's converter
+// would: the spec's expected tensors under their GGUF names (experts
+// stacked), dimensions innermost first, and the metadata keys.
+func ggufFromSpec(t *testing.T, arch, config string, tied bool, edit func([]testmodel.GGUFTensor) []testmodel.GGUFTensor) string {
+	t.Helper()
+	raw := config
+	if !strings.Contains(config, "tie_word_embeddings") {
+		raw += fmt.Sprintf(ggufDims, tied)
+	} else {
+		raw += strings.Replace(fmt.Sprintf(ggufDims, tied), `,"tie_word_embeddings":`+fmt.Sprint(tied), "", 1)
+	}
+	c, err := spec.ParseConfig("config.json", []byte(raw))
+	require.NoError(t, err)
+	p, err := spec.Expect(c)
+	require.NoError(t, err, raw)
+	var ts []testmodel.GGUFTensor
+	seen := map[string]bool{}
+	for _, e := range p.Tensors {
+		if e.Optional && p.Tied {
+			continue
+		}
+		dims := make([]uint64, len(e.Shape))
+		for i, d := range e.Shape {
+			dims[len(dims)-1-i] = d.Val
+		}
+		name, expert, ok := gguf.ExpertName(arch, e.Name)
+		if ok {
+			dims = append(dims, uint64(p.Experts))
+		} else if name, ok = gguf.GGUFName(arch, e.Name); !ok {
+			t.Fatalf("%s: no GGUF name for %s", arch, e.Name)
+		}
+		_ = expert
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		ts = append(ts, zeroTensor(name, dims...))
+	}
+	if edit != nil {
+		ts = edit(ts)
+	}
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(raw), &m))
+	kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: arch}}
+	a, ok := gguf.Architecture(arch)
+	require.True(t, ok)
+	keys := slices.Clone(gguf.CommonKeys)
+	keys = append(keys, a.Keys...)
+	keys = append(keys, gguf.ConfigKey{Key: "expert_count", Field: "num_experts"}, gguf.ConfigKey{Key: "expert_count", Field: "num_local_experts"})
+	if m["model_type"] == "mixtral" {
+		keys = append(keys, gguf.ConfigKey{Key: "expert_feed_forward_length", Field: "intermediate_size"})
+	}
+	for _, k := range keys {
+		if v, ok := m[k.Field].(float64); ok {
+			kvs = append(kvs, testmodel.GGUFKV{Key: arch + "." + k.Key, Value: uint32(v)})
+		}
+	}
+	toks := make([]string, 32)
+	for i := range toks {
+		toks[i] = fmt.Sprint("t", i)
+	}
+	kvs = append(kvs, testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks})
+	path := filepath.Join(t.TempDir(), "model.gguf")
+	require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
+	return path
+}
+
+func zeroTensor(name string, dims ...uint64) testmodel.GGUFTensor {
+	n := uint64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	return testmodel.GGUFTensor{Name: name, Type: 0, Dims: dims, Data: make([]byte, 4*n)}
+}
+
+func checkGGUF(t *testing.T, path string) *spec.Report {
+	t.Helper()
+	m, err := model.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	require.Empty(t, m.NoConfig)
+	r, err := spec.Check(m)
+	require.NoError(t, err)
+	return r
+}
+
+// TestGGUFArchitectures writes a GGUF of every covered architecture from
+// the spec's expected set converted to GGUF names: it checks fully clean,
+// and a dropped tensor or a changed dimension is a problem naming it.
+func TestGGUFArchitectures(t *testing.T) {
+	for _, tc := range ggufArchCases {
+		for _, tied := range []bool{false, true} {
+			if tc.arch == "gemma" || tc.arch == "gemma2" {
+				if !tied {
+					continue // always tied
+				}
+			}
+			if tc.arch == "gemma3" && tied {
+				continue
+			}
+			mt := strings.Split(strings.Split(tc.config, `"model_type":"`)[1], `"`)[0]
+			t.Run(fmt.Sprintf("%s/%s/tied=%v", tc.arch, mt, tied), func(t *testing.T) {
+				r := checkGGUF(t, ggufFromSpec(t, tc.arch, tc.config, tied, nil))
+				assert.True(t, r.FullyClean(), "%v %v", r.Depth, r.Problems)
+
+				var dropped string
+				r = checkGGUF(t, ggufFromSpec(t, tc.arch, tc.config, tied, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+					i := len(ts) / 2
+					dropped = ts[i].Name
+					return slices.Delete(ts, i, i+1)
+				}))
+				require.False(t, r.Clean())
+				assert.Equal(t, spec.Missing, r.Problems[0].Kind)
+				assert.Equal(t, dropped, r.Problems[0].Tensor)
+
+				var changed string
+				r = checkGGUF(t, ggufFromSpec(t, tc.arch, tc.config, tied, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+					i := len(ts) - 3
+					changed = ts[i].Name
+					ts[i] = zeroTensor(ts[i].Name, append([]uint64{ts[i].Dims[0] + 1}, ts[i].Dims[1:]...)...)
+					return ts
+				}))
+				require.False(t, r.Clean())
+				assert.Equal(t, changed, r.Problems[0].Tensor)
+			})
+		}
+	}
+}
+
+// convertedCase is one GGUF as llama.cpp's converter writes it from a
+// reference layout: testdata/gguf-converted.txt, the output of
+// testdata/gguf_convert.py, which runs llama.cpp's own converter classes
+// (their renames by gguf-py's TensorNameMap, merges, splits, transposes,
+// stacked experts, dropped tensors and metadata keys) on the tensors
+// transformers' save_pretrained wrote. Nothing in it comes from fsmount.
+type convertedCase struct {
+	name, arch string
+	vocab      int
+	kvs        []testmodel.GGUFKV
+	tensors    []testmodel.GGUFTensor
+}
+
+func readConverted(t *testing.T) []convertedCase {
+	t.Helper()
+	f, err := os.Open("testdata/gguf-converted.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	var out []convertedCase
+	var c *convertedCase
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		switch fs[0] {
+		case "case":
+			require.Len(t, fs, 3, sc.Text())
+			c = &convertedCase{name: fs[1], arch: fs[2]}
+		case "vocab":
+			c.vocab, err = strconv.Atoi(fs[1])
+			require.NoError(t, err)
+		case "kv":
+			v, err := strconv.ParseUint(fs[2], 10, 32)
+			require.NoError(t, err, sc.Text())
+			c.kvs = append(c.kvs, testmodel.GGUFKV{Key: fs[1], Value: uint32(v)})
+		case "tensor":
+			g := testmodel.GGUFTensor{Name: fs[1], Type: 1} // F16
+			n := uint64(2)
+			for _, d := range strings.Split(fs[2], ",") {
+				v, err := strconv.ParseUint(d, 10, 64)
+				require.NoError(t, err, sc.Text())
+				g.Dims = append(g.Dims, v)
+				n *= v
+			}
+			g.Zeros = n
+			c.tensors = append(c.tensors, g)
+		case "end":
+			out = append(out, *c)
+		default:
+			t.Fatalf("testdata/gguf-converted.txt: %q", sc.Text())
+		}
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// write writes the case's GGUF (the tensors sparse), its tensors edited.
+func (c convertedCase) write(t *testing.T, edit func([]testmodel.GGUFTensor) []testmodel.GGUFTensor) string {
+	t.Helper()
+	toks := make([]string, c.vocab)
+	for i := range toks {
+		toks[i] = strconv.Itoa(i)
+	}
+	kvs := append([]testmodel.GGUFKV{{Key: "general.architecture", Value: c.arch}}, c.kvs...)
+	kvs = append(kvs, testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks})
+	ts := slices.Clone(c.tensors)
+	if edit != nil {
+		ts = edit(ts)
+	}
+	path := filepath.Join(t.TempDir(), "model.gguf")
+	require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
+	return path
+}
+
+// refusedByLlamaCpp are the reference layouts whose GGUF llama.cpp's own
+// loader would refuse: the converter writes metadata its tensors disagree
+// with. The check must find exactly those tensors mis-shaped.
+var refusedByLlamaCpp = map[string]struct {
+	why     string
+	tensors []string // GGUF base names
+}{
+	"deepseek_v3/b": {"its config's qk_head_dim (192, which transformers sized q_b_proj by) is not qk_nope_head_dim + qk_rope_head_dim (40), which the converter writes", []string{"attn_q_b"}},
+	"falcon/b":      {"ffn_hidden_size is 736; the converter writes feed_forward_length 4·hidden_size", []string{"ffn_up", "ffn_down"}},
+	"glm/b":         {"head_dim is 48, not hidden_size / heads (32); the converter writes no key_length, so llama.cpp takes 32", []string{"attn_q", "attn_k", "attn_v", "attn_output"}},
+	"phi/b":         {"5 KV heads of 10 and intermediate_size 736; the converter writes head_count_kv = head_count and feed_forward_length 4·hidden_size", []string{"attn_k", "attn_v", "ffn_up", "ffn_down"}},
+}
+
+// TestGGUFConverted checks each GGUF llama.cpp's converter writes from
+// the reference layouts: fully checked and clean; with a tensor of a
+// middle layer dropped, a problem naming it; with one of its dimensions
+// changed, a problem naming it. A GGUF llama.cpp itself would refuse has
+// exactly the tensors it would refuse mis-shaped.
+func TestGGUFConverted(t *testing.T) {
+	cases := readConverted(t)
+	require.NotEmpty(t, cases)
+	var refused atomic.Int32
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				r := checkGGUF(t, c.write(t, nil))
+				require.Equal(t, spec.DepthFull, r.Depth, "%s: %s", c.arch, r.Skipped)
+				if bad, ok := refusedByLlamaCpp[c.name]; ok {
+					refused.Add(1)
+					require.NotEmpty(t, r.Problems, bad.why)
+					for _, p := range r.Problems {
+						assert.Equal(t, spec.Misshaped, p.Kind, p.Detail)
+						_, rest, _ := strings.Cut(p.Tensor, ".")
+						_, rest, _ = strings.Cut(rest, ".")
+						base, _, _ := strings.Cut(rest, ".")
+						assert.Contains(t, bad.tensors, base, "%s (%s)", p.Detail, bad.why)
+					}
+					return
+				}
+				assert.True(t, r.FullyClean(), "%v", r.Problems)
+
+				// A tensor of a middle layer: the first one after half the
+				// tensors that belongs to a layer.
+				mid := -1
+				for i := len(c.tensors) / 2; i < len(c.tensors) && mid < 0; i++ {
+					if strings.HasPrefix(c.tensors[i].Name, "blk.") {
+						mid = i
+					}
+				}
+				require.GreaterOrEqual(t, mid, 0)
+				name := c.tensors[mid].Name
+				r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor { return slices.Delete(ts, mid, mid+1) }))
+				require.Len(t, r.Problems, 1, "%v", r.Problems)
+				assert.Equal(t, spec.Missing, r.Problems[0].Kind)
+				assert.Equal(t, name, r.Problems[0].Tensor)
+
+				r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+					g := &ts[mid]
+					g.Dims = slices.Clone(g.Dims)
+					g.Dims[len(g.Dims)-1]++
+					g.Zeros = g.Zeros / (g.Dims[len(g.Dims)-1] - 1) * g.Dims[len(g.Dims)-1]
+					return ts
+				}))
+				require.NotEmpty(t, r.Problems)
+				assert.Equal(t, spec.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
+				assert.Equal(t, name, r.Problems[0].Tensor, fmt.Sprint(r.Problems))
+			})
+		}
+	})
+	assert.Equal(t, len(refusedByLlamaCpp), int(refused.Load()), "a case of refusedByLlamaCpp is not in testdata/gguf-converted.txt")
+}
+
+// TestGGUFFullSizeDeepSeekV3 grows the converted DeepSeek-V3 layout (4
+// layers of 8 experts) to the published model, 61 layers of 256 experts
+// (the first 3 dense), as a sparse GGUF: its 1,086 tensors stand for
+// 45,000 Hugging Face ones, 671B parameters, and check fully and clean
+// (not refused as a config implying far more tensors than the files
+// hold: each stacked tensor holds one per expert).
+func TestGGUFFullSizeDeepSeekV3(t *testing.T) {
+	i := slices.IndexFunc(readConverted(t), func(c convertedCase) bool { return c.name == "deepseek_v3/a" })
+	require.GreaterOrEqual(t, i, 0)
+	c := readConverted(t)[i]
+	var ts []testmodel.GGUFTensor
+	for _, g := range c.tensors {
+		parts := strings.SplitN(g.Name, ".", 3)
+		if parts[0] != "blk" {
+			ts = append(ts, g)
+			continue
+		}
+		l, err := strconv.Atoi(parts[1])
+		require.NoError(t, err)
+		from, to := l, l+1 // layers 0..2 dense, as they are
+		switch {
+		case l == 3:
+			to = 61 // the sparse layer, repeated
+		case l > 3:
+			continue
+		}
+		for n := from; n < to; n++ {
+			h := g
+			h.Name = "blk." + strconv.Itoa(n) + "." + parts[2]
+			if last := len(g.Dims) - 1; g.Dims[last] == 8 && (strings.Contains(h.Name, "_exps") || strings.Contains(h.Name, "ffn_gate_inp") || strings.Contains(h.Name, "exp_probs_b")) {
+				h.Dims = append(slices.Clone(g.Dims[:last]), 256)
+				h.Zeros = g.Zeros / 8 * 256
+			}
+			ts = append(ts, h)
+		}
+	}
+	for i, kv := range c.kvs {
+		switch kv.Key {
+		case "deepseek2.block_count":
+			c.kvs[i].Value = uint32(61)
+		case "deepseek2.expert_count":
+			c.kvs[i].Value = uint32(256)
+		}
+	}
+	c.tensors = ts
+	r := checkGGUF(t, c.write(t, nil))
+	require.Equal(t, spec.DepthFull, r.Depth, r.Skipped)
+	assert.True(t, r.FullyClean(), "%v", r.Problems)
+	assert.Len(t, r.Plan.Tensors, 1086)
+	assert.Equal(t, uint64(671_026_419_200), r.Logical)
+}
+
+// ggufSwitches are GGUFs of the variants the reference layouts do not
+// cover, written by hand as llama.cpp's converter and loader lay them out
+// (gguf-py's TENSOR_NAMES, the loader's create_tensor shapes, ne order):
+// hidden 16, vocab 32, 4 heads, 2 layers.
+var ggufSwitches = []struct {
+	name, arch, model string // model: the model_type it must check as
+	keys              map[string]uint32
+	tensors           string // "name ne0,ne1,…" lines; blk.L. lines are repeated for L in layers
+	layers            []int
+}{
+	// DeepSeek-V2-Lite: no q compression (attn_q), kv_b cut into attn_k_b
+	// and attn_v_b by a newer converter, one dense layer first, softmax
+	// gating; MLA widths kv_lora 8, rope 2, nope 4, v 6.
+	{"deepseek2-lite-split", "deepseek2", "deepseek_v2", map[string]uint32{
+		"feed_forward_length": 24, "attention.head_count_kv": 1, "attention.key_length": 10, "attention.value_length": 8,
+		"leading_dense_block_count": 1, "attention.kv_lora_rank": 8, "attention.key_length_mla": 6, "attention.value_length_mla": 6,
+		"expert_feed_forward_length": 6, "expert_count": 3, "expert_shared_count": 1, "expert_used_count": 2,
+		"rope.dimension_count": 2, "expert_gating_func": 1}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,24
+blk.L.attn_kv_a_mqa.weight 16,10
+blk.L.attn_kv_a_norm.weight 8
+blk.L.attn_k_b.weight 4,8,4
+blk.L.attn_v_b.weight 8,6,4
+blk.L.attn_output.weight 24,16
+blk.L.ffn_norm.weight 16
+blk.0.ffn_gate.weight 16,24
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_down.weight 24,16
+blk.1.ffn_gate_inp.weight 16,3
+blk.1.ffn_gate_exps.weight 16,6,3
+blk.1.ffn_up_exps.weight 16,6,3
+blk.1.ffn_down_exps.weight 6,16,3
+blk.1.ffn_gate_shexp.weight 16,6
+blk.1.ffn_up_shexp.weight 16,6
+blk.1.ffn_down_shexp.weight 6,16`, []int{0, 1}},
+	// DeepSeek-V3 from an older converter: q through q_lora 12, kv_b
+	// whole, key_length and value_length the per-head widths (no *_mla
+	// keys), sigmoid gating with the correction bias; no dense layer.
+	{"deepseek3-kvb-whole", "deepseek2", "deepseek_v3", map[string]uint32{
+		"feed_forward_length": 24, "attention.head_count_kv": 4, "attention.key_length": 6, "attention.value_length": 6,
+		"leading_dense_block_count": 0, "attention.q_lora_rank": 12, "attention.kv_lora_rank": 8,
+		"expert_feed_forward_length": 6, "expert_count": 3, "expert_shared_count": 2, "expert_used_count": 2,
+		"rope.dimension_count": 2, "expert_gating_func": 2}, deepseek3Head + "\n" + deepseek3MoE, []int{0, 1}},
+	// DeepSeek-V3 from a converter of spring 2025: kv_b whole and cut
+	// (attn_kv_b, attn_k_b, attn_v_b), the *_mla keys.
+	{"deepseek3-kvb-and-parts", "deepseek2", "deepseek_v3", map[string]uint32{
+		"feed_forward_length": 24, "attention.head_count_kv": 4, "attention.key_length": 10, "attention.value_length": 8, "attention.key_length_mla": 6, "attention.value_length_mla": 6,
+		"leading_dense_block_count": 0, "attention.q_lora_rank": 12, "attention.kv_lora_rank": 8,
+		"expert_feed_forward_length": 6, "expert_count": 3, "expert_shared_count": 2, "expert_used_count": 2,
+		"rope.dimension_count": 2, "expert_gating_func": 2}, deepseek3Head + `
+blk.L.attn_k_b.weight 4,8,4
+blk.L.attn_v_b.weight 8,6,4
+` + deepseek3MoE, []int{0, 1}},
+	// Falcon-40B: grouped KV heads (2 of 4), two norms with biases
+	// (ln_mlp is attn_norm, ln_attn attn_norm_2), an untied head.
+	{"falcon-40b", "falcon", "falcon", map[string]uint32{"feed_forward_length": 64, "attention.head_count_kv": 2}, `token_embd.weight 16,32
+output_norm.weight 16
+output_norm.bias 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.attn_norm.bias 16
+blk.L.attn_norm_2.weight 16
+blk.L.attn_norm_2.bias 16
+blk.L.attn_qkv.weight 16,32
+blk.L.attn_output.weight 16,16
+blk.L.ffn_up.weight 16,64
+blk.L.ffn_down.weight 64,16`, []int{0, 1}},
+	// GraniteMoE with a shared MLP (GraniteMoeShared): cut from
+	// shared_mlp.input_linear like the experts from input_linear.
+	{"granitemoe-shared", "granitemoe", "granitemoeshared", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
+		"expert_count": 3, "expert_used_count": 2, "expert_shared_feed_forward_length": 10}, `token_embd.weight 16,32
+output_norm.weight 16
+blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,16
+blk.L.attn_k.weight 16,8
+blk.L.attn_v.weight 16,8
+blk.L.attn_output.weight 16,16
+blk.L.ffn_norm.weight 16
+blk.L.ffn_gate_inp.weight 16,3
+blk.L.ffn_gate_exps.weight 16,24,3
+blk.L.ffn_up_exps.weight 16,24,3
+blk.L.ffn_down_exps.weight 24,16,3
+blk.L.ffn_gate_shexp.weight 16,10
+blk.L.ffn_up_shexp.weight 16,10
+blk.L.ffn_down_shexp.weight 10,16`, []int{0, 1}},
+	// StarCoder 1 with multi-head attention (multi_query false): a qkv of
+	// 3·H rows.
+	{"starcoder-mha", "starcoder", "gpt_bigcode", map[string]uint32{"feed_forward_length": 64, "attention.head_count_kv": 4, "context_length": 8}, `token_embd.weight 16,32
+position_embd.weight 16,8
+output_norm.weight 16
+output_norm.bias 16
+blk.L.attn_norm.weight 16
+blk.L.attn_norm.bias 16
+blk.L.attn_qkv.weight 16,48
+blk.L.attn_qkv.bias 48
+blk.L.attn_output.weight 16,16
+blk.L.attn_output.bias 16
+blk.L.ffn_norm.weight 16
+blk.L.ffn_norm.bias 16
+blk.L.ffn_up.weight 16,64
+blk.L.ffn_up.bias 64
+blk.L.ffn_down.weight 64,16
+blk.L.ffn_down.bias 16`, []int{0, 1}},
+}
+
+// deepseek3Head and deepseek3MoE are the lines the DeepSeek-V3 cases of
+// ggufSwitches share, before and after the kv_b tensors they differ in:
+// the globals, the q compression (q_lora 12), the whole kv_b; the
+// output, and the MoE block (sigmoid gating's correction bias, 3 experts
+// of width 6, 2 shared ones: 12).
+const (
+	deepseek3Head = `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.attn_q_a.weight 16,12
+blk.L.attn_q_a_norm.weight 12
+blk.L.attn_q_b.weight 12,24
+blk.L.attn_kv_a_mqa.weight 16,10
+blk.L.attn_kv_a_norm.weight 8
+blk.L.attn_kv_b.weight 8,40`
+	deepseek3MoE = `blk.L.attn_output.weight 24,16
+blk.L.ffn_norm.weight 16
+blk.L.ffn_gate_inp.weight 16,3
+blk.L.exp_probs_b.bias 3
+blk.L.ffn_gate_exps.weight 16,6,3
+blk.L.ffn_up_exps.weight 16,6,3
+blk.L.ffn_down_exps.weight 6,16,3
+blk.L.ffn_gate_shexp.weight 16,12
+blk.L.ffn_up_shexp.weight 16,12
+blk.L.ffn_down_shexp.weight 12,16`
+)
+
+// writeSwitch writes one of ggufSwitches, its tensor lines edited first.
+func writeSwitch(t *testing.T, i int, edit func([]string) []string) string {
+	t.Helper()
+	tc := ggufSwitches[i]
+	keys := map[string]uint32{"embedding_length": 16, "block_count": uint32(len(tc.layers)), "attention.head_count": 4, "context_length": 64}
+	maps.Copy(keys, tc.keys)
+	lines := switchLines(i)
+	if edit != nil {
+		lines = edit(lines)
+	}
+	path := filepath.Join(t.TempDir(), "model.gguf")
+	require.NoError(t, testmodel.WriteGGUFListing(path, tc.arch, keys, lines))
+	return path
+}
+
+// switchLines are a case's tensor lines, the blk.L. ones once per layer.
+func switchLines(i int) []string {
+	var out []string
+	for _, l := range strings.Split(ggufSwitches[i].tensors, "\n") {
+		if !strings.HasPrefix(l, "blk.L.") {
+			out = append(out, l)
+			continue
+		}
+		for _, layer := range ggufSwitches[i].layers {
+			out = append(out, strings.Replace(l, "blk.L.", fmt.Sprintf("blk.%d.", layer), 1))
+		}
+	}
+	return out
+}
+
+// TestGGUFSwitches: each variant checks fully as its model_type and
+// clean; a dropped tensor and a changed dimension are problems naming
+// the tensor.
+func TestGGUFSwitches(t *testing.T) {
+	for i, tc := range ggufSwitches {
+		t.Run(tc.name, func(t *testing.T) {
+			r := checkGGUF(t, writeSwitch(t, i, nil))
+			require.Equal(t, spec.DepthFull, r.Depth, r.Skipped)
+			assert.Equal(t, tc.model, r.Config.ModelType())
+			assert.True(t, r.FullyClean(), "%v", r.Problems)
+
+			lines := switchLines(i)
+			for k := len(lines) / 2; k < len(lines); k += 3 {
+				name := strings.Fields(lines[k])[0]
+				r = checkGGUF(t, writeSwitch(t, i, func(ls []string) []string { return slices.Delete(slices.Clone(ls), k, k+1) }))
+				require.Len(t, r.Problems, 1, "%s dropped: %v", name, r.Problems)
+				assert.Equal(t, spec.Missing, r.Problems[0].Kind)
+				assert.Equal(t, name, r.Problems[0].Tensor)
+
+				r = checkGGUF(t, writeSwitch(t, i, func(ls []string) []string {
+					ls = slices.Clone(ls)
+					n, dims, _ := strings.Cut(ls[k], " ")
+					ds := strings.Split(dims, ",")
+					v, _ := strconv.Atoi(ds[0])
+					ds[0] = strconv.Itoa(v + 1)
+					ls[k] = n + " " + strings.Join(ds, ",")
+					return ls
+				}))
+				require.NotEmpty(t, r.Problems, "%s changed", name)
+				assert.Equal(t, spec.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
+				assert.Equal(t, name, r.Problems[0].Tensor)
+			}
+		})
+	}
+}
