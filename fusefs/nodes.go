@@ -124,6 +124,9 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, 
 	if !n.e.isDir() {
 		return nil, 0, syscall.ENOTDIR
 	}
+	if names, ino, ok := n.t.filesOnly(n.e); ok {
+		return &dirHandle{n: n, names: names, ino: ino}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, fs.OK
+	}
 	var listing []fuse.DirEntry
 	if kept := n.listing.Load(); kept != nil {
 		listing = *kept
@@ -155,10 +158,34 @@ const keptListing = 64
 // A find lists every file of the tree and opens none: over a
 // 500,000-tensor model that is 6.5 million inodes made and forgotten
 // for nothing. A stat of a file then costs a LOOKUP of its own.
+//
+// A directory of files alone (a tensor's, an expected tensor's) is
+// listed from the names of its files (names set, entries nil), the i-th
+// numbered ino+i: a find lists 1.3 million of them, twice each (the
+// second READDIRPLUS finds the end), and made their entries each time.
 type dirHandle struct {
 	n       *node
 	entries []fuse.DirEntry
+	names   []string
+	ino     uint64
 	idx     int
+	cur     fuse.DirEntry // the entry Readdirent returned last
+}
+
+// len is the number of entries.
+func (h *dirHandle) len() int {
+	if h.names != nil {
+		return len(h.names)
+	}
+	return len(h.entries)
+}
+
+// at returns entry i.
+func (h *dirHandle) at(i int) fuse.DirEntry {
+	if h.names != nil {
+		return fuse.DirEntry{Name: h.names[i], Mode: syscall.S_IFREG | 0o444, Ino: h.ino + uint64(i)}
+	}
+	return h.entries[i]
 }
 
 var (
@@ -169,17 +196,19 @@ var (
 )
 
 func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
-	if h.idx >= len(h.entries) {
+	if h.idx >= h.len() {
 		return nil, fs.OK
 	}
-	e := h.entries[h.idx]
+	// go-fuse copies the entry before asking for the next: one per
+	// handle, not one allocated per entry.
+	h.cur = h.at(h.idx)
 	h.idx++
-	e.Off = uint64(h.idx)
-	return &e, fs.OK
+	h.cur.Off = uint64(h.idx)
+	return &h.cur, fs.OK
 }
 
 func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
-	if off > uint64(len(h.entries)) {
+	if off > uint64(h.len()) {
 		return syscall.EINVAL
 	}
 	h.idx = int(off)
@@ -190,8 +219,8 @@ func (h *dirHandle) Releasedir(ctx context.Context, flags uint32) {}
 
 // Lookup is READDIRPLUS's lookup of the entry last listed.
 func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if h.idx > 0 && h.idx <= len(h.entries) {
-		if e := h.entries[h.idx-1]; e.Name == name && e.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+	if h.idx > 0 && h.idx <= h.len() {
+		if e := h.at(h.idx - 1); e.Name == name && e.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 			// Any errno leaves the entry's node ID 0: listed, not linked.
 			return nil, syscall.ENOENT
 		}

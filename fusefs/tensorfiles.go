@@ -131,6 +131,37 @@ func (t *tree) child(e *entry, name string) *entry {
 	return t.spanChild(e, name)
 }
 
+// tensorFileNames are the names of tensorFiles; shapeOnly, an expected
+// tensor's directory's.
+var (
+	tensorFileNames = func() []string {
+		names := make([]string, len(tensorFiles))
+		for i, f := range tensorFiles {
+			names[i] = f.name
+		}
+		return names
+	}()
+	shapeOnly = []string{nameShape}
+)
+
+// filesOnly returns the names of the files of a directory that holds its
+// own files alone, as list gives them, and the inode number of the first
+// (the others follow it); ok is false for any other directory.
+func (t *tree) filesOnly(e *entry) (names []string, ino uint64, ok bool) {
+	if len(e.children) > 0 || e.span != nil {
+		return nil, 0, false
+	}
+	switch {
+	case e.td != nil && e.exp == nil: // never lazy (fillLazy)
+		return tensorFileNames, e.td.ino, true
+	case e.exp != nil && e.td == nil:
+		if _, lazy := t.lazy.Load(e); !lazy {
+			return shapeOnly, e.exp.ino, true
+		}
+	}
+	return nil, 0, false
+}
+
 // list returns a directory's children sorted by name, a tensor's files
 // among them. The files' contents are not made.
 func (t *tree) list(e *entry) []*entry {
@@ -343,10 +374,19 @@ func (p *sitePage) view() views.View {
 			// and its own figures of each row, so it makes views outside
 			// the cache rather than push out those of the tensors in use.
 			t := p.t
-			p.v = site.NewRoot(t.report, len(t.dirs), func(i int) *views.Tensor {
-				d := t.dirs[i]
-				return views.NewTensor(d.t, t.companions.Options(d.t))
-			}, t.sitePath)
+			p.v = site.NewRoot(t.report, site.RootTensors{
+				N:      len(t.dirs),
+				Tensor: func(i int) *tensor.Tensor { return t.dirs[i].t },
+				Shown: func(i int) (string, []uint64) {
+					d := t.dirs[i]
+					return views.Shown(d.t, t.companions.Options(d.t))
+				},
+				View: func(i int) *views.Tensor {
+					d := t.dirs[i]
+					return views.NewTensor(d.t, t.companions.Options(d.t))
+				},
+				Dir: func(i int) string { return t.dirs[i].path },
+			})
 			return
 		}
 		s, err := p.t.site()

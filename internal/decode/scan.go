@@ -7,6 +7,7 @@ import (
 	"hash"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/par"
@@ -54,6 +55,7 @@ type worker struct {
 	buf   []byte
 	cnt32 []uint32
 	cnt   []uint64
+	codes []uint16 // a small 16-bit tensor's codes, instead of cnt
 	acc   acc
 	f32   []float32
 	f64   [1024]float64
@@ -111,6 +113,15 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 			tableLen = 64
 		}
 	}
+	// A small tensor of a 16-bit type is counted in a sorted list of its
+	// codes rather than in a table of 65,536 (three quarters of a
+	// megabyte to clear and walk, for each of the thousands of small
+	// tensors a page of a large MoE shows): the same statistics, summed
+	// in the same order.
+	sparse := tableLen == 65536 && d.n <= sparseCodes
+	if sparse {
+		tableLen = 0
+	}
 	for i := range ws {
 		w := &worker{acc: newAcc()}
 		if tableLen > 0 {
@@ -127,7 +138,10 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 		return nil, err
 	}
 	var s *Stats
-	if counted {
+	if sparse {
+		codes, counts := runs(ws)
+		s = tableStats(d.t.DType, codes, counts, d.codeValue, o.HistBins)
+	} else if counted {
 		counts := ws[0].cnt
 		for _, w := range ws[1:] {
 			for c, m := range w.cnt {
@@ -142,7 +156,7 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 			}
 			counts = codes
 		}
-		s = tableStats(d.t.DType, counts, d.codeValue, o.HistBins)
+		s = tableStats(d.t.DType, nil, counts, d.codeValue, o.HistBins)
 	} else {
 		s = merged(ws, d.ValueType())
 		if o.HistBins > 0 {
@@ -164,6 +178,30 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 		p.progress(p.total, p.total)
 	}
 	return s, nil
+}
+
+// sparseCodes is the most elements of a 16-bit tensor counted in a
+// sorted list of codes rather than a table (see Scan).
+const sparseCodes = 8192
+
+// runs returns the distinct codes the workers collected, ascending, and
+// how many elements have each.
+func runs(ws []*worker) (codes []int32, counts []uint64) {
+	all := ws[0].codes
+	for _, w := range ws[1:] {
+		all = append(all, w.codes...)
+	}
+	slices.Sort(all)
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j] == all[i] {
+			j++
+		}
+		codes = append(codes, int32(all[i]))
+		counts = append(counts, uint64(j-i))
+		i = j
+	}
+	return codes, counts
 }
 
 // counted reports whether statistics are derived from counts of codes:
@@ -205,6 +243,12 @@ func (d *Decoder) codeValue(c int) float64 {
 // statChunk accumulates raw, whole blocks starting at element first.
 func (d *Decoder) statChunk(w *worker, first uint64, raw []byte) error {
 	if d.counted() {
+		if w.cnt32 == nil { // a small 16-bit tensor: a list of codes
+			for i := 0; i+2 <= len(raw); i += 2 {
+				w.codes = append(w.codes, uint16(raw[i])|uint16(raw[i+1])<<8)
+			}
+			return nil
+		}
 		countCodes(d.k, raw, w.cnt32)
 		for c, m := range w.cnt32 {
 			if m != 0 {

@@ -220,17 +220,25 @@ func (k *neumaier) add(x float64) {
 
 func (k *neumaier) value() float64 { return k.sum + k.c }
 
-// tableStats derives the statistics from counts of codes: counts[c] is how
-// many elements have code c, whose value is value(c).
-func tableStats(dt tensor.DType, counts []uint64, value func(c int) float64, bins int) *Stats {
+// tableStats derives the statistics from counts of codes: counts[j] is how
+// many elements have code c = codes[j] (j itself when codes is nil; codes
+// ascending), whose value is value(c).
+func tableStats(dt tensor.DType, codes []int32, counts []uint64, value func(c int) float64, bins int) *Stats {
+	code := func(j int) int {
+		if codes != nil {
+			return int(codes[j])
+		}
+		return j
+	}
 	s := &Stats{DType: dt}
 	var fin uint64
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var sum neumaier
-	for c, m := range counts {
+	for j, m := range counts {
 		if m == 0 {
 			continue
 		}
+		c := code(j)
 		s.Count += m
 		x := value(c)
 		switch {
@@ -259,11 +267,11 @@ func tableStats(dt tensor.DType, counts []uint64, value func(c int) float64, bin
 		s.Min, s.Max, s.AbsMax = lo, hi, math.Max(-lo, hi)
 		s.Mean = sum.value() / float64(fin)
 		var m2 neumaier
-		for c, m := range counts {
+		for j, m := range counts {
 			if m == 0 {
 				continue
 			}
-			if x := value(c); x-x == 0 {
+			if x := value(code(j)); x-x == 0 {
 				d := x - s.Mean
 				m2.add(float64(m) * d * d)
 			}
@@ -275,11 +283,11 @@ func tableStats(dt tensor.DType, counts []uint64, value func(c int) float64, bin
 	if bins > 0 {
 		h := &Histogram{Min: s.Min, Max: s.Max, Counts: make([]uint64, bins), NaN: s.NaN, PosInf: s.PosInf, NegInf: s.NegInf}
 		if fin > 0 {
-			for c, m := range counts {
+			for j, m := range counts {
 				if m == 0 {
 					continue
 				}
-				if x := value(c); x-x == 0 {
+				if x := value(code(j)); x-x == 0 {
 					h.Counts[binIndex(x, lo, hi, bins)] += m
 				}
 			}

@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
@@ -361,5 +363,66 @@ func TestScanAgainstNumpy(t *testing.T) {
 			}
 			compareStats(t, dt.String(), got, want, 1e-9)
 		}
+	}
+}
+
+// A small 16-bit tensor, counted in a sorted list of its codes rather
+// than a table (#25: the root page of a large MoE scans thousands of
+// them), has bit for bit the statistics the table gives.
+func TestScanSmallSparseEqualsTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 4))
+	for _, dt := range []tensor.DType{tensor.BF16, tensor.F16, tensor.I16, tensor.U16} {
+		for _, n := range []int{1, 7, 2048, sparseCodes} {
+			var raw []byte
+			if dt == tensor.BF16 || dt == tensor.F16 {
+				raw = synth(r, dt, n, true)
+			} else {
+				raw = randBytes(r, 2*n)
+			}
+			d, err := NewDecoder(testmodel.MemTensor("x", dt, []uint64{uint64(n)}, raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts := make([]uint64, 65536)
+			for i := 0; i+2 <= len(raw); i += 2 {
+				counts[binary.LittleEndian.Uint16(raw[i:])]++
+			}
+			want := tableStats(dt, nil, counts, d.codeValue, 16)
+			for _, o := range []ScanOptions{{HistBins: 16}, {ChunkBytes: 1000, Workers: 3, HistBins: 16}, {ChunkBytes: 2, Workers: 2, HistBins: 16}} {
+				got, err := d.Scan(context.Background(), &o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, w := *got, *want
+				g.Hist, w.Hist = nil, nil
+				if g, w := fmt.Sprintf("%v %v", g, *got.Hist), fmt.Sprintf("%v %v", w, *want.Hist); g != w {
+					t.Fatalf("%s, %d elements, %+v:\n got %s\nwant %s", dt, n, o, g, w)
+				}
+			}
+			compareStats(t, dt.String(), want, naive(t, d, 16), 1e-12)
+		}
+	}
+}
+
+// Scanning a small 16-bit tensor allocates about its size, not a table
+// of 65,536 counts (768 KB: #25, thousands of them for the first MiB of
+// a large MoE's root page).
+func TestScanSmallAllocates(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 5))
+	d, err := NewDecoder(testmodel.MemTensor("x", tensor.BF16, []uint64{64, 32}, synth(r, tensor.BF16, 2048, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 20
+	for range runs {
+		if _, err := d.Scan(context.Background(), &ScanOptions{HistBins: 32}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 64<<10 {
+		t.Fatalf("a scan of 2,048 BF16 elements allocates %d bytes", per)
 	}
 }

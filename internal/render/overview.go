@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,30 +30,85 @@ var palette = []color.RGBA{
 	{188, 189, 34, 255}, {23, 190, 207, 255}, {0, 0, 0, 255}, {255, 187, 120, 255},
 }
 
-var layerName = regexp.MustCompile(`(?:^|\.)layers\.([0-9]+)\.(.+)$`)
-
 // LayerKind splits a block tensor's name, "model.layers.N.<module>.weight"
 // (any prefix before "layers."), into its layer N and its kind: the
 // module path with a final ".weight" dropped and every further number
 // (an expert's index) written "*", such as "self_attn.q_proj",
 // "mlp.experts.*.down_proj" or "input_layernorm"; a bias keeps ".bias".
 // ok is false for a tensor outside the blocks.
+//
+// It matches the first "layers.N." (at the start or after a '.') followed
+// by a rest without a newline, as the regular expression
+// `(?:^|\.)layers\.([0-9]+)\.(.+)$` does, without one: the root page of
+// a 500,000-tensor model asks for the kind of every tensor.
 func LayerKind(name string) (layer int, kind string, ok bool) {
-	m := layerName.FindStringSubmatch(name)
-	if m == nil {
-		return 0, "", false
+	const key = "layers."
+	for from := 0; ; {
+		j := strings.Index(name[from:], key)
+		if j < 0 {
+			return 0, "", false
+		}
+		at := from + j
+		from = at + 1
+		if at > 0 && name[at-1] != '.' {
+			continue
+		}
+		rest := name[at+len(key):]
+		k := 0
+		for k < len(rest) && '0' <= rest[k] && rest[k] <= '9' {
+			k++
+		}
+		if k == 0 || k+1 >= len(rest) || rest[k] != '.' || strings.IndexByte(rest[k+1:], '\n') >= 0 {
+			continue
+		}
+		n, err := strconv.Atoi(rest[:k])
+		if err != nil {
+			return 0, "", false
+		}
+		return n, blockKind(rest[k+1:]), true
 	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil {
-		return 0, "", false
+}
+
+// blockKind is the kind of a block tensor whose name after "layers.N."
+// is rest (see [LayerKind]).
+func blockKind(rest string) string {
+	rest = strings.TrimSuffix(rest, ".weight")
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; ; i++ {
+		p, after, more := strings.Cut(rest, ".")
+		if i > 0 {
+			b = append(b, '.')
+		}
+		if isInt(p) {
+			b = append(b, '*')
+		} else {
+			b = append(b, p...)
+		}
+		if !more {
+			return string(b)
+		}
+		rest = after
 	}
-	parts := strings.Split(strings.TrimSuffix(m[2], ".weight"), ".")
-	for i, p := range parts {
-		if _, err := strconv.Atoi(p); err == nil {
-			parts[i] = "*"
+}
+
+// isInt reports whether strconv.Atoi accepts p, without the error it
+// makes for every word that is not a number.
+func isInt(p string) bool {
+	d := p
+	if len(d) > 0 && (d[0] == '+' || d[0] == '-') {
+		d = d[1:]
+	}
+	if d == "" {
+		return false
+	}
+	for i := range len(d) {
+		if d[i] < '0' || d[i] > '9' {
+			return false
 		}
 	}
-	return n, strings.Join(parts, "."), true
+	_, err := strconv.Atoi(p)
+	return err == nil
 }
 
 // Series is one kind's RMS against the layer index, layers ascending.

@@ -11,9 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
@@ -445,4 +449,38 @@ func TestConcurrentReads(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// LayerKind finds what the regular expression it replaced (#25: too slow
+// for the 500,000 names of a large MoE's root page) found.
+func TestLayerKindAsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`(?:^|\.)layers\.([0-9]+)\.(.+)$`)
+	names := []string{
+		"layers.0.x", "layers.0.", "layers..x", "xlayers.0.a", "a.xlayers.0.b.layers.1.c",
+		"a.layers.x.layers.2.c", "a.layers.3.\nb", "a.layers.3.b\n.layers.4.c", "a.layers.5.b\n",
+		"layers.99999999999999999999999.a", "m.layers.7.mlp.experts.12.w.weight", "m.layers.8.a.weight",
+		"m.layers.9.weight", "layers.1.2", "layers.1.a.+3.-4.+.-.5x.99999999999999999999.é.", "layers.2.a..b.", "layers.01.+1.-2.weight", ".layers.4.a", "layers.4", "\xfflayers.5.\xff",
+	}
+	for _, n := range names {
+		l, k, ok := LayerKind(n)
+		m := re.FindStringSubmatch(n)
+		if m == nil {
+			require.False(t, ok, n)
+			continue
+		}
+		want, err := strconv.Atoi(m[1])
+		if err != nil {
+			require.False(t, ok, n)
+			continue
+		}
+		require.True(t, ok, n)
+		require.Equal(t, want, l, n)
+		parts := strings.Split(strings.TrimSuffix(m[2], ".weight"), ".")
+		for i, p := range parts {
+			if _, err := strconv.Atoi(p); err == nil {
+				parts[i] = "*"
+			}
+		}
+		require.Equal(t, strings.Join(parts, "."), k, n)
+	}
 }

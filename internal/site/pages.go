@@ -159,11 +159,24 @@ func (s *Site) rootHead(b *bytes.Buffer) {
 	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
 }
 
-// rootRow writes the table row of the tensor v, whose directory is dir;
-// rs nil writes blank fields of the same widths.
-func (s *Site) rootRow(b *bytes.Buffer, v *views.Tensor, dir string, rs *rootStats) {
-	t := v.Tensor()
-	b.WriteString("<tr><td><a href=\"" + href(0, dir+"/"+layout.Index) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(v)) + "</td><td class=\"n\">" + numfmt.Commas(t.NumElements()) + "</td>")
+// rowDesc is what a root row shows of a tensor besides its statistics:
+// what fixes the row's size.
+type rowDesc struct {
+	name, dir, dtype string
+	shape            []uint64
+	params           uint64
+}
+
+// describe returns the row description of t, whose views show the type
+// dtype and the shape shape ([views.Shown]), and whose directory is dir.
+func describe(t *tensor.Tensor, dtype string, shape []uint64, dir string) rowDesc {
+	return rowDesc{name: t.Name, dir: dir, dtype: dtype, shape: shape, params: t.NumElements()}
+}
+
+// rootRow writes the table row of the tensor d; rs nil writes blank
+// fields of the same widths.
+func rootRow(b *bytes.Buffer, d *rowDesc, rs *rootStats) {
+	b.WriteString("<tr><td><a href=\"" + href(0, d.dir+"/"+layout.Index) + "\">" + esc(d.name) + "</a></td><td>" + esc(d.dtype) + "</td><td>" + tensor.FormatShape(d.shape) + "</td><td class=\"n\">" + numfmt.Commas(d.params) + "</td>")
 	for k := range 2 {
 		b.WriteString(`<td class="n">`)
 		cell := ""
@@ -184,17 +197,73 @@ func (s *Site) rootRow(b *bytes.Buffer, v *views.Tensor, dir string, rs *rootSta
 	b.WriteString("</tr>\n")
 }
 
+// rowFixed is the size of a root row less its variable fields (see
+// rowLen).
+var rowFixed = func() int64 {
+	var b bytes.Buffer
+	d := rowDesc{dir: "d"}
+	rootRow(&b, &d, nil)
+	return int64(b.Len()) - varLen(&d)
+}()
+
+// rowLen is the size of d's root row, computed without writing it: a
+// 500,000-tensor page's size is the sum of its rows'.
+func rowLen(d *rowDesc) int64 { return rowFixed + varLen(d) }
+
+// varLen is the size of d's variable fields in its row.
+func varLen(d *rowDesc) int64 {
+	n := escLen(d.name) + escLen(d.dtype) + uintLen(d.params)
+	n += hrefLen(d.dir)
+	// The shape: "[a, b, c]".
+	n += 2
+	for i, x := range d.shape {
+		if i > 0 {
+			n += 2
+		}
+		n += uintLen(x)
+	}
+	// The separators of the params' digits.
+	n += (uintLen(d.params) - 1) / 3
+	return int64(n)
+}
+
+// escLen is len(esc(s)).
+func escLen(s string) int {
+	if strings.ContainsAny(s, `<>&'"`) {
+		return len(esc(s))
+	}
+	return len(s)
+}
+
+// hrefLen is the length of the link to dir's index.html, len(href(0,
+// dir+"/"+layout.Index)).
+func hrefLen(dir string) int {
+	for i := range len(dir) {
+		c := dir[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+			return len(href(0, dir+"/"+layout.Index))
+		}
+	}
+	return len("./") + len(dir) + len("/"+layout.Index)
+}
+
+// uintLen is the number of decimal digits of x.
+func uintLen(x uint64) int {
+	n := 1
+	for ; x >= 10; x /= 10 {
+		n++
+	}
+	return n
+}
+
 // rootFoot writes the root index.html after its last tensor row.
 func rootFoot(b *bytes.Buffer) {
 	b.WriteString("</table>\n<p>health: ok, nan (a NaN), inf (an infinity), zero (all zeros), constant (all equal), empty, outlier (RMS over 10&times; the median of its kind across layers, or of 255 tensors spread evenly over a larger kind), n/a (not decoded), error (statistics failed).</p>\n</body>\n</html>\n")
 }
 
 func dtypeOf(v *views.Tensor) string {
-	t := v.Tensor()
-	if d := v.Decoder(); d != nil && d.Dequantized() {
-		return t.DType.String() + " (as " + d.ValueType().String() + ")"
-	}
-	return t.DType.String()
+	dt, _ := views.ShownBy(v.Tensor(), v.Decoder())
+	return dt
 }
 
 // tensorPage writes a tensor's index.html; ts nil writes blank fields.

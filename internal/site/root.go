@@ -14,6 +14,7 @@ import (
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // RootFile is the root index.html, streamed: a head, one table row per
@@ -31,13 +32,12 @@ import (
 // So the first MiB of a 500,000-tensor page costs the statistics of the
 // rows it shows and a few samples, not of the model.
 type RootFile struct {
-	s      *Site
-	n      int
-	viewOf func(i int) *views.Tensor
-	dirOf  func(name string) string
-	head   []byte
-	foot   []byte
-	ends   []int64 // ends[i]: offset of the end of row i, from the first row
+	s    *Site
+	n    int
+	ts   RootTensors
+	head []byte
+	foot []byte
+	ends []int64 // ends[i]: offset of the end of row i, from the first row
 
 	mu      sync.Mutex
 	rows    []rootStats  // nil until the first read; rows[i].known once computed
@@ -45,6 +45,24 @@ type RootFile struct {
 	members [][]int32    // each kind's tensors
 	medians []kindMedian // each kind's, computed on first use
 	scanned int          // rows whose statistics were computed (tests)
+}
+
+// RootTensors are the root page's tensors: how it gets each, by its
+// index in the page. The page keeps nothing they return, so each may
+// make what it returns anew on each call.
+type RootTensors struct {
+	N int
+	// Tensor returns tensor i.
+	Tensor func(i int) *tensor.Tensor
+	// Shown returns tensor i's type and shape as its views show them
+	// ([views.Shown]), without making its views: the page's size needs
+	// every row's, which needs no statistics.
+	Shown func(i int) (dtype string, shape []uint64)
+	// View returns tensor i's views, for its statistics.
+	View func(i int) *views.Tensor
+	// Dir returns tensor i's directory; nil means the report's own
+	// layout, [spec.Report.Paths].
+	Dir func(i int) string
 }
 
 // KindSample is the most tensors of one kind whose RMS the root page's
@@ -57,18 +75,19 @@ type kindMedian struct {
 	m        float64
 }
 
-// NewRoot returns the root index.html of the report r for n tensors,
-// tensor i's views given by viewOf (which may make them anew on each
-// call: the page keeps none) and its directory by dirOf (nil: the
-// report's own layout, [spec.Report.Paths]). It is byte for byte the Root of [New] over the same
-// tensors.
-func NewRoot(r *spec.Report, n int, viewOf func(i int) *views.Tensor, dirOf func(name string) string) *RootFile {
-	if dirOf == nil {
+// NewRoot returns the root index.html of the report r for the tensors
+// ts. It is byte for byte the Root of [New] over the same tensors. It
+// makes no views: the page's size is the sum of its rows', each computed
+// from a tensor's name, directory, type and shape.
+func NewRoot(r *spec.Report, ts RootTensors) *RootFile {
+	if ts.Dir == nil {
 		paths := r.Paths()
-		dirOf = func(name string) string { return strings.Join(paths[name], "/") }
+		ts.Dir = func(i int) string {
+			return strings.Join(paths[ts.Tensor(i).Name], "/")
+		}
 	}
 	s := &Site{report: r}
-	f := &RootFile{s: s, n: n, viewOf: viewOf, dirOf: dirOf, ends: make([]int64, n)}
+	f := &RootFile{s: s, n: ts.N, ts: ts, ends: make([]int64, ts.N)}
 	var b bytes.Buffer
 	s.rootHead(&b)
 	f.head = bytes.Clone(b.Bytes())
@@ -76,15 +95,18 @@ func NewRoot(r *spec.Report, n int, viewOf func(i int) *views.Tensor, dirOf func
 	rootFoot(&b)
 	f.foot = bytes.Clone(b.Bytes())
 	var end int64
-	names := make([]string, n)
-	for i := range n {
-		b.Reset()
-		names[i] = f.row(&b, i, nil)
-		end += int64(b.Len())
+	for i := range f.n {
+		d := f.desc(i)
+		end += rowLen(&d)
 		f.ends[i] = end
 	}
-	f.kindsOf(func(i int) string { return names[i] })
 	return f
+}
+
+// desc returns row i's description.
+func (f *RootFile) desc(i int) rowDesc {
+	dtype, shape := f.ts.Shown(i)
+	return describe(f.ts.Tensor(i), dtype, shape, f.ts.Dir(i))
 }
 
 // Size returns the page's size, known without statistics.
@@ -96,30 +118,23 @@ func (f *RootFile) Size() int64 {
 	return int64(len(f.head)) + rows + int64(len(f.foot))
 }
 
-// row writes row i, and returns its tensor's name.
-func (f *RootFile) row(b *bytes.Buffer, i int, rs *rootStats) string {
-	v := f.viewOf(i)
-	name := v.Tensor().Name
-	f.s.rootRow(b, v, f.dirOf(name), rs)
-	return name
-}
-
 // prepare makes the table of the rows' statistics on the first read. It
 // is called with mu held.
 func (f *RootFile) prepare() {
 	if f.rows == nil {
+		f.kindsOf()
 		f.rows = make([]rootStats, f.n)
 		f.medians = make([]kindMedian, len(f.members))
 	}
 }
 
 // kindsOf fills kinds and members (see [RootFile]).
-func (f *RootFile) kindsOf(names func(i int) string) {
+func (f *RootFile) kindsOf() {
 	f.kinds = make([]int32, f.n)
 	ids := map[string]int32{}
 	for i := range f.n {
 		f.kinds[i] = -1
-		_, k, ok := render.LayerKind(names(i))
+		_, k, ok := render.LayerKind(f.ts.Tensor(i).Name)
 		if !ok {
 			continue
 		}
@@ -144,7 +159,7 @@ func (f *RootFile) rowStats(ctx context.Context, i int) (*rootStats, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ts := f.s.statsOf(ctx, f.viewOf(i))
+	ts := f.s.statsOf(ctx, f.ts.View(i))
 	rs.known, rs.health, rs.rms = true, ts.health, math.NaN()
 	if st := ts.st; st != nil {
 		// Keep the two figures the row shows, not the statistics.
@@ -248,7 +263,8 @@ func (f *RootFile) ReadAt(p []byte, off int64) (int, error) {
 				return n, err
 			}
 			b.Reset()
-			f.row(&b, i, &rs)
+			d := f.desc(i)
+			rootRow(&b, &d, &rs)
 			start := h + f.ends[i] - int64(b.Len())
 			if start+int64(b.Len()) != h+f.ends[i] || (i > 0 && start != h+f.ends[i-1]) {
 				return n, errSize

@@ -16,6 +16,7 @@ import (
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/testmodel"
+	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -148,4 +149,52 @@ func TestSample(t *testing.T) {
 	require.Equal(t, xs[:5], sample(xs[:5], 5))
 	got := sample(xs, 5)
 	require.Equal(t, []int32{0, 249, 499, 749, 999}, got)
+}
+
+// The page's size is known without the views of any tensor, and a read
+// makes those of the rows it covers and of their kinds' samples alone
+// (#25: sizing a 500,000-tensor page made a view per tensor and rendered
+// every row, 8.8 s before the first byte).
+func TestRootSizeMakesNoViews(t *testing.T) {
+	dir := t.TempDir()
+	n, err := testmodel.WriteMoE(dir, 1, 2*KindSample)
+	require.NoError(t, err)
+	s := open(t, dir)
+	made := 0
+	root := NewRoot(s.report, RootTensors{
+		N:      len(s.pages),
+		Tensor: func(i int) *tensor.Tensor { return s.pages[i].v.Tensor() },
+		Shown:  func(i int) (string, []uint64) { return views.Shown(s.pages[i].v.Tensor(), nil) },
+		View:   func(i int) *views.Tensor { made++; return s.pages[i].v },
+		Dir:    func(i int) string { return s.pages[i].Dir },
+	})
+	want := s.oldRoot()
+	require.Equal(t, int64(len(want)), root.Size())
+	require.Zero(t, made, "views made to size the page")
+	p := make([]byte, 16<<10)
+	k, err := root.ReadAt(p, 0)
+	require.NoError(t, err)
+	require.Equal(t, string(want[:k]), string(p[:k]))
+	require.Less(t, made, 4*KindSample, "views made for the first 16 KiB of %d tensors", n)
+}
+
+// A row's size computed from its fields is the size it renders to, for
+// names, types and directories that escaping lengthens.
+func TestRowLen(t *testing.T) {
+	for _, d := range []rowDesc{
+		{name: "a", dir: "a", dtype: "BF16", shape: []uint64{}, params: 1},
+		{name: "model.layers.0.mlp.experts.3.up_proj.weight", dir: "layers/0/mlp/experts/3/up_proj", dtype: "F8_E4M3 (as F32)", shape: []uint64{7168, 2048}, params: 7168 * 2048},
+		{name: `odd.<b>&"name"'%2F` + "\x1b", dir: "odd/%3Cb%3E&\"name\"'/x y/é/~-_.", dtype: "I32", shape: []uint64{2, 0, 3}, params: 0},
+		{name: "big", dir: "q:r/s;t,u?v#w", dtype: "<&>", shape: []uint64{1 << 63, 1<<64 - 1}, params: 1<<64 - 1},
+		{name: "é", dir: "é", dtype: "F32", shape: []uint64{999, 1000}, params: 999000},
+	} {
+		var b bytes.Buffer
+		rootRow(&b, &d, nil)
+		require.Equal(t, int64(b.Len()), rowLen(&d), "%+v", d)
+		for _, rs := range []rootStats{{known: true, health: "na"}, {known: true, decoded: true, rms: -1.5e300, absmax: math.NaN(), health: "outlier"}} {
+			b.Reset()
+			rootRow(&b, &d, &rs)
+			require.Equal(t, int64(b.Len()), rowLen(&d), "%+v", d)
+		}
+	}
 }

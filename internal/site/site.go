@@ -14,6 +14,7 @@ import (
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // Options are the options of [New]; nil means defaults.
@@ -94,7 +95,13 @@ func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) 
 		s.byName[name] = p
 	}
 	s.overview = render.NewOverview(srcs, s.cache)
-	s.root = NewRoot(r, len(tensors), func(i int) *views.Tensor { return tensors[i] }, func(name string) string { return s.byName[name].Dir })
+	s.root = NewRoot(r, RootTensors{
+		N:      len(tensors),
+		Tensor: func(i int) *tensor.Tensor { return tensors[i].Tensor() },
+		Shown:  func(i int) (string, []uint64) { return views.ShownBy(tensors[i].Tensor(), tensors[i].Decoder()) },
+		View:   func(i int) *views.Tensor { return tensors[i] },
+		Dir:    func(i int) string { return s.pages[i].Dir },
+	})
 	return s, nil
 }
 

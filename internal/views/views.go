@@ -79,17 +79,7 @@ func NewTensor(t *tensor.Tensor, opts *Options) *Tensor {
 	if o.Scan != nil {
 		v.scan = *o.Scan
 	}
-	switch {
-	case o.Decoder != nil:
-		v.dec = o.Decoder
-	case o.Scale != nil:
-		v.dec, v.decErr = decode.NewScaled(t, o.Scale, o.Block)
-	default:
-		v.dec, v.decErr = decode.NewDecoder(t)
-	}
-	if v.decErr != nil {
-		v.dec = nil
-	}
+	v.dec, v.decErr = decoderOf(t, &o)
 	v.values = newValues(v)
 	v.f32 = newF32(v)
 	v.npy = newNPY(v)
@@ -97,6 +87,54 @@ func NewTensor(t *tensor.Tensor, opts *Options) *Tensor {
 	v.sha = &shaView{v: v}
 	v.hist = newHistView(v)
 	return v
+}
+
+// decoderOf returns the decoder of t's views, or nil and why there is
+// none.
+func decoderOf(t *tensor.Tensor, o *Options) (*decode.Decoder, error) {
+	var d *decode.Decoder
+	var err error
+	switch {
+	case o.Decoder != nil:
+		d = o.Decoder
+	case o.Scale != nil:
+		d, err = decode.NewScaled(t, o.Scale, o.Block)
+	default:
+		d, err = decode.NewDecoder(t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Shown returns t's type as the views of t made with opts show it (a
+// dequantized tensor's says what its values are: "Q4_K (as F32)") and
+// the shape of their values. It makes a decoder only where that may
+// differ from t's own type and shape (options, a quantized type), never
+// the views: what a listing of many tensors needs.
+func Shown(t *tensor.Tensor, opts *Options) (dtype string, shape []uint64) {
+	if (opts == nil || opts.Decoder == nil && opts.Scale == nil) && !t.DType.Quantized() {
+		return t.DType.String(), t.Shape
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	d, _ := decoderOf(t, &o)
+	return ShownBy(t, d)
+}
+
+// ShownBy is [Shown] for t decoded by d (nil: not decoded).
+func ShownBy(t *tensor.Tensor, d *decode.Decoder) (dtype string, shape []uint64) {
+	if d == nil {
+		return t.DType.String(), t.Shape
+	}
+	dtype = t.DType.String()
+	if d.Dequantized() {
+		dtype += " (as " + d.ValueType().String() + ")"
+	}
+	return dtype, d.Shape()
 }
 
 // Tensor returns the tensor viewed.
