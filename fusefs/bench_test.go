@@ -94,13 +94,13 @@ func BenchmarkFindMoE(b *testing.B) {
 
 // checked opens and checks the model a benchmark wrote into dir (err is
 // the writing's), closing it when the benchmark ends.
-func checked(b *testing.B, dir string, err error) *spec.Report {
-	b.Helper()
-	require.NoError(b, err)
+func checked(tb testing.TB, dir string, err error) *spec.Report {
+	tb.Helper()
+	require.NoError(tb, err)
 	m, err := model.Open(dir)
-	require.NoError(b, err)
-	b.Cleanup(func() { m.Close() })
+	require.NoError(tb, err)
+	tb.Cleanup(func() { m.Close() })
 	r, err := spec.Check(m)
-	require.NoError(b, err)
+	require.NoError(tb, err)
 	return r
 }

@@ -120,12 +120,7 @@ func TestLinesContent(t *testing.T) {
 func TestTreeBytesPerTensor(t *testing.T) {
 	dir := t.TempDir()
 	n, err := testmodel.WriteMoE(dir, 4, 1000)
-	require.NoError(t, err)
-	m, err := model.Open(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
+	r := checked(t, dir, err)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -144,12 +139,7 @@ func TestTreeBytesPerTensor(t *testing.T) {
 func TestLazyTreesBytesPerTensor(t *testing.T) {
 	dir := t.TempDir()
 	n, err := testmodel.WriteMoE(dir, 4, 1000)
-	require.NoError(t, err)
-	m, err := model.Open(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
+	r := checked(t, dir, err)
 	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	var before, after runtime.MemStats
@@ -210,12 +200,7 @@ func TestComparePathStr(t *testing.T) {
 func TestFilesOnlyListing(t *testing.T) {
 	dir := t.TempDir()
 	_, err := testmodel.WriteMoE(dir, 1, 3)
-	require.NoError(t, err)
-	m, err := model.Open(dir)
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
+	r := checked(t, dir, err)
 	root, err := newRoot(r, 1, 1, true, nil, nil, nil)
 	require.NoError(t, err)
 	tr := root.t
