@@ -69,7 +69,7 @@ type diskVersion struct {
 	chunk       int64
 	data, index *os.File // nil until used by this process
 	// direct is the data file opened again with O_DIRECT, for writing
-	// whole aligned chunks (see [diskCache.writeChunk]); nil where the
+	// whole aligned chunks (see [diskCache.writeRun]); nil where the
 	// filesystem refuses it.
 	direct  *os.File
 	entries int
@@ -580,8 +580,17 @@ func (c *diskCache) putRun(run []pendingChunk) {
 	c.evictLocked()
 }
 
-// writeRun writes iovs (n bytes in all) at off in v's data file, as
-// writeChunk writes one chunk: with O_DIRECT where all is aligned.
+// writeRun writes iovs (n bytes in all: one chunk, or a run of
+// consecutive ones) at off in v's data file: with O_DIRECT (direct, v's
+// data file so opened, if not nil) where the offset and every piece are
+// aligned (full chunks from the pool's page-aligned arrays: every chunk of
+// a stream but the file's last), else through the page cache. A buffered
+// write copies the chunks into the page cache, which a first read of a
+// tensor does for every mebibyte it streams: it cost the daemon as much
+// CPU as reading the bytes from the network (about 0.4 s of CPU per 300
+// MB); O_DIRECT hands the pages to the device as they are, and leaves the
+// page cache to what is read. A filesystem that refuses it (EINVAL) gets
+// buffered writes from then on.
 func (c *diskCache) writeRun(v *diskVersion, direct *os.File, iovs [][]byte, off, n int64) error {
 	aligned := direct != nil && off%directAlign == 0
 	for _, b := range iovs {
@@ -640,7 +649,7 @@ func (c *diskCache) putNow(k chunkKey, chunk int64, data []byte) {
 	// ext4's block-by-block delayed allocation: about 5% less daemon CPU
 	// for a streamed tensor. A filesystem that cannot just writes.
 	unix.Fallocate(int(v.data.Fd()), unix.FALLOC_FL_KEEP_SIZE, k.index*chunk, n)
-	if err := c.writeChunk(v, direct, data, k.index*chunk); err != nil {
+	if err := c.writeRun(v, direct, [][]byte{data}, k.index*chunk, n); err != nil {
 		return
 	}
 	if _, err := v.index.WriteAt(rec[:], int64(indexHeader)+k.index*recordSize); err != nil {
@@ -660,34 +669,6 @@ func (c *diskCache) putNow(k chunkKey, chunk int64, data []byte) {
 // directAlign is what O_DIRECT asks of a write's memory, offset and
 // length: the filesystem's logical block, 4 KiB at most in practice.
 const directAlign = 4 << 10
-
-// writeChunk writes a chunk's bytes at off in v's data file: with
-// O_DIRECT (direct, v's data file so opened, if not nil) where the bytes and the offset are aligned (a full chunk from
-// the pool's page-aligned arrays: every chunk of a stream but the file's
-// last), else through the page cache. A buffered write copies the chunk
-// into the page cache, which a first read of a tensor does for every
-// mebibyte it streams: it cost the daemon as much CPU as reading the
-// bytes from the network (about 0.4 s of CPU per 300 MB); O_DIRECT hands
-// the pages to the device as they are, and leaves the page cache to what
-// is read. A filesystem that refuses it (EINVAL) gets buffered writes
-// from then on.
-func (c *diskCache) writeChunk(v *diskVersion, direct *os.File, data []byte, off int64) error {
-	if direct != nil && len(data)%directAlign == 0 && off%directAlign == 0 &&
-		uintptr(unsafe.Pointer(unsafe.SliceData(data)))%directAlign == 0 {
-		_, err := direct.WriteAt(data, off)
-		if !errors.Is(err, unix.EINVAL) {
-			return err
-		}
-		c.mu.Lock()
-		if v.direct == direct {
-			v.direct = nil
-			direct.Close()
-		}
-		c.mu.Unlock()
-	}
-	_, err := v.data.WriteAt(data, off)
-	return err
-}
 
 func (c *diskCache) remove(k chunkKey) {
 	c.mu.Lock()
