@@ -72,11 +72,7 @@ type TensorInfo struct {
 
 // Open opens and parses a local GGUF file; Close closes it.
 func Open(path string) (*File, error) {
-	src, err := source.OpenLocal(path)
-	if err != nil {
-		return nil, err
-	}
-	return owning(src)
+	return source.OpenLocalWith(path, owning)
 }
 
 // owning parses src as a File that closes src when it is closed, closing

@@ -49,16 +49,7 @@ func (f *File) Warnings() []string { return f.warnings }
 
 // Open opens and validates the local file at path.
 func Open(path string) (*File, error) {
-	src, err := source.OpenLocal(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := NewFile(src)
-	if err != nil {
-		src.Close()
-		return nil, err
-	}
-	return f, nil
+	return source.OpenLocalWith(path, NewFile)
 }
 
 // legacyMagic is the legacy format's first pickle: protocol 2, the magic
@@ -603,13 +594,8 @@ func baseName(name string) string {
 // checkpoint) into one list sorted by name; a tensor name in two files
 // is an error.
 func Join(files []*File) ([]*tensor.Tensor, error) {
-	lists := make([][]*tensor.Tensor, len(files))
-	for i, f := range files {
-		lists[i] = f.tensors
-	}
-	all, dup, i, j := tensor.Join(lists)
+	all, dup, prev, f := tensor.JoinFiles(files, (*File).Tensors)
 	if dup != nil {
-		prev, f := files[i], files[j]
 		return nil, formatErr(f.Name(), CodeDuplicate, dup.Name, "tensor %s is stored in both %s and %s", printable(dup.Name), baseName(prev.Name()), baseName(f.Name()))
 	}
 	return all, nil

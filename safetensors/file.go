@@ -25,16 +25,7 @@ type File struct {
 
 // Open opens and validates a local file. Close closes it.
 func Open(path string) (*File, error) {
-	src, err := source.OpenLocal(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := NewFile(src)
-	if err != nil {
-		src.Close()
-		return nil, err
-	}
-	return f, nil
+	return source.OpenLocalWith(path, NewFile)
 }
 
 // NewFile validates the safetensors file src. Only the header is read,

@@ -284,13 +284,8 @@ func (idx *Index) MissingShards(exists func(shard string) bool) error {
 // Join merges the tensors of several files into one list sorted by name,
 // applying rule I4: no tensor is stored in two files.
 func Join(files []*File) ([]*tensor.Tensor, error) {
-	lists := make([][]*tensor.Tensor, len(files))
-	for i, f := range files {
-		lists[i] = f.tensors
-	}
-	all, dup, i, j := tensor.Join(lists)
+	all, dup, prev, f := tensor.JoinFiles(files, (*File).Tensors)
 	if dup != nil {
-		prev, f := files[i], files[j]
 		return nil, formatErr(f.Name(), CodeDuplicateTensor, dup.Name, "tensor %q is stored in both %s and %s",
 			dup.Name, baseName(prev.Name()), baseName(f.Name()))
 	}

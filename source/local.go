@@ -65,6 +65,22 @@ type LocalFile struct {
 	mapErr  error
 }
 
+// OpenLocalWith opens the local regular file at path and parses it with
+// parse, which then owns it (a format's NewFile); if parse fails, the
+// file is closed.
+func OpenLocalWith[T any](path string, parse func(File) (T, error)) (T, error) {
+	src, err := OpenLocal(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := parse(src)
+	if err != nil {
+		src.Close()
+	}
+	return v, err
+}
+
 // OpenLocal opens a local regular file by path.
 func OpenLocal(path string) (*LocalFile, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)

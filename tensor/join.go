@@ -58,6 +58,20 @@ func Join(lists [][]*Tensor) (all []*Tensor, dup *Tensor, first, second int) {
 	return buf, nil, 0, 0
 }
 
+// JoinFiles is [Join] over the tensors of files, list giving each file's;
+// a name stored in two files is returned as dup with those two files.
+func JoinFiles[F any](files []F, list func(F) []*Tensor) (all []*Tensor, dup *Tensor, first, second F) {
+	lists := make([][]*Tensor, len(files))
+	for i, f := range files {
+		lists[i] = list(f)
+	}
+	all, dup, i, j := Join(lists)
+	if dup != nil {
+		return nil, dup, files[i], files[j]
+	}
+	return all, nil, first, second
+}
+
 func compareNames(a, b *Tensor) int { return strings.Compare(a.Name, b.Name) }
 
 // merge merges the sorted a and b into dst, len(a)+len(b) long; of equal

@@ -66,3 +66,28 @@ func TestJoinMerge(t *testing.T) {
 	require.Nil(t, dup)
 	assert.Equal(t, []string{"p", "q", "r"}, []string{all[0].Name, all[1].Name, all[2].Name})
 }
+
+// TestJoinFiles joins through the files' own lists and names the two
+// files that store one name.
+func TestJoinFiles(t *testing.T) {
+	type file struct {
+		name string
+		ts   []*Tensor
+	}
+	list := func(f *file) []*Tensor { return f.ts }
+	x, y := &Tensor{Name: "x"}, &Tensor{Name: "y"}
+	f1, f2 := &file{"1", []*Tensor{y}}, &file{"2", []*Tensor{x}}
+	all, dup, first, second := JoinFiles([]*file{f1, f2}, list)
+	require.Nil(t, dup)
+	assert.Nil(t, first)
+	assert.Nil(t, second)
+	assert.Equal(t, []*Tensor{x, y}, all)
+
+	again := &Tensor{Name: "y"}
+	f3 := &file{"3", []*Tensor{again}}
+	all, dup, first, second = JoinFiles([]*file{f1, f2, f3}, list)
+	assert.Nil(t, all)
+	assert.Same(t, again, dup)
+	assert.Same(t, f1, first)
+	assert.Same(t, f3, second)
+}
