@@ -48,7 +48,7 @@ func New(baseURL string, opts Options) (*FS, error) {
 func newStoreFS(baseURL string, opts Options, st Store) (*FS, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &Error{Code: CodeBadLocation, URL: redact(baseURL),
+		return nil, &Error{Code: CodeBadLocation, URL: Redact(baseURL),
 			Detail: "not an http:// or https:// URL with a host"}
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
@@ -206,12 +206,13 @@ func (f *FS) nameOf(u *url.URL, name string) string {
 	return u.Redacted()
 }
 
-// redact hides the password of a URL that may not parse.
-func redact(raw string) string {
+// Redact hides the password of a URL that may not parse: one that does
+// not parse loses all before its last "@" (a password may hold one).
+func Redact(raw string) string {
 	if u, err := url.Parse(raw); err == nil {
 		return u.Redacted()
 	}
-	if i := strings.Index(raw, "@"); i >= 0 {
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
 		return "…" + raw[i:]
 	}
 	return raw

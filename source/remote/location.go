@@ -55,7 +55,7 @@ func ParseLocationOptions(loc string, opts Options) (fsys source.FS, file string
 	case strings.HasPrefix(loc, "http://"), strings.HasPrefix(loc, "https://"):
 		u, perr := url.Parse(loc)
 		if perr != nil || u.Host == "" {
-			return nil, "", true, &Error{Code: CodeBadLocation, URL: redact(loc), Detail: "not a URL with a host", Err: perr}
+			return nil, "", true, &Error{Code: CodeBadLocation, URL: Redact(loc), Detail: "not a URL with a host", Err: perr}
 		}
 		if u.RawQuery != "" || u.Fragment != "" {
 			return nil, "", true, &Error{Code: CodeBadLocation, URL: u.Redacted(), Detail: "a model URL cannot have a query or fragment"}

@@ -79,6 +79,19 @@ func TestParseLocation(t *testing.T) {
 	}
 }
 
+// TestRedact hides a URL's password, all before the last "@" of one that
+// does not parse (its password may hold an "@").
+func TestRedact(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{"http://user:secret@127.0.0.1:1/dir/", "http://user:xxxxx@127.0.0.1:1/dir/"},
+		{"http://127.0.0.1:1/dir/", "http://127.0.0.1:1/dir/"},
+		{"http://user:se@cret@[::1/", "…@[::1/"},
+		{"http://h/%zz", "http://h/%zz"},
+	} {
+		require.Equal(t, tc.want, Redact(tc.raw), tc.raw)
+	}
+}
+
 func TestHubTokenOnlyForEndpoint(t *testing.T) {
 	t.Setenv("HF_ENDPOINT", "http://127.0.0.1:9")
 	t.Setenv("HF_TOKEN", "hf_secret")

@@ -13,6 +13,8 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/smithy-go/logging"
+
+	"github.com/fsmount/fsmount/source/remote"
 )
 
 // DefaultRegion is the region requests are signed for when none is set.
@@ -49,10 +51,10 @@ func loadAccount(ctx context.Context, loc string, unsigned bool) (*account, erro
 	if ep := serviceEndpoint(ctx, cfg); ep != "" {
 		u, err := url.Parse(ep)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
-			return nil, &Error{Code: CodeBadLocation, Location: loc, Detail: "the S3 endpoint " + redact(ep) + " is not an http:// or https:// URL with a host"}
+			return nil, &Error{Code: CodeBadLocation, Location: loc, Detail: "the S3 endpoint " + remote.Redact(ep) + " is not an http:// or https:// URL with a host"}
 		}
 		if u.User != nil {
-			return nil, &Error{Code: CodeBadLocation, Location: loc, Detail: "the S3 endpoint " + redact(ep) + " carries credentials; set them in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"}
+			return nil, &Error{Code: CodeBadLocation, Location: loc, Detail: "the S3 endpoint " + remote.Redact(ep) + " carries credentials; set them in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"}
 		}
 		u.Path = strings.TrimRight(u.Path, "/")
 		u.RawPath = ""
@@ -144,15 +146,4 @@ func (a *account) endpointName() string {
 		return a.endpoint.Redacted()
 	}
 	return "s3." + a.region + ".amazonaws.com"
-}
-
-// redact hides the password of a URL that may not parse.
-func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	if i := strings.LastIndex(raw, "@"); i >= 0 {
-		return "…" + raw[i:]
-	}
-	return raw
 }
