@@ -266,7 +266,7 @@ type DeltaNPY struct {
 }
 
 func newDeltaNPY(d *DeltaView, shape []uint64) views.View {
-	h, err := npyHeader("<f4", shape)
+	h, err := views.NPYHeader("<f4", shape)
 	if err != nil {
 		return views.Bytes("not available: " + err.Error() + "\n")
 	}
@@ -301,36 +301,4 @@ func (n *DeltaNPY) ReadAt(p []byte, off int64) (int, error) {
 		}
 	}
 	return done, nil
-}
-
-// npyHeader returns the .npy v1.0 header of an array of descr and shape,
-// padded with spaces so that the data starts at a multiple of 64 bytes
-// (the layout of views' values.npy).
-func npyHeader(descr string, shape []uint64) ([]byte, error) {
-	var d strings.Builder
-	d.WriteString("{'descr': '" + descr + "', 'fortran_order': False, 'shape': (")
-	for i, s := range shape {
-		if i > 0 {
-			d.WriteString(" ")
-		}
-		d.WriteString(strconv.FormatUint(s, 10) + ",")
-	}
-	dict := d.String()
-	if len(shape) > 1 {
-		dict = dict[:len(dict)-1] // "(2, 3)" but "(3,)"
-	}
-	dict += "), }"
-	total := (10 + len(dict) + 1 + 63) / 64 * 64
-	hlen := total - 10
-	if hlen > math.MaxUint16 {
-		return nil, errors.New(".npy v1.0 header would exceed 65535 bytes")
-	}
-	h := make([]byte, 0, total)
-	h = append(h, "\x93NUMPY\x01\x00"...)
-	h = append(h, byte(hlen), byte(hlen>>8))
-	h = append(h, dict...)
-	for len(h) < total-1 {
-		h = append(h, ' ')
-	}
-	return append(h, '\n'), nil
 }

@@ -29,9 +29,9 @@ type NPY struct {
 	msg    View // set when not decoded
 }
 
-// npyHeader returns the .npy v1.0 header of an array of descr and shape,
-// padded so that the data starts at a multiple of 64.
-func npyHeader(descr string, shape []uint64) ([]byte, error) {
+// NPYHeader returns the .npy v1.0 header of an array of descr and shape,
+// padded with spaces so that the data starts at a multiple of 64 bytes.
+func NPYHeader(descr string, shape []uint64) ([]byte, error) {
 	d := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': ("
 	for i, s := range shape {
 		if i > 0 {
@@ -43,11 +43,10 @@ func npyHeader(descr string, shape []uint64) ([]byte, error) {
 		d = d[:len(d)-1] // "(2, 3)" but "(3,)"
 	}
 	d += "), }"
-	total := 10 + len(d) + 1
-	total = (total + 63) / 64 * 64
+	total := (10 + len(d) + 1 + 63) / 64 * 64
 	hlen := total - 10
 	if hlen > math.MaxUint16 {
-		return nil, errors.New("not decoded: .npy v1.0 header would exceed 65535 bytes")
+		return nil, errors.New(".npy v1.0 header would exceed 65535 bytes")
 	}
 	h := make([]byte, 0, total)
 	h = append(h, "\x93NUMPY\x01\x00"...)
@@ -75,9 +74,9 @@ func newNPY(v *Tensor) *NPY {
 	if !raw {
 		shape = v.dec.Shape()
 	}
-	h, err := npyHeader(descr, shape)
+	h, err := NPYHeader(descr, shape)
 	if err != nil {
-		return &NPY{msg: newUnreadable(0, 1, err)}
+		return &NPY{msg: newUnreadable(0, 1, errors.New("not decoded: "+err.Error()))}
 	}
 	n := &NPY{header: h, t: t, raw: raw}
 	if raw {
