@@ -700,14 +700,25 @@ func (u *unpickler) global(module, name string) error {
 	return u.push(&g)
 }
 
-func (u *unpickler) appendTo(items []any) error {
+// topAs returns the top of the stack, which op (as "APPEND to") needs to
+// be a T.
+func topAs[T any](u *unpickler, op string) (T, error) {
+	var t T
 	v, err := u.top()
 	if err != nil {
-		return err
+		return t, err
 	}
-	l, ok := v.(*pyList)
+	t, ok := v.(T)
 	if !ok {
-		return perr(CodeInvalidPickle, "APPEND to %s", describe(v))
+		return t, perr(CodeInvalidPickle, "%s %s", op, describe(v))
+	}
+	return t, nil
+}
+
+func (u *unpickler) appendTo(items []any) error {
+	l, err := topAs[*pyList](u, "APPEND to")
+	if err != nil {
+		return err
 	}
 	if len(l.items)+len(items) > maxStack {
 		return perr(CodeLimit, "a list grows past %d items", maxStack)
@@ -717,13 +728,9 @@ func (u *unpickler) appendTo(items []any) error {
 }
 
 func (u *unpickler) setItems(items []any) error {
-	v, err := u.top()
+	d, err := topAs[*pyDict](u, "SETITEM on")
 	if err != nil {
 		return err
-	}
-	d, ok := v.(*pyDict)
-	if !ok {
-		return perr(CodeInvalidPickle, "SETITEM on %s", describe(v))
 	}
 	return d.setItems(items)
 }
