@@ -163,11 +163,7 @@ func (f *File) Warnings() []string { return f.warnings }
 
 // ParameterCount returns the number of elements over all tensors.
 func (f *File) ParameterCount() uint64 {
-	var n uint64
-	for _, t := range f.tensors {
-		n += t.NumElements()
-	}
-	return n
+	return tensor.Elements(f.tensors)
 }
 
 func (f *File) warn(format string, args ...any) {

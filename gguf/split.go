@@ -97,16 +97,13 @@ func Join(first *File, fsys source.FS) (*Model, error) {
 func join(first *File, fsys source.FS, dir, base string) (*Model, error) {
 	m := &Model{files: []*File{first}, warnings: slices.Clone(first.Warnings())}
 	name := first.Source().Name()
-	count, ok, err := splitU16(first, KeySplitCount)
+	sp, err := splitOf(first)
 	if err != nil {
 		return nil, err
 	}
-	no, hasNo, err := splitU16(first, KeySplitNo)
-	if err != nil {
-		return nil, err
-	}
-	if !ok || count <= 1 {
-		if hasNo && no != 0 {
+	count, no := sp.count, sp.no
+	if !sp.hasCount || count <= 1 {
+		if sp.hasNo && no != 0 {
 			return nil, formatErr(name, CodeBadSplit, "", "%s is %d in a model of %d file", KeySplitNo, no, max(count, 1))
 		}
 		if _, n, c, isShard := ParseSplitName(base); isShard && c > 1 {
@@ -121,7 +118,7 @@ func join(first *File, fsys source.FS, dir, base string) (*Model, error) {
 	if !isShard || n != 1 || c != int(count) {
 		return nil, formatErr(name, CodeBadSplit, "", "first of %d shards, but its name %q is not PREFIX-00001-of-%05d.gguf", count, base, count)
 	}
-	ok = false
+	ok := false
 	defer func() {
 		if !ok {
 			m.Close()
@@ -142,17 +139,13 @@ func join(first *File, fsys source.FS, dir, base string) (*Model, error) {
 		}
 		m.opened = append(m.opened, f)
 		m.files = append(m.files, f)
-		sno, okNo, err := splitU16(f, KeySplitNo)
+		s, err := splitOf(f)
 		if err != nil {
 			return nil, err
 		}
-		scount, okCount, err := splitU16(f, KeySplitCount)
-		if err != nil {
-			return nil, err
-		}
-		if !okNo || !okCount || int(sno) != i-1 || scount != count {
+		if !s.hasNo || !s.hasCount || int(s.no) != i-1 || s.count != count {
 			return nil, formatErr(src.Name(), CodeBadSplit, "", "shard %d of %d has %s %d and %s %d (present: %v, %v); want %d and %d",
-				i, count, KeySplitNo, sno, KeySplitCount, scount, okNo, okCount, i-1, count)
+				i, count, KeySplitNo, s.no, KeySplitCount, s.count, s.hasNo, s.hasCount, i-1, count)
 		}
 		for _, w := range f.Warnings() {
 			m.warnings = append(m.warnings, path.Base(src.Name())+": "+w)
@@ -186,6 +179,21 @@ func splitU16(f *File, key string) (uint16, bool, error) {
 	}
 	n, _ := v.Uint()
 	return uint16(n), true, nil
+}
+
+// splitKeys is a file's split.no and split.count, and whether each is set.
+type splitKeys struct {
+	no, count       uint16
+	hasNo, hasCount bool
+}
+
+// splitOf reads a file's split keys.
+func splitOf(f *File) (s splitKeys, err error) {
+	if s.count, s.hasCount, err = splitU16(f, KeySplitCount); err != nil {
+		return s, err
+	}
+	s.no, s.hasNo, err = splitU16(f, KeySplitNo)
+	return s, err
 }
 
 // index gathers the shards' tensors, refusing a name held by two shards.
@@ -228,11 +236,7 @@ func (m *Model) Warnings() []string { return m.warnings }
 
 // ParameterCount returns the number of elements over all tensors.
 func (m *Model) ParameterCount() uint64 {
-	var n uint64
-	for _, t := range m.tensors {
-		n += t.NumElements()
-	}
-	return n
+	return tensor.Elements(m.tensors)
 }
 
 // Close closes the files the Model opened.

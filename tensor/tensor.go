@@ -68,6 +68,15 @@ func (t *Tensor) NumElements() uint64 {
 	return n
 }
 
+// Elements returns the number of elements over all of ts.
+func Elements(ts []*Tensor) uint64 {
+	var n uint64
+	for _, t := range ts {
+		n += t.NumElements()
+	}
+	return n
+}
+
 // Reader returns a reader of the tensor's bytes, reading with the file's
 // ReadAt (pread for a local file: an I/O error or a truncated file is an
 // error, never a fault).
