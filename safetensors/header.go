@@ -147,13 +147,9 @@ func (p *headerParser) parseEntries() ([]entry, map[string]string, error) {
 		}
 		pos := s.pos
 		at := len(p.names)
-		if p.names, err = s.appendStr(p.names); err != nil {
+		if p.names, err = s.appendKey(p.names); err != nil {
 			p.names = p.names[:at]
 			return entries, nil, err
-		}
-		if !s.consume(':') {
-			p.names = p.names[:at]
-			return entries, nil, s.errorf("expected ':', found %s", s.describeNext())
 		}
 		if string(p.names[at:]) == metadataKey {
 			p.names = p.names[:at]
@@ -196,14 +192,11 @@ func (p *headerParser) metadata() (map[string]string, error) {
 		if err != nil || !ok {
 			return meta, err
 		}
-		k, err := s.str()
-		if err != nil {
-			return nil, err
-		}
 		// A key given twice keeps its last value, as serde's HashMap in
 		// the reference does: metadata is free text, not a tensor.
-		if !s.consume(':') {
-			return nil, s.errorf("expected ':', found %s", s.describeNext())
+		k, err := s.key()
+		if err != nil {
+			return nil, err
 		}
 		if s.peek() != '"' {
 			return nil, s.errorf("%s value for %q must be a string, found %s (arbitrary JSON is not allowed)", metadataKey, k, s.describeNext())
@@ -231,11 +224,8 @@ func (p *headerParser) tensor(e *entry, name []byte) error {
 		}
 		kpos := s.pos
 		var k string
-		if p.key, err = s.appendStr(p.key[:0]); err != nil {
+		if p.key, err = s.appendKey(p.key[:0]); err != nil {
 			return err
-		}
-		if !s.consume(':') {
-			return s.errorf("expected ':', found %s", s.describeNext())
 		}
 		switch string(p.key) { // no copy: the three fields are constants
 		case "dtype", "shape", "data_offsets":

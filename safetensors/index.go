@@ -84,12 +84,9 @@ func (idx *Index) parse(raw []byte) error {
 		if !ok {
 			break
 		}
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
 			return err
-		}
-		if !s.consume(':') {
-			return s.errorf("expected ':', found %s", s.describeNext())
 		}
 		switch key {
 		case "weight_map":
@@ -143,12 +140,9 @@ func (idx *Index) parseWeightMap(s *scanner) error {
 				return err
 			}
 			at, start := len(names), s.pos
-			if names, err = s.appendStr(names); err != nil {
+			if names, err = s.appendKey(names); err != nil {
 				names = names[:at]
 				return err
-			}
-			if !s.consume(':') {
-				return s.errorf("expected ':', found %s", s.describeNext())
 			}
 			if s.peek() != '"' {
 				return s.errorf("weight_map: tensor %q: shard must be a string, found %s", names[at:], s.describeNext())
@@ -220,12 +214,9 @@ func (idx *Index) parseMetadata(s *scanner) error {
 		if err != nil || !ok {
 			return err
 		}
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
 			return err
-		}
-		if !s.consume(':') {
-			return s.errorf("expected ':', found %s", s.describeNext())
 		}
 		if key != "total_size" {
 			if err := s.skipValue(); err != nil {

@@ -146,6 +146,33 @@ func (s *scanner) appendStr(dst []byte) ([]byte, error) {
 	return dst, s.errorf("unterminated string")
 }
 
+// key reads an object's key and the ':' after it.
+func (s *scanner) key() (string, error) {
+	k, err := s.str()
+	if err == nil {
+		err = s.colon()
+	}
+	return k, err
+}
+
+// appendKey is [scanner.key] appending the key's bytes to dst, as
+// [scanner.appendStr].
+func (s *scanner) appendKey(dst []byte) ([]byte, error) {
+	dst, err := s.appendStr(dst)
+	if err == nil {
+		err = s.colon()
+	}
+	return dst, err
+}
+
+// colon consumes the ':' after an object's key.
+func (s *scanner) colon() error {
+	if !s.consume(':') {
+		return s.errorf("expected ':', found %s", s.describeNext())
+	}
+	return nil
+}
+
 // strSlow appends the string starting at start, escapes decoded, to out.
 func (s *scanner) strSlow(out []byte, start int) ([]byte, error) {
 	i := start
@@ -325,11 +352,8 @@ func (s *scanner) skipValueWithin(open, limit int) error {
 			}
 			stack = append(stack, close)
 			if close == '}' {
-				if _, err := s.str(); err != nil {
+				if _, err := s.key(); err != nil {
 					return err
-				}
-				if !s.consume(':') {
-					return s.errorf("expected ':', found %s", s.describeNext())
 				}
 			}
 			continue
@@ -360,11 +384,8 @@ func (s *scanner) skipValueWithin(open, limit int) error {
 				return s.errorf("expected ',' or '%c', found %s", close, s.describeNext())
 			}
 			if close == '}' {
-				if _, err := s.str(); err != nil {
+				if _, err := s.key(); err != nil {
 					return err
-				}
-				if !s.consume(':') {
-					return s.errorf("expected ':', found %s", s.describeNext())
 				}
 			}
 			break
