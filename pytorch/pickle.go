@@ -269,19 +269,6 @@ func (u *unpickler) push(v any) error {
 	return nil
 }
 
-func (u *unpickler) pop() (any, error) {
-	base := 0
-	if n := len(u.marks); n > 0 {
-		base = u.marks[n-1]
-	}
-	if len(u.stack) <= base {
-		return nil, perr(CodeInvalidPickle, "stack underflow at byte %d", u.pos)
-	}
-	v := u.stack[len(u.stack)-1]
-	u.stack = u.stack[:len(u.stack)-1]
-	return v, nil
-}
-
 func (u *unpickler) top() (any, error) {
 	base := 0
 	if n := len(u.marks); n > 0 {
@@ -291,6 +278,14 @@ func (u *unpickler) top() (any, error) {
 		return nil, perr(CodeInvalidPickle, "stack underflow at byte %d", u.pos)
 	}
 	return u.stack[len(u.stack)-1], nil
+}
+
+func (u *unpickler) pop() (any, error) {
+	v, err := u.top()
+	if err == nil {
+		u.stack = u.stack[:len(u.stack)-1]
+	}
+	return v, err
 }
 
 // popMark pops the values since the last MARK, and the MARK.
