@@ -297,17 +297,22 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 		{"+inf", func(s *decode.Stats) uint64 { return s.PosInf }}, {"-inf", func(s *decode.Stats) uint64 { return s.NegInf }},
 		{"zeros", func(s *decode.Stats) uint64 { return s.Zeros }}, {"subnormals", func(s *decode.Stats) uint64 { return s.Subnormals }},
 	}
-	for _, c := range counts {
-		b.WriteString("<tr><th>" + c.name + `</th><td class="n">`)
+	// A statistic's row: blank before the statistics are known, "-" for
+	// a tensor that has none.
+	row := func(name string, width int, value func() string) {
+		b.WriteString("<tr><th>" + name + `</th><td class="n">`)
 		v := ""
 		if ts != nil {
 			v = "-"
 			if st != nil {
-				v = strconv.FormatUint(c.f(st), 10)
+				v = value()
 			}
 		}
-		padTo(&b, v, countW)
+		padTo(&b, v, width)
 		b.WriteString("</td></tr>\n")
+	}
+	for _, c := range counts {
+		row(c.name, countW, func() string { return strconv.FormatUint(c.f(st), 10) })
 	}
 	floats := []struct {
 		name string
@@ -318,16 +323,7 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 		{"absmax", func(s *decode.Stats) float64 { return s.AbsMax }}, {"rms", func(s *decode.Stats) float64 { return s.RMS }},
 	}
 	for _, c := range floats {
-		b.WriteString("<tr><th>" + c.name + `</th><td class="n">`)
-		v := ""
-		if ts != nil {
-			v = "-"
-			if st != nil {
-				v = render.Sci(c.f(st), 16)
-			}
-		}
-		padTo(&b, v, statW)
-		b.WriteString("</td></tr>\n")
+		row(c.name, statW, func() string { return render.Sci(c.f(st), 16) })
 	}
 	b.WriteString("<tr><th>health</th>")
 	healthCell(&b, ts)
