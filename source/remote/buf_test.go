@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/fsmount/fsmount/internal/nginxtest"
 )
 
 // TestReusedBuffers has streaming and random readers share one file and
@@ -24,11 +20,8 @@ import (
 // reference is released twice and every array out of the pool is one the
 // memory cache still holds.
 func TestReusedBuffers(t *testing.T) {
-	root := t.TempDir()
 	const cs = 64 << 10
-	data := pattern(6<<20+321, 3)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 6<<20+321, 3)
 	opts := testOptions()
 	opts.ChunkSize = cs
 	opts.MemCacheSize = 4 * cs
@@ -147,11 +140,8 @@ func checkNoLeak(t *testing.T, fsys *FS, files ...*File) {
 // across chunk boundaries, cut at the end, and stay intact while other
 // reads evict their chunks and reuse (poisoned) arrays, until released.
 func TestLendHoldsChunks(t *testing.T) {
-	root := t.TempDir()
 	const cs = 64 << 10
-	data := pattern(40*cs+99, 5)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	_, data, s := serveBlob(t, 40*cs+99, 5)
 	opts := testOptions()
 	opts.ChunkSize = cs
 	opts.MemCacheSize = 2 * cs
@@ -250,11 +240,8 @@ func TestSlabs(t *testing.T) {
 // second failing (the file changed on the server), hands out nothing and
 // keeps no reference to the first run's chunks.
 func TestLendFailingLate(t *testing.T) {
-	root := t.TempDir()
 	const cs = 64 << 10
-	data := pattern(8*cs, 8)
-	writeFile(t, root, "blob.bin", data)
-	s := nginxtest.Start(t, root)
+	root, data, s := serveBlob(t, 8*cs, 8)
 	opts := testOptions()
 	opts.ChunkSize = cs
 	opts.MaxReadahead = -1
@@ -263,9 +250,7 @@ func TestLendFailingLate(t *testing.T) {
 	f := openFile(t, fsys, "blob.bin")
 	readAt(t, f, data, cs, 10) // chunk 1 in memory
 	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(filepath.Join(root, "blob.bin"), later, later); err != nil {
-		t.Fatal(err) // nginx's ETag is the mtime and size
-	}
+	touch(t, root, "blob.bin", later) // nginx's ETag is the mtime and size
 	pieces, release, err := f.Lend(cs, 2*cs)
 	wantCode(t, err, CodeChanged)
 	if pieces != nil || release != nil {

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -209,10 +207,8 @@ func TestETagChanges(t *testing.T) {
 
 	// The file replaced on the server: nginx's ETag changes, If-Range
 	// makes it answer 200, and the read is an error, never new bytes.
-	path := filepath.Join(s.Root, "blob.bin")
-	require.NoError(t, os.WriteFile(path, pattern(len(data), 99), 0o644))
-	later := time.Now().Add(time.Hour)
-	os.Chtimes(path, later, later)
+	writeFile(t, s.Root, "blob.bin", pattern(len(data), 99))
+	touch(t, s.Root, "blob.bin", time.Now().Add(time.Hour))
 	_, err = f.ReadAt(make([]byte, 10), 3<<20)
 	wantCode(t, err, CodeChanged)
 	if !errors.Is(err, ErrChanged) {
@@ -222,7 +218,7 @@ func TestETagChanges(t *testing.T) {
 	readAt(t, f, data, 2<<20, 10) // still cached from before: the old file's bytes
 
 	// The same size but shorter: a 416 or a total that differs.
-	require.NoError(t, os.WriteFile(path, data[:1000], 0o644))
+	writeFile(t, s.Root, "blob.bin", data[:1000])
 	_, err = f.ReadAt(make([]byte, 10), 3<<20+500)
 	wantCode(t, err, CodeChanged)
 }

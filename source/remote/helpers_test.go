@@ -60,6 +60,15 @@ func writeFile(t testing.TB, dir, name string, data []byte) {
 	}
 }
 
+// touch sets the modification time of a file written by writeFile (to
+// change nginx's ETag, which is the mtime and size).
+func touch(t testing.TB, dir, name string, mtime time.Time) {
+	t.Helper()
+	if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // testOptions are quick to fail: tests of faults must not wait for the
 // defaults' seconds.
 func testOptions() Options {
