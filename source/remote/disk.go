@@ -540,12 +540,7 @@ func (c *diskCache) putRun(run []pendingChunk) {
 			return
 		}
 	}
-	v, err := c.openLocked(run[0].k.version, chunk, true)
-	var direct *os.File
-	if err == nil {
-		direct = v.direct
-	}
-	c.mu.Unlock()
+	v, direct, err := c.openForWrite(run[0].k.version, chunk)
 	if err != nil {
 		return
 	}
@@ -618,6 +613,19 @@ func (c *diskCache) writeRun(v *diskVersion, direct *os.File, iovs [][]byte, off
 	return err
 }
 
+// openForWrite opens (creating) a version's files with c.mu held, and
+// releases c.mu: the version, and its O_DIRECT file as it was under the
+// lock.
+func (c *diskCache) openForWrite(version string, chunk int64) (*diskVersion, *os.File, error) {
+	v, err := c.openLocked(version, chunk, true)
+	var direct *os.File
+	if err == nil {
+		direct = v.direct
+	}
+	c.mu.Unlock()
+	return v, direct, err
+}
+
 // flush waits for the chunks queued so far to be written.
 func (c *diskCache) flush() { c.pending.Wait() }
 
@@ -633,12 +641,7 @@ func (c *diskCache) putNow(k chunkKey, chunk int64, data []byte) {
 		c.mu.Unlock()
 		return
 	}
-	v, err := c.openLocked(k.version, chunk, true)
-	var direct *os.File
-	if err == nil {
-		direct = v.direct
-	}
-	c.mu.Unlock()
+	v, direct, err := c.openForWrite(k.version, chunk)
 	if err != nil {
 		return
 	}
