@@ -289,41 +289,32 @@ func (s *Site) tensorPage(p *Tensor, ts *tensorStats) []byte {
 	if ts != nil {
 		st = ts.st
 	}
-	counts := []struct {
-		name string
-		f    func(*decode.Stats) uint64
+	// The statistics' rows: blank before the statistics are known, "-"
+	// for a tensor that has none.
+	u := func(n uint64) string { return strconv.FormatUint(n, 10) }
+	f := func(x float64) string { return render.Sci(x, 16) }
+	for _, c := range []struct {
+		name  string
+		width int
+		value func(*decode.Stats) string
 	}{
-		{"count", func(s *decode.Stats) uint64 { return s.Count }}, {"nan", func(s *decode.Stats) uint64 { return s.NaN }},
-		{"+inf", func(s *decode.Stats) uint64 { return s.PosInf }}, {"-inf", func(s *decode.Stats) uint64 { return s.NegInf }},
-		{"zeros", func(s *decode.Stats) uint64 { return s.Zeros }}, {"subnormals", func(s *decode.Stats) uint64 { return s.Subnormals }},
-	}
-	// A statistic's row: blank before the statistics are known, "-" for
-	// a tensor that has none.
-	row := func(name string, width int, value func() string) {
-		b.WriteString("<tr><th>" + name + `</th><td class="n">`)
+		{"count", countW, func(s *decode.Stats) string { return u(s.Count) }}, {"nan", countW, func(s *decode.Stats) string { return u(s.NaN) }},
+		{"+inf", countW, func(s *decode.Stats) string { return u(s.PosInf) }}, {"-inf", countW, func(s *decode.Stats) string { return u(s.NegInf) }},
+		{"zeros", countW, func(s *decode.Stats) string { return u(s.Zeros) }}, {"subnormals", countW, func(s *decode.Stats) string { return u(s.Subnormals) }},
+		{"min", statW, func(s *decode.Stats) string { return f(s.Min) }}, {"max", statW, func(s *decode.Stats) string { return f(s.Max) }},
+		{"mean", statW, func(s *decode.Stats) string { return f(s.Mean) }}, {"std", statW, func(s *decode.Stats) string { return f(s.Std) }},
+		{"absmax", statW, func(s *decode.Stats) string { return f(s.AbsMax) }}, {"rms", statW, func(s *decode.Stats) string { return f(s.RMS) }},
+	} {
+		b.WriteString("<tr><th>" + c.name + `</th><td class="n">`)
 		v := ""
 		if ts != nil {
 			v = "-"
 			if st != nil {
-				v = value()
+				v = c.value(st)
 			}
 		}
-		padTo(&b, v, width)
+		padTo(&b, v, c.width)
 		b.WriteString("</td></tr>\n")
-	}
-	for _, c := range counts {
-		row(c.name, countW, func() string { return strconv.FormatUint(c.f(st), 10) })
-	}
-	floats := []struct {
-		name string
-		f    func(*decode.Stats) float64
-	}{
-		{"min", func(s *decode.Stats) float64 { return s.Min }}, {"max", func(s *decode.Stats) float64 { return s.Max }},
-		{"mean", func(s *decode.Stats) float64 { return s.Mean }}, {"std", func(s *decode.Stats) float64 { return s.Std }},
-		{"absmax", func(s *decode.Stats) float64 { return s.AbsMax }}, {"rms", func(s *decode.Stats) float64 { return s.RMS }},
-	}
-	for _, c := range floats {
-		row(c.name, statW, func() string { return render.Sci(c.f(st), 16) })
 	}
 	b.WriteString("<tr><th>health</th>")
 	healthCell(&b, ts)
