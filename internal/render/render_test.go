@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -241,13 +240,6 @@ func TestGolden(t *testing.T) {
 
 // TestPIL decodes the pictures with Pillow, an independent decoder.
 func TestPIL(t *testing.T) {
-	py := "/usr/bin/python3"
-	if exec.Command(py, "-c", "import PIL.Image").Run() != nil {
-		if os.Getenv("FSMOUNT_REQUIRE_PIL") == "1" {
-			t.Fatal("Pillow is required (FSMOUNT_REQUIRE_PIL=1): apt-get install python3-pil")
-		}
-		t.Skip("SKIPPING: no Pillow (apt-get install python3-pil)")
-	}
 	dir := t.TempDir()
 	s := small()
 	hm, _ := renderHeatmap(context.Background(), s, 0)
@@ -264,11 +256,8 @@ func TestPIL(t *testing.T) {
 			t.Fatal(err)
 		}
 		// load() decompresses every row and checks the CRCs and Adler-32.
-		out, err := exec.Command(py, "-c", `import sys, PIL.Image
-im = PIL.Image.open(sys.argv[1]); im.load(); print(im.format, im.mode, im.size[0], im.size[1])`, p).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: PIL: %v\n%s", f.name, err, out)
-		}
+		out := testmodel.RunPillow(t, "-c", `import sys, PIL.Image
+im = PIL.Image.open(sys.argv[1]); im.load(); print(im.format, im.mode, im.size[0], im.size[1])`, p)
 		if want := "PNG RGB " + itoa(f.w) + " " + itoa(f.h) + "\n"; string(out) != want {
 			t.Fatalf("%s: PIL says %q, want %q", f.name, out, want)
 		}
