@@ -214,16 +214,10 @@ func (p *headerParser) tensor(e *entry, name []byte) error {
 		return s.errorf("tensor %q must be an object, found %s", name, s.describeNext())
 	}
 	var haveDType, haveShape, haveOffsets bool
-	for first := true; ; first = false {
-		ok, err := s.more('}', first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := s.members(func() error {
 		kpos := s.pos
 		var k string
+		var err error
 		if p.key, err = s.appendKey(p.key[:0]); err != nil {
 			return err
 		}
@@ -262,9 +256,10 @@ func (p *headerParser) tensor(e *entry, name []byte) error {
 			s.pos = kpos
 			return s.errorf("tensor %q: duplicate field %q", name, k)
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		have  bool

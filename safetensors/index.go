@@ -76,14 +76,7 @@ func (idx *Index) parse(raw []byte) error {
 	if !s.consume('{') {
 		return s.errorf("an index is a JSON object, found %s", s.describeNext())
 	}
-	for first := true; ; first = false {
-		ok, err := s.more('}', first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := s.members(func() error {
 		key, err := s.key()
 		if err != nil {
 			return err
@@ -93,15 +86,14 @@ func (idx *Index) parse(raw []byte) error {
 			if idx.Weights != nil {
 				return s.errorf("two weight_maps")
 			}
-			err = idx.parseWeightMap(s)
+			return idx.parseWeightMap(s)
 		case "metadata":
-			err = idx.parseMetadata(s)
-		default:
-			err = s.skipValue()
+			return idx.parseMetadata(s)
 		}
-		if err != nil {
-			return err
-		}
+		return s.skipValue()
+	})
+	if err != nil {
+		return err
 	}
 	if s.peek(); s.pos < len(s.data) {
 		return s.errorf("trailing characters after the JSON object")

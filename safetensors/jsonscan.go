@@ -146,6 +146,20 @@ func (s *scanner) appendStr(dst []byte) ([]byte, error) {
 	return dst, s.errorf("unterminated string")
 }
 
+// members calls member for each member of the object whose '{' was just
+// consumed, up to its '}': member reads the key and the value.
+func (s *scanner) members(member func() error) error {
+	for first := true; ; first = false {
+		ok, err := s.more('}', first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := member(); err != nil {
+			return err
+		}
+	}
+}
+
 // key reads an object's key and the ':' after it.
 func (s *scanner) key() (string, error) {
 	k, err := s.str()
