@@ -9,7 +9,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -70,20 +69,13 @@ func decodePNG(t *testing.T, b []byte, w, h int) image.Image {
 // stored uncompressed), rewriting it with -update.
 func golden(t *testing.T, name string, b []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".gz")
-	if *update {
+	zb := testmodel.Golden(t, filepath.Join("testdata", name+".gz"), *update, func() []byte {
 		var z bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
 		zw.Write(b)
 		zw.Close()
-		if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	zb, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
+		return z.Bytes()
+	})
 	zr, err := gzip.NewReader(bytes.NewReader(zb))
 	if err != nil {
 		t.Fatal(err)

@@ -328,19 +328,13 @@ func checkReadmePictures(t *testing.T, sumsName string, pics []readmePicture) {
 			continue
 		}
 		path := filepath.Join("testdata", "readme", p.name)
-		if *update {
+		f := testmodel.Golden(t, path, *update, func() []byte {
 			var z bytes.Buffer
 			if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&z, img); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		f, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test -update writes it)", err)
-		}
+			return z.Bytes()
+		})
 		want, err := png.Decode(bytes.NewReader(f))
 		if err != nil {
 			t.Fatal(err)
@@ -350,13 +344,7 @@ func checkReadmePictures(t *testing.T, sumsName string, pics []readmePicture) {
 		}
 	}
 	sumPath := filepath.Join("testdata", "readme", sumsName)
-	if *update {
-		os.WriteFile(sumPath, []byte(sums.String()), 0o644)
-	}
-	want, err := os.ReadFile(sumPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := testmodel.Golden(t, sumPath, *update, func() []byte { return []byte(sums.String()) })
 	if string(want) != sums.String() {
 		t.Errorf("rendered bytes differ from %s:\n%s", sumPath, sums.String())
 	}
