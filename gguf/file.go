@@ -75,12 +75,11 @@ func Open(path string) (*File, error) {
 	return source.OpenLocalWith(path, owning)
 }
 
-// owning parses src as a File that closes src when it is closed, closing
-// src at once if it does not parse.
+// owning parses src as a File that closes src when it is closed (for
+// source.OpenWith, which closes src if it does not parse).
 func owning(src source.File) (*File, error) {
 	f, err := NewFile(src)
 	if err != nil {
-		src.Close()
 		return nil, err
 	}
 	f.owned = true

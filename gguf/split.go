@@ -68,11 +68,7 @@ type Model struct {
 // shard of a split model, every other shard, named as llama.cpp names
 // them, from the same directory of fsys. Close closes them all.
 func OpenModel(fsys source.FS, name string) (*Model, error) {
-	src, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	first, err := owning(src)
+	first, err := source.OpenWith(fsys, name, owning)
 	if err != nil {
 		return nil, err
 	}
@@ -126,17 +122,14 @@ func join(first *File, fsys source.FS, dir, base string) (*Model, error) {
 	}()
 	for i := 2; i <= int(count); i++ {
 		sib := path.Join(dir, SplitName(prefix, i, int(count)))
-		src, err := fsys.Open(sib)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, formatErr(name, CodeMissingShard, "", "shard %d of %d, %s: %v", i, count, sib, err)
-			}
-			return nil, err
+		f, err := source.OpenWith(fsys, sib, owning)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, formatErr(name, CodeMissingShard, "", "shard %d of %d, %s: %v", i, count, sib, err)
 		}
-		f, err := owning(src)
 		if err != nil {
 			return nil, err
 		}
+		src := f.Source()
 		m.opened = append(m.opened, f)
 		m.files = append(m.files, f)
 		s, err := splitOf(f)

@@ -69,14 +69,28 @@ type LocalFile struct {
 // parse, which then owns it (a format's NewFile); if parse fails, the
 // file is closed.
 func OpenLocalWith[T any](path string, parse func(File) (T, error)) (T, error) {
-	src, err := OpenLocal(path)
+	f, err := OpenLocal(path)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	v, err := parse(src)
+	return parseOwned(f, parse)
+}
+
+// OpenWith is [OpenLocalWith] for the file name of fsys.
+func OpenWith[T any](fsys FS, name string, parse func(File) (T, error)) (T, error) {
+	f, err := fsys.Open(name)
 	if err != nil {
-		src.Close()
+		var zero T
+		return zero, err
+	}
+	return parseOwned(f, parse)
+}
+
+func parseOwned[T any](f File, parse func(File) (T, error)) (T, error) {
+	v, err := parse(f)
+	if err != nil {
+		f.Close()
 	}
 	return v, err
 }
