@@ -11,6 +11,7 @@
 # | gofmt, go vet, staticcheck       | every package                            | house style; staticcheck is a tool in go.mod           |
 # | go mod tidy -diff                | go.mod, go.sum                           | they are what tidy makes them                          |
 # | go test -race (all but e2e)      | every package's tests, real mounts too   | the race detector on every concurrent path in-process  |
+# | heavy tests without -race        | the few slow tests of pure computation   | 20-45x slower under -race; other tests race their paths|
 # | go test ./source/remote          | chunk buffers in huge-page slabs         | race builds keep buffers on the Go heap, so the slab   |
 # |                                  |                                          | path (the production one) runs only without -race      |
 # | FSMOUNT_TEST_PASSTHROUGH=1 fusefs| the mount in open mode (--passthrough)   | open mode answers OPEN; the default never sees one     |
@@ -154,7 +155,18 @@ run() { # NAME COMMAND...: runs a step, noting a failure
   step "$name"
   "$@" || failed="$failed; $name"
 }
-run "go test -race, every package but e2e" go test -race -count=1 -timeout 20m $(go list ./... | grep -v -e '/e2e$')
+# Tests of pure computation on large inputs (the whole GGUF-converted
+# layout table, a 70B GGUF layout, the 0.6B model's pictures, a reader
+# against 40,000 random reads, every page with hostile statistics) run
+# 20 to 45 times slower under the race detector, and their concurrent
+# paths are run under it by other tests (TestLayouts races the families'
+# compilation, TestTinySite and TestWrite the site's renderers): they run
+# once, without -race, in their own step. The list is here only.
+heavy='^(TestGGUFConverted|TestLlama70BLayout|TestReadmePictures06B|TestWindowReader|TestFixedWidthFields)$'
+names=${heavy#^}
+heavy_pkgs=$(grep -rlE "^func ${names%\$}\(" --include='*_test.go' . | xargs -n1 dirname | sort -u)
+run "go test -race, every package but e2e (the heavy tests skipped)" go test -race -count=1 -timeout 20m -skip "$heavy" $(go list ./... | grep -v -e '/e2e$')
+run "the heavy tests, without -race" go test -count=1 -timeout 10m -run "$heavy" $heavy_pkgs
 run "source/remote without -race" go test -count=1 ./source/remote
 run "fusefs with --passthrough" env FSMOUNT_TEST_PASSTHROUGH=1 go test -race -count=1 -timeout 10m ./fusefs
 run "fusefs on one core" env GOMAXPROCS=1 go test -count=1 -timeout 10m ./fusefs
