@@ -55,7 +55,8 @@ type worker struct {
 	buf   []byte
 	cnt32 []uint32
 	cnt   []uint64
-	codes []uint16 // a small 16-bit tensor's codes, instead of cnt
+	codes []uint16   // a small 16-bit tensor's codes, instead of cnt
+	small *smallBufs // where buf and codes come from, for a small 16-bit tensor
 	acc   acc
 	f32   []float32
 	f64   []float64 // decodedPiece values; made on first use (a counted scan needs none)
@@ -135,6 +136,10 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	}
 	for i := range ws {
 		w := &worker{acc: newAcc()}
+		if sparse {
+			w.small = smallBufPool.Get().(*smallBufs)
+			w.buf, w.codes = w.small.buf[:cb], w.small.codes[:0]
+		}
 		if tableLen > 0 {
 			w.cnt32 = make([]uint32, tableLen)
 			w.cnt = make([]uint64, tableLen)
@@ -152,6 +157,9 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	if sparse {
 		codes, counts := runs(ws)
 		s = tableStats(d.t.DType, codes, counts, d.codeValue, o.HistBins)
+		for _, w := range ws {
+			smallBufPool.Put(w.small)
+		}
 	} else if counted {
 		counts := ws[0].cnt
 		for _, w := range ws[1:] {
@@ -194,6 +202,19 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 // sparseCodes is the most elements of a 16-bit tensor counted in a
 // sorted list of codes rather than a table (see Scan).
 const sparseCodes = 8192
+
+// smallBufs are the buffers of a worker scanning a small 16-bit tensor:
+// its chunk and its codes. They are reused from scan to scan (a page of
+// a large MoE scans thousands of small tensors, and a daemon that handed
+// its free memory back at idle pays a page fault for each fresh page).
+type smallBufs struct {
+	buf   []byte
+	codes []uint16
+}
+
+var smallBufPool = sync.Pool{New: func() any {
+	return &smallBufs{buf: make([]byte, 2*sparseCodes), codes: make([]uint16, 0, sparseCodes)}
+}}
 
 // runs returns the distinct codes the workers collected, ascending, and
 // how many elements have each.
@@ -265,8 +286,11 @@ func (d *Decoder) statChunk(w *worker, first uint64, raw []byte) error {
 			if w.codes == nil { // at most the tensor's, so it never grows
 				w.codes = make([]uint16, 0, d.n)
 			}
-			for i := 0; i+2 <= len(raw); i += 2 {
-				w.codes = append(w.codes, uint16(raw[i])|uint16(raw[i+1])<<8)
+			at := len(w.codes)
+			w.codes = slices.Grow(w.codes, len(raw)/2)[:at+len(raw)/2]
+			codes := w.codes[at:]
+			for i := range codes {
+				codes[i] = binary.LittleEndian.Uint16(raw[2*i:])
 			}
 			return nil
 		}
