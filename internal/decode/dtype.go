@@ -290,6 +290,7 @@ func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
 	}
 	tablesOnce.Do(buildTables)
 	d := dst[:n]
+	le := binary.LittleEndian
 	switch k {
 	case kTable8:
 		t := tab8[dt]
@@ -308,6 +309,14 @@ func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
 		for i := range d {
 			d[i] = t[uint16(s[2*i])|uint16(s[2*i+1])<<8]
 		}
+	case kI16:
+		for i := range d {
+			d[i] = float32(int16(le.Uint16(src[2*i:])))
+		}
+	case kU16:
+		for i := range d {
+			d[i] = float32(le.Uint16(src[2*i:]))
+		}
 	case kF4:
 		t := &tabF4
 		for i, c := range src {
@@ -321,8 +330,30 @@ func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
 			o := d[g/3*4 : g/3*4+4]
 			o[0], o[1], o[2], o[3] = t[v&63], t[v>>6&63], t[v>>12&63], t[v>>18&63]
 		}
-	case kI16, kU16, kF32, kF64, kI32, kU32, kI64, kU64:
-		wide(k, src, d)
+	case kF32:
+		for i := range d {
+			d[i] = math.Float32frombits(le.Uint32(src[4*i:]))
+		}
+	case kF64:
+		for i := range d {
+			d[i] = float32(math.Float64frombits(le.Uint64(src[8*i:])))
+		}
+	case kI32:
+		for i := range d {
+			d[i] = float32(int32(le.Uint32(src[4*i:])))
+		}
+	case kU32:
+		for i := range d {
+			d[i] = float32(le.Uint32(src[4*i:]))
+		}
+	case kI64:
+		for i := range d {
+			d[i] = float32(int64(le.Uint64(src[8*i:])))
+		}
+	case kU64:
+		for i := range d {
+			d[i] = float32(le.Uint64(src[8*i:]))
+		}
 	case kBlock:
 		if err := blockFunc(dt)(dt, src, d); err != nil {
 			return 0, err
@@ -340,7 +371,32 @@ func Float64(dt tensor.DType, src []byte, dst []float64) (int, error) {
 		return 0, err
 	}
 	d := dst[:n]
-	if wide(k, src, d) {
+	le := binary.LittleEndian
+	switch k {
+	case kF64:
+		for i := range d {
+			d[i] = math.Float64frombits(le.Uint64(src[8*i:]))
+		}
+		return n, nil
+	case kI32:
+		for i := range d {
+			d[i] = float64(int32(le.Uint32(src[4*i:])))
+		}
+		return n, nil
+	case kU32:
+		for i := range d {
+			d[i] = float64(le.Uint32(src[4*i:]))
+		}
+		return n, nil
+	case kI64:
+		for i := range d {
+			d[i] = float64(int64(le.Uint64(src[8*i:])))
+		}
+		return n, nil
+	case kU64:
+		for i := range d {
+			d[i] = float64(le.Uint64(src[8*i:]))
+		}
 		return n, nil
 	}
 	// Every other type is exact in float32: decode in pieces and widen.
@@ -378,48 +434,4 @@ func Subnormal(dt tensor.DType, code uint64) bool {
 		return f.subnormal(uint32(code))
 	}
 	return false
-}
-
-// wide decodes src, elements of k, into d (one for each) where k is a
-// 16-, 32- or 64-bit integer type, F32 or F64, and reports whether it is;
-// integers beyond F's mantissa are rounded.
-func wide[F float32 | float64](k kind, src []byte, d []F) bool {
-	le := binary.LittleEndian
-	switch k {
-	case kI16:
-		for i := range d {
-			d[i] = F(int16(le.Uint16(src[2*i:])))
-		}
-	case kU16:
-		for i := range d {
-			d[i] = F(le.Uint16(src[2*i:]))
-		}
-	case kF32:
-		for i := range d {
-			d[i] = F(math.Float32frombits(le.Uint32(src[4*i:])))
-		}
-	case kF64:
-		for i := range d {
-			d[i] = F(math.Float64frombits(le.Uint64(src[8*i:])))
-		}
-	case kI32:
-		for i := range d {
-			d[i] = F(int32(le.Uint32(src[4*i:])))
-		}
-	case kU32:
-		for i := range d {
-			d[i] = F(le.Uint32(src[4*i:]))
-		}
-	case kI64:
-		for i := range d {
-			d[i] = F(int64(le.Uint64(src[8*i:])))
-		}
-	case kU64:
-		for i := range d {
-			d[i] = F(le.Uint64(src[8*i:]))
-		}
-	default:
-		return false
-	}
-	return true
 }
