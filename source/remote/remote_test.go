@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -615,29 +616,74 @@ func TestFallbackResumesAfterPublished(t *testing.T) {
 }
 
 // TestSpanSlice checks span.slice against slicing the joined bytes, for
-// every range of a span with an empty piece and pieces of several sizes.
+// every range of a span with an empty piece and pieces of several sizes,
+// made at once and lazily.
 func TestSpanSlice(t *testing.T) {
-	s := span{[]byte("abc"), nil, []byte("d"), []byte("efgh")}
-	whole := bytes.Join(s, nil)
-	if s.len() != len(whole) {
-		t.Fatalf("len %d, want %d", s.len(), len(whole))
-	}
-	for from := 0; from <= len(whole); from++ {
-		for to := from; to <= len(whole); to++ {
-			got := s.slice(from, to)
-			if j := bytes.Join(got, nil); !bytes.Equal(j, whole[from:to]) || got.len() != to-from {
-				t.Fatalf("slice(%d, %d) = %q", from, to, j)
+	pieces := [][]byte{[]byte("abc"), nil, []byte("d"), []byte("efgh")}
+	whole := bytes.Join(pieces, nil)
+	join := func(s span) []byte {
+		var out []byte
+		for p := range s.each() {
+			if len(p) == 0 {
+				t.Fatalf("an empty piece")
 			}
-			for _, p := range got {
-				if len(p) == 0 {
-					t.Fatalf("slice(%d, %d) holds an empty piece", from, to)
+			out = append(out, p...)
+		}
+		return out
+	}
+	lazy := func() (span, *[]int) {
+		var made []int
+		sizes := []int{3, 0, 1, 4}
+		return lazySpan(sizes, func(i int) []byte {
+			made = append(made, i)
+			return bytes.Clone(pieces[i])
+		}), &made
+	}
+	for _, s := range []span{spanOf(pieces...), func() span { s, _ := lazy(); return s }()} {
+		if s.len() != len(whole) {
+			t.Fatalf("len %d, want %d", s.len(), len(whole))
+		}
+		for from := 0; from <= len(whole); from++ {
+			for to := from; to <= len(whole); to++ {
+				got := s.slice(from, to)
+				if j := join(got); !bytes.Equal(j, whole[from:to]) || got.len() != to-from {
+					t.Fatalf("slice(%d, %d) = %q", from, to, j)
+				}
+				if j := join(s.slice(2, 7).slice(from*5/8, to*5/8)); !bytes.Equal(j, whole[2:7][from*5/8:to*5/8]) {
+					t.Fatalf("slice(2, 7).slice(%d, %d) = %q", from*5/8, to*5/8, j)
 				}
 			}
 		}
 	}
 	// The pieces share the span's arrays: a fetch fills the chunks.
-	s.slice(4, 6)[0][0] = 'X'
-	if s[3][0] != 'X' {
+	s := spanOf(pieces...)
+	for p := range s.slice(4, 6).each() {
+		p[0] = 'X'
+		break
+	}
+	if pieces[3][0] != 'X' {
 		t.Fatal("slice copied")
+	}
+	pieces[3][0] = 'e'
+
+	// A lazy span makes a piece only when the bytes reach it, once, and
+	// a view shares what another made.
+	l, made := lazy()
+	view := l.slice(3, 8)
+	for p := range view.each() {
+		if !slices.Equal(*made, []int{2}) {
+			t.Fatalf("made %v before the first piece of bytes 3-8 was filled, want [2]", *made)
+		}
+		p[0] = 'Y'
+		break
+	}
+	for p := range l.slice(3, 4).each() {
+		if p[0] != 'Y' {
+			t.Fatalf("a view of a piece another made reads %q", p)
+		}
+	}
+	join(l)
+	if !slices.Equal(*made, []int{2, 0, 3}) {
+		t.Fatalf("made %v, want each piece once, in order of use: [2 0 3]", *made)
 	}
 }
