@@ -687,3 +687,87 @@ func TestSpanSlice(t *testing.T) {
 		t.Fatalf("made %v, want each piece once, in order of use: [2 0 3]", *made)
 	}
 }
+
+// TestStreamHoldsFewArrays streams a file chunk by chunk with readahead
+// from a server that stops sending at chunk gate, and counts the chunk
+// arrays taken from the pool once every request is stuck there: the
+// requests in flight hold an array for the chunk each is filling, not
+// for all the chunks they asked for, and none for the chunks the reader
+// has had (the memory cache, bounded to 4 chunks, holds those it keeps).
+// Taking a run's arrays up front and keeping them until it ended held 16
+// per request of the readahead window: a stream faulted in that many
+// fresh arrays more.
+func TestStreamHoldsFewArrays(t *testing.T) {
+	const cs, chunks, gate = 64 << 10, 64, 40
+	data := pattern(cs*chunks, 5)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	active, stuck := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var lo, hi int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &lo, &hi); err != nil {
+			http.Error(w, "no range", http.StatusBadRequest)
+			return
+		}
+		hi = min(hi, len(data)-1)
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", lo, hi, len(data)))
+		w.Header().Set("Content-Length", strconv.Itoa(hi-lo+1))
+		w.WriteHeader(http.StatusPartialContent)
+		mu.Lock()
+		active++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			active--
+			mu.Unlock()
+		}()
+		for pos := lo; pos <= hi; pos = (pos/cs + 1) * cs {
+			if pos/cs >= gate {
+				mu.Lock()
+				stuck++
+				mu.Unlock()
+				<-release
+				return
+			}
+			w.Write(data[pos:min((pos/cs+1)*cs, hi+1)])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	opts := testOptions()
+	opts.ChunkSize = cs
+	opts.MaxReadahead = 32 * cs
+	opts.MemCacheSize = 4 * cs
+	opts.StallTimeout, opts.ReadTimeout = 20*time.Second, 30*time.Second
+	fsys := newFS(t, srv.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	for i := int64(0); i < gate; i++ {
+		readAt(t, f, data, i*cs, cs)
+	}
+	// Every request in flight is stuck at the gate, and the window
+	// reaches the file's end.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		a, s := active, stuck
+		mu.Unlock()
+		f.mu.Lock()
+		_, last := f.inflight[chunks-1]
+		f.mu.Unlock()
+		if a > 0 && a == s && last {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests, %d stuck at the gate, the last chunk in flight: %v", a, s, last)
+		}
+	}
+	// The pinned first chunk, the memory cache's 4 and one per stuck
+	// request.
+	mu.Lock()
+	want := int64(1 + 4 + stuck)
+	mu.Unlock()
+	if out := fsys.bufs.out.Load(); out > want {
+		t.Errorf("%d chunk arrays taken from the pool with the stream stuck at chunk %d, want at most %d", out, gate, want)
+	}
+}
