@@ -46,8 +46,9 @@ type File struct {
 // The call holds a reference to each of its parts until every reader
 // registered as waiting for it has had it and no more can register:
 // readers register under File.mu while the chunk is in flight, and
-// publish takes a chunk out of flight (the memory cache has it then) as
-// it arrives. A long run thus holds the chunks its readers have yet to
+// publish takes a chunk that the memory cache keeps out of flight as it
+// arrives (one the memory cache refused stays in flight until the call
+// ends, for readers that come late). A long run thus holds the chunks its readers have yet to
 // take, not all it brought until it ends: arrays go back to the pool as
 // a stream goes on, and the pool needs fewer fresh ones.
 type call struct {
@@ -60,7 +61,7 @@ type call struct {
 	cond     sync.Cond
 	parts    []*buf // the chunks, parts[:arrived] final; nil once given back
 	arrived  int64
-	gone     int64 // parts[:gone] are out of flight: no reader can register
+	loose    []bool // the parts out of flight: no reader can register
 	ended    bool
 	released bool  // the call's references to parts are given back
 	err      error // why the chunks from arrived on did not come
@@ -68,7 +69,7 @@ type call struct {
 
 // newCall returns a call starting at chunk first, of at most max chunks.
 func newCall(first, max int64) *call {
-	c := &call{first: first, want: make([]atomic.Int32, max)}
+	c := &call{first: first, want: make([]atomic.Int32, max), loose: make([]bool, max)}
 	c.cond.L = &c.mu
 	return c
 }
@@ -92,7 +93,7 @@ func (c *call) wait(j int64) (*buf, error) {
 	var b *buf
 	if c.arrived > j {
 		b = c.parts[j].ref()
-		if c.want[j].Add(-1) == 0 && j < c.gone {
+		if c.want[j].Add(-1) == 0 && c.loose[j] {
 			c.dropLocked(j)
 		}
 	}
@@ -557,8 +558,8 @@ func (f *File) fill(c *call) {
 
 // publish makes c's chunks up to (not including) upto available: to its
 // waiters, the memory cache and, if toDisk, the disk cache; and takes
-// them out of flight, giving back the call's reference to each that no
-// registered reader waits for.
+// those the memory cache keeps out of flight, giving back the call's
+// reference to each that no registered reader waits for.
 //
 // The caches get the chunks before the waiters do, so that a reader who
 // has its bytes finds them cached, and a flush of the disk cache after a
@@ -570,9 +571,10 @@ func (f *File) publish(c *call, upto int64, toDisk bool) {
 	if upto <= from {
 		return
 	}
+	kept := make([]bool, upto-from)
 	for j := from; j < upto; j++ {
 		k := chunkKey{f.key, c.first + j}
-		f.fsys.mem.put(k, c.parts[j])
+		kept[j-from] = f.fsys.mem.put(k, c.parts[j])
 		if toDisk {
 			f.fsys.disk.put(k, f.fsys.opts.ChunkSize, c.parts[j])
 		}
@@ -581,16 +583,19 @@ func (f *File) publish(c *call, upto int64, toDisk bool) {
 	// the memory cache, or fetches it again if that dropped it.
 	f.mu.Lock()
 	for j := from; j < upto; j++ {
-		if f.inflight[c.first+j] == c {
+		if kept[j-from] && f.inflight[c.first+j] == c {
 			delete(f.inflight, c.first+j)
 		}
 	}
 	f.mu.Unlock()
 	c.mu.Lock()
-	c.arrived, c.gone = upto, upto
+	c.arrived = upto
 	for j := from; j < upto; j++ {
-		if c.want[j].Load() == 0 {
-			c.dropLocked(j)
+		if kept[j-from] {
+			c.loose[j] = true
+			if c.want[j].Load() == 0 {
+				c.dropLocked(j)
+			}
 		}
 	}
 	c.cond.Broadcast()
