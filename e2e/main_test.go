@@ -8,11 +8,12 @@
 // model and unmounting it when the test ends, bounded waits.
 //
 // The tests are filed by topic: cli (the command lines, fsinspect's
-// checks, --scan and --compare), mount, remote (HTTP and its faults),
-// faults (the backing files and the daemon under abuse), permissions,
-// formats (safetensors: hostile, sharded, POSIX conformance),
-// formats_gguf, gguf_arch, adapter, pytorch, s3 and site; the
-// *_bench_test files hold the benchmarks.
+// checks, --scan and --compare), mount, remote (HTTP, its faults and
+// s3://, with the remote benchmarks), faults (the backing files and the
+// daemon under abuse), permissions, formats (safetensors: hostile,
+// sharded, POSIX conformance; PyTorch; LoRA adapters), formats_gguf (real,
+// quantized and malformed GGUFs, llama.cpp's names per architecture) and
+// site (the HTML pages in Chromium).
 package e2e
 
 import (
