@@ -22,7 +22,6 @@ import (
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // chromium returns the headless browser, or skips t (fails it when
@@ -79,15 +78,7 @@ func screenshot(t *testing.T, bin, url string) image.Image {
 // writeTinySite writes the tiny model's site into a new directory.
 func writeTinySite(t *testing.T) (string, *site.Site) {
 	t.Helper()
-	m, err := model.Open(testmodel.TinyDir(t, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, r := testmodel.Checked(t, testmodel.TinyDir(t, nil))
 	var vs []*views.Tensor
 	for _, tt := range m.Tensors() {
 		vs = append(vs, views.NewTensor(tt, nil))
