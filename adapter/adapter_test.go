@@ -238,6 +238,10 @@ func TestOpenErrors(t *testing.T) {
 		{"bad targets", `{"peft_type": "LORA", "target_modules": 3}`, false, "target_modules must be a string or a list of strings"},
 		{"bad regex", `{"peft_type": "LORA", "target_modules": "(?<=x)q"}`, false, "target_modules is not a regular expression Go can run"},
 		{"bad bias", `{"peft_type": "LORA", "bias": "some"}`, false, `bias is "some"`},
+		{"peft_type not a string", `{"peft_type": 1}`, false, "peft_type must be a string"},
+		{"revision not a string", `{"peft_type": "LORA", "revision": ["main"]}`, false, "revision must be a string"},
+		{"use_dora not a bool", `{"peft_type": "LORA", "use_dora": "yes"}`, false, "use_dora must be true or false"},
+		{"lora_bias not a bool", `{"peft_type": "LORA", "lora_bias": 0}`, false, "lora_bias must be true or false"},
 		{"bin not a checkpoint", `{"peft_type": "LORA"}`, true, "adapter_model.bin: not a PyTorch checkpoint"},
 		{"no weights", `{"peft_type": "LORA"}`, false, "no adapter_model.safetensors"},
 	}

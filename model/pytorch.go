@@ -29,16 +29,7 @@ func isPyTorch(name string) bool {
 }
 
 func openPyTorch(fsys source.FS, name string) (*pytorch.File, error) {
-	src, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	f, err := pytorch.NewFile(src)
-	if err != nil {
-		src.Close()
-		return nil, err
-	}
-	return f, nil
+	return openAs(fsys, name, pytorch.NewFile)
 }
 
 // openPyTorchDir opens pytorch_model.bin, or its index and shards, of a
