@@ -273,21 +273,8 @@ func realDir(t testing.TB, name string) string {
 // config.json by package spec, as a header-only model.
 func llamaBase(t testing.TB) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(realDir(t, "bases"), "Llama-3.2-1B", "config.json"))
-	require.NoError(t, err)
-	cfg, err := spec.ParseConfig("config.json", raw)
-	require.NoError(t, err)
-	plan, err := spec.Expect(cfg)
-	require.NoError(t, err)
-	var ts []testmodel.Tensor
-	for _, e := range plan.Tensors {
-		if e.Optional {
-			continue
-		}
-		ts = append(ts, testmodel.Tensor{Name: e.Name, DType: "BF16", Shape: e.ShapeValues()})
-	}
 	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteHeaderOnly(dir, string(raw), ts))
+	require.NoError(t, testmodel.WriteLlamaBase(dir, filepath.Join(realDir(t, "bases"), "Llama-3.2-1B", "config.json")))
 	return dir
 }
 

@@ -279,21 +279,14 @@ func join(fsys source.FS, name string) string {
 }
 
 func openSafetensors(fsys source.FS, name string) (*safetensors.File, error) {
-	return openAs(fsys, name, safetensors.NewFile)
-}
-
-// openAs opens name in fsys and reads it with newFile, the constructor of
-// one format's files; the source is closed when that fails.
-func openAs[F any](fsys source.FS, name string, newFile func(source.File) (F, error)) (F, error) {
-	var zero F
 	src, err := fsys.Open(name)
 	if err != nil {
-		return zero, err
+		return nil, err
 	}
-	f, err := newFile(src)
+	f, err := safetensors.NewFile(src)
 	if err != nil {
 		src.Close()
-		return zero, err
+		return nil, err
 	}
 	return f, nil
 }

@@ -29,7 +29,16 @@ func isPyTorch(name string) bool {
 }
 
 func openPyTorch(fsys source.FS, name string) (*pytorch.File, error) {
-	return openAs(fsys, name, pytorch.NewFile)
+	src, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pytorch.NewFile(src)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // openPyTorchDir opens pytorch_model.bin, or its index and shards, of a
