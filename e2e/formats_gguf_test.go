@@ -120,6 +120,20 @@ func q80(n int, q func(i int) int8) []byte {
 	return out
 }
 
+// llamaKVs is the metadata of a one-layer Llama GGUF of width 32 (FFN
+// 64) with heads attention heads over 2 KV heads, and then more.
+func llamaKVs(heads uint32, more ...testmodel.GGUFKV) []testmodel.GGUFKV {
+	return append([]testmodel.GGUFKV{
+		{Key: "general.architecture", Value: "llama"},
+		{Key: "llama.block_count", Value: uint32(1)},
+		{Key: "llama.embedding_length", Value: uint32(32)},
+		{Key: "llama.feed_forward_length", Value: uint32(64)},
+		{Key: "llama.attention.head_count", Value: heads},
+		{Key: "llama.attention.head_count_kv", Value: uint32(2)},
+		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
+	}, more...)
+}
+
 // quantizedGGUF writes a one-layer llama of Q8_0 matrices (H 32, two
 // heads of 16, FFN 64, 4 tokens, tied head) and F32 norms.
 func quantizedGGUF(t *testing.T) string {
@@ -138,17 +152,8 @@ func quantizedGGUF(t *testing.T) string {
 		{Name: "blk.0.ffn_norm.weight", Type: 0, Dims: []uint64{32}, Data: f32(32)},
 		mat("blk.0.ffn_gate.weight", 32, 64), mat("blk.0.ffn_up.weight", 32, 64), mat("blk.0.ffn_down.weight", 64, 32),
 	}
-	kvs := []testmodel.GGUFKV{
-		{Key: "general.architecture", Value: "llama"},
-		{Key: "llama.block_count", Value: uint32(1)},
-		{Key: "llama.embedding_length", Value: uint32(32)},
-		{Key: "llama.feed_forward_length", Value: uint32(64)},
-		{Key: "llama.attention.head_count", Value: uint32(2)},
-		{Key: "llama.attention.head_count_kv", Value: uint32(2)},
-		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
-		{Key: "general.quantization_version", Value: uint32(2)},
-		{Key: "tokenizer.ggml.tokens", Value: []string{"a", "b", "c", "d"}},
-	}
+	kvs := llamaKVs(2, testmodel.GGUFKV{Key: "general.quantization_version", Value: uint32(2)},
+		testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: []string{"a", "b", "c", "d"}})
 	p := filepath.Join(t.TempDir(), "q8.gguf")
 	require.NoError(t, testmodel.WriteGGUF(p, kvs, ts))
 	return p
@@ -374,16 +379,7 @@ func TestCompareGGUFWithSafetensors(t *testing.T) {
 		toks[i] = string(rune('a' + i))
 	}
 	g := filepath.Join(t.TempDir(), "llama.gguf")
-	require.NoError(t, testmodel.WriteGGUF(g, []testmodel.GGUFKV{
-		{Key: "general.architecture", Value: "llama"},
-		{Key: "llama.block_count", Value: uint32(1)},
-		{Key: "llama.embedding_length", Value: uint32(32)},
-		{Key: "llama.feed_forward_length", Value: uint32(64)},
-		{Key: "llama.attention.head_count", Value: uint32(4)},
-		{Key: "llama.attention.head_count_kv", Value: uint32(2)},
-		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
-		{Key: "tokenizer.ggml.tokens", Value: toks},
-	}, gts))
+	require.NoError(t, testmodel.WriteGGUF(g, llamaKVs(4, testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks}), gts))
 
 	r := runCmd(t, "fsinspect", g)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)

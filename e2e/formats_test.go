@@ -325,6 +325,15 @@ func TestConformance(t *testing.T) {
 		}
 		return nil
 	}
+	// opened runs use on path opened for reading, then closes it.
+	opened := func(path string, use func(*os.File) error) error {
+		fd, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer fd.Close()
+		return use(fd)
+	}
 	checks := []struct {
 		name string
 		run  func() error
@@ -420,94 +429,76 @@ func TestConformance(t *testing.T) {
 			return nil
 		}},
 		{"rewinddir: a second pass after seeking to 0 sees everything", func() error {
-			d, err := os.Open(dir)
-			if err != nil {
-				return err
-			}
-			defer d.Close()
-			first, _ := d.Readdirnames(2)
-			if _, err := d.Seek(0, io.SeekStart); err != nil {
-				return err
-			}
-			all, err := d.Readdirnames(-1)
-			if err != nil || len(all) != 6 || all[0] != first[0] {
-				return fmt.Errorf("%v then %v (%v)", first, all, err)
-			}
-			return nil
+			return opened(dir, func(d *os.File) error {
+				first, _ := d.Readdirnames(2)
+				if _, err := d.Seek(0, io.SeekStart); err != nil {
+					return err
+				}
+				all, err := d.Readdirnames(-1)
+				if err != nil || len(all) != 6 || all[0] != first[0] {
+					return fmt.Errorf("%v then %v (%v)", first, all, err)
+				}
+				return nil
+			})
 		}},
 		{"lseek SET/CUR/END and read at EOF", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			if off, _ := fd.Seek(0, io.SeekEnd); off != q.Length {
-				return fmt.Errorf("SEEK_END %d", off)
-			}
-			if off, _ := fd.Seek(-10, io.SeekCurrent); off != q.Length-10 {
-				return fmt.Errorf("SEEK_CUR %d", off)
-			}
-			b, _ := io.ReadAll(fd)
-			if string(b) != string(testmodel.Bytes(q)[q.Length-10:]) {
-				return errors.New("tail differs")
-			}
-			fd.Seek(q.Length+100, io.SeekStart)
-			if n, err := fd.Read(make([]byte, 10)); n != 0 || err != io.EOF {
-				return fmt.Errorf("read past EOF: %d %v", n, err)
-			}
-			return nil
+			return opened(data, func(fd *os.File) error {
+				if off, _ := fd.Seek(0, io.SeekEnd); off != q.Length {
+					return fmt.Errorf("SEEK_END %d", off)
+				}
+				if off, _ := fd.Seek(-10, io.SeekCurrent); off != q.Length-10 {
+					return fmt.Errorf("SEEK_CUR %d", off)
+				}
+				b, _ := io.ReadAll(fd)
+				if string(b) != string(testmodel.Bytes(q)[q.Length-10:]) {
+					return errors.New("tail differs")
+				}
+				fd.Seek(q.Length+100, io.SeekStart)
+				if n, err := fd.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+					return fmt.Errorf("read past EOF: %d %v", n, err)
+				}
+				return nil
+			})
 		}},
 		{"pread at a negative offset is EINVAL", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			_, err = unix.Pread(int(fd.Fd()), make([]byte, 4), -1)
-			return errIs(err, syscall.EINVAL)
+			return opened(data, func(fd *os.File) error {
+				_, err := unix.Pread(int(fd.Fd()), make([]byte, 4), -1)
+				return errIs(err, syscall.EINVAL)
+			})
 		}},
 		{"mmap shared read-only sees the tensor's bytes", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ, unix.MAP_SHARED)
-			if err != nil {
-				return err
-			}
-			defer unix.Munmap(m)
-			if string(m) != string(testmodel.Bytes(q)) {
-				return errors.New("mapped bytes differ")
-			}
-			return nil
+			return opened(data, func(fd *os.File) error {
+				m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ, unix.MAP_SHARED)
+				if err != nil {
+					return err
+				}
+				defer unix.Munmap(m)
+				if string(m) != string(testmodel.Bytes(q)) {
+					return errors.New("mapped bytes differ")
+				}
+				return nil
+			})
 		}},
 		{"mmap shared writable is refused (EACCES)", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			_, err = unix.Mmap(int(fd.Fd()), 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-			return errIs(err, syscall.EACCES)
+			return opened(data, func(fd *os.File) error {
+				_, err := unix.Mmap(int(fd.Fd()), 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+				return errIs(err, syscall.EACCES)
+			})
 		}},
 		{"mmap private writable copies on write, the file is unchanged", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
-			if err != nil {
-				return err
-			}
-			m[0] ^= 0xff
-			unix.Munmap(m)
-			b, _ := os.ReadFile(data)
-			if b[0] != testmodel.Bytes(q)[0] {
-				return errors.New("the file changed")
-			}
-			return nil
+			return opened(data, func(fd *os.File) error {
+				m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
+				if err != nil {
+					return err
+				}
+				m[0] ^= 0xff
+				unix.Munmap(m)
+				b, _ := os.ReadFile(data)
+				if b[0] != testmodel.Bytes(q)[0] {
+					return errors.New("the file changed")
+				}
+				return nil
+			})
 		}},
 		{"open(O_DIRECTORY) of a file is ENOTDIR", func() error {
 			_, err := unix.Open(data, unix.O_RDONLY|unix.O_DIRECTORY, 0)
@@ -518,13 +509,10 @@ func TestConformance(t *testing.T) {
 			return errIs(err, syscall.ENOENT)
 		}},
 		{"read(2) of a directory is EISDIR", func() error {
-			fd, err := os.Open(dir)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			_, err = unix.Read(int(fd.Fd()), make([]byte, 10))
-			return errIs(err, syscall.EISDIR)
+			return opened(dir, func(fd *os.File) error {
+				_, err := unix.Read(int(fd.Fd()), make([]byte, 10))
+				return errIs(err, syscall.EISDIR)
+			})
 		}},
 		{"access: R_OK and X_OK granted, W_OK is EROFS", func() error {
 			if err := unix.Access(data, unix.R_OK); err != nil {

@@ -296,14 +296,7 @@ func shTimeout(t *testing.T, d time.Duration, script string) (out string, code i
 // rssKB reads a field such as RssAnon from /proc/PID/status, in kB.
 func rssKB(t *testing.T, pid int, field string) int {
 	t.Helper()
-	b := readFile(t, fmt.Sprintf("/proc/%d/status", pid))
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			require.NoError(t, err)
-			return n
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
+	n, err := fusetest.StatusKB(pid, field)
+	require.NoError(t, err)
+	return int(n)
 }
