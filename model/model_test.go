@@ -269,3 +269,27 @@ func serveWith(t *testing.T, dir string, hdr http.Header) *httptest.Server {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// TestLocate: a directory is a file system and no file, a local file its
+// directory and its name, a URL the remote file system (no request made),
+// a missing path the stat's error.
+func TestLocate(t *testing.T) {
+	dir := testmodel.TinyDir(t, nil)
+	fsys, file, err := model.Locate(dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, dir, fsys.String())
+	assert.Empty(t, file)
+
+	fsys, file, err = model.Locate(filepath.Join(dir, "model.safetensors"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, dir+"/", fsys.String())
+	assert.Equal(t, "model.safetensors", file)
+
+	fsys, file, err = model.Locate("http://127.0.0.1:9/m/model.safetensors", &remote.Options{CacheSize: -1})
+	require.NoError(t, err)
+	assert.Contains(t, fsys.String(), "http://127.0.0.1:9/m/")
+	assert.Equal(t, "model.safetensors", file)
+
+	_, _, err = model.Locate(filepath.Join(dir, "nope"), nil)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
