@@ -1,0 +1,170 @@
+package fusefs
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+)
+
+// opCounter counts the requests in go-fuse's debug log by opcode.
+type opCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+var requestLine = regexp.MustCompile(`rx \d+: ([A-Z_]+)`)
+
+func (w *opCounter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range requestLine.FindAllSubmatch(p, -1) {
+		w.n[string(m[1])]++
+	}
+	return len(p), nil
+}
+
+// take returns the counts so far and starts again from zero.
+func (w *opCounter) take() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.n
+	w.n = map[string]int{}
+	return n
+}
+
+// findTypes runs find below dir and returns its lines (type and path)
+// and its number of directories.
+func findTypes(t *testing.T, dir string) ([]string, int) {
+	t.Helper()
+	out, err := exec.Command("find", dir, "-printf", "%y %i %p\n").Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	dirs := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "d ") {
+			dirs++
+		}
+	}
+	return lines, dirs
+}
+
+// TestFindRequests: a find costs two READDIRPLUS per directory (the
+// second finds the end: the kernel has no other way to learn it) and
+// nothing else per entry: no LOOKUP (READDIRPLUS gives the kernel each
+// subdirectory's entry), no GETATTR, no OPENDIR or RELEASEDIR (no-opendir
+// mode), no request per file. A second find is served by the kernel's
+// caches alone (but for find's statfs(2) of the mount). #25: a find of a 500,000-tensor model lists 1.34
+// million directories, and its cost is the number of round trips.
+func TestFindRequests(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	_, err := testmodel.WriteMoE(dir, 2, 20)
+	r := checked(t, dir, err)
+	w := &opCounter{n: map[string]int{}}
+	mnt := serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0})
+	w.take() // mounting's
+	lines, dirs := findTypes(t, mnt)
+	n := w.take()
+	t.Logf("%d entries, %d directories: %v", len(lines), dirs, n)
+	require.Greater(t, dirs, 300)
+	assert.LessOrEqual(t, n["READDIRPLUS"], 2*dirs+4, "READDIRPLUS per directory") // by-name/ is read in more than one
+	for op, c := range n {
+		if op != "READDIRPLUS" {
+			assert.LessOrEqual(t, c, 3, "%s requests", op) // the mount point's own LOOKUP, GETATTR, OPENDIR, STATFS
+		}
+	}
+	again, _ := findTypes(t, mnt)
+	assert.Equal(t, lines, again)
+	n = w.take()
+	assert.LessOrEqual(t, n["STATFS"], 1, "find's statfs(2) of the mount") // not cached by the kernel
+	delete(n, "STATFS")
+	assert.Zero(t, sumOps(n), "requests of a second find: %v", n)
+}
+
+func sumOps(n map[string]int) int {
+	s := 0
+	for _, c := range n {
+		s += c
+	}
+	return s
+}
+
+// TestLazyDropped: by-name/ and expected/, made when a find visits them,
+// are dropped once the mount is idle (dropLazy), with what the kernel held
+// below them, and their listings; made again they list the same entries
+// with the same inode numbers. #25: after a find of a 500,000-tensor
+// model the daemon kept 449 MB, 110 MB of it these lists.
+func TestLazyDropped(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	n, err := testmodel.WriteMoE(dir, 2, 1000)
+	r := checked(t, dir, err)
+	mnt := serveTree(t, r, &Options{DirectMount: os.Geteuid() == 0, maxLiveFiles: 1 << 20})
+	tr := liveTree(t, mnt)
+	heap := func() int64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	before := heap()
+	paths := []string{filepath.Join(mnt, nameByName), filepath.Join(mnt, nameExpected)}
+	find := func() [sha256.Size]byte { // what a find lists, not kept on the heap
+		out, err := exec.Command("find", append(paths, "-printf", "%y %i %p\n")...).Output()
+		require.NoError(t, err)
+		require.Greater(t, bytes.Count(out, []byte("\n")), 3*n)
+		return sha256.Sum256(out)
+	}
+	listed := find()
+	built := heap()
+	for _, name := range []string{nameByName, nameExpected} {
+		l, _ := tr.lazy.Load(tr.root.child(name))
+		require.NotNil(t, l.(*lazyDir).made.Load(), name)
+	}
+	require.True(t, tr.dropLazy())
+	for _, name := range []string{nameByName, nameExpected} {
+		l, _ := tr.lazy.Load(tr.root.child(name))
+		require.Nil(t, l.(*lazyDir).made.Load(), name)
+	}
+	// The kernel forgets what it held below them, and go-fuse with it.
+	root := &tr.rootNode.Load().Inode
+	deadline := time.Now().Add(10 * time.Second)
+	for root.GetChild(nameExpected) != nil && countInodes(root.GetChild(nameExpected)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if e := root.GetChild(nameExpected); e != nil {
+		require.Zero(t, countInodes(e), "inodes below expected/")
+	}
+	tr.dropListings()
+	after := heap()
+
+	t.Logf("%d tensors: %d bytes a tensor while made, %d after the drop", n, (built-before)/int64(n), (after-before)/int64(n))
+	assert.Greater(t, (built-before)/int64(n), int64(150), "made: the test measures nothing")
+	assert.Less(t, (after-before)/int64(n), int64(40), "bytes a tensor kept after the drop")
+
+	require.Equal(t, listed, find(), "made again, the same entries and inode numbers")
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(filepath.Join(mnt, nameExpected, "layers", "1", "mlp", "experts", "999", "up_proj", nameShape), &st))
+	b, err := os.ReadFile(filepath.Join(mnt, nameExpected, "layers", "1", "mlp", "experts", "999", "up_proj", nameShape))
+	require.NoError(t, err)
+	assert.Equal(t, "[32, 64]\n", string(b))
+	link, err := os.Readlink(filepath.Join(mnt, nameByName, "model.layers.1.mlp.experts.999.up_proj.weight"))
+	require.NoError(t, err)
+	assert.Equal(t, "../layers/1/mlp/experts/999/up_proj", link)
+}
