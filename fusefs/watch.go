@@ -129,7 +129,7 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 		if n := t.reads.Load(); n != seen {
 			seen, quiet = n, 0
 			t.busy = true
-		} else if quiet++; quiet == lazyIdle && !t.live.byHand && t.dropLazy() {
+		} else if quiet++; quiet == lazyIdle && !t.live.byHand && t.shrink() {
 			t.busy = true // freed at the next tick
 		} else if t.busy {
 			t.busy = false
@@ -157,4 +157,12 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// shrink drops what the tree keeps for a mount in use, once it has been
+// idle lazyIdle ticks: by-name/ and expected/, and the looked-up
+// directories beyond idleLiveFiles. It reports whether it dropped any.
+func (t *tree) shrink() bool {
+	lazy := t.dropLazy()
+	return t.live.pruneTo(idleLiveFiles) > 0 || lazy
 }
