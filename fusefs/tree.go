@@ -515,8 +515,8 @@ func (t *tree) makeLazy(l *lazyDir) *entry {
 
 // dropLazy drops the entries of every lazy directory, and asks the
 // kernel to forget the directory and what it holds below it (their
-// nodes hold what was made), which it does once nothing uses them. It
-// reports whether it dropped any. It must not run inside a request: the
+// nodes hold what was made) where nothing uses them (forget). It reports
+// whether it dropped any. It must not run inside a request: the
 // notification waits on the kernel.
 func (t *tree) dropLazy() bool {
 	var dropped []string
@@ -531,9 +531,13 @@ func (t *tree) dropLazy() bool {
 		return true
 	})
 	if root := t.rootNode.Load(); root != nil {
+		var nodes []*fs.Inode
 		for _, name := range dropped {
-			root.NotifyEntry(name)
+			if d := root.GetChild(name); d != nil {
+				nodes = below(d, nodes)
+			}
 		}
+		forget(nodes)
 	}
 	return len(dropped) > 0
 }

@@ -164,5 +164,5 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 // directories beyond idleLiveFiles. It reports whether it dropped any.
 func (t *tree) shrink() bool {
 	lazy := t.dropLazy()
-	return t.live.pruneTo(idleLiveFiles) > 0 || lazy
+	return t.live.pruneIdle() > 0 || lazy
 }
