@@ -69,7 +69,8 @@ func findTypes(t *testing.T, dir string) ([]string, int) {
 // nothing else per entry: no LOOKUP (READDIRPLUS gives the kernel each
 // subdirectory's entry), no GETATTR, no OPENDIR or RELEASEDIR (no-opendir
 // mode), no request per file. A second find is served by the kernel's
-// caches alone (but for find's statfs(2) of the mount). #25: a find of a 500,000-tensor model lists 1.34
+// caches (but for find's statfs(2) of the mount, and the few listings
+// the kernel may have reclaimed). #25: a find of a 500,000-tensor model lists 1.34
 // million directories, and its cost is the number of round trips.
 func TestFindRequests(t *testing.T) {
 	requireFUSE(t)
@@ -94,7 +95,9 @@ func TestFindRequests(t *testing.T) {
 	n = w.take()
 	assert.LessOrEqual(t, n["STATFS"], 1, "find's statfs(2) of the mount") // not cached by the kernel
 	delete(n, "STATFS")
-	assert.Zero(t, sumOps(n), "requests of a second find: %v", n)
+	// The kernel may reclaim a cached listing under memory pressure (it
+	// did, once, in a race build on the loaded machine: 4 requests).
+	assert.LessOrEqual(t, sumOps(n), dirs/20, "requests of a second find: %v", n)
 }
 
 func sumOps(n map[string]int) int {
