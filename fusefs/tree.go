@@ -88,8 +88,7 @@ type tree struct {
 	opens          atomic.Int64 // OPENs answered: one (ENOSYS) in no-open mode
 	wholeReads     atomic.Int64 // READs of files/ served here: none with passthrough
 
-	lazy sync.Map     // *entry → *lazyDir: directories made when first used
-	tick atomic.Int64 // the watcher's, once a second
+	lazy sync.Map // *entry → *lazyDir: directories made when first used
 
 	keptMu sync.Mutex
 	kept   []*node    // the nodes that keep a listing
