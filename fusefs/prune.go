@@ -2,7 +2,11 @@ package fusefs
 
 import (
 	"container/list"
+	"slices"
 	"sync"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
 )
 
 // The kernel keeps the inodes of the files and directories it has looked
@@ -47,6 +51,11 @@ func (l *liveFiles) len() int {
 	return l.order.Len()
 }
 
+// idleLiveFiles is the bound once the mount is idle (watch): the 32,768
+// directories a find leaves cost 24 MB of go-fuse's bookkeeping. Those
+// beyond it are forgotten only where nothing uses them (forget).
+const idleLiveFiles = 4096
+
 // prune asks the kernel to drop the oldest files beyond the bound, and
 // returns how many. It must not run inside a request: the notification
 // waits on the kernel.
@@ -68,4 +77,61 @@ func (l *liveFiles) prune() int {
 			parent.NotifyEntry(name)
 		}
 	}
+}
+
+// pruneIdle asks the kernel to forget the oldest files beyond
+// idleLiveFiles that nothing uses (forget), and returns how many it
+// asked for.
+func (l *liveFiles) pruneIdle() int {
+	var nodes []*fs.Inode
+	l.mu.Lock()
+	for l.order.Len() > idleLiveFiles {
+		n := l.order.Remove(l.order.Back()).(*node)
+		n.live = nil
+		nodes = append(nodes, &n.Inode)
+	}
+	l.mu.Unlock()
+	// A directory's children before it: the kernel forgets a directory
+	// only once nothing below it is cached.
+	depth := func(n *fs.Inode) int {
+		d := 0
+		for _, p := n.Parent(); p != nil; _, p = p.Parent() {
+			d++
+		}
+		return d
+	}
+	slices.SortStableFunc(nodes, func(a, b *fs.Inode) int { return depth(b) - depth(a) })
+	forget(nodes)
+	return len(nodes)
+}
+
+// forget asks the kernel to forget the inodes of nodes, children before
+// their directories, where nothing uses them (FUSE_NOTIFY_PRUNE, protocol
+// 7.45: a shell's working directory stays). A kernel without it drops
+// their entries instead (FUSE_NOTIFY_INVAL_ENTRY), as prune does. It must
+// not run inside a request.
+func forget(nodes []*fs.Inode) {
+	if len(nodes) == 0 {
+		return
+	}
+	const batch = 1024
+	for i := 0; i < len(nodes); i += batch {
+		if nodes[0].NotifyPrune(nodes[i:min(i+batch, len(nodes))]) == syscall.ENOSYS {
+			for _, n := range nodes[i:] {
+				if name, parent := n.Parent(); parent != nil {
+					parent.NotifyEntry(name)
+				}
+			}
+			return
+		}
+	}
+}
+
+// below returns the nodes below dir and dir itself, each after its
+// children.
+func below(dir *fs.Inode, out []*fs.Inode) []*fs.Inode {
+	for _, c := range dir.Children() {
+		out = below(c, out)
+	}
+	return append(out, dir)
 }

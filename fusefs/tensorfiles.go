@@ -116,7 +116,7 @@ func (t *tree) tensorFileEntry(d *tensorDir, i int) *entry {
 // child finds a directory's child by name: a tensor's file, or a stored
 // entry.
 func (t *tree) child(e *entry, name string) *entry {
-	t.fillLazy(e)
+	e = t.made(e)
 	if e.td != nil {
 		if i := tensorFileIndex(name); i >= 0 {
 			return t.tensorFileEntry(e.td, i)
@@ -152,7 +152,7 @@ func (t *tree) filesOnly(e *entry) (names []string, ino uint64, ok bool) {
 		return nil, 0, false
 	}
 	switch {
-	case e.td != nil && e.exp == nil: // never lazy (fillLazy)
+	case e.td != nil && e.exp == nil: // never lazy (made)
 		return tensorFileNames, e.td.ino, true
 	case e.exp != nil && e.td == nil:
 		if _, lazy := t.lazy.Load(e); !lazy {
@@ -165,7 +165,7 @@ func (t *tree) filesOnly(e *entry) (names []string, ino uint64, ok bool) {
 // list returns a directory's children sorted by name, a tensor's files
 // among them. The files' contents are not made.
 func (t *tree) list(e *entry) []*entry {
-	t.fillLazy(e)
+	e = t.made(e)
 	if e.td == nil && e.span == nil && e.exp == nil {
 		return e.children
 	}

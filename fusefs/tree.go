@@ -88,7 +88,10 @@ type tree struct {
 	opens          atomic.Int64 // OPENs answered: one (ENOSYS) in no-open mode
 	wholeReads     atomic.Int64 // READs of files/ served here: none with passthrough
 
-	lazy   sync.Map   // *entry → *lazyDir: directories made when first used
+	lazy sync.Map // *entry → *lazyDir: directories made when first used
+
+	keptMu sync.Mutex
+	kept   []*node    // the nodes that keep a listing
 	noBase bool       // an adapter mounted without its base: no tensors of a model
 	lazyMu sync.Mutex // held while one is made (it takes inode numbers)
 
@@ -361,14 +364,14 @@ func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *ada
 	for _, f := range m.Files {
 		byName.perm = t.perms.and(byName.perm, fperm[f])
 	}
-	t.lazy.Store(byName, &lazyDir{build: func() error { return t.byName(byName, top, fperm) }})
+	t.lazy.Store(byName, &lazyDir{dir: byName, build: func(d *entry) error { return t.byName(d, top, fperm) }})
 
 	// expected/: what the config implies, mirroring the tensor tree. It
 	// is made when first used: a directory and a file per tensor that
 	// most mounts never look at.
 	exp := t.mkdirs(t.root, []string{nameExpected}, top)
 	exp.perm = all
-	t.lazy.Store(exp, &lazyDir{build: func() error { return t.expected(exp, top, all) }})
+	t.lazy.Store(exp, &lazyDir{dir: exp, build: func(d *entry) error { return t.expected(d, top, all) }})
 	if err := t.finish(t.root, ""); err != nil {
 		return nil, err
 	}
@@ -435,30 +438,107 @@ func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 	return t.finish(exp, nameExpected)
 }
 
-// lazyDir is a directory whose entries are made on first use.
+// lazyDir is a directory of the root whose entries are made when first
+// used (by-name/, expected/: a list of every tensor, 218 bytes each,
+// that most mounts never look at), and dropped again once the mount has
+// been idle for lazyIdle (#25: after a find of a 500,000-tensor model
+// they kept 110 MB). What is made is a copy of the directory's entry
+// holding its entries; the entry in the root stays as it is (its name,
+// inode and perm). Made again, it takes the same inode numbers as the
+// first time, so that what the kernel still holds keeps its numbers.
 type lazyDir struct {
-	once  sync.Once
-	build func() error
+	dir   *entry               // as the root holds it
+	build func(d *entry) error // fills d, a copy of dir
+	mu    sync.Mutex           // held while it is made or dropped
+	made  atomic.Pointer[entry]
+
+	first, end uint64 // the inode numbers it takes, [first, end), once made
 }
 
-// fillLazy makes the entries of a lazy directory, once. A failure (a bug:
-// two entries of one name) is logged and leaves it empty.
-func (t *tree) fillLazy(e *entry) {
-	if e.td != nil || !e.isDir() {
-		return
+// lazyIdle is how many of the watcher's ticks the mount must be idle
+// before the lazy directories are dropped.
+const lazyIdle = 10
+
+// made returns the directory e with its entries: e itself, or for a lazy
+// directory the copy that holds them, made if it is not.
+func (t *tree) made(e *entry) *entry {
+	if e.td != nil || e.span != nil || !e.isDir() {
+		return e
 	}
-	l, ok := t.lazy.Load(e)
+	v, ok := t.lazy.Load(e)
 	if !ok {
-		return
+		return e
 	}
-	l.(*lazyDir).once.Do(func() {
-		t.lazyMu.Lock()
-		defer t.lazyMu.Unlock()
-		if err := l.(*lazyDir).build(); err != nil {
-			e.children = nil
-			t.warnOnce("lazy:"+e.name, err.Error())
+	l := v.(*lazyDir)
+	if d := l.made.Load(); d != nil {
+		return d
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if d := l.made.Load(); d == nil {
+		l.made.Store(t.makeLazy(l))
+	}
+	return l.made.Load()
+}
+
+// makeLazy makes a lazy directory's entries, with the inode numbers it
+// took the first time. A failure (a bug: two entries of one name) is
+// logged and leaves it empty.
+func (t *tree) makeLazy(l *lazyDir) *entry {
+	t.lazyMu.Lock()
+	defer t.lazyMu.Unlock()
+	next := t.nextIno
+	again := l.first != 0
+	if again {
+		t.nextIno = l.first - 1
+	} else {
+		l.first = next + 1
+	}
+	e := l.dir
+	d := &entry{name: e.name, mode: e.mode, ino: e.ino, mtime: e.mtime, perm: e.perm}
+	if err := l.build(d); err != nil {
+		d.children, d.span = nil, nil
+		t.warnOnce("lazy:"+e.name, err.Error())
+	}
+	switch {
+	case !again:
+		l.end = t.nextIno + 1
+	case t.nextIno+1 != l.end:
+		t.warnOnce("lazy-ino:"+e.name, fmt.Sprintf("fusefs: /%s made again took inode numbers [%d, %d), not [%d, %d)", e.name, l.first, t.nextIno+1, l.first, l.end))
+		fallthrough
+	default:
+		t.nextIno = next
+	}
+	return d
+}
+
+// dropLazy drops the entries of every lazy directory, and asks the
+// kernel to forget the directory and what it holds below it (their
+// nodes hold what was made) where nothing uses them (forget). It reports
+// whether it dropped any. It must not run inside a request: the
+// notification waits on the kernel.
+func (t *tree) dropLazy() bool {
+	var dropped []string
+	t.lazy.Range(func(_, v any) bool {
+		l := v.(*lazyDir)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.made.Load() != nil {
+			l.made.Store(nil)
+			dropped = append(dropped, l.dir.name)
 		}
+		return true
 	})
+	if root := t.rootNode.Load(); root != nil {
+		var nodes []*fs.Inode
+		for _, name := range dropped {
+			if d := root.GetChild(name); d != nil {
+				nodes = below(d, nodes)
+			}
+		}
+		forget(nodes)
+	}
+	return len(dropped) > 0
 }
 
 // shapeContent is a shape file: "[d0, d1]\n", rendered when read.

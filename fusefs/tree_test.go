@@ -136,7 +136,7 @@ func TestLazyTreesBytesPerTensor(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for _, name := range []string{nameByName, nameExpected} {
-		tr.fillLazy(tr.root.child(name))
+		tr.made(tr.root.child(name))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)

@@ -107,13 +107,16 @@ func escapeLine(s string) string {
 // watch checks every file each watchEvery until stop is closed. It also
 // hands memory back after a burst of reads: once a second passes without
 // a read after some, the buffers the burst left (decoded views, go-fuse's
-// request buffers, the arrays a remote file keeps for reuse) are returned
-// to the system, so that an idle daemon is small again.
+// request buffers, the arrays a remote file keeps for reuse, the listings
+// nodes keep) are returned to the system, so that an idle daemon is
+// small again; after lazyIdle seconds without one, by-name/ and
+// expected/ too.
 func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
 	checking := true
 	var seen int64
+	quiet := 0 // ticks since the last request
 	for {
 		select {
 		case <-stop:
@@ -124,10 +127,13 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 			t.busy = true // what the kernel let go is freed once idle
 		}
 		if n := t.reads.Load(); n != seen {
-			seen = n
+			seen, quiet = n, 0
 			t.busy = true
+		} else if quiet++; quiet == lazyIdle && !t.live.byHand && t.shrink() {
+			t.busy = true // freed at the next tick
 		} else if t.busy {
 			t.busy = false
+			t.dropListings()
 			for _, f := range files {
 				if tr, ok := f.(source.Trimmer); ok {
 					tr.Trim()
@@ -151,4 +157,12 @@ func (t *tree) watch(files []source.File, stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// shrink drops what the tree keeps for a mount in use, once it has been
+// idle lazyIdle ticks: by-name/ and expected/, and the looked-up
+// directories beyond idleLiveFiles. It reports whether it dropped any.
+func (t *tree) shrink() bool {
+	lazy := t.dropLazy()
+	return t.live.pruneIdle() > 0 || lazy
 }

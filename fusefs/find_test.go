@@ -1,0 +1,221 @@
+package fusefs
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/testmodel"
+)
+
+// opCounter counts the requests in go-fuse's debug log by opcode.
+type opCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+var requestLine = regexp.MustCompile(`rx \d+: ([A-Z_]+)`)
+
+func (w *opCounter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range requestLine.FindAllSubmatch(p, -1) {
+		w.n[string(m[1])]++
+	}
+	return len(p), nil
+}
+
+// take returns the counts so far and starts again from zero.
+func (w *opCounter) take() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.n
+	w.n = map[string]int{}
+	return n
+}
+
+// findTypes runs find below dir and returns its lines (type and path)
+// and its number of directories.
+func findTypes(t *testing.T, dir string) ([]string, int) {
+	t.Helper()
+	out, err := exec.Command("find", dir, "-printf", "%y %i %p\n").Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	dirs := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "d ") {
+			dirs++
+		}
+	}
+	return lines, dirs
+}
+
+// TestFindRequests: a find costs two READDIRPLUS per directory (the
+// second finds the end: the kernel has no other way to learn it) and
+// nothing else per entry: no LOOKUP (READDIRPLUS gives the kernel each
+// subdirectory's entry), no GETATTR, no OPENDIR or RELEASEDIR (no-opendir
+// mode), no request per file. A second find is served by the kernel's
+// caches (but for find's statfs(2) of the mount, and the few listings
+// the kernel may have reclaimed). #25: a find of a 500,000-tensor model lists 1.34
+// million directories, and its cost is the number of round trips.
+func TestFindRequests(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	_, err := testmodel.WriteMoE(dir, 2, 20)
+	r := checked(t, dir, err)
+	w := &opCounter{n: map[string]int{}}
+	mnt := serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0})
+	w.take() // mounting's
+	lines, dirs := findTypes(t, mnt)
+	n := w.take()
+	t.Logf("%d entries, %d directories: %v", len(lines), dirs, n)
+	require.Greater(t, dirs, 300)
+	assert.LessOrEqual(t, n["READDIRPLUS"], 2*dirs+4, "READDIRPLUS per directory") // by-name/ is read in more than one
+	for op, c := range n {
+		if op != "READDIRPLUS" {
+			assert.LessOrEqual(t, c, 3, "%s requests", op) // the mount point's own LOOKUP, GETATTR, OPENDIR, STATFS
+		}
+	}
+	again, _ := findTypes(t, mnt)
+	assert.Equal(t, lines, again)
+	n = w.take()
+	assert.LessOrEqual(t, n["STATFS"], 1, "find's statfs(2) of the mount") // not cached by the kernel
+	delete(n, "STATFS")
+	// The kernel may reclaim a cached listing under memory pressure (it
+	// did, once, in a race build on the loaded machine: 4 requests).
+	assert.LessOrEqual(t, sumOps(n), dirs/20, "requests of a second find: %v", n)
+}
+
+func sumOps(n map[string]int) int {
+	s := 0
+	for _, c := range n {
+		s += c
+	}
+	return s
+}
+
+// TestLazyDropped: by-name/ and expected/, made when a find visits them,
+// are dropped once the mount is idle (shrink), with what the kernel held
+// below them, and their listings, and the looked-up directories beyond
+// idleLiveFiles; made again they list the same entries
+// with the same inode numbers. #25: after a find of a 500,000-tensor
+// model the daemon kept 449 MB, 110 MB of it these lists.
+func TestLazyDropped(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	experts := 1000
+	if raceBuild {
+		experts = 300 // a find is several times slower
+	}
+	n, err := testmodel.WriteMoE(dir, 2, experts)
+	r := checked(t, dir, err)
+	mnt := serveTree(t, r, &Options{DirectMount: os.Geteuid() == 0, maxLiveFiles: 1 << 20})
+	tr := liveTree(t, mnt)
+	heap := func() int64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	before := heap()
+	paths := []string{filepath.Join(mnt, nameByName), filepath.Join(mnt, nameExpected)}
+	find := func() [sha256.Size]byte { // what a find lists, not kept on the heap
+		out, err := exec.Command("find", append(paths, "-printf", "%y %i %p\n")...).Output()
+		require.NoError(t, err)
+		require.Greater(t, bytes.Count(out, []byte("\n")), 3*n)
+		return sha256.Sum256(out)
+	}
+	listed := find()
+	built := heap()
+	for _, name := range []string{nameByName, nameExpected} {
+		l, _ := tr.lazy.Load(tr.root.child(name))
+		require.NotNil(t, l.(*lazyDir).made.Load(), name)
+	}
+	require.Greater(t, tr.live.len(), min(idleLiveFiles, n/2), "looked-up directories")
+	require.True(t, tr.shrink())
+	assert.LessOrEqual(t, tr.live.len(), idleLiveFiles, "looked-up directories once idle")
+	for _, name := range []string{nameByName, nameExpected} {
+		l, _ := tr.lazy.Load(tr.root.child(name))
+		require.Nil(t, l.(*lazyDir).made.Load(), name)
+	}
+	// The kernel forgets what it held below them, and go-fuse with it.
+	root := &tr.rootNode.Load().Inode
+	deadline := time.Now().Add(20 * time.Second)
+	for countInodes(root) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.Zero(t, countInodes(root), "inodes below the root")
+	tr.dropListings()
+	after := heap()
+
+	t.Logf("%d tensors: %d bytes a tensor while made, %d after the drop", n, (built-before)/int64(n), (after-before)/int64(n))
+	assert.Greater(t, (built-before)/int64(n), int64(150), "made: the test measures nothing")
+	assert.Less(t, (after-before)/int64(n), int64(40), "bytes a tensor kept after the drop")
+
+	require.Equal(t, listed, find(), "made again, the same entries and inode numbers")
+	last := strconv.Itoa(experts - 1)
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(filepath.Join(mnt, nameExpected, "layers", "1", "mlp", "experts", last, "up_proj", nameShape), &st))
+	b, err := os.ReadFile(filepath.Join(mnt, nameExpected, "layers", "1", "mlp", "experts", last, "up_proj", nameShape))
+	require.NoError(t, err)
+	assert.Equal(t, "[32, 64]\n", string(b))
+	link, err := os.Readlink(filepath.Join(mnt, nameByName, "model.layers.1.mlp.experts."+last+".up_proj.weight"))
+	require.NoError(t, err)
+	assert.Equal(t, "../layers/1/mlp/experts/"+last+"/up_proj", link)
+}
+
+// TestShrinkKeepsWorkingDirectory: what the idle mount drops, the
+// kernel forgets only where nothing uses it (FUSE_NOTIFY_PRUNE): a shell
+// whose working directory is below expected/ still finds where it is
+// and reads there. Dropping the entries instead (NOTIFY_INVAL_ENTRY)
+// detaches that directory, and getcwd(2) fails.
+func TestShrinkKeepsWorkingDirectory(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	_, err := testmodel.WriteMoE(dir, 2, 20)
+	r := checked(t, dir, err)
+	mnt := serveTree(t, r, &Options{DirectMount: os.Geteuid() == 0, maxLiveFiles: 1 << 20})
+	tr := liveTree(t, mnt)
+	if !tr.rootNode.Load().Inode.Root().IsRoot() {
+		t.Fatal("no root")
+	}
+	_, _ = findTypes(t, mnt)
+	wd := filepath.Join(mnt, nameExpected, "layers", "1", "mlp")
+	sh := exec.Command("sh", "-c", `cd "$1" && read go && /usr/bin/python3 -c "import os; print(os.getcwd())" && cat experts/19/up_proj/shape`, "sh", wd)
+	in, err := sh.StdinPipe()
+	require.NoError(t, err)
+	var out, stderr bytes.Buffer
+	sh.Stdout, sh.Stderr = &out, &stderr
+	require.NoError(t, sh.Start())
+	deadline := time.Now().Add(10 * time.Second)
+	for procCwd(sh.Process.Pid) != wd && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Equal(t, wd, procCwd(sh.Process.Pid), "the shell's working directory")
+	require.True(t, tr.shrink())
+	time.Sleep(100 * time.Millisecond) // the kernel's forgets
+	in.Write([]byte("\n"))
+	in.Close()
+	require.NoError(t, sh.Wait(), "%s", stderr.String())
+	assert.Equal(t, wd+"\n[32, 64]\n", out.String())
+}
+
+func procCwd(pid int) string {
+	s, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd"))
+	return s
+}
