@@ -74,6 +74,19 @@ func (w *worker) floats() []float64 {
 	return w.f64
 }
 
+// widen hands f to fn as float64, a buffer of floats() at a time.
+func (w *worker) widen(f []float32, fn func(vals []float64)) {
+	vals := w.floats()
+	for len(f) > 0 {
+		m := min(len(f), len(vals))
+		for i, v := range f[:m] {
+			vals[i] = float64(v)
+		}
+		fn(vals[:m])
+		f = f[m:]
+	}
+}
+
 // Scan reads the whole tensor once (twice for the histogram of a type
 // wider than 16 bits) with ReadAt, in chunks, on opts.Workers
 // goroutines, and returns its statistics. Memory is bounded by about
@@ -365,15 +378,7 @@ func (d *Decoder) eachFloat64(w *worker, first uint64, raw []byte, fn func(vals 
 	if err := d.decodeRaw(first, raw, f); err != nil {
 		return err
 	}
-	vals := w.floats()
-	for len(f) > 0 {
-		m := min(len(f), len(vals))
-		for i, v := range f[:m] {
-			vals[i] = float64(v)
-		}
-		fn(vals[:m], nil)
-		f = f[m:]
-	}
+	w.widen(f, func(vals []float64) { fn(vals, nil) })
 	return nil
 }
 
@@ -572,15 +577,7 @@ func (d *Decoder) scanElements(ctx context.Context, o ScanOptions) (*Stats, erro
 			if err := d.Float32(start, f); err != nil {
 				return err
 			}
-			vals := w.floats()
-			for len(f) > 0 {
-				m := min(len(f), len(vals))
-				for i, v := range f[:m] {
-					vals[i] = float64(v)
-				}
-				fn(w, vals[:m])
-				f = f[m:]
-			}
+			w.widen(f, func(vals []float64) { fn(w, vals) })
 			report(uint64(len(w.f32[:min(chunk, d.n-start)])))
 			return nil
 		})
