@@ -233,7 +233,7 @@ func (f *File) readZip(head []byte) error {
 		ranges[i] = e
 	}
 	var lazy []lazyEntry
-	if wr != nil {
+	if wr != nil && canWrap(f.src) {
 		align, ok := f.storageAlignment(ra, records[prefix+"/.storage_alignment"])
 		if ok {
 			if lazy, err = f.predict(ranges, wr, align); err != nil {

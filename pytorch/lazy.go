@@ -186,6 +186,21 @@ func newLazyFile(src source.File, ents []lazyEntry) source.File {
 	return lf
 }
 
+// canWrap reports whether src can be put behind a lazyFile without
+// losing a way to its bytes: a *source.LocalFile (lazyLocal keeps them),
+// or a file that offers none. Any other (one that lends its buffers, a
+// test's wrapper of a local file) has every local header read at open.
+func canWrap(src source.File) bool {
+	if _, ok := src.(*source.LocalFile); ok {
+		return true
+	}
+	switch src.(type) {
+	case source.Spliceable, source.Mappable, source.Lender, source.Checker, source.Trimmer, source.Owned, source.Remote:
+		return false
+	}
+	return true
+}
+
 // lazyFile is a checkpoint whose reads first check its storages' local
 // headers (see above). It is the tensors' File; the checkpoint's own
 // source, served whole, is the file itself and needs no check. Its
