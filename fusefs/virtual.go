@@ -18,9 +18,11 @@ import (
 // each tensor's bytes, a range of a model file. A read is served as the
 // pieces it spans, none copied in the daemon: a read within one tensor
 // as that file range (spliced, mapped or lent, as any tensor's data),
-// one across a boundary as its pieces spliced into one pipe, or written
-// from the files' mappings or lent buffers. Only a read no such way
-// fits is copied through the file's ReadAt.
+// one across a boundary as its pieces spliced into one pipe, or, when
+// they would not fit it, the largest piece's whole pages spliced and the
+// rest copied into the pipe; else written from the files' mappings or
+// lent buffers. Only a read no such way fits is copied through the
+// file's ReadAt.
 func virtualFile(f source.File) content {
 	if p, ok := f.(pieced); ok {
 		return virtualContent{f: f, p: p}

@@ -135,6 +135,9 @@ func BenchmarkCheck7B(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(tpt/tst, "bin/safetensors")
+	// Each side's wall time per open and check (go run ./bench's row).
+	b.ReportMetric(tst/float64(i)*1e3, "safetensors-ms/op")
+	b.ReportMetric(tpt/float64(i)*1e3, "bin-ms/op")
 	// The CPU time of the process, less sensitive to a loaded machine.
 	b.ReportMetric(cpt/cst, "bin/safetensors-cpu")
 }
