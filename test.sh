@@ -11,12 +11,13 @@
 # | gofmt, go vet, staticcheck       | every package                            | house style; staticcheck is a tool in go.mod           |
 # | go mod tidy -diff                | go.mod, go.sum                           | they are what tidy makes them                          |
 # | go test -race (all but e2e)      | every package's tests, real mounts too   | the race detector on every concurrent path in-process  |
+# | heavy tests without -race        | the few slow tests of pure computation   | 20-45x slower under -race; other tests race their paths|
 # | go test ./source/remote          | chunk buffers in huge-page slabs         | race builds keep buffers on the Go heap, so the slab   |
 # |                                  |                                          | path (the production one) runs only without -race      |
 # | FSMOUNT_TEST_PASSTHROUGH=1 fusefs| the mount in open mode (--passthrough)   | open mode answers OPEN; the default never sees one     |
 # | GOMAXPROCS=1 ./fusefs            | the mount on one core                    | some orderings only show on one core                   |
-# | go test ./e2e (root)             | the built commands, as a user runs them  | e2e runs binaries, which -race would not instrument    |
-# | e2e as user nobody, one core     | mounting through fusermount3, and the    | root mounts with mount(2); users go through            |
+# | e2e as root (background)         | the built commands, as a user runs them  | e2e runs binaries, which -race would not instrument    |
+# | e2e as nobody, one core (bg)     | mounting through fusermount3, and the    | root mounts with mount(2); users go through            |
 # |                                  | commands on one core (GOMAXPROCS=1)      | fusermount3; some orderings only show on one core      |
 # | leftover-mount check             | no FUSE mount left under the tests' TMPDIR| a test that leaks a mount is a failing test           |
 #
@@ -85,28 +86,20 @@ leftover_check() {
 }
 trap 'leftover_check || exit 1' EXIT
 
-# -count=1: never trust a cached result. e2e runs on its own below: its
-# tests run the built binaries, which a -race test build does not
-# instrument, so under -race it would only be slower.
-step "go test -race, every package but e2e"
-go test -race -count=1 -timeout 20m $(go list ./... | grep -v -e '/e2e$')
+# The end-to-end suite runs twice, as root and as an unprivileged user
+# (mounting through fusermount3, not mount(2), on one core), from one build
+# of the commands and of its test binary. Both runs spend most of their
+# time waiting (mounts, servers, python and chromium starting), so they run
+# in the background while the package tests below use the CPU; their
+# output is shown when they end. The unprivileged run reads a copy of
+# testdata/ it can read.
+work="$TMPDIR/e2e-work"
+mkdir "$work"
+step "build the commands and the e2e test binary"
+go build -o "$work/bin/" ./cmd/...
+go test -c -o "$work/bin/e2e.test" ./e2e
+chmod -R a+rX "$work"
 
-step "source/remote without -race"
-go test -count=1 ./source/remote
-
-step "fusefs with --passthrough"
-FSMOUNT_TEST_PASSTHROUGH=1 go test -race -count=1 -timeout 10m ./fusefs
-
-step "fusefs on one core"
-GOMAXPROCS=1 go test -count=1 -timeout 10m ./fusefs
-
-# The end-to-end suite runs twice at once: as root, and as an unprivileged
-# user, so that mounting through fusermount3 (not mount(2) as root) is
-# tested too, on one core. Both spend most of their time waiting (mounts,
-# servers, python and chromium starting), so together they take little
-# more than the longer one. The unprivileged run's binaries and test
-# binary are built here, and run from a copy of testdata/ that the user can
-# read; its output is shown when it ends.
 nobody_pid=""
 if [ "$(id -u)" = 0 ]; then
   why=""
@@ -120,14 +113,12 @@ if [ "$(id -u)" = 0 ]; then
     fi
     echo "SKIPPING the unprivileged end-to-end suite: $why" >&2
   else
-    work="$TMPDIR/nobody-work"
-    mkdir "$work"
-    go build -o "$work/bin/" ./cmd/...
-    go test -c -o "$work/bin/e2e.test" ./e2e
-    cp go.mod "$work/"                       # where the tests find the repository's root
+    copy="$TMPDIR/nobody-work"
+    mkdir "$copy"
+    cp go.mod "$copy/"                       # where the tests find the repository's root
     # The testdata directories the tests read, at their own paths.
     for d in testdata gguf/testdata internal/quant/testdata adapter/testdata pytorch/testdata; do
-      cp -r --parents "$d" "$work/"
+      cp -r --parents "$d" "$copy/"
     done
     # SeaweedFS's weed, when the S3 tests are to run: its cache under /root
     # is not readable by nobody, so the run gets its own copy.
@@ -136,28 +127,64 @@ if [ "$(id -u)" = 0 ]; then
       cp "$FSMOUNT_WEED" "$work/bin/weed"
       weed="$work/bin/weed"
     fi
-    mkdir "$work/e2e"
-    chmod -R a+rX "$work"
+    mkdir "$copy/e2e"
+    chmod -R a+rX "$copy" "$work"
     tmp="$TMPDIR/nobody-tmp"
     mkdir "$tmp" && chown nobody:nogroup "$tmp"
     step "e2e as user nobody (fusermount3), one core: started"
-    (cd "$work/e2e" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    (cd "$copy/e2e" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
       env HOME=/tmp TMPDIR="$tmp" GOMAXPROCS=1 FSMOUNT_BIN_DIR="$work/bin" FSMOUNT_REQUIRE_FUSE="${FSMOUNT_REQUIRE_FUSE:-}" \
-      ${weed:+FSMOUNT_WEED="$weed"} "$work/bin/e2e.test" -test.count=1 -test.timeout=20m) >"$TMPDIR/nobody.log" 2>&1 &
+      ${weed:+FSMOUNT_WEED="$weed"} "$work/bin/e2e.test" -test.count=1 -test.timeout=30m) >"$TMPDIR/nobody.log" 2>&1 &
     nobody_pid=$!
   fi
 fi
 
-step "e2e as root"
-root_ok=1
-go test -count=1 -timeout 20m ./e2e || root_ok=0
+step "e2e as root: started"
+(cd e2e && FSMOUNT_BIN_DIR="$work/bin" "$work/bin/e2e.test" -test.count=1 -test.timeout=30m) >"$TMPDIR/e2e-root.log" 2>&1 &
+root_pid=$!
 
+# -count=1: never trust a cached result. e2e runs above: its tests run the
+# built binaries, which a -race test build does not instrument, so under
+# -race it would only be slower. A failing run does not stop the script:
+# the e2e runs in the background are waited for (and their mounts gone)
+# before it exits, and every failure is reported at the end.
+failed=""
+run() { # NAME COMMAND...: runs a step, noting a failure
+  local name=$1
+  shift
+  step "$name"
+  "$@" || failed="$failed; $name"
+}
+# Tests of pure computation on large inputs (the whole GGUF-converted
+# layout table, a 70B GGUF layout, the 0.6B model's pictures, a reader
+# against 40,000 random reads, every page with hostile statistics) run
+# 20 to 45 times slower under the race detector, and their concurrent
+# paths are run under it by other tests (TestLayouts races the families'
+# compilation, TestTinySite and TestWrite the site's renderers): they run
+# once, without -race, in their own step. The list is here only.
+heavy='^(TestGGUFConverted|TestLlama70BLayout|TestReadmePictures06B|TestWindowReader|TestFixedWidthFields)$'
+names=${heavy#^}
+heavy_pkgs=$(grep -rlE "^func ${names%\$}\(" --include='*_test.go' . | xargs -n1 dirname | sort -u)
+run "go test -race, every package but e2e (the heavy tests skipped)" go test -race -count=1 -timeout 20m -skip "$heavy" $(go list ./... | grep -v -e '/e2e$')
+run "the heavy tests, without -race" go test -count=1 -timeout 10m -run "$heavy" $heavy_pkgs
+run "source/remote without -race" go test -count=1 ./source/remote
+run "fusefs with --passthrough" env FSMOUNT_TEST_PASSTHROUGH=1 go test -race -count=1 -timeout 10m ./fusefs
+run "fusefs on one core" env GOMAXPROCS=1 go test -count=1 -timeout 10m ./fusefs
+
+root_ok=1
+wait "$root_pid" || root_ok=0
+step "e2e as root: ended"
+cat "$TMPDIR/e2e-root.log"
 nobody_ok=1
 if [ -n "$nobody_pid" ]; then
   wait "$nobody_pid" || nobody_ok=0
   step "e2e as user nobody: ended"
   cat "$TMPDIR/nobody.log"
 fi
-[ "$root_ok" = 1 ] || { echo "FAIL: e2e as root" >&2; exit 1; }
-[ "$nobody_ok" = 1 ] || { echo "FAIL: e2e as user nobody" >&2; exit 1; }
+[ "$root_ok" = 1 ] || failed="$failed; e2e as root"
+[ "$nobody_ok" = 1 ] || failed="$failed; e2e as user nobody"
+if [ -n "$failed" ]; then
+  echo "FAIL: ${failed#; }" >&2
+  exit 1
+fi
 step "done"

@@ -301,17 +301,12 @@ const maxOpeners = 32
 // openIndexed opens every shard an index names and checks the index
 // against them (rules I1 to I7 of safetensors/RULES.md).
 func (m *Model) openIndexed(raw []byte) error {
-	idx, err := safetensors.ParseIndex(join(m.Source, IndexName), raw)
+	idx, files, err := parseOpening(m.Source, join(m.Source, IndexName), raw, openSafetensors)
 	if err != nil {
 		m.Close()
 		return err
 	}
 	m.Index = idx
-	files, err := openShards(m.Source, idx, openSafetensors)
-	if err != nil {
-		m.Close()
-		return err
-	}
 	if err := m.join(files); err != nil {
 		return err
 	}
@@ -323,25 +318,83 @@ func (m *Model) openIndexed(raw []byte) error {
 	return nil
 }
 
-// openShards opens every shard an index names, maxOpeners at once, and
-// checks rule I1 (every shard exists), then, in name order, each shard's
-// own error; on error it closes what it opened.
-func openShards[F io.Closer](fsys source.FS, idx *safetensors.Index, open func(source.FS, string) (F, error)) ([]F, error) {
+// parseOpening parses the index raw (named name in messages) and opens
+// the shards it names, each as soon as the index first names it: the
+// index of a large checkpoint takes as long to read as its shards'
+// headers, and the two then share the cores. If the index is invalid,
+// its error is returned and the shards opened meanwhile are closed;
+// otherwise it is finish's.
+func parseOpening[F io.Closer](fsys source.FS, name string, raw []byte, open func(source.FS, string) (F, error)) (*safetensors.Index, []F, error) {
+	o := newShardOpener(fsys, open)
+	idx, err := safetensors.ParseIndexEach(name, raw, o.start)
+	if err != nil {
+		o.abandon()
+		return nil, nil, err
+	}
+	files, err := o.finish(idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, files, nil
+}
+
+// shardOpener opens shards, maxOpeners at once, as they are named.
+// start and finish (or abandon) are called on one goroutine.
+type shardOpener[F io.Closer] struct {
+	fsys    source.FS
+	open    func(source.FS, string) (F, error)
+	limit   *par.Limit
+	opening map[string]*openedShard[F] // by shard name: one per shard file
+}
+
+type openedShard[F io.Closer] struct {
+	f   F
+	err error
+}
+
+func newShardOpener[F io.Closer](fsys source.FS, open func(source.FS, string) (F, error)) *shardOpener[F] {
+	return &shardOpener[F]{fsys: fsys, open: open, limit: par.NewLimit(maxOpeners), opening: map[string]*openedShard[F]{}}
+}
+
+// start begins opening shard, unless it is already.
+func (o *shardOpener[F]) start(shard string) {
+	if _, ok := o.opening[shard]; ok {
+		return
+	}
+	r := &openedShard[F]{}
+	o.opening[shard] = r
+	o.limit.Go(func() { r.f, r.err = o.open(o.fsys, shard) })
+}
+
+// abandon waits for the opens under way and closes what they opened.
+func (o *shardOpener[F]) abandon() {
+	o.limit.Wait()
+	for _, r := range o.opening {
+		if r.err == nil {
+			r.f.Close()
+		}
+	}
+}
+
+// finish opens the shards of idx not yet started, waits for them all,
+// and checks rule I1 (every shard exists), then, in name order, each
+// shard's own error; on error it closes what it opened.
+func (o *shardOpener[F]) finish(idx *safetensors.Index) ([]F, error) {
+	for _, s := range idx.Shards {
+		o.start(s)
+	}
+	o.limit.Wait()
 	files := make([]F, len(idx.Shards))
-	errs := par.Each(len(idx.Shards), maxOpeners, func(i int) (err error) {
-		files[i], err = open(fsys, idx.Shards[i])
-		return err
-	})
+	errs := make([]error, len(idx.Shards))
+	for i, s := range idx.Shards {
+		files[i], errs[i] = o.opening[s].f, o.opening[s].err
+	}
 	err := idx.MissingShards(func(s string) bool {
 		i, _ := slices.BinarySearch(idx.Shards, s)
 		return !errors.Is(errs[i], fs.ErrNotExist)
 	})
 	if err = cmp.Or(err, cmp.Or(errs...)); err != nil {
-		for i, f := range files {
-			if errs[i] == nil {
-				f.Close()
-			}
-		}
+		o.abandon()
 		return nil, err
 	}
 	return files, nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -171,6 +172,79 @@ func TestShardOpensBounded(t *testing.T) {
 	assert.GreaterOrEqual(t, fsys.opened, n)
 	assert.LessOrEqual(t, fsys.max, 32, "shards opened at once")
 	assert.Greater(t, fsys.max, 1, "shards opened one by one")
+}
+
+// closingFS is a local directory that records the shards opened and
+// how many of their files were closed (a shard's name starts with m-).
+type closingFS struct {
+	source.Dir
+	mu             sync.Mutex
+	shards         []string
+	opened, closed int
+}
+
+type closedFile struct {
+	source.File
+	fs *closingFS
+}
+
+func (f closedFile) Close() error {
+	f.fs.mu.Lock()
+	f.fs.closed++
+	f.fs.mu.Unlock()
+	return f.File.Close()
+}
+
+func (c *closingFS) Open(name string) (source.File, error) {
+	if !strings.HasPrefix(name, "m-") {
+		return c.Dir.Open(name)
+	}
+	c.mu.Lock()
+	c.shards = append(c.shards, name)
+	c.mu.Unlock()
+	f, err := c.Dir.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.opened++
+	c.mu.Unlock()
+	return closedFile{f, c}, nil
+}
+
+// A model's shards are opened while its index is still being read (#25:
+// the index of a 500,000-tensor model is 40 MB of JSON, its shards'
+// headers as much again): an index found invalid at its end is still
+// reported as such, and the shards opened meanwhile are closed; a shard
+// that is not a plain file name is never opened.
+func TestShardsOpenWhileIndexIsRead(t *testing.T) {
+	a := []testmodel.Tensor{{Name: "a", DType: "F32", Shape: []uint64{2}}}
+	b := []testmodel.Tensor{{Name: "b", DType: "U8", Shape: []uint64{3}}}
+	two := map[string][]testmodel.Tensor{"m-00001-of-00002.safetensors": a, "m-00002-of-00002.safetensors": b}
+	dir := writeSharded(t, `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"m-00002-of-00002.safetensors","a":"m-00001-of-00002.safetensors"}}`, two)
+	fsys := &closingFS{Dir: source.Dir(dir)}
+	_, err := model.OpenFS(dir, fsys, "")
+	require.ErrorIs(t, err, safetensors.CodeInvalidIndex)
+	assert.Contains(t, err.Error(), `lists tensor "a" twice`)
+	assert.ElementsMatch(t, []string{"m-00001-of-00002.safetensors", "m-00002-of-00002.safetensors"}, fsys.shards, "shards opened before the index's end")
+	assert.Equal(t, fsys.opened, fsys.closed, "shards left open")
+
+	dir = writeSharded(t, `{"weight_map":{"a":"m-00001-of-00002.safetensors","b":"../m-00002-of-00002.safetensors"}}`, two)
+	fsys = &closingFS{Dir: source.Dir(dir)}
+	_, err = model.OpenFS(dir, fsys, "")
+	require.ErrorIs(t, err, safetensors.CodeInvalidIndex)
+	assert.Equal(t, []string{"m-00001-of-00002.safetensors"}, fsys.shards)
+	assert.Equal(t, fsys.opened, fsys.closed, "shards left open")
+
+	dir = writeSharded(t, `{"weight_map":{"b":"m-00002-of-00002.safetensors","a":"m-00001-of-00002.safetensors"}}`, two)
+	fsys = &closingFS{Dir: source.Dir(dir)}
+	m, err := model.OpenFS(dir, fsys, "")
+	require.NoError(t, err)
+	assert.Len(t, m.Tensors(), 2)
+	assert.ElementsMatch(t, []string{"m-00002-of-00002.safetensors", "m-00001-of-00002.safetensors"}, fsys.shards, "each opened once")
+	assert.Zero(t, fsys.closed)
+	require.NoError(t, m.Close())
+	assert.Equal(t, 2, fsys.closed)
 }
 
 // Many metadata keys (#25: a million cost 352 MB in fsinspect): the

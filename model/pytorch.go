@@ -58,15 +58,11 @@ func (m *Model) openPyTorchDir() error {
 		return err
 	}
 	m.Format = FormatPyTorch
-	idx, err := safetensors.ParseIndex(join(m.Source, PyTorchIndexName), raw)
+	idx, files, err := parseOpening(m.Source, join(m.Source, PyTorchIndexName), raw, openPyTorch)
 	if err != nil {
 		return err
 	}
 	m.Index = idx
-	files, err := openShards(m.Source, idx, openPyTorch)
-	if err != nil {
-		return err
-	}
 	if err := m.joinPyTorch(files); err != nil {
 		return err
 	}

@@ -28,6 +28,8 @@ type Index struct {
 	Weights []Weight
 	// Shards are the distinct shard file names, sorted.
 	Shards []string
+
+	found func(shard string) // ParseIndexEach's, while parsing
 }
 
 // Weight is one entry of an index's weight map.
@@ -49,9 +51,20 @@ func (idx *Index) Shard(name string) (string, bool) {
 // ParseIndex parses the bytes of an index file; name is used in
 // messages. Shard names must be plain file names in the index's
 // directory; a duplicate tensor name is an error.
-func ParseIndex(name string, raw []byte) (*Index, error) {
-	idx := &Index{Path: name}
-	if err := idx.parse(raw); err != nil {
+func ParseIndex(name string, raw []byte) (*Index, error) { return ParseIndexEach(name, raw, nil) }
+
+// ParseIndexEach is ParseIndex calling found (unless nil) with each
+// shard name, the first time the weight map gives it and only if it is
+// a plain file name, while the rest of the index is still being read: a
+// caller opens the shards meanwhile (a 500,000-tensor index is 40 MB of
+// JSON, and the shards' own headers as much again). found is called on
+// the caller's goroutine; a name it was given may still belong to an
+// index that turns out invalid.
+func ParseIndexEach(name string, raw []byte, found func(shard string)) (*Index, error) {
+	idx := &Index{Path: name, found: found}
+	err := idx.parse(raw)
+	idx.found = nil
+	if err != nil {
 		var se *syntaxError
 		if errors.As(err, &se) {
 			return nil, formatErr(name, CodeInvalidIndex, "", "%s, at byte %d", se.msg, se.pos)
@@ -59,12 +72,18 @@ func ParseIndex(name string, raw []byte) (*Index, error) {
 		return nil, formatErr(name, CodeInvalidIndex, "", "%v", err)
 	}
 	for _, w := range idx.Weights {
-		if shard := w.Shard; shard == "" || shard == "." || shard == ".." || strings.ContainsAny(shard, "/\x00") {
-			return nil, formatErr(name, CodeInvalidIndex, w.Name, "tensor %q: shard %q is not a file name in the model directory", w.Name, shard)
+		if !plainFileName(w.Shard) {
+			return nil, formatErr(name, CodeInvalidIndex, w.Name, "tensor %q: shard %q is not a file name in the model directory", w.Name, w.Shard)
 		}
 	}
 	slices.Sort(idx.Shards)
 	return idx, nil
+}
+
+// plainFileName reports whether a shard's name is a file in the index's
+// directory: no path, not empty, not "." or "..".
+func plainFileName(shard string) bool {
+	return shard != "" && shard != "." && shard != ".." && !strings.ContainsAny(shard, "/\x00")
 }
 
 // parse reads {"metadata": {"total_size": N, …}, "weight_map": {…}}.
@@ -161,6 +180,9 @@ func (idx *Index) parseWeightMap(s *scanner) error {
 				k = int32(len(idx.Shards))
 				idx.Shards = append(idx.Shards, string(shard))
 				byName[idx.Shards[k]] = k
+				if idx.found != nil && plainFileName(idx.Shards[k]) {
+					idx.found(idx.Shards[k])
+				}
 			}
 			ends, pos, shards = append(ends, len(names)), append(pos, start), append(shards, k)
 		}

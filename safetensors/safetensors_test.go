@@ -476,3 +476,36 @@ func openRaw(t *testing.T, name string, raw []byte, want error, detail string) *
 	assert.NotContains(t, err.Error(), "\n", "one line")
 	return nil
 }
+
+// ParseIndexEach names each plain shard file once, as the weight map
+// first gives it, before the index is read to its end (a caller opens
+// the shards meanwhile); the index's result and errors are ParseIndex's.
+func TestParseIndexEach(t *testing.T) {
+	for _, c := range []struct {
+		name, index string
+		found       []string
+		err         string
+	}{
+		{"valid", `{"weight_map":{"b":"s2","a":"s1","c":"s2","d":"s3"}}`, []string{"s2", "s1", "s3"}, ""},
+		{"duplicate at the end", `{"weight_map":{"a":"s1","b":"s2","a":"s1"}}`, []string{"s1", "s2"}, `lists tensor "a" twice`},
+		{"syntax error at the end", `{"weight_map":{"a":"s1","b":"s2"`, []string{"s1", "s2"}, "at byte"},
+		{"not plain file names", `{"weight_map":{"a":"../s1","b":"s2","c":"x/y","d":"..","e":"","f":"."}}`, []string{"s2"}, "not a file name"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var found []string
+			idx, err := safetensors.ParseIndexEach("i.json", []byte(c.index), func(s string) { found = append(found, s) })
+			assert.Equal(t, c.found, found)
+			want, werr := safetensors.ParseIndex("i.json", []byte(c.index))
+			if c.err != "" {
+				require.ErrorIs(t, err, safetensors.CodeInvalidIndex)
+				assert.Contains(t, err.Error(), c.err)
+				require.Error(t, werr)
+				assert.Equal(t, werr.Error(), err.Error())
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, werr)
+			assert.Equal(t, want, idx)
+		})
+	}
+}

@@ -55,11 +55,23 @@ type worker struct {
 	buf   []byte
 	cnt32 []uint32
 	cnt   []uint64
-	codes []uint16 // a small 16-bit tensor's codes, instead of cnt
+	codes []uint16   // a small 16-bit tensor's codes, instead of cnt
+	small *smallBufs // where buf and codes come from, for a small 16-bit tensor
 	acc   acc
 	f32   []float32
-	f64   [1024]float64
+	f64   []float64 // decodedPiece values; made on first use (a counted scan needs none)
 	hist  []uint64
+}
+
+// decodedPiece is how many values a worker decodes at a time.
+const decodedPiece = 1024
+
+// floats returns the worker's buffer of decodedPiece values.
+func (w *worker) floats() []float64 {
+	if w.f64 == nil {
+		w.f64 = make([]float64, decodedPiece)
+	}
+	return w.f64
 }
 
 // Scan reads the whole tensor once (twice for the histogram of a type
@@ -124,6 +136,10 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	}
 	for i := range ws {
 		w := &worker{acc: newAcc()}
+		if sparse {
+			w.small = smallBufPool.Get().(*smallBufs)
+			w.buf, w.codes = w.small.buf[:cb], w.small.codes[:0]
+		}
 		if tableLen > 0 {
 			w.cnt32 = make([]uint32, tableLen)
 			w.cnt = make([]uint64, tableLen)
@@ -141,6 +157,9 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	if sparse {
 		codes, counts := runs(ws)
 		s = tableStats(d.t.DType, codes, counts, d.codeValue, o.HistBins)
+		for _, w := range ws {
+			smallBufPool.Put(w.small)
+		}
 	} else if counted {
 		counts := ws[0].cnt
 		for _, w := range ws[1:] {
@@ -184,6 +203,19 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 // sorted list of codes rather than a table (see Scan).
 const sparseCodes = 8192
 
+// smallBufs are the buffers of a worker scanning a small 16-bit tensor:
+// its chunk and its codes. They are reused from scan to scan (a page of
+// a large MoE scans thousands of small tensors, and a daemon that handed
+// its free memory back at idle pays a page fault for each fresh page).
+type smallBufs struct {
+	buf   []byte
+	codes []uint16
+}
+
+var smallBufPool = sync.Pool{New: func() any {
+	return &smallBufs{buf: make([]byte, 2*sparseCodes), codes: make([]uint16, 0, sparseCodes)}
+}}
+
 // runs returns the distinct codes the workers collected, ascending, and
 // how many elements have each.
 func runs(ws []*worker) (codes []int32, counts []uint64) {
@@ -192,6 +224,13 @@ func runs(ws []*worker) (codes []int32, counts []uint64) {
 		all = append(all, w.codes...)
 	}
 	slices.Sort(all)
+	distinct := 0
+	for i := range all {
+		if i == 0 || all[i] != all[i-1] {
+			distinct++
+		}
+	}
+	codes, counts = make([]int32, 0, distinct), make([]uint64, 0, distinct)
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j] == all[i] {
@@ -244,8 +283,14 @@ func (d *Decoder) codeValue(c int) float64 {
 func (d *Decoder) statChunk(w *worker, first uint64, raw []byte) error {
 	if d.counted() {
 		if w.cnt32 == nil { // a small 16-bit tensor: a list of codes
-			for i := 0; i+2 <= len(raw); i += 2 {
-				w.codes = append(w.codes, uint16(raw[i])|uint16(raw[i+1])<<8)
+			if w.codes == nil { // at most the tensor's, so it never grows
+				w.codes = make([]uint16, 0, d.n)
+			}
+			at := len(w.codes)
+			w.codes = slices.Grow(w.codes, len(raw)/2)[:at+len(raw)/2]
+			codes := w.codes[at:]
+			for i := range codes {
+				codes[i] = binary.LittleEndian.Uint16(raw[2*i:])
 			}
 			return nil
 		}
@@ -297,14 +342,15 @@ func (d *Decoder) histChunk(w *worker, first uint64, raw []byte, lo, hi float64)
 func (d *Decoder) eachFloat64(w *worker, first uint64, raw []byte, fn func(vals []float64, bits []byte)) error {
 	if d.k != kBlock && d.scale == nil {
 		bb := int(d.t.DType.BlockBytes())
-		step := len(w.f64) * bb
+		vals := w.floats()
+		step := len(vals) * bb
 		for off := 0; off < len(raw); off += step {
 			piece := raw[off:min(off+step, len(raw))]
-			n, err := Float64(d.t.DType, piece, w.f64[:])
+			n, err := Float64(d.t.DType, piece, vals)
 			if err != nil {
 				return err
 			}
-			fn(w.f64[:n], piece)
+			fn(vals[:n], piece)
 		}
 		return nil
 	}
@@ -319,12 +365,13 @@ func (d *Decoder) eachFloat64(w *worker, first uint64, raw []byte, fn func(vals 
 	if err := d.decodeRaw(first, raw, f); err != nil {
 		return err
 	}
+	vals := w.floats()
 	for len(f) > 0 {
-		m := min(len(f), len(w.f64))
+		m := min(len(f), len(vals))
 		for i, v := range f[:m] {
-			w.f64[i] = float64(v)
+			vals[i] = float64(v)
 		}
-		fn(w.f64[:m], nil)
+		fn(vals[:m], nil)
 		f = f[m:]
 	}
 	return nil
@@ -525,12 +572,13 @@ func (d *Decoder) scanElements(ctx context.Context, o ScanOptions) (*Stats, erro
 			if err := d.Float32(start, f); err != nil {
 				return err
 			}
+			vals := w.floats()
 			for len(f) > 0 {
-				m := min(len(f), len(w.f64))
+				m := min(len(f), len(vals))
 				for i, v := range f[:m] {
-					w.f64[i] = float64(v)
+					vals[i] = float64(v)
 				}
-				fn(w, w.f64[:m])
+				fn(w, vals[:m])
 				f = f[m:]
 			}
 			report(uint64(len(w.f32[:min(chunk, d.n-start)])))

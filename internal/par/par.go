@@ -2,8 +2,9 @@
 // its packages spread work over goroutines.
 //
 //   - [Each]: a call per item, at most so many at once, every error kept
-//     (opening a checkpoint's shards, resolving a remote archive's
-//     records: round trips, not CPU).
+//     (resolving a remote archive's records: round trips, not CPU);
+//     [Limit] the same for items found one by one (a checkpoint's
+//     shards, opened as its index names them).
 //   - [Do]: a fixed set of workers, each claiming the next item, the
 //     first error ending the rest (scanning a tensor's chunks, the
 //     model's small tensors, a merge proof's tensors).
@@ -24,18 +25,37 @@ import (
 // (at least one), waits for them all and returns their errors by i.
 func Each(n, limit int, fn func(i int) error) []error {
 	errs := make([]error, n)
-	sem := make(chan struct{}, max(1, limit))
-	var wg sync.WaitGroup
+	l := NewLimit(limit)
 	for i := range n {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			errs[i] = fn(i)
-		})
+		l.Go(func() { errs[i] = fn(i) })
 	}
-	wg.Wait()
+	l.Wait()
 	return errs
 }
+
+// Limit runs calls on goroutines of their own, at most so many at once,
+// as they are given: Each for items found one by one (a checkpoint's
+// shards, opened as its index names them).
+type Limit struct {
+	sem chan struct{}
+	wg  sync.WaitGroup
+}
+
+// NewLimit returns a Limit of n calls at once (at least one).
+func NewLimit(n int) *Limit { return &Limit{sem: make(chan struct{}, max(1, n))} }
+
+// Go calls fn on a goroutine, once fewer than the limit are running:
+// until then it waits.
+func (l *Limit) Go(fn func()) {
+	l.sem <- struct{}{}
+	l.wg.Go(func() {
+		defer func() { <-l.sem }()
+		fn()
+	})
+}
+
+// Wait waits for every call Go made.
+func (l *Limit) Wait() { l.wg.Wait() }
 
 // Do runs workers goroutines (at least one) that call fn(ctx, w, i)
 // for i in [0, n), each claiming the next i; w, in [0, workers), names

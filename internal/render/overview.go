@@ -42,11 +42,19 @@ var palette = []color.RGBA{
 // `(?:^|\.)layers\.([0-9]+)\.(.+)$` does, without one: the root page of
 // a 500,000-tensor model asks for the kind of every tensor.
 func LayerKind(name string) (layer int, kind string, ok bool) {
+	var buf [64]byte
+	layer, b, ok := AppendLayerKind(buf[:0], name)
+	return layer, string(b), ok
+}
+
+// AppendLayerKind is [LayerKind] appending the kind to dst: a caller
+// asking for the kinds of 500,000 names makes no string for each.
+func AppendLayerKind(dst []byte, name string) (layer int, kind []byte, ok bool) {
 	const key = "layers."
 	for from := 0; ; {
 		j := strings.Index(name[from:], key)
 		if j < 0 {
-			return 0, "", false
+			return 0, dst, false
 		}
 		at := from + j
 		from = at + 1
@@ -63,18 +71,16 @@ func LayerKind(name string) (layer int, kind string, ok bool) {
 		}
 		n, err := strconv.Atoi(rest[:k])
 		if err != nil {
-			return 0, "", false
+			return 0, dst, false
 		}
-		return n, blockKind(rest[k+1:]), true
+		return n, appendBlockKind(dst, rest[k+1:]), true
 	}
 }
 
-// blockKind is the kind of a block tensor whose name after "layers.N."
-// is rest (see [LayerKind]).
-func blockKind(rest string) string {
+// appendBlockKind appends the kind of a block tensor whose name after
+// "layers.N." is rest (see [LayerKind]) to b.
+func appendBlockKind(b []byte, rest string) []byte {
 	rest = strings.TrimSuffix(rest, ".weight")
-	var buf [64]byte
-	b := buf[:0]
 	for i := 0; ; i++ {
 		p, after, more := strings.Cut(rest, ".")
 		if i > 0 {
@@ -86,7 +92,7 @@ func blockKind(rest string) string {
 			b = append(b, p...)
 		}
 		if !more {
-			return string(b)
+			return b
 		}
 		rest = after
 	}

@@ -40,11 +40,11 @@ type RootFile struct {
 	ends []int64 // ends[i]: offset of the end of row i, from the first row
 
 	mu      sync.Mutex
-	rows    []rootStats  // nil until the first read; rows[i].known once computed
-	kinds   []int32      // each tensor's kind, -1 outside the blocks; on the first read
-	members [][]int32    // each kind's tensors
-	medians []kindMedian // each kind's, computed on first use
-	scanned int          // rows whose statistics were computed (tests)
+	rows    []*[rowPage]rootStats // rows[i/rowPage][i%rowPage], each page made when first needed; known once computed
+	kinds   []int32               // each tensor's kind, -1 outside the blocks; on the first read
+	members [][]int32             // each kind's tensors
+	medians []kindMedian          // each kind's, computed on first use
+	scanned int                   // rows whose statistics were computed (tests)
 }
 
 // RootTensors are the root page's tensors: how it gets each, by its
@@ -123,7 +123,7 @@ func (f *RootFile) Size() int64 {
 func (f *RootFile) prepare() {
 	if f.rows == nil {
 		f.kindsOf()
-		f.rows = make([]rootStats, f.n)
+		f.rows = make([]*[rowPage]rootStats, (f.n+rowPage-1)/rowPage)
 		f.medians = make([]kindMedian, len(f.members))
 	}
 }
@@ -132,16 +132,17 @@ func (f *RootFile) prepare() {
 func (f *RootFile) kindsOf() {
 	f.kinds = make([]int32, f.n)
 	ids := map[string]int32{}
+	var buf []byte
 	for i := range f.n {
 		f.kinds[i] = -1
-		_, k, ok := render.LayerKind(f.ts.Tensor(i).Name)
-		if !ok {
+		var ok bool
+		if _, buf, ok = render.AppendLayerKind(buf[:0], f.ts.Tensor(i).Name); !ok {
 			continue
 		}
-		id, seen := ids[k]
+		id, seen := ids[string(buf)] // no string made to look it up
 		if !seen {
 			id = int32(len(f.members))
-			ids[k] = id
+			ids[string(buf)] = id
 			f.members = append(f.members, nil)
 		}
 		f.kinds[i] = id
@@ -149,10 +150,21 @@ func (f *RootFile) kindsOf() {
 	}
 }
 
+// rowPage is how many rows' statistics are allocated at once: the first
+// MiB of a 500,000-tensor page covers 3,600 rows and samples 255 tensors
+// of each of their kinds, spread over the model; a table of every row
+// would be 20 MB.
+const rowPage = 64
+
 // rowStats returns row i's statistics, computing them once. It is called
 // with mu held.
 func (f *RootFile) rowStats(ctx context.Context, i int) (*rootStats, error) {
-	rs := &f.rows[i]
+	page := f.rows[i/rowPage]
+	if page == nil {
+		page = new([rowPage]rootStats)
+		f.rows[i/rowPage] = page
+	}
+	rs := &page[i%rowPage]
 	if rs.known {
 		return rs, nil
 	}

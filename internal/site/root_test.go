@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -197,4 +198,37 @@ func TestRowLen(t *testing.T) {
 			require.Equal(t, int64(b.Len()), rowLen(&d), "%+v", d)
 		}
 	}
+}
+
+// The first read of a large page keeps the statistics of the rows it
+// computes, not a table of every row (#25: 20 MB for 500,000 tensors,
+// of which the first MiB computes 3,600 rows and the samples of their
+// kinds).
+func TestRootFirstReadAllocatesItsRows(t *testing.T) {
+	const n = 120_000 // one kind: its 255 samples are far apart
+	ts := make([]*tensor.Tensor, n)
+	for i := range ts {
+		ts[i] = testmodel.MemTensor(fmt.Sprintf("model.layers.0.mlp.experts.%06d.up_proj.weight", i), tensor.BF16, []uint64{2}, []byte{0, 0x3f, 0, 0x40})
+	}
+	s := open(t, testmodel.TinyDir(t, nil))
+	root := NewRoot(s.report, RootTensors{
+		N:      n,
+		Tensor: func(i int) *tensor.Tensor { return ts[i] },
+		Shown:  func(i int) (string, []uint64) { return views.Shown(ts[i], nil) },
+		View:   func(i int) *views.Tensor { return views.NewTensor(ts[i], nil) },
+		Dir:    func(i int) string { return strconv.Itoa(i) },
+	})
+	p := make([]byte, 16<<10)
+	_, err := root.ReadAt(p, 0)
+	require.NoError(t, err)
+	require.Less(t, root.scanned, 2*KindSample)
+	// The rows computed are a few hundred, the rows kept their pages
+	// (one page a sample, 64 rows each), not every row.
+	kept := 0
+	for _, page := range root.rows {
+		if page != nil {
+			kept += len(page)
+		}
+	}
+	require.Less(t, kept, n/4, "rows kept for %d computed", root.scanned)
 }
