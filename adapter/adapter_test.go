@@ -238,6 +238,10 @@ func TestOpenErrors(t *testing.T) {
 		{"bad targets", `{"peft_type": "LORA", "target_modules": 3}`, false, "target_modules must be a string or a list of strings"},
 		{"bad regex", `{"peft_type": "LORA", "target_modules": "(?<=x)q"}`, false, "target_modules is not a regular expression Go can run"},
 		{"bad bias", `{"peft_type": "LORA", "bias": "some"}`, false, `bias is "some"`},
+		{"peft_type not a string", `{"peft_type": 1}`, false, "peft_type must be a string"},
+		{"revision not a string", `{"peft_type": "LORA", "revision": ["main"]}`, false, "revision must be a string"},
+		{"use_dora not a bool", `{"peft_type": "LORA", "use_dora": "yes"}`, false, "use_dora must be true or false"},
+		{"lora_bias not a bool", `{"peft_type": "LORA", "lora_bias": 0}`, false, "lora_bias must be true or false"},
 		{"bin not a checkpoint", `{"peft_type": "LORA"}`, true, "adapter_model.bin: not a PyTorch checkpoint"},
 		{"no weights", `{"peft_type": "LORA"}`, false, "no adapter_model.safetensors"},
 	}
@@ -269,21 +273,8 @@ func realDir(t testing.TB, name string) string {
 // config.json by package spec, as a header-only model.
 func llamaBase(t testing.TB) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(realDir(t, "bases"), "Llama-3.2-1B", "config.json"))
-	require.NoError(t, err)
-	cfg, err := spec.ParseConfig("config.json", raw)
-	require.NoError(t, err)
-	plan, err := spec.Expect(cfg)
-	require.NoError(t, err)
-	var ts []testmodel.Tensor
-	for _, e := range plan.Tensors {
-		if e.Optional {
-			continue
-		}
-		ts = append(ts, testmodel.Tensor{Name: e.Name, DType: "BF16", Shape: e.ShapeValues()})
-	}
 	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteHeaderOnly(dir, string(raw), ts))
+	require.NoError(t, testmodel.WriteLlamaBase(dir, filepath.Join(realDir(t, "bases"), "Llama-3.2-1B", "config.json")))
 	return dir
 }
 

@@ -88,38 +88,19 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 		return &ConfigError{Path: path, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	has := func(k string) bool { v, ok := f[k]; return ok && string(bytes.TrimSpace(v)) != "null" }
-	str := func(k string, dst *string) error {
-		if !has(k) {
-			return nil
-		}
-		if json.Unmarshal(f[k], dst) != nil {
-			return bad(k, "must be a string")
-		}
-		return nil
-	}
-	boolean := func(k string, dst *bool) error {
-		if !has(k) {
-			return nil
-		}
-		if json.Unmarshal(f[k], dst) != nil {
-			return bad(k, "must be true or false")
-		}
-		return nil
-	}
+	// the string and boolean fields: each, if there, of its JSON type
 	for _, s := range []struct {
-		k   string
-		dst *string
-	}{{"peft_type", &c.PeftType}, {"task_type", &c.TaskType}, {"base_model_name_or_path", &c.Base}, {"revision", &c.Revision}, {"bias", &c.Bias}} {
-		if err := str(s.k, s.dst); err != nil {
-			return nil, err
-		}
-	}
-	for _, b := range []struct {
-		k   string
-		dst *bool
-	}{{"fan_in_fan_out", &c.FanInFanOut}, {"use_dora", &c.UseDoRA}, {"use_rslora", &c.UseRSLoRA}, {"lora_bias", &c.LoRABias}} {
-		if err := boolean(b.k, b.dst); err != nil {
-			return nil, err
+		k    string
+		dst  any // *string or *bool
+		want string
+	}{
+		{"peft_type", &c.PeftType, "a string"}, {"task_type", &c.TaskType, "a string"},
+		{"base_model_name_or_path", &c.Base, "a string"}, {"revision", &c.Revision, "a string"}, {"bias", &c.Bias, "a string"},
+		{"fan_in_fan_out", &c.FanInFanOut, "true or false"}, {"use_dora", &c.UseDoRA, "true or false"},
+		{"use_rslora", &c.UseRSLoRA, "true or false"}, {"lora_bias", &c.LoRABias, "true or false"},
+	} {
+		if has(s.k) && json.Unmarshal(f[s.k], s.dst) != nil {
+			return nil, bad(s.k, "must be %s", s.want)
 		}
 	}
 	if c.PeftType == "" {

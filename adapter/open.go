@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/source/remote"
@@ -100,29 +101,17 @@ func IsRemote(loc string) bool {
 }
 
 // Open opens the adapter at loc: a directory, an http(s):// URL of one,
-// or hf://ORG/NAME[@REVISION]. ro are the remote options (nil: defaults).
+// hf://ORG/NAME[@REVISION] or an s3:// prefix (located as model.Locate
+// locates a model). ro are the remote options (nil: defaults).
 func Open(loc string, ro *remote.Options) (*Adapter, error) {
-	var opts remote.Options
-	if ro != nil {
-		opts = *ro
-	}
-	if fsys, file, ok, err := remote.ParseLocationOptions(loc, opts); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		if file != "" {
-			return nil, fmt.Errorf("%s: an adapter is a directory holding %s", loc, ConfigName)
-		}
-		return OpenFS(loc, fsys)
-	}
-	st, err := os.Stat(loc)
+	fsys, file, err := model.Locate(loc, ro)
 	if err != nil {
 		return nil, err
 	}
-	if !st.IsDir() {
+	if file != "" {
 		return nil, fmt.Errorf("%s: an adapter is a directory holding %s", loc, ConfigName)
 	}
-	return OpenFS(loc, source.Dir(loc))
+	return OpenFS(loc, fsys)
 }
 
 // OpenFS opens the adapter whose files fsys holds.

@@ -511,23 +511,11 @@ func unmount(mnt string) error {
 	}
 }
 
-// status returns RssAnon and VmRSS of pid, in kB.
+// status returns RssAnon and VmRSS of pid, in kB (0 where unread).
 func status(pid int) (anon, rss float64) {
-	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	for _, line := range strings.Split(string(raw), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		v, _ := strconv.ParseFloat(f[1], 64)
-		switch f[0] {
-		case "RssAnon:":
-			anon = v
-		case "VmRSS:":
-			rss = v
-		}
-	}
-	return anon, rss
+	a, _ := fusetest.StatusKB(pid, "RssAnon")
+	r, _ := fusetest.StatusKB(pid, "VmRSS")
+	return float64(a), float64(r)
 }
 
 func median(v []float64) float64 {

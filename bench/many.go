@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -84,17 +82,11 @@ func many(cache string, rounds int, w io.Writer) error {
 	return nil
 }
 
-// cpu returns the user and system time of pid, in seconds.
+// cpu returns the user and system time of pid, in seconds (0 if it
+// cannot be read).
 func cpu(pid int) float64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	u, _ := strconv.ParseFloat(f[11], 64)
-	k, _ := strconv.ParseFloat(f[12], 64)
-	return (u + k) / 100
+	s, _ := fusetest.CPUSeconds(pid)
+	return s
 }
 
 func manyRound(fsmount, dir string, vals map[string][]float64) error {

@@ -244,6 +244,55 @@ func serveBacking(t *testing.T, backing fs.InodeEmbedder, cfg []byte) string {
 	return dir
 }
 
+// TestListingNeverReads serves a model from a backing filesystem whose
+// every data byte fails: mounting, ls -lR, find with stat, and du work —
+// none of them reads a tensor byte — and only reading a view does.
+func TestListingNeverReads(t *testing.T) {
+	requireFUSE(t)
+	model := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts[:len(ts)-1] }) // no lm_head: nothing to compare at mount
+	raw := readFile(t, filepath.Join(model, "model.safetensors"))
+	cfg := readFile(t, filepath.Join(model, "config.json"))
+	f, err := safetensors.NewFile(source.NewReaderFile("m", strings.NewReader(string(raw)), int64(len(raw))))
+	require.NoError(t, err)
+	// Direct I/O on the backing file, so the kernel reads exactly what
+	// the daemon asks for, not a readahead window into the data.
+	backing := &directFile{failingFile{data: raw, bad: [2]int64{f.DataStart(), int64(len(raw))}}}
+	dir := serveBacking(t, backing, cfg)
+
+	mnt, _ := mountModel(t, dir)
+	for _, cmd := range []string{"ls -lR " + mnt, "find " + mnt + " -type f -exec stat -c '%s %n' {} +", "du -a " + mnt, "diff -r " + mnt + "/expected/layers/0 " + mnt + "/layers/0 " + shapeDiffExcludes} {
+		out, code := sh(t, cmd)
+		require.Contains(t, []int{0}, code, "%s: %.500s", cmd, out)
+	}
+	backing.mu.Lock()
+	assert.False(t, backing.touched, "listing read tensor bytes")
+	backing.mu.Unlock()
+	_, err = os.ReadFile(filepath.Join(mnt, "norm", "stats"))
+	assert.ErrorIs(t, err, syscall.EIO, "a view reads the failing bytes")
+	backing.mu.Lock()
+	assert.True(t, backing.touched)
+	backing.mu.Unlock()
+}
+
+// TestViewsOfChangedFile: like data, the views of a tensor whose file
+// changed under the mount fail with EIO.
+func TestViewsOfChangedFile(t *testing.T) {
+	model := testmodel.TinyDir(t, nil)
+	mnt, _ := mountModel(t, model)
+	require.NoError(t, os.Truncate(filepath.Join(model, "model.safetensors"), 100))
+	for _, v := range []string{"values", "values.f32", "values.npy", "stats", "sha256", "hist"} {
+		_, err := os.ReadFile(filepath.Join(mnt, "norm", v))
+		assert.ErrorIs(t, err, syscall.EIO, v)
+	}
+}
+
+// directFile is a failingFile opened with direct I/O.
+type directFile struct{ failingFile }
+
+func (f *directFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return nil, fuse.FOPEN_DIRECT_IO, 0
+}
+
 // The daemon and fsmount -u under abuse: a closed stderr, kills at any
 // moment of start-up, foreign mounts, racing mounts. Every wait is
 // bounded, so that a hang fails the test rather than CI.

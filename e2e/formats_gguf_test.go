@@ -3,9 +3,12 @@ package e2e
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -117,6 +120,20 @@ func q80(n int, q func(i int) int8) []byte {
 	return out
 }
 
+// llamaKVs is the metadata of a one-layer Llama GGUF of width 32 (FFN
+// 64) with heads attention heads over 2 KV heads, and then more.
+func llamaKVs(heads uint32, more ...testmodel.GGUFKV) []testmodel.GGUFKV {
+	return append([]testmodel.GGUFKV{
+		{Key: "general.architecture", Value: "llama"},
+		{Key: "llama.block_count", Value: uint32(1)},
+		{Key: "llama.embedding_length", Value: uint32(32)},
+		{Key: "llama.feed_forward_length", Value: uint32(64)},
+		{Key: "llama.attention.head_count", Value: heads},
+		{Key: "llama.attention.head_count_kv", Value: uint32(2)},
+		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
+	}, more...)
+}
+
 // quantizedGGUF writes a one-layer llama of Q8_0 matrices (H 32, two
 // heads of 16, FFN 64, 4 tokens, tied head) and F32 norms.
 func quantizedGGUF(t *testing.T) string {
@@ -135,17 +152,8 @@ func quantizedGGUF(t *testing.T) string {
 		{Name: "blk.0.ffn_norm.weight", Type: 0, Dims: []uint64{32}, Data: f32(32)},
 		mat("blk.0.ffn_gate.weight", 32, 64), mat("blk.0.ffn_up.weight", 32, 64), mat("blk.0.ffn_down.weight", 64, 32),
 	}
-	kvs := []testmodel.GGUFKV{
-		{Key: "general.architecture", Value: "llama"},
-		{Key: "llama.block_count", Value: uint32(1)},
-		{Key: "llama.embedding_length", Value: uint32(32)},
-		{Key: "llama.feed_forward_length", Value: uint32(64)},
-		{Key: "llama.attention.head_count", Value: uint32(2)},
-		{Key: "llama.attention.head_count_kv", Value: uint32(2)},
-		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
-		{Key: "general.quantization_version", Value: uint32(2)},
-		{Key: "tokenizer.ggml.tokens", Value: []string{"a", "b", "c", "d"}},
-	}
+	kvs := llamaKVs(2, testmodel.GGUFKV{Key: "general.quantization_version", Value: uint32(2)},
+		testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: []string{"a", "b", "c", "d"}})
 	p := filepath.Join(t.TempDir(), "q8.gguf")
 	require.NoError(t, testmodel.WriteGGUF(p, kvs, ts))
 	return p
@@ -371,16 +379,7 @@ func TestCompareGGUFWithSafetensors(t *testing.T) {
 		toks[i] = string(rune('a' + i))
 	}
 	g := filepath.Join(t.TempDir(), "llama.gguf")
-	require.NoError(t, testmodel.WriteGGUF(g, []testmodel.GGUFKV{
-		{Key: "general.architecture", Value: "llama"},
-		{Key: "llama.block_count", Value: uint32(1)},
-		{Key: "llama.embedding_length", Value: uint32(32)},
-		{Key: "llama.feed_forward_length", Value: uint32(64)},
-		{Key: "llama.attention.head_count", Value: uint32(4)},
-		{Key: "llama.attention.head_count_kv", Value: uint32(2)},
-		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
-		{Key: "tokenizer.ggml.tokens", Value: toks},
-	}, gts))
+	require.NoError(t, testmodel.WriteGGUF(g, llamaKVs(4, testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks}), gts))
 
 	r := runCmd(t, "fsinspect", g)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
@@ -390,4 +389,151 @@ func TestCompareGGUFWithSafetensors(t *testing.T) {
 	assert.NotContains(t, r.stdout, "only-")
 
 	assert.Equal(t, 2, permuted, "the GGUF holds Q and K with their rows permuted")
+}
+
+// The blocks llama.cpp's listings below are built from: the embedding,
+// final norm and head; the attention of separate Q, K, V (widths 16, 8, 8),
+// without and with biases, and its output; a gated MLP; experts of width w stacked in a third
+// dimension; and the layer-normed, biased block of GPT-2 and StarCoder2.
+const (
+	ggufTop     = "token_embd.weight 16,32\noutput_norm.weight 16\noutput.weight 16,32"
+	ggufNorm    = "blk.0.attn_norm.weight 16"
+	ggufQKV     = "blk.0.attn_q.weight 16,16\nblk.0.attn_k.weight 16,8\nblk.0.attn_v.weight 16,8"
+	ggufQKVBias = "blk.0.attn_q.weight 16,16\nblk.0.attn_q.bias 16\nblk.0.attn_k.weight 16,8\nblk.0.attn_k.bias 8\nblk.0.attn_v.weight 16,8\nblk.0.attn_v.bias 8"
+	ggufOut     = "blk.0.attn_output.weight 16,16"
+	ggufGLU     = "blk.0.ffn_gate.weight 16,24\nblk.0.ffn_up.weight 16,24\nblk.0.ffn_down.weight 24,16"
+	// the biased layer-norm block: its norms, then (after the attention)
+	// the output projection and the plain MLP
+	ggufLNNorms = "output_norm.weight 16\noutput_norm.bias 16\nblk.0.attn_norm.weight 16\nblk.0.attn_norm.bias 16"
+	ggufLNTail  = "blk.0.attn_output.weight 16,16\nblk.0.attn_output.bias 16\nblk.0.ffn_norm.weight 16\nblk.0.ffn_norm.bias 16\n" +
+		"blk.0.ffn_up.weight 16,24\nblk.0.ffn_up.bias 24\nblk.0.ffn_down.weight 24,16\nblk.0.ffn_down.bias 16"
+)
+
+// ggufExperts is the router and the stacked experts of width w, 3 of them.
+func ggufExperts(w int) string {
+	return fmt.Sprintf("blk.0.ffn_gate_inp.weight 16,3\nblk.0.ffn_gate_exps.weight 16,%[1]d,3\n"+
+		"blk.0.ffn_up_exps.weight 16,%[1]d,3\nblk.0.ffn_down_exps.weight %[1]d,16,3", w)
+}
+
+// ggufLines joins blocks and single lines into one listing.
+func ggufLines(parts ...string) string { return strings.Join(parts, "\n") }
+
+// llamaCppGGUFs are one-layer GGUFs written by hand the way llama.cpp's
+// convert_hf_to_gguf.py names and shapes them (gguf-py's constants.py
+// MODEL_TENSORS and TENSOR_NAMES, the loader's create_tensor calls in
+// ne order, innermost first), independently of fsmount's name table:
+// n_embd 16, vocab 32, n_ff 24, 4 heads of 4, 2 KV heads, 3 experts of
+// width 6 where there are experts.
+var llamaCppGGUFs = []struct {
+	arch    string
+	keys    map[string]uint32 // beyond the common ones
+	tensors string            // "name ne0,ne1,…" lines
+}{
+	{"llama", nil, ggufLines(ggufTop, "rope_freqs.weight 2", ggufNorm, ggufQKV, ggufOut, "blk.0.ffn_norm.weight 16", ggufGLU)},
+	// Mixtral converts as llama, its experts stacked.
+	{"llama", map[string]uint32{"expert_count": 3, "expert_used_count": 2},
+		ggufLines(ggufTop, ggufNorm, ggufQKV, ggufOut, "blk.0.ffn_norm.weight 16", ggufExperts(24))},
+	{"qwen2moe", map[string]uint32{"expert_count": 3, "expert_used_count": 2, "expert_feed_forward_length": 6, "expert_shared_feed_forward_length": 10},
+		ggufLines(ggufTop, ggufNorm,
+			ggufQKVBias,
+			ggufOut, "blk.0.ffn_norm.weight 16", ggufExperts(6),
+			"blk.0.ffn_gate_inp_shexp.weight 16,1\nblk.0.ffn_gate_shexp.weight 16,10\nblk.0.ffn_up_shexp.weight 16,10\nblk.0.ffn_down_shexp.weight 10,16")},
+	// Phi-3: fused qkv and gate+up; LongRoPE factors of no HF tensor.
+	{"phi3", nil, ggufLines(ggufTop, "rope_factors_long.weight 2\nrope_factors_short.weight 2", ggufNorm,
+		"blk.0.attn_qkv.weight 16,32", ggufOut, "blk.0.ffn_norm.weight 16\nblk.0.ffn_up.weight 16,48\nblk.0.ffn_down.weight 24,16")},
+	// StarCoder2: layer norms and projections with biases, plain MLP,
+	// the head tied.
+	{"starcoder2", nil, ggufLines("token_embd.weight 16,32", ggufLNNorms,
+		ggufQKVBias,
+		ggufLNTail)},
+	// Command-R: one norm, parallel attention and MLP, tied head.
+	{"command-r", nil, ggufLines("token_embd.weight 16,32\noutput_norm.weight 16", ggufNorm, ggufQKV, ggufOut, ggufGLU)},
+	// OLMo 2: norms after attention and MLP, q/k norms over all heads.
+	{"olmo2", nil, ggufLines(ggufTop, ggufQKV, "blk.0.attn_q_norm.weight 16\nblk.0.attn_k_norm.weight 8", ggufOut,
+		"blk.0.post_attention_norm.weight 16", ggufGLU, "blk.0.post_ffw_norm.weight 16")},
+	// DeepSeek-V2-Lite, one dense layer: q without compression, kv_b cut
+	// into attn_k_b [heads, kv_lora, nope] and attn_v_b [heads, v, kv_lora].
+	{"deepseek2", map[string]uint32{"attention.key_length": 10, "attention.value_length": 8, "attention.kv_lora_rank": 8,
+		"attention.key_length_mla": 6, "attention.value_length_mla": 6, "rope.dimension_count": 2, "leading_dense_block_count": 1},
+		ggufLines(ggufTop, ggufNorm, "blk.0.attn_q.weight 16,24\nblk.0.attn_kv_a_mqa.weight 16,10\nblk.0.attn_kv_a_norm.weight 8",
+			"blk.0.attn_k_b.weight 4,8,4\nblk.0.attn_v_b.weight 8,6,4\nblk.0.attn_output.weight 24,16", "blk.0.ffn_norm.weight 16", ggufGLU)},
+	// GPT-2: transformer.h.N, the Conv1D weights transposed to [out, in],
+	// learned positions, the head tied.
+	{"gpt2", nil, ggufLines("token_embd.weight 16,32\nposition_embd.weight 16,64", ggufLNNorms,
+		"blk.0.attn_qkv.weight 16,48\nblk.0.attn_qkv.bias 48", ggufLNTail)},
+	{"gemma3", map[string]uint32{"attention.key_length": 4}, ggufLines("token_embd.weight 16,32\noutput_norm.weight 16", ggufNorm, ggufQKV,
+		"blk.0.attn_q_norm.weight 4\nblk.0.attn_k_norm.weight 4", ggufOut, "blk.0.post_attention_norm.weight 16\nblk.0.ffn_norm.weight 16", ggufGLU,
+		"blk.0.post_ffw_norm.weight 16")},
+}
+
+// writeLlamaCppGGUF writes one of llamaCppGGUFs, its lines edited first.
+func writeLlamaCppGGUF(t *testing.T, i int, edit func([]string) []string) string {
+	t.Helper()
+	tc := llamaCppGGUFs[i]
+	keys := map[string]uint32{"embedding_length": 16, "block_count": 1, "feed_forward_length": 24, "attention.head_count": 4,
+		"attention.head_count_kv": 2, "context_length": 64}
+	maps.Copy(keys, tc.keys)
+	lines := strings.Split(tc.tensors, "\n")
+	if edit != nil {
+		lines = edit(lines)
+	}
+	path := filepath.Join(t.TempDir(), tc.arch+".gguf")
+	require.NoError(t, testmodel.WriteGGUFListing(path, tc.arch, keys, lines))
+	return path
+}
+
+// TestInspectGGUFArchitectures runs fsinspect on GGUFs named the way
+// llama.cpp writes them: each checks fully (exit 0); a dropped tensor and
+// a changed dimension exit 1, naming the tensor.
+func TestInspectGGUFArchitectures(t *testing.T) {
+	for i, tc := range llamaCppGGUFs {
+		t.Run(fmt.Sprint(i, "-", tc.arch), func(t *testing.T) {
+			r := runCmd(t, "fsinspect", writeLlamaCppGGUF(t, i, nil))
+			require.Equal(t, 0, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stdout, "expected tensors present, shapes match the config")
+			assert.NotContains(t, r.stdout, "structural check only")
+			if strings.Contains(tc.tensors, "rope_") {
+				assert.Contains(t, r.stdout, "llama.cpp rotary factor")
+			}
+
+			lines := strings.Split(tc.tensors, "\n")
+			drop := strings.Fields(lines[len(lines)-2])[0]
+			r = runCmd(t, "fsinspect", writeLlamaCppGGUF(t, i, func(ls []string) []string {
+				return append(ls[:len(ls)-2:len(ls)-2], ls[len(ls)-1])
+			}))
+			require.Equal(t, 1, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stdout, drop)
+
+			k := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "blk.0.attn_") && strings.Contains(l, " 16") })
+			bent := strings.Fields(lines[k])[0]
+			r = runCmd(t, "fsinspect", writeLlamaCppGGUF(t, i, func(ls []string) []string {
+				ls = append([]string(nil), ls...)
+				ls[k] = strings.Replace(ls[k], " 16", " 17", 1)
+				return ls
+			}))
+			require.Equal(t, 1, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stdout, bent)
+		})
+	}
+}
+
+// TestInspectGGUFNoNameMap: a GGUF of an architecture without a name map
+// gets the structural check from its metadata: consistent (exit 3: not fully checked), and
+// an embedding with fewer rows than the vocabulary is a problem
+// (exit 1).
+func TestInspectGGUFNoNameMap(t *testing.T) {
+	saved := llamaCppGGUFs[0].arch
+	llamaCppGGUFs[0].arch = "internlm2"
+	t.Cleanup(func() { llamaCppGGUFs[0].arch = saved })
+	r := runCmd(t, "fsinspect", writeLlamaCppGGUF(t, 0, nil))
+	require.Equal(t, 3, r.code, r.stdout+r.stderr) // consistent, not fully checked
+	assert.Contains(t, r.stdout, "structural check only: no spec for architecture internlm2 (GGUF, no name map); its tensors are consistent: layers 0..0 (num_hidden_layers); embedding rows = vocab_size")
+
+	r = runCmd(t, "fsinspect", writeLlamaCppGGUF(t, 0, func(ls []string) []string {
+		ls = append([]string(nil), ls...)
+		ls[0] = "token_embd.weight 16,31"
+		return ls
+	}))
+	require.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "token_embd.weight")
 }

@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -17,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
+	"github.com/fsmount/fsmount/internal/nginxtest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/safetensors"
 )
@@ -321,6 +325,15 @@ func TestConformance(t *testing.T) {
 		}
 		return nil
 	}
+	// opened runs use on path opened for reading, then closes it.
+	opened := func(path string, use func(*os.File) error) error {
+		fd, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer fd.Close()
+		return use(fd)
+	}
 	checks := []struct {
 		name string
 		run  func() error
@@ -416,94 +429,76 @@ func TestConformance(t *testing.T) {
 			return nil
 		}},
 		{"rewinddir: a second pass after seeking to 0 sees everything", func() error {
-			d, err := os.Open(dir)
-			if err != nil {
-				return err
-			}
-			defer d.Close()
-			first, _ := d.Readdirnames(2)
-			if _, err := d.Seek(0, io.SeekStart); err != nil {
-				return err
-			}
-			all, err := d.Readdirnames(-1)
-			if err != nil || len(all) != 6 || all[0] != first[0] {
-				return fmt.Errorf("%v then %v (%v)", first, all, err)
-			}
-			return nil
+			return opened(dir, func(d *os.File) error {
+				first, _ := d.Readdirnames(2)
+				if _, err := d.Seek(0, io.SeekStart); err != nil {
+					return err
+				}
+				all, err := d.Readdirnames(-1)
+				if err != nil || len(all) != 6 || all[0] != first[0] {
+					return fmt.Errorf("%v then %v (%v)", first, all, err)
+				}
+				return nil
+			})
 		}},
 		{"lseek SET/CUR/END and read at EOF", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			if off, _ := fd.Seek(0, io.SeekEnd); off != q.Length {
-				return fmt.Errorf("SEEK_END %d", off)
-			}
-			if off, _ := fd.Seek(-10, io.SeekCurrent); off != q.Length-10 {
-				return fmt.Errorf("SEEK_CUR %d", off)
-			}
-			b, _ := io.ReadAll(fd)
-			if string(b) != string(testmodel.Bytes(q)[q.Length-10:]) {
-				return errors.New("tail differs")
-			}
-			fd.Seek(q.Length+100, io.SeekStart)
-			if n, err := fd.Read(make([]byte, 10)); n != 0 || err != io.EOF {
-				return fmt.Errorf("read past EOF: %d %v", n, err)
-			}
-			return nil
+			return opened(data, func(fd *os.File) error {
+				if off, _ := fd.Seek(0, io.SeekEnd); off != q.Length {
+					return fmt.Errorf("SEEK_END %d", off)
+				}
+				if off, _ := fd.Seek(-10, io.SeekCurrent); off != q.Length-10 {
+					return fmt.Errorf("SEEK_CUR %d", off)
+				}
+				b, _ := io.ReadAll(fd)
+				if string(b) != string(testmodel.Bytes(q)[q.Length-10:]) {
+					return errors.New("tail differs")
+				}
+				fd.Seek(q.Length+100, io.SeekStart)
+				if n, err := fd.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+					return fmt.Errorf("read past EOF: %d %v", n, err)
+				}
+				return nil
+			})
 		}},
 		{"pread at a negative offset is EINVAL", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			_, err = unix.Pread(int(fd.Fd()), make([]byte, 4), -1)
-			return errIs(err, syscall.EINVAL)
+			return opened(data, func(fd *os.File) error {
+				_, err := unix.Pread(int(fd.Fd()), make([]byte, 4), -1)
+				return errIs(err, syscall.EINVAL)
+			})
 		}},
 		{"mmap shared read-only sees the tensor's bytes", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ, unix.MAP_SHARED)
-			if err != nil {
-				return err
-			}
-			defer unix.Munmap(m)
-			if string(m) != string(testmodel.Bytes(q)) {
-				return errors.New("mapped bytes differ")
-			}
-			return nil
+			return opened(data, func(fd *os.File) error {
+				m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ, unix.MAP_SHARED)
+				if err != nil {
+					return err
+				}
+				defer unix.Munmap(m)
+				if string(m) != string(testmodel.Bytes(q)) {
+					return errors.New("mapped bytes differ")
+				}
+				return nil
+			})
 		}},
 		{"mmap shared writable is refused (EACCES)", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			_, err = unix.Mmap(int(fd.Fd()), 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-			return errIs(err, syscall.EACCES)
+			return opened(data, func(fd *os.File) error {
+				_, err := unix.Mmap(int(fd.Fd()), 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+				return errIs(err, syscall.EACCES)
+			})
 		}},
 		{"mmap private writable copies on write, the file is unchanged", func() error {
-			fd, err := os.Open(data)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
-			if err != nil {
-				return err
-			}
-			m[0] ^= 0xff
-			unix.Munmap(m)
-			b, _ := os.ReadFile(data)
-			if b[0] != testmodel.Bytes(q)[0] {
-				return errors.New("the file changed")
-			}
-			return nil
+			return opened(data, func(fd *os.File) error {
+				m, err := unix.Mmap(int(fd.Fd()), 0, int(q.Length), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
+				if err != nil {
+					return err
+				}
+				m[0] ^= 0xff
+				unix.Munmap(m)
+				b, _ := os.ReadFile(data)
+				if b[0] != testmodel.Bytes(q)[0] {
+					return errors.New("the file changed")
+				}
+				return nil
+			})
 		}},
 		{"open(O_DIRECTORY) of a file is ENOTDIR", func() error {
 			_, err := unix.Open(data, unix.O_RDONLY|unix.O_DIRECTORY, 0)
@@ -514,13 +509,10 @@ func TestConformance(t *testing.T) {
 			return errIs(err, syscall.ENOENT)
 		}},
 		{"read(2) of a directory is EISDIR", func() error {
-			fd, err := os.Open(dir)
-			if err != nil {
-				return err
-			}
-			defer fd.Close()
-			_, err = unix.Read(int(fd.Fd()), make([]byte, 10))
-			return errIs(err, syscall.EISDIR)
+			return opened(dir, func(fd *os.File) error {
+				_, err := unix.Read(int(fd.Fd()), make([]byte, 10))
+				return errIs(err, syscall.EISDIR)
+			})
 		}},
 		{"access: R_OK and X_OK granted, W_OK is EROFS", func() error {
 			if err := unix.Access(data, unix.R_OK); err != nil {
@@ -579,5 +571,236 @@ func TestConformance(t *testing.T) {
 	t.Log(table.String())
 	if failed > 0 {
 		t.Errorf("%d of %d conformance checks failed", failed, len(checks))
+	}
+}
+
+// torchPy runs pytorch/testdata/torchfiles.py with Debian's python3 and
+// torch; it skips without them unless FSMOUNT_REQUIRE_TORCH=1.
+func torchPy(t *testing.T, args ...string) string {
+	t.Helper()
+	return strings.TrimSpace(testmodel.RunTorch(t, append([]string{repoPath("pytorch", "testdata", "torchfiles.py")}, args...)...))
+}
+
+// TestPyTorchMount writes the tiny model with torch.save (BF16, F16, F32
+// with a tied head, a transposed weight, two shards and their index, the
+// legacy format), checks each with fsinspect, mounts it, and has torch
+// and numpy compare every tensor: by-name/NAME/data against torch.load,
+// and the virtual files/model.safetensors (or its shards), read with
+// numpy, against the same.
+func TestPyTorchMount(t *testing.T) {
+	models := t.TempDir()
+	torchPy(t, "write", models, repoPath("testdata", "tiny-qwen3"))
+	for _, d := range []string{"bf16", "f16", "f32", "transposed", "sharded", "legacy"} {
+		t.Run(d, func(t *testing.T) {
+			dir := filepath.Join(models, d)
+			r := runCmd(t, "fsinspect", dir)
+			require.Equal(t, 0, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stdout, "✓ all 25 expected tensors present")
+			mnt, _ := mountModel(t, dir)
+			assert.Equal(t, "ok 25", torchPy(t, "verify", dir, mnt))
+			switch d {
+			case "sharded":
+				for _, f := range []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors", "model.safetensors.index.json"} {
+					assert.FileExists(t, filepath.Join(mnt, "files", f))
+				}
+				// The mount's own files/ is a model fsinspect checks.
+				r := runCmd(t, "fsinspect", filepath.Join(mnt, "files"))
+				assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+			case "transposed":
+				loc, err := os.ReadFile(filepath.Join(mnt, "layers/0/self_attn/q_proj/location"))
+				require.NoError(t, err)
+				assert.Contains(t, string(loc), "strides [1, 64]")
+			default:
+				r := runCmd(t, "fsinspect", filepath.Join(mnt, "files", "model.safetensors"))
+				assert.Equal(t, 3, r.code, r.stdout+r.stderr) // no config: listed, not checked
+			}
+			if d == "bf16" {
+				// The safetensors original and its torch.save copy are identical.
+				r := runCmd(t, "fsinspect", "--compare", repoPath("testdata", "tiny-qwen3"), dir)
+				assert.Equal(t, 0, r.code, r.stderr)
+				assert.Contains(t, r.stdout, "total: 25 identical")
+			}
+		})
+	}
+}
+
+// TestPyTorchRefused: files that are not checkpoints of weights, or
+// would run code, are refused by both commands in one line, exit 2, no
+// mount left, nothing run.
+func TestPyTorchRefused(t *testing.T) {
+	hostile := t.TempDir()
+	marker := filepath.Join(hostile, "MARKER")
+	torchPy(t, "hostile", hostile, marker)
+	real := repoPath("pytorch", "testdata", "realworld")
+	for _, c := range []struct{ path, say string }{
+		{filepath.Join(hostile, "reduce.pt"), "posix.system"},
+		{filepath.Join(hostile, "global.pt"), "_io.BytesIO"},
+		{filepath.Join(real, "CodyRichter+Compsci-528-DeFault-Data-Classification/model.pt"), "TorchScript archive (torch.jit.save)"},
+		{filepath.Join(real, "CodyRichter+Compsci-528-DeFault-Data-Classification/model.ptl"), "lite interpreter"},
+		{filepath.Join(real, "phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3/rng_state.pth"), "numpy._core.multiarray._reconstruct"},
+		{filepath.Join(real, "phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3/training_args.bin"), "transformers.training_args.TrainingArguments"},
+		{filepath.Join(real, "phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3/scheduler.pt"), "holds no tensor"},
+	} {
+		t.Run(filepath.Base(c.path), func(t *testing.T) {
+			r := runCmd(t, "fsinspect", c.path)
+			assert.Equal(t, 2, r.code)
+			assert.Contains(t, r.stderr, c.say)
+			assert.Equal(t, 1, strings.Count(r.stderr, "\n"), r.stderr)
+			requireFUSE(t)
+			mnt := t.TempDir()
+			r = runCmd(t, "fsmount", c.path, mnt)
+			assert.Equal(t, 2, r.code)
+			assert.Contains(t, r.stderr, c.say)
+			assert.False(t, mounted(t, mnt), "half-mounted")
+		})
+	}
+	assert.NoFileExists(t, marker, "a pickle ran its command")
+}
+
+// TestPyTorchRemote: a .bin model over HTTP (nginx) and hf://, checked
+// and mounted by range requests, its values through the mount equal to
+// torch's; the .bin files are never fetched whole.
+func TestPyTorchRemote(t *testing.T) {
+	root := t.TempDir()
+	torchPy(t, "write", root, repoPath("testdata", "tiny-qwen3"))
+	require.NoError(t, os.Chmod(root, 0o755))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	srv := nginxtest.Start(t, root)
+	for _, d := range []string{"bf16", "sharded"} {
+		r := runCmd(t, "fsinspect", srv.URL+"/"+d+"/")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "✓ all 25 expected tensors present")
+	}
+	hub := nginxtest.Start(t, filepath.Join(root, "bf16"))
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	r := runCmd(t, "fsinspect", "hf://org/tiny-bin")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "✓ all 25 expected tensors present")
+
+	mnt, _ := mountModel(t, srv.URL+"/sharded/")
+	assert.Equal(t, "ok 25", torchPy(t, "verify", filepath.Join(root, "sharded"), mnt))
+	for _, q := range srv.Requests(t) {
+		if strings.HasSuffix(q.Path, ".bin") && q.Method == "GET" {
+			assert.NotEmpty(t, q.Range, "%s fetched without a Range", q.Path)
+		}
+	}
+}
+
+// fsinspect on adapters, as a user runs it: the exit codes (0 clean, 1
+// problems, 2 invalid, 3 partial) and the merge proof's.
+func TestInspectAdapter(t *testing.T) {
+	dir := t.TempDir()
+	ad := filepath.Join(dir, "lora")
+	require.NoError(t, testmodel.WriteAdapter(ad, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors()))
+	tiny := filepath.Join("..", "testdata", "tiny-qwen3")
+
+	r := runCmd(t, "fsinspect", ad)
+	assert.Equal(t, 3, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "– partial check: the base it names is testdata/tiny-qwen3, not a local directory; check against it with --base hf://testdata/tiny-qwen3 (or a local copy)")
+
+	r = runCmd(t, "fsinspect", "--base", tiny, ad)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "✓ all 8 expected tensors present, shapes match the config and the base")
+
+	r = runCmd(t, "fsinspect", "--json", "--base", tiny, ad)
+	require.Equal(t, 0, r.code, r.stderr)
+	var j struct {
+		Type    string `json:"type"`
+		Clean   bool   `json:"clean"`
+		Modules []struct {
+			Module string   `json:"module"`
+			Shape  []uint64 `json:"delta_shape"`
+		} `json:"modules"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
+	assert.Equal(t, "LoRA", j.Type)
+	assert.True(t, j.Clean)
+	require.Len(t, j.Modules, 4)
+	assert.Equal(t, []uint64{64, 32}, j.Modules[0].Shape)
+
+	// Another base: exit 1.
+	gpt2 := filepath.Join(dir, "gpt2")
+	require.NoError(t, testmodel.WriteHeaderOnly(gpt2, testmodel.GPT2Config(2), testmodel.GPT2Tensors(2)))
+	r = runCmd(t, "fsinspect", "--base", gpt2, ad)
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "✗ 8 problems: 8 unexpected")
+
+	// An invalid adapter: exit 2, one line naming the file.
+	bad := filepath.Join(dir, "bad")
+	require.NoError(t, os.MkdirAll(bad, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bad, "adapter_config.json"), []byte(`{"peft_type": "LORA", "r": "eight"}`), 0o644))
+	r = runCmd(t, "fsinspect", bad)
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, "fsinspect: "+filepath.Join(bad, "adapter_config.json")+": r must be an integer\n", r.stderr)
+
+	// --base on a model: a usage error.
+	r = runCmd(t, "fsinspect", "--base", tiny, tiny)
+	assert.Equal(t, 64, r.code)
+}
+
+func TestInspectAdapterMergeProof(t *testing.T) {
+	py := testmodel.Numpy(t)
+	dir := t.TempDir()
+	ad := filepath.Join(dir, "lora")
+	require.NoError(t, testmodel.WriteAdapter(ad, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors()))
+	tiny := filepath.Join("..", "testdata", "tiny-qwen3")
+	merge := func(out string, args ...string) {
+		cmd := append([]string{filepath.Join("..", "adapter", "testdata", "lora.py"), "merge", tiny, ad, out}, args...)
+		b, err := exec.Command(py, cmd...).CombinedOutput()
+		require.NoError(t, err, string(b))
+	}
+	good, off := filepath.Join(dir, "merged"), filepath.Join(dir, "off")
+	merge(good)
+	merge(off, "--off", "model.layers.0.self_attn.q_proj.weight")
+
+	r := runCmd(t, "fsinspect", "--base", tiny, "--compare", good, ad)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "✓ the merged model is the base plus the adapter")
+
+	r = runCmd(t, "fsinspect", "--base", tiny, "--compare", off, ad)
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "✗ model.layers.0.self_attn.q_proj.weight (adapted): 1 of 2,048 elements off, first at [0, 0]")
+
+	// The base is not the merged model.
+	r = runCmd(t, "fsinspect", "--base", tiny, "--compare", tiny, ad)
+	assert.Equal(t, 1, r.code)
+
+	// No base: nothing to prove against.
+	r = runCmd(t, "fsinspect", "--compare", good, ad)
+	assert.Equal(t, 64, r.code)
+	assert.Contains(t, r.stderr, "--compare with an adapter needs its base")
+}
+
+// fsmount --base BASE ADAPTER MNT, as a user runs it: the daemon serves
+// the base with lora/ in each adapted module, and -u ends it.
+func TestMountAdapter(t *testing.T) {
+	dir := t.TempDir()
+	ad := filepath.Join(dir, "lora")
+	require.NoError(t, testmodel.WriteAdapter(ad, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors()))
+	mnt, pid := mountModel(t, ad, "--base", filepath.Join("..", "testdata", "tiny-qwen3"))
+	out, _ := sh(t, "cat "+mnt+"/verdict")
+	assert.Equal(t, "  ✓ all 8 expected tensors present, shapes match the config and the base\n", out)
+	out, _ = sh(t, "cat "+mnt+"/layers/1/self_attn/v_proj/lora/delta/shape "+mnt+"/layers/1/self_attn/v_proj/shape")
+	assert.Equal(t, "[32, 32]\n[32, 32]\n", out)
+	out, _ = sh(t, "wc -c < "+mnt+"/layers/1/self_attn/v_proj/lora/delta/values.f32")
+	assert.Equal(t, "4096", strings.TrimSpace(out))
+	out, _ = sh(t, "wc -l < "+mnt+"/stats")
+	assert.Equal(t, "5", strings.TrimSpace(out))
+	report := readFile(t, filepath.Join(mnt, "report"))
+	assert.Equal(t, runCmd(t, "fsinspect", "--base", filepath.Join("..", "testdata", "tiny-qwen3"), ad).stdout, string(report))
+	// --list names the adapter mounted, not its base.
+	list := runCmd(t, "fsmount", "--list").stdout
+	assert.Regexp(t, "(?m)^"+regexp.QuoteMeta(mnt)+" +"+regexp.QuoteMeta(ad)+" ", list)
+	runCmd(t, "fsmount", "-u", mnt)
+	assert.False(t, mounted(t, mnt))
+	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
+
+	// Without a base, --strict: mounted, exit 3 (a partial check).
+	mnt2 := t.TempDir()
+	r := runCmd(t, "fsmount", "--strict", ad, mnt2)
+	assert.Equal(t, 3, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "– partial check (no base), LoRA adapter, 4 modules")
+	if mounted(t, mnt2) {
+		runCmd(t, "fsmount", "-u", mnt2)
 	}
 }

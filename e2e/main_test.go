@@ -8,11 +8,12 @@
 // model and unmounting it when the test ends, bounded waits.
 //
 // The tests are filed by topic: cli (the command lines, fsinspect's
-// checks, --scan and --compare), mount, remote (HTTP and its faults),
-// faults (the backing files and the daemon under abuse), permissions,
-// formats (safetensors: hostile, sharded, POSIX conformance),
-// formats_gguf, gguf_arch, adapter, pytorch, s3 and site; the
-// *_bench_test files hold the benchmarks.
+// checks, --scan and --compare), mount, remote (HTTP, its faults and
+// s3://, with the remote benchmarks), faults (the backing files and the
+// daemon under abuse), permissions, formats (safetensors: hostile,
+// sharded, POSIX conformance; PyTorch; LoRA adapters), formats_gguf (real,
+// quantized and malformed GGUFs, llama.cpp's names per architecture) and
+// site (the HTML pages in Chromium).
 package e2e
 
 import (
@@ -295,14 +296,7 @@ func shTimeout(t *testing.T, d time.Duration, script string) (out string, code i
 // rssKB reads a field such as RssAnon from /proc/PID/status, in kB.
 func rssKB(t *testing.T, pid int, field string) int {
 	t.Helper()
-	b := readFile(t, fmt.Sprintf("/proc/%d/status", pid))
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			require.NoError(t, err)
-			return n
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
+	n, err := fusetest.StatusKB(pid, field)
+	require.NoError(t, err)
+	return int(n)
 }

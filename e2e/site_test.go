@@ -22,7 +22,6 @@ import (
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // chromium returns the headless browser, or skips t (fails it when
@@ -79,15 +78,7 @@ func screenshot(t *testing.T, bin, url string) image.Image {
 // writeTinySite writes the tiny model's site into a new directory.
 func writeTinySite(t *testing.T) (string, *site.Site) {
 	t.Helper()
-	m, err := model.Open(testmodel.TinyDir(t, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, r := testmodel.Checked(t, testmodel.TinyDir(t, nil))
 	var vs []*views.Tensor
 	for _, tt := range m.Tensors() {
 		vs = append(vs, views.NewTensor(tt, nil))
@@ -142,27 +133,42 @@ func TestSiteInChromium(t *testing.T) {
 		fmt.Fprintf(&imgs, "<img src=\"%s\">\n", f.Path)
 		fmt.Fprintf(&want, "%s %d %d;", f.Path, w, h)
 	}
-	check := `<!DOCTYPE html><html><body>` + imgs.String() + `<pre id="out"></pre>
-<script>
-window.addEventListener("load", function () {
-  var s = "";
-  for (const im of document.images) s += im.getAttribute("src") + " " + im.naturalWidth + " " + im.naturalHeight + ";";
-  document.getElementById("out").textContent = s;
-});
-</script></body></html>`
-	page := filepath.Join(dir, "imgcheck.html")
-	if err := os.WriteFile(page, []byte(check), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom = string(runChromium(t, bin, "file://"+filepath.ToSlash(page), "--dump-dom", "--virtual-time-budget=10000"))
-	got := regexp.MustCompile(`<pre id="out">([^<]*)</pre>`).FindStringSubmatch(dom)
-	if got == nil || got[1] != want.String() {
-		t.Fatalf("pictures as loaded:\n%v\nwant\n%s", got, want.String())
-	}
+	dom = picturesLoad(t, bin, filepath.Join(dir, "imgcheck.html"), imgs.String(), true, 10000, want.String())
 	// And the root page's own <img> is the overview, at its size.
 	if !strings.Contains(dom+string(readFile(t, filepath.Join(dir, "index.html"))), `src="./overview.png" width="`+strconv.Itoa(render.OverviewW)) {
 		t.Fatal("root page lacks the overview picture")
 	}
+}
+
+// picturesLoad writes a page of the test's own (the site has no
+// JavaScript) at page, holding the <img> elements imgs and a script that
+// writes each picture's natural size ("W H;", after its src when withSrc)
+// into the DOM once all have loaded; it loads the page in Chromium within
+// budget ms of virtual time, fails t unless that text is want, and
+// returns the DOM.
+func picturesLoad(t *testing.T, bin, page, imgs string, withSrc bool, budget int, want string) string {
+	t.Helper()
+	src := ""
+	if withSrc {
+		src = `im.getAttribute("src") + " " + `
+	}
+	check := `<!DOCTYPE html><html><body>` + imgs + `<pre id="out"></pre>
+<script>
+window.addEventListener("load", function () {
+  var s = "";
+  for (const im of document.images) s += ` + src + `im.naturalWidth + " " + im.naturalHeight + ";";
+  document.getElementById("out").textContent = s;
+});
+</script></body></html>`
+	if err := os.WriteFile(page, []byte(check), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(runChromium(t, bin, "file://"+filepath.ToSlash(page), "--dump-dom", "--virtual-time-budget="+strconv.Itoa(budget)))
+	got := regexp.MustCompile(`<pre id="out">([^<]*)</pre>`).FindStringSubmatch(dom)
+	if got == nil || got[1] != want {
+		t.Fatalf("pictures as loaded:\n%v\nwant\n%s", got, want)
+	}
+	return dom
 }
 
 func pngDims(t *testing.T, p string) (int, int) {
@@ -265,23 +271,7 @@ func TestMountedSiteInChromium(t *testing.T) {
 	if len(outliers) != 1 || outliers[0] != "model.layers.2.mlp.down_proj.weight" {
 		t.Fatalf("outliers %v, want the planted down_proj of layer 2", outliers)
 	}
-	check := `<!DOCTYPE html><html><body>` + imgs.String() + `<pre id="out"></pre>
-<script>
-window.addEventListener("load", function () {
-  var s = "";
-  for (const im of document.images) s += im.naturalWidth + " " + im.naturalHeight + ";";
-  document.getElementById("out").textContent = s;
-});
-</script></body></html>`
-	page := filepath.Join(t.TempDir(), "imgcheck.html")
-	if err := os.WriteFile(page, []byte(check), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom = string(runChromium(t, bin, "file://"+filepath.ToSlash(page), "--dump-dom", "--virtual-time-budget=20000"))
-	got := regexp.MustCompile(`<pre id="out">([^<]*)</pre>`).FindStringSubmatch(dom)
-	if got == nil || got[1] != want.String() {
-		t.Fatalf("pictures as loaded:\n%v\nwant\n%s", got, want.String())
-	}
+	picturesLoad(t, bin, filepath.Join(t.TempDir(), "imgcheck.html"), imgs.String(), false, 20000, want.String())
 }
 
 // TestInspectHTML: fsinspect --html writes the very site the mount

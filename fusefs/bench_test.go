@@ -97,10 +97,6 @@ func BenchmarkFindMoE(b *testing.B) {
 func checked(tb testing.TB, dir string, err error) *spec.Report {
 	tb.Helper()
 	require.NoError(tb, err)
-	m, err := model.Open(dir)
-	require.NoError(tb, err)
-	tb.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(tb, err)
+	_, r := testmodel.Checked(tb, dir)
 	return r
 }

@@ -17,8 +17,6 @@ import (
 
 	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // TestTreeNamesReserved builds the tiny model's tree and checks that
@@ -26,11 +24,7 @@ import (
 // directory's files) is reserved by package layout, so that the escaping of tensor
 // paths, which reserves exactly those, cannot miss one.
 func TestTreeNamesReserved(t *testing.T) {
-	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
+	_, r := testmodel.Checked(t, filepath.Join("..", "testdata", "tiny-qwen3"))
 	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	for _, c := range tr.root.children {
@@ -71,11 +65,7 @@ func TestFinishRefusesDuplicates(t *testing.T) {
 }
 
 func TestViewCacheBounded(t *testing.T) {
-	m, err := model.Open(filepath.Join("..", "testdata", "tiny-qwen3"))
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
+	_, r := testmodel.Checked(t, filepath.Join("..", "testdata", "tiny-qwen3"))
 	tr, err := buildTree(r, 0, 0, nil, nil)
 	require.NoError(t, err)
 	tr.viewCache.max = 2

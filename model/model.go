@@ -114,34 +114,40 @@ func Open(loc string) (*Model, error) { return OpenWith(loc, nil) }
 // OpenWith is Open with the options of a remote location (its caches,
 // timeouts, token); nil means the defaults.
 func OpenWith(loc string, ro *remote.Options) (*Model, error) {
+	fsys, file, err := Locate(loc, ro)
+	if err != nil {
+		return nil, err
+	}
+	return OpenFS(loc, fsys, file)
+}
+
+// Locate resolves a location as Open takes it (s3://, http(s)://, hf://,
+// a local directory or file) into the file system that holds it and, for
+// a single file, the file's name there ("" for a directory). ro are the
+// remote options (nil: the defaults).
+func Locate(loc string, ro *remote.Options) (fsys source.FS, file string, err error) {
 	var opts remote.Options
 	if ro != nil {
 		opts = *ro
 	}
 	if fsys, file, ok, err := s3.ParseLocation(loc, opts); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		return OpenFS(loc, fsys, file)
+		return fsys, file, err
 	}
 	if fsys, file, ok, err := remote.ParseLocationOptions(loc, opts); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		return OpenFS(loc, fsys, file)
+		return fsys, file, err
 	}
 	st, err := os.Stat(loc)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if st.IsDir() {
-		return OpenFS(loc, source.Dir(loc), "")
+		return source.Dir(loc), "", nil
 	}
 	dir, name := filepath.Split(loc)
 	if dir == "" {
 		dir = "."
 	}
-	return OpenFS(loc, source.Dir(dir), name)
+	return source.Dir(dir), name, nil
 }
 
 // OpenFS opens a model from fsys. With file empty, fsys is a model

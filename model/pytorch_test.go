@@ -32,14 +32,10 @@ func TestRealPyTorchIndex(t *testing.T) {
 	total, err := testmodel.WriteRealShardedTorch(dir, "../pytorch/testdata/mistral-7b-sft")
 	require.NoError(t, err)
 	assert.EqualValues(t, 14483464192, total)
-	m, err := model.Open(dir)
-	require.NoError(t, err)
-	defer m.Close()
+	m, r := testmodel.Checked(t, dir)
 	assert.Equal(t, model.FormatPyTorch, m.Format)
 	assert.Len(t, m.Tensors(), 291)
 	require.NotNil(t, m.Index)
-	r, err := spec.Check(m)
-	require.NoError(t, err)
 	assert.Empty(t, r.Problems)
 	virtual, err := m.VirtualFiles()
 	require.NoError(t, err)
@@ -204,17 +200,13 @@ func BenchmarkFirstRead06B(b *testing.B) {
 // pytorch_model.bin of a custom architecture is opened and listed; a
 // trainer's checkpoint folder holds no model weights and says so.
 func TestRealPyTorchDirs(t *testing.T) {
-	m, err := model.Open("../pytorch/testdata/realworld/Herutriana44+TinyPeLLM")
-	require.NoError(t, err)
-	defer m.Close()
+	m, r := testmodel.Checked(t, "../pytorch/testdata/realworld/Herutriana44+TinyPeLLM")
 	assert.Equal(t, model.FormatPyTorch, m.Format)
 	assert.Len(t, m.Tensors(), 24)
 	assert.NotNil(t, m.Config)
-	r, err := spec.Check(m)
-	require.NoError(t, err)
 	assert.Len(t, r.Model.Tensors(), 24)
 
-	_, err = model.Open("../pytorch/testdata/realworld/phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3")
+	_, err := model.Open("../pytorch/testdata/realworld/phuongsky+lora-gpt2-pipeline/outputs/checkpoint-3")
 	require.ErrorIs(t, err, model.ErrNoWeights)
 }
 

@@ -65,11 +65,7 @@ func readPending(t *testing.T) map[string]bool {
 func checkLayout(t *testing.T, config []byte, ts []testmodel.Tensor) *spec.Report {
 	t.Helper()
 	m, err := testmodel.OpenHeaderOnly(config, ts)
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
-	require.NoError(t, err)
-	return r
+	return testmodel.CheckOpened(t, m, err)
 }
 
 var layerIndex = regexp.MustCompile(`\.(\d+)\.`)

@@ -506,6 +506,19 @@ func (pl *planner) bound(held int) (int, error) {
 	return int(n), nil
 }
 
+// truth evaluates a tensor's condition x (its If or its Optional) in the
+// current environment: def when it has none; an error names the tensor.
+func (pl *planner) truth(x expr, def bool, name string) (bool, error) {
+	if x == nil {
+		return def, nil
+	}
+	v, err := evalInt(x, &pl.env)
+	if err != nil {
+		return false, pl.c.errorf("", "%s: %v", name, err)
+	}
+	return v != 0, nil
+}
+
 // tensors generates the expected set: globals, each stack's layers in
 // order, then finals.
 func (pl *planner) tensors(p *Plan) error {
@@ -519,14 +532,12 @@ func (pl *planner) tensors(p *Plan) error {
 				}
 				continue
 			}
-			if t.cond != nil {
-				ok, err := evalInt(t.cond, &pl.env)
-				if err != nil {
-					return pl.c.errorf("", "%s: %v", t.Name, err)
-				}
-				if ok == 0 {
-					continue
-				}
+			present, err := pl.truth(t.cond, true, t.Name)
+			if err != nil {
+				return err
+			}
+			if !present {
+				continue
 			}
 			shape := make([]Dim, len(t.shape))
 			for j, x := range t.shape {
@@ -539,13 +550,9 @@ func (pl *planner) tensors(p *Plan) error {
 				}
 				shape[j] = Dim{t.syms[j], uint64(v)}
 			}
-			optional := false
-			if t.optional != nil {
-				o, err := evalInt(t.optional, &pl.env)
-				if err != nil {
-					return pl.c.errorf("", "%s: %v", t.Name, err)
-				}
-				optional = o != 0
+			optional, err := pl.truth(t.optional, false, t.Name)
+			if err != nil {
+				return err
 			}
 			if t.each != nil { // one copy per entry of a list, named by it (T.Each)
 				v, err := t.each.eval(&pl.env)
@@ -667,14 +674,12 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 			bound[k] = v
 		}
 		pl.env.layer = bound
-		if t.cond != nil {
-			ok, err := evalInt(t.cond, &pl.env)
-			if err != nil {
-				return pl.c.errorf("", "%s: %v", t.Name, err)
-			}
-			if ok == 0 {
-				continue
-			}
+		present, err := pl.truth(t.cond, true, t.Name)
+		if err != nil {
+			return err
+		}
+		if !present {
+			continue
 		}
 		name := prefix + t.parts[0]
 		if len(t.parts) == 2 {
@@ -691,13 +696,9 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 			}
 			shape[j] = Dim{t.syms[j], uint64(v)}
 		}
-		optional := false
-		if t.optional != nil {
-			o, err := evalInt(t.optional, &pl.env)
-			if err != nil {
-				return pl.c.errorf("", "%s: %v", name, err)
-			}
-			optional = o != 0
+		optional, err := pl.truth(t.optional, false, name)
+		if err != nil {
+			return err
 		}
 		p.Tensors = append(p.Tensors, ExpectedTensor{Name: name, Shape: shape, Role: t.Role, Optional: optional,
 			Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})

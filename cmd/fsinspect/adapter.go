@@ -7,7 +7,6 @@ import (
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/merge"
-	"github.com/fsmount/fsmount/internal/progress"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
 )
@@ -16,8 +15,7 @@ import (
 func runAdapter(loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
 	a, b, why, err := openAdapter(loc, base, ro)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	defer closeAdapter(a, b)
 	r := adapter.Check(a, b, why)
@@ -56,8 +54,7 @@ func closeAdapter(a *adapter.Adapter, b *model.Model) {
 func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
 	a, b, why, err := openAdapter(loc, base, ro)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	defer closeAdapter(a, b)
 	if b == nil {
@@ -66,8 +63,7 @@ func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout,
 	}
 	m, err := model.OpenWith(merged, ro)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	defer m.Close()
 	r := adapter.Check(a, b, "")
@@ -76,12 +72,11 @@ func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout,
 		fmt.Fprintf(stderr, "fsinspect: the adapter does not fit the base: no merge to prove\n")
 		return cli.ExitProblems
 	}
-	bar := progress.New(stderr, "proving the merge")
-	res, err := merge.Prove(r, m, &merge.Options{Progress: bar.Update})
-	bar.Done()
+	res, err := withBar(stderr, "proving the merge", func(p func(done, total int64)) (*merge.Result, error) {
+		return merge.Prove(r, m, &merge.Options{Progress: p})
+	})
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	if asJSON {
 		stdout.Write(res.JSON())

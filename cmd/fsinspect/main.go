@@ -164,14 +164,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	defer m.Close()
 	r, err := spec.Check(m)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	if *htmlDir != "" {
 		if err := writeSite(m, r, *htmlDir, stderr); err != nil {
@@ -187,18 +185,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitCode(r)
 	}
-	bar := progress.New(stderr, "scanning")
-	res, err := scan.Model(context.Background(), m, scan.Options{Progress: bar.Update})
-	bar.Done()
+	res, err := withBar(stderr, "scanning", func(p func(done, total int64)) (*scan.Result, error) {
+		return scan.Model(context.Background(), m, scan.Options{Progress: p})
+	})
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	if *asJSON {
 		var j map[string]any
 		if err := json.Unmarshal(r.JSON(), &j); err != nil {
-			fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-			return cli.ExitInvalid
+			return invalid(stderr, err)
 		}
 		j["scan"] = res.JSON()
 		out, _ := json.MarshalIndent(j, "", "  ")
@@ -218,28 +214,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
 	o, err := model.OpenWith(other, ro)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	defer o.Close()
 	m, err := model.OpenWith(loc, ro)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	defer m.Close()
-	bar := progress.New(stderr, "comparing")
-	res, err := compare.Models(o, m, &compare.Options{Progress: bar.Update})
-	bar.Done()
+	res, err := withBar(stderr, "comparing", func(p func(done, total int64)) (*compare.Result, error) {
+		return compare.Models(o, m, &compare.Options{Progress: p})
+	})
 	if err != nil {
-		fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-		return cli.ExitInvalid
+		return invalid(stderr, err)
 	}
 	if asJSON {
 		j, err := res.JSON()
 		if err != nil {
-			fmt.Fprintf(stderr, "fsinspect: %v\n", err)
-			return cli.ExitInvalid
+			return invalid(stderr, err)
 		}
 		stdout.Write(j)
 	} else {
@@ -249,6 +241,21 @@ func runCompare(other, loc string, tol float64, asJSON bool, ro *remote.Options,
 		return cli.ExitProblems
 	}
 	return cli.ExitOK
+}
+
+// invalid reports err, which makes the input invalid, on one line and
+// returns the exit code that says so.
+func invalid(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "fsinspect: %v\n", err)
+	return cli.ExitInvalid
+}
+
+// withBar runs job with a progress bar labelled what on stderr, which it
+// draws as job reports its progress.
+func withBar[R any](stderr io.Writer, what string, job func(progress func(done, total int64)) (R, error)) (R, error) {
+	bar := progress.New(stderr, what)
+	defer bar.Done()
+	return job(bar.Update)
 }
 
 // exitCode is the verdict as an exit status.

@@ -125,26 +125,19 @@ type usageError = cli.UsageError
 func parseArgs(args []string) (*config, error) {
 	c := &config{}
 	fl := flag.NewFlagSet("fsmount", flag.ContinueOnError)
-	fl.BoolVar(&c.foreground, "f", false, "")
-	fl.BoolVar(&c.foreground, "foreground", false, "")
-	fl.BoolVar(&c.unmount, "u", false, "")
-	fl.BoolVar(&c.unmount, "unmount", false, "")
-	fl.BoolVar(&c.list, "list", false, "")
-	fl.BoolVar(&c.allowOther, "allow-other", false, "")
-	fl.BoolVar(&c.mmap, "mmap", false, "")
-	fl.BoolVar(&c.passthrough, "passthrough", false, "")
-	fl.StringVar(&c.other, "compare", "", "")
-	fl.StringVar(&c.base, "base", "", "")
-	fl.StringVar(&c.cacheDir, "cache-dir", "", "")
-	fl.StringVar(&c.cacheSize, "cache-size", "", "")
+	// the switches and the string options, each under its names
+	for names, p := range map[string]*bool{"f foreground": &c.foreground, "u unmount": &c.unmount, "list": &c.list,
+		"allow-other": &c.allowOther, "mmap": &c.mmap, "passthrough": &c.passthrough, "no-sign-request": &c.noSign,
+		"d debug": &c.debug, "q quiet": &c.quiet, "strict": &c.strict} {
+		for _, n := range strings.Fields(names) {
+			fl.BoolVar(p, n, false, "")
+		}
+	}
+	for name, p := range map[string]*string{"compare": &c.other, "base": &c.base, "cache-dir": &c.cacheDir,
+		"cache-size": &c.cacheSize, "log": &c.logFile} {
+		fl.StringVar(p, name, "", "")
+	}
 	fl.Var(&c.timeout, "timeout", "")
-	fl.BoolVar(&c.noSign, "no-sign-request", false, "")
-	fl.BoolVar(&c.debug, "d", false, "")
-	fl.BoolVar(&c.debug, "debug", false, "")
-	fl.BoolVar(&c.quiet, "q", false, "")
-	fl.BoolVar(&c.quiet, "quiet", false, "")
-	fl.BoolVar(&c.strict, "strict", false, "")
-	fl.StringVar(&c.logFile, "log", "", "")
 	showVersion := fl.Bool("version", false, "")
 	fl.Func("o", "", func(s string) error {
 		for _, o := range strings.Split(s, ",") {

@@ -3,6 +3,8 @@
 package fusetest
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,11 +66,55 @@ func DaemonPid(mnt string, progs ...string) int {
 
 // Alive reports whether pid is a running process (not a zombie).
 func Alive(pid int) bool {
+	f, err := stat(pid)
+	return err == nil && f[0] != "Z" && f[0] != "X"
+}
+
+// CPUSeconds returns the user and system time pid has spent, in seconds
+// (at the kernel's usual 100 ticks a second).
+func CPUSeconds(pid int) (float64, error) {
+	f, err := stat(pid)
+	if err != nil {
+		return 0, err
+	}
+	u, err1 := strconv.ParseFloat(f[11], 64)
+	k, err2 := strconv.ParseFloat(f[12], 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return (u + k) / 100, nil
+}
+
+// stat returns the fields of /proc/PID/stat after the command name (the
+// process state first), at least the 13 that reach the system time.
+func stat(pid int) ([]string, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return false
+		return nil, err
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	return i > 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+	if i < 0 {
+		return nil, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return nil, fmt.Errorf("/proc/%d/stat: %d fields after the command name", pid, len(f))
+	}
+	return f, nil
+}
+
+// StatusKB returns a field of /proc/PID/status that counts kB, such as
+// RssAnon or VmRSS.
+func StatusKB(pid int, field string) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }

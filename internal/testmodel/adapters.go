@@ -73,6 +73,30 @@ func BloomTensors() []Tensor {
 	return ts
 }
 
+// encoderLayers appends to ts the F32 tensors of n BERT-shaped encoder
+// layers, named prefix (a format of the layer's index) and then m: each a
+// weight and a bias, query, key, value and output (H×H), the norm after
+// attention, the FFN's in (I×H) and out (H×I), the last norm.
+func encoderLayers(ts []Tensor, prefix string, n int, H, I uint64, m []string) []Tensor {
+	for l := range n {
+		p := fmt.Sprintf(prefix, l)
+		add := func(n string, s ...uint64) { ts = append(ts, Tensor{Name: p + n, DType: "F32", Shape: s}) }
+		for _, q := range m[:4] {
+			add(q+".weight", H, H)
+			add(q+".bias", H)
+		}
+		add(m[4]+".weight", H)
+		add(m[4]+".bias", H)
+		add(m[5]+".weight", I, H)
+		add(m[5]+".bias", I)
+		add(m[6]+".weight", H, I)
+		add(m[6]+".bias", H)
+		add(m[7]+".weight", H)
+		add(m[7]+".bias", H)
+	}
+	return ts
+}
+
 // BloomConfig is bigscience/bloom-560m's config.json, in part.
 const BloomConfig = `{"architectures": ["BloomForCausalLM"], "model_type": "bloom", "hidden_size": 1024, "n_head": 16, "n_layer": 24, "vocab_size": 250880}`
 
@@ -82,22 +106,8 @@ func DistilBERTTensors() []Tensor {
 	ts := []Tensor{{Name: "distilbert.embeddings.word_embeddings.weight", DType: "F32", Shape: []uint64{V, H}},
 		{Name: "distilbert.embeddings.position_embeddings.weight", DType: "F32", Shape: []uint64{P, H}},
 		{Name: "distilbert.embeddings.LayerNorm.weight", DType: "F32", Shape: []uint64{H}}, {Name: "distilbert.embeddings.LayerNorm.bias", DType: "F32", Shape: []uint64{H}}}
-	for l := range 6 {
-		p := fmt.Sprintf("distilbert.transformer.layer.%d.", l)
-		add := func(n string, s ...uint64) { ts = append(ts, Tensor{Name: p + n, DType: "F32", Shape: s}) }
-		for _, m := range []string{"q_lin", "k_lin", "v_lin", "out_lin"} {
-			add("attention."+m+".weight", H, H)
-			add("attention."+m+".bias", H)
-		}
-		add("sa_layer_norm.weight", H)
-		add("sa_layer_norm.bias", H)
-		add("ffn.lin1.weight", I, H)
-		add("ffn.lin1.bias", I)
-		add("ffn.lin2.weight", H, I)
-		add("ffn.lin2.bias", H)
-		add("output_layer_norm.weight", H)
-		add("output_layer_norm.bias", H)
-	}
+	ts = encoderLayers(ts, "distilbert.transformer.layer.%d.", 6, H, I, []string{"attention.q_lin", "attention.k_lin", "attention.v_lin",
+		"attention.out_lin", "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm"})
 	for _, t := range []Tensor{{Name: "vocab_transform.weight", Shape: []uint64{H, H}}, {Name: "vocab_transform.bias", Shape: []uint64{H}},
 		{Name: "vocab_layer_norm.weight", Shape: []uint64{H}}, {Name: "vocab_layer_norm.bias", Shape: []uint64{H}}, {Name: "vocab_projector.bias", Shape: []uint64{V}}} {
 		t.DType = "F32"
@@ -116,22 +126,8 @@ func BERTTensors() []Tensor {
 		{Name: "bert.embeddings.position_embeddings.weight", DType: "F32", Shape: []uint64{512, H}},
 		{Name: "bert.embeddings.token_type_embeddings.weight", DType: "F32", Shape: []uint64{2, H}},
 		{Name: "bert.embeddings.LayerNorm.weight", DType: "F32", Shape: []uint64{H}}, {Name: "bert.embeddings.LayerNorm.bias", DType: "F32", Shape: []uint64{H}}}
-	for l := range 12 {
-		p := fmt.Sprintf("bert.encoder.layer.%d.", l)
-		add := func(n string, s ...uint64) { ts = append(ts, Tensor{Name: p + n, DType: "F32", Shape: s}) }
-		for _, m := range []string{"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"} {
-			add(m+".weight", H, H)
-			add(m+".bias", H)
-		}
-		add("attention.output.LayerNorm.weight", H)
-		add("attention.output.LayerNorm.bias", H)
-		add("intermediate.dense.weight", I, H)
-		add("intermediate.dense.bias", I)
-		add("output.dense.weight", H, I)
-		add("output.dense.bias", H)
-		add("output.LayerNorm.weight", H)
-		add("output.LayerNorm.bias", H)
-	}
+	ts = encoderLayers(ts, "bert.encoder.layer.%d.", 12, H, I, []string{"attention.self.query", "attention.self.key", "attention.self.value",
+		"attention.output.dense", "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"})
 	ts = append(ts, Tensor{Name: "bert.pooler.dense.weight", DType: "F32", Shape: []uint64{H, H}}, Tensor{Name: "bert.pooler.dense.bias", DType: "F32", Shape: []uint64{H}})
 	return ts
 }

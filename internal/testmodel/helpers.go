@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/spec"
 )
 
 // RepoRoot finds the module root (the directory holding go.mod) from the
@@ -57,6 +62,25 @@ func TinyDir(t testing.TB, edit func([]Tensor) []Tensor) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// Checked opens the model in dir and checks it, failing tb if either
+// fails; the model is closed when the test ends.
+func Checked(tb testing.TB, dir string) (*model.Model, *spec.Report) {
+	tb.Helper()
+	m, err := model.Open(dir)
+	return m, CheckOpened(tb, m, err)
+}
+
+// CheckOpened checks a model just opened (err is the opening's), failing
+// tb if either failed; the model is closed when the test ends.
+func CheckOpened(tb testing.TB, m *model.Model, err error) *spec.Report {
+	tb.Helper()
+	require.NoError(tb, err)
+	tb.Cleanup(func() { m.Close() })
+	r, err := spec.Check(m)
+	require.NoError(tb, err)
+	return r
 }
 
 // Sparse06BDir writes the real Qwen3-0.6B layout, sparse, into a new

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/fsmount/fsmount/spec"
 )
 
 // ManyTensorsLayers and ManyTensorsExperts shape the model of
@@ -55,11 +53,7 @@ func WriteMoE(dir string, layers, experts int) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
-	c, err := spec.ParseConfig("config.json", raw)
-	if err != nil {
-		return 0, err
-	}
-	plan, err := spec.Expect(c)
+	plan, err := Plan(raw)
 	if err != nil {
 		return 0, err
 	}

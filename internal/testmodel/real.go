@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/fsmount/fsmount/safetensors"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // WriteRealSharded rebuilds a real sharded model (a directory holding its
@@ -42,11 +41,7 @@ func writeReal(dir, src, indexName string, write func(string, map[string]string,
 	if err != nil {
 		return 0, err
 	}
-	cfg, err := spec.ParseConfig("config.json", raw)
-	if err != nil {
-		return 0, err
-	}
-	plan, err := spec.Expect(cfg)
+	plan, err := Plan(raw)
 	if err != nil {
 		return 0, err
 	}

@@ -194,6 +194,16 @@ func Bytes(t *tensor.Tensor) []byte {
 	return b
 }
 
+// Plan parses the bytes of a config.json and derives from it the tensors
+// package spec expects.
+func Plan(raw []byte) (*spec.Plan, error) {
+	c, err := spec.ParseConfig("config.json", raw)
+	if err != nil {
+		return nil, err
+	}
+	return spec.Expect(c)
+}
+
 // LoadConfig reads and parses a config.json.
 func LoadConfig(path string) (*spec.Config, error) {
 	raw, err := os.ReadFile(path)

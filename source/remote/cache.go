@@ -52,17 +52,19 @@ func (c *memCache) has(k chunkKey) bool {
 }
 
 // put keeps b (with a reference of its own) as chunk k, unless k is
-// cached already or b is larger than the cache.
-func (c *memCache) put(k chunkKey, b *buf) {
+// cached already or b is larger than the cache. It reports whether the
+// cache has chunk k now.
+func (c *memCache) put(k chunkKey, b *buf) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if int64(len(b.data)) > c.limit {
-		return
+		return false
 	}
 	if _, ok := c.lru.Get(k); ok {
-		return
+		return true
 	}
 	c.lru.Add(k, b.ref())
+	return true
 }
 
 // remove drops chunk k if it is cached.

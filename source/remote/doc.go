@@ -55,8 +55,10 @@
 //
 // # Buffers
 //
-// A chunk's bytes are a reference-counted buffer (buf.go), held by the
-// fetch that filled it until its waiters have it, by the memory cache,
+// A chunk's bytes are a reference-counted buffer (buf.go), taken from the
+// pool when the chunk's bytes arrive (a request for a run does not take
+// all its arrays up front), held by the fetch that filled it until the
+// readers waiting for that chunk have it, by the memory cache,
 // by the disk cache's writer, and by each reader while it copies or, for
 // [File.Lend], until the FUSE reply written from them is sent. The last
 // release returns a full-size array to its FS's pool, which carves

@@ -386,13 +386,14 @@ func quoteOrNone(s string) string {
 
 // readBody fills buf from body, cancelling the request when no byte
 // arrives for stall, and telling progress (if not nil) how many bytes have
-// arrived each time a piece of buf is whole.
+// arrived each time a piece of buf is whole. The pieces of a lazy span are
+// made one by one as the bytes reach them.
 func readBody(ctx context.Context, cancel context.CancelCauseFunc, body io.Reader, buf span, stall time.Duration, display string, progress func(n int)) (int, error) {
 	timer := time.AfterFunc(stall, func() { cancel(errStalled) })
 	defer timer.Stop()
 	want := buf.len()
 	n := 0
-	for _, p := range buf {
+	for p := range buf.each() {
 		for got := 0; got < len(p); {
 			k, err := body.Read(p[got:])
 			got += k

@@ -43,28 +43,42 @@ type File struct {
 // are published as they arrive, in order, so that a reader of the first
 // one need not wait for the whole run.
 //
-// The call holds a reference to each of its parts until it has ended and
-// every reader registered as waiting for one of them has had it: readers
-// register under File.mu while the call is in flight, so none can come
-// after finish has taken it out.
+// The call holds a reference to each of its parts until every reader
+// registered as waiting for it has had it and no more can register:
+// readers register under File.mu while the chunk is in flight, and
+// publish takes a chunk that the memory cache keeps out of flight as it
+// arrives (one the memory cache refused stays in flight until the call
+// ends, for readers that come late). A long run thus holds the chunks its readers have yet to
+// take, not all it brought until it ends: arrays go back to the pool as
+// a stream goes on, and the pool needs fewer fresh ones.
 type call struct {
 	first   int64
-	n       int64        // grows while the call is being set up, under File.mu
-	waiters atomic.Int64 // registered waits not yet done
+	n       int64          // grows while the call is being set up, under File.mu
+	waiters atomic.Int64   // registered waits not yet done
+	want    []atomic.Int32 // registered waits not yet done, per part
 
 	mu       sync.Mutex
 	cond     sync.Cond
-	parts    []*buf // the chunks, parts[:arrived] final
+	parts    []*buf // the chunks, parts[:arrived] final; nil once given back
 	arrived  int64
+	loose    []bool // the parts out of flight: no reader can register
 	ended    bool
 	released bool  // the call's references to parts are given back
 	err      error // why the chunks from arrived on did not come
 }
 
-func newCall(first int64) *call {
-	c := &call{first: first}
+// newCall returns a call starting at chunk first, of at most max chunks.
+func newCall(first, max int64) *call {
+	c := &call{first: first, want: make([]atomic.Int32, max), loose: make([]bool, max)}
 	c.cond.L = &c.mu
 	return c
+}
+
+// register records a reader that will wait for chunk i (under File.mu,
+// while the chunk is in flight with c).
+func (c *call) register(i int64) {
+	c.want[i-c.first].Add(1)
+	c.waiters.Add(1)
 }
 
 // wait returns chunk first+j once it has arrived, with a reference the
@@ -79,6 +93,9 @@ func (c *call) wait(j int64) (*buf, error) {
 	var b *buf
 	if c.arrived > j {
 		b = c.parts[j].ref()
+		if c.want[j].Add(-1) == 0 && c.loose[j] {
+			c.dropLocked(j)
+		}
 	}
 	if c.waiters.Add(-1) == 0 && c.ended {
 		c.releaseLocked()
@@ -87,6 +104,14 @@ func (c *call) wait(j int64) (*buf, error) {
 		return nil, c.err
 	}
 	return b, nil
+}
+
+// dropLocked gives back the call's reference to part j, once.
+func (c *call) dropLocked(j int64) {
+	if !c.released && c.parts[j] != nil {
+		c.parts[j].release()
+		c.parts[j] = nil
+	}
 }
 
 // releaseLocked gives back the call's references to its parts, once.
@@ -178,7 +203,7 @@ func (f *File) Revalidate() error {
 	if v.size == 0 {
 		// Nothing to ask a range of; probe as Open does.
 		v = version{size: -1}
-		if _, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v, nil); err != nil {
+		if _, err := f.fsys.client.fetch(f.display, f.url, 0, spanOf(b[:]), &v, nil); err != nil {
 			return err
 		}
 		if v.size != 0 || v.etag != f.ver.etag || v.lastMod != f.ver.lastMod {
@@ -186,7 +211,7 @@ func (f *File) Revalidate() error {
 		}
 		return nil
 	}
-	_, err := f.fsys.client.fetch(f.display, f.url, 0, span{b[:]}, &v, nil)
+	_, err := f.fsys.client.fetch(f.display, f.url, 0, spanOf(b[:]), &v, nil)
 	return err
 }
 
@@ -377,13 +402,13 @@ scan:
 				continue
 			}
 			from[i-first] = c
-			c.waiters.Add(1)
+			c.register(i)
 			run = nil
 			continue
 		}
 		switch {
 		case wanted && (run == nil || run.n >= f.fsys.maxRun):
-			run, runAhead = newCall(i), false
+			run, runAhead = newCall(i, f.fsys.maxRun), false
 			mine = append(mine, run)
 		case !wanted && run != nil && !runAhead && run.n < f.fsys.maxRun && i%unit != 0:
 			// Readahead extends this read's last request, up to the
@@ -399,15 +424,15 @@ scan:
 			default:
 				break scan
 			}
-			run, runAhead = newCall(i), true
+			run, runAhead = newCall(i, f.fsys.maxRun), true
 			ahead = append(ahead, run)
-		}
-		if wanted {
-			from[i-first] = run
-			run.waiters.Add(1)
 		}
 		run.n++
 		f.inflight[i] = run
+		if wanted {
+			from[i-first] = run
+			run.register(i)
+		}
 	}
 	f.mu.Unlock()
 
@@ -505,11 +530,18 @@ func (f *File) fill(c *call) {
 		k := j + 1
 		for ; k < c.n && !(f.disk && f.fsys.disk.has(chunkKey{f.key, c.first + k})); k++ {
 		}
-		run := make(span, k-j)
+		// Each chunk's array is taken from the pool when its bytes
+		// arrive (see span), so that a long run holds arrays only for
+		// what has arrived.
+		sizes := make([]int, k-j)
 		for m := j; m < k; m++ {
-			parts[m] = f.fsys.bufs.get(f.chunkLen(c.first + m))
-			run[m-j] = parts[m].data
+			sizes[m-j] = int(f.chunkLen(c.first + m))
 		}
+		base := j
+		run := lazySpan(sizes, func(m int) []byte {
+			parts[base+int64(m)] = f.fsys.bufs.get(int64(sizes[m]))
+			return parts[base+int64(m)].data
+		})
 		var progress func(n int)
 		if progressive {
 			base := j
@@ -525,7 +557,9 @@ func (f *File) fill(c *call) {
 }
 
 // publish makes c's chunks up to (not including) upto available: to its
-// waiters, the memory cache and, if toDisk, the disk cache.
+// waiters, the memory cache and, if toDisk, the disk cache; and takes
+// those the memory cache keeps out of flight, giving back the call's
+// reference to each that no registered reader waits for.
 //
 // The caches get the chunks before the waiters do, so that a reader who
 // has its bytes finds them cached, and a flush of the disk cache after a
@@ -534,18 +568,37 @@ func (f *File) publish(c *call, upto int64, toDisk bool) {
 	c.mu.Lock()
 	from := c.arrived
 	c.mu.Unlock()
+	if upto <= from {
+		return
+	}
+	kept := make([]bool, upto-from)
 	for j := from; j < upto; j++ {
 		k := chunkKey{f.key, c.first + j}
-		f.fsys.mem.put(k, c.parts[j])
+		kept[j-from] = f.fsys.mem.put(k, c.parts[j])
 		if toDisk {
 			f.fsys.disk.put(k, f.fsys.opts.ChunkSize, c.parts[j])
 		}
 	}
-	c.mu.Lock()
-	if upto > c.arrived {
-		c.arrived = upto
-		c.cond.Broadcast()
+	// Out of flight: a reader that wants one of them now finds it in
+	// the memory cache, or fetches it again if that dropped it.
+	f.mu.Lock()
+	for j := from; j < upto; j++ {
+		if kept[j-from] && f.inflight[c.first+j] == c {
+			delete(f.inflight, c.first+j)
+		}
 	}
+	f.mu.Unlock()
+	c.mu.Lock()
+	c.arrived = upto
+	for j := from; j < upto; j++ {
+		if kept[j-from] {
+			c.loose[j] = true
+			if c.want[j].Load() == 0 {
+				c.dropLocked(j)
+			}
+		}
+	}
+	c.cond.Broadcast()
 	c.mu.Unlock()
 }
 

@@ -160,7 +160,7 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	// mebibyte per file, zeroed by the runtime, was most of the CPU a
 	// header-only check of many shards spent.
 	first := f.bufs.get(f.opts.ChunkSize)
-	res, err := f.client.fetch(file.display, file.url, 0, span{first.data}, &file.ver, nil)
+	res, err := f.client.fetch(file.display, file.url, 0, spanOf(first.data), &file.ver, nil)
 	if err != nil {
 		first.release()
 		return nil, err

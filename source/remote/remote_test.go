@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -615,29 +616,158 @@ func TestFallbackResumesAfterPublished(t *testing.T) {
 }
 
 // TestSpanSlice checks span.slice against slicing the joined bytes, for
-// every range of a span with an empty piece and pieces of several sizes.
+// every range of a span with an empty piece and pieces of several sizes,
+// made at once and lazily.
 func TestSpanSlice(t *testing.T) {
-	s := span{[]byte("abc"), nil, []byte("d"), []byte("efgh")}
-	whole := bytes.Join(s, nil)
-	if s.len() != len(whole) {
-		t.Fatalf("len %d, want %d", s.len(), len(whole))
-	}
-	for from := 0; from <= len(whole); from++ {
-		for to := from; to <= len(whole); to++ {
-			got := s.slice(from, to)
-			if j := bytes.Join(got, nil); !bytes.Equal(j, whole[from:to]) || got.len() != to-from {
-				t.Fatalf("slice(%d, %d) = %q", from, to, j)
+	pieces := [][]byte{[]byte("abc"), nil, []byte("d"), []byte("efgh")}
+	whole := bytes.Join(pieces, nil)
+	join := func(s span) []byte {
+		var out []byte
+		for p := range s.each() {
+			if len(p) == 0 {
+				t.Fatalf("an empty piece")
 			}
-			for _, p := range got {
-				if len(p) == 0 {
-					t.Fatalf("slice(%d, %d) holds an empty piece", from, to)
+			out = append(out, p...)
+		}
+		return out
+	}
+	lazy := func() (span, *[]int) {
+		var made []int
+		sizes := []int{3, 0, 1, 4}
+		return lazySpan(sizes, func(i int) []byte {
+			made = append(made, i)
+			return bytes.Clone(pieces[i])
+		}), &made
+	}
+	for _, s := range []span{spanOf(pieces...), func() span { s, _ := lazy(); return s }()} {
+		if s.len() != len(whole) {
+			t.Fatalf("len %d, want %d", s.len(), len(whole))
+		}
+		for from := 0; from <= len(whole); from++ {
+			for to := from; to <= len(whole); to++ {
+				got := s.slice(from, to)
+				if j := join(got); !bytes.Equal(j, whole[from:to]) || got.len() != to-from {
+					t.Fatalf("slice(%d, %d) = %q", from, to, j)
+				}
+				if j := join(s.slice(2, 7).slice(from*5/8, to*5/8)); !bytes.Equal(j, whole[2:7][from*5/8:to*5/8]) {
+					t.Fatalf("slice(2, 7).slice(%d, %d) = %q", from*5/8, to*5/8, j)
 				}
 			}
 		}
 	}
 	// The pieces share the span's arrays: a fetch fills the chunks.
-	s.slice(4, 6)[0][0] = 'X'
-	if s[3][0] != 'X' {
+	s := spanOf(pieces...)
+	for p := range s.slice(4, 6).each() {
+		p[0] = 'X'
+		break
+	}
+	if pieces[3][0] != 'X' {
 		t.Fatal("slice copied")
+	}
+	pieces[3][0] = 'e'
+
+	// A lazy span makes a piece only when the bytes reach it, once, and
+	// a view shares what another made.
+	l, made := lazy()
+	view := l.slice(3, 8)
+	for p := range view.each() {
+		if !slices.Equal(*made, []int{2}) {
+			t.Fatalf("made %v before the first piece of bytes 3-8 was filled, want [2]", *made)
+		}
+		p[0] = 'Y'
+		break
+	}
+	for p := range l.slice(3, 4).each() {
+		if p[0] != 'Y' {
+			t.Fatalf("a view of a piece another made reads %q", p)
+		}
+	}
+	join(l)
+	if !slices.Equal(*made, []int{2, 0, 3}) {
+		t.Fatalf("made %v, want each piece once, in order of use: [2 0 3]", *made)
+	}
+}
+
+// TestStreamHoldsFewArrays streams a file chunk by chunk with readahead
+// from a server that stops sending at chunk gate, and counts the chunk
+// arrays taken from the pool once every request is stuck there: the
+// requests in flight hold an array for the chunk each is filling, not
+// for all the chunks they asked for, and none for the chunks the reader
+// has had (the memory cache, bounded to 4 chunks, holds those it keeps).
+// Taking a run's arrays up front and keeping them until it ended held 16
+// per request of the readahead window: a stream faulted in that many
+// fresh arrays more.
+func TestStreamHoldsFewArrays(t *testing.T) {
+	const cs, chunks, gate = 64 << 10, 64, 40
+	data := pattern(cs*chunks, 5)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	active, stuck := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var lo, hi int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &lo, &hi); err != nil {
+			http.Error(w, "no range", http.StatusBadRequest)
+			return
+		}
+		hi = min(hi, len(data)-1)
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", lo, hi, len(data)))
+		w.Header().Set("Content-Length", strconv.Itoa(hi-lo+1))
+		w.WriteHeader(http.StatusPartialContent)
+		mu.Lock()
+		active++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			active--
+			mu.Unlock()
+		}()
+		for pos := lo; pos <= hi; pos = (pos/cs + 1) * cs {
+			if pos/cs >= gate {
+				mu.Lock()
+				stuck++
+				mu.Unlock()
+				<-release
+				return
+			}
+			w.Write(data[pos:min((pos/cs+1)*cs, hi+1)])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	opts := testOptions()
+	opts.ChunkSize = cs
+	opts.MaxReadahead = 32 * cs
+	opts.MemCacheSize = 4 * cs
+	opts.StallTimeout, opts.ReadTimeout = 20*time.Second, 30*time.Second
+	fsys := newFS(t, srv.URL, opts)
+	f := openFile(t, fsys, "blob.bin")
+	for i := int64(0); i < gate; i++ {
+		readAt(t, f, data, i*cs, cs)
+	}
+	// Every request in flight is stuck at the gate, and the window
+	// reaches the file's end.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		a, s := active, stuck
+		mu.Unlock()
+		f.mu.Lock()
+		_, last := f.inflight[chunks-1]
+		f.mu.Unlock()
+		if a > 0 && a == s && last {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests, %d stuck at the gate, the last chunk in flight: %v", a, s, last)
+		}
+	}
+	// The pinned first chunk, the memory cache's 4 and one per stuck
+	// request.
+	mu.Lock()
+	want := int64(1 + 4 + stuck)
+	mu.Unlock()
+	if out := fsys.bufs.out.Load(); out > want {
+		t.Errorf("%d chunk arrays taken from the pool with the stream stuck at chunk %d, want at most %d", out, gate, want)
 	}
 }
