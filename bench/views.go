@@ -21,6 +21,7 @@ const (
 	figFilesDir  = "cat files/model.safetensors vs the model file (MB/s)"
 	figFilesPass = "the same, fsmount --passthrough (MB/s)"
 	figFilesBin  = "first cat of files/model.safetensors, fresh mounts: virtual (.bin model) vs real (MB/s)"
+	figCheck7B   = "open and check the 291-tensor 7B layout: .bin shards vs safetensors (ms, go test -bench Check7B)"
 	figViewsRSS  = "daemon RssAnon after every view of every tensor (MiB)"
 	figViewsIdle = "the same, after 2 s idle (MiB)"
 )
@@ -31,6 +32,7 @@ var viewFigures = []struct{ name, target string }{
 	{figFilesDir, ""},
 	{figFilesPass, "≥ 0.9× (root)"},
 	{figFilesBin, "≥ 0.9× of files/ (#24)"},
+	{figCheck7B, "≤ 2× (#24)"},
 	{figViewsRSS, ""},
 	{figViewsIdle, "≤ 32 MiB"},
 }
@@ -102,6 +104,9 @@ func (b *bench) viewRound() error {
 		return err
 	}
 	if err := b.filesVirtual(); err != nil {
+		return err
+	}
+	if err := b.check7B(); err != nil {
 		return err
 	}
 
@@ -212,5 +217,39 @@ func (b *bench) filesVirtual() error {
 		}
 		b.add(figFilesBin, c.col, mbps(st.Size(), d))
 	}
+	return nil
+}
+
+// check7B runs model's BenchmarkCheck7B, which opens and checks the real
+// mistral-7b-sft layout (291 tensors, sparse shards) as .bin shards and
+// as safetensors shards in turn in one process, and records each side's
+// time per open and check: safetensors as the baseline.
+func (b *bench) check7B() error {
+	// Built each round (from the build cache after the first), so that
+	// it is never a stale binary of another checkout.
+	test := filepath.Join(b.bin, "model.test")
+	build := exec.Command("go", "test", "-c", "-o", test, "./model")
+	build.Dir = b.root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go test -c ./model: %v: %s", err, out)
+	}
+	run := exec.Command(test, "-test.run", "XXX", "-test.bench", "Check7B", "-test.benchtime", "200x")
+	run.Dir = filepath.Join(b.root, "model") // its testdata paths are relative
+	out, err := run.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("BenchmarkCheck7B: %v: %s", err, out)
+	}
+	f := strings.Fields(string(out))
+	got := map[string]float64{}
+	for i := 1; i < len(f); i++ {
+		if f[i] == "bin-ms/op" || f[i] == "safetensors-ms/op" {
+			got[f[i]], _ = strconv.ParseFloat(f[i-1], 64)
+		}
+	}
+	if got["bin-ms/op"] == 0 || got["safetensors-ms/op"] == 0 {
+		return fmt.Errorf("BenchmarkCheck7B printed %q", out)
+	}
+	b.add(figCheck7B, colBase, got["safetensors-ms/op"])
+	b.add(figCheck7B, "fsmount", got["bin-ms/op"])
 	return nil
 }

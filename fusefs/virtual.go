@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"errors"
+	"io"
 	"os"
 	"syscall"
 
@@ -17,9 +18,11 @@ import (
 // each tensor's bytes, a range of a model file. A read is served as the
 // pieces it spans, none copied in the daemon: a read within one tensor
 // as that file range (spliced, mapped or lent, as any tensor's data),
-// one across a boundary as its pieces spliced into one pipe, or written
-// from the files' mappings or lent buffers. Only a read no such way
-// fits is copied through the file's ReadAt.
+// one across a boundary as its pieces spliced into one pipe, or, when
+// they would not fit it, the largest piece's whole pages spliced and the
+// rest copied into the pipe; else written from the files' mappings or
+// lent buffers. Only a read no such way fits is copied through the
+// file's ReadAt.
 func virtualFile(f source.File) content {
 	if p, ok := f.(pieced); ok {
 		return virtualContent{f: f, p: p}
@@ -76,10 +79,17 @@ func (c virtualContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, 
 		if r := splicePieces(t, ps, n); r != nil {
 			return r, fs.OK
 		}
+		r, f, err := spliceLargest(t, ps, n, dest)
+		if err != nil {
+			return nil, t.readFailed(f, err)
+		}
+		if r != nil {
+			return r, fs.OK
+		}
 		if r := mappedPieces(ps, t.splice); r != nil {
 			return r, fs.OK
 		}
-		r, f, err := lentPieces(ps)
+		r, f, err = lentPieces(ps)
 		if err != nil {
 			return nil, t.readFailed(f, err)
 		}
@@ -132,6 +142,115 @@ func splicePieces(t *tree, ps []piece, n int64) fuse.ReadResult {
 	return fuse.ReadResultPipe(pair, int(n))
 }
 
+// spliceLargest serves a read across pieces whose pipe buffers do not
+// fit go-fuse's pipe (a 1 MiB read of root's mounts over a tensor
+// boundary: each piece spliced at an offset that is not page-aligned in
+// its file takes a buffer more than its pages, and the reply's pipe has
+// room for one more than the read's pages). The whole pages of the
+// largest file piece are spliced; the bytes before and after them (the
+// other pieces, and the partial pages at the ends of that piece) are
+// read into dest, at their place in the reply, and written into the
+// pipe, where they fill whole buffers. With the bytes copied on either
+// side of the spliced pages taking at most one partial buffer more than
+// their pages, the reply takes at most its pages and one buffer: it
+// fits. nil if the tree does not splice or the largest piece holds no
+// whole page; the file and its error if a copied piece's read failed.
+func spliceLargest(t *tree, ps []piece, n int64, dest []byte) (fuse.ReadResult, source.File, error) {
+	if !t.splice {
+		return nil, nil, nil
+	}
+	page := int64(os.Getpagesize())
+	big := -1
+	for i, p := range ps {
+		if _, ok := p.f.(source.Spliceable); ok && (big < 0 || p.k > ps[big].k) {
+			big = i
+		}
+	}
+	if big < 0 {
+		return nil, nil, nil
+	}
+	// The spliced run: the whole pages of the largest piece, at reply
+	// offsets [pre, pre+run).
+	lp := ps[big]
+	s0 := (lp.at + page - 1) / page * page
+	s1 := (lp.at + lp.k) / page * page
+	if s1-s0 < page {
+		return nil, nil, nil
+	}
+	pre := s0 - lp.at
+	for _, p := range ps[:big] {
+		pre += p.k
+	}
+	run := s1 - s0
+	post := n - pre - run
+	slots := (pre+page-1)/page + run/page + (post+page-1)/page
+	if slots+1 > pipePages(fuseOutHeader+n+page, page) || slots*page > int64(splice.MaxPipeSize()) {
+		return nil, nil, nil
+	}
+	// The copied bytes, at their place in dest.
+	at := int64(0)
+	for i, p := range ps {
+		lo, hi := int64(0), p.k // the part of p copied: [lo, hi) of it
+		if i == big {
+			hi = s0 - p.at
+		}
+		for part := 0; part < 2; part++ {
+			if hi > lo {
+				if p.f == nil {
+					copy(dest[at+lo:at+hi], p.b[lo:hi])
+				} else if k, err := p.f.ReadAt(dest[at+lo:at+hi], p.at+lo); int64(k) < hi-lo {
+					if err == nil {
+						err = io.ErrUnexpectedEOF
+					}
+					return nil, p.f, err
+				}
+			}
+			if i != big {
+				break
+			}
+			lo, hi = s1-p.at, p.k
+		}
+		at += p.k
+	}
+	pair, err := splice.Get()
+	if err != nil {
+		return nil, nil, nil
+	}
+	if pair.Grow(int(slots*page)) != nil ||
+		!writeAll(pair, dest[:pre]) ||
+		!loadAll(pair, ps[big].f.(source.Spliceable).Fd(), s0, run) ||
+		!writeAll(pair, dest[pre+run:n]) {
+		splice.Done(pair)
+		return nil, nil, nil
+	}
+	return fuse.ReadResultPipe(pair, int(n)), nil, nil
+}
+
+// writeAll writes b into the pipe.
+func writeAll(pair *splice.Pair, b []byte) bool {
+	for len(b) > 0 {
+		m, err := pair.Write(b)
+		if err != nil || m <= 0 {
+			return false
+		}
+		b = b[m:]
+	}
+	return true
+}
+
+// loadAll splices k bytes at of fd into the pipe.
+func loadAll(pair *splice.Pair, fd uintptr, at, k int64) bool {
+	for k > 0 {
+		m, err := pair.LoadFromAt(fd, int(k), at)
+		if err != nil || m <= 0 {
+			return false
+		}
+		at += int64(m)
+		k -= int64(m)
+	}
+	return true
+}
+
 // fuseOutHeader is the length of a FUSE reply's header.
 const fuseOutHeader = 16
 
@@ -154,23 +273,13 @@ var errShortLend = errors.New("short read")
 func loadPieces(pair *splice.Pair, ps []piece) bool {
 	for _, p := range ps {
 		if p.f == nil {
-			for b := p.b[:p.k]; len(b) > 0; {
-				m, err := pair.Write(b)
-				if err != nil || m <= 0 {
-					return false
-				}
-				b = b[m:]
+			if !writeAll(pair, p.b[:p.k]) {
+				return false
 			}
 			continue
 		}
-		fd := p.f.(source.Spliceable).Fd()
-		for at, k := p.at, p.k; k > 0; {
-			m, err := pair.LoadFromAt(fd, int(k), at)
-			if err != nil || m <= 0 {
-				return false
-			}
-			at += int64(m)
-			k -= int64(m)
+		if !loadAll(pair, p.f.(source.Spliceable).Fd(), p.at, p.k) {
+			return false
 		}
 	}
 	return true

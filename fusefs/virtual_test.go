@@ -3,6 +3,7 @@ package fusefs
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -25,7 +26,12 @@ import (
 // by the header's own offsets.
 func tinyBin(t *testing.T) (string, []byte) {
 	t.Helper()
-	tiny := filepath.Join("..", "testdata", "tiny-qwen3")
+	return binOf(t, filepath.Join("..", "testdata", "tiny-qwen3"))
+}
+
+// binOf is tinyBin for the safetensors model in tiny.
+func binOf(t *testing.T, tiny string) (string, []byte) {
+	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, testmodel.ConvertToTorch(tiny, dir))
 	m, err := model.Open(dir)
@@ -155,6 +161,68 @@ func TestVirtualReadsMounted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVirtualReadsSpliced: in splice mode (the default), a read of the
+// virtual model.safetensors that crosses tensor boundaries is spliced
+// whenever its largest piece holds a whole page (and the read whole
+// pages: not the last of the file), even where splicing
+// every piece would not fit go-fuse's pipe (a 1 MiB read of root's
+// mounts): that piece's whole pages spliced, the rest copied into the
+// pipe. The tiny model with tensors of a few hundred KB to 1.3 MB added,
+// of lengths that are no multiple of a page, read at offsets that are
+// none either, with the kernel's request sizes; every reply holds the
+// bytes asked for. Before, such reads were written from the mapping.
+func TestVirtualReadsSpliced(t *testing.T) {
+	src := t.TempDir()
+	require.NoError(t, testmodel.WriteTiny(src, func(ts []testmodel.Tensor) []testmodel.Tensor {
+		for i, n := range []uint64{333_331, 75_001, 1_001, 180_017, 3, 262_147} {
+			ts = append(ts, testmodel.Tensor{Name: fmt.Sprintf("extra.%d.weight", i), DType: "F32", Shape: []uint64{n}})
+		}
+		return ts
+	}))
+	dir, want := binOf(t, src)
+	size := int64(len(want))
+	m, err := model.Open(dir)
+	require.NoError(t, err)
+	defer m.Close()
+	virtual, err := m.VirtualFiles()
+	require.NoError(t, err)
+	c := virtualFile(virtual[0])
+	tr := &tree{splice: true, logger: log.New(io.Discard, "", 0)}
+	dest := make([]byte, maxWrite(false))
+	got := make([]byte, maxWrite(false))
+	page := int64(os.Getpagesize())
+	crossing := 0
+	for off := int64(0); off < size; off += 4093 {
+		for _, n := range []int64{128 << 10, int64(maxWrite(true))} {
+			n = min(n, size-off)
+			r, errno := c.read(tr, dest[:n], off)
+			require.Zero(t, errno)
+			whole := false // the largest file piece holds a whole page
+			var largest int64
+			k := 0
+			virtual[0].(pieced).Pieces(off, n, func(f source.File, at int64, _ []byte, n int64) bool {
+				k++
+				if f != nil && n > largest {
+					largest = n
+					whole = (at+n)/page*page-(at+page-1)/page*page >= page
+				}
+				return true
+			})
+			if k > 1 && whole && n%page == 0 { // a read at the end of the file may not fit
+				crossing++
+				_, spliced := r.(interface{ Stateful() (uintptr, int) })
+				require.True(t, spliced, "read %d at %d: %T", n, off, r)
+			}
+			require.Equal(t, int(n), r.Size(), "read %d at %d", n, off)
+			b, st := r.Bytes(got[:n])
+			r.Done()
+			require.True(t, st.Ok())
+			require.Equal(t, want[off:off+n], b, "read %d at %d", n, off)
+		}
+	}
+	assert.Greater(t, crossing, 100)
 }
 
 // pieces counts the runs of [off, off+n) of a virtual file.

@@ -7,8 +7,12 @@
 // object saved, and each storage is a stored (uncompressed) record
 // ARCHIVE/data/KEY, so every contiguous tensor is a byte range of the
 // file — zero-copy, like safetensors. The central directory is read with
-// archive/zip over ReadAt; of the storages only their local headers are
-// read, to find where their bytes start. The legacy format (before 1.6:
+// archive/zip over ReadAt. Where a storage's bytes start is its local
+// header's business: a remote file's are read at open; a local file's
+// are predicted from torch.save's layout and checked (a few at open, the
+// rest before the first byte of any storage is served: lazy.go), so a
+// check that reads no tensor reads no more than the head, data.pkl and
+// the tail. The legacy format (before 1.6:
 // five pickles, then each storage's length and bytes) is read too. A
 // TorchScript archive, its lite-interpreter form, the pre-0.4 tar format
 // and anything else are refused with one line saying what the file is.

@@ -24,7 +24,8 @@ const maxPickle = 64 << 20
 // File is a validated PyTorch checkpoint.
 type File struct {
 	src      source.File
-	kind     string // "zip" or "legacy"
+	data     source.File // the tensors' File: src, or src behind a check (lazy.go)
+	kind     string      // "zip" or "legacy"
 	tensors  []*tensor.Tensor
 	warnings []string
 }
@@ -74,7 +75,7 @@ func NewFile(src source.File) (*File, error) {
 		return nil, err
 	}
 	head = head[:n]
-	f := &File{src: src}
+	f := &File{src: src, data: src}
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")):
 		f.kind = "zip"
@@ -222,8 +223,19 @@ func (f *File) readZip(head []byte) error {
 		}
 		ranges[i] = e
 	}
-	if err := f.resolveAll(ranges, wr); err != nil {
-		return err
+	var lazy []lazyEntry
+	if wr != nil && canWrap(f.src) {
+		align, ok := f.storageAlignment(ra, records[prefix+"/.storage_alignment"])
+		if ok {
+			if lazy, err = f.predict(ranges, wr, align); err != nil {
+				return err
+			}
+		}
+	}
+	if lazy == nil {
+		if err := f.resolveAll(ranges, wr); err != nil {
+			return err
+		}
 	}
 	if err := checkOverlap(name, ranges); err != nil {
 		return err
@@ -231,6 +243,9 @@ func (f *File) readZip(head []byte) error {
 	for i, k := range keys {
 		st := storages[k]
 		st.off, st.size = ents[i].off, ents[i].size
+	}
+	if len(lazy) > 0 {
+		f.data = newLazyFile(f.src, lazy)
 	}
 	return f.name(root, len(raw), len(storages), func(st *storage) (int64, int64) { return st.off, st.size })
 }
@@ -251,6 +266,86 @@ func (f *File) resolve(e *entry) error {
 	}
 	e.off, e.resolved = off, true
 	return nil
+}
+
+// storageAlignment returns the alignment of the storages' data: what the
+// .storage_alignment record says, or 64 without one. ok is false when
+// the record is not a power of two up to 64 KB (nothing is predicted
+// then: every local header is read).
+func (f *File) storageAlignment(ra io.ReaderAt, zf *zip.File) (int64, bool) {
+	if zf == nil {
+		return defaultAlignment, true
+	}
+	b, err := f.readEntry(ra, zf, 16)
+	if err != nil {
+		return 0, false
+	}
+	a, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || a <= 0 || a > 1<<16 || a&(a-1) != 0 {
+		return 0, false
+	}
+	return a, true
+}
+
+// predict sets each storage's offset as torch.save lays it out (see
+// lazy.go) and returns the entries whose local header is left to check
+// before a storage's bytes are read. It checks at open the local headers
+// a window already holds, and those of the first storage, the first
+// whose header lies past 4 GB and the first larger than 4 GB (each a
+// branch of the layout rule); if one of them is not where the rule puts
+// it, it returns nil, and the caller reads every header.
+func (f *File) predict(es []*entry, wr *windowReader, align int64) ([]lazyEntry, error) {
+	ordered := slices.Clone(es)
+	slices.SortFunc(ordered, func(a, b *entry) int { return a.index - b.index })
+	lazy := make([]lazyEntry, 0, len(ordered))
+	var buf []byte
+	sampledFirst, sampledFar, sampledLarge := false, false, false
+	for _, e := range ordered {
+		hdr, ok := wr.headerOffset(e.zf)
+		if !ok || len(e.name) > 0xFFFF {
+			return nil, nil
+		}
+		data, ok := predictData(hdr, e.size, len(e.name), align)
+		if !ok {
+			return nil, nil
+		}
+		sample := false
+		switch n := localHeaderLen + len(e.name); {
+		case !sampledFirst:
+			sampledFirst, sample = true, true
+		case hdr >= zip64Limit && !sampledFar:
+			sampledFar, sample = true, true
+		case e.size >= zip64Limit && !sampledLarge:
+			sampledLarge, sample = true, true
+		case wr.holds(hdr, n):
+			sample = true
+		}
+		if !sample {
+			lazy = append(lazy, lazyEntry{name: e.name, hdr: hdr, data: data})
+		} else {
+			// Read through the windows: the same bytes as the file's.
+			n := localHeaderLen + len(e.name)
+			if cap(buf) < n {
+				buf = make([]byte, n)
+			}
+			b := buf[:n]
+			if k, err := wr.ReadAt(b, hdr); k < n {
+				return nil, formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its local header cannot be read (%v); truncated or damaged", printable(e.name), err)
+			}
+			d, err := parseLocal(b, e.name)
+			if err != nil {
+				return nil, formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its local header at %d is not its central directory's (%v); a damaged or crafted archive", printable(e.name), hdr, err)
+			}
+			if hdr+d != data {
+				return nil, nil // not torch.save's layout: every header is read
+			}
+		}
+		if int64(e.zf.CompressedSize64) != e.size || e.size < 0 || data > f.src.Size() || e.size > f.src.Size()-data {
+			return nil, formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its %d bytes at %d do not lie in the file's %d; truncated or damaged", printable(e.name), e.size, data, f.src.Size())
+		}
+		e.off, e.resolved = data, true
+	}
+	return lazy, nil
 }
 
 // resolvers bounds the local headers read at once: each is a small read
@@ -539,7 +634,7 @@ func (w *walker) add(pt *pyTensor, name string) error {
 	if len(w.slab) == cap(w.slab) {
 		w.slab = make([]tensor.Tensor, 0, slabLen)
 	}
-	w.slab = append(w.slab, tensor.Tensor{Name: name, DType: st.dtype, Shape: pt.shape, File: w.f.src,
+	w.slab = append(w.slab, tensor.Tensor{Name: name, DType: st.dtype, Shape: pt.shape, File: w.f.data,
 		Offset: off + int64(pt.offset*es), Length: int64(numel * es),
 		Storage: baseName(file) + ":" + st.key})
 	t := &w.slab[len(w.slab)-1]
@@ -552,7 +647,7 @@ func (w *walker) add(pt *pyTensor, name string) error {
 				printable(name), tensor.FormatShape(pt.shape), tensor.FormatShape(pt.strides))
 		}
 		t.Strides = pt.strides
-		t.File = newStrided(w.f.src, t.Offset, es, pt.shape, pt.strides, numel)
+		t.File = newStrided(w.f.data, t.Offset, es, pt.shape, pt.strides, numel)
 		t.StorageOffset = t.Offset
 		t.Offset = 0
 	} else {

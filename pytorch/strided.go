@@ -40,7 +40,7 @@ func (s *strided) Size() int64        { return s.size }
 func (s *strided) ModTime() time.Time { return s.base.ModTime() }
 func (s *strided) Mode() fs.FileMode  { return s.base.Mode() }
 func (s *strided) Close() error       { return nil } // the base is closed by its owner
-func (s *strided) Base() source.File  { return s.base }
+func (s *strided) Base() source.File  { return source.BaseOf(s.base) }
 func (s *strided) IsRemote() bool     { return source.IsRemote(s.base) }
 func (s *strided) Owner() (uint32, uint32) {
 	if o, ok := s.base.(source.Owned); ok {

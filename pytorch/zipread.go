@@ -1,6 +1,7 @@
 package pytorch
 
 import (
+	"archive/zip"
 	"errors"
 	"io"
 )
@@ -48,6 +49,11 @@ type windowReader struct {
 	tailRead bool
 	seqLen   int
 	aheadBuf []byte // ahead's bytes, reused from one window to the next
+	// probing makes ReadAt note the read asked (probeOff, probeLen) and
+	// fail it with errProbe, reading nothing: see headerOffset.
+	probing  bool
+	probeOff int64
+	probeLen int
 }
 
 type window struct {
@@ -110,6 +116,14 @@ func (r *windowReader) preload(off int64, n int) {
 }
 
 func (r *windowReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.probing {
+		if r.probeLen != 0 {
+			r.probeLen = -1 // a second read: not the one read headerOffset knows
+		} else {
+			r.probeOff, r.probeLen = off, len(p)
+		}
+		return 0, errProbe
+	}
 	sequential := off == r.next
 	r.next = off + int64(len(p))
 	if r.head.serve(p, off) || r.tail.serve(p, off) || r.seq.serve(p, off) || r.ahead.serve(p, off) {
@@ -159,4 +173,32 @@ func (r *windowReader) aheadFor(es []*entry, i int) {
 		n += int(es[j].size) + aheadSlack
 	}
 	r.aheadLen = n
+}
+
+// errProbe is the answer to a read while probing.
+var errProbe = errors.New("probe")
+
+// headerOffset returns where the local header of zf, a record of the
+// archive read through r, lies. archive/zip keeps that offset from its
+// central directory to itself; DataOffset's first act is to read the
+// fixed part of the header there, so the offset is learned by letting it
+// ask for those bytes and answering errProbe. ok is false if it asked
+// for anything else (another version of archive/zip): the caller then
+// reads the header.
+func (r *windowReader) headerOffset(zf *zip.File) (off int64, ok bool) {
+	r.probing, r.probeLen = true, 0
+	_, err := zf.DataOffset()
+	r.probing = false
+	if !errors.Is(err, errProbe) || r.probeLen != localHeaderLen {
+		return 0, false
+	}
+	return r.probeOff, true
+}
+
+// holds reports whether a window holds the n bytes at off.
+func (r *windowReader) holds(off int64, n int) bool {
+	in := func(w window) bool {
+		return off >= w.off && off-w.off <= int64(len(w.b)) && int64(n) <= int64(len(w.b))-(off-w.off)
+	}
+	return in(r.head) || in(r.tail) || in(r.seq) || in(r.ahead)
 }

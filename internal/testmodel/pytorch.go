@@ -121,11 +121,26 @@ func WriteTorchZip(path string, records []ZipEntry) error {
 		if r.Data != nil {
 			size = uint64(len(r.Data))
 		}
-		// zip64 extra: sizes; then padding so the data starts 64-aligned.
-		extra := binary.LittleEndian.AppendUint16(nil, 1)
-		extra = binary.LittleEndian.AppendUint16(extra, 16)
-		extra = binary.LittleEndian.AppendUint64(extra, size)
-		extra = binary.LittleEndian.AppendUint64(extra, size)
+		// As torch.save's writer (miniz, through PyTorchStreamWriter's
+		// getPadding): a zip64 field only when the size or the header's
+		// offset passes 4 GB, with those of the two that do; then a
+		// padding field so that the data starts 64-aligned.
+		var extra []byte
+		localSize := uint32(size)
+		if size >= 0xffffffff || pos >= 0xffffffff {
+			var z []byte
+			if size >= 0xffffffff {
+				z = binary.LittleEndian.AppendUint64(z, size)
+				z = binary.LittleEndian.AppendUint64(z, size)
+				localSize = 0xffffffff
+			}
+			if pos >= 0xffffffff {
+				z = binary.LittleEndian.AppendUint64(z, pos)
+			}
+			extra = binary.LittleEndian.AppendUint16(extra, 1)
+			extra = binary.LittleEndian.AppendUint16(extra, uint16(len(z)))
+			extra = append(extra, z...)
+		}
 		hdrLen := 30 + uint64(len(r.Name)) + uint64(len(extra)) + 4
 		pad := (64 - (pos+hdrLen)%64) % 64
 		extra = binary.LittleEndian.AppendUint16(extra, 0x4246) // "FB", torch's padding field
@@ -135,8 +150,8 @@ func WriteTorchZip(path string, records []ZipEntry) error {
 		h = binary.LittleEndian.AppendUint16(h, 45)
 		h = append(h, 0, 0, 0, 0, 0, 0, 0, 0)      // flags, method (store), time, date
 		h = binary.LittleEndian.AppendUint32(h, 0) // crc32, unchecked by readers of storages
-		h = binary.LittleEndian.AppendUint32(h, 0xffffffff)
-		h = binary.LittleEndian.AppendUint32(h, 0xffffffff)
+		h = binary.LittleEndian.AppendUint32(h, localSize)
+		h = binary.LittleEndian.AppendUint32(h, localSize)
 		h = binary.LittleEndian.AppendUint16(h, uint16(len(r.Name)))
 		h = binary.LittleEndian.AppendUint16(h, uint16(len(extra)))
 		h = append(h, r.Name...)
