@@ -228,45 +228,21 @@ func TestMalformed(t *testing.T) {
 			return path
 		}, pytorch.CodeCompressed, "archive/data/0 is compressed"},
 		{"overlapping storages", func(t *testing.T) string {
-			pk := stateDict(func(p *pkl) {
-				p.str("a").tensor("0", 4, 0, []int{4}, []int{1})
-				p.str("b").tensor("1", 4, 0, []int{4}, []int{1})
-			})
-			path := writeArchive(t, pk, nil, testmodel.ZipEntry{Name: "archive/data/0", Data: make([]byte, 16)}, testmodel.ZipEntry{Name: "archive/data/1", Data: make([]byte, 16)})
 			// Make record 0 256 bytes long (its sizes, in its ZIP64
 			// extra field of the central directory): it runs over
 			// record 1's header and data.
-			raw, err := os.ReadFile(path)
-			require.NoError(t, err)
-			cd := bytes.Index(raw, []byte("PK\x01\x02"))
-			i := bytes.Index(raw[cd:], []byte("archive/data/0"))
-			require.GreaterOrEqual(t, i, 0)
-			sizes := cd + i + len("archive/data/0") + 4
-			binary.LittleEndian.PutUint64(raw[sizes:], 256)
-			binary.LittleEndian.PutUint64(raw[sizes+8:], 256)
-			require.NoError(t, os.WriteFile(path, raw, 0o644))
-			return path
+			return twoStoragesEdited(t, func(raw []byte, zip64 func(name string) int) {
+				binary.LittleEndian.PutUint64(raw[zip64("archive/data/0"):], 256)
+				binary.LittleEndian.PutUint64(raw[zip64("archive/data/0")+8:], 256)
+			})
 		}, pytorch.CodeOverlap, "share bytes"},
 		{"central directory pointing at another record's header", func(t *testing.T) string {
-			pk := stateDict(func(p *pkl) {
-				p.str("a").tensor("0", 4, 0, []int{4}, []int{1})
-				p.str("b").tensor("1", 4, 0, []int{4}, []int{1})
-			})
-			path := writeArchive(t, pk, nil, testmodel.ZipEntry{Name: "archive/data/0", Data: make([]byte, 16)}, testmodel.ZipEntry{Name: "archive/data/1", Data: make([]byte, 16)})
 			// Point record 1's local header offset (in its ZIP64 extra
 			// field of the central directory) at record 0's: the two
 			// would share bytes, but the header names record 0.
-			raw, err := os.ReadFile(path)
-			require.NoError(t, err)
-			cd := bytes.Index(raw, []byte("PK\x01\x02"))
-			offField := func(name string) int {
-				i := bytes.Index(raw[cd:], []byte(name))
-				require.GreaterOrEqual(t, i, 0)
-				return cd + i + len(name) + 4 + 16
-			}
-			copy(raw[offField("archive/data/1"):][:8], raw[offField("archive/data/0"):][:8])
-			require.NoError(t, os.WriteFile(path, raw, 0o644))
-			return path
+			return twoStoragesEdited(t, func(raw []byte, zip64 func(name string) int) {
+				copy(raw[zip64("archive/data/1")+16:][:8], raw[zip64("archive/data/0")+16:][:8])
+			})
 		}, pytorch.CodeCorruptArchive, "names another record"},
 		{"expanded view", func(t *testing.T) string {
 			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 1, 0, []int{1000000, 4}, []int{0, 0}) }), map[string]int{"0": 4})
@@ -453,4 +429,158 @@ func TestMemo(t *testing.T) {
 		names = append(names, tt.Name)
 	}
 	assert.Equal(t, []string{"a", "b", "c"}, names)
+}
+
+// twoStoragesEdited writes a checkpoint of two 4-element tensors, "a" in
+// storage 0 and "b" in storage 1, lets edit change its bytes, and writes
+// them back. zip64(name) is the offset of the named record's ZIP64 extra
+// field's values in the central directory: its sizes (uncompressed, then
+// compressed), then its local header's offset.
+func twoStoragesEdited(t *testing.T, edit func(raw []byte, zip64 func(name string) int)) string {
+	pk := stateDict(func(p *pkl) {
+		p.str("a").tensor("0", 4, 0, []int{4}, []int{1})
+		p.str("b").tensor("1", 4, 0, []int{4}, []int{1})
+	})
+	path := writeArchive(t, pk, nil, testmodel.ZipEntry{Name: "archive/data/0", Data: make([]byte, 16)}, testmodel.ZipEntry{Name: "archive/data/1", Data: make([]byte, 16)})
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	cd := bytes.Index(raw, []byte("PK\x01\x02"))
+	edit(raw, func(name string) int {
+		i := bytes.Index(raw[cd:], []byte(name))
+		require.GreaterOrEqual(t, i, 0)
+		return cd + i + len(name) + 4
+	})
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	return path
+}
+
+// lazyArchive writes, as torch.save lays it out, a checkpoint of four
+// tensors "t0".."t3", each a storage of 64 KB whose bytes are its index:
+// large enough that the local headers of all but the first lie in no
+// window read at open.
+func lazyArchive(t *testing.T) (string, []testmodel.ZipEntry) {
+	const n = 16 << 10 // float32 elements
+	pk := stateDict(func(p *pkl) {
+		for i := range 4 {
+			p.str(fmt.Sprintf("t%d", i)).tensor(fmt.Sprint(i), n, 0, []int{n}, []int{1})
+		}
+	})
+	recs := []testmodel.ZipEntry{{Name: "archive/data.pkl", Data: pk}, {Name: "archive/byteorder", Data: []byte("little")}}
+	for i := range 4 {
+		recs = append(recs, testmodel.ZipEntry{Name: fmt.Sprintf("archive/data/%d", i), Data: bytes.Repeat([]byte{byte(i + 1)}, 4*n)})
+	}
+	path := filepath.Join(t.TempDir(), "x.bin")
+	require.NoError(t, testmodel.WriteTorchZip(path, recs))
+	return path, recs
+}
+
+// TestLazyHeaders: the storages' local headers of a checkpoint laid out
+// as torch.save does are not read at open (their offsets are predicted),
+// and the bytes read through the tensors are the storages'.
+func TestLazyHeaders(t *testing.T) {
+	path, _ := lazyArchive(t)
+	f, err := pytorch.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	left, local := pytorch.LazyHeaders(f)
+	assert.Equal(t, 3, left, "the headers but the first are checked on the first read")
+	assert.True(t, local, "a local file keeps its fd and mapping")
+	for i, tt := range f.Tensors() {
+		b := make([]byte, tt.Length)
+		_, err := tt.File.ReadAt(b, tt.Offset)
+		require.NoError(t, err)
+		assert.Equal(t, bytes.Repeat([]byte{byte(i + 1)}, len(b)), b, tt.Name)
+		assert.Same(t, f.Source(), source.BaseOf(tt.File), "the tensor's base is the checkpoint")
+	}
+}
+
+// TestLazyBadHeader: a local header left unread at open that does not
+// match its central directory record — its extra field longer (the data
+// elsewhere than predicted), its signature or its name damaged — fails
+// every way to the tensors' bytes with one line naming the record,
+// before any byte is served: ReadAt, the mapping, the change check the
+// mount makes before each read, and the fd (an invalid one).
+func TestLazyBadHeader(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		damage   func(h []byte)
+		contains string
+	}{
+		{"extra field longer", func(h []byte) { binary.LittleEndian.PutUint16(h[28:], binary.LittleEndian.Uint16(h[28:])+64) }, "puts its data at"},
+		{"signature", func(h []byte) { h[3] = 0 }, "signature"},
+		{"name", func(h []byte) { h[30+len("archive/data/")] = '7' }, "names another record"},
+		{"compressed", func(h []byte) { h[8] = 8 }, "compressed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path, _ := lazyArchive(t)
+			raw, err := os.ReadFile(path)
+			require.NoError(t, err)
+			hdr := bytes.Index(raw, []byte("archive/data/2")) - 30
+			require.Equal(t, "PK\x03\x04", string(raw[hdr:hdr+4]))
+			c.damage(raw[hdr:])
+			require.NoError(t, os.WriteFile(path, raw, 0o644))
+
+			f, err := pytorch.Open(path)
+			require.NoError(t, err, "a check reads no header it does not need")
+			defer f.Close()
+			left, _ := pytorch.LazyHeaders(f)
+			require.Equal(t, 3, left)
+			check := func(err error) {
+				t.Helper()
+				require.Error(t, err)
+				assert.ErrorIs(t, err, pytorch.CodeCorruptArchive)
+				assert.ErrorIs(t, err, pytorch.ErrFormat)
+				assert.Contains(t, err.Error(), "archive/data/2")
+				assert.Contains(t, err.Error(), c.contains)
+				assert.NotContains(t, err.Error(), "\n")
+			}
+			for _, tt := range f.Tensors() { // t0's header was checked at open: its bytes are refused too
+				_, err := tt.File.ReadAt(make([]byte, 4), tt.Offset)
+				check(err)
+				_, err = tt.File.(source.Mappable).Mapping()
+				check(err)
+				check(tt.File.(source.Checker).Changed())
+				assert.Equal(t, ^uintptr(0), tt.File.(source.Spliceable).Fd())
+			}
+		})
+	}
+}
+
+// TestForeignLayout: a valid archive whose records are not laid out as
+// torch.save lays them (repacked by another ZIP writer: no alignment)
+// is read as before: every local header at open, the same tensors.
+func TestForeignLayout(t *testing.T) {
+	path, recs := lazyArchive(t)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, r := range recs {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: r.Name, Method: zip.Store})
+		require.NoError(t, err)
+		_, err = w.Write(r.Data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	repacked := filepath.Join(t.TempDir(), "y.bin")
+	require.NoError(t, os.WriteFile(repacked, buf.Bytes(), 0o644))
+
+	want, err := pytorch.Open(path)
+	require.NoError(t, err)
+	defer want.Close()
+	got, err := pytorch.Open(repacked)
+	require.NoError(t, err)
+	defer got.Close()
+	left, _ := pytorch.LazyHeaders(got)
+	assert.Zero(t, left, "not torch.save's layout: every header read at open")
+	require.Len(t, got.Tensors(), 4)
+	for i, tt := range got.Tensors() {
+		assert.Equal(t, bytesOf(t, want.Tensors()[i]), bytesOf(t, tt), tt.Name)
+		assert.Equal(t, strings.Repeat(string(rune(i+1)), int(tt.Length)), bytesOf(t, tt), tt.Name)
+	}
+}
+
+func bytesOf(t *testing.T, tt *tensor.Tensor) string {
+	b := make([]byte, tt.Length)
+	_, err := tt.File.ReadAt(b, tt.Offset)
+	require.NoError(t, err)
+	return string(b)
 }
