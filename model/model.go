@@ -284,17 +284,15 @@ func join(fsys source.FS, name string) string {
 	return filepath.Join(s, name)
 }
 
-func openSafetensors(fsys source.FS, name string) (*safetensors.File, error) {
-	src, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	f, err := safetensors.NewFile(src)
-	if err != nil {
-		src.Close()
-		return nil, err
-	}
-	return f, nil
+// openSafetensors and openPyTorch open a file of a source.FS with its
+// format's parser (the file is closed if the parser fails).
+var (
+	openSafetensors = opener(safetensors.NewFile)
+	openPyTorch     = opener(pytorch.NewFile)
+)
+
+func opener[T any](parse func(source.File) (T, error)) func(source.FS, string) (T, error) {
+	return func(fsys source.FS, name string) (T, error) { return source.OpenWith(fsys, name, parse) }
 }
 
 // maxOpeners bounds the shards opened at once: a remote source then has

@@ -28,19 +28,6 @@ func isPyTorch(name string) bool {
 	return false
 }
 
-func openPyTorch(fsys source.FS, name string) (*pytorch.File, error) {
-	src, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	f, err := pytorch.NewFile(src)
-	if err != nil {
-		src.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
 // openPyTorchDir opens pytorch_model.bin, or its index and shards, of a
 // directory without safetensors weights. It returns fs.ErrNotExist when
 // there is neither.
