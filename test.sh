@@ -156,13 +156,15 @@ run() { # NAME COMMAND...: runs a step, noting a failure
   "$@" || failed="$failed; $name"
 }
 # Tests of pure computation on large inputs (the whole GGUF-converted
-# layout table, a 70B GGUF layout, the 0.6B model's pictures, a reader
-# against 40,000 random reads, every page with hostile statistics) run
-# 20 to 45 times slower under the race detector, and their concurrent
-# paths are run under it by other tests (TestLayouts races the families'
-# compilation, TestTinySite and TestWrite the site's renderers): they run
+# layout table, a 30B GPTQ checkpoint's check, a 70B GGUF layout, the
+# 0.6B model's pictures, a reader against 40,000 random reads, every
+# page with hostile statistics) run 6 to 45 times slower under the race
+# detector, and their concurrent paths are run under it by other tests
+# (TestLayouts races the families' compilation, TestRealShardedIndexes
+# opens shards at once, TestTinySite and TestWrite run the site's
+# renderers): they run
 # once, without -race, in their own step. The list is here only.
-heavy='^(TestGGUFConverted|TestLlama70BLayout|TestReadmePictures06B|TestWindowReader|TestFixedWidthFields)$'
+heavy='^(TestGGUFConverted|TestGPTQLogicalCount|TestLlama70BLayout|TestReadmePictures06B|TestWindowReader|TestFixedWidthFields)$'
 names=${heavy#^}
 heavy_pkgs=$(grep -rlE "^func ${names%\$}\(" --include='*_test.go' . | xargs -n1 dirname | sort -u)
 run "go test -race, every package but e2e (the heavy tests skipped)" go test -race -count=1 -timeout 20m -skip "$heavy" $(go list ./... | grep -v -e '/e2e$')
