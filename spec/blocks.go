@@ -1,5 +1,7 @@
 package spec
 
+import "strings"
+
 // The shared blocks families are built from. Each returns plain data
 // (Defs or Ts) to be concatenated with cat; a family is a table entry
 // listing them (families_*.go, ADDING.md).
@@ -274,6 +276,22 @@ func vFFN(cfg, def string) Def {
 
 func vPatch(cfg, def string) Def {
 	return Def{Sym: "vP", Field: cfg + "patch_size", Default: def, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true}
+}
+
+// vTower is a ViT's four dimensions under cfg with the class's defaults:
+// width, layers, FFN inner width and patch side.
+func vTower(cfg, width, layers, ffn, patch string) []Def {
+	return []Def{vWidth(cfg, width), vLayers(cfg, layers), vFFN(cfg, ffn), vPatch(cfg, patch)}
+}
+
+// trunkAt is trunk under other field names: vocab, hidden and layers are
+// "field=default" (the vocabulary, the residual width, the layer count).
+func trunkAt(vocab, hidden, layers, blocks string) []Def {
+	d := trunk("", "", "", blocks)
+	for i, fd := range []string{vocab, hidden, layers} {
+		d[i].Field, d[i].Default, _ = strings.Cut(fd, "=")
+	}
+	return d
 }
 
 // trunk is V, H and L with the class's defaults: the vocabulary, the

@@ -458,17 +458,14 @@ func prophetNetAttn(pre string) []T {
 // add_cross_attention (ProphetNetConfig's true).
 func prophetNet(name, class, mt string) *Family {
 	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "30522", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "hidden_size", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "num_decoder_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(trunkAt("vocab_size=30522", "hidden_size=1024", "num_decoder_layers=12", "decoder layers"), []Def{
 			{Sym: "heads", Field: "num_decoder_attention_heads", Default: "16", Desc: "attention heads", Show: true, Pos: true},
 			{Sym: "F", Field: "decoder_ffn_dim", Default: "4096", Legend: "F", Desc: "FFN inner width", Show: true, Pos: true},
 			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
 			opt("ngram", "ngram", "2"), opt("buckets", "num_buckets", "32"),
 			flag("cross", "add_cross_attention", "true", "each layer has cross-attention to an encoder"),
 			tie("true"),
-		},
+		}),
 		Global: cat(embed("prophetnet.word_embeddings.weight"),
 			[]T{{Name: "prophetnet.decoder.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
 				{Name: "prophetnet.decoder.ngram_embeddings.weight", Shape: []string{"ngram", "H"}, Role: RoleEmbedding}},

@@ -18,10 +18,7 @@ func gitDefs() []Def {
 		{Sym: "nimg", Field: "num_image_with_embedding", Default: "0", Null: "=", Desc: "temporal embeddings of video frames"},
 		derived("vmt", "'git_vision_model'"),
 		derived("clip", "true"), derived("pix", "false"), derived("s2", "false"), derived("vhead", "false"), derived("vNP", "0"),
-		vWidth(vcfg, "768"),
-		vLayers(vcfg, "12"),
-		vFFN(vcfg, "3072"),
-		vPatch(vcfg, "16"),
+	}, vTower(vcfg, "768", "12", "3072", "16"), []Def{
 		{Sym: "vS", Field: "vision_config.image_size", Default: "224", Desc: "image side, pixels", Pos: true},
 		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
 		derived("vN", "(vS/vP)*(vS/vP)"),

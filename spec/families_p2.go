@@ -292,10 +292,7 @@ var _ = register(
 	// patch embedding, 2-D cell position embeddings in the encoder) with
 	// the relative biases relative_bias_args lists in both stacks.
 	&Family{Name: "UDOP", Class: "Udop", ModelTypes: []string{"udop"}, Causal: "UdopForConditionalGeneration", SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "33201", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "d_model", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "num_layers", Default: "24", Legend: "L", Desc: "encoder blocks", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(trunkAt("vocab_size=33201", "d_model=1024", "num_layers=24", "encoder blocks"), []Def{
 			{Sym: "Ld", Field: "num_decoder_layers", Default: "L", Null: "L", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers},
 			{Sym: "heads", Field: "num_heads", Default: "16", Desc: "attention heads of {dkv}", Show: true, Pos: true},
 			opt("dkv", "d_kv", "64"),
@@ -307,7 +304,7 @@ var _ = register(
 			opt("max2d", "max_2d_position_embeddings", "1024"),
 			opt("vP", "patch_size", "16"), opt("vC", "num_channels", "3"),
 			tie("true"),
-		},
+		}),
 		Global: cat([]T{{Name: "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
 			{Name: "encoder.cell_2d_embedding.x_position_embeddings.weight", Shape: []string{"max2d", "H"}, Role: RoleEmbedding},
 			{Name: "encoder.cell_2d_embedding.y_position_embeddings.weight", Shape: []string{"max2d", "H"}, Role: RoleEmbedding},

@@ -156,21 +156,19 @@ func towerDefs(mt string) []Def {
 		return fmt.Sprintf("vmt == 'pixtral' ? %s : (vmt == 'idefics3_vision' || vmt == 'smolvlm_vision' ? %s : (vmt == 'idefics2_vision' ? %s : (vmt == 'clip_vision_model' ? %s : %s)))",
 			pix, idefics3, idefics2, clip, siglip)
 	}
-	return []Def{
+	return cat([]Def{
 		{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'" + mt + "'", Desc: "the vision tower"},
 		derived("clip", "vmt == 'clip_vision_model'"),
 		derived("pix", "vmt == 'pixtral'"),
 		derived("s2", "vmt == 'siglip2_vision_model'"),
 		opt("vNP", "vision_config.num_patches", "256"),
-		vWidth(vcfg, byMT("1024", "1152", "768", "768", "768")),
-		vLayers(vcfg, byMT("24", "12", "12", "12", "12")),
-		vFFN(vcfg, byMT("4096", "3072", "3072", "3072", "3072")),
-		vPatch(vcfg, byMT("16", "32", "32", "32", "16")),
+	}, vTower(vcfg, byMT("1024", "1152", "768", "768", "768"), byMT("24", "12", "12", "12", "12"),
+		byMT("4096", "3072", "3072", "3072", "3072"), byMT("16", "32", "32", "32", "16")), []Def{
 		{Sym: "vS", Field: "vision_config.image_size", Default: byMT("1024", "224", "224", "224", "224"), Desc: "image side, pixels", Pos: true},
 		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
 		{Sym: "vhead", Field: "vision_config.vision_use_head", Type: Bool, Default: "true", Null: "=", Desc: "SigLIP's attention-pooling head"},
 		derived("vN", "(vS/vP)*(vS/vP)"),
-	}
+	})
 }
 
 // visionTower is a CLIP, SigLIP (and Idefics2/3's SigLIP) or Pixtral tower:
@@ -418,15 +416,10 @@ var _ = register(
 	// Llama 4: a ViT with a linear patch embedding, a pixel-shuffle MLP
 	// adapter, and one linear into the language model (Llama4 text).
 	(&vlm{Family: Family{Name: "Llama4", Class: "Llama4", ModelTypes: []string{"llama4"}, Causal: "Llama4ForConditionalGeneration",
-		Defs: []Def{
-			vWidth(vcfg, "768"),
-			vLayers(vcfg, "34"),
-			vFFN(vcfg, "5632"),
-			vPatch(vcfg, "14"),
+		Defs: append(vTower(vcfg, "768", "34", "5632", "14"),
 			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
 			opt("vOut", "vision_config.vision_output_dim", "7680"),
-			opt("pIn", "vision_config.projector_input_dim", "4096"), opt("pOut", "vision_config.projector_output_dim", "4096"),
-		},
+			opt("pIn", "vision_config.projector_input_dim", "4096"), opt("pOut", "vision_config.projector_output_dim", "4096")),
 		Global: cat(
 			[]T{{Name: "vision_model.patch_embedding.linear.weight", Shape: []string{"vH", "vC*vP*vP"}, Role: RoleLinear},
 				{Name: "vision_model.class_embedding", Shape: []string{"vH"}, Role: RoleNorm},
@@ -583,14 +576,9 @@ func qwen3VLVision(name, class, mt string) Family {
 // vision_model.: fused qkv (biased when qkv_bias), class and position
 // embeddings with a batch axis.
 func blipVision(h, l, i, p, img string) ([]Def, []T, Stack, []T) {
-	defs := []Def{
-		vWidth(vcfg, h),
-		vLayers(vcfg, l),
-		vFFN(vcfg, i),
-		vPatch(vcfg, p),
+	defs := append(vTower(vcfg, h, l, i, p),
 		opt("vS", "vision_config.image_size", img),
-		flag("vqkv_bias", "vision_config.qkv_bias", "true", "the vision qkv has a bias"),
-	}
+		flag("vqkv_bias", "vision_config.qkv_bias", "true", "the vision qkv has a bias"))
 	global := []T{{Name: "vision_model.embeddings.class_embedding", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
 		{Name: "vision_model.embeddings.patch_embedding.weight", Shape: []string{"vH", "3", "vP", "vP"}, Role: RoleLinear},
 		{Name: "vision_model.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
@@ -893,20 +881,17 @@ var _ = register(
 	// of visual words. Its LM head is sized by Ovis2Config's own
 	// vocab_size and hidden_size.
 	(&vlm{Family: Family{Name: "Ovis2", Class: "Ovis2", ModelTypes: []string{"ovis2"}, Causal: "Ovis2ForConditionalGeneration",
-		Defs: []Def{
+		Defs: cat([]Def{
 			{Sym: "oV", Field: "vocab_size", Default: "151643", Desc: "LM head rows (Ovis2Config's vocab_size)", Show: true, Pos: true},
 			{Sym: "oH", Field: "hidden_size", Default: "1536", Desc: "LM head and visual table width (Ovis2Config's hidden_size)", Show: true, Pos: true},
-			vWidth(vcfg, "1024"),
-			vLayers(vcfg, "24"),
-			vFFN(vcfg, "2816"),
-			vPatch(vcfg, "14"),
+		}, vTower(vcfg, "1024", "24", "2816", "14"), []Def{
 			opt("vS", "vision_config.image_size", "224"), opt("vC", "vision_config.num_channels", "3"),
 			opt("vHS", "vision_config.hidden_stride", "1"),
 			{Sym: "vV", Field: "vision_config.vocab_size", Default: "16384", Legend: "vV", Desc: "visual words", Show: true, Pos: true},
 			opt("vInd", "vision_config.num_visual_indicator_tokens", "5"),
 			flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v have biases"),
 			flag("vmlp", "vision_config.mlp_bias", "false", "vision MLP has biases"),
-		},
+		}),
 		Global: cat([]T{{Name: "model.vision_tower.transformer.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
 			{Name: "model.vision_tower.transformer.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
 			{Name: "model.vision_tower.transformer.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
