@@ -6,8 +6,9 @@
 // PyTorch 1.6 and later is a ZIP archive: ARCHIVE/data.pkl describes the
 // object saved, and each storage is a stored (uncompressed) record
 // ARCHIVE/data/KEY, so every contiguous tensor is a byte range of the
-// file — zero-copy, like safetensors. The central directory is read with
-// archive/zip over ReadAt. Where a storage's bytes start is its local
+// file — zero-copy, like safetensors. The central directory is read over
+// ReadAt by a small reader of our own (zipdir.go), which knows the ZIP64
+// records torch.save writes past 4 GB. Where a storage's bytes start is its local
 // header's business: a remote file's are read at open; a local file's
 // are predicted from torch.save's layout and checked (a few at open, the
 // rest before the first byte of any storage is served: lazy.go), so a

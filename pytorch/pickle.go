@@ -50,6 +50,7 @@ type (
 		numel    uint64 // elements, as the id says
 		off      int64  // its bytes in the file, once found
 		size     int64
+		found    bool // its record was found in the archive
 	}
 	// pyTensor is a tensor rebuilt by _rebuild_tensor(_v2).
 	pyTensor struct {
