@@ -207,9 +207,10 @@ func (f *File) readZip(head []byte) error {
 	if err != nil {
 		return err
 	}
-	storages := map[string]*storage{}
+	// Each storage has a record: their number sizes the storages' map.
+	storages := newStorages(len(recs))
 	u := &unpickler{data: raw, text: string(raw), persistent: func(pid any) (any, error) {
-		return persistentStorage(pid, storages, false)
+		return storages.resolve(pid, false)
 	}}
 	root, err := u.load()
 	if err != nil {
@@ -218,13 +219,13 @@ func (f *File) readZip(head []byte) error {
 	// The storages' records, in the archive's order: stored, inside the
 	// file, not sharing bytes.
 	dataPrefix := prefix + "/data/"
-	ents := make([]entry, 0, len(storages))
+	ents := make([]entry, 0, len(storages.order))
 	for i := range recs {
 		r := &recs[i]
 		if !strings.HasPrefix(r.name, dataPrefix) {
 			continue
 		}
-		st := storages[r.name[len(dataPrefix):]]
+		st := storages.m[r.name[len(dataPrefix):]]
 		if st == nil {
 			continue
 		}
@@ -239,11 +240,11 @@ func (f *File) readZip(head []byte) error {
 		e.st = st
 		ents = append(ents, e)
 	}
-	if len(ents) < len(storages) {
+	if len(ents) < len(storages.order) {
 		missing := ""
-		for k, st := range storages {
-			if !st.found && (missing == "" || k < missing) {
-				missing = k
+		for _, st := range storages.order {
+			if !st.found && (missing == "" || st.key < missing) {
+				missing = st.key
 			}
 		}
 		return formatErr(name, CodeMissingRecord, "", "storage %s named by data.pkl has no record %s/data/%s in the archive", printable(missing), printable(prefix), printable(missing))
@@ -275,7 +276,8 @@ func (f *File) readZip(head []byte) error {
 	if len(lazy) > 0 {
 		f.data = newLazyFile(f.src, lazy)
 	}
-	return f.name(root, len(raw), len(storages), func(st *storage) (int64, int64) { return st.off, st.size })
+	storages.setIDs(name)
+	return f.name(root, len(raw), len(storages.order), func(st *storage) (int64, int64) { return st.off, st.size })
 }
 
 // resolve reads an entry's local header through ra, checks it is its
@@ -452,26 +454,44 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// persistentStorage resolves torch.save's persistent id of a storage:
+// storages are the storages a stream names, by key and in the order
+// named, cut from a slab.
+type storages struct {
+	m     map[string]*storage
+	order []*storage
+	slab  []storage
+}
+
+// newStorages returns an empty set, sized for hint storages (a count of
+// records read, never a count the stream claims).
+func newStorages(hint int) *storages {
+	hint = min(hint, maxStack)
+	return &storages{m: make(map[string]*storage, hint), order: make([]*storage, 0, hint)}
+}
+
+// resolve resolves torch.save's persistent id of a storage:
 // ("storage", storage_type, key, location, numel), and in the legacy
 // format a sixth item, a view's metadata (None).
-func persistentStorage(pid any, storages map[string]*storage, legacy bool) (any, error) {
+func (ss *storages) resolve(pid any, legacy bool) (any, error) {
 	t, ok := pid.(*pyTuple)
 	if !ok || len(t.items) < 5 {
 		return nil, perr(CodeInvalidPickle, "a persistent id that is %s, not a storage's", describe(pid))
 	}
-	if s, _ := t.items[0].(string); s != "storage" {
+	if s, _ := t.items[0].(*pyStr); s == nil || s.s != "storage" {
 		return nil, perr(CodeInvalidPickle, "a persistent id of a %s, not a storage", describe(t.items[0]))
 	}
 	g, ok := t.items[1].(*pyGlobal)
 	if !ok || g.kind != gStorage && g.kind != gDType {
 		return nil, perr(CodeInvalidPickle, "a storage of type %s", describe(t.items[1]))
 	}
-	key, ok := t.items[2].(string)
-	if !ok {
-		if i, isInt := t.items[2].(int64); isInt {
-			key, ok = strconv.FormatInt(i, 10), true
-		}
+	var key string
+	switch k := t.items[2].(type) {
+	case *pyStr:
+		key, ok = k.s, true
+	case int64:
+		key, ok = strconv.FormatInt(k, 10), true
+	default:
+		ok = false
 	}
 	numel, ok2 := asUint(t.items[4])
 	if !ok || !ok2 || key == "" || len(key) > 256 {
@@ -483,18 +503,46 @@ func persistentStorage(pid any, storages map[string]*storage, legacy bool) (any,
 	if g.dtype == tensor.C64 {
 		return nil, perr(CodeUnsupported, "a storage of %s (complex) is not read", g.name)
 	}
-	if st, ok := storages[key]; ok {
+	if st, ok := ss.m[key]; ok {
 		if st.dtype != g.dtype {
 			return nil, perr(CodeInvalidPickle, "storage %s is named with two types, %s and %s", printable(key), st.typeName, g.name)
 		}
 		return st, nil
 	}
-	if len(storages) >= maxStack {
+	if len(ss.m) >= maxStack {
 		return nil, perr(CodeLimit, "more than %d storages", maxStack)
 	}
-	st := &storage{key: key, dtype: g.dtype, typeName: g.name, numel: numel}
-	storages[key] = st
+	if len(ss.slab) == cap(ss.slab) {
+		ss.slab = make([]storage, 0, slabLen)
+	}
+	ss.slab = append(ss.slab, storage{key: key, dtype: g.dtype, typeName: g.name, numel: numel})
+	st := &ss.slab[len(ss.slab)-1]
+	ss.m[key] = st
+	ss.order = append(ss.order, st)
 	return st, nil
+}
+
+// setIDs sets each storage's id, the Storage of its tensors ("pytorch_model.bin:3"
+// for the storage of key 3 of file), all cut from one string.
+func (ss *storages) setIDs(file string) {
+	base := baseName(file)
+	n := 0
+	for _, st := range ss.order {
+		n += len(base) + 1 + len(st.key)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, st := range ss.order {
+		b.WriteString(base)
+		b.WriteByte(':')
+		b.WriteString(st.key)
+	}
+	all, at := b.String(), 0
+	for _, st := range ss.order {
+		k := len(base) + 1 + len(st.key)
+		st.id = all[at : at+k]
+		at += k
+	}
 }
 
 func (f *File) pickleError(record string, err error) error {
@@ -520,7 +568,7 @@ func (f *File) name(root any, pickleLen, nStorages int, where func(*storage) (in
 	// memoized tensor referenced again: BINGET and a key), so their count
 	// is bounded by its length, and the tensors made never grow faster
 	// than the file.
-	w := &walker{f: f, where: where, seen: map[any]bool{}, names: make(map[string]bool, min(nStorages, 1<<12)),
+	w := &walker{f: f, where: where, seen: map[any]bool{}, file: f.src.Name(),
 		maxTensors: min(pickleLen/4+1024, maxStack), pickleLen: pickleLen}
 	// Storages named by the stream but used by no tensor could make the
 	// hint larger than the tensors: it is capped, and the slab grows in
@@ -538,6 +586,12 @@ func (f *File) name(root any, pickleLen, nStorages int, where func(*storage) (in
 		f.warnings = append(f.warnings, fmt.Sprintf("%s: %d values that are not tensors skipped (first: %s)", baseName(f.src.Name()), w.skipped, w.firstSkipped))
 	}
 	slices.SortFunc(f.tensors, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
+	// A name given twice sorts next to itself.
+	for i := 1; i < len(f.tensors); i++ {
+		if name := f.tensors[i].Name; name == f.tensors[i-1].Name {
+			return formatErr(f.src.Name(), CodeDuplicate, name, "tensor %s is named twice", printable(name))
+		}
+	}
 	return nil
 }
 
@@ -547,7 +601,7 @@ type walker struct {
 	pickleLen    int
 	where        func(*storage) (int64, int64)
 	seen         map[any]bool
-	names        map[string]bool
+	file         string // the file's name
 	visits       int
 	skipped      int
 	firstSkipped string
@@ -590,8 +644,8 @@ func (w *walker) walk(v any, path string, depth int) error {
 		for i, k := range t.keys {
 			var key string
 			switch kk := k.(type) {
-			case string:
-				key = kk
+			case *pyStr:
+				key = kk.s
 			case int64:
 				key = strconv.FormatInt(kk, 10)
 			default:
@@ -628,17 +682,13 @@ func (w *walker) skip(path string, v any) {
 }
 
 func (w *walker) add(pt *pyTensor, name string) error {
-	file := w.f.src.Name()
+	file := w.file
 	if len(w.f.tensors) >= w.maxTensors {
 		return formatErr(file, CodeLimit, "", "the pickle names more than %d tensors, more than its %d bytes can describe", w.maxTensors, w.pickleLen)
 	}
 	if name == "" {
 		name = "tensor"
 	}
-	if w.names[name] {
-		return formatErr(file, CodeDuplicate, name, "tensor %s is named twice", printable(name))
-	}
-	w.names[name] = true
 	st := pt.st
 	es := st.dtype.BlockBytes() // every storage type has whole bytes per element
 	// numel, and the span of storage elements the tensor reaches.
@@ -673,7 +723,7 @@ func (w *walker) add(pt *pyTensor, name string) error {
 	}
 	w.slab = append(w.slab, tensor.Tensor{Name: name, DType: st.dtype, Shape: pt.shape, File: w.f.data,
 		Offset: off + int64(pt.offset*es), Length: int64(numel * es),
-		Storage: baseName(file) + ":" + st.key})
+		Storage: st.id})
 	t := &w.slab[len(w.slab)-1]
 	if numel > 0 && !contiguous(pt.shape, pt.strides) {
 		// A view whose elements overlap (a stride of 0, an expanded

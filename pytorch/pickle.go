@@ -29,9 +29,11 @@ const (
 	maxVisits = 1 << 22 // values visited when naming the tensors
 )
 
-// The values a stream builds. None is nil; bool, int64, float64 and
-// string are themselves; bytes are pyBytes.
+// The values a stream builds. None is nil; bool, int64 and float64 are
+// themselves; a string is a *pyStr (a pointer is boxed without an
+// allocation, and the strings are cut from a slab); bytes are pyBytes.
 type (
+	pyStr   struct{ s string }
 	pyBytes []byte
 	pyTuple struct{ items []any }
 	pyList  struct{ items []any }
@@ -50,7 +52,8 @@ type (
 		numel    uint64 // elements, as the id says
 		off      int64  // its bytes in the file, once found
 		size     int64
-		found    bool // its record was found in the archive
+		found    bool   // its record was found in the archive
+		id       string // the tensors' Storage: the file's base name and the key
 	}
 	// pyTensor is a tensor rebuilt by _rebuild_tensor(_v2).
 	pyTensor struct {
@@ -190,6 +193,7 @@ type unpickler struct {
 	tuples     []pyTuple
 	dicts      []pyDict
 	tensors    []pyTensor
+	strs       []pyStr
 	dims       []uint64
 	ints       [64]struct {
 		v   int64
@@ -381,6 +385,15 @@ func (u *unpickler) str(b []byte) string {
 	return string(b)
 }
 
+// string returns s as a value, cut from a slab.
+func (u *unpickler) string(s string) *pyStr {
+	if len(u.strs) == cap(u.strs) {
+		u.strs = make([]pyStr, 0, slabLen)
+	}
+	u.strs = append(u.strs, pyStr{s})
+	return &u.strs[len(u.strs)-1]
+}
+
 func (u *unpickler) tuple(items []any) *pyTuple {
 	if len(u.tuples) == cap(u.tuples) {
 		u.tuples = make([]pyTuple, 0, slabLen)
@@ -556,12 +569,12 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
-		module, ok1 := m.(string)
-		name, ok2 := n.(string)
+		module, ok1 := m.(*pyStr)
+		name, ok2 := n.(*pyStr)
 		if !ok1 || !ok2 {
 			return perr(CodeInvalidPickle, "STACK_GLOBAL of a non-string")
 		}
-		return u.global(module, name)
+		return u.global(module.s, name.s)
 	case 'R', 0x81, 0x92: // REDUCE, NEWOBJ, NEWOBJ_EX
 		if op == 0x92 { // its kwargs, unused
 			if _, err := u.pop(); err != nil {
@@ -646,12 +659,12 @@ func (u *unpickler) push2(op byte, b []byte) error {
 		// Only the legacy format's magic number is this long; an integer
 		// past 64 bits is kept as its bytes.
 	case 'U', 'T': // Python 2 str
-		return u.push(u.str(b))
+		return u.push(u.string(u.str(b)))
 	case 0x8c, 'X', 0x8d:
 		if !utf8.Valid(b) {
 			return perr(CodeInvalidPickle, "a string is not UTF-8")
 		}
-		return u.push(u.str(b))
+		return u.push(u.string(u.str(b)))
 	}
 	return u.push(pyBytes(append([]byte(nil), b...)))
 }
@@ -820,10 +833,10 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 		return &pyList{}, nil
 	case gBytes:
 		if len(a) >= 1 {
-			if s, ok := a[0].(string); ok {
+			if s, ok := a[0].(*pyStr); ok {
 				// _codecs.encode(s, "latin1"): each rune is one byte.
-				b := make([]byte, 0, len(s))
-				for _, r := range s {
+				b := make([]byte, 0, len(s.s))
+				for _, r := range s.s {
 					b = append(b, byte(r))
 				}
 				return pyBytes(b), nil
@@ -844,7 +857,7 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 		if len(a) >= 1 {
 			return a[0], nil
 		}
-		return "cpu", nil
+		return &pyStr{"cpu"}, nil
 	case gRebuildTensor:
 		return u.rebuildTensor(g.name, a)
 	case gRebuildParam:
@@ -952,7 +965,7 @@ func describe(v any) string {
 		return "the integer " + strconv.FormatInt(t, 10)
 	case float64:
 		return "a float"
-	case string:
+	case *pyStr:
 		return "a string"
 	case pyBytes:
 		return "bytes"
