@@ -405,7 +405,8 @@ func (f *File) resolveAll(es []*entry, wr *windowReader) error {
 	return cmp.Or(errs...)
 }
 
-// readEntry reads a small stored record whole, through ra.
+// readEntry reads a small stored record whole, through ra: the bytes of
+// a window when one holds them, not to be written to.
 func (f *File) readEntry(ra io.ReaderAt, r *record, limit int64) ([]byte, error) {
 	ent := newEntry(r)
 	e := &ent
@@ -418,8 +419,8 @@ func (f *File) readEntry(ra io.ReaderAt, r *record, limit int64) ([]byte, error)
 	if err := f.resolve(ra, e); err != nil {
 		return nil, err
 	}
-	b := make([]byte, e.size)
-	if _, err := ra.ReadAt(b, e.off); err != nil && !(err == io.EOF && len(b) > 0) {
+	b, err := readView(ra, e.off, int(e.size))
+	if err != nil {
 		return nil, fmt.Errorf("%s: reading %s: %w", f.src.Name(), e.name, err)
 	}
 	return b, nil

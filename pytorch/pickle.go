@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -293,16 +294,23 @@ func (u *unpickler) pop() (any, error) {
 	return v, err
 }
 
-// popMark pops the values since the last MARK, and the MARK.
-func (u *unpickler) popMark() ([]any, error) {
+// popMark pops the values since the last MARK, and the MARK. When keep
+// is false the values are those of the stack itself, valid until the
+// next push: for an opcode that copies them into a container at once
+// (SETITEMS, APPENDS, DICT), so that the largest runs of a stream — a
+// state dict's items — are not copied twice.
+func (u *unpickler) popMark(keep bool) ([]any, error) {
 	n := len(u.marks)
 	if n == 0 {
 		return nil, perr(CodeInvalidPickle, "no MARK to pop to at byte %d", u.pos)
 	}
 	base := u.marks[n-1]
 	u.marks = u.marks[:n-1]
-	items := u.alloc(len(u.stack) - base)
-	copy(items, u.stack[base:])
+	items := u.stack[base:]
+	if keep {
+		items = u.alloc(len(u.stack) - base)
+		copy(items, u.stack[base:])
+	}
 	u.stack = u.stack[:base]
 	return items, nil
 }
@@ -537,7 +545,8 @@ func (u *unpickler) step(op byte) error {
 	case '}': // EMPTY_DICT
 		return u.push(u.dict())
 	case '1', 't', 'l', 'd', 'e', 'u', 0x90, 0x91: // the values since the last MARK
-		items, err := u.popMark()
+		// A tuple or list keeps its items; the others copy them.
+		items, err := u.popMark(op == 't' || op == 'l' || op == 0x91)
 		if err != nil {
 			return err
 		}
@@ -751,6 +760,8 @@ func (d *pyDict) setItems(items []any) error {
 	if len(d.keys)+len(items)/2 > maxStack {
 		return perr(CodeLimit, "a dict grows past %d items", maxStack)
 	}
+	d.keys = slices.Grow(d.keys, len(items)/2)
+	d.vals = slices.Grow(d.vals, len(items)/2)
 	for i := 0; i < len(items); i += 2 {
 		d.keys = append(d.keys, items[i])
 		d.vals = append(d.vals, items[i+1])

@@ -65,8 +65,8 @@ func readAtFull(ra io.ReaderAt, p []byte, off int64) error {
 func findEnd(ra io.ReaderAt, size int64) (int64, []byte, error) {
 	for _, span := range []int64{1 << 10, 65 << 10} {
 		n := min(span, size)
-		b := make([]byte, n)
-		if err := readAtFull(ra, b, size-n); err != nil {
+		b, err := readView(ra, size-n, int(n))
+		if err != nil {
 			return 0, nil, err
 		}
 		// The last signature whose comment fits the bytes after it.
@@ -99,8 +99,8 @@ func readDirectory(ra io.ReaderAt, size int64) ([]record, error) {
 		// A ZIP64 archive has a locator just before the end record; its
 		// absence leaves the values above (as archive/zip does).
 		if endOff >= end64LocLen {
-			loc := make([]byte, end64LocLen)
-			if err := readAtFull(ra, loc, endOff-end64LocLen); err != nil {
+			loc, err := readView(ra, endOff-end64LocLen, end64LocLen)
+			if err != nil {
 				return nil, err
 			}
 			if binary.LittleEndian.Uint32(loc) == sigEnd64Loc {
@@ -108,8 +108,8 @@ func readDirectory(ra io.ReaderAt, size int64) ([]record, error) {
 				if at > uint64(endOff-end64LocLen) || uint64(endOff-end64LocLen)-at < end64Len {
 					return nil, zipErr("its ZIP64 end record lies outside the file")
 				}
-				e64 := make([]byte, end64Len)
-				if err := readAtFull(ra, e64, int64(at)); err != nil {
+				e64, err := readView(ra, int64(at), end64Len)
+				if err != nil {
 					return nil, err
 				}
 				if binary.LittleEndian.Uint32(e64) != sigEnd64 {
@@ -131,8 +131,8 @@ func readDirectory(ra io.ReaderAt, size int64) ([]record, error) {
 	if count > dirSize/dirHeaderLen {
 		return nil, zipErr(fmt.Sprintf("%d records declared in a directory of %d bytes", count, dirSize))
 	}
-	buf := make([]byte, dirSize)
-	if err := readAtFull(ra, buf, int64(dirOff)); err != nil {
+	buf, err := readView(ra, int64(dirOff), int(dirSize))
+	if err != nil {
 		return nil, err
 	}
 	return parseDirectory(buf, int(count))

@@ -80,6 +80,32 @@ func newWindowReader(src io.ReaderAt, size int64, head []byte) *windowReader {
 	return &windowReader{src: src, size: size, head: window{0, head}, next: -1}
 }
 
+// view returns the n bytes at off themselves, without a copy, when the
+// head, the tail or the sequential window holds them: their buffers are
+// never written again once read (only the ahead window's is reused), so
+// a view stays the file's bytes. ok is false otherwise.
+func (r *windowReader) view(off int64, n int) (b []byte, ok bool) {
+	for _, w := range []*window{&r.head, &r.tail, &r.seq} {
+		if off >= w.off && off-w.off <= int64(len(w.b)) && int64(n) <= int64(len(w.b))-(off-w.off) {
+			at := off - w.off
+			return w.b[at : at+int64(n) : at+int64(n)], true
+		}
+	}
+	return nil, false
+}
+
+// readView returns the n bytes of ra at off: a view of a window's when
+// ra is a windowReader holding them (not to be written to), else read.
+func readView(ra io.ReaderAt, off int64, n int) ([]byte, error) {
+	if wr, ok := ra.(*windowReader); ok {
+		if b, ok := wr.view(off, n); ok {
+			return b, nil
+		}
+	}
+	b := make([]byte, n)
+	return b, readAtFull(ra, b, off)
+}
+
 // fill reads n bytes at off into a window, in buf when it is large
 // enough; it fails (leaving the read to the caller) on an error other
 // than the end of the file.
