@@ -212,6 +212,9 @@ func (f *File) readZip(head []byte) error {
 	u := &unpickler{data: raw, text: string(raw), persistent: func(pid any) (any, error) {
 		return storages.resolve(pid, false)
 	}}
+	// The stack's first size: a SETITEMS of a state dict holds two values
+	// a tensor, and a tensor takes some 150 bytes of the stream.
+	u.stack = make([]any, 0, min(max(len(raw)/64, 16), 2048))
 	root, err := u.load()
 	if err != nil {
 		return f.pickleError(prefix+"/data.pkl", err)

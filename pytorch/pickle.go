@@ -203,7 +203,10 @@ type unpickler struct {
 }
 
 // Slab sizes: small, so that a short stream allocates little.
-const slabLen = 64
+const (
+	slabLen   = 64
+	firstSlab = 4096
+)
 
 func perr(code Code, format string, args ...any) error {
 	return &pickleErr{code, fmt.Sprintf(format, args...)}
@@ -315,15 +318,16 @@ func (u *unpickler) popMark(keep bool) ([]any, error) {
 	return items, nil
 }
 
-// alloc returns n slots for the items of a tuple, list or dict, cut
-// from a shared slab: a data.pkl builds thousands of small tuples, and
-// one allocation for many of them keeps opening a checkpoint cheap. The
+// alloc returns n slots for the items of a tuple or list, cut from a
+// shared slab: a data.pkl builds thousands of small tuples, and one
+// allocation for many of them keeps opening a checkpoint cheap. The
 // slice's capacity is n, so appending to it never writes into the slab.
 // The slab holds no more than twice the items popped, which the stack
-// bounds.
+// bounds, or than a slot for 8 bytes of the stream (a torch.save stream
+// makes about one for 10), at most firstSlab: the first is sized so.
 func (u *unpickler) alloc(n int) []any {
 	if cap(u.slab)-len(u.slab) < n {
-		u.slab = make([]any, 0, max(n, 2*cap(u.slab), 256))
+		u.slab = make([]any, 0, max(n, 2*cap(u.slab), min(len(u.data)/8, firstSlab), 256))
 	}
 	start := len(u.slab)
 	u.slab = u.slab[:start+n]
@@ -456,6 +460,10 @@ func (u *unpickler) load() (any, error) {
 
 var errStop = errors.New("STOP")
 
+// emptyTuple is every empty tuple (a tuple is never changed): a state
+// dict makes one for each tensor.
+var emptyTuple = &pyTuple{}
+
 // argWidth is the width in bytes of the integer that follows an opcode:
 // the value of BININT1, BININT2 and BININT, the length of a LONG, a
 // string or bytes, the index of a memo entry.
@@ -528,7 +536,7 @@ func (u *unpickler) step(op byte) error {
 		}
 		return u.push2(op, b)
 	case ')': // EMPTY_TUPLE
-		return u.push(u.tuple(nil))
+		return u.push(emptyTuple)
 	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
 		n := int(op - 0x84)
 		items := u.alloc(n)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // The central directory of a ZIP archive, read by a reader of our own.
@@ -139,9 +140,11 @@ func readDirectory(ra io.ReaderAt, size int64) ([]record, error) {
 }
 
 // parseDirectory parses the count records of the central directory b.
+// The records' names are cut from one string of them all.
 func parseDirectory(b []byte, count int) ([]record, error) {
-	text := string(b) // the names are cut from it
 	recs := make([]record, 0, count)
+	at := make([]int, 0, count) // where each name lies in b
+	namesLen := 0
 	for pos := 0; pos < len(b); {
 		if len(recs) == count {
 			return nil, zipErr(fmt.Sprintf("more records than the %d its end record declares", count))
@@ -157,8 +160,8 @@ func parseDirectory(b []byte, count int) ([]record, error) {
 		if n > len(h) {
 			return nil, zipErr(fmt.Sprintf("a central directory header at byte %d runs past the directory", pos))
 		}
+		name := h[dirHeaderLen : dirHeaderLen+nl] // for messages
 		r := record{
-			name:   text[pos+dirHeaderLen : pos+dirHeaderLen+nl],
 			method: binary.LittleEndian.Uint16(h[10:]),
 			csize:  uint64(binary.LittleEndian.Uint32(h[20:])),
 			usize:  uint64(binary.LittleEndian.Uint32(h[24:])),
@@ -170,7 +173,7 @@ func parseDirectory(b []byte, count int) ([]record, error) {
 		for x := h[dirHeaderLen+nl : dirHeaderLen+nl+el]; len(x) >= 4 && (needU || needC || needH); {
 			id, l := binary.LittleEndian.Uint16(x), int(binary.LittleEndian.Uint16(x[2:]))
 			if 4+l > len(x) {
-				return nil, zipErr(fmt.Sprintf("record %s: an extra field runs past its header", printable(r.name)))
+				return nil, zipErr(fmt.Sprintf("record %s: an extra field runs past its header", printable(string(name))))
 			}
 			f := x[4 : 4+l]
 			x = x[4+l:]
@@ -185,23 +188,36 @@ func parseDirectory(b []byte, count int) ([]record, error) {
 					continue
 				}
 				if len(f) < 8 {
-					return nil, zipErr(fmt.Sprintf("record %s: its ZIP64 field is too short", printable(r.name)))
+					return nil, zipErr(fmt.Sprintf("record %s: its ZIP64 field is too short", printable(string(name))))
 				}
 				*v.to, *v.need, f = binary.LittleEndian.Uint64(f), false, f[8:]
 			}
 		}
 		if needC || needH || needU {
-			return nil, zipErr(fmt.Sprintf("record %s: its sizes or offset need a ZIP64 field it lacks", printable(r.name)))
+			return nil, zipErr(fmt.Sprintf("record %s: its sizes or offset need a ZIP64 field it lacks", printable(string(name))))
 		}
 		if hdr > 1<<62 {
-			return nil, zipErr(fmt.Sprintf("record %s: its local header offset %d cannot be", printable(r.name), hdr))
+			return nil, zipErr(fmt.Sprintf("record %s: its local header offset %d cannot be", printable(string(name)), hdr))
 		}
 		r.hdr = int64(hdr)
 		recs = append(recs, r)
+		at = append(at, pos+dirHeaderLen)
+		namesLen += nl
 		pos += n
 	}
 	if len(recs) != count {
 		return nil, zipErr(fmt.Sprintf("%d records in the directory, where its end record declares %d", len(recs), count))
+	}
+	var names strings.Builder
+	names.Grow(namesLen)
+	for _, p := range at {
+		names.Write(b[p : p+int(binary.LittleEndian.Uint16(b[p-dirHeaderLen+28:]))])
+	}
+	all, off := names.String(), 0
+	for i, p := range at {
+		nl := int(binary.LittleEndian.Uint16(b[p-dirHeaderLen+28:]))
+		recs[i].name = all[off : off+nl]
+		off += nl
 	}
 	return recs, nil
 }
