@@ -212,8 +212,8 @@ func (f *File) readZip(head []byte) error {
 	u := &unpickler{data: raw, text: string(raw), persistent: func(pid any) (any, error) {
 		return storages.resolve(pid, false)
 	}}
-	// The stack's first size: a SETITEMS of a state dict holds two values
-	// a tensor, and a tensor takes some 150 bytes of the stream.
+	// The stack's first size: a state dict's SETITEMS holds two values
+	// for each tensor, and a tensor takes some 150 bytes of the stream.
 	u.stack = make([]any, 0, min(max(len(raw)/64, 16), 2048))
 	root, err := u.load()
 	if err != nil {
@@ -287,13 +287,7 @@ func (f *File) readZip(head []byte) error {
 // record's, and finds where its data starts and that it lies in the
 // file.
 func (f *File) resolve(ra io.ReaderAt, e *entry) error {
-	var buf [localHeaderLen + 64]byte
-	b := buf[:0]
-	if n := localHeaderLen + len(e.name); n <= len(buf) {
-		b = buf[:n]
-	} else {
-		b = make([]byte, n)
-	}
+	b := make([]byte, localHeaderLen+len(e.name))
 	if err := readAtFull(ra, b, e.rec.hdr); err != nil {
 		return formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its local header cannot be read (%v); truncated or damaged", printable(e.name), err)
 	}
