@@ -42,9 +42,12 @@
 // and the nesting of containers are bounded; every length in the stream
 // is checked against the bytes left before use; each container is
 // visited once when the tensors are named, so a stream that reuses one
-// through its memo costs no more than its length. Every storage must be
-// stored, lie inside the file, share no byte with another, and hold the
-// bytes its tensors reach. Every failure is a [*FormatError] with a
-// stable [Code]; errors.Is(err, CodeX) matches one, errors.Is(err,
-// ErrFormat) any.
+// through its memo costs no more than its length. The central directory
+// must lie inside the file, before its end record; its record count is
+// checked against its length before anything is allocated, and each
+// record's name and extra fields against the bytes read. Every storage
+// must be stored, have one record, lie inside the file, share no byte
+// with another, and hold the bytes its tensors reach. Every failure is a
+// [*FormatError] with a stable [Code]; errors.Is(err, CodeX) matches one,
+// errors.Is(err, ErrFormat) any.
 package pytorch
