@@ -6,8 +6,9 @@
 // PyTorch 1.6 and later is a ZIP archive: ARCHIVE/data.pkl describes the
 // object saved, and each storage is a stored (uncompressed) record
 // ARCHIVE/data/KEY, so every contiguous tensor is a byte range of the
-// file — zero-copy, like safetensors. The central directory is read with
-// archive/zip over ReadAt. Where a storage's bytes start is its local
+// file — zero-copy, like safetensors. The central directory is read over
+// ReadAt by a small reader of our own (zipdir.go), which knows the ZIP64
+// records torch.save writes past 4 GB. Where a storage's bytes start is its local
 // header's business: a remote file's are read at open; a local file's
 // are predicted from torch.save's layout and checked (a few at open, the
 // rest before the first byte of any storage is served: lazy.go), so a
@@ -41,9 +42,12 @@
 // and the nesting of containers are bounded; every length in the stream
 // is checked against the bytes left before use; each container is
 // visited once when the tensors are named, so a stream that reuses one
-// through its memo costs no more than its length. Every storage must be
-// stored, lie inside the file, share no byte with another, and hold the
-// bytes its tensors reach. Every failure is a [*FormatError] with a
-// stable [Code]; errors.Is(err, CodeX) matches one, errors.Is(err,
-// ErrFormat) any.
+// through its memo costs no more than its length. The central directory
+// must lie inside the file, before its end record; its record count is
+// checked against its length before anything is allocated, and each
+// record's name and extra fields against the bytes read. Every storage
+// must be stored, have one record, lie inside the file, share no byte
+// with another, and hold the bytes its tensors reach. Every failure is a
+// [*FormatError] with a stable [Code]; errors.Is(err, CodeX) matches one,
+// errors.Is(err, ErrFormat) any.
 package pytorch

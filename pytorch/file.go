@@ -1,7 +1,6 @@
 package pytorch
 
 import (
-	"archive/zip"
 	"bytes"
 	"cmp"
 	"errors"
@@ -109,26 +108,29 @@ func guess(head []byte) string {
 	return fmt.Sprintf("it starts with %s, neither a ZIP archive nor torch.save's legacy pickle", printable(string(head[:min(len(head), 8)])))
 }
 
-// entry is a record of the archive: its data's byte range in the file.
+// entry is a storage's record of the archive: its data's byte range in
+// the file.
 type entry struct {
 	name     string
 	off      int64
 	size     int64
 	stored   bool
-	zf       *zip.File
-	index    int // in the central directory, the archive's order
+	rec      *record
+	st       *storage
 	resolved bool
+}
+
+func newEntry(r *record) entry {
+	return entry{name: r.name, size: int64(r.usize), stored: r.method == zipStore, rec: r}
 }
 
 // readZip reads the archive torch.save writes: ARCHIVE/data.pkl, the
 // storages ARCHIVE/data/KEY, ARCHIVE/byteorder, ARCHIVE/version.
 //
-// archive/zip reads the end record and the central directory through
-// ReadAt and nothing else until asked; it checks the directory's record
-// count against the file's size before allocating, and handles ZIP64,
-// which torch.save writes for files past 4 GB. It is the standard
-// library's, kept by the Go team, so it is used rather than a reader of
-// our own.
+// The central directory is read by readDirectory (zipdir.go), through
+// the windows of a local file; the storages are taken in its order,
+// which is the file's for torch.save's archives, so nothing is sorted
+// or looked up by record name but each storage's key.
 func (f *File) readZip(head []byte) error {
 	name := f.src.Name()
 	var ra io.ReaderAt = f.src
@@ -137,15 +139,14 @@ func (f *File) readZip(head []byte) error {
 		wr = newWindowReader(f.src, f.src.Size(), head)
 		ra = wr
 	}
-	zr, err := zip.NewReader(ra, f.src.Size())
-	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+	recs, err := readDirectory(ra, f.src.Size())
+	if err != nil {
 		return formatErr(name, CodeCorruptArchive, "", "a ZIP archive whose central directory cannot be read (%v); truncated or damaged", err)
 	}
-	records := make(map[string]*zip.File, len(zr.File))
 	prefix := ""
 	hasCode, hasBytecode, hasConstants := false, false, false
-	for _, zf := range zr.File {
-		dir, rest, ok := strings.Cut(zf.Name, "/")
+	for i := range recs {
+		dir, rest, ok := strings.Cut(recs[i].name, "/")
 		if !ok {
 			continue
 		}
@@ -160,7 +161,6 @@ func (f *File) readZip(head []byte) error {
 		case rest == "constants.pkl":
 			hasConstants = true
 		}
-		records[zf.Name] = zf
 	}
 	switch {
 	case hasBytecode:
@@ -170,15 +170,32 @@ func (f *File) readZip(head []byte) error {
 	case prefix == "":
 		return formatErr(name, CodeMissingRecord, "", "a ZIP archive without the data.pkl torch.save writes; not a PyTorch checkpoint")
 	}
-	pkl := records[prefix+"/data.pkl"]
-	if wr != nil && pkl.UncompressedSize64 <= maxPickle {
-		// data.pkl, and the small records after it, in one read.
-		if off, err := pkl.DataOffset(); err == nil {
-			wr.preload(off, int(pkl.UncompressedSize64)+4096)
+	// The records beside the storages, the last of each name (as a
+	// lookup by name would find).
+	var pkl, byteorder, alignment *record
+	for i := range recs {
+		r := &recs[i]
+		if len(r.name) <= len(prefix) || r.name[len(prefix)] != '/' || r.name[:len(prefix)] != prefix {
+			continue
+		}
+		switch r.name[len(prefix)+1:] {
+		case "data.pkl":
+			pkl = r
+		case "byteorder":
+			byteorder = r
+		case ".storage_alignment":
+			alignment = r
 		}
 	}
-	if bo := records[prefix+"/byteorder"]; bo != nil {
-		b, err := f.readEntry(ra, bo, 16)
+	if wr != nil && pkl.method == zipStore && pkl.usize <= maxPickle {
+		// data.pkl, and the small records after it, in one read.
+		e := newEntry(pkl)
+		if f.resolve(wr, &e) == nil {
+			wr.preload(e.off, int(e.size)+4096)
+		}
+	}
+	if byteorder != nil {
+		b, err := f.readEntry(ra, byteorder, 16)
 		if err != nil {
 			return err
 		}
@@ -190,42 +207,58 @@ func (f *File) readZip(head []byte) error {
 	if err != nil {
 		return err
 	}
-	storages := map[string]*storage{}
+	// Each storage has a record: their number sizes the storages' map.
+	storages := newStorages(len(recs))
 	u := &unpickler{data: raw, text: string(raw), persistent: func(pid any) (any, error) {
-		return persistentStorage(pid, storages, false)
+		return storages.resolve(pid, false)
 	}}
+	// The stack's first size: a state dict's SETITEMS holds two values
+	// for each tensor, and a tensor takes some 150 bytes of the stream.
+	u.stack = make([]any, 0, min(max(len(raw)/64, 16), 2048))
 	root, err := u.load()
 	if err != nil {
 		return f.pickleError(prefix+"/data.pkl", err)
 	}
-	// The storages: stored, inside the file, not sharing bytes.
-	keys := make([]string, 0, len(storages))
-	for k := range storages {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	index := make(map[*zip.File]int, len(zr.File))
-	for i, zf := range zr.File {
-		index[zf] = i
-	}
-	ents := make([]entry, len(keys))
-	ranges := make([]*entry, len(keys))
-	for i, k := range keys {
-		zf := records[prefix+"/data/"+k]
-		if zf == nil {
-			return formatErr(name, CodeMissingRecord, "", "storage %s named by data.pkl has no record %s/data/%s in the archive", printable(k), printable(prefix), printable(k))
+	// The storages' records, in the archive's order: stored, inside the
+	// file, not sharing bytes.
+	dataPrefix := prefix + "/data/"
+	ents := make([]entry, 0, len(storages.order))
+	for i := range recs {
+		r := &recs[i]
+		if !strings.HasPrefix(r.name, dataPrefix) {
+			continue
 		}
-		e := &ents[i]
-		*e = newEntry(zf)
-		e.index = index[zf]
+		st := storages.m[r.name[len(dataPrefix):]]
+		if st == nil {
+			continue
+		}
+		if st.found {
+			return formatErr(name, CodeCorruptArchive, "", "storage record %s appears twice in the central directory; a damaged or crafted archive", printable(r.name))
+		}
+		st.found = true
+		e := newEntry(r)
 		if !e.stored {
 			return formatErr(name, CodeCompressed, "", "storage record %s is compressed; torch.save stores storages uncompressed, so they can be read in place — re-save the file with torch.save", printable(e.name))
 		}
-		ranges[i] = e
+		e.st = st
+		ents = append(ents, e)
+	}
+	if len(ents) < len(storages.order) {
+		missing := ""
+		for _, st := range storages.order {
+			if !st.found && (missing == "" || st.key < missing) {
+				missing = st.key
+			}
+		}
+		return formatErr(name, CodeMissingRecord, "", "storage %s named by data.pkl has no record %s/data/%s in the archive", printable(missing), printable(prefix), printable(missing))
+	}
+	ranges := make([]*entry, len(ents))
+	for i := range ents {
+		ranges[i] = &ents[i]
 	}
 	var lazy []lazyEntry
 	if wr != nil && canWrap(f.src) {
-		align, ok := f.storageAlignment(ra, records[prefix+"/.storage_alignment"])
+		align, ok := f.storageAlignment(ra, alignment)
 		if ok {
 			if lazy, err = f.predict(ranges, wr, align); err != nil {
 				return err
@@ -240,28 +273,30 @@ func (f *File) readZip(head []byte) error {
 	if err := checkOverlap(name, ranges); err != nil {
 		return err
 	}
-	for i, k := range keys {
-		st := storages[k]
-		st.off, st.size = ents[i].off, ents[i].size
+	for i := range ents {
+		ents[i].st.off, ents[i].st.size = ents[i].off, ents[i].size
 	}
 	if len(lazy) > 0 {
 		f.data = newLazyFile(f.src, lazy)
 	}
-	return f.name(root, len(raw), len(storages), func(st *storage) (int64, int64) { return st.off, st.size })
+	storages.setIDs(name)
+	return f.name(root, len(raw), len(storages.order), func(st *storage) (int64, int64) { return st.off, st.size })
 }
 
-func newEntry(zf *zip.File) entry {
-	return entry{name: zf.Name, size: int64(zf.UncompressedSize64), stored: zf.Method == zip.Store, zf: zf}
-}
-
-// resolve finds an entry's data offset (its local header's length) and
-// checks its range lies in the file.
-func (f *File) resolve(e *entry) error {
-	off, err := e.zf.DataOffset()
-	if err != nil {
+// resolve reads an entry's local header through ra, checks it is its
+// record's, and finds where its data starts and that it lies in the
+// file.
+func (f *File) resolve(ra io.ReaderAt, e *entry) error {
+	b := make([]byte, localHeaderLen+len(e.name))
+	if err := readAtFull(ra, b, e.rec.hdr); err != nil {
 		return formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its local header cannot be read (%v); truncated or damaged", printable(e.name), err)
 	}
-	if int64(e.zf.CompressedSize64) != e.size || off < 0 || e.size < 0 || off > f.src.Size() || e.size > f.src.Size()-off {
+	d, err := parseLocal(b, e.name)
+	if err != nil {
+		return formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its local header at %d is not its central directory's (%v); a damaged or crafted archive", printable(e.name), e.rec.hdr, err)
+	}
+	off := e.rec.hdr + d
+	if e.rec.csize != e.rec.usize || e.size < 0 || off > f.src.Size() || e.size > f.src.Size()-off {
 		return formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its %d bytes at %d do not lie in the file's %d; truncated or damaged", printable(e.name), e.size, off, f.src.Size())
 	}
 	e.off, e.resolved = off, true
@@ -272,11 +307,11 @@ func (f *File) resolve(e *entry) error {
 // .storage_alignment record says, or 64 without one. ok is false when
 // the record is not a power of two up to 64 KB (nothing is predicted
 // then: every local header is read).
-func (f *File) storageAlignment(ra io.ReaderAt, zf *zip.File) (int64, bool) {
-	if zf == nil {
+func (f *File) storageAlignment(ra io.ReaderAt, r *record) (int64, bool) {
+	if r == nil {
 		return defaultAlignment, true
 	}
-	b, err := f.readEntry(ra, zf, 16)
+	b, err := f.readEntry(ra, r, 16)
 	if err != nil {
 		return 0, false
 	}
@@ -289,22 +324,18 @@ func (f *File) storageAlignment(ra io.ReaderAt, zf *zip.File) (int64, bool) {
 
 // predict sets each storage's offset as torch.save lays it out (see
 // lazy.go) and returns the entries whose local header is left to check
-// before a storage's bytes are read. It checks at open the local headers
-// a window already holds, and those of the first storage, the first
-// whose header lies past 4 GB and the first larger than 4 GB (each a
-// branch of the layout rule); if one of them is not where the rule puts
-// it, it returns nil, and the caller reads every header.
+// before a storage's bytes are read. es are in the archive's order. It
+// checks at open the local headers a window already holds, and those of
+// the first storage, the first whose header lies past 4 GB and the
+// first larger than 4 GB (each a branch of the layout rule); if one of
+// them is not where the rule puts it, it returns nil, and the caller
+// reads every header.
 func (f *File) predict(es []*entry, wr *windowReader, align int64) ([]lazyEntry, error) {
-	ordered := slices.Clone(es)
-	slices.SortFunc(ordered, func(a, b *entry) int { return a.index - b.index })
-	lazy := make([]lazyEntry, 0, len(ordered))
+	lazy := make([]lazyEntry, 0, len(es))
 	var buf []byte
 	sampledFirst, sampledFar, sampledLarge := false, false, false
-	for _, e := range ordered {
-		hdr, ok := wr.headerOffset(e.zf)
-		if !ok || len(e.name) > 0xFFFF {
-			return nil, nil
-		}
+	for _, e := range es {
+		hdr := e.rec.hdr
 		data, ok := predictData(hdr, e.size, len(e.name), align)
 		if !ok {
 			return nil, nil
@@ -340,7 +371,7 @@ func (f *File) predict(es []*entry, wr *windowReader, align int64) ([]lazyEntry,
 				return nil, nil // not torch.save's layout: every header is read
 			}
 		}
-		if int64(e.zf.CompressedSize64) != e.size || e.size < 0 || data > f.src.Size() || e.size > f.src.Size()-data {
+		if e.rec.csize != e.rec.usize || e.size < 0 || data > f.src.Size() || e.size > f.src.Size()-data {
 			return nil, formatErr(f.src.Name(), CodeCorruptArchive, "", "record %s: its %d bytes at %d do not lie in the file's %d; truncated or damaged", printable(e.name), e.size, data, f.src.Size())
 		}
 		e.off, e.resolved = data, true
@@ -352,29 +383,29 @@ func (f *File) predict(es []*entry, wr *windowReader, align int64) ([]lazyEntry,
 // at its own place in the file, a round trip for a remote one.
 const resolvers = 16
 
-// resolveAll resolves entries: a local file's in the archive's order,
-// through wr, which reads a run of small storages and the local headers
-// among and after them at once; a remote file's several at a time (each
-// a round trip), the first error in es's order returned.
+// resolveAll resolves entries, given in the archive's order: a local
+// file's in turn, through wr, which reads a run of small storages and
+// the local headers among and after them at once; a remote file's
+// several at a time (each a round trip), the first error in es's order
+// returned.
 func (f *File) resolveAll(es []*entry, wr *windowReader) error {
 	if wr != nil {
-		ordered := slices.Clone(es)
-		slices.SortFunc(ordered, func(a, b *entry) int { return a.index - b.index })
-		for i, e := range ordered {
-			wr.aheadFor(ordered, i)
-			if err := f.resolve(e); err != nil {
+		for i, e := range es {
+			wr.aheadFor(es, i)
+			if err := f.resolve(wr, e); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	errs := par.Each(len(es), resolvers, func(i int) error { return f.resolve(es[i]) })
+	errs := par.Each(len(es), resolvers, func(i int) error { return f.resolve(f.src, es[i]) })
 	return cmp.Or(errs...)
 }
 
-// readEntry reads a small stored record whole, through ra.
-func (f *File) readEntry(ra io.ReaderAt, zf *zip.File, limit int64) ([]byte, error) {
-	ent := newEntry(zf)
+// readEntry reads a small stored record whole, through ra: the bytes of
+// a window when one holds them, not to be written to.
+func (f *File) readEntry(ra io.ReaderAt, r *record, limit int64) ([]byte, error) {
+	ent := newEntry(r)
 	e := &ent
 	if !e.stored {
 		return nil, formatErr(f.src.Name(), CodeCompressed, "", "record %s is compressed; torch.save stores its records uncompressed", printable(e.name))
@@ -382,11 +413,11 @@ func (f *File) readEntry(ra io.ReaderAt, zf *zip.File, limit int64) ([]byte, err
 	if e.size > limit {
 		return nil, formatErr(f.src.Name(), CodeLimit, "", "record %s is %d bytes, more than the %d read", printable(e.name), e.size, limit)
 	}
-	if err := f.resolve(e); err != nil {
+	if err := f.resolve(ra, e); err != nil {
 		return nil, err
 	}
-	b := make([]byte, e.size)
-	if _, err := ra.ReadAt(b, e.off); err != nil && !(err == io.EOF && len(b) > 0) {
+	b, err := readView(ra, e.off, int(e.size))
+	if err != nil {
 		return nil, fmt.Errorf("%s: reading %s: %w", f.src.Name(), e.name, err)
 	}
 	return b, nil
@@ -394,8 +425,14 @@ func (f *File) readEntry(ra io.ReaderAt, zf *zip.File, limit int64) ([]byte, err
 
 // checkOverlap refuses storages that share bytes of the file.
 func checkOverlap(name string, es []*entry) error {
-	sorted := slices.Clone(es)
-	slices.SortFunc(sorted, func(a, b *entry) int { return cmpInt(a.off, b.off) })
+	// torch.save writes the storages in the order of its directory: the
+	// entries come sorted by offset, and are sorted only if not.
+	byOff := func(a, b *entry) int { return cmpInt(a.off, b.off) }
+	sorted := es
+	if !slices.IsSortedFunc(es, byOff) {
+		sorted = slices.Clone(es)
+		slices.SortFunc(sorted, byOff)
+	}
 	for i := 1; i < len(sorted); i++ {
 		a, b := sorted[i-1], sorted[i]
 		if a.off+a.size > b.off {
@@ -415,26 +452,44 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// persistentStorage resolves torch.save's persistent id of a storage:
+// storages are the storages a stream names, by key and in the order
+// named, cut from a slab.
+type storages struct {
+	m     map[string]*storage
+	order []*storage
+	slab  []storage
+}
+
+// newStorages returns an empty set, sized for hint storages (a count of
+// records read, never a count the stream claims).
+func newStorages(hint int) *storages {
+	hint = min(hint, maxStack)
+	return &storages{m: make(map[string]*storage, hint), order: make([]*storage, 0, hint)}
+}
+
+// resolve resolves torch.save's persistent id of a storage:
 // ("storage", storage_type, key, location, numel), and in the legacy
 // format a sixth item, a view's metadata (None).
-func persistentStorage(pid any, storages map[string]*storage, legacy bool) (any, error) {
+func (ss *storages) resolve(pid any, legacy bool) (any, error) {
 	t, ok := pid.(*pyTuple)
 	if !ok || len(t.items) < 5 {
 		return nil, perr(CodeInvalidPickle, "a persistent id that is %s, not a storage's", describe(pid))
 	}
-	if s, _ := t.items[0].(string); s != "storage" {
+	if s, _ := t.items[0].(*pyStr); s == nil || s.s != "storage" {
 		return nil, perr(CodeInvalidPickle, "a persistent id of a %s, not a storage", describe(t.items[0]))
 	}
 	g, ok := t.items[1].(*pyGlobal)
 	if !ok || g.kind != gStorage && g.kind != gDType {
 		return nil, perr(CodeInvalidPickle, "a storage of type %s", describe(t.items[1]))
 	}
-	key, ok := t.items[2].(string)
-	if !ok {
-		if i, isInt := t.items[2].(int64); isInt {
-			key, ok = strconv.FormatInt(i, 10), true
-		}
+	var key string
+	switch k := t.items[2].(type) {
+	case *pyStr:
+		key, ok = k.s, true
+	case int64:
+		key, ok = strconv.FormatInt(k, 10), true
+	default:
+		ok = false
 	}
 	numel, ok2 := asUint(t.items[4])
 	if !ok || !ok2 || key == "" || len(key) > 256 {
@@ -446,18 +501,46 @@ func persistentStorage(pid any, storages map[string]*storage, legacy bool) (any,
 	if g.dtype == tensor.C64 {
 		return nil, perr(CodeUnsupported, "a storage of %s (complex) is not read", g.name)
 	}
-	if st, ok := storages[key]; ok {
+	if st, ok := ss.m[key]; ok {
 		if st.dtype != g.dtype {
 			return nil, perr(CodeInvalidPickle, "storage %s is named with two types, %s and %s", printable(key), st.typeName, g.name)
 		}
 		return st, nil
 	}
-	if len(storages) >= maxStack {
+	if len(ss.m) >= maxStack {
 		return nil, perr(CodeLimit, "more than %d storages", maxStack)
 	}
-	st := &storage{key: key, dtype: g.dtype, typeName: g.name, numel: numel}
-	storages[key] = st
+	if len(ss.slab) == cap(ss.slab) {
+		ss.slab = make([]storage, 0, slabLen)
+	}
+	ss.slab = append(ss.slab, storage{key: key, dtype: g.dtype, typeName: g.name, numel: numel})
+	st := &ss.slab[len(ss.slab)-1]
+	ss.m[key] = st
+	ss.order = append(ss.order, st)
 	return st, nil
+}
+
+// setIDs sets each storage's id, the Storage of its tensors ("pytorch_model.bin:3"
+// for the storage of key 3 of file), all cut from one string.
+func (ss *storages) setIDs(file string) {
+	base := baseName(file)
+	n := 0
+	for _, st := range ss.order {
+		n += len(base) + 1 + len(st.key)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, st := range ss.order {
+		b.WriteString(base)
+		b.WriteByte(':')
+		b.WriteString(st.key)
+	}
+	all, at := b.String(), 0
+	for _, st := range ss.order {
+		k := len(base) + 1 + len(st.key)
+		st.id = all[at : at+k]
+		at += k
+	}
 }
 
 func (f *File) pickleError(record string, err error) error {
@@ -483,7 +566,7 @@ func (f *File) name(root any, pickleLen, nStorages int, where func(*storage) (in
 	// memoized tensor referenced again: BINGET and a key), so their count
 	// is bounded by its length, and the tensors made never grow faster
 	// than the file.
-	w := &walker{f: f, where: where, seen: map[any]bool{}, names: make(map[string]bool, min(nStorages, 1<<12)),
+	w := &walker{f: f, where: where, seen: map[any]bool{}, file: f.src.Name(),
 		maxTensors: min(pickleLen/4+1024, maxStack), pickleLen: pickleLen}
 	// Storages named by the stream but used by no tensor could make the
 	// hint larger than the tensors: it is capped, and the slab grows in
@@ -501,6 +584,12 @@ func (f *File) name(root any, pickleLen, nStorages int, where func(*storage) (in
 		f.warnings = append(f.warnings, fmt.Sprintf("%s: %d values that are not tensors skipped (first: %s)", baseName(f.src.Name()), w.skipped, w.firstSkipped))
 	}
 	slices.SortFunc(f.tensors, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
+	// A name given twice sorts next to itself.
+	for i := 1; i < len(f.tensors); i++ {
+		if name := f.tensors[i].Name; name == f.tensors[i-1].Name {
+			return formatErr(f.src.Name(), CodeDuplicate, name, "tensor %s is named twice", printable(name))
+		}
+	}
 	return nil
 }
 
@@ -510,7 +599,7 @@ type walker struct {
 	pickleLen    int
 	where        func(*storage) (int64, int64)
 	seen         map[any]bool
-	names        map[string]bool
+	file         string // the file's name
 	visits       int
 	skipped      int
 	firstSkipped string
@@ -553,8 +642,8 @@ func (w *walker) walk(v any, path string, depth int) error {
 		for i, k := range t.keys {
 			var key string
 			switch kk := k.(type) {
-			case string:
-				key = kk
+			case *pyStr:
+				key = kk.s
 			case int64:
 				key = strconv.FormatInt(kk, 10)
 			default:
@@ -591,17 +680,13 @@ func (w *walker) skip(path string, v any) {
 }
 
 func (w *walker) add(pt *pyTensor, name string) error {
-	file := w.f.src.Name()
+	file := w.file
 	if len(w.f.tensors) >= w.maxTensors {
 		return formatErr(file, CodeLimit, "", "the pickle names more than %d tensors, more than its %d bytes can describe", w.maxTensors, w.pickleLen)
 	}
 	if name == "" {
 		name = "tensor"
 	}
-	if w.names[name] {
-		return formatErr(file, CodeDuplicate, name, "tensor %s is named twice", printable(name))
-	}
-	w.names[name] = true
 	st := pt.st
 	es := st.dtype.BlockBytes() // every storage type has whole bytes per element
 	// numel, and the span of storage elements the tensor reaches.
@@ -636,7 +721,7 @@ func (w *walker) add(pt *pyTensor, name string) error {
 	}
 	w.slab = append(w.slab, tensor.Tensor{Name: name, DType: st.dtype, Shape: pt.shape, File: w.f.data,
 		Offset: off + int64(pt.offset*es), Length: int64(numel * es),
-		Storage: baseName(file) + ":" + st.key})
+		Storage: st.id})
 	t := &w.slab[len(w.slab)-1]
 	if numel > 0 && !contiguous(pt.shape, pt.strides) {
 		// A view whose elements overlap (a stride of 0, an expanded

@@ -58,16 +58,16 @@ func (f *File) parseLegacy(buf []byte) error {
 		if i == 2 {
 			if d, ok := v.(*pyDict); ok {
 				for j, k := range d.keys {
-					if k == "little_endian" && d.vals[j] == false {
+					if s, ok := k.(*pyStr); ok && s.s == "little_endian" && d.vals[j] == false {
 						return formatErr(name, CodeBigEndian, "", "a legacy torch.save file written on a big-endian machine; only little-endian checkpoints are read")
 					}
 				}
 			}
 		}
 	}
-	storages := map[string]*storage{}
+	storages := newStorages(0)
 	u.reset()
-	u.persistent = func(pid any) (any, error) { return persistentStorage(pid, storages, true) }
+	u.persistent = func(pid any) (any, error) { return storages.resolve(pid, true) }
 	root, err := u.load()
 	if err != nil {
 		return f.legacyErr(err)
@@ -89,8 +89,12 @@ func (f *File) parseLegacy(buf []byte) error {
 	fsize := f.src.Size()
 	var b [8]byte
 	for _, k := range keys {
-		key, ok := k.(string)
-		st := storages[key]
+		ks, ok := k.(*pyStr)
+		var key string
+		if ok {
+			key = ks.s
+		}
+		st := storages.m[key]
 		if !ok || st == nil {
 			return formatErr(name, CodeInvalidPickle, "", "a legacy torch.save file listing storage %s that its object does not use", describe(k))
 		}
@@ -111,12 +115,13 @@ func (f *File) parseLegacy(buf []byte) error {
 		at[st] = span{pos + 8, int64(n)}
 		pos += 8 + int64(n)
 	}
-	for key, st := range storages {
+	for key, st := range storages.m {
 		if _, ok := at[st]; !ok {
 			return formatErr(name, CodeMissingRecord, "", "storage %s used by the object is not in the file's storage list", printable(key))
 		}
 	}
-	return f.name(root, u.pos, len(storages), func(st *storage) (int64, int64) { s := at[st]; return s.off, s.size })
+	storages.setIDs(f.src.Name())
+	return f.name(root, u.pos, len(storages.m), func(st *storage) (int64, int64) { s := at[st]; return s.off, s.size })
 }
 
 func (f *File) legacyErr(err error) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -29,9 +30,11 @@ const (
 	maxVisits = 1 << 22 // values visited when naming the tensors
 )
 
-// The values a stream builds. None is nil; bool, int64, float64 and
-// string are themselves; bytes are pyBytes.
+// The values a stream builds. None is nil; bool, int64 and float64 are
+// themselves; a string is a *pyStr (a pointer is boxed without an
+// allocation, and the strings are cut from a slab); bytes are pyBytes.
 type (
+	pyStr   struct{ s string }
 	pyBytes []byte
 	pyTuple struct{ items []any }
 	pyList  struct{ items []any }
@@ -50,6 +53,8 @@ type (
 		numel    uint64 // elements, as the id says
 		off      int64  // its bytes in the file, once found
 		size     int64
+		found    bool   // its record was found in the archive
+		id       string // the tensors' Storage: the file's base name and the key
 	}
 	// pyTensor is a tensor rebuilt by _rebuild_tensor(_v2).
 	pyTensor struct {
@@ -189,6 +194,7 @@ type unpickler struct {
 	tuples     []pyTuple
 	dicts      []pyDict
 	tensors    []pyTensor
+	strs       []pyStr
 	dims       []uint64
 	ints       [64]struct {
 		v   int64
@@ -197,7 +203,10 @@ type unpickler struct {
 }
 
 // Slab sizes: small, so that a short stream allocates little.
-const slabLen = 64
+const (
+	slabLen   = 64
+	firstSlab = 4096
+)
 
 func perr(code Code, format string, args ...any) error {
 	return &pickleErr{code, fmt.Sprintf(format, args...)}
@@ -288,29 +297,37 @@ func (u *unpickler) pop() (any, error) {
 	return v, err
 }
 
-// popMark pops the values since the last MARK, and the MARK.
-func (u *unpickler) popMark() ([]any, error) {
+// popMark pops the values since the last MARK, and the MARK. When keep
+// is false the values are those of the stack itself, valid until the
+// next push: for an opcode that copies them into a container at once
+// (SETITEMS, APPENDS, DICT), so that the largest runs of a stream — a
+// state dict's items — are not copied twice.
+func (u *unpickler) popMark(keep bool) ([]any, error) {
 	n := len(u.marks)
 	if n == 0 {
 		return nil, perr(CodeInvalidPickle, "no MARK to pop to at byte %d", u.pos)
 	}
 	base := u.marks[n-1]
 	u.marks = u.marks[:n-1]
-	items := u.alloc(len(u.stack) - base)
-	copy(items, u.stack[base:])
+	items := u.stack[base:]
+	if keep {
+		items = u.alloc(len(u.stack) - base)
+		copy(items, u.stack[base:])
+	}
 	u.stack = u.stack[:base]
 	return items, nil
 }
 
-// alloc returns n slots for the items of a tuple, list or dict, cut
-// from a shared slab: a data.pkl builds thousands of small tuples, and
-// one allocation for many of them keeps opening a checkpoint cheap. The
+// alloc returns n slots for the items of a tuple or list, cut from a
+// shared slab: a data.pkl builds thousands of small tuples, and one
+// allocation for many of them keeps opening a checkpoint cheap. The
 // slice's capacity is n, so appending to it never writes into the slab.
 // The slab holds no more than twice the items popped, which the stack
-// bounds.
+// bounds, or than a slot for 8 bytes of the stream (a torch.save stream
+// makes about one for 10), at most firstSlab: the first is sized so.
 func (u *unpickler) alloc(n int) []any {
 	if cap(u.slab)-len(u.slab) < n {
-		u.slab = make([]any, 0, max(n, 2*cap(u.slab), 256))
+		u.slab = make([]any, 0, max(n, 2*cap(u.slab), min(len(u.data)/8, firstSlab), 256))
 	}
 	start := len(u.slab)
 	u.slab = u.slab[:start+n]
@@ -380,6 +397,15 @@ func (u *unpickler) str(b []byte) string {
 	return string(b)
 }
 
+// string returns s as a value, cut from a slab.
+func (u *unpickler) string(s string) *pyStr {
+	if len(u.strs) == cap(u.strs) {
+		u.strs = make([]pyStr, 0, slabLen)
+	}
+	u.strs = append(u.strs, pyStr{s})
+	return &u.strs[len(u.strs)-1]
+}
+
 func (u *unpickler) tuple(items []any) *pyTuple {
 	if len(u.tuples) == cap(u.tuples) {
 		u.tuples = make([]pyTuple, 0, slabLen)
@@ -433,6 +459,10 @@ func (u *unpickler) load() (any, error) {
 }
 
 var errStop = errors.New("STOP")
+
+// emptyTuple is every empty tuple (a tuple is never changed): a state
+// dict makes one for each tensor.
+var emptyTuple = &pyTuple{}
 
 // argWidth is the width in bytes of the integer that follows an opcode:
 // the value of BININT1, BININT2 and BININT, the length of a LONG, a
@@ -506,7 +536,7 @@ func (u *unpickler) step(op byte) error {
 		}
 		return u.push2(op, b)
 	case ')': // EMPTY_TUPLE
-		return u.push(u.tuple(nil))
+		return u.push(emptyTuple)
 	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
 		n := int(op - 0x84)
 		items := u.alloc(n)
@@ -523,7 +553,8 @@ func (u *unpickler) step(op byte) error {
 	case '}': // EMPTY_DICT
 		return u.push(u.dict())
 	case '1', 't', 'l', 'd', 'e', 'u', 0x90, 0x91: // the values since the last MARK
-		items, err := u.popMark()
+		// A tuple or list keeps its items; the others copy them.
+		items, err := u.popMark(op == 't' || op == 'l' || op == 0x91)
 		if err != nil {
 			return err
 		}
@@ -555,12 +586,12 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
-		module, ok1 := m.(string)
-		name, ok2 := n.(string)
+		module, ok1 := m.(*pyStr)
+		name, ok2 := n.(*pyStr)
 		if !ok1 || !ok2 {
 			return perr(CodeInvalidPickle, "STACK_GLOBAL of a non-string")
 		}
-		return u.global(module, name)
+		return u.global(module.s, name.s)
 	case 'R', 0x81, 0x92: // REDUCE, NEWOBJ, NEWOBJ_EX
 		if op == 0x92 { // its kwargs, unused
 			if _, err := u.pop(); err != nil {
@@ -645,12 +676,12 @@ func (u *unpickler) push2(op byte, b []byte) error {
 		// Only the legacy format's magic number is this long; an integer
 		// past 64 bits is kept as its bytes.
 	case 'U', 'T': // Python 2 str
-		return u.push(u.str(b))
+		return u.push(u.string(u.str(b)))
 	case 0x8c, 'X', 0x8d:
 		if !utf8.Valid(b) {
 			return perr(CodeInvalidPickle, "a string is not UTF-8")
 		}
-		return u.push(u.str(b))
+		return u.push(u.string(u.str(b)))
 	}
 	return u.push(pyBytes(append([]byte(nil), b...)))
 }
@@ -737,6 +768,8 @@ func (d *pyDict) setItems(items []any) error {
 	if len(d.keys)+len(items)/2 > maxStack {
 		return perr(CodeLimit, "a dict grows past %d items", maxStack)
 	}
+	d.keys = slices.Grow(d.keys, len(items)/2)
+	d.vals = slices.Grow(d.vals, len(items)/2)
 	for i := 0; i < len(items); i += 2 {
 		d.keys = append(d.keys, items[i])
 		d.vals = append(d.vals, items[i+1])
@@ -819,10 +852,10 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 		return &pyList{}, nil
 	case gBytes:
 		if len(a) >= 1 {
-			if s, ok := a[0].(string); ok {
+			if s, ok := a[0].(*pyStr); ok {
 				// _codecs.encode(s, "latin1"): each rune is one byte.
-				b := make([]byte, 0, len(s))
-				for _, r := range s {
+				b := make([]byte, 0, len(s.s))
+				for _, r := range s.s {
 					b = append(b, byte(r))
 				}
 				return pyBytes(b), nil
@@ -843,7 +876,7 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 		if len(a) >= 1 {
 			return a[0], nil
 		}
-		return "cpu", nil
+		return &pyStr{"cpu"}, nil
 	case gRebuildTensor:
 		return u.rebuildTensor(g.name, a)
 	case gRebuildParam:
@@ -951,7 +984,7 @@ func describe(v any) string {
 		return "the integer " + strconv.FormatInt(t, 10)
 	case float64:
 		return "a float"
-	case string:
+	case *pyStr:
 		return "a string"
 	case pyBytes:
 		return "bytes"

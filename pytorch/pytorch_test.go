@@ -244,6 +244,46 @@ func TestMalformed(t *testing.T) {
 				copy(raw[zip64("archive/data/1")+16:][:8], raw[zip64("archive/data/0")+16:][:8])
 			})
 		}, pytorch.CodeCorruptArchive, "names another record"},
+		{"storage record twice", func(t *testing.T) string {
+			// Two records of one name: readers of ZIP pick either, so the
+			// archive is refused rather than read one way.
+			return writeArchive(t, good, map[string]int{"0": 16}, testmodel.ZipEntry{Name: "archive/data/0", Data: make([]byte, 16)})
+		}, pytorch.CodeCorruptArchive, "archive/data/0 appears twice"},
+		{"tensor named twice", func(t *testing.T) string {
+			return writeArchive(t, stateDict(func(p *pkl) {
+				p.str("w").tensor("0", 4, 0, []int{4}, []int{1})
+				p.str("w").tensor("1", 4, 0, []int{4}, []int{1})
+			}), map[string]int{"0": 16, "1": 16})
+		}, pytorch.CodeDuplicate, "tensor w is named twice"},
+		{"ZIP64 field too short", func(t *testing.T) string {
+			// Record 0's ZIP64 field says 8 bytes: its size, not the
+			// compressed size and offset its header says it holds.
+			return twoStoragesEdited(t, func(raw []byte, zip64 func(name string) int) {
+				binary.LittleEndian.PutUint16(raw[zip64("archive/data/0")-2:], 8)
+			})
+		}, pytorch.CodeCorruptArchive, "ZIP64 field is too short"},
+		{"ZIP64 field past its header", func(t *testing.T) string {
+			return twoStoragesEdited(t, func(raw []byte, zip64 func(name string) int) {
+				binary.LittleEndian.PutUint16(raw[zip64("archive/data/0")-2:], 200)
+			})
+		}, pytorch.CodeCorruptArchive, "runs past its header"},
+		{"record count", func(t *testing.T) string {
+			return twoStoragesEdited(t, func(raw []byte, _ func(string) int) {
+				end64 := bytes.LastIndex(raw, []byte("PK\x06\x06"))
+				binary.LittleEndian.PutUint64(raw[end64+32:], 5)
+			})
+		}, pytorch.CodeCorruptArchive, "where its end record declares 5"},
+		{"directory past the end", func(t *testing.T) string {
+			return twoStoragesEdited(t, func(raw []byte, _ func(string) int) {
+				end64 := bytes.LastIndex(raw, []byte("PK\x06\x06"))
+				binary.LittleEndian.PutUint64(raw[end64+48:], 1<<40)
+			})
+		}, pytorch.CodeCorruptArchive, "does not lie before its end record"},
+		{"no end record", func(t *testing.T) string {
+			return twoStoragesEdited(t, func(raw []byte, _ func(string) int) {
+				copy(raw[bytes.LastIndex(raw, []byte("PK\x05\x06")):], "XX")
+			})
+		}, pytorch.CodeCorruptArchive, "no end of central directory record"},
 		{"expanded view", func(t *testing.T) string {
 			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 1, 0, []int{1000000, 4}, []int{0, 0}) }), map[string]int{"0": 4})
 		}, pytorch.CodeUnsupported, "repeats elements"},

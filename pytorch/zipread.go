@@ -1,18 +1,16 @@
 package pytorch
 
 import (
-	"archive/zip"
 	"errors"
 	"io"
 )
 
-// windowReader is the io.ReaderAt archive/zip reads a local archive
-// through. archive/zip makes many small reads: the end record, the
-// central directory through a 4 KB buffer, and 30 bytes of each
-// record's local header (DataOffset). On a VM a system call costs
-// microseconds whatever it reads (a read of one page costs about what a
-// read of 30 bytes does), so the reads are served from a few windows of
-// the file, each read once:
+// windowReader is the io.ReaderAt a local archive's central directory
+// (zipdir.go) and local headers are read through. These are small reads:
+// the end record, the directory, and each record's local header
+// (resolve). On a VM a system call costs microseconds whatever it reads
+// (a read of one page costs about what a read of 30 bytes does), so the
+// reads are served from a few windows of the file, each read once:
 //
 //   - the head, read by NewFile to tell the format: the first local
 //     header (data.pkl's, as torch.save writes it);
@@ -20,9 +18,8 @@ import (
 //     record and the central directory of most checkpoints;
 //   - data.pkl and a page after it (preload): the small records
 //     torch.save writes next to it (byteorder, version);
-//   - after a read that follows the previous one (a central directory
-//     larger than the tail, read on through its buffer), the next 16 KB,
-//     twice as much each time, up to 1 MB;
+//   - after a read that follows the previous one, the next 16 KB, twice
+//     as much each time, up to 1 MB;
 //   - while local headers are read, the span that aheadLen (set by
 //     aheadFor for each header) says the coming records cover: a run of
 //     small storages and the local header after it. Copying a large
@@ -49,11 +46,6 @@ type windowReader struct {
 	tailRead bool
 	seqLen   int
 	aheadBuf []byte // ahead's bytes, reused from one window to the next
-	// probing makes ReadAt note the read asked (probeOff, probeLen) and
-	// fail it with errProbe, reading nothing: see headerOffset.
-	probing  bool
-	probeOff int64
-	probeLen int
 }
 
 type window struct {
@@ -88,6 +80,32 @@ func newWindowReader(src io.ReaderAt, size int64, head []byte) *windowReader {
 	return &windowReader{src: src, size: size, head: window{0, head}, next: -1}
 }
 
+// view returns the n bytes at off themselves, without a copy, when the
+// head, the tail or the sequential window holds them: their buffers are
+// never written again once read (only the ahead window's is reused), so
+// a view stays the file's bytes. ok is false otherwise.
+func (r *windowReader) view(off int64, n int) (b []byte, ok bool) {
+	for _, w := range []*window{&r.head, &r.tail, &r.seq} {
+		if off >= w.off && off-w.off <= int64(len(w.b)) && int64(n) <= int64(len(w.b))-(off-w.off) {
+			at := off - w.off
+			return w.b[at : at+int64(n) : at+int64(n)], true
+		}
+	}
+	return nil, false
+}
+
+// readView returns the n bytes of ra at off: a view of a window's when
+// ra is a windowReader holding them (not to be written to), else read.
+func readView(ra io.ReaderAt, off int64, n int) ([]byte, error) {
+	if wr, ok := ra.(*windowReader); ok {
+		if b, ok := wr.view(off, n); ok {
+			return b, nil
+		}
+	}
+	b := make([]byte, n)
+	return b, readAtFull(ra, b, off)
+}
+
 // fill reads n bytes at off into a window, in buf when it is large
 // enough; it fails (leaving the read to the caller) on an error other
 // than the end of the file.
@@ -116,14 +134,6 @@ func (r *windowReader) preload(off int64, n int) {
 }
 
 func (r *windowReader) ReadAt(p []byte, off int64) (int, error) {
-	if r.probing {
-		if r.probeLen != 0 {
-			r.probeLen = -1 // a second read: not the one read headerOffset knows
-		} else {
-			r.probeOff, r.probeLen = off, len(p)
-		}
-		return 0, errProbe
-	}
 	sequential := off == r.next
 	r.next = off + int64(len(p))
 	if r.head.serve(p, off) || r.tail.serve(p, off) || r.seq.serve(p, off) || r.ahead.serve(p, off) {
@@ -173,26 +183,6 @@ func (r *windowReader) aheadFor(es []*entry, i int) {
 		n += int(es[j].size) + aheadSlack
 	}
 	r.aheadLen = n
-}
-
-// errProbe is the answer to a read while probing.
-var errProbe = errors.New("probe")
-
-// headerOffset returns where the local header of zf, a record of the
-// archive read through r, lies. archive/zip keeps that offset from its
-// central directory to itself; DataOffset's first act is to read the
-// fixed part of the header there, so the offset is learned by letting it
-// ask for those bytes and answering errProbe. ok is false if it asked
-// for anything else (another version of archive/zip): the caller then
-// reads the header.
-func (r *windowReader) headerOffset(zf *zip.File) (off int64, ok bool) {
-	r.probing, r.probeLen = true, 0
-	_, err := zf.DataOffset()
-	r.probing = false
-	if !errors.Is(err, errProbe) || r.probeLen != localHeaderLen {
-		return 0, false
-	}
-	return r.probeOff, true
 }
 
 // holds reports whether a window holds the n bytes at off.
