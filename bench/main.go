@@ -42,7 +42,7 @@ func main() {
 	write := flag.String("write", "", "also write the tables, the machine and the command as Markdown to FILE (docs/performance.md)")
 	flag.Parse()
 	if *manyOnly {
-		if err := many(*cache, max(*rounds, 1), os.Stdout); err != nil {
+		if err := many(*cache, max(*rounds, 1), !*noPeer, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -68,7 +68,7 @@ func main() {
 	if *write != "" {
 		// The half-million-tensor table: one round (it takes minutes).
 		var manyTable bytes.Buffer
-		if err := many(*cache, 1, io.MultiWriter(os.Stdout, &manyTable)); err != nil {
+		if err := many(*cache, 1, !*noPeer, io.MultiWriter(os.Stdout, &manyTable)); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,9 @@ import (
 // costs: mount-ready, the idle daemon, a full find and what it leaves,
 // and the first MiB of the root index.html. The daemon's CPU time is
 // given beside each wall time: on a shared machine it is the steadier
-// figure.
+// figure. With the peer, a find of one layer is timed against squashfuse
+// serving the same names, and the whole tree's find at squashfuse's rate
+// is the floor any FUSE server would meet on the machine.
 const (
 	figManyReady    = "mount-ready (s)"
 	figManyReadyCPU = "mount-ready, daemon CPU (s)"
@@ -30,6 +33,9 @@ const (
 	figManyAfter    = "RssAnon idle after find (MiB)"
 	figManyIndex    = "first MiB of index.html (s)"
 	figManyIndexCPU = "first MiB of index.html, daemon CPU (s)"
+	figManyLayer    = "find of one layer, 13,889 directories (s)"
+	figManyLayerSq  = "the same names from squashfuse (s)"
+	figManyFloor    = "the whole tree's directories at squashfuse's rate (s, estimated)"
 )
 
 var manyFigures = []struct{ name, target string }{
@@ -42,10 +48,13 @@ var manyFigures = []struct{ name, target string }{
 	{figManyAfter, "≤ 300"},
 	{figManyIndex, "≤ 1"},
 	{figManyIndexCPU, ""},
+	{figManyLayer, ""},
+	{figManyLayerSq, "(peer)"},
+	{figManyFloor, "(floor of the find row)"},
 }
 
 // many runs the half-million-tensor rounds and prints their table.
-func many(cache string, rounds int, w io.Writer) error {
+func many(cache string, rounds int, peer bool, w io.Writer) error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("run as root: the benchmark mounts")
 	}
@@ -70,13 +79,15 @@ func many(cache string, rounds int, w io.Writer) error {
 	vals := map[string][]float64{}
 	for r := 0; r < rounds; r++ {
 		fmt.Fprintf(os.Stderr, "bench: half a million tensors, round %d of %d\n", r+1, rounds)
-		if err := manyRound(filepath.Join(bin, "fsmount"), dir, vals); err != nil {
+		if err := manyRound(filepath.Join(bin, "fsmount"), dir, peer, vals); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(w, "\n| %d tensors, 48 sparse shards | fsmount | target |\n|---|---:|---|\n", max(n, testmodel.ManyTensorsLayers*(3*testmodel.ManyTensorsExperts+9)+3))
 	for _, f := range manyFigures {
-		fmt.Fprintf(w, "| %s | %s | %s |\n", f.name, num(median(vals[f.name])), f.target)
+		if len(vals[f.name]) > 0 {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", f.name, num(median(vals[f.name])), f.target)
+		}
 	}
 	fmt.Fprintf(w, "\nmedians of %d rounds; RssAnon from /proc/PID/status, sampled every 100 ms during find; idle is 3 s without a request\n", rounds)
 	return nil
@@ -89,7 +100,7 @@ func cpu(pid int) float64 {
 	return s
 }
 
-func manyRound(fsmount, dir string, vals map[string][]float64) error {
+func manyRound(fsmount, dir string, peer bool, vals map[string][]float64) error {
 	mnt, err := os.MkdirTemp("", "fsmount-bench-many")
 	if err != nil {
 		return err
@@ -112,6 +123,11 @@ func manyRound(fsmount, dir string, vals map[string][]float64) error {
 		return anon / 1024
 	}
 	vals[figManyIdle] = append(vals[figManyIdle], idle())
+	if peer {
+		if err := layerPeer(mnt, vals); err != nil {
+			return err
+		}
+	}
 
 	// find, sampling RssAnon.
 	var peak float64
@@ -149,5 +165,63 @@ func manyRound(fsmount, dir string, vals map[string][]float64) error {
 	}
 	vals[figManyIndex] = append(vals[figManyIndex], d.Seconds())
 	vals[figManyIndexCPU] = append(vals[figManyIndexCPU], cpu(pid)-before)
+	return nil
+}
+
+// layerPeer times a find of layers/1 of the mount against a find of
+// squashfuse serving an image of layers/0's names (directories and empty
+// files: the same counts), neither visited before. A find costs two FUSE
+// round trips a directory at least (the second READDIRPLUS finds the
+// end); squashfuse's time, scaled to the whole tree's directories (the
+// tensors' and expected/'s, as many again), is what those round trips
+// cost a FUSE server written in C on this machine.
+func layerPeer(mnt string, vals map[string][]float64) error {
+	tmp, err := os.MkdirTemp("", "fsmount-bench-layer")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	names, src := filepath.Join(tmp, "names"), filepath.Join(mnt, "layers", "0")
+	dirs := 0
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			dirs++
+			return os.Mkdir(filepath.Join(names, rel), 0o755)
+		}
+		return os.WriteFile(filepath.Join(names, rel), nil, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	image, sq := filepath.Join(tmp, "layer.sqfs"), filepath.Join(tmp, "mnt")
+	if err := sh("mksquashfs " + names + " " + image + " -quiet -no-progress -noappend"); err != nil {
+		return err
+	}
+	if err := os.Mkdir(sq, 0o755); err != nil {
+		return err
+	}
+	if err := sh("squashfuse " + image + " " + sq); err != nil {
+		return err
+	}
+	defer unmount(sq)
+	d, err := timeIt("find " + filepath.Join(mnt, "layers", "1") + " > /dev/null")
+	if err != nil {
+		return err
+	}
+	p, err := timeIt("find " + sq + " > /dev/null")
+	if err != nil {
+		return err
+	}
+	vals[figManyLayer] = append(vals[figManyLayer], d.Seconds())
+	vals[figManyLayerSq] = append(vals[figManyLayerSq], p.Seconds())
+	whole := 2 * testmodel.ManyTensorsLayers * dirs
+	vals[figManyFloor] = append(vals[figManyFloor], p.Seconds()*float64(whole)/float64(dirs))
 	return nil
 }
