@@ -176,6 +176,9 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	if stop := cpuProfile(stderr); stop != nil {
 		defer stop()
 	}
+	// The heap grown while mounting is first touched in 2 MB pages
+	// (hugepages.go), until mounted.
+	hugeDone := hugeHeap()
 	// Opening, checking and laying out a large model allocates several
 	// times what it keeps (1.2 GB for 500,000 tensors, to keep 250 MB),
 	// and at the default pace the collector took a third of mount-ready
@@ -262,6 +265,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	}
 	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp, ar, pre)
 	restoreGC()
+	hugeDone()
 	if server == nil {
 		return code
 	}
