@@ -17,6 +17,9 @@ func TestHugeHeap(t *testing.T) {
 	if !thpOnRequest() || strictOvercommit() {
 		t.Skip("transparent huge pages are not given on request here")
 	}
+	if raceBuild {
+		t.Skip("the race detector's shadow memory faults in 4 KB pages")
+	}
 	done := hugeHeap()
 	defer done()
 	before := minorFaults(t)
@@ -35,6 +38,9 @@ func TestHugeHeap(t *testing.T) {
 func TestHugeHeapAfterGarbage(t *testing.T) {
 	if !thpOnRequest() || strictOvercommit() {
 		t.Skip("transparent huge pages are not given on request here")
+	}
+	if raceBuild {
+		t.Skip("the race detector's shadow memory faults in 4 KB pages")
 	}
 	garbage := make([][]byte, 64)
 	for i := range garbage {
