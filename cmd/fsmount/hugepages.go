@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -60,6 +61,9 @@ func hugeHeap() (done func()) {
 	// freed before the advice is withdrawn.
 	type span struct{ beg, end uintptr }
 	var spans []span
+	// No collection meanwhile: the pieces are garbage once advised, and
+	// one collection (below) frees them all.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	pieces := make([][]byte, n)
 	for i := range pieces {
 		pieces[i] = make([]byte, hugeChunk)
