@@ -56,6 +56,9 @@ type Options struct {
 	// CONFIG_FUSE_PASSTHROUGH, a remote model, a model on overlayfs) the
 	// mount is as without it, and Logger is told why.
 	Passthrough bool
+	// Prepared, if set, is what Prepare computed of the model while it
+	// was being checked; Mount computes what it lacks.
+	Prepared *Prepared
 	// refusePassthrough, if set, does not negotiate passthrough with the
 	// kernel, which then refuses every backing file (tests).
 	refusePassthrough bool
@@ -119,7 +122,7 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 	if o == nil {
 		o = &Options{}
 	}
-	root, err := newRoot(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o), o.Compare, o.Adapter)
+	root, err := newRootPrepared(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o), o.Compare, o.Adapter, o.Prepared)
 	if err != nil {
 		return nil, nil, err
 	}

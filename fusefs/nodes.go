@@ -60,7 +60,12 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 const statfsBlock = 4096
 
 func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison, ar *adapter.Report) (*node, error) {
-	t, err := buildTree(r, uid, gid, cmp, ar)
+	return newRootPrepared(r, uid, gid, splice, logger, cmp, ar, nil)
+}
+
+// newRootPrepared is newRoot with what Prepare computed, or nil.
+func newRootPrepared(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison, ar *adapter.Report, pre *Prepared) (*node, error) {
+	t, err := buildTreePrepared(r, uid, gid, cmp, ar, pre)
 	if err != nil {
 		return nil, err
 	}

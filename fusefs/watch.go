@@ -25,27 +25,32 @@ const watchEvery = time.Second
 // dynText is a text file whose content can be replaced: the verdict and
 // the report. The kernel caches pages and sizes for an hour, so a change
 // is announced to it (NotifyContent) for the inode it last looked up.
+// The text is kept as the string it was made as (the report of 500,000
+// tensors is tens of MB: no copy of it).
 type dynText struct {
-	b   atomic.Pointer[[]byte]
+	s   atomic.Pointer[string]
 	ino atomic.Pointer[fs.Inode]
 }
 
 func newDynText(s string) *dynText {
 	d := &dynText{}
-	b := []byte(s)
-	d.b.Store(&b)
+	d.s.Store(&s)
 	return d
 }
 
-func (d *dynText) size() int64 { return int64(len(*d.b.Load())) }
+func (d *dynText) size() int64 { return int64(len(*d.s.Load())) }
 
-func (d *dynText) read(t *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	return bytesContent(*d.b.Load()).read(t, dest, off)
+func (d *dynText) read(_ *tree, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	s := *d.s.Load()
+	if off >= int64(len(s)) {
+		return fuse.ReadResultData(nil), fs.OK
+	}
+	end := min(off+int64(len(dest)), int64(len(s)))
+	return fuse.ReadResultData(dest[:copy(dest, s[off:end])]), fs.OK
 }
 
 func (d *dynText) replace(s string) {
-	b := []byte(s)
-	d.b.Store(&b)
+	d.s.Store(&s)
 	if ino := d.ino.Load(); ino != nil {
 		// Attributes and every page: the size changed too.
 		ino.NotifyContent(0, 0)
@@ -64,7 +69,7 @@ func (t *tree) changed(f source.File, err error) {
 	// writes to the FUSE device, which must not wait on this request.
 	go func() {
 		for _, d := range t.dyn {
-			d.replace(line + string(*d.b.Load()))
+			d.replace(line + *d.s.Load())
 		}
 		// The kernel may hold pages of tensors read before: drop them,
 		// so that rereading them fails too.

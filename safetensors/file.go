@@ -47,13 +47,15 @@ func NewFile(src source.File) (*File, error) {
 		return nil, err
 	}
 	// n is now known to be at most MaxHeaderSize and within the file.
-	hdr := make([]byte, n)
+	p := getParser(name, n)
+	defer p.put()
+	hdr := p.buf
 	// io.ReaderAt may return io.EOF with a full read at the very end.
 	if k, err := src.ReadAt(hdr, prefixLen); k < len(hdr) {
 		return nil, fmt.Errorf("%s: reading the %d-byte header: %w", name, n, err)
 	}
 	f := &File{src: src, headerLen: n}
-	if err := f.load(hdr); err != nil {
+	if err := f.load(p, hdr); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -110,12 +112,12 @@ func isText(b []byte) bool {
 }
 
 // load validates the header (rules S4 and on) and fills in the tensor
-// table.
-func (f *File) load(hdr []byte) error {
+// table; p parses it (and overwrites hdr).
+func (f *File) load(p *headerParser, hdr []byte) error {
 	if !utf8.Valid(hdr) {
 		return formatErr(f.Name(), CodeInvalidUTF8, "", "header bytes are not valid UTF-8")
 	}
-	entries, meta, err := parseHeader(f.Name(), hdr)
+	entries, meta, err := p.parseHeader(hdr)
 	if err != nil {
 		return err
 	}

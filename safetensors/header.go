@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -34,33 +35,89 @@ type entry struct {
 // shapes of the entries are kept in two arenas, one string and one array
 // for the whole header: a 500,000-tensor checkpoint is then a few
 // allocations per shard, not three per tensor.
+//
+// The names are written over the header's own bytes, each where the
+// header has already been read (a decoded name is never longer than its
+// JSON), and a parser's buffers (the header's, the entries', the arenas)
+// are reused by the next file's parser (parsers): opening 48 shards of
+// 1.2 MB headers then touches a few headers' worth of fresh memory, not
+// 48 (its first touch, a page fault each 4 KB, was most of the cost).
 type headerParser struct {
 	file    string
 	s       scanner
-	names   []byte   // every name, one after the other
+	buf     []byte   // the header, read into it
+	names   []byte   // every name, one after the other, over buf's start
 	ends    []int    // where each entry's name ends in names
 	shapes  []uint64 // every shape, one after the other
 	dims    []int    // where each entry's shape ends in shapes
+	entries []entry
+	order   []int32  // rankNames'
 	scratch []uint64 // data_offsets
 	key     []byte   // a field name or a dtype
 }
 
-// parseHeader decodes the header into entries, in the order they appear,
-// and the optional __metadata__ map. It implements rule S5 (and rejects
-// duplicate names); the offset rules are applied by validate.
-func parseHeader(file string, hdr []byte) ([]entry, map[string]string, error) {
+// parsers holds the parsers of files done with, for their buffers.
+var parsers sync.Pool
+
+// maxPooledHeader bounds the header buffer a pooled parser keeps: a
+// rare huge header is not held for the next file.
+const maxPooledHeader = 16 << 20
+
+// getParser returns a parser whose header buffer holds n bytes.
+func getParser(file string, n uint64) *headerParser {
+	p, _ := parsers.Get().(*headerParser)
+	if p == nil {
+		p = &headerParser{}
+	}
+	p.file = file
+	if uint64(cap(p.buf)) < n {
+		p.buf = make([]byte, n)
+	}
+	p.buf = p.buf[:n]
+	return p
+}
+
+// put gives the parser back once nothing it parsed is used: the entries'
+// names and shapes are copies (fill), the header buffer is overwritten.
+func (p *headerParser) put() {
+	if cap(p.buf) > maxPooledHeader {
+		p.buf = nil
+	}
+	clear(p.entries[:cap(p.entries)]) // no hold on the last file's names
+	*p = headerParser{buf: p.buf, ends: p.ends[:0], shapes: p.shapes[:0], dims: p.dims[:0], entries: p.entries[:0],
+		order: p.order[:0], scratch: p.scratch[:0], key: p.key[:0]}
+	parsers.Put(p)
+}
+
+// parseHeader decodes the header hdr (p.buf, which it overwrites) into
+// entries, in the order they appear, and the optional __metadata__ map.
+// It implements rule S5 (and rejects duplicate names); the offset rules
+// are applied by validate. The entries are p's, valid until p.put.
+func (p *headerParser) parseHeader(hdr []byte) ([]entry, map[string]string, error) {
 	// The arenas are made at their bounds, so that they never grow: the
 	// names are shorter than the header, and an entry has at least ten
 	// '"' (its name, three field names and the dtype).
 	n := bytes.Count(hdr, []byte{'"'})/10 + 1
-	p := &headerParser{file: file, s: scanner{data: hdr}, names: make([]byte, 0, len(hdr)), ends: make([]int, 0, n),
-		shapes: make([]uint64, 0, 2*n), dims: make([]int, 0, n)}
+	p.s = scanner{data: hdr}
+	p.names = hdr[:0]
+	p.ends = grown(p.ends[:0], n)
+	p.shapes = grown(p.shapes[:0], 2*n)
+	p.dims = grown(p.dims[:0], n)
+	p.entries = grown(p.entries[:0], n)
 	entries, meta, err := p.parse()
 	var se *syntaxError
 	if errors.As(err, &se) {
-		return nil, nil, formatErr(file, CodeInvalidJSON, "", "%s, at byte %d", se.msg, prefixLen+se.pos)
+		return nil, nil, formatErr(p.file, CodeInvalidJSON, "", "%s, at byte %d", se.msg, prefixLen+se.pos)
 	}
 	return entries, meta, err
+}
+
+// grown returns s (empty) with room for n elements.
+func grown[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s
 }
 
 // parse reads the header. A name given twice is found once the names
@@ -103,7 +160,8 @@ func (p *headerParser) fill(entries []entry) {
 // returns the entry that repeats an earlier name at the smallest
 // position in the header, or -1.
 func (p *headerParser) rankNames(entries []entry) int {
-	order := make([]int32, len(entries))
+	order := grown(p.order[:0], len(entries))[:len(entries)]
+	p.order = order
 	for i := range order {
 		order[i] = int32(i)
 	}
@@ -133,7 +191,7 @@ func (p *headerParser) parseEntries() ([]entry, map[string]string, error) {
 		return nil, nil, s.errorf("the header must be a JSON object, found %s", s.describeNext())
 	}
 	var (
-		entries = make([]entry, 0, cap(p.ends))
+		entries = p.entries[:0]
 		meta    map[string]string
 		sawMeta bool
 	)

@@ -50,7 +50,8 @@ func (idx *Index) Shard(name string) (string, bool) {
 
 // ParseIndex parses the bytes of an index file; name is used in
 // messages. Shard names must be plain file names in the index's
-// directory; a duplicate tensor name is an error.
+// directory; a duplicate tensor name is an error. raw is overwritten
+// (the names are decoded over it): the caller's, to drop once parsed.
 func ParseIndex(name string, raw []byte) (*Index, error) { return ParseIndexEach(name, raw, nil) }
 
 // ParseIndexEach is ParseIndex calling found (unless nil) with each
@@ -133,14 +134,16 @@ func (idx *Index) parseWeightMap(s *scanner) error {
 	if !s.consume('{') {
 		return s.errorf("weight_map must be an object, found %s", s.describeNext())
 	}
-	// Made at their bounds, so that they never grow: the names are
-	// shorter than the file, and an entry has four '"'.
+	// Made at their bounds, so that they never grow: an entry has four
+	// '"'. The names are written over the index's own bytes, each where
+	// the index has already been read (a decoded name is never longer
+	// than its JSON): 40 MB of fresh memory fewer for 500,000 tensors.
 	n := bytes.Count(s.data[s.pos:], []byte{'"'})/4 + 1
 	var (
-		names  = make([]byte, 0, len(s.data)-s.pos) // every name, one after the other
-		ends   = make([]int, 0, n)                  // where each name ends in names
-		pos    = make([]int, 0, n)                  // where each entry starts in the file
-		shards = make([]int32, 0, n)                // each entry's shard, in idx.Shards
+		names  = s.data[s.pos:s.pos] // every name, one after the other
+		ends   = make([]int, 0, n)   // where each name ends in names
+		pos    = make([]int, 0, n)   // where each entry starts in the file
+		shards = make([]int32, 0, n) // each entry's shard, in idx.Shards
 		shard  []byte
 		byName = map[string]int32{}
 	)
@@ -181,20 +184,25 @@ func (idx *Index) parseWeightMap(s *scanner) error {
 		from = end
 	}
 	cmpWeight := func(a, b int) int { return strings.Compare(ws[a].Name, ws[b].Name) }
-	order := make([]int, len(ws))
-	for i := range order {
-		order[i] = i
-	}
-	sorted := slices.IsSortedFunc(order, cmpWeight)
+	// order is the entries sorted by name; nil where they are already
+	// (as writers write them).
+	var order []int
+	at := func(r int) int { return r }
+	sorted := slices.IsSortedFunc(ws, func(a, b Weight) int { return strings.Compare(a.Name, b.Name) })
 	if !sorted {
+		order = make([]int, len(ws))
+		for i := range order {
+			order[i] = i
+		}
 		slices.SortStableFunc(order, cmpWeight)
+		at = func(r int) int { return order[r] }
 	}
 	dup := -1
-	for r := 1; r < len(order); r++ {
-		i := order[r]
+	for r := 1; r < len(ws); r++ {
+		i := at(r)
 		// Within equal names, in file order: the first repeat is the
 		// second appearance; the earliest of those is reported.
-		if ws[order[r-1]].Name == ws[i].Name && (r == 1 || ws[order[r-2]].Name != ws[i].Name) && (dup < 0 || pos[i] < pos[dup]) {
+		if ws[at(r-1)].Name == ws[i].Name && (r == 1 || ws[at(r-2)].Name != ws[i].Name) && (dup < 0 || pos[i] < pos[dup]) {
 			dup = i
 		}
 	}

@@ -15,10 +15,14 @@ import (
 // "I" reused where the width is another symbol.
 func renameSyms(ts []T, pairs ...string) []T {
 	out := make([]T, len(ts))
+	res := make([]*regexp.Regexp, len(pairs)/2) // compiled once: at init, for every family
+	for k := range res {
+		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
+	}
 	for i, t := range ts {
 		t.Shape = append([]string(nil), t.Shape...)
 		for k := 0; k+1 < len(pairs); k += 2 {
-			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[k]) + `\b`)
+			re := res[k/2]
 			for j := range t.Shape {
 				t.Shape[j] = re.ReplaceAllString(t.Shape[j], pairs[k+1])
 			}

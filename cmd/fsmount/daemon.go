@@ -176,6 +176,9 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	if stop := cpuProfile(stderr); stop != nil {
 		defer stop()
 	}
+	// The heap grown while mounting is first touched in 2 MB pages
+	// (hugepages.go), until mounted.
+	hugeDone := hugeHeap()
 	// Opening, checking and laying out a large model allocates several
 	// times what it keeps (1.2 GB for 500,000 tensors, to keep 250 MB),
 	// and at the default pace the collector took a third of mount-ready
@@ -226,6 +229,9 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return cli.ExitInvalid
 	}
+	// The tensors' directories are laid out on the other core while the
+	// model is checked.
+	pre := fusefs.Prepare(m)
 	r, err := spec.Check(m)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
@@ -257,8 +263,9 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 			return cli.ExitInvalid
 		}
 	}
-	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp, ar)
+	server, code := mountExclusive(c, mnt, r, logger, stderr, cmp, ar, pre)
 	restoreGC()
+	hugeDone()
 	if server == nil {
 		return code
 	}
@@ -401,7 +408,7 @@ func connectionGone() <-chan struct{} {
 // the same time or already has: of racing calls exactly one wins, the
 // others get exit status 10. It returns the server, or nil and the exit
 // status after printing why.
-func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report) (*fuse.Server, int) {
+func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report, pre *fusefs.Prepared) (*fuse.Server, int) {
 	release, err := lockMountpoint(mnt)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
@@ -414,7 +421,7 @@ func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, s
 		return nil, cli.ExitMountPoint
 	}
 	// As root, mount(2) directly rather than through fusermount3.
-	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Passthrough: c.passthrough, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp, Adapter: ar})
+	server, err := fusefs.Mount(mnt, r, &fusefs.Options{AllowOther: c.allowOther, Debug: c.debug, Mmap: c.mmap, Passthrough: c.passthrough, Logger: logger, DirectMount: os.Geteuid() == 0, Compare: cmp, Adapter: ar, Prepared: pre})
 	if err != nil {
 		if strings.Contains(err.Error(), "fusermount exited") {
 			// fusermount3 has printed its reason on stderr already.
