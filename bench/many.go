@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,7 +185,7 @@ func layerPeer(mnt string, vals map[string][]float64) error {
 	defer os.RemoveAll(tmp)
 	names, src := filepath.Join(tmp, "names"), filepath.Join(mnt, "layers", "0")
 	dirs := 0
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -9,13 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
@@ -511,21 +511,6 @@ func TestParseIndexEach(t *testing.T) {
 	}
 }
 
-// bytesAllocated is what fn allocates, the least of n runs (a run may
-// meet a collection that empties the parsers' pool; -race drops some of
-// what is put in a pool).
-func bytesAllocated(n int, fn func()) uint64 {
-	least := ^uint64(0)
-	for range n {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		fn()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
-	}
-	return least
-}
-
 // manyTensors is a header of n small tensors with names as a large MoE's.
 func manyTensors(n int) []byte {
 	var parts []string
@@ -548,7 +533,7 @@ func TestOpenReusesHeaderBuffers(t *testing.T) {
 		require.NoError(t, err)
 	}
 	open()
-	got := bytesAllocated(8, open)
+	got := fusetest.BytesAllocated(8, open)
 	assert.Less(t, got, uint64(3*len(raw)), "an open of a %d-byte file allocated %d bytes", len(raw), got)
 }
 
@@ -567,7 +552,7 @@ func TestIndexNamesInPlace(t *testing.T) {
 	}
 	b.WriteString(`}}`)
 	index := b.String()
-	got := bytesAllocated(4, func() {
+	got := fusetest.BytesAllocated(4, func() {
 		idx, err := safetensors.ParseIndex("i.json", []byte(index))
 		require.NoError(t, err)
 		require.Len(t, idx.Weights, 4096)

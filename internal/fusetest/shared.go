@@ -3,8 +3,24 @@ package fusetest
 import (
 	"bytes"
 	"net"
+	"runtime"
 	"sync"
 )
+
+// BytesAllocated is what fn allocates, the least of n runs (n at least 1;
+// a run may meet a collection that empties a pool fn draws from, and -race
+// drops some of what is put in a pool).
+func BytesAllocated(n int, fn func()) uint64 {
+	least := ^uint64(0)
+	for range max(n, 1) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		fn()
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	return least
+}
 
 // SyncBuffer collects what a process or a daemon writes (its log, its
 // output) for a test that reads it meanwhile. Max, if above 0, is how
