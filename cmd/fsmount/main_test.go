@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/cli"
+	"github.com/fsmount/fsmount/internal/mountinfo"
 )
 
 func TestNoDevFuse(t *testing.T) {
@@ -133,4 +134,32 @@ func TestDaemonEnded(t *testing.T) {
 	killed := exec.Command("sh", "-c", "kill -9 $$").Run()
 	assert.Equal(t, cli.ExitFailed, daemonEnded("", killed, "/mnt", &stderr))
 	assert.Contains(t, stderr.String(), "the daemon ended before the mount was ready (signal: killed)")
+}
+
+// TestMountGoneIDReused: the kernel gives a new mount the lowest free
+// mount ID, so right after an unmount another mount can hold the old
+// one's ID; that is not the old mount still there (it failed fsmount -u
+// once in CI, with the e2e runs mounting beside it).
+func TestMountGoneIDReused(t *testing.T) {
+	dir := t.TempDir()
+	info := filepath.Join(dir, "mountinfo")
+	old := mountinfoPath
+	mountinfoPath = info
+	t.Cleanup(func() { mountinfoPath = old })
+	gone := &mountinfo.Entry{ID: 42, Minor: 99, Point: filepath.Join(dir, "a")}
+	for _, c := range []struct {
+		table string
+		want  bool
+	}{
+		{"42 27 0:99 / " + gone.Point + " ro - fuse.fsmount m ro,user_id=0\n", false},
+		{"42 27 0:100 / " + filepath.Join(dir, "b") + " ro - fuse.fsmount m ro,user_id=0\n", true},
+		{"42 27 0:99 / " + filepath.Join(dir, "b") + " ro - fuse.fsmount m ro,user_id=0\n", true},
+		{"43 27 0:100 / " + gone.Point + " ro - fuse.fsmount m ro,user_id=0\n", true},
+		{"", true},
+	} {
+		require.NoError(t, os.WriteFile(info, []byte(c.table), 0o600))
+		got, err := mountGone(gone)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, got, c.table)
+	}
 }

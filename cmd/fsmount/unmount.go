@@ -67,7 +67,7 @@ func unmount(mnt string, stderr io.Writer) error {
 	}
 	// Another fsmount -u (or umount) may get there first: what the kernel
 	// then says to this one (EINVAL) tells nothing.
-	meanwhile := func() bool { gone, _ := mountGone(e.ID); return gone }
+	meanwhile := func() bool { gone, _ := mountGone(e); return gone }
 	if errors.Is(err, syscall.EBUSY) {
 		if err := lazyUnmount(mnt); err != nil {
 			if meanwhile() {
@@ -84,7 +84,7 @@ func unmount(mnt string, stderr io.Writer) error {
 		}
 		return err
 	}
-	if gone, _ := mountGone(e.ID); !gone {
+	if gone, _ := mountGone(e); !gone {
 		return fmt.Errorf("%s is still mounted after unmounting it", mnt)
 	}
 	// A detached mount's daemon serves its open files until they close.
@@ -123,14 +123,18 @@ func waitExit(pid int, start uint64, timeout time.Duration) byte {
 	}
 }
 
-// mountGone reports whether the mount with this id has left the table.
-func mountGone(id int) (bool, error) {
+// mountGone reports whether the mount e has left the table: no entry has
+// its ID, mount point and connection. The ID alone is not enough: the
+// kernel gives a new mount the lowest free ID, so another mount made
+// right after the unmount (another fsmount, a test running beside) can
+// take it.
+func mountGone(e *mountinfo.Entry) (bool, error) {
 	entries, err := readMountinfo()
 	if err != nil {
 		return false, err
 	}
-	for _, e := range entries {
-		if e.ID == id {
+	for _, m := range entries {
+		if m.ID == e.ID && m.Point == e.Point && m.Minor == e.Minor {
 			return false, nil
 		}
 	}
