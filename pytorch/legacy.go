@@ -3,7 +3,6 @@ package pytorch
 import (
 	"encoding/binary"
 	"errors"
-	"io"
 	"math/bits"
 )
 
@@ -21,10 +20,7 @@ func (f *File) readLegacy() error {
 	size := f.src.Size()
 	for n := min(int64(64<<10), size); ; n = min(2*n, size) {
 		buf := make([]byte, n)
-		if k, err := f.src.ReadAt(buf, 0); int64(k) < n {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
+		if err := readAtFull(f.src, buf, 0); err != nil {
 			return err
 		}
 		err := f.parseLegacy(buf)

@@ -82,10 +82,7 @@ func (s *strided) gather() {
 		span += (d - 1) * s.strides[i]
 	}
 	src := make([]byte, span*s.es)
-	if n, err := s.base.ReadAt(src, s.off); n < len(src) {
-		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	if err := readAtFull(s.base, src, s.off); err != nil {
 		s.err = err
 		return
 	}
