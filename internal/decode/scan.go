@@ -448,7 +448,7 @@ func (p *pass) run(ws []*worker, h hash.Hash, fn func(w *worker, first uint64, r
 	var hs *orderedHasher
 	if h != nil {
 		hs = newOrderedHasher(ctx, h, len(ws)+2, int(p.chunk))
-		go hs.loop(nChunks)
+		par.Go(func() { hs.loop(nChunks) })
 	}
 	err := par.Do(ctx, len(ws), int(nChunks), func(ctx context.Context, wi, ci int) error {
 		w, i := ws[wi], int64(ci)
