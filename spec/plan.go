@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/fsmount/fsmount/internal/numfmt"
 )
 
 // planner evaluates one family against one config.
@@ -21,11 +23,12 @@ type planner struct {
 }
 
 // Expect derives the tensor set config.json implies.
-func Expect(c *Config) (*Plan, error) { return expect(c, -1) }
+func Expect(c *Config) (*Plan, error) { return ExpectHeld(c, -1) }
 
-// expect derives the plan; held >= 0 is the number of tensors the files
-// hold, which bounds the expected set (expectedFactor, expectedSlack).
-func expect(c *Config, held int) (*Plan, error) {
+// ExpectHeld derives the plan for files that hold held tensors (held >=
+// 0), which bounds the expected set (expectedFactor, expectedSlack): a
+// config cannot make the checker build a set far larger than the files.
+func ExpectHeld(c *Config, held int) (*Plan, error) {
 	f, head, note, err := lookupFamily(c)
 	if err != nil {
 		return nil, err
@@ -88,7 +91,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	}
 	if len(f.compiled.stacks) > 0 {
 		if L, ok := pl.stackLayers(0); ok {
-			p.ignore = f.ignoreRegexps(L)
+			p.Ignore = f.ignoreRegexps(L)
 		}
 	}
 	return p, nil
@@ -497,11 +500,11 @@ func (pl *planner) bound(held int) (int, error) {
 		return 0, err
 	}
 	if n > MaxExpected {
-		return 0, pl.c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, commas(n), commas(MaxExpected))
+		return 0, pl.c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, numfmt.Commas(n), numfmt.Commas(MaxExpected))
 	}
 	if held >= 0 && n > expectedFactor*uint64(held)+expectedSlack {
 		return 0, pl.c.errorf(field, "is too large for the files: %s imply up to %s tensors, the files hold %s (at most %d× + %d is checked)",
-			what, commas(n), commas(uint64(held)), expectedFactor, expectedSlack)
+			what, numfmt.Commas(n), numfmt.Commas(uint64(held)), expectedFactor, expectedSlack)
 	}
 	return int(n), nil
 }

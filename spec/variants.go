@@ -2,11 +2,11 @@ package spec
 
 import "strings"
 
-// pickVariant rewrites the plan's names to the layout (Family.Variants)
+// PickVariant rewrites the plan's names to the layout (Family.Variants)
 // the files match best: the one under which most expected tensors exist.
 // The family's own layout wins a tie, so a model missing everything is
 // reported under the names of transformers 4.x.
-func (p *Plan) pickVariant(has func(name string) bool) {
+func (p *Plan) PickVariant(has func(name string) bool) {
 	if len(p.variants) == 0 {
 		return
 	}
