@@ -14,7 +14,8 @@
 // blocks (blocks*.go) and evaluated by a small expression language
 // (expr.go). The families are filed by model group: decoders.go (dense
 // decoder LMs), moe.go, ssm.go (state-space and hybrids), encoders.go,
-// encdec.go (encoder-decoders), speech.go, vision.go and multimodal.go.
+// encdec.go (encoder-decoders), speech.go, vision.go (vision-only models),
+// multimodal.go (and multimodal_vq.go, models with a VQ image tokenizer).
 // ADDING.md says how to add one; [Architectures] lists them.
 //
 // This package imports no checker and no format package; it sees a

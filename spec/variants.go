@@ -42,3 +42,13 @@ func (p *Plan) PickVariant(has func(name string) bool) {
 	}
 	p.Notes = append(p.Notes, "names as transformers 5.x writes them: "+strings.Join(from, ", "))
 }
+
+// rebase returns name with its first matching prefix replaced.
+func rebase(name string, pairs [][2]string) string {
+	for _, p := range pairs {
+		if strings.HasPrefix(name, p[0]) {
+			return p[1] + name[len(p[0]):]
+		}
+	}
+	return name
+}
