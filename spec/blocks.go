@@ -332,10 +332,6 @@ func withoutDefs(defs []Def, syms ...string) []Def {
 	return out
 }
 
-// State-space models and their hybrids: Mamba's selective-scan mixer,
-// Mamba2's multi-head mixer, and the models that interleave them with
-// attention (Jamba, Bamba). docs/arch-notes-more.md has the notes.
-
 // opt is an integer field with its class default.
 func opt(sym, name, def string) Def { return Def{Sym: sym, Field: name, Default: def} }
 

@@ -5,7 +5,6 @@ package spec
 
 // BERT-like encoders used as decoders (their ForCausalLM / LMHead
 // classes), from one shared layer block in four layer-norm placements.
-// docs/arch-notes-more.md has the notes.
 
 // bertDefs are BertConfig-style fields with the class's defaults: vocab,
 // hidden, heads, intermediate, max positions, token types.

@@ -352,11 +352,11 @@ var capped = map[string]bool{
 	"n_routed_experts": true, "num_experts": true, "num_local_experts": true, "moe_num_experts": true,
 	"num_experts_per_tok": true, "moe_topk": true, "moe_k": true, "moe_layers": true, "cross_attention_layers": true,
 	"ffn_config": true, "attention_layers": true, "no_rope_layers": true, "moe_layer_end_index": true,
-	// arch-more: the seq2seq decoders' and Q-Former's layer counts.
+	// The seq2seq decoders' and Q-Former's layer counts.
 	"decoder_layers": true, "num_decoder_layers": true, "encoder_layers": true,
-	// arch-last: xLSTM's num_blocks, absent = num_hidden_layers, which a/ caps.
+	// xLSTM's num_blocks, absent = num_hidden_layers, which a/ caps.
 	"num_blocks": true,
-	// arch-p1: Zamba2's layers_block_type, cut to the a/ config's 7 layers.
+	// Zamba2's layers_block_type, cut to the a/ config's 7 layers.
 	"layers_block_type": true,
 }
 
@@ -364,7 +364,7 @@ var capped = map[string]bool{
 // the class defaults (the reference README's "hand-made base").
 var handMade = map[string]bool{"dots1": true, "hunyuan_v1_dense": true, "hunyuan_v1_moe": true, "ministral": true,
 	"nemotron": true, "emu3.Emu3ForCausalLM": true, "mllama.MllamaForCausalLM": true,
-	// arch-more's hand-made bases.
+	// Hand-made bases of multimodal and hybrid models.
 	"aya_vision": true, "chameleon": true, "emu3.Emu3ForConditionalGeneration": true, "granitemoehybrid": true, "idefics3": true,
 	"mllama.MllamaForConditionalGeneration": true, "musicgen": true, "musicgen_melody": true, "phi4_multimodal": true, "pixtral": true,
 	"qwen3_vl": true, "qwen3_vl_moe": true, "reformer": true, "smolvlm": true, "vision-encoder-decoder": true}

@@ -3,9 +3,6 @@ package spec
 // State-space, recurrent and hybrid models: Mamba, RWKV, xLSTM, and the
 // hybrids that interleave them with attention.
 
-// Families of the arch-p1 branch: Zamba2, Gemma 3n (text), Chameleon,
-// Emu3, BLT, Evolla, Florence-2. docs/arch-notes-p1.md has the notes.
-
 // zamba2Shared is one of Zamba2's num_mem_blocks shared transformer
 // blocks under pre, as the hybrid layer using it holds it: attention on
 // the concatenated input and embeddings (AH = 2·H wide), a fused gate-up
