@@ -758,3 +758,14 @@ var _ = register(
 		}
 	}(),
 )
+
+var _ = register(
+	// NanoChat (transformers 5.x): parameter-free RMS norms (no norm
+	// weights at all, q/k norms included), a plain squared-ReLU MLP fc1
+	// [I, H], fc2 [H, I], and head_dim read if the config sets one.
+	std("NanoChat", "NanoChat", []string{"nanochat"},
+		cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "50304", "H", "768", "L", "12", "heads", "6", "I", "8192"),
+			[]Def{tie("false"), attnBiasFlag}), nil,
+		attn("self_attn.", "attention_bias", "attention_bias"), plainMLP("mlp.fc1", "mlp.fc2", "I", "")).
+		withFinal(lmHead("lm_head.weight")),
+)
