@@ -67,6 +67,15 @@ fi
 
 go vet ./...
 
+# Every assembly file is left out by -tags purego (CONTRIBUTING.md).
+untagged=$(for f in $(git ls-files '*.s' 2>/dev/null || find . -name '*.s'); do
+  head -1 "$f" | grep -q '^//go:build.*!purego' || echo "$f"
+done)
+if [ -n "$untagged" ]; then
+  echo "assembly without //go:build !purego: $untagged" >&2
+  exit 1
+fi
+
 # staticcheck is a tool dependency in go.mod: nothing to install.
 go tool staticcheck ./...
 
