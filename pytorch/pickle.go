@@ -28,6 +28,10 @@ const (
 	maxMemo   = 1 << 20 // memo entries
 	maxDepth  = 64      // nesting of containers when naming the tensors
 	maxVisits = 1 << 22 // values visited when naming the tensors
+	// maxReduce bounds the nesting of one REDUCE inside another:
+	// _rebuild_from_type_v2(func, new_type, args, state) applies func to
+	// args, which torch.save nests once (a Parameter's rebuild inside).
+	maxReduce = 8
 )
 
 // The values a stream builds. None is nil; bool, int64 and float64 are
@@ -190,6 +194,7 @@ type unpickler struct {
 	memoMore   map[uint32]any // the others, all past len(memo)
 	persistent func(pid any) (any, error)
 	copied     int // values copied by OrderedDict(d) and set(l)
+	reducing   int // REDUCEs being applied, one inside another
 	slab       []any
 	tuples     []pyTuple
 	dicts      []pyDict
@@ -816,16 +821,26 @@ func (u *unpickler) spend(n int) error {
 	return nil
 }
 
-// reduce applies an allowed global to its arguments.
+// reduce applies an allowed global to its arguments, which are a tuple
+// as in Python (whose REDUCE refuses anything else): a tuple is built
+// from values made before it, so it never holds itself, and a stream
+// cannot make a REDUCE whose arguments lead back to it. Nested REDUCEs
+// (_rebuild_from_type_v2) are bounded by maxReduce.
 func (u *unpickler) reduce(f, args any) (any, error) {
 	g, ok := f.(*pyGlobal)
 	if !ok {
 		return nil, perr(CodeInvalidPickle, "REDUCE of %s", describe(f))
 	}
-	a, ok := tupleItems(args)
+	t, ok := args.(*pyTuple)
 	if !ok {
-		return nil, perr(CodeInvalidPickle, "REDUCE of %s with %s", g.name, describe(args))
+		return nil, perr(CodeInvalidPickle, "REDUCE of %s with %s, not a tuple of arguments", g.name, describe(args))
 	}
+	if u.reducing >= maxReduce {
+		return nil, perr(CodeLimit, "%s nests calls more than %d deep; a state dict nests them once", g.name, maxReduce)
+	}
+	u.reducing++
+	defer func() { u.reducing-- }()
+	a := t.items
 	switch g.kind {
 	case gDict:
 		// OrderedDict(d) copies d: a stream could copy one large dict

@@ -624,3 +624,38 @@ func bytesOf(t *testing.T, tt *tensor.Tensor) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestNestedRebuild: _rebuild_from_type_v2(func, new_type, args, state)
+// applies func to args, and a stream can make args hold the call itself
+// (a list that contains itself, 60 bytes) or nest the calls as deep as
+// its length allows: each is refused with a code, not a stack overflow.
+func TestNestedRebuild(t *testing.T) {
+	rt := func(p *pkl) *pkl { return p.global("torch._tensor", "_rebuild_from_type_v2") }
+	selfList := rt(newPkl()).op('q', 0).global("torch", "Tensor").op('q', 1, '0', '0').
+		op(']', 'q', 2, '(', 'h', 0, 'h', 1, 'h', 2, 'N', 'e'). // L = [rt, Tensor, L, None]
+		op('0', 'h', 0, 'h', 2, 'R', '.').b                     // rt(*L)
+	// T0 = (); Tk+1 = (rt, Tensor, Tk, None); rt(*Tn).
+	deep := rt(newPkl()).op('q', 0).global("torch", "Tensor").op('q', 1, '0', '0', ')', 'q', 2)
+	for range 100000 {
+		// (rt, Tensor, <memo 2>, None), memoized as 2 in its turn
+		deep.op('(', 'h', 0, 'h', 1, 'h', 2, 'N', 't', 'q', 2, '0')
+	}
+	deep.op('h', 0, 'h', 2, 'R', '.')
+	for _, c := range []struct {
+		name   string
+		pickle []byte
+		code   pytorch.Code
+		detail string
+	}{
+		{"args that hold the call", selfList, pytorch.CodeInvalidPickle, "not a tuple of arguments"},
+		{"calls nested 100,000 deep", deep.b, pytorch.CodeLimit, "nests calls more than"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := pytorch.Open(writeArchive(t, c.pickle, nil))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, c.code)
+			assert.Contains(t, err.Error(), c.detail)
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
