@@ -601,6 +601,7 @@ type walker struct {
 	seen         map[any]bool
 	file         string // the file's name
 	visits       int
+	named        int64 // bytes of the names joined, against allocBudget(pickleLen)
 	skipped      int
 	firstSkipped string
 	slab         []tensor.Tensor // the tensors made, in one allocation or a few
@@ -618,6 +619,19 @@ func join(prefix, key string) string {
 		return key
 	}
 	return prefix + "." + key
+}
+
+// join joins a name's prefix and key, charging the name made: a stream
+// can give one long key (memoized) to many values, and the path of each
+// is a new string.
+func (w *walker) join(prefix, key string) (string, error) {
+	if prefix != "" {
+		w.named += int64(len(prefix) + 1 + len(key))
+		if w.named > allocBudget(w.pickleLen) {
+			return "", w.f.pickleError("the pickle", overBudget(w.pickleLen))
+		}
+	}
+	return join(prefix, key), nil
 }
 
 func (w *walker) walk(v any, path string, depth int) error {
@@ -647,22 +661,38 @@ func (w *walker) walk(v any, path string, depth int) error {
 			case int64:
 				key = strconv.FormatInt(kk, 10)
 			default:
-				w.skip(join(path, "?"), t.vals[i])
+				if w.skipped == 0 { // the first is named, the others counted
+					w.skip(join(path, "?"), t.vals[i])
+				} else {
+					w.skipped++
+				}
 				continue
 			}
-			if err := w.walk(t.vals[i], join(path, key), depth+1); err != nil {
+			name, err := w.join(path, key)
+			if err != nil {
+				return err
+			}
+			if err := w.walk(t.vals[i], name, depth+1); err != nil {
 				return err
 			}
 		}
 	case *pyList:
 		for i, it := range t.items {
-			if err := w.walk(it, join(path, strconv.Itoa(i)), depth+1); err != nil {
+			name, err := w.join(path, strconv.Itoa(i))
+			if err != nil {
+				return err
+			}
+			if err := w.walk(it, name, depth+1); err != nil {
 				return err
 			}
 		}
 	case *pyTuple:
 		for i, it := range t.items {
-			if err := w.walk(it, join(path, strconv.Itoa(i)), depth+1); err != nil {
+			name, err := w.join(path, strconv.Itoa(i))
+			if err != nil {
+				return err
+			}
+			if err := w.walk(it, name, depth+1); err != nil {
 				return err
 			}
 		}

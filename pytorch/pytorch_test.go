@@ -659,3 +659,63 @@ func TestNestedRebuild(t *testing.T) {
 		})
 	}
 }
+
+// TestAllocationBudget: a stream that refers to one large value it holds
+// again and again (through its memo), each time for a few bytes, would
+// make the reader allocate far more than the file's size: each kind is
+// refused with limit_exceeded once it passes four times the stream.
+func TestAllocationBudget(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	repeat := func(p *pkl, n int, each ...byte) *pkl {
+		for range n {
+			p.op(each...)
+		}
+		return p
+	}
+	// _codecs.encode(s, "latin1") of one memoized MiB, 64 times.
+	encode := newPkl().global("_codecs", "encode").op('q', 0, '0').str(big).op('q', 1, '0').str("latin1").op('q', 2, '0', ']', '(')
+	repeat(encode, 64, 'h', 0, 'h', 1, 'h', 2, 0x86, 'R').op('e', '.')
+	// OrderedDict(d) of one memoized dict of 100,000 items, 64 times.
+	dict := newPkl().op('}', 'q', 0, '(')
+	for i := range 100000 {
+		dict.int(i).op('N')
+	}
+	dict.op('u', '0').global("collections", "OrderedDict").op('q', 1, '0', ']', '(')
+	repeat(dict, 64, 'h', 1, 'h', 0, 0x85, 'R').op('e', '.')
+	// set(l) of one memoized list of 100,000 items, 64 times.
+	set := newPkl().op(']', 'q', 0, '(')
+	repeat(set, 100000, 'N')
+	set.op('e', '0').global("builtins", "set").op('q', 1, '0', ']', '(')
+	repeat(set, 64, 'h', 1, 'h', 0, 0x85, 'R').op('e', '.')
+	// 64 tensors whose shape and strides are one memoized tuple of
+	// 100,000 ones.
+	shape := newPkl().op('(')
+	repeat(shape, 100000, 'K', 1).op('t', 'q', 0, '0').global("torch._utils", "_rebuild_tensor_v2").op('q', 1, '0').
+		op('(').str("storage").global("torch", "FloatStorage").str("0").str("cpu").int(1).op('t', 'Q', 'q', 2, '0', '}', '(')
+	for i := range 64 {
+		shape.str(fmt.Sprint(i)).op('h', 1, '(', 'h', 2, 'K', 0, 'h', 0, 'h', 0, 0x89, 'N', 't', 'R')
+	}
+	shape.op('u', '.')
+	// {"p": {K: t, K: t, …}}: one memoized key of a MiB names 64 tensors
+	// "p.K", each a new MiB.
+	names := newPkl().op('}').str("p").op('}').str(big).op('q', 0).tensor("0", 1, 0, []int{1}, []int{1}).op('q', 1, 's', '(')
+	repeat(names, 64, 'h', 0, 'h', 1).op('u', 's', '.')
+	for _, c := range []struct {
+		name   string
+		pickle []byte
+	}{
+		{"a memoized string encoded again and again", encode.b},
+		{"a memoized dict copied again and again", dict.b},
+		{"a memoized list made a set again and again", set.b},
+		{"a memoized shape read again and again", shape.b},
+		{"a memoized key naming many tensors", names.b},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := pytorch.Open(writeArchive(t, c.pickle, map[string]int{"0": 4}))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, pytorch.CodeLimit)
+			assert.Contains(t, err.Error(), "would allocate more than")
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
