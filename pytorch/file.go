@@ -601,7 +601,8 @@ type walker struct {
 	seen         map[any]bool
 	file         string // the file's name
 	visits       int
-	named        int64 // bytes of the names joined, against allocBudget(pickleLen)
+	named        int64     // bytes of the names joined, against allocBudget(pickleLen)
+	gathered     *gathered // the non-contiguous tensors' budget, once one is made
 	skipped      int
 	firstSkipped string
 	slab         []tensor.Tensor // the tensors made, in one allocation or a few
@@ -762,7 +763,10 @@ func (w *walker) add(pt *pyTensor, name string) error {
 				printable(name), tensor.FormatShape(pt.shape), tensor.FormatShape(pt.strides))
 		}
 		t.Strides = pt.strides
-		t.File = newStrided(w.f.data, t.Offset, es, pt.shape, pt.strides, numel)
+		if w.gathered == nil {
+			w.gathered = newGathered(w.f.src.Size())
+		}
+		t.File = newStrided(w.f.data, w.gathered, t.Offset, es, pt.shape, pt.strides, numel)
 		t.StorageOffset = t.Offset
 		t.Offset = 0
 	} else {

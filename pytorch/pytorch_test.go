@@ -11,7 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -718,4 +720,68 @@ func TestAllocationBudget(t *testing.T) {
 			assert.NotContains(t, err.Error(), "\n")
 		})
 	}
+}
+
+// TestStridedBudget: 64 transposed views of one 1 MiB storage, each read
+// whole (8 at a time), are laid out right, and what they keep in memory
+// while the file is open is one budget of the file's size, not a MiB
+// each: the least recently read are evicted, and gathered again when
+// read again.
+func TestStridedBudget(t *testing.T) {
+	const n, views = 512, 64
+	storage := make([]byte, 4*n*n)
+	for i := range n * n {
+		binary.LittleEndian.PutUint32(storage[4*i:], uint32(i))
+	}
+	sd := stateDict(func(p *pkl) {
+		for v := range views {
+			p.str(fmt.Sprintf("t%02d", v)).tensor("0", n*n, 0, []int{n, n}, []int{1, n})
+		}
+	})
+	path := filepath.Join(t.TempDir(), "views.pt")
+	require.NoError(t, testmodel.WriteTorchZip(path, []testmodel.ZipEntry{{Name: "archive/data.pkl", Data: sd},
+		{Name: "archive/byteorder", Data: []byte("little")}, {Name: "archive/data/0", Data: storage}}))
+	want := make([]byte, 4*n*n)
+	for r := range n {
+		for c := range n {
+			binary.LittleEndian.PutUint32(want[4*(r*n+c):], uint32(c*n+r))
+		}
+	}
+	f, err := pytorch.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	require.Len(t, f.Tensors(), views)
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	for range 2 { // the second round reads evicted views again
+		var wg sync.WaitGroup
+		errs := make(chan error, views)
+		sem := make(chan struct{}, 8)
+		for _, tt := range f.Tensors() {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				got, err := io.ReadAll(tt.Reader())
+				if err == nil && !bytes.Equal(got, want) {
+					err = fmt.Errorf("%s: not the transpose of its storage", tt.Name)
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+	}
+	kept := int64(heap()) - int64(before)
+	assert.Less(t, kept, int64(8<<20), "the views keep %d bytes of a %d-byte file", kept, len(storage))
+	runtime.KeepAlive(f)
 }
