@@ -1,14 +1,18 @@
 package s3_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -116,4 +120,61 @@ func TestHostileListing(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 3000, len(names))
 	})
+}
+
+// TestRedirectKeepsCredentials: an endpoint that redirects a read of an
+// object to another host has it followed without credentials: the
+// other host receives no Authorization (which names the access key ID)
+// and no session token, while the endpoint's own requests are signed.
+func TestRedirectKeepsCredentials(t *testing.T) {
+	data := []byte(strings.Repeat("0123456789", 100))
+	var other struct {
+		sync.Mutex
+		reqs    int
+		headers []string
+	}
+	otherHost := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		other.Lock()
+		other.reqs++
+		for k := range r.Header {
+			if k == "Authorization" || strings.HasPrefix(k, "X-Amz-") {
+				other.headers = append(other.headers, k+": "+r.Header.Get(k))
+			}
+		}
+		other.Unlock()
+		http.ServeContent(w, r, "blob.bin", time.Time{}, bytes.NewReader(data))
+	}))
+	defer otherHost.Close()
+	var signed, unsigned atomic.Int64
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256") && r.Header.Get("X-Amz-Security-Token") == "the-session-token" {
+			signed.Add(1)
+		} else {
+			unsigned.Add(1)
+		}
+		if r.URL.Query().Get("list-type") == "2" {
+			w.Header().Set("Content-Type", "application/xml")
+			w.Write([]byte(`<ListBucketResult><Contents><Key>m/blob.bin</Key><Size>1000</Size></Contents><IsTruncated>false</IsTruncated></ListBucketResult>`))
+			return
+		}
+		http.Redirect(w, r, otherHost.URL+"/elsewhere/blob.bin", http.StatusFound)
+	}))
+	defer endpoint.Close()
+	s := &s3test.Server{URL: endpoint.URL}
+	s.Setenv(t, s3test.Reader)
+	t.Setenv("AWS_SESSION_TOKEN", "the-session-token")
+	f, _, _, err := s3.ParseLocation("s3://models/m/", opts(t))
+	require.NoError(t, err)
+	file, err := f.Open("blob.bin")
+	require.NoError(t, err)
+	defer file.Close()
+	got, err := io.ReadAll(io.NewSectionReader(file, 0, file.Size()))
+	require.NoError(t, err)
+	assert.Equal(t, data, got)
+	other.Lock()
+	defer other.Unlock()
+	assert.Positive(t, other.reqs, "the redirect was not followed")
+	assert.Empty(t, other.headers, "credentials sent to the host a redirect names")
+	assert.Positive(t, signed.Load(), "the endpoint's requests are signed")
+	assert.Zero(t, unsigned.Load(), "an endpoint's request unsigned")
 }
