@@ -36,10 +36,12 @@ type strided struct {
 const maxStrided = 4 << 30
 
 // gathered is the non-contiguous tensors of one file laid out in memory,
-// under one budget of the file's size (at most maxStrided): a view has
-// no more elements than its storage holds (an expanded view is refused),
-// so the largest fits, and however many views a file makes of one
-// storage they hold no more than the file between them. A gather under
+// under one budget of four times the file's size (at most maxStrided):
+// a view has no more elements than its storage holds (an expanded view
+// is refused), so the largest fits with room for the others being read
+// at the same time (a scan's workers, a mount's readers), and however
+// many views a file makes of one storage they hold no more than that
+// between them. A gather under
 // way counts its storage span and its tensor against the budget too;
 // the least recently read views are evicted to make room, and are
 // gathered again when read again.
@@ -52,7 +54,7 @@ type gathered struct {
 }
 
 func newGathered(fileSize int64) *gathered {
-	g := &gathered{max: max(min(fileSize, maxStrided), 1)}
+	g := &gathered{max: max(min(4*fileSize, maxStrided), 1)}
 	g.room.L = &g.mu
 	g.views.Max = g.max
 	g.views.Cost = func(b []byte) int64 { return int64(len(b)) }
@@ -155,15 +157,31 @@ func (s *strided) gather() ([]byte, error) {
 		return nil, err
 	}
 	data := make([]byte, s.size)
-	idx := make([]uint64, len(s.shape))
-	es := s.es
-	for out := uint64(0); out < uint64(s.size); out += es {
+	// Row by row of the last dimension: the row's start from the other
+	// indices, then its elements a stride apart (a run, when 1).
+	last := len(s.shape) - 1
+	if last < 0 {
+		copy(data, src)
+		return data, nil
+	}
+	idx := make([]uint64, last)
+	es, n, stride := s.es, s.shape[last], s.strides[last]
+	rowBytes := n * es
+	for out := uint64(0); out < uint64(s.size); out += rowBytes {
 		at := uint64(0)
 		for i, x := range idx {
 			at += x * s.strides[i]
 		}
-		copy(data[out:out+es], src[at*es:at*es+es])
-		for i := len(idx) - 1; i >= 0; i-- {
+		row := data[out : out+rowBytes]
+		if stride == 1 {
+			copy(row, src[at*es:])
+		} else {
+			for j := uint64(0); j < n; j++ {
+				a := (at + j*stride) * es
+				copy(row[j*es:j*es+es], src[a:a+es])
+			}
+		}
+		for i := last - 1; i >= 0; i-- {
 			idx[i]++
 			if idx[i] < s.shape[i] {
 				break
