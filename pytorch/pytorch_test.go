@@ -782,6 +782,7 @@ func TestStridedBudget(t *testing.T) {
 		}
 	}
 	kept := int64(heap()) - int64(before)
+	t.Logf("64 views of a %d-byte storage, each read twice, keep %d bytes", len(storage), kept)
 	assert.Less(t, kept, int64(8<<20), "the views keep %d bytes of a %d-byte file", kept, len(storage))
 	runtime.KeepAlive(f)
 }
