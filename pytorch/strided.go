@@ -63,15 +63,16 @@ func newGathered(fileSize int64) *gathered {
 
 // get returns the row-major bytes of s, gathering them if they are not
 // held.
-func (g *gathered) get(s *strided) ([]byte, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+func (g *gathered) get(s *strided) (data []byte, err error) {
 	need := s.size + s.span
+	g.mu.Lock()
 	for {
 		if s.err != nil {
+			g.mu.Unlock()
 			return nil, s.err
 		}
 		if b, ok := g.views.Get(s); ok {
+			g.mu.Unlock()
 			return b, nil
 		}
 		if !s.gathering && g.views.Used()+g.inflight+need <= g.max {
@@ -89,17 +90,26 @@ func (g *gathered) get(s *strided) ([]byte, error) {
 	g.inflight += need
 	s.gathering = true
 	g.mu.Unlock()
-	b, err := s.gather()
-	g.mu.Lock()
-	g.inflight -= need
-	s.gathering = false
-	if err != nil {
-		s.err = err
-	} else {
-		g.views.Add(s, b)
-	}
-	g.room.Broadcast()
-	return b, err
+	done := false
+	defer func() {
+		// Also when gather panics: the budget and the waiters are
+		// released, and the panic goes on.
+		g.mu.Lock()
+		g.inflight -= need
+		s.gathering = false
+		switch {
+		case !done:
+		case err != nil:
+			s.err = err
+		default:
+			g.views.Add(s, data)
+		}
+		g.room.Broadcast()
+		g.mu.Unlock()
+	}()
+	data, err = s.gather()
+	done = true
+	return data, err
 }
 
 func newStrided(base source.File, g *gathered, off int64, es uint64, shape, strides []uint64, numel uint64) *strided {
