@@ -4,7 +4,7 @@ import "slices"
 
 // BERT-like encoders used as decoders (their ForCausalLM / LMHead
 // classes), from one shared layer block in four layer-norm placements.
-// docs/arch-notes-more.md has the notes.
+// docs/architectures.md lists them.
 
 // bertDefs are BertConfig-style fields with the class's defaults: vocab,
 // hidden, heads, intermediate, max positions, token types.

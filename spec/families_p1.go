@@ -3,7 +3,7 @@ package spec
 import "slices"
 
 // Families of the arch-p1 branch: Zamba2, Gemma 3n (text), Chameleon,
-// Emu3, BLT, Evolla, Florence-2. docs/arch-notes-p1.md has the notes.
+// Emu3, BLT, Evolla, Florence-2. docs/architectures.md lists them.
 
 // zamba2Shared is one of Zamba2's num_mem_blocks shared transformer
 // blocks under pre, as the hybrid layer using it holds it: attention on

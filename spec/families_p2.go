@@ -6,7 +6,7 @@ import "fmt"
 // arch-p2): IDEFICS, Janus, Kosmos-2, Kosmos-2.5, Phi-4-multimodal, UDOP
 // and VisionEncoderDecoder. Each row is built from the shared blocks of
 // blocks.go, the tower helpers of families_vision.go and the blocks of
-// blocks_p2.go; docs/arch-notes-p2.md has the notes.
+// blocks_p2.go; docs/architectures.md lists them.
 
 // clipTowerDefs are the symbols visionTower reads for a CLIP-style tower
 // (class embedding, pre- and post-norm) whose config fields live under

@@ -2,7 +2,7 @@ package spec
 
 // State-space models and their hybrids: Mamba's selective-scan mixer,
 // Mamba2's multi-head mixer, and the models that interleave them with
-// attention (Jamba, Bamba). docs/arch-notes-more.md has the notes.
+// attention (Jamba, Bamba). docs/architectures.md lists them.
 
 // opt is an integer field with its class default.
 func opt(sym, name, def string) Def { return Def{Sym: sym, Field: name, Default: def} }

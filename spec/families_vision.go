@@ -15,7 +15,7 @@ import (
 // VLM's ("model." → "language_model.model."), its fields read from
 // text_config with that family's defaults. The vision side is a shared
 // tower block (CLIP, SigLIP, Pixtral, chosen by vision_config.model_type)
-// and a projector row. docs/arch-notes-more.md has the notes.
+// and a projector row. docs/architectures.md lists them.
 
 // vlm is a vision-language family: the vision side as a Family's Defs,
 // Global, Stacks and Final (symbols v…, mm_…), and the language model's
