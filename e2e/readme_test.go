@@ -325,3 +325,41 @@ func TestParseReadme(t *testing.T) {
 	assert.Equal(t, "# s (# GB/s)", normaliseReadme("", "0.21 s (0.00 GB/s)"))
 	assert.Equal(t, "/tmp/q testdata/tiny-qwen3 # ✓ answering", normaliseReadme("bin/fsmount --list", "/tmp/q      testdata/tiny-qwen3  18169  ✓        answering  "))
 }
+
+// TestDocLinks checks that every relative link of every Markdown file in
+// the repository names a file or directory that exists, so that a doc
+// removed or renamed leaves no link behind.
+func TestDocLinks(t *testing.T) {
+	root := repoPath()
+	link := regexp.MustCompile(`\]\(([^)\s#]+)(#[^)]*)?\)`)
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range link.FindAllStringSubmatch(string(raw), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			n++
+			if _, err := os.Stat(filepath.Join(filepath.Dir(p), target)); err != nil {
+				rel, _ := filepath.Rel(root, p)
+				t.Errorf("%s: link to %s: no such file", rel, target)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.NotZero(t, n, "no relative link found: is the pattern right?")
+}
