@@ -199,6 +199,11 @@ func cleanupReadme(t *testing.T, dir string) {
 //	                          block skips (fails with FSMOUNT_REQUIRE_NUMPY=1)
 //	<!-- needs: nginx -->     nginx is on PATH, or the block skips (fails with
 //	                          FSMOUNT_REQUIRE_NGINX=1)
+//	<!-- needs: s3 -->        the e2e tests' SeaweedFS runs, holding the tiny
+//	                          model as s3://models/tiny/, and the AWS variables
+//	                          point at it with a read-only key; without a weed
+//	                          binary the block skips (fails with
+//	                          FSMOUNT_REQUIRE_S3=1)
 //
 // A new README section needs nothing here: its blocks are picked up.
 //
@@ -236,10 +241,10 @@ func TestReadme(t *testing.T) {
 	// build cache, which it would move too, stays where it is.
 	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
 	require.NoError(t, err)
-	env := append(os.Environ(), "GOCACHE="+strings.TrimSpace(string(gocache)),
-		"PATH="+tools+":"+os.Getenv("PATH")+":/usr/sbin:/sbin",
-		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"), // the remote cache, not the user's
-		"COLUMNS=160", "LC_ALL=C.UTF-8")
+	extra := []string{"GOCACHE=" + strings.TrimSpace(string(gocache)),
+		"PATH=" + tools + ":" + os.Getenv("PATH") + ":/usr/sbin:/sbin",
+		"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"), // the remote cache, not the user's
+		"COLUMNS=160", "LC_ALL=C.UTF-8"}
 	tmp := filepath.Join(dir, "tmp")
 	for _, b := range blocks {
 		t.Run(b.name, func(t *testing.T) {
@@ -252,6 +257,8 @@ func TestReadme(t *testing.T) {
 					readmeTool(t, tools, "python3", testmodel.Numpy(t))
 				case "nginx":
 					readmeTool(t, tools, "nginx", nginxtest.Binary(t))
+				case "s3":
+					s3Server(t) // sets the AWS variables for this block
 				default:
 					t.Fatalf("README.md:%d: unknown need %q", b.line, need)
 				}
@@ -263,7 +270,8 @@ func TestReadme(t *testing.T) {
 				cmd := strings.ReplaceAll(c.cmd, "/tmp/", tmp+"/")
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				sh := exec.CommandContext(ctx, "bash", "-c", "shopt -s expand_aliases; alias ls='ls -C -T 0 -w 160'\n"+cmd)
-				sh.Dir, sh.Env = dir, env
+				// os.Environ() now: a need may have set variables (s3).
+				sh.Dir, sh.Env = dir, append(os.Environ(), extra...)
 				if strings.HasPrefix(c.cmd, "go ") {
 					sh.Dir = root
 				}
