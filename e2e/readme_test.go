@@ -223,9 +223,10 @@ func cleanupReadme(t *testing.T, dir string) {
 // `go build -o bin/ ./cmd/...` is not run: bin/ already holds the
 // commands. Other `go` commands run in the repository itself, not the
 // scratch directory (the build cache is keyed by the source's directory:
-// in a new one, `go run` compiles every package again). Every mount made under the scratch directory is unmounted
-// when the test ends, and every process whose pid file a block left
-// there (nginx's) is stopped.
+// in a new one, `go run` compiles every package again). A command gets 3
+// minutes. Every mount made under the scratch directory is unmounted when
+// the test ends, and every process whose pid file a block left there
+// (nginx's) is stopped.
 func TestReadme(t *testing.T) {
 	requireFUSE(t)
 	if os.Geteuid() != 0 {
@@ -275,6 +276,7 @@ func TestReadme(t *testing.T) {
 				if strings.HasPrefix(c.cmd, "go ") {
 					sh.Dir = root
 				}
+				sh.WaitDelay = 10 * time.Second // a child left holding the output does not hold the test
 				out, err := sh.CombinedOutput()
 				timedOut := ctx.Err() != nil
 				cancel()
