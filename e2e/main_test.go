@@ -12,8 +12,9 @@
 // s3://, with the remote benchmarks), faults (the backing files and the
 // daemon under abuse), permissions, formats (safetensors: hostile,
 // sharded, POSIX conformance; PyTorch; LoRA adapters), formats_gguf (real,
-// quantized and malformed GGUFs, llama.cpp's names per architecture) and
-// site (the HTML pages in Chromium).
+// quantized and malformed GGUFs, llama.cpp's names per architecture),
+// site (the HTML pages in Chromium) and readme (README.md's examples, run
+// and compared with its transcripts).
 package e2e
 
 import (
