@@ -1,0 +1,101 @@
+package quantconfig
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fsmount/fsmount/tensor"
+)
+
+// Finding is one way a quantized weight's stored tensors disagree with
+// its form.
+type Finding struct {
+	Kind   string // "missing", "mis-shaped" or "dtype"
+	Tensor string
+	Detail string   // one line naming the tensor and the numbers
+	Want   []uint64 // the expected shape (missing, mis-shaped)
+	Got    *tensor.Tensor
+}
+
+// Resolution is a weight resolved against the files.
+type Resolution struct {
+	// Quantized is false when the files hold the weight unquantized
+	// (its own name, a floating type, the logical shape, no companion of
+	// the form): the caller checks it as any weight.
+	Quantized bool
+	Form      *Form
+	// Found are the form's tensors the files hold, Values the one among
+	// them that holds the weight's values (nil when missing).
+	Found  []*tensor.Tensor
+	Values *tensor.Tensor
+	// Findings are the problems, in the form's order.
+	Findings []Finding
+}
+
+// Float reports whether dt is a floating type a weight or a scale may be
+// saved in unquantized.
+func Float(dt tensor.DType) bool {
+	switch dt {
+	case tensor.F32, tensor.F16, tensor.BF16, tensor.F64:
+		return true
+	}
+	return false
+}
+
+// Resolve matches the weight w, whose form the config gives as f (nil:
+// unquantized), against the files' tensors (lookup).
+func Resolve(w Weight, f *Form, lookup func(name string) *tensor.Tensor) Resolution {
+	if f == nil {
+		return Resolution{}
+	}
+	t := lookup(w.Name)
+	unq := t != nil && Float(t.DType) && slices.Equal(t.Shape, w.Shape)
+	for _, s := range f.Tensors {
+		if s.Name != w.Name && lookup(s.Name) != nil {
+			unq = false
+		}
+	}
+	if unq {
+		return Resolution{}
+	}
+	r := Resolution{Quantized: true, Form: f}
+	for _, s := range f.Tensors {
+		x := lookup(s.Name)
+		if x == nil {
+			if !s.Optional {
+				what := "expected"
+				if !s.AnyShape {
+					what += " " + tensor.FormatShape(s.Shape)
+				}
+				r.Findings = append(r.Findings, Finding{Kind: "missing", Tensor: s.Name, Want: s.Shape,
+					Detail: fmt.Sprintf("%s, %s (%s of %s %s)", s.Name, what, f.Scheme, w.Name, tensor.FormatShape(w.Shape))})
+			}
+			continue
+		}
+		r.Found = append(r.Found, x)
+		if s.Values {
+			r.Values = x
+		}
+		if !s.AnyShape && !slices.Equal(x.Shape, s.Shape) {
+			r.Findings = append(r.Findings, Finding{Kind: "mis-shaped", Tensor: s.Name, Want: s.Shape, Got: x,
+				Detail: fmt.Sprintf("%s is %s, expected %s (%s of %s %s)", s.Name, tensor.FormatShape(x.Shape), tensor.FormatShape(s.Shape), f.Scheme, w.Name, tensor.FormatShape(w.Shape))})
+		}
+		if ok := s.DTypes == nil && Float(x.DType) || slices.Contains(s.DTypes, x.DType); !ok {
+			r.Findings = append(r.Findings, Finding{Kind: "dtype", Tensor: s.Name, Got: x,
+				Detail: fmt.Sprintf("%s is %s, %s stores %s", s.Name, x.DType, f.Scheme, dtypeNames(s.DTypes))})
+		}
+	}
+	return r
+}
+
+func dtypeNames(ds []tensor.DType) string {
+	if ds == nil {
+		return "a floating type"
+	}
+	var s []string
+	for _, d := range ds {
+		s = append(s, d.String())
+	}
+	return strings.Join(s, " or ")
+}
