@@ -267,7 +267,7 @@ func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) err
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty", dir)
 	}
-	comp := views.NewCompanions(m.Tensor, m.Config)
+	comp := views.NewCompanionsFS(m.Tensor, m.Config, m.Source)
 	vs := make([]*views.Tensor, 0, len(m.Tensors()))
 	for _, t := range m.Tensors() {
 		vs = append(vs, views.NewTensor(t, comp.Options(t)))

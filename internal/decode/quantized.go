@@ -53,6 +53,12 @@ type Quantized struct {
 	// dimension (I32 [ceil(rows·Bits/32), si]).
 	Zero       *tensor.Tensor
 	ZeroPacked bool
+	// Block is the rows and inputs each scale covers ([1, group] for
+	// groups, [bn, bk] for blocks); zero derives it from the scale's
+	// shape, which is right only where it divides the weight.
+	Block [2]uint64
+	// ScaleE4M3 reads U8 scales as FP8 E4M3 codes (MLX's nvfp4).
+	ScaleE4M3 bool
 	// GIdx is the group of each input (I32 [in]), or nil.
 	GIdx *tensor.Tensor
 	// Biases is MLX's affine offset, the shape of Scale.
@@ -136,7 +142,16 @@ func NewQuantized(q Quantized) (*Decoder, error) {
 		return nil, qErr(&q, "scale shape "+tensor.FormatShape(ss))
 	}
 	p.ro, p.ci = (rows+p.so-1)/p.so, (in+p.si-1)/p.si
-	if p.so != 1 && p.so != rows && rows%p.so != 0 && (rows+p.ro-1)/p.ro != p.so {
+	if q.Block[0] > 0 && q.Block[1] > 0 {
+		p.ro, p.ci = q.Block[0], q.Block[1]
+	}
+	if p.so == 1 {
+		p.ro = max(rows, 1)
+	}
+	if p.si == 1 {
+		p.ci = max(in, 1)
+	}
+	if (rows+p.ro-1)/p.ro != p.so || (in+p.ci-1)/p.ci != p.si && q.GIdx == nil {
 		return nil, qErr(&q, "scale shape "+tensor.FormatShape(ss)+" does not tile "+tensor.FormatShape(q.Shape))
 	}
 	if q.GIdx != nil && (len(q.GIdx.Shape) != 1 || q.GIdx.Shape[0] != in || q.GIdx.DType != tensor.I32) {
@@ -147,7 +162,7 @@ func NewQuantized(q Quantized) (*Decoder, error) {
 			return nil, qErr(&q, c.Name+" "+tensor.FormatShape(c.Shape)+" is not the scale's "+tensor.FormatShape(ss))
 		}
 	}
-	return &Decoder{t: q.Values, k: kBlock, n: n, shape: q.Shape, fn: p.float32s}, nil
+	return &Decoder{t: q.Values, k: kBlock, n: n, shape: q.Shape, quant: p}, nil
 }
 
 func (p *quantized) load() error {
@@ -156,8 +171,8 @@ func (p *quantized) load() error {
 }
 
 // floats reads a companion whole as float32.
-func floats(t *tensor.Tensor, exponents bool) ([]float32, error) {
-	if !exponents {
+func floats(t *tensor.Tensor, exponents, e4m3 bool) ([]float32, error) {
+	if !exponents && !e4m3 {
 		return Values(t)
 	}
 	d, err := NewDecoder(t)
@@ -169,6 +184,10 @@ func floats(t *tensor.Tensor, exponents bool) ([]float32, error) {
 		return nil, err
 	}
 	out := make([]float32, len(raw))
+	if e4m3 {
+		_, err := Float32(tensor.F8_E4M3, raw, out)
+		return out, err
+	}
 	for i, e := range raw {
 		out[i] = e8m0(e)
 	}
@@ -192,7 +211,7 @@ func e8m0(e byte) float32 {
 func (p *quantized) read() error {
 	q := &p.q
 	var err error
-	if p.scale, err = floats(q.Scale, q.ScaleE8M0); err != nil {
+	if p.scale, err = floats(q.Scale, q.ScaleE8M0, q.ScaleE4M3); err != nil {
 		return err
 	}
 	if q.Global != nil {

@@ -99,3 +99,52 @@ func dtypeNames(ds []tensor.DType) string {
 	}
 	return strings.Join(s, " or ")
 }
+
+// Find returns the weight whose quantized form holds the tensor named
+// values as its values, and that form, when the files (lookup) hold the
+// form whole and as the rules say. The weight's logical shape is the one,
+// among those the stored shape can pack, whose form the files match.
+func (r *Rules) Find(values string, lookup func(name string) *tensor.Tensor) (Weight, *Form, bool) {
+	t := lookup(values)
+	if r == nil || !r.Understood() || t == nil || Float(t.DType) || len(t.Shape) < 2 {
+		return Weight{}, nil, false
+	}
+	name := values
+	if mod, ok := strings.CutSuffix(values, ".weight_packed"); ok {
+		name = mod + ".weight"
+	} else if !strings.HasSuffix(values, ".weight") {
+		return Weight{}, nil, false
+	}
+	kind := Linear
+	switch {
+	case strings.Contains(name, "embed_tokens.") || strings.Contains(name, "wte.") || strings.Contains(name, "embed_in."):
+		kind = Embedding
+	case strings.HasSuffix(name, "lm_head.weight"):
+		kind = Head
+	}
+	n := len(t.Shape)
+	lead, o, c := t.Shape[:n-2], t.Shape[n-2], t.Shape[n-1]
+	ins := []uint64{c, 2 * c, 2*c - 1, 4 * c}
+	for bits := uint64(1); bits <= 8; bits++ {
+		per := 32 / bits
+		for k := uint64(0); k < per && k < c*32/bits; k++ {
+			ins = append(ins, c*32/bits-k)
+		}
+	}
+	for _, oo := range []uint64{o, 2 * o, 2*o - 1} {
+		for _, in := range ins {
+			if in == 0 || oo == 0 {
+				continue
+			}
+			w := Weight{Name: name, Kind: kind, Shape: with(lead, oo, in)}
+			f, _ := r.Expect(w)
+			if f == nil {
+				continue
+			}
+			if res := Resolve(w, f, lookup); res.Quantized && len(res.Findings) == 0 && res.Values == t {
+				return w, f, true
+			}
+		}
+	}
+	return Weight{}, nil, false
+}

@@ -50,6 +50,43 @@ type Stored struct {
 	// Optional tensors may be absent (a tensor one version of the
 	// library saves and another does not).
 	Optional bool
+	// Role is what the tensor is to the weight's decoding.
+	Role Role
+}
+
+// Role is a stored tensor's part in dequantizing its weight.
+type Role int
+
+// The roles of a quantized weight's tensors.
+const (
+	RoleOther  Role = iota // not read to decode the weight (input scales, weight_shape)
+	RoleValues             // the codes
+	RoleScale
+	RoleZero
+	RoleGIdx
+	RoleGlobal // one float that divides or multiplies the scale
+	RoleBiases // MLX affine's offsets
+)
+
+// Decoding is how a form's values are dequantized (package decode
+// computes it; see decode.Quantized for the formula).
+type Decoding struct {
+	Code       string // "int" (dense packed integers), "fp4", "element" (the element type, E4M3 for bytes)
+	Bits       int
+	Signed     bool
+	ZeroPacked bool
+	ScaleE8M0  bool // U8 scales are E8M0 exponents
+	ScaleE4M3  bool // U8 scales are FP8 E4M3 codes
+	// GlobalDivides: the global scale divides (compressed-tensors);
+	// else it multiplies (ModelOpt's weight_scale_2).
+	GlobalDivides bool
+	// Block is [rows, inputs] per scale: [1, group], [bn, bk]; zero
+	// for one scale per row or per tensor.
+	Block [2]uint64
+	// Round is where the product is rounded: "scale" (the scale's
+	// dtype, as torch multiplies), "bf16", or "" (float32); RoundAdd
+	// likewise for MLX's biases.
+	Round, RoundAdd string
 }
 
 // Form is how a quantized weight is stored: the scheme's name (for the
@@ -57,6 +94,19 @@ type Stored struct {
 type Form struct {
 	Scheme  string
 	Tensors []Stored
+	// Decode is how to dequantize the values; nil when the values are
+	// shown as stored (a scheme whose dequantization is not modelled).
+	Decode *Decoding
+}
+
+// Tensor returns the form's tensor of the role, or nil.
+func (f *Form) Tensor(r Role) *Stored {
+	for i := range f.Tensors {
+		if f.Tensors[i].Role == r {
+			return &f.Tensors[i]
+		}
+	}
+	return nil
 }
 
 // Rules is what a model's quantization config implies about its stored
@@ -197,6 +247,42 @@ func (r *Rules) skipped(module string) bool {
 // be stored unquantized (libraries skip what they cannot quantize); the
 // checker accepts that, and only that, besides the form.
 func (r *Rules) Expect(w Weight) (*Form, string) {
+	f, why := r.expect(w)
+	if f != nil {
+		f.roles()
+	}
+	return f, why
+}
+
+// roleSuffixes give a stored tensor's role by its name.
+var roleSuffixes = []struct {
+	suffix string
+	role   Role
+}{
+	{".weight_global_scale", RoleGlobal}, {".weight_scale_2", RoleGlobal},
+	{".weight_scale", RoleScale}, {".scales", RoleScale}, {".weight_scale_inv", RoleScale}, {".SCB", RoleScale}, {"_scales", RoleScale}, {".weight_scales", RoleScale},
+	{".weight_zero_point", RoleZero}, {".qzeros", RoleZero},
+	{".weight_g_idx", RoleGIdx}, {".g_idx", RoleGIdx},
+	{".biases", RoleBiases},
+}
+
+func (f *Form) roles() {
+	for i := range f.Tensors {
+		s := &f.Tensors[i]
+		if s.Values {
+			s.Role = RoleValues
+			continue
+		}
+		for _, rs := range roleSuffixes {
+			if strings.HasSuffix(s.Name, rs.suffix) {
+				s.Role = rs.role
+				break
+			}
+		}
+	}
+}
+
+func (r *Rules) expect(w Weight) (*Form, string) {
 	if r == nil || r.Method == "" || r.Partial != "" {
 		return nil, "not quantized"
 	}
@@ -300,7 +386,7 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 			{Name: w.Name, DTypes: f8, Shape: []uint64{o, i}, Values: true},
 			{Name: base + ".weight_scale", DTypes: floats, Shape: []uint64{o, 1}},
 			{Name: base + ".input_scale_ub", DTypes: floats, AnyShape: true, Optional: true},
-		}}, ""
+		}, Decode: &Decoding{Code: "element"}}, ""
 	case "eetq":
 		return &Form{Scheme: "EETQ int8", Tensors: []Stored{
 			{Name: w.Name, DTypes: []tensor.DType{tensor.I8}, Shape: []uint64{i, o}, Values: true},
@@ -684,7 +770,40 @@ func (g *ctGroup) form(w Weight) *Form {
 	if out := g.Output; out != nil && out.Dynamic == false {
 		ts = append(ts, Stored{Name: base + ".output_scale", DTypes: floats, AnyShape: true})
 	}
-	return &Form{Scheme: scheme, Tensors: ts}
+	return &Form{Scheme: scheme, Tensors: ts, Decode: g.decoding(lead)}
+}
+
+// decoding is how compressed-tensors decompresses the group's weights:
+// dequantize() in the scale's dtype, FP4 formats in BF16.
+func (g *ctGroup) decoding(lead []uint64) *Decoding {
+	a := g.Weights
+	d := &Decoding{Bits: int(a.NumBits), Round: "scale"}
+	switch a.Strategy {
+	case "group", "tensor_group":
+		d.Block = [2]uint64{1, *a.GroupSize}
+	case "block":
+		if len(lead) > 0 {
+			return nil
+		}
+		d.Block = [2]uint64{a.Block[0], a.Block[1]}
+	}
+	sym := a.Symmetric == nil || *a.Symmetric
+	switch g.Format {
+	case "pack-quantized":
+		d.Code, d.Signed = "int", true
+		d.ZeroPacked = !sym && (a.Strategy == "group" || a.Strategy == "channel")
+	case "nvfp4-pack-quantized":
+		d.Code, d.GlobalDivides, d.Round = "fp4", true, "bf16"
+	case "mxfp4-pack-quantized":
+		d.Code, d.ScaleE8M0, d.Round = "fp4", true, "bf16"
+	case "mxfp8-quantized":
+		d.Code, d.ScaleE8M0, d.Round = "element", true, "bf16"
+	case "int-quantized", "naive-quantized", "float-quantized":
+		d.Code = "element"
+	default:
+		return nil
+	}
+	return d
 }
 
 // ---- NVIDIA ModelOpt ----
@@ -816,7 +935,7 @@ func (c *moConfig) expect(w Weight) (*Form, string) {
 			{Name: w.Name, DTypes: f8, Shape: f(o, i), Values: true},
 			{Name: mod + ".weight_scale", DTypes: f32, Shape: scalar},
 			{Name: mod + ".input_scale", DTypes: f32, Shape: scalar},
-		}}, ""
+		}, Decode: &Decoding{Code: "element"}}, ""
 	case "FP8_PER_CHANNEL_PER_TOKEN":
 		return &Form{Scheme: "ModelOpt FP8 per channel", Tensors: []Stored{
 			{Name: w.Name, DTypes: f8, Shape: f(o, i), Values: true},
@@ -837,7 +956,7 @@ func (c *moConfig) expect(w Weight) (*Form, string) {
 		if algo == "NVFP4_AWQ" {
 			ts = append(ts, Stored{Name: mod + ".pre_quant_scale", DTypes: floats, Shape: f(i)})
 		}
-		return &Form{Scheme: "ModelOpt " + algo, Tensors: ts}, ""
+		return &Form{Scheme: "ModelOpt " + algo, Tensors: ts, Decode: &Decoding{Code: "fp4", Block: [2]uint64{1, group}}}, ""
 	case "INT4_AWQ", "W4A16_AWQ", "W4A8_AWQ":
 		ts := []Stored{
 			// Packed along the output dimension (pack_int4_in_uint8).
@@ -951,13 +1070,23 @@ func (c *mlxConfig) expect(w Weight) (*Form, string) {
 	}
 	scheme := fmt.Sprintf("MLX %s %d-bit g%d", s.Mode, s.Bits, s.Group)
 	ts := []Stored{{Name: w.Name, DTypes: []tensor.DType{tensor.U32}, Shape: with(lead, o, ceil(i*s.Bits, 32)), Values: true}}
-	if s.Mode == "affine" {
+	d := &Decoding{Bits: int(s.Bits), Block: [2]uint64{1, s.Group}}
+	switch s.Mode {
+	case "affine":
 		ts = append(ts, Stored{Name: mod + ".scales", DTypes: floats, Shape: with(lead, o, i/s.Group)},
 			Stored{Name: mod + ".biases", DTypes: floats, Shape: with(lead, o, i/s.Group)})
-	} else {
+		d.Code, d.Round, d.RoundAdd = "int", "scale", "scale"
+	default:
 		ts = append(ts, Stored{Name: mod + ".scales", DTypes: u8, Shape: with(lead, o, i/s.Group)})
+		d.Code, d.ScaleE8M0 = "fp4", true
+		switch s.Mode {
+		case "nvfp4":
+			d.ScaleE8M0, d.ScaleE4M3 = false, true
+		case "mxfp8":
+			d.Code = "element"
+		}
 	}
-	return &Form{Scheme: scheme, Tensors: ts}, ""
+	return &Form{Scheme: scheme, Tensors: ts, Decode: d}, ""
 }
 
 // Restack is mlx-lm's renaming of a model's weights (its models'
