@@ -341,3 +341,48 @@ func TestTargetedButUnquantized(t *testing.T) {
 		}
 	}
 }
+
+// TestFindInvertsExpect: from the stored values tensor alone, Find gives
+// back each quantized weight of every reference layout with its logical
+// shape (a packed in·bits/32 can stand for several widths: the one whose
+// form the files match is the weight's; compressed-tensors' weight_shape
+// settles the rest in package views).
+func TestFindInvertsExpect(t *testing.T) {
+	all := readArchive(t)
+	n := 0
+	for dir, l := range all {
+		if !strings.HasPrefix(dir, "quantized/") {
+			continue
+		}
+		r, err := Load(l.files["config.json"], func(name string) ([]byte, error) {
+			if b, ok := l.files[name]; ok {
+				return b, nil
+			}
+			return nil, os.ErrNotExist
+		})
+		require.NoError(t, err)
+		byName := map[string]*tensor.Tensor{}
+		for _, x := range l.tensors {
+			byName[x.Name] = toTensor(x)
+		}
+		lookup := func(n string) *tensor.Tensor { return byName[n] }
+		ws, _ := r.Restack(baseWeights(all["base/"+path.Base(dir)].tensors), func(n string) bool { return byName[n] != nil })
+		for _, w := range ws {
+			f, _ := r.Expect(w)
+			res := Resolve(w, f, lookup)
+			if !res.Quantized || r.Dropped(w.Name) {
+				continue
+			}
+			require.NotNil(t, res.Values, "%s: %s %v", dir, w.Name, res.Findings)
+			got, gf, ok := r.Find(res.Values.Name, lookup)
+			require.True(t, ok, "%s: %s", dir, res.Values.Name)
+			assert.Equal(t, w.Name, got.Name, dir)
+			if !slices.Equal(w.Shape, got.Shape) {
+				// Only where packing pads: the same form.
+				assert.Equal(t, f.Tensors, gf.Tensors, "%s: %s %v found as %v", dir, w.Name, w.Shape, got.Shape)
+			}
+			n++
+		}
+	}
+	assert.Greater(t, n, 3000)
+}
