@@ -370,6 +370,11 @@ func (p *quantized) float32s(start uint64, dst []float32) error {
 			i1 = start + n - r*p.in
 		}
 		srow := (r / p.ro) * p.si
+		out := dst[r*p.in+i0-start : r*p.in+i1-start]
+		if p.zero == nil && p.bias == nil && p.gidx == nil {
+			p.scaleRow(codes[i0:i1], i0, p.scale[srow:srow+p.si], out)
+			continue
+		}
 		for i := i0; i < i1; i++ {
 			var g uint64
 			if p.gidx != nil {
@@ -386,10 +391,41 @@ func (p *quantized) float32s(start uint64, dst []float32) error {
 			if p.bias != nil {
 				v = RoundTo(q.RoundAdd, v+p.bias[k])
 			}
-			dst[r*p.in+i-start] = v
+			out[i-i0] = v
 		}
 	}
 	return nil
+}
+
+// scaleRow is the common case of float32s: codes times their group's
+// scale, rounded, for the inputs from i0 of one row.
+func (p *quantized) scaleRow(codes []float32, i0 uint64, scales []float32, out []float32) {
+	for j := 0; j < len(codes); {
+		i := i0 + uint64(j)
+		g := i / p.ci
+		end := min(len(codes), j+int((g+1)*p.ci-i))
+		s := scales[g]
+		switch p.q.RoundMul {
+		case tensor.BF16:
+			for ; j < end; j++ {
+				v := codes[j] * s
+				b := math.Float32bits(v)
+				if v == v {
+					b += 0x7FFF + (b>>16)&1
+					v = math.Float32frombits(b &^ 0xFFFF)
+				}
+				out[j] = v
+			}
+		case tensor.F16:
+			for ; j < end; j++ {
+				out[j] = RoundTo(tensor.F16, codes[j]*s)
+			}
+		default:
+			for ; j < end; j++ {
+				out[j] = codes[j] * s
+			}
+		}
+	}
 }
 
 // codes decodes one stored row's codes.
@@ -401,6 +437,18 @@ func (p *quantized) codes(row []byte, out []float32) error {
 		off := int32(0)
 		if q.Signed {
 			off = 1 << (b - 1)
+		}
+		if b == 4 || b == 8 || b == 2 {
+			// Whole codes a word: no straddling.
+			per := 32 / b
+			mask := uint32(1)<<b - 1
+			for w := uint64(0); w*per < p.in; w++ {
+				word := binary.LittleEndian.Uint32(row[w*4:])
+				for k := uint64(0); k < per && w*per+k < p.in; k++ {
+					out[w*per+k] = float32(int32(word>>(k*b)&mask) - off)
+				}
+			}
+			return nil
 		}
 		for i := range p.in {
 			bit := i * b
