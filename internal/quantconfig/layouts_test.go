@@ -386,3 +386,65 @@ func TestFindInvertsExpect(t *testing.T) {
 	}
 	assert.Greater(t, n, 3000)
 }
+
+// TestOtherVersionsForms: layouts other versions of the libraries
+// write under the same config resolve clean; a tensor dropped from them
+// still fails.
+func TestOtherVersionsForms(t *testing.T) {
+	w := Weight{Name: "m.q.weight", Kind: Linear, Shape: []uint64{64, 128}}
+	type tt = tensor.Tensor
+	for _, c := range []struct {
+		name, config string
+		files        []*tt
+	}{
+		{"AutoFP8 per tensor under quant_method fp8", `{"quantization_config": {"quant_method": "fp8", "activation_scheme": "static"}}`, []*tt{
+			{Name: "m.q.weight", DType: tensor.F8_E4M3, Shape: []uint64{64, 128}},
+			{Name: "m.q.weight_scale", DType: tensor.F32, Shape: []uint64{}},
+			{Name: "m.q.input_scale", DType: tensor.F32, Shape: []uint64{}}}},
+		{"DeepSeek's blocks under quant_method fp8", `{"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}`, []*tt{
+			{Name: "m.q.weight", DType: tensor.F8_E4M3, Shape: []uint64{64, 128}},
+			{Name: "m.q.weight_scale_inv", DType: tensor.F32, Shape: []uint64{1, 1}}}},
+		{"compressed-tensors per tensor scale as a 0-d tensor", `{"quantization_config": {"quant_method": "compressed-tensors", "format": "float-quantized",
+			"config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float", "strategy": "tensor"}, "input_activations": {"num_bits": 8, "type": "float", "strategy": "tensor", "dynamic": false}}}}}`, []*tt{
+			{Name: "m.q.weight", DType: tensor.F8_E4M3, Shape: []uint64{64, 128}},
+			{Name: "m.q.weight_scale", DType: tensor.BF16, Shape: []uint64{}},
+			{Name: "m.q.input_scale", DType: tensor.BF16, Shape: []uint64{1}}}},
+		{"compressed-tensors asymmetric, zero point not packed", `{"quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+			"config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 32, "symmetric": false, "actorder": true}}}}}`, []*tt{
+			{Name: "m.q.weight_packed", DType: tensor.I32, Shape: []uint64{64, 16}},
+			{Name: "m.q.weight_scale", DType: tensor.F16, Shape: []uint64{64, 4}},
+			{Name: "m.q.weight_zero_point", DType: tensor.I8, Shape: []uint64{64, 4}},
+			{Name: "m.q.weight_g_idx", DType: tensor.I32, Shape: []uint64{128}},
+			{Name: "m.q.weight_shape", DType: tensor.I64, Shape: []uint64{2}}}},
+		{"compressed-tensors asymmetric, zero point packed", `{"quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+			"config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 32, "symmetric": false}}}}}`, []*tt{
+			{Name: "m.q.weight_packed", DType: tensor.I32, Shape: []uint64{64, 16}},
+			{Name: "m.q.weight_scale", DType: tensor.F16, Shape: []uint64{64, 4}},
+			{Name: "m.q.weight_zero_point", DType: tensor.I32, Shape: []uint64{8, 4}},
+			{Name: "m.q.weight_shape", DType: tensor.I64, Shape: []uint64{2}}}},
+	} {
+		r, err := Load([]byte(c.config), nil)
+		require.NoError(t, err, c.name)
+		require.True(t, r.Understood(), "%s: %s", c.name, r.Partial)
+		byName := map[string]*tt{}
+		for _, x := range c.files {
+			byName[x.Name] = x
+		}
+		f, _ := r.Expect(w)
+		res := Resolve(w, f, func(n string) *tensor.Tensor { return byName[n] })
+		assert.True(t, res.Quantized, c.name)
+		assert.Empty(t, res.Findings, c.name)
+		for _, drop := range c.files[1:] {
+			if strings.HasSuffix(drop.Name, "input_scale") {
+				continue // optional in one form
+			}
+			res := Resolve(w, f, func(n string) *tensor.Tensor {
+				if n == drop.Name {
+					return nil
+				}
+				return byName[n]
+			})
+			assert.NotEmpty(t, res.Findings, "%s without %s", c.name, drop.Name)
+		}
+	}
+}

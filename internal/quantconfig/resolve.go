@@ -51,14 +51,40 @@ func Resolve(w Weight, f *Form, lookup func(name string) *tensor.Tensor) Resolut
 	}
 	t := lookup(w.Name)
 	unq := t != nil && Float(t.DType) && slices.Equal(t.Shape, w.Shape)
-	for _, s := range f.Tensors {
-		if s.Name != w.Name && lookup(s.Name) != nil {
-			unq = false
+	for _, g := range append([]*Form{f}, f.Alt...) {
+		for _, s := range g.Tensors {
+			if s.Name != w.Name && lookup(s.Name) != nil {
+				unq = false
+			}
 		}
 	}
 	if unq {
 		return Resolution{}
 	}
+	best := resolveForm(w, f, lookup)
+	for _, g := range f.Alt {
+		if len(best.Findings) == 0 {
+			break
+		}
+		if r := resolveForm(w, g, lookup); len(r.Findings) < len(best.Findings) {
+			best = r
+		}
+	}
+	return best
+}
+
+// sameShape reports whether a stored shape is the expected one; a
+// single value matches any shape of one element ([] and [1]: libraries
+// and their versions save a per-tensor scale either way).
+func sameShape(got, want []uint64) bool {
+	if slices.Equal(got, want) {
+		return true
+	}
+	one := func(s []uint64) bool { return len(s) <= 1 && (len(s) == 0 || s[0] == 1) }
+	return one(got) && one(want)
+}
+
+func resolveForm(w Weight, f *Form, lookup func(name string) *tensor.Tensor) Resolution {
 	r := Resolution{Quantized: true, Form: f}
 	for _, s := range f.Tensors {
 		x := lookup(s.Name)
@@ -77,7 +103,7 @@ func Resolve(w Weight, f *Form, lookup func(name string) *tensor.Tensor) Resolut
 		if s.Values {
 			r.Values = x
 		}
-		if !s.AnyShape && !slices.Equal(x.Shape, s.Shape) {
+		if !s.AnyShape && !sameShape(x.Shape, s.Shape) {
 			r.Findings = append(r.Findings, Finding{Kind: "mis-shaped", Tensor: s.Name, Want: s.Shape, Got: x,
 				Detail: fmt.Sprintf("%s is %s, expected %s (%s of %s %s)", s.Name, tensor.FormatShape(x.Shape), tensor.FormatShape(s.Shape), f.Scheme, w.Name, tensor.FormatShape(w.Shape))})
 		}
@@ -142,7 +168,7 @@ func (r *Rules) Find(values string, lookup func(name string) *tensor.Tensor) (We
 				continue
 			}
 			if res := Resolve(w, f, lookup); res.Quantized && len(res.Findings) == 0 && res.Values == t {
-				return w, f, true
+				return w, res.Form, true
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -97,6 +98,9 @@ type Form struct {
 	// Decode is how to dequantize the values; nil when the values are
 	// shown as stored (a scheme whose dequantization is not modelled).
 	Decode *Decoding
+	// Alt are other forms the same config may have written (another
+	// version of the library): the files may hold any one of them.
+	Alt []*Form
 }
 
 // Tensor returns the form's tensor of the role, or nil.
@@ -250,6 +254,9 @@ func (r *Rules) Expect(w Weight) (*Form, string) {
 	f, why := r.expect(w)
 	if f != nil {
 		f.roles()
+		for _, a := range f.Alt {
+			a.roles()
+		}
 	}
 	return f, why
 }
@@ -376,11 +383,22 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 		if bn == 0 || bk == 0 {
 			bn, bk = 128, 128
 		}
-		return &Form{Scheme: fmt.Sprintf("FP8 block %d×%d", bn, bk), Tensors: []Stored{
+		f := &Form{Scheme: fmt.Sprintf("FP8 block %d×%d", bn, bk), Tensors: []Stored{
 			{Name: w.Name, DTypes: []tensor.DType{tensor.F8_E4M3, tensor.F8_E5M2}, Shape: []uint64{o, i}, Values: true},
 			// The block may be inferred from the scale's grid (FP8Block).
 			{Name: base + ".weight_scale_inv", DTypes: floats, Shape: []uint64{ceil(o, bn), ceil(i, bk)}, AnyShape: q.Block == [2]uint64{}},
-		}}, ""
+		}}
+		if q.Block == [2]uint64{} {
+			// AutoFP8's and vLLM's per-tensor layout under the same
+			// quant_method: weight_scale and, for static activations,
+			// input_scale.
+			f.Alt = append(f.Alt, &Form{Scheme: "FP8 per tensor", Tensors: []Stored{
+				{Name: w.Name, DTypes: []tensor.DType{tensor.F8_E4M3, tensor.F8_E5M2}, Shape: []uint64{o, i}, Values: true},
+				{Name: base + ".weight_scale", DTypes: floats, Shape: []uint64{1}},
+				{Name: base + ".input_scale", DTypes: floats, Shape: []uint64{1}, Optional: true},
+			}, Decode: &Decoding{Code: "element"}})
+		}
+		return f, ""
 	case "fbgemm_fp8":
 		return &Form{Scheme: "FP8 per channel (fbgemm)", Tensors: []Stored{
 			{Name: w.Name, DTypes: f8, Shape: []uint64{o, i}, Values: true},
@@ -748,8 +766,12 @@ func (g *ctGroup) form(w Weight) *Form {
 			ts = append(ts, Stored{Name: base + ".weight_zero_point", Shape: scaleShape(a, lead, o, i), DTypes: []tensor.DType{tensor.I8, tensor.I32, tensor.F8_E4M3, tensor.BF16, tensor.F16, tensor.F32}})
 		}
 	}
-	if a.Actorder == "group" {
+	switch a.Actorder {
+	case nil, "weight", false:
+	case "group", true:
 		ts = append(ts, Stored{Name: base + ".weight_g_idx", DTypes: i32, Shape: []uint64{i}})
+	default:
+		ts = append(ts, Stored{Name: base + ".weight_g_idx", DTypes: i32, Shape: []uint64{i}, Optional: true})
 	}
 	if in := g.Input; in != nil {
 		switch {
@@ -770,7 +792,20 @@ func (g *ctGroup) form(w Weight) *Form {
 	if out := g.Output; out != nil && out.Dynamic == false {
 		ts = append(ts, Stored{Name: base + ".output_scale", DTypes: floats, AnyShape: true})
 	}
-	return &Form{Scheme: scheme, Tensors: ts, Decode: g.decoding(lead)}
+	f := &Form{Scheme: scheme, Tensors: ts, Decode: g.decoding(lead)}
+	if g.Format == "pack-quantized" && !sym && (a.Strategy == "group" || a.Strategy == "channel") {
+		// Versions before the zero point was packed saved it as is.
+		alt := &Form{Scheme: scheme, Tensors: slices.Clone(ts), Decode: g.decoding(lead)}
+		for k := range alt.Tensors {
+			if strings.HasSuffix(alt.Tensors[k].Name, ".weight_zero_point") {
+				alt.Tensors[k].DTypes = []tensor.DType{tensor.I8, tensor.I32}
+				alt.Tensors[k].Shape = scaleShape(a, lead, o, i)
+			}
+		}
+		alt.Decode.ZeroPacked = false
+		f.Alt = append(f.Alt, alt)
+	}
+	return f
 }
 
 // decoding is how compressed-tensors decompresses the group's weights:

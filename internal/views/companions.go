@@ -178,10 +178,11 @@ func (c *Companions) quantized(tt *tensor.Tensor, w quantconfig.Weight, f *quant
 				if !slices.Equal(shape, w.Shape) {
 					w.Shape = shape
 					f2, _ := c.rules.Expect(w)
-					if f2 == nil || len(quantconfig.Resolve(w, f2, c.lookup).Findings) > 0 {
+					res := quantconfig.Resolve(w, f2, c.lookup)
+					if f2 == nil || !res.Quantized || len(res.Findings) > 0 {
 						return nil, fmt.Errorf("%s: %s says %s, which its tensors do not fit", tt.Name, ws.Name, tensor.FormatShape(shape))
 					}
-					f = f2
+					f = res.Form
 				}
 			}
 		}
