@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -144,7 +145,7 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 	if err != nil {
 		return nil, nil, err
 	}
-	go server.Serve()
+	par.Go(server.Serve)
 	if err := server.WaitMount(); err != nil {
 		server.Unmount()
 		return nil, nil, err
@@ -162,11 +163,12 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 	// it keeps (1.5 GB for 500,000 tensors): the watcher hands it back
 	// once the new mount has been idle a second, as after a burst of reads.
 	root.t.busy = true
-	go root.t.watch(r.Model.AllFiles(), stop)
-	go func() {
+	files := r.Model.AllFiles()
+	par.Go(func() { root.t.watch(files, stop) })
+	par.Go(func() {
 		server.Wait()
 		close(stop)
-	}()
+	})
 	return server, root.t, nil
 }
 

@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/model"
 )
 
@@ -19,7 +20,7 @@ type Prepared struct {
 // Prepare starts laying out m's tensors.
 func Prepare(m *model.Model) *Prepared {
 	p := &Prepared{m: m, done: make(chan struct{})}
-	go func() {
+	par.Go(func() {
 		defer close(p.done)
 		tensors := m.Tensors()
 		names := make([]string, len(tensors))
@@ -27,7 +28,7 @@ func Prepare(m *model.Model) *Prepared {
 			names[i] = t.Name
 		}
 		p.paths = layout.TensorPaths(names, hfNames(m))
-	}()
+	})
 	return p
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
@@ -285,7 +286,7 @@ func buildTreePrepared(r *spec.Report, uid, gid uint32, cmp *compare.Comparison,
 	// The report's text and the size of the shapes file depend on
 	// nothing else the tree makes: on a second core they cost mount-ready
 	// no time (a fifth of the tree's for 500,000 tensors).
-	var side sync.WaitGroup
+	var side par.Group
 	defer side.Wait() // on an early return too
 	var verdictText, reportText string
 	side.Go(func() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/internal/cli"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/spec"
 )
 
@@ -61,7 +62,7 @@ func list(stdout, stderr io.Writer) int {
 // in time.
 func readVerdict(mnt string) string {
 	got := make(chan string, 1)
-	go func() {
+	par.Go(func() {
 		b, err := os.ReadFile(filepath.Join(mnt, "verdict"))
 		if err != nil {
 			got <- "?"
@@ -69,7 +70,7 @@ func readVerdict(mnt string) string {
 		}
 		first, _, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
 		got <- first
-	}()
+	})
 	select {
 	case v := <-got:
 		return v
