@@ -10,9 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/par"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // Options tune a mount. The zero value is what fsmount uses by default.
@@ -113,13 +113,13 @@ func mountOptions(model string, o *Options) *fs.Options {
 // Mount serves the checked model at mountpoint and returns once the kernel
 // has answered INIT, i.e. once the mount is usable. The model must stay
 // open until the returned server's Wait returns.
-func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) {
+func Mount(mountpoint string, r *check.Report, o *Options) (*fuse.Server, error) {
 	server, _, err := mount(mountpoint, r, o)
 	return server, err
 }
 
 // mount is Mount, also returning the tree it serves.
-func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, error) {
+func mount(mountpoint string, r *check.Report, o *Options) (*fuse.Server, *tree, error) {
 	if o == nil {
 		o = &Options{}
 	}

@@ -8,7 +8,7 @@ import (
 
 // Prepared is the part of a model's tree that needs only its files, not
 // its check: the directories of its tensors. [Prepare] computes it on
-// another goroutine while the caller checks the model (spec.Check runs
+// another goroutine while the caller checks the model (check.Check runs
 // on one core: for 500,000 tensors the paths then cost mount-ready no
 // time), and [Options].Prepared hands it to [Mount].
 type Prepared struct {

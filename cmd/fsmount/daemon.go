@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
@@ -29,7 +30,6 @@ import (
 	"github.com/fsmount/fsmount/internal/progress"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // notifyEnv names the file descriptor on which a daemon reports that its
@@ -233,7 +233,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	// The tensors' directories are laid out on the other core while the
 	// model is checked.
 	pre := fusefs.Prepare(m)
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return cli.ExitInvalid
@@ -409,7 +409,7 @@ func connectionGone() <-chan struct{} {
 // the same time or already has: of racing calls exactly one wins, the
 // others get exit status 10. It returns the server, or nil and the exit
 // status after printing why.
-func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report, pre *fusefs.Prepared) (*fuse.Server, int) {
+func mountExclusive(c *config, mnt string, r *check.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report, pre *fusefs.Prepared) (*fuse.Server, int) {
 	release, err := lockMountpoint(mnt)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)

@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/par"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // list prints this user's fsmount mounts (every one for root), one line
@@ -44,7 +44,7 @@ func list(stdout, stderr io.Writer) int {
 		// Names as another user chose them (root lists every user's
 		// mounts): control characters escaped, so that none reaches the
 		// terminal or breaks the table.
-		point, source := spec.Escape(e.Point), spec.Escape(e.Source)
+		point, source := check.Escape(e.Point), check.Escape(e.Source)
 		switch state {
 		case dead.String():
 			state = "dead (ENOTCONN): run fsmount -u " + point
