@@ -260,7 +260,7 @@ func withBar[R any](stderr io.Writer, what string, job func(progress func(done, 
 }
 
 // exitCode is the verdict as an exit status.
-func exitCode(r *check.Report) int { return cli.VerdictCode(r.Clean(), r.Plan != nil) }
+func exitCode(r *check.Report) int { return cli.VerdictCode(r.Clean(), r.Checked()) }
 
 // writeSite writes the model's site to dir, laid out as the mount's tree
 // (package layout).
