@@ -117,6 +117,13 @@ func (r *Report) prepareQuant(rules *quantconfig.Rules) *quantState {
 		}
 		k, ok := weightKind(e)
 		if !ok {
+			if news, ok := rules.RenamePlain(e.Name, e.ShapeValues(), has); ok {
+				q.replaced[e.Name] = true
+				for _, n := range news {
+					q.extra = append(q.extra, n)
+					q.extraRes = append(q.extraRes, quantconfig.Resolution{})
+				}
+			}
 			continue
 		}
 		if e.Optional && !has(e.Name) && e.Role == spec.RoleHead && p.Tied {
@@ -257,6 +264,9 @@ func (q *quantState) stackedEntries(m *model.Model, mark func(t *tensor.Tensor))
 	for i, w := range q.extra {
 		res := &q.extraRes[i]
 		e := &spec.ExpectedTensor{Name: w.Name, Role: spec.RoleLinear, Layer: -1, Expert: -1}
+		if strings.HasSuffix(w.Name, ".bias") {
+			e.Role = spec.RoleBias
+		}
 		for _, d := range w.Shape {
 			e.Shape = append(e.Shape, spec.Dim{Val: d})
 		}

@@ -198,3 +198,65 @@ func TestGPTQAuxiliariesChecked(t *testing.T) {
 	assertProblem(t, r, check.Missing, "model.layers.0.self_attn.q_proj.qzeros")
 	assertProblem(t, r, check.Missing, "model.layers.0.self_attn.q_proj.scales")
 }
+
+// TestMLXGPTOSS: mlx-lm's GPT-OSS conversion (gpt_oss.py's sanitize)
+// splits each layer's expert stack gate_up_proj [E, H, 2I] into
+// gate_proj and up_proj [E, I, H], keeps down_proj as [E, H, I] and
+// splits the biases; the experts in MXFP4, the rest 8-bit affine where
+// the width divides 64. Built here from the base layout by those rules.
+func TestMLXGPTOSS(t *testing.T) {
+	all := readQuantLayouts(t)
+	b := all["base/gpt_oss"]
+	const E, H, I = 6, 320, 736
+	var ts []testmodel.Tensor
+	affine := func(name string, o, i uint64) {
+		mod := strings.TrimSuffix(name, ".weight")
+		if i%64 != 0 {
+			ts = append(ts, testmodel.Tensor{Name: name, DType: "BF16", Shape: []uint64{o, i}})
+			return
+		}
+		ts = append(ts, testmodel.Tensor{Name: name, DType: "U32", Shape: []uint64{o, i / 4}},
+			testmodel.Tensor{Name: mod + ".scales", DType: "BF16", Shape: []uint64{o, i / 64}},
+			testmodel.Tensor{Name: mod + ".biases", DType: "BF16", Shape: []uint64{o, i / 64}})
+	}
+	overrides := []string{}
+	for _, x := range b.tensors {
+		switch {
+		case strings.HasSuffix(x.Name, ".experts.gate_up_proj"):
+			pre := strings.TrimSuffix(x.Name, "gate_up_proj")
+			for _, p := range []string{"gate_proj", "up_proj"} {
+				ts = append(ts, testmodel.Tensor{Name: pre + p + ".weight", DType: "U32", Shape: []uint64{E, I, H / 8}},
+					testmodel.Tensor{Name: pre + p + ".scales", DType: "U8", Shape: []uint64{E, I, H / 32}})
+				overrides = append(overrides, `"`+pre+p+`": {"group_size": 32, "bits": 4, "mode": "mxfp4"}`)
+			}
+		case strings.HasSuffix(x.Name, ".experts.down_proj"):
+			ts = append(ts, testmodel.Tensor{Name: x.Name + ".weight", DType: "U32", Shape: []uint64{E, H, I / 8}},
+				testmodel.Tensor{Name: x.Name + ".scales", DType: "U8", Shape: []uint64{E, H, I / 32}})
+			overrides = append(overrides, `"`+x.Name+`": {"group_size": 32, "bits": 4, "mode": "mxfp4"}`)
+		case strings.HasSuffix(x.Name, ".experts.gate_up_proj_bias"):
+			pre := strings.TrimSuffix(x.Name, "gate_up_proj_bias")
+			ts = append(ts, testmodel.Tensor{Name: pre + "gate_proj.bias", DType: "BF16", Shape: []uint64{E, I}},
+				testmodel.Tensor{Name: pre + "up_proj.bias", DType: "BF16", Shape: []uint64{E, I}})
+		case strings.HasSuffix(x.Name, ".experts.down_proj_bias"):
+			ts = append(ts, testmodel.Tensor{Name: strings.Replace(x.Name, "down_proj_bias", "down_proj.bias", 1), DType: "BF16", Shape: []uint64{E, H}})
+		case len(x.Shape) == 2 && strings.HasSuffix(x.Name, ".weight"):
+			affine(x.Name, x.Shape[0], x.Shape[1])
+		default:
+			ts = append(ts, x)
+		}
+	}
+	q := `"quantization": {"group_size": 64, "bits": 8, "mode": "affine", ` + strings.Join(overrides, ", ") + `}, `
+	cfg := strings.Replace(string(b.config), `"model_type"`, q+`"model_type"`, 1)
+	m, err := testmodel.OpenHeaderOnly([]byte(cfg), ts)
+	r := testmodel.CheckOpened(t, m, err)
+	require.Empty(t, problemsOf(r))
+	require.True(t, r.Checked())
+	mb, err := testmodel.OpenHeaderOnly(b.config, b.tensors)
+	rb := testmodel.CheckOpened(t, mb, err)
+	assert.Equal(t, rb.Logical, r.Logical)
+	// A scale of the split experts dropped is named.
+	i := slices.IndexFunc(ts, func(x testmodel.Tensor) bool { return strings.HasSuffix(x.Name, "layers.2.mlp.experts.up_proj.scales") })
+	m, err = testmodel.OpenHeaderOnly([]byte(cfg), slices.Delete(slices.Clone(ts), i, i+1))
+	r = testmodel.CheckOpened(t, m, err)
+	assertProblem(t, r, check.Missing, "model.layers.2.mlp.experts.up_proj.scales")
+}

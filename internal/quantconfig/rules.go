@@ -1161,6 +1161,21 @@ func (r *Rules) Restack(ws []Weight, has func(name string) bool) (out []Weight, 
 				continue
 			}
 		}
+		if pre, ok := strings.CutSuffix(w.Name, ".experts.gate_up_proj"); ok && len(w.Shape) == 3 && has(pre+".experts.gate_proj.weight") {
+			// GPT-OSS: [E, H, 2I] split into gate_proj and up_proj
+			// [E, I, H] (gpt_oss.py's sanitize, from the MXFP4 blocks).
+			e, h, i2 := w.Shape[0], w.Shape[1], w.Shape[2]
+			for _, x := range []string{".experts.gate_proj.weight", ".experts.up_proj.weight"} {
+				out = append(out, Weight{Name: pre + x, Kind: Linear, Shape: []uint64{e, i2 / 2, h}})
+				from[pre+x] = []string{w.Name}
+			}
+			continue
+		}
+		if pre, ok := strings.CutSuffix(w.Name, ".experts.down_proj"); ok && len(w.Shape) == 3 && has(pre+".experts.down_proj.weight") {
+			out = append(out, Weight{Name: pre + ".experts.down_proj.weight", Kind: Linear, Shape: []uint64{w.Shape[0], w.Shape[2], w.Shape[1]}})
+			from[pre+".experts.down_proj.weight"] = []string{w.Name}
+			continue
+		}
 		if strings.HasSuffix(w.Name, ".self_attn.kv_b_proj.weight") && len(w.Shape) == 2 {
 			pre := strings.TrimSuffix(w.Name, "kv_b_proj.weight")
 			d := r.cfg
@@ -1183,6 +1198,25 @@ func (r *Rules) Restack(ws []Weight, has func(name string) bool) (out []Weight, 
 	}
 	_ = order
 	return out, from
+}
+
+// RenamePlain is Restack for a tensor that is no weight (a bias): the
+// tensors the files hold for it under the converter's names, with their
+// shapes, and true; false when it keeps its name. GPT-OSS's
+// gate_up_proj_bias [E, 2I] becomes gate_proj.bias and up_proj.bias
+// [E, I], its down_proj_bias down_proj.bias.
+func (r *Rules) RenamePlain(name string, shape []uint64, has func(string) bool) ([]Weight, bool) {
+	if r == nil || r.Method != "mlx" {
+		return nil, false
+	}
+	if pre, ok := strings.CutSuffix(name, ".experts.gate_up_proj_bias"); ok && len(shape) == 2 && has(pre+".experts.gate_proj.bias") {
+		half := []uint64{shape[0], shape[1] / 2}
+		return []Weight{{Name: pre + ".experts.gate_proj.bias", Shape: half}, {Name: pre + ".experts.up_proj.bias", Shape: half}}, true
+	}
+	if pre, ok := strings.CutSuffix(name, ".experts.down_proj_bias"); ok && has(pre+".experts.down_proj.bias") {
+		return []Weight{{Name: pre + ".experts.down_proj.bias", Shape: shape}}, true
+	}
+	return nil, false
 }
 
 var expertRe = regexp.MustCompile(`^(.*\.)experts\.(\d+)\.((?:gate|up|down|w1|w2|w3)_proj\.weight|w[123]\.weight)$`)
