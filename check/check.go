@@ -264,6 +264,14 @@ func (r *Report) crossCheck() error {
 	// Without rules that model the method, the quantizers' tensors are
 	// allowed by name, as before.
 	lenient := quantized && qs == nil
+	// heldModules are, for a quantization not understood, the modules
+	// of the plan's weights that the files hold some tensor of: their
+	// tensors are allowed, whatever the method named them.
+	var heldModules map[string]bool
+	if lenient || rules.Quantized() && qs == nil {
+		lenient = true
+		heldModules = lenientModules(p, w.Tensors())
+	}
 	// The file tensors the plan names, by their index in the model (no
 	// map); when it names every file tensor (a clean model) the search
 	// for extras is skipped.
@@ -316,7 +324,7 @@ func (r *Report) crossCheck() error {
 		}
 		if t == nil {
 			// A quantizer may replace a linear weight by its packed form.
-			if lenient && e.Role.Linear() && (w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil || w.Tensor(e.Name+"_blocks") != nil) {
+			if lenient && (heldModules[strings.TrimSuffix(e.Name, ".weight")] || w.Tensor(e.Name+"_blocks") != nil) {
 				continue
 			}
 			if !e.Optional {
@@ -324,10 +332,13 @@ func (r *Report) crossCheck() error {
 			}
 			continue
 		}
-		if d, mm := shapeMismatch(e, t.Shape); d != "" {
+		if lenient && !quantconfig.Float(t.DType) && heldModules[strings.TrimSuffix(e.Name, ".weight")] {
+			// Packed by a method the rules do not model: its shape
+			// is the method's.
+		} else if d, mm := shapeMismatch(e, t.Shape); d != "" {
 			problems = append(problems, Problem{Kind: Misshaped, Tensor: e.Name, Detail: d, Expected: e.Shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
-		if hasWant && t.DType != want && !e.AnyDType && !(lenient && e.Role.Linear()) {
+		if hasWant && t.DType != want && !e.AnyDType && !(lenient && heldModules[strings.TrimSuffix(e.Name, ".weight")]) {
 			problems = append(problems, Problem{Kind: WrongDType, Tensor: e.Name, Detail: fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want),
 				DType: t.DType.String(), WantDType: want.String()})
 		}
@@ -359,7 +370,7 @@ func (r *Report) crossCheck() error {
 			r.Logical -= t.NumElements()
 			r.Auxiliary += t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
-		case lenient && quantAux.MatchString(t.Name):
+		case lenient && (quantAux.MatchString(t.Name) || heldModules[parent(t.Name)] || heldModules[parent(parent(t.Name))]):
 			nQuant++
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
 			// A packed weight stands for the weight it replaces; every

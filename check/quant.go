@@ -297,3 +297,33 @@ func (q *quantState) stackedEntries(m *model.Model, mark func(t *tensor.Tensor))
 	}
 	return es, ps
 }
+
+// parent is a dotted name less its last component.
+func parent(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[:i]
+	}
+	return ""
+}
+
+// lenientModules are the modules of the plan's weights (linear,
+// embedding, head) of which the files hold a tensor under any name: a
+// quantizer whose layout is not modelled may have replaced the weight
+// by tensors of its own (codes, scales, a stored quant state).
+func lenientModules(p *spec.Plan, files []*tensor.Tensor) map[string]bool {
+	mods := map[string]bool{}
+	for i := range p.Tensors {
+		e := &p.Tensors[i]
+		if _, ok := weightKind(e); ok {
+			mods[strings.TrimSuffix(e.Name, ".weight")] = false
+		}
+	}
+	for _, t := range files {
+		for _, m := range []string{parent(t.Name), parent(parent(t.Name))} {
+			if held, ok := mods[m]; ok && !held {
+				mods[m] = true
+			}
+		}
+	}
+	return mods
+}

@@ -180,6 +180,18 @@ func TestQuantMethodNotUnderstood(t *testing.T) {
 		require.NotNil(t, r.Quant)
 		assert.Contains(t, r.Quant.Partial, method)
 	}
+	// Every compressed-tensors and ModelOpt reference layout under a
+	// method nobody models: never a failure.
+	for d, l := range all {
+		if !strings.HasPrefix(d, "quantized/ct-") && !strings.HasPrefix(d, "quantized/modelopt-") {
+			continue
+		}
+		cfg := strings.Replace(strings.Replace(string(l.config), `"quant_method": "compressed-tensors"`, `"quant_method": "bogus"`, 1), `"quant_method": "modelopt"`, `"quant_method": "bogus"`, 1)
+		m, err := testmodel.OpenHeaderOnly([]byte(cfg), l.tensors)
+		r := testmodel.CheckOpened(t, m, err)
+		assert.Empty(t, problemsOf(r), d)
+		assert.False(t, r.Checked(), d)
+	}
 }
 
 // TestGPTQAuxiliariesChecked is the hardening issue's item 8: a GPTQ

@@ -307,3 +307,44 @@ func WriteLayoutDir(src, dir string) error {
 	entries, _ := Layout(ts)
 	return WriteSparse(filepath.Join(dir, "model.safetensors"), entries, map[string]string{"format": "pt"})
 }
+
+// ExtractLayout writes the files under prefix ("quantized/ct-nvfp4/qwen3/")
+// of a layouts archive (a tar.gz) into dir.
+func ExtractLayout(tgz, prefix, dir string) error {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	found := false
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		rest, ok := strings.CutPrefix(h.Name, prefix)
+		if !ok || h.Typeflag != tar.TypeReg || rest == "" || strings.Contains(rest, "/") {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, rest), b, 0o644); err != nil {
+			return err
+		}
+		found = true
+	}
+	if !found {
+		return fmt.Errorf("%s: nothing under %s", tgz, prefix)
+	}
+	return nil
+}
