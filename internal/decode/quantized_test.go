@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -235,4 +236,21 @@ func TestQuantizedRefusesBadLengths(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	_, err = NewQuantized(Quantized{Values: w, Code: CodeInt, Bits: 4, Shape: []uint64{2, 8}, Scale: testmodel.MemTensor("s", tensor.F32, []uint64{3, 1}, f32s(1, 1, 1))})
 	require.ErrorAs(t, err, &se)
+}
+
+// A quantized weight scans like any other: statistics of its
+// dequantized values, and the digest of its stored codes.
+func TestScanQuantized(t *testing.T) {
+	raw := u32s(0x8FEDCBA9, 0x01234567)
+	w := testmodel.MemTensor("w.weight_packed", tensor.I32, []uint64{2, 1}, raw)
+	sc := testmodel.MemTensor("w.weight_scale", tensor.F32, []uint64{2, 1}, f32s(0.5, 2))
+	d, err := NewQuantized(Quantized{Values: w, Code: CodeInt, Bits: 4, Signed: true, Shape: []uint64{2, 8}, Scale: sc})
+	require.NoError(t, err)
+	s, err := d.Scan(t.Context(), &ScanOptions{SHA256: true, Workers: 2})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(16), s.Count)
+	assert.Equal(t, -16.0, s.Min)
+	assert.Equal(t, 3.5, s.Max)
+	sum := sha256.Sum256(raw)
+	assert.Equal(t, sum[:], s.SHA256)
 }
