@@ -254,3 +254,24 @@ func TestScanQuantized(t *testing.T) {
 	sum := sha256.Sum256(raw)
 	assert.Equal(t, sum[:], s.SHA256)
 }
+
+// Groups that do not divide the width (compressed-tensors' ceil): with
+// Block given, input i is in group i/8 though 20 inputs make 3 groups;
+// without it, the scale's shape alone would say 7 inputs a group.
+func TestQuantizedPartialGroup(t *testing.T) {
+	// 20 codes of 4 bits, all 1 (signed: 9), in 3 words.
+	var words []uint32
+	for range 3 {
+		words = append(words, 0x99999999)
+	}
+	w := testmodel.MemTensor("w.weight_packed", tensor.I32, []uint64{1, 3}, u32s(words...))
+	sc := testmodel.MemTensor("w.weight_scale", tensor.F32, []uint64{1, 3}, f32s(1, 10, 100))
+	got := decodeAll(t, Quantized{Values: w, Code: CodeInt, Bits: 4, Signed: true, Shape: []uint64{1, 20}, Scale: sc, Block: [2]uint64{1, 8}})
+	for i, v := range got {
+		assert.Equal(t, []float32{1, 10, 100}[i/8], v, "%d", i)
+	}
+	// A block the scale does not tile is refused.
+	_, err := NewQuantized(Quantized{Values: w, Code: CodeInt, Bits: 4, Signed: true, Shape: []uint64{1, 20}, Scale: sc, Block: [2]uint64{1, 4}})
+	var se *ShapeError
+	require.ErrorAs(t, err, &se)
+}
