@@ -1,6 +1,7 @@
 // Package quantconfig reads config.json's quantization_config once for
-// every package that needs it, and holds its rules: spec checks a model
-// against it, and the views and compare decode the weights it describes
+// every package that needs it, and holds its rules: spec reads the
+// packing from it, check checks a model against it, and the views and
+// compare decode the weights it describes
 // with the same block size, bits and groups, so that a tensor's values
 // and its delta in compare/ are decoded alike.
 //
