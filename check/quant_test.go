@@ -272,3 +272,37 @@ func TestMLXGPTOSS(t *testing.T) {
 	r = testmodel.CheckOpened(t, m, err)
 	assertProblem(t, r, check.Missing, "model.layers.2.mlp.experts.up_proj.scales")
 }
+
+// TestGPTOSSMXFP4: openai's GPT-OSS release keeps its expert stacks in
+// MXFP4 (transformers' mxfp4 quantizer): gate_up_proj [E, H, 2I] as
+// gate_up_proj_blocks U8 [E, 2I, H/32, 16] and gate_up_proj_scales
+// [E, 2I, H/32], down_proj likewise; everything else as it is.
+func TestGPTOSSMXFP4(t *testing.T) {
+	all := readQuantLayouts(t)
+	b := all["base/gpt_oss"]
+	const E, H, I = 6, 320, 736
+	var ts []testmodel.Tensor
+	for _, x := range b.tensors {
+		switch {
+		case strings.HasSuffix(x.Name, ".experts.gate_up_proj"):
+			ts = append(ts, testmodel.Tensor{Name: x.Name + "_blocks", DType: "U8", Shape: []uint64{E, 2 * I, H / 32, 16}},
+				testmodel.Tensor{Name: x.Name + "_scales", DType: "U8", Shape: []uint64{E, 2 * I, H / 32}})
+		case strings.HasSuffix(x.Name, ".experts.down_proj"):
+			ts = append(ts, testmodel.Tensor{Name: x.Name + "_blocks", DType: "U8", Shape: []uint64{E, H, I / 32, 16}},
+				testmodel.Tensor{Name: x.Name + "_scales", DType: "U8", Shape: []uint64{E, H, I / 32}})
+		default:
+			ts = append(ts, x)
+		}
+	}
+	q := `"quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}, `
+	cfg := strings.Replace(string(b.config), `"model_type"`, q+`"model_type"`, 1)
+	m, err := testmodel.OpenHeaderOnly([]byte(cfg), ts)
+	r := testmodel.CheckOpened(t, m, err)
+	require.Empty(t, problemsOf(r))
+	require.True(t, r.Checked())
+	mb, err := testmodel.OpenHeaderOnly(b.config, b.tensors)
+	assert.Equal(t, testmodel.CheckOpened(t, mb, err).Logical, r.Logical)
+	i := slices.IndexFunc(ts, func(x testmodel.Tensor) bool { return x.Name == "model.layers.1.mlp.experts.down_proj_scales" })
+	m, err = testmodel.OpenHeaderOnly([]byte(cfg), slices.Delete(slices.Clone(ts), i, i+1))
+	assertProblem(t, testmodel.CheckOpened(t, m, err), check.Missing, "model.layers.1.mlp.experts.down_proj_scales")
+}
