@@ -287,7 +287,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		}
 	})
 
-	line, vcode := summary(mnt, r), cli.VerdictCode(r.Clean(), r.Plan != nil)
+	line, vcode := summary(mnt, r), cli.VerdictCode(r.Clean(), r.Checked())
 	if ar != nil {
 		line, vcode = adapterSummary(mnt, ar), adapterCode(ar)
 	}

@@ -104,7 +104,7 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	if d.fn != nil && o.SHA256 {
 		return nil, &UnsupportedError{DType: d.t.DType, Reason: "computed values have no bytes to digest"}
 	}
-	if d.packed != nil || d.fn != nil {
+	if d.packed != nil || d.quant != nil || d.fn != nil {
 		return d.scanElements(ctx, o)
 	}
 	bb := int(d.t.DType.BlockBytes())

@@ -5,6 +5,17 @@
 // with the same block size, bits and groups, so that a tensor's values
 // and its delta in compare/ are decoded alike.
 //
+// [Load] reads every quantizer's section ([Rules]): compressed-tensors
+// (each format, strategy, target and ignore), NVIDIA ModelOpt
+// (quantization_config or hf_quant_config.json), MLX's quantization
+// section (per-module settings, mlx-lm's stacked experts), and
+// transformers' own quantizers (GPTQ, AWQ, fp8, fbgemm_fp8, mxfp4,
+// bitsandbytes, BitNet, EETQ). [Rules.Expect] gives, for each weight of
+// the unquantized model, the exact tensors its quantized form stores
+// (names, dtypes, shapes), and [Resolve] matches them against the files.
+// A method or setting the rules do not model is [Rules.Partial]: named,
+// never guessed.
+//
 // The rule for an FP8 weight's block: weight_block_size when the config
 // gives it, else inferred from the shapes of the weight and its scale
 // ([Config.FP8Block]). For GPTQ and AWQ: bits 4 and one group over all

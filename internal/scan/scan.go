@@ -62,7 +62,7 @@ const bigTensor = 64 << 20
 func Model(ctx context.Context, m *model.Model, opts Options) (*Result, error) {
 	start := time.Now()
 	ts := m.Tensors()
-	comp := views.NewCompanions(m.Tensor, m.Config)
+	comp := views.NewCompanionsFS(m.Tensor, m.Config, m.Source)
 	res := &Result{Entries: make([]Entry, len(ts))}
 	for _, t := range ts {
 		res.Bytes += t.Length

@@ -13,6 +13,8 @@
 //	mkmodel base:NAME DIR       a header-only base of the real adapters in
 //	                            testdata/adapters: llama-3.2-1b, gpt2, distilgpt2,
 //	                            bloom-560m, distilbert, bert (shapes only, data a hole)
+//	mkmodel layout:SRC DIR      a header-only model of a reference layout directory
+//	                            (config.json, tensors.tsv, and any other .json copied)
 package main
 
 import (
@@ -71,6 +73,9 @@ func run(kind, dir string) error {
 			return testmodel.WriteHeaderOnly(dir, testmodel.BERTConfig, testmodel.BERTTensors())
 		}
 		return fmt.Errorf("unknown base %q", name)
+	}
+	if src, ok := strings.CutPrefix(kind, "layout:"); ok {
+		return testmodel.WriteLayoutDir(src, dir)
 	}
 	if name, ok := strings.CutPrefix(kind, "real:"); ok {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
