@@ -30,6 +30,9 @@ type DCPState struct {
 	Objects []DCPObject
 	// Version is the checkpoint's DCP version ("" before torch wrote one).
 	Version string
+	// Keys maps each weight's name to its key in the checkpoint
+	// ("model.norm.weight" to "model.model._orig_mod.norm.weight").
+	Keys map[string]string
 }
 
 // OptimizerTensor is one tensor of an optimizer's state.
@@ -82,7 +85,7 @@ func (m *Model) openDCP() error {
 	m.closers = append(m.closers, c)
 	m.Files = append(append(m.Files, c.Metadata), c.Files...)
 	slices.SortFunc(m.Files, func(a, b source.File) int { return strings.Compare(a.Name(), b.Name()) })
-	st := &DCPState{Version: c.Version}
+	st := &DCPState{Version: c.Version, Keys: map[string]string{}}
 	for _, fe := range c.Incomplete {
 		m.warnings = append(m.warnings, fe.Error())
 	}
@@ -108,11 +111,13 @@ func (m *Model) openDCP() error {
 			}
 		case hasRoot && len(path) >= 2 && slices.Contains(weightRoots, path[0]):
 			v.Name = stripWrappers(strings.Join(path[1:], "."))
+			st.Keys[v.Name] = t.Key
 			weights = append(weights, v)
 		case hasRoot:
 			st.Other = append(st.Other, v)
 		default:
 			v.Name = stripWrappers(t.Key)
+			st.Keys[v.Name] = t.Key
 			weights = append(weights, v)
 		}
 	}

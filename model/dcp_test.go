@@ -143,40 +143,16 @@ func TestDCPRealworld(t *testing.T) {
 	}
 }
 
-// tinyDCP writes testdata/tiny-qwen3's weights as a trainer's
-// Distributed Checkpoint over 2 ranks into a new directory with its
-// config.json: under a "model" root, torch.compile's _orig_mod in the
-// names, rows split (FSDP2's Shard(0)) but o_proj and down_proj split by
-// columns (tensor parallelism's Shard(1)), norms replicated; an Adam
-// moment per weight under "optim", and a step count. edit changes the
-// metadata's entries before it is written.
+// tinyDCP writes the tiny model as a trainer's Distributed Checkpoint
+// (testmodel.WriteTinyDCP) into a new directory, and returns it and the
+// original model.
 func tinyDCP(t *testing.T, edit func([]testmodel.DCPEntry) []testmodel.DCPEntry) (string, *model.Model) {
 	t.Helper()
 	src, err := model.Open("../testdata/tiny-qwen3")
 	require.NoError(t, err)
 	t.Cleanup(func() { src.Close() })
-	var ts []testmodel.DCPTensor
-	for _, tt := range src.Tensors() {
-		b, err := io.ReadAll(tt.Reader())
-		require.NoError(t, err)
-		split := 0
-		switch {
-		case len(tt.Shape) == 1:
-			split = -1
-		case strings.HasSuffix(tt.Name, "o_proj.weight") || strings.HasSuffix(tt.Name, "down_proj.weight"):
-			split = 1
-		}
-		compiled := strings.Replace(tt.Name, "model.", "model._orig_mod.", 1)
-		ts = append(ts, testmodel.DCPTensor{Key: "model." + compiled, Path: []string{"model", compiled},
-			DType: tt.DType.String(), Shape: tt.Shape, Data: b, Split: split})
-		ts = append(ts, testmodel.DCPTensor{Key: "optim.state." + tt.Name + ".exp_avg", Path: []string{"optim", "state", tt.Name, "exp_avg"},
-			DType: tt.DType.String(), Shape: tt.Shape, Data: make([]byte, len(b)), Split: split})
-	}
 	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteDCP(dir, 2, ts, []testmodel.DCPObject{{Key: "step", Pickle: []byte("\x80\x02K\x05.")}}, edit))
-	cfg, err := os.ReadFile("../testdata/tiny-qwen3/config.json")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644))
+	require.NoError(t, testmodel.WriteTinyDCP(dir, edit))
 	return dir, src
 }
 

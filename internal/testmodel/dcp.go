@@ -3,8 +3,12 @@ package testmodel
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/fsmount/fsmount/model"
 )
 
 // DCPTensor is a tensor of a Distributed Checkpoint to write: its key,
@@ -383,3 +387,49 @@ func (p *pickler) size(dims []uint64) {
 	p.b = append(p.b, 't', 0x85, 'R')
 }
 
+// WriteTinyDCP writes testdata/tiny-qwen3's weights as a trainer's
+// Distributed Checkpoint over 2 ranks into dir, with its config.json:
+// under a "model" root, torch.compile's _orig_mod in the names, rows
+// split (FSDP2's Shard(0)) but o_proj and down_proj by columns (tensor
+// parallelism's Shard(1)), norms replicated; an Adam moment per weight
+// under "optim", and a step count. edit changes the metadata's entries
+// before it is written.
+func WriteTinyDCP(dir string, edit func([]DCPEntry) []DCPEntry) error {
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	tiny := filepath.Join(root, "testdata", "tiny-qwen3")
+	src, err := model.Open(tiny)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	var ts []DCPTensor
+	for _, tt := range src.Tensors() {
+		b, err := io.ReadAll(tt.Reader())
+		if err != nil {
+			return err
+		}
+		split := 0
+		switch {
+		case len(tt.Shape) == 1:
+			split = -1
+		case strings.HasSuffix(tt.Name, "o_proj.weight") || strings.HasSuffix(tt.Name, "down_proj.weight"):
+			split = 1
+		}
+		compiled := strings.Replace(tt.Name, "model.", "model._orig_mod.", 1)
+		ts = append(ts, DCPTensor{Key: "model." + compiled, Path: []string{"model", compiled},
+			DType: tt.DType.String(), Shape: tt.Shape, Data: b, Split: split})
+		ts = append(ts, DCPTensor{Key: "optim.state." + tt.Name + ".exp_avg", Path: []string{"optim", "state", tt.Name, "exp_avg"},
+			DType: tt.DType.String(), Shape: tt.Shape, Data: make([]byte, len(b)), Split: split})
+	}
+	if err := WriteDCP(dir, 2, ts, []DCPObject{{Key: "step", Pickle: []byte("\x80\x02K\x05.")}}, edit); err != nil {
+		return err
+	}
+	cfg, err := os.ReadFile(filepath.Join(tiny, "config.json"))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644)
+}
