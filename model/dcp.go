@@ -1,10 +1,12 @@
 package model
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fsmount/fsmount/dcp"
@@ -30,6 +32,9 @@ type DCPState struct {
 	Objects []DCPObject
 	// Version is the checkpoint's DCP version ("" before torch wrote one).
 	Version string
+	// Megatron is set for Megatron-core's torch_dist: its weights
+	// stacked on a leading layer axis are shown per layer.
+	Megatron bool
 	// Keys maps each weight's name to its key in the checkpoint
 	// ("model.norm.weight" to "model.model._orig_mod.norm.weight").
 	Keys map[string]string
@@ -121,6 +126,10 @@ func (m *Model) openDCP() error {
 			weights = append(weights, v)
 		}
 	}
+	if m.megatronLayers() {
+		weights = splitLayers(weights)
+		st.Megatron = true
+	}
 	slices.SortFunc(weights, func(a, b *tensor.Tensor) int { return strings.Compare(a.Name, b.Name) })
 	for i := 1; i < len(weights); i++ {
 		if weights[i].Name == weights[i-1].Name {
@@ -194,6 +203,9 @@ func (m *Model) Notes() []string {
 		return nil
 	}
 	var out []string
+	if st.Megatron {
+		out = append(out, "a Megatron-core torch_dist checkpoint (metadata.json): weights stacked on a leading layer axis are shown per layer")
+	}
 	if len(st.Optimizer) > 0 {
 		params, states := map[string]bool{}, []string{}
 		for _, o := range st.Optimizer {
@@ -228,4 +240,62 @@ func listOf(names []string) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:show], ", "), len(names)-show)
+}
+
+// megatronLayers reports whether the checkpoint is Megatron-core's
+// torch_dist: its metadata.json says so ({"sharded_backend":
+// "torch_dist", …}, written beside .metadata by
+// megatron.core.dist_checkpointing).
+func (m *Model) megatronLayers() bool {
+	raw, err := source.ReadFile(m.Source, "metadata.json", 1<<16)
+	if err != nil {
+		return false
+	}
+	var md struct {
+		Backend string `json:"sharded_backend"`
+	}
+	return json.Unmarshal(raw, &md) == nil && md.Backend == "torch_dist"
+}
+
+// stackedPart is the part of a Megatron key where the layers are
+// stacked: "layers." followed by a name, not a layer number
+// ("decoder.layers.mlp.linear_fc1.weight").
+func stackedAt(name string) int {
+	for at := 0; ; {
+		i := strings.Index(name[at:], "layers.")
+		if i < 0 {
+			return -1
+		}
+		i += at
+		if (i == 0 || name[i-1] == '.') && i+7 < len(name) && (name[i+7] < '0' || name[i+7] > '9') {
+			return i + 7
+		}
+		at = i + 7
+	}
+}
+
+// splitLayers replaces each weight Megatron stacked on a leading layer
+// axis ([L, …] under a "layers." with no number) by its L layers, named
+// with the layer's number ("decoder.layers.0.mlp.linear_fc1.weight"),
+// each the i-th slice of the stacked bytes, read in place, as Megatron's
+// own inspector splits them.
+func splitLayers(ws []*tensor.Tensor) []*tensor.Tensor {
+	var out []*tensor.Tensor
+	for _, t := range ws {
+		at := stackedAt(t.Name)
+		if at < 0 || len(t.Shape) < 2 || t.Shape[0] == 0 {
+			out = append(out, t)
+			continue
+		}
+		layer := uint64(t.Length) / t.Shape[0]
+		for i := range t.Shape[0] {
+			v := *t
+			v.Name = t.Name[:at] + strconv.FormatUint(i, 10) + "." + t.Name[at:]
+			v.Shape = t.Shape[1:]
+			v.Offset = t.Offset + int64(i*layer)
+			v.Length = int64(layer)
+			out = append(out, &v)
+		}
+	}
+	return out
 }

@@ -209,3 +209,63 @@ func TestDCPMissingChunk(t *testing.T) {
 	_, err := model.Open(dir)
 	assert.ErrorIs(t, err, dcp.CodeMissingChunk)
 }
+
+// TestDCPMegatron: a Megatron-core torch_dist checkpoint (metadata.json
+// says so) stacks each layer's weight on a leading axis
+// ("model.layers.mlp.up_proj.weight" [2, 64, 32], here split over 2
+// ranks by rows within each layer): it is shown per layer, each layer's
+// slice read in place, and checks clean, byte for byte the original's.
+func TestDCPMegatron(t *testing.T) {
+	src, err := model.Open("../testdata/tiny-qwen3")
+	require.NoError(t, err)
+	defer src.Close()
+	stacked := map[string]*testmodel.DCPTensor{}
+	var ts []testmodel.DCPTensor
+	for _, tt := range src.Tensors() {
+		b, err := io.ReadAll(tt.Reader())
+		require.NoError(t, err)
+		var layer string
+		if rest, ok := strings.CutPrefix(tt.Name, "model.layers."); ok {
+			layer = rest[strings.IndexByte(rest, '.')+1:]
+		}
+		if layer == "" {
+			ts = append(ts, testmodel.DCPTensor{Key: tt.Name, DType: tt.DType.String(), Shape: tt.Shape, Data: b, Split: -1})
+			continue
+		}
+		key := "model.layers." + layer
+		s := stacked[key]
+		if s == nil {
+			s = &testmodel.DCPTensor{Key: key, DType: tt.DType.String(), Shape: append([]uint64{0}, tt.Shape...), Split: 1}
+			if len(tt.Shape) == 1 {
+				s.Split = -1
+			}
+			stacked[key] = s
+		}
+		s.Shape[0]++
+		s.Data = append(s.Data, b...)
+	}
+	for _, s := range stacked {
+		ts = append(ts, *s)
+	}
+	dir := t.TempDir()
+	require.NoError(t, testmodel.WriteDCP(dir, 2, ts, nil, nil))
+	cfg, err := os.ReadFile("../testdata/tiny-qwen3/config.json")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "metadata.json"), []byte(`{"sharded_backend": "torch_dist", "sharded_backend_version": 1, "common_backend": "torch", "common_backend_version": 1}`), 0o644))
+	m, r := testmodel.Checked(t, dir)
+	assert.True(t, m.DCP.Megatron)
+	assert.Empty(t, r.Problems)
+	require.Len(t, m.Tensors(), len(src.Tensors()))
+	for _, want := range src.Tensors() {
+		got := m.Tensor(want.Name)
+		require.NotNil(t, got, want.Name)
+		assert.Equal(t, want.Shape, got.Shape, want.Name)
+		assert.Equal(t, sha256Of(t, want), sha256Of(t, got), want.Name)
+	}
+	virtual := virtualTensors(t, m)
+	for _, want := range src.Tensors() {
+		assert.Equal(t, sha256Of(t, want), sha256Of(t, virtual[want.Name]), want.Name)
+	}
+	assert.Contains(t, strings.Join(r.Notes, "\n"), "Megatron-core torch_dist")
+}

@@ -24,6 +24,9 @@ type DCPTensor struct {
 	Shape []uint64
 	Data  []byte
 	Split int
+	// Read, if Data is nil, gives the bytes when the tensor is written:
+	// one tensor at a time in memory.
+	Read func() ([]byte, error)
 }
 
 // DCPObject is a non-tensor value: its key and the protocol-2 pickle of
@@ -69,20 +72,47 @@ var torchDTypeNames = map[string]string{
 // of the Metadata dataclass. edit, if not nil, changes the entries
 // before .metadata is written (a chunk dropped, a path changed).
 func WriteDCP(dir string, ranks int, tensors []DCPTensor, objects []DCPObject, edit func([]DCPEntry) []DCPEntry) error {
-	files := make([][]byte, ranks)
+	files := make([]*os.File, ranks)
+	sizes := make([]int64, ranks)
+	for r := range files {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("__%d_0.distcp", r)))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		files[r] = f
+	}
+	put := func(r int, item []byte) (int64, error) {
+		at := sizes[r]
+		if _, err := files[r].Write(item); err != nil {
+			return 0, err
+		}
+		sizes[r] += int64(len(item))
+		return at, nil
+	}
 	var entries []DCPEntry
 	for _, o := range objects {
 		item, err := torchSaveBytes(o.Pickle, nil)
 		if err != nil {
 			return err
 		}
-		entries = append(entries, DCPEntry{Key: o.Key, Object: true, File: "__0_0.distcp", Offset: int64(len(files[0])), Length: int64(len(item))})
-		files[0] = append(files[0], item...)
+		at, err := put(0, item)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, DCPEntry{Key: o.Key, Object: true, File: "__0_0.distcp", Offset: at, Length: int64(len(item))})
 	}
 	for _, t := range tensors {
 		dt, ok := torchDTypeNames[t.DType]
 		if !ok {
 			return fmt.Errorf("%s: no torch dtype for %s", t.Key, t.DType)
+		}
+		data := t.Data
+		if data == nil && t.Read != nil {
+			var err error
+			if data, err = t.Read(); err != nil {
+				return err
+			}
 		}
 		e := DCPEntry{Key: t.Key, Path: t.Path, DType: dt, Size: t.Shape}
 		es := NBytes(t.DType, []uint64{1})
@@ -102,27 +132,60 @@ func WriteDCP(dir string, ranks int, tensors []DCPTensor, objects []DCPObject, e
 				}
 				off[t.Split], size[t.Split] = lo, hi-lo
 			}
-			data := cutBox(t.Data, t.Shape, off, size, es)
-			pkl := tensorPickle(t.DType, size)
-			item, err := torchSaveBytes(pkl, data)
+			item, err := torchSaveBytes(tensorPickle(t.DType, size), cutBox(data, t.Shape, off, size, es))
 			if err != nil {
 				return err
 			}
-			name := fmt.Sprintf("__%d_0.distcp", r)
-			e.Chunks = append(e.Chunks, DCPChunk{Offsets: off, Sizes: size, File: name, Offset: int64(len(files[r])), Length: int64(len(item))})
-			files[r] = append(files[r], item...)
+			at, err := put(r, item)
+			if err != nil {
+				return err
+			}
+			e.Chunks = append(e.Chunks, DCPChunk{Offsets: off, Sizes: size, File: fmt.Sprintf("__%d_0.distcp", r), Offset: at, Length: int64(len(item))})
 		}
 		entries = append(entries, e)
 	}
 	if edit != nil {
 		entries = edit(entries)
 	}
-	for r, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("__%d_0.distcp", r)), b, 0o644); err != nil {
+	for _, f := range files {
+		if err := f.Close(); err != nil {
 			return err
 		}
 	}
 	return os.WriteFile(filepath.Join(dir, ".metadata"), DCPMetadata(entries), 0o644)
+}
+
+// WriteModelDCP writes the safetensors model in src (config.json and its
+// weights) as a Distributed Checkpoint over ranks into dir, as
+// dcp.save(model.state_dict()) from FSDP2 writes it: every matrix split
+// by rows, vectors replicated; config.json copied beside. One tensor at
+// a time is in memory.
+func WriteModelDCP(src, dir string, ranks int) error {
+	m, err := model.Open(src)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	var ts []DCPTensor
+	for _, tt := range m.Tensors() {
+		split := 0
+		if len(tt.Shape) < 2 {
+			split = -1
+		}
+		ts = append(ts, DCPTensor{Key: tt.Name, DType: tt.DType.String(), Shape: tt.Shape, Split: split,
+			Read: func() ([]byte, error) { return io.ReadAll(tt.Reader()) }})
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := WriteDCP(dir, ranks, ts, nil, nil); err != nil {
+		return err
+	}
+	cfg, err := os.ReadFile(filepath.Join(src, "config.json"))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644)
 }
 
 // cutBox copies the box [off, off+size) of a row-major tensor of shape.
