@@ -171,8 +171,14 @@ func (m *Model) openDCPDir() error {
 	return m.openDCP()
 }
 
-// dcpVirtual lays a Distributed Checkpoint's weights out as one
-// model.safetensors. None when a weight has a type safetensors lacks.
+// dcpShardSize is the most bytes of weights one virtual safetensors file
+// holds: transformers' save_pretrained default (max_shard_size "5GB").
+var dcpShardSize int64 = 5e9
+
+// dcpVirtual lays a Distributed Checkpoint's weights out as
+// model.safetensors, or, past dcpShardSize, as shards of at most that
+// (a larger tensor alone in its shard) and their index, the tensors in
+// name order. None when a weight has a type safetensors lacks.
 func (m *Model) dcpVirtual() ([]source.File, error) {
 	for _, t := range m.tensors {
 		if _, ok := safetensors.ParseDType(t.DType.String()); !ok {
@@ -182,11 +188,35 @@ func (m *Model) dcpVirtual() ([]source.File, error) {
 	if len(m.tensors) == 0 {
 		return nil, nil
 	}
-	v, err := safetensors.NewVirtual(SingleName, m.tensors, map[string]string{"format": "pt"}, m.Files[0])
-	if err != nil {
-		return nil, err
+	meta := map[string]string{"format": "pt"}
+	var groups [][]*tensor.Tensor
+	var size int64
+	for _, t := range m.tensors {
+		if len(groups) == 0 || size > 0 && size+t.Length > dcpShardSize {
+			groups = append(groups, nil)
+			size = 0
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], t)
+		size += t.Length
 	}
-	return []source.File{v}, nil
+	if len(groups) == 1 {
+		v, err := safetensors.NewVirtual(SingleName, m.tensors, meta, m.Files[0])
+		if err != nil {
+			return nil, err
+		}
+		return []source.File{v}, nil
+	}
+	var out []source.File
+	var shards []*safetensors.Virtual
+	for i, g := range groups {
+		v, err := safetensors.NewVirtual(fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, len(groups)), g, meta, m.Files[0])
+		if err != nil {
+			return nil, err
+		}
+		shards = append(shards, v)
+		out = append(out, v)
+	}
+	return append(out, safetensors.NewBytes(IndexName, safetensors.IndexJSON(shards), m.Files[0])), nil
 }
 
 // isDCPNotExist reports an error that says there is no checkpoint.

@@ -269,3 +269,38 @@ func TestDCPMegatron(t *testing.T) {
 	}
 	assert.Contains(t, strings.Join(r.Notes, "\n"), "Megatron-core torch_dist")
 }
+
+// TestDCPVirtualShards: past the shard size, the weights are served as
+// model-0000N-of-0000M.safetensors shards of at most that size and their
+// index, which package safetensors opens as a sharded model: every
+// weight the original's bytes.
+func TestDCPVirtualShards(t *testing.T) {
+	defer func(old int64) { *model.DCPShardSize = old }(*model.DCPShardSize)
+	*model.DCPShardSize = 20000
+	dir, src := tinyDCP(t, nil)
+	m, _ := testmodel.Checked(t, dir)
+	virtual, err := m.VirtualFiles()
+	require.NoError(t, err)
+	require.Greater(t, len(virtual), 3)
+	out := t.TempDir()
+	for _, v := range virtual {
+		b := make([]byte, v.Size())
+		_, err := v.ReadAt(b, 0)
+		require.NoError(t, err)
+		if v.Name() != model.IndexName {
+			assert.LessOrEqual(t, v.Size(), int64(20000+4096), v.Name())
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(out, v.Name()), b, 0o644))
+	}
+	cfg, err := os.ReadFile("../testdata/tiny-qwen3/config.json")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(out, "config.json"), cfg, 0o644))
+	sh, r := testmodel.Checked(t, out)
+	assert.Empty(t, r.Problems)
+	assert.NotNil(t, sh.Index)
+	for _, want := range src.Tensors() {
+		got := sh.Tensor(want.Name)
+		require.NotNil(t, got, want.Name)
+		assert.Equal(t, sha256Of(t, want), sha256Of(t, got), want.Name)
+	}
+}
