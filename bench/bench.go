@@ -30,6 +30,7 @@ type bench struct {
 	cache, bin, shm string
 	dense, moe      string // model directories
 	bin06           string // the dense model as a torch.save pytorch_model.bin
+	dcp06           string // the dense model as a 2-rank Distributed Checkpoint
 	deepseek        string // the full-size DeepSeek-V3 layout, sparse shards
 	modelFile       string // the dense model's safetensors file
 	image           string // squashfs image of the dense tree, "" without the peer
@@ -85,6 +86,13 @@ func setup(cache string, short, peer bool) (*bench, error) {
 	b.bin06 = filepath.Join(cache, filepath.Base(b.dense)+"-bin")
 	if _, err := os.Stat(filepath.Join(b.bin06, "pytorch_model.bin")); err != nil {
 		if err := testmodel.ConvertToTorch(b.dense, b.bin06); err != nil {
+			return nil, err
+		}
+	}
+	// The same model as FSDP2's dcp.save over 2 ranks (issue #32).
+	b.dcp06 = filepath.Join(cache, filepath.Base(b.dense)+"-dcp")
+	if _, err := os.Stat(filepath.Join(b.dcp06, ".metadata")); err != nil {
+		if err := testmodel.WriteModelDCP(b.dense, b.dcp06, 2); err != nil {
 			return nil, err
 		}
 	}

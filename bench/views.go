@@ -21,6 +21,7 @@ const (
 	figFilesDir  = "cat files/model.safetensors vs the model file (MB/s)"
 	figFilesPass = "the same, fsmount --passthrough (MB/s)"
 	figFilesBin  = "first cat of files/model.safetensors, fresh mounts: virtual (.bin model) vs real (MB/s)"
+	figFilesDCP  = "first cat of files/model.safetensors of a 2-rank DCP (fresh mounts) vs cat of its .distcp files (MB/s)"
 	figCheck7B   = "open and check the 291-tensor 7B layout: .bin shards vs safetensors (ms, go test -bench Check7B)"
 	figViewsRSS  = "daemon RssAnon after every view of every tensor (MiB)"
 	figViewsIdle = "the same, after 2 s idle (MiB)"
@@ -32,6 +33,7 @@ var viewFigures = []struct{ name, target string }{
 	{figFilesDir, ""},
 	{figFilesPass, "≥ 0.9× (root)"},
 	{figFilesBin, "≥ 0.9× of files/ (#24)"},
+	{figFilesDCP, "≥ 0.9× (#32)"},
 	{figCheck7B, "≤ 2× (#24)"},
 	{figViewsRSS, ""},
 	{figViewsIdle, "≤ 32 MiB"},
@@ -104,6 +106,9 @@ func (b *bench) viewRound() error {
 		return err
 	}
 	if err := b.filesVirtual(); err != nil {
+		return err
+	}
+	if err := b.filesDCP(); err != nil {
 		return err
 	}
 	if err := b.check7B(); err != nil {
@@ -251,5 +256,56 @@ func (b *bench) check7B() error {
 	}
 	b.add(figCheck7B, colBase, got["safetensors-ms/op"])
 	b.add(figCheck7B, "fsmount", got["bin-ms/op"])
+	return nil
+}
+
+// filesDCP times the first cat of files/model.safetensors on a fresh
+// mount of the model as a 2-rank Distributed Checkpoint (a virtual file:
+// its header generated, each tensor's rows read from the two .distcp
+// files' chunks in place) against a cat of the .distcp files themselves
+// (the same bytes and the items' archive headers), both from the page
+// cache; MB/s of each one's own bytes.
+func (b *bench) filesDCP() error {
+	files, err := filepath.Glob(filepath.Join(b.dcp06, "*.distcp"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no .distcp files in %s", b.dcp06)
+	}
+	var size int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return err
+		}
+		size += st.Size()
+	}
+	cat := "cat " + strings.Join(files, " ") + " > /dev/null"
+	if err := sh(cat); err != nil {
+		return err
+	}
+	d, err := timeIt(cat)
+	if err != nil {
+		return err
+	}
+	b.add(figFilesDCP, colBase, mbps(size, d))
+	mnt, err := os.MkdirTemp("", "fsmount-bench-dcp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(mnt)
+	if err := sh(filepath.Join(b.bin, "fsmount") + " " + b.dcp06 + " " + mnt); err != nil {
+		return err
+	}
+	file := filepath.Join(mnt, "files", "model.safetensors")
+	st, err := os.Stat(file)
+	if err == nil {
+		d, err = timeIt("cat " + file + " > /dev/null")
+	}
+	if err2 := unmount(mnt); err == nil {
+		err = err2
+	}
+	if err != nil {
+		return err
+	}
+	b.add(figFilesDCP, "fsmount", mbps(st.Size(), d))
 	return nil
 }

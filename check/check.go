@@ -181,6 +181,7 @@ func Check(m *model.Model) (*Report, error) {
 	if mix := quantMix(m); mix != "" {
 		r.Notes = append(r.Notes, mix)
 	}
+	r.Notes = append(r.Notes, m.Notes()...)
 	switch {
 	case m.Config == nil:
 		r.Skipped = m.NoConfig

@@ -63,6 +63,11 @@ func (c fileRange) read(t *tree, dest []byte, off int64) (fuse.ReadResult, sysca
 	if sp, ok := f.(source.Spliceable); ok && t.splice {
 		return fuse.ReadResultFd(sp.Fd(), at, int(n)), fs.OK
 	}
+	if p, ok := f.(pieced); ok {
+		// A tensor in pieces of other files (a Distributed Checkpoint's
+		// split over ranks): each piece in place, as a virtual file's.
+		return virtualContent{f: f, p: p}.read(t, dest[:n], at)
+	}
 	if mp, ok := f.(source.Mappable); ok && !t.splice {
 		if m, err := mp.Mapping(); err == nil && at+n <= int64(len(m)) {
 			return fuse.ReadResultData(m[at : at+n]), fs.OK

@@ -318,6 +318,7 @@ func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison
 		// An adapter alone: no base tensors, nothing expected of them.
 		t.noBase = true
 	}
+	extra = append(extra, t.dcpItems(m, mtimes, fperm, top, all)...)
 	// Made in this order (their inode numbers), given their content once
 	// the side work is done.
 	verdictFile := t.fileEntry(t.root, nameVerdict, top, all)
@@ -342,7 +343,7 @@ func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison
 	t.root.span = &span{t.tensors, 0, int32(len(items)), 0}
 	t.dirs = make([]*tensorDir, len(tensors))
 	for i := range t.tensors.items {
-		if it := &t.tensors.items[i]; it.ent == nil {
+		if it := &t.tensors.items[i]; it.ent == nil && it.td.index >= 0 {
 			t.dirs[it.td.index] = &it.td
 		}
 	}

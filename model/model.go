@@ -27,6 +27,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsmount/fsmount/dcp"
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/pytorch"
 	"github.com/fsmount/fsmount/safetensors"
@@ -102,12 +103,16 @@ type Model struct {
 	virtualOnce sync.Once
 	virtual     []source.File
 	virtualErr  error
+
+	// DCP is what a Distributed Checkpoint holds besides its weights
+	// (FormatDCP), else nil.
+	DCP *DCPState
 }
 
 // ErrNoWeights is returned for a directory holding none of
 // model.safetensors, model.safetensors.index.json, pytorch_model.bin and
 // pytorch_model.bin.index.json.
-var ErrNoWeights = errors.New("no " + SingleName + ", " + IndexName + ", " + PyTorchName + " or " + PyTorchIndexName)
+var ErrNoWeights = errors.New("no " + SingleName + ", " + IndexName + ", " + PyTorchName + ", " + PyTorchIndexName + " or " + dcp.MetadataName)
 
 // Open opens the model at loc: a directory with config.json and
 // model.safetensors (or its index and shards), or, as transformers loads
@@ -171,6 +176,11 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 			return nil, err
 		}
 		return m, nil
+	}
+	if file == dcp.MetadataName {
+		// A Distributed Checkpoint named by its .metadata: its directory.
+		file = ""
+		m.single = false
 	}
 	if file != "" && isPyTorch(file) {
 		m.NoConfig = "a single file was given, so there is no config.json to check it against"
@@ -251,6 +261,12 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 		// As transformers: pytorch_model.bin, or its index, when there
 		// are no safetensors weights.
 		err := m.openPyTorchDir()
+		if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, pytorch.ErrFormat) {
+			// A PyTorch Distributed Checkpoint: .metadata and .distcp files.
+			if derr := m.openDCPDir(); !isDCPNotExist(derr) {
+				err = derr
+			}
+		}
 		if err == nil {
 			return m, nil
 		}

@@ -84,6 +84,10 @@ func (m *Model) joinPyTorch(files []*pytorch.File) error {
 // first call.
 func (m *Model) VirtualFiles() ([]source.File, error) {
 	m.virtualOnce.Do(func() {
+		if m.DCP != nil {
+			m.virtual, m.virtualErr = m.dcpVirtual()
+			return
+		}
 		if len(m.pyFiles) == 0 {
 			return
 		}

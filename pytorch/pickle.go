@@ -219,6 +219,11 @@ type unpickler struct {
 		v   int64
 		box any
 	}
+
+	// generic, when set, replaces the state dict's list of globals
+	// (Unpickle): the globals it allows are kept as names, and REDUCE,
+	// NEWOBJ and BUILD of one record what they were given (a pyObject).
+	generic func(module, name string) bool
 }
 
 // Slab sizes: small, so that a short stream allocates little.
@@ -645,15 +650,19 @@ func (u *unpickler) step(op byte) error {
 		}
 		return u.push(v)
 	case 'b': // BUILD: the state of an OrderedDict (its _metadata) or of a tensor is not needed
-		if _, err := u.pop(); err != nil {
+		state, err := u.pop()
+		if err != nil {
 			return err
 		}
 		obj, err := u.top()
 		if err != nil {
 			return err
 		}
-		switch obj.(type) {
+		switch o := obj.(type) {
 		case *pyDict, *pyTensor:
+			return nil
+		case *pyObject:
+			o.state = state
 			return nil
 		}
 		return perr(CodeInvalidPickle, "BUILD of %s", describe(obj))
@@ -756,6 +765,9 @@ func (u *unpickler) pop2() (a, b any, err error) {
 }
 
 func (u *unpickler) global(module, name string) error {
+	if u.generic != nil {
+		return u.genericGlobal(module, name)
+	}
 	g, ok := allowed(module, name)
 	if !ok {
 		return perr(CodeForbidden, "the pickle imports %s, which a checkpoint of weights does not use; refused without running it", printable(module+"."+name))
@@ -941,6 +953,8 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 		return u.reduce(a[0], a[2])
 	case gUnsupported:
 		return nil, perr(CodeUnsupported, "a tensor rebuilt by %s (quantized, sparse, nested or on a device) is not read", g.name)
+	case gGeneric:
+		return &pyObject{class: g.name, args: a}, nil
 	}
 	return nil, perr(CodeForbidden, "the pickle calls %s, which a checkpoint of weights does not call; refused", g.name)
 }
@@ -952,6 +966,8 @@ func (u *unpickler) newObj(cls, args any) (any, error) {
 	}
 	a, _ := tupleItems(args)
 	switch g.kind {
+	case gGeneric:
+		return &pyObject{class: g.name, args: a, isNew: true}, nil
 	case gDict:
 		return u.dict(), nil
 	case gSet:

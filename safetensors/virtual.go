@@ -196,11 +196,27 @@ func (v *Virtual) Pieces(off, n int64, fn func(f source.File, at int64, b []byte
 		if k <= 0 { // cannot be: the tensor holding off is not empty
 			return
 		}
-		if !fn(t.File, t.Offset+rel, nil, k) {
+		if p, ok := t.File.(pieced); ok {
+			// A tensor in pieces of other files: its pieces.
+			more := true
+			p.Pieces(t.Offset+rel, k, func(f source.File, at int64, b []byte, k int64) bool {
+				more = fn(f, at, b, k)
+				return more
+			})
+			if !more {
+				return
+			}
+		} else if !fn(t.File, t.Offset+rel, nil, k) {
 			return
 		}
 		off += k
 	}
+}
+
+// pieced is a file made of pieces of others (a Distributed Checkpoint's
+// tensor split over ranks, dcp.Assembled).
+type pieced interface {
+	Pieces(off, n int64, fn func(f source.File, at int64, b []byte, k int64) bool)
 }
 
 // Bytes is a small file held in memory (a generated index).

@@ -39,7 +39,8 @@ Cross-checks a model against its config.json and prints the report.
 
 MODEL (and OTHER) is a directory holding config.json and model.safetensors
 (or model.safetensors.index.json and its shards; or pytorch_model.bin, or
-pytorch_model.bin.index.json and its shards, read without running pickle),
+pytorch_model.bin.index.json and its shards, read without running pickle;
+or a PyTorch Distributed Checkpoint, .metadata and its .distcp files),
 a single .safetensors, .bin, .pt or .pth file, whose tensors are listed
 without a cross-check, a .gguf file (or a directory holding one), an
 http(s):// URL of any of these, hf://ORG/NAME[@REVISION] (a Hugging Face

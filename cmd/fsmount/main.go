@@ -36,7 +36,9 @@ values.npy, stats, sha256, hist); verdict, report, shapes, stats,
 expected/, by-name/ and files/ sit at the top. MODEL is a directory with
 config.json and model.safetensors (or model.safetensors.index.json and its
 shards; or pytorch_model.bin, or its index and shards, read without running
-pickle and also served as files/model.safetensors), one .safetensors, .bin,
+pickle and also served as files/model.safetensors; or a PyTorch Distributed
+Checkpoint, .metadata and its .distcp files, its weights served the same
+way and an optimizer's state under optim/), one .safetensors, .bin,
 .pt or .pth file, a .gguf file (or a directory holding one), an http(s)://
 URL of any of these, hf://ORG/NAME[@REVISION], or s3://BUCKET/PREFIX/ or
 s3://BUCKET/KEY (AWS S3 or a store set by AWS_ENDPOINT_URL; AWS

@@ -15,7 +15,7 @@ const mod = "github.com/fsmount/fsmount/"
 
 // formats are the packages that parse a file format, and the HTTP
 // source: what model joins and no checking or serving package sees.
-var formats = []string{mod + "gguf", mod + "safetensors", mod + "pytorch", mod + "source/remote"}
+var formats = []string{mod + "gguf", mod + "safetensors", mod + "pytorch", mod + "dcp", mod + "source/remote"}
 
 // goList runs go list with args and returns the words it prints.
 func goList(t *testing.T, args ...string) []string {

@@ -66,6 +66,12 @@ const (
 	// adapted module's directory.
 	AdapterConfig = "adapter_config.json"
 	LoRA          = "lora"
+
+	// A Distributed Checkpoint's, at the root: the optimizer's state, the
+	// other tensors and the values that are not tensors.
+	Optim   = "optim"
+	Extra   = "extra"
+	Objects = "objects"
 )
 
 // Names is every reserved name, at the root first, then a tensor's, then
@@ -73,7 +79,7 @@ const (
 var Names = []string{Verdict, Report, Config, Shapes, ByName, Expected, Files, Stats, Metadata,
 	Tokenizer, Compare, Overview, Index,
 	Shape, DType, Data, Location, Values, ValuesF32, ValuesNPY, SHA256, Hist, Heatmap, HistPNG,
-	Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA}
+	Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA, Optim, Extra, Objects}
 
 // Reserved reports whether name is one of the tree's own names (a
 // switch, not a map: it is asked for every part of every tensor name).
@@ -82,7 +88,7 @@ func Reserved(name string) bool {
 	case Verdict, Report, Config, Shapes, ByName, Expected, Files, Stats, Metadata,
 		Tokenizer, Compare, Overview, Index,
 		Shape, DType, Data, Location, Values, ValuesF32, ValuesNPY, SHA256, Hist, Heatmap, HistPNG,
-		Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA:
+		Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA, Optim, Extra, Objects:
 		return true
 	}
 	return false
