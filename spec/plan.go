@@ -42,7 +42,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 		env: env{vals: map[string]any{"true": int64(1), "false": int64(0), "empty": []any{}, "causal": b2i(head == HeadCausalLM), "seqcls": b2i(head == HeadSeqCls)}}}
 	var labels uint64
 	var labelsWhy string
-	if head == HeadSeqCls {
+	if head == HeadSeqCls || f.task != nil && f.task.Labels {
 		var err error
 		if labels, labelsWhy, err = numLabels(c); err != nil {
 			return nil, err
@@ -65,10 +65,13 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants}
-	if head == HeadSeqCls {
+	switch {
+	case f.task != nil:
+		p.Arch = f.taskClass(f.task)
+	case head == HeadSeqCls:
 		p.Arch = f.seqCls()
 	}
-	if t, ok := pl.env.vals["tied"].(int64); ok && head == HeadCausalLM {
+	if t, ok := pl.env.vals["tied"].(int64); ok && (head == HeadCausalLM || f.task != nil && (f.task.HeadName != "" || f.task.CausalHead)) {
 		p.Tied = t != 0
 	}
 	p.fields = map[string]Dim{}
@@ -397,7 +400,7 @@ func (pl *planner) legend(p *Plan, labels uint64, labelsWhy string) error {
 			rest = append(rest, row)
 		}
 	}
-	if pl.head == HeadSeqCls {
+	if pl.head == HeadSeqCls || pl.f.task != nil && pl.f.task.Labels {
 		p.Legend = append(p.Legend, LegendRow{Sym: "C", Field: "num_labels", Value: labels, Desc: "classes of the score head", Default: labelsWhy})
 	}
 	p.Legend = append(p.Legend, rest...)
