@@ -299,7 +299,7 @@ func (f *Family) defaultNames() {
 
 func (f *Family) compile() error {
 	c := &compiled{ignore: f.Ignore}
-	known := map[string]bool{"l": true, "causal": true, "seqcls": true, "C": true, "true": true, "false": true, "empty": true}
+	known := map[string]bool{"l": true, "causal": true, "seqcls": true, "C": true, "true": true, "false": true, "empty": true, "tf5": true}
 	var err error
 	check := func(x expr, where string) {
 		if x == nil || err != nil {
@@ -423,7 +423,7 @@ func lookupFamily(c *Config) (f *Family, head, note string, err error) {
 	f = byType[mt]
 	if f == nil {
 		for _, x := range families {
-			if arch != "" && slices.Contains(x.classes(), arch) {
+			if arch != "" && (slices.Contains(x.classes(), arch) || x.findTask(arch) != nil) {
 				f = x
 			}
 		}

@@ -41,6 +41,48 @@ func readList(t *testing.T, file string) map[string]string {
 	return out
 }
 
+// checkMutants checks three mutants of a fully checked layout: a middle
+// layer's tensor dropped, its first dimension changed, an unexpected
+// tensor added; each must fail naming the tensor.
+func checkMutants(t *testing.T, l testmodel.RefLayout) {
+	t.Helper()
+	mid := middleLayerTensor(l.Tensors, "")
+	victim := l.Tensors[mid]
+	r := checkLayout(t, l.Config, slices.Delete(slices.Clone(l.Tensors), mid, mid+1))
+	assert.Contains(t, problemNames(r), victim.Name, "dropped %s:\n%s", victim.Name, r.Verdict())
+	changed := slices.Clone(l.Tensors)
+	changed[mid].Shape = slices.Clone(changed[mid].Shape)
+	if len(changed[mid].Shape) == 0 {
+		changed[mid].Shape = []uint64{2}
+	} else {
+		changed[mid].Shape[0]++
+	}
+	r = checkLayout(t, l.Config, changed)
+	assert.Contains(t, problemNames(r), victim.Name, "dim 0 of %s changed:\n%s", victim.Name, r.Verdict())
+	extra := strings.TrimSuffix(victim.Name, ".weight") + "_extra.weight"
+	r = checkLayout(t, l.Config, append(slices.Clone(l.Tensors), testmodel.Tensor{Name: extra, DType: victim.DType, Shape: []uint64{7}}))
+	assert.Contains(t, problemNames(r), extra, r.Verdict())
+}
+
+// TestFuzzLayouts: configs made by shared/oracle/fuzz.py from the
+// reference configs (other sizes, every switch flipped at random), with
+// the layouts transformers 4.57.6 and 5.15.0 save for them
+// (testdata/fuzz-layouts.tar.gz, testdata/fuzz-layouts-README.md): each
+// checks fully and clean, and its three mutants fail.
+func TestFuzzLayouts(t *testing.T) {
+	ls, err := testmodel.ReadLayouts("testdata/fuzz-layouts.tar.gz")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(ls), 300)
+	for _, l := range ls {
+		t.Run(l.Arch+"/"+l.Variant, func(t *testing.T) {
+			t.Parallel()
+			r := checkLayout(t, l.Config, l.Tensors)
+			require.True(t, r.FullyClean(), "%s:\n%s", r.Skipped, r.Verdict())
+			checkMutants(t, l)
+		})
+	}
+}
+
 // TestLayoutsMore: every class with a full spec checks clean at depth
 // full in both layouts, and three mutants of each — a middle layer's
 // tensor dropped, a dimension changed, an unexpected tensor added — fail
@@ -75,22 +117,7 @@ func TestLayoutsMore(t *testing.T) {
 					return
 				}
 				require.True(t, r.FullyClean(), "%s:\n%s", r.Skipped, r.Verdict())
-				mid := middleLayerTensor(l.Tensors, "")
-				victim := l.Tensors[mid]
-				r = checkLayout(t, l.Config, slices.Delete(slices.Clone(l.Tensors), mid, mid+1))
-				assert.Contains(t, problemNames(r), victim.Name, "dropped %s:\n%s", victim.Name, r.Verdict())
-				changed := slices.Clone(l.Tensors)
-				changed[mid].Shape = slices.Clone(changed[mid].Shape)
-				if len(changed[mid].Shape) == 0 {
-					changed[mid].Shape = []uint64{2}
-				} else {
-					changed[mid].Shape[0]++
-				}
-				r = checkLayout(t, l.Config, changed)
-				assert.Contains(t, problemNames(r), victim.Name, "dim 0 of %s changed:\n%s", victim.Name, r.Verdict())
-				extra := strings.TrimSuffix(victim.Name, ".weight") + "_extra.weight"
-				r = checkLayout(t, l.Config, append(slices.Clone(l.Tensors), testmodel.Tensor{Name: extra, DType: victim.DType, Shape: []uint64{7}}))
-				assert.Contains(t, problemNames(r), extra, r.Verdict())
+				checkMutants(t, l)
 			})
 		}
 	})

@@ -108,10 +108,44 @@ func TestMeasureReference(t *testing.T) {
 	}
 }
 
+// TestMeasureDir checks every layout under FSMOUNT_MEASURE_DIR (a
+// directory holding tensors.tsv and config.json, or the oracle's
+// config.saved.json) and lists the ones not fully checked: how oracle
+// outputs for fuzzed configs are tried.
+//
+//	FSMOUNT_MEASURE_DIR=/tmp/fuzz-out go test -count=1 -run TestMeasureDir -v ./spec/
+func TestMeasureDir(t *testing.T) {
+	root := os.Getenv("FSMOUNT_MEASURE_DIR")
+	if root == "" {
+		t.Skip("FSMOUNT_MEASURE_DIR is not set")
+	}
+	counts := map[string]int{}
+	var list []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "tensors.tsv" {
+			return err
+		}
+		o, why := measureOne(filepath.Dir(p))
+		counts[o]++
+		if o != "full" {
+			list = append(list, fmt.Sprintf("%-8s %s  %s", o, filepath.Dir(p), why))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(list)
+	t.Logf("full %d, fail %d, partial %d, invalid %d\n%s", counts["full"], counts["fail"], counts["partial"], counts["invalid"], strings.Join(list, "\n"))
+}
+
 // measureOne checks one layout directory: full (exit 0), fail (exit 1),
 // partial (exit 3) or invalid (exit 2), with the first problem.
 func measureOne(dir string) (string, string) {
-	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.saved.json"))
+	if err != nil {
+		cfg, err = os.ReadFile(filepath.Join(dir, "config.json"))
+	}
 	if err != nil {
 		return "invalid", err.Error()
 	}

@@ -39,7 +39,8 @@ func expect(c *Config, held int) (*Plan, error) {
 
 func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	pl := &planner{f: f, c: c, head: head, defaulted: map[string]string{}, field: map[string]string{},
-		env: env{vals: map[string]any{"true": int64(1), "false": int64(0), "empty": []any{}, "causal": b2i(head == HeadCausalLM), "seqcls": b2i(head == HeadSeqCls)}}}
+		env: env{vals: map[string]any{"true": int64(1), "false": int64(0), "empty": []any{}, "causal": b2i(head == HeadCausalLM), "seqcls": b2i(head == HeadSeqCls),
+			"tf5": b2i(writtenByV5(c))}}}
 	var labels uint64
 	var labelsWhy string
 	if head == HeadSeqCls || f.task != nil && f.task.Labels {
@@ -171,7 +172,7 @@ func (pl *planner) def(d *cDef) (any, error) {
 			why = " (not in config: " + w + ")"
 		}
 		switch {
-		case n < 0:
+		case n < 0 && d.Type != Signed:
 			return nil, pl.c.errorf(field, "must not be negative, found %d%s", n, why)
 		case d.Pos && n == 0:
 			return nil, pl.c.errorf(field, "must be positive")
@@ -294,6 +295,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.countValue(field, raw)
 	case Milli:
 		return c.milliValue(field, raw)
+	case Signed:
+		return c.signedValue(field, raw)
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -236,6 +237,16 @@ func (c *Config) subArchitecture(field string) string {
 		return archs[0]
 	}
 	return ""
+}
+
+// writtenByV5 reports whether config.json was written by transformers 5
+// or later (transformers_version), for the layouts that differ by writer:
+// the symbol tf5 in expressions.
+func writtenByV5(c *Config) bool {
+	v, _ := c.StringOr("transformers_version", "")
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	return err == nil && n >= 5
 }
 
 // listedTask reports whether Architectures lists the task class c:
