@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/testmodel"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // TestMeasureReference is the measuring harness of issue 31, not a gate:
@@ -162,7 +162,7 @@ func measureOne(dir string) (string, string) {
 		return "invalid", err.Error()
 	}
 	defer m.Close()
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	if err != nil {
 		return "invalid", err.Error()
 	}
@@ -170,7 +170,7 @@ func measureOne(dir string) (string, string) {
 	case !r.Clean():
 		p := r.Problems[0]
 		return "fail", fmt.Sprintf("%d problems; %s: %s", len(r.Problems), p.Tensor, p.Detail)
-	case r.Depth != spec.DepthFull:
+	case r.Depth != check.DepthFull:
 		return "partial", r.Skipped
 	}
 	return "full", ""
