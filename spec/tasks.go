@@ -35,6 +35,10 @@ type Task struct {
 	// CausalHead: the head is the family's causal LM head (a BERT's masked
 	// LM head is its LMHeadModel's), with its tying.
 	CausalHead bool
+	// Of, when set, is the family the class is a task of, instead of the
+	// one whose table lists it (a seq2seq model's full encoder-decoder,
+	// listed with the decoder model_type's family).
+	Of *Family
 	// KeepFinal keeps every final tensor of the family but the LM head
 	// and score (a VLM's projector sits outside the base prefix).
 	KeepFinal bool
@@ -160,6 +164,12 @@ type taskKey struct {
 func (f *Family) forTask(t *Task) *Family {
 	if g, ok := taskFamilies.Load(taskKey{f, t.Suffix}); ok {
 		return g.(*Family)
+	}
+	if t.Of != nil {
+		g := t.Of.forTask(&Task{Suffix: t.Suffix, Prefix: t.Prefix, Defs: t.Defs, Head: t.Head, HeadName: t.HeadName,
+			Labels: t.Labels, CausalHead: t.CausalHead, KeepFinal: t.KeepFinal})
+		g2, _ := taskFamilies.LoadOrStore(taskKey{f, t.Suffix}, g)
+		return g2.(*Family)
 	}
 	base := f.basePrefix()
 	to := base
