@@ -70,6 +70,10 @@ func dualEncoder(name, class, mt, tower string, vd [5]string, td [5]string, sigl
 	return f
 }
 
+// towerAlone5x is how transformers 5.x writes a tower model alone
+// (CLIPVisionModel): without the tower's prefix.
+func towerAlone5x(pre string) [][][2]string { return [][][2]string{{{pre, ""}}} }
+
 var (
 	clipVision   = [5]string{"768", "12", "3072", "32", "224"}
 	clipText     = [5]string{"49408", "512", "12", "2048", "77"}
@@ -82,6 +86,7 @@ var _ = register(
 	dualEncoder("SigLIP", "Siglip", "siglip", "siglip_vision_model", siglipVision, siglipText, true),
 	func() *Family {
 		f := towerFamily("CLIP vision", "CLIPVision", "clip_vision_model", "clip_vision_model", "", clipVision)
+		f.Variants = towerAlone5x("vision_model.")
 		f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true},
 			{Suffix: "ModelWithProjection", KeepFinal: true, Head: []T{{Name: "visual_projection.weight", Shape: []string{"proj", "vH"}, Role: RoleLinear}},
 				Defs: []Def{{Sym: "proj", Field: "projection_dim", Default: "512", Desc: "projection width", Pos: true}}}}
@@ -89,6 +94,7 @@ var _ = register(
 	}(),
 	func() *Family {
 		f := towerFamily("SigLIP vision", "SiglipVision", "siglip_vision_model", "siglip_vision_model", "", siglipVision)
+		f.Variants = towerAlone5x("vision_model.")
 		f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
 		return f
 	}(),
@@ -96,6 +102,7 @@ var _ = register(
 		defs, g, s, fin := textTower("", clipText[0], clipText[1], clipText[2], clipText[3], clipText[4], false)
 		return &Family{Name: "CLIP text", Class: "CLIPText", ModelTypes: []string{"clip_text_model"}, Causal: "-", SeqCls: "-",
 			Defs: defs, Global: g, Stacks: []Stack{s}, Final: fin, Embed: "text_model.embeddings.token_embedding.weight",
+			Variants: towerAlone5x("text_model."),
 			Tasks: []Task{{Suffix: TaskBase, KeepFinal: true},
 				{Suffix: "ModelWithProjection", KeepFinal: true, Head: []T{{Name: "text_projection.weight", Shape: []string{"proj", "tH"}, Role: RoleLinear}},
 					Defs: []Def{{Sym: "proj", Field: "projection_dim", Default: "512", Desc: "projection width", Pos: true}}}}}
