@@ -480,7 +480,7 @@ func lookupFamily(c *Config) (f *Family, head, note string, err error) {
 		}
 	}
 	return nil, "", "", &NoSpecError{Arch: arch, ModelType: mt,
-		Reason: fmt.Sprintf("the %s spec covers the %s heads only", f.Name, strings.Join(f.classes(), " and "))}
+		Reason: f.coversOnly()}
 }
 
 // ignoreRegexps compiles a family's ignore patterns for a model of L

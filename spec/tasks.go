@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -257,6 +258,20 @@ func writtenByV5(c *Config) bool {
 	major, _, _ := strings.Cut(v, ".")
 	n, err := strconv.Atoi(major)
 	return err == nil && n >= 5
+}
+
+// coversOnly says which classes f's spec covers, for a class it does
+// not: its causal and classification heads, or (an encoder without them)
+// the task classes fsinspect --architectures lists.
+func (f *Family) coversOnly() string {
+	if cs := f.classes(); len(cs) > 0 {
+		return fmt.Sprintf("the %s spec covers the %s heads only", f.Name, strings.Join(cs, " and "))
+	}
+	var cs []string
+	for _, t := range f.tasks() {
+		cs = append(cs, f.taskClass(&t))
+	}
+	return fmt.Sprintf("the %s spec covers %s only", f.Name, strings.Join(cs, ", "))
 }
 
 // listedTask reports whether Architectures lists the task class c:
