@@ -66,7 +66,7 @@ var (
 // seq2seqDecoder is a BART-layout decoder family; the LM head is tied to
 // embed_tokens by default (PretrainedConfig's tie_word_embeddings).
 func seq2seqDecoder(name, class, mt string, defs []Def, global []T, layer []T, final []T) *Family {
-	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, SeqCls: "-",
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, SeqCls: "-", Tasks: noTasks,
 		Defs:   cat(defs, []Def{tie("true")}),
 		Global: cat([]T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}, global),
 		Stacks: []Stack{{Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: layer}},

@@ -68,7 +68,7 @@ func (v *encDec) compose(c *Config) (*Family, error) {
 	}
 	dec := [][2]string{{"", "decoder."}}
 	f := &Family{Name: v.Name + " (" + enc.Name + " + " + df.Name + ")", Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", Embed: "decoder." + df.Embed, Head: "decoder." + df.Head}
+		Causal: v.Causal, SeqCls: "-", Tasks: noTasks, Embed: "decoder." + df.Embed, Head: "decoder." + df.Head}
 	for _, d := range df.Defs {
 		if d.Field != "" {
 			alts := strings.Split(d.Field, "|")

@@ -43,6 +43,13 @@ type Family struct {
 	// files match best (variants.go).
 	Variants [][][2]string
 
+	// Tasks are the family's task classes beyond Causal and SeqCls (the
+	// base model, masked LM, token classification, …: tasks.go); nil
+	// gives a decoder's (decoderTasks).
+	Tasks []Task
+	// task is the task class a family derived by forTask checks.
+	task *Task
+
 	// compose, when set, builds the family a config selects: a
 	// vision-language model with the language model its text_config names
 	// (multimodal.go's vlm).
@@ -163,6 +170,11 @@ func Architectures() []Architecture {
 		for _, mt := range f.ModelTypes {
 			for _, c := range f.classes() {
 				out = append(out, Architecture{mt, c, f.Name})
+			}
+			for _, t := range f.tasks() {
+				if c := f.taskClass(&t); listedTask(c) {
+					out = append(out, Architecture{mt, c, f.Name})
+				}
 			}
 		}
 	}
@@ -287,7 +299,7 @@ func (f *Family) defaultNames() {
 
 func (f *Family) compile() error {
 	c := &compiled{ignore: f.Ignore}
-	known := map[string]bool{"l": true, "causal": true, "seqcls": true, "C": true, "true": true, "false": true, "empty": true}
+	known := map[string]bool{"l": true, "causal": true, "seqcls": true, "C": true, "true": true, "false": true, "empty": true, "tf5": true}
 	var err error
 	check := func(x expr, where string) {
 		if x == nil || err != nil {
@@ -411,7 +423,7 @@ func lookupFamily(c *Config) (f *Family, head, note string, err error) {
 	f = byType[mt]
 	if f == nil {
 		for _, x := range families {
-			if arch != "" && slices.Contains(x.classes(), arch) {
+			if arch != "" && (slices.Contains(x.classes(), arch) || x.findTask(arch) != nil) {
 				f = x
 			}
 		}
@@ -423,6 +435,23 @@ func lookupFamily(c *Config) (f *Family, head, note string, err error) {
 		if f, err = f.compose(c); err != nil {
 			return nil, "", "", err
 		}
+	}
+	if arch == "" {
+		// transformers 4.x writes a VLM's base model (Qwen2VLModel) with
+		// its class in text_config.architectures only.
+		if a := c.subArchitecture("text_config"); a != "" && f.findTask(a) != nil {
+			arch = a
+		}
+	}
+	if t := f.findTask(arch); t != nil && arch != f.causal() && arch != f.seqCls() || arch == "" && f.causal() == "" && f.findTask(f.Class+TaskBase) != nil {
+		if t == nil {
+			t = f.findTask(f.Class + TaskBase)
+		}
+		g := f.forTask(t)
+		if err := g.ready(); err != nil {
+			return nil, "", "", err
+		}
+		return g, t.Suffix, "", nil
 	}
 	if err := f.ready(); err != nil {
 		return nil, "", "", err
@@ -451,7 +480,7 @@ func lookupFamily(c *Config) (f *Family, head, note string, err error) {
 		}
 	}
 	return nil, "", "", &NoSpecError{Arch: arch, ModelType: mt,
-		Reason: fmt.Sprintf("the %s spec covers the %s heads only", f.Name, strings.Join(f.classes(), " and "))}
+		Reason: f.coversOnly()}
 }
 
 // ignoreRegexps compiles a family's ignore patterns for a model of L

@@ -227,7 +227,7 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		return f.(*Family), nil
 	}
 	f := &Family{Name: v.Name + " + " + tf.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", Variants: v.Variants,
+		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: composedTasks(v.reroot),
 		Embed: rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
 	for _, d := range tf.Defs {
 		if d.Field != "" {

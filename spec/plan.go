@@ -43,10 +43,11 @@ func ExpectHeld(c *Config, held int) (*Plan, error) {
 
 func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	pl := &planner{f: f, c: c, head: head, defaulted: map[string]string{}, field: map[string]string{},
-		env: env{vals: map[string]any{"true": int64(1), "false": int64(0), "empty": []any{}, "causal": b2i(head == HeadCausalLM), "seqcls": b2i(head == HeadSeqCls)}}}
+		env: env{vals: map[string]any{"true": int64(1), "false": int64(0), "empty": []any{}, "causal": b2i(head == HeadCausalLM), "seqcls": b2i(head == HeadSeqCls),
+			"tf5": b2i(writtenByV5(c))}}}
 	var labels uint64
 	var labelsWhy string
-	if head == HeadSeqCls {
+	if head == HeadSeqCls || f.task != nil && f.task.Labels {
 		var err error
 		if labels, labelsWhy, err = numLabels(c); err != nil {
 			return nil, err
@@ -69,10 +70,13 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants}
-	if head == HeadSeqCls {
+	switch {
+	case f.task != nil:
+		p.Arch = f.taskClass(f.task)
+	case head == HeadSeqCls:
 		p.Arch = f.seqCls()
 	}
-	if t, ok := pl.env.vals["tied"].(int64); ok && head == HeadCausalLM {
+	if t, ok := pl.env.vals["tied"].(int64); ok && (head == HeadCausalLM || f.task != nil && (f.task.HeadName != "" || f.task.CausalHead)) {
 		p.Tied = t != 0
 	}
 	p.fields = map[string]Dim{}
@@ -172,7 +176,7 @@ func (pl *planner) def(d *cDef) (any, error) {
 			why = " (not in config: " + w + ")"
 		}
 		switch {
-		case n < 0:
+		case n < 0 && d.Type != Signed:
 			return nil, pl.c.errorf(field, "must not be negative, found %d%s", n, why)
 		case d.Pos && n == 0:
 			return nil, pl.c.errorf(field, "must be positive")
@@ -295,6 +299,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.countValue(field, raw)
 	case Milli:
 		return c.milliValue(field, raw)
+	case Signed:
+		return c.signedValue(field, raw)
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List
@@ -401,7 +407,7 @@ func (pl *planner) legend(p *Plan, labels uint64, labelsWhy string) error {
 			rest = append(rest, row)
 		}
 	}
-	if pl.head == HeadSeqCls {
+	if pl.head == HeadSeqCls || pl.f.task != nil && pl.f.task.Labels {
 		p.Legend = append(p.Legend, LegendRow{Sym: "C", Field: "num_labels", Value: labels, Desc: "classes of the score head", Default: labelsWhy})
 	}
 	p.Legend = append(p.Legend, rest...)

@@ -502,14 +502,14 @@ func TestSequenceClassification(t *testing.T) {
 // structurally, with the reason in the verdict.
 func TestOtherHeadsSaySoWhy(t *testing.T) {
 	config := tinyConfig(func(s string) string {
-		return strings.Replace(s, `"Qwen3ForCausalLM"`, `"Qwen3ForTokenClassification"`, 1)
+		return strings.Replace(s, `"Qwen3ForCausalLM"`, `"Qwen3ForMultipleChoice"`, 1)
 	})
 	dir := testmodel.TinyDir(t, nil)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o644))
 	r := checkDir(t, dir)
 	assert.Nil(t, r.Plan)
 	assert.Equal(t, check.DepthStructural, r.Depth)
-	assert.Contains(t, r.Verdict(), "– structural check only: no spec for architecture Qwen3ForTokenClassification (the Qwen3 spec covers the Qwen3ForCausalLM and Qwen3ForSequenceClassification heads only); its tensors are consistent: layers 0..1 (num_hidden_layers); model.layers: 2 layers in 1 kind; embedding rows = vocab_size\n")
+	assert.Contains(t, r.Verdict(), "– structural check only: no spec for architecture Qwen3ForMultipleChoice (the Qwen3 spec covers the Qwen3ForCausalLM and Qwen3ForSequenceClassification heads only); its tensors are consistent: layers 0..1 (num_hidden_layers); model.layers: 2 layers in 1 kind; embedding rows = vocab_size\n")
 }
 
 // TestConfigJSONStrictness refuses what Python's json.loads refuses or

@@ -1,0 +1,120 @@
+package spec
+
+import "slices"
+
+// The task classes of the BERT-like encoders (families_encoder.go):
+// the base model with its pooler, the masked LM (the LMHeadModel's head),
+// sequence, token and multiple-choice classifiers, extractive QA, and
+// BERT's pre-training heads. Each encoder names its heads its own way;
+// these tables say which, keyed by the family's class prefix.
+
+// pooler is a BERT pooler under pre (the base model's prefix, "" for the
+// base model itself): dense [H, H] on the first token.
+func pooler(pre string) []T { return linear(pre+"pooler.dense", "H", "H", "true") }
+
+// nsp is BERT's next-sentence head: two logits.
+var nsp = linear("cls.seq_relationship", "2", "H", "true")
+
+// bertTasks are BERT's task classes over base ("bert."): a pooled
+// classifier (classifier [C, H]) for sequences, BERT's pre-training and
+// next-sentence heads.
+func bertTasks(base string) []Task {
+	return []Task{
+		{Suffix: TaskBase, Prefix: "-", Head: pooler("")},
+		{Suffix: TaskMaskedLM, CausalHead: true},
+		{Suffix: HeadSeqCls, Head: cat(pooler(base), classifier("classifier", "H")), Labels: true},
+		{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+		{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+		{Suffix: TaskMultChoice, Head: cat(pooler(base), choiceHead("classifier", "H"))},
+		{Suffix: TaskNextSent, Head: cat(pooler(base), nsp)},
+		{Suffix: TaskPreTrain, CausalHead: true, Head: cat(pooler(base), nsp)},
+	}
+}
+
+// robertaTasks are RoBERTa's: the sequence classifier is a dense layer
+// then out_proj on the first token, no pooler.
+func robertaTasks(base string) []Task {
+	return []Task{
+		{Suffix: TaskBase, Prefix: "-", Head: pooler("")},
+		{Suffix: TaskMaskedLM, CausalHead: true},
+		{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+		{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+		{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+		{Suffix: TaskMultChoice, Head: cat(pooler(base), choiceHead("classifier", "H"))},
+	}
+}
+
+// electraTasks are ELECTRA's: no pooler; a sequence summary before the
+// multiple-choice head; the discriminator as pre-training head.
+var electraTasks = []Task{
+	{Suffix: TaskBase, Prefix: "-"},
+	{Suffix: TaskMaskedLM, CausalHead: true},
+	{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+	{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+	{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+	{Suffix: TaskMultChoice, Head: cat(linear("sequence_summary.summary", "H", "H", "true"), choiceHead("classifier", "H"))},
+	{Suffix: TaskPreTrain, Head: cat(linear("discriminator_predictions.dense", "H", "H", "true"), linear("discriminator_predictions.dense_prediction", "1", "H", "true"))},
+}
+
+// roformerTasks are RoFormer's: no pooler, RoBERTa's sequence
+// classifier.
+var roformerTasks = []Task{
+	{Suffix: TaskBase, Prefix: "-"},
+	{Suffix: TaskMaskedLM, CausalHead: true},
+	{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+	{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+	{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+	{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H")},
+}
+
+// withTask returns ts with t in place of the task of the same suffix,
+// or appended.
+func withTask(ts []Task, t Task) []Task {
+	out := append([]Task(nil), ts...)
+	for i := range out {
+		if out[i].Suffix == t.Suffix {
+			out[i] = t
+			return out
+		}
+	}
+	return append(out, t)
+}
+
+// withoutTasks returns ts without the tasks of the given suffixes.
+func withoutTasks(ts []Task, suffixes ...string) []Task {
+	var out []Task
+	for _, t := range ts {
+		if !slices.Contains(suffixes, t.Suffix) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// classTasks are the task tables of families that do not set Tasks, by
+// class prefix.
+var classTasks = map[string][]Task{
+	"Bert":         bertTasks("bert."),
+	"Ernie":        bertTasks("ernie."),
+	"MegatronBert": bertTasks("bert."),
+	"RoCBert":      withTask(bertTasks("roc_bert."), Task{Suffix: TaskPreTrain, CausalHead: true, Head: pooler("roc_bert.")}),
+	"RemBert":      bertTasks("rembert."),
+	"RoFormer":     roformerTasks,
+	"Xmod":         robertaTasks("roberta."),
+	"BigBird":      withoutTasks(decoderTasks("bert.", false), TaskBase, TaskQA),
+	// OPT's QA head reads the projected-out states, word_embed_proj_dim wide.
+	"OPT": {{Suffix: TaskBase, Prefix: "-"}, {Suffix: TaskQA, Head: qaHead("qa_outputs", "W")}},
+	// XLNet keeps its heads in float32 as the rest.
+	"XLNet": {{Suffix: TaskBase, Prefix: "-"}, {Suffix: TaskTokenCls, Head: anyDType(classifier("classifier", "H")), Labels: true}},
+	// Composite models whose base classes are not the generation class
+	// less its head.
+	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": noTasks, "Kosmos2": noTasks, "Kosmos2_5": noTasks,
+	"Phi4Multimodal": noTasks, "Blip": noTasks, "InstructBlip": noTasks, "Udop": noTasks, "Mega": noTasks,
+	"Roberta":             robertaTasks("roberta."),
+	"XLMRoberta":          robertaTasks("roberta."),
+	"Camembert":           robertaTasks("roberta."),
+	"Data2VecText":        robertaTasks("data2vec_text."),
+	"RobertaPreLayerNorm": robertaTasks("roberta_prelayernorm."),
+	"XLMRobertaXL":        robertaTasks("roberta."),
+	"Electra":             electraTasks,
+}
