@@ -591,7 +591,7 @@ func TestInspectScan(t *testing.T) {
 		} `json:"scan"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(j.stdout), &v))
-	assert.True(t, v.Clean, "the layout is clean")
+	assert.False(t, v.Clean, "clean is the whole verdict: a NaN is a problem, whatever the layout")
 	assert.True(t, v.Scan.Failed)
 	health := map[string]string{}
 	for _, x := range v.Scan.Tensors {
@@ -600,6 +600,13 @@ func TestInspectScan(t *testing.T) {
 	assert.Equal(t, "nan", health["model.layers.0.self_attn.q_proj.weight"])
 	assert.Equal(t, "zero", health["model.layers.1.input_layernorm.weight"])
 	assert.Equal(t, "ok", health["model.norm.weight"])
+
+	// A clean scan of a fully checked model: clean.
+	j = runCmd(t, "fsinspect", "--scan", "--json", repoPath("testdata", "tiny-qwen3"))
+	assert.Equal(t, 0, j.code, j.stderr)
+	require.NoError(t, json.Unmarshal([]byte(j.stdout), &v))
+	assert.True(t, v.Clean)
+	assert.False(t, v.Scan.Failed)
 }
 
 // bf16Bits rounds float32 to BF16 (to nearest even).

@@ -192,13 +192,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return invalid(stderr, err)
 	}
 	if *asJSON {
-		var j map[string]any
-		if err := json.Unmarshal(r.JSON(), &j); err != nil {
+		out, err := scanJSON(r, res)
+		if err != nil {
 			return invalid(stderr, err)
 		}
-		j["scan"] = res.JSON()
-		out, _ := json.MarshalIndent(j, "", "  ")
-		stdout.Write(append(out, '\n'))
+		stdout.Write(out)
 	} else {
 		io.WriteString(stdout, r.Text())
 		io.WriteString(stdout, "\n"+res.Text())
@@ -207,6 +205,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.ExitProblems
 	}
 	return exitCode(r)
+}
+
+// scanJSON is the report's JSON with the scan's section added. Its
+// "clean" is the whole verdict's: no problem of any kind that was looked
+// for, so a tensor the scan failed (NaN, Inf, all zero) makes it false,
+// as it makes the exit code 1.
+func scanJSON(r *spec.Report, res *scan.Result) ([]byte, error) {
+	var j map[string]any
+	if err := json.Unmarshal(r.JSON(), &j); err != nil {
+		return nil, err
+	}
+	j["scan"] = res.JSON()
+	if res.Failed() {
+		j["clean"] = false
+	}
+	out, err := json.MarshalIndent(j, "", "  ")
+	return append(out, '\n'), err
 }
 
 // runCompare compares model with other and prints the summary; with a
