@@ -1,12 +1,14 @@
 package adapter
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // DeltaShape is the shape of the module's change to its base weight: the
@@ -44,7 +46,58 @@ type Delta struct {
 
 	absOnce           sync.Once
 	absLeft, absRight []float32
+
+	nonFinite error // the first NaN or Inf of a factor, or nil
 }
+
+// NonFiniteError says that a tensor holds a NaN or an infinity, where a
+// delta (or a magnitude) made from it would carry it into every merge.
+type NonFiniteError struct {
+	Tensor string
+	Shape  []uint64
+	Index  uint64 // flat, of the first
+	Value  float32
+	// Scaled is set when the factor is finite and scale·lora_B is not.
+	Scaled float64
+}
+
+func (e *NonFiniteError) Error() string {
+	at := fmt.Sprintf("%v at %s", e.Value, flatIndex(e.Index, e.Shape))
+	if e.Scaled != 0 {
+		return fmt.Sprintf("%s times the scale %g overflows float32 (%s): the delta is not finite", e.Tensor, e.Scaled, at)
+	}
+	return fmt.Sprintf("%s holds %s: the delta is not finite", e.Tensor, at)
+}
+
+// flatIndex renders flat index i of shape as "[r, c]".
+func flatIndex(i uint64, shape []uint64) string {
+	idx := make([]uint64, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			idx[k] = i % shape[k]
+			i /= shape[k]
+		}
+	}
+	return tensor.FormatShape(idx)
+}
+
+// CheckFinite returns a *NonFiniteError for the first NaN or infinity
+// of v, the values of t, or nil.
+func CheckFinite(t *tensor.Tensor, v []float32) error {
+	for i, x := range v {
+		if x != x || math.IsInf(float64(x), 0) {
+			return &NonFiniteError{Tensor: t.Name, Shape: t.Shape, Index: uint64(i), Value: x}
+		}
+	}
+	return nil
+}
+
+// NonFinite returns a *NonFiniteError when a factor of the delta holds a
+// NaN or an infinity, or scaling lora_B overflows: then every element
+// the factor reaches is NaN or infinite, and no tolerance can prove a
+// merge with it. Nil when the factors are finite (their product may
+// still overflow, element by element).
+func (d *Delta) NonFinite() error { return d.nonFinite }
 
 // Delta loads the module's factors and returns its delta.
 func (m *Module) Delta() (*Delta, error) {
@@ -68,6 +121,16 @@ func (m *Module) Delta() (*Delta, error) {
 		return nil, err
 	}
 	d := &Delta{Module: m, Rows: shape[0], Cols: shape[1], rank: int(r)}
+	d.nonFinite = cmp.Or(CheckFinite(m.A, a), CheckFinite(m.B, b))
+	if d.nonFinite == nil {
+		s := float32(m.Scale)
+		for i, x := range b {
+			if y := s * x; math.IsInf(float64(y), 0) || y != y {
+				d.nonFinite = &NonFiniteError{Tensor: m.B.Name, Shape: m.B.Shape, Index: uint64(i), Value: x, Scaled: m.Scale}
+				break
+			}
+		}
+	}
 	s := float32(m.Scale)
 	in, out := m.A.Shape[1], m.B.Shape[0]
 	if !m.transposed() {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"github.com/fsmount/fsmount/internal/cli"
 	"io"
+
+	"github.com/fsmount/fsmount/internal/cli"
+	"github.com/fsmount/fsmount/internal/scan"
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/merge"
@@ -11,20 +14,45 @@ import (
 	"github.com/fsmount/fsmount/source/remote"
 )
 
-// runAdapter checks the adapter at loc and prints its report.
-func runAdapter(loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
+// runAdapter checks the adapter at loc and prints its report; with
+// doScan, also the values of its stored tensors (a NaN or Inf in a factor
+// makes every merge with it garbage).
+func runAdapter(loc, base string, asJSON, doScan bool, ro *remote.Options, stdout, stderr io.Writer) int {
 	a, b, why, err := openAdapter(loc, base, ro)
 	if err != nil {
 		return invalid(stderr, err)
 	}
 	defer closeAdapter(a, b)
 	r := adapter.Check(a, b, why)
+	code := cli.VerdictCode(r.Clean(), !r.Partial())
+	if !doScan {
+		if asJSON {
+			stdout.Write(r.JSON())
+		} else {
+			io.WriteString(stdout, r.Text())
+		}
+		return code
+	}
+	res, err := withBar(stderr, "scanning", func(p func(done, total int64)) (*scan.Result, error) {
+		return scan.Tensors(context.Background(), a.Tensors, a.Tensor, nil, scan.Options{Progress: p})
+	})
+	if err != nil {
+		return invalid(stderr, err)
+	}
 	if asJSON {
-		stdout.Write(r.JSON())
+		out, err := scanJSON(r, res)
+		if err != nil {
+			return invalid(stderr, err)
+		}
+		stdout.Write(out)
 	} else {
 		io.WriteString(stdout, r.Text())
+		io.WriteString(stdout, "\n"+res.Text())
 	}
-	return cli.VerdictCode(r.Clean(), !r.Partial())
+	if res.Failed() {
+		return cli.ExitProblems
+	}
+	return code
 }
 
 // openAdapter opens the adapter at loc and its base: the one named, else

@@ -50,7 +50,8 @@ Options may come before or after MODEL; -- ends them.
 Options:
   --json            print the report (or the comparison) as JSON
   --scan            also read every value: statistics, NaN, Inf, all-zero,
-                    constant and duplicate tensors (a "values" section)
+                    constant and duplicate tensors (a "values" section);
+                    of an ADAPTER, its stored tensors
   --compare OTHER   compare MODEL with OTHER, tensor by tensor, on the
                     decoded values: relative L2 is |MODEL-OTHER| / |OTHER|
   --tolerance REL   with --compare: exit 1 unless every shared tensor is
@@ -141,13 +142,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// model's check makes no request for adapter_config.json).
 	if adapter.IsAdapter(operands[0]) || *baseLoc != "" && adapter.IsRemote(operands[0]) {
 		switch {
-		case *doScan || *htmlDir != "" || *tolerance >= 0:
-			io.WriteString(stderr, (&cli.UsageError{Msg: "--scan, --html and --tolerance are for models, not adapters"}).Line("fsinspect"))
+		case *htmlDir != "" || *tolerance >= 0:
+			io.WriteString(stderr, (&cli.UsageError{Msg: "--html and --tolerance are for models, not adapters"}).Line("fsinspect"))
 			return cli.ExitUsage
 		case *other != "":
 			return runMerge(*other, operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
 		}
-		return runAdapter(operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
+		return runAdapter(operands[0], *baseLoc, *asJSON, *doScan, &ro, stdout, stderr)
 	}
 	if *baseLoc != "" {
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--base is for an adapter (a directory holding adapter_config.json); " + operands[0] + " is not one"}).Line("fsinspect"))
@@ -160,7 +161,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, model.ErrNoWeights) && adapter.IsRemote(operands[0]) && !*doScan && *htmlDir == "" {
 		if a, aerr := adapter.Open(operands[0], &ro); aerr == nil {
 			a.Close()
-			return runAdapter(operands[0], "", *asJSON, &ro, stdout, stderr)
+			return runAdapter(operands[0], "", *asJSON, false, &ro, stdout, stderr)
 		}
 	}
 	if err != nil {
@@ -211,7 +212,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // "clean" is the whole verdict's: no problem of any kind that was looked
 // for, so a tensor the scan failed (NaN, Inf, all zero) makes it false,
 // as it makes the exit code 1.
-func scanJSON(r *spec.Report, res *scan.Result) ([]byte, error) {
+func scanJSON(r interface{ JSON() []byte }, res *scan.Result) ([]byte, error) {
 	var j map[string]any
 	if err := json.Unmarshal(r.JSON(), &j); err != nil {
 		return nil, err
