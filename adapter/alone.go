@@ -85,8 +85,8 @@ func (r *Report) alone(stored map[string]*tensor.Tensor, mods map[string]*Module
 		switch {
 		case strings.HasSuffix(rel, ".bias") && c.Bias == "all":
 			keep = true
-		case strings.HasSuffix(rel, ".base_layer.bias") && c.Bias == "lora_only" && mods[strings.TrimSuffix(rel, ".base_layer.bias")] != nil:
-			keep = true
+		case strings.HasSuffix(rel, ".bias") && c.Bias == "lora_only" && mods[strings.TrimSuffix(rel, ".bias")] != nil:
+			keep = true // an old PEFT's (see expect)
 		case strings.HasSuffix(rel, ".base_layer.weight") && mods[strings.TrimSuffix(rel, ".base_layer.weight")] != nil && mods[strings.TrimSuffix(rel, ".base_layer.weight")].Kind == KindEmbedding:
 			keep = true
 		}

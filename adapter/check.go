@@ -500,8 +500,14 @@ func (r *Report) expect(stored map[string]*tensor.Tensor, mods map[string]*Modul
 		}
 		wants = append(wants, r.loraWants(k, kind, c.Rank(k), w.Shape)...)
 		if c.Bias == "lora_only" {
+			// PEFT's get_peft_model_state_dict saves, for each LoRA key,
+			// the key before "lora_" + "bias" when the model's state dict
+			// has it: an old PEFT's LoRA layer was the Linear itself
+			// (module.bias, saved); a PEFT with base_layer (0.7 on) holds
+			// module.base_layer.bias, which that name misses, so it saves
+			// none. Optional, and never named base_layer.bias.
 			if b := base.Tensor(m + ".bias"); b != nil {
-				wants = append(wants, want{name: Prefix + k + ".base_layer.bias", alt: Prefix + k + ".bias", shape: shapeDims(b.Shape), merged: b.Name})
+				wants = append(wants, want{name: Prefix + k + ".bias", shape: shapeDims(b.Shape), merged: b.Name, optional: true})
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,4 +95,24 @@ func TestInspectAdapterNonFinite(t *testing.T) {
 	assert.Contains(t, r.stdout, "✓ 8 tensors scanned: 0 bad")
 	r = runCmd(t, "fsinspect", "--scan", good)
 	assert.Equal(t, 3, r.code, "partial without its base: "+r.stdout+r.stderr)
+}
+
+// A real GPT-2 LoRA (fan_in_fan_out) whose config says bias "lora_only",
+// saved by a PEFT with base_layer: no bias tensor, as PEFT saves it. It
+// used to exit 1 with every c_attn.base_layer.bias "missing".
+func TestInspectAdapterLoRAOnlyBias(t *testing.T) {
+	src, err := filepath.Abs(repoPath("testdata", "adapters", "abrhaleyarefaine1997"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	cfg := readFile(t, filepath.Join(src, "adapter_config.json"))
+	cfg = []byte(strings.Replace(string(cfg), `"bias": "none"`, `"bias": "lora_only"`, 1))
+	require.Contains(t, string(cfg), "lora_only")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "adapter_config.json"), cfg, 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(src, "adapter_model.safetensors"), filepath.Join(dir, "adapter_model.safetensors")))
+	base := filepath.Join(t.TempDir(), "gpt2")
+	require.NoError(t, testmodel.WriteHeaderOnly(base, testmodel.GPT2Config(12), testmodel.GPT2Tensors(12)))
+	r := runCmd(t, "fsinspect", "--base", base, dir)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "✓ all 72 expected tensors present")
+	assert.NotContains(t, r.stdout, "base_layer.bias")
 }
