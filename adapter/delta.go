@@ -17,6 +17,16 @@ import (
 // [num_embeddings, embedding_dim], both the transpose of B·A. Nil for a
 // convolution or a module missing A or B.
 func (m *Module) DeltaShape() []uint64 {
+	if m.Enable != nil {
+		in, out, ok := m.mergedDims()
+		switch {
+		case !ok:
+			return nil
+		case m.transposed():
+			return []uint64{in, out}
+		}
+		return []uint64{out, in}
+	}
 	if m.A == nil || m.B == nil || len(m.A.Shape) != 2 || len(m.B.Shape) != 2 {
 		return nil
 	}
@@ -24,6 +34,46 @@ func (m *Module) DeltaShape() []uint64 {
 		return []uint64{m.A.Shape[1], m.B.Shape[0]}
 	}
 	return []uint64{m.B.Shape[0], m.A.Shape[1]}
+}
+
+// mergedDims returns an old PEFT MergedLinear's input and output widths
+// (its base weight's), from lora_A [k·r, in] and lora_B [k·out/n, k·r/2,
+// 1], and whether the factors have those shapes.
+func (m *Module) mergedDims() (in, out uint64, ok bool) {
+	n, k := uint64(len(m.Enable)), enabled(m.Enable)
+	if m.A == nil || m.B == nil || len(m.A.Shape) != 2 || len(m.B.Shape) != 3 || k == 0 {
+		return 0, 0, false
+	}
+	rk, o := m.A.Shape[0], m.B.Shape[0]
+	if rk%2 != 0 || o%k != 0 || o%2 != 0 || m.B.Shape[1] != rk/2 || m.B.Shape[2] != 1 {
+		return 0, 0, false
+	}
+	return m.A.Shape[1], o / k * n, true
+}
+
+// padMerged returns an old PEFT MergedLinear's lora_B as the [out, k·r]
+// factor of a plain product: its Conv1d of two groups maps channels
+// [h·k·r/2, (h+1)·k·r/2) of lora_A's output to the half h of its own
+// outputs, and zero_pad places those outputs, in order, in the enabled
+// parts of the weight's rows, leaving the others zero.
+func (m *Module) padMerged(b []float32, out uint64) []float32 {
+	rk := m.A.Shape[0]
+	half := rk / 2
+	o := m.B.Shape[0]
+	part := out / uint64(len(m.Enable))
+	var parts []uint64
+	for i, e := range m.Enable {
+		if e {
+			parts = append(parts, uint64(i))
+		}
+	}
+	p := make([]float32, out*rk)
+	for j := range o {
+		h := j / (o / 2)
+		row := parts[j/part]*part + j%part
+		copy(p[row*rk+h*half:row*rk+(h+1)*half], b[j*half:(j+1)*half])
+	}
+	return p
 }
 
 func (m *Module) transposed() bool { return m.Kind == KindConv1D || m.Kind == KindEmbedding }
@@ -105,18 +155,7 @@ func (m *Module) Delta() (*Delta, error) {
 	if shape == nil {
 		return nil, fmt.Errorf("%s: no delta for a %s module", m.Key, m.Kind)
 	}
-	r := m.A.Shape[0]
-	if m.B.Shape[1] != r || r == 0 {
-		return nil, fmt.Errorf("%s: lora_A has rank %d, lora_B %d", m.Key, r, m.B.Shape[1])
-	}
-	if m.A.NumElements()+m.B.NumElements() > MaxFactorElements {
-		return nil, fmt.Errorf("%s: factors of %d elements, more than the %d held in memory", m.Key, m.A.NumElements()+m.B.NumElements(), MaxFactorElements)
-	}
-	a, err := decode.Values(m.A)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decode.Values(m.B)
+	a, b, r, err := m.factors()
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +172,10 @@ func (m *Module) Delta() (*Delta, error) {
 	}
 	s := float32(m.Scale)
 	in, out := m.A.Shape[1], m.B.Shape[0]
+	if m.Enable != nil {
+		_, out, _ = m.mergedDims() // DeltaShape checked them
+		b = m.padMerged(b, out)
+	}
 	if !m.transposed() {
 		// L = s·B [out, r], R = A [r, in].
 		d.left = b
@@ -156,6 +199,30 @@ func (m *Module) Delta() (*Delta, error) {
 		}
 	}
 	return d, nil
+}
+
+// factors decodes lora_A and lora_B, checking their ranks agree and
+// that they fit in memory, and returns them with the rank.
+func (m *Module) factors() (a, b []float32, r uint64, err error) {
+	r = m.A.Shape[0]
+	if m.Enable == nil && (len(m.B.Shape) < 2 || m.B.Shape[1] != r) || r == 0 {
+		return nil, nil, 0, fmt.Errorf("%s: lora_A has rank %d, lora_B %v", m.Key, r, m.B.Shape[1:])
+	}
+	total := m.A.NumElements() + m.B.NumElements()
+	if m.Enable != nil {
+		_, out, _ := m.mergedDims()
+		total = m.A.NumElements() + out*r // the padded lora_B
+	}
+	if total > MaxFactorElements {
+		return nil, nil, 0, fmt.Errorf("%s: factors of %d elements, more than the %d held in memory", m.Key, total, MaxFactorElements)
+	}
+	if a, err = decode.Values(m.A); err != nil {
+		return nil, nil, 0, err
+	}
+	if b, err = decode.Values(m.B); err != nil {
+		return nil, nil, 0, err
+	}
+	return a, b, r, nil
 }
 
 // Len is the number of elements.
@@ -293,23 +360,19 @@ func abs32(x float32) float32 {
 // factors alone: ‖s·B·A‖² = s²·trace((BᵀB)(AAᵀ)), in float64, with r×r
 // work per row and column rather than a pass over the product.
 func (m *Module) DeltaNorm() (float64, error) {
-	if m.A == nil || m.B == nil || len(m.A.Shape) < 2 || len(m.B.Shape) < 2 {
+	if m.A == nil || m.B == nil || len(m.A.Shape) < 2 || len(m.B.Shape) < 2 || m.Enable != nil && m.DeltaShape() == nil {
 		return 0, fmt.Errorf("%s: no factors", m.Key)
 	}
-	a, err := decode.Values(m.A)
+	a, b, r, err := m.factors()
 	if err != nil {
 		return 0, err
-	}
-	b, err := decode.Values(m.B)
-	if err != nil {
-		return 0, err
-	}
-	r := m.A.Shape[0]
-	if m.B.Shape[1] != r {
-		return 0, fmt.Errorf("%s: lora_A has rank %d, lora_B %d", m.Key, r, m.B.Shape[1])
 	}
 	in := uint64(len(a)) / max(r, 1)
 	out := m.B.Shape[0]
+	if m.Enable != nil {
+		_, out, _ = m.mergedDims()
+		b = m.padMerged(b, out)
+	}
 	bb := make([]float64, r*r) // BᵀB
 	for i := range out {
 		row := b[i*r : (i+1)*r]

@@ -116,3 +116,33 @@ func TestInspectAdapterLoRAOnlyBias(t *testing.T) {
 	assert.Contains(t, r.stdout, "✓ all 72 expected tensors present")
 	assert.NotContains(t, r.stdout, "base_layer.bias")
 }
+
+// An old PEFT's BLOOM LoRA (enable_lora on the fused query_key_value),
+// checked against its base given as config.json alone: clean, saying
+// the check used the config's shapes. It used to exit 1 with 24
+// "mis-shaped", and a config.json alone was refused as a base.
+func TestInspectAdapterOldPEFTConfigBase(t *testing.T) {
+	bloom := filepath.Join(t.TempDir(), "config.json")
+	require.NoError(t, os.WriteFile(bloom, []byte(testmodel.BloomConfig), 0o644))
+	ad := repoPath("testdata", "adapters", "wujindou")
+	for _, base := range []string{bloom, filepath.Dir(bloom)} {
+		r := runCmd(t, "fsinspect", "--base", base, ad)
+		assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+		assert.Contains(t, r.stdout, "✓ all 48 expected tensors present, shapes match the config and the base")
+		assert.Contains(t, r.stdout, "note: the base is its config.json alone: checked against the shapes the architecture table derives from it (no weights read)")
+	}
+	r := runCmd(t, "fsinspect", "--base", repoPath("testdata", "adapters", "bases", "Llama-3.2-1B", "config.json"), repoPath("testdata", "adapters", "merkulovsvt"))
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "✓ all 64 expected tensors present")
+
+	// An architecture without a spec: a partial check, exit 3.
+	foo := filepath.Join(t.TempDir(), "config.json")
+	require.NoError(t, os.WriteFile(foo, []byte(`{"architectures": ["FooForCausalLM"], "model_type": "foo"}`), 0o644))
+	r = runCmd(t, "fsinspect", "--base", foo, ad)
+	assert.Equal(t, 3, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "its shapes cannot be derived from it")
+
+	// A merge proof needs the base's weights.
+	r = runCmd(t, "fsinspect", "--base", bloom, "--compare", filepath.Dir(bloom), ad)
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+}

@@ -50,6 +50,9 @@ const (
 	FormatSafetensors = "safetensors"
 	FormatGGUF        = "gguf"
 	FormatPyTorch     = "pytorch"
+	// FormatShapes is a model of shapes alone (FromShapes): no file,
+	// no bytes.
+	FormatShapes = "shapes"
 )
 
 // Model is an opened model: its config, if any, and its weights.
@@ -589,4 +592,14 @@ func (m *Model) Close() error {
 		c.Close() // the files it opened are closed above
 	}
 	return err
+}
+
+// FromShapes returns a model of tensors that have names, dtypes and
+// shapes and no bytes (their File is nil: nothing may read them), as
+// config (config.json's bytes) implies them: what an adapter's check
+// needs of its base when the base is given as its config.json alone.
+func FromShapes(loc string, config []byte, ts []*tensor.Tensor) *Model {
+	m := &Model{Location: loc, Format: FormatShapes, Config: config, ConfigName: ConfigName}
+	m.setTensors(ts)
+	return m
 }

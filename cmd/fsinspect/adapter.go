@@ -18,7 +18,7 @@ import (
 // doScan, also the values of its stored tensors (a NaN or Inf in a factor
 // makes every merge with it garbage).
 func runAdapter(loc, base string, asJSON, doScan bool, ro *remote.Options, stdout, stderr io.Writer) int {
-	a, b, why, err := openAdapter(loc, base, ro)
+	a, b, why, err := openAdapter(loc, base, true, ro)
 	if err != nil {
 		return invalid(stderr, err)
 	}
@@ -57,13 +57,18 @@ func runAdapter(loc, base string, asJSON, doScan bool, ro *remote.Options, stdou
 
 // openAdapter opens the adapter at loc and its base: the one named, else
 // the one its config names where that can be opened (nil, and why not,
-// where it cannot). closeAdapter closes both.
-func openAdapter(loc, base string, ro *remote.Options) (*adapter.Adapter, *model.Model, string, error) {
+// where it cannot); with shapes, a base given as its config.json alone
+// is its shapes (adapter.OpenBaseShapes). closeAdapter closes both.
+func openAdapter(loc, base string, shapes bool, ro *remote.Options) (*adapter.Adapter, *model.Model, string, error) {
 	a, err := adapter.Open(loc, ro)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	b, why, err := adapter.OpenBase(a, base, ro)
+	open := adapter.OpenBase
+	if shapes {
+		open = adapter.OpenBaseShapes
+	}
+	b, why, err := open(a, base, ro)
 	if err != nil {
 		a.Close()
 		return nil, nil, "", err
@@ -80,7 +85,7 @@ func closeAdapter(a *adapter.Adapter, b *model.Model) {
 
 // runMerge proves that merged is base + the adapter's deltas.
 func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
-	a, b, why, err := openAdapter(loc, base, ro)
+	a, b, why, err := openAdapter(loc, base, false, ro)
 	if err != nil {
 		return invalid(stderr, err)
 	}

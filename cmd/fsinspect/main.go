@@ -62,9 +62,11 @@ Options:
                     the mount serves them (DIR must be empty or absent)
   --base BASE       for a LoRA ADAPTER (a directory holding
                     adapter_config.json and adapter_model.safetensors): the
-                    base model to check it against; without it, the base
-                    the adapter names when that is a local directory, else
-                    a partial check of the adapter alone (exit 3)
+                    base model to check it against (or its config.json
+                    alone: the shapes the architecture table derives from
+                    it); without it, the base the adapter names when that
+                    is a local directory, else a partial check of the
+                    adapter alone (exit 3)
   --compare MERGED  with an ADAPTER and its base: prove that MERGED is the
                     base plus the adapter, tensor by tensor, within the
                     merged dtype's rounding (exit 1 naming any that is not)
