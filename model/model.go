@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsmount/fsmount/internal/download"
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/pytorch"
 	"github.com/fsmount/fsmount/safetensors"
@@ -121,7 +122,11 @@ func OpenWith(loc string, ro *remote.Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return OpenFS(loc, fsys, file)
+	m, err := OpenFS(loc, fsys, file)
+	if err != nil {
+		return nil, diagnoseDir(loc, err)
+	}
+	return m, nil
 }
 
 // Locate resolves a location as Open takes it (s3://, http(s)://, hf://,
@@ -140,6 +145,9 @@ func Locate(loc string, ro *remote.Options) (fsys source.FS, file string, err er
 		return fsys, file, err
 	}
 	st, err := os.Stat(loc)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", download.NoSuchPath(loc, err)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -295,7 +303,12 @@ var (
 )
 
 func opener[T any](parse func(source.File) (T, error)) func(source.FS, string) (T, error) {
-	return func(fsys source.FS, name string) (T, error) { return source.OpenWith(fsys, name, parse) }
+	return func(fsys source.FS, name string) (T, error) {
+		return source.OpenWith(fsys, name, func(f source.File) (T, error) {
+			t, err := parse(f)
+			return t, Diagnose(f, err)
+		})
+	}
 }
 
 // maxOpeners bounds the shards opened at once: a remote source then has
@@ -311,7 +324,7 @@ func (m *Model) openIndexed(raw []byte) error {
 	idx, files, err := parseOpening(m.Source, join(m.Source, IndexName), raw, openSafetensors)
 	if err != nil {
 		m.Close()
-		return err
+		return diagnoseIndex(join(m.Source, IndexName), err)
 	}
 	m.Index = idx
 	if err := m.join(files); err != nil {

@@ -138,6 +138,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--scan and --compare are separate runs"}).Line("fsinspect"))
 		return cli.ExitUsage
 	}
+	if *htmlDir != "" {
+		if msg := htmlDirUnusable(*htmlDir); msg != "" {
+			io.WriteString(stderr, (&cli.UsageError{Msg: msg}).Line("fsinspect"))
+			return cli.ExitUsage
+		}
+	}
 	ro := remote.Options{NoSignRequest: *noSign}.WithTimeout(time.Duration(timeout))
 	// A remote location is taken as an adapter when --base says so, or
 	// when it holds no model but an adapter (probed only then, below: a
@@ -278,6 +284,23 @@ func withBar[R any](stderr io.Writer, what string, job func(progress func(done, 
 
 // exitCode is the verdict as an exit status.
 func exitCode(r *spec.Report) int { return cli.VerdictCode(r.Clean(), r.Plan != nil) }
+
+// htmlDirUnusable says why --html cannot write into dir (it is not
+// empty, or not a directory), or "": a bad command line, told before the
+// model is read.
+func htmlDirUnusable(dir string) string {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return "" // made by site.Write (or its error told then)
+	case !st.IsDir():
+		return "--html " + dir + ": not a directory; give an empty or new directory"
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return "--html " + dir + ": the directory is not empty; give an empty or new directory"
+	}
+	return ""
+}
 
 // writeSite writes the model's site to dir, laid out as the mount's tree
 // (package layout).
