@@ -161,3 +161,38 @@ func TestBaseConfigAlone(t *testing.T) {
 	_, _, err = adapter.OpenBaseShapes(a, unknown, nil)
 	assert.Error(t, err)
 }
+
+// The real MergedLinear's delta against torch running old PEFT's forward
+// (lora_A's Linear, lora_B's Conv1d of two groups, zero_pad) on the
+// identity: an independent implementation of what the Go code computes by
+// padding lora_B.
+func TestRealMergedLinearTorch(t *testing.T) {
+	root, err := testmodel.RepoRoot()
+	require.NoError(t, err)
+	r := check(t, realDir(t, "wujindou"), headerBase(t, testmodel.BloomConfig, testmodel.BloomTensors()))
+	for _, key := range []string{"transformer.h.0.self_attention.query_key_value", "transformer.h.23.self_attention.query_key_value"} {
+		m := r.Module(key)
+		require.NotNil(t, m)
+		out := filepath.Join(t.TempDir(), "delta.f32")
+		testmodel.RunTorch(t, filepath.Join(root, "adapter", "testdata", "merged_linear.py"),
+			filepath.Join(realDir(t, "wujindou"), "adapter_model.bin"), key, "3072", "8", "16", "101", out)
+		raw, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.Len(t, raw, 3072*1024*4)
+		d, err := m.Delta()
+		require.NoError(t, err)
+		got := make([]float32, 3072*1024)
+		require.NoError(t, d.Float32(0, got))
+		var worst float64
+		nonzero := 0
+		for i := range got {
+			want := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+			if want != 0 {
+				nonzero++
+			}
+			worst = max(worst, math.Abs(float64(got[i]-want))/(math.Abs(float64(want))+1e-6))
+		}
+		assert.Less(t, worst, 1e-3, key)
+		assert.Equal(t, 2048*1024, nonzero, "the query and value parts, not the key's")
+	}
+}
