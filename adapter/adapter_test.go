@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // tinyShapes are the tiny Qwen3's linear weights, [out, in], written out
@@ -125,7 +125,7 @@ func TestTinyAdapters(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := tinyAdapter(t, c.config, c.tensors)
-			r := check(t, dir, tinyBase(t))
+			r := checkAdapter(t, dir, tinyBase(t))
 			require.Empty(t, problemNames(r), r.Text())
 			assert.Len(t, r.Modules, c.modules)
 			assert.Equal(t, len(c.tensors), r.Expected)
@@ -139,7 +139,7 @@ func TestTinyAdapters(t *testing.T) {
 				assert.InDelta(t, want, r.Module(k).Scale, 1e-12, k)
 			}
 			// Alone, the same adapter is consistent too.
-			ra := check(t, dir, "")
+			ra := checkAdapter(t, dir, "")
 			assert.Empty(t, problemNames(ra), ra.Text())
 		})
 	}
@@ -198,12 +198,12 @@ func TestTinyAdapterProblems(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := tinyAdapter(t, c.config, c.ts)
-			r := check(t, dir, tinyBase(t))
+			r := checkAdapter(t, dir, tinyBase(t))
 			assert.Equal(t, c.want, problemNames(r), r.Text())
 			if c.detail != "" {
 				assert.Contains(t, r.Text(), c.detail)
 			}
-			ra := check(t, dir, "")
+			ra := checkAdapter(t, dir, "")
 			assert.Equal(t, c.alone, problemNames(ra), ra.Text())
 		})
 	}
@@ -218,10 +218,10 @@ func TestAloneSameModulesInEveryLayer(t *testing.T) {
 			ts = append(ts, x)
 		}
 	}
-	r := check(t, tinyAdapter(t, cfg(`, "target_modules": ["q_proj", "v_proj"]`), ts), "")
+	r := checkAdapter(t, tinyAdapter(t, cfg(`, "target_modules": ["q_proj", "v_proj"]`), ts), "")
 	assert.Equal(t, []string{"missing " + pfx + "model.layers.1.self_attn.v_proj.lora_A.weight", "missing " + pfx + "model.layers.1.self_attn.v_proj.lora_B.weight"}, problemNames(r))
 	for _, p := range r.Problems {
-		assert.Equal(t, spec.Missing, p.Kind)
+		assert.Equal(t, check.Missing, p.Kind)
 	}
 }
 
@@ -285,7 +285,7 @@ func headerBase(t testing.TB, config string, ts []testmodel.Tensor) string {
 	return dir
 }
 
-func check(t testing.TB, adapterDir, baseDir string) *adapter.Report {
+func checkAdapter(t testing.TB, adapterDir, baseDir string) *adapter.Report {
 	t.Helper()
 	a, err := adapter.Open(adapterDir, nil)
 	require.NoError(t, err)
@@ -329,7 +329,7 @@ func TestRealAdaptersAgainstBases(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := check(t, realDir(t, c.name), c.base(t))
+			r := checkAdapter(t, realDir(t, c.name), c.base(t))
 			require.Empty(t, problemNames(r), r.Text())
 			assert.False(t, r.Partial())
 			assert.Len(t, r.Modules, c.modules)
@@ -349,7 +349,7 @@ func TestRealAdaptersAgainstBases(t *testing.T) {
 // GPT-2's Conv1D: lora_A is [r, in] and lora_B [out, r] although the base
 // weight is stored [in, out]; the delta has the base weight's shape.
 func TestConv1DShapes(t *testing.T) {
-	r := check(t, realDir(t, "abrhaleyarefaine1997"), headerBase(t, testmodel.GPT2Config(12), testmodel.GPT2Tensors(12)))
+	r := checkAdapter(t, realDir(t, "abrhaleyarefaine1997"), headerBase(t, testmodel.GPT2Config(12), testmodel.GPT2Tensors(12)))
 	m := r.Module("transformer.h.0.mlp.c_proj")
 	require.NotNil(t, m)
 	assert.Equal(t, []uint64{8, 3072}, m.A.Shape)
@@ -364,7 +364,7 @@ func TestConv1DShapes(t *testing.T) {
 func TestRealAdaptersAlone(t *testing.T) {
 	for _, name := range []string{"merkulovsvt", "abrhaleyarefaine1997", "phuongsky", "vuongGNguyen24", "dayanidhi04", "Hareshjethani"} {
 		t.Run(name, func(t *testing.T) {
-			r := check(t, realDir(t, name), "")
+			r := checkAdapter(t, realDir(t, name), "")
 			assert.Empty(t, problemNames(r), r.Text())
 			assert.True(t, r.Partial())
 			assert.Contains(t, r.Text(), "– partial check: no base")
@@ -382,7 +382,7 @@ func TestRealAdapterLoRAOnSavedModule(t *testing.T) {
 		if base != "" {
 			b = headerBase(t, testmodel.DistilBERTConfig, testmodel.DistilBERTTensors())
 		}
-		r := check(t, realDir(t, "Kuntya"), b)
+		r := checkAdapter(t, realDir(t, "Kuntya"), b)
 		assert.False(t, r.Clean())
 		names := strings.Join(problemNames(r), "\n")
 		assert.Contains(t, names, "unexpected base_model.model.classifier.lora_A.weight")
@@ -406,10 +406,10 @@ func TestRealAdapterWrongBase(t *testing.T) {
 			}
 		}
 	}
-	r := check(t, realDir(t, "phuongsky"), headerBase(t, testmodel.GPT2Config(6), ts))
+	r := checkAdapter(t, realDir(t, "phuongsky"), headerBase(t, testmodel.GPT2Config(6), ts))
 	require.Len(t, r.Problems, 12)
 	for _, p := range r.Problems {
-		assert.Equal(t, spec.Misshaped, p.Kind)
+		assert.Equal(t, check.Misshaped, p.Kind)
 	}
 	assert.Contains(t, r.Problems[0].Detail, "base_model.model.transformer.h.0.attn.c_attn.lora_A.weight is [8, 768], expected [r, in] = [8, 1024]: dim 1 is 768, in is 1024")
 }
@@ -446,7 +446,7 @@ func TestOpenHTTP(t *testing.T) {
 	a, err := adapter.Open(srv.URL+"/", nil)
 	require.NoError(t, err)
 	defer a.Close()
-	local := check(t, dir, "")
+	local := checkAdapter(t, dir, "")
 	r := adapter.Check(a, nil, "no base")
 	assert.Empty(t, problemNames(r))
 	assert.Equal(t, local.Params, r.Params)

@@ -98,7 +98,7 @@ func TestBiasModes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := tinyAdapter(t, fmt.Sprintf(gpt2LoRA, c.bias), gpt2Adapter(c.stored))
-			r := check(t, dir, base)
+			r := checkAdapter(t, dir, base)
 			got := problemNames(r)
 			if len(c.problems) == 1 && c.problems[0] == "missing" {
 				require.Len(t, got, 6+6+1, r.Text())
@@ -113,7 +113,7 @@ func TestBiasModes(t *testing.T) {
 			if c.bias == "lora_only" && c.copies > 0 {
 				assert.Equal(t, pfx+"transformer.h.0.attn.c_attn.bias", r.Copies["h.0.attn.c_attn.bias"].Name, "the merged model's bias is the adapter's")
 			}
-			a := check(t, dir, "")
+			a := checkAdapter(t, dir, "")
 			assert.Equal(t, c.alone, problemNames(a), a.Text())
 		})
 	}
@@ -132,7 +132,7 @@ func TestRealGPT2LoRAOnlyBias(t *testing.T) {
 	require.Contains(t, string(cfg), `"bias": "lora_only"`)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "adapter_config.json"), cfg, 0o644))
 	require.NoError(t, os.Symlink(filepath.Join(src, "adapter_model.safetensors"), filepath.Join(dir, "adapter_model.safetensors")))
-	r := check(t, dir, headerBase(t, testmodel.GPT2Config(12), testmodel.GPT2Tensors(12)))
+	r := checkAdapter(t, dir, headerBase(t, testmodel.GPT2Config(12), testmodel.GPT2Tensors(12)))
 	assert.Empty(t, problemNames(r), r.Text())
 	assert.Len(t, r.Modules, 36)
 	assert.Contains(t, r.Text(), "✓ all 72 expected tensors present")

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
@@ -57,7 +58,7 @@ type Report struct {
 	NoBase string
 	// Modules are the adapted modules in name order.
 	Modules  []*Module
-	Problems []spec.Problem
+	Problems []check.Problem
 	Notes    []string
 	// Expected counts the tensors the check expected (with a base).
 	Expected int
@@ -177,7 +178,7 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 			names[an] = true
 		}
 		if prev := stored[k]; prev != nil {
-			r.problem(spec.Problem{Kind: spec.Unexpected, Tensor: t.Name, Detail: fmt.Sprintf("%s duplicates %s once the adapter name is removed", t.Name, prev.Name), Shape: t.Shape, HasShape: true, DType: t.DType.String()})
+			r.problem(check.Problem{Kind: check.Unexpected, Tensor: t.Name, Detail: fmt.Sprintf("%s duplicates %s once the adapter name is removed", t.Name, prev.Name), Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 			continue
 		}
 		stored[k] = t
@@ -254,7 +255,7 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 		if t == nil {
 			if !w.optional {
 				r.Expected++
-				r.problem(spec.Problem{Kind: spec.Missing, Tensor: w.name, Detail: fmt.Sprintf("%s, expected %s", w.name, dimsText(w.shape)), Expected: w.shape})
+				r.problem(check.Problem{Kind: check.Missing, Tensor: w.name, Detail: fmt.Sprintf("%s, expected %s", w.name, dimsText(w.shape)), Expected: w.shape})
 			}
 			continue
 		}
@@ -264,7 +265,7 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 			r.Copies[w.merged] = t
 		}
 		if d, mm := mismatch(t.Name, w.shape, t.Shape); d != "" {
-			r.problem(spec.Problem{Kind: spec.Misshaped, Tensor: t.Name, Detail: d, Expected: w.shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
+			r.problem(check.Problem{Kind: check.Misshaped, Tensor: t.Name, Detail: d, Expected: w.shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(stored)) {
@@ -283,7 +284,7 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 		case part != "" && r.Adapter.Config.excluded(m, r.Adapter.Config.ToSave()):
 			why = "adapts " + m + ", which PEFT leaves alone: a module to save (saved whole) or excluded"
 		}
-		r.problem(spec.Problem{Kind: spec.Unexpected, Tensor: t.Name, Detail: fmt.Sprintf("%s %s %s %s", t.Name, t.DType, tensor.FormatShape(t.Shape), why), Shape: t.Shape, HasShape: true, DType: t.DType.String()})
+		r.problem(check.Problem{Kind: check.Unexpected, Tensor: t.Name, Detail: fmt.Sprintf("%s %s %s %s", t.Name, t.DType, tensor.FormatShape(t.Shape), why), Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 	}
 	for _, m := range slices.SortedFunc(maps.Values(mods), func(x, y *Module) int { return strings.Compare(x.Key, y.Key) }) {
 		if c.EnableLoRA != nil && (m.Kind == KindLinear || m.Kind == KindConv1D) {
@@ -293,17 +294,17 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 			r.Modules = append(r.Modules, m)
 		}
 	}
-	slices.SortStableFunc(r.Problems, func(x, y spec.Problem) int { return cmp.Compare(kindOrder(x.Kind), kindOrder(y.Kind)) })
+	slices.SortStableFunc(r.Problems, func(x, y check.Problem) int { return cmp.Compare(kindOrder(x.Kind), kindOrder(y.Kind)) })
 	return r
 }
 
 func canonKey(t *tensor.Tensor) string { k, _ := canonical(t.Name); return k }
 
-func kindOrder(k spec.ProblemKind) int {
-	return slices.Index([]spec.ProblemKind{spec.Missing, spec.Misshaped, spec.Unexpected}, k)
+func kindOrder(k check.ProblemKind) int {
+	return slices.Index([]check.ProblemKind{check.Missing, check.Misshaped, check.Unexpected}, k)
 }
 
-func (r *Report) problem(p spec.Problem) { r.Problems = append(r.Problems, p) }
+func (r *Report) problem(p check.Problem) { r.Problems = append(r.Problems, p) }
 
 func quoteAll(s []string) []string {
 	out := make([]string, len(s))
@@ -344,17 +345,17 @@ func dimsText(d []spec.Dim) string {
 	return "[" + strings.Join(syms, ", ") + "] = " + tensor.FormatShape(vals)
 }
 
-func mismatch(name string, want []spec.Dim, got []uint64) (string, []spec.DimMismatch) {
+func mismatch(name string, want []spec.Dim, got []uint64) (string, []check.DimMismatch) {
 	head := fmt.Sprintf("%s is %s, expected %s", name, tensor.FormatShape(got), dimsText(want))
 	if len(got) != len(want) {
-		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(want)), []spec.DimMismatch{}
+		return fmt.Sprintf("%s (rank %d, expected %d)", head, len(got), len(want)), []check.DimMismatch{}
 	}
 	var diffs []string
-	var mm []spec.DimMismatch
+	var mm []check.DimMismatch
 	for i, d := range want {
 		if got[i] != d.Val {
 			diffs = append(diffs, fmt.Sprintf("dim %d is %d, %s is %d", i, got[i], d.Sym, d.Val))
-			mm = append(mm, spec.DimMismatch{Index: i, Sym: d.Sym, Expected: d.Val, Actual: got[i]})
+			mm = append(mm, check.DimMismatch{Index: i, Sym: d.Sym, Expected: d.Val, Actual: got[i]})
 		}
 	}
 	if diffs == nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/decode"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -255,16 +256,12 @@ func (d *Delta) Float32(start uint64, dst []float32) error {
 	}
 	// Whole rows to each worker.
 	per := (n/uint64(workers) + d.Cols - 1) / d.Cols * d.Cols
-	var wg sync.WaitGroup
+	var g par.Group
 	for off := uint64(0); off < n; off += per {
 		part := dst[off:min(n, off+per)]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d.span(start+off, part)
-		}()
+		g.Go(func() { d.span(start+off, part) })
 	}
-	wg.Wait()
+	g.Wait()
 	return nil
 }
 

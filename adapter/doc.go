@@ -11,7 +11,7 @@
 // modes; modules_to_save and the task head of a classification adapter;
 // the key prefix base_model.model. with or without the adapter name) and
 // compares them with the stored ones, reporting missing, mis-shaped and
-// unexpected tensors as package spec's problems. Without a base it checks
+// unexpected tensors as package check's problems. Without a base it checks
 // what the adapter alone determines and says the check was partial.
 //
 // [Module.Delta] computes the change an adapted module makes to its base

@@ -29,7 +29,7 @@ func TestRealMergedLinear(t *testing.T) {
 			if base != "alone" {
 				b = headerBase(t, testmodel.BloomConfig, testmodel.BloomTensors())
 			}
-			r := check(t, dir, b)
+			r := checkAdapter(t, dir, b)
 			require.Empty(t, problemNames(r), r.Text())
 			require.Len(t, r.Modules, 24)
 			m := r.Module("transformer.h.3.self_attention.query_key_value")
@@ -59,7 +59,7 @@ func TestRealMergedLinear(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(other, "adapter_config.json"), []byte(strings.Replace(string(cfg), `"r": 8`, `"r": 4`, 1)), 0o644))
 	require.NoError(t, os.Symlink(filepath.Join(dir, "adapter_model.bin"), filepath.Join(other, "adapter_model.bin")))
-	r := check(t, other, headerBase(t, testmodel.BloomConfig, testmodel.BloomTensors()))
+	r := checkAdapter(t, other, headerBase(t, testmodel.BloomConfig, testmodel.BloomTensors()))
 	require.Len(t, r.Problems, 48, r.Text())
 	assert.Contains(t, r.Problems[0].Detail, "expected [2·r, in] = [8, 1024]")
 }
@@ -169,7 +169,7 @@ func TestBaseConfigAlone(t *testing.T) {
 func TestRealMergedLinearTorch(t *testing.T) {
 	root, err := testmodel.RepoRoot()
 	require.NoError(t, err)
-	r := check(t, realDir(t, "wujindou"), headerBase(t, testmodel.BloomConfig, testmodel.BloomTensors()))
+	r := checkAdapter(t, realDir(t, "wujindou"), headerBase(t, testmodel.BloomConfig, testmodel.BloomTensors()))
 	for _, key := range []string{"transformer.h.0.self_attention.query_key_value", "transformer.h.23.self_attention.query_key_value"} {
 		m := r.Module(key)
 		require.NotNil(t, m)

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -19,9 +19,9 @@ import (
 func (r *Report) Text() string {
 	var b strings.Builder
 	c := r.Adapter.Config
-	b.WriteString(spec.SectionRule("adapter (" + ConfigName + ")"))
+	b.WriteString(check.SectionRule("adapter (" + ConfigName + ")"))
 	row := func(k, format string, args ...any) {
-		fmt.Fprintf(&b, "  %-10s %s\n", k, spec.Escape(fmt.Sprintf(format, args...)))
+		fmt.Fprintf(&b, "  %-10s %s\n", k, check.Escape(fmt.Sprintf(format, args...)))
 	}
 	row("type", "%s", c.Kind())
 	row("base", "%s", r.baseLine())
@@ -44,7 +44,7 @@ func (r *Report) Text() string {
 	row("params", "%s", r.paramsLine())
 	row("dtype", "%s", r.dtypeLine())
 	b.WriteByte('\n')
-	b.WriteString(spec.SectionRule("verdict"))
+	b.WriteString(check.SectionRule("verdict"))
 	b.WriteString(r.Verdict())
 	return b.String()
 }
@@ -54,7 +54,7 @@ func (r *Report) Verdict() string {
 	var b strings.Builder
 	line := func(format string, args ...any) {
 		b.WriteString("  ")
-		b.WriteString(spec.Escape(fmt.Sprintf(format, args...)))
+		b.WriteString(check.Escape(fmt.Sprintf(format, args...)))
 		b.WriteByte('\n')
 	}
 	switch {
@@ -63,7 +63,7 @@ func (r *Report) Verdict() string {
 	case r.Clean():
 		line("✓ %d tensors consistent with the config (pairs, ranks, the same modules in every layer)", r.Expected)
 	default:
-		line("✗ %d %s: %s (of %d expected tensors)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), spec.KindCounts(r.Problems), r.Expected)
+		line("✗ %d %s: %s (of %d expected tensors)", len(r.Problems), plural(len(r.Problems), "problem", "problems"), check.KindCounts(r.Problems), r.Expected)
 		for _, p := range r.Problems {
 			line("✗ %s: %s", p.Kind, p.Detail)
 		}
@@ -291,7 +291,7 @@ type jsonReport struct {
 	BaseParams uint64            `json:"base_params,omitempty"`
 	ByDType    map[string]uint64 `json:"params_by_dtype"`
 	Modules    []jsonModule      `json:"modules"`
-	Problems   []spec.Problem    `json:"problems"`
+	Problems   []check.Problem   `json:"problems"`
 	Notes      []string          `json:"notes"`
 }
 
@@ -305,7 +305,7 @@ func (r *Report) JSON() []byte {
 		j.Base = r.Base.Location
 	}
 	if j.Problems == nil {
-		j.Problems = []spec.Problem{}
+		j.Problems = []check.Problem{}
 	}
 	if j.Notes == nil {
 		j.Notes = []string{}

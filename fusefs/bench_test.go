@@ -9,10 +9,10 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // BenchmarkBuildTreeMoE builds the tree of the 18,867-tensor Qwen3-Coder
@@ -54,7 +54,7 @@ func BenchmarkOpenManyTensors(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := spec.Check(m)
+		r, err := check.Check(m)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func BenchmarkFindMoE(b *testing.B) {
 
 // checked opens and checks the model a benchmark wrote into dir (err is
 // the writing's), closing it when the benchmark ends.
-func checked(tb testing.TB, dir string, err error) *spec.Report {
+func checked(tb testing.TB, dir string, err error) *check.Report {
 	tb.Helper()
 	require.NoError(tb, err)
 	_, r := testmodel.Checked(tb, dir)

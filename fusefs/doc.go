@@ -1,6 +1,6 @@
 // Package fusefs serves a checked model as a read-only FUSE tree.
 //
-// The tree is built once, in newRoot, from a [spec.Report], as plain
+// The tree is built once, in newRoot, from a [check.Report], as plain
 // entries (tree.go); go-fuse inodes are made only for the entries the
 // kernel looks up. Every tensor is a directory holding shape, dtype, data
 // and location, and its decoded views (values, values.f32, values.npy,
@@ -12,7 +12,7 @@
 // Options.Compare. Where every path is, and the names the tree reserves,
 // are package layout's; building fails if two entries of a directory
 // share a name. The package never parses a file: it presents what the
-// format, model and spec packages found.
+// format, model and check packages found.
 //
 // # Content
 //

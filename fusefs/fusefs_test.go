@@ -25,12 +25,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -38,17 +38,17 @@ func requireFUSE(t *testing.T) { fusetest.RequireFUSE(t) }
 
 // mountDir opens, checks and mounts the model at path in a temporary
 // directory, unmounting and closing it when the test ends.
-func mountDir(t *testing.T, path string) (string, *spec.Report) {
+func mountDir(t *testing.T, path string) (string, *check.Report) {
 	t.Helper()
 	return mountDirOpts(t, path, &Options{})
 }
 
-func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) {
+func mountDirOpts(t *testing.T, path string, o *Options) (string, *check.Report) {
 	t.Helper()
 	requireFUSE(t)
 	m, err := model.Open(path)
 	require.NoError(t, err)
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	require.NoError(t, err)
 	o.Debug = testing.Verbose() && os.Getenv("FUSE_DEBUG") != ""
 	o.DirectMount = os.Geteuid() == 0 // as fsmount does
@@ -62,7 +62,7 @@ func mountDirOpts(t *testing.T, path string, o *Options) (string, *spec.Report) 
 
 // serveTree mounts r with o in a temporary directory; when the test ends
 // it unmounts and closes closers.
-func serveTree(t *testing.T, r *spec.Report, o *Options, closers ...io.Closer) string {
+func serveTree(t *testing.T, r *check.Report, o *Options, closers ...io.Closer) string {
 	t.Helper()
 	mnt := t.TempDir()
 	server, tr, err := mount(mnt, r, o)
@@ -710,7 +710,7 @@ func mountAdapter(t *testing.T, dir, baseDir string) (string, *adapter.Report) {
 		require.NoError(t, err)
 	}
 	ar := adapter.Check(a, base, "no base given")
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	require.NoError(t, err)
 	return serveTree(t, r, &Options{Adapter: ar, DirectMount: os.Geteuid() == 0}, m, a), ar
 }

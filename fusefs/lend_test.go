@@ -11,10 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // lenders is a source.FS whose files are read only by lending: every
@@ -78,7 +78,7 @@ func TestLentReplies(t *testing.T) {
 	fsys := &lenders{dir: source.Dir(dir)}
 	m, err := model.OpenFS(dir, fsys, "")
 	require.NoError(t, err)
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	require.NoError(t, err)
 	mnt := t.TempDir()
 	server, _, err := mount(mnt, r, &Options{DirectMount: os.Geteuid() == 0})

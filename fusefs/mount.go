@@ -12,8 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/compare"
-	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/internal/par"
 )
 
 // Options tune a mount. The zero value is what fsmount uses by default.
@@ -114,13 +115,13 @@ func mountOptions(model string, o *Options) *fs.Options {
 // Mount serves the checked model at mountpoint and returns once the kernel
 // has answered INIT, i.e. once the mount is usable. The model must stay
 // open until the returned server's Wait returns.
-func Mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, error) {
+func Mount(mountpoint string, r *check.Report, o *Options) (*fuse.Server, error) {
 	server, _, err := mount(mountpoint, r, o)
 	return server, err
 }
 
 // mount is Mount, also returning the tree it serves.
-func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, error) {
+func mount(mountpoint string, r *check.Report, o *Options) (*fuse.Server, *tree, error) {
 	if o == nil {
 		o = &Options{}
 	}
@@ -152,7 +153,7 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 	if err != nil {
 		return nil, nil, err
 	}
-	go server.Serve()
+	par.Go(server.Serve)
 	if err := server.WaitMount(); err != nil {
 		server.Unmount()
 		return nil, nil, err
@@ -170,11 +171,12 @@ func mount(mountpoint string, r *spec.Report, o *Options) (*fuse.Server, *tree, 
 	// it keeps (1.5 GB for 500,000 tensors): the watcher hands it back
 	// once the new mount has been idle a second, as after a burst of reads.
 	root.t.busy = true
-	go root.t.watch(r.Model.AllFiles(), stop)
-	go func() {
+	files := r.Model.AllFiles()
+	par.Go(func() { root.t.watch(files, stop) })
+	par.Go(func() {
 		server.Wait()
 		close(stop)
-	}()
+	})
 	return server, root.t, nil
 }
 

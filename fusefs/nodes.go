@@ -11,9 +11,9 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/layout"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // node is the go-fuse inode of one entry. The kernel asks for nodes by
@@ -59,12 +59,12 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 
 const statfsBlock = 4096
 
-func newRoot(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison, ar *adapter.Report) (*node, error) {
+func newRoot(r *check.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison, ar *adapter.Report) (*node, error) {
 	return newRootPrepared(r, uid, gid, splice, logger, cmp, ar, nil)
 }
 
 // newRootPrepared is newRoot with what Prepare computed, or nil.
-func newRootPrepared(r *spec.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison, ar *adapter.Report, pre *Prepared) (*node, error) {
+func newRootPrepared(r *check.Report, uid, gid uint32, splice bool, logger *log.Logger, cmp *compare.Comparison, ar *adapter.Report, pre *Prepared) (*node, error) {
 	t, err := buildTreePrepared(r, uid, gid, cmp, ar, pre)
 	if err != nil {
 		return nil, err

@@ -2,12 +2,13 @@ package fusefs
 
 import (
 	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/model"
 )
 
 // Prepared is the part of a model's tree that needs only its files, not
 // its check: the directories of its tensors. [Prepare] computes it on
-// another goroutine while the caller checks the model (spec.Check runs
+// another goroutine while the caller checks the model (check.Check runs
 // on one core: for 500,000 tensors the paths then cost mount-ready no
 // time), and [Options].Prepared hands it to [Mount].
 type Prepared struct {
@@ -19,7 +20,7 @@ type Prepared struct {
 // Prepare starts laying out m's tensors.
 func Prepare(m *model.Model) *Prepared {
 	p := &Prepared{m: m, done: make(chan struct{})}
-	go func() {
+	par.Go(func() {
 		defer close(p.done)
 		tensors := m.Tensors()
 		names := make([]string, len(tensors))
@@ -27,7 +28,7 @@ func Prepare(m *model.Model) *Prepared {
 			names[i] = t.Name
 		}
 		p.paths = layout.TensorPaths(names, hfNames(m))
-	}()
+	})
 	return p
 }
 

@@ -17,14 +17,15 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -68,7 +69,7 @@ type tree struct {
 	bytes   uint64 // of every model file, for statfs
 
 	model      *model.Model
-	report     *spec.Report
+	report     *check.Report
 	companions *views.Companions
 	viewCache  viewCache
 	dirs       []*tensorDir // every tensor's, in the model's order
@@ -224,7 +225,7 @@ const maxLinkTarget = 4095
 // paths depend on each other (two names may meet when "model." and
 // "weight" are dropped), so they are laid out together, but the expected
 // set itself is not needed for it: expected/ is made when first visited.
-func pathNames(r *spec.Report) []string {
+func pathNames(r *check.Report) []string {
 	tensors := r.Model.Tensors()
 	lacking := r.Lacking()
 	names := make([]string, len(tensors), len(tensors)+len(lacking))
@@ -247,12 +248,12 @@ func hfNames(m *model.Model) layout.HFNamer {
 // With ar set, it lays out an adapter (adapter.go): r is then its base's
 // report, or, without a base, that of the adapter's weights file, whose
 // tensors appear only under the modules they adapt.
-func buildTree(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *adapter.Report) (*tree, error) {
+func buildTree(r *check.Report, uid, gid uint32, cmp *compare.Comparison, ar *adapter.Report) (*tree, error) {
 	return buildTreePrepared(r, uid, gid, cmp, ar, nil)
 }
 
 // buildTreePrepared is buildTree with what Prepare computed, or nil.
-func buildTreePrepared(r *spec.Report, uid, gid uint32, cmp *compare.Comparison, ar *adapter.Report, pre *Prepared) (*tree, error) {
+func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison, ar *adapter.Report, pre *Prepared) (*tree, error) {
 	m := r.Model
 	t := &tree{perms: newPerms(uid, gid), model: m, report: r, companions: views.NewCompanions(m.Tensor, m.Config),
 		pictures: render.NewCache(pictureCache)}
@@ -285,7 +286,7 @@ func buildTreePrepared(r *spec.Report, uid, gid uint32, cmp *compare.Comparison,
 	// The report's text and the size of the shapes file depend on
 	// nothing else the tree makes: on a second core they cost mount-ready
 	// no time (a fifth of the tree's for 500,000 tensors).
-	var side sync.WaitGroup
+	var side par.Group
 	defer side.Wait() // on an early return too
 	var verdictText, reportText string
 	side.Go(func() {
@@ -586,10 +587,10 @@ func (s shapeContent) read(t *tree, dest []byte, off int64) (fuse.ReadResult, sy
 }
 
 // appendShapeLine appends "<name>\t[d0, d1]\n", a line of the shapes
-// files, with the name escaped by [spec.Escape]: a tab, a line break or a
+// files, with the name escaped by [check.Escape]: a tab, a line break or a
 // terminal control in a name can neither split the line nor forge one.
 func appendShapeLine(b []byte, name string, shape []uint64) []byte {
-	b = append(b, spec.Escape(name)...)
+	b = append(b, check.Escape(name)...)
 	b = append(b, '\t')
 	b = append(b, tensor.FormatShape(shape)...)
 	return append(b, '\n')

@@ -11,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/source"
 )
 
@@ -67,7 +68,7 @@ func (t *tree) changed(f source.File, err error) {
 	line := fmt.Sprintf("✗ files changed since mounting: %s; reads of its tensors fail with EIO — remount to check the new files\n", escapeLine(err.Error()))
 	// Not from within the request that noticed it: announcing a change
 	// writes to the FUSE device, which must not wait on this request.
-	go func() {
+	par.Go(func() {
 		for _, d := range t.dyn {
 			d.replace(line + *d.s.Load())
 		}
@@ -76,7 +77,7 @@ func (t *tree) changed(f source.File, err error) {
 		if root := t.rootNode.Load(); root != nil {
 			invalidateData(&root.Inode, f)
 		}
-	}()
+	})
 }
 
 // invalidateData drops the kernel's pages of every looked-up file whose

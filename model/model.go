@@ -198,17 +198,16 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 	// the usual case (the index is looked for beside model.safetensors
 	// too, for the warning below).
 	var (
-		wg               sync.WaitGroup
 		cf, idx          source.File
 		cfg              []byte
 		f                *safetensors.File
 		cerr, serr, ierr error
 	)
-	wg.Add(3)
-	go func() { defer wg.Done(); cf, cfg, cerr = source.ReadAll(fsys, ConfigName, MaxConfigSize) }()
-	go func() { defer wg.Done(); f, serr = openSafetensors(fsys, SingleName) }()
-	go func() { defer wg.Done(); idx, ierr = fsys.Open(IndexName) }()
-	wg.Wait()
+	par.All(
+		func() { cf, cfg, cerr = source.ReadAll(fsys, ConfigName, MaxConfigSize) },
+		func() { f, serr = openSafetensors(fsys, SingleName) },
+		func() { idx, ierr = fsys.Open(IndexName) },
+	)
 	if ierr == nil {
 		defer idx.Close()
 	}

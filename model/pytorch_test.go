@@ -13,12 +13,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/pytorch"
 	"github.com/fsmount/fsmount/safetensors"
 	"github.com/fsmount/fsmount/source"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -102,7 +102,7 @@ func BenchmarkCheck7B(b *testing.B) {
 	check := func(dir string) {
 		m, err := model.Open(dir)
 		require.NoError(b, err)
-		_, err = spec.Check(m)
+		_, err = check.Check(m)
 		require.NoError(b, err)
 		m.Close()
 	}

@@ -37,7 +37,7 @@ import (
 //     with the error that says so (CodeCorruptArchive): no byte of a
 //     storage is served from a place its header does not vouch for.
 //
-// A check (model.Open, spec.Check) that reads no tensor bytes reads no
+// A check (model.Open, check.Check) that reads no tensor bytes reads no
 // local header but the sampled ones.
 
 // localHeaderLen is the fixed part of a ZIP local file header.

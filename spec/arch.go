@@ -31,6 +31,9 @@ const (
 	RoleConv1D                // a weight stored [in, out] (GPT-2's Conv1D)
 )
 
+// Linear reports whether a role is a weight matrix a quantizer may pack.
+func (r Role) Linear() bool { return r == RoleLinear || r == RoleConv1D }
+
 // ExpectedTensor is one tensor the architecture implies.
 type ExpectedTensor struct {
 	Name     string
@@ -100,8 +103,10 @@ type Plan struct {
 	// BasePrefix is the base model's prefix, which a checkpoint of the
 	// base model alone omits ("transformer.").
 	BasePrefix string
-	ignore     []*regexp.Regexp // names transformers ignores on load
-	variants   [][][2]string    // the family's other layouts (Family.Variants)
+	// Ignore are the names transformers ignores on load
+	// (_keys_to_ignore_on_load_unexpected), for the checker's notes.
+	Ignore   []*regexp.Regexp
+	variants [][][2]string // the family's other layouts (Family.Variants)
 	// fields are the integer symbols read from config fields, by field
 	// name: the dimensions a format that cuts a tensor into parts gives
 	// the parts (model.Names.Parts).
@@ -213,11 +218,3 @@ func quantConfig(c *Config) (Quant, error) {
 	}
 	return out, nil
 }
-
-// quantAux matches the auxiliary tensors that quantizers add next to (or
-// instead of) a linear layer's weight: FP8 scales, bitsandbytes SCB and
-// weight_format, GPTQ/AWQ qweight, qzeros, scales and g_idx.
-var quantAux = regexp.MustCompile(`\.(weight_scale_inv|weight_scale|input_scale|SCB|weight_format|qweight|qzeros|scales|g_idx)$|_(blocks|scales)$`)
-
-// ignorable matches legacy buffers that transformers ignores on load.
-var ignorable = regexp.MustCompile(`^model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq$`)

@@ -1,10 +1,18 @@
 package spec
 
-import "strings"
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
 
-// The shared blocks families are built from. Each returns plain data
-// (Defs or Ts) to be concatenated with cat; a family is a table entry
-// listing them (families_*.go, ADDING.md).
+// The shared blocks families are built from: config fields (Def helpers)
+// and tensor templates (T helpers). Each returns plain data (Defs or Ts)
+// to be concatenated with cat; a family is a table entry listing them (in
+// the file of its model group). ADDING.md catalogues them; blocks_*.go
+// hold the blocks of one kind of layer (experts, vision towers, BERT-style
+// encoders, BART-style decoders).
 
 func cat[E any](parts ...[]E) []E {
 	var out []E
@@ -99,30 +107,6 @@ func list(sym, name, desc string) Def {
 	return Def{Sym: sym, Field: name, Type: List, Default: "empty", Null: "=", Desc: desc}
 }
 
-// experts is the routed-expert count field, with the expert FFN width.
-func experts(field, def, imField, imDef, topkField, topkDef string) []Def {
-	return []Def{
-		{Sym: "E", Field: field, Default: def, Legend: "E", Desc: "experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
-		{Sym: "Im", Field: imField, Default: imDef, Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
-		{Sym: "topk", Field: topkField, Default: topkDef, Desc: "experts active per token"},
-	}
-}
-
-// expertsI is experts whose width is intermediate_size (Mixtral, OLMoE).
-func expertsI(field, def, topkField, topkDef string) []Def {
-	return []Def{
-		{Sym: "E", Field: field, Default: def, Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
-		derived("Im", "I"),
-		{Sym: "topk", Field: topkField, Default: topkDef, Desc: "experts active per token"},
-	}
-}
-
-// stackedExperts are experts stored as one tensor each of [E, out, in]:
-// a fused gate-up of 2·Im and a down projection.
-func stackedExperts(gateUp, down string) []T {
-	return []T{{Name: gateUp, Shape: []string{"E", "2*Im", "H"}, Role: RoleLinear}, {Name: down, Shape: []string{"E", "H", "Im"}, Role: RoleLinear}}
-}
-
 // ── tensors ─────────────────────────────────────────────────────────────
 
 // embed is the token embedding [V, H] under name.
@@ -190,20 +174,6 @@ func plainMLP(up, down, I, bias string) []T {
 	return cat(linear(up, I, "H", bias), linear(down, "H", I, bias))
 }
 
-// router is an MoE router [E, H].
-func router(name string) []T {
-	return []T{{Name: name, Shape: []string{"E", "H"}, Role: RoleRouter}}
-}
-
-// expertMLPs are E gated MLPs of width Im: pre+"{e}."+gate/up/down.
-func expertMLPs(pre, gate, up, down string) []T {
-	return []T{
-		{Name: pre + "{e}." + gate + ".weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "E"},
-		{Name: pre + "{e}." + up + ".weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "E"},
-		{Name: pre + "{e}." + down + ".weight", Shape: []string{"H", "Im"}, Role: RoleLinear, Experts: "E"},
-	}
-}
-
 // lmHead is the causal LM head [V, H] (absent when tied, where "tied" is
 // defined) or the classification score [C, H].
 func lmHead(name string) []T {
@@ -217,14 +187,6 @@ func lmHead(name string) []T {
 func decoderLayers(kinds []Kind, ts ...[]T) []Stack {
 	return []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Kinds: kinds, Tensors: cat(ts...)}}
 }
-
-// Layer patterns.
-var (
-	// qwenMoE: sparse unless listed in mlp_only_layers, every step-th.
-	qwenMoE = []Kind{{Name: "sparse", If: "E > 0 && !in(l, mlp_only) && (l+1) % step == 0"}, {Name: "dense"}}
-	// denseFirst: the first k layers dense, then every freq-th sparse.
-	denseFirst = []Kind{{Name: "sparse", If: "E > 0 && l >= first_dense && l % moe_freq == 0"}, {Name: "dense"}}
-)
 
 // llamaBlock is the pre-norm block of Llama and its kin: input norm,
 // attention, post-attention norm, then mlp (the caller's).
@@ -253,37 +215,6 @@ var (
 	postNorm = norm("post_attention_layernorm", "H", "")
 )
 
-// ── a vision tower's dimensions ─────────────────────────────────────────
-
-// vcfg is where a composite model keeps its vision tower's config.
-const vcfg = "vision_config."
-
-// vWidth, vLayers, vFFN and vPatch are a vision tower's width (vH), layers
-// (vL), FFN width (vI) and patch side (vP), read from the fields of the
-// tower's config under cfg (vcfg, or a prefix of the family's own), with
-// the class's default.
-func vWidth(cfg, def string) Def {
-	return Def{Sym: "vH", Field: cfg + "hidden_size", Default: def, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true}
-}
-
-func vLayers(cfg, def string) Def {
-	return Def{Sym: "vL", Field: cfg + "num_hidden_layers", Default: def, Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers}
-}
-
-func vFFN(cfg, def string) Def {
-	return Def{Sym: "vI", Field: cfg + "intermediate_size", Default: def, Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true}
-}
-
-func vPatch(cfg, def string) Def {
-	return Def{Sym: "vP", Field: cfg + "patch_size", Default: def, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true}
-}
-
-// vTower is a ViT's four dimensions under cfg with the class's defaults:
-// width, layers, FFN inner width and patch side.
-func vTower(cfg, width, layers, ffn, patch string) []Def {
-	return []Def{vWidth(cfg, width), vLayers(cfg, layers), vFFN(cfg, ffn), vPatch(cfg, patch)}
-}
-
 // trunkAt is trunk under other field names: vocab, hidden and layers are
 // "field=default" (the vocabulary, the residual width, the layer count).
 func trunkAt(vocab, hidden, layers, blocks string) []Def {
@@ -303,4 +234,120 @@ func trunk(vocab, hidden, layers, blocks string) []Def {
 		{Sym: "H", Field: "hidden_size", Default: hidden, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
 		{Sym: "L", Field: "num_hidden_layers", Default: layers, Legend: "L", Desc: blocks, Show: true, Pos: true, Max: MaxLayers},
 	}
+}
+
+// renameSyms returns ts with the symbol from replaced by to in every
+// expression (shapes, conditions, expert counts): a block written with
+// "I" reused where the width is another symbol.
+func renameSyms(ts []T, pairs ...string) []T {
+	out := make([]T, len(ts))
+	res := make([]*regexp.Regexp, len(pairs)/2) // compiled once: at init, for every family
+	for k := range res {
+		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
+	}
+	for i, t := range ts {
+		t.Shape = append([]string(nil), t.Shape...)
+		for k := 0; k+1 < len(pairs); k += 2 {
+			re := res[k/2]
+			for j := range t.Shape {
+				t.Shape[j] = re.ReplaceAllString(t.Shape[j], pairs[k+1])
+			}
+			t.If = re.ReplaceAllString(t.If, pairs[k+1])
+			t.Optional = re.ReplaceAllString(t.Optional, pairs[k+1])
+			t.Experts = re.ReplaceAllString(t.Experts, pairs[k+1])
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// sized gives the core dimensions (V, H, L, heads, I, …: sym, default
+// pairs) their config class's defaults, so that a config.json of only
+// model_type describes the full-size model, as transformers reads it. An
+// explicit null stays refused.
+func sized(defs []Def, pairs ...string) []Def {
+	out := append([]Def(nil), defs...)
+	for k := 0; k+1 < len(pairs); k += 2 {
+		found := false
+		for i := range out {
+			if out[i].Sym == pairs[k] {
+				out[i].Default, found = pairs[k+1], true
+			}
+		}
+		if !found {
+			panic("sized: no definition " + pairs[k])
+		}
+	}
+	return out
+}
+
+// replaceDef returns defs with the definition of d.Sym replaced by d.
+func replaceDef(defs []Def, d Def) []Def {
+	out := append([]Def(nil), defs...)
+	for i := range out {
+		if out[i].Sym == d.Sym {
+			out[i] = d
+			return out
+		}
+	}
+	panic("replaceDef: no definition " + d.Sym)
+}
+
+// listAt is the expression for entry i of the list symbol sym, or of def
+// (the config class's default list) when the config leaves sym empty or
+// absent: "at(sym, i)" guarded by the list's length.
+func listAt(sym, i string, def []int) string {
+	fallback := "0"
+	for k := len(def) - 1; k >= 0; k-- {
+		fallback = fmt.Sprintf("(%s) == %d ? %d : (%s)", i, k, def[k], fallback)
+	}
+	return fmt.Sprintf("(len(%s) > 0 ? at(%s, %s) : (%s))", sym, sym, i, fallback)
+}
+
+// withNull returns ds with the definition of sym taking null to mean x
+// (decoder_vocab_size: null is vocab_size).
+func withNull(ds []Def, sym, x string) []Def {
+	out := append([]Def(nil), ds...)
+	for i := range out {
+		if out[i].Sym == sym {
+			out[i].Null = x
+		}
+	}
+	return out
+}
+
+// conv1d is GPT-2's Conv1D: a weight stored [in, out] and a bias [out].
+func conv1d(name, in, out string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{in, out}, Role: RoleConv1D}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+// withoutDefs returns defs less the named symbols.
+func withoutDefs(defs []Def, syms ...string) []Def {
+	var out []Def
+	for _, d := range defs {
+		if !slices.Contains(syms, d.Sym) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// opt is an integer field with its class default.
+func opt(sym, name, def string) Def { return Def{Sym: sym, Field: name, Default: def} }
+
+// vec is a one-dimensional parameter [dim] (a norm scale, an SSM vector).
+func vec(name, dim string) []T { return []T{{Name: name, Shape: []string{dim}, Role: RoleNorm}} }
+
+// vecIf is a vector present where cond holds.
+func vecIf(name, dim, cond string) []T {
+	return []T{{Name: name, Shape: []string{dim}, Role: RoleBias, If: cond}}
+}
+
+// optionalIf makes tensors optional where cond holds.
+func optionalIf(cond string, ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].Optional = cond
+	}
+	return out
 }

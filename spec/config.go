@@ -267,3 +267,16 @@ func kindOf(v json.RawMessage) string {
 		return "the number " + string(t)
 	}
 }
+
+// FirstInt returns the first of fields (dotted paths) that the config
+// sets to a positive integer, and its name; 0 and "" when none does.
+func (c *Config) FirstInt(fields ...string) (uint64, string) {
+	for _, f := range fields {
+		if raw, ok := c.lookup(f); ok && string(raw) != "null" {
+			if v, err := c.parseInt(f, raw); err == nil && v > 0 {
+				return v, f
+			}
+		}
+	}
+	return 0, ""
+}

@@ -1,25 +1,24 @@
-// Package spec decides what a model's files should hold and whether they
-// do.
+// Package spec decides what a model's config.json implies: the tensors
+// its architecture has, with their names, shapes and dtypes.
 //
-// It parses config.json strictly ([ParseConfig]), derives the tensor set the
-// architecture implies ([Expect]), checks an opened [model.Model] (its
-// tensors from safetensors or GGUF files, whichever format package read
-// them) against it ([Check]) and renders the result as the report that
-// fsinspect prints and the mount serves ([Report.Text], [Report.JSON],
-// each tensor's path in the tree from package layout: [Report.Paths]).
-// What the quantization config means is package quantconfig's.
+// It parses config.json strictly ([ParseConfig]) and derives the tensor
+// set the architecture implies ([Expect]), as a [Plan]: the expected
+// tensors, the legend of their dimensions, the quantization's packing,
+// and where a format names tensors its own way ([Plan.Rename]) or
+// transformers 5.x lays them out otherwise ([Plan.PickVariant]). Whether
+// a model's files hold that set is package check's; what the
+// quantization config means is package quantconfig's.
 //
-// Architectures are data: each family (families_*.go) is a table entry
-// of config fields with their class defaults and tensor templates, built
-// from the shared blocks of blocks.go and evaluated by a small expression
-// language (expr.go); ADDING.md says how to add one, [Architectures] lists
-// them. A model whose architecture has no family gets a structural check
-// instead (structural.go: layers 0..L-1, layers of a kind alike, embedding
-// rows, tied head); [Report.Depth] says which check ran.
+// Architectures are data: each family is a table entry of config fields
+// with their class defaults and tensor templates, built from the shared
+// blocks (blocks*.go) and evaluated by a small expression language
+// (expr.go). The families are filed by model group: decoders.go (dense
+// decoder LMs), moe.go, ssm.go (state-space and hybrids), encoders.go,
+// encdec.go (encoder-decoders), speech.go, vision.go (vision-only models),
+// multimodal.go (and multimodal_vq.go, models with a VQ image tokenizer).
+// ADDING.md says how to add one; [Architectures] lists them.
 //
-// Data flows one way: model opens and validates the files through the
-// format packages, this package judges them, and the commands or the
-// fusefs package present the verdict. Nothing here mounts or parses a
-// file's bytes, and no format package is imported (a test in
+// This package imports no checker and no format package; it sees a
+// format's names only through model.Names (a test in
 // internal/importclaims checks).
 package spec

@@ -301,7 +301,7 @@ func (x callExpr) eval(e *env) (any, error) {
 			}
 		}
 		return c, nil
-	case "isqrt": // floor(√n): Doge's CDMoE has isqrt(num_experts) keys (families_last.go)
+	case "isqrt": // floor(√n): Doge's CDMoE has isqrt(num_experts) keys (decoders.go)
 		n, err := ints()
 		if err != nil {
 			return nil, err
@@ -317,7 +317,7 @@ func (x callExpr) eval(e *env) (any, error) {
 			r++
 		}
 		return r, nil
-	case "pow": // b^x, x ≥ 0: Transformer-XL's d_embed / div_val^i (families_last.go)
+	case "pow": // b^x, x ≥ 0: Transformer-XL's d_embed / div_val^i (decoders.go)
 		n, err := ints()
 		if err != nil {
 			return nil, err
@@ -333,7 +333,7 @@ func (x callExpr) eval(e *env) (any, error) {
 			r *= b
 		}
 		return r, nil
-	case "key": // key(obj, 'name', default): a field of an object in a list (UDOP's relative_bias_args, families_p2.go)
+	case "key": // key(obj, 'name', default): a field of an object in a list (UDOP's relative_bias_args, encdec.go)
 		if len(vals) != 3 {
 			return nil, &exprError{fmt.Sprintf("%s: needs an object, a key and a default", x.src())}
 		}

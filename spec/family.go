@@ -45,7 +45,7 @@ type Family struct {
 
 	// compose, when set, builds the family a config selects: a
 	// vision-language model with the language model its text_config names
-	// (families_vision.go).
+	// (multimodal.go's vlm).
 	compose func(c *Config) (*Family, error)
 
 	compiled   *compiled // set on first use (ready), under compileMu
@@ -130,7 +130,7 @@ var (
 )
 
 // register adds families to the table; it is called from the package
-// variables of the families_*.go files, and panics on a model_type two
+// variables of the model-group files (decoders.go, moe.go, …), and panics on a model_type two
 // families claim (a programming error caught by every test run). A family
 // is compiled on first use (ready): compiling all of them at start-up
 // cost every command 0.2 s and 13 MB.

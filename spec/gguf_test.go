@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/gguf"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
@@ -122,13 +123,13 @@ func zeroTensor(name string, dims ...uint64) testmodel.GGUFTensor {
 	return testmodel.GGUFTensor{Name: name, Type: 0, Dims: dims, Data: make([]byte, 4*n)}
 }
 
-func checkGGUF(t *testing.T, path string) *spec.Report {
+func checkGGUF(t *testing.T, path string) *check.Report {
 	t.Helper()
 	m, err := model.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
 	require.Empty(t, m.NoConfig)
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	require.NoError(t, err)
 	return r
 }
@@ -159,7 +160,7 @@ func TestGGUFArchitectures(t *testing.T) {
 					return slices.Delete(ts, i, i+1)
 				}))
 				require.False(t, r.Clean())
-				assert.Equal(t, spec.Missing, r.Problems[0].Kind)
+				assert.Equal(t, check.Missing, r.Problems[0].Kind)
 				assert.Equal(t, dropped, r.Problems[0].Tensor)
 
 				var changed string
@@ -279,12 +280,12 @@ func TestGGUFConverted(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
 				r := checkGGUF(t, c.write(t, nil))
-				require.Equal(t, spec.DepthFull, r.Depth, "%s: %s", c.arch, r.Skipped)
+				require.Equal(t, check.DepthFull, r.Depth, "%s: %s", c.arch, r.Skipped)
 				if bad, ok := refusedByLlamaCpp[c.name]; ok {
 					refused.Add(1)
 					require.NotEmpty(t, r.Problems, bad.why)
 					for _, p := range r.Problems {
-						assert.Equal(t, spec.Misshaped, p.Kind, p.Detail)
+						assert.Equal(t, check.Misshaped, p.Kind, p.Detail)
 						_, rest, _ := strings.Cut(p.Tensor, ".")
 						_, rest, _ = strings.Cut(rest, ".")
 						base, _, _ := strings.Cut(rest, ".")
@@ -306,7 +307,7 @@ func TestGGUFConverted(t *testing.T) {
 				name := c.tensors[mid].Name
 				r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor { return slices.Delete(ts, mid, mid+1) }))
 				require.Len(t, r.Problems, 1, "%v", r.Problems)
-				assert.Equal(t, spec.Missing, r.Problems[0].Kind)
+				assert.Equal(t, check.Missing, r.Problems[0].Kind)
 				assert.Equal(t, name, r.Problems[0].Tensor)
 
 				r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
@@ -317,7 +318,7 @@ func TestGGUFConverted(t *testing.T) {
 					return ts
 				}))
 				require.NotEmpty(t, r.Problems)
-				assert.Equal(t, spec.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
+				assert.Equal(t, check.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
 				assert.Equal(t, name, r.Problems[0].Tensor, fmt.Sprint(r.Problems))
 			})
 		}
@@ -371,7 +372,7 @@ func TestGGUFFullSizeDeepSeekV3(t *testing.T) {
 	}
 	c.tensors = ts
 	r := checkGGUF(t, c.write(t, nil))
-	require.Equal(t, spec.DepthFull, r.Depth, r.Skipped)
+	require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
 	assert.True(t, r.FullyClean(), "%v", r.Problems)
 	assert.Len(t, r.Plan.Tensors, 1086)
 	assert.Equal(t, uint64(671_026_419_200), r.Logical)
@@ -550,7 +551,7 @@ func TestGGUFSwitches(t *testing.T) {
 	for i, tc := range ggufSwitches {
 		t.Run(tc.name, func(t *testing.T) {
 			r := checkGGUF(t, writeSwitch(t, i, nil))
-			require.Equal(t, spec.DepthFull, r.Depth, r.Skipped)
+			require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
 			assert.Equal(t, tc.model, r.Config.ModelType())
 			assert.True(t, r.FullyClean(), "%v", r.Problems)
 
@@ -559,7 +560,7 @@ func TestGGUFSwitches(t *testing.T) {
 				name := strings.Fields(lines[k])[0]
 				r = checkGGUF(t, writeSwitch(t, i, func(ls []string) []string { return slices.Delete(slices.Clone(ls), k, k+1) }))
 				require.Len(t, r.Problems, 1, "%s dropped: %v", name, r.Problems)
-				assert.Equal(t, spec.Missing, r.Problems[0].Kind)
+				assert.Equal(t, check.Missing, r.Problems[0].Kind)
 				assert.Equal(t, name, r.Problems[0].Tensor)
 
 				r = checkGGUF(t, writeSwitch(t, i, func(ls []string) []string {
@@ -572,7 +573,7 @@ func TestGGUFSwitches(t *testing.T) {
 					return ls
 				}))
 				require.NotEmpty(t, r.Problems, "%s changed", name)
-				assert.Equal(t, spec.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
+				assert.Equal(t, check.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
 				assert.Equal(t, name, r.Problems[0].Tensor)
 			}
 		})

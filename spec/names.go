@@ -1,15 +1,12 @@
 package spec
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/tensor"
 )
 
-// renamePlan gives the plan's tensors the names the files use, for a
+// Rename gives the plan's tensors the names the files use, for a
 // format with names of its own (GGUF's "blk.0.attn_q.weight"), and stacks
 // an MoE layer's experts into one tensor, with the expert count as a new
 // outermost dimension, where the format does. A tensor the format cuts
@@ -19,7 +16,7 @@ import (
 // whole and in parts (converters of spring 2025 wrote attn_kv_b, attn_k_b
 // and attn_v_b: where one part is there, all are expected). A tensor without a name in
 // the format keeps its Hugging Face name, and shows as missing.
-func renamePlan(p *Plan, names model.Names, has func(string) bool) {
+func (p *Plan) Rename(names model.Names, has func(string) bool) {
 	out := make([]ExpectedTensor, 0, len(p.Tensors))
 	stacked := map[string]bool{}
 	for _, e := range p.Tensors {
@@ -71,62 +68,4 @@ func (p *Plan) parts(e ExpectedTensor, parts []model.Part) ([]ExpectedTensor, bo
 		out[i] = x
 	}
 	return out, true
-}
-
-// fileName is a Hugging Face tensor name as the model's files name it.
-func fileName(m *model.Model, hf string) string {
-	if m.Names == nil {
-		return hf
-	}
-	if n, e, ok := m.Names.File(hf); ok && e < 0 {
-		return n
-	}
-	return hf
-}
-
-// layerPrefix returns the prefix of a layer's tensor names as the files
-// name them, from one of its tensors: what precedes and includes ".N."
-// ("blk.3." of "blk.3.attn_q.weight"), or fallback.
-func layerPrefix(name string, layer int, fallback string) string {
-	mark := fmt.Sprintf(".%d.", layer)
-	if i := strings.Index(name, mark); i >= 0 {
-		return name[:i+len(mark)]
-	}
-	return fallback
-}
-
-// quantMix describes a model of block-quantized tensors: each type's
-// share of the tensor bytes, and the bits per weight overall.
-func quantMix(m *model.Model) string {
-	bytes := map[tensor.DType]int64{}
-	var total int64
-	var params uint64
-	quantized := false
-	for _, t := range m.Tensors() {
-		bytes[t.DType] += t.Length
-		total += t.Length
-		params += t.NumElements()
-		quantized = quantized || t.DType.Quantized()
-	}
-	if !quantized || total == 0 || params == 0 {
-		return ""
-	}
-	types := make([]tensor.DType, 0, len(bytes))
-	for d := range bytes {
-		types = append(types, d)
-	}
-	slices.SortFunc(types, func(a, b tensor.DType) int {
-		if bytes[a] != bytes[b] {
-			if bytes[a] > bytes[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.String(), b.String())
-	})
-	parts := make([]string, len(types))
-	for i, d := range types {
-		parts[i] = fmt.Sprintf("%s %.1f%%", d, 100*float64(bytes[d])/float64(total))
-	}
-	return fmt.Sprintf("quantization mix (share of tensor bytes): %s · %.2f bits per weight", strings.Join(parts, ", "), float64(total)*8/float64(params))
 }

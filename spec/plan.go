@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/fsmount/fsmount/internal/numfmt"
 )
 
 // planner evaluates one family against one config.
@@ -21,11 +24,12 @@ type planner struct {
 }
 
 // Expect derives the tensor set config.json implies.
-func Expect(c *Config) (*Plan, error) { return expect(c, -1) }
+func Expect(c *Config) (*Plan, error) { return ExpectHeld(c, -1) }
 
-// expect derives the plan; held >= 0 is the number of tensors the files
-// hold, which bounds the expected set (expectedFactor, expectedSlack).
-func expect(c *Config, held int) (*Plan, error) {
+// ExpectHeld derives the plan for files that hold held tensors (held >=
+// 0), which bounds the expected set (expectedFactor, expectedSlack): a
+// config cannot make the checker build a set far larger than the files.
+func ExpectHeld(c *Config, held int) (*Plan, error) {
 	f, head, note, err := lookupFamily(c)
 	if err != nil {
 		return nil, err
@@ -88,7 +92,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	}
 	if len(f.compiled.stacks) > 0 {
 		if L, ok := pl.stackLayers(0); ok {
-			p.ignore = f.ignoreRegexps(L)
+			p.Ignore = f.ignoreRegexps(L)
 		}
 	}
 	return p, nil
@@ -196,7 +200,7 @@ func boundWhat(max int) string {
 	case MaxLayers:
 		return " layers"
 	}
-	return "" // a bound of its own (a VQ-GAN's resolutions, families_p2.go)
+	return "" // a bound of its own (a VQ-GAN's resolutions, multimodal_vq.go)
 }
 
 func boundReal(max int) string {
@@ -497,11 +501,11 @@ func (pl *planner) bound(held int) (int, error) {
 		return 0, err
 	}
 	if n > MaxExpected {
-		return 0, pl.c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, commas(n), commas(MaxExpected))
+		return 0, pl.c.errorf(field, "is too large: %s imply up to %s tensors, more than the %s fsmount accepts", what, numfmt.Commas(n), numfmt.Commas(MaxExpected))
 	}
 	if held >= 0 && n > expectedFactor*uint64(held)+expectedSlack {
 		return 0, pl.c.errorf(field, "is too large for the files: %s imply up to %s tensors, the files hold %s (at most %d× + %d is checked)",
-			what, commas(n), commas(uint64(held)), expectedFactor, expectedSlack)
+			what, numfmt.Commas(n), numfmt.Commas(uint64(held)), expectedFactor, expectedSlack)
 	}
 	return int(n), nil
 }
@@ -704,4 +708,68 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 			Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
 	}
 	return nil
+}
+
+// Milli is a definition's type: a number read in thousandths (0.5 is 500),
+// for the fractional fields shapes depend on (InternVL's
+// downsample_ratio).
+const Milli = Str + 2
+
+// milliValue reads a Milli: round(1000·x) of a non-negative number.
+func (c *Config) milliValue(field string, raw json.RawMessage) (any, error) {
+	var x float64
+	if err := json.Unmarshal(raw, &x); err != nil || x < 0 || x > 1e12 {
+		return nil, c.errorf(field, "must be a non-negative number, found %s", kindOf(raw))
+	}
+	return int64(math.Round(x * 1000)), nil
+}
+
+// Count is a definition's type: the number of entries of an array, 1 for
+// a single value (vision_feature_layer: one layer, or several whose
+// features are concatenated).
+const Count = Str + 1
+
+// IntOrList is a definition's type: a number, or an array of them (one
+// per layer: Gemma 3n's intermediate_size); pick(x, l) reads either.
+const IntOrList = Str + 3
+
+// countValue reads a Count: an array's length, else 1 for a number.
+func (c *Config) countValue(field string, raw json.RawMessage) (any, error) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) == nil {
+		if len(items) == 0 {
+			return nil, c.errorf(field, "is an empty array")
+		}
+		return int64(len(items)), nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return nil, c.errorf(field, "must be a number or an array, found %s", kindOf(raw))
+	}
+	return int64(1), nil
+}
+
+// objectEntry reads an object entry of a List field as a map of its
+// integer, boolean (1 or 0) and string members; other members (nested
+// objects, arrays, fractions) are left out, as no shape reads them.
+func objectEntry(raw json.RawMessage) (map[string]any, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil, false
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		var s string
+		var b bool
+		var n int64
+		switch {
+		case json.Unmarshal(v, &s) == nil:
+			out[k] = s
+		case json.Unmarshal(v, &b) == nil:
+			out[k] = b2i(b)
+		case json.Unmarshal(v, &n) == nil:
+			out[k] = n
+		}
+	}
+	return out, true
 }

@@ -4,26 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/spec"
-	"github.com/fsmount/fsmount/tensor"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const repo = ".."
 
@@ -123,146 +119,10 @@ func TestNoSpec(t *testing.T) {
 	assert.Equal(t, "no spec for architecture FancyNetForCausalLM", err.Error())
 }
 
-func check(t *testing.T, dir string) *spec.Report {
+func checkDir(t *testing.T, dir string) *check.Report {
 	t.Helper()
 	_, r := testmodel.Checked(t, dir)
 	return r
-}
-
-func find(ts []testmodel.Tensor, name string) int {
-	for i := range ts {
-		if ts[i].Name == name {
-			return i
-		}
-	}
-	panic(name)
-}
-
-// TestCrossCheck builds each case through the real parser from a written
-// file.
-func TestCrossCheck(t *testing.T) {
-	cases := []struct {
-		name     string
-		edit     func([]testmodel.Tensor) []testmodel.Tensor
-		problems []string // "kind: detail substring"
-		note     string
-		logical  uint64
-	}{
-		{"clean and dedup", func(ts []testmodel.Tensor) []testmodel.Tensor { return ts },
-			nil, "redundant byte-identical copy of embed_tokens (4,096 params counted once)", 28_896},
-		{"shape mismatch", func(ts []testmodel.Tensor) []testmodel.Tensor {
-			i := find(ts, "model.layers.1.self_attn.q_proj.weight")
-			ts[i].Shape, ts[i].Data = []uint64{64, 31}, nil
-			return ts
-		}, []string{"mis-shaped: model.layers.1.self_attn.q_proj.weight is [64, 31], expected [heads·d, H] = [64, 32]: dim 1 is 31, H is 32"}, "", 28_896 - 64},
-		{"missing", func(ts []testmodel.Tensor) []testmodel.Tensor {
-			i := find(ts, "model.layers.0.mlp.up_proj.weight")
-			return append(ts[:i], ts[i+1:]...)
-		}, []string{"missing: model.layers.0.mlp.up_proj.weight, expected [I, H] = [64, 32]"}, "", 28_896 - 2048},
-		{"unexpected", func(ts []testmodel.Tensor) []testmodel.Tensor {
-			return append(ts, testmodel.Tensor{Name: "model.layers.0.self_attn.extra.weight", DType: "BF16", Shape: []uint64{3}})
-		}, []string{"unexpected: model.layers.0.self_attn.extra.weight BF16 [3] is not part of Qwen3"}, "", 28_896 + 3},
-		{"tied head omitted", func(ts []testmodel.Tensor) []testmodel.Tensor { return ts[:len(ts)-1] },
-			nil, "lm_head.weight omitted", 28_896},
-		{"tied head differs", func(ts []testmodel.Tensor) []testmodel.Tensor {
-			head := append([]byte(nil), ts[len(ts)-1].Data...)
-			head[1000] ^= 1
-			ts[len(ts)-1].Data = head
-			return ts
-		}, []string{"tied head differs: lm_head.weight is tied but differs from embed_tokens, first at byte 1,000 of 8,192"}, "", 32_992},
-		{"dtype", func(ts []testmodel.Tensor) []testmodel.Tensor {
-			i := find(ts, "model.norm.weight")
-			ts[i].DType, ts[i].Data = "F32", nil
-			return ts
-		}, []string{"dtype: model.norm.weight is F32, config.json says bfloat16 (BF16)"}, "", 28_896},
-		{"legacy inv_freq ignored", func(ts []testmodel.Tensor) []testmodel.Tensor {
-			return append(ts, testmodel.Tensor{Name: "model.layers.0.self_attn.rotary_emb.inv_freq", DType: "F32", Shape: []uint64{8}})
-		}, nil, "1 legacy rotary_emb.inv_freq buffer ignored", 28_896},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := check(t, testmodel.TinyDir(t, c.edit))
-			var got []string
-			for _, p := range r.Problems {
-				got = append(got, string(p.Kind)+": "+p.Detail)
-			}
-			assert.Equal(t, c.problems, got)
-			assert.Equal(t, len(c.problems) == 0, r.Clean())
-			if c.note != "" {
-				assert.Contains(t, strings.Join(r.Notes, "\n"), c.note)
-			}
-			assert.Equal(t, c.logical, r.Logical)
-			v := r.Verdict()
-			if r.Clean() {
-				assert.True(t, strings.HasPrefix(v, "  ✓ "), v)
-			} else {
-				assert.True(t, strings.HasPrefix(v, "  ✗ 1 problem: "), v)
-				assert.Contains(t, v, c.problems[0])
-			}
-		})
-	}
-}
-
-func TestSingleFileSkipsCheck(t *testing.T) {
-	dir := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor { return ts })
-	r := check(t, filepath.Join(dir, "model.safetensors"))
-	assert.Nil(t, r.Plan)
-	assert.True(t, r.Clean())
-	assert.Contains(t, r.Text(), "– cross-check skipped: a single file was given")
-	assert.Contains(t, r.Text(), "model.layers.1.mlp.up_proj.weight")
-	assert.Contains(t, r.Text(), "params: 32,992 stored in 25 tensors")
-
-	require.NoError(t, os.Remove(filepath.Join(dir, "config.json")))
-	r = check(t, dir)
-	assert.Contains(t, r.Verdict(), "there is no config.json in "+dir)
-}
-
-func TestGoldenTinyReport(t *testing.T) {
-	dir := filepath.Join(repo, "testdata", "tiny-qwen3")
-	r := check(t, dir)
-	golden(t, filepath.Join(dir, "report.golden"), r.Text())
-	golden(t, filepath.Join(dir, "report.json.golden"), string(r.JSON()))
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), got)
-}
-
-// TestRealityAnchor checks the real Qwen3-0.6B layout, written as a sparse
-// file with the real names and offsets, against the seed's figures and its
-// whole report.
-func TestRealityAnchor(t *testing.T) {
-	layout := filepath.Join(repo, "testdata", "qwen3-0.6b-layout")
-	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteSparseModel(dir, filepath.Join(layout, "model.safetensors.tensor-listing.tsv"), filepath.Join(layout, "config.json")))
-	r := check(t, dir)
-	assert.True(t, r.Clean(), r.Verdict())
-	assert.Len(t, r.Model.Tensors(), 311)
-	assert.Equal(t, uint64(751_632_384), r.Stored)
-	assert.Equal(t, uint64(596_049_920), r.Logical)
-	assert.Equal(t, uint64(155_582_464), r.Embeddings)
-	assert.Equal(t, "26.1", strings.TrimSpace(strings.Split(strings.Split(r.Verdict(), "= ")[1], "%")[0]))
-	assert.Equal(t, "0.6B", spec.SizeLabel(r.Logical))
-	// report.golden is the seed page's report, transcribed; never -update it.
-	want, err := os.ReadFile(filepath.Join(layout, "report.golden"))
-	require.NoError(t, err)
-	assert.Equal(t, string(want), r.Text())
-	assert.Len(t, r.ExpectedSet(), 311)
-}
-
-func TestSizeLabel(t *testing.T) {
-	for n, want := range map[uint64]string{
-		596_049_920: "0.6B", 30_532_122_624: "30.5B", 8_190_735_360: "8.2B",
-		494_032_768: "0.5B", 1_235_814_400: "1.2B", 28_896: "28.9K", 5_000_000: "5.0M",
-	} {
-		assert.Equal(t, want, spec.SizeLabel(n), n)
-	}
 }
 
 // TestArchitectureCounts checks each spec's tensor count per block against
@@ -305,33 +165,6 @@ func TestArchitectureCounts(t *testing.T) {
 	assert.Equal(t, "Qwen2", p.Arch)
 }
 
-// TestReportLongNames: names, dtypes and shapes longer than the seed's
-// columns widen them for the whole table, so that the columns stay apart
-// and aligned; where everything fits, the seed's layout is unchanged
-// (TestRealityAnchor).
-func TestReportLongNames(t *testing.T) {
-	dir := filepath.Join(repo, "testdata", "tiny-qwen3", "model.safetensors")
-	r := check(t, dir) // a single file: full names, up to 46 runes
-	lines := strings.Split(r.Text(), "\n")
-	var rows []string
-	for _, l := range lines {
-		if strings.HasPrefix(l, "    model.") || strings.HasPrefix(l, "    lm_head") {
-			rows = append(rows, l)
-		}
-	}
-	require.Len(t, rows, 25)
-	header := lines[1]
-	require.True(t, strings.HasPrefix(header, "  TENSOR "), header)
-	dtypeCol := strings.Index(header, "DTYPE")
-	shapeCol := strings.Index(header, "SHAPE")
-	for _, row := range rows {
-		assert.Equal(t, "BF16", row[dtypeCol:dtypeCol+4], "dtype column: %q", row)
-		assert.Equal(t, byte(' '), row[dtypeCol-1], "a space before the dtype: %q", row)
-		assert.Equal(t, byte('['), row[shapeCol], "shape column: %q", row)
-	}
-	assert.Contains(t, r.Text(), "    model.layers.0.post_attention_layernorm.weight BF16  [32]   ")
-}
-
 // TestAbsurdDimensions: a small config that asks for an enormous expected
 // set is refused at once, with a ConfigError naming the field and the
 // bound, instead of taking seconds and gigabytes.
@@ -363,7 +196,7 @@ func TestAbsurdDimensions(t *testing.T) {
 			defer m.Close()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err = spec.Check(m)
+			_, err = check.Check(m)
 			runtime.ReadMemStats(&after)
 			var ce *spec.ConfigError
 			require.ErrorAs(t, err, &ce)
@@ -393,43 +226,6 @@ func TestBoundsAdmitRealModels(t *testing.T) {
 // name only known symbols.
 func TestFamiliesCompile(t *testing.T) {
 	require.NoError(t, spec.CompileFamilies())
-}
-
-// TestLacking: the expected tensors the files lack, as the tree lays
-// them out beside the files' (Report.Lacking), are exactly those of the
-// expected set that are not in the files, without making the set.
-func TestLacking(t *testing.T) {
-	layout := filepath.Join(repo, "testdata", "qwen3-0.6b-layout")
-	raw, err := os.ReadFile(filepath.Join(layout, "model.safetensors.tensor-listing.tsv"))
-	require.NoError(t, err)
-	// The listing without five tensors, the others' offsets closed up.
-	kept := []string{strings.SplitAfter(string(raw), "\n")[0]}
-	var off uint64
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n")[1:] {
-		f := strings.Split(line, "\t")
-		if strings.Contains(f[0], "layers.3.mlp.") || strings.Contains(f[0], "layers.5.self_attn.q_norm") {
-			continue
-		}
-		n, err := strconv.ParseUint(f[5], 10, 64)
-		require.NoError(t, err)
-		kept = append(kept, fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d\n", f[0], f[1], f[2], off, off+n, n))
-		off += n
-	}
-	listing := filepath.Join(t.TempDir(), "listing.tsv")
-	require.NoError(t, os.WriteFile(listing, []byte(strings.Join(kept, "")), 0o644))
-	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteSparseModel(dir, listing, filepath.Join(layout, "config.json")))
-	r := check(t, dir)
-	var want []string
-	for _, e := range r.ExpectedSet() {
-		if r.Model.Tensor(e.Name) == nil {
-			want = append(want, e.Name)
-		}
-	}
-	got := r.Lacking()
-	require.Len(t, want, 4)
-	assert.ElementsMatch(t, want, got)
-	assert.Empty(t, check(t, filepath.Join(repo, "testdata", "tiny-qwen3")).Lacking())
 }
 
 func expectJSON(t *testing.T, config string) *spec.Plan {
@@ -542,7 +338,7 @@ func TestDefaultedFlagsShown(t *testing.T) {
 	require.NoError(t, err)
 	raw = []byte(strings.Replace(string(raw), `"attention_bias": false,`, "", 1))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), raw, 0o644))
-	r := check(t, dir)
+	r := checkDir(t, dir)
 	assert.Contains(t, r.Text(), "     attention_bias          false   q, k, v and o projections have biases   (default) not in config: Qwen3Config's false\n")
 	assert.Contains(t, string(r.JSON()), `"default": "Qwen3Config's false"`)
 }
@@ -556,11 +352,11 @@ var capped = map[string]bool{
 	"n_routed_experts": true, "num_experts": true, "num_local_experts": true, "moe_num_experts": true,
 	"num_experts_per_tok": true, "moe_topk": true, "moe_k": true, "moe_layers": true, "cross_attention_layers": true,
 	"ffn_config": true, "attention_layers": true, "no_rope_layers": true, "moe_layer_end_index": true,
-	// arch-more: the seq2seq decoders' and Q-Former's layer counts.
+	// The seq2seq decoders' and Q-Former's layer counts.
 	"decoder_layers": true, "num_decoder_layers": true, "encoder_layers": true,
-	// arch-last: xLSTM's num_blocks, absent = num_hidden_layers, which a/ caps.
+	// xLSTM's num_blocks, absent = num_hidden_layers, which a/ caps.
 	"num_blocks": true,
-	// arch-p1: Zamba2's layers_block_type, cut to the a/ config's 7 layers.
+	// Zamba2's layers_block_type, cut to the a/ config's 7 layers.
 	"layers_block_type": true,
 }
 
@@ -568,7 +364,7 @@ var capped = map[string]bool{
 // the class defaults (the reference README's "hand-made base").
 var handMade = map[string]bool{"dots1": true, "hunyuan_v1_dense": true, "hunyuan_v1_moe": true, "ministral": true,
 	"nemotron": true, "emu3.Emu3ForCausalLM": true, "mllama.MllamaForCausalLM": true,
-	// arch-more's hand-made bases.
+	// Hand-made bases of multimodal and hybrid models.
 	"aya_vision": true, "chameleon": true, "emu3.Emu3ForConditionalGeneration": true, "granitemoehybrid": true, "idefics3": true,
 	"mllama.MllamaForConditionalGeneration": true, "musicgen": true, "musicgen_melody": true, "phi4_multimodal": true, "pixtral": true,
 	"qwen3_vl": true, "qwen3_vl_moe": true, "reformer": true, "smolvlm": true, "vision-encoder-decoder": true}
@@ -671,7 +467,7 @@ func seqCls(s string) string {
 // TestSequenceClassification checks the score head (reference §3.5):
 // score.weight [num_labels, H], num_labels from id2label, default 2.
 func TestSequenceClassification(t *testing.T) {
-	r := check(t, seqClsDir(t, tinyConfig(seqCls), 2))
+	r := checkDir(t, seqClsDir(t, tinyConfig(seqCls), 2))
 	require.NotNil(t, r.Plan, r.Skipped)
 	assert.True(t, r.Clean(), r.Verdict())
 	assert.Equal(t, "Qwen3ForSequenceClassification", r.Plan.Arch)
@@ -684,12 +480,12 @@ func TestSequenceClassification(t *testing.T) {
 	three := tinyConfig(func(s string) string {
 		return strings.Replace(seqCls(s), "{", `{"id2label":{"0":"neg","1":"neutral","2":"pos"},`, 1)
 	})
-	r = check(t, seqClsDir(t, three, 3))
+	r = checkDir(t, seqClsDir(t, three, 3))
 	assert.True(t, r.Clean(), r.Verdict())
 	assert.Contains(t, r.Text(), "  C  num_labels                  3   classes of the score head\n")
 
 	// Two labels stored where id2label names three.
-	r = check(t, seqClsDir(t, three, 2))
+	r = checkDir(t, seqClsDir(t, three, 2))
 	require.Len(t, r.Problems, 1)
 	assert.Equal(t, "score.weight is [2, 32], expected [C, H] = [3, 32]: dim 0 is 2, C is 3", r.Problems[0].Detail)
 
@@ -697,7 +493,7 @@ func TestSequenceClassification(t *testing.T) {
 	dir := seqClsDir(t, tinyConfig(seqCls), 2)
 	require.NoError(t, testmodel.WriteModelDir(dir, tinyConfig(seqCls), append(testmodel.TinyQwen3Tensors(),
 		testmodel.Tensor{Name: "score.weight", DType: "BF16", Shape: []uint64{2, 32}})))
-	r = check(t, dir)
+	r = checkDir(t, dir)
 	require.Len(t, r.Problems, 1)
 	assert.Equal(t, "lm_head.weight", r.Problems[0].Tensor)
 }
@@ -710,9 +506,9 @@ func TestOtherHeadsSaySoWhy(t *testing.T) {
 	})
 	dir := testmodel.TinyDir(t, nil)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o644))
-	r := check(t, dir)
+	r := checkDir(t, dir)
 	assert.Nil(t, r.Plan)
-	assert.Equal(t, spec.DepthStructural, r.Depth)
+	assert.Equal(t, check.DepthStructural, r.Depth)
 	assert.Contains(t, r.Verdict(), "– structural check only: no spec for architecture Qwen3ForTokenClassification (the Qwen3 spec covers the Qwen3ForCausalLM and Qwen3ForSequenceClassification heads only); its tensors are consistent: layers 0..1 (num_hidden_layers); model.layers: 2 layers in 1 kind; embedding rows = vocab_size\n")
 }
 
@@ -771,86 +567,6 @@ func assertExpectErr(t *testing.T, cfg *spec.Config, field, msg string) error {
 	return err
 }
 
-type jsonVerdict struct {
-	Checked bool   `json:"checked"`
-	Depth   string `json:"depth"`
-	Clean   bool   `json:"clean"`
-}
-
-func verdictOf(t *testing.T, r *spec.Report) jsonVerdict {
-	t.Helper()
-	var v jsonVerdict
-	require.NoError(t, json.Unmarshal(r.JSON(), &v))
-	return v
-}
-
-// TestDepth: the JSON's clean is true only for a full check without
-// problems; depth says how far the check went.
-func TestDepth(t *testing.T) {
-	r := check(t, testmodel.TinyDir(t, nil))
-	assert.Equal(t, jsonVerdict{true, spec.DepthFull, true}, verdictOf(t, r))
-
-	unknown := strings.Replace(testmodel.TinyQwen3Config, `"qwen3"`, `"qwen9"`, 1)
-	unknown = strings.Replace(unknown, `"Qwen3ForCausalLM"`, `"Qwen9ForCausalLM"`, 1)
-	dir := testmodel.TinyDir(t, nil)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(unknown), 0o644))
-	r = check(t, dir)
-	assert.True(t, r.Clean())
-	assert.Equal(t, jsonVerdict{false, spec.DepthStructural, false}, verdictOf(t, r), "a structural check is never clean in the JSON")
-	assert.Contains(t, r.Verdict(), "– structural check only: no spec for architecture Qwen9ForCausalLM; its tensors are consistent: layers 0..1 (num_hidden_layers)")
-
-	r = check(t, filepath.Join(dir, "model.safetensors"))
-	assert.Equal(t, jsonVerdict{false, spec.DepthNone, false}, verdictOf(t, r))
-}
-
-// TestStructuralFindsMissing: an architecture without a spec whose layer
-// lacks a tensor its peers have fails the structural check (exit 1).
-func TestStructuralFindsMissing(t *testing.T) {
-	cfg := []byte(`{"architectures":["Qwen9ForCausalLM"],"model_type":"qwen9","vocab_size":64,"hidden_size":8,"num_hidden_layers":4,"tie_word_embeddings":true}`)
-	var ts []testmodel.Tensor
-	ts = append(ts, testmodel.Tensor{Name: "model.embed_tokens.weight", DType: "BF16", Shape: []uint64{64, 8}})
-	for l := range 4 {
-		for _, n := range []string{"input_layernorm.weight", "mlp.up_proj.weight", "self_attn.q_proj.weight"} {
-			if l == 2 && n == "mlp.up_proj.weight" {
-				continue
-			}
-			shape := []uint64{8, 8}
-			if strings.HasSuffix(n, "norm.weight") {
-				shape = []uint64{8}
-			}
-			if l == 1 && n == "self_attn.q_proj.weight" {
-				shape = []uint64{8, 9}
-			}
-			ts = append(ts, testmodel.Tensor{Name: "model.layers." + string(rune('0'+l)) + "." + n, DType: "BF16", Shape: shape})
-		}
-	}
-	ts = append(ts, testmodel.Tensor{Name: "lm_head.weight", DType: "BF16", Shape: []uint64{60, 8}})
-	r := checkLayout(t, cfg, ts)
-	assert.Equal(t, spec.DepthStructural, r.Depth)
-	var got []string
-	for _, p := range r.Problems {
-		got = append(got, string(p.Kind)+": "+p.Detail)
-	}
-	assert.Equal(t, []string{
-		"missing: model.layers.2.mlp.up_proj.weight, expected [8, 8] as in layer 0",
-		"mis-shaped: model.layers.1.self_attn.q_proj.weight is [8, 9], its 2 peers are [8, 8]",
-		"tied head differs: lm_head.weight is tied (tie_word_embeddings) but [60, 8], model.embed_tokens.weight is [64, 8]",
-	}, got)
-	assert.Contains(t, r.Verdict(), "✗ 3 problems: 1 missing, 1 mis-shaped, 1 tied head differs (structural check only: no spec for architecture Qwen9ForCausalLM)")
-
-	// A layer missing altogether.
-	var gap []testmodel.Tensor
-	for _, x := range ts {
-		if !strings.HasPrefix(x.Name, "model.layers.3.") && x.Name != "lm_head.weight" {
-			gap = append(gap, x)
-		}
-	}
-	cfg5 := []byte(strings.Replace(string(cfg), `"num_hidden_layers":4`, `"num_hidden_layers":5`, 1))
-	gap = append(gap, testmodel.Tensor{Name: "model.layers.4.input_layernorm.weight", DType: "BF16", Shape: []uint64{8}})
-	r = checkLayout(t, cfg5, gap)
-	assert.Contains(t, problemNames(r), "model.layers.3", r.Verdict())
-}
-
 // TestPythonNonFinite: config.json may hold Python's Infinity, -Infinity
 // and NaN, as transformers writes them; they are not integers.
 func TestPythonNonFinite(t *testing.T) {
@@ -870,248 +586,4 @@ func TestPythonNonFinite(t *testing.T) {
 	_, err = spec.ParseConfig("config.json", []byte(`{"x": Infinit}`))
 	var ce *spec.ConfigError
 	assert.ErrorAs(t, err, &ce)
-}
-
-// forgedName is a tensor name that, printed raw, moves the cursor up two
-// lines, clears one and writes a verdict of its own on a line of its own.
-const forgedName = "model.x\x1b[2A\x1b[2K\r  ✓ all 25 expected tensors present, shapes match the config\n"
-
-func TestEscape(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"model.layers.0.mlp.up_proj.weight", "model.layers.0.mlp.up_proj.weight"},
-		{"ünïcødé ✓ 名前", "ünïcødé ✓ 名前"},
-		{"a\nb\rc\td", `a\nb\rc\td`},
-		{"esc\x1b[2K", `esc\x1b[2K`},
-		{"nul\x00del\x7f", `nul\x00del\x7f`},
-		{"back\\slash", `back\\slash`},
-		{"c1\u0085\u009b", `c1\u0085\u009b`},
-		{"ls\u2028ps\u2029", `ls\u2028ps\u2029`},
-		{"bidi\u202a\u202b\u202c\u202d\u202e", `bidi\u202a\u202b\u202c\u202d\u202e`},
-		{"iso\u2066\u2067\u2068\u2069", `iso\u2066\u2067\u2068\u2069`},
-		{"marks\u200e\u200f\u061c\ufeff", `marks\u200e\u200f\u061c\ufeff`},
-		{"bad\xffutf8", `bad\xffutf8`},
-	} {
-		got := spec.Escape(c.in)
-		assert.Equal(t, c.want, got, "%q", c.in)
-		// Reversible: the escapes are Go's, so strconv can undo them.
-		back, err := strconv.Unquote(`"` + strings.ReplaceAll(got, `"`, `\"`) + `"`)
-		require.NoError(t, err, got)
-		assert.Equal(t, c.in, back)
-	}
-}
-
-// TestForgedNameEscaped writes a file whose header holds forgedName and
-// checks that neither the report nor the verdict carries its controls,
-// and that no line but the real verdict's claims success.
-func TestForgedNameEscaped(t *testing.T) {
-	dir := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
-		return append(ts, testmodel.Tensor{Name: forgedName, DType: "BF16", Shape: []uint64{2}})
-	})
-	r := check(t, dir)
-	require.False(t, r.Clean())
-	for name, text := range map[string]string{"report": r.Text(), "verdict": r.Verdict()} {
-		assert.NotContains(t, text, "\x1b", name)
-		assert.NotContains(t, text, "\r", name)
-		assert.Contains(t, text, `model.x\x1b[2A\x1b[2K\r  ✓ all 25 expected tensors present, shapes match the config\n`, name)
-		for _, l := range strings.Split(text, "\n") {
-			assert.False(t, strings.HasPrefix(strings.TrimSpace(l), "✓"), "%s: forged line %q", name, l)
-		}
-	}
-	// The JSON report stays exact: the name round-trips unchanged.
-	var j struct {
-		Tensors []struct{ Name string } `json:"tensor_list"`
-	}
-	require.NoError(t, json.Unmarshal(r.JSON(), &j))
-	var names []string
-	for _, tt := range j.Tensors {
-		names = append(names, tt.Name)
-	}
-	assert.Contains(t, names, forgedName)
-}
-
-// TestJSONEmptyListsAreLists: a model with no tensors (an empty header)
-// and no config gives [] for every list, never null.
-func TestJSONEmptyListsAreLists(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, testmodel.WriteModelDir(dir, "", nil))
-	require.NoError(t, os.Remove(filepath.Join(dir, "config.json")))
-	r := check(t, dir)
-	var j map[string]any
-	require.NoError(t, json.Unmarshal(r.JSON(), &j))
-	for _, k := range []string{"files", "dimensions", "problems", "notes", "warnings", "tensor_list"} {
-		assert.NotNil(t, j[k], k)
-		assert.IsType(t, []any{}, j[k], k)
-	}
-	assert.Len(t, j["files"], 1)
-	assert.Empty(t, j["tensor_list"])
-
-	// A single-file check with no tensors at all.
-	r = check(t, filepath.Join(dir, "model.safetensors"))
-	require.NoError(t, json.Unmarshal(r.JSON(), &j))
-	assert.IsType(t, []any{}, j["tensor_list"])
-}
-
-// TestJSONProblemFields gives each kind of problem its structured fields.
-func TestJSONProblemFields(t *testing.T) {
-	dir := testmodel.TinyDir(t, func(ts []testmodel.Tensor) []testmodel.Tensor {
-		i := find(ts, "model.layers.1.self_attn.q_proj.weight")
-		ts[i].Shape, ts[i].Data = []uint64{64, 31}, nil
-		i = find(ts, "model.norm.weight")
-		ts[i].DType, ts[i].Data = "F32", nil
-		i = find(ts, "model.layers.0.mlp.up_proj.weight")
-		ts = append(ts[:i], ts[i+1:]...)
-		return append(ts, testmodel.Tensor{Name: "extra", DType: "BF16", Shape: []uint64{}})
-	})
-	r := check(t, dir)
-	var j struct {
-		Problems []map[string]any `json:"problems"`
-	}
-	require.NoError(t, json.Unmarshal(r.JSON(), &j))
-	byKind := map[string]map[string]any{}
-	for _, p := range j.Problems {
-		byKind[p["kind"].(string)] = p
-	}
-	require.Len(t, byKind, 4)
-	roundTrip := func(v any) any {
-		b, _ := json.Marshal(v)
-		var out any
-		json.Unmarshal(b, &out)
-		return out
-	}
-	m := byKind["missing"]
-	assert.Equal(t, "model.layers.0.mlp.up_proj.weight", m["tensor"])
-	assert.Equal(t, roundTrip(map[string]any{"shape": []int{64, 32}, "symbols": []string{"I", "H"}}), m["expected"])
-	assert.NotContains(t, m, "shape")
-
-	m = byKind["mis-shaped"]
-	assert.Equal(t, roundTrip(map[string]any{"shape": []int{64, 32}, "symbols": []string{"heads·d", "H"}}), m["expected"])
-	assert.Equal(t, roundTrip([]int{64, 31}), m["shape"])
-	assert.Equal(t, roundTrip([]map[string]any{{"index": 1, "symbol": "H", "expected": 32, "actual": 31}}), m["mismatches"])
-
-	m = byKind["dtype"]
-	assert.Equal(t, "model.norm.weight", m["tensor"])
-	assert.Equal(t, "F32", m["dtype"])
-	assert.Equal(t, "BF16", m["expected_dtype"])
-
-	m = byKind["unexpected"]
-	assert.Equal(t, "extra", m["tensor"])
-	assert.Equal(t, []any{}, m["shape"], "a scalar's shape is [], not absent")
-	assert.Equal(t, "BF16", m["dtype"])
-}
-
-// hubCount counts parameters as @huggingface/hub's parseSafetensorsMetadata
-// does (reference §2.7), for the methods used here: FP8 scales and the
-// GPTQ/AWQ qzeros, g_idx and scales are skipped, a GPTQ/AWQ qweight counts
-// floor(32/bits) values per element, rank-0 tensors are skipped.
-func hubCount(ts []*tensor.Tensor, method string, bits uint64) (params, skipped uint64) {
-	skip := map[string]bool{"weight_scale": true, "weight_scale_inv": true, "weight_scale_2": true, "weight_global_scale": true,
-		"weight_zero_point": true, "input_scale": true, "input_global_scale": true, "input_zero_point": true, "zero_point": true,
-		"weight_shape": true, "weight_g_idx": true}
-	for _, t := range ts {
-		suffix := t.Name[strings.LastIndexByte(t.Name, '.')+1:]
-		n := t.NumElements()
-		quantAux := (method == "gptq" || method == "awq") && (suffix == "qzeros" || suffix == "g_idx" || suffix == "scales")
-		switch {
-		case skip[suffix] || quantAux:
-			skipped += n
-		case len(t.Shape) == 0:
-			skipped += n
-		case (method == "gptq" || method == "awq") && suffix == "qweight":
-			params += n * max(1, 32/bits)
-		default:
-			params += n
-		}
-	}
-	return params, skipped
-}
-
-// qwen3MoE30B is the model card's count for Qwen3-30B-A3B ("30.5B"), which
-// the unquantized Qwen3-Coder-30B-A3B layout also gives (RealShardedModels).
-const qwen3MoE30B = 30_532_122_624
-
-// TestGPTQLogicalCount rebuilds the real Qwen3-30B-A3B-GPTQ-Int4 layout
-// from its config and checks that packed qweights count as the values
-// they pack and that qzeros, scales and g_idx are auxiliaries: logical is
-// the model card's 30.5B and the Hub parser's count.
-func TestGPTQLogicalCount(t *testing.T) {
-	dir := t.TempDir()
-	q, err := testmodel.WriteGPTQSharded(dir, realworld("Qwen3-30B-A3B-GPTQ-Int4", "config.json"))
-	require.NoError(t, err)
-	require.Equal(t, testmodel.GPTQ{Bits: 4, GroupSize: 128}, q)
-	r := check(t, dir)
-	assert.True(t, r.Clean(), r.Verdict())
-	hub, aux := hubCount(r.Model.Tensors(), "gptq", q.Bits)
-	assert.Equal(t, hub, r.Logical, "the Hub parser's count")
-	assert.Equal(t, uint64(qwen3MoE30B), r.Logical, "the model card's")
-	assert.Equal(t, "30.5B", spec.SizeLabel(r.Logical))
-	assert.Equal(t, aux, r.Auxiliary)
-	assert.Equal(t, r.Stored, stored(r.Model.Tensors()), "stored counts every element")
-	assert.Less(t, r.Stored, r.Logical, "packed: fewer stored elements than parameters")
-
-	v := r.Verdict()
-	assert.Contains(t, v, `30,532,122,624 logical (the "30.5B")`)
-	assert.Contains(t, v, "  quantization auxiliaries: "+commaString(aux)+" values (scales, zero points, group indices), stored but not parameters\n")
-	var j struct {
-		Params struct {
-			Logical uint64 `json:"logical"`
-			Aux     uint64 `json:"quantization_auxiliary"`
-		} `json:"params"`
-	}
-	require.NoError(t, json.Unmarshal(r.JSON(), &j))
-	assert.Equal(t, r.Logical, j.Params.Logical)
-	assert.Equal(t, aux, j.Params.Aux)
-}
-
-// TestFP8LogicalCount: the FP8 block scales are auxiliaries, and logical
-// is the Hub parser's count and the model card's.
-func TestFP8LogicalCount(t *testing.T) {
-	dir, _ := writeRealSharded(t, "Qwen3-Coder-30B-A3B-Instruct-FP8")
-	r := check(t, dir)
-	hub, aux := hubCount(r.Model.Tensors(), "fp8", 0)
-	assert.Equal(t, hub, r.Logical)
-	assert.Equal(t, uint64(qwen3MoE30B), r.Logical)
-	assert.Equal(t, aux, r.Auxiliary)
-	assert.Equal(t, uint64(1_824_768), r.Auxiliary)
-}
-
-// TestBnbLogicalCount: bitsandbytes SCB and weight_format are auxiliaries;
-// logical is Llama-3.1-8B's 8,030,261,248. (The Hub parser counts SCB as
-// parameters, 1,376,256 more: we do not follow it there.)
-func TestBnbLogicalCount(t *testing.T) {
-	dir, _ := writeRealSharded(t, "Llama-3.1-8B-Instruct-bnb8bit-finetune")
-	r := check(t, dir)
-	assert.Equal(t, uint64(8_030_261_248), r.Logical)
-	var scb, wf uint64
-	for _, tt := range r.Model.Tensors() {
-		switch {
-		case strings.HasSuffix(tt.Name, ".SCB"):
-			scb += tt.NumElements()
-		case strings.HasSuffix(tt.Name, ".weight_format"):
-			wf += tt.NumElements()
-		}
-	}
-	assert.Equal(t, scb+wf, r.Auxiliary)
-	hub, _ := hubCount(r.Model.Tensors(), "bitsandbytes", 0)
-	assert.Equal(t, r.Logical+scb, hub)
-}
-
-func stored(ts []*tensor.Tensor) uint64 {
-	var n uint64
-	for _, t := range ts {
-		n += t.NumElements()
-	}
-	return n
-}
-
-// commaString renders 1234567 as "1,234,567".
-func commaString(n uint64) string {
-	d := strconv.FormatUint(n, 10)
-	var b strings.Builder
-	for i, c := range d {
-		if i > 0 && (len(d)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -2,11 +2,11 @@ package spec
 
 import "strings"
 
-// pickVariant rewrites the plan's names to the layout (Family.Variants)
+// PickVariant rewrites the plan's names to the layout (Family.Variants)
 // the files match best: the one under which most expected tensors exist.
 // The family's own layout wins a tie, so a model missing everything is
 // reported under the names of transformers 4.x.
-func (p *Plan) pickVariant(has func(name string) bool) {
+func (p *Plan) PickVariant(has func(name string) bool) {
 	if len(p.variants) == 0 {
 		return
 	}
@@ -41,4 +41,14 @@ func (p *Plan) pickVariant(has func(name string) bool) {
 		from = append(from, strings.TrimSuffix(r[0], ".")+" → "+strings.TrimSuffix(r[1], "."))
 	}
 	p.Notes = append(p.Notes, "names as transformers 5.x writes them: "+strings.Join(from, ", "))
+}
+
+// rebase returns name with its first matching prefix replaced.
+func rebase(name string, pairs [][2]string) string {
+	for _, p := range pairs {
+		if strings.HasPrefix(name, p[0]) {
+			return p[1] + name[len(p[0]):]
+		}
+	}
+	return name
 }

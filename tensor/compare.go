@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/source"
 )
 
@@ -42,16 +43,16 @@ func firstDifferenceMapped(a, b []byte, t, u *Tensor) (int64, error) {
 		off int64
 		err error
 	}
-	second := make(chan result, 1)
-	go func() {
-		off, err := compareMapped(a[half:], b[half:], t, u)
-		if off >= 0 {
-			off += int64(half)
+	var r result
+	var g par.Group
+	g.Go(func() {
+		r.off, r.err = compareMapped(a[half:], b[half:], t, u)
+		if r.off >= 0 {
+			r.off += int64(half)
 		}
-		second <- result{off, err}
-	}()
+	})
 	off, err := compareMapped(a[:half], b[:half], t, u)
-	r := <-second
+	g.Wait()
 	switch {
 	case err != nil:
 		return 0, err

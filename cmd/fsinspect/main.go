@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/progress"
@@ -176,7 +177,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return invalid(stderr, err)
 	}
 	defer m.Close()
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	if err != nil {
 		return invalid(stderr, err)
 	}
@@ -283,7 +284,7 @@ func withBar[R any](stderr io.Writer, what string, job func(progress func(done, 
 }
 
 // exitCode is the verdict as an exit status.
-func exitCode(r *spec.Report) int { return cli.VerdictCode(r.Clean(), r.Plan != nil) }
+func exitCode(r *check.Report) int { return cli.VerdictCode(r.Clean(), r.Plan != nil) }
 
 // htmlDirUnusable says why --html cannot write into dir (it is not
 // empty, or not a directory), or "": a bad command line, told before the
@@ -304,7 +305,7 @@ func htmlDirUnusable(dir string) string {
 
 // writeSite writes the model's site to dir, laid out as the mount's tree
 // (package layout).
-func writeSite(m *model.Model, r *spec.Report, dir string, stderr io.Writer) error {
+func writeSite(m *model.Model, r *check.Report, dir string, stderr io.Writer) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty", dir)
 	}

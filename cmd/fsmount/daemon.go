@@ -22,13 +22,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
 	"github.com/fsmount/fsmount/internal/compare"
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/progress"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source/remote"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // notifyEnv names the file descriptor on which a daemon reports that its
@@ -96,10 +97,10 @@ func daemonize(c *config, mnt string, stdout, stderr io.Writer) int {
 	w.Close()
 
 	got := make(chan string, 1)
-	go func() {
+	par.Go(func() {
 		line, _ := bufio.NewReader(r).ReadString('\n')
 		got <- line
-	}()
+	})
 	var line string
 	select {
 	case line = <-got:
@@ -232,7 +233,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	// The tensors' directories are laid out on the other core while the
 	// model is checked.
 	pre := fusefs.Prepare(m)
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return cli.ExitInvalid
@@ -277,7 +278,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	go func() {
+	par.Go(func() {
 		for range sigs {
 			if err := server.Unmount(); err != nil {
 				// Busy: detach now, the kernel lets go when the last
@@ -285,7 +286,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 				lazyUnmount(mnt)
 			}
 		}
-	}()
+	})
 
 	line, vcode := summary(mnt, r), cli.VerdictCode(r.Clean(), r.Plan != nil)
 	if ar != nil {
@@ -354,10 +355,10 @@ func cpuProfile(stderr io.Writer) func() {
 // place (which may get the same connection number) would find it there.
 func waitServed(server *fuse.Server, gone <-chan struct{}) {
 	done := make(chan struct{})
-	go func() {
+	par.Go(func() {
 		server.Wait()
 		close(done)
-	}()
+	})
 	select {
 	case <-done:
 	case <-gone:
@@ -388,7 +389,7 @@ func connectionGone() <-chan struct{} {
 	if len(fds) == 0 {
 		return gone
 	}
-	go func() {
+	par.Go(func() {
 		for {
 			if _, err := unix.Poll(fds, -1); err != nil && !errors.Is(err, unix.EINTR) {
 				return
@@ -400,7 +401,7 @@ func connectionGone() <-chan struct{} {
 				}
 			}
 		}
-	}()
+	})
 	return gone
 }
 
@@ -408,7 +409,7 @@ func connectionGone() <-chan struct{} {
 // the same time or already has: of racing calls exactly one wins, the
 // others get exit status 10. It returns the server, or nil and the exit
 // status after printing why.
-func mountExclusive(c *config, mnt string, r *spec.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report, pre *fusefs.Prepared) (*fuse.Server, int) {
+func mountExclusive(c *config, mnt string, r *check.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report, pre *fusefs.Prepared) (*fuse.Server, int) {
 	release, err := lockMountpoint(mnt)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)

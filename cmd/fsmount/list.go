@@ -10,8 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/cli"
-	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/internal/par"
 )
 
 // list prints this user's fsmount mounts (every one for root), one line
@@ -43,7 +44,7 @@ func list(stdout, stderr io.Writer) int {
 		// Names as another user chose them (root lists every user's
 		// mounts): control characters escaped, so that none reaches the
 		// terminal or breaks the table.
-		point, source := spec.Escape(e.Point), spec.Escape(e.Source)
+		point, source := check.Escape(e.Point), check.Escape(e.Source)
 		switch state {
 		case dead.String():
 			state = "dead (ENOTCONN): run fsmount -u " + point
@@ -61,7 +62,7 @@ func list(stdout, stderr io.Writer) int {
 // in time.
 func readVerdict(mnt string) string {
 	got := make(chan string, 1)
-	go func() {
+	par.Go(func() {
 		b, err := os.ReadFile(filepath.Join(mnt, "verdict"))
 		if err != nil {
 			got <- "?"
@@ -69,7 +70,7 @@ func readVerdict(mnt string) string {
 		}
 		first, _, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
 		got <- first
-	}()
+	})
 	select {
 	case v := <-got:
 		return v

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsmount/fsmount/internal/mountinfo"
+	"github.com/fsmount/fsmount/internal/par"
 )
 
 // fsType is the type our mounts have in /proc/self/mountinfo (go-fuse
@@ -60,10 +61,10 @@ var probeTimeout = 2 * time.Second
 // answers, aborting the connection (or our exit) releases it.
 func probe(mnt string) health {
 	done := make(chan error, 1)
-	go func() {
+	par.Go(func() {
 		_, err := os.Lstat(filepath.Join(mnt, fmt.Sprintf(".fsmount-probe-%d-%d", os.Getpid(), time.Now().UnixNano())))
 		done <- err
-	}()
+	})
 	select {
 	case err := <-done:
 		if isDead(err) {

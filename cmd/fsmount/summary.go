@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/fsmount/fsmount/spec"
+	"github.com/fsmount/fsmount/check"
 )
 
 // summary is the line fsmount prints once the mount is ready:
@@ -13,12 +13,12 @@ import (
 //	mounted /mnt/q: ✗ 2 problems, 25 tensors, 28.9K params — cat /mnt/q/verdict
 //	mounted /mnt/q: – structural check only, 25 tensors, 33K params — cat /mnt/q/verdict
 //	mounted /mnt/q: – not checked, 25 tensors, 33K params — cat /mnt/q/verdict
-func summary(mnt string, r *spec.Report) string {
+func summary(mnt string, r *check.Report) string {
 	var verdict string
 	switch n := len(r.Problems); {
 	case n > 0:
 		verdict = fmt.Sprintf("✗ %d %s, ", n, map[bool]string{true: "problem", false: "problems"}[n == 1])
-	case r.Depth == spec.DepthStructural:
+	case r.Depth == check.DepthStructural:
 		verdict = "– structural check only, "
 	case r.Plan == nil:
 		verdict = "– not checked, "

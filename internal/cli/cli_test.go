@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fsmount/fsmount/internal/par"
 )
 
 func TestParse(t *testing.T) {
@@ -77,6 +80,38 @@ func TestMainPanic(t *testing.T) {
 	stderr.Reset()
 	assert.Equal(t, ExitSkipped, Main("fsinspect", &stderr, func() int { return ExitSkipped }))
 	assert.Empty(t, stderr.String())
+}
+
+// TestMainWorkerPanic: a panic on any worker goroutine of the body (each
+// of package par's ways to start one) exits ExitInternal too, with the
+// worker's stack, never Go's 2.
+func TestMainWorkerPanic(t *testing.T) {
+	boom := func() { panic("worker boom") }
+	for name, body := range map[string]func(){
+		"Do": func() {
+			par.Do(context.Background(), 4, 100, func(_ context.Context, _, i int) error {
+				if i == 57 {
+					boom()
+				}
+				return nil
+			})
+		},
+		"Each":   func() { par.Each(8, 3, func(i int) error { boom(); return nil }) },
+		"Ranges": func() { par.Ranges(10, 3, func(w, lo, hi int) { boom() }) },
+		"All":    func() { par.All(func() {}, boom) },
+		"Limit": func() {
+			l := par.NewLimit(2)
+			l.Go(boom)
+			l.Wait()
+		},
+	} {
+		var stderr bytes.Buffer
+		code := Main("fsinspect", &stderr, func() int { body(); return ExitOK })
+		assert.Equal(t, ExitInternal, code, name)
+		assert.True(t, strings.HasPrefix(stderr.String(), "fsinspect: internal error, please report: worker boom\n"), "%s: %s", name, stderr.String())
+		assert.Contains(t, stderr.String(), "worker goroutine:", name)
+		assert.Equal(t, par.CrashCode, ExitInternal)
+	}
 }
 
 // TestExitTable: every code has one meaning in both commands' help and in

@@ -5,6 +5,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/fsmount/fsmount/internal/par"
 )
 
 // The exit codes of fsmount and fsinspect. Each has one meaning across
@@ -117,14 +119,20 @@ func (c Code) sentence(cmd string) string {
 }
 
 // Main runs a command's body and returns its exit code; a panic in the
-// body (on its goroutine) becomes ExitInternal, with "internal error,
+// body, on its goroutine or on a worker it waited for (package par
+// raises a worker's panic again on the waiting goroutine), becomes
+// ExitInternal, with "internal error,
 // please report" and the stack on stderr, so that a crash never reads as
 // a verdict on the model (Go's own exit code for a panic is 2, which
 // means an invalid model here).
 func Main(cmd string, stderr io.Writer, body func() int) (code int) {
 	defer func() {
 		if v := recover(); v != nil {
-			fmt.Fprintf(stderr, "%s: internal error, please report: %v\n%s", cmd, v, debug.Stack())
+			if p, ok := v.(*par.Panic); ok { // a worker's, raised again here
+				fmt.Fprintf(stderr, "%s: internal error, please report: %s\nwaiting goroutine:\n%s", cmd, p.String(), debug.Stack())
+			} else {
+				fmt.Fprintf(stderr, "%s: internal error, please report: %v\n%s", cmd, v, debug.Stack())
+			}
 			code = ExitInternal
 		}
 	}()

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/tensor"
 )
@@ -349,11 +350,19 @@ func (c *Comparison) compute(ctx context.Context, ps []*pair, progress func(done
 			t task
 		}
 		jobs := make(chan job)
-		var wg sync.WaitGroup
+		// A worker that panics stops the feeding (fctx), so that the
+		// others end and Wait raises the panic here.
+		fctx, stop := context.WithCancel(ctx)
+		defer stop()
+		var g par.Group
 		for range min(c.opts.Workers, 1<<16) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			g.Go(func() {
+				defer func() {
+					if v := recover(); v != nil {
+						stop()
+						panic(v)
+					}
+				}()
 				w := &worker{}
 				for j := range jobs {
 					wk := ws[j.k]
@@ -365,7 +374,7 @@ func (c *Comparison) compute(ctx context.Context, ps []*pair, progress func(done
 						report(d)
 					}
 				}
-			}()
+			})
 		}
 		tasks(func(k int, t task) bool {
 			if ws[k].err != nil {
@@ -374,12 +383,12 @@ func (c *Comparison) compute(ctx context.Context, ps []*pair, progress func(done
 			select {
 			case jobs <- job{k, t}:
 				return true
-			case <-ctx.Done():
+			case <-fctx.Done():
 				return false
 			}
 		})
 		close(jobs)
-		wg.Wait()
+		g.Wait()
 		return ctx.Err()
 	}
 	err := run(func(yield func(int, task) bool) {

@@ -120,22 +120,27 @@ func e8m0Bits32(code uint32) uint32 {
 	return code << 23
 }
 
-var (
-	tablesOnce sync.Once
-	tab8       map[tensor.DType]*[256]float32
-	tabF16     *[65536]float32
-	tabF4      [16]float32
-	tabF6      map[tensor.DType]*[64]float32
-)
+// decodeTables holds every value of the types decoded by lookup.
+type decodeTables struct {
+	t8  map[tensor.DType]*[256]float32
+	f16 *[65536]float32
+	f4  [16]float32
+	f6  map[tensor.DType]*[64]float32
+}
 
-func buildTables() {
-	tab8 = make(map[tensor.DType]*[256]float32)
+// tables returns the lookup tables, built on first use. They are reached
+// only through it, so no path (values, statistics, histograms) can read
+// them before they exist.
+var tables = sync.OnceValue(buildTables)
+
+func buildTables() *decodeTables {
+	tb := &decodeTables{t8: make(map[tensor.DType]*[256]float32), f6: make(map[tensor.DType]*[64]float32)}
 	for _, dt := range []tensor.DType{tensor.F8_E5M2, tensor.F8_E4M3, tensor.F8_E4M3FNUZ, tensor.F8_E5M2FNUZ} {
 		t := new([256]float32)
 		for c := range t {
 			t[c] = math.Float32frombits(formats[dt].bits32(uint32(c)))
 		}
-		tab8[dt] = t
+		tb.t8[dt] = t
 	}
 	e8, u8, i8, b := new([256]float32), new([256]float32), new([256]float32), new([256]float32)
 	for c := range 256 {
@@ -146,22 +151,22 @@ func buildTables() {
 			b[c] = 1
 		}
 	}
-	tab8[tensor.F8_E8M0], tab8[tensor.U8], tab8[tensor.I8], tab8[tensor.BOOL] = e8, u8, i8, b
-	tabF16 = new([65536]float32)
-	for c := range tabF16 {
-		tabF16[c] = math.Float32frombits(formats[tensor.F16].bits32(uint32(c)))
+	tb.t8[tensor.F8_E8M0], tb.t8[tensor.U8], tb.t8[tensor.I8], tb.t8[tensor.BOOL] = e8, u8, i8, b
+	tb.f16 = new([65536]float32)
+	for c := range tb.f16 {
+		tb.f16[c] = math.Float32frombits(formats[tensor.F16].bits32(uint32(c)))
 	}
-	for c := range tabF4 {
-		tabF4[c] = math.Float32frombits(formats[tensor.F4].bits32(uint32(c)))
+	for c := range tb.f4 {
+		tb.f4[c] = math.Float32frombits(formats[tensor.F4].bits32(uint32(c)))
 	}
-	tabF6 = make(map[tensor.DType]*[64]float32)
 	for _, dt := range []tensor.DType{tensor.F6_E2M3, tensor.F6_E3M2} {
 		t := new([64]float32)
 		for c := range t {
 			t[c] = math.Float32frombits(formats[dt].bits32(uint32(c)))
 		}
-		tabF6[dt] = t
+		tb.f6[dt] = t
 	}
+	return tb
 }
 
 // BlockFunc decodes whole blocks of a block-quantized type: src holds a
@@ -288,12 +293,12 @@ func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	tablesOnce.Do(buildTables)
+	tb := tables()
 	d := dst[:n]
 	le := binary.LittleEndian
 	switch k {
 	case kTable8:
-		t := tab8[dt]
+		t := tb.t8[dt]
 		s := src[:n]
 		for i, c := range s {
 			d[i] = t[c]
@@ -304,7 +309,7 @@ func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
 			d[i] = math.Float32frombits(uint32(s[2*i])<<16 | uint32(s[2*i+1])<<24)
 		}
 	case kF16:
-		t := tabF16
+		t := tb.f16
 		s := src[:2*n]
 		for i := range d {
 			d[i] = t[uint16(s[2*i])|uint16(s[2*i+1])<<8]
@@ -318,13 +323,13 @@ func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
 			d[i] = float32(le.Uint16(src[2*i:]))
 		}
 	case kF4:
-		t := &tabF4
+		t := &tb.f4
 		for i, c := range src {
 			d[2*i] = t[c&15]
 			d[2*i+1] = t[c>>4]
 		}
 	case kF6:
-		t := tabF6[dt]
+		t := tb.f6[dt]
 		for g := 0; g+3 <= len(src); g += 3 {
 			v := uint32(src[g]) | uint32(src[g+1])<<8 | uint32(src[g+2])<<16
 			o := d[g/3*4 : g/3*4+4]

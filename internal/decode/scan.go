@@ -273,21 +273,22 @@ func f32Subnormals(vals []float64) uint64 {
 
 // codeValue is the value of code c of a table type.
 func (d *Decoder) codeValue(c int) float64 {
+	tb := tables()
 	switch d.k {
 	case kTable8:
-		return float64(tab8[d.t.DType][c])
+		return float64(tb.t8[d.t.DType][c])
 	case kBF16:
 		return float64(math.Float32frombits(uint32(c) << 16))
 	case kF16:
-		return float64(tabF16[c])
+		return float64(tb.f16[c])
 	case kI16:
 		return float64(int16(c))
 	case kU16:
 		return float64(c)
 	case kF4:
-		return float64(tabF4[c])
+		return float64(tb.f4[c])
 	case kF6:
-		return float64(tabF6[d.t.DType][c])
+		return float64(tb.f6[d.t.DType][c])
 	}
 	return math.NaN()
 }
@@ -447,7 +448,7 @@ func (p *pass) run(ws []*worker, h hash.Hash, fn func(w *worker, first uint64, r
 	var hs *orderedHasher
 	if h != nil {
 		hs = newOrderedHasher(ctx, h, len(ws)+2, int(p.chunk))
-		go hs.loop(nChunks)
+		par.Go(func() { hs.loop(nChunks) })
 	}
 	err := par.Do(ctx, len(ws), int(nChunks), func(ctx context.Context, wi, ci int) error {
 		w, i := ws[wi], int64(ci)

@@ -71,10 +71,10 @@ func TestClaims(t *testing.T) {
 			assert.NotContains(t, imports(t, strings.TrimPrefix(p, mod)), f, "%s imports a format package", p)
 		}
 	}
-	// 3. spec and fusefs see tensors as tensor.Tensor and files as
-	// source.File: neither imports a format package (they reach the
-	// formats only through model, which they take as an argument).
-	for _, p := range []string{"spec", "fusefs"} {
+	// 3. spec, check and fusefs see tensors as tensor.Tensor and files as
+	// source.File: none imports a format package (they reach the formats
+	// only through model, which they take as an argument).
+	for _, p := range []string{"spec", "check", "fusefs"} {
 		for _, f := range formats {
 			assert.NotContains(t, imports(t, p), f, "%s imports %s", p, f)
 		}
@@ -85,7 +85,7 @@ func TestClaims(t *testing.T) {
 	for _, p := range []string{"tensor", "source", "internal/layout", "internal/quantconfig", "internal/numfmt",
 		"internal/mountinfo", "internal/lru", "internal/par", "internal/quant", "internal/decode", "internal/views", "internal/render", "internal/download"} {
 		for _, d := range deps(t, p) {
-			assert.NotContains(t, append(formats, mod+"model", mod+"spec"), d, "%s depends on %s", p, d)
+			assert.NotContains(t, append(formats, mod+"model", mod+"spec", mod+"check"), d, "%s depends on %s", p, d)
 			assert.False(t, strings.HasPrefix(d, "github.com/hanwen/go-fuse"), "%s depends on %s", p, d)
 		}
 	}
@@ -102,12 +102,19 @@ func TestClaims(t *testing.T) {
 	}
 	// 6. The library (the top-level packages a Go program imports) never
 	// imports a command or test support.
-	for _, p := range []string{"gguf", "safetensors", "source", "source/remote", "tensor", "model", "spec", "fusefs"} {
+	for _, p := range []string{"gguf", "safetensors", "source", "source/remote", "tensor", "model", "spec", "check", "fusefs"} {
 		for _, d := range deps(t, p) {
 			assert.False(t, strings.HasPrefix(d, mod+"cmd/"), "%s depends on %s", p, d)
 			for _, ts := range []string{"internal/testmodel", "internal/fusetest", "internal/nginxtest"} {
 				assert.NotEqual(t, mod+ts, d, "%s depends on test support", p)
 			}
+		}
+	}
+	// 7. What a config implies is decided without the checker: spec
+	// depends on no package that judges files or presents a report.
+	for _, d := range deps(t, "spec") {
+		for _, p := range []string{"check", "fusefs", "internal/site", "internal/scan", "adapter"} {
+			assert.NotEqual(t, mod+p, d, "spec depends on %s", p)
 		}
 	}
 }

@@ -24,11 +24,11 @@ import (
 	"github.com/fsmount/fsmount/internal/numfmt"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -566,10 +566,10 @@ func readAt(t *tensor.Tensor, p []byte, off int64) error {
 // Text renders the proof.
 func (r *Result) Text() string {
 	var b strings.Builder
-	b.WriteString(spec.SectionRule("merge proof"))
+	b.WriteString(check.SectionRule("merge proof"))
 	line := func(format string, args ...any) {
 		b.WriteString("  ")
-		b.WriteString(spec.Escape(fmt.Sprintf(format, args...)))
+		b.WriteString(check.Escape(fmt.Sprintf(format, args...)))
 		b.WriteByte('\n')
 	}
 	line("merged   %s", r.Merged)

@@ -17,12 +17,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/numfmt"
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -208,10 +208,10 @@ func (r *Result) Failed() bool {
 // Text renders the report's values section.
 func (r *Result) Text() string {
 	var b strings.Builder
-	b.WriteString(spec.SectionRule("values"))
+	b.WriteString(check.SectionRule("values"))
 	var bad, warn, undecoded int
 	for _, e := range r.Entries {
-		name := spec.Escape(e.Name)
+		name := check.Escape(e.Name)
 		if e.Err != nil {
 			undecoded++
 			fmt.Fprintf(&b, "  - not decoded: %s: %s\n", name, e.Err)
@@ -234,7 +234,7 @@ func (r *Result) Text() string {
 		warn++
 		esc := make([]string, len(d))
 		for i, n := range d {
-			esc[i] = spec.Escape(n)
+			esc[i] = check.Escape(n)
 		}
 		fmt.Fprintf(&b, "  ! duplicate: %s are byte-identical\n", strings.Join(esc, " = "))
 	}

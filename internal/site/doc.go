@@ -34,7 +34,7 @@
 // # Paths
 //
 // Tensor pages are at <dir>/index.html, where dir is the tensor's
-// directory in the tree (package layout, through [spec.Report.Paths]), or
+// directory in the tree (package layout, through [check.Report.Paths]), or
 // what [Options.Path] says; links are
 // percent-encoded per component and start with "./" or "../", so that a
 // component holding ':' is never read as a URL scheme.

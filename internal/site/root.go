@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -61,7 +61,7 @@ type RootTensors struct {
 	// View returns tensor i's views, for its statistics.
 	View func(i int) *views.Tensor
 	// Dir returns tensor i's directory; nil means the report's own
-	// layout, [spec.Report.Paths].
+	// layout, [check.Report.Paths].
 	Dir func(i int) string
 }
 
@@ -79,7 +79,7 @@ type kindMedian struct {
 // ts. It is byte for byte the Root of [New] over the same tensors. It
 // makes no views: the page's size is the sum of its rows', each computed
 // from a tensor's name, directory, type and shape.
-func NewRoot(r *spec.Report, ts RootTensors) *RootFile {
+func NewRoot(r *check.Report, ts RootTensors) *RootFile {
 	if ts.Dir == nil {
 		paths := r.Paths()
 		ts.Dir = func(i int) string {

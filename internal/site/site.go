@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/views"
-	"github.com/fsmount/fsmount/spec"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -21,7 +21,7 @@ import (
 type Options struct {
 	// Path, if non-nil, gives the directory of a tensor's files, relative
 	// to the root and slash-separated. The default is the tree's layout
-	// (package layout, as [spec.Report.Paths] gives it), such as
+	// (package layout, as [check.Report.Paths] gives it), such as
 	// "layers/0/mlp/down_proj".
 	Path func(tensorName string) string
 	// Cache, if non-nil, keeps the rendered pages and pictures; the
@@ -31,7 +31,7 @@ type Options struct {
 
 // Site is the pages and pictures of one model.
 type Site struct {
-	report   *spec.Report
+	report   *check.Report
 	tensors  []*views.Tensor
 	cache    *render.Cache
 	root     *RootFile
@@ -57,7 +57,7 @@ type File struct {
 }
 
 // withDefaults returns the options with every unset field defaulted.
-func (opts *Options) withDefaults(r *spec.Report) Options {
+func (opts *Options) withDefaults(r *check.Report) Options {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -75,7 +75,7 @@ func (opts *Options) withDefaults(r *spec.Report) Options {
 // New returns the site of the report r, whose tensors' views are
 // tensors (in the order the table lists them). Nothing is read or
 // rendered until a file is read.
-func New(r *spec.Report, tensors []*views.Tensor, opts *Options) (*Site, error) {
+func New(r *check.Report, tensors []*views.Tensor, opts *Options) (*Site, error) {
 	o := opts.withDefaults(r)
 	s := &Site{report: r, tensors: tensors, cache: o.Cache, byName: map[string]*Tensor{}}
 	srcs := make([]render.Source, len(tensors))

@@ -17,12 +17,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/readme")
@@ -35,7 +35,7 @@ func open(t *testing.T, dir string) *Site {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestBadPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	r, _ := spec.Check(m)
+	r, _ := check.Check(m)
 	var vs []*views.Tensor
 	for _, tt := range m.Tensors() {
 		vs = append(vs, views.NewTensor(tt, nil))

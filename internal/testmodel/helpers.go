@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // RepoRoot finds the module root (the directory holding go.mod) from the
@@ -66,7 +66,7 @@ func TinyDir(t testing.TB, edit func([]Tensor) []Tensor) string {
 
 // Checked opens the model in dir and checks it, failing tb if either
 // fails; the model is closed when the test ends.
-func Checked(tb testing.TB, dir string) (*model.Model, *spec.Report) {
+func Checked(tb testing.TB, dir string) (*model.Model, *check.Report) {
 	tb.Helper()
 	m, err := model.Open(dir)
 	return m, CheckOpened(tb, m, err)
@@ -74,11 +74,11 @@ func Checked(tb testing.TB, dir string) (*model.Model, *spec.Report) {
 
 // CheckOpened checks a model just opened (err is the opening's), failing
 // tb if either failed; the model is closed when the test ends.
-func CheckOpened(tb testing.TB, m *model.Model, err error) *spec.Report {
+func CheckOpened(tb testing.TB, m *model.Model, err error) *check.Report {
 	tb.Helper()
 	require.NoError(tb, err)
 	tb.Cleanup(func() { m.Close() })
-	r, err := spec.Check(m)
+	r, err := check.Check(m)
 	require.NoError(tb, err)
 	return r
 }

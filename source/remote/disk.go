@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/internal/lru"
+	"github.com/fsmount/fsmount/internal/par"
 )
 
 // diskCache keeps the chunks of each version of a file in two files of
@@ -456,7 +457,7 @@ const diskQueue = 64
 func (c *diskCache) put(k chunkKey, chunk int64, b *buf) {
 	c.queueOnce.Do(func() {
 		c.queue = make(chan pendingChunk, diskQueue)
-		go c.writer()
+		par.Go(c.writer)
 	})
 	c.pending.Add(1)
 	select {

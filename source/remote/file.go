@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/source"
 )
 
@@ -437,15 +438,15 @@ scan:
 	f.mu.Unlock()
 
 	for _, c := range ahead {
-		go func() {
+		par.Go(func() {
 			defer func() { <-f.fsys.background }()
 			f.fill(c)
-		}()
+		})
 	}
 	// This read's own requests run beside it too: it waits only for the
 	// chunks it wants, not for the readahead that extends them.
 	for _, c := range mine {
-		go f.fill(c)
+		par.Go(func() { f.fill(c) })
 	}
 	var err error
 	for j, c := range from {

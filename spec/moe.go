@@ -1,5 +1,7 @@
 package spec
 
+// Mixture-of-experts decoder language models.
+
 // Mixture-of-experts decoders: routed experts (one module each, or
 // stacked), shared experts, router biases, dense-first layers and MoE
 // frequencies; DeepSeek's multi-head latent attention (MLA).
@@ -42,7 +44,71 @@ func deepseekMoE(corr string) []T {
 		when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "")))
 }
 
+// deepseekStyle are the MoE fields of the DeepSeek-V3 descendants (GLM-4
+// MoE, dots.llm1): routed and shared experts, dense-first layers.
+func deepseekStyle(E, Im, topk, shared, firstDense string) []Def {
+	return []Def{
+		{Sym: "E", Field: "n_routed_experts", Default: E, Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
+		{Sym: "Im", Field: "moe_intermediate_size", Default: Im, Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+		field("topk", "num_experts_per_tok", topk, "experts active per token"),
+		field("shared", "n_shared_experts", shared, "shared experts (one MLP of shared·Im)"),
+		field("first_dense", "first_k_dense_replace", firstDense, "the first k blocks are dense"),
+		derived("moe_freq", "1"),
+	}
+}
+
+// longcatHalf is one of the two sub-blocks of a LongCat-Flash layer.
+func longcatHalf(i string) []T {
+	return cat(norm("input_layernorm."+i, "H", ""), mlaAt("self_attn."+i+"."), norm("post_attention_layernorm."+i, "H", ""),
+		gatedMLP("mlps."+i+".", "I", ""))
+}
+
+// ernieExpertBiases: ERNIE-4.5-MoE's experts are its MLP class, biased
+// with use_bias like the rest.
+var ernieExpertBiases = []T{
+	{Name: "mlp.experts.{e}.gate_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
+	{Name: "mlp.experts.{e}.up_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
+	{Name: "mlp.experts.{e}.down_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E"},
+}
+
+// withoutHeads drops dims' heads, for a class that derives it.
+func withoutHeads(d []Def) []Def { return append(d[:3:3], d[4]) }
+
 var _ = register(
+	std("Mixtral", "Mixtral", []string{"mixtral"},
+		cat(sized(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "14336"), []Def{
+			{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+			derived("Im", "I"), field("topk", "num_experts_per_tok", "2", "experts active per token"), tie("false")}), nil,
+		llamaBlock("", "", router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2"))),
+	// Llama 4's text model: stacked experts (gate_up [E, H, 2·I], down
+	// [E, I, H]) and a shared expert in the MoE layers, a wider dense MLP
+	// in the others.
+	std("Llama4", "Llama4", []string{"llama4_text"},
+		cat(llamaDims("128", "", "8", "heads"), []Def{
+			{Sym: "E", Field: "num_local_experts", Default: "16", Legend: "E", Desc: "experts per MoE block, {topk} active per token", Show: true, Max: MaxExperts},
+			field("Im2", "intermediate_size_mlp", "16384", "dense MLP inner width"),
+			field("topk", "num_experts_per_tok", "1", "experts active per token"),
+			field("step", "interleave_moe_layer_step", "1", "every step-th block is MoE"),
+			list("moe_layers", "moe_layers", "the MoE blocks, else every step-th"),
+			tie("false"), attnBiasFlag}),
+		[]Kind{{Name: "moe", If: "len(moe_layers) > 0 ? in(l, moe_layers) : (l+1) % step == 0"}, {Name: "dense"}},
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), postNorm,
+		when("moe", router("feed_forward.router.weight"),
+			[]T{{Name: "feed_forward.experts.gate_up_proj", Shape: []string{"E", "H", "2*I"}, Role: RoleLinear},
+				{Name: "feed_forward.experts.down_proj", Shape: []string{"E", "I", "H"}, Role: RoleLinear}},
+			gatedMLP("feed_forward.shared_expert.", "I", "")),
+		when("dense", gatedMLP("feed_forward.", "Im2", ""))).
+		with(func(f *Family) { f.ConfigClass, f.SeqCls = "Llama4TextConfig", "-" }),
+	&Family{Name: "Qwen3-MoE", Class: "Qwen3Moe", ModelTypes: []string{"qwen3_moe"},
+		Defs: cat(sized(llamaDims("H/heads", "", "4", ""), "V", "151936", "H", "2048", "L", "24", "heads", "32", "I", "6144"), experts("num_experts", "128", "moe_intermediate_size", "768", "num_experts_per_tok", "8"),
+			[]Def{tie("false"), attnBiasFlag, field("step", "decoder_sparse_step", "1", "every step-th block is sparse"), list("mlp_only", "mlp_only_layers", "no block is forced dense")}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers(qwenMoE, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
+			norm("post_attention_layernorm", "H", ""),
+			when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
+			when("dense", gatedMLP("mlp.", "I", ""))),
+		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+	},
 	std("DeepSeek-V2", "DeepseekV2", []string{"deepseek_v2"},
 		cat(sized(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
 			mlaDims("1536", "512", "128", "64", "128"),
@@ -80,9 +146,6 @@ var _ = register(
 		llamaBlock("qkv_bias", "", when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
 			gatedMLP("mlp.shared_expert.", "Is", ""), []T{{Name: "mlp.shared_expert_gate.weight", Shape: []string{"1", "H"}, Role: RoleRouter}}),
 			when("dense", gatedMLP("mlp.", "I", "")))),
-)
-
-var _ = register(
 	std("OLMoE", "Olmoe", []string{"olmoe"},
 		cat(sized(llamaDimsNoHD("heads", "heads"), "V", "50304", "H", "2048", "L", "16", "heads", "16", "I", "2048"), expertsI("num_experts", "64", "num_experts_per_tok", "8"), []Def{tie("false"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
@@ -107,22 +170,6 @@ var _ = register(
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), postNorm,
 		router("block_sparse_moe.router.layer.weight"), stackedExperts("block_sparse_moe.input_linear.weight", "block_sparse_moe.output_linear.weight"),
 		when("Is > 0", linear("shared_mlp.input_linear", "2*Is", "H", ""), linear("shared_mlp.output_linear", "H", "Is", ""))),
-)
-
-// deepseekStyle are the MoE fields of the DeepSeek-V3 descendants (GLM-4
-// MoE, dots.llm1): routed and shared experts, dense-first layers.
-func deepseekStyle(E, Im, topk, shared, firstDense string) []Def {
-	return []Def{
-		{Sym: "E", Field: "n_routed_experts", Default: E, Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
-		{Sym: "Im", Field: "moe_intermediate_size", Default: Im, Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
-		field("topk", "num_experts_per_tok", topk, "experts active per token"),
-		field("shared", "n_shared_experts", shared, "shared experts (one MLP of shared·Im)"),
-		field("first_dense", "first_k_dense_replace", firstDense, "the first k blocks are dense"),
-		derived("moe_freq", "1"),
-	}
-}
-
-var _ = register(
 	std("GLM-4-MoE", "Glm4Moe", []string{"glm4_moe"},
 		cat(llamaDims("H/heads", "H/heads", "8", "heads"), deepseekStyle("128", "1408", "8", "1", "1"),
 			[]Def{tie("false"), attnBiasFlag, flag("qk_norm", "use_qk_norm", "false", "q and k norms")}), denseFirst,
@@ -214,15 +261,6 @@ var _ = register(
 				{Name: "ffn.experts.mlp.w2", Shape: []string{"E*I", "H"}, Role: RoleLinear}})}},
 		Final: cat(norm("transformer.norm_f", "H", ""), lmHead("lm_head.weight")),
 		Embed: "transformer.wte.weight", SeqCls: "-"},
-)
-
-// longcatHalf is one of the two sub-blocks of a LongCat-Flash layer.
-func longcatHalf(i string) []T {
-	return cat(norm("input_layernorm."+i, "H", ""), mlaAt("self_attn."+i+"."), norm("post_attention_layernorm."+i, "H", ""),
-		gatedMLP("mlps."+i+".", "I", ""))
-}
-
-var _ = register(
 	std("Aria-Text", "AriaText", []string{"aria_text"},
 		cat(llamaDims("H/heads", "H/heads", "heads", "heads"), expertsI("moe_num_experts", "8", "moe_topk", "2"),
 			[]Def{field("shared", "moe_num_shared_experts", "2", "shared experts (one MLP of shared·I)"), tie("false"), attnBiasFlag, mlpBiasFlag}), nil,
@@ -249,14 +287,3 @@ var _ = register(
 			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"}}).
 		with(func(f *Family) { f.SeqCls = "-" }),
 )
-
-// ernieExpertBiases: ERNIE-4.5-MoE's experts are its MLP class, biased
-// with use_bias like the rest.
-var ernieExpertBiases = []T{
-	{Name: "mlp.experts.{e}.gate_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
-	{Name: "mlp.experts.{e}.up_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
-	{Name: "mlp.experts.{e}.down_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E"},
-}
-
-// withoutHeads drops dims' heads, for a class that derives it.
-func withoutHeads(d []Def) []Def { return append(d[:3:3], d[4]) }

@@ -1,7 +1,8 @@
-package spec
+package check
 
 import (
 	"fmt"
+	"github.com/fsmount/fsmount/spec"
 	"regexp"
 	"slices"
 	"sort"
@@ -46,25 +47,14 @@ var layerSegment = regexp.MustCompile(`\.(\d+)\.`)
 var layerFields = []string{"num_hidden_layers", "n_layer", "n_layers", "num_layers", "text_config.num_hidden_layers", "text_config.num_layers",
 	"text_config.layers", "decoder_layers", "num_decoder_layers", "decoder.num_hidden_layers", "decoder.n_layer", "decoder.decoder_layers", "text_config.decoder_layers"}
 
-func firstInt(c *Config, fields ...string) (uint64, string) {
-	for _, f := range fields {
-		if raw, ok := c.lookup(f); ok && string(raw) != "null" {
-			if v, err := c.parseInt(f, raw); err == nil && v > 0 {
-				return v, f
-			}
-		}
-	}
-	return 0, ""
-}
-
 // structural checks a model whose architecture has no spec: the layers
 // are numbered 0..L-1 with L from the config; within each stack, every
 // layer of a kind holds the same tensor names and shapes as its peers; the
 // token embedding is [vocab_size, …]; a tied head equals the embedding.
 // Its problems are the report's; it never claims a full check.
-func (r *Report) structural(c *Config, spec string) {
+func (r *Report) structural(c *spec.Config, arch string) {
 	w := r.Model
-	st := &Structure{Spec: spec}
+	st := &Structure{Spec: arch}
 	r.Structure = st
 
 	type layer struct {
@@ -82,7 +72,7 @@ func (r *Report) structural(c *Config, spec string) {
 			continue
 		}
 		idx, err := strconv.Atoi(t.Name[m[2]:m[3]])
-		if err != nil || idx > MaxLayers*64 {
+		if err != nil || idx > spec.MaxLayers*64 {
 			continue
 		}
 		prefix := t.Name[:m[0]]
@@ -128,8 +118,8 @@ func (r *Report) structural(c *Config, spec string) {
 		return n
 	}
 	for _, f := range layerFields {
-		l, _ := firstInt(c, f)
-		if l == 0 || l > MaxLayers {
+		l, _ := c.FirstInt(f)
+		if l == 0 || l > spec.MaxLayers {
 			continue
 		}
 		if L == 0 {
@@ -270,10 +260,10 @@ func (r *Report) structural(c *Config, spec string) {
 }
 
 // peerDims is a peer's shape as expected dimensions, without symbols.
-func peerDims(shape []uint64) []Dim {
-	out := make([]Dim, len(shape))
+func peerDims(shape []uint64) []spec.Dim {
+	out := make([]spec.Dim, len(shape))
 	for i, v := range shape {
-		out[i] = Dim{Sym: "peer", Val: v}
+		out[i] = spec.Dim{Sym: "peer", Val: v}
 	}
 	return out
 }
@@ -316,10 +306,10 @@ func emb0(w interface{ Tensors() []*tensor.Tensor }) string {
 
 // structuralEmbedding checks the token embedding's rows against
 // vocab_size and a tied head against the embedding.
-func (r *Report) structuralEmbedding(c *Config) []Problem {
+func (r *Report) structuralEmbedding(c *spec.Config) []Problem {
 	w := r.Model
-	V, vfield := firstInt(c, "vocab_size", "n_vocab")
-	if tv, tf := firstInt(c, "text_config.vocab_size"); tv > 0 && strings.Contains(emb0(w), "language_model") {
+	V, vfield := c.FirstInt("vocab_size", "n_vocab")
+	if tv, tf := c.FirstInt("text_config.vocab_size"); tv > 0 && strings.Contains(emb0(w), "language_model") {
 		V, vfield = tv, tf
 	}
 	var emb *tensor.Tensor
@@ -338,7 +328,7 @@ func (r *Report) structuralEmbedding(c *Config) []Problem {
 	if V > 0 && emb.Shape[0] < V {
 		out = append(out, Problem{Kind: Misshaped, Tensor: emb.Name,
 			Detail:   fmt.Sprintf("%s is %s, expected at least %d rows (%s is %d)", emb.Name, tensor.FormatShape(emb.Shape), V, vfield, V),
-			Expected: []Dim{{"V", V}, {"H", emb.Shape[1]}},
+			Expected: []spec.Dim{{Sym: "V", Val: V}, {Sym: "H", Val: emb.Shape[1]}},
 			Shape:    emb.Shape, HasShape: true,
 			Mismatches: []DimMismatch{{0, "V", V, emb.Shape[0]}}})
 	}

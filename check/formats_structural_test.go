@@ -1,4 +1,4 @@
-package spec_test
+package check_test
 
 import (
 	"path/filepath"
@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // An architecture without a spec is checked structurally whatever the
@@ -31,14 +31,14 @@ func TestStructuralCheckEveryFormat(t *testing.T) {
 		require.NoError(t, testmodel.WriteModelDir(st, cfg, kept))
 		pt := filepath.Join(t.TempDir(), "pt")
 		require.NoError(t, testmodel.ConvertToTorch(st, pt))
-		var reports []*spec.Report
+		var reports []*check.Report
 		for _, dir := range []string{st, pt} {
 			m, err := model.Open(dir)
 			require.NoError(t, err)
 			defer m.Close()
-			r, err := spec.Check(m)
+			r, err := check.Check(m)
 			require.NoError(t, err)
-			assert.Equal(t, spec.DepthStructural, r.Depth, "%s (%s)", dir, m.Format)
+			assert.Equal(t, check.DepthStructural, r.Depth, "%s (%s)", dir, m.Format)
 			assert.NotContains(t, r.Skipped, "listed, not checked")
 			assert.Equal(t, drop == "", r.Clean(), r.Text())
 			reports = append(reports, r)

@@ -1,14 +1,14 @@
-package spec_test
+package check_test
 
 import (
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/safetensors"
-	"github.com/fsmount/fsmount/spec"
 )
 
 // BenchmarkParse06B opens and validates the real Qwen3-0.6B header.
@@ -34,7 +34,7 @@ func BenchmarkCheck06B(b *testing.B) {
 	defer m.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := spec.Check(m)
+		r, err := check.Check(m)
 		if err != nil || !r.Clean() {
 			b.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func BenchmarkReport06B(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer m.Close()
-	r, _ := spec.Check(m)
+	r, _ := check.Check(m)
 	for b.Loop() {
 		_ = r.Text()
 	}
@@ -99,7 +99,7 @@ func BenchmarkCheckPerTensor(b *testing.B) {
 				b.Fatal(err)
 			}
 			opened := time.Now()
-			r, err := spec.Check(m)
+			r, err := check.Check(m)
 			if err != nil || !r.Clean() {
 				b.Fatal(err, r.Verdict())
 			}
@@ -141,9 +141,13 @@ func benchCheck(b *testing.B, dir string) {
 	defer m.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		if r, err := spec.Check(m); err != nil || !r.Clean() {
+		if r, err := check.Check(m); err != nil || !r.Clean() {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(m.Tensors())), "ns/tensor")
 }
+
+// layoutsArchive holds the reference layouts of the architecture table
+// (spec/testdata/layouts-README.md says how they were made).
+const layoutsArchive = "../spec/testdata/layouts.tar.gz"

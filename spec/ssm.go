@@ -1,14 +1,36 @@
 package spec
 
-// State-space models and their hybrids: Mamba's selective-scan mixer,
-// Mamba2's multi-head mixer, and the models that interleave them with
-// attention (Jamba, Bamba). docs/arch-notes-more.md has the notes.
+// State-space, recurrent and hybrid models: Mamba, RWKV, xLSTM, and the
+// hybrids that interleave them with attention.
 
-// opt is an integer field with its class default.
-func opt(sym, name, def string) Def { return Def{Sym: sym, Field: name, Default: def} }
-
-// vec is a one-dimensional parameter [dim] (a norm scale, an SSM vector).
-func vec(name, dim string) []T { return []T{{Name: name, Shape: []string{dim}, Role: RoleNorm}} }
+// zamba2Shared is one of Zamba2's num_mem_blocks shared transformer
+// blocks under pre, as the hybrid layer using it holds it: attention on
+// the concatenated input and embeddings (AH = 2·H wide), a fused gate-up
+// MLP, and per-use LoRA-style adapters: the block's adapter lists have an
+// entry at every hybrid index e (0..nh-1) with e % M == its id (the
+// others are identities), the attention's only with
+// use_shared_attention_adapter.
+func zamba2Shared(pre string) []T {
+	adapter := func(name, out, in, cond string) []T {
+		return []T{
+			{Name: pre + name + ".{e}.0.weight", Shape: []string{"r", in}, Role: RoleLinear, Experts: "nh", PerCopy: true, If: cond + "e % M == hyb % M"},
+			{Name: pre + name + ".{e}.1.weight", Shape: []string{out, "r"}, Role: RoleLinear, Experts: "nh", PerCopy: true, If: cond + "e % M == hyb % M"},
+		}
+	}
+	return cat(
+		norm(pre+"input_layernorm", "AH", ""),
+		linear(pre+"self_attn.q_proj", "heads*d", "AH", ""), linear(pre+"self_attn.k_proj", "kv*d", "AH", ""),
+		linear(pre+"self_attn.v_proj", "kv*d", "AH", ""),
+		adapter("self_attn.linear_q_adapter_list", "AH", "AH", "attn_adapter && "),
+		adapter("self_attn.linear_k_adapter_list", "AH", "AH", "attn_adapter && "),
+		adapter("self_attn.linear_v_adapter_list", "AH", "AH", "attn_adapter && "),
+		linear(pre+"self_attn.o_proj", "H", "heads*d", ""),
+		norm(pre+"pre_ff_layernorm", "H", ""),
+		linear(pre+"feed_forward.gate_up_proj", "2*I", "H", "bias"),
+		adapter("feed_forward.gate_up_proj_adapter_list", "2*I", "H", ""),
+		linear(pre+"feed_forward.down_proj", "H", "I", "bias"),
+	)
+}
 
 // mambaMixer is Mamba's selective-scan mixer under pre: I inner width, N
 // state, K conv kernel, R time-step rank; convBias and projBias are the
@@ -26,11 +48,6 @@ func mambaMixer(pre, convBias, projBias string, anyALog bool) []T {
 		vec(pre+"D", "I"),
 		linear(pre+"out_proj", "H", "I", projBias),
 	)
-}
-
-// vecIf is a vector present where cond holds.
-func vecIf(name, dim, cond string) []T {
-	return []T{{Name: name, Shape: []string{dim}, Role: RoleBias, If: cond}}
 }
 
 // mamba2Mixer is Mamba2's mixer under pre: I inner width, G groups, N
@@ -78,7 +95,128 @@ func mambaFamily(name, class, mt string) *Family {
 	}
 }
 
+// hybridDefs are the fields Bamba, GraniteMoeHybrid and Falcon-H1 share
+// (their mamba_* names), with the class's defaults: vocab, hidden, layers,
+// heads, kv heads, intermediate, then the Mamba2 mixer's heads and state.
+func hybridDefs(v, h, l, heads, kv, i, nh, n string) []Def {
+	return cat(trunk(v, h, l, "blocks"), []Def{
+		{Sym: "heads", Field: "num_attention_heads", Default: heads, Desc: "query heads", Show: true, Pos: true},
+		kvDef("num_key_value_heads", kv, "heads"),
+		derived("d", "H/heads"),
+		{Sym: "I", Field: "intermediate_size", Default: i, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+		opt("expand", "mamba_expand", "2"),
+		{Sym: "nh", Field: "mamba_n_heads", Default: nh, Desc: "SSM heads", Show: true, Pos: true},
+		{Sym: "G", Field: "mamba_n_groups", Default: "1", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
+		{Sym: "N", Field: "mamba_d_state", Default: n, Legend: "N", Desc: "SSM state per head channel", Show: true, Pos: true},
+		{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+		flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
+		flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
+		attnBiasFlag,
+		tie("false"),
+	})
+}
+
+// zambaMamba is Zamba's multi-head Mamba mixer under pre: nmh heads of
+// Im/nmh channels each, per-head x/dt projections as 3-D parameters.
+func zambaMamba(pre string) []T {
+	return cat(
+		linear(pre+"in_proj", "2*Im", "H", "proj_bias"),
+		[]T{{Name: pre + "conv1d.weight", Shape: []string{"Im", "1", "K"}, Role: RoleLinear}}, vecIf(pre+"conv1d.bias", "Im", "conv_bias"),
+		[]T{{Name: pre + "x_proj_weight", Shape: []string{"nmh", "R+2*N", "Im/nmh"}, Role: RoleLinear},
+			{Name: pre + "dt_proj_weight", Shape: []string{"nmh", "Im/nmh", "R"}, Role: RoleLinear},
+			{Name: pre + "dt_proj_bias", Shape: []string{"nmh", "Im/nmh"}, Role: RoleBias},
+			{Name: pre + "A_log", Shape: []string{"nmh", "Im/nmh", "N"}, Role: RoleNorm, AnyDType: true},
+			{Name: pre + "D", Shape: []string{"nmh", "Im/nmh"}, Role: RoleNorm}},
+		linear(pre+"out_proj", "H", "Im", "proj_bias"),
+	)
+}
+
 var _ = register(
+	// xLSTM (transformers' own implementation): num_blocks mLSTM blocks
+	// (absent: num_hidden_layers) of width H, each an mLSTM layer (q, k of
+	// ⌊H·qk_dim_factor⌋, v and the output gate of ⌊H·v_dim_factor⌋, per-head
+	// input and forget gates; fused into two matrices when weight_mode is
+	// fused) and a gated FFN of H·ffn_proj_factor rounded up to a multiple;
+	// the embeddings are embedding_dim wide (absent: H).
+
+	&Family{Name: "xLSTM", Class: "xLSTM", ModelTypes: []string{"xlstm"}, SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "50304", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "4096", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "E", Field: "embedding_dim", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+			{Sym: "NL", Field: "num_hidden_layers", Default: "32", Null: "32", Desc: "num_hidden_layers"},
+			{Sym: "L", Field: "num_blocks", Default: "NL", Null: "NL", Legend: "L", Desc: "mLSTM blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_heads", Default: "8", Desc: "mLSTM heads", Show: true, Pos: true},
+			{Sym: "qkf", Field: "qk_dim_factor", Type: Milli, Default: "500", Desc: "q/k width factor in thousandths"},
+			{Sym: "vf", Field: "v_dim_factor", Type: Milli, Default: "1000", Desc: "value width factor in thousandths"},
+			derived("QK", "H*qkf/1000"), derived("VD", "H*vf/1000"),
+			{Sym: "ff", Field: "ffn_proj_factor", Type: Milli, Default: "2667", Desc: "FFN width factor in thousandths"},
+			{Sym: "ffm", Field: "ffn_round_up_to_multiple_of", Default: "64", Desc: "the FFN width is a multiple of {ffm}", Pos: true},
+			derived("FF", "(H*ff + 1000*(ffm-1)) / (1000*ffm) * ffm"),
+			{Sym: "wm", Field: "weight_mode", Type: Str, Default: "'single'", Desc: "single or fused projections"},
+			flag("bias", "use_bias", "false", "projections and norms have biases"),
+			tie("false"),
+		},
+		Global: []T{{Name: "backbone.embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: "backbone.blocks.{l}.", Layers: "L", Tensors: cat(
+			norm("norm_mlstm", "H", "bias"),
+			when("wm == 'single'", linear("mlstm_layer.q", "QK", "H", "bias"), linear("mlstm_layer.k", "QK", "H", "bias"),
+				linear("mlstm_layer.v", "VD", "H", "bias"), linear("mlstm_layer.ogate_preact", "VD", "H", "bias"),
+				linear("mlstm_layer.igate_preact", "heads", "H", "true"), linear("mlstm_layer.fgate_preact", "heads", "H", "true")),
+			when("wm == 'fused'", linear("mlstm_layer.qkv_opreact", "2*QK+2*VD", "H", "bias"), linear("mlstm_layer.ifgate_preact", "2*heads", "H", "true")),
+			norm("mlstm_layer.multihead_norm", "heads*(VD/heads)", "bias"),
+			linear("mlstm_layer.out_proj", "H", "VD", "bias"),
+			norm("norm_ffn", "H", "bias"),
+			when("wm == 'single'", linear("ffn.proj_up_gate", "FF", "H", "bias"), linear("ffn.proj_up", "FF", "H", "bias")),
+			when("wm == 'fused'", linear("ffn.proj_up_gate_z", "2*FF", "H", "bias")),
+			linear("ffn.proj_down", "H", "FF", "bias"),
+		)}},
+		Final: cat(norm("backbone.out_norm", "H", ""),
+			[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied && E == H"}}),
+		Embed: "backbone.embeddings.weight", Head: "lm_head.weight",
+	},
+	// Zamba2: Mamba2 layers, and hybrid layers that run one of
+	// num_mem_blocks shared transformer blocks (cycled over the hybrid
+	// layers), a linear, and a Mamba2 layer. The blocks' weights are
+	// shared: a checkpoint holds each where it is first used (the first
+	// num_mem_blocks hybrid layers), the later uses are optional.
+	// Zamba2Config derives the attention widths from hidden_size whatever
+	// config.json says (attention_hidden_size, attention_head_dim,
+	// mamba_headdim), and hybrid_layer_ids from layers_block_type.
+	&Family{Name: "Zamba2", Class: "Zamba2", ModelTypes: []string{"zamba2"},
+		Defs: cat(trunk("32000", "2560", "54", "blocks"), []Def{
+			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads of the shared attention", Show: true, Pos: true},
+			derived("AH", "2*H"), derived("d", "AH/heads"),
+			kvDef("num_key_value_heads", "heads", "heads"),
+			{Sym: "I", Field: "intermediate_size", Default: "4*H", Null: "4*H", Legend: "I", Desc: "shared MLP inner width", Show: true, Pos: true},
+			opt("expand", "mamba_expand", "2"), derived("Im", "expand*H"),
+			{Sym: "N", Field: "mamba_d_state", Default: "64", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+			{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			opt("G", "mamba_ngroups", "1"),
+			{Sym: "nh", Field: "n_mamba_heads", Default: "8", Desc: "Mamba heads", Show: true, Pos: true},
+			{Sym: "M", Field: "num_mem_blocks", Default: "1", Desc: "shared transformer blocks, cycled over the hybrid layers", Show: true, Pos: true},
+			opt("r", "adapter_rank", "128"),
+			flag("bias", "add_bias_linear", "false", "Mamba in/out and shared MLP projections have biases"),
+			flag("attn_adapter", "use_shared_attention_adapter", "false", "the shared attention's q, k, v have per-use adapters"),
+			list("lbt", "layers_block_type", "each layer's kind (absent: Zamba2Config's 54-layer pattern, hybrid at 6, 12, …, 42, 47, 51)"),
+			// The hybrid layers' count over the whole pattern: the adapter
+			// lists' length.
+			derived("nhyb", "len(lbt) > 0 ? count(lbt, 'hybrid', len(lbt)) : 9"),
+			tie("true"),
+		}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L",
+			Kinds: []Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : (l <= 42 ? l > 0 && l % 6 == 0 : l == 47 || l == 51)"}, {Name: "mamba"}},
+			Tensors: cat(
+				when("mamba", norm("input_layernorm", "H", ""), renameSyms(mamba2Mixer("mamba.", "true", "bias", "true"), "I", "Im")),
+				when("hybrid", linear("linear", "H", "H", ""), norm("mamba_decoder.input_layernorm", "H", ""),
+					renameSyms(mamba2Mixer("mamba_decoder.mamba.", "true", "bias", "true"), "I", "Im")),
+				// hyb: the layer's index among the hybrid layers.
+				renameSyms(optionalIf("hyb >= M", when("hybrid", zamba2Shared("shared_transformer."))),
+					"hyb", "(len(lbt) > 0 ? count(lbt, 'hybrid', l) : (l <= 42 ? l/6 - 1 : (l == 47 ? 7 : 8)))", "nh", "nhyb"),
+			)}},
+		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
+	},
 	mambaFamily("Mamba", "Mamba", "mamba"),
 	mambaFamily("FalconMamba", "FalconMamba", "falcon_mamba"),
 	&Family{Name: "Mamba2", Class: "Mamba2", ModelTypes: []string{"mamba2"}, SeqCls: "-",
@@ -154,30 +292,6 @@ var _ = register(
 		),
 		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
 	},
-)
-
-// hybridDefs are the fields Bamba, GraniteMoeHybrid and Falcon-H1 share
-// (their mamba_* names), with the class's defaults: vocab, hidden, layers,
-// heads, kv heads, intermediate, then the Mamba2 mixer's heads and state.
-func hybridDefs(v, h, l, heads, kv, i, nh, n string) []Def {
-	return cat(trunk(v, h, l, "blocks"), []Def{
-		{Sym: "heads", Field: "num_attention_heads", Default: heads, Desc: "query heads", Show: true, Pos: true},
-		kvDef("num_key_value_heads", kv, "heads"),
-		derived("d", "H/heads"),
-		{Sym: "I", Field: "intermediate_size", Default: i, Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
-		opt("expand", "mamba_expand", "2"),
-		{Sym: "nh", Field: "mamba_n_heads", Default: nh, Desc: "SSM heads", Show: true, Pos: true},
-		{Sym: "G", Field: "mamba_n_groups", Default: "1", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
-		{Sym: "N", Field: "mamba_d_state", Default: n, Legend: "N", Desc: "SSM state per head channel", Show: true, Pos: true},
-		{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
-		flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
-		flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
-		attnBiasFlag,
-		tie("false"),
-	})
-}
-
-var _ = register(
 	// GraniteMoeHybrid: layer_types of mamba and attention (absent: all
 	// Mamba2), fused-expert MoE and a shared MLP in every layer.
 	&Family{Name: "GraniteMoeHybrid", Class: "GraniteMoeHybrid", ModelTypes: []string{"granitemoehybrid"}, SeqCls: "-",
@@ -223,9 +337,6 @@ var _ = register(
 		),
 		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
 	},
-)
-
-var _ = register(
 	// LFM2: short-convolution and attention layers (layer_types, else
 	// full_attn_idxs, else all attention), a SwiGLU whose width is
 	// auto-adjusted to 2/3 and rounded up to block_multiple_of (the
@@ -299,9 +410,6 @@ var _ = register(
 			)}},
 		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
 	},
-)
-
-var _ = register(
 	// MiniMax: lightning (linear) attention and full attention by
 	// layer_types (absent: even layers full), Mixtral's MoE in every
 	// layer. The linear attention's decay tables are persistent buffers.
@@ -325,9 +433,6 @@ var _ = register(
 		),
 		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
 	},
-)
-
-var _ = register(
 	// RecurrentGemma (Griffin): RG-LRU recurrent blocks and local
 	// attention in the block_types cycle, a biased GeGLU of I/2.
 	&Family{Name: "RecurrentGemma", Class: "RecurrentGemma", ModelTypes: []string{"recurrent_gemma"}, SeqCls: "-",
@@ -385,24 +490,6 @@ var _ = register(
 		Final: cat(norm("rwkv.ln_out", "H", "true"), lmHead("head.weight")),
 		Embed: "rwkv.embeddings.weight", Head: "head.weight",
 	},
-)
-
-// zambaMamba is Zamba's multi-head Mamba mixer under pre: nmh heads of
-// Im/nmh channels each, per-head x/dt projections as 3-D parameters.
-func zambaMamba(pre string) []T {
-	return cat(
-		linear(pre+"in_proj", "2*Im", "H", "proj_bias"),
-		[]T{{Name: pre + "conv1d.weight", Shape: []string{"Im", "1", "K"}, Role: RoleLinear}}, vecIf(pre+"conv1d.bias", "Im", "conv_bias"),
-		[]T{{Name: pre + "x_proj_weight", Shape: []string{"nmh", "R+2*N", "Im/nmh"}, Role: RoleLinear},
-			{Name: pre + "dt_proj_weight", Shape: []string{"nmh", "Im/nmh", "R"}, Role: RoleLinear},
-			{Name: pre + "dt_proj_bias", Shape: []string{"nmh", "Im/nmh"}, Role: RoleBias},
-			{Name: pre + "A_log", Shape: []string{"nmh", "Im/nmh", "N"}, Role: RoleNorm, AnyDType: true},
-			{Name: pre + "D", Shape: []string{"nmh", "Im/nmh"}, Role: RoleNorm}},
-		linear(pre+"out_proj", "H", "Im", "proj_bias"),
-	)
-}
-
-var _ = register(
 	// Zamba: Mamba layers, and hybrid layers that add one shared attention
 	// block (on the concatenated input and embeddings, 2·H wide) and a
 	// linear. The shared block's weights are one set: transformers writes
@@ -437,12 +524,3 @@ var _ = register(
 		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
 	},
 )
-
-// optionalIf makes tensors optional where cond holds.
-func optionalIf(cond string, ts []T) []T {
-	out := append([]T(nil), ts...)
-	for i := range out {
-		out[i].Optional = cond
-	}
-	return out
-}

@@ -1,8 +1,9 @@
-package spec
+package check
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fsmount/fsmount/spec"
 	"maps"
 	"slices"
 	"strings"
@@ -190,7 +191,7 @@ func (r *Report) writeTensors(b *strings.Builder) {
 	heading("  final\n")
 	for _, e := range finals {
 		label := e.Expected.Name
-		if e.Expected.Role == RoleHead && r.Plan.Tied {
+		if e.Expected.Role == spec.RoleHead && r.Plan.Tied {
 			label += "   (tied)"
 		}
 		row(label, e)
@@ -212,24 +213,24 @@ func (r *Report) writeTensors(b *strings.Builder) {
 }
 
 // flow renders the "in ──▶ out" column for an expected tensor.
-func flow(x *ExpectedTensor) string {
+func flow(x *spec.ExpectedTensor) string {
 	s := x.ShapeValues()
 	if len(s) == 0 {
 		return "scalar"
 	}
-	if len(s) == 1 && x.Role != RoleNorm && x.Role != RoleBias {
+	if len(s) == 1 && x.Role != spec.RoleNorm && x.Role != spec.RoleBias {
 		return fmt.Sprintf("vector %d", s[0])
 	}
 	switch x.Role {
-	case RoleEmbedding:
+	case spec.RoleEmbedding:
 		return "id ──▶ " + x.Shape[1].Sym + "   (row gather)"
-	case RoleNorm:
+	case spec.RoleNorm:
 		return fmt.Sprintf("scale %d", s[0])
-	case RoleBias:
+	case spec.RoleBias:
 		return fmt.Sprintf("bias %d", s[0])
-	case RoleRouter:
+	case spec.RoleRouter:
 		return fmt.Sprintf("%d ──▶ %d   (router)", s[1], s[0])
-	case RoleConv1D:
+	case spec.RoleConv1D:
 		if len(s) == 2 {
 			return fmt.Sprintf("%d ──▶ %d   ([in, out])", s[0], s[1])
 		}

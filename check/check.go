@@ -1,8 +1,9 @@
-package spec
+package check
 
 import (
 	"errors"
 	"fmt"
+	"github.com/fsmount/fsmount/spec"
 	"regexp"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ type Problem struct {
 
 	// Expected is the shape the config implies, with each dimension's
 	// legend symbol (missing, mis-shaped; nil for other kinds).
-	Expected []Dim
+	Expected []spec.Dim
 	// Shape is the stored shape (mis-shaped, unexpected, tied head
 	// differs), HasShape whether it is set (a scalar's shape is empty).
 	Shape    []uint64
@@ -67,9 +68,9 @@ const (
 // Entry is one tensor of the expected set resolved against the files: the
 // plan's tensor and the file's, either of which may be nil.
 type Entry struct {
-	Expected *ExpectedTensor // nil for a file tensor the plan does not name
-	Tensor   *tensor.Tensor  // nil when missing from the files
-	Aux      string          // AuxQuant or AuxLegacy for allowed extras
+	Expected *spec.ExpectedTensor // nil for a file tensor the plan does not name
+	Tensor   *tensor.Tensor       // nil when missing from the files
+	Aux      string               // AuxQuant or AuxLegacy for allowed extras
 }
 
 // Report is the result of checking a model: everything fsinspect prints
@@ -77,9 +78,9 @@ type Entry struct {
 type Report struct {
 	Model *model.Model
 	// Config is the parsed config.json, or nil when the model has none.
-	Config *Config
+	Config *spec.Config
 	// Plan is nil when the cross-check was skipped.
-	Plan *Plan
+	Plan *spec.Plan
 	// Skipped says why the cross-check was not done, or is "".
 	Skipped string
 	// Depth is how far the check went: DepthFull (a spec), DepthStructural
@@ -171,13 +172,13 @@ func Check(m *model.Model) (*Report, error) {
 	case m.Config == nil:
 		r.Skipped = m.NoConfig
 	default:
-		c, err := ParseConfig(m.ConfigName, m.Config)
+		c, err := spec.ParseConfig(m.ConfigName, m.Config)
 		if err != nil {
 			return nil, err
 		}
 		r.Config = c
-		plan, err := expect(c, held(m))
-		var noSpec *NoSpecError
+		plan, err := spec.ExpectHeld(c, held(m))
+		var noSpec *spec.NoSpecError
 		if errors.As(err, &noSpec) {
 			// Every format gets the structural check: it reads names
 			// and shapes, which each format gives alike.
@@ -188,9 +189,9 @@ func Check(m *model.Model) (*Report, error) {
 			return nil, err
 		} else {
 			if m.Names != nil {
-				renamePlan(plan, m.Names, func(name string) bool { return m.Tensor(name) != nil })
+				plan.Rename(m.Names, func(name string) bool { return m.Tensor(name) != nil })
 			}
-			plan.pickVariant(func(name string) bool { return m.Tensor(name) != nil })
+			plan.PickVariant(func(name string) bool { return m.Tensor(name) != nil })
 			baseOnly(plan, m)
 			r.Plan = plan
 			r.Depth = DepthFull
@@ -257,7 +258,7 @@ func (r *Report) crossCheck() error {
 		}
 		if t == nil {
 			// A quantizer may replace a linear weight by its packed form.
-			if quantized && e.Role.linear() && (w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil || w.Tensor(e.Name+"_blocks") != nil) {
+			if quantized && e.Role.Linear() && (w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil || w.Tensor(e.Name+"_blocks") != nil) {
 				continue
 			}
 			if !e.Optional {
@@ -268,7 +269,7 @@ func (r *Report) crossCheck() error {
 		if d, mm := shapeMismatch(e, t.Shape); d != "" {
 			problems = append(problems, Problem{Kind: Misshaped, Tensor: e.Name, Detail: d, Expected: e.Shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
-		if hasWant && t.DType != want && !e.AnyDType && !(quantized && e.Role.linear()) {
+		if hasWant && t.DType != want && !e.AnyDType && !(quantized && e.Role.Linear()) {
 			problems = append(problems, Problem{Kind: WrongDType, Tensor: e.Name, Detail: fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want),
 				DType: t.DType.String(), WantDType: want.String()})
 		}
@@ -286,7 +287,7 @@ func (r *Report) crossCheck() error {
 			continue
 		}
 		switch {
-		case ignoredOnLoad(p.ignore, t.Name):
+		case ignoredOnLoad(p.Ignore, t.Name):
 			nIgnored++
 			r.Logical -= t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxIgnored})
@@ -378,7 +379,7 @@ func (r *Report) crossCheck() error {
 // along its first dimension, an AWQ qweight I32 [in, out·bits/32] along
 // its second (reference §2.3, §2.4, §2.6). It reports false for any other
 // auxiliary.
-func unpackedCount(q Quant, t *tensor.Tensor) (uint64, bool) {
+func unpackedCount(q spec.Quant, t *tensor.Tensor) (uint64, bool) {
 	if !strings.HasSuffix(t.Name, ".qweight") || len(t.Shape) != 2 || q.Bits == 0 {
 		return 0, false
 	}
@@ -415,7 +416,7 @@ func configDType(s string) (tensor.DType, bool) {
 	return 0, false
 }
 
-func expectedShape(e *ExpectedTensor) string {
+func expectedShape(e *spec.ExpectedTensor) string {
 	syms := make([]string, len(e.Shape))
 	for i, d := range e.Shape {
 		syms[i] = d.Sym
@@ -425,7 +426,7 @@ func expectedShape(e *ExpectedTensor) string {
 
 // shapeMismatch describes how got differs from e's shape, naming each
 // offending dimension by its legend symbol, or returns "".
-func shapeMismatch(e *ExpectedTensor, got []uint64) (string, []DimMismatch) {
+func shapeMismatch(e *spec.ExpectedTensor, got []uint64) (string, []DimMismatch) {
 	if len(got) == len(e.Shape) {
 		same := true
 		for i, d := range e.Shape {
@@ -497,20 +498,25 @@ func shortName(name string) string {
 	return name
 }
 
-// linear reports whether a role is a weight matrix a quantizer may pack.
-func (r Role) linear() bool { return r == RoleLinear || r == RoleConv1D }
+// quantAux matches the auxiliary tensors that quantizers add next to (or
+// instead of) a linear layer's weight: FP8 scales, bitsandbytes SCB and
+// weight_format, GPTQ/AWQ qweight, qzeros, scales and g_idx.
+var quantAux = regexp.MustCompile(`\.(weight_scale_inv|weight_scale|input_scale|SCB|weight_format|qweight|qzeros|scales|g_idx)$|_(blocks|scales)$`)
+
+// ignorable matches legacy buffers that transformers ignores on load.
+var ignorable = regexp.MustCompile(`^model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq$`)
 
 // baseOnly adapts the plan to a checkpoint of the base model alone
 // (GPT2Model's "wte.weight" for "transformer.wte.weight"): the prefix is
 // dropped and the head, which the base model has not, may be absent.
-func baseOnly(p *Plan, m *model.Model) {
+func baseOnly(p *spec.Plan, m *model.Model) {
 	if p.BasePrefix == "" || m.Tensor(p.Embed) != nil || m.Tensor(strings.TrimPrefix(p.Embed, p.BasePrefix)) == nil {
 		return
 	}
 	for i := range p.Tensors {
 		e := &p.Tensors[i]
 		e.Name = strings.TrimPrefix(e.Name, p.BasePrefix)
-		if e.Role == RoleHead || e.Final && e.Role == RoleBias {
+		if e.Role == spec.RoleHead || e.Final && e.Role == spec.RoleBias {
 			e.Optional = true
 		}
 	}

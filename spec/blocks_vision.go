@@ -1,0 +1,234 @@
+package spec
+
+import (
+	"fmt"
+)
+
+// Shared blocks of vision towers: CLIP/SigLIP-style towers, ViT and Swin
+// encoders, convolutions.
+
+// ── a vision tower's dimensions ─────────────────────────────────────────
+
+// vcfg is where a composite model keeps its vision tower's config.
+const vcfg = "vision_config."
+
+// vWidth, vLayers, vFFN and vPatch are a vision tower's width (vH), layers
+// (vL), FFN width (vI) and patch side (vP), read from the fields of the
+// tower's config under cfg (vcfg, or a prefix of the family's own), with
+// the class's default.
+func vWidth(cfg, def string) Def {
+	return Def{Sym: "vH", Field: cfg + "hidden_size", Default: def, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true}
+}
+
+func vLayers(cfg, def string) Def {
+	return Def{Sym: "vL", Field: cfg + "num_hidden_layers", Default: def, Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers}
+}
+
+func vFFN(cfg, def string) Def {
+	return Def{Sym: "vI", Field: cfg + "intermediate_size", Default: def, Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true}
+}
+
+func vPatch(cfg, def string) Def {
+	return Def{Sym: "vP", Field: cfg + "patch_size", Default: def, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true}
+}
+
+// vTower is a ViT's four dimensions under cfg with the class's defaults:
+// width, layers, FFN inner width and patch side.
+func vTower(cfg, width, layers, ffn, patch string) []Def {
+	return []Def{vWidth(cfg, width), vLayers(cfg, layers), vFFN(cfg, ffn), vPatch(cfg, patch)}
+}
+
+// vitEncoder is a ViT (ViTModel with its pooler) under pre ("encoder."),
+// fields under cfg: a class token (and DeiT's distillation token:
+// tokens 2), patch and position embeddings, post-norm-free layers of
+// BERT-named attention and FFN, a final LayerNorm and the pooler.
+func vitEncoder(name, pre, cfg string, tokens int) encoderPart {
+	defs := []Def{
+		{Sym: "eH", Field: cfg + "hidden_size", Default: "768", Legend: "eH", Desc: "encoder width", Show: true, Pos: true},
+		{Sym: "eL", Field: cfg + "num_hidden_layers", Default: "12", Legend: "eL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "eI", Field: cfg + "intermediate_size", Default: "3072", Legend: "eI", Desc: "encoder FFN inner width", Show: true, Pos: true},
+		{Sym: "eP", Field: cfg + "patch_size", Default: "16", Legend: "eP", Desc: "patch side, pixels", Show: true, Pos: true},
+		opt("eS", cfg+"image_size", "224"), opt("eC", cfg+"num_channels", "3"),
+		flag("eqkv", cfg+"qkv_bias", "true", "encoder query, key, value have biases"),
+		{Sym: "ePool", Field: cfg + "pooler_output_size", Default: "eH", Null: "eH", Desc: "pooler width", Pos: true},
+	}
+	global := []T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "eH"}, Role: RoleEmbedding}}
+	if tokens == 2 {
+		global = append(global, T{Name: pre + "embeddings.distillation_token", Shape: []string{"1", "1", "eH"}, Role: RoleEmbedding})
+	}
+	global = cat(global, []T{
+		{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"eH", "eC", "eP", "eP"}, Role: RoleLinear},
+		{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"eH"}, Role: RoleBias},
+		{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", fmt.Sprintf("(eS/eP)*(eS/eP)+%d", tokens), "eH"}, Role: RoleEmbedding}})
+	layer := renameSyms(cat(
+		linear("attention.attention.query", "H", "H", "eqkv"), linear("attention.attention.key", "H", "H", "eqkv"),
+		linear("attention.attention.value", "H", "H", "eqkv"), linear("attention.output.dense", "H", "H", "true"),
+		linear("intermediate.dense", "eI", "H", "true"), linear("output.dense", "H", "eI", "true"),
+		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true")), "H", "eH")
+	return encoderPart{Name: name, Defs: defs, Global: global,
+		Stacks: []Stack{{Name: "encoder", Prefix: pre + "encoder.layer.{l}.", Layers: "eL", Tensors: layer}},
+		Final:  cat(norm(pre+"layernorm", "eH", "true"), linear(pre+"pooler.dense", "ePool", "eH", "true"))}
+}
+
+// swinEncoder is a Swin Transformer (SwinModel; DonutSwinModel, Donut's
+// and Nougat's encoder, without the final LayerNorm: final false) under
+// pre, fields under cfg: a patch embedding, len(depths) stages of
+// depths[l] windowed-attention blocks of width embed_dim·2^l with a
+// relative-position table per block (and its index buffer, written as
+// int64), a patch merging between stages. eH, the encoder's output width,
+// is embed_dim·2^(stages-1).
+func swinEncoder(name, pre, cfg string, final bool) encoderPart {
+	depths, heads := []int{2, 2, 6, 2}, []int{3, 6, 12, 24}
+	defs := []Def{
+		{Sym: "eE", Field: cfg + "embed_dim", Default: "96", Legend: "eE", Desc: "first stage width", Show: true, Pos: true},
+		{Sym: "eDl", Field: cfg + "depths", Type: List, Default: "empty", Null: "=", Desc: "blocks per stage (absent: [2, 2, 6, 2])"},
+		{Sym: "eN", Field: cfg + "depths", Type: Count, Default: "4", Null: "=", Max: 16, Desc: "stages"},
+		{Sym: "eHl", Field: cfg + "num_heads", Type: List, Default: "empty", Null: "=", Desc: "heads per stage (absent: [3, 6, 12, 24])"},
+		{Sym: "eW", Field: cfg + "window_size", Default: "7", Desc: "attention window side", Pos: true},
+		opt("eP", cfg+"patch_size", "4"), opt("eC", cfg+"num_channels", "3"),
+		{Sym: "eSl", Field: cfg + "image_size", Type: IntOrList, Default: "224", Desc: "image side, or [height, width]"},
+		derived("eSh", "pick(eSl, 0)"), derived("eSw", "pick(eSl, 1)"),
+		{Sym: "emr", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width ratio in thousandths", Pos: true},
+		flag("eqkv", cfg+"qkv_bias", "true", "query, key, value have biases"),
+		flag("eAbs", cfg+"use_absolute_embeddings", "false", "learned absolute positions"),
+		derived("eH", "eE*pow(2, eN-1)"),
+	}
+	dim := "eE*pow(2, l)"
+	lin := func(name, out, in, bias string) []T {
+		return renameSyms(linear(name, "O", "N", bias), "O", out, "N", in)
+	}
+	ffn := "(" + dim + ")*emr/1000"
+	block := cat(norm("layernorm_before", dim, "true"),
+		[]T{{Name: "attention.self.relative_position_bias_table", Shape: []string{"(2*eW-1)*(2*eW-1)", listAt("eHl", "l", heads)}, Role: RoleEmbedding},
+			// A persistent int64 buffer, recomputed from window_size at
+			// load: present in Donut's checkpoints, harmless if absent.
+			{Name: "attention.self.relative_position_index", Shape: []string{"eW*eW", "eW*eW"}, Role: RoleNorm, AnyDType: true, Optional: "true"}},
+		lin("attention.self.query", dim, dim, "eqkv"), lin("attention.self.key", dim, dim, "eqkv"), lin("attention.self.value", dim, dim, "eqkv"),
+		lin("attention.output.dense", dim, dim, "true"), norm("layernorm_after", dim, "true"),
+		lin("intermediate.dense", ffn, dim, "true"), lin("output.dense", dim, ffn, "true"))
+	for i := range block {
+		block[i].Name = "blocks.{e}." + block[i].Name
+		block[i].Experts, block[i].PerCopy = listAt("eDl", "l", depths), true
+	}
+	stage := cat(block, when("l < eN-1",
+		lin("downsample.reduction", "2*"+dim, "4*"+dim, ""), norm("downsample.norm", "4*"+dim, "true")))
+	global := cat([]T{{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"eE", "eC", "eP", "eP"}, Role: RoleLinear},
+		{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"eE"}, Role: RoleBias},
+		{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(eSh/eP)*(eSw/eP)+1", "eE"}, Role: RoleEmbedding, If: "eAbs"}},
+		norm(pre+"embeddings.norm", "eE", "true"))
+	var fin []T
+	if final {
+		fin = norm(pre+"layernorm", "eH", "true")
+	}
+	return encoderPart{Name: name, Defs: defs, Global: global,
+		Stacks: []Stack{{Name: "encoder stage", Prefix: pre + "encoder.layers.{l}.", Layers: "eN", Tensors: stage}}, Final: fin}
+}
+
+// conv is a biased 2-D convolution [out, in, kh, kw].
+func conv(name, out, in, kh, kw string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in, kh, kw}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+// perBlock makes ts one copy per residual block of a level: {e} the
+// block, e bound in shapes and conditions.
+func perBlock(n string, ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].Experts, out[i].PerCopy = n, true
+	}
+	return out
+}
+
+// clipTowerDefs are the symbols visionTower reads for a CLIP-style tower
+// (class embedding, pre- and post-norm) whose config fields live under
+// cfg ("vision_config."), with its config class's defaults: hidden is
+// the width's field name (IDEFICS says embed_dim), then the defaults of
+// width, layers, FFN width, patch and image side.
+func clipTowerDefs(cfg, hidden, h, l, i, p, s string) []Def {
+	return towerAs("clip_vision_model", cfg, hidden, h, l, i, p, s)
+}
+
+// siglipTowerDefs are clipTowerDefs for a SigLIP tower with its pooling
+// head (a tower class of its own with SigLIP's layout: Phi-4-multimodal's).
+func siglipTowerDefs(cfg, hidden, h, l, i, p, s string) []Def {
+	return towerAs("siglip_vision_model", cfg, hidden, h, l, i, p, s)
+}
+
+func towerAs(mt, cfg, hidden, h, l, i, p, s string) []Def {
+	clip := mt == "clip_vision_model"
+	return []Def{
+		derived("vmt", "'"+mt+"'"),
+		derived("clip", fmt.Sprint(clip)), derived("pix", "false"), derived("s2", "false"), derived("vhead", fmt.Sprint(!clip)), derived("vNP", "0"),
+		{Sym: "vH", Field: cfg + hidden, Default: h, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+		vLayers(cfg, l),
+		vFFN(cfg, i),
+		vPatch(cfg, p),
+		{Sym: "vS", Field: cfg + "image_size", Default: s, Desc: "image side, pixels", Pos: true},
+		{Sym: "vC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		derived("vN", "(vS/vP)*(vS/vP)"),
+	}
+}
+
+// towerDefs are vision_config's fields, with the defaults of the tower
+// class vision_config.model_type names (mt is the VLM's default tower).
+func towerDefs(mt string) []Def {
+	byMT := func(pix, idefics3, idefics2, clip, siglip string) string {
+		return fmt.Sprintf("vmt == 'pixtral' ? %s : (vmt == 'idefics3_vision' || vmt == 'smolvlm_vision' ? %s : (vmt == 'idefics2_vision' ? %s : (vmt == 'clip_vision_model' ? %s : %s)))",
+			pix, idefics3, idefics2, clip, siglip)
+	}
+	return cat([]Def{
+		{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'" + mt + "'", Desc: "the vision tower"},
+		derived("clip", "vmt == 'clip_vision_model'"),
+		derived("pix", "vmt == 'pixtral'"),
+		derived("s2", "vmt == 'siglip2_vision_model'"),
+		opt("vNP", "vision_config.num_patches", "256"),
+	}, vTower(vcfg, byMT("1024", "1152", "768", "768", "768"), byMT("24", "12", "12", "12", "12"),
+		byMT("4096", "3072", "3072", "3072", "3072"), byMT("16", "32", "32", "32", "16")), []Def{
+		{Sym: "vS", Field: "vision_config.image_size", Default: byMT("1024", "224", "224", "224", "224"), Desc: "image side, pixels", Pos: true},
+		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "vhead", Field: "vision_config.vision_use_head", Type: Bool, Default: "true", Null: "=", Desc: "SigLIP's attention-pooling head"},
+		derived("vN", "(vS/vP)*(vS/vP)"),
+	})
+}
+
+// visionTower is a CLIP, SigLIP (and Idefics2/3's SigLIP) or Pixtral tower:
+// CLIP and SigLIP under pre ("vision_tower.vision_model."), Pixtral under
+// pixPre ("vision_tower."). Its tensors are globals, a stack and finals.
+func visionTower(pre, pixPre string) (global []T, stacks []Stack, final []T) {
+	vln := func(name string) []T { return norm(name, "vH", "true") }
+	global = cat(
+		when("!pix && !s2", []T{{Name: pre + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}),
+		when("s2", []T{{Name: pre + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC*vP*vP"}, Role: RoleLinear},
+			{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vNP", "vH"}, Role: RoleEmbedding}}),
+		when("!pix && !clip", vecIf(pre+"embeddings.patch_embedding.bias", "vH", "")),
+		when("clip", vec(pre+"embeddings.class_embedding", "vH"),
+			[]T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN+1", "vH"}, Role: RoleEmbedding}},
+			vln(pre+"pre_layrnorm")),
+		when("!pix && !clip && !s2", []T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"vN", "vH"}, Role: RoleEmbedding}}),
+		when("pix", []T{{Name: pixPre + "patch_conv.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}},
+			norm(pixPre+"ln_pre", "vH", "")),
+	)
+	stacks = []Stack{
+		{Name: "vision", Prefix: pre + "encoder.layers.{l}.", Layers: "pix ? 0 : vL", Tensors: cat(
+			renameSyms(cat(linear("self_attn.q_proj", "H", "H", "true"), linear("self_attn.k_proj", "H", "H", "true"),
+				linear("self_attn.v_proj", "H", "H", "true"), linear("self_attn.out_proj", "H", "H", "true"),
+				plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH"),
+			vln("layer_norm1"), vln("layer_norm2"))},
+		{Name: "vision", Prefix: pixPre + "transformer.layers.{l}.", Layers: "pix ? vL : 0", Tensors: renameSyms(cat(
+			norm("attention_norm", "H", ""),
+			linear("attention.q_proj", "H", "H", ""), linear("attention.k_proj", "H", "H", ""),
+			linear("attention.v_proj", "H", "H", ""), linear("attention.o_proj", "H", "H", ""),
+			norm("ffn_norm", "H", ""), gatedMLP("feed_forward.", "vI", "")), "H", "vH")},
+	}
+	final = cat(
+		when("!pix", vln(pre+"post_layernorm")),
+		when("(vmt == 'siglip_vision_model' || s2) && vhead",
+			[]T{{Name: pre + "head.probe", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
+				{Name: pre + "head.attention.in_proj_weight", Shape: []string{"3*vH", "vH"}, Role: RoleLinear},
+				{Name: pre + "head.attention.in_proj_bias", Shape: []string{"3*vH"}, Role: RoleBias}},
+			renameSyms(linear(pre+"head.attention.out_proj", "H", "H", "true"), "H", "vH"),
+			vln(pre+"head.layernorm"),
+			renameSyms(plainMLP(pre+"head.mlp.fc1", pre+"head.mlp.fc2", "vI", "true"), "H", "vH")),
+	)
+	return global, stacks, final
+}
