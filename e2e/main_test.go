@@ -12,8 +12,12 @@
 // s3://, with the remote benchmarks), faults (the backing files and the
 // daemon under abuse), permissions, formats (safetensors: hostile,
 // sharded, POSIX conformance; PyTorch; LoRA adapters), formats_gguf (real,
-// quantized and malformed GGUFs, llama.cpp's names per architecture) and
-// site (the HTML pages in Chromium).
+// quantized and malformed GGUFs, llama.cpp's names per architecture),
+// adapters (merge proofs with non-finite values, real adapters' biases,
+// old PEFT's fused layers, a base given as config.json alone), downloads
+// (users' broken downloads and careless command lines), structural (the
+// check without a spec, in every format) and site (the HTML pages in
+// Chromium).
 package e2e
 
 import (
