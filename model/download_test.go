@@ -22,7 +22,7 @@ func TestBrokenDownloads(t *testing.T) {
 	require.NoError(t, err)
 	cases, err := testmodel.WriteBroken(t.TempDir(), filepath.Join(root, "gguf", "testdata", "llama-2-tiny-random.gguf"))
 	require.NoError(t, err)
-	require.Len(t, cases, 12)
+	require.Len(t, cases, 13)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			m, err := model.Open(c.Path)

@@ -1,6 +1,6 @@
 // Package download names what a user's download is when it is not what
-// it claims, and the fix, in one line: a Git LFS pointer or an HTML page
-// saved in place of a weight file, a truncated file, a Hugging Face
+// it claims, and the fix, in one line: a Git LFS pointer, an HTML page or
+// a server's error answer saved in place of a weight file, a truncated file, a Hugging Face
 // cache directory given instead of one of its snapshots, an index whose
 // shards are absent, a path that names nothing. Each is an *Error with a
 // stable Code; every one matches ErrBroken.
@@ -8,6 +8,7 @@ package download
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -32,6 +33,7 @@ func (c Code) Error() string { return string(c) }
 const (
 	CodeLFSPointer    Code = "lfs_pointer"    // a Git LFS pointer file, not the file
 	CodeHTML          Code = "html_page"      // an HTML page (a login or error page) saved as the file
+	CodeErrorAnswer   Code = "error_answer"   // a server's error answer (JSON or a line of text) saved as the file
 	CodeTruncated     Code = "truncated"      // shorter than its header (or index) says
 	CodeHFCache       Code = "hf_cache"       // a Hugging Face cache directory, not a snapshot of it
 	CodeMissingShards Code = "missing_shards" // an index naming shards that are absent
@@ -95,7 +97,51 @@ func Sniff(name string, r io.ReaderAt, size int64, err error) error {
 		return &Error{Path: name, Code: CodeHTML, Err: err,
 			Msg: what + ", not the file: a login or error page was saved in its place; download the file again (a gated or private repository needs a token, HF_TOKEN)"}
 	}
+	if msg, ok := errorAnswer(head, size); ok {
+		return &Error{Path: name, Code: CodeErrorAnswer, Err: err,
+			Msg: fmt.Sprintf("this is a server's error answer (%q), not the file: download it again (a gated or private repository needs a token, HF_TOKEN)", msg)}
+	}
 	return nil
+}
+
+// errorPrefixes are how the Hub and S3-like stores begin the error
+// answers a download tool may save as the file.
+var errorPrefixes = []string{"Entry not found", "Repository not found", "Revision not found", "Access to model", "Invalid username or password",
+	"Unauthorized", "Forbidden", "Not Found", "401", "403", "404"}
+
+// errorAnswer returns the message of a small error answer saved as the
+// file: JSON {"error": "..."}, or a line of text starting as the Hub's
+// do.
+func errorAnswer(head []byte, size int64) (string, bool) {
+	if size > 4096 || int64(len(head)) < size || bytes.IndexByte(head, 0) >= 0 {
+		return "", false
+	}
+	t := bytes.TrimSpace(head)
+	if bytes.HasPrefix(t, []byte("{")) {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(t, &e) == nil && e.Error != "" {
+			return clip(e.Error), true
+		}
+		return "", false
+	}
+	for _, p := range errorPrefixes {
+		if bytes.HasPrefix(t, []byte(p)) {
+			line, _, _ := bytes.Cut(t, []byte("\n"))
+			return clip(string(line)), true
+		}
+	}
+	return "", false
+}
+
+// clip shortens s to 120 characters for a one-line message.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:120]) + "…"
+	}
+	return s
 }
 
 // Truncated is the error for the file name of have bytes that its header

@@ -32,6 +32,9 @@ func TestSniff(t *testing.T) {
 		{"gated page", gatedPage, download.CodeHTML, `m.safetensors: an HTML page ("meta-llama/Llama-3.2-1B · Hugging Face"), not the file: a login or error page was saved in its place; download the file again`},
 		{"error page, no title", "<html><body>502 Bad Gateway</body></html>", download.CodeHTML, "m.safetensors: an HTML page, not the file"},
 		{"XHTML", `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><title>Sign in</title></html>`, download.CodeHTML, `("Sign in")`},
+		{"the Hub's JSON error", `{"error":"Access to model meta-llama/Llama-3.2-1B is restricted. You must have access to it and be authenticated to access it. Please log in."}`,
+			download.CodeErrorAnswer, `m.safetensors: this is a server's error answer ("Access to model meta-llama/Llama-3.2-1B is restricted. You must have access to it and be authenticated to access it. Ple…"), not the file: download it again`},
+		{"the Hub's 404 text", "Entry not found", download.CodeErrorAnswer, `("Entry not found")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := download.Sniff("m.safetensors", strings.NewReader(tc.data), int64(len(tc.data)), cause)
@@ -43,7 +46,7 @@ func TestSniff(t *testing.T) {
 			assert.NotContains(t, err.Error(), "\n")
 		})
 	}
-	for _, data := range []string{"", "GGUF\x03\x00\x00\x00", "PK\x03\x04", "\x08\x00\x00\x00\x00\x00\x00\x00{}      ", "version 1\n", "<htm"} {
+	for _, data := range []string{"", "GGUF\x03\x00\x00\x00", "PK\x03\x04", "\x08\x00\x00\x00\x00\x00\x00\x00{}      ", "version 1\n", "<htm", `{"architectures": []}`, "Entry\x00not found"} {
 		assert.NoError(t, download.Sniff("x", strings.NewReader(data), int64(len(data)), nil), "%q", data)
 	}
 	// A huge file: only its start is read.

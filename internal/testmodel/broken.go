@@ -105,6 +105,13 @@ func WriteBroken(root, ggufPath string) ([]Broken, error) {
 			out = append(out, Broken{Name: name, Path: p, Code: b.code, Phrase: b.phrase})
 		}
 	}
+	// The Hub's JSON answer to a gated file, saved by a tool that does
+	// not check the status.
+	p, err := dir("safetensors-error-answer", "model.safetensors", []byte(`{"error":"Access to model meta-llama/Llama-3.2-1B is restricted. You must have access to it and be authenticated to access it. Please log in."}`))
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, Broken{Name: "safetensors-error-answer", Path: p, Code: download.CodeErrorAnswer, Phrase: "this is a server's error answer (\"Access to model meta-llama/Llama-3.2-1B is restricted."})
 	// The Hub's cache: blobs, refs/main, snapshots/REV linking to blobs.
 	const rev = "c1899de289a04d12100db370d81485cdf75e47ca"
 	repo := filepath.Join(root, "hub", "models--Qwen--Qwen3-0.6B")
