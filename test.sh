@@ -39,6 +39,21 @@ case "${1:-}" in
   *) echo "usage: ./test.sh [--quick]" >&2; exit 64 ;;
 esac
 
+# One run at a time on a machine: two runs would share the e2e ports and
+# mount points' parents, race for fusectl and the CPU, and fail each
+# other's timing-sensitive tests. The script runs again under flock(1) on
+# a file in /tmp (not TMPDIR, which differs between users' shells), as
+# gocryptfs' test.bash does; flock holds the lock and, with -o, keeps its
+# descriptor from the script, so that no daemon a test leaves behind
+# holds the lock after the run.
+lock=${FSMOUNT_TEST_LOCK:-/tmp/fsmount-test.lock}
+if [ -z "${FSMOUNT_TEST_LOCKED:-}" ]; then
+  if ! flock -n "$lock" true; then
+    echo "test.sh: another ./test.sh is running on this machine (it holds $lock): waiting for it to end…" >&2
+  fi
+  exec env FSMOUNT_TEST_LOCKED=1 flock -o "$lock" "$BASH" "$PWD/$(basename "$0")" "$@"
+fi
+
 # step names each run as it starts, with the minutes and seconds so far:
 # where the time goes, in CI's log.
 step() { printf -- '--- %s (%d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
@@ -51,6 +66,15 @@ if [ -n "$unformatted" ]; then
 fi
 
 go vet ./...
+
+# Every assembly file is left out by -tags purego (CONTRIBUTING.md).
+untagged=$(for f in $(git ls-files '*.s' 2>/dev/null || find . -name '*.s'); do
+  head -1 "$f" | grep -q '^//go:build.*!purego' || echo "$f"
+done)
+if [ -n "$untagged" ]; then
+  echo "assembly without //go:build !purego: $untagged" >&2
+  exit 1
+fi
 
 # staticcheck is a tool dependency in go.mod: nothing to install.
 go tool staticcheck ./...
@@ -102,6 +126,12 @@ chmod -R a+rX "$work"
 
 nobody_pid=""
 if [ "$(id -u)" = 0 ]; then
+  # fsmount -u aborts a hung daemon's connection through fusectl, which
+  # only root can mount (fsmount -u as root mounts it when missing): the
+  # unprivileged run needs it mounted from the start.
+  if ! awk '$5 == "/sys/fs/fuse/connections" { found = 1 } END { exit !found }' /proc/self/mountinfo; then
+    mount -t fusectl fusectl /sys/fs/fuse/connections
+  fi
   why=""
   command -v setpriv >/dev/null || why="setpriv (util-linux) is missing"
   command -v fusermount3 >/dev/null || why="fusermount3 (Debian package fuse3) is missing"

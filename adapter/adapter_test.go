@@ -460,3 +460,58 @@ func TestOpenHTTP(t *testing.T) {
 	ld.Row(7, 0, lrow)
 	assert.Equal(t, lrow, row)
 }
+
+// TestConfigPatternBounds: the patterns and lists of adapter_config.json
+// are matched against every module of the base, so a config under a MB
+// could cost minutes (a 660 KB target_modules expression): past the
+// bounds each is refused at once, in one line naming the field.
+func TestConfigPatternBounds(t *testing.T) {
+	quoted := func(s string) string { return fmt.Sprintf("%q", s) }
+	names := func(n int) string {
+		l := make([]string, n)
+		for i := range l {
+			l[i] = quoted(fmt.Sprintf("m%d", i))
+		}
+		return "[" + strings.Join(l, ",") + "]"
+	}
+	keys := func(n int, key func(i int) string) string {
+		l := make([]string, n)
+		for i := range l {
+			l[i] = quoted(key(i)) + ": 4"
+		}
+		return "{" + strings.Join(l, ",") + "}"
+	}
+	for _, c := range []struct {
+		name, field, json, says string
+	}{
+		{"a 660 KB target_modules", "target_modules", quoted(".*(" + strings.Repeat("q_proj|", 660<<10/7) + "v_proj)"), "at most 4096 are read"},
+		{"a target_modules of 5,000 instructions", "target_modules", quoted(strings.Repeat("[a-z]{1000}", 5)), "instructions once compiled"},
+		{"an exclude_modules of 5 KB", "exclude_modules", quoted(strings.Repeat("a", 5<<10)), "at most 4096 are read"},
+		{"100,000 target_modules", "target_modules", names(100000), "lists 100000 names"},
+		{"2,000 modules_to_save", "modules_to_save", names(2000), "lists 2000 names"},
+		{"2,000 layers_pattern", "layers_pattern", names(2000), "lists 2000 names"},
+		{"a layers_pattern of 5 KB", "layers_pattern", quoted(strings.Repeat("a", 5<<10)), "at most 4096 are read"},
+		{"2,000 rank_pattern keys", "rank_pattern", keys(2000, func(i int) string { return fmt.Sprint("m", i) }), "more than 1024 keys"},
+		{"alpha_pattern keys of 40,000 instructions", "alpha_pattern", keys(10, func(i int) string { return strings.Repeat("[a-z]{900}", 4) + fmt.Sprint(i) }), "past 32768 instructions"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			raw := []byte(`{"peft_type": "LORA", "r": 4, "layers_to_transform": [1], "` + c.field + `": ` + c.json + `}`)
+			_, err := adapter.ParseConfig("adapter_config.json", raw)
+			require.Error(t, err)
+			var ce *adapter.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, c.field, ce.Field)
+			assert.Contains(t, err.Error(), c.says)
+			assert.True(t, strings.HasPrefix(err.Error(), "adapter_config.json: "+c.field), err.Error())
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+	// Within the bounds: read, and layers_pattern compiled once, not for
+	// each module matched.
+	c, err := adapter.ParseConfig("adapter_config.json", []byte(`{"peft_type": "LORA", "target_modules": ["q_proj"], "layers_to_transform": [1], "layers_pattern": ["blocks", "layers"]}`))
+	require.NoError(t, err)
+	assert.True(t, c.Targeted("model.layers.1.self_attn.q_proj", nil, nil))
+	assert.False(t, c.Targeted("model.layers.2.self_attn.q_proj", nil, nil))
+	allocs := testing.AllocsPerRun(100, func() { c.Targeted("model.layers.1.self_attn.q_proj", nil, nil) })
+	assert.LessOrEqual(t, allocs, 8.0, "allocations to match one module")
+}

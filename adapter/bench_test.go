@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/adapter"
+	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
@@ -39,7 +40,7 @@ func benchViews(b *testing.B) (delta, stored views.View) {
 	require.True(b, r.Clean(), r.Text())
 	d, err := r.Modules[0].Delta()
 	require.NoError(b, err)
-	dec, err := d.Decoder("delta")
+	dec, err := decode.NewComputed("delta", []uint64{d.Rows, d.Cols}, d.Float32)
 	require.NoError(b, err)
 	delta = views.NewTensor(dec.Tensor(), &views.Options{Decoder: dec}).ValuesF32()
 	stored = views.NewTensor(m.Tensors()[0], nil).ValuesF32()

@@ -3,9 +3,11 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 )
@@ -50,6 +52,7 @@ type Config struct {
 	// is layers_pattern.
 	Layers        []int
 	LayersPattern []string
+	layerRes      []*regexp.Regexp // LayersPattern compiled, in order (nil: not Go's syntax)
 
 	RankPattern  []Pattern
 	AlphaPattern []Pattern
@@ -82,6 +85,61 @@ type Pattern struct {
 
 // ConfigName is the name of the adapter's config file.
 const ConfigName = "adapter_config.json"
+
+// Bounds of the patterns and lists of a config, which are matched
+// against every module of the base: a regular expression is at most
+// maxPatternLen bytes and compiles to at most maxPatternInsts
+// instructions, all of a config's to at most maxPatternsInsts, and a
+// list (target_modules, exclude_modules, modules_to_save,
+// layers_pattern, the keys of rank_pattern and alpha_pattern) holds at
+// most maxListLen names. So the cost of matching a module is bounded
+// by its name's length, and a check's by the base's size, whatever the
+// config. Real configs are far within: a few names, or one expression
+// of a hundred bytes.
+const (
+	maxPatternLen    = 4 << 10
+	maxPatternInsts  = 4 << 10
+	maxPatternsInsts = 32 << 10
+	maxListLen       = 1 << 10
+)
+
+// patternBudget compiles a config's regular expressions within the
+// bounds; bad makes the error of a field.
+type patternBudget struct {
+	insts int
+	bad   func(field, format string, args ...any) error
+}
+
+// compile compiles expr, of field, as Go's regexp, refusing it past the
+// bounds. wrapped is expr with what PEFT adds around it.
+func (b *patternBudget) compile(field, expr, wrapped string) (*regexp.Regexp, error) {
+	if len(expr) > maxPatternLen {
+		return nil, b.bad(field, "is a regular expression of %d bytes; at most %d are read", len(expr), maxPatternLen)
+	}
+	re, err := syntax.Parse(wrapped, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return nil, err
+	}
+	if n := len(prog.Inst); n > maxPatternInsts {
+		return nil, b.bad(field, "is a regular expression of %d instructions once compiled; at most %d are read", n, maxPatternInsts)
+	}
+	if b.insts += len(prog.Inst); b.insts > maxPatternsInsts {
+		return nil, b.bad(field, "takes the config's regular expressions past %d instructions once compiled; at most %d are read", maxPatternsInsts, maxPatternsInsts)
+	}
+	return regexp.Compile(wrapped)
+}
+
+// checkList refuses a list of more than maxListLen names.
+func (b *patternBudget) checkList(field string, l []string) error {
+	if len(l) > maxListLen {
+		return b.bad(field, "lists %d names; at most %d are read", len(l), maxListLen)
+	}
+	return nil
+}
 
 // ParseConfig parses adapter_config.json strictly: a field that is there
 // must have the type PEFT gives it.
@@ -140,6 +198,7 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 		}
 	}
 	var err error
+	pb := &patternBudget{bad: bad}
 	if c.Targets, c.TargetText, err = listOrString(f["target_modules"]); err != nil {
 		return nil, bad("target_modules", "%v", err)
 	}
@@ -147,8 +206,8 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 	case c.TargetText != "" && strings.EqualFold(c.TargetText, "all-linear"):
 		c.AllLinear = true
 	case c.TargetText != "":
-		if c.TargetRegex, err = fullRegexp(c.TargetText); err != nil {
-			return nil, bad("target_modules", "is not a regular expression Go can run: %v", err)
+		if c.TargetRegex, err = pb.compile("target_modules", c.TargetText, fullWrap(c.TargetText)); err != nil {
+			return nil, notGo(bad, "target_modules", err)
 		}
 	}
 	var exText string
@@ -156,8 +215,8 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 		return nil, bad("exclude_modules", "%v", err)
 	}
 	if exText != "" {
-		if c.ExcludeRegex, err = fullRegexp(exText); err != nil {
-			return nil, bad("exclude_modules", "is not a regular expression Go can run: %v", err)
+		if c.ExcludeRegex, err = pb.compile("exclude_modules", exText, fullWrap(exText)); err != nil {
+			return nil, notGo(bad, "exclude_modules", err)
 		}
 	}
 	if c.ModulesToSave, _, err = listOrString(f["modules_to_save"]); err != nil {
@@ -165,6 +224,14 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 	}
 	if c.TargetParameters, _, err = listOrString(f["target_parameters"]); err != nil {
 		return nil, bad("target_parameters", "%v", err)
+	}
+	for _, l := range []struct {
+		field string
+		l     []string
+	}{{"target_modules", c.Targets}, {"exclude_modules", c.Excludes}, {"modules_to_save", c.ModulesToSave}, {"target_parameters", c.TargetParameters}} {
+		if err := pb.checkList(l.field, l.l); err != nil {
+			return nil, err
+		}
 	}
 	if has("layers_to_transform") {
 		var one int
@@ -182,16 +249,29 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 	if lpText != "" {
 		c.LayersPattern = []string{lpText}
 	}
-	if c.RankPattern, err = patterns(f["rank_pattern"]); err != nil {
-		return nil, bad("rank_pattern", "%v", err)
+	if err := pb.checkList("layers_pattern", c.LayersPattern); err != nil {
+		return nil, err
+	}
+	for _, p := range c.LayersPattern {
+		// Compiled once here, not for each module; a pattern Go cannot
+		// run matches nothing, as before.
+		re, err := pb.compile("layers_pattern", p, `^.*?\.`+p+`\.(\d+)\.`)
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		c.layerRes = append(c.layerRes, re)
+	}
+	if c.RankPattern, err = patterns(pb, "rank_pattern", f["rank_pattern"]); err != nil {
+		return nil, notGo(bad, "rank_pattern", err)
 	}
 	for _, p := range c.RankPattern {
 		if p.Value <= 0 || p.Value != float64(int(p.Value)) {
 			return nil, bad("rank_pattern", "gives %q the rank %v, not a positive integer", p.Key, p.Value)
 		}
 	}
-	if c.AlphaPattern, err = patterns(f["alpha_pattern"]); err != nil {
-		return nil, bad("alpha_pattern", "%v", err)
+	if c.AlphaPattern, err = patterns(pb, "alpha_pattern", f["alpha_pattern"]); err != nil {
+		return nil, notGo(bad, "alpha_pattern", err)
 	}
 	if has("enable_lora") {
 		if json.Unmarshal(f["enable_lora"], &c.EnableLoRA) != nil || len(c.EnableLoRA) == 0 || len(c.EnableLoRA) > MaxEnableLoRA {
@@ -219,9 +299,22 @@ func listOrString(v json.RawMessage) ([]string, string, error) {
 	return l, "", nil
 }
 
-// patterns decodes rank_pattern or alpha_pattern keeping the file's key
-// order, which decides which key wins when several match.
-func patterns(v json.RawMessage) ([]Pattern, error) {
+// notGo returns err if it is a ConfigError (a bound), else the error of
+// field, a regular expression Go cannot run.
+func notGo(bad func(field, format string, args ...any) error, field string, err error) error {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return err
+	}
+	if field == "target_modules" || field == "exclude_modules" {
+		return bad(field, "is not a regular expression Go can run: %v", err)
+	}
+	return bad(field, "%v", err)
+}
+
+// patterns decodes rank_pattern or alpha_pattern (field) keeping the
+// file's key order, which decides which key wins when several match.
+func patterns(pb *patternBudget, field string, v json.RawMessage) ([]Pattern, error) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || string(v) == "null" {
 		return nil, nil
@@ -241,8 +334,15 @@ func patterns(v json.RawMessage) ([]Pattern, error) {
 		if err := dec.Decode(&val); err != nil {
 			return nil, fmt.Errorf("%q must map to a number", key)
 		}
+		if len(out) == maxListLen {
+			return nil, pb.bad(field, "has more than %d keys; at most %d are read", maxListLen, maxListLen)
+		}
 		// PEFT: re.match(rf"(.*\.)?({key})$", module_name).
-		re, err := regexp.Compile(`^(?:.*\.)?(?:` + key + `)$`)
+		re, err := pb.compile(field, key, `^(?:.*\.)?(?:`+key+`)$`)
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("key %q is not a regular expression Go can run: %v", key, err)
 		}
@@ -251,10 +351,8 @@ func patterns(v json.RawMessage) ([]Pattern, error) {
 	return out, nil
 }
 
-// fullRegexp compiles s to match a whole string, as Python's re.fullmatch.
-func fullRegexp(s string) (*regexp.Regexp, error) {
-	return regexp.Compile(`^(?:` + s + `)$`)
-}
+// fullWrap makes s match a whole string, as Python's re.fullmatch.
+func fullWrap(s string) string { return `^(?:` + s + `)$` }
 
 // lookup returns the value of the first pattern matching key, as PEFT's
 // get_pattern_key, or def.
@@ -339,9 +437,8 @@ func (c *Config) layerIndex(key string) (int, bool) {
 		}
 		return atoi(m[1])
 	}
-	for _, p := range c.LayersPattern {
-		re, err := regexp.Compile(`^.*?\.` + p + `\.(\d+)\.`)
-		if err != nil {
+	for _, re := range c.layerRes {
+		if re == nil {
 			continue
 		}
 		if m := re.FindStringSubmatch(key); m != nil {

@@ -242,8 +242,9 @@ func (d *Delta) Row(i, c0 uint64, dst []float32) {
 // range over the cores.
 const parallelMin = 1 << 16
 
-// Float32 computes elements [start, start+len(dst)) in row-major order:
-// a [decode.ValuesFunc].
+// Float32 computes elements [start, start+len(dst)) in row-major order
+// (the values function of a computed tensor: fusefs serves lora/delta
+// from it).
 func (d *Delta) Float32(start uint64, dst []float32) error {
 	n := uint64(len(dst))
 	if start > d.Len() || n > d.Len()-start {
@@ -272,12 +273,6 @@ func (d *Delta) span(start uint64, dst []float32) {
 		d.Row(i, c, dst[:m])
 		dst, start = dst[m:], start+m
 	}
-}
-
-// Decoder returns the delta as a decoder, so that every view of a
-// tensor works on it.
-func (d *Delta) Decoder(name string) (*decode.Decoder, error) {
-	return decode.NewComputed(name, []uint64{d.Rows, d.Cols}, d.Float32)
 }
 
 // rowCombine sets dst[j] = Σₖ l[k]·right[k·stride+j] for j < len(dst).

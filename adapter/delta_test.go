@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,12 +88,19 @@ func FuzzParseConfig(f *testing.F) {
 		c, err := ParseConfig("adapter_config.json", b)
 		if err != nil {
 			var ce *ConfigError
-			if !assert.ErrorAs(t, err, &ce) {
-				return
+			if assert.ErrorAs(t, err, &ce) {
+				assert.NotContains(t, err.Error(), "\n")
+				assert.True(t, strings.HasPrefix(err.Error(), "adapter_config.json: "), err.Error())
 			}
 			return
 		}
-		c.Targeted("model.layers.0.self_attn.q_proj", c.ToSave(), nil)
+		toSave := c.ToSave()
+		for _, k := range []string{"model.layers.0.self_attn.q_proj", "model.layers.3.mlp.down_proj", "lm_head", "model.blocks.12.attn.c_attn", ""} {
+			c.Targeted(k, toSave, map[string]bool{k: true})
+			c.excluded(k, toSave)
+			c.layerIndex(k)
+			c.AlphaOf(k)
+		}
 		if c.Alpha > 0 && c.Rank("x") > 0 {
 			s := c.Scale("model.layers.0.self_attn.q_proj")
 			assert.False(t, math.IsNaN(s) || math.IsInf(s, 0) || s <= 0, "scale %v", s)

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package adapter
 
 import "golang.org/x/sys/cpu"

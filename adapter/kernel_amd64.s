@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func combineAVX2(dst *float32, n int, l *float32, rank int, right *float32, stride int)

@@ -101,4 +101,8 @@ Each of these prints its figure and the peer's from the same run:
 | ` + "`go test ./e2e -bench RemoteHeaderCheck160`" + ` | checking 160 remote shards, against @huggingface/hub |
 | ` + "`go test ./e2e -bench RemoteFirstCat -benchtime 8x`" + ` | a remote tensor's first read, against curl |
 | ` + "`go test ./e2e -run TestMountRealSharded -v`" + ` | mount-ready for the real sharded layouts |
+| ` + "`go test ./adapter -bench DeltaF32`" + ` | a LoRA module's ` + "`" + `delta.f32` + "`" + ` against a stored tensor's ` + "`" + `values.f32` + "`" + ` of the same shape |
+| ` + "`sh bench/merge_proof.sh`" + ` | a merge proof of the 0.6B layout (` + "`" + `fsinspect --base --compare` + "`" + `), against numpy (` + "`" + `bench/merge_numpy.py` + "`" + `) |
+| ` + "`bench/virtual_read.sh`" + ` | the first cat of a ` + "`" + `.bin` + "`" + ` model's virtual ` + "`" + `files/model.safetensors` + "`" + ` against the real one, fresh mounts |
+| ` + "`FSMOUNT_REQUIRE_S3=1 go test ./e2e -bench S3 -benchtime 5x`" + ` | S3 (SeaweedFS, [s3.md](s3.md)): GETs per shard of a 160-shard check; a tensor's first cat against one ranged GET |
 `

@@ -25,6 +25,7 @@ import (
 const (
 	figManyReady    = "mount-ready (s)"
 	figManyReadyCPU = "mount-ready, daemon CPU (s)"
+	figManyFaults   = "mount-ready, daemon minor page faults"
 	figManyIdle     = "idle RssAnon (MiB)"
 	figManyFind     = "find of the whole tree (s)"
 	figManyFindCPU  = "find, daemon CPU (s)"
@@ -40,6 +41,7 @@ const (
 var manyFigures = []struct{ name, target string }{
 	{figManyReady, "≤ 2"},
 	{figManyReadyCPU, ""},
+	{figManyFaults, "≤ 16,384 (hugeHeap: 2 MB pages, the block never touched whole)"},
 	{figManyIdle, "≤ 250"},
 	{figManyFind, "≤ 60"},
 	{figManyFindCPU, ""},
@@ -116,6 +118,11 @@ func manyRound(fsmount, dir string, peer bool, vals map[string][]float64) error 
 	}
 	vals[figManyReady] = append(vals[figManyReady], d.Seconds())
 	vals[figManyReadyCPU] = append(vals[figManyReadyCPU], cpu(pid))
+	faults, err := fusetest.MinorFaults(pid)
+	if err != nil {
+		return err
+	}
+	vals[figManyFaults] = append(vals[figManyFaults], float64(faults))
 	idle := func(d time.Duration) float64 {
 		time.Sleep(d)
 		anon, _ := status(pid)

@@ -71,6 +71,9 @@ type Entry struct {
 	Expected *spec.ExpectedTensor // nil for a file tensor the plan does not name
 	Tensor   *tensor.Tensor       // nil when missing from the files
 	Aux      string               // AuxQuant or AuxLegacy for allowed extras
+	// Scheme is the quantization scheme of a quantized weight, whose
+	// Tensor is then its codes (weight_packed, qweight, …).
+	Scheme string
 }
 
 // Report is the result of checking a model: everything fsinspect prints
@@ -106,6 +109,16 @@ type Report struct {
 	Auxiliary  uint64
 	Embeddings uint64 // parameters of the token embedding
 	ByDType    map[tensor.DType]uint64
+	// Quant is what the check found of the model's quantization, nil
+	// when the config quantizes nothing.
+	Quant *Quantization
+}
+
+// Checked reports whether the model was checked in full: against a
+// spec, and with every quantized weight's tensors understood. A model
+// that is not may still be Clean; its exit code is 3, never 0.
+func (r *Report) Checked() bool {
+	return r.Plan != nil && (r.Quant == nil || r.Quant.Partial == "")
 }
 
 // Clean reports whether the check found no problem. A model checked only
@@ -115,7 +128,7 @@ func (r *Report) Clean() bool { return len(r.Problems) == 0 }
 
 // FullyClean reports whether the model was checked against its
 // architecture's spec and no problem was found.
-func (r *Report) FullyClean() bool { return r.Depth == DepthFull && r.Clean() }
+func (r *Report) FullyClean() bool { return r.Depth == DepthFull && r.Clean() && r.Checked() }
 
 // ExpectedSet returns the expected tensors as they should be in the files:
 // the plan's required tensors, its optional ones only where the files have
@@ -235,6 +248,28 @@ func (r *Report) crossCheck() error {
 		r.Notes = append(r.Notes, fmt.Sprintf("config dtype %q has no safetensors equivalent: dtypes not checked", p.DType))
 	}
 	quantized := p.QuantMethod != ""
+	rules, err := quantRules(w)
+	if err != nil && rules.Partial == "" {
+		rules.Partial = err.Error()
+	}
+	var qs *quantState
+	switch {
+	case rules.Understood():
+		qs = r.prepareQuant(rules)
+	case rules.Quantized():
+		r.Quant = &Quantization{Method: rules.Method, Partial: rules.Partial}
+	}
+	// Without rules that model the method, the quantizers' tensors are
+	// allowed by name, as before.
+	lenient := quantized && qs == nil
+	// heldModules are, for a quantization not understood, the modules
+	// of the plan's weights that the files hold some tensor of: their
+	// tensors are allowed, whatever the method named them.
+	var heldModules map[string]bool
+	if lenient || rules.Quantized() && qs == nil {
+		lenient = true
+		heldModules = lenientModules(p, w.Tensors())
+	}
 	// The file tensors the plan names, by their index in the model (no
 	// map); when it names every file tensor (a clean model) the search
 	// for extras is skipped.
@@ -242,8 +277,37 @@ func (r *Report) crossCheck() error {
 	named, nNamed := make([]bool, len(files)), 0
 	r.Entries = make([]Entry, 0, len(p.Tensors)+8)
 	var problems []Problem
+	mark := func(t *tensor.Tensor) {
+		if k := w.TensorIndex(t.Name); k >= 0 && !named[k] {
+			named[k], nNamed = true, nNamed+1
+		}
+	}
+	var nReplaced, nDropped int
 	for i := range p.Tensors {
 		e := &p.Tensors[i]
+		if qs != nil && (qs.replaced[e.Name] || qs.dropped[e.Name]) {
+			if qs.replaced[e.Name] {
+				nReplaced++
+			} else {
+				nDropped++
+			}
+			continue
+		}
+		if qs != nil {
+			if res := qs.byName[e.Name]; res != nil {
+				for _, x := range res.Found {
+					mark(x)
+				}
+				r.Entries = append(r.Entries, Entry{Expected: e, Tensor: res.Values, Scheme: res.Form.Scheme})
+				for _, x := range res.Found {
+					if x != res.Values {
+						r.Entries = append(r.Entries, Entry{Tensor: x, Aux: AuxQuant})
+					}
+				}
+				problems = append(problems, findingProblems(res)...)
+				continue
+			}
+		}
 		var t *tensor.Tensor
 		if k := w.TensorIndex(e.Name); k >= 0 {
 			t = files[k]
@@ -258,7 +322,7 @@ func (r *Report) crossCheck() error {
 		}
 		if t == nil {
 			// A quantizer may replace a linear weight by its packed form.
-			if quantized && e.Role.Linear() && (w.Tensor(strings.TrimSuffix(e.Name, ".weight")+".qweight") != nil || w.Tensor(e.Name+"_blocks") != nil) {
+			if lenient && (heldModules[strings.TrimSuffix(e.Name, ".weight")] || w.Tensor(e.Name+"_blocks") != nil) {
 				continue
 			}
 			if !e.Optional {
@@ -266,13 +330,21 @@ func (r *Report) crossCheck() error {
 			}
 			continue
 		}
-		if d, mm := shapeMismatch(e, t.Shape); d != "" {
+		if lenient && !quantconfig.Float(t.DType) && heldModules[strings.TrimSuffix(e.Name, ".weight")] {
+			// Packed by a method the rules do not model: its shape
+			// is the method's.
+		} else if d, mm := shapeMismatch(e, t.Shape); d != "" {
 			problems = append(problems, Problem{Kind: Misshaped, Tensor: e.Name, Detail: d, Expected: e.Shape, Shape: t.Shape, HasShape: true, Mismatches: mm})
 		}
-		if hasWant && t.DType != want && !e.AnyDType && !(quantized && e.Role.Linear()) {
+		if hasWant && t.DType != want && !e.AnyDType && !(lenient && heldModules[strings.TrimSuffix(e.Name, ".weight")]) {
 			problems = append(problems, Problem{Kind: WrongDType, Tensor: e.Name, Detail: fmt.Sprintf("%s is %s, config.json says %s (%s)", e.Name, t.DType, p.DType, want),
 				DType: t.DType.String(), WantDType: want.String()})
 		}
+	}
+	if qs != nil {
+		es, ps := qs.stackedEntries(w, mark)
+		r.Entries = append(r.Entries, es...)
+		problems = append(problems, ps...)
 	}
 	if emb := w.Tensor(fileName(w, p.Embed)); emb != nil {
 		r.Embeddings = emb.NumElements()
@@ -291,7 +363,12 @@ func (r *Report) crossCheck() error {
 			nIgnored++
 			r.Logical -= t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxIgnored})
-		case quantized && quantAux.MatchString(t.Name):
+		case qs != nil && rules.KVScale(t.Name):
+			nQuant++
+			r.Logical -= t.NumElements()
+			r.Auxiliary += t.NumElements()
+			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
+		case lenient && (quantAux.MatchString(t.Name) || heldModules[parent(t.Name)] || heldModules[parent(parent(t.Name))]):
 			nQuant++
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxQuant})
 			// A packed weight stands for the weight it replaces; every
@@ -349,7 +426,22 @@ func (r *Report) crossCheck() error {
 			}
 		}
 	}
-	if nQuant > 0 {
+	if qs != nil {
+		r.Quant = qs.summary()
+		r.Notes = append(r.Notes, r.Quant.note())
+		if nQuant > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s KV-cache %s, as %s says", commas(uint64(nQuant)), plural(nQuant, "scale", "scales"), quantconfig.Field))
+		}
+		if nReplaced > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s expert %s stored stacked (mlx-lm's switch_mlp) or split (embed_q, unembed_out)", commas(uint64(nReplaced)), plural(nReplaced, "weight", "weights")))
+		}
+		if nDropped > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s %s of the vision tower and projector not stored: mlx-lm keeps the language model only", commas(uint64(nDropped)), plural(nDropped, "tensor", "tensors")))
+		}
+	} else if r.Quant != nil {
+		r.Notes = append(r.Notes, r.Quant.note())
+	}
+	if nQuant > 0 && qs == nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s quantization %s (%s) allowed by %s; linear-weight dtypes not checked",
 			commas(uint64(nQuant)), plural(nQuant, "auxiliary", "auxiliaries"), p.QuantMethod, quantconfig.Field))
 	}

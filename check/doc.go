@@ -5,7 +5,8 @@
 // GGUF or PyTorch files, whichever format package read them), asks
 // package spec for the tensor set the architecture implies, resolves it
 // against the files (a format's own names, transformers 5.x's layouts,
-// quantization auxiliaries, what transformers ignores on load) and
+// each quantized weight's tensors as package quantconfig's rules give
+// them (quant.go), what transformers ignores on load) and
 // returns a [Report]: problems, notes, parameter counts, and the report
 // that fsinspect prints and the mount serves ([Report.Text],
 // [Report.JSON], each tensor's path in the tree from package layout:

@@ -138,6 +138,11 @@ func (r *Report) writeTensors(b *strings.Builder) {
 			dtype, shape, params = t.DType.String(), tensor.FormatShape(t.Shape), commas(t.NumElements())
 		}
 		io := flow(x)
+		if e.Scheme != "" {
+			// The codes stand for the weight's values.
+			params = commas(elements(x.ShapeValues()))
+			io += "   (" + e.Scheme + ")"
+		}
 		if x.Expert >= 0 {
 			io += fmt.Sprintf("   (× %d experts)", r.Plan.Experts)
 		}
@@ -397,6 +402,7 @@ type jsonReport struct {
 	Notes        []string          `json:"notes"`
 	Warnings     []string          `json:"warnings"`
 	Params       jsonParams        `json:"params"`
+	Quant        *Quantization     `json:"quantization,omitempty"`
 	Shapes       []jsonTensorShape `json:"tensor_list"`
 }
 
@@ -489,7 +495,7 @@ type jsonTensorShape struct {
 func (r *Report) JSON() []byte {
 	j := jsonReport{
 		Model:      r.Model.Location,
-		Checked:    r.Plan != nil,
+		Checked:    r.Checked(),
 		Depth:      r.Depth,
 		Skipped:    r.Skipped,
 		Clean:      r.FullyClean(),
@@ -503,6 +509,7 @@ func (r *Report) JSON() []byte {
 		Warnings:   append([]string{}, r.Warnings...),
 		Params: jsonParams{Stored: r.Stored, Logical: r.Logical, Auxiliary: r.Auxiliary, Label: SizeLabel(r.Logical),
 			Embeddings: r.Embeddings, EmbeddingsShare: float64(int(r.EmbeddingShare()*10+0.5)) / 10, ByDType: map[string]uint64{}},
+		Quant: r.Quant,
 	}
 	if c := r.Config; c != nil {
 		j.Architecture = c.Architecture()

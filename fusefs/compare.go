@@ -27,3 +27,28 @@ func (t *tree) compare(c *compare.Comparison, m *model.Model, mtime *time.Time, 
 		}
 	}
 }
+
+// Comparison is a model's tensors paired by name with another
+// checkpoint's, for compare/ (Options.Compare). Nothing is read until a
+// file of compare/ is.
+type Comparison struct{ c *compare.Comparison }
+
+// NewComparison pairs the tensors of m with those of other, as fsinspect
+// --compare does: MODEL's names, other's tensors matched by name (and a
+// tied head with its embedding). It fails where the two cannot be
+// compared.
+func NewComparison(other, m *model.Model) (*Comparison, error) {
+	c, err := compare.New(other, m, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Comparison{c}, nil
+}
+
+// comparison is the pairing, nil for none.
+func (c *Comparison) comparison() *compare.Comparison {
+	if c == nil {
+		return nil
+	}
+	return c.c
+}

@@ -1,8 +1,17 @@
 // Package fusefs serves a checked model as a read-only FUSE tree.
 //
-// The tree is built once, in newRoot, from a [check.Report], as plain
-// entries (tree.go); go-fuse inodes are made only for the entries the
-// kernel looks up. Every tensor is a directory holding shape, dtype, data
+// The tree is built from a [check.Report] lazily, in three tiers. At
+// mount, newRoot builds only the tree's own files and directories, as
+// plain entries (tree.go). The tensors' directories are not entries:
+// each directory of the tensor paths is a span of the model's sorted
+// tensor list, and a tensor's directory and its files are made when the
+// kernel looks them up (tensortree.go, tensorfiles.go); by-name/ and
+// expected/ are made when first used and dropped again once the mount is
+// idle (lazyDir). go-fuse inodes are made only for the entries the kernel
+// looks up, and the least recently looked up are given back to the
+// kernel beyond a bound (prune.go); the decoded views of the tensors used
+// last are kept, to a bound (viewCache). Both orders are internal/lru's.
+// Every tensor is a directory holding shape, dtype, data
 // and location, and its decoded views (values, values.f32, values.npy,
 // stats, sha256, hist; package views), pictures and page (heatmap.png,
 // hist.png, index.html; packages render and site): 13 files, made on

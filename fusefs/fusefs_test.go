@@ -71,10 +71,9 @@ func serveTree(t *testing.T, r *check.Report, o *Options, closers ...io.Closer) 
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		if err := server.Unmount(); err != nil {
+		if err := fusetest.Unmount(server, mnt); err != nil {
 			t.Errorf("unmount: %v", err)
 		}
-		server.Wait()
 		for _, c := range closers {
 			c.Close()
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/check"
+	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/source"
@@ -84,8 +85,9 @@ func TestLentReplies(t *testing.T) {
 	server, _, err := mount(mnt, r, &Options{DirectMount: os.Geteuid() == 0})
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		server.Unmount()
-		server.Wait()
+		if err := fusetest.Unmount(server, mnt); err != nil {
+			t.Errorf("unmount: %v", err)
+		}
 		m.Close()
 	})
 

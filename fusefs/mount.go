@@ -13,7 +13,6 @@ import (
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/check"
-	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/par"
 )
 
@@ -27,8 +26,8 @@ type Options struct {
 	// Logger receives go-fuse's diagnostics; nil means stderr.
 	Logger *log.Logger
 	// Compare, if set, adds compare/: the comparison of the model with
-	// another checkpoint (package compare), computed when read.
-	Compare *compare.Comparison
+	// another checkpoint (NewComparison), computed when read.
+	Compare *Comparison
 	// Adapter, if set, mounts a checked LoRA adapter: its report is the
 	// verdict, each adapted module gets lora/ (A, B, delta) under its
 	// directory, and the report given to Mount is its base's (or, without
@@ -125,7 +124,7 @@ func mount(mountpoint string, r *check.Report, o *Options) (*fuse.Server, *tree,
 	if o == nil {
 		o = &Options{}
 	}
-	root, err := newRootPrepared(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o), o.Compare, o.Adapter, o.Prepared)
+	root, err := newRootPrepared(r, uint32(os.Getuid()), uint32(os.Getgid()), !o.Mmap, logger(o), o.Compare.comparison(), o.Adapter, o.Prepared)
 	if err != nil {
 		return nil, nil, err
 	}

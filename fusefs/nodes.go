@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"container/list"
 	"context"
 	"log"
 	"sync/atomic"
@@ -25,7 +24,6 @@ type node struct {
 	e *entry
 
 	listing atomic.Pointer[[]fuse.DirEntry] // a large directory's, once listed
-	live    *list.Element                   // a file's place among the live inodes (prune.go)
 }
 
 // The operations a node supports; everything else (writes, mkdir,

@@ -1,12 +1,13 @@
 package fusefs
 
 import (
-	"container/list"
 	"slices"
 	"sync"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+
+	"github.com/fsmount/fsmount/internal/lru"
 )
 
 // The kernel keeps the inodes of the files and directories it has looked
@@ -20,29 +21,29 @@ import (
 // their inodes when nothing holds them, and a later lookup asks again.
 const maxLiveFiles = 32768
 
-// liveFiles are the file nodes the kernel holds, most recent first.
+// liveFiles are the file nodes the kernel holds, most recently looked up
+// first (a node's place is its first lookup since it was last dropped).
+// The bound is the watcher's (prune), not the cache's: dropping an entry
+// waits on the kernel, which must not happen inside a request.
 type liveFiles struct {
 	max    int  // 0 means maxLiveFiles
 	byHand bool // the watcher does not prune (tests)
 	mu     sync.Mutex
-	order  list.List
+	order  lru.Cache[*node, struct{}]
 }
 
 func (l *liveFiles) add(n *node) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n.live == nil {
-		n.live = l.order.PushFront(n)
+	if !l.order.Contains(n) {
+		l.order.Add(n, struct{}{})
 	}
 }
 
 func (l *liveFiles) remove(n *node) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if n.live != nil {
-		l.order.Remove(n.live)
-		n.live = nil
-	}
+	l.order.Remove(n)
 }
 
 func (l *liveFiles) len() int {
@@ -70,8 +71,7 @@ func (l *liveFiles) prune() int {
 			l.mu.Unlock()
 			return dropped
 		}
-		n := l.order.Remove(l.order.Back()).(*node)
-		n.live = nil
+		n, _, _ := l.order.RemoveOldest()
 		l.mu.Unlock()
 		if name, parent := n.Parent(); parent != nil {
 			parent.NotifyEntry(name)
@@ -86,8 +86,7 @@ func (l *liveFiles) pruneIdle() int {
 	var nodes []*fs.Inode
 	l.mu.Lock()
 	for l.order.Len() > idleLiveFiles {
-		n := l.order.Remove(l.order.Back()).(*node)
-		n.live = nil
+		n, _, _ := l.order.RemoveOldest()
 		nodes = append(nodes, &n.Inode)
 	}
 	l.mu.Unlock()

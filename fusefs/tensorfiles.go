@@ -2,7 +2,6 @@ package fusefs
 
 import (
 	"cmp"
-	"container/list"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/lru"
 	"github.com/fsmount/fsmount/internal/render"
 	"github.com/fsmount/fsmount/internal/site"
 	"github.com/fsmount/fsmount/internal/views"
@@ -197,9 +197,7 @@ const maxViews = 8192
 type viewCache struct {
 	max   int // 0 means maxViews
 	mu    sync.Mutex
-	order *list.List // of *tensorDir, most recent first
-	elems map[*tensorDir]*list.Element
-	views map[*tensorDir]*views.Tensor
+	views lru.Cache[*tensorDir, *views.Tensor] // bounded by count
 }
 
 // views returns the decoded views of a tensor, made on first use.
@@ -207,20 +205,12 @@ func (t *tree) views(d *tensorDir) *views.Tensor {
 	c := &t.viewCache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.elems == nil {
-		c.order, c.elems, c.views = list.New(), map[*tensorDir]*list.Element{}, map[*tensorDir]*views.Tensor{}
+	if v, ok := c.views.Get(d); ok {
+		return v
 	}
-	if e, ok := c.elems[d]; ok {
-		c.order.MoveToFront(e)
-		return c.views[d]
-	}
+	c.views.Max = int64(cmp.Or(c.max, maxViews))
 	v := views.NewTensor(d.t, t.companions.Options(d.t))
-	c.elems[d], c.views[d] = c.order.PushFront(d), v
-	for c.order.Len() > cmp.Or(c.max, maxViews) {
-		old := c.order.Remove(c.order.Back()).(*tensorDir)
-		delete(c.elems, old)
-		delete(c.views, old)
-	}
+	c.views.Add(d, v)
 	return v
 }
 

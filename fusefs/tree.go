@@ -255,7 +255,7 @@ func buildTree(r *check.Report, uid, gid uint32, cmp *compare.Comparison, ar *ad
 // buildTreePrepared is buildTree with what Prepare computed, or nil.
 func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison, ar *adapter.Report, pre *Prepared) (*tree, error) {
 	m := r.Model
-	t := &tree{perms: newPerms(uid, gid), model: m, report: r, companions: views.NewCompanions(m.Tensor, m.Config),
+	t := &tree{perms: newPerms(uid, gid), model: m, report: r, companions: views.NewCompanionsFS(m.Tensor, m.Config, m.Source),
 		pictures: render.NewCache(pictureCache)}
 	t.companions.Warn = func(name string, err error) {
 		t.warnOnce("quant:"+name, fmt.Sprintf("%s: not dequantized: %v", name, err))

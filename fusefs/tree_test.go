@@ -75,7 +75,7 @@ func TestViewCacheBounded(t *testing.T) {
 	assert.Same(t, a, tr.views(dirs[0]), "kept while in use")
 	tr.views(dirs[1])
 	tr.views(dirs[2])
-	assert.Equal(t, 2, tr.viewCache.order.Len())
+	assert.Equal(t, 2, tr.viewCache.views.Len())
 	assert.NotSame(t, a, tr.views(dirs[0]), "the least recently used was dropped, and is made again")
 }
 

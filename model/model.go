@@ -1,12 +1,17 @@
 // Package model opens a model at a location (a local path, an http(s)://
-// URL or hf://ORG/NAME, through package source or source/remote): it finds
-// the config and the weight files (one safetensors file, an index and its
-// shards, or a GGUF file or split set, whose config it derives from the
+// URL, hf://ORG/NAME or s3://BUCKET/PREFIX, through package source,
+// source/remote or source/s3): it finds the config and the weight files
+// (one safetensors file, an index and its shards; PyTorch's
+// pytorch_model.bin or its index and shards, read without running
+// pickle; or a GGUF file or split set, whose config it derives from the
 // metadata and whose names it maps to Hugging Face names, [Names]), opens
-// them through a [source.FS], has the format package validate each, and
-// joins their tensors into one list of [tensor.Tensor]. It is the one
-// package that imports the format packages. What the model means (the
-// cross-check against its config) is package spec's job.
+// them through a [source.FS], has the format package (safetensors,
+// pytorch, gguf) validate each, and joins their tensors into one list of
+// [tensor.Tensor]. Of the library packages, only this one and package
+// adapter (which opens an adapter's files the same way) import the
+// format packages (ARCHITECTURE.md; a test in internal/importclaims
+// checks). What the model's config implies is package spec's, whether
+// the files hold it package check's.
 package model
 
 import (
@@ -58,7 +63,8 @@ const (
 
 // Model is an opened model: its config, if any, and its weights.
 type Model struct {
-	// Format is FormatSafetensors or FormatGGUF.
+	// Format is FormatSafetensors, FormatPyTorch or FormatGGUF: the
+	// format of the weight files (one model's are all of one format).
 	Format string
 	// Metadata are a GGUF file's key/values in file order; nil for
 	// safetensors.
@@ -108,8 +114,12 @@ type Model struct {
 var ErrNoWeights = errors.New("no " + SingleName + ", " + IndexName + ", " + PyTorchName + " or " + PyTorchIndexName)
 
 // Open opens the model at loc: a directory with config.json and
-// model.safetensors (or an index and its shards), or a single
-// .safetensors file, whose tensors are listed without a config; locally,
+// model.safetensors (or its index and shards), or, as transformers loads
+// them when there are no safetensors weights, pytorch_model.bin (or its
+// index and shards); a directory holding one GGUF model (a .gguf file or
+// a split set) and no config.json; or a single weight file (.safetensors,
+// .gguf, or PyTorch's .bin, .pt, .pth, .ptl, .ckpt), whose tensors are
+// listed without a config (a GGUF file derives its own); locally,
 // at an http(s):// URL or a Hub repository hf://ORG/NAME[@REVISION]
 // (package source/remote), or in an S3 bucket, s3://BUCKET/PREFIX/ or
 // s3://BUCKET/KEY (package source/s3).

@@ -601,6 +601,8 @@ type walker struct {
 	seen         map[any]bool
 	file         string // the file's name
 	visits       int
+	named        int64     // bytes of the names joined, against allocBudget(pickleLen)
+	gathered     *gathered // the non-contiguous tensors' budget, once one is made
 	skipped      int
 	firstSkipped string
 	slab         []tensor.Tensor // the tensors made, in one allocation or a few
@@ -618,6 +620,19 @@ func join(prefix, key string) string {
 		return key
 	}
 	return prefix + "." + key
+}
+
+// join joins a name's prefix and key, charging the name made: a stream
+// can give one long key (memoized) to many values, and the path of each
+// is a new string.
+func (w *walker) join(prefix, key string) (string, error) {
+	if prefix != "" {
+		w.named += int64(len(prefix) + 1 + len(key))
+		if w.named > allocBudget(w.pickleLen) {
+			return "", w.f.pickleError("the pickle", overBudget(w.pickleLen))
+		}
+	}
+	return join(prefix, key), nil
 }
 
 func (w *walker) walk(v any, path string, depth int) error {
@@ -647,22 +662,38 @@ func (w *walker) walk(v any, path string, depth int) error {
 			case int64:
 				key = strconv.FormatInt(kk, 10)
 			default:
-				w.skip(join(path, "?"), t.vals[i])
+				if w.skipped == 0 { // the first is named, the others counted
+					w.skip(join(path, "?"), t.vals[i])
+				} else {
+					w.skipped++
+				}
 				continue
 			}
-			if err := w.walk(t.vals[i], join(path, key), depth+1); err != nil {
+			name, err := w.join(path, key)
+			if err != nil {
+				return err
+			}
+			if err := w.walk(t.vals[i], name, depth+1); err != nil {
 				return err
 			}
 		}
 	case *pyList:
 		for i, it := range t.items {
-			if err := w.walk(it, join(path, strconv.Itoa(i)), depth+1); err != nil {
+			name, err := w.join(path, strconv.Itoa(i))
+			if err != nil {
+				return err
+			}
+			if err := w.walk(it, name, depth+1); err != nil {
 				return err
 			}
 		}
 	case *pyTuple:
 		for i, it := range t.items {
-			if err := w.walk(it, join(path, strconv.Itoa(i)), depth+1); err != nil {
+			name, err := w.join(path, strconv.Itoa(i))
+			if err != nil {
+				return err
+			}
+			if err := w.walk(it, name, depth+1); err != nil {
 				return err
 			}
 		}
@@ -732,7 +763,10 @@ func (w *walker) add(pt *pyTensor, name string) error {
 				printable(name), tensor.FormatShape(pt.shape), tensor.FormatShape(pt.strides))
 		}
 		t.Strides = pt.strides
-		t.File = newStrided(w.f.data, t.Offset, es, pt.shape, pt.strides, numel)
+		if w.gathered == nil {
+			w.gathered = newGathered(w.f.src.Size())
+		}
+		t.File = newStrided(w.f.data, w.gathered, t.Offset, es, pt.shape, pt.strides, numel)
 		t.StorageOffset = t.Offset
 		t.Offset = 0
 	} else {

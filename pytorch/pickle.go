@@ -28,7 +28,25 @@ const (
 	maxMemo   = 1 << 20 // memo entries
 	maxDepth  = 64      // nesting of containers when naming the tensors
 	maxVisits = 1 << 22 // values visited when naming the tensors
+	// maxReduce bounds the nesting of one REDUCE inside another:
+	// _rebuild_from_type_v2(func, new_type, args, state) applies func to
+	// args, which torch.save nests once (a Parameter's rebuild inside).
+	maxReduce = 8
 )
+
+// allocBudget is what reading a stream of n bytes may allocate from
+// references to what it holds already (a memoized string encoded again,
+// a memoized dict copied, a memoized tuple read as a shape), and what
+// naming its tensors may allocate for their names: four times its
+// length, and a MiB. Each such allocation is charged before it is made,
+// so that a small file cannot take memory out of proportion to its size
+// by referring to one large value many times.
+func allocBudget(n int) int64 { return 4*int64(n) + 1<<20 }
+
+// overBudget is the error of a stream of n bytes past its budget.
+func overBudget(n int) error {
+	return perr(CodeLimit, "the pickle would allocate more than %d bytes (four times its %d, and a MiB) by repeating values it holds", allocBudget(n), n)
+}
 
 // The values a stream builds. None is nil; bool, int64 and float64 are
 // themselves; a string is a *pyStr (a pointer is boxed without an
@@ -189,7 +207,8 @@ type unpickler struct {
 	memo       []any          // memo[i] is entry i, for the indices given in order
 	memoMore   map[uint32]any // the others, all past len(memo)
 	persistent func(pid any) (any, error)
-	copied     int // values copied by OrderedDict(d) and set(l)
+	spent      int64 // bytes charged against allocBudget(len(data))
+	reducing   int   // REDUCEs being applied, one inside another
 	slab       []any
 	tuples     []pyTuple
 	dicts      []pyDict
@@ -388,13 +407,26 @@ func (u *unpickler) boxInt(v int64) any {
 	return c.box
 }
 
-// str returns b, the bytes just taken, as a string: cut from text when
-// it is set.
-func (u *unpickler) str(b []byte) string {
-	if len(u.text) == len(u.data) && len(b) <= u.pos {
-		return u.text[u.pos-len(b) : u.pos]
+// charge counts n bytes about to be allocated for a value the stream
+// refers to, and fails past the stream's budget (see allocBudget).
+func (u *unpickler) charge(n int) error {
+	if n < 0 || int64(n) > allocBudget(len(u.data))-u.spent {
+		return overBudget(len(u.data))
 	}
-	return string(b)
+	u.spent += int64(n)
+	return nil
+}
+
+// str returns b, the bytes just taken, as a string: cut from text when
+// it is set, else copied (and charged).
+func (u *unpickler) str(b []byte) (string, error) {
+	if len(u.text) == len(u.data) && len(b) <= u.pos {
+		return u.text[u.pos-len(b) : u.pos], nil
+	}
+	if err := u.charge(len(b)); err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // string returns s as a value, cut from a slab.
@@ -675,13 +707,18 @@ func (u *unpickler) push2(op byte, b []byte) error {
 		}
 		// Only the legacy format's magic number is this long; an integer
 		// past 64 bits is kept as its bytes.
-	case 'U', 'T': // Python 2 str
-		return u.push(u.string(u.str(b)))
-	case 0x8c, 'X', 0x8d:
-		if !utf8.Valid(b) {
+	case 'U', 'T', 0x8c, 'X', 0x8d: // Python 2 str, unicode
+		if op != 'U' && op != 'T' && !utf8.Valid(b) {
 			return perr(CodeInvalidPickle, "a string is not UTF-8")
 		}
-		return u.push(u.string(u.str(b)))
+		s, err := u.str(b)
+		if err != nil {
+			return err
+		}
+		return u.push(u.string(s))
+	}
+	if err := u.charge(len(b)); err != nil {
+		return err
 	}
 	return u.push(pyBytes(append([]byte(nil), b...)))
 }
@@ -806,34 +843,34 @@ func tupleItems(v any) ([]any, bool) {
 	return nil, false
 }
 
-// spend counts n values copied from one container into another, and
-// fails past maxStack in all.
-func (u *unpickler) spend(n int) error {
-	u.copied += n
-	if u.copied > maxStack {
-		return perr(CodeLimit, "the pickle copies more than %d values between containers", maxStack)
-	}
-	return nil
-}
-
-// reduce applies an allowed global to its arguments.
+// reduce applies an allowed global to its arguments, which are a tuple
+// as in Python (whose REDUCE refuses anything else): a tuple is built
+// from values made before it, so it never holds itself, and a stream
+// cannot make a REDUCE whose arguments lead back to it. Nested REDUCEs
+// (_rebuild_from_type_v2) are bounded by maxReduce.
 func (u *unpickler) reduce(f, args any) (any, error) {
 	g, ok := f.(*pyGlobal)
 	if !ok {
 		return nil, perr(CodeInvalidPickle, "REDUCE of %s", describe(f))
 	}
-	a, ok := tupleItems(args)
+	t, ok := args.(*pyTuple)
 	if !ok {
-		return nil, perr(CodeInvalidPickle, "REDUCE of %s with %s", g.name, describe(args))
+		return nil, perr(CodeInvalidPickle, "REDUCE of %s with %s, not a tuple of arguments", g.name, describe(args))
 	}
+	if u.reducing >= maxReduce {
+		return nil, perr(CodeLimit, "%s nests calls more than %d deep; a state dict nests them once", g.name, maxReduce)
+	}
+	u.reducing++
+	defer func() { u.reducing-- }()
+	a := t.items
 	switch g.kind {
 	case gDict:
 		// OrderedDict(d) copies d: a stream could copy one large dict
-		// again and again for a few bytes each, so copies are budgeted.
+		// again and again for a few bytes each, so copies are charged.
 		d := u.dict()
 		if len(a) == 1 {
 			if src, ok := a[0].(*pyDict); ok {
-				if err := u.spend(len(src.keys)); err != nil {
+				if err := u.charge(32 * len(src.keys)); err != nil {
 					return nil, err
 				}
 				d.keys, d.vals = append(d.keys, src.keys...), append(d.vals, src.vals...)
@@ -843,7 +880,7 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 	case gSet:
 		if len(a) == 1 {
 			if items, ok := tupleItems(a[0]); ok {
-				if err := u.spend(len(items)); err != nil {
+				if err := u.charge(16 * len(items)); err != nil {
 					return nil, err
 				}
 				return &pyList{append([]any(nil), items...)}, nil
@@ -853,7 +890,11 @@ func (u *unpickler) reduce(f, args any) (any, error) {
 	case gBytes:
 		if len(a) >= 1 {
 			if s, ok := a[0].(*pyStr); ok {
-				// _codecs.encode(s, "latin1"): each rune is one byte.
+				// _codecs.encode(s, "latin1"): each rune is one byte. A
+				// memoized string may be encoded again and again.
+				if err := u.charge(len(s.s)); err != nil {
+					return nil, err
+				}
 				b := make([]byte, 0, len(s.s))
 				for _, r := range s.s {
 					b = append(b, byte(r))
@@ -930,18 +971,23 @@ func asUint(v any) (uint64, bool) {
 	return uint64(i), ok && i >= 0
 }
 
-func (u *unpickler) uintsOf(v any) ([]uint64, bool) {
+// uintsOf reads a shape or strides: a tuple or list of integers. A
+// memoized one may be read for many tensors, so its copy is charged.
+func (u *unpickler) uintsOf(v any) ([]uint64, bool, error) {
 	items, ok := tupleItems(v)
 	if !ok {
-		return nil, false
+		return nil, false, nil
+	}
+	if err := u.charge(8 * len(items)); err != nil {
+		return nil, false, err
 	}
 	out := u.uints(len(items))
 	for i, it := range items {
 		if out[i], ok = asUint(it); !ok {
-			return nil, false
+			return nil, false, nil
 		}
 	}
-	return out, true
+	return out, true, nil
 }
 
 // rebuildTensor is _rebuild_tensor_v2(storage, storage_offset, size,
@@ -956,8 +1002,14 @@ func (u *unpickler) rebuildTensor(name string, a []any) (any, error) {
 		return nil, perr(CodeInvalidPickle, "%s of %s, not a storage", name, describe(a[0]))
 	}
 	off, ok1 := asUint(a[1])
-	shape, ok2 := u.uintsOf(a[2])
-	strides, ok3 := u.uintsOf(a[3])
+	shape, ok2, err := u.uintsOf(a[2])
+	if err != nil {
+		return nil, err
+	}
+	strides, ok3, err := u.uintsOf(a[3])
+	if err != nil {
+		return nil, err
+	}
 	if !ok1 || !ok2 || !ok3 || len(shape) != len(strides) {
 		return nil, perr(CodeInvalidTensor, "%s: offset %s, size %s, stride %s are not a tensor's", name, describe(a[1]), describe(a[2]), describe(a[3]))
 	}

@@ -11,7 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -623,4 +625,164 @@ func bytesOf(t *testing.T, tt *tensor.Tensor) string {
 	_, err := tt.File.ReadAt(b, tt.Offset)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestNestedRebuild: _rebuild_from_type_v2(func, new_type, args, state)
+// applies func to args, and a stream can make args hold the call itself
+// (a list that contains itself, 60 bytes) or nest the calls as deep as
+// its length allows: each is refused with a code, not a stack overflow.
+func TestNestedRebuild(t *testing.T) {
+	rt := func(p *pkl) *pkl { return p.global("torch._tensor", "_rebuild_from_type_v2") }
+	selfList := rt(newPkl()).op('q', 0).global("torch", "Tensor").op('q', 1, '0', '0').
+		op(']', 'q', 2, '(', 'h', 0, 'h', 1, 'h', 2, 'N', 'e'). // L = [rt, Tensor, L, None]
+		op('0', 'h', 0, 'h', 2, 'R', '.').b                     // rt(*L)
+	// T0 = (); Tk+1 = (rt, Tensor, Tk, None); rt(*Tn).
+	deep := rt(newPkl()).op('q', 0).global("torch", "Tensor").op('q', 1, '0', '0', ')', 'q', 2)
+	for range 100000 {
+		// (rt, Tensor, <memo 2>, None), memoized as 2 in its turn
+		deep.op('(', 'h', 0, 'h', 1, 'h', 2, 'N', 't', 'q', 2, '0')
+	}
+	deep.op('h', 0, 'h', 2, 'R', '.')
+	for _, c := range []struct {
+		name   string
+		pickle []byte
+		code   pytorch.Code
+		detail string
+	}{
+		{"args that hold the call", selfList, pytorch.CodeInvalidPickle, "not a tuple of arguments"},
+		{"calls nested 100,000 deep", deep.b, pytorch.CodeLimit, "nests calls more than"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := pytorch.Open(writeArchive(t, c.pickle, nil))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, c.code)
+			assert.Contains(t, err.Error(), c.detail)
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
+
+// TestAllocationBudget: a stream that refers to one large value it holds
+// again and again (through its memo), each time for a few bytes, would
+// make the reader allocate far more than the file's size: each kind is
+// refused with limit_exceeded once it passes four times the stream.
+func TestAllocationBudget(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	repeat := func(p *pkl, n int, each ...byte) *pkl {
+		for range n {
+			p.op(each...)
+		}
+		return p
+	}
+	// _codecs.encode(s, "latin1") of one memoized MiB, 64 times.
+	encode := newPkl().global("_codecs", "encode").op('q', 0, '0').str(big).op('q', 1, '0').str("latin1").op('q', 2, '0', ']', '(')
+	repeat(encode, 64, 'h', 0, 'h', 1, 'h', 2, 0x86, 'R').op('e', '.')
+	// OrderedDict(d) of one memoized dict of 100,000 items, 64 times.
+	dict := newPkl().op('}', 'q', 0, '(')
+	for i := range 100000 {
+		dict.int(i).op('N')
+	}
+	dict.op('u', '0').global("collections", "OrderedDict").op('q', 1, '0', ']', '(')
+	repeat(dict, 64, 'h', 1, 'h', 0, 0x85, 'R').op('e', '.')
+	// set(l) of one memoized list of 100,000 items, 64 times.
+	set := newPkl().op(']', 'q', 0, '(')
+	repeat(set, 100000, 'N')
+	set.op('e', '0').global("builtins", "set").op('q', 1, '0', ']', '(')
+	repeat(set, 64, 'h', 1, 'h', 0, 0x85, 'R').op('e', '.')
+	// 64 tensors whose shape and strides are one memoized tuple of
+	// 100,000 ones.
+	shape := newPkl().op('(')
+	repeat(shape, 100000, 'K', 1).op('t', 'q', 0, '0').global("torch._utils", "_rebuild_tensor_v2").op('q', 1, '0').
+		op('(').str("storage").global("torch", "FloatStorage").str("0").str("cpu").int(1).op('t', 'Q', 'q', 2, '0', '}', '(')
+	for i := range 64 {
+		shape.str(fmt.Sprint(i)).op('h', 1, '(', 'h', 2, 'K', 0, 'h', 0, 'h', 0, 0x89, 'N', 't', 'R')
+	}
+	shape.op('u', '.')
+	// {"p": {K: t, K: t, …}}: one memoized key of a MiB names 64 tensors
+	// "p.K", each a new MiB.
+	names := newPkl().op('}').str("p").op('}').str(big).op('q', 0).tensor("0", 1, 0, []int{1}, []int{1}).op('q', 1, 's', '(')
+	repeat(names, 64, 'h', 0, 'h', 1).op('u', 's', '.')
+	for _, c := range []struct {
+		name   string
+		pickle []byte
+	}{
+		{"a memoized string encoded again and again", encode.b},
+		{"a memoized dict copied again and again", dict.b},
+		{"a memoized list made a set again and again", set.b},
+		{"a memoized shape read again and again", shape.b},
+		{"a memoized key naming many tensors", names.b},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := pytorch.Open(writeArchive(t, c.pickle, map[string]int{"0": 4}))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, pytorch.CodeLimit)
+			assert.Contains(t, err.Error(), "would allocate more than")
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
+
+// TestStridedBudget: 64 transposed views of one 1 MiB storage, each read
+// whole (8 at a time), are laid out right, and what they keep in memory
+// while the file is open is one budget of the file's size, not a MiB
+// each: the least recently read are evicted, and gathered again when
+// read again.
+func TestStridedBudget(t *testing.T) {
+	const n, views = 512, 64
+	storage := make([]byte, 4*n*n)
+	for i := range n * n {
+		binary.LittleEndian.PutUint32(storage[4*i:], uint32(i))
+	}
+	sd := stateDict(func(p *pkl) {
+		for v := range views {
+			p.str(fmt.Sprintf("t%02d", v)).tensor("0", n*n, 0, []int{n, n}, []int{1, n})
+		}
+	})
+	path := filepath.Join(t.TempDir(), "views.pt")
+	require.NoError(t, testmodel.WriteTorchZip(path, []testmodel.ZipEntry{{Name: "archive/data.pkl", Data: sd},
+		{Name: "archive/byteorder", Data: []byte("little")}, {Name: "archive/data/0", Data: storage}}))
+	want := make([]byte, 4*n*n)
+	for r := range n {
+		for c := range n {
+			binary.LittleEndian.PutUint32(want[4*(r*n+c):], uint32(c*n+r))
+		}
+	}
+	f, err := pytorch.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	require.Len(t, f.Tensors(), views)
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	for range 2 { // the second round reads evicted views again
+		var wg sync.WaitGroup
+		errs := make(chan error, views)
+		sem := make(chan struct{}, 8)
+		for _, tt := range f.Tensors() {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				got, err := io.ReadAll(tt.Reader())
+				if err == nil && !bytes.Equal(got, want) {
+					err = fmt.Errorf("%s: not the transpose of its storage", tt.Name)
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+	}
+	kept := int64(heap()) - int64(before)
+	t.Logf("64 views of a %d-byte storage, each read twice, keep %d bytes", len(storage), kept)
+	assert.Less(t, kept, int64(8<<20), "the views keep %d bytes of a %d-byte file", kept, len(storage))
+	runtime.KeepAlive(f)
 }

@@ -767,5 +767,6 @@ var _ = register(
 		cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "50304", "H", "768", "L", "12", "heads", "6", "I", "8192"),
 			[]Def{tie("false"), attnBiasFlag}), nil,
 		attn("self_attn.", "attention_bias", "attention_bias"), plainMLP("mlp.fc1", "mlp.fc2", "I", "")).
-		withFinal(lmHead("lm_head.weight")),
+		withFinal(lmHead("lm_head.weight")).
+		with(func(f *Family) { f.SeqCls = "-" }), // no NanoChatForSequenceClassification
 )

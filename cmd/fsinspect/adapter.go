@@ -34,7 +34,7 @@ func runAdapter(loc, base string, asJSON, doScan bool, ro *remote.Options, stdou
 		return code
 	}
 	res, err := withBar(stderr, "scanning", func(p func(done, total int64)) (*scan.Result, error) {
-		return scan.Tensors(context.Background(), a.Tensors, a.Tensor, nil, scan.Options{Progress: p})
+		return scan.Tensors(context.Background(), a.Tensors, a.Tensor, nil, nil, scan.Options{Progress: p})
 	})
 	if err != nil {
 		return invalid(stderr, err)

@@ -284,7 +284,7 @@ func withBar[R any](stderr io.Writer, what string, job func(progress func(done, 
 }
 
 // exitCode is the verdict as an exit status.
-func exitCode(r *check.Report) int { return cli.VerdictCode(r.Clean(), r.Plan != nil) }
+func exitCode(r *check.Report) int { return cli.VerdictCode(r.Clean(), r.Checked()) }
 
 // htmlDirUnusable says why --html cannot write into dir (it is not
 // empty, or not a directory), or "": a bad command line, told before the
@@ -309,7 +309,7 @@ func writeSite(m *model.Model, r *check.Report, dir string, stderr io.Writer) er
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty", dir)
 	}
-	comp := views.NewCompanions(m.Tensor, m.Config)
+	comp := views.NewCompanionsFS(m.Tensor, m.Config, m.Source)
 	vs := make([]*views.Tensor, 0, len(m.Tensors()))
 	for _, t := range m.Tensors() {
 		vs = append(vs, views.NewTensor(t, comp.Options(t)))

@@ -25,7 +25,6 @@ import (
 	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
-	"github.com/fsmount/fsmount/internal/compare"
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/progress"
 	"github.com/fsmount/fsmount/model"
@@ -249,7 +248,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		logs.set(logFile)
 	}
 	logger := log.New(logs, "fsmount: ", log.Lmicroseconds)
-	var cmp *compare.Comparison
+	var cmp *fusefs.Comparison
 	if c.other != "" {
 		// The other model is opened as MODEL is: a remote one with the
 		// same --timeout and cache.
@@ -259,7 +258,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 			return cli.ExitInvalid
 		}
 		defer o.Close()
-		if cmp, err = compare.New(o, m, nil); err != nil {
+		if cmp, err = fusefs.NewComparison(o, m); err != nil {
 			fmt.Fprintf(stderr, "fsmount: --compare: %v\n", err)
 			return cli.ExitInvalid
 		}
@@ -288,7 +287,7 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		}
 	})
 
-	line, vcode := summary(mnt, r), cli.VerdictCode(r.Clean(), r.Plan != nil)
+	line, vcode := summary(mnt, r), cli.VerdictCode(r.Clean(), r.Checked())
 	if ar != nil {
 		line, vcode = adapterSummary(mnt, ar), adapterCode(ar)
 	}
@@ -409,7 +408,7 @@ func connectionGone() <-chan struct{} {
 // the same time or already has: of racing calls exactly one wins, the
 // others get exit status 10. It returns the server, or nil and the exit
 // status after printing why.
-func mountExclusive(c *config, mnt string, r *check.Report, logger *log.Logger, stderr io.Writer, cmp *compare.Comparison, ar *adapter.Report, pre *fusefs.Prepared) (*fuse.Server, int) {
+func mountExclusive(c *config, mnt string, r *check.Report, logger *log.Logger, stderr io.Writer, cmp *fusefs.Comparison, ar *adapter.Report, pre *fusefs.Prepared) (*fuse.Server, int) {
 	release, err := lockMountpoint(mnt)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)

@@ -49,17 +49,30 @@ const hugeChunk = 4 << 20
 const hugePage = 2 << 20
 
 func hugeHeap() (done func()) {
-	nop := func() {}
+	advised := adviseHeap()
+	return func() { withdraw(advised) }
+}
+
+// withdraw withdraws the advice of adviseHeap.
+func withdraw(advised []span) {
+	for _, s := range advised {
+		madvise(s.beg, s.end-s.beg, unix.MADV_NOHUGEPAGE)
+	}
+}
+
+// span is a range of addresses, kept as numbers: the pieces of the block
+// are freed before the advice is withdrawn.
+type span struct{ beg, end uintptr }
+
+// adviseHeap is hugeHeap's advice; it returns the ranges advised.
+func adviseHeap() []span {
 	if !thpOnRequest() || strictOvercommit() {
-		return nop
+		return nil
 	}
 	n := min(hugeHeapSize, memAvailable()/4) / hugeChunk
 	if n < 4 {
-		return nop
+		return nil
 	}
-	// The pieces' addresses, kept as numbers: the pieces themselves are
-	// freed before the advice is withdrawn.
-	type span struct{ beg, end uintptr }
 	var spans []span
 	// No collection meanwhile: the pieces are garbage once advised, and
 	// one collection (below) frees them all.
@@ -85,11 +98,7 @@ func hugeHeap() (done func()) {
 	}
 	clear(pieces)
 	runtime.GC() // frees the pieces for what comes next
-	return func() {
-		for _, s := range advised {
-			madvise(s.beg, s.end-s.beg, unix.MADV_NOHUGEPAGE)
-		}
-	}
+	return advised
 }
 
 // madvise is madvise(2) on an address range that no Go pointer need

@@ -166,21 +166,52 @@ func unmountOnce(mnt string) error {
 // abortConnection aborts FUSE connection conn: every request waiting on it
 // fails with ENOTCONN, and threads stuck waiting for its daemon are freed.
 // As root it mounts fusectl if nobody has; a user can abort only their own
-// connections, and only where fusectl is mounted.
+// connections, and only where fusectl is mounted. Its error says which of
+// the two is wrong: fusectl not mounted, or no such connection listed.
 func abortConnection(conn int) error {
 	abort := filepath.Join(fuseConnections, strconv.Itoa(conn), "abort")
-	if _, err := os.Stat(abort); errors.Is(err, os.ErrNotExist) && os.Geteuid() == 0 {
-		if err := unix.Mount("fusectl", fuseConnections, "fusectl", 0, ""); err != nil && !errors.Is(err, syscall.EBUSY) {
-			return fmt.Errorf("mounting fusectl on %s: %v", fuseConnections, err)
+	if _, err := os.Stat(abort); errors.Is(err, os.ErrNotExist) && euid() == 0 {
+		if mounted, err := fusectlMounted(); err != nil {
+			return err
+		} else if !mounted {
+			if err := mountFusectl(); err != nil {
+				return fmt.Errorf("mounting fusectl on %s: %v", fuseConnections, err)
+			}
 		}
 	}
-	if err := os.WriteFile(abort, []byte("1\n"), 0); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s is missing (is fusectl mounted on %s?)", abort, fuseConnections)
-		}
+	err := os.WriteFile(abort, []byte("1\n"), 0)
+	if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	return nil
+	switch mounted, err := fusectlMounted(); {
+	case err != nil:
+		return err
+	case !mounted:
+		return fmt.Errorf("fusectl is not mounted on %s, where the kernel lets a connection be aborted (as root: mount -t fusectl fusectl %s)", fuseConnections, fuseConnections)
+	default:
+		return fmt.Errorf("fusectl is mounted on %s, but it lists no connection %d", fuseConnections, conn)
+	}
+}
+
+// Where abortConnection looks and what it does, replaced by tests.
+var (
+	euid         = os.Geteuid
+	mountFusectl = func() error { return unix.Mount("fusectl", fuseConnections, "fusectl", 0, "") }
+)
+
+// fusectlMounted reports whether fusectl is mounted on fuseConnections,
+// as this process's mount table says.
+func fusectlMounted() (bool, error) {
+	entries, err := readMountinfo()
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if e.Point == fuseConnections && e.FSType == "fusectl" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // lazyUnmount detaches mnt even while files are open.

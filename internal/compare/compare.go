@@ -114,6 +114,10 @@ type Entry struct {
 	NormModel Float `json:"norm_model,omitempty"`
 	NormOther Float `json:"norm_other,omitempty"`
 	NormDelta Float `json:"norm_delta,omitempty"`
+	// SNR is 20·log10(‖OTHER‖ / ‖MODEL − OTHER‖) in decibels, the
+	// signal-to-noise ratio of a quantized MODEL against its base OTHER
+	// (omitted when the pair is equal or ‖OTHER‖ is 0).
+	SNR Float `json:"snr_db,omitempty"`
 }
 
 // Compared reports whether the pair's values were compared (identical,
@@ -470,6 +474,9 @@ func finish(e0 *Entry, p *pair, wk *work) *Entry {
 	switch {
 	case nb > 0:
 		e.RelL2 = Float(nd / nb)
+		if nd > 0 {
+			e.SNR = Float(20 * math.Log10(nb/nd))
+		}
 	case nd > 0:
 		e.RelL2 = Float(math.Inf(1))
 	}

@@ -48,11 +48,12 @@
 // [Options.Block], else the one package quantconfig gives, as the views
 // use it: the config's weight_block_size, else inferred from the scale's
 // shape) and compared with the other's weight of that name. A GPTQ or
-// AWQ qweight is decoded with its companions as quantconfig says
-// ([views.Packed], as the views do) and compared as
-// "<base>.weight". Weights with compressed-tensors
-// weight_scale or bitsandbytes SCB are entries with status error (not
-// decoded).
+// AWQ qweight, a compressed-tensors weight_packed or quantized weight,
+// a ModelOpt or an MLX quantized weight is decoded with its companions
+// as views.Companions (the one home of that decision, shared with the
+// views) says and compared as "<base>.weight". Weights whose
+// quantization is not modelled (bitsandbytes SCB, a method quantconfig
+// does not understand) are entries with status error (not decoded).
 //
 // # Figures
 //

@@ -17,9 +17,12 @@ import (
 
 // auxSuffixes are the quantization companions: read by the decoder of
 // the weight beside them, never compared as tensors of their own.
+// Where the quantization rules are understood, views.Companions says
+// which tensors are companions; these are for the rest.
 var auxSuffixes = []string{
 	".weight_scale_inv", ".weight_scale", ".input_scale", ".scales", ".qzeros",
-	".g_idx", ".SCB", ".weight_format",
+	".g_idx", ".SCB", ".weight_format", ".weight_global_scale", ".input_global_scale",
+	".weight_scale_2", ".weight_shape", ".weight_zero_point", ".weight_g_idx",
 }
 
 // isAux reports whether name is a quantization companion.
@@ -49,8 +52,7 @@ var (
 
 // modelConfig is what the comparison reads of config.json.
 type modelConfig struct {
-	Tie   *bool `json:"tie_word_embeddings"`
-	quant quantconfig.Config
+	Tie *bool `json:"tie_word_embeddings"`
 }
 
 func readConfig(m *model.Model) modelConfig {
@@ -60,7 +62,6 @@ func readConfig(m *model.Model) modelConfig {
 		// only means no block size and no tie.
 		_ = json.Unmarshal(m.Config, &c)
 	}
-	c.quant, _ = quantconfig.Parse(m.Config)
 	return c
 }
 
@@ -98,33 +99,34 @@ type sideSet struct {
 }
 
 func newSideSet(m *model.Model, block [2]uint64) *sideSet {
-	cfg := readConfig(m)
-	q := cfg.quant
-	if block != ([2]uint64{}) {
-		q.Block = block
-	}
+	comp := views.NewCompanionsFS(m.Tensor, m.Config, m.Source).WithBlock(block)
 	ss := &sideSet{byName: map[string]*side{}}
 	for _, t := range m.Tensors() {
 		name := t.Name
-		if isAux(name) {
+		if isAux(name) || comp.Aux(name) {
 			ss.aux = append(ss.aux, name)
 			continue
 		}
 		s := &side{t: t}
 		base, isWeight := strings.CutSuffix(name, ".weight")
+		w, werr := comp.Weight(t)
 		switch {
-		case strings.HasSuffix(name, ".qweight"):
-			base = strings.TrimSuffix(name, ".qweight")
-			name = base + ".weight"
-			s.dec, s.err = views.Packed(q, m.Tensor, base, t)
-			s.how = "dequantized from " + t.Name
-		case isWeight && m.Tensor(base+".weight_scale_inv") != nil:
-			sc := m.Tensor(base + ".weight_scale_inv")
-			b := q.FP8Block(t, sc)
-			s.dec, s.err = decode.NewScaled(t, sc, b)
-			s.how = fmt.Sprintf("dequantized with %s, block [%d, %d]", sc.Name, b[0], b[1])
-		case isWeight && m.Tensor(base+".weight_scale") != nil && t.DType != tensor.F32 && t.DType != tensor.BF16 && t.DType != tensor.F16:
-			s.err = fmt.Errorf("%s: weight_scale (compressed-tensors) is not decoded", t.Name)
+		case werr != nil:
+			s.err = werr
+			if b, ok := strings.CutSuffix(t.Name, ".qweight"); ok {
+				name = b + ".weight"
+			} else if b, ok := strings.CutSuffix(t.Name, ".weight_packed"); ok {
+				name = b + ".weight"
+			}
+		case w != nil && w.Scale != nil:
+			name = w.Name
+			s.dec, s.err = decode.NewScaled(t, w.Scale, w.Block)
+			s.how = w.How
+		case w != nil:
+			name = w.Name
+			s.dec, s.how = w.Decoder, w.How
+		case isWeight && m.Tensor(base+".weight_scale") != nil && !quantconfig.Float(t.DType):
+			s.err = fmt.Errorf("%s: weight_scale of an unmodelled quantization is not decoded", t.Name)
 		case isWeight && m.Tensor(base+".SCB") != nil:
 			s.err = fmt.Errorf("%s: bitsandbytes int8 (SCB) is not decoded", t.Name)
 		default:

@@ -22,6 +22,8 @@ type Decoder struct {
 	// AWQ), whose decoded shape is not its tensor's.
 	shape  []uint64
 	packed *packed
+	// quant is set for a quantized weight of NewQuantized, likewise.
+	quant *quantized
 	// fn, if set, computes the values (NewComputed); t then has no file.
 	fn ValuesFunc
 	// rowOf, if set, reorders the outermost dimension: element row r of
@@ -211,6 +213,9 @@ func (d *Decoder) Float32(start uint64, dst []float32) error {
 		}
 		return nil
 	}
+	if d.quant != nil {
+		return d.quant.float32s(start, dst)
+	}
 	if d.packed != nil {
 		return d.packed.float32s(start, dst)
 	}
@@ -286,7 +291,7 @@ func (d *Decoder) Float64(start uint64, dst []float64) error {
 // blocks, into a new slice.
 func (d *Decoder) Raw(start, n uint64) ([]byte, error) {
 	be, bb := d.t.DType.BlockElems(), d.t.DType.BlockBytes()
-	if d.packed != nil {
+	if d.packed != nil || d.quant != nil {
 		return nil, &UnsupportedError{DType: d.t.DType, Reason: "a packed weight's elements have no raw bytes of their own"}
 	}
 	if d.fn != nil {

@@ -104,7 +104,7 @@ func (d *Decoder) Scan(ctx context.Context, opts *ScanOptions) (*Stats, error) {
 	if d.fn != nil && o.SHA256 {
 		return nil, &UnsupportedError{DType: d.t.DType, Reason: "computed values have no bytes to digest"}
 	}
-	if d.packed != nil || d.fn != nil {
+	if d.packed != nil || d.quant != nil || d.fn != nil {
 		return d.scanElements(ctx, o)
 	}
 	bb := int(d.t.DType.BlockBytes())
@@ -447,17 +447,19 @@ func (p *pass) run(ws []*worker, h hash.Hash, fn func(w *worker, first uint64, r
 	defer cancel()
 	var hs *orderedHasher
 	if h != nil {
-		hs = newOrderedHasher(ctx, h, len(ws)+2, int(p.chunk))
+		hs = newOrderedHasher(ctx, h, len(ws), int(p.chunk))
 		par.Go(func() { hs.loop(nChunks) })
 	}
 	err := par.Do(ctx, len(ws), int(nChunks), func(ctx context.Context, wi, ci int) error {
 		w, i := ws[wi], int64(ci)
+		if testHookClaimed != nil {
+			testHookClaimed(wi, i)
+		}
 		var buf []byte
 		if hs != nil {
-			select {
-			case buf = <-hs.free:
-			case <-ctx.Done():
-				return ctx.Err()
+			var err error
+			if buf, err = hs.take(ctx, wi); err != nil {
+				return err
 			}
 		} else {
 			if w.buf == nil {
@@ -475,7 +477,7 @@ func (p *pass) run(ws []*worker, h hash.Hash, fn func(w *worker, first uint64, r
 			return err
 		}
 		if hs != nil {
-			hs.put(i, raw)
+			hs.put(i, wi, raw)
 		}
 		return nil
 	})
@@ -488,23 +490,56 @@ func (p *pass) run(ws []*worker, h hash.Hash, fn func(w *worker, first uint64, r
 	return err
 }
 
+// Test hooks of run: testHookClaimed is called when a worker has claimed
+// a chunk, testHookBufferWait when a worker is about to wait for a
+// buffer of the ordered hasher.
+var (
+	testHookClaimed    func(w int, chunk int64)
+	testHookBufferWait func(w int)
+)
+
+// buffersPerWorker is how many chunk buffers each worker of a hashed pass
+// owns: one being filled while the last waits for its turn to be hashed.
+const buffersPerWorker = 2
+
 // orderedHasher hashes chunks in index order as workers finish them, out
-// of order; it owns a fixed pool of chunk buffers.
+// of order. Each worker owns buffersPerWorker chunk buffers, and a
+// hashed chunk's buffer goes back to the worker that filled it, never to
+// another: that is what makes the pass deadlock-free. A worker claims
+// chunks in increasing order, one at a time, so when it waits for a
+// buffer for chunk i, every buffer it owns holds a chunk below i; once
+// every chunk below i is hashed, all of them are free. The lowest chunk
+// not yet hashed therefore always gets a buffer, and the hasher always
+// moves on, however slow any worker is. (A pool shared by all workers
+// did not have this property: while the claimant of the next chunk to
+// hash was descheduled between its claim and taking a buffer, the others
+// could take every buffer for later chunks, which are freed only after
+// it, and both sides waited forever.)
 type orderedHasher struct {
 	ctx      context.Context
 	h        hash.Hash
-	free     chan []byte
+	free     []chan []byte // per worker
 	mu       sync.Mutex
 	cond     *sync.Cond
-	pending  map[int64][]byte
+	pending  map[int64]filled
 	finished chan struct{}
 }
 
-func newOrderedHasher(ctx context.Context, h hash.Hash, nbuf, size int) *orderedHasher {
-	o := &orderedHasher{ctx: ctx, h: h, free: make(chan []byte, nbuf), pending: make(map[int64][]byte, nbuf), finished: make(chan struct{})}
+// filled is a chunk waiting to be hashed, and the worker whose buffer
+// holds it.
+type filled struct {
+	raw   []byte
+	owner int
+}
+
+func newOrderedHasher(ctx context.Context, h hash.Hash, workers, size int) *orderedHasher {
+	o := &orderedHasher{ctx: ctx, h: h, free: make([]chan []byte, workers), pending: make(map[int64]filled, workers*buffersPerWorker), finished: make(chan struct{})}
 	o.cond = sync.NewCond(&o.mu)
-	for range nbuf {
-		o.free <- make([]byte, size)
+	for w := range o.free {
+		o.free[w] = make(chan []byte, buffersPerWorker)
+		for range buffersPerWorker {
+			o.free[w] <- make([]byte, size)
+		}
 	}
 	context.AfterFunc(ctx, func() {
 		o.mu.Lock()
@@ -514,9 +549,29 @@ func newOrderedHasher(ctx context.Context, h hash.Hash, nbuf, size int) *ordered
 	return o
 }
 
-func (o *orderedHasher) put(i int64, raw []byte) {
+// take returns one of worker w's free buffers, waiting for one if need
+// be, or ctx's error if it ends first.
+func (o *orderedHasher) take(ctx context.Context, w int) ([]byte, error) {
+	select {
+	case buf := <-o.free[w]:
+		return buf, nil
+	default:
+	}
+	if testHookBufferWait != nil {
+		testHookBufferWait(w)
+	}
+	select {
+	case buf := <-o.free[w]:
+		return buf, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// put hands chunk i, filled by worker w, to the hasher.
+func (o *orderedHasher) put(i int64, w int, raw []byte) {
 	o.mu.Lock()
-	o.pending[i] = raw
+	o.pending[i] = filled{raw, w}
 	o.cond.Broadcast()
 	o.mu.Unlock()
 }
@@ -525,18 +580,18 @@ func (o *orderedHasher) loop(n int64) {
 	defer close(o.finished)
 	for i := int64(0); i < n; i++ {
 		o.mu.Lock()
-		raw, ok := o.pending[i]
+		f, ok := o.pending[i]
 		for !ok && o.ctx.Err() == nil {
 			o.cond.Wait()
-			raw, ok = o.pending[i]
+			f, ok = o.pending[i]
 		}
 		delete(o.pending, i)
 		o.mu.Unlock()
 		if !ok {
 			return
 		}
-		o.h.Write(raw)
-		o.free <- raw[:cap(raw)]
+		o.h.Write(f.raw)
+		o.free[f.owner] <- f.raw[:cap(f.raw)] // never blocks: the channel holds all the owner's buffers
 	}
 }
 

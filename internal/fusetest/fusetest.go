@@ -85,6 +85,20 @@ func CPUSeconds(pid int) (float64, error) {
 	return (u + k) / 100, nil
 }
 
+// MinorFaults returns the minor page faults pid has taken (a first touch
+// of a page: 4 KB, or 2 MB where the kernel gave a huge page).
+func MinorFaults(pid int) (int64, error) {
+	f, err := stat(pid)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(f[7], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return n, nil
+}
+
 // stat returns the fields of /proc/PID/stat after the command name (the
 // process state first), at least the 13 that reach the system time.
 func stat(pid int) ([]string, error) {

@@ -2,6 +2,7 @@ package importclaims
 
 import (
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -44,6 +45,10 @@ func imports(t *testing.T, pkg string) []string {
 }
 
 func deps(t *testing.T, pkg string) []string { return goList(t, "-deps", mod+pkg) }
+
+// public are the library's packages, what a Go program imports
+// (ARCHITECTURE.md, "Public and internal").
+var public = []string{"tensor", "source", "source/remote", "source/s3", "safetensors", "gguf", "pytorch", "model", "spec", "check", "adapter", "fusefs"}
 
 func TestClaims(t *testing.T) {
 	if testing.Short() {
@@ -115,6 +120,27 @@ func TestClaims(t *testing.T) {
 	for _, d := range deps(t, "spec") {
 		for _, p := range []string{"check", "fusefs", "internal/site", "internal/scan", "adapter"} {
 			assert.NotEqual(t, mod+p, d, "spec depends on %s", p)
+		}
+	}
+	// 8. The public API exposes no internal type: no declaration that go
+	// doc shows for a public package (its exported types, functions,
+	// methods and fields; doc text and comments aside) names a type of a
+	// package under internal/.
+	var internals []string
+	for _, p := range all {
+		if rest, ok := strings.CutPrefix(p, mod+"internal/"); ok {
+			internals = append(internals, rest[strings.LastIndex(rest, "/")+1:])
+		}
+	}
+	internalType := regexp.MustCompile(`\b(` + strings.Join(internals, "|") + `)\.[A-Z]`)
+	for _, p := range public {
+		out, err := exec.Command("go", "doc", "-all", mod+p).Output()
+		require.NoError(t, err, "go doc -all %s", p)
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "    ") || strings.HasPrefix(strings.TrimSpace(l), "//") {
+				continue // doc text
+			}
+			assert.False(t, internalType.MatchString(l), "%s exposes an internal type: %s", p, strings.TrimSpace(l))
 		}
 	}
 }

@@ -2,7 +2,7 @@
 // names of its files and directories, where each tensor's directory is,
 // and the reversible escaping that turns any tensor name into safe path
 // components. fusefs builds the mount from it, site lays its pages out by
-// it, spec writes each tensor's path into the JSON report, and fsinspect
+// it, check writes each tensor's path into the JSON report, and fsinspect
 // --html writes the same tree to a directory, without linking FUSE.
 //
 // A tensor's directory drops a leading "model." of its name, splits the

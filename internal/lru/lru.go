@@ -1,7 +1,8 @@
 // Package lru is the one least-recently-used order of the program: the
 // rendered pictures and pages (render.Cache), each tensor's decoded views
-// and the inodes the kernel holds (fusefs), and the remote chunks kept in
-// memory and on disk (source/remote).
+// and the inodes the kernel holds (fusefs), the remote chunks kept in
+// memory and on disk (source/remote), and the non-contiguous PyTorch
+// tensors laid out in memory (pytorch).
 //
 // A [Cache] maps keys to values in order of use, optionally bounded by
 // the sum of their costs. It is not safe for concurrent use: each owner

@@ -36,6 +36,12 @@ type Fault struct {
 	After      int64         // for Reset and Stall: body bytes sent first
 	Stall      time.Duration // for Stall (ends early when the client goes away)
 	Latency    time.Duration // added before the request is handled, for every kind
+	// Hold, if non-nil, holds the request before it is handled (after
+	// Latency), for every kind, until Hold is closed or the client goes
+	// away: a slow answer without a clock to race. Held, if non-nil, is
+	// sent to (without blocking) when a request starts waiting for Hold.
+	Hold chan struct{}
+	Held chan<- struct{}
 }
 
 // Proxy is a reverse proxy on 127.0.0.1 in front of an upstream (nginx),
@@ -263,6 +269,21 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(f.Latency):
 		case <-r.Context().Done():
+			return
+		}
+	}
+	if f.Hold != nil {
+		if f.Held != nil {
+			select {
+			case f.Held <- struct{}{}:
+			default:
+			}
+		}
+		select {
+		case <-f.Hold:
+		case <-r.Context().Done():
+			return
+		case <-stopping:
 			return
 		}
 	}

@@ -1,8 +1,20 @@
 // Package quantconfig reads config.json's quantization_config once for
-// every package that needs it, and holds its rules: spec checks a model
-// against it, and the views and compare decode the weights it describes
+// every package that needs it, and holds its rules: spec reads the
+// packing from it, check checks a model against it, and the views and
+// compare decode the weights it describes
 // with the same block size, bits and groups, so that a tensor's values
 // and its delta in compare/ are decoded alike.
+//
+// [Load] reads every quantizer's section ([Rules]): compressed-tensors
+// (each format, strategy, target and ignore), NVIDIA ModelOpt
+// (quantization_config or hf_quant_config.json), MLX's quantization
+// section (per-module settings, mlx-lm's stacked experts), and
+// transformers' own quantizers (GPTQ, AWQ, fp8, fbgemm_fp8, mxfp4,
+// bitsandbytes, BitNet, EETQ). [Rules.Expect] gives, for each weight of
+// the unquantized model, the exact tensors its quantized form stores
+// (names, dtypes, shapes), and [Resolve] matches them against the files.
+// A method or setting the rules do not model is [Rules.Partial]: named,
+// never guessed.
 //
 // The rule for an FP8 weight's block: weight_block_size when the config
 // gives it, else inferred from the shapes of the weight and its scale

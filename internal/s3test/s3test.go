@@ -280,11 +280,32 @@ func (s *Server) stopLocked() {
 	s.cmd = nil
 }
 
-// Restart starts a stopped server again on the same ports and data.
-func (s *Server) Restart(t testing.TB) {
+// Restart starts a stopped server again on the same ports and data, and
+// waits until it serves bucket/key, an object stored before the stop:
+// the gateway answers before the volume server holding the data has
+// registered again, and a read in between fails (under load, for
+// seconds).
+func (s *Server) Restart(t testing.TB, bucket, key string) {
 	t.Helper()
 	if err := s.run(); err != nil {
 		t.Fatalf("SeaweedFS did not start again: %v", err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/"+bucket+"/"+key, nil)
+		req.Header.Set("Range", "bytes=0-0")
+		resp, err := s.do(req, Admin, nil)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode/100 == 2 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("SeaweedFS restarted but did not serve %s/%s within 60s: %v", bucket, key, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -60,16 +61,17 @@ const bigTensor = 64 << 20
 // Model scans every tensor of m. A tensor that cannot be decoded is an
 // Entry with Err, not a failure of the scan; a read error is returned.
 func Model(ctx context.Context, m *model.Model, opts Options) (*Result, error) {
-	return Tensors(ctx, m.Tensors(), m.Tensor, m.Config, opts)
+	return Tensors(ctx, m.Tensors(), m.Tensor, m.Config, m.Source, opts)
 }
 
 // Tensors scans ts, sorted by name, as Model scans a model's: lookup
 // finds a tensor by name (a quantized weight's companions, the
-// duplicates' bytes) and config is config.json's bytes, or nil. An
-// adapter's tensors are scanned this way.
-func Tensors(ctx context.Context, ts []*tensor.Tensor, lookup func(string) *tensor.Tensor, config []byte, opts Options) (*Result, error) {
+// duplicates' bytes), config is config.json's bytes, or nil, and fsys
+// holds the files beside it (a quantization's own config), or is nil.
+// An adapter's tensors are scanned this way.
+func Tensors(ctx context.Context, ts []*tensor.Tensor, lookup func(string) *tensor.Tensor, config []byte, fsys source.FS, opts Options) (*Result, error) {
 	start := time.Now()
-	comp := views.NewCompanions(lookup, config)
+	comp := views.NewCompanionsFS(lookup, config, fsys)
 	res := &Result{Entries: make([]Entry, len(ts))}
 	for _, t := range ts {
 		res.Bytes += t.Length

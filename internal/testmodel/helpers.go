@@ -41,6 +41,26 @@ func WriteTiny(dir string, edit func([]Tensor) []Tensor) error {
 	return WriteModelDir(dir, TinyQwen3Config, ts)
 }
 
+// WriteFancyNet writes into dir the tiny model with five layers, as
+// FancyNetForCausalLM (an architecture without a spec), layer 2's
+// mlp.up_proj.weight left out: the structural check finds it missing.
+func WriteFancyNet(dir string) error {
+	cfg := strings.Replace(TinyQwen3Config, "Qwen3ForCausalLM", "FancyNetForCausalLM", 1)
+	cfg = strings.Replace(cfg, `"model_type": "qwen3"`, `"model_type": "fancynet"`, 1)
+	cfg = strings.Replace(cfg, `"num_hidden_layers": 2`, `"num_hidden_layers": 5`, 1)
+	cfg = strings.Replace(cfg, `"max_window_layers": 2`, `"max_window_layers": 5`, 1)
+	var ts []Tensor
+	for _, t := range Qwen3Tensors(128, 32, 5, 4, 2, 16, 64, true) {
+		if t.Name == "model.layers.2.mlp.up_proj.weight" {
+			continue
+		}
+		t.Data = FillBF16(1, t.Name, NBytes(t.DType, t.Shape))
+		ts = append(ts, t)
+	}
+	ts[len(ts)-1].Data = ts[0].Data // lm_head a copy of embed_tokens, as in the tiny model
+	return WriteModelDir(dir, cfg, ts)
+}
+
 // WriteSparse06B writes the real Qwen3-0.6B layout (testdata/
 // qwen3-0.6b-layout) into dir as a sparse model.safetensors and its
 // config.json.

@@ -263,3 +263,88 @@ func WriteShardedLayout(dir string, config []byte, tensors []Tensor, perShard in
 	_, err = WriteSparseShards(dir, wm, func(name string) (string, []uint64) { return byName[name].DType, byName[name].Shape })
 	return err
 }
+
+// WriteLayoutDir writes a header-only model (config.json and a
+// model.safetensors whose data is a hole) from a reference layout
+// directory src holding config.json and tensors.tsv; src's other .json
+// files (hf_quant_config.json, …) are copied beside them.
+func WriteLayoutDir(src, dir string) error {
+	tsv, err := os.ReadFile(filepath.Join(src, "tensors.tsv"))
+	if err != nil {
+		return err
+	}
+	ts, err := ParseTensorsTSV(tsv)
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(src, "tensors.tsv"), err)
+	}
+	config, err := os.ReadFile(filepath.Join(src, "config.json"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), config, 0o644); err != nil {
+		return err
+	}
+	extra, err := filepath.Glob(filepath.Join(src, "*.json"))
+	if err != nil {
+		return err
+	}
+	for _, p := range extra {
+		name := filepath.Base(p)
+		if name == "config.json" || name == "case.json" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	entries, _ := Layout(ts)
+	return WriteSparse(filepath.Join(dir, "model.safetensors"), entries, map[string]string{"format": "pt"})
+}
+
+// ExtractLayout writes the files under prefix ("quantized/ct-nvfp4/qwen3/")
+// of a layouts archive (a tar.gz) into dir.
+func ExtractLayout(tgz, prefix, dir string) error {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	found := false
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		rest, ok := strings.CutPrefix(h.Name, prefix)
+		if !ok || h.Typeflag != tar.TypeReg || rest == "" || strings.Contains(rest, "/") {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, rest), b, 0o644); err != nil {
+			return err
+		}
+		found = true
+	}
+	if !found {
+		return fmt.Errorf("%s: nothing under %s", tgz, prefix)
+	}
+	return nil
+}

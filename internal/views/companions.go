@@ -2,19 +2,26 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/quantconfig"
+	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
 
-// Companions finds tensors' companions in a model: the block scales of an
-// FP8 weight, or the zeros, scales and group indices of a GPTQ or AWQ
-// packed weight, so that values are the dequantized weights.
+// Companions is the one place that decides how a quantized weight is
+// decoded: which stored tensors are a weight's codes and which its
+// companions (scales, zero points, group indices, global scales, MLX's
+// biases), as package quantconfig's rules say, and the decoder that
+// dequantizes them (package decode). The views, the scan and compare all
+// ask it, so a weight's values, its statistics and its delta in compare/
+// are decoded alike.
 type Companions struct {
 	lookup func(name string) *tensor.Tensor
 	q      quantconfig.Config
+	rules  *quantconfig.Rules
 	// Warn, if set, is told why a packed weight is not dequantized.
 	Warn func(name string, err error)
 }
@@ -23,8 +30,46 @@ type Companions struct {
 // decodes them as config.json's quantization section says (config is
 // config.json's bytes, or nil; see package quantconfig).
 func NewCompanions(lookup func(name string) *tensor.Tensor, config []byte) *Companions {
+	return NewCompanionsFiles(lookup, config, nil)
+}
+
+// NewCompanionsFS is NewCompanions for a model whose files fsys holds
+// (ModelOpt's hf_quant_config.json is read from it), or nil.
+func NewCompanionsFS(lookup func(name string) *tensor.Tensor, config []byte, fsys source.FS) *Companions {
+	return NewCompanionsFiles(lookup, config, ExtraFiles(fsys))
+}
+
+// ExtraFiles reads a model's small files beside config.json (at most
+// 4 MiB, as config.json), or gives an error; nil for a nil fsys.
+func ExtraFiles(fsys source.FS) func(name string) ([]byte, error) {
+	if fsys == nil {
+		return nil
+	}
+	return func(name string) ([]byte, error) {
+		f, b, err := source.ReadAll(fsys, name, 4<<20)
+		if f != nil {
+			_ = f.Close()
+		}
+		return b, err
+	}
+}
+
+// NewCompanionsFiles is NewCompanions with a reader of the model's other
+// files (ModelOpt's hf_quant_config.json), or nil.
+func NewCompanionsFiles(lookup func(name string) *tensor.Tensor, config []byte, extra func(name string) ([]byte, error)) *Companions {
 	q, _ := quantconfig.Parse(config) // bad bits are spec's to report; the packed codes then stay undecoded
-	return &Companions{lookup: lookup, q: q}
+	rules, _ := quantconfig.Load(config, extra)
+	return &Companions{lookup: lookup, q: q, rules: rules}
+}
+
+// WithBlock returns companions that decode FP8 block scales with the
+// block [bn, bk] whatever the config says (compare's --block).
+func (c *Companions) WithBlock(block [2]uint64) *Companions {
+	d := *c
+	if block != ([2]uint64{}) {
+		d.q.Block = block
+	}
+	return &d
 }
 
 // Options returns the options of NewTensor for tt: nil when it has no
@@ -33,27 +78,152 @@ func (c *Companions) Options(tt *tensor.Tensor) *Options {
 	if c == nil {
 		return nil
 	}
-	if base, ok := strings.CutSuffix(tt.Name, ".weight"); ok && (tt.DType == tensor.F8_E4M3 || tt.DType == tensor.F8_E5M2) {
-		if s := c.lookup(base + ".weight_scale_inv"); s != nil {
-			return &Options{Scale: s, Block: c.q.FP8Block(tt, s)}
-		}
-	}
-	base, ok := strings.CutSuffix(tt.Name, ".qweight")
-	if !ok || c.q.Method != "gptq" && c.q.Method != "awq" {
-		return nil
-	}
-	if c.lookup(base+".qzeros") == nil || c.lookup(base+".scales") == nil {
-		return nil
-	}
-	dec, err := Packed(c.q, c.lookup, base, tt)
+	w, err := c.Weight(tt)
 	if err != nil {
-		// The views then decode the packed codes as what they are (I32).
+		// The views then decode the packed codes as what they are.
 		if c.Warn != nil {
 			c.Warn(tt.Name, err)
 		}
 		return nil
 	}
-	return &Options{Decoder: dec}
+	if w == nil {
+		return nil
+	}
+	if w.Scale != nil {
+		return &Options{Scale: w.Scale, Block: w.Block}
+	}
+	return &Options{Decoder: w.Decoder}
+}
+
+// Dequantized is a stored tensor's logical weight.
+type Dequantized struct {
+	// Name is the weight's name: the stored tensor's own, or base.weight
+	// for a packed base.qweight or base.weight_packed.
+	Name string
+	// Decoder decodes its values; or, for transformers' FP8 layout,
+	// Scale and Block are its block scales (decode.NewScaled).
+	Decoder *decode.Decoder
+	Scale   *tensor.Tensor
+	Block   [2]uint64
+	// How says how the values are made ("dequantized from …").
+	How string
+}
+
+// Weight returns the logical weight whose values the stored tensor tt
+// holds, with its decoder: nil when tt is not a quantized weight's codes
+// (its values are its elements); an error when it is, but cannot be
+// decoded (the reason).
+func (c *Companions) Weight(tt *tensor.Tensor) (*Dequantized, error) {
+	if c == nil || quantconfig.Float(tt.DType) {
+		return nil, nil
+	}
+	w, f, found := c.rules.Find(tt.Name, c.lookup)
+	if found && f.Decode != nil {
+		return c.quantized(tt, w, f)
+	}
+	if base, ok := strings.CutSuffix(tt.Name, ".weight"); ok && (tt.DType == tensor.F8_E4M3 || tt.DType == tensor.F8_E5M2) {
+		if s := c.lookup(base + ".weight_scale_inv"); s != nil {
+			b := c.q.FP8Block(tt, s)
+			return &Dequantized{Name: tt.Name, Scale: s, Block: b, How: fmt.Sprintf("dequantized with %s, block [%d, %d]", s.Name, b[0], b[1])}, nil
+		}
+	}
+	base, ok := strings.CutSuffix(tt.Name, ".qweight")
+	if !ok {
+		if found {
+			return nil, fmt.Errorf("%s: the dequantization of %s is not modelled: its stored codes are shown", tt.Name, f.Scheme)
+		}
+		return nil, nil
+	}
+	if (c.q.Method == "gptq" || c.q.Method == "awq") && (c.lookup(base+".qzeros") == nil || c.lookup(base+".scales") == nil) {
+		return nil, fmt.Errorf("%s: its qzeros or scales are missing", tt.Name)
+	}
+	dec, err := Packed(c.q, c.lookup, base, tt)
+	if err != nil {
+		return nil, err
+	}
+	return &Dequantized{Name: base + ".weight", Decoder: dec, How: "dequantized from " + tt.Name}, nil
+}
+
+// Aux reports whether the stored tensor is a companion of a quantized
+// weight (a scale, a zero point, a global or input scale), read with the
+// weight and not a weight of its own.
+func (c *Companions) Aux(name string) bool {
+	if c == nil || c.rules == nil || !c.rules.Understood() {
+		return false
+	}
+	mod := name[:max(strings.LastIndexByte(name, '.'), 0)]
+	for _, v := range []string{mod + ".weight_packed", mod + ".weight"} {
+		if _, f, ok := c.rules.Find(v, c.lookup); ok {
+			for _, s := range f.Tensors {
+				if s.Name == name && !s.Values {
+					return true
+				}
+			}
+		}
+	}
+	return c.rules.KVScale(name)
+}
+
+// quantized builds the decoder of a weight the rules found.
+func (c *Companions) quantized(tt *tensor.Tensor, w quantconfig.Weight, f *quantconfig.Form) (*Dequantized, error) {
+	if ws := f.Tensor(quantconfig.RoleOther); ws != nil && strings.HasSuffix(ws.Name, ".weight_shape") {
+		// compressed-tensors' weight_shape is the truth where packing
+		// pads (in·bits not a multiple of 32).
+		if t := c.lookup(ws.Name); t != nil {
+			if v, err := decode.Values(t); err == nil && len(v) == len(w.Shape) {
+				shape := make([]uint64, len(v))
+				for i, x := range v {
+					shape[i] = uint64(x)
+				}
+				if !slices.Equal(shape, w.Shape) {
+					w.Shape = shape
+					f2, _ := c.rules.Expect(w)
+					res := quantconfig.Resolve(w, f2, c.lookup)
+					if f2 == nil || !res.Quantized || len(res.Findings) > 0 {
+						return nil, fmt.Errorf("%s: %s says %s, which its tensors do not fit", tt.Name, ws.Name, tensor.FormatShape(shape))
+					}
+					f = res.Form
+				}
+			}
+		}
+	}
+	d := f.Decode
+	get := func(r quantconfig.Role) *tensor.Tensor {
+		if s := f.Tensor(r); s != nil {
+			return c.lookup(s.Name)
+		}
+		return nil
+	}
+	q := decode.Quantized{Values: tt, Bits: d.Bits, Signed: d.Signed, Shape: w.Shape,
+		Scale: get(quantconfig.RoleScale), ScaleE8M0: d.ScaleE8M0, ScaleE4M3: d.ScaleE4M3,
+		Zero: get(quantconfig.RoleZero), ZeroPacked: d.ZeroPacked, GIdx: get(quantconfig.RoleGIdx),
+		Biases: get(quantconfig.RoleBiases), Global: get(quantconfig.RoleGlobal), GlobalDivides: d.GlobalDivides,
+		Block: d.Block}
+	switch d.Code {
+	case "int":
+		q.Code = decode.CodeInt
+	case "fp4":
+		q.Code = decode.CodeFP4
+	default:
+		q.Code = decode.CodeElement
+	}
+	round := func(how string) tensor.DType {
+		switch how {
+		case "bf16":
+			return tensor.BF16
+		case "scale":
+			if q.Scale != nil {
+				return q.Scale.DType
+			}
+		}
+		return tensor.F32
+	}
+	q.RoundMul, q.RoundAdd = round(d.Round), round(d.RoundAdd)
+	dec, err := decode.NewQuantized(q)
+	if err != nil {
+		return nil, err
+	}
+	return &Dequantized{Name: w.Name, Decoder: dec, How: "dequantized from " + tt.Name + " (" + f.Scheme + ")"}, nil
 }
 
 // Packed returns the decoder of the GPTQ or AWQ packed weight qw, as

@@ -90,9 +90,11 @@
 //
 // # Security
 //
-// Options.Token (HF_TOKEN for the Hub) is sent as a bearer token only to
-// the base URL's origin, on every hop of a redirect chain checked anew, so
-// the storage host the Hub redirects to never sees it. Tokens and URL
+// Options.Token (HF_TOKEN for the Hub) is sent as a bearer token, and a
+// Store's signature (S3's credentials) added, only to the base URL's
+// origin, on every hop of a redirect chain checked anew, so the storage
+// host the Hub redirects to, or any host an endpoint redirects to, never
+// sees them. Tokens and URL
 // passwords never appear in errors or in String and Name. Sizes and ranges
 // in answers are checked before anything is allocated from them; buffers
 // are bounded by the chunk size and 16 MiB per request.

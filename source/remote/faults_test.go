@@ -150,16 +150,25 @@ func TestReadTimeoutSaysSo(t *testing.T) {
 	}
 }
 
+// TestSlowResponse: an answer slower than usual but within the response
+// timeout is read, one that does not come within it fails with
+// CodeTimeout. Both are held at the proxy rather than delayed by a clock,
+// so that the machine's load cannot turn one into the other.
 func TestSlowResponse(t *testing.T) {
 	_, p, data := faultSetup(t)
-	opts := testOptions()
+	patient := calmOptions()
+	patient.MaxRetries = -1
+	f := openFile(t, newFS(t, p.URL, patient), "blob.bin")
+	hold, held := make(chan struct{}), make(chan struct{}, 1)
+	p.SetDefault(nginxtest.Fault{Hold: hold, Held: held})
+	go func() { <-held; close(hold) }() // let go once it waits
+	readAt(t, f, data, 2<<20, 10)
+
+	opts := calmOptions()
 	opts.ResponseTimeout = 300 * time.Millisecond
 	opts.MaxRetries = -1
-	fsys := newFS(t, p.URL, opts)
-	p.SetDefault(nginxtest.Fault{Latency: 100 * time.Millisecond})
-	f := openFile(t, fsys, "blob.bin")
-	readAt(t, f, data, 2<<20, 10) // latency under the timeout: fine
-	p.SetDefault(nginxtest.Fault{Latency: 2 * time.Second})
+	f = openFile(t, newFS(t, p.URL, opts), "blob.bin")
+	p.SetDefault(nginxtest.Fault{Hold: make(chan struct{})}) // never answered
 	_, err := f.ReadAt(make([]byte, 10), 3<<20)
 	wantCode(t, err, CodeTimeout)
 }

@@ -63,9 +63,12 @@ func (b *badRedirect) Error() string {
 	return "redirected to a " + b.scheme + ":// URL, not http:// or https://"
 }
 
-// authTransport adds the bearer token to requests for its origin only. It
-// acts on every hop of a redirect chain, so a redirect to a storage host
-// never carries the token, whatever http.Client copies.
+// authTransport adds the bearer token, or a Store's signature, to
+// requests for its origin only. It acts on every hop of a redirect chain,
+// so a redirect to another host never carries the token nor the store's
+// credentials (a SigV4 Authorization naming the access key ID, the
+// session token), whatever http.Client copies: as the AWS SDKs, which
+// never send credentials to a host a redirect names.
 type authTransport struct {
 	base   http.RoundTripper
 	token  string
@@ -73,15 +76,27 @@ type authTransport struct {
 	sign   func(*http.Request) error // a Store's signing, or nil
 }
 
+// credentialHeaders are the headers that carry credentials, dropped from
+// a request to another origin.
+var credentialHeaders = []string{"Authorization", "X-Amz-Security-Token", "Cookie"}
+
 func (a *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	send := a.token != "" && originOf(req.URL) == a.origin
-	if send || req.Header.Get("Authorization") != "" {
-		req = req.Clone(req.Context())
-		if send {
-			req.Header.Set("Authorization", "Bearer "+a.token)
-		} else {
-			req.Header.Del("Authorization")
+	own := originOf(req.URL) == a.origin
+	if !own {
+		for _, h := range credentialHeaders {
+			if req.Header.Get(h) != "" {
+				req = req.Clone(req.Context())
+				for _, h := range credentialHeaders {
+					req.Header.Del(h)
+				}
+				break
+			}
 		}
+		return a.base.RoundTrip(req)
+	}
+	if a.token != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+a.token)
 	}
 	if a.sign != nil {
 		req = req.Clone(req.Context())

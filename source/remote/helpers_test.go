@@ -84,6 +84,15 @@ func testOptions() Options {
 	}
 }
 
+// calmOptions are testOptions with timeouts that no load reaches, for
+// tests whose outcome must not depend on how fast the machine answers:
+// a test of one timeout sets that one short.
+func calmOptions() Options {
+	o := testOptions()
+	o.ConnectTimeout, o.ResponseTimeout, o.StallTimeout, o.ReadTimeout = time.Minute, time.Minute, time.Minute, 2*time.Minute
+	return o
+}
+
 func newFS(t testing.TB, base string, opts Options) *FS {
 	t.Helper()
 	f, err := New(base, opts)

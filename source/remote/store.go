@@ -10,9 +10,11 @@ type Store struct {
 	// Name names the FS in messages instead of its base URL (for S3,
 	// s3://BUCKET/PREFIX/); a file is named Name followed by its path.
 	Name string
-	// Sign, if not nil, is called on every request just before it is sent
-	// (every attempt and every hop of a redirect): it adds the store's
-	// authentication. It must not keep the request.
+	// Sign, if not nil, is called on every request to the base URL's
+	// origin just before it is sent (every attempt, and every hop of a
+	// redirect to that origin): it adds the store's authentication. A
+	// redirect to another origin is followed unsigned. It must not keep
+	// the request.
 	Sign func(*http.Request) error
 	// Explain, if not nil, is given every answer whose status the reader
 	// does not take (anything but 200, 206 and 416) with display, the

@@ -91,7 +91,7 @@ func Open(loc string, opts remote.Options) (*FS, string, error) {
 		}
 	case err != nil:
 		return nil, "", err
-	case len(first.Contents) == 0 && len(first.CommonPrefixes) == 0:
+	case first.keys() == 0:
 		if key == "" || strings.HasSuffix(key, "/") {
 			return nil, "", &Error{Code: CodeNoKey, Location: Scheme + bucket + "/" + key, Detail: "no such prefix: the bucket holds nothing under it"}
 		}
@@ -182,7 +182,8 @@ func (f *FS) String() string { return f.name }
 
 // List returns the names of the objects right under the prefix, sorted:
 // from the listing sent when the location was opened if it was whole,
-// else with ListObjectsV2 (1,000 names a request, at most 100,000). It
+// else with ListObjectsV2 (1,000 names a request, at most 100,000 keys
+// and prefixes in all, however many a page holds). It
 // returns source.ErrNotListable where listing is refused.
 func (f *FS) List() ([]string, error) {
 	f.mu.Lock()
@@ -195,10 +196,14 @@ func (f *FS) List() ([]string, error) {
 	}
 	var names []string
 	token := ""
+	keys := 0
 	for range maxListPages {
 		page, err := f.l.page(f.name, f.prefix, token)
 		if err != nil {
 			return nil, err
+		}
+		if keys += page.keys(); keys > maxListKeys {
+			return nil, &Error{Code: CodeStore, Location: f.name, Detail: "more than 100,000 objects right under the prefix"}
 		}
 		names = append(names, f.namesOf(page)...)
 		if !page.IsTruncated || page.NextToken == "" {
@@ -208,7 +213,7 @@ func (f *FS) List() ([]string, error) {
 		}
 		token = page.NextToken
 	}
-	return nil, &Error{Code: CodeStore, Location: f.name, Detail: "more than 100,000 objects right under the prefix"}
+	return nil, &Error{Code: CodeStore, Location: f.name, Detail: "more than 1,000 listing pages for the prefix"}
 }
 
 // namesOf returns the names of a page's objects relative to the prefix.

@@ -1,6 +1,9 @@
 // Command mkmodel writes the models the tests and benchmarks use.
 //
 //	mkmodel tiny DIR            the tiny Qwen3 of testdata/tiny-qwen3
+//	mkmodel fancynet DIR        testdata/fancynet: the tiny model with 5 layers
+//	                            as an architecture without a spec, layer 2's
+//	                            mlp.up_proj missing (README's structural check)
 //	mkmodel qwen3-0.6b DIR      the real Qwen3-0.6B header over a sparse file
 //	mkmodel qwen3-0.6b-dense DIR  the same layout filled with random bytes
 //	                             (1.5 GB; lm_head identical to embed_tokens)
@@ -10,6 +13,8 @@
 //	mkmodel base:NAME DIR       a header-only base of the real adapters in
 //	                            testdata/adapters: llama-3.2-1b, gpt2, distilgpt2,
 //	                            bloom-560m, distilbert, bert (shapes only, data a hole)
+//	mkmodel layout:SRC DIR      a header-only model of a reference layout directory
+//	                            (config.json, tensors.tsv, and any other .json copied)
 package main
 
 import (
@@ -23,7 +28,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: mkmodel tiny|qwen3-0.6b|qwen3-0.6b-dense|real:NAME DIR")
+		fmt.Fprintln(os.Stderr, "usage: mkmodel tiny|fancynet|qwen3-0.6b|qwen3-0.6b-dense|adapter:NAME|base:NAME|real:NAME DIR")
 		os.Exit(64)
 	}
 	if err := run(os.Args[1], os.Args[2]); err != nil {
@@ -41,6 +46,8 @@ func run(kind, dir string) error {
 	switch kind {
 	case "tiny":
 		return testmodel.WriteTiny(dir, nil)
+	case "fancynet":
+		return testmodel.WriteFancyNet(dir)
 	case "qwen3-0.6b":
 		return testmodel.WriteSparse06B(dir)
 	case "adapter:tiny":
@@ -66,6 +73,9 @@ func run(kind, dir string) error {
 			return testmodel.WriteHeaderOnly(dir, testmodel.BERTConfig, testmodel.BERTTensors())
 		}
 		return fmt.Errorf("unknown base %q", name)
+	}
+	if src, ok := strings.CutPrefix(kind, "layout:"); ok {
+		return testmodel.WriteLayoutDir(src, dir)
 	}
 	if name, ok := strings.CutPrefix(kind, "real:"); ok {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

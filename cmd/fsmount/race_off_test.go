@@ -1,6 +1,0 @@
-//go:build !race
-
-package main
-
-// raceBuild: see race_on_test.go.
-const raceBuild = false
