@@ -85,8 +85,8 @@ func (r *Report) alone(stored map[string]*tensor.Tensor, mods map[string]*Module
 		switch {
 		case strings.HasSuffix(rel, ".bias") && c.Bias == "all":
 			keep = true
-		case strings.HasSuffix(rel, ".base_layer.bias") && c.Bias == "lora_only" && mods[strings.TrimSuffix(rel, ".base_layer.bias")] != nil:
-			keep = true
+		case strings.HasSuffix(rel, ".bias") && c.Bias == "lora_only" && mods[strings.TrimSuffix(rel, ".bias")] != nil:
+			keep = true // an old PEFT's (see expect)
 		case strings.HasSuffix(rel, ".base_layer.weight") && mods[strings.TrimSuffix(rel, ".base_layer.weight")] != nil && mods[strings.TrimSuffix(rel, ".base_layer.weight")].Kind == KindEmbedding:
 			keep = true
 		}
@@ -154,6 +154,24 @@ func (r *Report) pairWants(m *Module, ref *Module) []want {
 	}
 	var ws []want
 	var out uint64
+	if c.EnableLoRA != nil && (m.Kind == KindLinear || m.Kind == KindConv1D) {
+		// An old PEFT's MergedLinear (see mergedWants).
+		n, k := uint64(len(c.EnableLoRA)), enabled(c.EnableLoRA)
+		if k == 0 {
+			return nil
+		}
+		var in, o uint64
+		if a := src.A; a != nil && len(a.Shape) >= 2 {
+			in = a.Shape[1]
+		}
+		if b := src.B; b != nil && len(b.Shape) >= 1 {
+			o = b.Shape[0]
+		}
+		return []want{
+			{name: aName, shape: []spec.Dim{{Sym: fmt.Sprintf("%d·r", k), Val: k * rk}, {Sym: "in", Val: in}}},
+			{name: bName, shape: []spec.Dim{{Sym: fmt.Sprintf("%d·out/%d", k, n), Val: o}, {Sym: fmt.Sprintf("%d·r/2", k), Val: k * rk / 2}, {Sym: "1", Val: 1}}},
+		}
+	}
 	if a := src.A; a != nil && len(a.Shape) >= 2 {
 		d := dims("r", rk, "in", a.Shape[1])
 		for i, k := range a.Shape[2:] {

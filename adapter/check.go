@@ -42,6 +42,11 @@ type Module struct {
 	A, B, Magnitude *tensor.Tensor
 	// Weight is the base's weight, nil without a base.
 	Weight *tensor.Tensor
+	// Enable is an old PEFT's enable_lora for a MergedLinear (nil for
+	// any other layer): the weight's output is len(Enable) equal parts,
+	// the enabled ones adapted. lora_A is then [k·r, in] and lora_B a
+	// Conv1d's [k·out/n, k·r/2, 1] of two groups, k the enabled parts.
+	Enable []bool
 }
 
 // Report is the result of checking an adapter.
@@ -159,6 +164,9 @@ func isEmbedding(key string) bool { return slices.Contains(embeddingNames, lastP
 func Check(a *Adapter, base *model.Model, noBase string) *Report {
 	r := &Report{Adapter: a, Base: base, NoBase: noBase, ByDType: map[tensor.DType]uint64{}, Copies: map[string]*tensor.Tensor{}}
 	c := a.Config
+	if base != nil && base.Format == model.FormatShapes {
+		r.Notes = append(r.Notes, "the base is its config.json alone: checked against the shapes the architecture table derives from it (no weights read)")
+	}
 	stored := map[string]*tensor.Tensor{} // canonical name → tensor
 	names := map[string]bool{}
 	for _, t := range a.Tensors {
@@ -217,7 +225,7 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 		if i, ok := c.layerIndex(m.Key); ok {
 			m.Layer = i
 		}
-		if m.Kind == KindLinear && c.FanInFanOut {
+		if m.Kind == KindLinear && c.FanInFanOut && c.EnableLoRA == nil {
 			m.Kind = KindConv1D
 		}
 		if m.Kind == KindLinear && base == nil && slices.Contains(conv1DNames, lastPart(m.Key)) && strings.Contains(m.Key, ".h.") {
@@ -279,6 +287,9 @@ func Check(a *Adapter, base *model.Model, noBase string) *Report {
 		r.problem(check.Problem{Kind: check.Unexpected, Tensor: t.Name, Detail: fmt.Sprintf("%s %s %s %s", t.Name, t.DType, tensor.FormatShape(t.Shape), why), Shape: t.Shape, HasShape: true, DType: t.DType.String()})
 	}
 	for _, m := range slices.SortedFunc(maps.Values(mods), func(x, y *Module) int { return strings.Compare(x.Key, y.Key) }) {
+		if c.EnableLoRA != nil && (m.Kind == KindLinear || m.Kind == KindConv1D) {
+			m.Enable = c.EnableLoRA
+		}
 		if m.A != nil && m.B != nil && claimed[canonKey(m.A)] && claimed[canonKey(m.B)] {
 			r.Modules = append(r.Modules, m)
 		}
@@ -361,6 +372,9 @@ func (r *Report) loraWants(key, kind string, rank int, w []uint64) []want {
 	rk := uint64(rank)
 	var ws []want
 	var out uint64
+	if c.EnableLoRA != nil && (kind == KindLinear || kind == KindConv1D) {
+		return r.mergedWants(key, kind, rank, w)
+	}
 	switch kind {
 	case KindLinear:
 		out = w[0]
@@ -470,6 +484,13 @@ func (r *Report) expect(stored map[string]*tensor.Tensor, mods map[string]*Modul
 		}
 	}
 	conv1D := c.FanInFanOut || conv1DTypes[bc.ModelType]
+	if c.EnableLoRA != nil && c.FanInFanOut && bc.ModelType != "" && !conv1DTypes[bc.ModelType] {
+		// Old PEFT's MergedLinear on a Linear: "fan_in_fan_out is set to
+		// True but the target module is not a Conv1D. Setting
+		// fan_in_fan_out to False."
+		conv1D = false
+		r.Notes = append(r.Notes, fmt.Sprintf("fan_in_fan_out is true, but the base (%s) has Linear layers: the PEFT that wrote enable_lora set it to false for them, as here", bc.ModelType))
+	}
 	var wants []want
 	targeted := map[string]bool{}
 	used := map[string]bool{} // target names that matched
@@ -501,8 +522,14 @@ func (r *Report) expect(stored map[string]*tensor.Tensor, mods map[string]*Modul
 		}
 		wants = append(wants, r.loraWants(k, kind, c.Rank(k), w.Shape)...)
 		if c.Bias == "lora_only" {
+			// PEFT's get_peft_model_state_dict saves, for each LoRA key,
+			// the key before "lora_" + "bias" when the model's state dict
+			// has it: an old PEFT's LoRA layer was the Linear itself
+			// (module.bias, saved); a PEFT with base_layer (0.7 on) holds
+			// module.base_layer.bias, which that name misses, so it saves
+			// none. Optional, and never named base_layer.bias.
 			if b := base.Tensor(m + ".bias"); b != nil {
-				wants = append(wants, want{name: Prefix + k + ".base_layer.bias", alt: Prefix + k + ".bias", shape: shapeDims(b.Shape), merged: b.Name})
+				wants = append(wants, want{name: Prefix + k + ".bias", shape: shapeDims(b.Shape), merged: b.Name, optional: true})
 			}
 		}
 	}
@@ -620,4 +647,42 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// enabled counts the true entries of enable_lora.
+func enabled(e []bool) uint64 {
+	var k uint64
+	for _, b := range e {
+		if b {
+			k++
+		}
+	}
+	return k
+}
+
+// mergedWants returns the tensors of an old PEFT's MergedLinear (0.1,
+// 0.2: enable_lora) of rank r on module key whose base weight is w: for
+// n parts of which k are enabled, lora_A is nn.Linear(in, k·r), [k·r,
+// in], and lora_B nn.Conv1d(k·r, out/n·k, kernel_size=1, groups=2),
+// [k·out/n, k·r/2, 1]. With no part enabled it made neither.
+func (r *Report) mergedWants(key, kind string, rank int, w []uint64) []want {
+	c := r.Adapter.Config
+	n, k := uint64(len(c.EnableLoRA)), enabled(c.EnableLoRA)
+	if k == 0 {
+		return nil
+	}
+	in, out := w[1], w[0]
+	if kind == KindConv1D {
+		in, out = w[0], w[1]
+	}
+	if out%n != 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: enable_lora has %d parts, which do not divide its %d outputs (the PEFT that wrote it refuses that)", key, n, out))
+	}
+	p := Prefix + key
+	rk := uint64(rank)
+	ws := []want{
+		{name: p + ".lora_A.weight", shape: []spec.Dim{{Sym: fmt.Sprintf("%d·r", k), Val: k * rk}, {Sym: "in", Val: in}}},
+		{name: p + ".lora_B.weight", shape: []spec.Dim{{Sym: fmt.Sprintf("%d·out/%d", k, n), Val: out / n * k}, {Sym: fmt.Sprintf("%d·r/2", k), Val: k * rk / 2}, {Sym: "1", Val: 1}}},
+	}
+	return ws
 }

@@ -66,7 +66,14 @@ type Config struct {
 	// TargetParameters is target_parameters (LoRA on nn.Parameter),
 	// which this package does not derive.
 	TargetParameters []string
+	// EnableLoRA is an old PEFT's enable_lora (0.1 and 0.2): which of
+	// the equal parts of a fused projection's output (query_key_value's
+	// q, k, v) a MergedLinear adapts; nil when absent.
+	EnableLoRA []bool
 }
+
+// MaxEnableLoRA bounds enable_lora's length (real ones have 3 parts).
+const MaxEnableLoRA = 64
 
 // Pattern is one key of rank_pattern or alpha_pattern with its value, in
 // the file's order (PEFT takes the first key that matches).
@@ -265,6 +272,11 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 	}
 	if c.AlphaPattern, err = patterns(pb, "alpha_pattern", f["alpha_pattern"]); err != nil {
 		return nil, notGo(bad, "alpha_pattern", err)
+	}
+	if has("enable_lora") {
+		if json.Unmarshal(f["enable_lora"], &c.EnableLoRA) != nil || len(c.EnableLoRA) == 0 || len(c.EnableLoRA) > MaxEnableLoRA {
+			return nil, bad("enable_lora", "must be a list of 1 to %d booleans", MaxEnableLoRA)
+		}
 	}
 	return c, nil
 }

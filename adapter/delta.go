@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/fsmount/fsmount/internal/decode"
 	"github.com/fsmount/fsmount/internal/par"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // DeltaShape is the shape of the module's change to its base weight: the
@@ -16,6 +18,16 @@ import (
 // [num_embeddings, embedding_dim], both the transpose of B·A. Nil for a
 // convolution or a module missing A or B.
 func (m *Module) DeltaShape() []uint64 {
+	if m.Enable != nil {
+		in, out, ok := m.mergedDims()
+		switch {
+		case !ok:
+			return nil
+		case m.transposed():
+			return []uint64{in, out}
+		}
+		return []uint64{out, in}
+	}
 	if m.A == nil || m.B == nil || len(m.A.Shape) != 2 || len(m.B.Shape) != 2 {
 		return nil
 	}
@@ -23,6 +35,46 @@ func (m *Module) DeltaShape() []uint64 {
 		return []uint64{m.A.Shape[1], m.B.Shape[0]}
 	}
 	return []uint64{m.B.Shape[0], m.A.Shape[1]}
+}
+
+// mergedDims returns an old PEFT MergedLinear's input and output widths
+// (its base weight's), from lora_A [k·r, in] and lora_B [k·out/n, k·r/2,
+// 1], and whether the factors have those shapes.
+func (m *Module) mergedDims() (in, out uint64, ok bool) {
+	n, k := uint64(len(m.Enable)), enabled(m.Enable)
+	if m.A == nil || m.B == nil || len(m.A.Shape) != 2 || len(m.B.Shape) != 3 || k == 0 {
+		return 0, 0, false
+	}
+	rk, o := m.A.Shape[0], m.B.Shape[0]
+	if rk%2 != 0 || o%k != 0 || o%2 != 0 || m.B.Shape[1] != rk/2 || m.B.Shape[2] != 1 {
+		return 0, 0, false
+	}
+	return m.A.Shape[1], o / k * n, true
+}
+
+// padMerged returns an old PEFT MergedLinear's lora_B as the [out, k·r]
+// factor of a plain product: its Conv1d of two groups maps channels
+// [h·k·r/2, (h+1)·k·r/2) of lora_A's output to the half h of its own
+// outputs, and zero_pad places those outputs, in order, in the enabled
+// parts of the weight's rows, leaving the others zero.
+func (m *Module) padMerged(b []float32, out uint64) []float32 {
+	rk := m.A.Shape[0]
+	half := rk / 2
+	o := m.B.Shape[0]
+	part := out / uint64(len(m.Enable))
+	var parts []uint64
+	for i, e := range m.Enable {
+		if e {
+			parts = append(parts, uint64(i))
+		}
+	}
+	p := make([]float32, out*rk)
+	for j := range o {
+		h := j / (o / 2)
+		row := parts[j/part]*part + j%part
+		copy(p[row*rk+h*half:row*rk+(h+1)*half], b[j*half:(j+1)*half])
+	}
+	return p
 }
 
 func (m *Module) transposed() bool { return m.Kind == KindConv1D || m.Kind == KindEmbedding }
@@ -45,7 +97,58 @@ type Delta struct {
 
 	absOnce           sync.Once
 	absLeft, absRight []float32
+
+	nonFinite error // the first NaN or Inf of a factor, or nil
 }
+
+// NonFiniteError says that a tensor holds a NaN or an infinity, where a
+// delta (or a magnitude) made from it would carry it into every merge.
+type NonFiniteError struct {
+	Tensor string
+	Shape  []uint64
+	Index  uint64 // flat, of the first
+	Value  float32
+	// Scaled is set when the factor is finite and scale·lora_B is not.
+	Scaled float64
+}
+
+func (e *NonFiniteError) Error() string {
+	at := fmt.Sprintf("%v at %s", e.Value, flatIndex(e.Index, e.Shape))
+	if e.Scaled != 0 {
+		return fmt.Sprintf("%s times the scale %g overflows float32 (%s): the delta is not finite", e.Tensor, e.Scaled, at)
+	}
+	return fmt.Sprintf("%s holds %s: the delta is not finite", e.Tensor, at)
+}
+
+// flatIndex renders flat index i of shape as "[r, c]".
+func flatIndex(i uint64, shape []uint64) string {
+	idx := make([]uint64, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			idx[k] = i % shape[k]
+			i /= shape[k]
+		}
+	}
+	return tensor.FormatShape(idx)
+}
+
+// CheckFinite returns a *NonFiniteError for the first NaN or infinity
+// of v, the values of t, or nil.
+func CheckFinite(t *tensor.Tensor, v []float32) error {
+	for i, x := range v {
+		if x != x || math.IsInf(float64(x), 0) {
+			return &NonFiniteError{Tensor: t.Name, Shape: t.Shape, Index: uint64(i), Value: x}
+		}
+	}
+	return nil
+}
+
+// NonFinite returns a *NonFiniteError when a factor of the delta holds a
+// NaN or an infinity, or scaling lora_B overflows: then every element
+// the factor reaches is NaN or infinite, and no tolerance can prove a
+// merge with it. Nil when the factors are finite (their product may
+// still overflow, element by element).
+func (d *Delta) NonFinite() error { return d.nonFinite }
 
 // Delta loads the module's factors and returns its delta.
 func (m *Module) Delta() (*Delta, error) {
@@ -53,24 +156,27 @@ func (m *Module) Delta() (*Delta, error) {
 	if shape == nil {
 		return nil, fmt.Errorf("%s: no delta for a %s module", m.Key, m.Kind)
 	}
-	r := m.A.Shape[0]
-	if m.B.Shape[1] != r || r == 0 {
-		return nil, fmt.Errorf("%s: lora_A has rank %d, lora_B %d", m.Key, r, m.B.Shape[1])
-	}
-	if m.A.NumElements()+m.B.NumElements() > MaxFactorElements {
-		return nil, fmt.Errorf("%s: factors of %d elements, more than the %d held in memory", m.Key, m.A.NumElements()+m.B.NumElements(), MaxFactorElements)
-	}
-	a, err := decode.Values(m.A)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decode.Values(m.B)
+	a, b, r, err := m.factors()
 	if err != nil {
 		return nil, err
 	}
 	d := &Delta{Module: m, Rows: shape[0], Cols: shape[1], rank: int(r)}
+	d.nonFinite = cmp.Or(CheckFinite(m.A, a), CheckFinite(m.B, b))
+	if d.nonFinite == nil {
+		s := float32(m.Scale)
+		for i, x := range b {
+			if y := s * x; math.IsInf(float64(y), 0) || y != y {
+				d.nonFinite = &NonFiniteError{Tensor: m.B.Name, Shape: m.B.Shape, Index: uint64(i), Value: x, Scaled: m.Scale}
+				break
+			}
+		}
+	}
 	s := float32(m.Scale)
 	in, out := m.A.Shape[1], m.B.Shape[0]
+	if m.Enable != nil {
+		_, out, _ = m.mergedDims() // DeltaShape checked them
+		b = m.padMerged(b, out)
+	}
 	if !m.transposed() {
 		// L = s·B [out, r], R = A [r, in].
 		d.left = b
@@ -94,6 +200,30 @@ func (m *Module) Delta() (*Delta, error) {
 		}
 	}
 	return d, nil
+}
+
+// factors decodes lora_A and lora_B, checking their ranks agree and
+// that they fit in memory, and returns them with the rank.
+func (m *Module) factors() (a, b []float32, r uint64, err error) {
+	r = m.A.Shape[0]
+	if m.Enable == nil && (len(m.B.Shape) < 2 || m.B.Shape[1] != r) || r == 0 {
+		return nil, nil, 0, fmt.Errorf("%s: lora_A has rank %d, lora_B %v", m.Key, r, m.B.Shape[1:])
+	}
+	total := m.A.NumElements() + m.B.NumElements()
+	if m.Enable != nil {
+		_, out, _ := m.mergedDims()
+		total = m.A.NumElements() + out*r // the padded lora_B
+	}
+	if total > MaxFactorElements {
+		return nil, nil, 0, fmt.Errorf("%s: factors of %d elements, more than the %d held in memory", m.Key, total, MaxFactorElements)
+	}
+	if a, err = decode.Values(m.A); err != nil {
+		return nil, nil, 0, err
+	}
+	if b, err = decode.Values(m.B); err != nil {
+		return nil, nil, 0, err
+	}
+	return a, b, r, nil
 }
 
 // Len is the number of elements.
@@ -222,23 +352,19 @@ func abs32(x float32) float32 {
 // factors alone: ‖s·B·A‖² = s²·trace((BᵀB)(AAᵀ)), in float64, with r×r
 // work per row and column rather than a pass over the product.
 func (m *Module) DeltaNorm() (float64, error) {
-	if m.A == nil || m.B == nil || len(m.A.Shape) < 2 || len(m.B.Shape) < 2 {
+	if m.A == nil || m.B == nil || len(m.A.Shape) < 2 || len(m.B.Shape) < 2 || m.Enable != nil && m.DeltaShape() == nil {
 		return 0, fmt.Errorf("%s: no factors", m.Key)
 	}
-	a, err := decode.Values(m.A)
+	a, b, r, err := m.factors()
 	if err != nil {
 		return 0, err
-	}
-	b, err := decode.Values(m.B)
-	if err != nil {
-		return 0, err
-	}
-	r := m.A.Shape[0]
-	if m.B.Shape[1] != r {
-		return 0, fmt.Errorf("%s: lora_A has rank %d, lora_B %d", m.Key, r, m.B.Shape[1])
 	}
 	in := uint64(len(a)) / max(r, 1)
 	out := m.B.Shape[0]
+	if m.Enable != nil {
+		_, out, _ = m.mergedDims()
+		b = m.padMerged(b, out)
+	}
 	bb := make([]float64, r*r) // BᵀB
 	for i := range out {
 		row := b[i*r : (i+1)*r]

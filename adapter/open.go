@@ -134,6 +134,7 @@ func OpenFS(loc string, fsys source.FS) (*Adapter, error) {
 	case err == nil:
 		f, err := safetensors.NewFile(src)
 		if err != nil {
+			err = model.Diagnose(src, err) // an LFS pointer, an HTML page, a truncated file
 			src.Close()
 			a.Close()
 			return nil, err
@@ -158,6 +159,7 @@ func OpenFS(loc string, fsys source.FS) (*Adapter, error) {
 		}
 		a.File = bin
 		if a.Tensors, err = BinReader(bin); err != nil {
+			err = model.Diagnose(bin, err)
 			a.Close()
 			return nil, err
 		}

@@ -194,13 +194,11 @@ func Check(m *model.Model) (*Report, error) {
 		plan, err := spec.ExpectHeld(c, held(m))
 		var noSpec *spec.NoSpecError
 		if errors.As(err, &noSpec) {
+			// Every format gets the structural check: it reads names
+			// and shapes, which each format gives alike.
 			r.Skipped = noSpec.Error()
-			if m.Format == model.FormatSafetensors || m.Format == model.FormatGGUF {
-				r.Depth = DepthStructural
-				r.structural(c, noSpec.Name())
-			} else {
-				r.Skipped += ": its tensors are listed, not checked"
-			}
+			r.Depth = DepthStructural
+			r.structural(c, noSpec.Name())
 		} else if err != nil {
 			return nil, err
 		} else {

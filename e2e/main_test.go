@@ -13,8 +13,12 @@
 // daemon under abuse), permissions, formats (safetensors: hostile,
 // sharded, POSIX conformance; PyTorch; LoRA adapters), formats_gguf (real,
 // quantized and malformed GGUFs, llama.cpp's names per architecture),
-// site (the HTML pages in Chromium) and readme (README.md's examples, run
-// and compared with its transcripts).
+// adapters (merge proofs with non-finite values, real adapters' biases,
+// old PEFT's fused layers, a base given as config.json alone), downloads
+// (users' broken downloads and careless command lines), structural (the
+// check without a spec, in every format), site (the HTML pages in
+// Chromium) and readme (README.md's examples, run and compared with its
+// transcripts).
 package e2e
 
 import (

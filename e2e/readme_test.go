@@ -211,7 +211,9 @@ func cleanupReadme(t *testing.T, dir string) {
 // transcript and to the output alike:
 //
 //   - temporary paths: "/tmp/" in a command is the scratch directory's
-//     tmp/, and that directory is written /tmp/ again in the output;
+//     tmp/, and that directory is written /tmp/ again in the output; the
+//     scratch directory itself, where the commands run as in a checkout,
+//     is written readmeCheckout (fsmount --list shows absolute paths);
 //   - timing figures: "N s" and "(N GB/s)" become "# s" and "(# GB/s)";
 //   - the PID column of `fsmount --list` becomes "#";
 //   - runs of spaces are one space, and trailing spaces are dropped (the
@@ -227,6 +229,9 @@ func cleanupReadme(t *testing.T, dir string) {
 // minutes. Every mount made under the scratch directory is unmounted when
 // the test ends, and every process whose pid file a block left there
 // (nginx's) is stopped.
+// readmeCheckout is where README's transcripts show the checkout.
+const readmeCheckout = "/home/me/fsmount/"
+
 func TestReadme(t *testing.T) {
 	requireFUSE(t)
 	if os.Geteuid() != 0 {
@@ -288,6 +293,7 @@ func TestReadme(t *testing.T) {
 					got = readmeOwnMounts(got, tmp+"/")
 				}
 				got = strings.ReplaceAll(got, tmp+"/", "/tmp/")
+				got = strings.ReplaceAll(got, dir+"/", readmeCheckout) // an absolute path (fsmount --list)
 				assert.Equal(t, normaliseReadme(c.cmd, c.want), normaliseReadme(c.cmd, got),
 					"README.md:%d: $ %s\n(output as printed:)\n%s", c.line, c.cmd, got)
 			}
@@ -333,7 +339,7 @@ func TestParseReadme(t *testing.T) {
 	assert.Equal(t, "B/2", bs[2].name)
 	assert.Empty(t, bs[2].notRun, "a marker applies to the next block only")
 	assert.Equal(t, "# s (# GB/s)", normaliseReadme("", "0.21 s (0.00 GB/s)"))
-	assert.Equal(t, "/tmp/q testdata/tiny-qwen3 # ✓ answering", normaliseReadme("bin/fsmount --list", "/tmp/q      testdata/tiny-qwen3  18169  ✓        answering  "))
+	assert.Equal(t, "/tmp/q /home/me/fsmount/testdata/tiny-qwen3 # ✓ answering", normaliseReadme("bin/fsmount --list", "/tmp/q      /home/me/fsmount/testdata/tiny-qwen3  18169  ✓        answering  "))
 }
 
 // TestDocLinks checks that every relative link of every Markdown file in

@@ -3,6 +3,8 @@ package fusefs
 import (
 	"log"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -138,6 +140,12 @@ func mount(mountpoint string, r *check.Report, o *Options) (*fuse.Server, *tree,
 	name := r.Model.Location
 	if o.Adapter != nil {
 		name = o.Adapter.Adapter.Location
+	}
+	// A local path made absolute: fsmount --list is read from anywhere.
+	if !strings.Contains(name, "://") {
+		if abs, err := filepath.Abs(name); err == nil {
+			name = abs
+		}
 	}
 	opts := mountOptions(name, o)
 	server, err := fuse.NewServer(&unasked{fs.NewNodeFS(root, opts)}, mountpoint, &opts.MountOptions)

@@ -108,6 +108,10 @@ func findGGUF(fsys source.FS) (string, bool) {
 func (m *Model) openGGUF(name string) error {
 	gm, err := gguf.OpenModel(m.Source, name)
 	if err != nil {
+		if f, oerr := m.Source.Open(name); oerr == nil {
+			err = Diagnose(f, err)
+			f.Close()
+		}
 		return err
 	}
 	m.Format = FormatGGUF

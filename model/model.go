@@ -28,6 +28,7 @@ import (
 	"sync"
 
 	"github.com/fsmount/fsmount/dcp"
+	"github.com/fsmount/fsmount/internal/download"
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/pytorch"
 	"github.com/fsmount/fsmount/safetensors"
@@ -56,6 +57,9 @@ const (
 	FormatSafetensors = "safetensors"
 	FormatGGUF        = "gguf"
 	FormatPyTorch     = "pytorch"
+	// FormatShapes is a model of shapes alone (FromShapes): no file,
+	// no bytes.
+	FormatShapes = "shapes"
 )
 
 // Model is an opened model: its config, if any, and its weights.
@@ -133,7 +137,11 @@ func OpenWith(loc string, ro *remote.Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return OpenFS(loc, fsys, file)
+	m, err := OpenFS(loc, fsys, file)
+	if err != nil {
+		return nil, diagnoseDir(loc, err)
+	}
+	return m, nil
 }
 
 // Locate resolves a location as Open takes it (s3://, http(s)://, hf://,
@@ -152,6 +160,9 @@ func Locate(loc string, ro *remote.Options) (fsys source.FS, file string, err er
 		return fsys, file, err
 	}
 	st, err := os.Stat(loc)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", download.NoSuchPath(loc, err)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -317,7 +328,12 @@ var (
 )
 
 func opener[T any](parse func(source.File) (T, error)) func(source.FS, string) (T, error) {
-	return func(fsys source.FS, name string) (T, error) { return source.OpenWith(fsys, name, parse) }
+	return func(fsys source.FS, name string) (T, error) {
+		return source.OpenWith(fsys, name, func(f source.File) (T, error) {
+			t, err := parse(f)
+			return t, Diagnose(f, err)
+		})
+	}
 }
 
 // maxOpeners bounds the shards opened at once: a remote source then has
@@ -333,7 +349,7 @@ func (m *Model) openIndexed(raw []byte) error {
 	idx, files, err := parseOpening(m.Source, join(m.Source, IndexName), raw, openSafetensors)
 	if err != nil {
 		m.Close()
-		return err
+		return diagnoseIndex(join(m.Source, IndexName), err)
 	}
 	m.Index = idx
 	if err := m.join(files); err != nil {
@@ -614,4 +630,14 @@ func (m *Model) Close() error {
 		c.Close() // the files it opened are closed above
 	}
 	return err
+}
+
+// FromShapes returns a model of tensors that have names, dtypes and
+// shapes and no bytes (their File is nil: nothing may read them), as
+// config (config.json's bytes) implies them: what an adapter's check
+// needs of its base when the base is given as its config.json alone.
+func FromShapes(loc string, config []byte, ts []*tensor.Tensor) *Model {
+	m := &Model{Location: loc, Format: FormatShapes, Config: config, ConfigName: ConfigName}
+	m.setTensors(ts)
+	return m
 }

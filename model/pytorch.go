@@ -47,7 +47,7 @@ func (m *Model) openPyTorchDir() error {
 	m.Format = FormatPyTorch
 	idx, files, err := parseOpening(m.Source, join(m.Source, PyTorchIndexName), raw, openPyTorch)
 	if err != nil {
-		return err
+		return diagnoseIndex(join(m.Source, PyTorchIndexName), err)
 	}
 	m.Index = idx
 	if err := m.joinPyTorch(files); err != nil {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"github.com/fsmount/fsmount/internal/cli"
 	"io"
+
+	"github.com/fsmount/fsmount/internal/cli"
+	"github.com/fsmount/fsmount/internal/scan"
 
 	"github.com/fsmount/fsmount/adapter"
 	"github.com/fsmount/fsmount/internal/merge"
@@ -11,31 +14,61 @@ import (
 	"github.com/fsmount/fsmount/source/remote"
 )
 
-// runAdapter checks the adapter at loc and prints its report.
-func runAdapter(loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
-	a, b, why, err := openAdapter(loc, base, ro)
+// runAdapter checks the adapter at loc and prints its report; with
+// doScan, also the values of its stored tensors (a NaN or Inf in a factor
+// makes every merge with it garbage).
+func runAdapter(loc, base string, asJSON, doScan bool, ro *remote.Options, stdout, stderr io.Writer) int {
+	a, b, why, err := openAdapter(loc, base, true, ro)
 	if err != nil {
 		return invalid(stderr, err)
 	}
 	defer closeAdapter(a, b)
 	r := adapter.Check(a, b, why)
+	code := cli.VerdictCode(r.Clean(), !r.Partial())
+	if !doScan {
+		if asJSON {
+			stdout.Write(r.JSON())
+		} else {
+			io.WriteString(stdout, r.Text())
+		}
+		return code
+	}
+	res, err := withBar(stderr, "scanning", func(p func(done, total int64)) (*scan.Result, error) {
+		return scan.Tensors(context.Background(), a.Tensors, a.Tensor, nil, nil, scan.Options{Progress: p})
+	})
+	if err != nil {
+		return invalid(stderr, err)
+	}
 	if asJSON {
-		stdout.Write(r.JSON())
+		out, err := scanJSON(r, res)
+		if err != nil {
+			return invalid(stderr, err)
+		}
+		stdout.Write(out)
 	} else {
 		io.WriteString(stdout, r.Text())
+		io.WriteString(stdout, "\n"+res.Text())
 	}
-	return cli.VerdictCode(r.Clean(), !r.Partial())
+	if res.Failed() {
+		return cli.ExitProblems
+	}
+	return code
 }
 
 // openAdapter opens the adapter at loc and its base: the one named, else
 // the one its config names where that can be opened (nil, and why not,
-// where it cannot). closeAdapter closes both.
-func openAdapter(loc, base string, ro *remote.Options) (*adapter.Adapter, *model.Model, string, error) {
+// where it cannot); with shapes, a base given as its config.json alone
+// is its shapes (adapter.OpenBaseShapes). closeAdapter closes both.
+func openAdapter(loc, base string, shapes bool, ro *remote.Options) (*adapter.Adapter, *model.Model, string, error) {
 	a, err := adapter.Open(loc, ro)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	b, why, err := adapter.OpenBase(a, base, ro)
+	open := adapter.OpenBase
+	if shapes {
+		open = adapter.OpenBaseShapes
+	}
+	b, why, err := open(a, base, ro)
 	if err != nil {
 		a.Close()
 		return nil, nil, "", err
@@ -52,7 +85,7 @@ func closeAdapter(a *adapter.Adapter, b *model.Model) {
 
 // runMerge proves that merged is base + the adapter's deltas.
 func runMerge(merged, loc, base string, asJSON bool, ro *remote.Options, stdout, stderr io.Writer) int {
-	a, b, why, err := openAdapter(loc, base, ro)
+	a, b, why, err := openAdapter(loc, base, false, ro)
 	if err != nil {
 		return invalid(stderr, err)
 	}

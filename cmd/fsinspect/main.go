@@ -52,7 +52,8 @@ Options may come before or after MODEL; -- ends them.
 Options:
   --json            print the report (or the comparison) as JSON
   --scan            also read every value: statistics, NaN, Inf, all-zero,
-                    constant and duplicate tensors (a "values" section)
+                    constant and duplicate tensors (a "values" section);
+                    of an ADAPTER, its stored tensors
   --compare OTHER   compare MODEL with OTHER, tensor by tensor, on the
                     decoded values: relative L2 is |MODEL-OTHER| / |OTHER|
   --tolerance REL   with --compare: exit 1 unless every shared tensor is
@@ -63,9 +64,11 @@ Options:
                     the mount serves them (DIR must be empty or absent)
   --base BASE       for a LoRA ADAPTER (a directory holding
                     adapter_config.json and adapter_model.safetensors): the
-                    base model to check it against; without it, the base
-                    the adapter names when that is a local directory, else
-                    a partial check of the adapter alone (exit 3)
+                    base model to check it against (or its config.json
+                    alone: the shapes the architecture table derives from
+                    it); without it, the base the adapter names when that
+                    is a local directory, else a partial check of the
+                    adapter alone (exit 3)
   --compare MERGED  with an ADAPTER and its base: prove that MERGED is the
                     base plus the adapter, tensor by tensor, within the
                     merged dtype's rounding (exit 1 naming any that is not)
@@ -137,19 +140,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--scan and --compare are separate runs"}).Line("fsinspect"))
 		return cli.ExitUsage
 	}
+	if *htmlDir != "" {
+		if msg := htmlDirUnusable(*htmlDir); msg != "" {
+			io.WriteString(stderr, (&cli.UsageError{Msg: msg}).Line("fsinspect"))
+			return cli.ExitUsage
+		}
+	}
 	ro := remote.Options{NoSignRequest: *noSign}.WithTimeout(time.Duration(timeout))
 	// A remote location is taken as an adapter when --base says so, or
 	// when it holds no model but an adapter (probed only then, below: a
 	// model's check makes no request for adapter_config.json).
 	if adapter.IsAdapter(operands[0]) || *baseLoc != "" && adapter.IsRemote(operands[0]) {
 		switch {
-		case *doScan || *htmlDir != "" || *tolerance >= 0:
-			io.WriteString(stderr, (&cli.UsageError{Msg: "--scan, --html and --tolerance are for models, not adapters"}).Line("fsinspect"))
+		case *htmlDir != "" || *tolerance >= 0:
+			io.WriteString(stderr, (&cli.UsageError{Msg: "--html and --tolerance are for models, not adapters"}).Line("fsinspect"))
 			return cli.ExitUsage
 		case *other != "":
 			return runMerge(*other, operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
 		}
-		return runAdapter(operands[0], *baseLoc, *asJSON, &ro, stdout, stderr)
+		return runAdapter(operands[0], *baseLoc, *asJSON, *doScan, &ro, stdout, stderr)
 	}
 	if *baseLoc != "" {
 		io.WriteString(stderr, (&cli.UsageError{Msg: "--base is for an adapter (a directory holding adapter_config.json); " + operands[0] + " is not one"}).Line("fsinspect"))
@@ -162,7 +171,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, model.ErrNoWeights) && adapter.IsRemote(operands[0]) && !*doScan && *htmlDir == "" {
 		if a, aerr := adapter.Open(operands[0], &ro); aerr == nil {
 			a.Close()
-			return runAdapter(operands[0], "", *asJSON, &ro, stdout, stderr)
+			return runAdapter(operands[0], "", *asJSON, false, &ro, stdout, stderr)
 		}
 	}
 	if err != nil {
@@ -194,13 +203,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return invalid(stderr, err)
 	}
 	if *asJSON {
-		var j map[string]any
-		if err := json.Unmarshal(r.JSON(), &j); err != nil {
+		out, err := scanJSON(r, res)
+		if err != nil {
 			return invalid(stderr, err)
 		}
-		j["scan"] = res.JSON()
-		out, _ := json.MarshalIndent(j, "", "  ")
-		stdout.Write(append(out, '\n'))
+		stdout.Write(out)
 	} else {
 		io.WriteString(stdout, r.Text())
 		io.WriteString(stdout, "\n"+res.Text())
@@ -209,6 +216,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.ExitProblems
 	}
 	return exitCode(r)
+}
+
+// scanJSON is the report's JSON with the scan's section added. Its
+// "clean" is the whole verdict's: no problem of any kind that was looked
+// for, so a tensor the scan failed (NaN, Inf, all zero) makes it false,
+// as it makes the exit code 1.
+func scanJSON(r interface{ JSON() []byte }, res *scan.Result) ([]byte, error) {
+	var j map[string]any
+	if err := json.Unmarshal(r.JSON(), &j); err != nil {
+		return nil, err
+	}
+	j["scan"] = res.JSON()
+	if res.Failed() {
+		j["clean"] = false
+	}
+	out, err := json.MarshalIndent(j, "", "  ")
+	return append(out, '\n'), err
 }
 
 // runCompare compares model with other and prints the summary; with a
@@ -262,6 +286,23 @@ func withBar[R any](stderr io.Writer, what string, job func(progress func(done, 
 
 // exitCode is the verdict as an exit status.
 func exitCode(r *check.Report) int { return cli.VerdictCode(r.Clean(), r.Checked()) }
+
+// htmlDirUnusable says why --html cannot write into dir (it is not
+// empty, or not a directory), or "": a bad command line, told before the
+// model is read.
+func htmlDirUnusable(dir string) string {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return "" // made by site.Write (or its error told then)
+	case !st.IsDir():
+		return "--html " + dir + ": not a directory; give an empty or new directory"
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return "--html " + dir + ": the directory is not empty; give an empty or new directory"
+	}
+	return ""
+}
 
 // writeSite writes the model's site to dir, laid out as the mount's tree
 // (package layout).

@@ -88,7 +88,7 @@ func TestClaims(t *testing.T) {
 	// any depth: the neutral tensor, the local source, the tree's layout,
 	// the quantization config, decoding, the views and the pictures.
 	for _, p := range []string{"tensor", "source", "internal/layout", "internal/quantconfig", "internal/numfmt",
-		"internal/mountinfo", "internal/lru", "internal/par", "internal/quant", "internal/decode", "internal/views", "internal/render"} {
+		"internal/mountinfo", "internal/lru", "internal/par", "internal/quant", "internal/decode", "internal/views", "internal/render", "internal/download"} {
 		for _, d := range deps(t, p) {
 			assert.NotContains(t, append(formats, mod+"model", mod+"spec", mod+"check"), d, "%s depends on %s", p, d)
 			assert.False(t, strings.HasPrefix(d, "github.com/hanwen/go-fuse"), "%s depends on %s", p, d)

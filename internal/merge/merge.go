@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -56,8 +57,12 @@ type Tensor struct {
 	Want  float64 `json:"want,omitempty"`
 	Tol   float64 `json:"tolerance,omitempty"`
 	// Worst is the largest |merged − expected| / tolerance.
-	Worst  float64 `json:"worst_ratio"`
-	Detail string  `json:"detail,omitempty"` // why it was not compared
+	Worst float64 `json:"worst_ratio"`
+	// NonFinite counts the elements off because the merged value, the
+	// base's or the delta is NaN or infinite (adapted, copies): no
+	// tolerance proves those. They are counted in Off too.
+	NonFinite uint64 `json:"non_finite,omitempty"`
+	Detail    string `json:"detail,omitempty"` // why it was not compared
 }
 
 // Result is the proof.
@@ -156,6 +161,10 @@ func Prove(r *adapter.Report, merged *model.Model, opts *Options) (*Result, erro
 				t.OK, t.Detail = false, err.Error()
 				continue
 			}
+			if err := d.NonFinite(); err != nil {
+				t.OK, t.Detail = false, err.Error()
+				continue
+			}
 			if mod.Magnitude != nil {
 				if mod.Kind != adapter.KindLinear {
 					t.OK, t.Detail = false, "DoRA on a "+mod.Kind+" is not proved"
@@ -163,6 +172,10 @@ func Prove(r *adapter.Report, merged *model.Model, opts *Options) (*Result, erro
 				}
 				if mag, err = decode.Values(mod.Magnitude); err != nil {
 					return nil, err
+				}
+				if err := adapter.CheckFinite(mod.Magnitude, mag); err != nil {
+					t.OK, t.Detail = false, err.Error()
+					continue
 				}
 				if uint64(len(mag)) != d.Rows {
 					t.OK, t.Detail = false, fmt.Sprintf("magnitude has %d values for %d rows", len(mag), d.Rows)
@@ -257,6 +270,7 @@ type outcome struct {
 	got, want, tol float64
 	worst          float64
 	hasFirst       bool
+	nonFinite      uint64
 }
 
 func (o *outcome) into(t *Tensor) {
@@ -268,6 +282,7 @@ func (o *outcome) into(t *Tensor) {
 		t.First, t.Got, t.Want, t.Tol = o.first, o.got, o.want, o.tol
 	}
 	t.Off += o.off
+	t.NonFinite += o.nonFinite
 	t.OK = false
 }
 
@@ -326,14 +341,11 @@ func (w *worker) narrow(j *job) (outcome, int64, error) {
 			want := wv + d
 			tol := 2*u*(abs32(wv)+abs32(d)) + td
 			diff := abs32(x - want)
-			if diff <= tol {
+			if diff <= tol && tol <= math.MaxFloat32 {
 				if diff*wTol > wDiff*tol {
 					wDiff, wTol = diff, tol
 				}
 				continue
-			}
-			if x == want || x != x && want != want {
-				continue // the same infinity, or NaN stayed NaN
 			}
 			// Again in float64, with the delta's own rounding.
 			if !hasAbs {
@@ -342,7 +354,7 @@ func (w *worker) narrow(j *job) (outcome, int64, error) {
 			}
 			wantD := float64(wv) + float64(d)
 			tolD := 2*ud*(math.Abs(float64(wv))+math.Abs(float64(d))) + tdd + eps32*float64(w.dabs[c])
-			o.check(row*j.cols+uint64(c), float64(x), wantD, tolD)
+			o.checkFinite(row*j.cols+uint64(c), float64(x), wantD, tolD)
 		}
 	}
 	o.worst = max(o.worst, float64(wDiff)/float64(wTol))
@@ -420,11 +432,12 @@ func (w *worker) check(j *job) (outcome, int64, error) {
 		// Identical values (an untouched tensor stored in another
 		// dtype), or the adapter's copy within the merged rounding.
 		for i, x := range w.m {
-			want, tol := w.w[i], 0.0
 			if j.t.Kind == KindCopy {
-				tol = u*math.Abs(want) + tiny(j.merged.DType)
+				want := w.w[i]
+				o.checkFinite(j.start+uint64(i), x, want, u*math.Abs(want)+tiny(j.merged.DType))
+				continue
 			}
-			o.check(j.start+uint64(i), x, want, tol)
+			o.check(j.start+uint64(i), x, w.w[i], 0)
 		}
 		return o, int64(j.n) * int64(j.merged.DType.BlockBytes()) / int64(j.merged.DType.BlockElems()), nil
 	}
@@ -461,7 +474,7 @@ func (w *worker) check(j *job) (outcome, int64, error) {
 				if math.Abs(x-want) > tol {
 					tol += math.Abs(f) * eps32 * abs(c)
 				}
-				o.check((r0+i)*j.cols+uint64(c), x, want, tol)
+				o.checkFinite((r0+i)*j.cols+uint64(c), x, want, tol)
 			}
 			continue
 		}
@@ -474,7 +487,7 @@ func (w *worker) check(j *job) (outcome, int64, error) {
 			if math.Abs(x-want) > tol {
 				tol += eps32 * abs(c)
 			}
-			o.check((r0+i)*j.cols+uint64(c), x, want, tol)
+			o.checkFinite((r0+i)*j.cols+uint64(c), x, want, tol)
 		}
 	}
 	return o, int64(j.n) * int64(j.merged.DType.BlockBytes()) / int64(j.merged.DType.BlockElems()), nil
@@ -492,6 +505,26 @@ func tiny(dt tensor.DType) float64 {
 	return 0x1p-1022
 }
 
+// checkFinite is check for a value computed with a tolerance (an adapted
+// weight, a copy): a NaN or an infinity in the merged value, the base's
+// or the delta is off, whatever it equals, since a tolerance made from it
+// is no bound (an Inf in lora_A made it +Inf and passed anything).
+func (o *outcome) checkFinite(idx uint64, got, want, tol float64) {
+	if finite(got) && finite(want) && finite(tol) {
+		o.check(idx, got, want, tol)
+		return
+	}
+	o.off++
+	o.nonFinite++
+	if !o.hasFirst {
+		o.first, o.got, o.want, o.tol, o.hasFirst = idx, got, want, tol, true
+	}
+}
+
+func finite(x float64) bool { return x-x == 0 }
+
+// check counts an element off when got is beyond tol of want; a NaN that
+// stayed NaN, or the same infinity, is not off (an untouched tensor).
 func (o *outcome) check(idx uint64, got, want, tol float64) {
 	if got != got && want != want || got == want {
 		return // both NaN (a NaN weight stays NaN), or equal (±Inf too)
@@ -566,6 +599,8 @@ func (r *Result) Text() string {
 		switch {
 		case t.Detail != "":
 			line("✗ %s (%s): %s", t.Name, t.Kind, t.Detail)
+		case t.NonFinite > 0:
+			line("✗ %s (%s): %s of %s elements not finite (NaN or Inf in the merged weight, the base's or the delta: no tolerance proves them), first at %s: merged %.8g, expected %.8g", t.Name, t.Kind, numfmt.Commas(t.NonFinite), numfmt.Commas(t.Elements), index(t.First, t.Shape), t.Got, t.Want)
 		case t.Kind == KindUntouched:
 			line("✗ %s (untouched): %s of %s elements differ from the base, first at %s", t.Name, numfmt.Commas(t.Off), numfmt.Commas(t.Elements), index(t.First, t.Shape))
 		default:
@@ -628,4 +663,31 @@ func (r *Result) JSON() []byte {
 	}
 	out, _ := json.MarshalIndent(j, "", "  ")
 	return append(out, '\n')
+}
+
+// MarshalJSON renders t; a non-finite got, want, tolerance or worst
+// ratio, which JSON has no number for, is the string "NaN", "+Inf" or
+// "-Inf".
+func (t *Tensor) MarshalJSON() ([]byte, error) {
+	type plain Tensor
+	c := plain(*t)
+	strs := map[string]string{}
+	for k, p := range map[string]*float64{"got": &c.Got, "want": &c.Want, "tolerance": &c.Tol, "worst_ratio": &c.Worst} {
+		if !finite(*p) {
+			strs[k] = strconv.FormatFloat(*p, 'g', -1, 64)
+			*p = 0
+		}
+	}
+	b, err := json.Marshal(c)
+	if err != nil || len(strs) == 0 {
+		return b, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range strs {
+		m[k] = v
+	}
+	return json.Marshal(m)
 }

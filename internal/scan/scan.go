@@ -23,6 +23,7 @@ import (
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
 
@@ -60,9 +61,17 @@ const bigTensor = 64 << 20
 // Model scans every tensor of m. A tensor that cannot be decoded is an
 // Entry with Err, not a failure of the scan; a read error is returned.
 func Model(ctx context.Context, m *model.Model, opts Options) (*Result, error) {
+	return Tensors(ctx, m.Tensors(), m.Tensor, m.Config, m.Source, opts)
+}
+
+// Tensors scans ts, sorted by name, as Model scans a model's: lookup
+// finds a tensor by name (a quantized weight's companions, the
+// duplicates' bytes), config is config.json's bytes, or nil, and fsys
+// holds the files beside it (a quantization's own config), or is nil.
+// An adapter's tensors are scanned this way.
+func Tensors(ctx context.Context, ts []*tensor.Tensor, lookup func(string) *tensor.Tensor, config []byte, fsys source.FS, opts Options) (*Result, error) {
 	start := time.Now()
-	ts := m.Tensors()
-	comp := views.NewCompanionsFS(m.Tensor, m.Config, m.Source)
+	comp := views.NewCompanionsFS(lookup, config, fsys)
 	res := &Result{Entries: make([]Entry, len(ts))}
 	for _, t := range ts {
 		res.Bytes += t.Length
@@ -125,7 +134,7 @@ func Model(ctx context.Context, m *model.Model, opts Options) (*Result, error) {
 	if opts.Progress != nil {
 		opts.Progress(res.Bytes, res.Bytes)
 	}
-	dups, err := duplicates(m, res)
+	dups, err := duplicates(lookup, res)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +146,7 @@ func Model(ctx context.Context, m *model.Model, opts Options) (*Result, error) {
 // duplicates finds byte-identical tensors: tensors of one dtype and
 // length whose statistics are equal are compared byte for byte. A tied
 // head and its embedding are not reported.
-func duplicates(m *model.Model, res *Result) ([][]string, error) {
+func duplicates(lookup func(string) *tensor.Tensor, res *Result) ([][]string, error) {
 	type key struct {
 		dt                    tensor.DType
 		n                     int64
@@ -149,7 +158,7 @@ func duplicates(m *model.Model, res *Result) ([][]string, error) {
 		if e.Stats == nil || e.Stats.Count < 2 {
 			continue
 		}
-		t, s := m.Tensor(e.Name), e.Stats
+		t, s := lookup(e.Name), e.Stats
 		k := key{t.DType, t.Length, s.Count, s.NaN, s.Zeros,
 			math.Float64bits(s.Mean), math.Float64bits(s.Std), math.Float64bits(s.Min), math.Float64bits(s.Max), math.Float64bits(s.AbsMax)}
 		groups[k] = append(groups[k], t)
