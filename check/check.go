@@ -106,6 +106,9 @@ type Report struct {
 	Auxiliary  uint64
 	Embeddings uint64 // parameters of the token embedding
 	ByDType    map[tensor.DType]uint64
+	// Modules are a sentence-transformers repository's modules as
+	// checked, in the order they run; nil for any other model.
+	Modules []ModuleCheck
 }
 
 // Clean reports whether the check found no problem. A model checked only
@@ -156,7 +159,22 @@ type NamedShape struct {
 }
 
 // Check cross-checks a model's files against its config.json.
+//
+// A sentence-transformers repository's transformer module is the model
+// checked; its other modules are checked after it (Report.Modules).
 func Check(m *model.Model) (*Report, error) {
+	r, err := checkModel(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkModules(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkModel is Check of the model alone, without its modules.
+func checkModel(m *model.Model) (*Report, error) {
 	r := &Report{Model: m, ByDType: map[tensor.DType]uint64{}, Depth: DepthNone}
 	r.Warnings = append(r.Warnings, m.Warnings()...)
 	for _, t := range m.Tensors() {

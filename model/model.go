@@ -89,6 +89,9 @@ type Model struct {
 	// index, tokenizer and generation configs, and whatever else is beside
 	// the weights.
 	Others []source.File
+	// Modules are a sentence-transformers repository's modules
+	// (modules.json) in the order they run, nil for any other model.
+	Modules []*Module
 
 	tensors  []*tensor.Tensor // sorted by name
 	byName   map[string]int   // nil when tensors are sorted
@@ -163,7 +166,26 @@ func Locate(loc string, ro *remote.Options) (fsys source.FS, file string, err er
 // OpenFS opens a model from fsys. With file empty, fsys is a model
 // directory; otherwise file names the one weight file to open, and no
 // config is read. loc is the location as the user named it.
+//
+// A directory holding modules.json is a sentence-transformers repository:
+// the model is its transformer module (at the root, or in the module's
+// directory), and Modules are all of its modules, each other module's
+// config and weights read from its own directory.
 func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
+	if file == "" {
+		mods, err := readModules(fsys)
+		if err != nil {
+			return nil, err
+		}
+		if mods != nil {
+			return openSentence(loc, fsys, mods, func(root source.FS) (*Model, error) { return openFS(loc, root, "") })
+		}
+	}
+	return openFS(loc, fsys, file)
+}
+
+// openFS is OpenFS without modules.json.
+func openFS(loc string, fsys source.FS, file string) (*Model, error) {
 	m := &Model{Location: loc, Source: fsys, single: file != "", Format: FormatSafetensors}
 	if isGGUF(file) {
 		if err := m.openGGUF(file); err != nil {
