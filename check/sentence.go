@@ -128,9 +128,16 @@ func (r *Report) checkModules() error {
 			default:
 				line("✓ word_embedding_dimension = %s (%d)", from, prev)
 			}
-			mc.Out = *c.Dim * uint64(len(modes))
-			line("outputs %d (%d × %d pooling %s)", mc.Out, *c.Dim, len(modes), plural(len(modes), "mode", "modes"))
-			from = fmt.Sprintf("the output of %s (word_embedding_dimension %d × %d pooling %s)", dir, *c.Dim, len(modes), plural(len(modes), "mode", "modes"))
+			// Pooling pools what the transformer outputs, whatever
+			// word_embedding_dimension says: what follows is checked
+			// against that.
+			width, what := *c.Dim, "word_embedding_dimension"
+			if prev != 0 {
+				width, what = prev, "hidden size"
+			}
+			mc.Out = width * uint64(len(modes))
+			line("outputs %d (%d × %d pooling %s)", mc.Out, width, len(modes), plural(len(modes), "mode", "modes"))
+			from = fmt.Sprintf("the output of %s (%s %d × %d pooling %s)", dir, what, width, len(modes), plural(len(modes), "mode", "modes"))
 			r.unexpectedIn(mod, problem)
 		case model.ModuleDense:
 			var c denseConfig
