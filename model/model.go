@@ -172,16 +172,30 @@ func Locate(loc string, ro *remote.Options) (fsys source.FS, file string, err er
 // directory), and Modules are all of its modules, each other module's
 // config and weights read from its own directory.
 func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
-	if file == "" {
-		mods, err := readModules(fsys)
-		if err != nil {
-			return nil, err
-		}
-		if mods != nil {
-			return openSentence(loc, fsys, mods, func(root source.FS) (*Model, error) { return openFS(loc, root, "") })
-		}
+	if file != "" {
+		return openFS(loc, fsys, file)
 	}
-	return openFS(loc, fsys, file)
+	// modules.json is asked for with the model's files, not before them:
+	// over a network each is a round trip.
+	var (
+		m         *Model
+		mods      []*Module
+		err, merr error
+	)
+	par.All(
+		func() { mods, merr = readModules(fsys) },
+		func() { m, err = openFS(loc, fsys, "") },
+	)
+	switch {
+	case merr != nil:
+		if m != nil {
+			m.Close()
+		}
+		return nil, merr
+	case mods == nil:
+		return m, err
+	}
+	return openSentence(loc, fsys, mods, m, err, func(root source.FS) (*Model, error) { return openFS(loc, root, "") })
 }
 
 // openFS is OpenFS without modules.json.

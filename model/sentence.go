@@ -135,15 +135,17 @@ func sub(fsys source.FS, dir string) source.FS {
 // openSentence opens a directory with modules.json as a
 // sentence-transformers repository: the transformer module as the model
 // (at the root, or in its module directory, 0_Transformer/), and every
-// other module's config and weights. open opens a model directory.
-func openSentence(loc string, fsys source.FS, mods []*Module, open func(source.FS) (*Model, error)) (*Model, error) {
-	root := fsys
+// other module's config and weights. m and err are the root opened as a
+// model directory; open opens one, for a transformer in its own.
+func openSentence(loc string, fsys source.FS, mods []*Module, m *Model, err error, open func(source.FS) (*Model, error)) (*Model, error) {
 	for _, mod := range mods {
 		if mod.Kind() == ModuleTransformer && mod.Path != "" {
-			root = sub(fsys, mod.Path)
+			if m != nil {
+				m.Close()
+			}
+			m, err = open(sub(fsys, mod.Path))
 		}
 	}
-	m, err := open(root)
 	if err != nil {
 		return nil, err
 	}
