@@ -117,8 +117,9 @@ type Report struct {
 func (r *Report) Clean() bool { return len(r.Problems) == 0 }
 
 // FullyClean reports whether the model was checked against its
-// architecture's spec and no problem was found.
-func (r *Report) FullyClean() bool { return r.Depth == DepthFull && r.Clean() }
+// architecture's spec, and each of a sentence-transformers repository's
+// modules against its config, and no problem was found.
+func (r *Report) FullyClean() bool { return r.Depth == DepthFull && r.Clean() && r.ModulesChecked() }
 
 // ExpectedSet returns the expected tensors as they should be in the files:
 // the plan's required tensors, its optional ones only where the files have

@@ -258,6 +258,7 @@ func (r *Report) Verdict() string {
 	}
 	if r.Plan == nil {
 		line("– cross-check skipped: %s", r.Skipped)
+		r.modulesVerdict(line)
 		for _, w := range r.Warnings {
 			line("warning: %s", w)
 		}
@@ -278,6 +279,7 @@ func (r *Report) Verdict() string {
 			line("✗ %s: %s", p.Kind, p.Detail)
 		}
 	}
+	r.modulesVerdict(line)
 	for _, n := range r.Notes {
 		line("note: %s", n)
 	}
@@ -342,6 +344,7 @@ func (r *Report) structuralVerdict(line func(string, ...any)) {
 		}
 		line("checked: %s", summary)
 	}
+	r.modulesVerdict(line)
 	for _, n := range r.Notes {
 		line("note: %s", n)
 	}

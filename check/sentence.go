@@ -126,7 +126,7 @@ func (r *Report) checkModules() error {
 				problem(Problem{Kind: WrongDim, Tensor: dir,
 					Detail: fmt.Sprintf("%s/config.json: word_embedding_dimension %d ≠ %d, %s", dir, *c.Dim, prev, from)})
 			default:
-				line("✓ word_embedding_dimension = %s (%d)", from, prev)
+				line("✓ word_embedding_dimension %d = %s", prev, from)
 			}
 			// Pooling pools what the transformer outputs, whatever
 			// word_embedding_dimension says: what follows is checked
@@ -154,7 +154,7 @@ func (r *Report) checkModules() error {
 				problem(Problem{Kind: WrongDim, Tensor: dir + "/linear.weight",
 					Detail: fmt.Sprintf("%s/linear.weight: in_features %d ≠ %d, %s", dir, *c.In, prev, from)})
 			} else if prev != 0 {
-				line("✓ in_features = %s (%d)", from, prev)
+				line("✓ in_features %d = %s", prev, from)
 			}
 			want := []NamedShape{{Name: "linear.weight", Shape: []uint64{*c.Out, *c.In}}}
 			if bias {
@@ -255,4 +255,39 @@ func (r *Report) writeModules(b *strings.Builder) {
 		}
 		b.WriteByte('\n')
 	}
+}
+
+// modulesVerdict is the verdict's line on the modules: how many were
+// checked and the sentence embedding's dimension, and those not checked.
+func (r *Report) modulesVerdict(line func(string, ...any)) {
+	if r.Modules == nil {
+		return
+	}
+	checked, out := 0, uint64(0)
+	for _, mc := range r.Modules {
+		if !mc.Checked {
+			line("– module %s (%s) not checked: fsmount does not know it", mc.Module.Dir(), mc.Module.Type)
+			out = 0
+			continue
+		}
+		checked++
+		out = mc.Out
+	}
+	dim := ""
+	if out != 0 {
+		dim = fmt.Sprintf(", sentence embedding dimension %d", out)
+	}
+	line("sentence-transformers: %d of %d modules checked%s", checked, len(r.Modules), dim)
+}
+
+// ModulesChecked reports whether every module of a sentence-transformers
+// repository was checked (true for any other model): one fsmount does
+// not know leaves the repository only partly checked.
+func (r *Report) ModulesChecked() bool {
+	for _, mc := range r.Modules {
+		if !mc.Checked {
+			return false
+		}
+	}
+	return true
 }

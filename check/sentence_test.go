@@ -146,3 +146,27 @@ func TestSentenceTransformersBadConfig(t *testing.T) {
 		assert.ErrorContains(t, err, "2_Dense/config.json: missing")
 	})
 }
+
+// A module fsmount does not know is named, not checked, and leaves the
+// repository only partly checked; what follows it is not checked against
+// its output.
+func TestSentenceTransformersUnknownModule(t *testing.T) {
+	dir := sentenceDir(t, func(dir string) {
+		writeFile(t, filepath.Join(dir, "modules.json"), `[
+ {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+ {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+ {"idx": 2, "name": "2", "path": "2_LayerNorm", "type": "sentence_transformers.models.LayerNorm"},
+ {"idx": 3, "name": "3", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}
+]`)
+		writeDense(t, dir, strings.Replace(dense3216, `"in_features": 32`, `"in_features": 64`, 1),
+			testmodel.Tensor{Name: "linear.weight", DType: "F32", Shape: []uint64{16, 64}}, testmodel.Tensor{Name: "linear.bias", DType: "F32", Shape: []uint64{16}})
+	})
+	_, r := testmodel.Checked(t, dir)
+	assert.Empty(t, r.Problems)
+	assert.True(t, r.Clean())
+	assert.False(t, r.ModulesChecked())
+	assert.False(t, r.FullyClean())
+	assert.False(t, r.Modules[2].Checked)
+	assert.Contains(t, r.Verdict(), "– module 2_LayerNorm (sentence_transformers.models.LayerNorm) not checked")
+	assert.Contains(t, r.Verdict(), "sentence-transformers: 3 of 4 modules checked, sentence embedding dimension 16")
+}

@@ -260,7 +260,11 @@ func withBar[R any](stderr io.Writer, what string, job func(progress func(done, 
 }
 
 // exitCode is the verdict as an exit status.
-func exitCode(r *check.Report) int { return cli.VerdictCode(r.Clean(), r.Plan != nil) }
+// A sentence-transformers module fsmount does not know leaves the model
+// only partly checked.
+func exitCode(r *check.Report) int {
+	return cli.VerdictCode(r.Clean(), r.Plan != nil && r.ModulesChecked())
+}
 
 // writeSite writes the model's site to dir, laid out as the mount's tree
 // (package layout).
