@@ -51,7 +51,7 @@ func hiddenSize(cfg []byte) (uint64, string) {
 type poolingConfig struct {
 	Dim      *uint64 `json:"word_embedding_dimension"`
 	CLS      bool    `json:"pooling_mode_cls_token"`
-	Mean     bool    `json:"pooling_mode_mean_tokens"`
+	Mean     *bool   `json:"pooling_mode_mean_tokens"` // Pooling's default: true
 	Max      bool    `json:"pooling_mode_max_tokens"`
 	MeanSqrt bool    `json:"pooling_mode_mean_sqrt_len_tokens"`
 	Weighted bool    `json:"pooling_mode_weightedmean_tokens"`
@@ -65,7 +65,7 @@ func (p *poolingConfig) modes() []string {
 	for _, m := range []struct {
 		on   bool
 		name string
-	}{{p.CLS, "cls"}, {p.Max, "max"}, {p.Mean, "mean"}, {p.MeanSqrt, "mean_sqrt_len"}, {p.Weighted, "weightedmean"}, {p.Last, "lasttoken"}} {
+	}{{p.CLS, "cls"}, {p.Max, "max"}, {p.Mean == nil || *p.Mean, "mean"}, {p.MeanSqrt, "mean_sqrt_len"}, {p.Weighted, "weightedmean"}, {p.Last, "lasttoken"}} {
 		if m.on {
 			out = append(out, m.name)
 		}

@@ -98,6 +98,9 @@ func TestSentenceTransformersMutants(t *testing.T) {
 			require.NoError(t, err)
 			writeFile(t, p, strings.Replace(string(b), `"pooling_mode_cls_token": false`, `"pooling_mode_cls_token": true`, 1))
 		}, check.WrongDim, "2_Dense/linear.weight", "in_features 32 ≠ 64, the output of 1_Pooling (hidden size 32 × 2 pooling modes)"},
+		{"mean pooling by default, with cls: twice the width", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "1_Pooling", "config.json"), `{"word_embedding_dimension": 32, "pooling_mode_cls_token": true}`)
+		}, check.WrongDim, "2_Dense/linear.weight", "in_features 32 ≠ 64, the output of 1_Pooling (hidden size 32 × 2 pooling modes)"},
 		{"weights in normalize", func(t *testing.T, dir string) {
 			require.NoError(t, testmodel.WriteHeaderOnly(filepath.Join(dir, "3_Normalize"), "{}", []testmodel.Tensor{f32("scale", 16)}))
 		}, check.Unexpected, "3_Normalize/scale", "Normalize has no weights"},
