@@ -7,7 +7,9 @@
 // metadata and whose names it maps to Hugging Face names, [Names]), opens
 // them through a [source.FS], has the format package (safetensors,
 // pytorch, gguf) validate each, and joins their tensors into one list of
-// [tensor.Tensor]. Of the library packages, only this one and package
+// [tensor.Tensor]. A sentence-transformers repository (modules.json) is
+// its transformer module, with each other module's config and weights in
+// [Model.Modules]. Of the library packages, only this one and package
 // adapter (which opens an adapter's files the same way) import the
 // format packages (ARCHITECTURE.md; a test in internal/importclaims
 // checks). What the model's config implies is package spec's, whether
