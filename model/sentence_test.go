@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/source/remote"
 )
 
 func TestSentenceModules(t *testing.T) {
@@ -76,4 +79,31 @@ func TestSentenceBadModules(t *testing.T) {
 			assert.Contains(t, err.Error(), filepath.Join(dir, "modules.json"))
 		})
 	}
+}
+
+// Over HTTP, the modules and a transformer in 0_Transformer/ are read
+// from their directories of the repository's URL.
+func TestSentenceRemote(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS("../testdata/tiny-sentence")))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "0_Transformer"), 0o755))
+	for _, f := range []string{"config.json", "model.safetensors"} {
+		require.NoError(t, os.Rename(filepath.Join(dir, f), filepath.Join(dir, "0_Transformer", f)))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "modules.json"), []byte(`[
+ {"idx": 0, "name": "0", "path": "0_Transformer", "type": "sentence_transformers.models.Transformer"},
+ {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+ {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}
+]`), 0o644))
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	m, err := model.OpenWith(srv.URL+"/", &remote.Options{CacheSize: -1})
+	require.NoError(t, err)
+	defer m.Close()
+	assert.Equal(t, srv.URL+"/0_Transformer/config.json", m.ConfigName)
+	assert.NotNil(t, m.Tensor("model.norm.weight"))
+	require.Len(t, m.Modules, 3)
+	assert.NotNil(t, m.Modules[1].Config)
+	require.Len(t, m.Modules[2].Tensors, 2)
+	assert.Equal(t, []uint64{16, 32}, m.Modules[2].Tensors[1].Shape)
 }
