@@ -112,13 +112,17 @@ type Report struct {
 	// Quant is what the check found of the model's quantization, nil
 	// when the config quantizes nothing.
 	Quant *Quantization
+	// Modules are a sentence-transformers repository's modules as
+	// checked, in the order they run; nil for any other model.
+	Modules []ModuleCheck
 }
 
 // Checked reports whether the model was checked in full: against a
-// spec, and with every quantized weight's tensors understood. A model
+// spec, with every quantized weight's tensors understood and each of a
+// sentence-transformers repository's modules against its config. A model
 // that is not may still be Clean; its exit code is 3, never 0.
 func (r *Report) Checked() bool {
-	return r.Plan != nil && (r.Quant == nil || r.Quant.Partial == "")
+	return r.Plan != nil && (r.Quant == nil || r.Quant.Partial == "") && r.ModulesChecked()
 }
 
 // Clean reports whether the check found no problem. A model checked only
@@ -169,7 +173,22 @@ type NamedShape struct {
 }
 
 // Check cross-checks a model's files against its config.json.
+//
+// A sentence-transformers repository's transformer module is the model
+// checked; its other modules are checked after it (Report.Modules).
 func Check(m *model.Model) (*Report, error) {
+	r, err := checkModel(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkModules(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkModel is Check of the model alone, without its modules.
+func checkModel(m *model.Model) (*Report, error) {
 	r := &Report{Model: m, ByDType: map[tensor.DType]uint64{}, Depth: DepthNone}
 	r.Warnings = append(r.Warnings, m.Warnings()...)
 	for _, t := range m.Tensors() {

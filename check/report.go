@@ -26,6 +26,7 @@ func (r *Report) Text() string {
 	}
 	r.writeTensors(&b)
 	b.WriteByte('\n')
+	r.writeModules(&b)
 	b.WriteString(SectionRule("verdict"))
 	b.WriteString(r.Verdict())
 	return b.String()
@@ -262,6 +263,7 @@ func (r *Report) Verdict() string {
 	}
 	if r.Plan == nil {
 		line("– cross-check skipped: %s", r.Skipped)
+		r.modulesVerdict(line)
 		for _, w := range r.Warnings {
 			line("warning: %s", w)
 		}
@@ -282,6 +284,7 @@ func (r *Report) Verdict() string {
 			line("✗ %s: %s", p.Kind, p.Detail)
 		}
 	}
+	r.modulesVerdict(line)
 	for _, n := range r.Notes {
 		line("note: %s", n)
 	}
@@ -346,6 +349,7 @@ func (r *Report) structuralVerdict(line func(string, ...any)) {
 		}
 		line("checked: %s", summary)
 	}
+	r.modulesVerdict(line)
 	for _, n := range r.Notes {
 		line("note: %s", n)
 	}
@@ -404,6 +408,19 @@ type jsonReport struct {
 	Params       jsonParams        `json:"params"`
 	Quant        *Quantization     `json:"quantization,omitempty"`
 	Shapes       []jsonTensorShape `json:"tensor_list"`
+	Modules      []jsonModule      `json:"modules,omitempty"`
+}
+
+// jsonModule is a sentence-transformers module as checked.
+type jsonModule struct {
+	Index    int           `json:"idx"`
+	Name     string        `json:"name"`
+	Path     string        `json:"path"`
+	Type     string        `json:"type"`
+	Checked  bool          `json:"checked"`
+	Out      uint64        `json:"output_dimension,omitempty"`
+	Lines    []string      `json:"checks"`
+	Problems []jsonProblem `json:"problems"`
 }
 
 // jsonDim is a legend row. Value is the number, or for a flag 1 (true)
@@ -537,6 +554,13 @@ func (r *Report) JSON() []byte {
 	for _, t := range r.Model.Tensors() {
 		js := jsonTensorShape{t.Name, t.DType.String(), t.Shape, t.NumElements(), t.File.Name(), t.Offset, t.Length, strings.Join(paths[t.Name], "/")}
 		j.Shapes = append(j.Shapes, js)
+	}
+	for _, mc := range r.Modules {
+		jm := jsonModule{mc.Module.Index, mc.Module.Name, mc.Module.Path, mc.Module.Type, mc.Checked, mc.Out, mc.Lines, []jsonProblem{}}
+		for _, p := range mc.Problems {
+			jm.Problems = append(jm.Problems, newJSONProblem(p))
+		}
+		j.Modules = append(j.Modules, jm)
 	}
 	out, _ := json.MarshalIndent(j, "", "  ")
 	return append(out, '\n')

@@ -391,6 +391,9 @@ func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison
 	if m.Metadata != nil && m.Metadata.Len() > 0 {
 		t.metadata(m, top, all)
 	}
+	if len(m.Modules) > 0 {
+		t.modules(m, top)
+	}
 	if cmp != nil {
 		t.compare(cmp, m, top, all)
 	}

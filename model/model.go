@@ -7,7 +7,9 @@
 // metadata and whose names it maps to Hugging Face names, [Names]), opens
 // them through a [source.FS], has the format package (safetensors,
 // pytorch, gguf) validate each, and joins their tensors into one list of
-// [tensor.Tensor]. Of the library packages, only this one and package
+// [tensor.Tensor]. A sentence-transformers repository (modules.json) is
+// its transformer module, with each other module's config and weights in
+// [Model.Modules]. Of the library packages, only this one and package
 // adapter (which opens an adapter's files the same way) import the
 // format packages (ARCHITECTURE.md; a test in internal/importclaims
 // checks). What the model's config implies is package spec's, whether
@@ -94,6 +96,9 @@ type Model struct {
 	// index, tokenizer and generation configs, and whatever else is beside
 	// the weights.
 	Others []source.File
+	// Modules are a sentence-transformers repository's modules
+	// (modules.json) in the order they run, nil for any other model.
+	Modules []*Module
 
 	tensors  []*tensor.Tensor // sorted by name
 	byName   map[string]int   // nil when tensors are sorted
@@ -179,7 +184,40 @@ func Locate(loc string, ro *remote.Options) (fsys source.FS, file string, err er
 // OpenFS opens a model from fsys. With file empty, fsys is a model
 // directory; otherwise file names the one weight file to open, and no
 // config is read. loc is the location as the user named it.
+//
+// A directory holding modules.json is a sentence-transformers repository:
+// the model is its transformer module (at the root, or in the module's
+// directory), and Modules are all of its modules, each other module's
+// config and weights read from its own directory.
 func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
+	if file != "" {
+		return openFS(loc, fsys, file)
+	}
+	// modules.json is asked for with the model's files, not before them:
+	// over a network each is a round trip.
+	var (
+		m         *Model
+		mods      []*Module
+		err, merr error
+	)
+	par.All(
+		func() { mods, merr = readModules(fsys) },
+		func() { m, err = openFS(loc, fsys, "") },
+	)
+	switch {
+	case merr != nil:
+		if m != nil {
+			m.Close()
+		}
+		return nil, merr
+	case mods == nil:
+		return m, err
+	}
+	return openSentence(loc, fsys, mods, m, err, func(root source.FS) (*Model, error) { return openFS(loc, root, "") })
+}
+
+// openFS is OpenFS without modules.json.
+func openFS(loc string, fsys source.FS, file string) (*Model, error) {
 	m := &Model{Location: loc, Source: fsys, single: file != "", Format: FormatSafetensors}
 	if isGGUF(file) {
 		if err := m.openGGUF(file); err != nil {

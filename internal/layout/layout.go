@@ -41,6 +41,7 @@ const (
 	Compare   = "compare"
 	Overview  = "overview.png"
 	Index     = "index.html" // also a tensor's page
+	Modules   = "modules"    // a sentence-transformers repository's
 
 	// In a tensor's directory.
 	Shape     = "shape"
@@ -77,7 +78,7 @@ const (
 // Names is every reserved name, at the root first, then a tensor's, then
 // compare/'s, then an adapter's.
 var Names = []string{Verdict, Report, Config, Shapes, ByName, Expected, Files, Stats, Metadata,
-	Tokenizer, Compare, Overview, Index,
+	Tokenizer, Compare, Overview, Index, Modules,
 	Shape, DType, Data, Location, Values, ValuesF32, ValuesNPY, SHA256, Hist, Heatmap, HistPNG,
 	Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA, Optim, Extra, Objects}
 
@@ -86,7 +87,7 @@ var Names = []string{Verdict, Report, Config, Shapes, ByName, Expected, Files, S
 func Reserved(name string) bool {
 	switch name {
 	case Verdict, Report, Config, Shapes, ByName, Expected, Files, Stats, Metadata,
-		Tokenizer, Compare, Overview, Index,
+		Tokenizer, Compare, Overview, Index, Modules,
 		Shape, DType, Data, Location, Values, ValuesF32, ValuesNPY, SHA256, Hist, Heatmap, HistPNG,
 		Summary, OnlyInModel, OnlyInOther, DeltaF32, DeltaNPY, AdapterConfig, LoRA, Optim, Extra, Objects:
 		return true
