@@ -13,6 +13,9 @@
 //	mkmodel base:NAME DIR       a header-only base of the real adapters in
 //	                            testdata/adapters: llama-3.2-1b, gpt2, distilgpt2,
 //	                            bloom-560m, distilbert, bert (shapes only, data a hole)
+//	mkmodel dcp:tiny DIR        the tiny model as a 2-rank PyTorch Distributed
+//	                            Checkpoint (FSDP rows, tensor-parallel columns,
+//	                            Adam moments, a step), with its config.json
 //	mkmodel layout:SRC DIR      a header-only model of a reference layout directory
 //	                            (config.json, tensors.tsv, and any other .json copied)
 package main
@@ -28,7 +31,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: mkmodel tiny|fancynet|qwen3-0.6b|qwen3-0.6b-dense|adapter:NAME|base:NAME|real:NAME DIR")
+		fmt.Fprintln(os.Stderr, "usage: mkmodel tiny|fancynet|qwen3-0.6b|qwen3-0.6b-dense|dcp:tiny|adapter:NAME|base:NAME|real:NAME|layout:SRC DIR")
 		os.Exit(64)
 	}
 	if err := run(os.Args[1], os.Args[2]); err != nil {
@@ -50,6 +53,11 @@ func run(kind, dir string) error {
 		return testmodel.WriteFancyNet(dir)
 	case "qwen3-0.6b":
 		return testmodel.WriteSparse06B(dir)
+	case "dcp:tiny":
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		return testmodel.WriteTinyDCP(dir, nil)
 	case "adapter:tiny":
 		return testmodel.WriteAdapter(dir, testmodel.TinyAdapterConfig, testmodel.TinyAdapterTensors())
 	case "adapter:0.6b":
