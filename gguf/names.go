@@ -44,7 +44,12 @@ type Flag struct {
 
 // Alt is another row of the table a file of the architecture takes when
 // its metadata key Key has value Is, or when it holds Tensor: llama.cpp
-// converts DeepSeek-V2 and V3 alike, Falcon-7B and Falcon-40B alike.
+// converts DeepSeek-V2 and V3 alike, Falcon-7B and Falcon-40B alike. When
+// an Alt has both, the key decides where the file has it and the tensor
+// where the metadata is silent (a DeepSeek-V3 converted from a config
+// without scoring_func has no expert_gating_func, but its sparse layers
+// hold exp_probs_b). A Tensor of the form "blk.*.<name>" is a tensor of
+// any layer ([AnyLayer]).
 type Alt struct {
 	Key    string
 	Is     uint64
@@ -349,7 +354,11 @@ var archs = []*Arch{
 	// Command-R: one norm before parallel attention and MLP.
 	{Name: "command-r", Class: "CohereForCausalLM", ModelType: "cohere", BiasField: "attention_bias", QKNormField: "use_qk_norm",
 		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, gatedMLP)},
-	deepseek("DeepseekV2ForCausalLM", "deepseek_v2", []Alt{{Key: "expert_gating_func", Is: 2, Arch: deepseek("DeepseekV3ForCausalLM", "deepseek_v3", nil)}}),
+	// V3 by its sigmoid gating (expert_gating_func 2), or, where the
+	// converter wrote no gating function, by the correction bias of its
+	// sparse layers (the first ones may be dense).
+	deepseek("DeepseekV2ForCausalLM", "deepseek_v2", []Alt{{Key: "expert_gating_func", Is: 2, Tensor: "blk.*.exp_probs_b.bias",
+		Arch: deepseek("DeepseekV3ForCausalLM", "deepseek_v3", nil)}}),
 	{Name: "gpt2", Class: "GPT2LMHeadModel", ModelType: "gpt2", Keys: gpt2Keys, Layers: "transformer.h.",
 		global: gpt2Global, layer: gpt2Layer},
 	// StarCoder 1 and SantaCoder: GPT-BigCode, GPT-2's names, multi-query.
@@ -434,21 +443,39 @@ func Architectures() []string {
 
 // For returns the row of the table a file takes: a's, or that of the
 // first of a's alternatives whose metadata key (read by u, without the
-// "<arch>." prefix) or tensor (has) is there; Mixtral's when a llama file
-// has experts.
+// "<arch>." prefix) has its value, or, where the key is absent, whose
+// tensor (has; "blk.*.<name>" asks for any layer's, see [AnyLayer]) is
+// there; Mixtral's when a llama file has experts.
 func (a *Arch) For(u func(key string) (uint64, bool), has func(name string) bool) *Arch {
 	if n, ok := u("expert_count"); ok && n > 0 && a.MoE != nil {
 		return a.MoE
 	}
 	for _, alt := range a.Alts {
-		if alt.Tensor != "" && has(alt.Tensor) {
-			return alt.Arch
+		if alt.Key != "" {
+			if v, ok := u(alt.Key); ok {
+				if v == alt.Is {
+					return alt.Arch
+				}
+				continue // the metadata decides
+			}
 		}
-		if v, ok := u(alt.Key); alt.Key != "" && ok && v == alt.Is {
+		if alt.Tensor != "" && has(alt.Tensor) {
 			return alt.Arch
 		}
 	}
 	return a
+}
+
+// AnyLayer reports whether pattern is "blk.*.<name>", a tensor of any
+// layer, and then whether name is one of its tensors
+// ("blk.<N>.<name>"): For's alternatives ask for one so.
+func AnyLayer(pattern, name string) (isPattern, matches bool) {
+	rest, ok := strings.CutPrefix(pattern, "blk.*.")
+	if !ok {
+		return false, false
+	}
+	n, tail, ok := splitLayer(name, "blk.")
+	return true, ok && n >= 0 && tail == rest
 }
 
 func (a *Arch) layers() string {

@@ -189,6 +189,11 @@ func TestArchFor(t *testing.T) {
 		{"deepseek2", nil, nil, "deepseek_v2"},
 		{"deepseek2", map[string]uint64{"expert_gating_func": 1}, nil, "deepseek_v2"},
 		{"deepseek2", map[string]uint64{"expert_gating_func": 2}, nil, "deepseek_v3"},
+		// No gating function written: the sparse layers' correction
+		// bias says V3; a gating function written decides.
+		{"deepseek2", nil, []string{"blk.*.exp_probs_b.bias"}, "deepseek_v3"},
+		{"deepseek2", map[string]uint64{"expert_gating_func": 1}, []string{"blk.*.exp_probs_b.bias"}, "deepseek_v2"},
+		{"deepseek2", map[string]uint64{"expert_gating_func": 2}, []string{"blk.*.exp_probs_b.bias"}, "deepseek_v3"},
 		{"granitemoe", nil, nil, "granitemoe"},
 		{"granitemoe", nil, []string{"blk.0.ffn_up_shexp.weight"}, "granitemoeshared"},
 		{"mamba", nil, nil, "mamba"},
@@ -211,6 +216,27 @@ func TestArchFor(t *testing.T) {
 	}
 	if n, _ := f.GGUFName("transformer.h.0.input_layernorm.weight"); n != "blk.0.attn_norm.weight" {
 		t.Errorf("falcon-7b input_layernorm: %q", n)
+	}
+}
+
+func TestAnyLayer(t *testing.T) {
+	for _, tt := range []struct {
+		pattern, name string
+		isPattern, ok bool
+	}{
+		{"blk.*.exp_probs_b.bias", "blk.3.exp_probs_b.bias", true, true},
+		{"blk.*.exp_probs_b.bias", "blk.60.exp_probs_b.bias", true, true},
+		{"blk.*.exp_probs_b.bias", "blk.3.exp_probs_b.weight", true, false},
+		{"blk.*.exp_probs_b.bias", "blk.x.exp_probs_b.bias", true, false},
+		{"blk.*.exp_probs_b.bias", "blk.03.exp_probs_b.bias", true, false},
+		{"blk.*.exp_probs_b.bias", "exp_probs_b.bias", true, false},
+		{"blk.*.exp_probs_b.bias", "", true, false},
+		{"blk.0.exp_probs_b.bias", "blk.0.exp_probs_b.bias", false, false},
+	} {
+		p, ok := AnyLayer(tt.pattern, tt.name)
+		if p != tt.isPattern || ok != tt.ok {
+			t.Errorf("AnyLayer(%q, %q) = %v, %v; want %v, %v", tt.pattern, tt.name, p, ok, tt.isPattern, tt.ok)
+		}
 	}
 }
 

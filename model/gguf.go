@@ -121,7 +121,7 @@ func (m *Model) openGGUF(name string) error {
 	arch := gm.Architecture()
 	a, known := gguf.Architecture(arch)
 	if known {
-		a = a.For(func(key string) (uint64, bool) { return metaUint(gm, arch+"."+key) }, func(n string) bool { return gm.Tensor(n) != nil })
+		a = a.For(func(key string) (uint64, bool) { return metaUint(gm, arch+"."+key) }, func(n string) bool { return hasTensor(gm, n) })
 		m.Names = ggufNames{a}
 	}
 	cfg, why := configFromGGUF(gm, arch, a)
@@ -132,6 +132,20 @@ func (m *Model) openGGUF(name string) error {
 	m.Config = cfg
 	m.ConfigName = path.Base(filepath.ToSlash(gm.Files()[0].Source().Name())) + " (metadata)"
 	return nil
+}
+
+// hasTensor reports whether the file holds a tensor name, or, for a
+// "blk.*.<name>" pattern, that tensor of any layer.
+func hasTensor(gm *gguf.Model, name string) bool {
+	if pat, _ := gguf.AnyLayer(name, ""); !pat {
+		return gm.Tensor(name) != nil
+	}
+	for _, t := range gm.Tensors() {
+		if _, ok := gguf.AnyLayer(name, t.Name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // metaUint reads an integer metadata value, or a boolean as 0 or 1.

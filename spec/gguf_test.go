@@ -579,3 +579,46 @@ func TestGGUFSwitches(t *testing.T) {
 		})
 	}
 }
+
+// TestGGUFDeepSeekV3NoGatingFunc: llama.cpp's converter writes
+// expert_gating_func only from a config's scoring_func, which
+// transformers' DeepseekV3Config does not have. Such a DeepSeek-V3 GGUF
+// (its first three layers dense) is told from V2 by its sparse layers'
+// exp_probs_b: it checks fully and clean as deepseek_v3, and a dropped
+// exp_probs_b or a changed one is a problem naming it. Where the metadata
+// says softmax gating, the file is V2 and its exp_probs_b unexpected.
+func TestGGUFDeepSeekV3NoGatingFunc(t *testing.T) {
+	cases := readConverted(t)
+	i := slices.IndexFunc(cases, func(c convertedCase) bool { return c.name == "deepseek_v3/a" })
+	require.GreaterOrEqual(t, i, 0)
+	c := cases[i]
+	j := slices.IndexFunc(c.kvs, func(kv testmodel.GGUFKV) bool { return kv.Key == "deepseek2.expert_gating_func" })
+	require.GreaterOrEqual(t, j, 0, "the converted layout has expert_gating_func")
+	softmax := slices.Clone(c.kvs)
+	softmax[j].Value = uint32(1)
+	c.kvs = slices.Delete(slices.Clone(c.kvs), j, j+1)
+	require.Equal(t, "blk.0.attn_norm.weight", c.tensors[slices.IndexFunc(c.tensors, func(g testmodel.GGUFTensor) bool { return strings.HasPrefix(g.Name, "blk.") })].Name)
+	require.False(t, slices.ContainsFunc(c.tensors, func(g testmodel.GGUFTensor) bool { return g.Name == "blk.0.exp_probs_b.bias" }), "layer 0 is dense")
+
+	r := checkGGUF(t, c.write(t, nil))
+	require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
+	assert.Equal(t, "deepseek_v3", r.Config.ModelType())
+	assert.True(t, r.FullyClean(), "%v", r.Problems)
+
+	k := slices.IndexFunc(c.tensors, func(g testmodel.GGUFTensor) bool { return g.Name == "blk.3.exp_probs_b.bias" })
+	require.GreaterOrEqual(t, k, 0)
+	r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+		g := &ts[k]
+		g.Dims = []uint64{g.Dims[0] + 1}
+		g.Zeros = g.Dims[0] * 2
+		return ts
+	}))
+	require.Len(t, r.Problems, 1, "%v", r.Problems)
+	assert.Equal(t, check.Misshaped, r.Problems[0].Kind)
+	assert.Equal(t, "blk.3.exp_probs_b.bias", r.Problems[0].Tensor)
+
+	c.kvs = softmax
+	r = checkGGUF(t, c.write(t, nil))
+	assert.Equal(t, "deepseek_v2", r.Config.ModelType())
+	assert.False(t, r.Clean(), "softmax gating with a correction bias")
+}
