@@ -317,6 +317,31 @@ var graniteMoEShared = &Arch{Name: "granitemoe", Class: "GraniteMoeSharedForCaus
 	Experts: "num_local_experts", Keys: []ConfigKey{{Key: "expert_shared_feed_forward_length", Field: "shared_intermediate_size"}},
 	global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, graniteMoE), splits: graniteSplits}
 
+// GLM-4.5 (GLM-4-MoE): DeepSeek's sparse blocks after dense ones, its
+// post_attention_layernorm as attn_post_norm; the converter counts the
+// multi-token-prediction layers (num_nextn_predict_layers, which
+// transformers does not build and ignores on load) in block_count and
+// names their extra tensors blk.N.nextn.*.
+var glm4MoENextN = []namePair{
+	{"nextn.eh_proj", "eh_proj"}, {"nextn.enorm", "enorm"}, {"nextn.hnorm", "hnorm"},
+	{"nextn.embed_tokens", "embed_tokens"}, {"nextn.shared_head_head", "shared_head.head"}, {"nextn.shared_head_norm", "shared_head.norm"},
+}
+
+// gptOSSSplits: GPT-OSS's experts come stacked; the converter cuts the
+// interleaved gate_up_proj [E, H, 2·I] (and its bias) into gate and up,
+// each transposed to [E, I, H], and transposes down_proj [E, I, H] to
+// [E, H, I].
+var gptOSSSplits = []split{
+	{"mlp.experts.gate_up_proj", []Part{
+		{"ffn_gate_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}},
+		{"ffn_up_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}}}},
+	{"mlp.experts.gate_up_proj_bias", []Part{
+		{"ffn_gate_exps.bias", []string{"num_local_experts", "intermediate_size"}},
+		{"ffn_up_exps.bias", []string{"num_local_experts", "intermediate_size"}}}},
+	{"mlp.experts.down_proj", []Part{{"ffn_down_exps.weight", []string{"num_local_experts", "hidden_size", "intermediate_size"}}}},
+	{"mlp.experts.down_proj_bias", []Part{{"ffn_down_exps.bias", []string{"num_local_experts", "hidden_size"}}}},
+}
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -415,6 +440,29 @@ var archs = []*Arch{
 	// Mamba and Falcon-Mamba (whose converter sets ssm.dt_b_c_rms):
 	// conv1d's [I, 1, K] is stored [I, K].
 	mamba("MambaForCausalLM", "mamba", []Alt{{Key: "ssm.dt_b_c_rms", Is: 1, Arch: mamba("FalconMambaForCausalLM", "falcon_mamba", nil)}}),
+	// SmolLM3: converted as llama (its q/k rows permuted).
+	{Name: "smollm3", Class: "SmolLM3ForCausalLM", ModelType: "smollm3", BiasField: "attention_bias",
+		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
+		global: globalNames, layer: llamaLayer},
+	// EXAONE 4: q/k norms, norms after attention and MLP only (OLMo 2's).
+	{Name: "exaone4", Class: "Exaone4ForCausalLM", ModelType: "exaone4",
+		global: globalNames, layer: pairs(attnNames, qkNorms, olmo2Norms, gatedMLP)},
+	// ERNIE 4.5 (dense): Llama's names; use_bias on every projection.
+	{Name: "ernie4_5", Class: "Ernie4_5ForCausalLM", ModelType: "ernie4_5", BiasField: "use_bias",
+		global: globalNames, layer: llamaLayer},
+	{Name: "glm4moe", Class: "Glm4MoeForCausalLM", ModelType: "glm4_moe", BiasField: "attention_bias", QKNormField: "use_qk_norm",
+		Keys: []ConfigKey{{Key: "block_count", Field: "num_hidden_layers", Minus: "nextn_predict_layers"},
+			{Key: "leading_dense_block_count", Field: "first_k_dense_replace"}, {Key: "expert_count", Field: "n_routed_experts"},
+			{Key: "expert_shared_count", Field: "n_shared_experts"}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, []namePair{{"post_attention_norm", "post_attention_layernorm"}},
+			gatedMLP, deepseekMoE, glm4MoENextN),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
+	// GPT-OSS: attention sinks, a biased router, stacked experts with
+	// biases cut and transposed (gptOSSSplits).
+	{Name: "gpt-oss", Class: "GptOssForCausalLM", ModelType: "gpt_oss", BiasField: "attention_bias", Experts: "num_local_experts",
+		global: globalNames, layer: pairs(inputNorm, attnNames, []namePair{{"attn_sinks.weight", "self_attn.sinks"},
+			{"post_attention_norm", "post_attention_layernorm"}, {"ffn_gate_inp", "mlp.router"}}),
+		splits: gptOSSSplits},
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
@@ -638,7 +686,7 @@ func (a *Arch) ExpertName(hf string) (name string, expert int, ok bool) {
 // §5.3): within a head of hd rows, GGUF row 2b+a holds HF row a*hd/2+b,
 // for a in {0, 1} and b < hd/2. Q uses the attention head count, K the
 // KV head count. It applies to what LlamaModel converts (Llama, Mistral
-// and Mixtral HF checkpoints), not to Qwen, Gemma or Mistral's native
+// and Mixtral HF checkpoints; SmolLM3), not to Qwen, Gemma or Mistral's native
 // consolidated files. Rows here are PyTorch rows (output features): the
 // outermost dimension of [tensor.Tensor.Shape], ne[1] in GGUF.
 

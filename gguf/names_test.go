@@ -58,6 +58,17 @@ func TestNames(t *testing.T) {
 		{"phi2", "blk.0.attn_output.weight", "model.layers.0.self_attn.dense.weight"},
 		{"mpt", "blk.0.attn_qkv.weight", "transformer.blocks.0.attn.Wqkv.weight"},
 		{"olmoe", "blk.0.ffn_gate_inp.weight", "model.layers.0.mlp.gate.weight"},
+		{"smollm3", "blk.2.ffn_norm.weight", "model.layers.2.post_attention_layernorm.weight"},
+		{"exaone4", "blk.0.post_attention_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
+		{"exaone4", "blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
+		{"ernie4_5", "blk.1.attn_k.bias", "model.layers.1.self_attn.k_proj.bias"},
+		{"glm4moe", "blk.1.post_attention_norm.weight", "model.layers.1.post_attention_layernorm.weight"},
+		{"glm4moe", "blk.1.exp_probs_b.bias", "model.layers.1.mlp.gate.e_score_correction_bias"},
+		{"glm4moe", "blk.46.nextn.eh_proj.weight", "model.layers.46.eh_proj.weight"},
+		{"glm4moe", "blk.46.nextn.shared_head_norm.weight", "model.layers.46.shared_head.norm.weight"},
+		{"gpt-oss", "blk.0.attn_sinks.weight", "model.layers.0.self_attn.sinks"},
+		{"gpt-oss", "blk.0.ffn_gate_inp.bias", "model.layers.0.mlp.router.bias"},
+		{"gpt-oss", "blk.0.post_attention_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
 		{"granitemoe", "blk.0.ffn_down_exps.weight", "model.layers.0.block_sparse_moe.output_linear.weight"},
 		{"nemotron", "blk.0.ffn_up.bias", "model.layers.0.mlp.up_proj.bias"},
 		{"glm4", "blk.0.post_attention_norm.weight", "model.layers.0.post_self_attn_layernorm.weight"},
@@ -251,6 +262,20 @@ func TestParts(t *testing.T) {
 	for _, hf := range []string{"model.layers.4.self_attn.kv_b_proj.bias", "model.layers.4.self_attn.q_b_proj.weight", "lm_head.weight", "model.layers.x.self_attn.kv_b_proj.weight"} {
 		if ps, ok := a.Parts(hf); ok {
 			t.Errorf("%s: cut into %v", hf, ps)
+		}
+	}
+	o, _ := Architecture("gpt-oss")
+	for hf, want := range map[string][]Part{
+		"model.layers.2.mlp.experts.gate_up_proj": {{"blk.2.ffn_gate_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}},
+			{"blk.2.ffn_up_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}}},
+		"model.layers.2.mlp.experts.gate_up_proj_bias": {{"blk.2.ffn_gate_exps.bias", []string{"num_local_experts", "intermediate_size"}},
+			{"blk.2.ffn_up_exps.bias", []string{"num_local_experts", "intermediate_size"}}},
+		"model.layers.2.mlp.experts.down_proj":      {{"blk.2.ffn_down_exps.weight", []string{"num_local_experts", "hidden_size", "intermediate_size"}}},
+		"model.layers.2.mlp.experts.down_proj_bias": {{"blk.2.ffn_down_exps.bias", []string{"num_local_experts", "hidden_size"}}},
+	} {
+		ps, ok := o.Parts(hf)
+		if !ok || !slices.EqualFunc(ps, want, func(a, b Part) bool { return a.Name == b.Name && slices.Equal(a.Shape, b.Shape) }) {
+			t.Errorf("gpt-oss %s: %v %v", hf, ps, ok)
 		}
 	}
 	g, _ := Architecture("granitemoe")

@@ -264,7 +264,7 @@ func (m *Model) GGUFRows(hf string, shape []uint64) func(uint64) uint64 {
 	if json.Unmarshal(m.Config, &cfg) != nil {
 		return nil
 	}
-	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" || len(shape) == 0 {
+	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" && cfg.ModelType != "smollm3" || len(shape) == 0 {
 		return nil
 	}
 	heads := 0

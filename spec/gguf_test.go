@@ -484,7 +484,111 @@ blk.L.ffn_up.weight 16,64
 blk.L.ffn_up.bias 64
 blk.L.ffn_down.weight 64,16
 blk.L.ffn_down.bias 16`, []int{0, 1}},
+	// SmolLM3: Llama's names and shapes, tied (no output).
+	{"smollm3", "smollm3", "smollm3", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + "\n" + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
+	// EXAONE 4: q/k norms, norms after attention and MLP; untied.
+	{"exaone4", "exaone4", "exaone4", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_q.weight 16,16
+blk.L.attn_k.weight 16,8
+blk.L.attn_v.weight 16,8
+blk.L.attn_output.weight 16,16
+blk.L.attn_q_norm.weight 4
+blk.L.attn_k_norm.weight 4
+blk.L.post_attention_norm.weight 16
+blk.L.ffn_gate.weight 16,24
+blk.L.ffn_up.weight 16,24
+blk.L.ffn_down.weight 24,16
+blk.L.post_ffw_norm.weight 16`, []int{0, 1}},
+	// ERNIE 4.5 0.3B-style: tied, a head_dim (6) that is not H/heads.
+	{"ernie4_5", "ernie4_5", "ernie4_5", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2, "attention.key_length": 6, "attention.value_length": 6}, `token_embd.weight 16,32
+output_norm.weight 16
+blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,24
+blk.L.attn_k.weight 16,12
+blk.L.attn_v.weight 16,12
+blk.L.attn_output.weight 24,16
+blk.L.ffn_norm.weight 16
+` + llamaMLP, []int{0, 1}},
+	// GLM-4.5 (GLM-4-MoE): q/k/v biases, one dense layer first, then
+	// DeepSeek-style sparse layers (3 experts of width 6, one shared),
+	// post_attention_layernorm as post_attention_norm.
+	{"glm4moe", "glm4moe", "glm4_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
+		"leading_dense_block_count": 1, "expert_count": 3, "expert_used_count": 2, "expert_shared_count": 1, "expert_feed_forward_length": 6}, glm4MoELayers, []int{0, 1, 2}},
+	// GPT-OSS: attention sinks and biases, a biased router, the experts'
+	// gate_up_proj cut into gate and up, down_proj transposed; head_dim 6.
+	{"gpt-oss", "gpt-oss", "gpt_oss", map[string]uint32{"feed_forward_length": 24, "expert_feed_forward_length": 24, "attention.head_count_kv": 2,
+		"attention.key_length": 6, "attention.value_length": 6, "expert_count": 3, "expert_used_count": 2}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,24
+blk.L.attn_q.bias 24
+blk.L.attn_k.weight 16,12
+blk.L.attn_k.bias 12
+blk.L.attn_v.weight 16,12
+blk.L.attn_v.bias 12
+blk.L.attn_output.weight 24,16
+blk.L.attn_output.bias 16
+blk.L.attn_sinks.weight 4
+blk.L.post_attention_norm.weight 16
+blk.L.ffn_gate_inp.weight 16,3
+blk.L.ffn_gate_inp.bias 3
+blk.L.ffn_gate_exps.weight 16,24,3
+blk.L.ffn_gate_exps.bias 24,3
+blk.L.ffn_up_exps.weight 16,24,3
+blk.L.ffn_up_exps.bias 24,3
+blk.L.ffn_down_exps.weight 24,16,3
+blk.L.ffn_down_exps.bias 16,3`, []int{0, 1}},
 }
+
+// Lines the llama-like cases of ggufSwitches share: tied globals, GQA
+// attention (4 heads, 2 KV heads of 4), the gated MLP of width 24.
+const (
+	llamaGlobalsTied = `token_embd.weight 16,32
+output_norm.weight 16`
+	llamaAttn = `blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,16
+blk.L.attn_k.weight 16,8
+blk.L.attn_v.weight 16,8
+blk.L.attn_output.weight 16,16
+blk.L.ffn_norm.weight 16`
+	llamaMLP = `blk.L.ffn_gate.weight 16,24
+blk.L.ffn_up.weight 16,24
+blk.L.ffn_down.weight 24,16`
+	glm4MoELayers = `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,16
+blk.L.attn_q.bias 16
+blk.L.attn_k.weight 16,8
+blk.L.attn_k.bias 8
+blk.L.attn_v.weight 16,8
+blk.L.attn_v.bias 8
+blk.L.attn_output.weight 16,16
+blk.L.post_attention_norm.weight 16
+blk.0.ffn_gate.weight 16,24
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_down.weight 24,16
+blk.1.ffn_gate_inp.weight 16,3
+blk.1.exp_probs_b.bias 3
+blk.1.ffn_gate_exps.weight 16,6,3
+blk.1.ffn_up_exps.weight 16,6,3
+blk.1.ffn_down_exps.weight 6,16,3
+blk.1.ffn_gate_shexp.weight 16,6
+blk.1.ffn_up_shexp.weight 16,6
+blk.1.ffn_down_shexp.weight 6,16
+blk.2.ffn_gate_inp.weight 16,3
+blk.2.exp_probs_b.bias 3
+blk.2.ffn_gate_exps.weight 16,6,3
+blk.2.ffn_up_exps.weight 16,6,3
+blk.2.ffn_down_exps.weight 6,16,3
+blk.2.ffn_gate_shexp.weight 16,6
+blk.2.ffn_up_shexp.weight 16,6
+blk.2.ffn_down_shexp.weight 6,16`
+)
 
 // deepseek3Head and deepseek3MoE are the lines the DeepSeek-V3 cases of
 // ggufSwitches share, before and after the kv_b tensors they differ in:
@@ -621,4 +725,50 @@ func TestGGUFDeepSeekV3NoGatingFunc(t *testing.T) {
 	r = checkGGUF(t, c.write(t, nil))
 	assert.Equal(t, "deepseek_v2", r.Config.ModelType())
 	assert.False(t, r.Clean(), "softmax gating with a correction bias")
+}
+
+// TestGGUFGLM4MoENextN: a GLM-4.5 GGUF keeps the multi-token-prediction
+// layer (num_nextn_predict_layers) the checkpoint has, counted in
+// block_count, with its blk.N.nextn.* tensors; transformers does not
+// build that layer and ignores it on load. The file checks fully and
+// clean with num_hidden_layers = block_count − nextn_predict_layers, the
+// extra layer's tensors noted as ignored, and a dropped tensor of a real
+// layer is still a problem naming it.
+func TestGGUFGLM4MoENextN(t *testing.T) {
+	i := slices.IndexFunc(ggufSwitches, func(c struct {
+		name, arch, model string
+		keys              map[string]uint32
+		tensors           string
+		layers            []int
+	}) bool {
+		return c.name == "glm4moe"
+	})
+	require.GreaterOrEqual(t, i, 0)
+	keys := map[string]uint32{"embedding_length": 16, "attention.head_count": 4, "context_length": 64, "block_count": 4, "nextn_predict_layers": 1}
+	maps.Copy(keys, ggufSwitches[i].keys)
+	lines := switchLines(i)
+	mtp := []string{"blk.3.nextn.eh_proj.weight 32,16", "blk.3.nextn.enorm.weight 16", "blk.3.nextn.hnorm.weight 16",
+		"blk.3.nextn.shared_head_norm.weight 16", "blk.3.attn_norm.weight 16", "blk.3.attn_q.weight 16,16", "blk.3.attn_q.bias 16",
+		"blk.3.attn_k.weight 16,8", "blk.3.attn_k.bias 8", "blk.3.attn_v.weight 16,8", "blk.3.attn_v.bias 8",
+		"blk.3.attn_output.weight 16,16", "blk.3.post_attention_norm.weight 16", "blk.3.ffn_gate_inp.weight 16,3", "blk.3.exp_probs_b.bias 3",
+		"blk.3.ffn_gate_exps.weight 16,6,3", "blk.3.ffn_up_exps.weight 16,6,3", "blk.3.ffn_down_exps.weight 6,16,3",
+		"blk.3.ffn_gate_shexp.weight 16,6", "blk.3.ffn_up_shexp.weight 16,6", "blk.3.ffn_down_shexp.weight 6,16"}
+	write := func(ls []string) string {
+		path := filepath.Join(t.TempDir(), "model.gguf")
+		require.NoError(t, testmodel.WriteGGUFListing(path, "glm4moe", keys, ls))
+		return path
+	}
+	r := checkGGUF(t, write(append(slices.Clone(lines), mtp...)))
+	require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
+	assert.Equal(t, "glm4_moe", r.Config.ModelType())
+	assert.True(t, r.FullyClean(), "%v", r.Problems)
+	assert.Len(t, r.Plan.Tensors, len(lines))
+	assert.True(t, slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "ignores on load") }), "%v", r.Notes)
+
+	k := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "blk.2.ffn_up_exps.weight ") })
+	require.GreaterOrEqual(t, k, 0)
+	r = checkGGUF(t, write(append(slices.Delete(slices.Clone(lines), k, k+1), mtp...)))
+	require.Len(t, r.Problems, 1, "%v", r.Problems)
+	assert.Equal(t, check.Missing, r.Problems[0].Kind)
+	assert.Equal(t, "blk.2.ffn_up_exps.weight", r.Problems[0].Tensor)
 }
