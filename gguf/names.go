@@ -342,6 +342,16 @@ var gptOSSSplits = []split{
 	{"mlp.experts.down_proj_bias", []Part{{"ffn_down_exps.bias", []string{"num_local_experts", "hidden_size"}}}},
 }
 
+// llama4Splits: Llama 4's experts come stacked; the converter cuts
+// gate_up_proj [E, H, 2·I] in halves into gate and up, each transposed to
+// [E, I, H], and transposes down_proj [E, I, H] to [E, H, I].
+var llama4Splits = []split{
+	{"feed_forward.experts.gate_up_proj", []Part{
+		{"ffn_gate_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}},
+		{"ffn_up_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}}}},
+	{"feed_forward.experts.down_proj", []Part{{"ffn_down_exps.weight", []string{"num_local_experts", "hidden_size", "intermediate_size"}}}},
+}
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -463,6 +473,31 @@ var archs = []*Arch{
 		global: globalNames, layer: pairs(inputNorm, attnNames, []namePair{{"attn_sinks.weight", "self_attn.sinks"},
 			{"post_attention_norm", "post_attention_layernorm"}, {"ffn_gate_inp", "mlp.router"}}),
 		splits: gptOSSSplits},
+	// The language models of Qwen2-VL and Qwen2.5-VL ("qwen2vl"), Qwen3-VL
+	// ("qwen3vl") and Qwen3-VL-MoE ("qwen3vlmoe"): the converter writes
+	// the vision tower to a separate mmproj file, and the text model's
+	// tensors as Qwen2's, Qwen3's and Qwen3-MoE's (the multimodal rotary
+	// sections and deepstack count are metadata, no tensor): checked with
+	// those specs.
+	{Name: "qwen2vl", Class: "Qwen2ForCausalLM", ModelType: "qwen2", global: globalNames, layer: llamaLayer},
+	{Name: "qwen3vl", Class: "Qwen3ForCausalLM", ModelType: "qwen3", global: globalNames, layer: pairs(llamaLayer, qkNorms)},
+	{Name: "qwen3vlmoe", Class: "Qwen3MoeForCausalLM", ModelType: "qwen3_moe", Experts: "num_experts",
+		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, plainNorm, qwenMoE),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
+	// Llama 4's text model (of Llama4ForConditionalGeneration too: the
+	// vision tower goes to the mmproj file): MoE blocks every
+	// interleave_moe_layer_step-th with a shared expert, dense ones of
+	// intermediate_size_mlp, which the converter writes as
+	// feed_forward_length (the experts' width as expert_feed_forward_length).
+	{Name: "llama4", Class: "Llama4ForCausalLM", ModelType: "llama4_text", BiasField: "attention_bias", Experts: "num_local_experts",
+		Keys: []ConfigKey{{Key: "feed_forward_length", Field: "intermediate_size_mlp"}, {Key: "expert_feed_forward_length", Field: "intermediate_size"},
+			{Key: "interleave_moe_layer_step", Field: "interleave_moe_layer_step"}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, []namePair{
+			{"ffn_gate_inp", "feed_forward.router"},
+			{"ffn_gate_shexp", "feed_forward.shared_expert.gate_proj"}, {"ffn_up_shexp", "feed_forward.shared_expert.up_proj"},
+			{"ffn_down_shexp", "feed_forward.shared_expert.down_proj"},
+			{"ffn_gate", "feed_forward.gate_proj"}, {"ffn_up", "feed_forward.up_proj"}, {"ffn_down", "feed_forward.down_proj"}}),
+		splits: llama4Splits},
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},

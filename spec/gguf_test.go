@@ -541,6 +541,47 @@ blk.L.ffn_up_exps.weight 16,24,3
 blk.L.ffn_up_exps.bias 24,3
 blk.L.ffn_down_exps.weight 24,16,3
 blk.L.ffn_down_exps.bias 16,3`, []int{0, 1}},
+	// Qwen2-VL's language model: Qwen2's (q/k/v biases), tied.
+	{"qwen2vl", "qwen2vl", "qwen2", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
+blk.L.attn_q.bias 16
+blk.L.attn_k.bias 8
+blk.L.attn_v.bias 8
+` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
+	// Qwen3-VL's language model: Qwen3's (q/k norms), tied.
+	{"qwen3vl", "qwen3vl", "qwen3", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
+blk.L.attn_q_norm.weight 4
+blk.L.attn_k_norm.weight 4
+` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
+	// Qwen3-VL-MoE's language model: Qwen3-MoE's, untied.
+	{"qwen3vlmoe", "qwen3vlmoe", "qwen3_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
+		"expert_count": 3, "expert_used_count": 2, "expert_feed_forward_length": 6}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_q_norm.weight 4
+blk.L.attn_k_norm.weight 4
+` + llamaAttn + `
+blk.L.ffn_gate_inp.weight 16,3
+blk.L.ffn_gate_exps.weight 16,6,3
+blk.L.ffn_up_exps.weight 16,6,3
+blk.L.ffn_down_exps.weight 6,16,3`, []int{0, 1}},
+	// Llama 4 (Scout-style step 1 would make every layer MoE; step 2
+	// here: layer 0 dense of width 40, layer 1 MoE of 3 experts of width 6
+	// and a shared expert), gate_up cut in halves, down transposed.
+	{"llama4", "llama4", "llama4_text", map[string]uint32{"feed_forward_length": 40, "expert_feed_forward_length": 6, "attention.head_count_kv": 2,
+		"attention.key_length": 4, "attention.value_length": 4, "expert_count": 3, "expert_used_count": 1, "interleave_moe_layer_step": 2}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+` + llamaAttn + `
+blk.0.ffn_gate.weight 16,40
+blk.0.ffn_up.weight 16,40
+blk.0.ffn_down.weight 40,16
+blk.1.ffn_gate_inp.weight 16,3
+blk.1.ffn_gate_exps.weight 16,6,3
+blk.1.ffn_up_exps.weight 16,6,3
+blk.1.ffn_down_exps.weight 6,16,3
+blk.1.ffn_gate_shexp.weight 16,6
+blk.1.ffn_up_shexp.weight 16,6
+blk.1.ffn_down_shexp.weight 6,16`, []int{0, 1}},
 }
 
 // Lines the llama-like cases of ggufSwitches share: tied globals, GQA
