@@ -33,6 +33,12 @@ type ConfigKey struct {
 	// Null writes null when the key is absent: the converter writes the
 	// key only when the field is set (DeepSeek's q_lora_rank).
 	Null bool
+	// Layers, if set, reads the key as an array of one value a layer: the
+	// field is a list of Layers[1] for a nonzero value and Layers[0] for
+	// zero (LFM2's head_count_kv is 0 for a short-convolution layer), and
+	// Max, if set, gets the largest value.
+	Layers [2]string
+	Max    string
 }
 
 // Flag is a config field set from whether a tensor is present: Yes when
@@ -352,6 +358,23 @@ var llama4Splits = []split{
 	{"feed_forward.experts.down_proj", []Part{{"ffn_down_exps.weight", []string{"num_local_experts", "hidden_size", "intermediate_size"}}}},
 }
 
+// lfm2 is LFM2: short-convolution and attention layers, told apart by
+// the per-layer head_count_kv the converter writes (0: convolution); the
+// FFN width it writes is the one after LFM2's auto-adjustment; the final
+// norm (embedding_norm) is token_embd_norm; conv.conv [H, 1, K] is
+// stored [H, K].
+var lfm2 = &Arch{Name: "lfm2", Class: "Lfm2ForCausalLM", ModelType: "lfm2",
+	Keys: []ConfigKey{{Key: "attention.head_count_kv", Field: "layer_types", Layers: [2]string{"conv", "full_attention"}, Max: "num_key_value_heads"},
+		{Key: "feed_forward_length", Field: "block_ff_dim"}, {Key: "shortconv.l_cache", Field: "conv_L_cache"}},
+	Set:    map[string]any{"block_auto_adjust_ff_dim": false},
+	Flags:  []Flag{{Tensor: "blk.0.shortconv.in_proj.bias", Field: "conv_bias"}},
+	global: []namePair{{"token_embd", "model.embed_tokens"}, {"token_embd_norm", "model.embedding_norm"}, {"output", "lm_head"}},
+	layer: []namePair{{"attn_norm", "operator_norm"}, {"attn_q", "self_attn.q_proj"}, {"attn_k", "self_attn.k_proj"}, {"attn_v", "self_attn.v_proj"},
+		{"attn_output", "self_attn.out_proj"}, {"attn_q_norm", "self_attn.q_layernorm"}, {"attn_k_norm", "self_attn.k_layernorm"},
+		{"shortconv.in_proj", "conv.in_proj"}, {"shortconv.conv", "conv.conv"}, {"shortconv.out_proj", "conv.out_proj"},
+		{"ffn_norm", "ffn_norm"}, {"ffn_gate", "feed_forward.w1"}, {"ffn_up", "feed_forward.w3"}, {"ffn_down", "feed_forward.w2"}},
+	splits: []split{{"conv.conv.weight", []Part{{"shortconv.conv.weight", []string{"hidden_size", "conv_L_cache"}}}}}}
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -498,6 +521,7 @@ var archs = []*Arch{
 			{"ffn_down_shexp", "feed_forward.shared_expert.down_proj"},
 			{"ffn_gate", "feed_forward.gate_proj"}, {"ffn_up", "feed_forward.up_proj"}, {"ffn_down", "feed_forward.down_proj"}}),
 		splits: llama4Splits},
+	lfm2,
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},

@@ -185,6 +185,10 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 		c[a.Experts] = experts
 	}
 	for _, k := range append(append([]gguf.ConfigKey(nil), gguf.CommonKeys...), a.Keys...) {
+		if k.Layers != [2]string{} {
+			perLayer(gm, arch+"."+k.Key, k, c)
+			continue
+		}
 		v, ok := u(k.Key)
 		switch {
 		case !ok:
@@ -245,6 +249,37 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 		return nil, err.Error()
 	}
 	return b, ""
+}
+
+// perLayer sets k.Field to the list of k.Layers its per-layer array key
+// says (and k.Max to its largest value), where the key is an array of
+// integers; a scalar key leaves the fields to the others.
+func perLayer(gm *gguf.Model, key string, k gguf.ConfigKey, c map[string]any) {
+	v, ok := gm.Lookup(key)
+	if !ok || v.Len() == 0 {
+		return
+	}
+	es, err := v.Elems() // as many as the file holds
+	if err != nil {
+		return
+	}
+	kinds := make([]string, len(es))
+	var top uint64
+	for i, e := range es {
+		n, ok := e.Uint()
+		if !ok {
+			return
+		}
+		kinds[i] = k.Layers[0]
+		if n > 0 {
+			kinds[i] = k.Layers[1]
+		}
+		top = max(top, n)
+	}
+	c[k.Field] = kinds
+	if k.Max != "" {
+		c[k.Max] = top
+	}
 }
 
 // GGUFRows returns, for the tensor of Hugging Face name hf and shape

@@ -695,34 +695,117 @@ func switchLines(i int) []string {
 func TestGGUFSwitches(t *testing.T) {
 	for i, tc := range ggufSwitches {
 		t.Run(tc.name, func(t *testing.T) {
-			r := checkGGUF(t, writeSwitch(t, i, nil))
-			require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
-			assert.Equal(t, tc.model, r.Config.ModelType())
-			assert.True(t, r.FullyClean(), "%v", r.Problems)
-
-			lines := switchLines(i)
-			for k := len(lines) / 2; k < len(lines); k += 3 {
-				name := strings.Fields(lines[k])[0]
-				r = checkGGUF(t, writeSwitch(t, i, func(ls []string) []string { return slices.Delete(slices.Clone(ls), k, k+1) }))
-				require.Len(t, r.Problems, 1, "%s dropped: %v", name, r.Problems)
-				assert.Equal(t, check.Missing, r.Problems[0].Kind)
-				assert.Equal(t, name, r.Problems[0].Tensor)
-
-				r = checkGGUF(t, writeSwitch(t, i, func(ls []string) []string {
-					ls = slices.Clone(ls)
-					n, dims, _ := strings.Cut(ls[k], " ")
-					ds := strings.Split(dims, ",")
-					v, _ := strconv.Atoi(ds[0])
-					ds[0] = strconv.Itoa(v + 1)
-					ls[k] = n + " " + strings.Join(ds, ",")
-					return ls
-				}))
-				require.NotEmpty(t, r.Problems, "%s changed", name)
-				assert.Equal(t, check.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
-				assert.Equal(t, name, r.Problems[0].Tensor)
-			}
+			checkVariant(t, tc.model, switchLines(i), func(edit func([]string) []string) string { return writeSwitch(t, i, edit) })
 		})
 	}
+}
+
+// checkVariant: the GGUF write writes from lines checks fully as its
+// model_type and clean; every third tensor of its second half dropped,
+// and its outermost-in-ggml (first listed) dimension changed, are
+// problems naming it.
+func checkVariant(t *testing.T, modelType string, lines []string, write func(edit func([]string) []string) string) {
+	t.Helper()
+	r := checkGGUF(t, write(nil))
+	require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
+	assert.Equal(t, modelType, r.Config.ModelType())
+	assert.True(t, r.FullyClean(), "%v", r.Problems)
+
+	for k := len(lines) / 2; k < len(lines); k += 3 {
+		name := strings.Fields(lines[k])[0]
+		r = checkGGUF(t, write(func(ls []string) []string { return slices.Delete(slices.Clone(ls), k, k+1) }))
+		require.Len(t, r.Problems, 1, "%s dropped: %v", name, r.Problems)
+		assert.Equal(t, check.Missing, r.Problems[0].Kind)
+		assert.Equal(t, name, r.Problems[0].Tensor)
+
+		r = checkGGUF(t, write(func(ls []string) []string {
+			ls = slices.Clone(ls)
+			n, dims, _ := strings.Cut(ls[k], " ")
+			ds := strings.Split(dims, ",")
+			v, _ := strconv.Atoi(ds[0])
+			ds[0] = strconv.Itoa(v + 1)
+			ls[k] = n + " " + strings.Join(ds, ",")
+			return ls
+		}))
+		require.NotEmpty(t, r.Problems, "%s changed", name)
+		assert.Equal(t, check.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
+		assert.Equal(t, name, r.Problems[0].Tensor)
+	}
+}
+
+// TestGGUFLFM2: an LFM2 GGUF, its layers' kinds told by the per-layer
+// head_count_kv array the converter writes (0: a short convolution):
+// layers 0 and 2 convolutions (conv.conv [H, 1, K] stored [H, K]), layer
+// 1 attention; the FFN width written already adjusted; the final norm as
+// token_embd_norm; tied. A file whose array says a convolution layer is
+// attention fails.
+func TestGGUFLFM2(t *testing.T) {
+	lines := strings.Split(`token_embd.weight 16,32
+token_embd_norm.weight 16
+blk.0.attn_norm.weight 16
+blk.0.shortconv.in_proj.weight 16,48
+blk.0.shortconv.conv.weight 3,16
+blk.0.shortconv.out_proj.weight 16,16
+blk.0.ffn_norm.weight 16
+blk.0.ffn_gate.weight 16,24
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_down.weight 24,16
+blk.1.attn_norm.weight 16
+blk.1.attn_q.weight 16,16
+blk.1.attn_k.weight 16,8
+blk.1.attn_v.weight 16,8
+blk.1.attn_output.weight 16,16
+blk.1.attn_q_norm.weight 4
+blk.1.attn_k_norm.weight 4
+blk.1.ffn_norm.weight 16
+blk.1.ffn_gate.weight 16,24
+blk.1.ffn_up.weight 16,24
+blk.1.ffn_down.weight 24,16
+blk.2.attn_norm.weight 16
+blk.2.shortconv.in_proj.weight 16,48
+blk.2.shortconv.conv.weight 3,16
+blk.2.shortconv.out_proj.weight 16,16
+blk.2.ffn_norm.weight 16
+blk.2.ffn_gate.weight 16,24
+blk.2.ffn_up.weight 16,24
+blk.2.ffn_down.weight 24,16`, "\n")
+	kvHeads := []uint32{0, 2, 0}
+	write := func(edit func([]string) []string) string {
+		ls := lines
+		if edit != nil {
+			ls = edit(ls)
+		}
+		path := filepath.Join(t.TempDir(), "model.gguf")
+		kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: "lfm2"}}
+		for k, v := range map[string]uint32{"embedding_length": 16, "block_count": 3, "attention.head_count": 4, "context_length": 64,
+			"feed_forward_length": 24, "shortconv.l_cache": 3, "vocab_size": 32} {
+			kvs = append(kvs, testmodel.GGUFKV{Key: "lfm2." + k, Value: v})
+		}
+		kvs = append(kvs, testmodel.GGUFKV{Key: "lfm2.attention.head_count_kv", Value: kvHeads})
+		var ts []testmodel.GGUFTensor
+		for _, l := range ls {
+			name, dims, _ := strings.Cut(l, " ")
+			g := testmodel.GGUFTensor{Name: name, Type: 1}
+			n := uint64(2)
+			for _, d := range strings.Split(dims, ",") {
+				v, err := strconv.ParseUint(d, 10, 64)
+				require.NoError(t, err)
+				g.Dims = append(g.Dims, v)
+				n *= v
+			}
+			g.Zeros = n
+			ts = append(ts, g)
+		}
+		require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
+		return path
+	}
+	checkVariant(t, "lfm2", lines, write)
+
+	kvHeads = []uint32{2, 2, 0}
+	r := checkGGUF(t, write(nil))
+	require.NotEmpty(t, r.Problems)
+	assert.Equal(t, check.Missing, r.Problems[0].Kind, "%v", r.Problems)
+	assert.Equal(t, "blk.0.attn_q.weight", r.Problems[0].Tensor)
 }
 
 // TestGGUFDeepSeekV3NoGatingFunc: llama.cpp's converter writes
