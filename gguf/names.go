@@ -483,6 +483,17 @@ var archs = []*Arch{
 	// ERNIE 4.5 (dense): Llama's names; use_bias on every projection.
 	{Name: "ernie4_5", Class: "Ernie4_5ForCausalLM", ModelType: "ernie4_5", BiasField: "use_bias",
 		global: globalNames, layer: llamaLayer},
+	// ERNIE 4.5 MoE: sparse blocks from leading_dense_block_count
+	// (moe_layer_start_index) every interleave_moe_layer_step-th, the
+	// experts stacked, the correction bias kept [1, E] (ggml [E, 1]), the
+	// converter drops the MTP tensors.
+	{Name: "ernie4_5-moe", Class: "Ernie4_5_MoeForCausalLM", ModelType: "ernie4_5_moe", BiasField: "use_bias", Experts: "moe_num_experts",
+		Keys: []ConfigKey{{Key: "expert_used_count", Field: "moe_k"}, {Key: "leading_dense_block_count", Field: "moe_layer_start_index"},
+			{Key: "interleave_moe_layer_step", Field: "moe_layer_interval"}, {Key: "expert_shared_count", Field: "moe_num_shared_experts"}},
+		global: globalNames, layer: pairs(llamaLayer, []namePair{{"ffn_gate_inp", "mlp.gate"}, {"exp_probs_b.bias", "mlp.moe_statics.e_score_correction_bias"},
+			{"ffn_gate_exps", "mlp.experts.gate_proj"}, {"ffn_up_exps", "mlp.experts.up_proj"}, {"ffn_down_exps", "mlp.experts.down_proj"},
+			{"ffn_gate_shexp", "mlp.shared_experts.gate_proj"}, {"ffn_up_shexp", "mlp.shared_experts.up_proj"}, {"ffn_down_shexp", "mlp.shared_experts.down_proj"}}),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
 	{Name: "glm4moe", Class: "Glm4MoeForCausalLM", ModelType: "glm4_moe", BiasField: "attention_bias", QKNormField: "use_qk_norm",
 		Keys: []ConfigKey{{Key: "block_count", Field: "num_hidden_layers", Minus: "nextn_predict_layers"},
 			{Key: "leading_dense_block_count", Field: "first_k_dense_replace"}, {Key: "expert_count", Field: "n_routed_experts"},

@@ -582,6 +582,31 @@ blk.1.ffn_down_exps.weight 6,16,3
 blk.1.ffn_gate_shexp.weight 16,6
 blk.1.ffn_up_shexp.weight 16,6
 blk.1.ffn_down_shexp.weight 6,16`, []int{0, 1}},
+	// ERNIE 4.5 MoE (21B-A3B-style): layer 0 dense, layers 1 and 2
+	// sparse (3 experts of width 6, one shared), the correction bias
+	// [1, E] as the checkpoint has it; tied.
+	{"ernie4_5-moe", "ernie4_5-moe", "ernie4_5_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
+		"expert_count": 3, "expert_used_count": 2, "expert_feed_forward_length": 6, "expert_shared_count": 1,
+		"leading_dense_block_count": 1, "interleave_moe_layer_step": 1}, llamaGlobalsTied + "\n" + llamaAttn + `
+blk.0.ffn_gate.weight 16,24
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_down.weight 24,16
+blk.1.ffn_gate_inp.weight 16,3
+blk.1.exp_probs_b.bias 3,1
+blk.1.ffn_gate_exps.weight 16,6,3
+blk.1.ffn_up_exps.weight 16,6,3
+blk.1.ffn_down_exps.weight 6,16,3
+blk.1.ffn_gate_shexp.weight 16,6
+blk.1.ffn_up_shexp.weight 16,6
+blk.1.ffn_down_shexp.weight 6,16
+blk.2.ffn_gate_inp.weight 16,3
+blk.2.exp_probs_b.bias 3,1
+blk.2.ffn_gate_exps.weight 16,6,3
+blk.2.ffn_up_exps.weight 16,6,3
+blk.2.ffn_down_exps.weight 6,16,3
+blk.2.ffn_gate_shexp.weight 16,6
+blk.2.ffn_up_shexp.weight 16,6
+blk.2.ffn_down_shexp.weight 6,16`, []int{0, 1, 2}},
 }
 
 // Lines the llama-like cases of ggufSwitches share: tied globals, GQA
