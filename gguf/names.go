@@ -39,6 +39,25 @@ type ConfigKey struct {
 	// Max, if set, gets the largest value.
 	Layers [2]string
 	Max    string
+	// Period, if set, reads the key as an array of one value a layer too:
+	// Period[0] gets the first layer with a nonzero value, Period[1] the
+	// distance to the next (block_count for one such layer; none: past
+	// the last layer). Jamba's attention layers, every
+	// attn_layer_period-th from attn_layer_offset, are those whose
+	// head_count_kv is nonzero.
+	Period [2]string
+	// Over, if set, divides the value by this key's (Jamba's mamba_expand
+	// is ssm.inner_size / embedding_length).
+	Over string
+}
+
+// LayerPeriod is a pair of config fields set from the layers that hold
+// a tensor, as [ConfigKey.Period] from an array: the converter writes
+// no key for Jamba's expert_layer_offset and expert_layer_period, and its
+// MoE layers are those with a router.
+type LayerPeriod struct {
+	Tensor         string // the tensor's name after "blk.N."
+	Offset, Period string
 }
 
 // Flag is a config field set from whether a tensor is present: Yes when
@@ -66,7 +85,8 @@ type Alt struct {
 // Part is one GGUF tensor of several the converter cuts a Hugging Face
 // tensor into, with its shape outermost first as config fields
 // (DeepSeek's kv_b_proj becomes attn_k_b [num_attention_heads,
-// kv_lora_rank, qk_nope_head_dim] and attn_v_b).
+// kv_lora_rank, qk_nope_head_dim] and attn_v_b), or as "#i", the Hugging
+// Face tensor's own dimension i (Jamba's conv1d [I, 1, K] is [#0, #2]).
 type Part struct {
 	Name  string
 	Shape []string
@@ -98,6 +118,8 @@ type Arch struct {
 	Set                    map[string]any
 	// Experts is the config field the expert count goes to.
 	Experts string
+	// Periods are config fields set from the layers that hold a tensor.
+	Periods []LayerPeriod
 	// MoE is the architecture to use instead when the file has experts
 	// (llama.cpp converts Mixtral as llama); Alts are others, the first
 	// that applies.
@@ -375,6 +397,25 @@ var lfm2 = &Arch{Name: "lfm2", Class: "Lfm2ForCausalLM", ModelType: "lfm2",
 		{"ffn_norm", "ffn_norm"}, {"ffn_gate", "feed_forward.w1"}, {"ffn_up", "feed_forward.w3"}, {"ffn_down", "feed_forward.w2"}},
 	splits: []split{{"conv.conv.weight", []Part{{"shortconv.conv.weight", []string{"hidden_size", "conv_L_cache"}}}}}}
 
+// jamba is Jamba: Mamba layers with attention every attn_layer_period-th
+// (the layers whose head_count_kv is nonzero) and MoE every
+// expert_layer_period-th (the layers with a router); conv1d [I, 1, K] is
+// stored [I, K].
+var jamba = &Arch{Name: "jamba", Class: "JambaForCausalLM", ModelType: "jamba", Experts: "num_experts",
+	Keys: []ConfigKey{{Key: "attention.head_count_kv", Field: "num_key_value_heads", Period: [2]string{"attn_layer_offset", "attn_layer_period"}},
+		{Key: "ssm.conv_kernel", Field: "mamba_d_conv"}, {Key: "ssm.state_size", Field: "mamba_d_state"},
+		{Key: "ssm.time_step_rank", Field: "mamba_dt_rank"}, {Key: "ssm.inner_size", Field: "mamba_expand", Over: "embedding_length"}},
+	Periods: []LayerPeriod{{Tensor: "ffn_gate_inp.weight", Offset: "expert_layer_offset", Period: "expert_layer_period"}},
+	Flags:   []Flag{{Tensor: "blk.*.ssm_conv1d.bias", Field: "mamba_conv_bias"}, {Tensor: "blk.*.ssm_in.bias", Field: "mamba_proj_bias"}},
+	global:  []namePair{{"token_embd", "model.embed_tokens"}, {"output_norm", "model.final_layernorm"}, {"output", "lm_head"}},
+	layer: pairs([]namePair{{"attn_norm", "input_layernorm"}, {"ffn_norm", "pre_ff_layernorm"}}, attnNames,
+		[]namePair{{"ssm_in", "mamba.in_proj"}, {"ssm_conv1d", "mamba.conv1d"}, {"ssm_x", "mamba.x_proj"}, {"ssm_dt", "mamba.dt_proj"},
+			{"ssm_a", "mamba.A_log"}, {"ssm_d", "mamba.D"}, {"ssm_out", "mamba.out_proj"}, {"ssm_dt_norm", "mamba.dt_layernorm"},
+			{"ssm_b_norm", "mamba.b_layernorm"}, {"ssm_c_norm", "mamba.c_layernorm"},
+			{"ffn_gate_inp", "feed_forward.router"}, {"ffn_gate", "feed_forward.gate_proj"}, {"ffn_up", "feed_forward.up_proj"}, {"ffn_down", "feed_forward.down_proj"}}),
+	splits:       []split{{"mamba.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"#0", "#2"}}}}},
+	expertPrefix: "feed_forward.experts.", expertKinds: qwenKinds}
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -533,6 +574,7 @@ var archs = []*Arch{
 			{"ffn_gate", "feed_forward.gate_proj"}, {"ffn_up", "feed_forward.up_proj"}, {"ffn_down", "feed_forward.down_proj"}}),
 		splits: llama4Splits},
 	lfm2,
+	jamba,
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
@@ -582,6 +624,12 @@ func (a *Arch) For(u func(key string) (uint64, bool), has func(name string) bool
 		}
 	}
 	return a
+}
+
+// LayerOf returns N when name is "blk.N.<base>".
+func LayerOf(name, base string) (int, bool) {
+	n, rest, ok := splitLayer(name, "blk.")
+	return n, ok && rest == base
 }
 
 // AnyLayer reports whether pattern is "blk.*.<name>", a tensor of any

@@ -68,6 +68,11 @@ func TestNames(t *testing.T) {
 		{"glm4moe", "blk.46.nextn.shared_head_norm.weight", "model.layers.46.shared_head.norm.weight"},
 		{"gpt-oss", "blk.0.attn_sinks.weight", "model.layers.0.self_attn.sinks"},
 		{"lfm2", "token_embd_norm.weight", "model.embedding_norm.weight"},
+		{"jamba", "output_norm.weight", "model.final_layernorm.weight"},
+		{"jamba", "blk.0.ffn_norm.weight", "model.layers.0.pre_ff_layernorm.weight"},
+		{"jamba", "blk.0.ssm_a", "model.layers.0.mamba.A_log"},
+		{"jamba", "blk.0.ssm_b_norm.weight", "model.layers.0.mamba.b_layernorm.weight"},
+		{"jamba", "blk.1.ffn_gate_inp.weight", "model.layers.1.feed_forward.router.weight"},
 		{"lfm2", "blk.0.attn_norm.weight", "model.layers.0.operator_norm.weight"},
 		{"lfm2", "blk.0.shortconv.in_proj.weight", "model.layers.0.conv.in_proj.weight"},
 		{"lfm2", "blk.1.attn_output.weight", "model.layers.1.self_attn.out_proj.weight"},
@@ -232,6 +237,17 @@ func TestArchFor(t *testing.T) {
 	}
 	if n, _ := f.GGUFName("transformer.h.0.input_layernorm.weight"); n != "blk.0.attn_norm.weight" {
 		t.Errorf("falcon-7b input_layernorm: %q", n)
+	}
+}
+
+func TestLayerOf(t *testing.T) {
+	if n, ok := LayerOf("blk.12.ffn_gate_inp.weight", "ffn_gate_inp.weight"); !ok || n != 12 {
+		t.Errorf("blk.12: %d %v", n, ok)
+	}
+	for _, name := range []string{"blk.1.ffn_gate_inp.bias", "ffn_gate_inp.weight", "blk.x.ffn_gate_inp.weight", "blk.1.ffn_gate_inp.weight.x"} {
+		if _, ok := LayerOf(name, "ffn_gate_inp.weight"); ok {
+			t.Errorf("%s: a layer's ffn_gate_inp.weight", name)
+		}
 	}
 }
 

@@ -2,8 +2,10 @@ package model
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fsmount/fsmount/gguf"
@@ -185,12 +187,16 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 		c[a.Experts] = experts
 	}
 	for _, k := range append(append([]gguf.ConfigKey(nil), gguf.CommonKeys...), a.Keys...) {
-		if k.Layers != [2]string{} {
+		if k.Layers != [2]string{} || k.Period != [2]string{} {
 			perLayer(gm, arch+"."+k.Key, k, c)
 			continue
 		}
 		v, ok := u(k.Key)
 		switch {
+		case ok && k.Over != "":
+			if d, ok := u(k.Over); ok && d > 0 && v%d == 0 {
+				c[k.Field] = v / d
+			}
 		case !ok:
 			if k.Null {
 				c[k.Field] = nil
@@ -224,12 +230,15 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 	if a.QKNormField != "" {
 		c[a.QKNormField] = gm.Tensor("blk.0.attn_q_norm.weight") != nil
 	}
+	if n, ok := u("block_count"); ok && len(a.Periods) > 0 {
+		layerPeriods(gm, a, n, c)
+	}
 	for _, f := range a.Flags {
 		yes, no := f.Yes, f.No
 		if yes == nil && no == nil {
 			yes, no = true, false
 		}
-		if gm.Tensor(f.Tensor) != nil {
+		if hasTensor(gm, f.Tensor) {
 			c[f.Field] = yes
 		} else {
 			c[f.Field] = no
@@ -265,6 +274,7 @@ func perLayer(gm *gguf.Model, key string, k gguf.ConfigKey, c map[string]any) {
 	}
 	kinds := make([]string, len(es))
 	var top uint64
+	var at []int
 	for i, e := range es {
 		n, ok := e.Uint()
 		if !ok {
@@ -273,12 +283,48 @@ func perLayer(gm *gguf.Model, key string, k gguf.ConfigKey, c map[string]any) {
 		kinds[i] = k.Layers[0]
 		if n > 0 {
 			kinds[i] = k.Layers[1]
+			at = append(at, i)
 		}
 		top = max(top, n)
 	}
-	c[k.Field] = kinds
-	if k.Max != "" {
-		c[k.Max] = top
+	switch {
+	case k.Period != [2]string{}:
+		c[k.Field] = top
+		setPeriod(c, k.Period[0], k.Period[1], at, len(es))
+	default:
+		c[k.Field] = kinds
+		if k.Max != "" {
+			c[k.Max] = top
+		}
+	}
+}
+
+// setPeriod sets the offset and period fields of the layers at (of n):
+// the first, and the distance to the next; n for one; none: an offset
+// past the last layer.
+func setPeriod(c map[string]any, offset, period string, at []int, n int) {
+	switch len(at) {
+	case 0:
+		c[offset], c[period] = n, n+1
+	case 1:
+		c[offset], c[period] = at[0], n
+	default:
+		c[offset], c[period] = at[0], at[1]-at[0]
+	}
+}
+
+// layerPeriods sets a's Periods from the layers (0..n-1) that hold each
+// one's tensor.
+func layerPeriods(gm *gguf.Model, a *gguf.Arch, n uint64, c map[string]any) {
+	for _, lp := range a.Periods {
+		seen := map[int]bool{}
+		for _, t := range gm.Tensors() {
+			if l, ok := gguf.LayerOf(t.Name, lp.Tensor); ok && uint64(l) < n {
+				seen[l] = true
+			}
+		}
+		at := slices.Sorted(maps.Keys(seen))
+		setPeriod(c, lp.Offset, lp.Period, at, int(n))
 	}
 }
 

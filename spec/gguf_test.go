@@ -959,7 +959,8 @@ blk.N.ffn_down_exps.weight 24,16,3`
 	layer := func(n int, parts ...string) string {
 		return strings.ReplaceAll(strings.Join(parts, "\n"), "blk.N.", fmt.Sprintf("blk.%d.", n))
 	}
-	// Jamba: attention every 4th layer from 2, MoE every 2nd from 1.
+	// A hybrid (Jamba-like: attention every 4th layer from 2, MoE every
+	// 2nd from 1) under an architecture not covered.
 	var jamba []string
 	for n := range 8 {
 		mix, ffn := mamba, dense
@@ -977,7 +978,7 @@ blk.N.ffn_down_exps.weight 24,16,3`
 		layers int
 		body   string
 	}{
-		{"jamba", 8, strings.Join(jamba, "\n")},
+		{"qwen3next", 8, strings.Join(jamba, "\n")},
 		{"dbrx", 4, layer(0, attn, moe) + "\n" + layer(1, attn, moe) + "\n" + layer(2, attn, moe) + "\n" + layer(3, attn, moe)},
 		{"hunyuan-moe", 4, layer(0, attn, moe) + "\n" + layer(1, attn, moe) + "\n" + layer(2, attn, moe) + "\n" + layer(3, attn, moe)},
 	} {
@@ -996,7 +997,7 @@ blk.N.ffn_down_exps.weight 24,16,3`
 			assert.Equal(t, check.DepthStructural, r.Depth)
 			assert.True(t, r.Clean(), "%v", r.Problems)
 
-			if tc.arch == "jamba" {
+			if tc.arch == "qwen3next" {
 				return // layers of four kinds: the structural check cannot tell a dropped tensor from a fifth kind
 			}
 			k := slices.Index(lines, "blk.1.ffn_up_exps.weight 16,24,3")
@@ -1007,4 +1008,108 @@ blk.N.ffn_down_exps.weight 24,16,3`
 			assert.Equal(t, "blk.1.ffn_up_exps.weight", r.Problems[0].Tensor)
 		})
 	}
+}
+
+// jambaLayers are a Jamba's 8 layers as llama.cpp writes them: Mamba
+// (inner 32, state 4, Δ rank 1, kernel 4, conv bias) but attention at 2
+// and 6; a dense MLP but MoE (3 experts) at 1, 3, 5, 7.
+func jambaLayers() []string {
+	mamba := `blk.N.attn_norm.weight 16
+blk.N.ssm_in.weight 16,64
+blk.N.ssm_conv1d.weight 4,32
+blk.N.ssm_conv1d.bias 32
+blk.N.ssm_x.weight 32,9
+blk.N.ssm_dt.weight 1,32
+blk.N.ssm_dt.bias 32
+blk.N.ssm_a 4,32
+blk.N.ssm_d 32
+blk.N.ssm_dt_norm.weight 1
+blk.N.ssm_b_norm.weight 4
+blk.N.ssm_c_norm.weight 4
+blk.N.ssm_out.weight 32,16
+blk.N.ffn_norm.weight 16`
+	attn := `blk.N.attn_norm.weight 16
+blk.N.attn_q.weight 16,16
+blk.N.attn_k.weight 16,8
+blk.N.attn_v.weight 16,8
+blk.N.attn_output.weight 16,16
+blk.N.ffn_norm.weight 16`
+	dense := `blk.N.ffn_gate.weight 16,24
+blk.N.ffn_up.weight 16,24
+blk.N.ffn_down.weight 24,16`
+	moe := `blk.N.ffn_gate_inp.weight 16,3
+blk.N.ffn_gate_exps.weight 16,24,3
+blk.N.ffn_up_exps.weight 16,24,3
+blk.N.ffn_down_exps.weight 24,16,3`
+	out := []string{"token_embd.weight 16,32", "output_norm.weight 16", "output.weight 16,32"}
+	for n := range 8 {
+		mix, ffn := mamba, dense
+		if n%4 == 2 {
+			mix = attn
+		}
+		if n%2 == 1 {
+			ffn = moe
+		}
+		out = append(out, strings.Split(strings.ReplaceAll(mix+"\n"+ffn, "blk.N.", fmt.Sprintf("blk.%d.", n)), "\n")...)
+	}
+	return out
+}
+
+// writeListing writes a GGUF of "name ne0,ne1,…" lines (F16, sparse) and
+// metadata keys (without the "<arch>." prefix; uint32 or []uint32), a
+// 32-token vocabulary.
+func writeListing(t *testing.T, arch string, keys map[string]any, lines []string) string {
+	t.Helper()
+	kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: arch}}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		kvs = append(kvs, testmodel.GGUFKV{Key: arch + "." + k, Value: keys[k]})
+	}
+	toks := make([]string, 32)
+	for i := range toks {
+		toks[i] = fmt.Sprint("t", i)
+	}
+	kvs = append(kvs, testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks})
+	var ts []testmodel.GGUFTensor
+	for _, l := range lines {
+		name, dims, _ := strings.Cut(l, " ")
+		g := testmodel.GGUFTensor{Name: name, Type: 1}
+		n := uint64(2)
+		for _, d := range strings.Split(dims, ",") {
+			v, err := strconv.ParseUint(d, 10, 64)
+			require.NoError(t, err)
+			g.Dims = append(g.Dims, v)
+			n *= v
+		}
+		g.Zeros = n
+		ts = append(ts, g)
+	}
+	path := filepath.Join(t.TempDir(), "model.gguf")
+	require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
+	return path
+}
+
+// TestGGUFJamba: a Jamba GGUF, whose attention layers the per-layer
+// head_count_kv array tells (offset 2, period 4) and whose MoE layers the
+// routers present tell (the converter writes no key for them: offset 1,
+// period 2), checks fully and clean; mutants are problems naming the
+// tensor; an array that puts attention where the file has Mamba fails.
+func TestGGUFJamba(t *testing.T) {
+	lines := jambaLayers()
+	kv := []uint32{0, 0, 2, 0, 0, 0, 2, 0}
+	keys := func() map[string]any {
+		return map[string]any{"embedding_length": uint32(16), "block_count": uint32(8), "attention.head_count": uint32(4), "context_length": uint32(64),
+			"feed_forward_length": uint32(24), "attention.head_count_kv": kv, "expert_count": uint32(3), "expert_used_count": uint32(2),
+			"ssm.conv_kernel": uint32(4), "ssm.state_size": uint32(4), "ssm.time_step_rank": uint32(1), "ssm.inner_size": uint32(32)}
+	}
+	checkVariant(t, "jamba", lines, func(edit func([]string) []string) string {
+		ls := lines
+		if edit != nil {
+			ls = edit(ls)
+		}
+		return writeListing(t, "jamba", keys(), ls)
+	})
+
+	kv = []uint32{2, 0, 2, 0, 0, 0, 2, 0}
+	r := checkGGUF(t, writeListing(t, "jamba", keys(), lines))
+	assert.False(t, r.Clean(), "attention said at layer 0, Mamba stored")
 }

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/fsmount/fsmount/model"
 )
@@ -51,8 +53,8 @@ func (p *Plan) Rename(names model.Names, has func(string) bool) {
 }
 
 // parts are the expected tensors a format cuts e into, their shapes read
-// from the config fields the format names; false when one is not a field
-// the spec reads.
+// from the config fields the format names ("#i": e's own dimension i);
+// false when one is not a field the spec reads.
 func (p *Plan) parts(e ExpectedTensor, parts []model.Part) ([]ExpectedTensor, bool) {
 	out := make([]ExpectedTensor, len(parts))
 	for i, part := range parts {
@@ -60,6 +62,9 @@ func (p *Plan) parts(e ExpectedTensor, parts []model.Part) ([]ExpectedTensor, bo
 		x.Name, x.Shape = part.Name, make([]Dim, len(part.Shape))
 		for j, f := range part.Shape {
 			d, ok := p.fields[f]
+			if i, err := strconv.Atoi(strings.TrimPrefix(f, "#")); strings.HasPrefix(f, "#") && err == nil && i >= 0 && i < len(e.Shape) {
+				d, ok = e.Shape[i], true // the tensor's own dimension
+			}
 			if !ok {
 				return nil, false
 			}
