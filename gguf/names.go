@@ -626,6 +626,25 @@ func (a *Arch) For(u func(key string) (uint64, bool), has func(name string) bool
 	return a
 }
 
+// FusedExperts returns, for a layer's stacked gate experts
+// ("blk.N.ffn_gate_exps.weight" or ".bias"), the tensor llama.cpp's
+// converter writes in their place and the up experts' with
+// --fuse-gate-up-exps ("blk.N.ffn_gate_up_exps.weight", gate then up
+// along the rows: [E, 2·I, H]) and the up experts' name; false for any
+// other name.
+func FusedExperts(name string) (fused, up string, ok bool) {
+	n, rest, ok := splitLayer(name, "blk.")
+	if !ok {
+		return "", "", false
+	}
+	base, suffix := splitSuffix(rest)
+	if base != "ffn_gate_exps" || suffix == "" {
+		return "", "", false
+	}
+	p := "blk." + strconv.Itoa(n) + "."
+	return p + "ffn_gate_up_exps" + suffix, p + "ffn_up_exps" + suffix, true
+}
+
 // LayerOf returns N when name is "blk.N.<base>".
 func LayerOf(name, base string) (int, bool) {
 	n, rest, ok := splitLayer(name, "blk.")

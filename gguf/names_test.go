@@ -240,6 +240,23 @@ func TestArchFor(t *testing.T) {
 	}
 }
 
+func TestFusedExperts(t *testing.T) {
+	for name, want := range map[string][2]string{
+		"blk.3.ffn_gate_exps.weight": {"blk.3.ffn_gate_up_exps.weight", "blk.3.ffn_up_exps.weight"},
+		"blk.0.ffn_gate_exps.bias":   {"blk.0.ffn_gate_up_exps.bias", "blk.0.ffn_up_exps.bias"},
+	} {
+		f, up, ok := FusedExperts(name)
+		if !ok || f != want[0] || up != want[1] {
+			t.Errorf("%s: %q %q %v", name, f, up, ok)
+		}
+	}
+	for _, name := range []string{"blk.3.ffn_up_exps.weight", "blk.3.ffn_gate.weight", "ffn_gate_exps.weight", "blk.3.ffn_gate_exps", "blk.x.ffn_gate_exps.weight"} {
+		if _, _, ok := FusedExperts(name); ok {
+			t.Errorf("%s: fused", name)
+		}
+	}
+}
+
 func TestLayerOf(t *testing.T) {
 	if n, ok := LayerOf("blk.12.ffn_gate_inp.weight", "ffn_gate_inp.weight"); !ok || n != 12 {
 		t.Errorf("blk.12: %d %v", n, ok)

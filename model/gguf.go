@@ -53,6 +53,11 @@ type Names interface {
 	// Transposed reports whether the format stores the [in, out] weights
 	// of GPT-2's Conv1D as [out, in], like every other matrix.
 	Transposed() bool
+	// Fused returns, for a file's tensor name, the tensor a writer may
+	// store in its place and another's, their rows concatenated (GGUF's
+	// ffn_gate_exps and ffn_up_exps as ffn_gate_up_exps), and the other's
+	// name; false for a tensor never fused.
+	Fused(name string) (fused, other string, ok bool)
 }
 
 // Part is one of the tensors a format cuts a Hugging Face tensor into
@@ -77,6 +82,8 @@ func (g ggufNames) Parts(hf string) ([]Part, bool) { return g.a.Parts(hf) }
 // Transposed: ggml multiplies by matrices stored [out, in] (ne0 = in), so
 // llama.cpp's converter transposes GPT-2's Conv1D weights.
 func (g ggufNames) Transposed() bool { return true }
+
+func (g ggufNames) Fused(name string) (string, string, bool) { return gguf.FusedExperts(name) }
 
 // isGGUF reports whether a file name is a GGUF file's.
 func isGGUF(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".gguf") }

@@ -1113,3 +1113,72 @@ func TestGGUFJamba(t *testing.T) {
 	r := checkGGUF(t, writeListing(t, "jamba", keys(), lines))
 	assert.False(t, r.Clean(), "attention said at layer 0, Mamba stored")
 }
+
+// TestGGUFFusedGateUp: llama.cpp's converter with --fuse-gate-up-exps
+// writes a layer's gate and up experts as one ffn_gate_up_exps [E, 2·I,
+// H] (its bias [E, 2·I]); such a file checks fully and clean, and a
+// fused tensor of the wrong width is a problem naming it.
+func TestGGUFFusedGateUp(t *testing.T) {
+	for _, name := range []string{"gpt-oss", "glm4moe"} {
+		t.Run(name, func(t *testing.T) {
+			i := slices.IndexFunc(ggufSwitches, func(c struct {
+				name, arch, model string
+				keys              map[string]uint32
+				tensors           string
+				layers            []int
+			}) bool {
+				return c.name == name
+			})
+			require.GreaterOrEqual(t, i, 0)
+			fused := func(ls []string) []string {
+				var out []string
+				for _, l := range ls {
+					n, dims, _ := strings.Cut(l, " ")
+					switch {
+					case strings.Contains(n, ".ffn_up_exps."):
+						continue
+					case strings.Contains(n, ".ffn_gate_exps."):
+						ds := strings.Split(dims, ",")
+						v, _ := strconv.Atoi(ds[1])
+						if strings.HasSuffix(n, ".bias") {
+							v, _ = strconv.Atoi(ds[0])
+							ds[0] = strconv.Itoa(2 * v)
+						} else {
+							ds[1] = strconv.Itoa(2 * v)
+						}
+						out = append(out, strings.Replace(n, "ffn_gate_exps", "ffn_gate_up_exps", 1)+" "+strings.Join(ds, ","))
+					default:
+						out = append(out, l)
+					}
+				}
+				return out
+			}
+			lines := fused(switchLines(i))
+			require.True(t, slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "ffn_gate_up_exps.weight") }))
+			checkVariant(t, ggufSwitches[i].model, lines, func(edit func([]string) []string) string {
+				return writeSwitch(t, i, func(ls []string) []string {
+					ls = fused(ls)
+					if edit != nil {
+						ls = edit(ls)
+					}
+					return ls
+				})
+			})
+
+			k := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "blk.1.ffn_gate_up_exps.weight ") })
+			require.GreaterOrEqual(t, k, 0)
+			r := checkGGUF(t, writeSwitch(t, i, func(ls []string) []string {
+				ls = fused(ls)
+				n, dims, _ := strings.Cut(ls[k], " ")
+				ds := strings.Split(dims, ",")
+				v, _ := strconv.Atoi(ds[1])
+				ds[1] = strconv.Itoa(v / 2) // only the gate half
+				ls[k] = n + " " + strings.Join(ds, ",")
+				return ls
+			}))
+			require.Len(t, r.Problems, 1, "%v", r.Problems)
+			assert.Equal(t, check.Misshaped, r.Problems[0].Kind)
+			assert.Equal(t, "blk.1.ffn_gate_up_exps.weight", r.Problems[0].Tensor)
+		})
+	}
+}
