@@ -535,6 +535,11 @@ var archs = []*Arch{
 			{"ffn_gate_exps", "mlp.experts.gate_proj"}, {"ffn_up_exps", "mlp.experts.up_proj"}, {"ffn_down_exps", "mlp.experts.down_proj"},
 			{"ffn_gate_shexp", "mlp.shared_experts.gate_proj"}, {"ffn_up_shexp", "mlp.shared_experts.up_proj"}, {"ffn_down_shexp", "mlp.shared_experts.down_proj"}}),
 		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
+	// Hunyuan dense: Llama's names, its q/k norms named query_layernorm
+	// and key_layernorm.
+	{Name: "hunyuan-dense", Class: "HunYuanDenseV1ForCausalLM", ModelType: "hunyuan_v1_dense", BiasField: "attention_bias",
+		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
+		global: globalNames, layer: pairs(llamaLayer, []namePair{{"attn_q_norm", "self_attn.query_layernorm"}, {"attn_k_norm", "self_attn.key_layernorm"}})},
 	{Name: "glm4moe", Class: "Glm4MoeForCausalLM", ModelType: "glm4_moe", BiasField: "attention_bias", QKNormField: "use_qk_norm",
 		Keys: []ConfigKey{{Key: "block_count", Field: "num_hidden_layers", Minus: "nextn_predict_layers"},
 			{Key: "leading_dense_block_count", Field: "first_k_dense_replace"}, {Key: "expert_count", Field: "n_routed_experts"},

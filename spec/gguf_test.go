@@ -607,6 +607,11 @@ blk.2.ffn_down_exps.weight 6,16,3
 blk.2.ffn_gate_shexp.weight 16,6
 blk.2.ffn_up_shexp.weight 16,6
 blk.2.ffn_down_shexp.weight 6,16`, []int{0, 1, 2}},
+	// Hunyuan dense: q/k norms (query_layernorm, key_layernorm); tied.
+	{"hunyuan-dense", "hunyuan-dense", "hunyuan_v1_dense", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
+blk.L.attn_q_norm.weight 4
+blk.L.attn_k_norm.weight 4
+` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
 }
 
 // Lines the llama-like cases of ggufSwitches share: tied globals, GQA
