@@ -379,7 +379,7 @@ func (r *Report) crossCheck() error {
 			continue
 		}
 		switch {
-		case ignoredOnLoad(p.Ignore, t.Name):
+		case ignoredOnLoad(p.Ignore, t.Name) || hfName(w, t.Name) != "" && ignoredOnLoad(p.Ignore, hfName(w, t.Name)):
 			nIgnored++
 			r.Logical -= t.NumElements()
 			r.Entries = append(r.Entries, Entry{Tensor: t, Aux: AuxIgnored})

@@ -20,6 +20,18 @@ func fileName(m *model.Model, hf string) string {
 	return hf
 }
 
+// hfName returns the Hugging Face name of a file's tensor (GGUF's
+// "blk.3.attn_q.weight" is "model.layers.3.self_attn.q_proj.weight"), or
+// "" for a format that names tensors as Hugging Face does or a name it
+// does not map.
+func hfName(m *model.Model, name string) string {
+	if m.Names == nil {
+		return ""
+	}
+	hf, _ := m.Names.HF(name)
+	return hf
+}
+
 // layerPrefix returns the prefix of a layer's tensor names as the files
 // name them, from one of its tensors: what precedes and includes ".N."
 // ("blk.3." of "blk.3.attn_q.weight"), or fallback.

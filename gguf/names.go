@@ -33,6 +33,31 @@ type ConfigKey struct {
 	// Null writes null when the key is absent: the converter writes the
 	// key only when the field is set (DeepSeek's q_lora_rank).
 	Null bool
+	// Layers, if set, reads the key as an array of one value a layer: the
+	// field is a list of Layers[1] for a nonzero value and Layers[0] for
+	// zero (LFM2's head_count_kv is 0 for a short-convolution layer), and
+	// Max, if set, gets the largest value.
+	Layers [2]string
+	Max    string
+	// Period, if set, reads the key as an array of one value a layer too:
+	// Period[0] gets the first layer with a nonzero value, Period[1] the
+	// distance to the next (block_count for one such layer; none: past
+	// the last layer). Jamba's attention layers, every
+	// attn_layer_period-th from attn_layer_offset, are those whose
+	// head_count_kv is nonzero.
+	Period [2]string
+	// Over, if set, divides the value by this key's (Jamba's mamba_expand
+	// is ssm.inner_size / embedding_length).
+	Over string
+}
+
+// LayerPeriod is a pair of config fields set from the layers that hold
+// a tensor, as [ConfigKey.Period] from an array: the converter writes
+// no key for Jamba's expert_layer_offset and expert_layer_period, and its
+// MoE layers are those with a router.
+type LayerPeriod struct {
+	Tensor         string // the tensor's name after "blk.N."
+	Offset, Period string
 }
 
 // Flag is a config field set from whether a tensor is present: Yes when
@@ -44,7 +69,12 @@ type Flag struct {
 
 // Alt is another row of the table a file of the architecture takes when
 // its metadata key Key has value Is, or when it holds Tensor: llama.cpp
-// converts DeepSeek-V2 and V3 alike, Falcon-7B and Falcon-40B alike.
+// converts DeepSeek-V2 and V3 alike, Falcon-7B and Falcon-40B alike. When
+// an Alt has both, the key decides where the file has it and the tensor
+// where the metadata is silent (a DeepSeek-V3 converted from a config
+// without scoring_func has no expert_gating_func, but its sparse layers
+// hold exp_probs_b). A Tensor of the form "blk.*.<name>" is a tensor of
+// any layer ([AnyLayer]).
 type Alt struct {
 	Key    string
 	Is     uint64
@@ -55,7 +85,8 @@ type Alt struct {
 // Part is one GGUF tensor of several the converter cuts a Hugging Face
 // tensor into, with its shape outermost first as config fields
 // (DeepSeek's kv_b_proj becomes attn_k_b [num_attention_heads,
-// kv_lora_rank, qk_nope_head_dim] and attn_v_b).
+// kv_lora_rank, qk_nope_head_dim] and attn_v_b), or as "#i", the Hugging
+// Face tensor's own dimension i (Jamba's conv1d [I, 1, K] is [#0, #2]).
 type Part struct {
 	Name  string
 	Shape []string
@@ -87,6 +118,8 @@ type Arch struct {
 	Set                    map[string]any
 	// Experts is the config field the expert count goes to.
 	Experts string
+	// Periods are config fields set from the layers that hold a tensor.
+	Periods []LayerPeriod
 	// MoE is the architecture to use instead when the file has experts
 	// (llama.cpp converts Mixtral as llama); Alts are others, the first
 	// that applies.
@@ -312,6 +345,77 @@ var graniteMoEShared = &Arch{Name: "granitemoe", Class: "GraniteMoeSharedForCaus
 	Experts: "num_local_experts", Keys: []ConfigKey{{Key: "expert_shared_feed_forward_length", Field: "shared_intermediate_size"}},
 	global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, graniteMoE), splits: graniteSplits}
 
+// GLM-4.5 (GLM-4-MoE): DeepSeek's sparse blocks after dense ones, its
+// post_attention_layernorm as attn_post_norm; the converter counts the
+// multi-token-prediction layers (num_nextn_predict_layers, which
+// transformers does not build and ignores on load) in block_count and
+// names their extra tensors blk.N.nextn.*.
+var glm4MoENextN = []namePair{
+	{"nextn.eh_proj", "eh_proj"}, {"nextn.enorm", "enorm"}, {"nextn.hnorm", "hnorm"},
+	{"nextn.embed_tokens", "embed_tokens"}, {"nextn.shared_head_head", "shared_head.head"}, {"nextn.shared_head_norm", "shared_head.norm"},
+}
+
+// gptOSSSplits: GPT-OSS's experts come stacked; the converter cuts the
+// interleaved gate_up_proj [E, H, 2·I] (and its bias) into gate and up,
+// each transposed to [E, I, H], and transposes down_proj [E, I, H] to
+// [E, H, I].
+var gptOSSSplits = []split{
+	{"mlp.experts.gate_up_proj", []Part{
+		{"ffn_gate_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}},
+		{"ffn_up_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}}}},
+	{"mlp.experts.gate_up_proj_bias", []Part{
+		{"ffn_gate_exps.bias", []string{"num_local_experts", "intermediate_size"}},
+		{"ffn_up_exps.bias", []string{"num_local_experts", "intermediate_size"}}}},
+	{"mlp.experts.down_proj", []Part{{"ffn_down_exps.weight", []string{"num_local_experts", "hidden_size", "intermediate_size"}}}},
+	{"mlp.experts.down_proj_bias", []Part{{"ffn_down_exps.bias", []string{"num_local_experts", "hidden_size"}}}},
+}
+
+// llama4Splits: Llama 4's experts come stacked; the converter cuts
+// gate_up_proj [E, H, 2·I] in halves into gate and up, each transposed to
+// [E, I, H], and transposes down_proj [E, I, H] to [E, H, I].
+var llama4Splits = []split{
+	{"feed_forward.experts.gate_up_proj", []Part{
+		{"ffn_gate_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}},
+		{"ffn_up_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}}}},
+	{"feed_forward.experts.down_proj", []Part{{"ffn_down_exps.weight", []string{"num_local_experts", "hidden_size", "intermediate_size"}}}},
+}
+
+// lfm2 is LFM2: short-convolution and attention layers, told apart by
+// the per-layer head_count_kv the converter writes (0: convolution); the
+// FFN width it writes is the one after LFM2's auto-adjustment; the final
+// norm (embedding_norm) is token_embd_norm; conv.conv [H, 1, K] is
+// stored [H, K].
+var lfm2 = &Arch{Name: "lfm2", Class: "Lfm2ForCausalLM", ModelType: "lfm2",
+	Keys: []ConfigKey{{Key: "attention.head_count_kv", Field: "layer_types", Layers: [2]string{"conv", "full_attention"}, Max: "num_key_value_heads"},
+		{Key: "feed_forward_length", Field: "block_ff_dim"}, {Key: "shortconv.l_cache", Field: "conv_L_cache"}},
+	Set:    map[string]any{"block_auto_adjust_ff_dim": false},
+	Flags:  []Flag{{Tensor: "blk.0.shortconv.in_proj.bias", Field: "conv_bias"}},
+	global: []namePair{{"token_embd", "model.embed_tokens"}, {"token_embd_norm", "model.embedding_norm"}, {"output", "lm_head"}},
+	layer: []namePair{{"attn_norm", "operator_norm"}, {"attn_q", "self_attn.q_proj"}, {"attn_k", "self_attn.k_proj"}, {"attn_v", "self_attn.v_proj"},
+		{"attn_output", "self_attn.out_proj"}, {"attn_q_norm", "self_attn.q_layernorm"}, {"attn_k_norm", "self_attn.k_layernorm"},
+		{"shortconv.in_proj", "conv.in_proj"}, {"shortconv.conv", "conv.conv"}, {"shortconv.out_proj", "conv.out_proj"},
+		{"ffn_norm", "ffn_norm"}, {"ffn_gate", "feed_forward.w1"}, {"ffn_up", "feed_forward.w3"}, {"ffn_down", "feed_forward.w2"}},
+	splits: []split{{"conv.conv.weight", []Part{{"shortconv.conv.weight", []string{"hidden_size", "conv_L_cache"}}}}}}
+
+// jamba is Jamba: Mamba layers with attention every attn_layer_period-th
+// (the layers whose head_count_kv is nonzero) and MoE every
+// expert_layer_period-th (the layers with a router); conv1d [I, 1, K] is
+// stored [I, K].
+var jamba = &Arch{Name: "jamba", Class: "JambaForCausalLM", ModelType: "jamba", Experts: "num_experts",
+	Keys: []ConfigKey{{Key: "attention.head_count_kv", Field: "num_key_value_heads", Period: [2]string{"attn_layer_offset", "attn_layer_period"}},
+		{Key: "ssm.conv_kernel", Field: "mamba_d_conv"}, {Key: "ssm.state_size", Field: "mamba_d_state"},
+		{Key: "ssm.time_step_rank", Field: "mamba_dt_rank"}, {Key: "ssm.inner_size", Field: "mamba_expand", Over: "embedding_length"}},
+	Periods: []LayerPeriod{{Tensor: "ffn_gate_inp.weight", Offset: "expert_layer_offset", Period: "expert_layer_period"}},
+	Flags:   []Flag{{Tensor: "blk.*.ssm_conv1d.bias", Field: "mamba_conv_bias"}, {Tensor: "blk.*.ssm_in.bias", Field: "mamba_proj_bias"}},
+	global:  []namePair{{"token_embd", "model.embed_tokens"}, {"output_norm", "model.final_layernorm"}, {"output", "lm_head"}},
+	layer: pairs([]namePair{{"attn_norm", "input_layernorm"}, {"ffn_norm", "pre_ff_layernorm"}}, attnNames,
+		[]namePair{{"ssm_in", "mamba.in_proj"}, {"ssm_conv1d", "mamba.conv1d"}, {"ssm_x", "mamba.x_proj"}, {"ssm_dt", "mamba.dt_proj"},
+			{"ssm_a", "mamba.A_log"}, {"ssm_d", "mamba.D"}, {"ssm_out", "mamba.out_proj"}, {"ssm_dt_norm", "mamba.dt_layernorm"},
+			{"ssm_b_norm", "mamba.b_layernorm"}, {"ssm_c_norm", "mamba.c_layernorm"},
+			{"ffn_gate_inp", "feed_forward.router"}, {"ffn_gate", "feed_forward.gate_proj"}, {"ffn_up", "feed_forward.up_proj"}, {"ffn_down", "feed_forward.down_proj"}}),
+	splits:       []split{{"mamba.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"#0", "#2"}}}}},
+	expertPrefix: "feed_forward.experts.", expertKinds: qwenKinds}
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -349,7 +453,11 @@ var archs = []*Arch{
 	// Command-R: one norm before parallel attention and MLP.
 	{Name: "command-r", Class: "CohereForCausalLM", ModelType: "cohere", BiasField: "attention_bias", QKNormField: "use_qk_norm",
 		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, gatedMLP)},
-	deepseek("DeepseekV2ForCausalLM", "deepseek_v2", []Alt{{Key: "expert_gating_func", Is: 2, Arch: deepseek("DeepseekV3ForCausalLM", "deepseek_v3", nil)}}),
+	// V3 by its sigmoid gating (expert_gating_func 2), or, where the
+	// converter wrote no gating function, by the correction bias of its
+	// sparse layers (the first ones may be dense).
+	deepseek("DeepseekV2ForCausalLM", "deepseek_v2", []Alt{{Key: "expert_gating_func", Is: 2, Tensor: "blk.*.exp_probs_b.bias",
+		Arch: deepseek("DeepseekV3ForCausalLM", "deepseek_v3", nil)}}),
 	{Name: "gpt2", Class: "GPT2LMHeadModel", ModelType: "gpt2", Keys: gpt2Keys, Layers: "transformer.h.",
 		global: gpt2Global, layer: gpt2Layer},
 	// StarCoder 1 and SantaCoder: GPT-BigCode, GPT-2's names, multi-query.
@@ -406,6 +514,72 @@ var archs = []*Arch{
 	// Mamba and Falcon-Mamba (whose converter sets ssm.dt_b_c_rms):
 	// conv1d's [I, 1, K] is stored [I, K].
 	mamba("MambaForCausalLM", "mamba", []Alt{{Key: "ssm.dt_b_c_rms", Is: 1, Arch: mamba("FalconMambaForCausalLM", "falcon_mamba", nil)}}),
+	// SmolLM3: converted as llama (its q/k rows permuted).
+	{Name: "smollm3", Class: "SmolLM3ForCausalLM", ModelType: "smollm3", BiasField: "attention_bias",
+		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
+		global: globalNames, layer: llamaLayer},
+	// EXAONE 4: q/k norms, norms after attention and MLP only (OLMo 2's).
+	{Name: "exaone4", Class: "Exaone4ForCausalLM", ModelType: "exaone4",
+		global: globalNames, layer: pairs(attnNames, qkNorms, olmo2Norms, gatedMLP)},
+	// ERNIE 4.5 (dense): Llama's names; use_bias on every projection.
+	{Name: "ernie4_5", Class: "Ernie4_5ForCausalLM", ModelType: "ernie4_5", BiasField: "use_bias",
+		global: globalNames, layer: llamaLayer},
+	// ERNIE 4.5 MoE: sparse blocks from leading_dense_block_count
+	// (moe_layer_start_index) every interleave_moe_layer_step-th, the
+	// experts stacked, the correction bias kept [1, E] (ggml [E, 1]), the
+	// converter drops the MTP tensors.
+	{Name: "ernie4_5-moe", Class: "Ernie4_5_MoeForCausalLM", ModelType: "ernie4_5_moe", BiasField: "use_bias", Experts: "moe_num_experts",
+		Keys: []ConfigKey{{Key: "expert_used_count", Field: "moe_k"}, {Key: "leading_dense_block_count", Field: "moe_layer_start_index"},
+			{Key: "interleave_moe_layer_step", Field: "moe_layer_interval"}, {Key: "expert_shared_count", Field: "moe_num_shared_experts"}},
+		global: globalNames, layer: pairs(llamaLayer, []namePair{{"ffn_gate_inp", "mlp.gate"}, {"exp_probs_b.bias", "mlp.moe_statics.e_score_correction_bias"},
+			{"ffn_gate_exps", "mlp.experts.gate_proj"}, {"ffn_up_exps", "mlp.experts.up_proj"}, {"ffn_down_exps", "mlp.experts.down_proj"},
+			{"ffn_gate_shexp", "mlp.shared_experts.gate_proj"}, {"ffn_up_shexp", "mlp.shared_experts.up_proj"}, {"ffn_down_shexp", "mlp.shared_experts.down_proj"}}),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
+	// Hunyuan dense: Llama's names, its q/k norms named query_layernorm
+	// and key_layernorm.
+	{Name: "hunyuan-dense", Class: "HunYuanDenseV1ForCausalLM", ModelType: "hunyuan_v1_dense", BiasField: "attention_bias",
+		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
+		global: globalNames, layer: pairs(llamaLayer, []namePair{{"attn_q_norm", "self_attn.query_layernorm"}, {"attn_k_norm", "self_attn.key_layernorm"}})},
+	{Name: "glm4moe", Class: "Glm4MoeForCausalLM", ModelType: "glm4_moe", BiasField: "attention_bias", QKNormField: "use_qk_norm",
+		Keys: []ConfigKey{{Key: "block_count", Field: "num_hidden_layers", Minus: "nextn_predict_layers"},
+			{Key: "leading_dense_block_count", Field: "first_k_dense_replace"}, {Key: "expert_count", Field: "n_routed_experts"},
+			{Key: "expert_shared_count", Field: "n_shared_experts"}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, []namePair{{"post_attention_norm", "post_attention_layernorm"}},
+			gatedMLP, deepseekMoE, glm4MoENextN),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
+	// GPT-OSS: attention sinks, a biased router, stacked experts with
+	// biases cut and transposed (gptOSSSplits).
+	{Name: "gpt-oss", Class: "GptOssForCausalLM", ModelType: "gpt_oss", BiasField: "attention_bias", Experts: "num_local_experts",
+		global: globalNames, layer: pairs(inputNorm, attnNames, []namePair{{"attn_sinks.weight", "self_attn.sinks"},
+			{"post_attention_norm", "post_attention_layernorm"}, {"ffn_gate_inp", "mlp.router"}}),
+		splits: gptOSSSplits},
+	// The language models of Qwen2-VL and Qwen2.5-VL ("qwen2vl"), Qwen3-VL
+	// ("qwen3vl") and Qwen3-VL-MoE ("qwen3vlmoe"): the converter writes
+	// the vision tower to a separate mmproj file, and the text model's
+	// tensors as Qwen2's, Qwen3's and Qwen3-MoE's (the multimodal rotary
+	// sections and deepstack count are metadata, no tensor): checked with
+	// those specs.
+	{Name: "qwen2vl", Class: "Qwen2ForCausalLM", ModelType: "qwen2", global: globalNames, layer: llamaLayer},
+	{Name: "qwen3vl", Class: "Qwen3ForCausalLM", ModelType: "qwen3", global: globalNames, layer: pairs(llamaLayer, qkNorms)},
+	{Name: "qwen3vlmoe", Class: "Qwen3MoeForCausalLM", ModelType: "qwen3_moe", Experts: "num_experts",
+		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, plainNorm, qwenMoE),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
+	// Llama 4's text model (of Llama4ForConditionalGeneration too: the
+	// vision tower goes to the mmproj file): MoE blocks every
+	// interleave_moe_layer_step-th with a shared expert, dense ones of
+	// intermediate_size_mlp, which the converter writes as
+	// feed_forward_length (the experts' width as expert_feed_forward_length).
+	{Name: "llama4", Class: "Llama4ForCausalLM", ModelType: "llama4_text", BiasField: "attention_bias", Experts: "num_local_experts",
+		Keys: []ConfigKey{{Key: "feed_forward_length", Field: "intermediate_size_mlp"}, {Key: "expert_feed_forward_length", Field: "intermediate_size"},
+			{Key: "interleave_moe_layer_step", Field: "interleave_moe_layer_step"}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, []namePair{
+			{"ffn_gate_inp", "feed_forward.router"},
+			{"ffn_gate_shexp", "feed_forward.shared_expert.gate_proj"}, {"ffn_up_shexp", "feed_forward.shared_expert.up_proj"},
+			{"ffn_down_shexp", "feed_forward.shared_expert.down_proj"},
+			{"ffn_gate", "feed_forward.gate_proj"}, {"ffn_up", "feed_forward.up_proj"}, {"ffn_down", "feed_forward.down_proj"}}),
+		splits: llama4Splits},
+	lfm2,
+	jamba,
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
@@ -434,21 +608,64 @@ func Architectures() []string {
 
 // For returns the row of the table a file takes: a's, or that of the
 // first of a's alternatives whose metadata key (read by u, without the
-// "<arch>." prefix) or tensor (has) is there; Mixtral's when a llama file
-// has experts.
+// "<arch>." prefix) has its value, or, where the key is absent, whose
+// tensor (has; "blk.*.<name>" asks for any layer's, see [AnyLayer]) is
+// there; Mixtral's when a llama file has experts.
 func (a *Arch) For(u func(key string) (uint64, bool), has func(name string) bool) *Arch {
 	if n, ok := u("expert_count"); ok && n > 0 && a.MoE != nil {
 		return a.MoE
 	}
 	for _, alt := range a.Alts {
-		if alt.Tensor != "" && has(alt.Tensor) {
-			return alt.Arch
+		if alt.Key != "" {
+			if v, ok := u(alt.Key); ok {
+				if v == alt.Is {
+					return alt.Arch
+				}
+				continue // the metadata decides
+			}
 		}
-		if v, ok := u(alt.Key); alt.Key != "" && ok && v == alt.Is {
+		if alt.Tensor != "" && has(alt.Tensor) {
 			return alt.Arch
 		}
 	}
 	return a
+}
+
+// FusedExperts returns, for a layer's stacked gate experts
+// ("blk.N.ffn_gate_exps.weight" or ".bias"), the tensor llama.cpp's
+// converter writes in their place and the up experts' with
+// --fuse-gate-up-exps ("blk.N.ffn_gate_up_exps.weight", gate then up
+// along the rows: [E, 2·I, H]) and the up experts' name; false for any
+// other name.
+func FusedExperts(name string) (fused, up string, ok bool) {
+	n, rest, ok := splitLayer(name, "blk.")
+	if !ok {
+		return "", "", false
+	}
+	base, suffix := splitSuffix(rest)
+	if base != "ffn_gate_exps" || suffix == "" {
+		return "", "", false
+	}
+	p := "blk." + strconv.Itoa(n) + "."
+	return p + "ffn_gate_up_exps" + suffix, p + "ffn_up_exps" + suffix, true
+}
+
+// LayerOf returns N when name is "blk.N.<base>".
+func LayerOf(name, base string) (int, bool) {
+	n, rest, ok := splitLayer(name, "blk.")
+	return n, ok && rest == base
+}
+
+// AnyLayer reports whether pattern is "blk.*.<name>", a tensor of any
+// layer, and then whether name is one of its tensors
+// ("blk.<N>.<name>"): For's alternatives ask for one so.
+func AnyLayer(pattern, name string) (isPattern, matches bool) {
+	rest, ok := strings.CutPrefix(pattern, "blk.*.")
+	if !ok {
+		return false, false
+	}
+	n, tail, ok := splitLayer(name, "blk.")
+	return true, ok && n >= 0 && tail == rest
 }
 
 func (a *Arch) layers() string {
@@ -611,7 +828,7 @@ func (a *Arch) ExpertName(hf string) (name string, expert int, ok bool) {
 // §5.3): within a head of hd rows, GGUF row 2b+a holds HF row a*hd/2+b,
 // for a in {0, 1} and b < hd/2. Q uses the attention head count, K the
 // KV head count. It applies to what LlamaModel converts (Llama, Mistral
-// and Mixtral HF checkpoints), not to Qwen, Gemma or Mistral's native
+// and Mixtral HF checkpoints; SmolLM3), not to Qwen, Gemma or Mistral's native
 // consolidated files. Rows here are PyTorch rows (output features): the
 // outermost dimension of [tensor.Tensor.Shape], ne[1] in GGUF.
 

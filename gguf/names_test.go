@@ -58,6 +58,27 @@ func TestNames(t *testing.T) {
 		{"phi2", "blk.0.attn_output.weight", "model.layers.0.self_attn.dense.weight"},
 		{"mpt", "blk.0.attn_qkv.weight", "transformer.blocks.0.attn.Wqkv.weight"},
 		{"olmoe", "blk.0.ffn_gate_inp.weight", "model.layers.0.mlp.gate.weight"},
+		{"smollm3", "blk.2.ffn_norm.weight", "model.layers.2.post_attention_layernorm.weight"},
+		{"exaone4", "blk.0.post_attention_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
+		{"exaone4", "blk.0.post_ffw_norm.weight", "model.layers.0.post_feedforward_layernorm.weight"},
+		{"ernie4_5", "blk.1.attn_k.bias", "model.layers.1.self_attn.k_proj.bias"},
+		{"glm4moe", "blk.1.post_attention_norm.weight", "model.layers.1.post_attention_layernorm.weight"},
+		{"glm4moe", "blk.1.exp_probs_b.bias", "model.layers.1.mlp.gate.e_score_correction_bias"},
+		{"glm4moe", "blk.46.nextn.eh_proj.weight", "model.layers.46.eh_proj.weight"},
+		{"glm4moe", "blk.46.nextn.shared_head_norm.weight", "model.layers.46.shared_head.norm.weight"},
+		{"gpt-oss", "blk.0.attn_sinks.weight", "model.layers.0.self_attn.sinks"},
+		{"lfm2", "token_embd_norm.weight", "model.embedding_norm.weight"},
+		{"jamba", "output_norm.weight", "model.final_layernorm.weight"},
+		{"jamba", "blk.0.ffn_norm.weight", "model.layers.0.pre_ff_layernorm.weight"},
+		{"jamba", "blk.0.ssm_a", "model.layers.0.mamba.A_log"},
+		{"jamba", "blk.0.ssm_b_norm.weight", "model.layers.0.mamba.b_layernorm.weight"},
+		{"jamba", "blk.1.ffn_gate_inp.weight", "model.layers.1.feed_forward.router.weight"},
+		{"lfm2", "blk.0.attn_norm.weight", "model.layers.0.operator_norm.weight"},
+		{"lfm2", "blk.0.shortconv.in_proj.weight", "model.layers.0.conv.in_proj.weight"},
+		{"lfm2", "blk.1.attn_output.weight", "model.layers.1.self_attn.out_proj.weight"},
+		{"lfm2", "blk.1.ffn_up.weight", "model.layers.1.feed_forward.w3.weight"},
+		{"gpt-oss", "blk.0.ffn_gate_inp.bias", "model.layers.0.mlp.router.bias"},
+		{"gpt-oss", "blk.0.post_attention_norm.weight", "model.layers.0.post_attention_layernorm.weight"},
 		{"granitemoe", "blk.0.ffn_down_exps.weight", "model.layers.0.block_sparse_moe.output_linear.weight"},
 		{"nemotron", "blk.0.ffn_up.bias", "model.layers.0.mlp.up_proj.bias"},
 		{"glm4", "blk.0.post_attention_norm.weight", "model.layers.0.post_self_attn_layernorm.weight"},
@@ -189,6 +210,11 @@ func TestArchFor(t *testing.T) {
 		{"deepseek2", nil, nil, "deepseek_v2"},
 		{"deepseek2", map[string]uint64{"expert_gating_func": 1}, nil, "deepseek_v2"},
 		{"deepseek2", map[string]uint64{"expert_gating_func": 2}, nil, "deepseek_v3"},
+		// No gating function written: the sparse layers' correction
+		// bias says V3; a gating function written decides.
+		{"deepseek2", nil, []string{"blk.*.exp_probs_b.bias"}, "deepseek_v3"},
+		{"deepseek2", map[string]uint64{"expert_gating_func": 1}, []string{"blk.*.exp_probs_b.bias"}, "deepseek_v2"},
+		{"deepseek2", map[string]uint64{"expert_gating_func": 2}, []string{"blk.*.exp_probs_b.bias"}, "deepseek_v3"},
 		{"granitemoe", nil, nil, "granitemoe"},
 		{"granitemoe", nil, []string{"blk.0.ffn_up_shexp.weight"}, "granitemoeshared"},
 		{"mamba", nil, nil, "mamba"},
@@ -214,6 +240,55 @@ func TestArchFor(t *testing.T) {
 	}
 }
 
+func TestFusedExperts(t *testing.T) {
+	for name, want := range map[string][2]string{
+		"blk.3.ffn_gate_exps.weight": {"blk.3.ffn_gate_up_exps.weight", "blk.3.ffn_up_exps.weight"},
+		"blk.0.ffn_gate_exps.bias":   {"blk.0.ffn_gate_up_exps.bias", "blk.0.ffn_up_exps.bias"},
+	} {
+		f, up, ok := FusedExperts(name)
+		if !ok || f != want[0] || up != want[1] {
+			t.Errorf("%s: %q %q %v", name, f, up, ok)
+		}
+	}
+	for _, name := range []string{"blk.3.ffn_up_exps.weight", "blk.3.ffn_gate.weight", "ffn_gate_exps.weight", "blk.3.ffn_gate_exps", "blk.x.ffn_gate_exps.weight"} {
+		if _, _, ok := FusedExperts(name); ok {
+			t.Errorf("%s: fused", name)
+		}
+	}
+}
+
+func TestLayerOf(t *testing.T) {
+	if n, ok := LayerOf("blk.12.ffn_gate_inp.weight", "ffn_gate_inp.weight"); !ok || n != 12 {
+		t.Errorf("blk.12: %d %v", n, ok)
+	}
+	for _, name := range []string{"blk.1.ffn_gate_inp.bias", "ffn_gate_inp.weight", "blk.x.ffn_gate_inp.weight", "blk.1.ffn_gate_inp.weight.x"} {
+		if _, ok := LayerOf(name, "ffn_gate_inp.weight"); ok {
+			t.Errorf("%s: a layer's ffn_gate_inp.weight", name)
+		}
+	}
+}
+
+func TestAnyLayer(t *testing.T) {
+	for _, tt := range []struct {
+		pattern, name string
+		isPattern, ok bool
+	}{
+		{"blk.*.exp_probs_b.bias", "blk.3.exp_probs_b.bias", true, true},
+		{"blk.*.exp_probs_b.bias", "blk.60.exp_probs_b.bias", true, true},
+		{"blk.*.exp_probs_b.bias", "blk.3.exp_probs_b.weight", true, false},
+		{"blk.*.exp_probs_b.bias", "blk.x.exp_probs_b.bias", true, false},
+		{"blk.*.exp_probs_b.bias", "blk.03.exp_probs_b.bias", true, false},
+		{"blk.*.exp_probs_b.bias", "exp_probs_b.bias", true, false},
+		{"blk.*.exp_probs_b.bias", "", true, false},
+		{"blk.0.exp_probs_b.bias", "blk.0.exp_probs_b.bias", false, false},
+	} {
+		p, ok := AnyLayer(tt.pattern, tt.name)
+		if p != tt.isPattern || ok != tt.ok {
+			t.Errorf("AnyLayer(%q, %q) = %v, %v; want %v, %v", tt.pattern, tt.name, p, ok, tt.isPattern, tt.ok)
+		}
+	}
+}
+
 func TestParts(t *testing.T) {
 	a, _ := Architecture("deepseek2")
 	ps, ok := a.Parts("model.layers.4.self_attn.kv_b_proj.weight")
@@ -225,6 +300,20 @@ func TestParts(t *testing.T) {
 	for _, hf := range []string{"model.layers.4.self_attn.kv_b_proj.bias", "model.layers.4.self_attn.q_b_proj.weight", "lm_head.weight", "model.layers.x.self_attn.kv_b_proj.weight"} {
 		if ps, ok := a.Parts(hf); ok {
 			t.Errorf("%s: cut into %v", hf, ps)
+		}
+	}
+	o, _ := Architecture("gpt-oss")
+	for hf, want := range map[string][]Part{
+		"model.layers.2.mlp.experts.gate_up_proj": {{"blk.2.ffn_gate_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}},
+			{"blk.2.ffn_up_exps.weight", []string{"num_local_experts", "intermediate_size", "hidden_size"}}},
+		"model.layers.2.mlp.experts.gate_up_proj_bias": {{"blk.2.ffn_gate_exps.bias", []string{"num_local_experts", "intermediate_size"}},
+			{"blk.2.ffn_up_exps.bias", []string{"num_local_experts", "intermediate_size"}}},
+		"model.layers.2.mlp.experts.down_proj":      {{"blk.2.ffn_down_exps.weight", []string{"num_local_experts", "hidden_size", "intermediate_size"}}},
+		"model.layers.2.mlp.experts.down_proj_bias": {{"blk.2.ffn_down_exps.bias", []string{"num_local_experts", "hidden_size"}}},
+	} {
+		ps, ok := o.Parts(hf)
+		if !ok || !slices.EqualFunc(ps, want, func(a, b Part) bool { return a.Name == b.Name && slices.Equal(a.Shape, b.Shape) }) {
+			t.Errorf("gpt-oss %s: %v %v", hf, ps, ok)
 		}
 	}
 	g, _ := Architecture("granitemoe")

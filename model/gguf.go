@@ -2,8 +2,10 @@ package model
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fsmount/fsmount/gguf"
@@ -51,6 +53,11 @@ type Names interface {
 	// Transposed reports whether the format stores the [in, out] weights
 	// of GPT-2's Conv1D as [out, in], like every other matrix.
 	Transposed() bool
+	// Fused returns, for a file's tensor name, the tensor a writer may
+	// store in its place and another's, their rows concatenated (GGUF's
+	// ffn_gate_exps and ffn_up_exps as ffn_gate_up_exps), and the other's
+	// name; false for a tensor never fused.
+	Fused(name string) (fused, other string, ok bool)
 }
 
 // Part is one of the tensors a format cuts a Hugging Face tensor into
@@ -75,6 +82,8 @@ func (g ggufNames) Parts(hf string) ([]Part, bool) { return g.a.Parts(hf) }
 // Transposed: ggml multiplies by matrices stored [out, in] (ne0 = in), so
 // llama.cpp's converter transposes GPT-2's Conv1D weights.
 func (g ggufNames) Transposed() bool { return true }
+
+func (g ggufNames) Fused(name string) (string, string, bool) { return gguf.FusedExperts(name) }
 
 // isGGUF reports whether a file name is a GGUF file's.
 func isGGUF(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".gguf") }
@@ -125,7 +134,7 @@ func (m *Model) openGGUF(name string) error {
 	arch := gm.Architecture()
 	a, known := gguf.Architecture(arch)
 	if known {
-		a = a.For(func(key string) (uint64, bool) { return metaUint(gm, arch+"."+key) }, func(n string) bool { return gm.Tensor(n) != nil })
+		a = a.For(func(key string) (uint64, bool) { return metaUint(gm, arch+"."+key) }, func(n string) bool { return hasTensor(gm, n) })
 		m.Names = ggufNames{a}
 	}
 	cfg, why := configFromGGUF(gm, arch, a)
@@ -136,6 +145,20 @@ func (m *Model) openGGUF(name string) error {
 	m.Config = cfg
 	m.ConfigName = path.Base(filepath.ToSlash(gm.Files()[0].Source().Name())) + " (metadata)"
 	return nil
+}
+
+// hasTensor reports whether the file holds a tensor name, or, for a
+// "blk.*.<name>" pattern, that tensor of any layer.
+func hasTensor(gm *gguf.Model, name string) bool {
+	if pat, _ := gguf.AnyLayer(name, ""); !pat {
+		return gm.Tensor(name) != nil
+	}
+	for _, t := range gm.Tensors() {
+		if _, ok := gguf.AnyLayer(name, t.Name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // metaUint reads an integer metadata value, or a boolean as 0 or 1.
@@ -175,8 +198,16 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 		c[a.Experts] = experts
 	}
 	for _, k := range append(append([]gguf.ConfigKey(nil), gguf.CommonKeys...), a.Keys...) {
+		if k.Layers != [2]string{} || k.Period != [2]string{} {
+			perLayer(gm, arch+"."+k.Key, k, c)
+			continue
+		}
 		v, ok := u(k.Key)
 		switch {
+		case ok && k.Over != "":
+			if d, ok := u(k.Over); ok && d > 0 && v%d == 0 {
+				c[k.Field] = v / d
+			}
 		case !ok:
 			if k.Null {
 				c[k.Field] = nil
@@ -210,12 +241,15 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 	if a.QKNormField != "" {
 		c[a.QKNormField] = gm.Tensor("blk.0.attn_q_norm.weight") != nil
 	}
+	if n, ok := u("block_count"); ok && len(a.Periods) > 0 {
+		layerPeriods(gm, a, n, c)
+	}
 	for _, f := range a.Flags {
 		yes, no := f.Yes, f.No
 		if yes == nil && no == nil {
 			yes, no = true, false
 		}
-		if gm.Tensor(f.Tensor) != nil {
+		if hasTensor(gm, f.Tensor) {
 			c[f.Field] = yes
 		} else {
 			c[f.Field] = no
@@ -237,6 +271,74 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 	return b, ""
 }
 
+// perLayer sets k.Field to the list of k.Layers its per-layer array key
+// says (and k.Max to its largest value), where the key is an array of
+// integers; a scalar key leaves the fields to the others.
+func perLayer(gm *gguf.Model, key string, k gguf.ConfigKey, c map[string]any) {
+	v, ok := gm.Lookup(key)
+	if !ok || v.Len() == 0 {
+		return
+	}
+	es, err := v.Elems() // as many as the file holds
+	if err != nil {
+		return
+	}
+	kinds := make([]string, len(es))
+	var top uint64
+	var at []int
+	for i, e := range es {
+		n, ok := e.Uint()
+		if !ok {
+			return
+		}
+		kinds[i] = k.Layers[0]
+		if n > 0 {
+			kinds[i] = k.Layers[1]
+			at = append(at, i)
+		}
+		top = max(top, n)
+	}
+	switch {
+	case k.Period != [2]string{}:
+		c[k.Field] = top
+		setPeriod(c, k.Period[0], k.Period[1], at, len(es))
+	default:
+		c[k.Field] = kinds
+		if k.Max != "" {
+			c[k.Max] = top
+		}
+	}
+}
+
+// setPeriod sets the offset and period fields of the layers at (of n):
+// the first, and the distance to the next; n for one; none: an offset
+// past the last layer.
+func setPeriod(c map[string]any, offset, period string, at []int, n int) {
+	switch len(at) {
+	case 0:
+		c[offset], c[period] = n, n+1
+	case 1:
+		c[offset], c[period] = at[0], n
+	default:
+		c[offset], c[period] = at[0], at[1]-at[0]
+	}
+}
+
+// layerPeriods sets a's Periods from the layers (0..n-1) that hold each
+// one's tensor.
+func layerPeriods(gm *gguf.Model, a *gguf.Arch, n uint64, c map[string]any) {
+	for _, lp := range a.Periods {
+		seen := map[int]bool{}
+		for _, t := range gm.Tensors() {
+			if l, ok := gguf.LayerOf(t.Name, lp.Tensor); ok && uint64(l) < n {
+				seen[l] = true
+			}
+		}
+		at := slices.Sorted(maps.Keys(seen))
+		setPeriod(c, lp.Offset, lp.Period, at, int(n))
+	}
+}
+
 // GGUFRows returns, for the tensor of Hugging Face name hf and shape
 // shape, the stored row of each Hugging Face row where llama.cpp's
 // converter permuted them (the Q and K projections of the llama family,
@@ -254,7 +356,7 @@ func (m *Model) GGUFRows(hf string, shape []uint64) func(uint64) uint64 {
 	if json.Unmarshal(m.Config, &cfg) != nil {
 		return nil
 	}
-	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" || len(shape) == 0 {
+	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" && cfg.ModelType != "smollm3" || len(shape) == 0 {
 		return nil
 	}
 	heads := 0

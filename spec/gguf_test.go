@@ -484,7 +484,182 @@ blk.L.ffn_up.weight 16,64
 blk.L.ffn_up.bias 64
 blk.L.ffn_down.weight 64,16
 blk.L.ffn_down.bias 16`, []int{0, 1}},
+	// SmolLM3: Llama's names and shapes, tied (no output).
+	{"smollm3", "smollm3", "smollm3", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + "\n" + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
+	// EXAONE 4: q/k norms, norms after attention and MLP; untied.
+	{"exaone4", "exaone4", "exaone4", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_q.weight 16,16
+blk.L.attn_k.weight 16,8
+blk.L.attn_v.weight 16,8
+blk.L.attn_output.weight 16,16
+blk.L.attn_q_norm.weight 4
+blk.L.attn_k_norm.weight 4
+blk.L.post_attention_norm.weight 16
+blk.L.ffn_gate.weight 16,24
+blk.L.ffn_up.weight 16,24
+blk.L.ffn_down.weight 24,16
+blk.L.post_ffw_norm.weight 16`, []int{0, 1}},
+	// ERNIE 4.5 0.3B-style: tied, a head_dim (6) that is not H/heads.
+	{"ernie4_5", "ernie4_5", "ernie4_5", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2, "attention.key_length": 6, "attention.value_length": 6}, `token_embd.weight 16,32
+output_norm.weight 16
+blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,24
+blk.L.attn_k.weight 16,12
+blk.L.attn_v.weight 16,12
+blk.L.attn_output.weight 24,16
+blk.L.ffn_norm.weight 16
+` + llamaMLP, []int{0, 1}},
+	// GLM-4.5 (GLM-4-MoE): q/k/v biases, one dense layer first, then
+	// DeepSeek-style sparse layers (3 experts of width 6, one shared),
+	// post_attention_layernorm as post_attention_norm.
+	{"glm4moe", "glm4moe", "glm4_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
+		"leading_dense_block_count": 1, "expert_count": 3, "expert_used_count": 2, "expert_shared_count": 1, "expert_feed_forward_length": 6}, glm4MoELayers, []int{0, 1, 2}},
+	// GPT-OSS: attention sinks and biases, a biased router, the experts'
+	// gate_up_proj cut into gate and up, down_proj transposed; head_dim 6.
+	{"gpt-oss", "gpt-oss", "gpt_oss", map[string]uint32{"feed_forward_length": 24, "expert_feed_forward_length": 24, "attention.head_count_kv": 2,
+		"attention.key_length": 6, "attention.value_length": 6, "expert_count": 3, "expert_used_count": 2}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,24
+blk.L.attn_q.bias 24
+blk.L.attn_k.weight 16,12
+blk.L.attn_k.bias 12
+blk.L.attn_v.weight 16,12
+blk.L.attn_v.bias 12
+blk.L.attn_output.weight 24,16
+blk.L.attn_output.bias 16
+blk.L.attn_sinks.weight 4
+blk.L.post_attention_norm.weight 16
+blk.L.ffn_gate_inp.weight 16,3
+blk.L.ffn_gate_inp.bias 3
+blk.L.ffn_gate_exps.weight 16,24,3
+blk.L.ffn_gate_exps.bias 24,3
+blk.L.ffn_up_exps.weight 16,24,3
+blk.L.ffn_up_exps.bias 24,3
+blk.L.ffn_down_exps.weight 24,16,3
+blk.L.ffn_down_exps.bias 16,3`, []int{0, 1}},
+	// Qwen2-VL's language model: Qwen2's (q/k/v biases), tied.
+	{"qwen2vl", "qwen2vl", "qwen2", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
+blk.L.attn_q.bias 16
+blk.L.attn_k.bias 8
+blk.L.attn_v.bias 8
+` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
+	// Qwen3-VL's language model: Qwen3's (q/k norms), tied.
+	{"qwen3vl", "qwen3vl", "qwen3", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
+blk.L.attn_q_norm.weight 4
+blk.L.attn_k_norm.weight 4
+` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
+	// Qwen3-VL-MoE's language model: Qwen3-MoE's, untied.
+	{"qwen3vlmoe", "qwen3vlmoe", "qwen3_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
+		"expert_count": 3, "expert_used_count": 2, "expert_feed_forward_length": 6}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_q_norm.weight 4
+blk.L.attn_k_norm.weight 4
+` + llamaAttn + `
+blk.L.ffn_gate_inp.weight 16,3
+blk.L.ffn_gate_exps.weight 16,6,3
+blk.L.ffn_up_exps.weight 16,6,3
+blk.L.ffn_down_exps.weight 6,16,3`, []int{0, 1}},
+	// Llama 4 (Scout-style step 1 would make every layer MoE; step 2
+	// here: layer 0 dense of width 40, layer 1 MoE of 3 experts of width 6
+	// and a shared expert), gate_up cut in halves, down transposed.
+	{"llama4", "llama4", "llama4_text", map[string]uint32{"feed_forward_length": 40, "expert_feed_forward_length": 6, "attention.head_count_kv": 2,
+		"attention.key_length": 4, "attention.value_length": 4, "expert_count": 3, "expert_used_count": 1, "interleave_moe_layer_step": 2}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+` + llamaAttn + `
+blk.0.ffn_gate.weight 16,40
+blk.0.ffn_up.weight 16,40
+blk.0.ffn_down.weight 40,16
+blk.1.ffn_gate_inp.weight 16,3
+blk.1.ffn_gate_exps.weight 16,6,3
+blk.1.ffn_up_exps.weight 16,6,3
+blk.1.ffn_down_exps.weight 6,16,3
+blk.1.ffn_gate_shexp.weight 16,6
+blk.1.ffn_up_shexp.weight 16,6
+blk.1.ffn_down_shexp.weight 6,16`, []int{0, 1}},
+	// ERNIE 4.5 MoE (21B-A3B-style): layer 0 dense, layers 1 and 2
+	// sparse (3 experts of width 6, one shared), the correction bias
+	// [1, E] as the checkpoint has it; tied.
+	{"ernie4_5-moe", "ernie4_5-moe", "ernie4_5_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
+		"expert_count": 3, "expert_used_count": 2, "expert_feed_forward_length": 6, "expert_shared_count": 1,
+		"leading_dense_block_count": 1, "interleave_moe_layer_step": 1}, llamaGlobalsTied + "\n" + llamaAttn + `
+blk.0.ffn_gate.weight 16,24
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_down.weight 24,16
+blk.1.ffn_gate_inp.weight 16,3
+blk.1.exp_probs_b.bias 3,1
+blk.1.ffn_gate_exps.weight 16,6,3
+blk.1.ffn_up_exps.weight 16,6,3
+blk.1.ffn_down_exps.weight 6,16,3
+blk.1.ffn_gate_shexp.weight 16,6
+blk.1.ffn_up_shexp.weight 16,6
+blk.1.ffn_down_shexp.weight 6,16
+blk.2.ffn_gate_inp.weight 16,3
+blk.2.exp_probs_b.bias 3,1
+blk.2.ffn_gate_exps.weight 16,6,3
+blk.2.ffn_up_exps.weight 16,6,3
+blk.2.ffn_down_exps.weight 6,16,3
+blk.2.ffn_gate_shexp.weight 16,6
+blk.2.ffn_up_shexp.weight 16,6
+blk.2.ffn_down_shexp.weight 6,16`, []int{0, 1, 2}},
+	// Hunyuan dense: q/k norms (query_layernorm, key_layernorm); tied.
+	{"hunyuan-dense", "hunyuan-dense", "hunyuan_v1_dense", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
+blk.L.attn_q_norm.weight 4
+blk.L.attn_k_norm.weight 4
+` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
 }
+
+// Lines the llama-like cases of ggufSwitches share: tied globals, GQA
+// attention (4 heads, 2 KV heads of 4), the gated MLP of width 24.
+const (
+	llamaGlobalsTied = `token_embd.weight 16,32
+output_norm.weight 16`
+	llamaAttn = `blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,16
+blk.L.attn_k.weight 16,8
+blk.L.attn_v.weight 16,8
+blk.L.attn_output.weight 16,16
+blk.L.ffn_norm.weight 16`
+	llamaMLP = `blk.L.ffn_gate.weight 16,24
+blk.L.ffn_up.weight 16,24
+blk.L.ffn_down.weight 24,16`
+	glm4MoELayers = `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.attn_q.weight 16,16
+blk.L.attn_q.bias 16
+blk.L.attn_k.weight 16,8
+blk.L.attn_k.bias 8
+blk.L.attn_v.weight 16,8
+blk.L.attn_v.bias 8
+blk.L.attn_output.weight 16,16
+blk.L.post_attention_norm.weight 16
+blk.0.ffn_gate.weight 16,24
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_down.weight 24,16
+blk.1.ffn_gate_inp.weight 16,3
+blk.1.exp_probs_b.bias 3
+blk.1.ffn_gate_exps.weight 16,6,3
+blk.1.ffn_up_exps.weight 16,6,3
+blk.1.ffn_down_exps.weight 6,16,3
+blk.1.ffn_gate_shexp.weight 16,6
+blk.1.ffn_up_shexp.weight 16,6
+blk.1.ffn_down_shexp.weight 6,16
+blk.2.ffn_gate_inp.weight 16,3
+blk.2.exp_probs_b.bias 3
+blk.2.ffn_gate_exps.weight 16,6,3
+blk.2.ffn_up_exps.weight 16,6,3
+blk.2.ffn_down_exps.weight 6,16,3
+blk.2.ffn_gate_shexp.weight 16,6
+blk.2.ffn_up_shexp.weight 16,6
+blk.2.ffn_down_shexp.weight 6,16`
+)
 
 // deepseek3Head and deepseek3MoE are the lines the DeepSeek-V3 cases of
 // ggufSwitches share, before and after the kv_b tensors they differ in:
@@ -550,32 +725,465 @@ func switchLines(i int) []string {
 func TestGGUFSwitches(t *testing.T) {
 	for i, tc := range ggufSwitches {
 		t.Run(tc.name, func(t *testing.T) {
-			r := checkGGUF(t, writeSwitch(t, i, nil))
-			require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
-			assert.Equal(t, tc.model, r.Config.ModelType())
-			assert.True(t, r.FullyClean(), "%v", r.Problems)
+			checkVariant(t, tc.model, switchLines(i), func(edit func([]string) []string) string { return writeSwitch(t, i, edit) })
+		})
+	}
+}
 
-			lines := switchLines(i)
-			for k := len(lines) / 2; k < len(lines); k += 3 {
-				name := strings.Fields(lines[k])[0]
-				r = checkGGUF(t, writeSwitch(t, i, func(ls []string) []string { return slices.Delete(slices.Clone(ls), k, k+1) }))
-				require.Len(t, r.Problems, 1, "%s dropped: %v", name, r.Problems)
-				assert.Equal(t, check.Missing, r.Problems[0].Kind)
-				assert.Equal(t, name, r.Problems[0].Tensor)
+// checkVariant: the GGUF write writes from lines checks fully as its
+// model_type and clean; every third tensor of its second half dropped,
+// and its outermost-in-ggml (first listed) dimension changed, are
+// problems naming it.
+func checkVariant(t *testing.T, modelType string, lines []string, write func(edit func([]string) []string) string) {
+	t.Helper()
+	r := checkGGUF(t, write(nil))
+	require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
+	assert.Equal(t, modelType, r.Config.ModelType())
+	assert.True(t, r.FullyClean(), "%v", r.Problems)
 
-				r = checkGGUF(t, writeSwitch(t, i, func(ls []string) []string {
-					ls = slices.Clone(ls)
-					n, dims, _ := strings.Cut(ls[k], " ")
-					ds := strings.Split(dims, ",")
-					v, _ := strconv.Atoi(ds[0])
-					ds[0] = strconv.Itoa(v + 1)
-					ls[k] = n + " " + strings.Join(ds, ",")
-					return ls
-				}))
-				require.NotEmpty(t, r.Problems, "%s changed", name)
-				assert.Equal(t, check.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
-				assert.Equal(t, name, r.Problems[0].Tensor)
+	for k := len(lines) / 2; k < len(lines); k += 3 {
+		name := strings.Fields(lines[k])[0]
+		r = checkGGUF(t, write(func(ls []string) []string { return slices.Delete(slices.Clone(ls), k, k+1) }))
+		require.Len(t, r.Problems, 1, "%s dropped: %v", name, r.Problems)
+		assert.Equal(t, check.Missing, r.Problems[0].Kind)
+		assert.Equal(t, name, r.Problems[0].Tensor)
+
+		r = checkGGUF(t, write(func(ls []string) []string {
+			ls = slices.Clone(ls)
+			n, dims, _ := strings.Cut(ls[k], " ")
+			ds := strings.Split(dims, ",")
+			v, _ := strconv.Atoi(ds[0])
+			ds[0] = strconv.Itoa(v + 1)
+			ls[k] = n + " " + strings.Join(ds, ",")
+			return ls
+		}))
+		require.NotEmpty(t, r.Problems, "%s changed", name)
+		assert.Equal(t, check.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
+		assert.Equal(t, name, r.Problems[0].Tensor)
+	}
+}
+
+// TestGGUFLFM2: an LFM2 GGUF, its layers' kinds told by the per-layer
+// head_count_kv array the converter writes (0: a short convolution):
+// layers 0 and 2 convolutions (conv.conv [H, 1, K] stored [H, K]), layer
+// 1 attention; the FFN width written already adjusted; the final norm as
+// token_embd_norm; tied. A file whose array says a convolution layer is
+// attention fails.
+func TestGGUFLFM2(t *testing.T) {
+	lines := strings.Split(`token_embd.weight 16,32
+token_embd_norm.weight 16
+blk.0.attn_norm.weight 16
+blk.0.shortconv.in_proj.weight 16,48
+blk.0.shortconv.conv.weight 3,16
+blk.0.shortconv.out_proj.weight 16,16
+blk.0.ffn_norm.weight 16
+blk.0.ffn_gate.weight 16,24
+blk.0.ffn_up.weight 16,24
+blk.0.ffn_down.weight 24,16
+blk.1.attn_norm.weight 16
+blk.1.attn_q.weight 16,16
+blk.1.attn_k.weight 16,8
+blk.1.attn_v.weight 16,8
+blk.1.attn_output.weight 16,16
+blk.1.attn_q_norm.weight 4
+blk.1.attn_k_norm.weight 4
+blk.1.ffn_norm.weight 16
+blk.1.ffn_gate.weight 16,24
+blk.1.ffn_up.weight 16,24
+blk.1.ffn_down.weight 24,16
+blk.2.attn_norm.weight 16
+blk.2.shortconv.in_proj.weight 16,48
+blk.2.shortconv.conv.weight 3,16
+blk.2.shortconv.out_proj.weight 16,16
+blk.2.ffn_norm.weight 16
+blk.2.ffn_gate.weight 16,24
+blk.2.ffn_up.weight 16,24
+blk.2.ffn_down.weight 24,16`, "\n")
+	kvHeads := []uint32{0, 2, 0}
+	write := func(edit func([]string) []string) string {
+		ls := lines
+		if edit != nil {
+			ls = edit(ls)
+		}
+		path := filepath.Join(t.TempDir(), "model.gguf")
+		kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: "lfm2"}}
+		for k, v := range map[string]uint32{"embedding_length": 16, "block_count": 3, "attention.head_count": 4, "context_length": 64,
+			"feed_forward_length": 24, "shortconv.l_cache": 3, "vocab_size": 32} {
+			kvs = append(kvs, testmodel.GGUFKV{Key: "lfm2." + k, Value: v})
+		}
+		kvs = append(kvs, testmodel.GGUFKV{Key: "lfm2.attention.head_count_kv", Value: kvHeads})
+		var ts []testmodel.GGUFTensor
+		for _, l := range ls {
+			name, dims, _ := strings.Cut(l, " ")
+			g := testmodel.GGUFTensor{Name: name, Type: 1}
+			n := uint64(2)
+			for _, d := range strings.Split(dims, ",") {
+				v, err := strconv.ParseUint(d, 10, 64)
+				require.NoError(t, err)
+				g.Dims = append(g.Dims, v)
+				n *= v
 			}
+			g.Zeros = n
+			ts = append(ts, g)
+		}
+		require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
+		return path
+	}
+	checkVariant(t, "lfm2", lines, write)
+
+	kvHeads = []uint32{2, 2, 0}
+	r := checkGGUF(t, write(nil))
+	require.NotEmpty(t, r.Problems)
+	assert.Equal(t, check.Missing, r.Problems[0].Kind, "%v", r.Problems)
+	assert.Equal(t, "blk.0.attn_q.weight", r.Problems[0].Tensor)
+}
+
+// TestGGUFDeepSeekV3NoGatingFunc: llama.cpp's converter writes
+// expert_gating_func only from a config's scoring_func, which
+// transformers' DeepseekV3Config does not have. Such a DeepSeek-V3 GGUF
+// (its first three layers dense) is told from V2 by its sparse layers'
+// exp_probs_b: it checks fully and clean as deepseek_v3, and a dropped
+// exp_probs_b or a changed one is a problem naming it. Where the metadata
+// says softmax gating, the file is V2 and its exp_probs_b unexpected.
+func TestGGUFDeepSeekV3NoGatingFunc(t *testing.T) {
+	cases := readConverted(t)
+	i := slices.IndexFunc(cases, func(c convertedCase) bool { return c.name == "deepseek_v3/a" })
+	require.GreaterOrEqual(t, i, 0)
+	c := cases[i]
+	j := slices.IndexFunc(c.kvs, func(kv testmodel.GGUFKV) bool { return kv.Key == "deepseek2.expert_gating_func" })
+	require.GreaterOrEqual(t, j, 0, "the converted layout has expert_gating_func")
+	softmax := slices.Clone(c.kvs)
+	softmax[j].Value = uint32(1)
+	c.kvs = slices.Delete(slices.Clone(c.kvs), j, j+1)
+	require.Equal(t, "blk.0.attn_norm.weight", c.tensors[slices.IndexFunc(c.tensors, func(g testmodel.GGUFTensor) bool { return strings.HasPrefix(g.Name, "blk.") })].Name)
+	require.False(t, slices.ContainsFunc(c.tensors, func(g testmodel.GGUFTensor) bool { return g.Name == "blk.0.exp_probs_b.bias" }), "layer 0 is dense")
+
+	r := checkGGUF(t, c.write(t, nil))
+	require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
+	assert.Equal(t, "deepseek_v3", r.Config.ModelType())
+	assert.True(t, r.FullyClean(), "%v", r.Problems)
+
+	k := slices.IndexFunc(c.tensors, func(g testmodel.GGUFTensor) bool { return g.Name == "blk.3.exp_probs_b.bias" })
+	require.GreaterOrEqual(t, k, 0)
+	r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+		g := &ts[k]
+		g.Dims = []uint64{g.Dims[0] + 1}
+		g.Zeros = g.Dims[0] * 2
+		return ts
+	}))
+	require.Len(t, r.Problems, 1, "%v", r.Problems)
+	assert.Equal(t, check.Misshaped, r.Problems[0].Kind)
+	assert.Equal(t, "blk.3.exp_probs_b.bias", r.Problems[0].Tensor)
+
+	c.kvs = softmax
+	r = checkGGUF(t, c.write(t, nil))
+	assert.Equal(t, "deepseek_v2", r.Config.ModelType())
+	assert.False(t, r.Clean(), "softmax gating with a correction bias")
+}
+
+// TestGGUFGLM4MoENextN: a GLM-4.5 GGUF keeps the multi-token-prediction
+// layer (num_nextn_predict_layers) the checkpoint has, counted in
+// block_count, with its blk.N.nextn.* tensors; transformers does not
+// build that layer and ignores it on load. The file checks fully and
+// clean with num_hidden_layers = block_count − nextn_predict_layers, the
+// extra layer's tensors noted as ignored, and a dropped tensor of a real
+// layer is still a problem naming it.
+func TestGGUFGLM4MoENextN(t *testing.T) {
+	i := slices.IndexFunc(ggufSwitches, func(c struct {
+		name, arch, model string
+		keys              map[string]uint32
+		tensors           string
+		layers            []int
+	}) bool {
+		return c.name == "glm4moe"
+	})
+	require.GreaterOrEqual(t, i, 0)
+	keys := map[string]uint32{"embedding_length": 16, "attention.head_count": 4, "context_length": 64, "block_count": 4, "nextn_predict_layers": 1}
+	maps.Copy(keys, ggufSwitches[i].keys)
+	lines := switchLines(i)
+	mtp := []string{"blk.3.nextn.eh_proj.weight 32,16", "blk.3.nextn.enorm.weight 16", "blk.3.nextn.hnorm.weight 16",
+		"blk.3.nextn.shared_head_norm.weight 16", "blk.3.attn_norm.weight 16", "blk.3.attn_q.weight 16,16", "blk.3.attn_q.bias 16",
+		"blk.3.attn_k.weight 16,8", "blk.3.attn_k.bias 8", "blk.3.attn_v.weight 16,8", "blk.3.attn_v.bias 8",
+		"blk.3.attn_output.weight 16,16", "blk.3.post_attention_norm.weight 16", "blk.3.ffn_gate_inp.weight 16,3", "blk.3.exp_probs_b.bias 3",
+		"blk.3.ffn_gate_exps.weight 16,6,3", "blk.3.ffn_up_exps.weight 16,6,3", "blk.3.ffn_down_exps.weight 6,16,3",
+		"blk.3.ffn_gate_shexp.weight 16,6", "blk.3.ffn_up_shexp.weight 16,6", "blk.3.ffn_down_shexp.weight 6,16"}
+	write := func(ls []string) string {
+		path := filepath.Join(t.TempDir(), "model.gguf")
+		require.NoError(t, testmodel.WriteGGUFListing(path, "glm4moe", keys, ls))
+		return path
+	}
+	r := checkGGUF(t, write(append(slices.Clone(lines), mtp...)))
+	require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
+	assert.Equal(t, "glm4_moe", r.Config.ModelType())
+	assert.True(t, r.FullyClean(), "%v", r.Problems)
+	assert.Len(t, r.Plan.Tensors, len(lines))
+	assert.True(t, slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "ignores on load") }), "%v", r.Notes)
+
+	k := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "blk.2.ffn_up_exps.weight ") })
+	require.GreaterOrEqual(t, k, 0)
+	r = checkGGUF(t, write(append(slices.Delete(slices.Clone(lines), k, k+1), mtp...)))
+	require.Len(t, r.Problems, 1, "%v", r.Problems)
+	assert.Equal(t, check.Missing, r.Problems[0].Kind)
+	assert.Equal(t, "blk.2.ffn_up_exps.weight", r.Problems[0].Tensor)
+}
+
+// TestGGUFUncovered: architectures the converter writes that the name
+// table does not cover yet (docs/gguf-architectures.md lists them) get
+// the structural check: a consistent file is only partly checked (exit
+// 3), never a problem — hybrid files whose layers come in several kinds
+// included — and a tensor dropped from one of four alike layers is a
+// problem naming it (in a hybrid file it is not: a layer of a new kind).
+func TestGGUFUncovered(t *testing.T) {
+	mamba := `blk.N.attn_norm.weight 16
+blk.N.ssm_in.weight 16,64
+blk.N.ssm_conv1d.weight 4,32
+blk.N.ssm_conv1d.bias 32
+blk.N.ssm_x.weight 32,9
+blk.N.ssm_dt.weight 1,32
+blk.N.ssm_dt.bias 32
+blk.N.ssm_a 4,32
+blk.N.ssm_d 32
+blk.N.ssm_dt_norm.weight 1
+blk.N.ssm_b_norm.weight 4
+blk.N.ssm_c_norm.weight 4
+blk.N.ssm_out.weight 32,16
+blk.N.ffn_norm.weight 16`
+	attn := `blk.N.attn_norm.weight 16
+blk.N.attn_q.weight 16,16
+blk.N.attn_k.weight 16,8
+blk.N.attn_v.weight 16,8
+blk.N.attn_output.weight 16,16
+blk.N.ffn_norm.weight 16`
+	dense := `blk.N.ffn_gate.weight 16,24
+blk.N.ffn_up.weight 16,24
+blk.N.ffn_down.weight 24,16`
+	moe := `blk.N.ffn_gate_inp.weight 16,3
+blk.N.ffn_gate_exps.weight 16,24,3
+blk.N.ffn_up_exps.weight 16,24,3
+blk.N.ffn_down_exps.weight 24,16,3`
+	layer := func(n int, parts ...string) string {
+		return strings.ReplaceAll(strings.Join(parts, "\n"), "blk.N.", fmt.Sprintf("blk.%d.", n))
+	}
+	// A hybrid (Jamba-like: attention every 4th layer from 2, MoE every
+	// 2nd from 1) under an architecture not covered.
+	var jamba []string
+	for n := range 8 {
+		mix, ffn := mamba, dense
+		if n%4 == 2 {
+			mix = attn
+		}
+		if n%2 == 1 {
+			ffn = moe
+		}
+		jamba = append(jamba, layer(n, mix, ffn))
+	}
+	globals := "token_embd.weight 16,32\noutput_norm.weight 16\noutput.weight 16,32\n"
+	for _, tc := range []struct {
+		arch   string
+		layers int
+		body   string
+	}{
+		{"qwen3next", 8, strings.Join(jamba, "\n")},
+		{"dbrx", 4, layer(0, attn, moe) + "\n" + layer(1, attn, moe) + "\n" + layer(2, attn, moe) + "\n" + layer(3, attn, moe)},
+		{"hunyuan-moe", 4, layer(0, attn, moe) + "\n" + layer(1, attn, moe) + "\n" + layer(2, attn, moe) + "\n" + layer(3, attn, moe)},
+	} {
+		t.Run(tc.arch, func(t *testing.T) {
+			if _, ok := gguf.Architecture(tc.arch); ok {
+				t.Fatalf("%s is covered: move it to ggufSwitches", tc.arch)
+			}
+			lines := strings.Split(globals+tc.body, "\n")
+			write := func(ls []string) string {
+				path := filepath.Join(t.TempDir(), "model.gguf")
+				require.NoError(t, testmodel.WriteGGUFListing(path, tc.arch, map[string]uint32{"embedding_length": 16, "block_count": uint32(tc.layers),
+					"attention.head_count": 4, "attention.head_count_kv": 2, "feed_forward_length": 24, "expert_count": 3, "expert_used_count": 2}, ls))
+				return path
+			}
+			r := checkGGUF(t, write(lines))
+			assert.Equal(t, check.DepthStructural, r.Depth)
+			assert.True(t, r.Clean(), "%v", r.Problems)
+
+			if tc.arch == "qwen3next" {
+				return // layers of four kinds: the structural check cannot tell a dropped tensor from a fifth kind
+			}
+			k := slices.Index(lines, "blk.1.ffn_up_exps.weight 16,24,3")
+			require.GreaterOrEqual(t, k, 0)
+			r = checkGGUF(t, write(slices.Delete(slices.Clone(lines), k, k+1)))
+			require.NotEmpty(t, r.Problems)
+			assert.Equal(t, check.Missing, r.Problems[0].Kind, "%v", r.Problems)
+			assert.Equal(t, "blk.1.ffn_up_exps.weight", r.Problems[0].Tensor)
+		})
+	}
+}
+
+// jambaLayers are a Jamba's 8 layers as llama.cpp writes them: Mamba
+// (inner 32, state 4, Δ rank 1, kernel 4, conv bias) but attention at 2
+// and 6; a dense MLP but MoE (3 experts) at 1, 3, 5, 7.
+func jambaLayers() []string {
+	mamba := `blk.N.attn_norm.weight 16
+blk.N.ssm_in.weight 16,64
+blk.N.ssm_conv1d.weight 4,32
+blk.N.ssm_conv1d.bias 32
+blk.N.ssm_x.weight 32,9
+blk.N.ssm_dt.weight 1,32
+blk.N.ssm_dt.bias 32
+blk.N.ssm_a 4,32
+blk.N.ssm_d 32
+blk.N.ssm_dt_norm.weight 1
+blk.N.ssm_b_norm.weight 4
+blk.N.ssm_c_norm.weight 4
+blk.N.ssm_out.weight 32,16
+blk.N.ffn_norm.weight 16`
+	attn := `blk.N.attn_norm.weight 16
+blk.N.attn_q.weight 16,16
+blk.N.attn_k.weight 16,8
+blk.N.attn_v.weight 16,8
+blk.N.attn_output.weight 16,16
+blk.N.ffn_norm.weight 16`
+	dense := `blk.N.ffn_gate.weight 16,24
+blk.N.ffn_up.weight 16,24
+blk.N.ffn_down.weight 24,16`
+	moe := `blk.N.ffn_gate_inp.weight 16,3
+blk.N.ffn_gate_exps.weight 16,24,3
+blk.N.ffn_up_exps.weight 16,24,3
+blk.N.ffn_down_exps.weight 24,16,3`
+	out := []string{"token_embd.weight 16,32", "output_norm.weight 16", "output.weight 16,32"}
+	for n := range 8 {
+		mix, ffn := mamba, dense
+		if n%4 == 2 {
+			mix = attn
+		}
+		if n%2 == 1 {
+			ffn = moe
+		}
+		out = append(out, strings.Split(strings.ReplaceAll(mix+"\n"+ffn, "blk.N.", fmt.Sprintf("blk.%d.", n)), "\n")...)
+	}
+	return out
+}
+
+// writeListing writes a GGUF of "name ne0,ne1,…" lines (F16, sparse) and
+// metadata keys (without the "<arch>." prefix; uint32 or []uint32), a
+// 32-token vocabulary.
+func writeListing(t *testing.T, arch string, keys map[string]any, lines []string) string {
+	t.Helper()
+	kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: arch}}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		kvs = append(kvs, testmodel.GGUFKV{Key: arch + "." + k, Value: keys[k]})
+	}
+	toks := make([]string, 32)
+	for i := range toks {
+		toks[i] = fmt.Sprint("t", i)
+	}
+	kvs = append(kvs, testmodel.GGUFKV{Key: "tokenizer.ggml.tokens", Value: toks})
+	var ts []testmodel.GGUFTensor
+	for _, l := range lines {
+		name, dims, _ := strings.Cut(l, " ")
+		g := testmodel.GGUFTensor{Name: name, Type: 1}
+		n := uint64(2)
+		for _, d := range strings.Split(dims, ",") {
+			v, err := strconv.ParseUint(d, 10, 64)
+			require.NoError(t, err)
+			g.Dims = append(g.Dims, v)
+			n *= v
+		}
+		g.Zeros = n
+		ts = append(ts, g)
+	}
+	path := filepath.Join(t.TempDir(), "model.gguf")
+	require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
+	return path
+}
+
+// TestGGUFJamba: a Jamba GGUF, whose attention layers the per-layer
+// head_count_kv array tells (offset 2, period 4) and whose MoE layers the
+// routers present tell (the converter writes no key for them: offset 1,
+// period 2), checks fully and clean; mutants are problems naming the
+// tensor; an array that puts attention where the file has Mamba fails.
+func TestGGUFJamba(t *testing.T) {
+	lines := jambaLayers()
+	kv := []uint32{0, 0, 2, 0, 0, 0, 2, 0}
+	keys := func() map[string]any {
+		return map[string]any{"embedding_length": uint32(16), "block_count": uint32(8), "attention.head_count": uint32(4), "context_length": uint32(64),
+			"feed_forward_length": uint32(24), "attention.head_count_kv": kv, "expert_count": uint32(3), "expert_used_count": uint32(2),
+			"ssm.conv_kernel": uint32(4), "ssm.state_size": uint32(4), "ssm.time_step_rank": uint32(1), "ssm.inner_size": uint32(32)}
+	}
+	checkVariant(t, "jamba", lines, func(edit func([]string) []string) string {
+		ls := lines
+		if edit != nil {
+			ls = edit(ls)
+		}
+		return writeListing(t, "jamba", keys(), ls)
+	})
+
+	kv = []uint32{2, 0, 2, 0, 0, 0, 2, 0}
+	r := checkGGUF(t, writeListing(t, "jamba", keys(), lines))
+	assert.False(t, r.Clean(), "attention said at layer 0, Mamba stored")
+}
+
+// TestGGUFFusedGateUp: llama.cpp's converter with --fuse-gate-up-exps
+// writes a layer's gate and up experts as one ffn_gate_up_exps [E, 2·I,
+// H] (its bias [E, 2·I]); such a file checks fully and clean, and a
+// fused tensor of the wrong width is a problem naming it.
+func TestGGUFFusedGateUp(t *testing.T) {
+	for _, name := range []string{"gpt-oss", "glm4moe"} {
+		t.Run(name, func(t *testing.T) {
+			i := slices.IndexFunc(ggufSwitches, func(c struct {
+				name, arch, model string
+				keys              map[string]uint32
+				tensors           string
+				layers            []int
+			}) bool {
+				return c.name == name
+			})
+			require.GreaterOrEqual(t, i, 0)
+			fused := func(ls []string) []string {
+				var out []string
+				for _, l := range ls {
+					n, dims, _ := strings.Cut(l, " ")
+					switch {
+					case strings.Contains(n, ".ffn_up_exps."):
+						continue
+					case strings.Contains(n, ".ffn_gate_exps."):
+						ds := strings.Split(dims, ",")
+						v, _ := strconv.Atoi(ds[1])
+						if strings.HasSuffix(n, ".bias") {
+							v, _ = strconv.Atoi(ds[0])
+							ds[0] = strconv.Itoa(2 * v)
+						} else {
+							ds[1] = strconv.Itoa(2 * v)
+						}
+						out = append(out, strings.Replace(n, "ffn_gate_exps", "ffn_gate_up_exps", 1)+" "+strings.Join(ds, ","))
+					default:
+						out = append(out, l)
+					}
+				}
+				return out
+			}
+			lines := fused(switchLines(i))
+			require.True(t, slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "ffn_gate_up_exps.weight") }))
+			checkVariant(t, ggufSwitches[i].model, lines, func(edit func([]string) []string) string {
+				return writeSwitch(t, i, func(ls []string) []string {
+					ls = fused(ls)
+					if edit != nil {
+						ls = edit(ls)
+					}
+					return ls
+				})
+			})
+
+			k := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "blk.1.ffn_gate_up_exps.weight ") })
+			require.GreaterOrEqual(t, k, 0)
+			r := checkGGUF(t, writeSwitch(t, i, func(ls []string) []string {
+				ls = fused(ls)
+				n, dims, _ := strings.Cut(ls[k], " ")
+				ds := strings.Split(dims, ",")
+				v, _ := strconv.Atoi(ds[1])
+				ds[1] = strconv.Itoa(v / 2) // only the gate half
+				ls[k] = n + " " + strings.Join(ds, ",")
+				return ls
+			}))
+			require.Len(t, r.Problems, 1, "%v", r.Problems)
+			assert.Equal(t, check.Misshaped, r.Problems[0].Kind)
+			assert.Equal(t, "blk.1.ffn_gate_up_exps.weight", r.Problems[0].Tensor)
 		})
 	}
 }

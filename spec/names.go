@@ -2,6 +2,8 @@ package spec
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/fsmount/fsmount/model"
 )
@@ -47,12 +49,50 @@ func (p *Plan) Rename(names model.Names, has func(string) bool) {
 		}
 		out = append(out, e)
 	}
-	p.Tensors = out
+	p.Tensors = fuse(out, names, has)
+}
+
+// fuse replaces each pair of tensors the files hold fused (GGUF's
+// --fuse-gate-up-exps: ffn_gate_exps and ffn_up_exps as one
+// ffn_gate_up_exps, rows concatenated) by the fused one, its second
+// outermost dimension the sum: every pair, where the files hold one
+// fused tensor.
+func fuse(ts []ExpectedTensor, names model.Names, has func(string) bool) []ExpectedTensor {
+	// A writer fuses every layer or none: one fused tensor in the files
+	// makes every pair expected fused.
+	fusedFile := slices.ContainsFunc(ts, func(e ExpectedTensor) bool {
+		fused, _, ok := names.Fused(e.Name)
+		return ok && has(fused)
+	})
+	if !fusedFile {
+		return ts
+	}
+	for i := 0; i < len(ts); i++ {
+		fused, other, ok := names.Fused(ts[i].Name)
+		if !ok || len(ts[i].Shape) < 2 {
+			continue
+		}
+		j := slices.IndexFunc(ts, func(e ExpectedTensor) bool { return e.Name == other })
+		if j < 0 || len(ts[j].Shape) != len(ts[i].Shape) {
+			continue
+		}
+		a, b := ts[i].Shape[1], ts[j].Shape[1]
+		e := ts[i]
+		e.Name = fused
+		e.Shape = slices.Clone(e.Shape)
+		e.Shape[1] = Dim{Sym: a.Sym + "+" + b.Sym, Val: a.Val + b.Val}
+		ts[i] = e
+		ts = slices.Delete(ts, j, j+1)
+		if j < i {
+			i--
+		}
+	}
+	return ts
 }
 
 // parts are the expected tensors a format cuts e into, their shapes read
-// from the config fields the format names; false when one is not a field
-// the spec reads.
+// from the config fields the format names ("#i": e's own dimension i);
+// false when one is not a field the spec reads.
 func (p *Plan) parts(e ExpectedTensor, parts []model.Part) ([]ExpectedTensor, bool) {
 	out := make([]ExpectedTensor, len(parts))
 	for i, part := range parts {
@@ -60,6 +100,9 @@ func (p *Plan) parts(e ExpectedTensor, parts []model.Part) ([]ExpectedTensor, bo
 		x.Name, x.Shape = part.Name, make([]Dim, len(part.Shape))
 		for j, f := range part.Shape {
 			d, ok := p.fields[f]
+			if i, err := strconv.Atoi(strings.TrimPrefix(f, "#")); strings.HasPrefix(f, "#") && err == nil && i >= 0 && i < len(e.Shape) {
+				d, ok = e.Shape[i], true // the tensor's own dimension
+			}
 			if !ok {
 				return nil, false
 			}

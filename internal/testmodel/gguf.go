@@ -125,6 +125,13 @@ func WriteGGUF(path string, kvs []GGUFKV, tensors []GGUFTensor) error {
 		case float32:
 			w(uint32(6))
 			w(v)
+		case []uint32:
+			w(uint32(9))
+			w(uint32(4))
+			w(uint64(len(v)))
+			for _, x := range v {
+				w(x)
+			}
 		case []string:
 			w(uint32(9))
 			w(uint32(8))
