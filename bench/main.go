@@ -6,6 +6,7 @@
 //	go run ./bench -cache DIR            # full: the 1.5 GB Qwen3-0.6B layout, 5 rounds
 //	go run ./bench -cache DIR -short     # the tiny model, 3 rounds (CI)
 //	go run ./bench -cache DIR -many      # only the half-million-tensor model, 1 round
+//	go run ./bench -cache DIR -walk [-walk-peer BINDIR]  # only the walk row (walk.go)
 //	go run ./bench -cache DIR -write docs/performance.md
 //
 // With -write it also runs one round of the half-million-tensor model
@@ -39,10 +40,23 @@ func main() {
 	rounds := flag.Int("rounds", 0, "rounds (default 5, or 3 with -short)")
 	noPeer := flag.Bool("no-squashfuse", false, "skip the squashfuse peer")
 	manyOnly := flag.Bool("many", false, "only the half-million-tensor model (1 round unless -rounds)")
+	walkOnly := flag.Bool("walk", false, "only the walk row: the daemon's CPU for find, ls -lR and stat of the 0.6B tree (5 rounds unless -rounds)")
+	walkPeer := flag.String("walk-peer", "", "with -walk: a directory holding another build's fsmount (e.g. fb334c4's), walked in the same rounds")
 	write := flag.String("write", "", "also write the tables, the machine and the command as Markdown to FILE (docs/performance.md)")
 	flag.Parse()
 	if *manyOnly {
 		if err := many(*cache, max(*rounds, 1), !*noPeer, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *walkOnly {
+		n := *rounds
+		if n == 0 {
+			n = walkDefault
+		}
+		if err := walk(*cache, n, *walkPeer, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

@@ -100,6 +100,51 @@ func TestFindRequests(t *testing.T) {
 	assert.LessOrEqual(t, sumOps(n), dirs/20, "requests of a second find: %v", n)
 }
 
+// TestWalkRequests: in a tree small enough to link its files
+// (linkFiles), a find's listings give the kernel every file with its
+// attributes, so that an ls -lR and a stat of every file after it send
+// no LOOKUP and no GETATTR (and a second ls -lR no READLINK): #30 measured the 0.6B walk at 1.5–2× the
+// daemon's CPU while each file cost a LOOKUP of its own. The files'
+// inodes are looked-up files like any other (live), within the bound.
+func TestWalkRequests(t *testing.T) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	_, err := testmodel.WriteMoE(dir, 2, 20)
+	r := checked(t, dir, err)
+	w := &opCounter{n: map[string]int{}}
+	mnt := serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0})
+	tr := liveTree(t, mnt)
+	require.True(t, tr.linkFiles)
+	w.take() // mounting's
+	lines, _ := findTypes(t, mnt)
+	files, links := 0, 0
+	for _, l := range lines {
+		switch l[0] {
+		case 'f':
+			files++
+		case 'l':
+			links++
+		}
+	}
+	require.Greater(t, files, 1000)
+	n := w.take()
+	assert.LessOrEqual(t, n["LOOKUP"], 3, "find: %v", n)
+	require.GreaterOrEqual(t, tr.live.len(), files, "the files listed are linked and tracked")
+	out, err := exec.Command("sh", "-c", `ls -lR "$1" >/dev/null && find "$1" -type f -exec stat {} + >/dev/null`, "_", mnt).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	n = w.take()
+	delete(n, "STATFS") // find's statfs(2) of the mount
+	// ls -l reads by-name/'s links: once each, then the kernel keeps
+	// their targets (EnableSymlinkCaching).
+	assert.LessOrEqual(t, n["READLINK"], links, "READLINK: one a link")
+	delete(n, "READLINK")
+	// The kernel may reclaim a cached entry under memory pressure.
+	assert.LessOrEqual(t, sumOps(n), files/100, "requests of ls -lR and stat after find: %v", n)
+	require.NoError(t, exec.Command("ls", "-lR", mnt).Run())
+	n = w.take()
+	assert.LessOrEqual(t, sumOps(n), files/100, "requests of a second ls -lR: %v", n)
+}
+
 func sumOps(n map[string]int) int {
 	s := 0
 	for _, c := range n {
@@ -125,6 +170,7 @@ func TestLazyDropped(t *testing.T) {
 	r := checked(t, dir, err)
 	mnt := serveTree(t, r, &Options{DirectMount: os.Geteuid() == 0, maxLiveFiles: 1 << 20})
 	tr := liveTree(t, mnt)
+	require.False(t, tr.linkFiles, "%d tensors: a find links no file", n)
 	// The heap, less go-fuse's request readers' buffers (see fuseReaders).
 	heap := func() int64 {
 		var m runtime.MemStats

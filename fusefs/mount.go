@@ -37,6 +37,9 @@ type Options struct {
 	// then leaves pruning to the caller, so that a test sees the bound
 	// passed before it prunes (tests).
 	maxLiveFiles int
+	// unlinkedFiles lists files unlinked (node ID 0) even in a tree
+	// small enough to link them (tree.linkFiles; tests).
+	unlinkedFiles bool
 	// DirectMount mounts with mount(2) instead of through fusermount3,
 	// which needs root; MS_RDONLY then also spares the atime GETATTR
 	// after each read.
@@ -105,6 +108,10 @@ func mountOptions(model string, o *Options) *fs.Options {
 			DirectMount:          o.DirectMount,
 			DirectMountFlags:     unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV,
 			DisabledCapabilities: refused,
+			// by-name/'s links never change (made again, they are the
+			// same): the kernel keeps their targets, and an ls -l of it
+			// sends no READLINK per link.
+			EnableSymlinkCaching: true,
 			Debug:                o.Debug,
 			Logger:               logger,
 		},
@@ -129,6 +136,7 @@ func mount(mountpoint string, r *check.Report, o *Options) (*fuse.Server, *tree,
 		return nil, nil, err
 	}
 	root.t.live.max = o.maxLiveFiles
+	root.t.linkFiles = root.t.nextIno <= linkFilesMax && !o.unlinkedFiles
 	root.t.live.byHand = o.maxLiveFiles > 0
 	if o.Passthrough {
 		root.t.open = &openMode{decided: make(chan struct{})}

@@ -178,7 +178,10 @@ func (t *tree) dropListings() {
 // 0), so the kernel makes no inode for it and go-fuse keeps no node.
 // A find lists every file of the tree and opens none: over a
 // 500,000-tensor model that is 6.5 million inodes made and forgotten
-// for nothing. A stat of a file then costs a LOOKUP of its own.
+// for nothing. A stat of a file then costs a LOOKUP of its own. A small
+// tree (linkFiles) lists its files with their attributes instead: all
+// of them fit the kernel's and go-fuse's caches, and an ls -lR or a
+// stat of every file after a find then sends no request.
 //
 // A directory of files alone (a tensor's, an expected tensor's) is
 // listed from the names of its files (names set, entries nil), the i-th
@@ -240,7 +243,7 @@ func (h *dirHandle) Releasedir(ctx context.Context, flags uint32) {}
 
 // Lookup is READDIRPLUS's lookup of the entry last listed.
 func (h *dirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if h.idx > 0 && h.idx <= h.len() {
+	if h.idx > 0 && h.idx <= h.len() && !h.n.t.linkFiles {
 		if e := h.at(h.idx - 1); e.Name == name && e.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 			// Any errno leaves the entry's node ID 0: listed, not linked.
 			return nil, syscall.ENOENT

@@ -91,6 +91,11 @@ type tree struct {
 
 	lazy sync.Map // *entry → *lazyDir: directories made when first used
 
+	// linkFiles: READDIRPLUS gives files their attributes and node IDs
+	// (dirHandle.Lookup), as it does directories; set for a tree of at
+	// most linkFilesMax entries.
+	linkFiles bool
+
 	keptMu sync.Mutex
 	kept   []*node    // the nodes that keep a listing
 	noBase bool       // an adapter mounted without its base: no tensors of a model
