@@ -73,7 +73,10 @@ func TestMXFP4(t *testing.T) {
 	}
 	r := checkLayout(t, cfg, ts)
 	assert.True(t, r.Clean(), r.Verdict())
-	assert.Contains(t, r.Verdict(), "4 quantization auxiliaries (mxfp4)")
+	// Both experts' blocks are MXFP4 weights, and their scales the
+	// auxiliaries: 2·(64+32) E8M0 scales.
+	assert.Contains(t, r.Verdict(), "quantization (mxfp4) checked: MXFP4 (GPT-OSS experts): 2 weights")
+	assert.Contains(t, r.Verdict(), "quantization auxiliaries: 192 values")
 }
 
 // TestVLMTextSpec: a vision-language model whose language model has no
