@@ -147,7 +147,7 @@ if [ "$(id -u)" = 0 ]; then
     mkdir "$copy"
     cp go.mod "$copy/"                       # where the tests find the repository's root
     # The testdata directories the tests read, at their own paths.
-    for d in testdata gguf/testdata internal/quant/testdata adapter/testdata pytorch/testdata dcp/testdata; do
+    for d in testdata gguf/testdata internal/quant/testdata internal/quantconfig/testdata adapter/testdata pytorch/testdata dcp/testdata; do
       cp -r --parents "$d" "$copy/"
     done
     # SeaweedFS's weed, when the S3 tests are to run: its cache under /root

@@ -187,7 +187,7 @@ func TestMountRefusals(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"invalid model", []string{short, t.TempDir()}, 2, "file is 2 bytes short"},
+		{"invalid model", []string{short, t.TempDir()}, 2, "a truncated download: its header says 68,504 bytes, the file has 68,502: re-download it"},
 		{"missing model", []string{filepath.Join(short, "nope"), t.TempDir()}, 2, "no such file or directory"},
 		{"missing mount point", []string{model, filepath.Join(notEmpty, "nope")}, 10, "does not exist"},
 		{"not a directory", []string{model, file}, 10, "is not a directory"},

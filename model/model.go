@@ -205,6 +205,10 @@ func OpenFS(loc string, fsys source.FS, file string) (*Model, error) {
 		func() { m, err = openFS(loc, fsys, "") },
 	)
 	switch {
+	case merr != nil && err != nil:
+		// Both failed (no rights at all, a server down): the model's own
+		// files are what the user asked for, so their error is the one told.
+		return nil, err
 	case merr != nil:
 		if m != nil {
 			m.Close()
