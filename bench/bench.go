@@ -82,14 +82,14 @@ func setup(cache string, short, peer bool) (*bench, error) {
 		}
 	}
 	b.modelFile = filepath.Join(b.dense, "model.safetensors")
-	// The same model as a torch.save pytorch_model.bin (issue #24).
+	// The same model as a torch.save pytorch_model.bin.
 	b.bin06 = filepath.Join(cache, filepath.Base(b.dense)+"-bin")
 	if _, err := os.Stat(filepath.Join(b.bin06, "pytorch_model.bin")); err != nil {
 		if err := testmodel.ConvertToTorch(b.dense, b.bin06); err != nil {
 			return nil, err
 		}
 	}
-	// The same model as FSDP2's dcp.save over 2 ranks (issue #32).
+	// The same model as FSDP2's dcp.save over 2 ranks.
 	b.dcp06 = filepath.Join(cache, filepath.Base(b.dense)+"-dcp")
 	if _, err := os.Stat(filepath.Join(b.dcp06, ".metadata")); err != nil {
 		if err := testmodel.WriteModelDCP(b.dense, b.dcp06, 2); err != nil {

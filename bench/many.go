@@ -13,7 +13,7 @@ import (
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
-// The half-million-tensor figures (#25): `go run ./bench -many` mounts
+// The half-million-tensor figures: `go run ./bench -many` mounts
 // the 499,971-tensor model of testmodel.WriteManyTensors (48 sparse
 // shards, made once in the cache) and measures what a tree that size
 // costs: mount-ready, the idle daemon, a full find and what it leaves,

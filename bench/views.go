@@ -32,9 +32,9 @@ var viewFigures = []struct{ name, target string }{
 	{figValuesF32, "≥ 0.5×"},
 	{figFilesDir, ""},
 	{figFilesPass, "≥ 0.9× (root)"},
-	{figFilesBin, "≥ 0.9× of files/ (#24)"},
-	{figFilesDCP, "≥ 0.9× (#32)"},
-	{figCheck7B, "≤ 2× (#24)"},
+	{figFilesBin, "≥ 0.9× of files/"},
+	{figFilesDCP, "≥ 0.9×"},
+	{figCheck7B, "≤ 2×"},
 	{figViewsRSS, ""},
 	{figViewsIdle, "≤ 32 MiB"},
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
-// The walk row (#30 item 16): `go run ./bench -walk [-walk-peer BINDIR]`
+// The walk row: `go run ./bench -walk [-walk-peer BINDIR]`
 // mounts the Qwen3-0.6B layout (sparse: a walk reads no tensor data) and
 // walks it as a user would: find, ls -lR, then stat of every file. The
 // figure is the daemon's CPU for the walk in clock ticks (utime+stime
@@ -21,11 +21,11 @@ import (
 // (BINDIR/fsmount), e.g. the older design at fb334c4, which listed every
 // file with its attributes, mounted and walked in the same round,
 // alternating with this one; the ratio is the median of the per-round
-// ratios. Without the peer, the older design's figure measured for #30
+// ratios. Without the peer, the older design's figure measured by hand
 // (25–41 ticks on the loaded 2-core machine) is the reference.
 const (
 	figWalk     = "walk of Qwen3-0.6B: find, ls -lR, stat of every file (daemon CPU, ticks)"
-	walkTarget  = "≤ 30 (0.3 s); fb334c4 measured 25–41, 43–77 before #30"
+	walkTarget  = "≤ 30 (0.3 s); fb334c4 measured 25–41, 43–77 before the fix"
 	walkDefault = 5
 )
 

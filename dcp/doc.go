@@ -27,7 +27,7 @@
 // # Checks
 //
 // torch's own loader checks none of this (see
-// ../shared/realworld/dcp/hostile): every file name must be a bare name
+// dcp/testdata/realworld/hostile): every file name must be a bare name
 // in the checkpoint's directory, checked before anything is opened;
 // every chunk inside its tensor; the chunks of a tensor tiling it
 // exactly, no two sharing an element and none missing (the error names

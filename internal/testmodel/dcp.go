@@ -66,7 +66,7 @@ var torchDTypeNames = map[string]string{
 
 // WriteDCP writes a PyTorch Distributed Checkpoint into dir as torch
 // 2.6's FileSystemWriter does with ranks processes
-// (../shared/realworld/dcp/README.md): one __<rank>_0.distcp per rank,
+// (the layout package dcp documents): one __<rank>_0.distcp per rank,
 // holding its bytes items then its tensor chunks, each a complete
 // torch.save archive of the chunk, and .metadata, the protocol-4 pickle
 // of the Metadata dataclass. edit, if not nil, changes the entries
