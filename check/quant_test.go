@@ -1,10 +1,6 @@
 package check_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
-	"io"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -29,38 +25,15 @@ type quantLayout struct {
 	tensors []testmodel.Tensor
 }
 
+// readQuantLayouts reads the archive's layouts by their directory
+// (quantized/SCHEME/ARCH or base/ARCH).
 func readQuantLayouts(t *testing.T) map[string]*quantLayout {
 	t.Helper()
-	f, err := os.Open(quantLayouts)
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	ls, err := testmodel.ReadLayouts(quantLayouts)
 	require.NoError(t, err)
 	out := map[string]*quantLayout{}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		dir, file := path.Split(h.Name)
-		dir = strings.TrimSuffix(dir, "/")
-		b, err := io.ReadAll(tr)
-		require.NoError(t, err)
-		if out[dir] == nil {
-			out[dir] = &quantLayout{}
-		}
-		switch file {
-		case "config.json":
-			out[dir].config = b
-		case "tensors.tsv":
-			out[dir].tensors, err = testmodel.ParseTensorsTSV(b)
-			require.NoError(t, err)
-		}
+	for _, l := range ls {
+		out[l.Arch+"/"+l.Variant] = &quantLayout{config: l.Config, tensors: l.Tensors}
 	}
 	return out
 }
