@@ -48,6 +48,17 @@ func (w *opCounter) take() map[string]int {
 	return n
 }
 
+// mountCounted mounts a MoE of 2 layers of 20 experts with go-fuse's
+// debug log, and returns the mount point and the counter of its requests.
+func mountCounted(t *testing.T) (string, *opCounter) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	_, err := testmodel.WriteMoE(dir, 2, 20)
+	r := checked(t, dir, err)
+	w := &opCounter{n: map[string]int{}}
+	return serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0}), w
+}
+
 // findTypes runs find below dir and returns its lines (type and path)
 // and its number of directories.
 func findTypes(t *testing.T, dir string) ([]string, int) {
@@ -73,12 +84,7 @@ func findTypes(t *testing.T, dir string) ([]string, int) {
 // the kernel may have reclaimed). #25: a find of a 500,000-tensor model lists 1.34
 // million directories, and its cost is the number of round trips.
 func TestFindRequests(t *testing.T) {
-	requireFUSE(t)
-	dir := t.TempDir()
-	_, err := testmodel.WriteMoE(dir, 2, 20)
-	r := checked(t, dir, err)
-	w := &opCounter{n: map[string]int{}}
-	mnt := serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0})
+	mnt, w := mountCounted(t)
 	w.take() // mounting's
 	lines, dirs := findTypes(t, mnt)
 	n := w.take()
@@ -107,12 +113,7 @@ func TestFindRequests(t *testing.T) {
 // daemon's CPU while each file cost a LOOKUP of its own. The files'
 // inodes are looked-up files like any other (live), within the bound.
 func TestWalkRequests(t *testing.T) {
-	requireFUSE(t)
-	dir := t.TempDir()
-	_, err := testmodel.WriteMoE(dir, 2, 20)
-	r := checked(t, dir, err)
-	w := &opCounter{n: map[string]int{}}
-	mnt := serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0})
+	mnt, w := mountCounted(t)
 	tr := liveTree(t, mnt)
 	require.True(t, tr.linkFiles)
 	w.take() // mounting's
