@@ -1,8 +1,6 @@
 package check_test
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,19 +16,8 @@ import (
 // PyTorch .bin get the same depth and the same problems (the .bin used to
 // be "listed, not checked").
 func TestStructuralCheckEveryFormat(t *testing.T) {
-	cfg := strings.Replace(testmodel.TinyQwen3Config, "Qwen3ForCausalLM", "FancyNetForCausalLM", 1)
-	cfg = strings.Replace(cfg, `"qwen3"`, `"fancynet"`, 1)
 	for _, drop := range []string{"", "model.layers.1.mlp.up_proj.weight"} {
-		st := t.TempDir()
-		var kept []testmodel.Tensor
-		for _, x := range testmodel.TinyQwen3Tensors() {
-			if x.Name != drop {
-				kept = append(kept, x)
-			}
-		}
-		require.NoError(t, testmodel.WriteModelDir(st, cfg, kept))
-		pt := filepath.Join(t.TempDir(), "pt")
-		require.NoError(t, testmodel.ConvertToTorch(st, pt))
+		st, pt := testmodel.FancyNetFormats(t, drop)
 		var reports []*check.Report
 		for _, dir := range []string{st, pt} {
 			m, err := model.Open(dir)
