@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
@@ -181,7 +182,7 @@ func TestLazyDropped(t *testing.T) {
 		return int64(m.HeapAlloc) - int64(fuseReaders())*fuseReadBuf
 	}
 	before := heap()
-	paths := []string{filepath.Join(mnt, nameByName), filepath.Join(mnt, nameExpected)}
+	paths := []string{filepath.Join(mnt, layout.ByName), filepath.Join(mnt, layout.Expected)}
 	find := func() [sha256.Size]byte { // what a find lists, not kept on the heap
 		out, err := exec.Command("find", append(paths, "-printf", "%y %i %p\n")...).Output()
 		require.NoError(t, err)
@@ -190,14 +191,14 @@ func TestLazyDropped(t *testing.T) {
 	}
 	listed := find()
 	built := heap()
-	for _, name := range []string{nameByName, nameExpected} {
+	for _, name := range []string{layout.ByName, layout.Expected} {
 		l, _ := tr.lazy.Load(tr.root.child(name))
 		require.NotNil(t, l.(*lazyDir).made.Load(), name)
 	}
 	require.Greater(t, tr.live.len(), min(idleLiveFiles, n/2), "looked-up directories")
 	require.True(t, tr.shrink())
 	assert.LessOrEqual(t, tr.live.len(), idleLiveFiles, "looked-up directories once idle")
-	for _, name := range []string{nameByName, nameExpected} {
+	for _, name := range []string{layout.ByName, layout.Expected} {
 		l, _ := tr.lazy.Load(tr.root.child(name))
 		require.Nil(t, l.(*lazyDir).made.Load(), name)
 	}
@@ -223,11 +224,11 @@ func TestLazyDropped(t *testing.T) {
 	require.Equal(t, listed, find(), "made again, the same entries and inode numbers")
 	last := strconv.Itoa(experts - 1)
 	var st syscall.Stat_t
-	require.NoError(t, syscall.Stat(filepath.Join(mnt, nameExpected, "layers", "1", "mlp", "experts", last, "up_proj", nameShape), &st))
-	b, err := os.ReadFile(filepath.Join(mnt, nameExpected, "layers", "1", "mlp", "experts", last, "up_proj", nameShape))
+	require.NoError(t, syscall.Stat(filepath.Join(mnt, layout.Expected, "layers", "1", "mlp", "experts", last, "up_proj", layout.Shape), &st))
+	b, err := os.ReadFile(filepath.Join(mnt, layout.Expected, "layers", "1", "mlp", "experts", last, "up_proj", layout.Shape))
 	require.NoError(t, err)
 	assert.Equal(t, "[32, 64]\n", string(b))
-	link, err := os.Readlink(filepath.Join(mnt, nameByName, "model.layers.1.mlp.experts."+last+".up_proj.weight"))
+	link, err := os.Readlink(filepath.Join(mnt, layout.ByName, "model.layers.1.mlp.experts."+last+".up_proj.weight"))
 	require.NoError(t, err)
 	assert.Equal(t, "../layers/1/mlp/experts/"+last+"/up_proj", link)
 }
@@ -248,7 +249,7 @@ func TestShrinkKeepsWorkingDirectory(t *testing.T) {
 		t.Fatal("no root")
 	}
 	_, _ = findTypes(t, mnt)
-	wd := filepath.Join(mnt, nameExpected, "layers", "1", "mlp")
+	wd := filepath.Join(mnt, layout.Expected, "layers", "1", "mlp")
 	sh := exec.Command("sh", "-c", `cd "$1" && read go && /usr/bin/python3 -c "import os; print(os.getcwd())" && cat experts/19/up_proj/shape`, "sh", wd)
 	in, err := sh.StdinPipe()
 	require.NoError(t, err)
