@@ -113,23 +113,11 @@ type NonFiniteError struct {
 }
 
 func (e *NonFiniteError) Error() string {
-	at := fmt.Sprintf("%v at %s", e.Value, flatIndex(e.Index, e.Shape))
+	at := fmt.Sprintf("%v at %s", e.Value, tensor.FormatIndex(e.Index, e.Shape))
 	if e.Scaled != 0 {
 		return fmt.Sprintf("%s times the scale %g overflows float32 (%s): the delta is not finite", e.Tensor, e.Scaled, at)
 	}
 	return fmt.Sprintf("%s holds %s: the delta is not finite", e.Tensor, at)
-}
-
-// flatIndex renders flat index i of shape as "[r, c]".
-func flatIndex(i uint64, shape []uint64) string {
-	idx := make([]uint64, len(shape))
-	for k := len(shape) - 1; k >= 0; k-- {
-		if shape[k] > 0 {
-			idx[k] = i % shape[k]
-			i /= shape[k]
-		}
-	}
-	return tensor.FormatShape(idx)
 }
 
 // CheckFinite returns a *NonFiniteError for the first NaN or infinity

@@ -52,23 +52,38 @@ const (
 	colBase = "baseline"
 )
 
-func setup(cache string, short, peer bool) (*bench, error) {
+// buildCommands checks that the bench runs as root (its rows mount and
+// use /dev/shm) and builds the commands into cache/bin, which it returns.
+func buildCommands(cache string) (string, error) {
 	if os.Geteuid() != 0 {
-		return nil, fmt.Errorf("run as root: the benchmark mounts and uses /dev/shm")
+		return "", fmt.Errorf("run as root: the benchmark mounts")
+	}
+	root, err := testmodel.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(cache, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return "", err
+	}
+	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/...")
+	build.Dir, build.Stderr = root, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("go build: %v", err)
+	}
+	return bin, nil
+}
+
+func setup(cache string, short, peer bool) (*bench, error) {
+	bin, err := buildCommands(cache)
+	if err != nil {
+		return nil, err
 	}
 	root, err := testmodel.RepoRoot()
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{root: root, cache: cache, bin: filepath.Join(cache, "bin"), vals: map[string]map[string][]float64{}}
-	if err := os.MkdirAll(b.bin, 0o755); err != nil {
-		return nil, err
-	}
-	build := exec.Command("go", "build", "-o", b.bin+"/", "./cmd/...")
-	build.Dir, build.Stderr = root, os.Stderr
-	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("go build: %v", err)
-	}
+	b := &bench{root: root, cache: cache, bin: bin, vals: map[string]map[string][]float64{}}
 	layout := filepath.Join(root, "testdata", "qwen3-0.6b-layout")
 	if short {
 		b.dense = filepath.Join(root, "testdata", "tiny-qwen3")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -56,18 +55,9 @@ var manyFigures = []struct{ name, target string }{
 
 // many runs the half-million-tensor rounds and prints their table.
 func many(cache string, rounds int, peer bool, w io.Writer) error {
-	if os.Geteuid() != 0 {
-		return fmt.Errorf("run as root: the benchmark mounts")
-	}
-	root, err := testmodel.RepoRoot()
+	bin, err := buildCommands(cache)
 	if err != nil {
 		return err
-	}
-	bin := filepath.Join(cache, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/...")
-	build.Dir, build.Stderr = root, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %v", err)
 	}
 	dir := filepath.Join(cache, "many-tensors")
 	n := 0

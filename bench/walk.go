@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
@@ -31,18 +30,9 @@ const (
 
 // walk runs rounds of the walk row and prints its table.
 func walk(cache string, rounds int, peerBin string, w io.Writer) error {
-	if os.Geteuid() != 0 {
-		return fmt.Errorf("run as root: the benchmark mounts")
-	}
-	root, err := testmodel.RepoRoot()
+	bin, err := buildCommands(cache)
 	if err != nil {
 		return err
-	}
-	bin := filepath.Join(cache, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/...")
-	build.Dir, build.Stderr = root, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %v", err)
 	}
 	dir := filepath.Join(cache, "qwen3-0.6b-sparse")
 	if _, err := os.Stat(filepath.Join(dir, "model.safetensors")); err != nil {

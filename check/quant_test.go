@@ -1,10 +1,6 @@
 package check_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
-	"io"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -29,38 +25,15 @@ type quantLayout struct {
 	tensors []testmodel.Tensor
 }
 
+// readQuantLayouts reads the archive's layouts by their directory
+// (quantized/SCHEME/ARCH or base/ARCH).
 func readQuantLayouts(t *testing.T) map[string]*quantLayout {
 	t.Helper()
-	f, err := os.Open(quantLayouts)
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	ls, err := testmodel.ReadLayouts(quantLayouts)
 	require.NoError(t, err)
 	out := map[string]*quantLayout{}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		dir, file := path.Split(h.Name)
-		dir = strings.TrimSuffix(dir, "/")
-		b, err := io.ReadAll(tr)
-		require.NoError(t, err)
-		if out[dir] == nil {
-			out[dir] = &quantLayout{}
-		}
-		switch file {
-		case "config.json":
-			out[dir].config = b
-		case "tensors.tsv":
-			out[dir].tensors, err = testmodel.ParseTensorsTSV(b)
-			require.NoError(t, err)
-		}
+	for _, l := range ls {
+		out[l.Arch+"/"+l.Variant] = &quantLayout{config: l.Config, tensors: l.Tensors}
 	}
 	return out
 }
@@ -258,19 +231,7 @@ func TestMLXGPTOSS(t *testing.T) {
 		}
 	}
 	q := `"quantization": {"group_size": 64, "bits": 8, "mode": "affine", ` + strings.Join(overrides, ", ") + `}, `
-	cfg := strings.Replace(string(b.config), `"model_type"`, q+`"model_type"`, 1)
-	m, err := testmodel.OpenHeaderOnly([]byte(cfg), ts)
-	r := testmodel.CheckOpened(t, m, err)
-	require.Empty(t, problemsOf(r))
-	require.True(t, r.Checked())
-	mb, err := testmodel.OpenHeaderOnly(b.config, b.tensors)
-	rb := testmodel.CheckOpened(t, mb, err)
-	assert.Equal(t, rb.Logical, r.Logical)
-	// A scale of the split experts dropped is named.
-	i := slices.IndexFunc(ts, func(x testmodel.Tensor) bool { return strings.HasSuffix(x.Name, "layers.2.mlp.experts.up_proj.scales") })
-	m, err = testmodel.OpenHeaderOnly([]byte(cfg), slices.Delete(slices.Clone(ts), i, i+1))
-	r = testmodel.CheckOpened(t, m, err)
-	assertProblem(t, r, check.Missing, "model.layers.2.mlp.experts.up_proj.scales")
+	checkQuantized(t, b, q, ts, "model.layers.2.mlp.experts.up_proj.scales") // a scale of the split experts
 }
 
 // TestGPTOSSMXFP4: openai's GPT-OSS release keeps its expert stacks in
@@ -295,6 +256,15 @@ func TestGPTOSSMXFP4(t *testing.T) {
 		}
 	}
 	q := `"quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}, `
+	checkQuantized(t, b, q, ts, "model.layers.1.mlp.experts.down_proj_scales")
+}
+
+// checkQuantized checks the base layout b quantized: its tensors ts under
+// the quantization key q (inserted before model_type) are fully checked
+// and clean, with the same logical tensors as b, and with the tensor drop
+// missing, a problem names it.
+func checkQuantized(t *testing.T, b *quantLayout, q string, ts []testmodel.Tensor, drop string) {
+	t.Helper()
 	cfg := strings.Replace(string(b.config), `"model_type"`, q+`"model_type"`, 1)
 	m, err := testmodel.OpenHeaderOnly([]byte(cfg), ts)
 	r := testmodel.CheckOpened(t, m, err)
@@ -302,7 +272,8 @@ func TestGPTOSSMXFP4(t *testing.T) {
 	require.True(t, r.Checked())
 	mb, err := testmodel.OpenHeaderOnly(b.config, b.tensors)
 	assert.Equal(t, testmodel.CheckOpened(t, mb, err).Logical, r.Logical)
-	i := slices.IndexFunc(ts, func(x testmodel.Tensor) bool { return x.Name == "model.layers.1.mlp.experts.down_proj_scales" })
+	i := slices.IndexFunc(ts, func(x testmodel.Tensor) bool { return x.Name == drop })
+	require.GreaterOrEqual(t, i, 0, drop)
 	m, err = testmodel.OpenHeaderOnly([]byte(cfg), slices.Delete(slices.Clone(ts), i, i+1))
-	assertProblem(t, testmodel.CheckOpened(t, m, err), check.Missing, "model.layers.1.mlp.experts.down_proj_scales")
+	assertProblem(t, testmodel.CheckOpened(t, m, err), check.Missing, drop)
 }

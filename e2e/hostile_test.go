@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -40,20 +38,11 @@ func runBounded(t *testing.T, name string, args ...string) result {
 	defer cancel()
 	script := fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, hostileMem>>10)
 	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", script, filepath.Join(binDir, name)}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("%s %v: still running after %v (stderr: %.500s)", name, args, hostileTimeout, errb.String())
-	}
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s %v: %v", name, args, err)
-	}
-	return result{stdout: out.String(), stderr: errb.String(), code: code}
+	return runResult(t, cmd, func(stderr string) {
+		if ctx.Err() != nil {
+			t.Fatalf("%s %v: still running after %v (stderr: %.500s)", name, args, hostileTimeout, stderr)
+		}
+	})
 }
 
 // requireNoCrash fails t if stderr is a Go runtime's fatal error (which

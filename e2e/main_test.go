@@ -79,16 +79,25 @@ type result struct {
 // code.
 func runCmd(t *testing.T, name string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, name), args...)
+	return runResult(t, exec.Command(filepath.Join(binDir, name), args...), nil)
+}
+
+// runResult runs cmd and returns its output and exit code; with
+// hung, called after the run, a command it finds hung is a failure.
+func runResult(t *testing.T, cmd *exec.Cmd, hung func(stderr string)) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	if hung != nil {
+		hung(errb.String())
+	}
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("%s %v: %v", name, args, err)
+		t.Fatalf("%s: %v", cmd, err)
 	}
 	return result{out.String(), errb.String(), code}
 }

@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
@@ -16,8 +14,6 @@ import (
 // same verdict. The .bin used to be "listed, not checked" (exit 3 even
 // with a layer missing).
 func TestStructuralCheckEveryFormat(t *testing.T) {
-	cfg := strings.Replace(testmodel.TinyQwen3Config, "Qwen3ForCausalLM", "FancyNetForCausalLM", 1)
-	cfg = strings.Replace(cfg, `"qwen3"`, `"fancynet"`, 1)
 	cases := []struct {
 		name string
 		drop string
@@ -29,17 +25,7 @@ func TestStructuralCheckEveryFormat(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st := t.TempDir()
-			ts := testmodel.TinyQwen3Tensors()
-			var kept []testmodel.Tensor
-			for _, x := range ts {
-				if x.Name != c.drop {
-					kept = append(kept, x)
-				}
-			}
-			require.NoError(t, testmodel.WriteModelDir(st, cfg, kept))
-			pt := filepath.Join(t.TempDir(), "pt")
-			require.NoError(t, testmodel.ConvertToTorch(st, pt))
+			st, pt := testmodel.FancyNetFormats(t, c.drop)
 			var outs []string
 			for _, dir := range []string{st, pt} {
 				r := runCmd(t, "fsinspect", dir)

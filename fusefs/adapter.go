@@ -101,7 +101,7 @@ func (t *tree) adapterLayer(ar *adapter.Report, paths map[string][]string) ([]it
 // adapterRoot adds the adapter's config and its stats table at the root.
 func (t *tree) adapterRoot(ar *adapter.Report, top *time.Time, p *perm) {
 	t.file(t.root, nameAdapterConfig, bytesContent(ar.Adapter.Config.Raw), top, t.perms.of(ar.Adapter.ConfigFile))
-	t.file(t.root, nameStats, &adapterStats{t: t, ar: ar}, top, p)
+	t.file(t.root, layout.Stats, &adapterStats{t: t, ar: ar}, top, p)
 }
 
 // lazyDelta loads a module's factors on the first read of its delta.
@@ -131,20 +131,20 @@ func (t *tree) deltaDir(dir *entry, m *adapter.Module, shape []uint64, mtime *ti
 	ld := &lazyDelta{m: m}
 	dec, err := decode.NewComputed(m.Key+".lora.delta", shape, ld.values)
 	if err != nil {
-		t.text(dir, nameValues, fmt.Sprintf("not computed: %v\n", err), mtime, p)
+		t.text(dir, layout.Values, fmt.Sprintf("not computed: %v\n", err), mtime, p)
 		return
 	}
 	v := views.NewTensor(dec.Tensor(), &views.Options{Decoder: dec})
 	add := func(name string, c content) { t.file(dir, name, c, mtime, p) }
-	add(nameShape, bytesContent(tensor.FormatShape(shape)+"\n"))
-	add(nameDType, bytesContent("F32\n"))
-	add(nameValues, viewContent{v.Values(), nil})
-	add(nameValuesF32, viewContent{v.ValuesF32(), nil})
-	add(nameValuesNPY, viewContent{v.NPY(), nil})
-	add(nameStats, viewContent{v.StatsFile(), nil})
-	add(nameHist, viewContent{v.HistFile(), nil})
-	add(nameHeatmap, viewContent{render.NewHeatmap(v, t.pictures), nil})
-	add(nameHistPNG, viewContent{render.NewHist(v, t.pictures), nil})
+	add(layout.Shape, bytesContent(tensor.FormatShape(shape)+"\n"))
+	add(layout.DType, bytesContent("F32\n"))
+	add(layout.Values, viewContent{v.Values(), nil})
+	add(layout.ValuesF32, viewContent{v.ValuesF32(), nil})
+	add(layout.ValuesNPY, viewContent{v.NPY(), nil})
+	add(layout.Stats, viewContent{v.StatsFile(), nil})
+	add(layout.Hist, viewContent{v.HistFile(), nil})
+	add(layout.Heatmap, viewContent{render.NewHeatmap(v, t.pictures), nil})
+	add(layout.HistPNG, viewContent{render.NewHist(v, t.pictures), nil})
 }
 
 // adapterStats is the root stats of an adapter's mount: per adapted

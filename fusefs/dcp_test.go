@@ -18,44 +18,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fsmount/fsmount/internal/layout"
+	"github.com/fsmount/fsmount/internal/testmodel"
 	"github.com/fsmount/fsmount/model"
 )
 
-// dcpCase copies a checkpoint torch 2.6 wrote (../dcp/testdata/realworld)
-// into a new directory with a config.json of its model, and returns it
-// and case.json's SHA-256 of each full tensor, by key.
+// dcpCase copies a checkpoint torch 2.6 wrote (testmodel.DCPCaseDir)
+// and returns its directory and case.json's SHA-256 of each full tensor,
+// by key.
 func dcpCase(t *testing.T, name string) (string, map[string]string) {
-	t.Helper()
-	src := filepath.Join("../dcp/testdata/realworld", name)
-	b, err := os.ReadFile(filepath.Join(src, "case.json"))
-	require.NoError(t, err)
-	var c struct {
-		Config   map[string]any `json:"model_config"`
-		Expected map[string]struct {
-			DType  string `json:"dtype"`
-			SHA256 string `json:"sha256"`
-		} `json:"expected_tensors"`
-	}
-	require.NoError(t, json.Unmarshal(b, &c))
-	dir := t.TempDir()
-	ents, err := os.ReadDir(filepath.Join(src, "checkpoint"))
-	require.NoError(t, err)
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, "checkpoint", e.Name()))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644))
-	}
+	dir, c := testmodel.DCPCaseDir(t, name)
 	want := map[string]string{}
 	for k, e := range c.Expected {
 		want[k] = e.SHA256
-		if strings.HasSuffix(k, "norm.weight") {
-			c.Config["torch_dtype"] = e.DType
-		}
 	}
-	c.Config["architectures"] = []string{"Qwen3ForCausalLM"}
-	b, err = json.Marshal(c.Config)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), b, 0o644))
 	return dir, want
 }
 
@@ -74,7 +49,7 @@ func fileSHA(t *testing.T, path string) string {
 // extra/objects.
 func TestDCPMount(t *testing.T) {
 	requireFUSE(t)
-	for _, name := range []string{"single", "sharded-2", "sharded-2-tp", "sharded-4-2d", "optim", "optim-sharded-2", "threads-2", "file-per-item"} {
+	for _, name := range testmodel.DCPCases {
 		t.Run(name, func(t *testing.T) {
 			dir, want := dcpCase(t, name)
 			mnt, r := mountDir(t, dir)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fsmount/fsmount/internal/layout"
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
@@ -48,6 +49,17 @@ func (w *opCounter) take() map[string]int {
 	return n
 }
 
+// mountCounted mounts a MoE of 2 layers of 20 experts with go-fuse's
+// debug log, and returns the mount point and the counter of its requests.
+func mountCounted(t *testing.T) (string, *opCounter) {
+	requireFUSE(t)
+	dir := t.TempDir()
+	_, err := testmodel.WriteMoE(dir, 2, 20)
+	r := checked(t, dir, err)
+	w := &opCounter{n: map[string]int{}}
+	return serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0}), w
+}
+
 // findTypes runs find below dir and returns its lines (type and path)
 // and its number of directories.
 func findTypes(t *testing.T, dir string) ([]string, int) {
@@ -73,12 +85,7 @@ func findTypes(t *testing.T, dir string) ([]string, int) {
 // the kernel may have reclaimed). #25: a find of a 500,000-tensor model lists 1.34
 // million directories, and its cost is the number of round trips.
 func TestFindRequests(t *testing.T) {
-	requireFUSE(t)
-	dir := t.TempDir()
-	_, err := testmodel.WriteMoE(dir, 2, 20)
-	r := checked(t, dir, err)
-	w := &opCounter{n: map[string]int{}}
-	mnt := serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0})
+	mnt, w := mountCounted(t)
 	w.take() // mounting's
 	lines, dirs := findTypes(t, mnt)
 	n := w.take()
@@ -107,12 +114,7 @@ func TestFindRequests(t *testing.T) {
 // daemon's CPU while each file cost a LOOKUP of its own. The files'
 // inodes are looked-up files like any other (live), within the bound.
 func TestWalkRequests(t *testing.T) {
-	requireFUSE(t)
-	dir := t.TempDir()
-	_, err := testmodel.WriteMoE(dir, 2, 20)
-	r := checked(t, dir, err)
-	w := &opCounter{n: map[string]int{}}
-	mnt := serveTree(t, r, &Options{Debug: true, Logger: log.New(w, "", 0), DirectMount: os.Geteuid() == 0})
+	mnt, w := mountCounted(t)
 	tr := liveTree(t, mnt)
 	require.True(t, tr.linkFiles)
 	w.take() // mounting's
@@ -180,7 +182,7 @@ func TestLazyDropped(t *testing.T) {
 		return int64(m.HeapAlloc) - int64(fuseReaders())*fuseReadBuf
 	}
 	before := heap()
-	paths := []string{filepath.Join(mnt, nameByName), filepath.Join(mnt, nameExpected)}
+	paths := []string{filepath.Join(mnt, layout.ByName), filepath.Join(mnt, layout.Expected)}
 	find := func() [sha256.Size]byte { // what a find lists, not kept on the heap
 		out, err := exec.Command("find", append(paths, "-printf", "%y %i %p\n")...).Output()
 		require.NoError(t, err)
@@ -189,14 +191,14 @@ func TestLazyDropped(t *testing.T) {
 	}
 	listed := find()
 	built := heap()
-	for _, name := range []string{nameByName, nameExpected} {
+	for _, name := range []string{layout.ByName, layout.Expected} {
 		l, _ := tr.lazy.Load(tr.root.child(name))
 		require.NotNil(t, l.(*lazyDir).made.Load(), name)
 	}
 	require.Greater(t, tr.live.len(), min(idleLiveFiles, n/2), "looked-up directories")
 	require.True(t, tr.shrink())
 	assert.LessOrEqual(t, tr.live.len(), idleLiveFiles, "looked-up directories once idle")
-	for _, name := range []string{nameByName, nameExpected} {
+	for _, name := range []string{layout.ByName, layout.Expected} {
 		l, _ := tr.lazy.Load(tr.root.child(name))
 		require.Nil(t, l.(*lazyDir).made.Load(), name)
 	}
@@ -222,11 +224,11 @@ func TestLazyDropped(t *testing.T) {
 	require.Equal(t, listed, find(), "made again, the same entries and inode numbers")
 	last := strconv.Itoa(experts - 1)
 	var st syscall.Stat_t
-	require.NoError(t, syscall.Stat(filepath.Join(mnt, nameExpected, "layers", "1", "mlp", "experts", last, "up_proj", nameShape), &st))
-	b, err := os.ReadFile(filepath.Join(mnt, nameExpected, "layers", "1", "mlp", "experts", last, "up_proj", nameShape))
+	require.NoError(t, syscall.Stat(filepath.Join(mnt, layout.Expected, "layers", "1", "mlp", "experts", last, "up_proj", layout.Shape), &st))
+	b, err := os.ReadFile(filepath.Join(mnt, layout.Expected, "layers", "1", "mlp", "experts", last, "up_proj", layout.Shape))
 	require.NoError(t, err)
 	assert.Equal(t, "[32, 64]\n", string(b))
-	link, err := os.Readlink(filepath.Join(mnt, nameByName, "model.layers.1.mlp.experts."+last+".up_proj.weight"))
+	link, err := os.Readlink(filepath.Join(mnt, layout.ByName, "model.layers.1.mlp.experts."+last+".up_proj.weight"))
 	require.NoError(t, err)
 	assert.Equal(t, "../layers/1/mlp/experts/"+last+"/up_proj", link)
 }
@@ -247,7 +249,7 @@ func TestShrinkKeepsWorkingDirectory(t *testing.T) {
 		t.Fatal("no root")
 	}
 	_, _ = findTypes(t, mnt)
-	wd := filepath.Join(mnt, nameExpected, "layers", "1", "mlp")
+	wd := filepath.Join(mnt, layout.Expected, "layers", "1", "mlp")
 	sh := exec.Command("sh", "-c", `cd "$1" && read go && /usr/bin/python3 -c "import os; print(os.getcwd())" && cat experts/19/up_proj/shape`, "sh", wd)
 	in, err := sh.StdinPipe()
 	require.NoError(t, err)

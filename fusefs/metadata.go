@@ -25,7 +25,7 @@ const tokenizerPrefix = "tokenizer.ggml."
 // from the model file when read: a key costs its entry, whatever its
 // value holds.
 func (t *tree) metadata(m *model.Model, mtime *time.Time, p *perm) {
-	meta := t.mkdirs(t.root, []string{nameMetadata}, mtime)
+	meta := t.mkdirs(t.root, []string{layout.Metadata}, mtime)
 	var tok *entry
 	var file source.File // the first, which holds the metadata
 	if len(m.Files) > 0 {
@@ -40,7 +40,7 @@ func (t *tree) metadata(m *model.Model, mtime *time.Time, p *perm) {
 		t.file(dir, comps[len(comps)-1], c, mtime, p)
 		if short, ok := strings.CutPrefix(key, tokenizerPrefix); ok && short != "" {
 			if tok == nil {
-				tok = t.mkdirs(t.root, []string{nameTokenizr}, mtime)
+				tok = t.mkdirs(t.root, []string{layout.Tokenizer}, mtime)
 			}
 			comps := layout.Escape(short)
 			dir := t.mkdirs(tok, comps[:len(comps)-1], mtime)

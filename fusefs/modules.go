@@ -30,7 +30,7 @@ func (t *tree) modules(m *model.Model, top *time.Time) {
 		dir := t.mkdirs(root, comps, top)
 		if mod.ConfigFile != nil {
 			mt := mod.ConfigFile.ModTime()
-			t.file(dir, nameConfig, bytesContent(mod.Config), &mt, t.perms.of(mod.ConfigFile))
+			t.file(dir, layout.Config, bytesContent(mod.Config), &mt, t.perms.of(mod.ConfigFile))
 		}
 		names := make([]string, len(mod.Tensors))
 		for i, tt := range mod.Tensors {
@@ -60,7 +60,7 @@ func (t *tree) moduleTensor(dir *entry, p string, tt *tensor.Tensor) {
 		d.children = append(d.children, e)
 		d = e
 	}
-	t.text(d, nameShape, tensor.FormatShape(tt.Shape)+"\n", &mt, perm)
-	t.text(d, nameDType, tt.DType.String()+"\n", &mt, perm)
-	t.file(d, nameData, tensorBytes(tt), &mt, perm)
+	t.text(d, layout.Shape, tensor.FormatShape(tt.Shape)+"\n", &mt, perm)
+	t.text(d, layout.DType, tt.DType.String()+"\n", &mt, perm)
+	t.file(d, layout.Data, tensorBytes(tt), &mt, perm)
 }

@@ -41,47 +41,32 @@ type tensorDir struct {
 	index int    // the tensor's in the model's order
 }
 
-// The names of a tensor directory's files, besides nameShape, nameDType,
-// nameData and nameLocation.
-const (
-	nameValues    = layout.Values
-	nameValuesF32 = layout.ValuesF32
-	nameValuesNPY = layout.ValuesNPY
-	nameStats     = layout.Stats
-	nameSHA256    = layout.SHA256
-	nameHist      = layout.Hist
-	nameHeatmap   = layout.Heatmap
-	nameHistPNG   = layout.HistPNG
-	nameIndex     = layout.Index
-	nameOverview  = layout.Overview
-)
-
 // tensorFiles are a tensor directory's files, sorted by name.
 var tensorFiles = func() []tensorFile {
 	fs := []tensorFile{
-		{nameShape, func(_ *tree, d *tensorDir) content { return bytesContent(tensor.FormatShape(d.t.Shape) + "\n") }},
-		{nameDType, func(_ *tree, d *tensorDir) content { return bytesContent(d.t.DType.String() + "\n") }},
-		{nameData, func(_ *tree, d *tensorDir) content { return tensorBytes(d.t) }},
-		{nameLocation, func(_ *tree, d *tensorDir) content {
+		{layout.Shape, func(_ *tree, d *tensorDir) content { return bytesContent(tensor.FormatShape(d.t.Shape) + "\n") }},
+		{layout.DType, func(_ *tree, d *tensorDir) content { return bytesContent(d.t.DType.String() + "\n") }},
+		{layout.Data, func(_ *tree, d *tensorDir) content { return tensorBytes(d.t) }},
+		{layout.Location, func(_ *tree, d *tensorDir) content {
 			if len(d.t.Strides) > 0 {
 				// Not a byte range: a view of a storage, gathered on read.
 				return bytesContent(fmt.Sprintf("%s %d %d strides %s\n", path.Base(filepath.ToSlash(d.t.File.Name())), d.t.StorageOffset, d.t.Length, tensor.FormatShape(d.t.Strides)))
 			}
 			return bytesContent(fmt.Sprintf("%s %d %d\n", path.Base(filepath.ToSlash(d.t.File.Name())), d.t.Offset, d.t.Length))
 		}},
-		{nameValues, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).Values(), d.t.File} }},
-		{nameValuesF32, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).ValuesF32(), d.t.File} }},
-		{nameValuesNPY, func(t *tree, d *tensorDir) content { return npyContent(t.views(d).NPY(), d.t.File) }},
-		{nameStats, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).StatsFile(), d.t.File} }},
-		{nameSHA256, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).SHA256File(), d.t.File} }},
-		{nameHist, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).HistFile(), d.t.File} }},
-		{nameHeatmap, func(t *tree, d *tensorDir) content {
+		{layout.Values, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).Values(), d.t.File} }},
+		{layout.ValuesF32, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).ValuesF32(), d.t.File} }},
+		{layout.ValuesNPY, func(t *tree, d *tensorDir) content { return npyContent(t.views(d).NPY(), d.t.File) }},
+		{layout.Stats, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).StatsFile(), d.t.File} }},
+		{layout.SHA256, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).SHA256File(), d.t.File} }},
+		{layout.Hist, func(t *tree, d *tensorDir) content { return viewContent{t.views(d).HistFile(), d.t.File} }},
+		{layout.Heatmap, func(t *tree, d *tensorDir) content {
 			return viewContent{render.NewHeatmap(t.views(d), t.pictures), d.t.File}
 		}},
-		{nameHistPNG, func(t *tree, d *tensorDir) content {
+		{layout.HistPNG, func(t *tree, d *tensorDir) content {
 			return viewContent{render.NewHist(t.views(d), t.pictures), d.t.File}
 		}},
-		{nameIndex, func(t *tree, d *tensorDir) content { return &sitePage{t: t, dir: d, file: d.t.File} }},
+		{layout.Index, func(t *tree, d *tensorDir) content { return &sitePage{t: t, dir: d, file: d.t.File} }},
 	}
 	slices.SortFunc(fs, func(a, b tensorFile) int { return strings.Compare(a.name, b.name) })
 	return fs
@@ -122,8 +107,8 @@ func (t *tree) child(e *entry, name string) *entry {
 			return t.tensorFileEntry(e.td, i)
 		}
 	}
-	if e.exp != nil && name == nameShape {
-		return &entry{name: nameShape, mode: syscall.S_IFREG | 0o444, ino: e.exp.ino, mtime: e.mtime, perm: e.perm, content: shapeContent(e.exp.shape)}
+	if e.exp != nil && name == layout.Shape {
+		return &entry{name: layout.Shape, mode: syscall.S_IFREG | 0o444, ino: e.exp.ino, mtime: e.mtime, perm: e.perm, content: shapeContent(e.exp.shape)}
 	}
 	if c := e.child(name); c != nil || e.span == nil {
 		return c
@@ -141,7 +126,7 @@ var (
 		}
 		return names
 	}()
-	shapeOnly = []string{nameShape}
+	shapeOnly = []string{layout.Shape}
 )
 
 // filesOnly returns the names of the files of a directory that holds its
@@ -177,7 +162,7 @@ func (t *tree) list(e *entry) []*entry {
 		}
 	}
 	if e.exp != nil {
-		out = append(out, &entry{name: nameShape, mode: syscall.S_IFREG | 0o444, ino: e.exp.ino})
+		out = append(out, &entry{name: layout.Shape, mode: syscall.S_IFREG | 0o444, ino: e.exp.ino})
 	}
 	if e.span != nil {
 		out = t.spanList(e, out)

@@ -185,27 +185,6 @@ func (t *tree) finish(e *entry, path string) error {
 	return nil
 }
 
-// The names the tree itself uses, at its root and in each tensor's
-// directory: package layout's, which reserves them (a tensor path
-// component equal to one is escaped, so no header can shadow them).
-const (
-	nameVerdict  = layout.Verdict
-	nameReport   = layout.Report
-	nameConfig   = layout.Config
-	nameShapes   = layout.Shapes
-	nameByName   = layout.ByName
-	nameExpected = layout.Expected
-	nameFiles    = layout.Files
-	nameMetadata = layout.Metadata
-	nameTokenizr = layout.Tokenizer
-	nameCompare  = layout.Compare
-
-	nameShape    = layout.Shape
-	nameDType    = layout.DType
-	nameData     = layout.Data
-	nameLocation = layout.Location
-)
-
 // pictureCache bounds the rendered pictures and pages kept (the largest
 // heatmap is 3.9 MB).
 const pictureCache = 64 << 20
@@ -326,13 +305,13 @@ func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison
 	extra = append(extra, t.dcpItems(m, mtimes, fperm, top, all)...)
 	// Made in this order (their inode numbers), given their content once
 	// the side work is done.
-	verdictFile := t.fileEntry(t.root, nameVerdict, top, all)
-	reportFile := t.fileEntry(t.root, nameReport, top, all)
+	verdictFile := t.fileEntry(t.root, layout.Verdict, top, all)
+	reportFile := t.fileEntry(t.root, layout.Report, top, all)
 	if m.ConfigFile != nil {
 		// Not for GGUF: its config is derived from metadata/, not a file.
-		t.file(t.root, nameConfig, bytesContent(m.Config), top, cfgPerm)
+		t.file(t.root, layout.Config, bytesContent(m.Config), top, cfgPerm)
 	}
-	shapesFile := t.fileEntry(t.root, nameShapes, top, all)
+	shapesFile := t.fileEntry(t.root, layout.Shapes, top, all)
 
 	// The tensors, laid out as a sorted list (tensortree.go).
 	items := make([]item, len(tensors), len(tensors)+len(extra))
@@ -360,13 +339,13 @@ func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison
 	if ar != nil {
 		t.adapterRoot(ar, top, all)
 	} else {
-		t.file(t.root, nameStats, &rootStats{t: t, dirs: t.dirs}, top, all)
+		t.file(t.root, layout.Stats, &rootStats{t: t, dirs: t.dirs}, top, all)
 	}
-	t.file(t.root, nameIndex, &sitePage{t: t}, top, all)
-	t.file(t.root, nameOverview, &sitePage{t: t, overview: true}, top, all)
+	t.file(t.root, layout.Index, &sitePage{t: t}, top, all)
+	t.file(t.root, layout.Overview, &sitePage{t: t, overview: true}, top, all)
 
 	// files/: the model's own files, byte for byte.
-	filesDir := t.mkdirs(t.root, []string{nameFiles}, top)
+	filesDir := t.mkdirs(t.root, []string{layout.Files}, top)
 	files := m.AllFiles()
 	if ar != nil && ar.Base != nil {
 		files = append(files, ar.Adapter.ConfigFile, ar.Adapter.File)
@@ -405,7 +384,7 @@ func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison
 
 	// by-name/: a symlink per tensor, named by its escaped full name,
 	// made when first used.
-	byName := t.mkdirs(t.root, []string{nameByName}, top)
+	byName := t.mkdirs(t.root, []string{layout.ByName}, top)
 	for _, f := range m.Files {
 		byName.perm = t.perms.and(byName.perm, fperm[f])
 	}
@@ -414,7 +393,7 @@ func buildTreePrepared(r *check.Report, uid, gid uint32, cmp *compare.Comparison
 	// expected/: what the config implies, mirroring the tensor tree. It
 	// is made when first used: a directory and a file per tensor that
 	// most mounts never look at.
-	exp := t.mkdirs(t.root, []string{nameExpected}, top)
+	exp := t.mkdirs(t.root, []string{layout.Expected}, top)
 	exp.perm = all
 	t.lazy.Store(exp, &lazyDir{dir: exp, build: func(d *entry) error { return t.expected(d, top, all) }})
 	if err := t.finish(t.root, ""); err != nil {
@@ -443,7 +422,7 @@ func (t *tree) byName(byName *entry, top *time.Time, fperm map[source.File]*perm
 	}
 	tr.links = true
 	byName.span = &span{tr, 0, int32(len(items)), 0}
-	return t.finish(byName, nameByName)
+	return t.finish(byName, layout.ByName)
 }
 
 // expected fills expected/: the shapes of every expected tensor, and a
@@ -454,7 +433,7 @@ func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 	if t.noBase {
 		expected = nil
 	}
-	t.file(exp, nameShapes, newLines(len(expected), func(b []byte, i int) []byte {
+	t.file(exp, layout.Shapes, newLines(len(expected), func(b []byte, i int) []byte {
 		return appendShapeLine(b, expected[i].Name, expected[i].Shape)
 	}), top, all)
 	names := pathNames(t.report)
@@ -480,7 +459,7 @@ func (t *tree) expected(exp *entry, top *time.Time, all *perm) error {
 		return err
 	}
 	exp.span = &span{tr, 0, int32(len(items)), 0}
-	return t.finish(exp, nameExpected)
+	return t.finish(exp, layout.Expected)
 }
 
 // lazyDir is a directory of the root whose entries are made when first

@@ -38,7 +38,7 @@ func TestTreeNamesReserved(t *testing.T) {
 			if c.mode&syscall.S_IFMT == syscall.S_IFREG {
 				assert.True(t, layout.Reserved(c.name), "file %q is not reserved by package layout", c.name)
 			}
-			if c.isDir() && !(e == tr.root && c.name == nameFiles) {
+			if c.isDir() && !(e == tr.root && c.name == layout.Files) {
 				walk(c)
 			}
 		}
@@ -135,7 +135,7 @@ func TestLazyTreesBytesPerTensor(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	for _, name := range []string{nameByName, nameExpected} {
+	for _, name := range []string{layout.ByName, layout.Expected} {
 		tr.made(tr.root.child(name))
 	}
 	runtime.GC()
@@ -144,11 +144,11 @@ func TestLazyTreesBytesPerTensor(t *testing.T) {
 	t.Logf("%d tensors: by-name/ and expected/ keep %.0f bytes a tensor", n, per)
 	assert.Less(t, per, 250.0, "bytes kept per tensor")
 	// And they are whole: a link and a shape of the last expert.
-	c := tr.child(tr.child(tr.root, nameByName), "model.layers.3.mlp.experts.999.up_proj.weight")
+	c := tr.child(tr.child(tr.root, layout.ByName), "model.layers.3.mlp.experts.999.up_proj.weight")
 	require.NotNil(t, c)
 	assert.Equal(t, "../layers/3/mlp/experts/999/up_proj", c.target)
-	e := tr.root.child(nameExpected)
-	for _, c := range []string{"layers", "3", "mlp", "experts", "999", "up_proj", nameShape} {
+	e := tr.root.child(layout.Expected)
+	for _, c := range []string{"layers", "3", "mlp", "experts", "999", "up_proj", layout.Shape} {
 		e = tr.child(e, c)
 		require.NotNil(t, e, c)
 	}

@@ -3,7 +3,6 @@ package model_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,48 +20,6 @@ import (
 	"github.com/fsmount/fsmount/source"
 	"github.com/fsmount/fsmount/tensor"
 )
-
-// dcpCases are the checkpoints torch 2.6 wrote (../dcp/testdata/realworld).
-var dcpCases = []string{"single", "sharded-2", "sharded-2-tp", "sharded-4-2d", "optim", "optim-sharded-2", "threads-2", "file-per-item"}
-
-type dcpCase struct {
-	Config   map[string]any `json:"model_config"`
-	Expected map[string]struct {
-		DType  string `json:"dtype"`
-		SHA256 string `json:"sha256"`
-	} `json:"expected_tensors"`
-	Objects map[string]any `json:"expected_objects"`
-}
-
-// DCPCaseDir copies a torch-written case's checkpoint into a new
-// directory with a config.json from its case.json, and returns the
-// directory and the case.
-func dcpCaseDir(t *testing.T, name string) (string, dcpCase) {
-	t.Helper()
-	src := filepath.Join("../dcp/testdata/realworld", name)
-	b, err := os.ReadFile(filepath.Join(src, "case.json"))
-	require.NoError(t, err)
-	var c dcpCase
-	require.NoError(t, json.Unmarshal(b, &c))
-	dir := t.TempDir()
-	ents, err := os.ReadDir(filepath.Join(src, "checkpoint"))
-	require.NoError(t, err)
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(src, "checkpoint", e.Name()))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644))
-	}
-	cfg := c.Config
-	cfg["architectures"] = []string{"Qwen3ForCausalLM"}
-	cfg["torch_dtype"] = c.Expected["model.norm.weight"].DType
-	if _, ok := c.Expected["model.model.norm.weight"]; ok {
-		cfg["torch_dtype"] = c.Expected["model.model.norm.weight"].DType
-	}
-	b, err = json.Marshal(cfg)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), b, 0o644))
-	return dir, c
-}
 
 // virtualTensors parses the virtual model.safetensors of m with package
 // safetensors, over its own bytes.
@@ -100,9 +57,9 @@ func sha256Of(t *testing.T, tt *tensor.Tensor) string {
 // model.safetensors, parsed by package safetensors, holds every weight
 // with the SHA-256 of case.json.
 func TestDCPRealworld(t *testing.T) {
-	for _, name := range dcpCases {
+	for _, name := range testmodel.DCPCases {
 		t.Run(name, func(t *testing.T) {
-			dir, c := dcpCaseDir(t, name)
+			dir, c := testmodel.DCPCaseDir(t, name)
 			m, r := testmodel.Checked(t, dir)
 			assert.Equal(t, model.FormatDCP, m.Format)
 			assert.Empty(t, r.Problems)

@@ -83,9 +83,9 @@ func TestDCPTorchLoadsVirtual(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(work, "weights.json"), b, 0o644))
 		args = append(args, in+"/"+name+"/model.safetensors", in+"/"+name+"/weights.json", in+"/"+name+"/checkpoint")
 	}
-	for _, name := range dcpCases {
+	for _, name := range testmodel.DCPCases {
 		t.Run(name, func(t *testing.T) {
-			dir, c := dcpCaseDir(t, name)
+			dir, c := testmodel.DCPCaseDir(t, name)
 			m, _ := testmodel.Checked(t, dir)
 			sums := map[string]string{}
 			for _, tt := range m.Tensors() {
@@ -111,9 +111,9 @@ func TestDCPTorchLoadsVirtual(t *testing.T) {
 	}
 	got, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", got)
-	require.Equal(t, len(dcpCases)+1, strings.Count(string(got), "ok 25 weights"), "%s", got)
+	require.Equal(t, len(testmodel.DCPCases)+1, strings.Count(string(got), "ok 25 weights"), "%s", got)
 	if chroot != "" {
-		require.Equal(t, len(dcpCases)+1, strings.Count(string(got), "(dcp.load: yes)"), "torch 2.x in the chroot loads each checkpoint too:\n%s", got)
+		require.Equal(t, len(testmodel.DCPCases)+1, strings.Count(string(got), "(dcp.load: yes)"), "torch 2.x in the chroot loads each checkpoint too:\n%s", got)
 	}
 	t.Log(strings.TrimSpace(string(got)))
 }

@@ -35,9 +35,9 @@ func TestSentenceModules(t *testing.T) {
 	assert.NotNil(t, m.Tensor("model.embed_tokens.weight"), "the transformer is the model")
 }
 
-// The transformer in its module directory (0_Transformer/), as older
-// sentence-transformers saved it, is the model.
-func TestSentenceTransformerSubdir(t *testing.T) {
+// transformerSubdir copies testdata/tiny-sentence with its transformer
+// moved into its module directory, 0_Transformer/, and returns the copy.
+func transformerSubdir(t *testing.T) string {
 	dir := t.TempDir()
 	require.NoError(t, os.CopyFS(dir, os.DirFS("../testdata/tiny-sentence")))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "0_Transformer"), 0o755))
@@ -50,6 +50,13 @@ func TestSentenceTransformerSubdir(t *testing.T) {
  {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
  {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}
 ]`), 0o644))
+	return dir
+}
+
+// The transformer in its module directory (0_Transformer/), as older
+// sentence-transformers saved it, is the model.
+func TestSentenceTransformerSubdir(t *testing.T) {
+	dir := transformerSubdir(t)
 	m, err := model.Open(dir)
 	require.NoError(t, err)
 	defer m.Close()
@@ -84,17 +91,7 @@ func TestSentenceBadModules(t *testing.T) {
 // Over HTTP, the modules and a transformer in 0_Transformer/ are read
 // from their directories of the repository's URL.
 func TestSentenceRemote(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.CopyFS(dir, os.DirFS("../testdata/tiny-sentence")))
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "0_Transformer"), 0o755))
-	for _, f := range []string{"config.json", "model.safetensors"} {
-		require.NoError(t, os.Rename(filepath.Join(dir, f), filepath.Join(dir, "0_Transformer", f)))
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "modules.json"), []byte(`[
- {"idx": 0, "name": "0", "path": "0_Transformer", "type": "sentence_transformers.models.Transformer"},
- {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
- {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}
-]`), 0o644))
+	dir := transformerSubdir(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	m, err := model.OpenWith(srv.URL+"/", &remote.Options{CacheSize: -1})

@@ -678,27 +678,25 @@ func (w *walker) walk(v any, path string, depth int) error {
 			}
 		}
 	case *pyList:
-		for i, it := range t.items {
-			name, err := w.join(path, strconv.Itoa(i))
-			if err != nil {
-				return err
-			}
-			if err := w.walk(it, name, depth+1); err != nil {
-				return err
-			}
-		}
+		return w.walkItems(t.items, path, depth)
 	case *pyTuple:
-		for i, it := range t.items {
-			name, err := w.join(path, strconv.Itoa(i))
-			if err != nil {
-				return err
-			}
-			if err := w.walk(it, name, depth+1); err != nil {
-				return err
-			}
-		}
+		return w.walkItems(t.items, path, depth)
 	default:
 		w.skip(path, v)
+	}
+	return nil
+}
+
+// walkItems walks a list's or a tuple's items, named by their index.
+func (w *walker) walkItems(items []any, path string, depth int) error {
+	for i, it := range items {
+		name, err := w.join(path, strconv.Itoa(i))
+		if err != nil {
+			return err
+		}
+		if err := w.walk(it, name, depth+1); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1041,27 +1041,21 @@ func (u *unpickler) rebuildTensor(name string, a []any) (any, error) {
 	return &u.tensors[len(u.tensors)-1], nil
 }
 
-// describe names a value's type in a message.
+// describe names a value of the unpickler's own types in a message; the
+// values the two unpicklers share, and those of [Unpickle], are named by
+// [Describe].
 func describe(v any) string {
 	switch t := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		return "a bool"
-	case int64:
-		return "the integer " + strconv.FormatInt(t, 10)
-	case float64:
-		return "a float"
 	case *pyStr:
 		return "a string"
 	case pyBytes:
 		return "bytes"
 	case *pyTuple:
-		return fmt.Sprintf("a tuple of %d", len(t.items))
+		return "a tuple of " + strconv.Itoa(len(t.items))
 	case *pyList:
-		return fmt.Sprintf("a list of %d", len(t.items))
+		return "a list of " + strconv.Itoa(len(t.items))
 	case *pyDict:
-		return fmt.Sprintf("a dict of %d", len(t.keys))
+		return "a dict of " + strconv.Itoa(len(t.keys))
 	case *pyGlobal:
 		return t.name
 	case *storage:
@@ -1069,7 +1063,7 @@ func describe(v any) string {
 	case *pyTensor:
 		return "a tensor"
 	}
-	return "an unknown value"
+	return Describe(v)
 }
 
 // printable cuts a name from the file to 200 bytes and quotes what is not

@@ -805,29 +805,9 @@ blk.2.ffn_down.weight 24,16`, "\n")
 		if edit != nil {
 			ls = edit(ls)
 		}
-		path := filepath.Join(t.TempDir(), "model.gguf")
-		kvs := []testmodel.GGUFKV{{Key: "general.architecture", Value: "lfm2"}}
-		for k, v := range map[string]uint32{"embedding_length": 16, "block_count": 3, "attention.head_count": 4, "context_length": 64,
-			"feed_forward_length": 24, "shortconv.l_cache": 3, "vocab_size": 32} {
-			kvs = append(kvs, testmodel.GGUFKV{Key: "lfm2." + k, Value: v})
-		}
-		kvs = append(kvs, testmodel.GGUFKV{Key: "lfm2.attention.head_count_kv", Value: kvHeads})
-		var ts []testmodel.GGUFTensor
-		for _, l := range ls {
-			name, dims, _ := strings.Cut(l, " ")
-			g := testmodel.GGUFTensor{Name: name, Type: 1}
-			n := uint64(2)
-			for _, d := range strings.Split(dims, ",") {
-				v, err := strconv.ParseUint(d, 10, 64)
-				require.NoError(t, err)
-				g.Dims = append(g.Dims, v)
-				n *= v
-			}
-			g.Zeros = n
-			ts = append(ts, g)
-		}
-		require.NoError(t, testmodel.WriteGGUF(path, kvs, ts))
-		return path
+		return writeListing(t, "lfm2", map[string]any{"embedding_length": uint32(16), "block_count": uint32(3), "attention.head_count": uint32(4),
+			"context_length": uint32(64), "feed_forward_length": uint32(24), "shortconv.l_cache": uint32(3), "vocab_size": uint32(32),
+			"attention.head_count_kv": kvHeads}, ls)
 	}
 	checkVariant(t, "lfm2", lines, write)
 
@@ -934,64 +914,24 @@ func TestGGUFGLM4MoENextN(t *testing.T) {
 // included — and a tensor dropped from one of four alike layers is a
 // problem naming it (in a hybrid file it is not: a layer of a new kind).
 func TestGGUFUncovered(t *testing.T) {
-	mamba := `blk.N.attn_norm.weight 16
-blk.N.ssm_in.weight 16,64
-blk.N.ssm_conv1d.weight 4,32
-blk.N.ssm_conv1d.bias 32
-blk.N.ssm_x.weight 32,9
-blk.N.ssm_dt.weight 1,32
-blk.N.ssm_dt.bias 32
-blk.N.ssm_a 4,32
-blk.N.ssm_d 32
-blk.N.ssm_dt_norm.weight 1
-blk.N.ssm_b_norm.weight 4
-blk.N.ssm_c_norm.weight 4
-blk.N.ssm_out.weight 32,16
-blk.N.ffn_norm.weight 16`
-	attn := `blk.N.attn_norm.weight 16
-blk.N.attn_q.weight 16,16
-blk.N.attn_k.weight 16,8
-blk.N.attn_v.weight 16,8
-blk.N.attn_output.weight 16,16
-blk.N.ffn_norm.weight 16`
-	dense := `blk.N.ffn_gate.weight 16,24
-blk.N.ffn_up.weight 16,24
-blk.N.ffn_down.weight 24,16`
-	moe := `blk.N.ffn_gate_inp.weight 16,3
-blk.N.ffn_gate_exps.weight 16,24,3
-blk.N.ffn_up_exps.weight 16,24,3
-blk.N.ffn_down_exps.weight 24,16,3`
-	layer := func(n int, parts ...string) string {
-		return strings.ReplaceAll(strings.Join(parts, "\n"), "blk.N.", fmt.Sprintf("blk.%d.", n))
+	moe := strings.Split(ggufGlobals, "\n") // four attention layers with MoE MLPs
+	for n := range 4 {
+		moe = append(moe, ggufLayer(n, llamaAttn, ggufMoELayer)...)
 	}
-	// A hybrid (Jamba-like: attention every 4th layer from 2, MoE every
-	// 2nd from 1) under an architecture not covered.
-	var jamba []string
-	for n := range 8 {
-		mix, ffn := mamba, dense
-		if n%4 == 2 {
-			mix = attn
-		}
-		if n%2 == 1 {
-			ffn = moe
-		}
-		jamba = append(jamba, layer(n, mix, ffn))
-	}
-	globals := "token_embd.weight 16,32\noutput_norm.weight 16\noutput.weight 16,32\n"
 	for _, tc := range []struct {
 		arch   string
 		layers int
-		body   string
+		lines  []string
 	}{
-		{"qwen3next", 8, strings.Join(jamba, "\n")},
-		{"dbrx", 4, layer(0, attn, moe) + "\n" + layer(1, attn, moe) + "\n" + layer(2, attn, moe) + "\n" + layer(3, attn, moe)},
-		{"hunyuan-moe", 4, layer(0, attn, moe) + "\n" + layer(1, attn, moe) + "\n" + layer(2, attn, moe) + "\n" + layer(3, attn, moe)},
+		{"qwen3next", 8, jambaLayers()}, // a hybrid (Jamba-like) under an architecture not covered
+		{"dbrx", 4, moe},
+		{"hunyuan-moe", 4, moe},
 	} {
 		t.Run(tc.arch, func(t *testing.T) {
 			if _, ok := gguf.Architecture(tc.arch); ok {
 				t.Fatalf("%s is covered: move it to ggufSwitches", tc.arch)
 			}
-			lines := strings.Split(globals+tc.body, "\n")
+			lines := tc.lines
 			write := func(ls []string) string {
 				path := filepath.Join(t.TempDir(), "model.gguf")
 				require.NoError(t, testmodel.WriteGGUFListing(path, tc.arch, map[string]uint32{"embedding_length": 16, "block_count": uint32(tc.layers),
@@ -1015,47 +955,52 @@ blk.N.ffn_down_exps.weight 24,16,3`
 	}
 }
 
+// The tensors of one layer as llama.cpp writes them ("name ne0,ne1,…",
+// blk.L. standing for the layer's prefix), beside llamaAttn and llamaMLP:
+// a Mamba mixer (inner 32, state 4, Δ rank 1, kernel 4, conv bias) with
+// its norms and 3 experts of width 24 with their router; ggufGlobals are
+// the untied tensors outside the layers.
+const (
+	ggufGlobals    = "token_embd.weight 16,32\noutput_norm.weight 16\noutput.weight 16,32"
+	ggufMambaLayer = `blk.L.attn_norm.weight 16
+blk.L.ssm_in.weight 16,64
+blk.L.ssm_conv1d.weight 4,32
+blk.L.ssm_conv1d.bias 32
+blk.L.ssm_x.weight 32,9
+blk.L.ssm_dt.weight 1,32
+blk.L.ssm_dt.bias 32
+blk.L.ssm_a 4,32
+blk.L.ssm_d 32
+blk.L.ssm_dt_norm.weight 1
+blk.L.ssm_b_norm.weight 4
+blk.L.ssm_c_norm.weight 4
+blk.L.ssm_out.weight 32,16
+blk.L.ffn_norm.weight 16`
+	ggufMoELayer = `blk.L.ffn_gate_inp.weight 16,3
+blk.L.ffn_gate_exps.weight 16,24,3
+blk.L.ffn_up_exps.weight 16,24,3
+blk.L.ffn_down_exps.weight 24,16,3`
+)
+
+// ggufLayer is layer n's tensors from templates of its parts.
+func ggufLayer(n int, parts ...string) []string {
+	return strings.Split(strings.ReplaceAll(strings.Join(parts, "\n"), "blk.L.", fmt.Sprintf("blk.%d.", n)), "\n")
+}
+
 // jambaLayers are a Jamba's 8 layers as llama.cpp writes them: Mamba
 // (inner 32, state 4, Δ rank 1, kernel 4, conv bias) but attention at 2
 // and 6; a dense MLP but MoE (3 experts) at 1, 3, 5, 7.
 func jambaLayers() []string {
-	mamba := `blk.N.attn_norm.weight 16
-blk.N.ssm_in.weight 16,64
-blk.N.ssm_conv1d.weight 4,32
-blk.N.ssm_conv1d.bias 32
-blk.N.ssm_x.weight 32,9
-blk.N.ssm_dt.weight 1,32
-blk.N.ssm_dt.bias 32
-blk.N.ssm_a 4,32
-blk.N.ssm_d 32
-blk.N.ssm_dt_norm.weight 1
-blk.N.ssm_b_norm.weight 4
-blk.N.ssm_c_norm.weight 4
-blk.N.ssm_out.weight 32,16
-blk.N.ffn_norm.weight 16`
-	attn := `blk.N.attn_norm.weight 16
-blk.N.attn_q.weight 16,16
-blk.N.attn_k.weight 16,8
-blk.N.attn_v.weight 16,8
-blk.N.attn_output.weight 16,16
-blk.N.ffn_norm.weight 16`
-	dense := `blk.N.ffn_gate.weight 16,24
-blk.N.ffn_up.weight 16,24
-blk.N.ffn_down.weight 24,16`
-	moe := `blk.N.ffn_gate_inp.weight 16,3
-blk.N.ffn_gate_exps.weight 16,24,3
-blk.N.ffn_up_exps.weight 16,24,3
-blk.N.ffn_down_exps.weight 24,16,3`
-	out := []string{"token_embd.weight 16,32", "output_norm.weight 16", "output.weight 16,32"}
+	out := strings.Split(ggufGlobals, "\n")
 	for n := range 8 {
-		mix, ffn := mamba, dense
+		mix, ffn := ggufMambaLayer, llamaMLP
 		if n%4 == 2 {
-			mix = attn
+			mix = llamaAttn
 		}
 		if n%2 == 1 {
-			ffn = moe
+			ffn = ggufMoELayer
 		}
-		out = append(out, strings.Split(strings.ReplaceAll(mix+"\n"+ffn, "blk.N.", fmt.Sprintf("blk.%d.", n)), "\n")...)
+		out = append(out, ggufLayer(n, mix, ffn)...)
 	}
 	return out
 }

@@ -84,6 +84,22 @@ func (t *Tensor) Reader() *io.SectionReader {
 	return io.NewSectionReader(t.File, t.Offset, t.Length)
 }
 
+// FormatIndex renders flat (row-major) element index i of a tensor of
+// shape as its coordinates, "[r, c]"; of a scalar, as i.
+func FormatIndex(i uint64, shape []uint64) string {
+	if len(shape) == 0 {
+		return strconv.FormatUint(i, 10)
+	}
+	idx := make([]uint64, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			idx[k] = i % shape[k]
+			i /= shape[k]
+		}
+	}
+	return FormatShape(idx)
+}
+
 // FormatShape renders a shape as "[2048, 1024]", or "[]" for a scalar.
 func FormatShape(shape []uint64) string {
 	b := make([]byte, 0, 2+len(shape)*8)

@@ -25,34 +25,13 @@ func runAdapter(loc, base string, asJSON, doScan bool, ro *remote.Options, stdou
 	defer closeAdapter(a, b)
 	r := adapter.Check(a, b, why)
 	code := cli.VerdictCode(r.Clean(), !r.Partial())
-	if !doScan {
-		if asJSON {
-			stdout.Write(r.JSON())
-		} else {
-			io.WriteString(stdout, r.Text())
+	var scanAdapter func(p func(done, total int64)) (*scan.Result, error)
+	if doScan {
+		scanAdapter = func(p func(done, total int64)) (*scan.Result, error) {
+			return scan.Tensors(context.Background(), a.Tensors, a.Tensor, nil, nil, scan.Options{Progress: p})
 		}
-		return code
 	}
-	res, err := withBar(stderr, "scanning", func(p func(done, total int64)) (*scan.Result, error) {
-		return scan.Tensors(context.Background(), a.Tensors, a.Tensor, nil, nil, scan.Options{Progress: p})
-	})
-	if err != nil {
-		return invalid(stderr, err)
-	}
-	if asJSON {
-		out, err := scanJSON(r, res)
-		if err != nil {
-			return invalid(stderr, err)
-		}
-		stdout.Write(out)
-	} else {
-		io.WriteString(stdout, r.Text())
-		io.WriteString(stdout, "\n"+res.Text())
-	}
-	if res.Failed() {
-		return cli.ExitProblems
-	}
-	return code
+	return printVerdict(r, code, asJSON, scanAdapter, stdout, stderr)
 }
 
 // openAdapter opens the adapter at loc and its base: the one named, else

@@ -188,21 +188,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return cli.ExitInvalid
 		}
 	}
-	if !*doScan {
-		if *asJSON {
+	var scanModel func(p func(done, total int64)) (*scan.Result, error)
+	if *doScan {
+		scanModel = func(p func(done, total int64)) (*scan.Result, error) {
+			return scan.Model(context.Background(), m, scan.Options{Progress: p})
+		}
+	}
+	return printVerdict(r, exitCode(r), *asJSON, scanModel, stdout, stderr)
+}
+
+// printVerdict prints a report, as text or JSON, and returns its exit
+// code; with scanTensors, it first scans the values (with a progress bar)
+// and adds the scan's section, a failed scan making the code 1.
+func printVerdict(r interface {
+	JSON() []byte
+	Text() string
+}, code int, asJSON bool, scanTensors func(p func(done, total int64)) (*scan.Result, error), stdout, stderr io.Writer) int {
+	if scanTensors == nil {
+		if asJSON {
 			stdout.Write(r.JSON())
 		} else {
 			io.WriteString(stdout, r.Text())
 		}
-		return exitCode(r)
+		return code
 	}
-	res, err := withBar(stderr, "scanning", func(p func(done, total int64)) (*scan.Result, error) {
-		return scan.Model(context.Background(), m, scan.Options{Progress: p})
-	})
+	res, err := withBar(stderr, "scanning", scanTensors)
 	if err != nil {
 		return invalid(stderr, err)
 	}
-	if *asJSON {
+	if asJSON {
 		out, err := scanJSON(r, res)
 		if err != nil {
 			return invalid(stderr, err)
@@ -215,7 +229,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if res.Failed() {
 		return cli.ExitProblems
 	}
-	return exitCode(r)
+	return code
 }
 
 // scanJSON is the report's JSON with the scan's section added. Its

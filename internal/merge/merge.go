@@ -600,11 +600,11 @@ func (r *Result) Text() string {
 		case t.Detail != "":
 			line("✗ %s (%s): %s", t.Name, t.Kind, t.Detail)
 		case t.NonFinite > 0:
-			line("✗ %s (%s): %s of %s elements not finite (NaN or Inf in the merged weight, the base's or the delta: no tolerance proves them), first at %s: merged %.8g, expected %.8g", t.Name, t.Kind, numfmt.Commas(t.NonFinite), numfmt.Commas(t.Elements), index(t.First, t.Shape), t.Got, t.Want)
+			line("✗ %s (%s): %s of %s elements not finite (NaN or Inf in the merged weight, the base's or the delta: no tolerance proves them), first at %s: merged %.8g, expected %.8g", t.Name, t.Kind, numfmt.Commas(t.NonFinite), numfmt.Commas(t.Elements), tensor.FormatIndex(t.First, t.Shape), t.Got, t.Want)
 		case t.Kind == KindUntouched:
-			line("✗ %s (untouched): %s of %s elements differ from the base, first at %s", t.Name, numfmt.Commas(t.Off), numfmt.Commas(t.Elements), index(t.First, t.Shape))
+			line("✗ %s (untouched): %s of %s elements differ from the base, first at %s", t.Name, numfmt.Commas(t.Off), numfmt.Commas(t.Elements), tensor.FormatIndex(t.First, t.Shape))
 		default:
-			line("✗ %s (%s): %s of %s elements off, first at %s: merged %.8g, expected %.8g (tolerance %.3g)", t.Name, t.Kind, numfmt.Commas(t.Off), numfmt.Commas(t.Elements), index(t.First, t.Shape), t.Got, t.Want, t.Tol)
+			line("✗ %s (%s): %s of %s elements off, first at %s: merged %.8g, expected %.8g (tolerance %.3g)", t.Name, t.Kind, numfmt.Commas(t.Off), numfmt.Commas(t.Elements), tensor.FormatIndex(t.First, t.Shape), t.Got, t.Want, t.Tol)
 		}
 	}
 	for _, n := range r.Missing {
@@ -620,21 +620,6 @@ func (r *Result) Text() string {
 		line("✗ the merged model is not the base plus the adapter: %d %s", n, plural(n, "tensor differs", "tensors differ"))
 	}
 	return b.String()
-}
-
-// index renders flat index i of shape as "[r, c]".
-func index(i uint64, shape []uint64) string {
-	if len(shape) == 0 {
-		return fmt.Sprint(i)
-	}
-	idx := make([]uint64, len(shape))
-	for k := len(shape) - 1; k >= 0; k-- {
-		if shape[k] > 0 {
-			idx[k] = i % shape[k]
-			i /= shape[k]
-		}
-	}
-	return tensor.FormatShape(idx)
 }
 
 func plural(n int, one, many string) string {

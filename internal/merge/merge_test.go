@@ -54,20 +54,7 @@ func numpyMerge(t *testing.T, adapterDir string, args ...string) string {
 
 func prove(t *testing.T, adapterDir, merged string) *merge.Result {
 	t.Helper()
-	a, err := adapter.Open(adapterDir, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { a.Close() })
-	b, err := model.Open(tinyBase(t))
-	require.NoError(t, err)
-	t.Cleanup(func() { b.Close() })
-	r := adapter.Check(a, b, "")
-	require.True(t, r.Clean(), r.Text())
-	m, err := model.Open(merged)
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	res, err := merge.Prove(r, m, nil)
-	require.NoError(t, err)
-	return res
+	return proveOn(t, tinyBase(t), adapterDir, merged)
 }
 
 func bad(res *merge.Result) []string {

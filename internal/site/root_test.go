@@ -45,23 +45,7 @@ func oldMarkOutliers(pages []*Tensor, rows []tensorStats) {
 // rootPage writes the root index.html; rows nil writes blank fields.
 func (s *Site) oldRootPage(rows []tensorStats) []byte {
 	var b bytes.Buffer
-	r := s.report
-	loc := ""
-	if r.Model != nil {
-		loc = r.Model.Location
-	}
-	head(&b, "fsmount: "+loc)
-	b.WriteString("<h1>" + esc(loc) + "</h1>\n<h2>Verdict</h2>\n<pre>" + esc(r.Verdict()) + "</pre>\n")
-	if r.Plan != nil {
-		b.WriteString("<h2>Dimensions (from config.json, " + esc(r.Plan.Arch) + ")</h2>\n<table class=\"legend\">\n<tr><th></th><th>field</th><th>value</th><th></th></tr>\n")
-		for _, l := range r.Plan.Legend {
-			b.WriteString("<tr><td>" + esc(l.Sym) + "</td><td>" + esc(l.Field) + "</td><td class=\"n\">" + strconv.FormatUint(l.Value, 10) + "</td><td>" + esc(l.Desc) + "</td></tr>\n")
-		}
-		b.WriteString("</table>\n<p>Weights are stored [out, in]: rows are outputs, columns inputs (y = x·W<sup>T</sup>).</p>\n")
-	}
-	b.WriteString("<h2>Overview</h2>\n")
-	img(&b, "./"+layout.Overview, render.OverviewW, render.OverviewH, "RMS of each kind of block weight against the layer index")
-	b.WriteString("<h2>Tensors</h2>\n<table id=\"tensors\">\n<tr><th>name</th><th>dtype</th><th>shape</th><th>params</th><th>rms</th><th>absmax</th><th>health</th></tr>\n")
+	s.rootHead(&b) // the head, which streaming does not change
 	for i, p := range s.pages {
 		t := p.v.Tensor()
 		b.WriteString("<tr><td><a href=\"" + href(0, p.Dir+"/"+layout.Index) + "\">" + esc(t.Name) + "</a></td><td>" + esc(dtypeOf(p.v)) + "</td><td>" + tensor.FormatShape(render.ShapeOf(p.v)) + "</td><td class=\"n\">" + numfmt.Commas(t.NumElements()) + "</td>")

@@ -1,8 +1,13 @@
 package testmodel
 
 import (
+	"encoding/json"
+	"maps"
+	"testing"
+
 	"encoding/binary"
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"io"
 	"os"
 	"path/filepath"
@@ -495,4 +500,45 @@ func WriteTinyDCP(dir string, edit func([]DCPEntry) []DCPEntry) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644)
+}
+
+// DCPCases are the checkpoints torch 2.6 wrote (dcp/testdata/realworld).
+var DCPCases = []string{"single", "sharded-2", "sharded-2-tp", "sharded-4-2d", "optim", "optim-sharded-2", "threads-2", "file-per-item"}
+
+// DCPCase is a case.json of dcp/testdata/realworld: the model's config,
+// and the dtype and SHA-256 of each full tensor and the value of each
+// object the checkpoint holds, by key.
+type DCPCase struct {
+	Config   map[string]any `json:"model_config"`
+	Expected map[string]struct {
+		DType  string `json:"dtype"`
+		SHA256 string `json:"sha256"`
+	} `json:"expected_tensors"`
+	Objects map[string]any `json:"expected_objects"`
+}
+
+// DCPCaseDir copies the checkpoint of one of [DCPCases] into a new
+// directory with a config.json of its model (a Qwen3ForCausalLM in the
+// dtype of its final norm), and returns the directory and the case.
+func DCPCaseDir(t testing.TB, name string) (string, DCPCase) {
+	t.Helper()
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	src := filepath.Join(root, "dcp", "testdata", "realworld", name)
+	b, err := os.ReadFile(filepath.Join(src, "case.json"))
+	require.NoError(t, err)
+	var c DCPCase
+	require.NoError(t, json.Unmarshal(b, &c))
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(src, "checkpoint"))))
+	cfg := maps.Clone(c.Config)
+	cfg["architectures"] = []string{"Qwen3ForCausalLM"}
+	cfg["torch_dtype"] = c.Expected["model.norm.weight"].DType
+	if _, ok := c.Expected["model.model.norm.weight"]; ok {
+		cfg["torch_dtype"] = c.Expected["model.model.norm.weight"].DType
+	}
+	b, err = json.Marshal(cfg)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.json"), b, 0o644))
+	return dir, c
 }

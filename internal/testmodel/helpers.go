@@ -61,6 +61,27 @@ func WriteFancyNet(dir string) error {
 	return WriteModelDir(dir, cfg, ts)
 }
 
+// FancyNetFormats writes the tiny model as FancyNetForCausalLM (an
+// architecture without a spec), the tensor drop left out (none if
+// empty), twice: as model.safetensors in the first directory it returns
+// and as a torch.save pytorch_model.bin in the second.
+func FancyNetFormats(t testing.TB, drop string) (st, pt string) {
+	t.Helper()
+	cfg := strings.Replace(TinyQwen3Config, "Qwen3ForCausalLM", "FancyNetForCausalLM", 1)
+	cfg = strings.Replace(cfg, `"model_type": "qwen3"`, `"model_type": "fancynet"`, 1)
+	var kept []Tensor
+	for _, x := range TinyQwen3Tensors() {
+		if x.Name != drop {
+			kept = append(kept, x)
+		}
+	}
+	st = t.TempDir()
+	require.NoError(t, WriteModelDir(st, cfg, kept))
+	pt = filepath.Join(t.TempDir(), "pt")
+	require.NoError(t, ConvertToTorch(st, pt))
+	return st, pt
+}
+
 // WriteSparse06B writes the real Qwen3-0.6B layout (testdata/
 // qwen3-0.6b-layout) into dir as a sparse model.safetensors and its
 // config.json.
