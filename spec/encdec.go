@@ -431,3 +431,26 @@ func init() {
 		{Name: "lm_head.weight", Shape: []string{"Vout", "H"}, Role: RoleHead, Optional: "tied"},
 		{Name: "final_logits_bias", Shape: []string{"1", "Vout"}, Role: RoleBias, AnyDType: true}}}}
 }
+
+// The T5 lineage: an encoder and a decoder of RMSNorm'd blocks with
+// relative-position bucket tables (T5, mT5: in each stack's first block;
+// UMT5: in every block), embeddings in shared, the FFN gated by
+// feed_forward_proj. LongT5's encoder attends locally or with transient
+// global tokens (encoder_attention_type), the latter adding a global
+// bucket table and a norm.
+var _ = register(
+	t5Family("T5", "T5", "t5", t5Defs("32128", "512", "6", "8", "2048", "relu", "true"), t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0"}),
+	t5Family("mT5", "MT5", "mt5", t5Defs("250112", "512", "8", "6", "1024", "gated-gelu", "false"), t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0"}),
+	t5Family("UMT5", "UMT5", "umt5", t5Defs("250112", "512", "8", "6", "1024", "gated-gelu", "true"), t5Opts{EncAttn: t5Attention("SelfAttention.", "true"), Bias: "true"}),
+	// LongT5: transformers 5.x saves the stacks' embed_tokens beside
+	// shared when tie_word_embeddings is false; 4.57 ties them whatever
+	// it says.
+	t5Family("LongT5", "LongT5", "longt5", cat(t5Defs("32128", "512", "6", "8", "2048", "relu", "true"), []Def{
+		{Sym: "eat", Field: "encoder_attention_type", Type: Str, Default: "'local'", Desc: "the encoder's attention: local or transient-global"},
+		derived("tglobal", "eat == 'transient-global'")}),
+		t5Opts{EncAttn: cat(when("!tglobal", t5Attention("LocalSelfAttention.", "l == 0")),
+			when("tglobal", t5Attention("TransientGlobalSelfAttention.", "l == 0"),
+				[]T{{Name: "TransientGlobalSelfAttention.global_relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
+				norm("TransientGlobalSelfAttention.global_input_layer_norm", "H", ""))),
+			Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true}),
+)
