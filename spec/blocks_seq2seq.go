@@ -1,5 +1,10 @@
 package spec
 
+import (
+	"slices"
+	"strings"
+)
+
 // Shared blocks of BART-style decoders with cross-attention, used by
 // encoder-decoder and speech models.
 
@@ -127,6 +132,13 @@ type t5Opts struct {
 	// NoHeads: the model has only the base model, generation and
 	// encoder-alone classes (LongT5), not the classification and QA heads.
 	NoHeads bool
+	// FFN, when set, is the feed-forward sub-layer of the encoder's
+	// (dec false) or the decoder's blocks, names relative to it: Switch
+	// Transformers' dense or sparse mlp. nil: T5's DenseReluDense.
+	FFN func(dec bool) []T
+	// Global are more tensors of the encoder-decoder, under the base
+	// prefix (Pop2Piano's composer embedding).
+	Global []T
 }
 
 // t5Parts are T5's embeddings, encoder and decoder blocks and final
@@ -135,6 +147,16 @@ type t5Opts struct {
 // Without the decoder (T5EncoderModel), the encoder alone.
 func t5Parts(pre string, o t5Opts, decoder bool) (global []T, stacks []Stack, final []T) {
 	ffn := func(p string) []T { return cat(t5FFN(p+"DenseReluDense."), norm(p+"layer_norm", "H", "")) }
+	if o.FFN != nil {
+		ffn = func(p string) []T {
+			var ts []T
+			for _, t := range o.FFN(p == "layer.2.") {
+				t.Name = p + t.Name
+				ts = append(ts, t)
+			}
+			return cat(ts, norm(p+"layer_norm", "H", ""))
+		}
+	}
 	var enc []T
 	for _, t := range o.EncAttn {
 		t.Name = "layer.0." + t.Name
@@ -170,6 +192,7 @@ func t5Family(name, class, mt string, defs []Def, o t5Opts) *Family {
 	full := &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
 		Defs: defs, Embed: "transformer.shared.weight", BasePrefix: "transformer."}
 	full.Global, full.Stacks, full.Final = t5Parts("transformer.", o, true)
+	full.Global = cat(full.Global, o.Global)
 	enc := &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
 		Defs: full.Defs, Embed: full.Embed, BasePrefix: full.BasePrefix}
 	enc.Global, enc.Stacks, enc.Final = t5Parts("transformer.", o, false)
@@ -186,4 +209,56 @@ func t5Family(name, class, mt string, defs []Def, o t5Opts) *Family {
 			Task{Suffix: TaskQA, Prefix: "-", Head: qaHead("qa_outputs", "H")})
 	}
 	return full
+}
+
+// ── BART-like full models ───────────────────────────────────────────────
+
+// s2sEncoderAttn replaces the self-attention of full's encoder layers
+// (its "self_attn." tensors) by attn: BigBird-Pegasus' block-sparse
+// attention, LED's Longformer attention.
+func s2sEncoderAttn(full *Family, attn []T) {
+	var ts []T
+	done := false
+	for _, t := range full.Stacks[0].Tensors {
+		if strings.HasPrefix(t.Name, "self_attn.") {
+			if !done {
+				ts, done = append(ts, attn...), true
+			}
+			continue
+		}
+		ts = append(ts, t)
+	}
+	full.Stacks[0].Tensors = ts
+}
+
+// s2sRename returns ts with the symbol from renamed to to in the tensors
+// whose names start with pre (the encoder's position table: Pe rows).
+func s2sRename(ts []T, pre string, pairs ...string) []T {
+	out := append([]T(nil), ts...)
+	for i, t := range out {
+		if strings.HasPrefix(t.Name, pre) {
+			out[i] = renameSyms([]T{t}, pairs...)[0]
+		}
+	}
+	return out
+}
+
+// s2sTasksUnder are s2sTasks with the base model under base ("led.")
+// in the head classes; bias says whether the generation class has
+// final_logits_bias; suffixes keeps only those tasks (none: all).
+func s2sTasksUnder(full *Family, base string, bias bool, suffixes ...string) []Task {
+	var out []Task
+	for _, t := range s2sTasks(full) {
+		if len(suffixes) > 0 && !slices.Contains(suffixes, t.Suffix) {
+			continue
+		}
+		if t.Prefix == "" && base != "" {
+			t.Prefix = base
+		}
+		if !bias {
+			t.Head = slices.DeleteFunc(slices.Clone(t.Head), func(x T) bool { return x.Name == "final_logits_bias" })
+		}
+		out = append(out, t)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -338,7 +339,11 @@ func s2sFull(dec *Family, noPositions bool, defs ...Def) *Family {
 		}
 		return out
 	}
-	f.Global = []T{{Name: "model.shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}
+	// transformers 5.x saves the stacks' embed_tokens beside shared when
+	// tie_word_embeddings is false (4.57 ties them whatever it says).
+	f.Global = []T{{Name: "model.shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: "model.encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"},
+		{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"}}
 	f.Global = append(f.Global, toEnc(dec.Global)...)
 	for _, t := range dec.Global {
 		if keep(t) {
@@ -422,8 +427,11 @@ func init() {
 			Def{Sym: "Vd", Field: "decoder_vocab_size", Default: "Vsrc", Null: "Vsrc", Desc: "decoder vocabulary"},
 			derived("Vout", "share ? Vsrc : Vd"))
 		f.Global[0].If = "share"
-		f.Global = append(f.Global, T{Name: "model.encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "!share"},
-			T{Name: "model.decoder.embed_tokens.weight", Shape: []string{"tf5 ? Vd : V", "H"}, Role: RoleEmbedding, If: "!share"})
+		f.Global = slices.DeleteFunc(f.Global, func(t T) bool { return t.If == "tf5 && !tied" })
+		// transformers 5.x also saves them when tie_word_embeddings is
+		// false.
+		f.Global = append(f.Global, T{Name: "model.encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "!share || tf5 && !tied"},
+			T{Name: "model.decoder.embed_tokens.weight", Shape: []string{"tf5 ? Vd : V", "H"}, Role: RoleEmbedding, If: "!share || tf5 && !tied"})
 		return f
 	}
 	mt := marian(true)
@@ -453,4 +461,152 @@ var _ = register(
 				[]T{{Name: "TransientGlobalSelfAttention.global_relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
 				norm("TransientGlobalSelfAttention.global_input_layer_norm", "H", ""))),
 			Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true}),
+	// Switch Transformers: T5 (v1.0's plain FFN) whose every step-th
+	// block (l % step == 1, or all at step 1) is sparse: E experts and a
+	// router. The steps config.json gives win over the ones
+	// num_sparse_*_layers imply, as both versions read them.
+	t5Family("SwitchTransformers", "SwitchTransformers", "switch_transformers", cat(
+		replaceDef(withoutDefs(t5Defs("32128", "768", "12", "12", "2048", "relu", "true"), "ffp", "gated"),
+			Def{Sym: "Ld", Field: "num_decoder_layers", Default: "12", Null: "L", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers}),
+		[]Def{
+			{Sym: "E", Field: "num_experts", Default: "8", Legend: "E", Desc: "experts per sparse block", Show: true, Pos: true, Max: MaxExperts},
+			flag("router_bias", "router_bias", "false", "the router has a bias"),
+			opt("nse", "num_sparse_encoder_layers", "3"), opt("nsd", "num_sparse_decoder_layers", "3"),
+			opt("estep", "encoder_sparse_step", "nse > 0 ? L / nse : L"), opt("dstep", "decoder_sparse_step", "nsd > 0 ? Ld / nsd : Ld"),
+		}),
+		t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true, FFN: func(dec bool) []T {
+			step := "estep"
+			if dec {
+				step = "dstep"
+			}
+			sparse := step + " > 0 && (l % " + step + " == 1 || " + step + " == 1)"
+			return cat(when("!("+sparse+")", linear("mlp.wi", "F", "H", ""), linear("mlp.wo", "H", "F", "")),
+				when(sparse,
+					[]T{{Name: "mlp.router.classifier.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
+						{Name: "mlp.router.classifier.bias", Shape: []string{"E"}, Role: RoleBias, If: "router_bias", AnyDType: true},
+						{Name: "mlp.experts.expert_{e}.wi.weight", Shape: []string{"F", "H"}, Role: RoleLinear, Experts: "E"},
+						{Name: "mlp.experts.expert_{e}.wo.weight", Shape: []string{"H", "F"}, Role: RoleLinear, Experts: "E"}}))
+		}}),
+	// Pop2Piano: T5 with a composer embedding conditioning the encoder.
+	t5Family("Pop2Piano", "Pop2Piano", "pop2piano", cat(t5Defs("2400", "512", "6", "8", "2048", "gated-gelu", "true"), []Def{opt("Vc", "composer_vocab_size", "21")}),
+		t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true,
+			Global: []T{{Name: "transformer.mel_conditioner.embedding.weight", Shape: []string{"Vc", "H"}, Role: RoleEmbedding}}}),
 )
+
+// BART-like encoder-decoders without a causal-LM class of their own
+// (LED, M2M100): their decoder, registered for the model_type, is only
+// the base of the full model their task classes check (s2sFull).
+var (
+	ledDecoder = seq2seqDecoder("LED", "LED", "led", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"),
+		[]Def{posDef("max_decoder_position_embeddings", "1024")}), cat(decoderPositions("P"), embLN), bartLayer, nil).
+		with(func(f *Family) { f.Causal = "-" })
+	m2m100Decoder = seq2seqDecoder("M2M100", "M2M100", "m2m_100", s2sDefs("vocab_size=128112", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"),
+		nil, bartLayer, finalLN).with(func(f *Family) { f.Causal = "-" })
+	_ = register(ledDecoder, m2m100Decoder)
+)
+
+func init() {
+	// MVP: the encoder has its own layer-wise prompt (self-attention
+	// only), Le layers deep.
+	mvp := s2sOf("mvp", false)
+	// transformers 5.x builds the encoder without it (MvpModel passes
+	// use_prompt as MvpEncoder's embed_tokens argument).
+	mvp.Global = slices.DeleteFunc(s2sRename(mvp.Global, "model.encoder.self_attn_prompt.", "L", "Le"),
+		func(t T) bool { return strings.HasPrefix(t.Name, "model.encoder.cross_attn_prompt.") })
+	for i, t := range mvp.Global {
+		if strings.HasPrefix(t.Name, "model.encoder.self_attn_prompt.") {
+			mvp.Global[i].If = "(" + t.If + ") && !tf5"
+		}
+	}
+	classTasks["Mvp"] = s2sTasks(mvp)
+	// BigBird-Pegasus: the encoder's block-sparse attention
+	// (self_attn.self, self_attn.output), biased only with use_bias.
+	bbp := s2sOf("bigbird_pegasus", false)
+	s2sEncoderAttn(bbp, cat(linear("self_attn.self.query", "H", "H", "use_bias"), linear("self_attn.self.key", "H", "H", "use_bias"),
+		linear("self_attn.self.value", "H", "H", "use_bias"), linear("self_attn.output", "H", "H", "use_bias")))
+	classTasks["BigBirdPegasus"] = s2sTasks(bbp)
+	// LED: Longformer's local and global projections in the encoder, its
+	// own position count; the task classes keep the base model under led.
+	led := s2sFull(ledDecoder, false, Def{Sym: "Pe", Field: "max_encoder_position_embeddings", Default: "16384", Legend: "Pe", Desc: "encoder positions", Show: true, Pos: true})
+	led.Global = s2sRename(led.Global, "model.encoder.embed_positions", "P", "Pe")
+	var lf []T
+	for _, p := range []string{"query", "key", "value", "query_global", "key_global", "value_global"} {
+		lf = cat(lf, linear("self_attn.longformer_self_attn."+p, "H", "H", "true"))
+	}
+	s2sEncoderAttn(led, cat(lf, linear("self_attn.output", "H", "H", "true")))
+	classTasks["LED"] = s2sTasksUnder(led, "led.", true)
+	// M2M100: sinusoidal positions (not saved), no final_logits_bias.
+	classTasks["M2M100"] = s2sTasksUnder(s2sFull(m2m100Decoder, true), "", false, TaskBase, "ForConditionalGeneration")
+}
+
+// t5GemmaStack is a T5Gemma encoder's (x "e") or decoder's (x "d")
+// sub-config fields, read under "encoder." or "decoder."; the decoder's
+// default to the encoder's when config.json has no decoder (T5GemmaConfig
+// copies the encoder), else to T5GemmaModuleConfig's.
+func t5GemmaDefs() []Def {
+	var out []Def
+	for _, s := range []struct{ x, cfg, desc string }{{"e", "encoder.", "encoder"}, {"d", "decoder.", "decoder"}} {
+		def := func(sym, d string) string {
+			if s.x == "d" {
+				return "hasdec ? " + d + " : e" + sym
+			}
+			return d
+		}
+		if s.x == "d" {
+			out = append(out, Def{Sym: "dmt", Field: "decoder.model_type", Type: Str, Default: "''"}, derived("hasdec", "dmt != ''"))
+		}
+		out = append(out,
+			Def{Sym: s.x + "V", Field: s.cfg + "vocab_size", Default: def("V", "256000"), Legend: s.x + "V", Desc: s.desc + " vocabulary", Show: true, Pos: true},
+			Def{Sym: s.x + "H", Field: s.cfg + "hidden_size", Default: def("H", "2304"), Legend: s.x + "H", Desc: s.desc + " width", Show: true, Pos: true},
+			Def{Sym: s.x + "L", Field: s.cfg + "num_hidden_layers", Default: def("L", "26"), Legend: s.x + "L", Desc: s.desc + " layers", Show: true, Pos: true, Max: MaxLayers},
+			Def{Sym: s.x + "heads", Field: s.cfg + "num_attention_heads", Default: def("heads", "8"), Desc: s.desc + " attention heads", Show: true, Pos: true},
+			Def{Sym: s.x + "kv", Field: s.cfg + "num_key_value_heads", Default: def("kv", "4"), Desc: s.desc + " kv heads", Show: true, Pos: true},
+			Def{Sym: s.x + "d", Field: s.cfg + "head_dim", Default: def("d", "256"), Desc: s.desc + " head width", Show: true, Pos: true},
+			Def{Sym: s.x + "I", Field: s.cfg + "intermediate_size", Default: def("I", "9216"), Legend: s.x + "I", Desc: s.desc + " FFN inner width", Show: true, Pos: true},
+			Def{Sym: s.x + "bias", Field: s.cfg + "attention_bias", Type: Bool, Default: def("bias", "false"), Desc: s.desc + " attention projections have biases"})
+	}
+	return out
+}
+
+// t5GemmaLayer is a T5Gemma layer with x's symbols ("e", "d"): Gemma 2's
+// sandwich norms around self-attention, (the decoder's) cross-attention
+// reading the encoder's width, and the gated MLP.
+func t5GemmaLayer(x string, cross bool) []T {
+	ts := cat(attn("self_attn.", "bias", "bias"), norm("pre_self_attn_layernorm", "H", ""), norm("post_self_attn_layernorm", "H", ""))
+	if cross {
+		ts = cat(ts, linear("cross_attn.q_proj", "heads*d", "H", "bias"), linear("cross_attn.k_proj", "kv*d", "eH", "bias"),
+			linear("cross_attn.v_proj", "kv*d", "eH", "bias"), linear("cross_attn.o_proj", "H", "heads*d", "bias"),
+			norm("pre_cross_attn_layernorm", "H", ""), norm("post_cross_attn_layernorm", "H", ""))
+	}
+	ts = cat(ts, gatedMLP("mlp.", "I", ""), norm("pre_feedforward_layernorm", "H", ""), norm("post_feedforward_layernorm", "H", ""))
+	return renameSyms(ts, "H", x+"H", "heads", x+"heads", "kv", x+"kv", "d", x+"d", "I", x+"I", "bias", x+"bias")
+}
+
+// T5Gemma: a Gemma 2 encoder and decoder of their own sizes; an
+// encoder-only configuration (is_encoder_decoder false) is the encoder
+// alone, which the classifiers then read.
+var t5Gemma = &Family{Name: "T5Gemma", Class: "T5Gemma", ModelTypes: []string{"t5gemma"}, Causal: "-", SeqCls: "-",
+	Defs: cat(t5GemmaDefs(), []Def{flag("encdec", "is_encoder_decoder", "true", "an encoder and a decoder (else the encoder alone)"),
+		// transformers 4.57 ties the head by the decoder's
+		// tie_word_embeddings (its text config), 5.x by the top level's.
+		flag("ttop", "tie_word_embeddings", "true", "lm_head shares the decoder's embed_tokens (transformers 5.x)"),
+		flag("tdec", "decoder.tie_word_embeddings|encoder.tie_word_embeddings", "true", "lm_head shares the decoder's embed_tokens (transformers 4.x)"),
+		derived("tied", "tf5 ? ttop : tdec"),
+		derived("H", "encdec ? dH : eH")}),
+	Global: cat([]T{{Name: "model.encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+		[]T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"dV", "dH"}, Role: RoleEmbedding, If: "encdec"}}),
+	Stacks: []Stack{{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: t5GemmaLayer("e", false)},
+		{Prefix: "model.decoder.layers.{l}.", Layers: "encdec ? dL : 0", Tensors: t5GemmaLayer("d", true)}},
+	Final: cat(norm("model.encoder.norm", "eH", ""), when("encdec", norm("model.decoder.norm", "dH", ""))),
+	Embed: "model.decoder.embed_tokens.weight",
+	Tasks: []Task{
+		{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("encdec", "true")}},
+		{Suffix: "ForConditionalGeneration", Defs: []Def{derived("encdec", "true")}, HeadName: "lm_head.out_proj.weight",
+			Head: []T{{Name: "lm_head.out_proj.weight", Shape: []string{"dV", "dH"}, Role: RoleHead, Optional: "tied"}}},
+		{Suffix: "EncoderModel", Prefix: "-", Defs: []Def{derived("encdec", "false")}},
+		{Suffix: HeadSeqCls, Head: linear("score.out_proj", "C", "H", "true"), Labels: true},
+		{Suffix: TaskTokenCls, Head: linear("score.out_proj", "C", "H", "true"), Labels: true},
+	},
+}
+
+var _ = register(t5Gemma)
