@@ -610,3 +610,120 @@ var t5Gemma = &Family{Name: "T5Gemma", Class: "T5Gemma", ModelTypes: []string{"t
 }
 
 var _ = register(t5Gemma)
+
+// prophetNetFull is ProphetNet's encoder-decoder (ProphetNetModel,
+// …ForConditionalGeneration): its decoder family's tensors under
+// prophetnet. with an encoder of its own depth and FFN width beside it,
+// the LM head tied to word_embeddings.
+func prophetNetFull(name, class, mt string) *Family {
+	f := prophetNet(name, class, mt)
+	f.BasePrefix = "prophetnet."
+	f.Defs = cat(f.Defs, []Def{
+		{Sym: "Le", Field: "num_encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "Fe", Field: "encoder_ffn_dim", Default: "4096", Legend: "Fe", Desc: "encoder FFN inner width", Show: true, Pos: true}})
+	// transformers 5.x saves the stacks' word_embeddings too when
+	// tie_word_embeddings is false.
+	f.Global = cat(f.Global, []T{{Name: "prophetnet.encoder.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+		{Name: "prophetnet.encoder.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"},
+		{Name: "prophetnet.decoder.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"}},
+		norm("prophetnet.encoder.embeddings_layer_norm", "H", "true"))
+	f.Stacks = append([]Stack{{Name: "encoder", Prefix: "prophetnet.encoder.layers.{l}.", Layers: "Le", Tensors: cat(
+		prophetNetAttn("self_attn."), norm("self_attn_layer_norm", "H", "true"),
+		linear("feed_forward.intermediate", "Fe", "H", "true"), linear("feed_forward.output", "H", "Fe", "true"),
+		norm("feed_forward_layer_norm", "H", "true"))}}, f.Stacks...)
+	f.Final = nil
+	return f
+}
+
+func init() {
+	for _, c := range []struct{ name, class, mt string }{{"ProphetNet", "ProphetNet", "prophetnet"}, {"XLM-ProphetNet", "XLMProphetNet", "xlm-prophetnet"}} {
+		full := prophetNetFull(c.name, c.class, c.mt)
+		classTasks[c.class] = []Task{
+			{Suffix: TaskBase, Prefix: "-", Of: full},
+			{Suffix: "ForConditionalGeneration", Of: full, HeadName: "lm_head.weight",
+				Head: []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}},
+		}
+	}
+}
+
+var (
+	// Pegasus-X: BART-layout layers without attention biases, sinusoidal
+	// positions (not saved), and in the encoder global tokens with their
+	// own norm.
+	pegasusXDecoder = seq2seqDecoder("Pegasus-X", "PegasusX", "pegasus_x", cat(s2sDefs("vocab_size=96103", "d_model=1024", "decoder_layers=16", "decoder_ffn_dim=4096"),
+		[]Def{opt("G", "num_global_tokens", "32")}), nil, s2sLayer(true, "", "", "true"), finalLN).
+		with(func(f *Family) { f.Causal = "-" })
+	// FSMT: source and target vocabularies of their own, sinusoidal
+	// positions saved [P+pad+1, H], the decoder's output projection.
+	fsmtDecoder = seq2seqDecoder("FSMT", "FSMT", "fsmt", cat(s2sDefs("tgt_vocab_size=42024", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"),
+		[]Def{posDef("max_position_embeddings", "1024"), opt("pad", "pad_token_id", "1"),
+			{Sym: "Vs", Field: "src_vocab_size", Default: "42024", Legend: "Vs", Desc: "source vocabulary", Show: true, Pos: true}}),
+		decoderPositions("P+pad+1"), bartLayer, nil).
+		with(func(f *Family) { f.Causal = "-"; f.Defs = withDefault(f.Defs, "tied", "false") })
+	_ = register(pegasusXDecoder, fsmtDecoder)
+)
+
+func init() {
+	px := s2sFull(pegasusXDecoder, true)
+	px.Global = append(px.Global, T{Name: "model.encoder.embed_global.weight", Shape: []string{"G", "H"}, Role: RoleEmbedding})
+	px.Stacks[0].Tensors = cat(px.Stacks[0].Tensors, norm("global_self_attn_layer_norm", "H", "true"))
+	classTasks["PegasusX"] = s2sTasksUnder(px, "", false, TaskBase, "ForConditionalGeneration")
+
+	// FSMT's tying differs by writer: transformers 4.57 saves the
+	// encoder's embed_tokens (and the output projection unless tied),
+	// 5.x the decoder's embed_tokens, the encoder's and the output
+	// projection only when untied.
+	fsmt := s2sFull(fsmtDecoder, false)
+	fsmt.Global = cat([]T{{Name: "model.encoder.embed_tokens.weight", Shape: []string{"Vs", "H"}, Role: RoleEmbedding, If: "!tf5 || !tied"},
+		{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5"}},
+		slices.DeleteFunc(fsmt.Global, func(t T) bool { return strings.Contains(t.Name, "embed_tokens") || t.Name == "model.shared.weight" }))
+	for i, t := range fsmt.Global {
+		if strings.Contains(t.Name, "embed_positions") {
+			fsmt.Global[i].AnyDType = true // 4.57 keeps the sinusoidal tables in float32
+		}
+	}
+	fsmt.Final = []T{{Name: "model.decoder.output_projection.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "!tied"}}
+	fsmt.Embed, fsmt.Head = "model.encoder.embed_tokens.weight", "-"
+	classTasks["FSMT"] = []Task{{Suffix: TaskBase, Prefix: "-", Of: fsmt}, {Suffix: "ForConditionalGeneration", Of: fsmt}}
+}
+
+// nllbMoELayer is an NLLB-MoE layer (cross: the decoder's): BART-style
+// attention, then a dense FFN f wide, or in every step-th layer
+// ((l+1) % step == 0) E experts of it and a router.
+func nllbMoELayer(cross bool, f, step string) []T {
+	ts := cat(s2sAttn("self_attn.", "true", "true"), norm("self_attn_layer_norm", "H", "true"))
+	if cross {
+		ts = cat(ts, s2sAttn("cross_attention.", "true", "true"), norm("cross_attention_layer_norm", "H", "true"))
+	}
+	sparse := step + " > 0 && (l + 1) % " + step + " == 0"
+	return cat(ts, norm("ff_layer_norm", "H", "true"),
+		when("!("+sparse+")", linear("ffn.fc1", f, "H", "true"), linear("ffn.fc2", "H", f, "true")),
+		when(sparse, []T{{Name: "ffn.router.classifier.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
+			{Name: "ffn.router.classifier.bias", Shape: []string{"E"}, Role: RoleBias, If: "router_bias", AnyDType: true},
+			{Name: "ffn.experts.expert_{e}.fc1.weight", Shape: []string{f, "H"}, Role: RoleLinear, Experts: "E"},
+			{Name: "ffn.experts.expert_{e}.fc1.bias", Shape: []string{f}, Role: RoleBias, Experts: "E"},
+			{Name: "ffn.experts.expert_{e}.fc2.weight", Shape: []string{"H", f}, Role: RoleLinear, Experts: "E"},
+			{Name: "ffn.experts.expert_{e}.fc2.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E"}}))
+}
+
+// NLLB-MoE: M2M100's layout (sinusoidal positions not saved, final
+// norms) with sparse FFNs every encoder_/decoder_sparse_step layers.
+var nllbMoE = &Family{Name: "NLLB-MoE", Class: "NllbMoe", ModelTypes: []string{"nllb-moe"}, Causal: "-", SeqCls: "-",
+	Defs: cat(s2sDefs("vocab_size=128112", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{
+		{Sym: "Le", Field: "encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "Fe", Field: "encoder_ffn_dim", Default: "4096", Legend: "Fe", Desc: "encoder FFN inner width", Show: true, Pos: true},
+		{Sym: "E", Field: "num_experts", Default: "128", Legend: "E", Desc: "experts per sparse layer", Show: true, Pos: true, Max: MaxExperts},
+		flag("router_bias", "router_bias", "false", "the router has a bias"),
+		opt("estep", "encoder_sparse_step", "4"), opt("dstep", "decoder_sparse_step", "4"), tie("true")}),
+	Global: cat([]T{{Name: "model.shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: "model.encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"},
+		{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"}}),
+	Stacks: []Stack{{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "Le", Tensors: nllbMoELayer(false, "Fe", "estep")},
+		{Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: nllbMoELayer(true, "F", "dstep")}},
+	Final: cat(norm("model.encoder.layer_norm", "H", "true"), norm("model.decoder.layer_norm", "H", "true")),
+	Embed: "model.shared.weight",
+}
+
+var _ = register(nllbMoE.with(func(f *Family) {
+	f.Tasks = s2sTasksUnder(f, "", false, TaskBase, "ForConditionalGeneration")
+}))
