@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,9 @@ type encoderPart struct {
 type encDec struct {
 	Family
 	encoders map[string]encoderPart
+	// anyEncoder: an encoder model_type without an entry in encoders is
+	// the base model of its registered family (familyEncoder).
+	anyEncoder bool
 	// decDefaults are the core dimensions of a decoder config class that
 	// its family requires but a decoder config may leave out, as
 	// transformers fills them from the class (GPT2Config's 768).
@@ -58,6 +62,9 @@ func (v *encDec) compose(c *Config) (*Family, error) {
 		return f.(*Family), nil
 	}
 	enc, ok := v.encoders[emt]
+	if !ok && v.anyEncoder {
+		enc, ok = familyEncoder(emt)
+	}
 	if !ok {
 		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 			Reason: fmt.Sprintf("its encoder, encoder.model_type %q, has no spec", emt)}
@@ -245,6 +252,12 @@ var _ = register(
 		},
 		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
 	}).register(),
+	// EncoderDecoder (BERT2BERT and kin): any encoder whose family has a
+	// base-model spec, and any decoder with a causal-LM spec.
+	(&encDec{Family: Family{Name: "EncoderDecoder", Class: "EncoderDecoder", ModelTypes: []string{"encoder-decoder"},
+		Causal: "EncoderDecoderModel"}, anyEncoder: true,
+		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
+	}).register(),
 	// UDOP: a T5 encoder-decoder over text and image patches (a shared
 	// patch embedding, 2-D cell position embeddings in the encoder) with
 	// the relative biases relative_bias_args lists in both stacks.
@@ -315,14 +328,14 @@ func s2sFull(dec *Family, noPositions bool, defs ...Def) *Family {
 	f.Defs = cat(dec.Defs, []Def{le, fe}, defs)
 	for i, d := range f.Defs {
 		for _, o := range defs {
-			if o.Sym == d.Sym && i < len(dec.Defs) {
+			if o.Sym == d.Sym && i < len(dec.Defs)+2 {
 				f.Defs[i] = o
 			}
 		}
 	}
 	f.Defs = f.Defs[:len(dec.Defs)+2]
 	for _, o := range defs {
-		if !hasDef(dec.Defs, o.Sym) {
+		if !hasDef(f.Defs, o.Sym) {
 			f.Defs = append(f.Defs, o)
 		}
 	}
@@ -727,3 +740,109 @@ var nllbMoE = &Family{Name: "NLLB-MoE", Class: "NllbMoe", ModelTypes: []string{"
 var _ = register(nllbMoE.with(func(f *Family) {
 	f.Tasks = s2sTasksUnder(f, "", false, TaskBase, "ForConditionalGeneration")
 }))
+
+// familyEncoder is the encoder part of a composition made from the
+// registered family of model_type mt: its base model (the family's
+// "Model" task class, as AutoModel builds the encoder), every symbol
+// prefixed "e_" and read under "encoder.", every name under "encoder.";
+// eH is its width (e_H). False when mt has no such family.
+func familyEncoder(mt string) (encoderPart, bool) {
+	f := byType[mt]
+	if f == nil || f.compose != nil {
+		return encoderPart{}, false
+	}
+	t := f.findTask(f.Class + TaskBase)
+	if t == nil {
+		return encoderPart{}, false
+	}
+	g := f.forTask(t)
+	var pairs []string
+	for _, d := range g.Defs {
+		pairs = append(pairs, d.Sym, "e_"+d.Sym)
+	}
+	if !slices.Contains(pairs, "H") {
+		return encoderPart{}, false
+	}
+	res := make([]*regexp.Regexp, len(pairs)/2)
+	for k := range res {
+		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
+	}
+	rx := func(x string) string {
+		for k, re := range res {
+			x = re.ReplaceAllString(x, pairs[2*k+1])
+		}
+		return x
+	}
+	// With tie_encoder_decoder, transformers saves the weights the
+	// encoder shares with the decoder under the decoder's names only.
+	optional := func(ts []T) []T {
+		for i := range ts {
+			if ts[i].Optional == "" {
+				ts[i].Optional = "ted"
+			} else {
+				ts[i].Optional = "(" + ts[i].Optional + ") || ted"
+			}
+		}
+		return ts
+	}
+	reroot := func(ts []T) []T {
+		out := renameSyms(ts, pairs...)
+		for i := range out {
+			out[i].Name = "encoder." + out[i].Name
+		}
+		return optional(out)
+	}
+	p := encoderPart{Name: f.Name, Global: reroot(g.Global), Final: reroot(g.Final)}
+	for _, d := range g.Defs {
+		d.Sym, d.Default, d.Desc = "e_"+d.Sym, rx(d.Default), "encoder: "+rx(d.Desc)
+		if d.Null != "" && d.Null != "=" {
+			d.Null = rx(d.Null)
+		}
+		if d.Divides != "" {
+			d.Divides = "e_" + d.Divides
+		}
+		if d.Legend != "" {
+			d.Legend = "e" + d.Legend
+		}
+		if d.Field != "" {
+			alts := strings.Split(d.Field, "|")
+			for i := range alts {
+				alts[i] = "encoder." + alts[i]
+			}
+			d.Field = strings.Join(alts, "|")
+		}
+		p.Defs = append(p.Defs, d)
+	}
+	p.Defs = append(p.Defs, derived("eH", "e_H"),
+		flag("ted", "tie_encoder_decoder", "false", "the encoder's weights are the decoder's (saved once)"))
+	for _, s := range g.Stacks {
+		s.Name, s.Prefix, s.Layers = "encoder", "encoder."+s.Prefix, rx(s.Layers)
+		s.Tensors = optional(renameSyms(s.Tensors, pairs...))
+		kinds := make([]Kind, len(s.Kinds))
+		for i, k := range s.Kinds {
+			kinds[i] = Kind{Name: k.Name, If: rx(k.If)}
+		}
+		s.Kinds = kinds
+		p.Stacks = append(p.Stacks, s)
+	}
+	return p, true
+}
+
+// Speech2Text: a convolutional subsampler (GLU halves each conv's
+// output) before a BART-layout encoder, sinusoidal positions (not
+// saved), and the decoder's own embed_tokens, no shared table.
+var s2tDecoder = seq2seqDecoder("Speech2Text", "Speech2Text", "speech_to_text", cat(s2sDefs("vocab_size=10000", "d_model=256", "decoder_layers=6", "decoder_ffn_dim=2048"), []Def{
+	{Sym: "ks", Field: "conv_kernel_sizes", Type: List, Default: "list(5, 5)", Null: "=", Desc: "the subsampler's kernel sizes, one per conv"},
+	opt("cC", "conv_channels", "1024"), opt("feat", "input_feat_per_channel", "80"), opt("ich", "input_channels", "1")}),
+	nil, bartLayer, finalLN).with(func(f *Family) { f.Causal = "-" })
+
+var _ = register(s2tDecoder)
+
+func init() {
+	f := s2sFull(s2tDecoder, true, Def{Sym: "Le", Field: "encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers})
+	f.Global = []T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: "model.encoder.conv.conv_layers.{e}.weight", Shape: []string{"e < len(ks) - 1 ? cC : 2*H", "e == 0 ? feat*ich : cC/2", "at(ks, e)"}, Role: RoleLinear, Experts: "len(ks)", PerCopy: true},
+		{Name: "model.encoder.conv.conv_layers.{e}.bias", Shape: []string{"e < len(ks) - 1 ? cC : 2*H"}, Role: RoleBias, Experts: "len(ks)", PerCopy: true}}
+	f.Embed = "model.decoder.embed_tokens.weight"
+	classTasks["Speech2Text"] = s2sTasksUnder(f, "", false, TaskBase, "ForConditionalGeneration")
+}
