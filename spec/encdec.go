@@ -480,7 +480,7 @@ var _ = register(
 	// num_sparse_*_layers imply, as both versions read them.
 	t5Family("SwitchTransformers", "SwitchTransformers", "switch_transformers", cat(
 		replaceDef(withoutDefs(t5Defs("32128", "768", "12", "12", "2048", "relu", "true"), "ffp", "gated"),
-			Def{Sym: "Ld", Field: "num_decoder_layers", Default: "12", Null: "L", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers}),
+			Def{Sym: "Ld", Field: "num_decoder_layers", Default: "12", Null: "Lnl", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers}),
 		[]Def{
 			{Sym: "E", Field: "num_experts", Default: "8", Legend: "E", Desc: "experts per sparse block", Show: true, Pos: true, Max: MaxExperts},
 			flag("router_bias", "router_bias", "false", "the router has a bias"),
