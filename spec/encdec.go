@@ -846,3 +846,54 @@ func init() {
 	f.Embed = "model.decoder.embed_tokens.weight"
 	classTasks["Speech2Text"] = s2sTasksUnder(f, "", false, TaskBase, "ForConditionalGeneration")
 }
+
+// T5Gemma 2 (transformers 5.x): a Gemma 3 text encoder with a SigLIP
+// tower and its projector (encoder.text_config, encoder.vision_config),
+// and a decoder whose self-attention also reads the encoder (one set of
+// projections), q/k norms in both; the decoder's embed_tokens and the
+// head are tied to the encoder's.
+var t5Gemma2 = func() *Family {
+	txt := func(x, cfg, desc string) []Def {
+		return []Def{
+			{Sym: x + "V", Field: cfg + "vocab_size", Default: "262208", Legend: x + "V", Desc: desc + " vocabulary", Show: true, Pos: true},
+			{Sym: x + "H", Field: cfg + "hidden_size", Default: "2304", Legend: x + "H", Desc: desc + " width", Show: true, Pos: true},
+			{Sym: x + "L", Field: cfg + "num_hidden_layers", Default: "26", Legend: x + "L", Desc: desc + " layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: x + "heads", Field: cfg + "num_attention_heads", Default: "8", Desc: desc + " attention heads", Show: true, Pos: true},
+			{Sym: x + "kv", Field: cfg + "num_key_value_heads", Default: "4", Desc: desc + " kv heads", Show: true, Pos: true},
+			{Sym: x + "d", Field: cfg + "head_dim", Default: "256", Desc: desc + " head width", Show: true, Pos: true},
+			{Sym: x + "I", Field: cfg + "intermediate_size", Default: "9216", Legend: x + "I", Desc: desc + " FFN inner width", Show: true, Pos: true},
+			{Sym: x + "bias", Field: cfg + "attention_bias", Type: Bool, Default: "false", Desc: desc + " attention projections have biases"},
+		}
+	}
+	layer := func(x string) []T {
+		ts := cat(attn("self_attn.", "bias", "bias", qkNorm("self_attn.", "d", "d")), norm("pre_self_attn_layernorm", "H", ""), norm("post_self_attn_layernorm", "H", ""),
+			gatedMLP("mlp.", "I", ""), norm("pre_feedforward_layernorm", "H", ""), norm("post_feedforward_layernorm", "H", ""))
+		return renameSyms(ts, "H", x+"H", "heads", x+"heads", "kv", x+"kv", "d", x+"d", "I", x+"I", "bias", x+"bias")
+	}
+	vg, vs, vf := visionTower("model.encoder.vision_tower.", "")
+	return &Family{Name: "T5Gemma2", Class: "T5Gemma2", ModelTypes: []string{"t5gemma2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(txt("e", "encoder.text_config.", "encoder"), txt("d", "decoder.", "decoder"),
+			siglipTowerDefs("encoder.vision_config.", "hidden_size", "768", "12", "3072", "16", "224"), // SiglipVisionConfig()
+			[]Def{tie("true"), derived("H", "dH")}),
+		Global: cat([]T{{Name: "model.encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+			vec("model.encoder.embed_tokens.eoi_embedding", "eH"),
+			// untied (the top level's tie_word_embeddings), the decoder's own
+			[]T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"dV", "dH"}, Role: RoleEmbedding, If: "!tied"},
+				{Name: "model.decoder.embed_tokens.eoi_embedding", Shape: []string{"dH"}, Role: RoleNorm, If: "!tied"}}, vg,
+			[]T{{Name: "model.encoder.multi_modal_projector.mm_input_projection_weight", Shape: []string{"vH", "eH"}, Role: RoleLinear}},
+			vec("model.encoder.multi_modal_projector.mm_soft_emb_norm.weight", "vH")),
+		Stacks: cat(vs, []Stack{{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: layer("e")},
+			{Prefix: "model.decoder.layers.{l}.", Layers: "dL", Tensors: layer("d")}}),
+		Final: cat(vf, norm("model.encoder.norm", "eH", ""), norm("model.decoder.norm", "dH", "")),
+		Embed: "model.encoder.embed_tokens.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForConditionalGeneration", HeadName: "lm_head.out_proj.weight",
+				Head: []T{{Name: "lm_head.out_proj.weight", Shape: []string{"dV", "dH"}, Role: RoleHead, Optional: "tied"}}},
+			{Suffix: HeadSeqCls, Head: linear("score.out_proj", "C", "H", "true"), Labels: true},
+			{Suffix: TaskTokenCls, Head: linear("score.out_proj", "C", "H", "true"), Labels: true},
+		},
+	}
+}()
+
+var _ = register(t5Gemma2)
