@@ -897,3 +897,37 @@ var t5Gemma2 = func() *Family {
 }()
 
 var _ = register(t5Gemma2)
+
+// SpeechT5's base model (SpeechT5Model, no pre- or post-nets): a
+// post-norm encoder with a relative-position table and a BART-like
+// decoder under wrapped_encoder / wrapped_decoder. Its speech-to-text
+// and text-to-speech classes (with their convolutional pre-nets) are not
+// modelled: they stay partly checked.
+var speechT5 = &Family{Name: "SpeechT5", Class: "SpeechT5", ModelTypes: []string{"speecht5"}, Causal: "-", SeqCls: "-",
+	Defs: []Def{
+		{Sym: "V", Field: "vocab_size", Default: "81", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "residual-stream width", Show: true, Pos: true},
+		{Sym: "Le", Field: "encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "L", Field: "decoder_layers", Default: "6", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "Fe", Field: "encoder_ffn_dim", Default: "3072", Legend: "Fe", Desc: "encoder FFN inner width", Show: true, Pos: true},
+		{Sym: "F", Field: "decoder_ffn_dim", Default: "3072", Legend: "F", Desc: "decoder FFN inner width", Show: true, Pos: true},
+		{Sym: "eheads", Field: "encoder_attention_heads", Default: "12", Desc: "encoder attention heads", Pos: true},
+		opt("maxrel", "encoder_max_relative_position", "160"),
+	},
+	Global: []T{{Name: "speecht5.encoder.wrapped_encoder.embed_positions.pe_k.weight", Shape: []string{"2*maxrel", "H/eheads"}, Role: RoleEmbedding}},
+	Stacks: []Stack{{Name: "encoder", Prefix: "speecht5.encoder.wrapped_encoder.layers.{l}.", Layers: "Le", Tensors: cat(
+		s2sAttn("attention.", "true", "true"), norm("layer_norm", "H", "true"),
+		linear("feed_forward.intermediate_dense", "Fe", "H", "true"), linear("feed_forward.output_dense", "H", "Fe", "true"),
+		norm("final_layer_norm", "H", "true"))},
+		{Prefix: "speecht5.decoder.wrapped_decoder.layers.{l}.", Layers: "L", Tensors: cat(
+			s2sAttn("self_attn.", "true", "true"), norm("self_attn_layer_norm", "H", "true"),
+			s2sAttn("encoder_attn.", "true", "true"), norm("encoder_attn_layer_norm", "H", "true"),
+			linear("feed_forward.intermediate_dense", "F", "H", "true"), linear("feed_forward.output_dense", "H", "F", "true"),
+			norm("final_layer_norm", "H", "true"))}},
+	Final:      norm("speecht5.encoder.wrapped_encoder.layer_norm", "H", "true"),
+	Embed:      "-",
+	BasePrefix: "speecht5.",
+	Tasks:      []Task{{Suffix: TaskBase, Prefix: "-"}},
+}
+
+var _ = register(speechT5)
