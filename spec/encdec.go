@@ -43,7 +43,7 @@ type encDec struct {
 
 func (v *encDec) register() *Family {
 	return &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", compose: v.compose}
+		Causal: v.Causal, SeqCls: "-", Tasks: noTasks, compose: v.compose}
 }
 
 // subType is the model_type of the sub-config at field ("encoder").
