@@ -3,6 +3,8 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -29,6 +31,9 @@ type encoderPart struct {
 type encDec struct {
 	Family
 	encoders map[string]encoderPart
+	// anyEncoder: an encoder model_type without an entry in encoders is
+	// the base model of its registered family (familyEncoder).
+	anyEncoder bool
 	// decDefaults are the core dimensions of a decoder config class that
 	// its family requires but a decoder config may leave out, as
 	// transformers fills them from the class (GPT2Config's 768).
@@ -38,7 +43,7 @@ type encDec struct {
 
 func (v *encDec) register() *Family {
 	return &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", compose: v.compose}
+		Causal: v.Causal, SeqCls: "-", Tasks: noTasks, compose: v.compose}
 }
 
 // subType is the model_type of the sub-config at field ("encoder").
@@ -57,6 +62,9 @@ func (v *encDec) compose(c *Config) (*Family, error) {
 		return f.(*Family), nil
 	}
 	enc, ok := v.encoders[emt]
+	if !ok && v.anyEncoder {
+		enc, ok = familyEncoder(emt)
+	}
 	if !ok {
 		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 			Reason: fmt.Sprintf("its encoder, encoder.model_type %q, has no spec", emt)}
@@ -244,6 +252,12 @@ var _ = register(
 		},
 		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
 	}).register(),
+	// EncoderDecoder (BERT2BERT and kin): any encoder whose family has a
+	// base-model spec, and any decoder with a causal-LM spec.
+	(&encDec{Family: Family{Name: "EncoderDecoder", Class: "EncoderDecoder", ModelTypes: []string{"encoder-decoder"},
+		Causal: "EncoderDecoderModel"}, anyEncoder: true,
+		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
+	}).register(),
 	// UDOP: a T5 encoder-decoder over text and image patches (a shared
 	// patch embedding, 2-D cell position embeddings in the encoder) with
 	// the relative biases relative_bias_args lists in both stacks.
@@ -314,14 +328,14 @@ func s2sFull(dec *Family, noPositions bool, defs ...Def) *Family {
 	f.Defs = cat(dec.Defs, []Def{le, fe}, defs)
 	for i, d := range f.Defs {
 		for _, o := range defs {
-			if o.Sym == d.Sym && i < len(dec.Defs) {
+			if o.Sym == d.Sym && i < len(dec.Defs)+2 {
 				f.Defs[i] = o
 			}
 		}
 	}
 	f.Defs = f.Defs[:len(dec.Defs)+2]
 	for _, o := range defs {
-		if !hasDef(dec.Defs, o.Sym) {
+		if !hasDef(f.Defs, o.Sym) {
 			f.Defs = append(f.Defs, o)
 		}
 	}
@@ -338,7 +352,11 @@ func s2sFull(dec *Family, noPositions bool, defs ...Def) *Family {
 		}
 		return out
 	}
-	f.Global = []T{{Name: "model.shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}
+	// transformers 5.x saves the stacks' embed_tokens beside shared when
+	// tie_word_embeddings is false (4.57 ties them whatever it says).
+	f.Global = []T{{Name: "model.shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: "model.encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"},
+		{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"}}
 	f.Global = append(f.Global, toEnc(dec.Global)...)
 	for _, t := range dec.Global {
 		if keep(t) {
@@ -422,8 +440,11 @@ func init() {
 			Def{Sym: "Vd", Field: "decoder_vocab_size", Default: "Vsrc", Null: "Vsrc", Desc: "decoder vocabulary"},
 			derived("Vout", "share ? Vsrc : Vd"))
 		f.Global[0].If = "share"
-		f.Global = append(f.Global, T{Name: "model.encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "!share"},
-			T{Name: "model.decoder.embed_tokens.weight", Shape: []string{"tf5 ? Vd : V", "H"}, Role: RoleEmbedding, If: "!share"})
+		f.Global = slices.DeleteFunc(f.Global, func(t T) bool { return t.If == "tf5 && !tied" })
+		// transformers 5.x also saves them when tie_word_embeddings is
+		// false.
+		f.Global = append(f.Global, T{Name: "model.encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "!share || tf5 && !tied"},
+			T{Name: "model.decoder.embed_tokens.weight", Shape: []string{"tf5 ? Vd : V", "H"}, Role: RoleEmbedding, If: "!share || tf5 && !tied"})
 		return f
 	}
 	mt := marian(true)
@@ -431,3 +452,482 @@ func init() {
 		{Name: "lm_head.weight", Shape: []string{"Vout", "H"}, Role: RoleHead, Optional: "tied"},
 		{Name: "final_logits_bias", Shape: []string{"1", "Vout"}, Role: RoleBias, AnyDType: true}}}}
 }
+
+// The T5 lineage: an encoder and a decoder of RMSNorm'd blocks with
+// relative-position bucket tables (T5, mT5: in each stack's first block;
+// UMT5: in every block), embeddings in shared, the FFN gated by
+// feed_forward_proj. LongT5's encoder attends locally or with transient
+// global tokens (encoder_attention_type), the latter adding a global
+// bucket table and a norm.
+var _ = register(
+	t5Family("T5", "T5", "t5", t5Defs("32128", "512", "6", "8", "2048", "relu", "true"), t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0"}),
+	t5Family("mT5", "MT5", "mt5", t5Defs("250112", "512", "8", "6", "1024", "gated-gelu", "false"), t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0"}),
+	t5Family("UMT5", "UMT5", "umt5", t5Defs("250112", "512", "8", "6", "1024", "gated-gelu", "true"), t5Opts{EncAttn: t5Attention("SelfAttention.", "true"), Bias: "true"}),
+	// LongT5: transformers 5.x saves the stacks' embed_tokens beside
+	// shared when tie_word_embeddings is false; 4.57 ties them whatever
+	// it says.
+	t5Family("LongT5", "LongT5", "longt5", cat(t5Defs("32128", "512", "6", "8", "2048", "relu", "true"), []Def{
+		{Sym: "eat", Field: "encoder_attention_type", Type: Str, Default: "'local'", Desc: "the encoder's attention: local or transient-global"},
+		derived("tglobal", "eat == 'transient-global'")}),
+		t5Opts{EncAttn: cat(when("!tglobal", t5Attention("LocalSelfAttention.", "l == 0")),
+			when("tglobal", t5Attention("TransientGlobalSelfAttention.", "l == 0"),
+				[]T{{Name: "TransientGlobalSelfAttention.global_relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
+				norm("TransientGlobalSelfAttention.global_input_layer_norm", "H", ""))),
+			Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true}),
+	// Switch Transformers: T5 (v1.0's plain FFN) whose every step-th
+	// block (l % step == 1, or all at step 1) is sparse: E experts and a
+	// router. The steps config.json gives win over the ones
+	// num_sparse_*_layers imply, as both versions read them.
+	t5Family("SwitchTransformers", "SwitchTransformers", "switch_transformers", cat(
+		replaceDef(withoutDefs(t5Defs("32128", "768", "12", "12", "2048", "relu", "true"), "ffp", "gated"),
+			Def{Sym: "Ld", Field: "num_decoder_layers", Default: "12", Null: "Lnl", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers}),
+		[]Def{
+			{Sym: "E", Field: "num_experts", Default: "8", Legend: "E", Desc: "experts per sparse block", Show: true, Pos: true, Max: MaxExperts},
+			flag("router_bias", "router_bias", "false", "the router has a bias"),
+			opt("nse", "num_sparse_encoder_layers", "3"), opt("nsd", "num_sparse_decoder_layers", "3"),
+			opt("estep", "encoder_sparse_step", "nse > 0 ? L / nse : L"), opt("dstep", "decoder_sparse_step", "nsd > 0 ? Ld / nsd : Ld"),
+		}),
+		t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true, FFN: func(dec bool) []T {
+			step := "estep"
+			if dec {
+				step = "dstep"
+			}
+			sparse := step + " > 0 && (l % " + step + " == 1 || " + step + " == 1)"
+			return cat(when("!("+sparse+")", linear("mlp.wi", "F", "H", ""), linear("mlp.wo", "H", "F", "")),
+				when(sparse,
+					[]T{{Name: "mlp.router.classifier.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
+						{Name: "mlp.router.classifier.bias", Shape: []string{"E"}, Role: RoleBias, If: "router_bias", AnyDType: true},
+						{Name: "mlp.experts.expert_{e}.wi.weight", Shape: []string{"F", "H"}, Role: RoleLinear, Experts: "E"},
+						{Name: "mlp.experts.expert_{e}.wo.weight", Shape: []string{"H", "F"}, Role: RoleLinear, Experts: "E"}}))
+		}}),
+	// Pop2Piano: T5 with a composer embedding conditioning the encoder.
+	t5Family("Pop2Piano", "Pop2Piano", "pop2piano", cat(t5Defs("2400", "512", "6", "8", "2048", "gated-gelu", "true"), []Def{opt("Vc", "composer_vocab_size", "21")}),
+		t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true,
+			Global: []T{{Name: "transformer.mel_conditioner.embedding.weight", Shape: []string{"Vc", "H"}, Role: RoleEmbedding}}}),
+)
+
+// BART-like encoder-decoders without a causal-LM class of their own
+// (LED, M2M100): their decoder, registered for the model_type, is only
+// the base of the full model their task classes check (s2sFull).
+var (
+	ledDecoder = seq2seqDecoder("LED", "LED", "led", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"),
+		[]Def{posDef("max_decoder_position_embeddings", "1024")}), cat(decoderPositions("P"), embLN), bartLayer, nil).
+		with(func(f *Family) { f.Causal = "-" })
+	m2m100Decoder = seq2seqDecoder("M2M100", "M2M100", "m2m_100", s2sDefs("vocab_size=128112", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"),
+		nil, bartLayer, finalLN).with(func(f *Family) { f.Causal = "-" })
+	_ = register(ledDecoder, m2m100Decoder)
+)
+
+func init() {
+	// MVP: the encoder has its own layer-wise prompt (self-attention
+	// only), Le layers deep.
+	mvp := s2sOf("mvp", false)
+	// transformers 5.x builds the encoder without it (MvpModel passes
+	// use_prompt as MvpEncoder's embed_tokens argument).
+	mvp.Global = slices.DeleteFunc(s2sRename(mvp.Global, "model.encoder.self_attn_prompt.", "L", "Le"),
+		func(t T) bool { return strings.HasPrefix(t.Name, "model.encoder.cross_attn_prompt.") })
+	for i, t := range mvp.Global {
+		if strings.HasPrefix(t.Name, "model.encoder.self_attn_prompt.") {
+			mvp.Global[i].If = "(" + t.If + ") && !tf5"
+		}
+	}
+	classTasks["Mvp"] = s2sTasks(mvp)
+	// BigBird-Pegasus: the encoder's block-sparse attention
+	// (self_attn.self, self_attn.output), biased only with use_bias.
+	bbp := s2sOf("bigbird_pegasus", false)
+	s2sEncoderAttn(bbp, cat(linear("self_attn.self.query", "H", "H", "use_bias"), linear("self_attn.self.key", "H", "H", "use_bias"),
+		linear("self_attn.self.value", "H", "H", "use_bias"), linear("self_attn.output", "H", "H", "use_bias")))
+	classTasks["BigBirdPegasus"] = s2sTasks(bbp)
+	// LED: Longformer's local and global projections in the encoder, its
+	// own position count; the task classes keep the base model under led.
+	led := s2sFull(ledDecoder, false, Def{Sym: "Pe", Field: "max_encoder_position_embeddings", Default: "16384", Legend: "Pe", Desc: "encoder positions", Show: true, Pos: true})
+	led.Global = s2sRename(led.Global, "model.encoder.embed_positions", "P", "Pe")
+	var lf []T
+	for _, p := range []string{"query", "key", "value", "query_global", "key_global", "value_global"} {
+		lf = cat(lf, linear("self_attn.longformer_self_attn."+p, "H", "H", "true"))
+	}
+	s2sEncoderAttn(led, cat(lf, linear("self_attn.output", "H", "H", "true")))
+	classTasks["LED"] = s2sTasksUnder(led, "led.", true)
+	// M2M100: sinusoidal positions (not saved), no final_logits_bias.
+	classTasks["M2M100"] = s2sTasksUnder(s2sFull(m2m100Decoder, true), "", false, TaskBase, "ForConditionalGeneration")
+}
+
+// t5GemmaStack is a T5Gemma encoder's (x "e") or decoder's (x "d")
+// sub-config fields, read under "encoder." or "decoder."; the decoder's
+// default to the encoder's when config.json has no decoder (T5GemmaConfig
+// copies the encoder), else to T5GemmaModuleConfig's.
+func t5GemmaDefs() []Def {
+	var out []Def
+	for _, s := range []struct{ x, cfg, desc string }{{"e", "encoder.", "encoder"}, {"d", "decoder.", "decoder"}} {
+		def := func(sym, d string) string {
+			if s.x == "d" {
+				return "hasdec ? " + d + " : e" + sym
+			}
+			return d
+		}
+		if s.x == "d" {
+			out = append(out, Def{Sym: "dmt", Field: "decoder.model_type", Type: Str, Default: "''"}, derived("hasdec", "dmt != ''"))
+		}
+		out = append(out,
+			Def{Sym: s.x + "V", Field: s.cfg + "vocab_size", Default: def("V", "256000"), Legend: s.x + "V", Desc: s.desc + " vocabulary", Show: true, Pos: true},
+			Def{Sym: s.x + "H", Field: s.cfg + "hidden_size", Default: def("H", "2304"), Legend: s.x + "H", Desc: s.desc + " width", Show: true, Pos: true},
+			Def{Sym: s.x + "L", Field: s.cfg + "num_hidden_layers", Default: def("L", "26"), Legend: s.x + "L", Desc: s.desc + " layers", Show: true, Pos: true, Max: MaxLayers},
+			Def{Sym: s.x + "heads", Field: s.cfg + "num_attention_heads", Default: def("heads", "8"), Desc: s.desc + " attention heads", Show: true, Pos: true},
+			Def{Sym: s.x + "kv", Field: s.cfg + "num_key_value_heads", Default: def("kv", "4"), Desc: s.desc + " kv heads", Show: true, Pos: true},
+			Def{Sym: s.x + "d", Field: s.cfg + "head_dim", Default: def("d", "256"), Desc: s.desc + " head width", Show: true, Pos: true},
+			Def{Sym: s.x + "I", Field: s.cfg + "intermediate_size", Default: def("I", "9216"), Legend: s.x + "I", Desc: s.desc + " FFN inner width", Show: true, Pos: true},
+			Def{Sym: s.x + "bias", Field: s.cfg + "attention_bias", Type: Bool, Default: def("bias", "false"), Desc: s.desc + " attention projections have biases"})
+	}
+	return out
+}
+
+// t5GemmaLayer is a T5Gemma layer with x's symbols ("e", "d"): Gemma 2's
+// sandwich norms around self-attention, (the decoder's) cross-attention
+// reading the encoder's width, and the gated MLP.
+func t5GemmaLayer(x string, cross bool) []T {
+	ts := cat(attn("self_attn.", "bias", "bias"), norm("pre_self_attn_layernorm", "H", ""), norm("post_self_attn_layernorm", "H", ""))
+	if cross {
+		ts = cat(ts, linear("cross_attn.q_proj", "heads*d", "H", "bias"), linear("cross_attn.k_proj", "kv*d", "eH", "bias"),
+			linear("cross_attn.v_proj", "kv*d", "eH", "bias"), linear("cross_attn.o_proj", "H", "heads*d", "bias"),
+			norm("pre_cross_attn_layernorm", "H", ""), norm("post_cross_attn_layernorm", "H", ""))
+	}
+	ts = cat(ts, gatedMLP("mlp.", "I", ""), norm("pre_feedforward_layernorm", "H", ""), norm("post_feedforward_layernorm", "H", ""))
+	return renameSyms(ts, "H", x+"H", "heads", x+"heads", "kv", x+"kv", "d", x+"d", "I", x+"I", "bias", x+"bias")
+}
+
+// T5Gemma: a Gemma 2 encoder and decoder of their own sizes; an
+// encoder-only configuration (is_encoder_decoder false) is the encoder
+// alone, which the classifiers then read.
+var t5Gemma = &Family{Name: "T5Gemma", Class: "T5Gemma", ModelTypes: []string{"t5gemma"}, Causal: "-", SeqCls: "-",
+	Defs: cat(t5GemmaDefs(), []Def{flag("encdec", "is_encoder_decoder", "true", "an encoder and a decoder (else the encoder alone)"),
+		// transformers 4.57 ties the head by the decoder's
+		// tie_word_embeddings (its text config), 5.x by the top level's.
+		flag("ttop", "tie_word_embeddings", "true", "lm_head shares the decoder's embed_tokens (transformers 5.x)"),
+		flag("tdec", "decoder.tie_word_embeddings|encoder.tie_word_embeddings", "true", "lm_head shares the decoder's embed_tokens (transformers 4.x)"),
+		derived("tied", "tf5 ? ttop : tdec"),
+		derived("H", "encdec ? dH : eH")}),
+	Global: cat([]T{{Name: "model.encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+		[]T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"dV", "dH"}, Role: RoleEmbedding, If: "encdec"}}),
+	Stacks: []Stack{{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: t5GemmaLayer("e", false)},
+		{Prefix: "model.decoder.layers.{l}.", Layers: "encdec ? dL : 0", Tensors: t5GemmaLayer("d", true)}},
+	Final: cat(norm("model.encoder.norm", "eH", ""), when("encdec", norm("model.decoder.norm", "dH", ""))),
+	Embed: "model.decoder.embed_tokens.weight",
+	Tasks: []Task{
+		{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("encdec", "true")}},
+		{Suffix: "ForConditionalGeneration", Defs: []Def{derived("encdec", "true")}, HeadName: "lm_head.out_proj.weight",
+			Head: []T{{Name: "lm_head.out_proj.weight", Shape: []string{"dV", "dH"}, Role: RoleHead, Optional: "tied"}}},
+		{Suffix: "EncoderModel", Prefix: "-", Defs: []Def{derived("encdec", "false")}},
+		{Suffix: HeadSeqCls, Head: linear("score.out_proj", "C", "H", "true"), Labels: true},
+		{Suffix: TaskTokenCls, Head: linear("score.out_proj", "C", "H", "true"), Labels: true},
+	},
+}
+
+var _ = register(t5Gemma)
+
+// prophetNetFull is ProphetNet's encoder-decoder (ProphetNetModel,
+// …ForConditionalGeneration): its decoder family's tensors under
+// prophetnet. with an encoder of its own depth and FFN width beside it,
+// the LM head tied to word_embeddings.
+func prophetNetFull(name, class, mt string) *Family {
+	f := prophetNet(name, class, mt)
+	f.BasePrefix = "prophetnet."
+	f.Defs = cat(f.Defs, []Def{
+		{Sym: "Le", Field: "num_encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "Fe", Field: "encoder_ffn_dim", Default: "4096", Legend: "Fe", Desc: "encoder FFN inner width", Show: true, Pos: true}})
+	// transformers 5.x saves the stacks' word_embeddings too when
+	// tie_word_embeddings is false.
+	f.Global = cat(f.Global, []T{{Name: "prophetnet.encoder.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+		{Name: "prophetnet.encoder.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"},
+		{Name: "prophetnet.decoder.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"}},
+		norm("prophetnet.encoder.embeddings_layer_norm", "H", "true"))
+	f.Stacks = append([]Stack{{Name: "encoder", Prefix: "prophetnet.encoder.layers.{l}.", Layers: "Le", Tensors: cat(
+		prophetNetAttn("self_attn."), norm("self_attn_layer_norm", "H", "true"),
+		linear("feed_forward.intermediate", "Fe", "H", "true"), linear("feed_forward.output", "H", "Fe", "true"),
+		norm("feed_forward_layer_norm", "H", "true"))}}, f.Stacks...)
+	f.Final = nil
+	return f
+}
+
+func init() {
+	for _, c := range []struct{ name, class, mt string }{{"ProphetNet", "ProphetNet", "prophetnet"}, {"XLM-ProphetNet", "XLMProphetNet", "xlm-prophetnet"}} {
+		full := prophetNetFull(c.name, c.class, c.mt)
+		classTasks[c.class] = []Task{
+			{Suffix: TaskBase, Prefix: "-", Of: full},
+			{Suffix: "ForConditionalGeneration", Of: full, HeadName: "lm_head.weight",
+				Head: []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}},
+		}
+	}
+}
+
+var (
+	// Pegasus-X: BART-layout layers without attention biases, sinusoidal
+	// positions (not saved), and in the encoder global tokens with their
+	// own norm.
+	pegasusXDecoder = seq2seqDecoder("Pegasus-X", "PegasusX", "pegasus_x", cat(s2sDefs("vocab_size=96103", "d_model=1024", "decoder_layers=16", "decoder_ffn_dim=4096"),
+		[]Def{opt("G", "num_global_tokens", "32")}), nil, s2sLayer(true, "", "", "true"), finalLN).
+		with(func(f *Family) { f.Causal = "-" })
+	// FSMT: source and target vocabularies of their own, sinusoidal
+	// positions saved [P+pad+1, H], the decoder's output projection.
+	fsmtDecoder = seq2seqDecoder("FSMT", "FSMT", "fsmt", cat(s2sDefs("tgt_vocab_size=42024", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"),
+		[]Def{posDef("max_position_embeddings", "1024"), opt("pad", "pad_token_id", "1"),
+			{Sym: "Vs", Field: "src_vocab_size", Default: "42024", Legend: "Vs", Desc: "source vocabulary", Show: true, Pos: true}}),
+		decoderPositions("P+pad+1"), bartLayer, nil).
+		with(func(f *Family) { f.Causal = "-"; f.Defs = withDefault(f.Defs, "tied", "false") })
+	_ = register(pegasusXDecoder, fsmtDecoder)
+)
+
+func init() {
+	px := s2sFull(pegasusXDecoder, true)
+	px.Global = append(px.Global, T{Name: "model.encoder.embed_global.weight", Shape: []string{"G", "H"}, Role: RoleEmbedding})
+	px.Stacks[0].Tensors = cat(px.Stacks[0].Tensors, norm("global_self_attn_layer_norm", "H", "true"))
+	classTasks["PegasusX"] = s2sTasksUnder(px, "", false, TaskBase, "ForConditionalGeneration")
+
+	// FSMT's tying differs by writer: transformers 4.57 saves the
+	// encoder's embed_tokens (and the output projection unless tied),
+	// 5.x the decoder's embed_tokens, the encoder's and the output
+	// projection only when untied.
+	fsmt := s2sFull(fsmtDecoder, false)
+	fsmt.Global = cat([]T{{Name: "model.encoder.embed_tokens.weight", Shape: []string{"Vs", "H"}, Role: RoleEmbedding, If: "!tf5 || !tied"},
+		{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5"}},
+		slices.DeleteFunc(fsmt.Global, func(t T) bool { return strings.Contains(t.Name, "embed_tokens") || t.Name == "model.shared.weight" }))
+	for i, t := range fsmt.Global {
+		if strings.Contains(t.Name, "embed_positions") {
+			fsmt.Global[i].AnyDType = true // 4.57 keeps the sinusoidal tables in float32
+		}
+	}
+	fsmt.Final = []T{{Name: "model.decoder.output_projection.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "!tied"}}
+	fsmt.Embed, fsmt.Head = "model.encoder.embed_tokens.weight", "-"
+	classTasks["FSMT"] = []Task{{Suffix: TaskBase, Prefix: "-", Of: fsmt}, {Suffix: "ForConditionalGeneration", Of: fsmt}}
+}
+
+// nllbMoELayer is an NLLB-MoE layer (cross: the decoder's): BART-style
+// attention, then a dense FFN f wide, or in every step-th layer
+// ((l+1) % step == 0) E experts of it and a router.
+func nllbMoELayer(cross bool, f, step string) []T {
+	ts := cat(s2sAttn("self_attn.", "true", "true"), norm("self_attn_layer_norm", "H", "true"))
+	if cross {
+		ts = cat(ts, s2sAttn("cross_attention.", "true", "true"), norm("cross_attention_layer_norm", "H", "true"))
+	}
+	sparse := step + " > 0 && (l + 1) % " + step + " == 0"
+	return cat(ts, norm("ff_layer_norm", "H", "true"),
+		when("!("+sparse+")", linear("ffn.fc1", f, "H", "true"), linear("ffn.fc2", "H", f, "true")),
+		when(sparse, []T{{Name: "ffn.router.classifier.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
+			{Name: "ffn.router.classifier.bias", Shape: []string{"E"}, Role: RoleBias, If: "router_bias", AnyDType: true},
+			{Name: "ffn.experts.expert_{e}.fc1.weight", Shape: []string{f, "H"}, Role: RoleLinear, Experts: "E"},
+			{Name: "ffn.experts.expert_{e}.fc1.bias", Shape: []string{f}, Role: RoleBias, Experts: "E"},
+			{Name: "ffn.experts.expert_{e}.fc2.weight", Shape: []string{"H", f}, Role: RoleLinear, Experts: "E"},
+			{Name: "ffn.experts.expert_{e}.fc2.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E"}}))
+}
+
+// NLLB-MoE: M2M100's layout (sinusoidal positions not saved, final
+// norms) with sparse FFNs every encoder_/decoder_sparse_step layers.
+var nllbMoE = &Family{Name: "NLLB-MoE", Class: "NllbMoe", ModelTypes: []string{"nllb-moe"}, Causal: "-", SeqCls: "-",
+	Defs: cat(s2sDefs("vocab_size=128112", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{
+		{Sym: "Le", Field: "encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "Fe", Field: "encoder_ffn_dim", Default: "4096", Legend: "Fe", Desc: "encoder FFN inner width", Show: true, Pos: true},
+		{Sym: "E", Field: "num_experts", Default: "128", Legend: "E", Desc: "experts per sparse layer", Show: true, Pos: true, Max: MaxExperts},
+		flag("router_bias", "router_bias", "false", "the router has a bias"),
+		opt("estep", "encoder_sparse_step", "4"), opt("dstep", "decoder_sparse_step", "4"), tie("true")}),
+	Global: cat([]T{{Name: "model.shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: "model.encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"},
+		{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"}}),
+	Stacks: []Stack{{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "Le", Tensors: nllbMoELayer(false, "Fe", "estep")},
+		{Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: nllbMoELayer(true, "F", "dstep")}},
+	Final: cat(norm("model.encoder.layer_norm", "H", "true"), norm("model.decoder.layer_norm", "H", "true")),
+	Embed: "model.shared.weight",
+}
+
+var _ = register(nllbMoE.with(func(f *Family) {
+	f.Tasks = s2sTasksUnder(f, "", false, TaskBase, "ForConditionalGeneration")
+}))
+
+// familyEncoder is the encoder part of a composition made from the
+// registered family of model_type mt: its base model (the family's
+// "Model" task class, as AutoModel builds the encoder), every symbol
+// prefixed "e_" and read under "encoder.", every name under "encoder.";
+// eH is its width (e_H). False when mt has no such family.
+func familyEncoder(mt string) (encoderPart, bool) {
+	f := byType[mt]
+	if f == nil || f.compose != nil {
+		return encoderPart{}, false
+	}
+	t := f.findTask(f.Class + TaskBase)
+	if t == nil {
+		return encoderPart{}, false
+	}
+	g := f.forTask(t)
+	var pairs []string
+	for _, d := range g.Defs {
+		pairs = append(pairs, d.Sym, "e_"+d.Sym)
+	}
+	if !slices.Contains(pairs, "H") {
+		return encoderPart{}, false
+	}
+	res := make([]*regexp.Regexp, len(pairs)/2)
+	for k := range res {
+		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
+	}
+	rx := func(x string) string {
+		for k, re := range res {
+			x = re.ReplaceAllString(x, pairs[2*k+1])
+		}
+		return x
+	}
+	// With tie_encoder_decoder, transformers saves the weights the
+	// encoder shares with the decoder under the decoder's names only.
+	optional := func(ts []T) []T {
+		for i := range ts {
+			if ts[i].Optional == "" {
+				ts[i].Optional = "ted"
+			} else {
+				ts[i].Optional = "(" + ts[i].Optional + ") || ted"
+			}
+		}
+		return ts
+	}
+	reroot := func(ts []T) []T {
+		out := renameSyms(ts, pairs...)
+		for i := range out {
+			out[i].Name = "encoder." + out[i].Name
+		}
+		return optional(out)
+	}
+	p := encoderPart{Name: f.Name, Global: reroot(g.Global), Final: reroot(g.Final)}
+	for _, d := range g.Defs {
+		d.Sym, d.Default, d.Desc = "e_"+d.Sym, rx(d.Default), "encoder: "+rx(d.Desc)
+		if d.Null != "" && d.Null != "=" {
+			d.Null = rx(d.Null)
+		}
+		if d.Divides != "" {
+			d.Divides = "e_" + d.Divides
+		}
+		if d.Legend != "" {
+			d.Legend = "e" + d.Legend
+		}
+		if d.Field != "" {
+			alts := strings.Split(d.Field, "|")
+			for i := range alts {
+				alts[i] = "encoder." + alts[i]
+			}
+			d.Field = strings.Join(alts, "|")
+		}
+		p.Defs = append(p.Defs, d)
+	}
+	p.Defs = append(p.Defs, derived("eH", "e_H"),
+		flag("ted", "tie_encoder_decoder", "false", "the encoder's weights are the decoder's (saved once)"))
+	for _, s := range g.Stacks {
+		s.Name, s.Prefix, s.Layers = "encoder", "encoder."+s.Prefix, rx(s.Layers)
+		s.Tensors = optional(renameSyms(s.Tensors, pairs...))
+		kinds := make([]Kind, len(s.Kinds))
+		for i, k := range s.Kinds {
+			kinds[i] = Kind{Name: k.Name, If: rx(k.If)}
+		}
+		s.Kinds = kinds
+		p.Stacks = append(p.Stacks, s)
+	}
+	return p, true
+}
+
+// Speech2Text: a convolutional subsampler (GLU halves each conv's
+// output) before a BART-layout encoder, sinusoidal positions (not
+// saved), and the decoder's own embed_tokens, no shared table.
+var s2tDecoder = seq2seqDecoder("Speech2Text", "Speech2Text", "speech_to_text", cat(s2sDefs("vocab_size=10000", "d_model=256", "decoder_layers=6", "decoder_ffn_dim=2048"), []Def{
+	{Sym: "ks", Field: "conv_kernel_sizes", Type: List, Default: "list(5, 5)", Null: "=", Desc: "the subsampler's kernel sizes, one per conv"},
+	opt("cC", "conv_channels", "1024"), opt("feat", "input_feat_per_channel", "80"), opt("ich", "input_channels", "1")}),
+	nil, bartLayer, finalLN).with(func(f *Family) { f.Causal = "-" })
+
+var _ = register(s2tDecoder)
+
+func init() {
+	f := s2sFull(s2tDecoder, true, Def{Sym: "Le", Field: "encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers})
+	f.Global = []T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: "model.encoder.conv.conv_layers.{e}.weight", Shape: []string{"e < len(ks) - 1 ? cC : 2*H", "e == 0 ? feat*ich : cC/2", "at(ks, e)"}, Role: RoleLinear, Experts: "len(ks)", PerCopy: true},
+		{Name: "model.encoder.conv.conv_layers.{e}.bias", Shape: []string{"e < len(ks) - 1 ? cC : 2*H"}, Role: RoleBias, Experts: "len(ks)", PerCopy: true}}
+	f.Embed = "model.decoder.embed_tokens.weight"
+	classTasks["Speech2Text"] = s2sTasksUnder(f, "", false, TaskBase, "ForConditionalGeneration")
+}
+
+// T5Gemma 2 (transformers 5.x): a Gemma 3 text encoder with a SigLIP
+// tower and its projector (encoder.text_config, encoder.vision_config),
+// and a decoder whose self-attention also reads the encoder (one set of
+// projections), q/k norms in both; the decoder's embed_tokens and the
+// head are tied to the encoder's.
+var t5Gemma2 = func() *Family {
+	txt := func(x, cfg, desc string) []Def {
+		return []Def{
+			{Sym: x + "V", Field: cfg + "vocab_size", Default: "262208", Legend: x + "V", Desc: desc + " vocabulary", Show: true, Pos: true},
+			{Sym: x + "H", Field: cfg + "hidden_size", Default: "2304", Legend: x + "H", Desc: desc + " width", Show: true, Pos: true},
+			{Sym: x + "L", Field: cfg + "num_hidden_layers", Default: "26", Legend: x + "L", Desc: desc + " layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: x + "heads", Field: cfg + "num_attention_heads", Default: "8", Desc: desc + " attention heads", Show: true, Pos: true},
+			{Sym: x + "kv", Field: cfg + "num_key_value_heads", Default: "4", Desc: desc + " kv heads", Show: true, Pos: true},
+			{Sym: x + "d", Field: cfg + "head_dim", Default: "256", Desc: desc + " head width", Show: true, Pos: true},
+			{Sym: x + "I", Field: cfg + "intermediate_size", Default: "9216", Legend: x + "I", Desc: desc + " FFN inner width", Show: true, Pos: true},
+			{Sym: x + "bias", Field: cfg + "attention_bias", Type: Bool, Default: "false", Desc: desc + " attention projections have biases"},
+		}
+	}
+	layer := func(x string) []T {
+		ts := cat(attn("self_attn.", "bias", "bias", qkNorm("self_attn.", "d", "d")), norm("pre_self_attn_layernorm", "H", ""), norm("post_self_attn_layernorm", "H", ""),
+			gatedMLP("mlp.", "I", ""), norm("pre_feedforward_layernorm", "H", ""), norm("post_feedforward_layernorm", "H", ""))
+		return renameSyms(ts, "H", x+"H", "heads", x+"heads", "kv", x+"kv", "d", x+"d", "I", x+"I", "bias", x+"bias")
+	}
+	vg, vs, vf := visionTower("model.encoder.vision_tower.", "")
+	return &Family{Name: "T5Gemma2", Class: "T5Gemma2", ModelTypes: []string{"t5gemma2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(txt("e", "encoder.text_config.", "encoder"), txt("d", "decoder.", "decoder"),
+			siglipTowerDefs("encoder.vision_config.", "hidden_size", "768", "12", "3072", "16", "224"), // SiglipVisionConfig()
+			[]Def{tie("true"), derived("H", "dH")}),
+		Global: cat([]T{{Name: "model.encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+			vec("model.encoder.embed_tokens.eoi_embedding", "eH"),
+			// untied (the top level's tie_word_embeddings), the decoder's own
+			[]T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"dV", "dH"}, Role: RoleEmbedding, If: "!tied"},
+				{Name: "model.decoder.embed_tokens.eoi_embedding", Shape: []string{"dH"}, Role: RoleNorm, If: "!tied"}}, vg,
+			[]T{{Name: "model.encoder.multi_modal_projector.mm_input_projection_weight", Shape: []string{"vH", "eH"}, Role: RoleLinear}},
+			vec("model.encoder.multi_modal_projector.mm_soft_emb_norm.weight", "vH")),
+		Stacks: cat(vs, []Stack{{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: layer("e")},
+			{Prefix: "model.decoder.layers.{l}.", Layers: "dL", Tensors: layer("d")}}),
+		Final: cat(vf, norm("model.encoder.norm", "eH", ""), norm("model.decoder.norm", "dH", "")),
+		Embed: "model.encoder.embed_tokens.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForConditionalGeneration", HeadName: "lm_head.out_proj.weight",
+				Head: []T{{Name: "lm_head.out_proj.weight", Shape: []string{"dV", "dH"}, Role: RoleHead, Optional: "tied"}}},
+			{Suffix: HeadSeqCls, Head: linear("score.out_proj", "C", "H", "true"), Labels: true},
+			{Suffix: TaskTokenCls, Head: linear("score.out_proj", "C", "H", "true"), Labels: true},
+		},
+	}
+}()
+
+var _ = register(t5Gemma2)
+
+// SpeechT5's base model (SpeechT5Model, no pre- or post-nets): a
+// post-norm encoder with a relative-position table and a BART-like
+// decoder under wrapped_encoder / wrapped_decoder. Its speech-to-text
+// and text-to-speech classes (with their convolutional pre-nets) are not
+// modelled: they stay partly checked.
+var speechT5 = &Family{Name: "SpeechT5", Class: "SpeechT5", ModelTypes: []string{"speecht5"}, Causal: "-", SeqCls: "-",
+	Defs: []Def{
+		{Sym: "V", Field: "vocab_size", Default: "81", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+		{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "residual-stream width", Show: true, Pos: true},
+		{Sym: "Le", Field: "encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "L", Field: "decoder_layers", Default: "6", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "Fe", Field: "encoder_ffn_dim", Default: "3072", Legend: "Fe", Desc: "encoder FFN inner width", Show: true, Pos: true},
+		{Sym: "F", Field: "decoder_ffn_dim", Default: "3072", Legend: "F", Desc: "decoder FFN inner width", Show: true, Pos: true},
+		{Sym: "eheads", Field: "encoder_attention_heads", Default: "12", Desc: "encoder attention heads", Pos: true},
+		opt("maxrel", "encoder_max_relative_position", "160"),
+	},
+	Global: []T{{Name: "speecht5.encoder.wrapped_encoder.embed_positions.pe_k.weight", Shape: []string{"2*maxrel", "H/eheads"}, Role: RoleEmbedding}},
+	Stacks: []Stack{{Name: "encoder", Prefix: "speecht5.encoder.wrapped_encoder.layers.{l}.", Layers: "Le", Tensors: cat(
+		s2sAttn("attention.", "true", "true"), norm("layer_norm", "H", "true"),
+		linear("feed_forward.intermediate_dense", "Fe", "H", "true"), linear("feed_forward.output_dense", "H", "Fe", "true"),
+		norm("final_layer_norm", "H", "true"))},
+		{Prefix: "speecht5.decoder.wrapped_decoder.layers.{l}.", Layers: "L", Tensors: cat(
+			s2sAttn("self_attn.", "true", "true"), norm("self_attn_layer_norm", "H", "true"),
+			s2sAttn("encoder_attn.", "true", "true"), norm("encoder_attn_layer_norm", "H", "true"),
+			linear("feed_forward.intermediate_dense", "F", "H", "true"), linear("feed_forward.output_dense", "H", "F", "true"),
+			norm("final_layer_norm", "H", "true"))}},
+	Final:      norm("speecht5.encoder.wrapped_encoder.layer_norm", "H", "true"),
+	Embed:      "-",
+	BasePrefix: "speecht5.",
+	Tasks:      []Task{{Suffix: TaskBase, Prefix: "-"}},
+}
+
+var _ = register(speechT5)

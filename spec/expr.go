@@ -346,6 +346,16 @@ func (x callExpr) eval(e *env) (any, error) {
 			return v, nil
 		}
 		return vals[2], nil
+	case "prefix": // prefix(s, 'p'): s starts with p (T5's feed_forward_proj 'gated-…', encdec.go)
+		s, ok1 := vals[0].(string)
+		p, ok2 := vals[len(vals)-1].(string)
+		if len(vals) != 2 || !ok1 || !ok2 {
+			return nil, &exprError{fmt.Sprintf("%s: needs two strings", x.src())}
+		}
+		if strings.HasPrefix(s, p) {
+			return int64(1), nil
+		}
+		return int64(0), nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {
