@@ -103,3 +103,145 @@ var _ = register(
 	(&vlm{Family: qwen35Vision("Qwen3.5", "Qwen3_5", "qwen3_5"), textF: qwen35TextF, reroot: newLM, tasks: vlmClassifiers}).register(),
 	(&vlm{Family: qwen35Vision("Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe"), textF: qwen35MoeTextF, reroot: newLM}).register(),
 )
+
+// vecAny is a vector whose dtype is not config.json's (a router's
+// correction bias some models keep in float32).
+func vecAny(name, dim string) []T {
+	return []T{{Name: name, Shape: []string{dim}, Role: RoleBias, AnyDType: true}}
+}
+
+// mlpKind is the sparse/dense pattern of mlp_layer_types ("sparse",
+// "dense"), else the layers from first on sparse.
+func mlpKind(first string) []Kind {
+	return []Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : l >= " + first}, {Name: "dense"}}
+}
+
+var mltDef = list("mlt", "mlp_layer_types", "each layer's MLP, sparse or dense")
+
+// sharedExperts are num_shared·Im wide shared experts under pre.
+func sharedExperts(pre string) []T { return gatedMLP(pre, "shared*Im", "") }
+
+var _ = register(
+	// Ministral 3: Mistral's layout with head_dim (null: H/heads).
+	std("Ministral3", "Ministral3", []string{"ministral3"},
+		cat(sized(llamaDims("128", "H/heads", "8", ""), "V", "131072", "H", "4096", "L", "34", "heads", "32", "I", "14336"), []Def{tie("false")}), nil,
+		llamaBlock("", "", gatedMLP("mlp.", "I", ""))),
+	// CWM: Llama's layout, mlp_bias.
+	std("CWM", "Cwm", []string{"cwm"},
+		cat(sized(llamaDims("128", "H/heads", "8", ""), "V", "128256", "H", "6144", "L", "64", "heads", "48", "I", "21504"), []Def{tie("false"), mlpBiasFlag}), nil,
+		llamaBlock("", "", gatedMLP("mlp.", "I", "mlp_bias"))).with(func(f *Family) { f.SeqCls = "-" }),
+	// Mellum: q/k norms per head, MoE or dense by mlp_layer_types
+	// (absent: all sparse); experts written one module each.
+	std("Mellum", "Mellum", []string{"mellum"},
+		cat(sized(llamaDims("128", "", "4", ""), "V", "98304", "H", "2304", "L", "28", "heads", "32", "I", "7168"),
+			experts("num_local_experts|num_experts", "64", "moe_intermediate_size", "896", "num_experts_per_tok", "8"),
+			[]Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("0"),
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm,
+		when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
+		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	// MiniMax-M2: q/k norms over all heads, Mixtral's experts with a
+	// sigmoid router's correction bias.
+	std("MiniMax-M2", "MiniMaxM2", []string{"minimax_m2"},
+		cat(sized(llamaDims("128", "", "8", ""), "V", "200064", "H", "3072", "L", "62", "heads", "48", "I", "1536"),
+			expertsI("num_local_experts|num_experts", "256", "num_experts_per_tok", "8"), []Def{tie("false")}), nil,
+		inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
+		router("block_sparse_moe.gate.weight"), vecAny("block_sparse_moe.e_score_correction_bias", "E"),
+		expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2")).with(func(f *Family) { f.SeqCls = "-" }),
+	// Cohere2-MoE: Cohere's parallel block (one norm), dense prefix
+	// layers (mlp_layer_types, else first_k_dense_replace) of
+	// prefix_dense_intermediate_size, experts of intermediate_size and
+	// num_shared_experts shared ones; tied by default.
+	std("Cohere2-MoE", "Cohere2Moe", []string{"cohere2_moe"},
+		cat(sized(llamaDims("128", "", "heads", "heads"), "V", "256000", "H", "8192", "L", "40", "heads", "64", "I", "22528"),
+			expertsI("num_experts", "8", "num_experts_per_tok", "2"), []Def{
+				field("shared", "num_shared_experts", "0", "shared experts (one MLP of shared·I)"),
+				{Sym: "Id", Field: "prefix_dense_intermediate_size", Default: "I", Null: "I", Desc: "dense layers' FFN width"},
+				field("first_dense", "first_k_dense_replace", "0", "the first k blocks are dense (without mlp_layer_types)"),
+				mltDef, tie("true"), attnBiasFlag}), mlpKind("first_dense"),
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias"),
+		when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
+			when("shared > 0", sharedExperts("mlp.shared_experts."))),
+		when("dense", gatedMLP("mlp.", "Id", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	// Solar Open: GLM-4-MoE's sparse block in every layer (routed and
+	// shared experts, a float32 correction bias), q, k, v biased by
+	// attention_bias.
+	std("Solar-Open", "SolarOpen", []string{"solar_open"},
+		cat(withoutDefs(sized(llamaDims("128", "", "8", ""), "V", "196608", "H", "4096", "L", "48", "heads", "64", "I", "0"), "I"),
+			deepseekStyle("128", "1280", "8", "1", "0"), []Def{tie("false"), attnBiasFlag}), nil,
+		llamaBlock("attention_bias", "", deepseekMoE("true"))).with(func(f *Family) { f.SeqCls = "-" }),
+	// EXAONE-MoE: q/k norms, dense then sparse layers (mlp_layer_types,
+	// else first_k_dense_replace), shared experts always built
+	// (num_shared_experts·Im wide), the correction bias under mlp.
+	std("EXAONE-MoE", "ExaoneMoe", []string{"exaone_moe"},
+		cat(sized(llamaDims("H/heads", "H/heads", "32", ""), "V", "102400", "H", "4096", "L", "32", "heads", "32", "I", "16384"),
+			experts("num_experts", "64", "moe_intermediate_size", "1024", "num_experts_per_tok", "8"), []Def{
+				field("shared", "num_shared_experts", "1", "shared experts (one MLP of shared·Im)"),
+				field("first_dense", "first_k_dense_replace", "1", "the first k blocks are dense (without mlp_layer_types)"),
+				mltDef, tie("false")}), mlpKind("first_dense"),
+		inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")), postNorm,
+		when("sparse", router("mlp.gate.weight"), vecAny("mlp.e_score_correction_bias", "E"),
+			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), sharedExperts("mlp.shared_experts.")),
+		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`mtp.`} }),
+	// AFMoE: gated attention (q/k norms, a sigmoid gate_proj), norms
+	// before and after both attention and MLP, num_dense_layers dense
+	// layers, then routed experts with an expert bias and shared experts
+	// (always built, num_shared_experts·Im wide).
+	std("AFMoE", "Afmoe", []string{"afmoe"},
+		cat(sized(llamaDims("128", "", "heads", "heads"), "V", "200192", "H", "2048", "L", "32", "heads", "16", "I", "6144"),
+			experts("num_experts", "64", "moe_intermediate_size", "1408", "num_experts_per_tok", "6"), []Def{
+				field("shared", "num_shared_experts", "2", "shared experts (one MLP of shared·Im)"),
+				field("first_dense", "num_dense_layers", "1", "the first k blocks are dense"),
+				tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d"), linear("self_attn.gate_proj", "heads*d", "H", "")),
+		postNorm, norm("pre_mlp_layernorm", "H", ""), norm("post_mlp_layernorm", "H", ""),
+		when("sparse", router("mlp.router.gate.weight"), vecAny("mlp.expert_bias", "E"),
+			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), sharedExperts("mlp.shared_experts.")),
+		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	// Jais 2: LayerNorms with biases, a biased up/down MLP, attention
+	// biases (attention_bias, mlp_bias default true).
+	(&Family{Name: "Jais2", Class: "Jais2", ModelTypes: []string{"jais2"},
+		Defs: cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "150272", "H", "3328", "L", "32", "heads", "26", "I", "26624"),
+			[]Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k, v and o projections have biases"),
+				flag("mlp_bias", "mlp_bias", "true", "the MLP's projections have biases")}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers(nil, norm("input_layernorm", "H", "true"), attn("self_attn.", "attention_bias", "attention_bias"),
+			norm("post_attention_layernorm", "H", "true"), plainMLP("mlp.up_proj", "mlp.down_proj", "I", "mlp_bias")),
+		Final: cat(norm("model.norm", "H", "true"), lmHead("lm_head.weight")),
+	}).with(func(f *Family) { f.SeqCls = "-" }),
+	// Granite-SWA: Granite with attention sinks; tied by default.
+	std("Granite-SWA", "GraniteSWA", []string{"granite_swa"},
+		cat(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "100352", "H", "2560", "L", "24", "heads", "20", "I", "8192"),
+			[]Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), vec("self_attn.sinks", "heads"), postNorm,
+		gatedMLP("mlp.", "I", "mlp_bias")).with(func(f *Family) { f.SeqCls = "-" }),
+	// GraniteMoE-SWA: GraniteMoE's stacked experts and router, attention
+	// sinks, a shared MLP where shared_intermediate_size > 0.
+	std("GraniteMoE-SWA", "GraniteMoeSWA", []string{"granitemoe_swa"},
+		cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
+			expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{
+				field("Is", "shared_intermediate_size", "0", "shared MLP width (0: none)"), tie("false"), attnBiasFlag}), nil,
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), vec("self_attn.sinks", "heads"), postNorm,
+		router("block_sparse_moe.router.weight"), stackedExperts("block_sparse_moe.experts.gate_up_proj", "block_sparse_moe.experts.down_proj"),
+		when("Is > 0", linear("shared_mlp.input_linear", "2*Is", "H", ""), linear("shared_mlp.output_linear", "H", "Is", ""))).
+		with(func(f *Family) { f.SeqCls = "-" }),
+	// HyperCLOVA X: Llama with post-norms after attention and MLP
+	// (use_post_norm).
+	std("HyperCLOVAX", "HyperCLOVAX", []string{"hyperclovax"},
+		cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
+			[]Def{tie("false"), attnBiasFlag, mlpBiasFlag, flag("post", "use_post_norm", "true", "norms after attention and MLP")}), nil,
+		llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
+		when("post", norm("post_norm1", "H", ""), norm("post_norm2", "H", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	// HY-V3: q/k norms, a dense first layer (mlp_layer_types), then
+	// routed experts with an expert bias and num_shared_experts shared
+	// ones (shared_mlp); a multi-token-prediction layer past the last is
+	// ignored on load.
+	std("HY-V3", "HYV3", []string{"hy_v3"},
+		cat(sized(llamaDims("128", "", "8", ""), "V", "120832", "H", "4096", "L", "80", "heads", "64", "I", "13312"),
+			experts("num_experts|num_local_experts", "192", "moe_intermediate_size", "1536", "num_experts_per_tok", "8"), []Def{
+				field("shared", "num_shared_experts", "1", "shared experts (one MLP of shared·Im)"),
+				mltDef, tie("false"), attnBiasFlag, mlpBiasFlag}), mlpKind("1"),
+		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm,
+		when("sparse", router("mlp.router.gate.weight"), vecAny("mlp.expert_bias", "E"),
+			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("shared > 0", gatedMLP("mlp.shared_mlp.", "shared*Im", "mlp_bias"))),
+		when("dense", gatedMLP("mlp.", "I", "mlp_bias"))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+)
