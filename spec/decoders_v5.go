@@ -118,8 +118,18 @@ func mlpKind(first string) []Kind {
 
 var mltDef = list("mlt", "mlp_layer_types", "each layer's MLP, sparse or dense")
 
-// sharedExperts are num_shared·Im wide shared experts under pre.
-func sharedExperts(pre string) []T { return gatedMLP(pre, "shared*Im", "") }
+// sharedExperts are num_shared·Im wide shared experts under pre, built
+// (zero-wide) when num_shared is 0.
+func sharedExperts(pre string) []T { return zeroOK(gatedMLP(pre, "shared*Im", "")) }
+
+// zeroOK lets ts have zero dimensions.
+func zeroOK(ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].ZeroOK = true
+	}
+	return out
+}
 
 var _ = register(
 	// Ministral 3: Mistral's layout with head_dim (null: H/heads).
@@ -233,8 +243,8 @@ var _ = register(
 		when("post", norm("post_norm1", "H", ""), norm("post_norm2", "H", ""))).with(func(f *Family) { f.SeqCls = "-" }),
 	// HY-V3: q/k norms, a dense first layer (mlp_layer_types), then
 	// routed experts with an expert bias and num_shared_experts shared
-	// ones (shared_mlp); a multi-token-prediction layer past the last is
-	// ignored on load.
+	// ones (shared_mlp; none asked for builds one of intermediate_size);
+	// a multi-token-prediction layer past the last is ignored on load.
 	std("HY-V3", "HYV3", []string{"hy_v3"},
 		cat(sized(llamaDims("128", "", "8", ""), "V", "120832", "H", "4096", "L", "80", "heads", "64", "I", "13312"),
 			experts("num_experts|num_local_experts", "192", "moe_intermediate_size", "1536", "num_experts_per_tok", "8"), []Def{
@@ -242,6 +252,90 @@ var _ = register(
 				mltDef, tie("false"), attnBiasFlag, mlpBiasFlag}), mlpKind("1"),
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm,
 		when("sparse", router("mlp.router.gate.weight"), vecAny("mlp.expert_bias", "E"),
-			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("shared > 0", gatedMLP("mlp.shared_mlp.", "shared*Im", "mlp_bias"))),
+			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), gatedMLP("mlp.shared_mlp.", "shared > 0 ? shared*Im : I", "mlp_bias")),
 		when("dense", gatedMLP("mlp.", "I", "mlp_bias"))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+)
+
+// mla5Dims are MLA's widths as transformers 5.x reads them: the q/k head
+// width is always qk_nope_head_dim + qk_rope_head_dim (a stored
+// qk_head_dim is recomputed).
+func mla5Dims(qr, kvr, nope, rope, vd string) []Def {
+	return replaceDef(mlaDims(qr, kvr, nope, rope, vd), derived("qkd", "nope+rope"))
+}
+
+// dsaIndexer is DeepSeek sparse attention's lightning indexer under
+// pre: index_n_heads query heads of index_head_dim from the q low rank,
+// one key head with its LayerNorm, per-head weights.
+func dsaIndexer(pre string) []T {
+	return cat(linear(pre+"wq_b", "ixn*ixd", "qr", ""), linear(pre+"wk", "ixd", "H", ""), norm(pre+"k_norm", "ixd", "true"),
+		linear(pre+"weights_proj", "ixn", "H", ""))
+}
+
+// dsaDefs are the indexer's widths.
+func dsaDefs(heads, dim string) []Def {
+	return []Def{opt("ixn", "index_n_heads", heads), opt("ixd", "index_head_dim", dim)}
+}
+
+// mlaMoE5 is the DeepSeek-V3 sparse block as transformers 5.x builds it
+// for its new MLA families: shared experts always (n_shared·Im wide).
+func mlaMoE5(corr string) []T {
+	return cat(router("mlp.gate.weight"),
+		[]T{{Name: "mlp.gate.e_score_correction_bias", Shape: []string{"E"}, Role: RoleBias, If: corr, AnyDType: true}},
+		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), sharedExperts("mlp.shared_experts."))
+}
+
+// deepseekDims are dims with DeepSeek's class defaults (no head_dim: MLA).
+func deepseekDims(v, h, l, heads, i string) []Def {
+	return sized(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), "V", v, "H", h, "L", l, "heads", heads, "I", i)
+}
+
+var _ = register(
+	// DeepSeek-V3.2: DeepSeek-V3 with the sparse-attention indexer in
+	// every layer; dense layers by mlp_layer_types (else the first
+	// first_k_dense_replace). The multi-token-prediction layer past the
+	// last is ignored on load.
+	std("DeepSeek-V3.2", "DeepseekV32", []string{"deepseek_v32"},
+		cat(deepseekDims("129280", "7168", "61", "128", "18432"), mla5Dims("1536", "512", "128", "64", "128"),
+			replaceDef(deepseekStyle("256", "2048", "8", "1", "3"), Def{Sym: "E", Field: "num_experts|n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+			dsaDefs("64", "128"), []Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("first_dense"),
+		inNorm, mla, dsaIndexer("self_attn.indexer."), postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
+		with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	// GLM-MoE-DSA (GLM-5): DeepSeek-V3.2's layout; a layer runs its own
+	// indexer where indexer_types says "full" ("shared" reuses the
+	// previous one's).
+	std("GLM-MoE-DSA", "GlmMoeDsa", []string{"glm_moe_dsa"},
+		cat(deepseekDims("154880", "6144", "78", "64", "12288"), mla5Dims("2048", "512", "192", "64", "256"),
+			replaceDef(deepseekStyle("256", "2048", "8", "1", "3"), Def{Sym: "E", Field: "num_experts|n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+			dsaDefs("32", "128"), []Def{mltDef, tie("false"), attnBiasFlag,
+				list("ixt", "indexer_types", "each layer's indexer, full or shared"),
+				opt("ixfreq", "index_topk_freq", "1"), opt("ixoff", "index_skip_topk_offset", "2")}), mlpKind("first_dense"),
+		inNorm, mla, when("len(ixt) > 0 ? at(ixt, l) == 'full' : max(l - ixoff + 1, 0) % max(ixfreq, 1) == 0", dsaIndexer("self_attn.indexer.")),
+		postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
+		with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	// GLM-4.7-Flash (glm4_moe_lite): MLA with GLM-4-MoE's sparse block,
+	// the first layer dense (mlp_layer_types).
+	std("GLM-4-MoE-Lite", "Glm4MoeLite", []string{"glm4_moe_lite"},
+		cat(deepseekDims("154880", "2048", "47", "20", "10240"), mla5Dims("768", "512", "192", "64", "256"),
+			deepseekStyle("64", "1536", "4", "1", "1"), []Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
+		inNorm, mla, postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
+		with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	// Mistral 4: MLA, DeepSeek's sparse block without a correction bias,
+	// its experts stacked ([E, 2·Im, H], [E, H, Im]).
+	std("Mistral4", "Mistral4", []string{"mistral4"},
+		cat(deepseekDims("131072", "4096", "36", "32", "12288"), mla5Dims("1024", "256", "64", "64", "128"),
+			deepseekStyle("128", "2048", "4", "1", "0"), []Def{tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
+		inNorm, mla, postNorm,
+		when("sparse", router("mlp.gate.weight"), stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"), sharedExperts("mlp.shared_experts.")),
+		when("dense", gatedMLP("mlp.", "I", ""))),
+	// Youtu-LLM: MLA with a dense SwiGLU; tied by default.
+	std("Youtu", "Youtu", []string{"youtu"},
+		cat(deepseekDims("128256", "2048", "32", "16", "6144"), mla5Dims("1536", "512", "128", "64", "128"), []Def{tie("true"), attnBiasFlag}), nil,
+		inNorm, mla, postNorm, gatedMLP("mlp.", "I", "")).with(func(f *Family) { f.SeqCls = "-" }),
+	// MiniCPM3: MLA (v_head_dim null: H/heads) with a dense SwiGLU
+	// (mlp_bias); tied by default.
+	std("MiniCPM3", "MiniCPM3", []string{"minicpm3"},
+		cat(deepseekDims("73448", "2560", "62", "40", "6400"),
+			replaceDef(mla5Dims("768", "256", "64", "32", "H/heads"), Def{Sym: "vd", Field: "v_head_dim", Default: "H/heads", Null: "H/heads", Desc: "per-head v width", Pos: true}),
+			[]Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
+		inNorm, mla, postNorm, gatedMLP("mlp.", "I", "mlp_bias")),
 )

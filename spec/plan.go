@@ -555,7 +555,7 @@ func (pl *planner) tensors(p *Plan) error {
 				if err != nil {
 					return pl.c.errorf("", "%s: %v", t.Name, err)
 				}
-				if v <= 0 {
+				if v < 0 || v == 0 && !t.ZeroOK {
 					return pl.c.errorf("", "%s: dimension %s is %d", prefix+t.Name, t.syms[j], v)
 				}
 				shape[j] = Dim{t.syms[j], uint64(v)}
@@ -701,7 +701,7 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 			if err != nil {
 				return pl.c.errorf("", "%s: %v", name, err)
 			}
-			if v <= 0 {
+			if v < 0 || v == 0 && !t.ZeroOK {
 				return pl.c.errorf("", "%s: dimension %s is %d", name, t.syms[j], v)
 			}
 			shape[j] = Dim{t.syms[j], uint64(v)}
