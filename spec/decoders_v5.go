@@ -1,6 +1,9 @@
 package spec
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Decoder language models new in transformers 5.x (their model types do
 // not exist in 4.57): Qwen3.5 (dense and MoE, text and vision-language),
@@ -338,4 +341,84 @@ var _ = register(
 			replaceDef(mla5Dims("768", "256", "64", "32", "H/heads"), Def{Sym: "vd", Field: "v_head_dim", Default: "H/heads", Null: "H/heads", Desc: "per-head v width", Pos: true}),
 			[]Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
 		inNorm, mla, postNorm, gatedMLP("mlp.", "I", "mlp_bias")),
+)
+
+// Chars is a definition's type: a string read as the list of its
+// characters (Nemotron-H's hybrid_override_pattern "M-M*E…", one
+// character per layer). Numbered apart from the other types, which
+// other files add to.
+const Chars = Str + 16
+
+// charsValue reads a Chars field.
+func (c *Config) charsValue(field string, raw json.RawMessage) (any, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, c.errorf(field, "must be a string, found %s", kindOf(raw))
+	}
+	if len(s) > MaxLayers*4 {
+		return nil, c.errorf(field, "has %d characters, more than fsmount reads", len(s))
+	}
+	out := make([]any, 0, len(s))
+	for _, r := range s {
+		out = append(out, string(r))
+	}
+	return out, nil
+}
+
+// nemotronHType is layer l's mixer: layers_block_type, else the
+// characters of hybrid_override_pattern (M mamba, E MoE, * attention,
+// - MLP), else the class's four-layer default.
+const nemotronHType = "(len(lbt) > 0 ? at(lbt, l) : (len(pat) > 0 ? at(pat, l) : at(list('linear_attention', 'moe', 'full_attention', 'mlp'), l)))"
+
+var _ = register(
+	// Nemotron-H: one mixer per block (Mamba2, attention, a relu² MLP or
+	// a MoE of relu² experts with a shared expert and an optional latent
+	// projection) after one RMS norm. The block list's length is the
+	// layer count (num_hidden_layers is ignored). transformers 5.x reads
+	// backbone.embedding or backbone.embeddings (and model. for
+	// backbone.).
+	&Family{Name: "Nemotron-H", Class: "NemotronH", ModelTypes: []string{"nemotron_h"}, SeqCls: "-",
+		Defs: cat(trunk("131072", "4096", "", "blocks")[:2], []Def{
+			{Sym: "lbt", Field: "layers_block_type|layer_types", Type: List, Default: "empty", Null: "=", Desc: "each block's mixer"},
+			{Sym: "pat", Field: "hybrid_override_pattern", Type: Chars, Default: "empty", Null: "=", Desc: "each block's mixer, one character each"},
+			{Sym: "L", Default: "len(lbt) > 0 ? len(lbt) : (len(pat) > 0 ? len(pat) : 4)", Legend: "L", Desc: "blocks (the block list's length)", Show: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: qWidth, Show: true, Pos: true},
+			{Sym: "d", Field: "head_dim", Default: "128", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+			kvDef("num_key_value_heads", "8", "heads"),
+			{Sym: "I", Field: "intermediate_size", Default: "21504", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true},
+			mlpBiasFlag,
+			{Sym: "nh", Field: "mamba_num_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
+			opt("mhd", "mamba_head_dim", "64"), derived("Ism", "nh*mhd"),
+			{Sym: "G", Field: "mamba_n_groups|n_groups", Default: "8", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
+			{Sym: "N", Field: "ssm_state_size", Default: "128", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+			{Sym: "K", Field: "mamba_d_conv|conv_kernel", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			flag("use_conv_bias", "mamba_conv_bias|use_conv_bias", "true", "the conv has a bias"),
+			flag("use_bias", "use_bias", "false", "the Mamba in and out projections have biases"),
+			{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "8", Legend: "E", Desc: "routed experts per MoE block", Show: true, Max: MaxExperts},
+			{Sym: "Im", Field: "moe_intermediate_size", Default: "7688", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+			opt("Ish", "moe_shared_expert_intermediate_size", "7688"),
+			{Sym: "lat", Field: "moe_latent_size", Default: "0", Null: "0", Desc: "the experts' latent width (0: none)"},
+			derived("tied", "false"),
+		}),
+		Global: embed("backbone.embedding.weight"),
+		Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Kinds: []Kind{
+			{Name: "mamba", If: "in(" + nemotronHType + ", list('linear_attention', 'mamba', 'M'))"},
+			{Name: "moe", If: "in(" + nemotronHType + ", list('moe', 'E'))"},
+			{Name: "attention", If: "in(" + nemotronHType + ", list('full_attention', 'attention', '*'))"},
+			{Name: "mlp"}},
+			Tensors: cat(norm("norm", "H", ""),
+				when("mamba", renameSyms(mamba2MixerOut("mixer.", "use_conv_bias", "use_bias", "use_bias", "true"), "I", "Ism")),
+				when("attention", attn("mixer.", "", "")),
+				when("mlp", plainMLP("mixer.up_proj", "mixer.down_proj", "I", "mlp_bias")),
+				when("moe", router("mixer.gate.weight"), vecAny("mixer.gate.e_score_correction_bias", "E"),
+					[]T{{Name: "mixer.experts.{e}.up_proj.weight", Shape: []string{"Im", "lat > 0 ? lat : H"}, Role: RoleLinear, Experts: "E"},
+						{Name: "mixer.experts.{e}.down_proj.weight", Shape: []string{"lat > 0 ? lat : H", "Im"}, Role: RoleLinear, Experts: "E"}},
+					zeroOK(plainMLP("mixer.shared_experts.up_proj", "mixer.shared_experts.down_proj", "Ish", "mlp_bias")),
+					when("lat > 0", linear("mixer.fc1_latent_proj", "lat", "H", "mlp_bias"), linear("mixer.fc2_latent_proj", "H", "lat", "mlp_bias"))),
+			)}},
+		Final:    cat(norm("backbone.norm_f", "H", ""), lmHead("lm_head.weight")),
+		Embed:    "backbone.embedding.weight",
+		Ignore:   []string{`mtp.`},
+		Variants: [][][2]string{{{"backbone.embedding.", "backbone.embeddings."}}, {{"backbone.embedding.", "model.embeddings."}, {"backbone.", "model."}}},
+	},
 )
