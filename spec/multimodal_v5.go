@@ -107,3 +107,45 @@ var (
 )
 
 var _ = register(qwen3VLMoeTextAlone, glm4vMoeText)
+
+var _ = register(
+	// GLM-4.6V (glm46v, and glmga's configs of the same classes): GLM-4V's
+	// towers and language model under new classes.
+	func() *Family {
+		v := &vlm{Family: glm4vVision("GLM-4.6V", "Glm46V", "glm46v"), textF: glm4vText, reroot: newLM}
+		v.ModelTypes = []string{"glm46v", "glmga"}
+		return v.register()
+	}(),
+)
+
+// exaone45Vision is EXAONE 4.5's vision side: Qwen2.5-VL's tower (RMS
+// norms, a biased SwiGLU, the ln_q merger) with grouped key/value heads
+// in its fused qkv.
+func exaone45Vision() Family {
+	block := renameSyms(cat(norm("norm1", "H", ""), norm("norm2", "H", ""),
+		linear("attn.qkv", "H+2*vkv*(H/vheads)", "H", "true"), linear("attn.proj", "H", "H", "true"),
+		gatedMLP("mlp.", "vI", "true")), "H", "vH")
+	return Family{Name: "EXAONE 4.5", Class: "Exaone4_5_", ModelTypes: []string{"exaone4_5"}, Causal: "Exaone4_5_ForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "3584", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.depth", Default: "32", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vFFN(vcfg, "3420"), vPatch(vcfg, "14"),
+			{Sym: "vheads", Field: "vision_config.num_heads", Default: "16", Desc: "vision attention heads", Pos: true, Divides: "vH"},
+			{Sym: "vkv", Field: "vision_config.num_key_value_heads", Default: "8", Desc: "vision key/value heads", Pos: true},
+			opt("vT", "vision_config.temporal_patch_size", "2"), opt("vC", "vision_config.in_channels", "3"),
+			opt("vM", "vision_config.spatial_merge_size", "2"),
+			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true},
+		},
+		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear}},
+		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: block}},
+		Final: cat(norm("model.visual.merger.ln_q", "vH", ""), linear("model.visual.merger.mlp.0", "vH*vM*vM", "vH*vM*vM", "true"),
+			linear("model.visual.merger.mlp.2", "vOut", "vH*vM*vM", "true")),
+	}
+}
+
+var _ = register(
+	// EXAONE 4.5: the EXAONE 4 language model (text_config, exaone4 or
+	// exaone4_5_text) with exaone45Vision.
+	(&vlm{Family: exaone45Vision(), text: "exaone4", alias: map[string]string{"exaone4_5_text": "exaone4"}, reroot: newLM}).register(),
+	towerVision(exaone45Vision(), "model.visual.", "Exaone4_5_", "VisionModel", "exaone4_5_vision"),
+)
