@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -221,6 +222,25 @@ var _ = register(
 			norm("post_attention_layernorm", "H", "true"), plainMLP("mlp.up_proj", "mlp.down_proj", "I", "mlp_bias")),
 		Final: cat(norm("model.norm", "H", "true"), lmHead("lm_head.weight")),
 	}).with(func(f *Family) { f.SeqCls = "-" }),
+	// Laguna: per-layer query heads (num_attention_heads_per_layer), q/k
+	// norms, a softplus output gate per head (gating true) or per
+	// channel; dense then sparse layers (mlp_layer_types) with a shared
+	// expert and the router's correction bias kept under experts.
+	std("Laguna", "Laguna", []string{"laguna"},
+		cat(sized(llamaDims("128", "", "8", ""), "V", "100352", "H", "2048", "L", "40", "heads", "48", "I", "8192"),
+			experts("num_experts", "256", "moe_intermediate_size", "512", "num_experts_per_tok", "8"), []Def{
+				{Sym: "Is", Field: "shared_expert_intermediate_size", Default: "512", Legend: "Is", Desc: "shared expert inner width", Show: true},
+				list("hpl", "num_attention_heads_per_layer", "each layer's query heads (absent: num_attention_heads)"),
+				{Sym: "gating", Field: "gating", Type: BoolStr, Default: "'true'", Desc: "the attention's output gate (true or 'per-head': one per head)"},
+				derived("gate_head", "gating == 'true' || gating == 'per-head'"),
+				mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
+		inNorm,
+		renameSyms(attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d"),
+			linear("self_attn.g_proj", "gate_head ? heads : heads*d", "H", "")), "heads", "(len(hpl) > 0 ? at(hpl, l) : heads)"),
+		postNorm,
+		when("sparse", router("mlp.gate.weight"), vecAny("mlp.experts.e_score_correction_bias", "E"),
+			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), gatedMLP("mlp.shared_expert.", "Is", "")),
+		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" }),
 	// Granite-SWA: Granite with attention sinks; tied by default.
 	std("Granite-SWA", "GraniteSWA", []string{"granite_swa"},
 		cat(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "100352", "H", "2560", "L", "24", "heads", "20", "I", "8192"),
@@ -330,6 +350,13 @@ var _ = register(
 		inNorm, mla, postNorm,
 		when("sparse", router("mlp.gate.weight"), stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"), sharedExperts("mlp.shared_experts.")),
 		when("dense", gatedMLP("mlp.", "I", ""))),
+	// A.X K1: DeepSeek-V3 with a norm after the sparse block's output
+	// (post_mlp_layernorm, written at the layer's level).
+	std("AXK1", "AXK1", []string{"axk1"},
+		cat(deepseekDims("163840", "7168", "61", "64", "18432"), mla5Dims("1536", "512", "128", "64", "128"),
+			replaceDef(deepseekStyle("192", "2048", "8", "1", "1"), Def{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "192", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+			[]Def{tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
+		inNorm, mla, postNorm, when("sparse", mlaMoE5("true"), norm("post_mlp_layernorm", "H", "")), when("dense", gatedMLP("mlp.", "I", ""))),
 	// Youtu-LLM: MLA with a dense SwiGLU; tied by default.
 	std("Youtu", "Youtu", []string{"youtu"},
 		cat(deepseekDims("128256", "2048", "32", "16", "6144"), mla5Dims("1536", "512", "128", "64", "128"), []Def{tie("true"), attnBiasFlag}), nil,
@@ -422,3 +449,20 @@ var _ = register(
 		Variants: [][][2]string{{{"backbone.embedding.", "backbone.embeddings."}}, {{"backbone.embedding.", "model.embeddings."}, {"backbone.", "model."}}},
 	},
 )
+
+// BoolStr is a definition's type: a boolean or a string, read as text
+// ('true', 'false' or the string: Laguna's gating, true or "per-head").
+const BoolStr = Str + 17
+
+// boolStrValue reads a BoolStr field.
+func (c *Config) boolStrValue(field string, raw json.RawMessage) (any, error) {
+	var b bool
+	if json.Unmarshal(raw, &b) == nil {
+		return fmt.Sprint(b), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, c.errorf(field, "must be a boolean or a string, found %s", kindOf(raw))
+	}
+	return s, nil
+}

@@ -303,6 +303,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.signedValue(field, raw)
 	case Chars:
 		return c.charsValue(field, raw)
+	case BoolStr:
+		return c.boolStrValue(field, raw)
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List
