@@ -120,6 +120,9 @@ func mlpKind(first string) []Kind {
 	return []Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : l >= " + first}, {Name: "dense"}}
 }
 
+// mimoSWA is true in MiMo-V2-Flash's sliding-window layers.
+const mimoSWA = "(len(lt) > 0 ? at(lt, l) == 'sliding_attention' : !(l == 0 || (l+1) % 6 == 0))"
+
 var mltDef = list("mlt", "mlp_layer_types", "each layer's MLP, sparse or dense")
 
 // sharedExperts are num_shared·Im wide shared experts under pre, built
@@ -241,6 +244,24 @@ var _ = register(
 		when("sparse", router("mlp.gate.weight"), vecAny("mlp.experts.e_score_correction_bias", "E"),
 			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), gatedMLP("mlp.shared_expert.", "Is", "")),
 		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	// MiMo-V2-Flash: sliding-window layers (layer_types, else all but
+	// the first and every sixth) have twice the key/value heads and
+	// attention sinks; v and o are v_head_dim wide; dense then sparse
+	// layers without shared experts.
+	std("MiMo-V2-Flash", "MiMoV2Flash", []string{"mimo_v2_flash"},
+		cat(sized(llamaDims("192", "", "4", ""), "V", "152576", "H", "4096", "L", "48", "heads", "64", "I", "16384"),
+			experts("n_routed_experts|num_local_experts", "256", "moe_intermediate_size", "2048", "num_experts_per_tok", "8"), []Def{
+				opt("vd", "v_head_dim", "128"), list("lt", "layer_types", "each layer's attention (absent: full at 0 and every sixth)"),
+				mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
+		inNorm,
+		renameSyms(cat(linear("self_attn.q_proj", "heads*d", "H", "attention_bias"), linear("self_attn.k_proj", "kv*d", "H", "attention_bias"),
+			linear("self_attn.v_proj", "kv*vd", "H", "attention_bias"), linear("self_attn.o_proj", "H", "heads*vd", "")),
+			"kv", "("+mimoSWA+" ? 2*kv : kv)"),
+		when(mimoSWA, vec("self_attn.attention_sink_bias", "heads")),
+		postNorm,
+		when("sparse", router("mlp.gate.weight"), []T{{Name: "mlp.gate.e_score_correction_bias", Shape: []string{"E"}, Role: RoleBias, AnyDType: true}},
+			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
+		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.mtp\.`} }),
 	// Granite-SWA: Granite with attention sinks; tied by default.
 	std("Granite-SWA", "GraniteSWA", []string{"granite_swa"},
 		cat(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "100352", "H", "2560", "L", "24", "heads", "20", "I", "8192"),
