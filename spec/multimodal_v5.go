@@ -149,3 +149,17 @@ var _ = register(
 	(&vlm{Family: exaone45Vision(), text: "exaone4", alias: map[string]string{"exaone4_5_text": "exaone4"}, reroot: newLM}).register(),
 	towerVision(exaone45Vision(), "model.visual.", "Exaone4_5_", "VisionModel", "exaone4_5_vision"),
 )
+
+var _ = register(
+	// LightOnOCR: a Pixtral tower under model.vision_encoder, Mistral 3's
+	// projector (RMS norm, patch merger, two bias-free linears) under
+	// model.vision_projection, a Qwen3 language model (text_config);
+	// tied by default (the top-level tie_word_embeddings).
+	withTower(&vlm{Family: Family{Name: "LightOnOCR", Class: "LightOnOcr", ModelTypes: []string{"lighton_ocr"}, Causal: "LightOnOcrForConditionalGeneration"},
+		text: "qwen3", reroot: newLM, defaults: map[string]string{"tied": "true"}},
+		"pixtral", "model.vision_encoder.", "model.vision_encoder.",
+		[]Def{opt("mm_m", "spatial_merge_size", "2")},
+		cat(norm("model.vision_projection.norm", "vH", ""),
+			[]T{{Name: "model.vision_projection.patch_merger.merging_layer.weight", Shape: []string{"vH", "vH*mm_m*mm_m"}, Role: RoleLinear}},
+			linear("model.vision_projection.linear_1", "H", "vH", ""), linear("model.vision_projection.linear_2", "H", "H", ""))),
+)
