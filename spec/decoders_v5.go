@@ -262,6 +262,34 @@ var _ = register(
 		when("sparse", router("mlp.gate.weight"), []T{{Name: "mlp.gate.e_score_correction_bias", Shape: []string{"E"}, Role: RoleBias, AnyDType: true}},
 			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
 		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.mtp\.`} }),
+	// MiniMax-M3 (its VLM's language model, minimax_m3_vl_text): q/k
+	// norms per head, a lightning indexer in "minimax_m3_sparse" layers
+	// (layer_types, else sparse_attention_config's sparse_attention_freq),
+	// sparse or dense MLPs (mlp_layer_types, else moe_layer_freq, else
+	// all sparse): stacked experts of intermediate_size, a router with a
+	// correction bias and a fused shared expert; dense layers a fused
+	// gate_up of dense_intermediate_size.
+	std("MiniMax-M3", "MiniMaxM3VLText", []string{"minimax_m3_vl_text"},
+		cat(sized(llamaDims("128", "", "4", ""), "V", "200064", "H", "6144", "L", "60", "heads", "64", "I", "3072"),
+			expertsI("num_local_experts|num_experts", "128", "num_experts_per_tok", "4"), []Def{
+				opt("Ish", "shared_intermediate_size", "3072"), opt("Id", "dense_intermediate_size", "12288"),
+				list("lt", "layer_types", "each layer's attention"),
+				list("saf", "sparse_attention_config.sparse_attention_freq", "sparse attention layers (without layer_types)"),
+				list("mlf", "moe_layer_freq", "MoE layers (without mlp_layer_types)"),
+				opt("ixn", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4"),
+				opt("ixd", "sparse_attention_config.sparse_index_dim|index_head_dim", "128"),
+				mltDef, tie("false")}),
+		[]Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : (len(mlf) > 0 ? in(at(mlf, l), list(1, 'true')) : true)"}, {Name: "dense"}},
+		inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")),
+		when("len(lt) > 0 ? at(lt, l) == 'minimax_m3_sparse' : (len(saf) > 0 && in(at(saf, l), list(1, 'true')))",
+			linear("self_attn.indexer.q_proj", "ixn*ixd", "H", ""), linear("self_attn.indexer.k_proj", "ixd", "H", ""),
+			qkNorm("self_attn.indexer.", "ixd", "ixd")),
+		postNorm,
+		when("sparse", router("mlp.gate.weight"), vecAny("mlp.gate.e_score_correction_bias", "E"),
+			stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"),
+			linear("mlp.shared_experts.gate_up_proj", "2*Ish", "H", ""), linear("mlp.shared_experts.down_proj", "H", "Ish", "")),
+		when("dense", linear("mlp.gate_up_proj", "2*Id", "H", ""), linear("mlp.down_proj", "H", "Id", ""))).
+		with(func(f *Family) { f.Causal, f.SeqCls, f.Ignore = "MiniMaxM3VLForCausalLM", "-", []string{`(^|\.)mtp\.`} }),
 	// Granite-SWA: Granite with attention sinks; tied by default.
 	std("Granite-SWA", "GraniteSWA", []string{"granite_swa"},
 		cat(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "100352", "H", "2560", "L", "24", "heads", "20", "I", "8192"),
