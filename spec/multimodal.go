@@ -348,7 +348,7 @@ func gemma3(name, mt string) *Family {
 			// ShieldGemma2 in 5.x: everything under model.
 			{{"vision_tower.vision_model.", "model.vision_tower."}, {"language_model.model.", "model.language_model.model."},
 				{"language_model.lm_head.", "lm_head."}, {"multi_modal_projector.", "model.multi_modal_projector."}},
-		}}, text: "gemma3_text", reroot: legacyLM},
+		}}, text: "gemma3_text", reroot: legacyLM, tasks: vlmClassifiers[:1]},
 		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
 		nil,
 		cat([]T{{Name: "multi_modal_projector.mm_input_projection_weight", Shape: []string{"vH", "H"}, Role: RoleLinear}},
