@@ -200,7 +200,10 @@ var _ = register(
 		cat(sized(llamaDims("256", "", "4", ""), "V", "262208", "H", "2304", "L", "26", "heads", "8", "I", "9216"), []Def{tie("true"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
 		postNorm, norm("pre_feedforward_layernorm", "H", ""), gatedMLP("mlp.", "I", ""), norm("post_feedforward_layernorm", "H", "")).
-		with(func(f *Family) { f.ConfigClass, f.SeqCls = "Gemma3TextConfig", "Gemma3TextForSequenceClassification" }),
+		with(func(f *Family) {
+			f.ConfigClass, f.SeqCls = "Gemma3TextConfig", "Gemma3TextForSequenceClassification"
+			f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}} // Gemma3Model is the VLM's
+		}),
 	std("VaultGemma", "VaultGemma", []string{"vaultgemma"},
 		cat(llamaDims("256", "", "4", ""), []Def{tie("true"), attnBiasFlag}), nil,
 		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), norm("pre_feedforward_layernorm", "H", ""), gatedMLP("mlp.", "I", "")),

@@ -129,6 +129,9 @@ type T struct {
 	// Optional, evaluated for each copy (Transformer-XL's adaptive
 	// embeddings: cluster e has its own rows and width).
 	PerCopy bool
+	// ZeroOK: a dimension may be 0 (transformers builds the module
+	// zero-wide: shared experts of n_shared_experts·Im when that is 0).
+	ZeroOK bool
 }
 
 var (

@@ -98,7 +98,10 @@ var _ = register(
 				{Name: "feed_forward.experts.down_proj", Shape: []string{"E", "I", "H"}, Role: RoleLinear}},
 			gatedMLP("feed_forward.shared_expert.", "I", "")),
 		when("dense", gatedMLP("feed_forward.", "Im2", ""))).
-		with(func(f *Family) { f.ConfigClass, f.SeqCls = "Llama4TextConfig", "-" }),
+		with(func(f *Family) {
+			f.ConfigClass, f.SeqCls = "Llama4TextConfig", "-"
+			f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}} // Llama4Model is the VLM's
+		}),
 	&Family{Name: "Qwen3-MoE", Class: "Qwen3Moe", ModelTypes: []string{"qwen3_moe"},
 		Defs: cat(sized(llamaDims("H/heads", "", "4", ""), "V", "151936", "H", "2048", "L", "24", "heads", "32", "I", "6144"), experts("num_experts", "128", "moe_intermediate_size", "768", "num_experts_per_tok", "8"),
 			[]Def{tie("false"), attnBiasFlag, field("step", "decoder_sparse_step", "1", "every step-th block is sparse"), list("mlp_only", "mlp_only_layers", "no block is forced dense")}),

@@ -190,14 +190,21 @@ type vlm struct {
 	head     []T
 	alias    map[string]string
 	defaults map[string]string
-	cache    sync.Map // text model_type → *Family
+	// tasks are task classes beyond the base model (Qwen3.5's sequence
+	// and token classifiers over the whole VLM).
+	tasks []Task
+	cache sync.Map // text model_type → *Family
 }
 
 // register makes the VLM a table row (named in Architectures) whose
 // tensors are those of its composition with a language model.
 func (v *vlm) register() *Family {
-	return &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
+	f := &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
 		Causal: v.Causal, SeqCls: "-", compose: v.compose}
+	if v.tasks != nil {
+		f.Tasks = append(composedTasks(v.reroot), v.tasks...)
+	}
+	return f
 }
 
 // compose builds the family for c: the VLM with the language model
@@ -227,7 +234,7 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		return f.(*Family), nil
 	}
 	f := &Family{Name: v.Name + " + " + tf.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: composedTasks(v.reroot),
+		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: append(composedTasks(v.reroot), v.tasks...),
 		Embed: rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
 	for _, d := range tf.Defs {
 		if d.Field != "" {
@@ -341,7 +348,7 @@ func gemma3(name, mt string) *Family {
 			// ShieldGemma2 in 5.x: everything under model.
 			{{"vision_tower.vision_model.", "model.vision_tower."}, {"language_model.model.", "model.language_model.model."},
 				{"language_model.lm_head.", "lm_head."}, {"multi_modal_projector.", "model.multi_modal_projector."}},
-		}}, text: "gemma3_text", reroot: legacyLM},
+		}}, text: "gemma3_text", reroot: legacyLM, tasks: vlmClassifiers[:1]},
 		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
 		nil,
 		cat([]T{{Name: "multi_modal_projector.mm_input_projection_weight", Shape: []string{"vH", "H"}, Role: RoleLinear}},

@@ -301,6 +301,10 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.milliValue(field, raw)
 	case Signed:
 		return c.signedValue(field, raw)
+	case Chars:
+		return c.charsValue(field, raw)
+	case BoolStr:
+		return c.boolStrValue(field, raw)
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List
@@ -555,7 +559,7 @@ func (pl *planner) tensors(p *Plan) error {
 				if err != nil {
 					return pl.c.errorf("", "%s: %v", t.Name, err)
 				}
-				if v <= 0 {
+				if v < 0 || v == 0 && !t.ZeroOK {
 					return pl.c.errorf("", "%s: dimension %s is %d", prefix+t.Name, t.syms[j], v)
 				}
 				shape[j] = Dim{t.syms[j], uint64(v)}
@@ -701,7 +705,7 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 			if err != nil {
 				return pl.c.errorf("", "%s: %v", name, err)
 			}
-			if v <= 0 {
+			if v < 0 || v == 0 && !t.ZeroOK {
 				return pl.c.errorf("", "%s: dimension %s is %d", name, t.syms[j], v)
 			}
 			shape[j] = Dim{t.syms[j], uint64(v)}
