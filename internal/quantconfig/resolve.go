@@ -107,7 +107,7 @@ func resolveForm(w Weight, f *Form, lookup func(name string) *tensor.Tensor) Res
 			r.Findings = append(r.Findings, Finding{Kind: "mis-shaped", Tensor: s.Name, Want: s.Shape, Got: x,
 				Detail: fmt.Sprintf("%s is %s, expected %s (%s of %s %s)", s.Name, tensor.FormatShape(x.Shape), tensor.FormatShape(s.Shape), f.Scheme, w.Name, tensor.FormatShape(w.Shape))})
 		}
-		if ok := s.DTypes == nil && Float(x.DType) || slices.Contains(s.DTypes, x.DType); !ok {
+		if ok := s.AnyDType || s.DTypes == nil && Float(x.DType) || slices.Contains(s.DTypes, x.DType); !ok {
 			r.Findings = append(r.Findings, Finding{Kind: "dtype", Tensor: s.Name, Got: x,
 				Detail: fmt.Sprintf("%s is %s, %s stores %s", s.Name, x.DType, f.Scheme, dtypeNames(s.DTypes))})
 		}

@@ -44,6 +44,9 @@ type Stored struct {
 	// Shape is the expected shape; AnyShape when the rule gives none.
 	Shape    []uint64
 	AnyShape bool
+	// AnyDType accepts any dtype (HQQ's metadata, saved as whatever
+	// tensor its encoder made of a Python value).
+	AnyDType bool
 	// Values marks the tensor that holds the weight's values (packed or
 	// not): it counts as the weight's parameters, the others are
 	// auxiliaries.
@@ -133,6 +136,8 @@ type Rules struct {
 	kv   bool // a KV-cache scheme: k_scale, v_scale allowed
 	bnb4 bool // bitsandbytes 4-bit (else 8-bit)
 	bnbD bool // bitsandbytes 4-bit double quantization
+	bnbT string
+	tf   *tfConfig // the other transformers quantizers (transformers.go)
 	skip []string
 	cfg  modelDims
 }
@@ -222,12 +227,21 @@ func Load(config []byte, extra func(name string) ([]byte, error)) (*Rules, error
 		}
 	case "bitsandbytes":
 		var b struct {
-			In4    bool `json:"load_in_4bit"`
-			Double bool `json:"bnb_4bit_use_double_quant"`
+			In4    bool   `json:"load_in_4bit"`
+			Double bool   `json:"bnb_4bit_use_double_quant"`
+			Type   string `json:"bnb_4bit_quant_type"`
 		}
 		_ = json.Unmarshal(section, &b)
-		r.bnb4, r.bnbD = b.In4, b.Double
-	case "hqq", "torchao", "quanto", "higgs", "vptq", "aqlm", "spqr", "fp_quant", "quark", "auto-round", "autoround", "auto_round", "gptqmodel":
+		r.bnb4, r.bnbD, r.bnbT = b.In4, b.Double, b.Type
+		if r.bnbT == "" {
+			r.bnbT = "fp4" // BitsAndBytesConfig's default
+		}
+		if r.bnb4 && r.bnbT != "nf4" && r.bnbT != "fp4" {
+			r.Partial = fmt.Sprintf("bitsandbytes bnb_4bit_quant_type %q", r.bnbT)
+		}
+	case "hqq", "torchao", "quanto", "higgs", "vptq", "aqlm", "spqr", "fp_quant", "quark", "auto-round", "autoround", "auto_round", "intel/auto-round":
+		return r, r.loadTF(section)
+	case "gptqmodel":
 		r.Partial = fmt.Sprintf("quant_method %q is recognised but its tensors are not modelled", legacy.Method)
 	default:
 		r.Partial = fmt.Sprintf("quant_method %q is not understood", legacy.Method)
@@ -316,6 +330,9 @@ func (r *Rules) expect(w Weight) (*Form, string) {
 	}
 	if r.skipped(w.Module()) || w.Kind == Head {
 		return nil, "modules_to_not_convert"
+	}
+	if r.tf != nil {
+		return r.tf.expect(w)
 	}
 	return r.legacyForm(w)
 }
@@ -432,10 +449,10 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 			ts = append(ts, Stored{Name: w.Name + ".nested_absmax", DTypes: f32, AnyShape: true},
 				Stored{Name: w.Name + ".nested_quant_map", DTypes: f32, Shape: []uint64{256}})
 		}
-		// The quant state's JSON, under the name of its quant type.
-		ts = append(ts, Stored{Name: w.Name + ".quant_state.bitsandbytes__nf4", DTypes: u8, AnyShape: true, Optional: true},
-			Stored{Name: w.Name + ".quant_state.bitsandbytes__fp4", DTypes: u8, AnyShape: true, Optional: true})
-		return &Form{Scheme: "bitsandbytes 4-bit", Tensors: ts}, ""
+		// The quant state's JSON, under the name of its quant type
+		// (bitsandbytes/functional.py, QuantState.as_dict(packed=True)).
+		ts = append(ts, Stored{Name: w.Name + ".quant_state.bitsandbytes__" + r.bnbT, DTypes: u8, AnyShape: true})
+		return &Form{Scheme: "bitsandbytes 4-bit " + r.bnbT, Tensors: ts}, ""
 	}
 	return nil, "not a weight its quantizer converts"
 }
