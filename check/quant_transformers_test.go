@@ -128,13 +128,17 @@ var tfMethods = []tfMethod{
 		},
 		scale: ".weight_scale", values: ".weight"},
 	{name: "eetq", // integrations/eetq.py:74-75
-		section: func(map[string][2]uint64) string { return `{"quant_method": "eetq", "modules_to_not_convert": ["lm_head"]}` },
+		section: func(map[string][2]uint64) string {
+			return `{"quant_method": "eetq", "modules_to_not_convert": ["lm_head"]}`
+		},
 		files: func(mod string, o, i uint64) []testmodel.Tensor {
 			return []testmodel.Tensor{tt(mod+".weight", "I8", i, o), tt(mod+".weight_scales", "F16", o)}
 		},
 		scale: ".weight_scales", values: ".weight"},
 	{name: "bitnet", // integrations/bitnet.py:139-142
-		section: func(map[string][2]uint64) string { return `{"quant_method": "bitnet", "modules_to_not_convert": ["lm_head"]}` },
+		section: func(map[string][2]uint64) string {
+			return `{"quant_method": "bitnet", "modules_to_not_convert": ["lm_head"]}`
+		},
 		files: func(mod string, o, i uint64) []testmodel.Tensor {
 			return []testmodel.Tensor{tt(mod+".weight", "U8", o/4, i), tt(mod+".weight_scale", "BF16", 1)}
 		},
@@ -167,7 +171,9 @@ var tfMethods = []tfMethod{
 		section: func(map[string][2]uint64) string {
 			return `{"quant_method": "quanto", "weights": "int8", "activations": null, "modules_to_not_convert": null}`
 		},
-		files: func(mod string, o, i uint64) []testmodel.Tensor { return []testmodel.Tensor{tt(mod+".weight", "BF16", o, i)} }},
+		files: func(mod string, o, i uint64) []testmodel.Tensor {
+			return []testmodel.Tensor{tt(mod+".weight", "BF16", o, i)}
+		}},
 }
 
 // TestTransformersQuantizers builds a Qwen3 layout of each of
