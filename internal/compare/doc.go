@@ -49,11 +49,12 @@
 // use it: the config's weight_block_size, else inferred from the scale's
 // shape) and compared with the other's weight of that name. A GPTQ or
 // AWQ qweight, a compressed-tensors weight_packed or quantized weight,
-// a ModelOpt or an MLX quantized weight is decoded with its companions
-// as views.Companions (the one home of that decision, shared with the
-// views) says and compared as "<base>.weight". Weights whose
-// quantization is not modelled (bitsandbytes SCB, a method quantconfig
-// does not understand) are entries with status error (not decoded).
+// a ModelOpt, MLX or bitsandbytes quantized weight, or GPT-OSS's MXFP4
+// expert blocks are decoded with their companions as views.Companions
+// (the one home of that decision, shared with the views) says and
+// compared under the logical weight's name. Weights whose quantization
+// is not modelled (a method quantconfig does not understand or does not
+// decode) are entries with status error (not decoded).
 //
 // # Figures
 //

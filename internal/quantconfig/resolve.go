@@ -138,6 +138,16 @@ func (r *Rules) Find(values string, lookup func(name string) *tensor.Tensor) (We
 	name := values
 	if mod, ok := strings.CutSuffix(values, ".weight_packed"); ok {
 		name = mod + ".weight"
+	} else if p, ok := strings.CutSuffix(values, "_blocks"); ok && len(t.Shape) == 4 {
+		// GPT-OSS's MXFP4 experts: P_blocks [E, out, in/32, 16] of P
+		// [E, in, out].
+		w := Weight{Name: p, Kind: Experts, Shape: []uint64{t.Shape[0], t.Shape[2] * 32, t.Shape[1]}}
+		if f, _ := r.Expect(w); f != nil {
+			if res := Resolve(w, f, lookup); res.Quantized && len(res.Findings) == 0 && res.Values == t {
+				return w, res.Form, true
+			}
+		}
+		return Weight{}, nil, false
 	} else if !strings.HasSuffix(values, ".weight") {
 		return Weight{}, nil, false
 	}

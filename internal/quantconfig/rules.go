@@ -70,6 +70,13 @@ const (
 	RoleGIdx
 	RoleGlobal // one float that divides or multiplies the scale
 	RoleBiases // MLX affine's offsets
+	RoleCol    // one factor an input (ModelOpt AWQ's pre_quant_scale)
+	// bitsandbytes 4-bit: the code table, the double quant's absmax and
+	// table, and the quant state's JSON.
+	RoleTable
+	RoleNestedAbsmax
+	RoleNestedTable
+	RoleState
 )
 
 // Decoding is how a form's values are dequantized (package decode
@@ -88,9 +95,16 @@ type Decoding struct {
 	// for one scale per row or per tensor.
 	Block [2]uint64
 	// Round is where the product is rounded: "scale" (the scale's
-	// dtype, as torch multiplies), "bf16", or "" (float32); RoundAdd
-	// likewise for MLX's biases.
+	// dtype, as torch multiplies), "bf16", "state" (bitsandbytes' quant
+	// state's dtype), or "" (float32); RoundAdd likewise for MLX's
+	// biases.
 	Round, RoundAdd string
+	// PostScale multiplies each value after its scale (bitsandbytes
+	// int8's 1/127).
+	PostScale float32
+	// Transposed: the weight is [.., in, out], its codes stored [..,
+	// out, in] (GPT-OSS's MXFP4 experts).
+	Transposed bool
 }
 
 // Form is how a quantized weight is stored: the scheme's name (for the
@@ -283,6 +297,9 @@ var roleSuffixes = []struct {
 	{".weight_global_scale", RoleGlobal}, {".weight_scale_2", RoleGlobal},
 	{".weight_scale", RoleScale}, {".scales", RoleScale}, {".weight_scale_inv", RoleScale}, {".SCB", RoleScale}, {"_scales", RoleScale}, {".weight_scales", RoleScale},
 	{".weight_zero_point", RoleZero}, {".qzeros", RoleZero},
+	{".pre_quant_scale", RoleCol},
+	{".nested_absmax", RoleNestedAbsmax}, {".nested_quant_map", RoleNestedTable},
+	{".absmax", RoleScale}, {".quant_map", RoleTable},
 	{".weight_g_idx", RoleGIdx}, {".g_idx", RoleGIdx},
 	{".biases", RoleBiases},
 }
@@ -292,6 +309,10 @@ func (f *Form) roles() {
 		s := &f.Tensors[i]
 		if s.Values {
 			s.Role = RoleValues
+			continue
+		}
+		if strings.Contains(s.Name, ".quant_state.") {
+			s.Role = RoleState
 			continue
 		}
 		for _, rs := range roleSuffixes {
@@ -438,7 +459,7 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 				{Name: w.Name, DTypes: []tensor.DType{tensor.I8}, Shape: []uint64{o, i}, Values: true},
 				{Name: base + ".SCB", DTypes: floats, Shape: []uint64{o}},
 				{Name: base + ".weight_format", AnyShape: true, DTypes: []tensor.DType{tensor.U8, tensor.I64, tensor.I32}, Optional: true},
-			}}, ""
+			}, Decode: &Decoding{Code: "element", PostScale: 7.874015718698502e-3}}, "" // functional.py int8_vectorwise_dequant
 		}
 		ts := []Stored{
 			{Name: w.Name, DTypes: u8, Shape: []uint64{ceil(o*i, 2), 1}, Values: true},
@@ -452,7 +473,9 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 		// The quant state's JSON, under the name of its quant type
 		// (bitsandbytes/functional.py, QuantState.as_dict(packed=True)).
 		ts = append(ts, Stored{Name: w.Name + ".quant_state.bitsandbytes__" + r.bnbT, DTypes: u8, AnyShape: true})
-		return &Form{Scheme: "bitsandbytes 4-bit " + r.bnbT, Tensors: ts}, ""
+		// The block size and dtype are the quant state's (package
+		// views reads them).
+		return &Form{Scheme: "bitsandbytes 4-bit " + r.bnbT, Tensors: ts, Decode: &Decoding{Code: "table4", Round: "state"}}, ""
 	}
 	return nil, "not a weight its quantizer converts"
 }
@@ -465,10 +488,12 @@ func mxfp4Experts(w Weight) *Form {
 		return nil
 	}
 	e, in, out := w.Shape[0], w.Shape[1], w.Shape[2]
+	// integrations/mxfp4.py convert_moe_packed_tensors: lut[nibble]
+	// (low first) ldexp'd by scale − 127 in bf16, then transposed.
 	return &Form{Scheme: "MXFP4 (GPT-OSS experts)", Tensors: []Stored{
 		{Name: w.Name + "_blocks", DTypes: u8, Shape: []uint64{e, out, ceil(in, 32), 16}, Values: true},
 		{Name: w.Name + "_scales", DTypes: u8, Shape: []uint64{e, out, ceil(in, 32)}},
-	}}
+	}, Decode: &Decoding{Code: "fp4", ScaleE8M0: true, Round: "bf16", Block: [2]uint64{1, 32}, Transposed: true}}
 }
 
 // KVScale reports whether name is a KV-cache scale the config asks for
@@ -1020,7 +1045,9 @@ func (c *moConfig) expect(w Weight) (*Form, string) {
 			ts = append(ts, Stored{Name: mod + ".weight_scale_2", DTypes: f32, Shape: scalar},
 				Stored{Name: mod + ".input_scale", DTypes: f32, Shape: scalar})
 		}
-		return &Form{Scheme: "ModelOpt " + algo, Tensors: ts}, ""
+		// code · weight_scale (· weight_scale_2) · pre_quant_scale[i]:
+		// the weight the layer applies to its unscaled input.
+		return &Form{Scheme: "ModelOpt " + algo, Tensors: ts, Decode: &Decoding{Code: "int4out", Block: [2]uint64{1, group}, Round: "scale"}}, ""
 	}
 	return nil, "quant_algo " + algo
 }
