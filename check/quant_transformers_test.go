@@ -167,6 +167,28 @@ var tfMethods = []tfMethod{
 			return []testmodel.Tensor{tt(mod+".weight", "I8", o, i), tt(mod+".SCB", "F32", o), tt(mod+".weight_format", "U8")}
 		},
 		scale: ".SCB", values: ".weight"},
+	{name: "compressed-tensors 2:4 sparse", // sparse_24_bitmask.py Sparse24BitMaskTensor.dict
+		section: func(map[string][2]uint64) string {
+			return `{"quant_method": "compressed-tensors", "format": "dense", "sparsity_config": {"format": "sparse-24-bitmask", "global_sparsity": 0.45, "ignore": ["lm_head"], "registry_requires_subclass": false, "sparsity_structure": "2:4", "targets": ["Linear"]}}`
+		},
+		files: func(mod string, o, i uint64) []testmodel.Tensor {
+			return []testmodel.Tensor{tt(mod+".compressed", "BF16", o, i/2), tt(mod+".bitmask", "U8", o, (i+7)/8), tt(mod+".shape", "I64", 2, 1)}
+		},
+		scale: ".bitmask", values: ".compressed"},
+	{name: "compressed-tensors 2:4 sparse FP8", section: func(map[string][2]uint64) string {
+		return `{"quant_method": "compressed-tensors", "format": "float-quantized", "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true, "dynamic": false}, "input_activations": {"num_bits": 8, "type": "float", "strategy": "token", "dynamic": true}}}, "ignore": ["lm_head"],
+			"sparsity_config": {"format": "sparse-24-bitmask", "ignore": ["lm_head"], "sparsity_structure": "2:4", "targets": ["Linear"]}}`
+	}, files: func(mod string, o, i uint64) []testmodel.Tensor {
+		return []testmodel.Tensor{tt(mod+".compressed", "F8_E4M3", o, i/2), tt(mod+".bitmask", "U8", o, (i+7)/8), tt(mod+".shape", "I64", 2, 1), tt(mod+".weight_scale", "BF16", o, 1)}
+	}, scale: ".weight_scale", values: ".compressed"},
+	{name: "compressed-tensors sparse bitmask", // sparse_bitmask.py BitmaskTensor.dict
+		section: func(map[string][2]uint64) string {
+			return `{"quant_method": "compressed-tensors", "sparsity_config": {"format": "sparse-bitmask", "ignore": ["lm_head"], "targets": ["Linear"]}}`
+		},
+		files: func(mod string, o, i uint64) []testmodel.Tensor {
+			return []testmodel.Tensor{tt(mod+".compressed", "BF16", o*i/3), tt(mod+".bitmask", "U8", o, (i+7)/8), tt(mod+".shape", "I64", 2), tt(mod+".row_offsets", "I64", o)}
+		},
+		scale: ".row_offsets", values: ".bitmask"},
 	{name: "quanto", // quantizer_quanto.py:116: not serializable, quantized on load
 		section: func(map[string][2]uint64) string {
 			return `{"quant_method": "quanto", "weights": "int8", "activations": null, "modules_to_not_convert": null}`
@@ -201,7 +223,7 @@ func TestTransformersQuantizers(t *testing.T) {
 				if s, ok := linears[mod]; ok {
 					fs := meth.files(mod, s[0], s[1])
 					ts = append(ts, fs...)
-					if first == "" && (meth.values == "" || slices.ContainsFunc(fs, func(x testmodel.Tensor) bool { return x.Name == mod+meth.values && x.DType != "BF16" })) {
+					if first == "" && (meth.values == "" || len(fs) > 1 && slices.ContainsFunc(fs, func(x testmodel.Tensor) bool { return x.Name == mod+meth.values })) {
 						first = mod
 					}
 					continue

@@ -539,6 +539,7 @@ type ctConfig struct {
 	groups []*ctGroup
 	ignore []matcher
 	format string
+	sparse *ctSparse
 }
 
 // matcher is one of compressed-tensors' targets: a module name, a "re:"
@@ -629,11 +630,10 @@ func (r *Rules) loadCT(section []byte) error {
 	c := &ctConfig{format: q.Format}
 	r.ct = c
 	r.kv = len(q.KV) > 0 && string(q.KV) != "null"
-	var sp struct {
-		Format string `json:"format"`
-	}
-	if len(q.Sparsity) > 0 && json.Unmarshal(q.Sparsity, &sp) == nil && sp.Format != "" && sp.Format != "dense" {
-		r.Partial = fmt.Sprintf("compressed-tensors sparsity format %q is recognised but its tensors are not modelled", sp.Format)
+	if len(q.Sparsity) > 0 && string(q.Sparsity) != "null" {
+		if err := c.loadSparsity(q.Sparsity); err != nil {
+			r.Partial = err.Error()
+		}
 	}
 	var tr map[string]any
 	if len(q.Trans) > 0 && json.Unmarshal(q.Trans, &tr) == nil && len(tr) > 0 {
@@ -715,18 +715,22 @@ func (c *ctConfig) expect(w Weight) (*Form, string) {
 			}
 		}
 	}
-	if best == nil {
-		return nil, "no config group targets it"
+	var f *Form
+	why := ""
+	switch {
+	case best == nil:
+		why = "no config group targets it"
+	case slices.ContainsFunc(c.ignore, func(m matcher) bool { return m.match(w) > 0 }):
+		why = "ignore"
+	case best.Weights == nil || best.Format == "dense":
+		why = "its group quantizes activations only"
+	default:
+		f = best.form(w)
 	}
-	for _, m := range c.ignore {
-		if m.match(w) > 0 {
-			return nil, "ignore"
-		}
+	if c.sparse != nil && c.sparse.targets(w) {
+		return c.sparse.form(w, f), ""
 	}
-	if best.Weights == nil || best.Format == "dense" {
-		return nil, "its group quantizes activations only"
-	}
-	return best.form(w), ""
+	return f, why
 }
 
 // scaleDTypes reads a scale_dtype ("torch.float8_e4m3fn"); nil accepts
