@@ -3,6 +3,7 @@ package compare_test
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,4 +75,18 @@ func TestQuantizationError(t *testing.T) {
 	assert.InEpsilon(t, wantRel, float64(e.RelL2), 1e-9)
 	assert.InEpsilon(t, -20*math.Log10(wantRel), float64(e.SNR), 1e-9)
 	assert.ElementsMatch(t, []string{name + ".weight_scale", name + ".weight_shape"}, r.AuxModel)
+
+	// The text report (the mount's compare/summary) gives the SNR in its
+	// row, as the lowest of its layer and of all.
+	snr := strconv.FormatFloat(-20*math.Log10(wantRel), 'f', 2, 64)
+	text := r.Text()
+	var row string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, name+".weight ") {
+			row = l
+		}
+	}
+	assert.Contains(t, row, " +"+snr+" ")
+	assert.Contains(t, text, "[layer 0] 11 tensors, min snr_db +"+snr)
+	assert.Contains(t, text, "errors; min snr_db +"+snr)
 }
