@@ -118,6 +118,8 @@ type quantized struct {
 	post     float32
 	col      []float32
 	table    []float32
+	slabMu   sync.Mutex
+	slabs    []slabBuf // transposed: the stored bytes of recent slabs
 	rowBytes uint64
 	so, si   uint64 // scale grid
 	ro, ci   uint64 // rows and inputs per scale cell

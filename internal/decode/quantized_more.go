@@ -151,12 +151,41 @@ func (p *quantized) transposed(start uint64, dst []float32) error {
 		m := min(n-done, slab-off)
 		a0, a1 := off/p.outs, (off+m-1)/p.outs // the inputs (logical rows) covered
 		fp4Part := q.Code == CodeFP4 && q.Values.DType == tensor.U8
+		var slabBytes []byte
+		if fp4Part {
+			var err error
+			if slabBytes, err = p.slab(e); err != nil {
+				return err
+			}
+		}
+		if slabBytes != nil {
+			// Row by row of the result: sequential writes, and the
+			// stored bytes of a few inputs stay in cache.
+			k := off
+			for k < off+m {
+				a, b := k/p.outs, k%p.outs
+				end := min(off+m, (a+1)*p.outs)
+				shift := uint(a%2) * 4
+				col := a / 2
+				g := a / p.ci
+				for ; k < end; k, b = k+1, b+1 {
+					c := slabBytes[b*p.rowBytes+col] >> shift
+					r := e*p.outs + b
+					v := fp4[c&0xF] * p.scale[(r/p.ro)*p.si+g]
+					dst[done+k-off] = RoundTo(q.RoundMul, v)
+				}
+			}
+			done += m
+			continue
+		}
 		for b := range p.outs {
 			r := e*p.outs + b
 			if fp4Part {
 				// Only the bytes of inputs a0..a1.
 				part := row[a0/2 : a1/2+1]
-				if err := readFull(q.Values, int64(r*p.rowBytes+a0/2), part); err != nil {
+				if slabBytes != nil {
+					copy(part, slabBytes[b*p.rowBytes+a0/2:])
+				} else if err := readFull(q.Values, int64(r*p.rowBytes+a0/2), part); err != nil {
 					return err
 				}
 				for a := a0; a <= a1; a++ {
@@ -186,4 +215,41 @@ func (p *quantized) transposed(start uint64, dst []float32) error {
 		done += m
 	}
 	return nil
+}
+
+// maxSlabBytes bounds the stored bytes of the slabs a transposed decoder
+// keeps: a stack's expert (GPT-OSS-120B's 2880×5760 is 8 MiB) is read
+// once, not once a request per stored row.
+const maxSlabBytes = 32 << 20
+
+// slab returns the stored bytes of slab e, read whole and kept while
+// they fit maxSlabBytes (the most recent ones); nil when one slab alone
+// is larger.
+func (p *quantized) slab(e uint64) ([]byte, error) {
+	size := p.outs * p.rowBytes
+	if size > maxSlabBytes {
+		return nil, nil
+	}
+	p.slabMu.Lock()
+	defer p.slabMu.Unlock()
+	for _, s := range p.slabs {
+		if s.e == e {
+			return s.b, nil
+		}
+	}
+	b := make([]byte, size)
+	if err := readFull(p.q.Values, int64(e*size), b); err != nil {
+		return nil, err
+	}
+	keep := max(1, int(maxSlabBytes/size))
+	if len(p.slabs) >= keep {
+		p.slabs = p.slabs[1:]
+	}
+	p.slabs = append(p.slabs, slabBuf{e, b})
+	return b, nil
+}
+
+type slabBuf struct {
+	e uint64
+	b []byte
 }
