@@ -189,6 +189,34 @@ var tfMethods = []tfMethod{
 			return []testmodel.Tensor{tt(mod+".compressed", "BF16", o*i/3), tt(mod+".bitmask", "U8", o, (i+7)/8), tt(mod+".shape", "I64", 2), tt(mod+".row_offsets", "I64", o)}
 		},
 		scale: ".row_offsets", values: ".bitmask"},
+	{name: "vptq", // vptq/layers/vqlinear.py VQuantLinear, is_indice_packed (integrations/vptq.py:48-63)
+		section: func(ls map[string][2]uint64) string {
+			layers := map[string]any{}
+			for mod, s := range ls {
+				layers[mod] = map[string]any{"bias": false, "enable_norm": true, "enable_perm": true, "group_num": 1, "group_size": s[1],
+					"in_features": s[1], "out_features": s[0], "indices_as_float": false, "is_indice_packed": true,
+					"num_centroids": []int{-1, 65536}, "num_res_centroids": []int{-1, 256}, "outlier_size": 0, "vector_lens": []int{-1, 8}}
+			}
+			b, _ := json.Marshal(layers)
+			return `{"quant_method": "vptq", "enable_proxy_error": false, "shared_layer_config": {}, "config_for_layers": ` + string(b) + `}`
+		},
+		files: func(mod string, o, i uint64) []testmodel.Tensor {
+			return []testmodel.Tensor{tt(mod+".indices", "I32", 1, (o+7)/8, (i*24+31)/32), tt(mod+".centroids.weight", "BF16", 1, 65536*8),
+				tt(mod+".res_centroids.weight", "BF16", 1, 256*8), tt(mod+".weight_scale", "BF16", i), tt(mod+".weight_bias", "BF16", i), tt(mod+".perm", "I16", i)}
+		},
+		scale: ".weight_bias", values: ".indices"},
+	{name: "vptq with outliers", section: func(ls map[string][2]uint64) string {
+		layers := map[string]any{}
+		for mod, s := range ls {
+			layers[mod] = map[string]any{"enable_norm": false, "enable_perm": false, "group_num": 2, "group_size": s[1] / 2,
+				"num_centroids": []int{1024, 4096}, "num_res_centroids": []int{-1, -1}, "outlier_size": 16, "vector_lens": []int{4, 6}}
+		}
+		b, _ := json.Marshal(layers)
+		return `{"quant_method": "vptq", "config_for_layers": ` + string(b) + `}`
+	}, files: func(mod string, o, i uint64) []testmodel.Tensor {
+		return []testmodel.Tensor{tt(mod+".indices", "I32", 2, (o+5)/6, (i/2*12+31)/32), tt(mod+".centroids.weight", "F16", 2, 4096*6),
+			tt(mod+".outlier_centroids.weight", "F16", 1, 1024*4), tt(mod+".outlier_indices", "I16", 1, (o+3)/4, 16)}
+	}, scale: ".outlier_indices", values: ".indices"},
 	{name: "quanto", // quantizer_quanto.py:116: not serializable, quantized on load
 		section: func(map[string][2]uint64) string {
 			return `{"quant_method": "quanto", "weights": "int8", "activations": null, "modules_to_not_convert": null}`
@@ -271,7 +299,7 @@ func TestTransformersQuantizersPartial(t *testing.T) {
 	b := all["base/qwen3"]
 	for _, c := range []struct{ section, named string }{
 		{`{"quant_method": "torchao", "quant_type": {"default": {"_type": "Int4WeightOnlyConfig"}}}`, "torchao"},
-		{`{"quant_method": "vptq", "config_for_layers": {}}`, "VPTQ"},
+		{`{"quant_method": "vptq", "config_for_layers": {"model.layers.0.mlp.up_proj": {"vector_lens": [8], "num_centroids": [-1, 65536], "num_res_centroids": [-1, -1], "group_num": 1, "group_size": 320}}}`, "VPTQ"},
 		{`{"quant_method": "quark", "global_quant_config": {"weight": {"dtype": "uint4", "qscheme": "per_group", "group_size": 128}}}`, "uint4"},
 		{`{"quant_method": "auto-round", "bits": 4, "data_type": "mx_fp", "packing_format": "auto_round:llm_compressor"}`, "AutoRound"},
 		{`{"quant_method": "hqq", "quant_config": {"weight_quant_params": {"nbits": 4, "group_size": 64}, "scale_quant_params": {"nbits": 8}}}`, "HQQ"},

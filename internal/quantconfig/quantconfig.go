@@ -10,9 +10,10 @@
 // (quantization_config or hf_quant_config.json), MLX's quantization
 // section (per-module settings, mlx-lm's stacked experts), and
 // transformers' own quantizers (GPTQ, AWQ, fp8, fbgemm_fp8, mxfp4,
-// bitsandbytes 4- and 8-bit, BitNet, EETQ, AQLM, SpQR, HIGGS, FP-Quant,
-// HQQ, AutoRound, Quark's FP8, and quanto, which saves nothing
-// quantized; torchao and VPTQ are named, not modelled).
+// bitsandbytes 4- and 8-bit, BitNet, EETQ, AQLM, SpQR, VPTQ, HIGGS,
+// FP-Quant, HQQ, AutoRound, Quark's FP8, and quanto, which saves nothing
+// quantized; torchao is named, not modelled), and compressed-tensors'
+// sparsity_config (2:4 and unstructured bitmasks).
 // [Rules.Expect] gives, for each weight of
 // the unquantized model, the exact tensors its quantized form stores
 // (names, dtypes, shapes), and [Resolve] matches them against the files.

@@ -35,6 +35,8 @@ type tfConfig struct {
 	quark          *quarkArgs
 	quarkInput     bool
 	quarkExclude   []string
+	vptq           map[string]*vptqLayer // config_for_layers
+	vptqShared     map[string]*vptqLayer
 }
 
 type hqqParams struct {
@@ -62,7 +64,7 @@ func intOr(raw json.RawMessage, def uint64) uint64 {
 }
 
 // loadTF reads the section of HQQ, torchao, quanto, HIGGS, VPTQ, AQLM,
-// SpQR, FP-Quant, Quark or AutoRound. A setting the rules do not model
+// SpQR, FP-Quant, Quark or AutoRound (torchao's only to name it). A setting the rules do not model
 // is r.Partial, named.
 func (r *Rules) loadTF(section []byte) error {
 	var q map[string]json.RawMessage
@@ -183,9 +185,114 @@ func (r *Rules) loadTF(section []byte) error {
 		}
 		r.Partial = "torchao's tensor subclasses" + what + " are not modelled"
 	case "vptq":
-		r.Partial = "VPTQ's vector-quantized layers (indices, centroids, per-layer config_for_layers) are not modelled"
+		// VptqConfig: config_for_layers (a module name → its
+		// VptqLayerConfig) and shared_layer_config
+		// (integrations/vptq.py:43-46).
+		_ = json.Unmarshal(q["config_for_layers"], &c.vptq)
+		_ = json.Unmarshal(q["shared_layer_config"], &c.vptqShared)
+		for _, l := range append(mapValues(c.vptq), mapValues(c.vptqShared)...) {
+			if why := l.understood(); why != "" {
+				r.Partial = "VPTQ " + why
+				break
+			}
+		}
 	}
 	return nil
+}
+
+func mapValues(m map[string]*vptqLayer) []*vptqLayer {
+	out := make([]*vptqLayer, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// vptqLayer is one layer's VptqLayerConfig (utils/quantization_config.py).
+type vptqLayer struct {
+	VectorLens  []int64 `json:"vector_lens"`
+	Centroids   []int64 `json:"num_centroids"`
+	ResCentroid []int64 `json:"num_res_centroids"`
+	GroupNum    int64   `json:"group_num"`
+	GroupSize   int64   `json:"group_size"`
+	Outlier     int64   `json:"outlier_size"`
+	Norm        bool    `json:"enable_norm"`
+	Perm        bool    `json:"enable_perm"`
+}
+
+func (l *vptqLayer) understood() string {
+	if l == nil {
+		return ""
+	}
+	if len(l.VectorLens) != 2 || len(l.Centroids) != 2 || len(l.ResCentroid) != 2 {
+		return "layer config without two vector_lens, num_centroids and num_res_centroids"
+	}
+	pow2 := func(n int64) bool { return n > 0 && n&(n-1) == 0 }
+	if l.VectorLens[1] <= 0 || !pow2(l.Centroids[1]) || l.ResCentroid[1] > 0 && !pow2(l.ResCentroid[1]) || l.GroupNum <= 0 || l.GroupSize <= 0 ||
+		l.VectorLens[0] > 1 && l.Centroids[0] > 0 && l.Outlier < 0 {
+		return "layer config with a vector length, a group or a centroid count it cannot pack"
+	}
+	return ""
+}
+
+func log2(n int64) uint64 {
+	b := uint64(0)
+	for n > 1 {
+		n >>= 1
+		b++
+	}
+	return b
+}
+
+// vptqForm is VPTQ's VQuantLinear (vptq/layers/vqlinear.py) as
+// transformers builds it (is_indice_packed true, vector_quant_dim
+// "out"): centroids.weight [group_num, num_centroids·vector_len],
+// indices I32 [group_num, ceil(out/vector_len), ceil(group_size ·
+// index bits/32)] (the index bits of the centroids and the residual
+// centroids), res_centroids.weight with residual centroids,
+// outlier_centroids.weight [1, n·len] and outlier_indices I16 [1,
+// ceil(out/len), outlier_size] with outliers (vector_lens[0] > 1 and
+// num_centroids[0] > 0), weight_scale and weight_bias [in] with
+// enable_norm, perm I16 [in] with enable_perm.
+func (c *tfConfig) vptqForm(w Weight) (*Form, string) {
+	base := w.Module()
+	_, o, i := outIn(w)
+	l := c.vptq[base]
+	if l == nil {
+		// transformers' lookup: module_name.rsplit(".")[1].
+		if parts := strings.Split(base, "."); len(parts) > 1 {
+			l = c.vptqShared[parts[1]]
+		}
+	}
+	if l == nil {
+		return nil, "config_for_layers does not name it"
+	}
+	vl := uint64(l.VectorLens[1])
+	bits := log2(l.Centroids[1])
+	if l.ResCentroid[1] > 0 {
+		bits += log2(l.ResCentroid[1])
+	}
+	g := uint64(l.GroupNum)
+	ts := []Stored{
+		{Name: base + ".indices", DTypes: i32, Shape: []uint64{g, ceil(o, vl), ceil(uint64(l.GroupSize)*bits, 32)}, Values: true},
+		{Name: base + ".centroids.weight", DTypes: floats, Shape: []uint64{g, uint64(l.Centroids[1]) * vl}},
+	}
+	if l.ResCentroid[1] > 0 {
+		ts = append(ts, Stored{Name: base + ".res_centroids.weight", DTypes: floats, Shape: []uint64{g, uint64(l.ResCentroid[1]) * vl}})
+	}
+	if l.VectorLens[0] > 1 && l.Centroids[0] > 0 {
+		ovl := uint64(l.VectorLens[0])
+		ts = append(ts, Stored{Name: base + ".outlier_centroids.weight", DTypes: floats, Shape: []uint64{1, uint64(l.Centroids[0]) * ovl}},
+			Stored{Name: base + ".outlier_indices", DTypes: []tensor.DType{tensor.I16}, Shape: []uint64{1, ceil(o, ovl), uint64(l.Outlier)}})
+	}
+	if l.Norm {
+		ts = append(ts, Stored{Name: base + ".weight_scale", DTypes: floats, Shape: []uint64{i}},
+			Stored{Name: base + ".weight_bias", DTypes: floats, Shape: []uint64{i}})
+	}
+	if l.Perm {
+		ts = append(ts, Stored{Name: base + ".perm", DTypes: []tensor.DType{tensor.I16}, Shape: []uint64{i}})
+	}
+	return &Form{Scheme: fmt.Sprintf("VPTQ v%d %d-bit", vl, bits), Tensors: ts}, ""
 }
 
 // loadHQQ reads HqqConfig.to_dict: quant_config is hqq's
@@ -387,6 +494,8 @@ func (c *tfConfig) expect(w Weight) (*Form, string) {
 		}}, ""
 	case "fp_quant":
 		return c.fpQuant(w)
+	case "vptq":
+		return c.vptqForm(w)
 	case "hqq":
 		return c.hqqForm(w)
 	case "auto-round", "autoround", "auto_round", "intel/auto-round":
