@@ -153,6 +153,12 @@ var tfMethods = []tfMethod{
 				tt(w+".nested_absmax", "F32", (o*i/64+255)/256), tt(w+".nested_quant_map", "F32", 256), tt(w+".quant_state.bitsandbytes__nf4", "U8", 200)}
 		},
 		scale: ".weight.absmax", values: ".weight"},
+	{name: "bitsandbytes nf4 bfloat16 storage", section: func(map[string][2]uint64) string {
+		return `{"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_quant_storage": "bfloat16"}`
+	}, files: func(mod string, o, i uint64) []testmodel.Tensor {
+		w := mod + ".weight"
+		return []testmodel.Tensor{tt(w, "BF16", o*i/4, 1), tt(w+".absmax", "F32", o*i/64), tt(w+".quant_map", "F32", 16), tt(w+".quant_state.bitsandbytes__nf4", "U8", 150)}
+	}, scale: ".weight.absmax", values: ".weight"},
 	{name: "bitsandbytes fp4", section: func(map[string][2]uint64) string {
 		return `{"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "fp4"}`
 	}, files: func(mod string, o, i uint64) []testmodel.Tensor {

@@ -22,10 +22,14 @@ func newFlat(p *quantized, n uint64) (*Decoder, error) {
 	want := n * uint64(q.Values.DType.BlockBytes())
 	switch q.Code {
 	case CodeTable4:
-		if q.Values.DType != tensor.U8 || q.Table == nil {
-			return nil, qErr(q, "a 4-bit table code needs U8 codes and its table")
+		// Any storage dtype: the bytes are the codes (bitsandbytes'
+		// quant_storage views the packed bytes as it).
+		if q.Table == nil {
+			return nil, qErr(q, "a 4-bit table code needs its table")
 		}
+		bb := uint64(q.Values.DType.BlockBytes())
 		want = (n + 1) / 2
+		want = (want + bb - 1) / bb * bb
 	case CodeElement:
 	default:
 		return nil, qErr(q, "a flat block of this code")

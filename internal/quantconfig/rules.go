@@ -151,6 +151,7 @@ type Rules struct {
 	bnb4 bool // bitsandbytes 4-bit (else 8-bit)
 	bnbD bool // bitsandbytes 4-bit double quantization
 	bnbT string
+	bnbS tensor.DType // bnb_4bit_quant_storage
 	tf   *tfConfig // the other transformers quantizers (transformers.go)
 	skip []string
 	cfg  modelDims
@@ -244,9 +245,19 @@ func Load(config []byte, extra func(name string) ([]byte, error)) (*Rules, error
 			In4    bool   `json:"load_in_4bit"`
 			Double bool   `json:"bnb_4bit_use_double_quant"`
 			Type   string `json:"bnb_4bit_quant_type"`
+			Store  string `json:"bnb_4bit_quant_storage"`
 		}
 		_ = json.Unmarshal(section, &b)
 		r.bnb4, r.bnbD, r.bnbT = b.In4, b.Double, b.Type
+		// The packed codes viewed as bnb_4bit_quant_storage (FSDP
+		// QLoRA saves them as bfloat16): Params4bit's quant_storage.
+		var ok bool
+		if r.bnbS, ok = torchDTypes[strings.TrimPrefix(b.Store, "torch.")]; !ok && b.Store != "" {
+			r.Partial = fmt.Sprintf("bitsandbytes bnb_4bit_quant_storage %q", b.Store)
+		}
+		if b.Store == "" {
+			r.bnbS = tensor.U8
+		}
 		if r.bnbT == "" {
 			r.bnbT = "fp4" // BitsAndBytesConfig's default
 		}
@@ -462,7 +473,7 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 			}, Decode: &Decoding{Code: "element", PostScale: 7.874015718698502e-3}}, "" // functional.py int8_vectorwise_dequant
 		}
 		ts := []Stored{
-			{Name: w.Name, DTypes: u8, Shape: []uint64{ceil(o*i, 2), 1}, Values: true},
+			{Name: w.Name, DTypes: []tensor.DType{r.bnbS}, Shape: []uint64{ceil(ceil(o*i, 2), uint64(r.bnbS.BlockBytes())), 1}, Values: true},
 			{Name: w.Name + ".absmax", AnyShape: true, DTypes: []tensor.DType{tensor.F32, tensor.U8}},
 			{Name: w.Name + ".quant_map", DTypes: f32, Shape: []uint64{16}},
 		}
@@ -1280,3 +1291,7 @@ func (r *Rules) Dropped(name string) bool {
 	return strings.HasPrefix(n, "vision_tower.") || strings.HasPrefix(n, "multi_modal_projector.") ||
 		strings.HasPrefix(n, "vision_model.") || strings.HasPrefix(n, "visual.")
 }
+
+// torchDTypes are the torch dtype names a config may give storage in.
+var torchDTypes = map[string]tensor.DType{"uint8": tensor.U8, "int8": tensor.I8, "bfloat16": tensor.BF16,
+	"float16": tensor.F16, "float32": tensor.F32, "int32": tensor.I32}

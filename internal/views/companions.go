@@ -115,11 +115,14 @@ type Dequantized struct {
 // (its values are its elements); an error when it is, but cannot be
 // decoded (the reason).
 func (c *Companions) Weight(tt *tensor.Tensor) (*Dequantized, error) {
-	if c == nil || quantconfig.Float(tt.DType) {
+	if c == nil {
 		return nil, nil
 	}
 	if d, ok, err := c.bnb4(tt); ok {
 		return d, err
+	}
+	if quantconfig.Float(tt.DType) {
+		return nil, nil
 	}
 	w, f, found := c.rules.Find(tt.Name, c.lookup)
 	if found && f.Decode != nil {
@@ -201,7 +204,7 @@ const maxStateBytes = 1 << 16
 // shape, block size and dtype only its quant state's JSON gives; ok is
 // false when tt is not one.
 func (c *Companions) bnb4(tt *tensor.Tensor) (*Dequantized, bool, error) {
-	if c.rules == nil || c.rules.Method != "bitsandbytes" || !c.rules.Understood() || tt.DType != tensor.U8 || !strings.HasSuffix(tt.Name, ".weight") {
+	if c.rules == nil || c.rules.Method != "bitsandbytes" || !c.rules.Understood() || !strings.HasSuffix(tt.Name, ".weight") {
 		return nil, false, nil
 	}
 	var st *tensor.Tensor

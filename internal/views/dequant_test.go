@@ -77,6 +77,11 @@ func TestDequantLibraries(t *testing.T) {
 		c := NewCompanions(lookupOf(ts...), []byte(`{"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": true}}`))
 		assert.Equal(t, nf4Want, decodeAll(t, c, w, "l.weight", []uint64{6, 20}))
 		assert.True(t, c.Aux("l.weight.absmax"))
+		// The same bytes saved as bnb_4bit_quant_storage bfloat16
+		// (FSDP QLoRA) decode alike.
+		ts[0] = mem("l.weight", tensor.BF16, []uint64{30, 1}, nf4Packed)
+		c = NewCompanions(lookupOf(ts...), []byte(`{"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": true, "bnb_4bit_quant_storage": "bfloat16"}}`))
+		assert.Equal(t, nf4Want, decodeAll(t, c, ts[0], "l.weight", []uint64{6, 20}))
 	})
 	t.Run("bitsandbytes fp4", func(t *testing.T) {
 		state := []byte(`{"quant_type": "fp4", "blocksize": 16, "dtype": "float16", "shape": [4, 12]}`)
