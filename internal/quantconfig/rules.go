@@ -152,7 +152,7 @@ type Rules struct {
 	bnbD bool // bitsandbytes 4-bit double quantization
 	bnbT string
 	bnbS tensor.DType // bnb_4bit_quant_storage
-	tf   *tfConfig // the other transformers quantizers (transformers.go)
+	tf   *tfConfig    // the other transformers quantizers (transformers.go)
 	skip []string
 	cfg  modelDims
 }
