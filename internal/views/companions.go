@@ -139,6 +139,15 @@ func (c *Companions) Weight(tt *tensor.Tensor) (*Dequantized, error) {
 		if found {
 			return nil, fmt.Errorf("%s: the dequantization of %s is not modelled: its stored codes are shown", tt.Name, f.Scheme)
 		}
+		if b, ok := strings.CutSuffix(tt.Name, ".weight"); ok {
+			// Codes beside a scale of a quantization the rules do not
+			// model (or its config does not name): not values.
+			for _, s := range []string{".weight_scale", ".SCB"} {
+				if c.lookup(b+s) != nil {
+					return nil, fmt.Errorf("%s: %s of a quantization whose decoding is not modelled: its stored codes are shown", tt.Name, b+s)
+				}
+			}
+		}
 		return nil, nil
 	}
 	if (c.q.Method == "gptq" || c.q.Method == "awq") && (c.lookup(base+".qzeros") == nil || c.lookup(base+".scales") == nil) {
