@@ -356,14 +356,18 @@ func (r *Rules) expect(w Weight) (*Form, string) {
 	case r.mlx != nil:
 		return r.mlx.expect(w)
 	}
-	if w.Kind == Embedding || w.Kind == Head && r.Method != "bitsandbytes" {
+	if w.Kind == Embedding || w.Kind == Head && r.Method != "bitsandbytes" && r.tf == nil {
 		// transformers' quantizers convert nn.Linear and keep the head.
 		return nil, "transformers keeps the output head and the embeddings"
 	}
-	if r.skipped(w.Module()) || w.Kind == Head {
+	if r.skipped(w.Module()) || w.Kind == Head && r.tf == nil {
 		return nil, "modules_to_not_convert"
 	}
 	if r.tf != nil {
+		// The head is an nn.Linear these quantizers convert unless
+		// their skip list names it (transformers 5 adds no default
+		// skip when the config gives a list): its form is expected,
+		// and a head stored unquantized is accepted as well.
 		return r.tf.expect(w)
 	}
 	return r.legacyForm(w)

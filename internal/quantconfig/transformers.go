@@ -73,6 +73,16 @@ func (r *Rules) loadTF(section []byte) error {
 	}
 	c := &tfConfig{method: r.Method}
 	r.tf = c
+	switch r.Method {
+	case "higgs", "fp_quant", "spqr", "vptq":
+		// No skip list: HIGGS' and FP-Quant's post_init give
+		// ["lm_head"]; for the others get_modules_to_not_convert adds
+		// the output head (quantizers/base.py:240-241). A list given
+		// replaces the default.
+		if raw, ok := q["modules_to_not_convert"]; !ok || string(raw) == "null" {
+			r.skip = append(r.skip, "lm_head")
+		}
+	}
 	str := func(k, def string) string {
 		var s string
 		if json.Unmarshal(q[k], &s) != nil || s == "" {
