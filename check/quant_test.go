@@ -144,7 +144,7 @@ func assertProblem(t *testing.T, r *check.Report, kind check.ProblemKind, name s
 func TestQuantMethodNotUnderstood(t *testing.T) {
 	all := readQuantLayouts(t)
 	b := all["base/qwen3"]
-	for _, method := range []string{"bogus", "hqq"} {
+	for _, method := range []string{"bogus", "gptqmodel"} {
 		cfg := strings.Replace(string(b.config), `"model_type"`, `"quantization_config": {"quant_method": "`+method+`"}, "model_type"`, 1)
 		m, err := testmodel.OpenHeaderOnly([]byte(cfg), b.tensors)
 		r := testmodel.CheckOpened(t, m, err)

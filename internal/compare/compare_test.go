@@ -380,7 +380,7 @@ func TestViews(t *testing.T) {
 	n := 64 * 32
 	assert.Equal(t, int64(4*n), fs[1].View.Size())
 	assert.Equal(t, int64(4*n+128), fs[2].View.Size())
-	assert.Equal(t, int64(14*37), fs[0].View.Size())
+	assert.Equal(t, int64(15*37), fs[0].View.Size())
 	assert.Equal(t, int64(0), c.OnlyInModel().Size())
 	assert.Len(t, c.Shared(), len(other))
 

@@ -49,11 +49,12 @@
 // use it: the config's weight_block_size, else inferred from the scale's
 // shape) and compared with the other's weight of that name. A GPTQ or
 // AWQ qweight, a compressed-tensors weight_packed or quantized weight,
-// a ModelOpt or an MLX quantized weight is decoded with its companions
-// as views.Companions (the one home of that decision, shared with the
-// views) says and compared as "<base>.weight". Weights whose
-// quantization is not modelled (bitsandbytes SCB, a method quantconfig
-// does not understand) are entries with status error (not decoded).
+// a ModelOpt, MLX or bitsandbytes quantized weight, or GPT-OSS's MXFP4
+// expert blocks are decoded with their companions as views.Companions
+// (the one home of that decision, shared with the views) says and
+// compared under the logical weight's name. Weights whose quantization
+// is not modelled (a method quantconfig does not understand or does not
+// decode) are entries with status error (not decoded).
 //
 // # Figures
 //
@@ -94,19 +95,23 @@
 // [Result.Text] and the summary view: a header line; then for each group
 // in the report's order (the globals, each layer by number, the finals:
 // model.norm, lm_head and their GGUF and GPT names) a line "[layer 3] 11
-// tensors, max rel_l2 +1.234e-03" followed by one line per name of the
+// tensors, min snr_db +23.45  , max rel_l2 +1.234e-03" (the group's
+// lowest SNR, the figure of a quantization to look at first, padded to
+// 8) followed by one line per name of the
 // group, those not compared first (error, shape, only-model,
 // only-other), then by relative L2, largest first; and a footer line of
-// counts. Layers are found by name (layers.N., h.N., blk.N., block.N.).
+// counts, with the lowest SNR and the largest relative L2 of all.
+// Layers are found by name (layers.N., h.N., blk.N., block.N.).
 // Every line is padded with spaces to one length, so the size is known
 // from the names: lines × line length. A name line holds the name
 // (padded to the longest, control bytes as '?'), then fields separated
 // by a space and padded to fixed widths: status (10), match (6), model
 // and other dtype ("F8_E4M3*/BF16", a '*' marking dequantized values;
 // 25), rel_l2, max_abs and mean_abs with 4 significant digits
-// ("+1.234e-03", 11), cosine with 9 decimals ("+0.999999999", 12), and
-// the differing and total element counts (20, right-aligned). Fields
-// without a figure hold "-".
+// ("+1.234e-03", 11), cosine with 9 decimals ("+0.999999999", 12),
+// snr_db with 2 decimals ("+23.45", 8; only for a pair that differs
+// against a nonzero OTHER), and the differing and total element counts
+// (20, right-aligned). Fields without a figure hold "-".
 //
 // # only-in-model, only-in-other
 //
@@ -114,14 +119,14 @@
 //
 // # stats
 //
-// Fourteen lines "name value" for one shared name: status, match,
+// Fifteen lines "name value" for one shared name: status, match,
 // model_dtype, other_dtype, elements, differ, nonfinite, max_abs,
-// mean_abs, rel_l2, cosine, norm_model, norm_other, norm_delta. The name
+// mean_abs, rel_l2, cosine, norm_model, norm_other, norm_delta, snr_db. The name
 // is padded to 11 bytes, followed by a space and the value right-aligned
 // in 24: counts in decimal, figures with 17 significant digits
 // ("+1.2345678901234567e-02"), "-" where there is none (norms of an
 // identical pair, which are not decoded; every figure of a pair not
-// compared). 518 bytes. An error's message is in the JSON only.
+// compared). 555 bytes. An error's message is in the JSON only.
 //
 // # delta.f32, delta.npy
 //

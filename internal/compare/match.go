@@ -2,14 +2,12 @@ package compare
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/fsmount/fsmount/internal/decode"
-	"github.com/fsmount/fsmount/internal/quantconfig"
 	"github.com/fsmount/fsmount/internal/views"
 	"github.com/fsmount/fsmount/model"
 	"github.com/fsmount/fsmount/tensor"
@@ -108,7 +106,6 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 			continue
 		}
 		s := &side{t: t}
-		base, isWeight := strings.CutSuffix(name, ".weight")
 		w, werr := comp.Weight(t)
 		switch {
 		case werr != nil:
@@ -125,10 +122,6 @@ func newSideSet(m *model.Model, block [2]uint64) *sideSet {
 		case w != nil:
 			name = w.Name
 			s.dec, s.how = w.Decoder, w.How
-		case isWeight && m.Tensor(base+".weight_scale") != nil && !quantconfig.Float(t.DType):
-			s.err = fmt.Errorf("%s: weight_scale of an unmodelled quantization is not decoded", t.Name)
-		case isWeight && m.Tensor(base+".SCB") != nil:
-			s.err = fmt.Errorf("%s: bitsandbytes int8 (SCB) is not decoded", t.Name)
 		default:
 			s.dec, s.err = decode.NewDecoder(t)
 			s.plain = s.err == nil && t.DType.BlockElems() == 1 && !s.dec.Dequantized()

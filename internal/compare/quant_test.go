@@ -3,6 +3,7 @@ package compare_test
 import (
 	"encoding/binary"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,4 +75,46 @@ func TestQuantizationError(t *testing.T) {
 	assert.InEpsilon(t, wantRel, float64(e.RelL2), 1e-9)
 	assert.InEpsilon(t, -20*math.Log10(wantRel), float64(e.SNR), 1e-9)
 	assert.ElementsMatch(t, []string{name + ".weight_scale", name + ".weight_shape"}, r.AuxModel)
+
+	// The text report (the mount's compare/summary) gives the SNR in its
+	// row, as the lowest of its layer and of all.
+	snr := strconv.FormatFloat(-20*math.Log10(wantRel), 'f', 2, 64)
+	text := r.Text()
+	var row string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, name+".weight ") {
+			row = l
+		}
+	}
+	assert.Contains(t, row, " +"+snr+" ")
+	assert.Contains(t, text, "[layer 0] 11 tensors, min snr_db +"+snr)
+	assert.Contains(t, text, "errors; min snr_db +"+snr)
+}
+
+// TestUnmodelledQuantizationNotCompared: int8 codes beside a
+// weight_scale or an SCB under a quantization the rules do not model are
+// an error entry naming the companion (views.Companions says so, the one
+// place that decides), never compared as if the codes were values.
+func TestUnmodelledQuantizationNotCompared(t *testing.T) {
+	const name = "model.layers.0.self_attn.q_proj"
+	base := tiny()
+	w := find(base, name+".weight")
+	o, in := w.Shape[0], w.Shape[1]
+	for _, comp := range []string{".weight_scale", ".SCB"} {
+		quant := without(tiny(), name+".weight")
+		quant = append(quant,
+			testmodel.Tensor{Name: name + ".weight", DType: "I8", Shape: []uint64{o, in}, Data: make([]byte, o*in)},
+			testmodel.Tensor{Name: name + comp, DType: "F32", Shape: []uint64{o}, Data: make([]byte, 4*o)})
+		cfg := strings.Replace(testmodel.TinyQwen3Config, `"model_type"`, `"quantization_config": {"quant_method": "bogus"}, "model_type"`, 1)
+		r := runCfg(t, testmodel.TinyQwen3Config, base, cfg, quant, nil)
+		var e *compare.Entry
+		for i := range r.Entries {
+			if r.Entries[i].Name == name+".weight" {
+				e = &r.Entries[i]
+			}
+		}
+		require.NotNil(t, e, comp)
+		assert.Equal(t, compare.Error, e.Status, comp)
+		assert.Contains(t, e.Err, name+comp+" of a quantization whose decoding is not modelled", comp)
+	}
 }

@@ -14,11 +14,40 @@ var summaryFields = []struct {
 	right bool
 }{
 	{"status", 10, false}, {"match", 6, false}, {"model/other dtype", 25, false},
-	{"rel_l2", sciW, true}, {"cosine", 12, true}, {"max_abs", sciW, true}, {"mean_abs", sciW, true},
+	{"rel_l2", sciW, true}, {"cosine", 12, true}, {"snr_db", snrW, true}, {"max_abs", sciW, true}, {"mean_abs", sciW, true},
 	{"differ", 20, true}, {"elements", 20, true},
 }
 
 const sciW = 11 // "+1.234e-03", "+1.234e-300"
+
+// snrW is the width of an SNR in decibels ("+23.45"; larger values,
+// which only near-identical pairs reach, are cut).
+const snrW = 8
+
+// snr renders an entry's SNR: "-" where it has none (a pair not
+// compared, equal, or against a zero tensor).
+func snr(e *Entry) string {
+	if !hasSNR(e) {
+		return "-"
+	}
+	return snrText(float64(e.SNR))
+}
+
+func hasSNR(e *Entry) bool { return e.Status == Differs && e.NormOther > 0 && e.NormDelta > 0 }
+
+func snrText(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	v := strconv.FormatFloat(x, 'f', 2, 64)
+	if v[0] != '-' {
+		v = "+" + v
+	}
+	if len(v) > snrW {
+		v = v[:snrW]
+	}
+	return v
+}
 
 // geometry is the summary's fixed geometry, from the names alone.
 type geometry struct {
@@ -44,9 +73,9 @@ func newLayout(es []*Entry) *geometry {
 	for _, f := range summaryFields {
 		w += 1 + f.w
 	}
-	l.line = max(w, len(l.footer(map[Status]int{}, math.NaN())))
+	l.line = max(w, len(l.footer(map[Status]int{}, math.NaN(), math.NaN())))
 	for _, g := range l.groups {
-		l.line = max(l.line, len(groupLine(g, len(es), 0))-len(sci(0))+sciW)
+		l.line = max(l.line, len(groupLine(g, len(es), 0, math.NaN()))-len(sci(0))+sciW)
 	}
 	l.line++
 	return l
@@ -109,8 +138,26 @@ func sci(x float64) string {
 	return s
 }
 
-func groupLine(g, n int, maxRel float64) string {
-	return "[" + groupLabel(g) + "] " + strconv.Itoa(n) + " tensors, max rel_l2 " + sciOrDash(maxRel)
+// groupLine is a group's heading: its size, its largest relative L2
+// and its lowest SNR (the quantization error a person looks for first).
+func groupLine(g, n int, maxRel, minSNR float64) string {
+	return "[" + groupLabel(g) + "] " + strconv.Itoa(n) + " tensors, min snr_db " + padSNR(minSNR) + ", max rel_l2 " + sciOrDash(maxRel)
+}
+
+// padSNR is snrText padded to snrW, so that lines keep their width.
+func padSNR(x float64) string {
+	v := snrText(x)
+	return v + strings.Repeat(" ", snrW-len(v))
+}
+
+func minNaN(a, b float64) float64 {
+	if math.IsNaN(a) {
+		return b
+	}
+	if math.IsNaN(b) {
+		return a
+	}
+	return min(a, b)
 }
 
 func sciOrDash(x float64) string {
@@ -120,7 +167,7 @@ func sciOrDash(x float64) string {
 	return sci(x)
 }
 
-func (l *geometry) footer(c map[Status]int, maxRel float64) string {
+func (l *geometry) footer(c map[Status]int, maxRel, minSNR float64) string {
 	n := func(s Status) string {
 		return strings.Repeat(" ", l.digits-len(strconv.Itoa(c[s]))) + strconv.Itoa(c[s])
 	}
@@ -128,7 +175,7 @@ func (l *geometry) footer(c map[Status]int, maxRel float64) string {
 	maxS += strings.Repeat(" ", max(0, sciW-len(maxS)))
 	return "total: " + n(Identical) + " identical, " + n(Equal) + " equal, " + n(Differs) + " differ, " +
 		n(ShapeChanged) + " shape changed, " + n(OnlyModel) + " only in model, " + n(OnlyOther) + " only in other, " +
-		n(Error) + " errors; max rel_l2 " + maxS
+		n(Error) + " errors; min snr_db " + padSNR(minSNR) + ", max rel_l2 " + maxS
 }
 
 // rank orders the statuses within a group: what was not compared first.
@@ -163,7 +210,7 @@ func (l *geometry) render(es []*Entry) []byte {
 		byGroup[g] = append(byGroup[g], e)
 	}
 	counts := map[Status]int{}
-	all := math.NaN()
+	all, allSNR := math.NaN(), math.NaN()
 	for _, g := range l.groups {
 		rows := byGroup[g]
 		sort.SliceStable(rows, func(i, j int) bool {
@@ -176,15 +223,18 @@ func (l *geometry) render(es []*Entry) []byte {
 			}
 			return a.Name < c.Name
 		})
-		gmax := math.NaN()
+		gmax, gsnr := math.NaN(), math.NaN()
 		for _, e := range rows {
 			if e.Compared() {
 				gmax = maxNaN(gmax, float64(e.RelL2))
 			}
+			if hasSNR(e) {
+				gsnr = minNaN(gsnr, float64(e.SNR))
+			}
 		}
-		all = maxNaN(all, gmax)
+		all, allSNR = maxNaN(all, gmax), minNaN(allSNR, gsnr)
 		start = len(b)
-		b = append(b, groupLine(g, len(rows), gmax)...)
+		b = append(b, groupLine(g, len(rows), gmax, gsnr)...)
 		b = l.endLine(b, start)
 		for _, e := range rows {
 			counts[e.Status]++
@@ -194,7 +244,7 @@ func (l *geometry) render(es []*Entry) []byte {
 		}
 	}
 	start = len(b)
-	b = append(b, l.footer(counts, all)...)
+	b = append(b, l.footer(counts, all, allSNR)...)
 	return l.endLine(b, start)
 }
 
@@ -220,17 +270,18 @@ func (l *geometry) row(b []byte, e *Entry) []byte {
 		return d
 	}
 	vals := []string{string(e.Status), e.Match, dt(e.ModelDType, e.ModelValues) + "/" + dt(e.OtherDType, e.OtherValues),
-		"-", "-", "-", "-", "-", "-"}
+		"-", "-", "-", "-", "-", "-", "-"}
 	if e.Compared() {
 		vals[3] = sci(float64(e.RelL2))
 		vals[4] = strconv.FormatFloat(float64(e.Cosine), 'f', 9, 64)
 		if vals[4][0] != '-' {
 			vals[4] = "+" + vals[4]
 		}
-		vals[5] = sci(float64(e.MaxAbs))
-		vals[6] = sci(float64(e.MeanAbs))
-		vals[7] = strconv.FormatUint(e.Differ, 10)
-		vals[8] = strconv.FormatUint(e.Elements, 10)
+		vals[5] = snr(e)
+		vals[6] = sci(float64(e.MaxAbs))
+		vals[7] = sci(float64(e.MeanAbs))
+		vals[8] = strconv.FormatUint(e.Differ, 10)
+		vals[9] = strconv.FormatUint(e.Elements, 10)
 	}
 	for k, f := range summaryFields {
 		b = append(b, ' ')

@@ -129,7 +129,7 @@ func (c *Comparison) TensorFiles(name string) []views.File {
 // The stats view: statsLines lines, each a name padded to 11 bytes, a
 // space, the value right-aligned in 24 bytes, and "\n".
 var statsNames = []string{"status", "match", "model_dtype", "other_dtype", "elements", "differ", "nonfinite",
-	"max_abs", "mean_abs", "rel_l2", "cosine", "norm_model", "norm_other", "norm_delta"}
+	"max_abs", "mean_abs", "rel_l2", "cosine", "norm_model", "norm_other", "norm_delta", "snr_db"}
 
 const statsLine = 11 + 1 + 24 + 1
 
@@ -177,7 +177,7 @@ func statsText(e *Entry) []byte {
 		return s
 	}
 	vals := []string{string(e.Status), dash(e.Match), dash(e.ModelDType), dash(e.OtherDType), "-", "-", "-",
-		"-", "-", "-", "-", "-", "-", "-"}
+		"-", "-", "-", "-", "-", "-", "-", "-"}
 	if e.Compared() {
 		vals[4] = strconv.FormatUint(e.Elements, 10)
 		vals[5] = strconv.FormatUint(e.Differ, 10)
@@ -189,6 +189,9 @@ func statsText(e *Entry) []byte {
 			for k, x := range []Float{e.NormModel, e.NormOther, e.NormDelta} {
 				vals[11+k] = f(x)
 			}
+		}
+		if hasSNR(e) {
+			vals[14] = f(e.SNR)
 		}
 	}
 	b := make([]byte, 0, len(statsNames)*statsLine)

@@ -38,9 +38,14 @@
 // scale[i/bn][j/bk], the scale multiplied although named
 // weight_scale_inv), [NewGPTQ] for GPTQ (2, 4 and 8 bits, checkpoint
 // formats v1 and v2, g_idx honoured; 3-bit is refused) and [NewAWQ] for
-// AWQ GEMM 4-bit. GPTQ and AWQ weights decode to their original
-// orientation [out, in]. The companions (scales, zeros, g_idx) are read
-// whole on first use, up to [MaxScaleElements].
+// AWQ GEMM 4-bit, and [NewQuantized] for the rest ([Quantized] gives
+// the formula): compressed-tensors, ModelOpt (INT4 packed along the
+// output dimension, pre_quant_scale folded in), MLX, bitsandbytes
+// (4-bit table codes over the flattened weight, double quantization;
+// int8 with SCB) and GPT-OSS's MXFP4 expert stacks (stored transposed).
+// GPTQ and AWQ weights decode to their original orientation [out, in].
+// The companions (scales, zeros, g_idx) are read whole on first use, up
+// to [MaxScaleElements].
 //
 // # Statistics
 //

@@ -25,7 +25,25 @@ const (
 	// CodeElement is the tensor's own element type (I8, F8_E4M3, or
 	// MLX's mxfp8 bytes in U32 words, read as F8_E4M3).
 	CodeElement
+	// CodeTable4 is a 4-bit index into Table, two a byte, the high
+	// nibble first, over the flattened weight (bitsandbytes' NF4 and
+	// FP4: functional.py dequantize_4bit, kDequantizeBlockwise).
+	CodeTable4
+	// CodeInt4Out is a signed 4-bit integer packed along the output
+	// dimension: byte [r/2, i] holds row r in its low nibble when r is
+	// even, its high nibble when odd (ModelOpt's pack_int4_in_uint8,
+	// modelopt/torch/export/quant_utils.py).
+	CodeInt4Out
 )
+
+// Nested is a scale that is itself quantized (bitsandbytes' double
+// quantization): scale[j] = Table[code[j]] · Absmax[j / Block] + Offset,
+// in float32 (functional.py dequantize_blockwise, then += offset).
+type Nested struct {
+	Table, Absmax *tensor.Tensor
+	Block         uint64
+	Offset        float32
+}
 
 // Quantized describes a quantized weight for [NewQuantized]. Its values
 // are, for the logical weight W [rows, in] (a stack's leading dimensions
@@ -71,12 +89,37 @@ type Quantized struct {
 	// RoundMul and RoundAdd are the types the product and the sum are
 	// rounded to (F32 or 0: not rounded; BF16, F16).
 	RoundMul, RoundAdd tensor.DType
+	// Table is CodeTable4's 16 values (F32).
+	Table *tensor.Tensor
+	// FlatBlock, when set, is the number of consecutive elements of the
+	// flattened weight each scale covers (bitsandbytes' blocksize); the
+	// scale is then one value per block, of any shape.
+	FlatBlock uint64
+	// Nested dequantizes a U8 scale (bitsandbytes' double quant).
+	Nested *Nested
+	// PostScale, when not 0, multiplies each value after its scale
+	// (bitsandbytes int8: · 7.874015718698502e-3, its 1/127).
+	PostScale float32
+	// ColScale [in], when set, multiplies each value by its input's
+	// factor after the scale (ModelOpt AWQ's pre_quant_scale folded
+	// into the weight the layer applies).
+	ColScale *tensor.Tensor
+	// Transposed: Shape is [.., in, out] of codes stored as [.., out,
+	// in] (transformers' mxfp4 experts: convert_moe_packed_tensors
+	// transposes the last two dimensions).
+	Transposed bool
 }
 
 // quantized decodes a Quantized weight.
 type quantized struct {
 	q        Quantized
 	rows, in uint64
+	outs     uint64 // the stored rows of one slab (Shape[-2], or Shape[-1] when Transposed)
+	post     float32
+	col      []float32
+	table    []float32
+	slabMu   sync.Mutex
+	slabs    []slabBuf // transposed: the stored bytes of recent slabs
 	rowBytes uint64
 	so, si   uint64 // scale grid
 	ro, ci   uint64 // rows and inputs per scale cell
@@ -106,8 +149,15 @@ func NewQuantized(q Quantized) (*Decoder, error) {
 		return nil, qErr(&q, "element count overflows")
 	}
 	in := q.Shape[len(q.Shape)-1]
+	outs := q.Shape[len(q.Shape)-2]
+	if q.Transposed {
+		in, outs = outs, in
+	}
 	rows := n / max(in, 1)
-	p := &quantized{q: q, rows: rows, in: in}
+	p := &quantized{q: q, rows: rows, in: in, outs: outs}
+	if q.Code == CodeTable4 || q.FlatBlock > 0 {
+		return newFlat(p, n)
+	}
 	switch q.Code {
 	case CodeInt:
 		if q.Bits < 1 || q.Bits > 8 {
@@ -124,14 +174,27 @@ func NewQuantized(q Quantized) (*Decoder, error) {
 		if q.Values.DType == tensor.U32 {
 			p.rowBytes = in // MLX's mxfp8: one byte a value
 		}
+	case CodeInt4Out:
+		if outs%2 != 0 {
+			return nil, qErr(&q, "an odd output dimension cannot pack along it")
+		}
+		p.rowBytes = in // one byte row holds two weight rows
+		rows /= 2
+	default:
+		return nil, qErr(&q, "unknown code")
 	}
 	if want := rows * p.rowBytes; uint64(q.Values.Length) != want {
 		return nil, qErr(&q, q.Values.Name+" holds "+strconv.FormatInt(q.Values.Length, 10)+" bytes, "+tensor.FormatShape(q.Shape)+" packs into "+strconv.FormatUint(want, 10))
+	}
+	if q.Code == CodeInt4Out {
+		rows *= 2
 	}
 	ss := q.Scale.Shape
 	switch {
 	case len(ss) <= 1 && prod(ss) == 1:
 		p.so, p.si = 1, 1
+	case len(ss) == 1 && ss[0] == rows:
+		p.so, p.si = rows, 1 // one scale a row (bitsandbytes' SCB)
 	case len(ss) >= 2:
 		p.si = ss[len(ss)-1]
 		p.so = prod(ss) / max(p.si, 1)
@@ -161,6 +224,12 @@ func NewQuantized(q Quantized) (*Decoder, error) {
 		if c != nil && !q.ZeroPacked && prod(c.Shape) != p.so*p.si {
 			return nil, qErr(&q, c.Name+" "+tensor.FormatShape(c.Shape)+" is not the scale's "+tensor.FormatShape(ss))
 		}
+	}
+	if q.ColScale != nil && prod(q.ColScale.Shape) != in {
+		return nil, qErr(&q, q.ColScale.Name+" "+tensor.FormatShape(q.ColScale.Shape)+" is not one value an input")
+	}
+	if q.Transposed && (q.Zero != nil || q.Biases != nil || q.GIdx != nil || q.ColScale != nil) {
+		return nil, qErr(&q, "a transposed weight with zero points, biases, g_idx or input factors")
 	}
 	return &Decoder{t: q.Values, k: kBlock, n: n, shape: q.Shape, quant: p}, nil
 }
@@ -211,8 +280,27 @@ func e8m0(e byte) float32 {
 func (p *quantized) read() error {
 	q := &p.q
 	var err error
-	if p.scale, err = floats(q.Scale, q.ScaleE8M0, q.ScaleE4M3); err != nil {
+	if q.Nested != nil {
+		p.scale, err = p.nested()
+	} else {
+		p.scale, err = floats(q.Scale, q.ScaleE8M0, q.ScaleE4M3)
+	}
+	if err != nil {
 		return err
+	}
+	p.post = q.PostScale
+	if q.ColScale != nil {
+		if p.col, err = Values(q.ColScale); err != nil {
+			return err
+		}
+	}
+	if q.Table != nil {
+		if p.table, err = Values(q.Table); err != nil {
+			return err
+		}
+		if len(p.table) != 16 {
+			return qErr(q, q.Table.Name+" does not hold 16 values")
+		}
 	}
 	if q.Global != nil {
 		g, err := Values(q.Global)
@@ -351,15 +439,27 @@ func (p *quantized) float32s(start uint64, dst []float32) error {
 		return err
 	}
 	q := &p.q
+	if q.FlatBlock > 0 {
+		return p.flatFloat32s(start, dst)
+	}
+	if q.Transposed {
+		return p.transposed(start, dst)
+	}
 	n := uint64(len(dst))
 	r0, r1 := start/p.in, (start+n-1)/p.in
 	row := make([]byte, p.rowBytes)
 	codes := make([]float32, p.in)
 	for r := r0; r <= r1; r++ {
-		if err := readFull(q.Values, int64(r*p.rowBytes), row); err != nil {
+		off := r * p.rowBytes
+		if q.Code == CodeInt4Out {
+			off = (r / 2) * p.rowBytes
+		}
+		if err := readFull(q.Values, int64(off), row); err != nil {
 			return err
 		}
-		if err := p.codes(row, codes); err != nil {
+		if q.Code == CodeInt4Out {
+			int4Row(row, r%2 == 1, codes)
+		} else if err := p.codes(row, codes); err != nil {
 			return err
 		}
 		i0, i1 := uint64(0), p.in
@@ -371,7 +471,7 @@ func (p *quantized) float32s(start uint64, dst []float32) error {
 		}
 		srow := (r / p.ro) * p.si
 		out := dst[r*p.in+i0-start : r*p.in+i1-start]
-		if p.zero == nil && p.bias == nil && p.gidx == nil {
+		if p.zero == nil && p.bias == nil && p.gidx == nil && p.col == nil && p.post == 0 {
 			p.scaleRow(codes[i0:i1], i0, p.scale[srow:srow+p.si], out)
 			continue
 		}
@@ -388,6 +488,12 @@ func (p *quantized) float32s(start uint64, dst []float32) error {
 				x = RoundTo(q.RoundMul, x-p.zero[k])
 			}
 			v := RoundTo(q.RoundMul, x*p.scale[k])
+			if p.post != 0 {
+				v = RoundTo(q.RoundMul, v*p.post)
+			}
+			if p.col != nil {
+				v = RoundTo(q.RoundMul, v*p.col[i])
+			}
 			if p.bias != nil {
 				v = RoundTo(q.RoundAdd, v+p.bias[k])
 			}

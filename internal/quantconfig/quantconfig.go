@@ -10,7 +10,11 @@
 // (quantization_config or hf_quant_config.json), MLX's quantization
 // section (per-module settings, mlx-lm's stacked experts), and
 // transformers' own quantizers (GPTQ, AWQ, fp8, fbgemm_fp8, mxfp4,
-// bitsandbytes, BitNet, EETQ). [Rules.Expect] gives, for each weight of
+// bitsandbytes 4- and 8-bit, BitNet, EETQ, AQLM, SpQR, VPTQ, HIGGS,
+// FP-Quant, HQQ, AutoRound, Quark's FP8, and quanto, which saves nothing
+// quantized; torchao is named, not modelled), and compressed-tensors'
+// sparsity_config (2:4 and unstructured bitmasks).
+// [Rules.Expect] gives, for each weight of
 // the unquantized model, the exact tensors its quantized form stores
 // (names, dtypes, shapes), and [Resolve] matches them against the files.
 // A method or setting the rules do not model is [Rules.Partial]: named,

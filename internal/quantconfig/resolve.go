@@ -107,7 +107,7 @@ func resolveForm(w Weight, f *Form, lookup func(name string) *tensor.Tensor) Res
 			r.Findings = append(r.Findings, Finding{Kind: "mis-shaped", Tensor: s.Name, Want: s.Shape, Got: x,
 				Detail: fmt.Sprintf("%s is %s, expected %s (%s of %s %s)", s.Name, tensor.FormatShape(x.Shape), tensor.FormatShape(s.Shape), f.Scheme, w.Name, tensor.FormatShape(w.Shape))})
 		}
-		if ok := s.DTypes == nil && Float(x.DType) || slices.Contains(s.DTypes, x.DType); !ok {
+		if ok := s.AnyDType || s.DTypes == nil && Float(x.DType) || slices.Contains(s.DTypes, x.DType); !ok {
 			r.Findings = append(r.Findings, Finding{Kind: "dtype", Tensor: s.Name, Got: x,
 				Detail: fmt.Sprintf("%s is %s, %s stores %s", s.Name, x.DType, f.Scheme, dtypeNames(s.DTypes))})
 		}
@@ -138,6 +138,16 @@ func (r *Rules) Find(values string, lookup func(name string) *tensor.Tensor) (We
 	name := values
 	if mod, ok := strings.CutSuffix(values, ".weight_packed"); ok {
 		name = mod + ".weight"
+	} else if p, ok := strings.CutSuffix(values, "_blocks"); ok && len(t.Shape) == 4 {
+		// GPT-OSS's MXFP4 experts: P_blocks [E, out, in/32, 16] of P
+		// [E, in, out].
+		w := Weight{Name: p, Kind: Experts, Shape: []uint64{t.Shape[0], t.Shape[2] * 32, t.Shape[1]}}
+		if f, _ := r.Expect(w); f != nil {
+			if res := Resolve(w, f, lookup); res.Quantized && len(res.Findings) == 0 && res.Values == t {
+				return w, res.Form, true
+			}
+		}
+		return Weight{}, nil, false
 	} else if !strings.HasSuffix(values, ".weight") {
 		return Weight{}, nil, false
 	}

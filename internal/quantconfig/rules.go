@@ -44,6 +44,9 @@ type Stored struct {
 	// Shape is the expected shape; AnyShape when the rule gives none.
 	Shape    []uint64
 	AnyShape bool
+	// AnyDType accepts any dtype (HQQ's metadata, saved as whatever
+	// tensor its encoder made of a Python value).
+	AnyDType bool
 	// Values marks the tensor that holds the weight's values (packed or
 	// not): it counts as the weight's parameters, the others are
 	// auxiliaries.
@@ -67,6 +70,13 @@ const (
 	RoleGIdx
 	RoleGlobal // one float that divides or multiplies the scale
 	RoleBiases // MLX affine's offsets
+	RoleCol    // one factor an input (ModelOpt AWQ's pre_quant_scale)
+	// bitsandbytes 4-bit: the code table, the double quant's absmax and
+	// table, and the quant state's JSON.
+	RoleTable
+	RoleNestedAbsmax
+	RoleNestedTable
+	RoleState
 )
 
 // Decoding is how a form's values are dequantized (package decode
@@ -85,9 +95,16 @@ type Decoding struct {
 	// for one scale per row or per tensor.
 	Block [2]uint64
 	// Round is where the product is rounded: "scale" (the scale's
-	// dtype, as torch multiplies), "bf16", or "" (float32); RoundAdd
-	// likewise for MLX's biases.
+	// dtype, as torch multiplies), "bf16", "state" (bitsandbytes' quant
+	// state's dtype), or "" (float32); RoundAdd likewise for MLX's
+	// biases.
 	Round, RoundAdd string
+	// PostScale multiplies each value after its scale (bitsandbytes
+	// int8's 1/127).
+	PostScale float32
+	// Transposed: the weight is [.., in, out], its codes stored [..,
+	// out, in] (GPT-OSS's MXFP4 experts).
+	Transposed bool
 }
 
 // Form is how a quantized weight is stored: the scheme's name (for the
@@ -133,6 +150,9 @@ type Rules struct {
 	kv   bool // a KV-cache scheme: k_scale, v_scale allowed
 	bnb4 bool // bitsandbytes 4-bit (else 8-bit)
 	bnbD bool // bitsandbytes 4-bit double quantization
+	bnbT string
+	bnbS tensor.DType // bnb_4bit_quant_storage
+	tf   *tfConfig    // the other transformers quantizers (transformers.go)
 	skip []string
 	cfg  modelDims
 }
@@ -222,12 +242,31 @@ func Load(config []byte, extra func(name string) ([]byte, error)) (*Rules, error
 		}
 	case "bitsandbytes":
 		var b struct {
-			In4    bool `json:"load_in_4bit"`
-			Double bool `json:"bnb_4bit_use_double_quant"`
+			In4    bool   `json:"load_in_4bit"`
+			Double bool   `json:"bnb_4bit_use_double_quant"`
+			Type   string `json:"bnb_4bit_quant_type"`
+			Store  string `json:"bnb_4bit_quant_storage"`
 		}
 		_ = json.Unmarshal(section, &b)
-		r.bnb4, r.bnbD = b.In4, b.Double
-	case "hqq", "torchao", "quanto", "higgs", "vptq", "aqlm", "spqr", "fp_quant", "quark", "auto-round", "autoround", "auto_round", "gptqmodel":
+		r.bnb4, r.bnbD, r.bnbT = b.In4, b.Double, b.Type
+		// The packed codes viewed as bnb_4bit_quant_storage (FSDP
+		// QLoRA saves them as bfloat16): Params4bit's quant_storage.
+		var ok bool
+		if r.bnbS, ok = torchDTypes[strings.TrimPrefix(b.Store, "torch.")]; !ok && b.Store != "" {
+			r.Partial = fmt.Sprintf("bitsandbytes bnb_4bit_quant_storage %q", b.Store)
+		}
+		if b.Store == "" {
+			r.bnbS = tensor.U8
+		}
+		if r.bnbT == "" {
+			r.bnbT = "fp4" // BitsAndBytesConfig's default
+		}
+		if r.bnb4 && r.bnbT != "nf4" && r.bnbT != "fp4" {
+			r.Partial = fmt.Sprintf("bitsandbytes bnb_4bit_quant_type %q", r.bnbT)
+		}
+	case "hqq", "torchao", "quanto", "higgs", "vptq", "aqlm", "spqr", "fp_quant", "quark", "auto-round", "autoround", "auto_round", "intel/auto-round":
+		return r, r.loadTF(section)
+	case "gptqmodel":
 		r.Partial = fmt.Sprintf("quant_method %q is recognised but its tensors are not modelled", legacy.Method)
 	default:
 		r.Partial = fmt.Sprintf("quant_method %q is not understood", legacy.Method)
@@ -269,6 +308,9 @@ var roleSuffixes = []struct {
 	{".weight_global_scale", RoleGlobal}, {".weight_scale_2", RoleGlobal},
 	{".weight_scale", RoleScale}, {".scales", RoleScale}, {".weight_scale_inv", RoleScale}, {".SCB", RoleScale}, {"_scales", RoleScale}, {".weight_scales", RoleScale},
 	{".weight_zero_point", RoleZero}, {".qzeros", RoleZero},
+	{".pre_quant_scale", RoleCol},
+	{".nested_absmax", RoleNestedAbsmax}, {".nested_quant_map", RoleNestedTable},
+	{".absmax", RoleScale}, {".quant_map", RoleTable},
 	{".weight_g_idx", RoleGIdx}, {".g_idx", RoleGIdx},
 	{".biases", RoleBiases},
 }
@@ -278,6 +320,10 @@ func (f *Form) roles() {
 		s := &f.Tensors[i]
 		if s.Values {
 			s.Role = RoleValues
+			continue
+		}
+		if strings.Contains(s.Name, ".quant_state.") {
+			s.Role = RoleState
 			continue
 		}
 		for _, rs := range roleSuffixes {
@@ -310,12 +356,19 @@ func (r *Rules) expect(w Weight) (*Form, string) {
 	case r.mlx != nil:
 		return r.mlx.expect(w)
 	}
-	if w.Kind == Embedding || w.Kind == Head && r.Method != "bitsandbytes" {
+	if w.Kind == Embedding || w.Kind == Head && r.Method != "bitsandbytes" && r.tf == nil {
 		// transformers' quantizers convert nn.Linear and keep the head.
 		return nil, "transformers keeps the output head and the embeddings"
 	}
-	if r.skipped(w.Module()) || w.Kind == Head {
+	if r.skipped(w.Module()) || w.Kind == Head && r.tf == nil {
 		return nil, "modules_to_not_convert"
+	}
+	if r.tf != nil {
+		// The head is an nn.Linear these quantizers convert unless
+		// their skip list names it (transformers 5 adds no default
+		// skip when the config gives a list): its form is expected,
+		// and a head stored unquantized is accepted as well.
+		return r.tf.expect(w)
 	}
 	return r.legacyForm(w)
 }
@@ -421,10 +474,10 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 				{Name: w.Name, DTypes: []tensor.DType{tensor.I8}, Shape: []uint64{o, i}, Values: true},
 				{Name: base + ".SCB", DTypes: floats, Shape: []uint64{o}},
 				{Name: base + ".weight_format", AnyShape: true, DTypes: []tensor.DType{tensor.U8, tensor.I64, tensor.I32}, Optional: true},
-			}}, ""
+			}, Decode: &Decoding{Code: "element", PostScale: 7.874015718698502e-3}}, "" // functional.py int8_vectorwise_dequant
 		}
 		ts := []Stored{
-			{Name: w.Name, DTypes: u8, Shape: []uint64{ceil(o*i, 2), 1}, Values: true},
+			{Name: w.Name, DTypes: []tensor.DType{r.bnbS}, Shape: []uint64{ceil(ceil(o*i, 2), uint64(r.bnbS.BlockBytes())), 1}, Values: true},
 			{Name: w.Name + ".absmax", AnyShape: true, DTypes: []tensor.DType{tensor.F32, tensor.U8}},
 			{Name: w.Name + ".quant_map", DTypes: f32, Shape: []uint64{16}},
 		}
@@ -432,10 +485,12 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 			ts = append(ts, Stored{Name: w.Name + ".nested_absmax", DTypes: f32, AnyShape: true},
 				Stored{Name: w.Name + ".nested_quant_map", DTypes: f32, Shape: []uint64{256}})
 		}
-		// The quant state's JSON, under the name of its quant type.
-		ts = append(ts, Stored{Name: w.Name + ".quant_state.bitsandbytes__nf4", DTypes: u8, AnyShape: true, Optional: true},
-			Stored{Name: w.Name + ".quant_state.bitsandbytes__fp4", DTypes: u8, AnyShape: true, Optional: true})
-		return &Form{Scheme: "bitsandbytes 4-bit", Tensors: ts}, ""
+		// The quant state's JSON, under the name of its quant type
+		// (bitsandbytes/functional.py, QuantState.as_dict(packed=True)).
+		ts = append(ts, Stored{Name: w.Name + ".quant_state.bitsandbytes__" + r.bnbT, DTypes: u8, AnyShape: true})
+		// The block size and dtype are the quant state's (package
+		// views reads them).
+		return &Form{Scheme: "bitsandbytes 4-bit " + r.bnbT, Tensors: ts, Decode: &Decoding{Code: "table4", Round: "state"}}, ""
 	}
 	return nil, "not a weight its quantizer converts"
 }
@@ -448,10 +503,12 @@ func mxfp4Experts(w Weight) *Form {
 		return nil
 	}
 	e, in, out := w.Shape[0], w.Shape[1], w.Shape[2]
+	// integrations/mxfp4.py convert_moe_packed_tensors: lut[nibble]
+	// (low first) ldexp'd by scale − 127 in bf16, then transposed.
 	return &Form{Scheme: "MXFP4 (GPT-OSS experts)", Tensors: []Stored{
 		{Name: w.Name + "_blocks", DTypes: u8, Shape: []uint64{e, out, ceil(in, 32), 16}, Values: true},
 		{Name: w.Name + "_scales", DTypes: u8, Shape: []uint64{e, out, ceil(in, 32)}},
-	}}
+	}, Decode: &Decoding{Code: "fp4", ScaleE8M0: true, Round: "bf16", Block: [2]uint64{1, 32}, Transposed: true}}
 }
 
 // KVScale reports whether name is a KV-cache scale the config asks for
@@ -497,6 +554,7 @@ type ctConfig struct {
 	groups []*ctGroup
 	ignore []matcher
 	format string
+	sparse *ctSparse
 }
 
 // matcher is one of compressed-tensors' targets: a module name, a "re:"
@@ -587,11 +645,10 @@ func (r *Rules) loadCT(section []byte) error {
 	c := &ctConfig{format: q.Format}
 	r.ct = c
 	r.kv = len(q.KV) > 0 && string(q.KV) != "null"
-	var sp struct {
-		Format string `json:"format"`
-	}
-	if len(q.Sparsity) > 0 && json.Unmarshal(q.Sparsity, &sp) == nil && sp.Format != "" && sp.Format != "dense" {
-		r.Partial = fmt.Sprintf("compressed-tensors sparsity format %q is recognised but its tensors are not modelled", sp.Format)
+	if len(q.Sparsity) > 0 && string(q.Sparsity) != "null" {
+		if err := c.loadSparsity(q.Sparsity); err != nil {
+			r.Partial = err.Error()
+		}
 	}
 	var tr map[string]any
 	if len(q.Trans) > 0 && json.Unmarshal(q.Trans, &tr) == nil && len(tr) > 0 {
@@ -673,18 +730,22 @@ func (c *ctConfig) expect(w Weight) (*Form, string) {
 			}
 		}
 	}
-	if best == nil {
-		return nil, "no config group targets it"
+	var f *Form
+	why := ""
+	switch {
+	case best == nil:
+		why = "no config group targets it"
+	case slices.ContainsFunc(c.ignore, func(m matcher) bool { return m.match(w) > 0 }):
+		why = "ignore"
+	case best.Weights == nil || best.Format == "dense":
+		why = "its group quantizes activations only"
+	default:
+		f = best.form(w)
 	}
-	for _, m := range c.ignore {
-		if m.match(w) > 0 {
-			return nil, "ignore"
-		}
+	if c.sparse != nil && c.sparse.targets(w) {
+		return c.sparse.form(w, f), ""
 	}
-	if best.Weights == nil || best.Format == "dense" {
-		return nil, "its group quantizes activations only"
-	}
-	return best.form(w), ""
+	return f, why
 }
 
 // scaleDTypes reads a scale_dtype ("torch.float8_e4m3fn"); nil accepts
@@ -1003,7 +1064,9 @@ func (c *moConfig) expect(w Weight) (*Form, string) {
 			ts = append(ts, Stored{Name: mod + ".weight_scale_2", DTypes: f32, Shape: scalar},
 				Stored{Name: mod + ".input_scale", DTypes: f32, Shape: scalar})
 		}
-		return &Form{Scheme: "ModelOpt " + algo, Tensors: ts}, ""
+		// code · weight_scale (· weight_scale_2) · pre_quant_scale[i]:
+		// the weight the layer applies to its unscaled input.
+		return &Form{Scheme: "ModelOpt " + algo, Tensors: ts, Decode: &Decoding{Code: "int4out", Block: [2]uint64{1, group}, Round: "scale"}}, ""
 	}
 	return nil, "quant_algo " + algo
 }
@@ -1232,3 +1295,7 @@ func (r *Rules) Dropped(name string) bool {
 	return strings.HasPrefix(n, "vision_tower.") || strings.HasPrefix(n, "multi_modal_projector.") ||
 		strings.HasPrefix(n, "vision_model.") || strings.HasPrefix(n, "visual.")
 }
+
+// torchDTypes are the torch dtype names a config may give storage in.
+var torchDTypes = map[string]tensor.DType{"uint8": tensor.U8, "int8": tensor.I8, "bfloat16": tensor.BF16,
+	"float16": tensor.F16, "float32": tensor.F32, "int32": tensor.I32}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,12 +115,18 @@ type Dequantized struct {
 // (its values are its elements); an error when it is, but cannot be
 // decoded (the reason).
 func (c *Companions) Weight(tt *tensor.Tensor) (*Dequantized, error) {
-	if c == nil || quantconfig.Float(tt.DType) {
+	if c == nil {
+		return nil, nil
+	}
+	if d, ok, err := c.bnb4(tt); ok {
+		return d, err
+	}
+	if quantconfig.Float(tt.DType) {
 		return nil, nil
 	}
 	w, f, found := c.rules.Find(tt.Name, c.lookup)
 	if found && f.Decode != nil {
-		return c.quantized(tt, w, f)
+		return c.quantized(tt, w, f, nil)
 	}
 	if base, ok := strings.CutSuffix(tt.Name, ".weight"); ok && (tt.DType == tensor.F8_E4M3 || tt.DType == tensor.F8_E5M2) {
 		if s := c.lookup(base + ".weight_scale_inv"); s != nil {
@@ -131,6 +138,15 @@ func (c *Companions) Weight(tt *tensor.Tensor) (*Dequantized, error) {
 	if !ok {
 		if found {
 			return nil, fmt.Errorf("%s: the dequantization of %s is not modelled: its stored codes are shown", tt.Name, f.Scheme)
+		}
+		if b, ok := strings.CutSuffix(tt.Name, ".weight"); ok {
+			// Codes beside a scale of a quantization the rules do not
+			// model (or its config does not name): not values.
+			for _, s := range []string{".weight_scale", ".SCB"} {
+				if c.lookup(b+s) != nil {
+					return nil, fmt.Errorf("%s: %s of a quantization whose decoding is not modelled: its stored codes are shown", tt.Name, b+s)
+				}
+			}
 		}
 		return nil, nil
 	}
@@ -152,7 +168,19 @@ func (c *Companions) Aux(name string) bool {
 		return false
 	}
 	mod := name[:max(strings.LastIndexByte(name, '.'), 0)]
-	for _, v := range []string{mod + ".weight_packed", mod + ".weight"} {
+	if w, _, ok := strings.Cut(name, ".weight."); ok {
+		// bitsandbytes 4-bit: weight.absmax, weight.quant_map, …
+		if tt := c.lookup(w + ".weight"); tt != nil {
+			if _, ok, err := c.bnb4(tt); ok && err == nil {
+				return true
+			}
+		}
+	}
+	cands := []string{mod + ".weight_packed", mod + ".weight"}
+	if p, ok := strings.CutSuffix(name, "_scales"); ok {
+		cands = append(cands, p+"_blocks") // GPT-OSS's MXFP4 experts
+	}
+	for _, v := range cands {
 		if _, f, ok := c.rules.Find(v, c.lookup); ok {
 			for _, s := range f.Tensors {
 				if s.Name == name && !s.Values {
@@ -164,8 +192,80 @@ func (c *Companions) Aux(name string) bool {
 	return c.rules.KVScale(name)
 }
 
-// quantized builds the decoder of a weight the rules found.
-func (c *Companions) quantized(tt *tensor.Tensor, w quantconfig.Weight, f *quantconfig.Form) (*Dequantized, error) {
+// bnbState is the part of bitsandbytes' quant state (QuantState.as_dict
+// packed into the JSON of weight.quant_state.bitsandbytes__TYPE) that
+// decoding needs.
+type bnbState struct {
+	Type      string   `json:"quant_type"`
+	Block     uint64   `json:"blocksize"`
+	DType     string   `json:"dtype"`
+	Shape     []uint64 `json:"shape"`
+	NBlock    uint64   `json:"nested_blocksize"`
+	NOffset   *float32 `json:"nested_offset"`
+	NDType    string   `json:"nested_dtype"`
+	NQuantMap any      `json:"nested_quant_map"`
+}
+
+// maxStateBytes bounds the quant state's JSON read to decode a weight.
+const maxStateBytes = 1 << 16
+
+// bnb4 is the decoder of a bitsandbytes 4-bit weight, whose logical
+// shape, block size and dtype only its quant state's JSON gives; ok is
+// false when tt is not one.
+func (c *Companions) bnb4(tt *tensor.Tensor) (*Dequantized, bool, error) {
+	if c.rules == nil || c.rules.Method != "bitsandbytes" || !c.rules.Understood() || !strings.HasSuffix(tt.Name, ".weight") {
+		return nil, false, nil
+	}
+	var st *tensor.Tensor
+	for _, k := range []string{"nf4", "fp4"} {
+		if st = c.lookup(tt.Name + ".quant_state.bitsandbytes__" + k); st != nil {
+			break
+		}
+	}
+	if st == nil {
+		return nil, false, nil
+	}
+	fail := func(why string) (*Dequantized, bool, error) {
+		return nil, true, fmt.Errorf("%s: %s %s", tt.Name, st.Name, why)
+	}
+	if st.DType != tensor.U8 || st.Length > maxStateBytes {
+		return fail("is not a quant state's JSON")
+	}
+	d, err := decode.NewDecoder(st)
+	if err != nil {
+		return nil, true, err
+	}
+	raw, err := d.Raw(0, d.Len())
+	if err != nil {
+		return nil, true, err
+	}
+	var s bnbState
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fail("is not JSON: " + err.Error())
+	}
+	if len(s.Shape) < 2 || s.Block == 0 {
+		return fail("gives no 2-D shape or blocksize")
+	}
+	kind := quantconfig.Linear
+	if strings.HasSuffix(tt.Name, "lm_head.weight") {
+		kind = quantconfig.Head
+	}
+	w := quantconfig.Weight{Name: tt.Name, Kind: kind, Shape: s.Shape}
+	f, _ := c.rules.Expect(w)
+	if f == nil {
+		return fail("is of a weight the config leaves unquantized")
+	}
+	res := quantconfig.Resolve(w, f, c.lookup)
+	if !res.Quantized || len(res.Findings) > 0 || res.Values != tt {
+		return fail(fmt.Sprintf("says %s, which its tensors do not fit", tensor.FormatShape(s.Shape)))
+	}
+	q, err := c.quantized(tt, w, res.Form, &s)
+	return q, true, err
+}
+
+// quantized builds the decoder of a weight the rules found; st is a
+// bitsandbytes quant state, or nil.
+func (c *Companions) quantized(tt *tensor.Tensor, w quantconfig.Weight, f *quantconfig.Form, st *bnbState) (*Dequantized, error) {
 	if ws := f.Tensor(quantconfig.RoleOther); ws != nil && strings.HasSuffix(ws.Name, ".weight_shape") {
 		// compressed-tensors' weight_shape is the truth where packing
 		// pads (in·bits not a multiple of 32).
@@ -198,12 +298,27 @@ func (c *Companions) quantized(tt *tensor.Tensor, w quantconfig.Weight, f *quant
 		Scale: get(quantconfig.RoleScale), ScaleE8M0: d.ScaleE8M0, ScaleE4M3: d.ScaleE4M3,
 		Zero: get(quantconfig.RoleZero), ZeroPacked: d.ZeroPacked, GIdx: get(quantconfig.RoleGIdx),
 		Biases: get(quantconfig.RoleBiases), Global: get(quantconfig.RoleGlobal), GlobalDivides: d.GlobalDivides,
-		Block: d.Block}
+		Block: d.Block, PostScale: d.PostScale, Transposed: d.Transposed, ColScale: get(quantconfig.RoleCol),
+		Table: get(quantconfig.RoleTable)}
 	switch d.Code {
 	case "int":
 		q.Code = decode.CodeInt
 	case "fp4":
 		q.Code = decode.CodeFP4
+	case "int4out":
+		q.Code = decode.CodeInt4Out
+	case "table4":
+		q.Code = decode.CodeTable4
+		if st == nil {
+			return nil, fmt.Errorf("%s: a bitsandbytes 4-bit weight without its quant state", tt.Name)
+		}
+		q.FlatBlock = st.Block
+		if abs := get(quantconfig.RoleNestedAbsmax); abs != nil {
+			if st.NOffset == nil || st.NBlock == 0 {
+				return nil, fmt.Errorf("%s: its quant state gives no nested_offset or nested_blocksize", tt.Name)
+			}
+			q.Nested = &decode.Nested{Table: get(quantconfig.RoleNestedTable), Absmax: abs, Block: st.NBlock, Offset: *st.NOffset}
+		}
 	default:
 		q.Code = decode.CodeElement
 	}
@@ -214,6 +329,15 @@ func (c *Companions) quantized(tt *tensor.Tensor, w quantconfig.Weight, f *quant
 		case "scale":
 			if q.Scale != nil {
 				return q.Scale.DType
+			}
+		case "state":
+			if st != nil {
+				switch strings.TrimPrefix(st.DType, "torch.") {
+				case "bfloat16":
+					return tensor.BF16
+				case "float16":
+					return tensor.F16
+				}
 			}
 		}
 		return tensor.F32
