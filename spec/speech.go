@@ -47,116 +47,74 @@ var _ = register(
 	musicgen("MusicGen-Melody", "MusicgenMelody", "musicgen_melody_decoder", false),
 )
 
-// wav2vec2 and HuBERT: a convolutional feature extractor over the raw
-// waveform (conv_dim/conv_kernel per layer, a group norm on the first
-// layer or a layer norm on each), a projection to hidden_size, a
-// weight-normed positional convolution, and BERT-like layers; the CTC
-// head, the utterance classifier and the base model.
-
-// w2vDefs are a Wav2Vec2Config-like config's fields.
-func w2vDefs(projLN, bn string) []Def {
-	return cat(trunk("32", "768", "12", "encoder layers"), []Def{
-		encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
-		{Sym: "cd", Field: "conv_dim", Type: List, Default: "list(512, 512, 512, 512, 512, 512, 512)", Desc: "feature extractor channels per layer"},
-		{Sym: "ck", Field: "conv_kernel", Type: List, Default: "list(10, 3, 3, 3, 3, 2, 2)", Desc: "feature extractor kernels per layer"},
-		{Sym: "nconv", Field: "num_feat_extract_layers", Default: "len(cd)", Desc: "feature extractor layers", Pos: true},
-		derived("C0", "at(cd, len(cd)-1)"),
-		flag("conv_bias", "conv_bias", "false", "the feature extractor's convolutions have biases"),
-		{Sym: "fen", Field: "feat_extract_norm", Type: Str, Default: "'group'", Desc: "group norm on the first conv layer, or layer norm on each"},
-		{Sym: "pk", Field: "num_conv_pos_embeddings", Default: "128", Desc: "positional convolution kernel", Pos: true},
-		{Sym: "pg", Field: "num_conv_pos_embedding_groups", Default: "16", Desc: "its groups", Pos: true},
-		{Sym: "mtp", Field: "mask_time_prob", Type: Milli, Default: "50", Desc: "time-masking probability (×1000)"},
-		{Sym: "mfp", Field: "mask_feature_prob", Type: Milli, Default: "0", Desc: "feature-masking probability (×1000)"},
-		projLNDef(projLN), posBN(bn),
-		flag("adapter", "add_adapter", "false", "an adapter after the encoder"),
-		{Sym: "OH", Field: "output_hidden_size", Default: "H", Null: "H", Desc: "the adapter's width", Pos: true},
-		{Sym: "nad", Field: "num_adapter_layers", Default: "3", Desc: "adapter layers"},
-		{Sym: "ak", Field: "adapter_kernel_size", Default: "3", Desc: "adapter kernel", Pos: true},
-		{Sym: "cps", Field: "classifier_proj_size", Default: "256", Desc: "the utterance classifier's projection", Pos: true},
-		flag("wls", "use_weighted_layer_sum", "false", "the classifier mixes every layer's output"),
-	})
-}
-
-// posBN is HuBERT's conv_pos_batch_norm: a batch norm before a plain
-// (not weight-normed) positional convolution; false for wav2vec2.
-func posBN(field string) Def {
-	if field == "" {
-		return derived("posbn", "false")
-	}
-	return flag("posbn", field, "false", "the positional convolution has a batch norm, no weight norm")
-}
-
-// projLNDef is whether the feature projection has a layer norm: HuBERT's
-// field, always for wav2vec2 (field "").
-func projLNDef(field string) Def {
-	if field == "" {
-		return derived("projLN", "true")
-	}
-	return flag("projLN", field, "true", "the feature projection has a layer norm")
-}
-
-// w2vTensors are the base model's tensors under pre.
-func w2vTensors(pre string) ([]T, Stack, []T) {
-	global := cat(
-		[]T{{Name: pre + "feature_extractor.conv_layers.{e}.conv.weight", Shape: []string{"at(cd, e)", "e == 0 ? 1 : at(cd, e-1)", "at(ck, e)"}, Role: RoleLinear, Experts: "nconv", PerCopy: true},
-			{Name: pre + "feature_extractor.conv_layers.{e}.conv.bias", Shape: []string{"at(cd, e)"}, Role: RoleBias, Experts: "nconv", PerCopy: true, If: "conv_bias"},
-			{Name: pre + "feature_extractor.conv_layers.{e}.layer_norm.weight", Shape: []string{"at(cd, e)"}, Role: RoleNorm, Experts: "nconv", PerCopy: true, If: "fen == 'layer' || e == 0"},
-			{Name: pre + "feature_extractor.conv_layers.{e}.layer_norm.bias", Shape: []string{"at(cd, e)"}, Role: RoleBias, Experts: "nconv", PerCopy: true, If: "fen == 'layer' || e == 0"}},
-		when("projLN", norm(pre+"feature_projection.layer_norm", "C0", "true")),
-		linear(pre+"feature_projection.projection", "H", "C0", "true"),
-		[]T{{Name: pre + "masked_spec_embed", Shape: []string{"H"}, Role: RoleNorm, If: "mtp > 0 || mfp > 0"},
-			{Name: pre + "encoder.pos_conv_embed.conv.parametrizations.weight.original0", Shape: []string{"1", "1", "pk"}, Role: RoleNorm, If: "!posbn"},
-			{Name: pre + "encoder.pos_conv_embed.conv.parametrizations.weight.original1", Shape: []string{"H", "H/pg", "pk"}, Role: RoleLinear, If: "!posbn"},
-			{Name: pre + "encoder.pos_conv_embed.conv.weight", Shape: []string{"H", "H/pg", "pk"}, Role: RoleLinear, If: "posbn"},
-			{Name: pre + "encoder.pos_conv_embed.conv.bias", Shape: []string{"H"}, Role: RoleBias}},
-		when("posbn", norm(pre+"encoder.pos_conv_embed.batch_norm", "H", "true"),
-			[]T{{Name: pre + "encoder.pos_conv_embed.batch_norm.running_mean", Shape: []string{"H"}, Role: RoleNorm, AnyDType: true},
-				{Name: pre + "encoder.pos_conv_embed.batch_norm.running_var", Shape: []string{"H"}, Role: RoleNorm, AnyDType: true},
-				{Name: pre + "encoder.pos_conv_embed.batch_norm.num_batches_tracked", Shape: []string{}, Role: RoleNorm, AnyDType: true}}),
-		norm(pre+"encoder.layer_norm", "H", "true"))
-	stack := Stack{Prefix: pre + "encoder.layers.{l}.", Layers: "L", Tensors: cat(
-		linear("attention.q_proj", "H", "H", "true"), linear("attention.k_proj", "H", "H", "true"),
-		linear("attention.v_proj", "H", "H", "true"), linear("attention.out_proj", "H", "H", "true"),
-		norm("layer_norm", "H", "true"),
-		linear("feed_forward.intermediate_dense", "I", "H", "true"), linear("feed_forward.output_dense", "H", "I", "true"),
-		norm("final_layer_norm", "H", "true"))}
-	// The adapter (add_adapter): a projection to output_hidden_size where
-	// it differs, then strided GLU convolutions.
-	final := when("adapter", when("OH != H", linear(pre+"adapter.proj", "OH", "H", "true"), norm(pre+"adapter.proj_layer_norm", "OH", "true")),
-		[]T{{Name: pre + "adapter.layers.{e}.conv.weight", Shape: []string{"2*OH", "OH", "ak"}, Role: RoleLinear, Experts: "nad"},
-			{Name: pre + "adapter.layers.{e}.conv.bias", Shape: []string{"2*OH"}, Role: RoleBias, Experts: "nad"}})
-	return global, stack, final
-}
-
-// weightNorm4x is how checkpoints written before torch's parametrizations
-// name the positional convolution's weight norm (weight_g, weight_v).
-func weightNorm4x(pre string) [][][2]string {
-	p := pre + "encoder.pos_conv_embed.conv."
-	return [][][2]string{{{p + "parametrizations.weight.original0", p + "weight_g"}, {p + "parametrizations.weight.original1", p + "weight_v"}}}
-}
-
-// speechTasks are the base model, the CTC head (vocab_size over the
-// output width) and the utterance classifier.
-var speechTasks = []Task{
-	{Suffix: TaskBase, Prefix: "-"},
-	{Suffix: "ForCTC", Head: linear("lm_head", "V", "adapter ? OH : H", "true")},
-	{Suffix: HeadSeqCls, Labels: true, Head: cat(
-		[]T{{Name: "layer_weights", Shape: []string{"L+1"}, Role: RoleNorm, If: "wls"}},
-		linear("projector", "cps", "H", "true"), linear("classifier", "C", "cps", "true"))},
-}
-
-func speechFamily(name, class, mt, base, projLN, bn string) *Family {
-	g, s, f := w2vTensors(base)
-	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
-		Defs: w2vDefs(projLN, bn), Global: g, Stacks: []Stack{s}, Final: f,
-		Embed: base + "feature_projection.projection.weight", Head: "-",
-		Variants: weightNorm4x(base), Tasks: speechTasks}
-}
+// wav2vec2 and its lineage (blocks_speech.go): the base model, the CTC
+// head, the utterance, frame and x-vector classifiers, the pretraining
+// heads.
 
 var _ = register(
-	speechFamily("wav2vec2", "Wav2Vec2", "wav2vec2", "wav2vec2.", "", ""),
-	speechFamily("HuBERT", "Hubert", "hubert", "hubert.", "feat_proj_layer_norm", "conv_pos_batch_norm"),
+	speechEncoder{Name: "wav2vec2", Class: "Wav2Vec2", ModelType: "wav2vec2", Base: "wav2vec2.", Defs: w2vDefs("", ""),
+		Global: w2vGlobal("wav2vec2."), Layer: w2vLayer(nil, true), Final: w2vAdapter("wav2vec2."),
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, MaskedLM: true, PreTrain: w2vPreTraining()}}.family(),
+	speechEncoder{Name: "HuBERT", Class: "Hubert", ModelType: "hubert", Base: "hubert.", Defs: w2vDefs("feat_proj_layer_norm", "conv_pos_batch_norm"),
+		Global: w2vGlobal("hubert."), Layer: w2vLayer(nil, false), Final: w2vAdapter("hubert."),
+		Heads: speechHeads{CTCIn: "adapter ? OH : H"}}.family(),
+	// UniSpeech: wav2vec2's base model; its pretraining head projects the
+	// quantized vectors back to hidden_size and adds a phoneme CTC head.
+	speechEncoder{Name: "UniSpeech", Class: "UniSpeech", ModelType: "unispeech", Base: "unispeech.",
+		Defs:   append(w2vDefs("", ""), field("nctc", "num_ctc_classes", "80", "the pretraining CTC head's classes")),
+		Global: w2vGlobal("unispeech."), Layer: w2vLayer(nil, true),
+		Heads: speechHeads{PreTrain: cat(quantizer("C0"), linear("project_q", "pcd", "cvd", "true"), linear("project_hid", "H", "pcd", "true"),
+			linear("ctc_proj", "nctc", "H", "true"))}}.family(),
+	// UniSpeech-SAT: its mask vector always exists; its quantizer reads
+	// the encoder's output; speaker projection and cluster embeddings.
+	speechEncoder{Name: "UniSpeech-SAT", Class: "UniSpeechSat", ModelType: "unispeech-sat", Base: "unispeech_sat.",
+		Defs: append(w2vDefs("", ""), field("ncl", "num_clusters", "504", "the pretraining's speaker clusters")),
+		Global: cat(convFeatures("unispeech_sat.feature_extractor."), featProjection("unispeech_sat.feature_projection."),
+			maskedSpecEmbed("unispeech_sat.", ""), posConvWN("unispeech_sat.encoder.pos_conv_embed."), norm("unispeech_sat.encoder.layer_norm", "H", "true")),
+		Layer: w2vLayer(nil, true),
+		Heads: speechHeads{Frame: true, XVector: true, PreTrain: cat(quantizer("H"), linear("project_hid", "pcd", "H", "true"), linear("project_q", "pcd", "cvd", "true"),
+			linear("speaker_proj", "cvd", "H", "true"), norm("layer_norm_for_extract", "H", "true"),
+			[]T{{Name: "label_embeddings_concat", Shape: []string{"ncl", "cvd"}, Role: RoleNorm, AnyDType: true}}), PreTrainFP32: true}}.family(),
+	// WavLM: gated relative position bias in every layer's attention, the
+	// bucket embedding in the first layer's only.
+	speechEncoder{Name: "WavLM", Class: "WavLM", ModelType: "wavlm", Base: "wavlm.",
+		Defs:   append(w2vDefs("", ""), field("nbk", "num_buckets", "320", "relative position buckets")),
+		Global: w2vGlobal("wavlm."),
+		Layer: w2vLayer(cat(w2vAttn("attention."),
+			[]T{{Name: "attention.gru_rel_pos_const", Shape: []string{"1", "heads", "1", "1"}, Role: RoleNorm}},
+			linear("attention.gru_rel_pos_linear", "8", "H/heads", "true"),
+			[]T{{Name: "attention.rel_attn_embed.weight", Shape: []string{"nbk", "heads"}, Role: RoleEmbedding, If: "l == 0"}}), false),
+		Final: w2vAdapter("wavlm."),
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
+	// Data2VecAudio: layer-normed convolutions throughout, and a stack of
+	// num_conv_pos_embeddings plain positional convolutions.
+	speechEncoder{Name: "Data2VecAudio", Class: "Data2VecAudio", ModelType: "data2vec-audio", Base: "data2vec_audio.",
+		Defs: cat(withDefault(replaceDef(w2vDefs("", ""), derived("fen", "'layer'")), "pk", "5"),
+			[]Def{field("cpk", "conv_pos_kernel_size", "19", "the positional convolutions' kernel")}),
+		Global: cat(convFeatures("data2vec_audio.feature_extractor."), featProjection("data2vec_audio.feature_projection."),
+			maskedSpecEmbed("data2vec_audio.", maskCond),
+			[]T{{Name: "data2vec_audio.encoder.pos_conv_embed.layers.{e}.conv.weight", Shape: []string{"H", "H/pg", "cpk"}, Role: RoleLinear, Experts: "pk"},
+				{Name: "data2vec_audio.encoder.pos_conv_embed.layers.{e}.conv.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "pk"}},
+			norm("data2vec_audio.encoder.layer_norm", "H", "true")),
+		Layer: w2vLayer(nil, false), Final: w2vAdapter("data2vec_audio."), Variants: [][][2]string{},
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
+	// SEW: a layer norm over the extractor's features, a projection only
+	// where conv_dim[-1] differs from hidden_size, and an encoder that
+	// squeezes the sequence and upsamples it back.
+	speechEncoder{Name: "SEW", Class: "SEW", ModelType: "sew", Base: "sew.", Defs: sewDefs(),
+		Global: cat(convFeatures("sew.feature_extractor."), norm("sew.layer_norm", "C0", "true"),
+			when("C0 != H", linear("sew.feature_projection", "H", "C0", "true")), maskedSpecEmbed("sew.", maskCond),
+			posConvWN("sew.encoder.pos_conv_embed."), norm("sew.encoder.layer_norm", "H", "true"),
+			linear("sew.encoder.upsample.projection", "H*sq", "H", "true")),
+		Layer: w2vLayer(nil, false), Heads: speechHeads{}}.family(),
 )
+
+// sewDefs are SEWConfig's fields.
+func sewDefs() []Def {
+	d := withDefault(w2vDefs("", ""), "cd", "list(64, 128, 128, 128, 128, 256, 256, 256, 256, 512, 512, 512, 512)")
+	d = withDefault(d, "ck", "list(10, 3, 1, 3, 1, 3, 1, 3, 1, 2, 1, 2, 1)")
+	return append(d, field("sq", "squeeze_factor", "2", "the encoder's sequence squeeze"))
+}
 
 // Whisper in full (WhisperModel, WhisperForConditionalGeneration) and its
 // encoder's audio classifier, from the decoder family of model_type

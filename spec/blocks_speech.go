@@ -1,0 +1,258 @@
+package spec
+
+// Blocks of the speech encoders of the wav2vec2 lineage (wav2vec2,
+// HuBERT, UniSpeech(-SAT), WavLM, Data2VecAudio, SEW, SEW-D, the
+// conformer variants): a convolutional feature extractor over the raw
+// waveform, a projection to hidden_size, a positional convolution, the
+// encoder layers, and the heads transformers puts on them (CTC, the
+// utterance and frame classifiers, the TDNN x-vector head, the
+// pretraining quantizer).
+
+// w2vDefs are a Wav2Vec2Config-like config's fields (every class of the
+// lineage has the same defaults; a family changes the few it differs
+// in with withDefault).
+func w2vDefs(projLN, bn string) []Def {
+	return cat(trunk("32", "768", "12", "encoder layers"), []Def{
+		encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
+		{Sym: "cd", Field: "conv_dim", Type: List, Default: "list(512, 512, 512, 512, 512, 512, 512)", Desc: "feature extractor channels per layer"},
+		{Sym: "ck", Field: "conv_kernel", Type: List, Default: "list(10, 3, 3, 3, 3, 2, 2)", Desc: "feature extractor kernels per layer"},
+		// The config class sets num_feat_extract_layers to len(conv_dim)
+		// whatever config.json says.
+		derived("nconv", "len(cd)"),
+		derived("C0", "at(cd, len(cd)-1)"),
+		flag("conv_bias", "conv_bias", "false", "the feature extractor's convolutions have biases"),
+		{Sym: "fen", Field: "feat_extract_norm", Type: Str, Default: "'group'", Desc: "group norm on the first conv layer, or layer norm on each"},
+		{Sym: "pk", Field: "num_conv_pos_embeddings", Default: "128", Desc: "positional convolution kernel", Pos: true},
+		{Sym: "pg", Field: "num_conv_pos_embedding_groups", Default: "16", Desc: "its groups", Pos: true},
+		{Sym: "mtp", Field: "mask_time_prob", Type: Milli, Default: "50", Desc: "time-masking probability (×1000)"},
+		{Sym: "mfp", Field: "mask_feature_prob", Type: Milli, Default: "0", Desc: "feature-masking probability (×1000)"},
+		projLNDef(projLN), posBN(bn),
+		flag("stable", "do_stable_layer_norm", "false", "pre-norm encoder layers"),
+		{Sym: "aad", Field: "adapter_attn_dim", Default: "0", Null: "0", Desc: "the per-layer attention adapters' width (0: none)"},
+		flag("adapter", "add_adapter", "false", "an adapter after the encoder"),
+		{Sym: "OH", Field: "output_hidden_size", Default: "H", Null: "H", Desc: "the adapter's width", Pos: true},
+		{Sym: "nad", Field: "num_adapter_layers", Default: "3", Desc: "adapter layers"},
+		{Sym: "ak", Field: "adapter_kernel_size", Default: "3", Desc: "adapter kernel", Pos: true},
+		{Sym: "cps", Field: "classifier_proj_size", Default: "256", Desc: "the utterance classifier's projection", Pos: true},
+		flag("wls", "use_weighted_layer_sum", "false", "the classifier mixes every layer's output"),
+		{Sym: "tdd", Field: "tdnn_dim", Type: List, Default: "list(512, 512, 512, 512, 1500)", Desc: "the x-vector head's TDNN widths"},
+		{Sym: "tdk", Field: "tdnn_kernel", Type: List, Default: "list(5, 3, 3, 1, 1)", Desc: "the x-vector head's TDNN kernels"},
+		{Sym: "xvo", Field: "xvector_output_dim", Default: "512", Desc: "the x-vector width", Pos: true},
+		{Sym: "cvg", Field: "num_codevector_groups", Default: "2", Desc: "the quantizer's codebooks", Pos: true},
+		{Sym: "cvn", Field: "num_codevectors_per_group", Default: "320", Desc: "entries per codebook", Pos: true},
+		{Sym: "cvd", Field: "codevector_dim", Default: "256", Desc: "the quantized vectors' width", Pos: true},
+		{Sym: "pcd", Field: "proj_codevector_dim", Default: "256", Desc: "the contrastive projection's width", Pos: true},
+	})
+}
+
+// posBN is HuBERT's conv_pos_batch_norm: a batch norm before a plain
+// (not weight-normed) positional convolution; false for wav2vec2.
+func posBN(field string) Def {
+	if field == "" {
+		return derived("posbn", "false")
+	}
+	return flag("posbn", field, "false", "the positional convolution has a batch norm, no weight norm")
+}
+
+// projLNDef is whether the feature projection has a layer norm: HuBERT's
+// field, always for wav2vec2 (field "").
+func projLNDef(field string) Def {
+	if field == "" {
+		return derived("projLN", "true")
+	}
+	return flag("projLN", field, "true", "the feature projection has a layer norm")
+}
+
+// convFeatures is the convolutional feature extractor under pre
+// ("wav2vec2.feature_extractor."): layer e maps cd[e-1] (1 for the
+// first) channels to cd[e] with kernel ck[e]; feat_extract_norm "group"
+// puts a group norm on the first layer only, "layer" a layer norm on
+// each.
+func convFeatures(pre string) []T {
+	p := pre + "conv_layers.{e}."
+	return []T{{Name: p + "conv.weight", Shape: []string{"at(cd, e)", "e == 0 ? 1 : at(cd, e-1)", "at(ck, e)"}, Role: RoleLinear, Experts: "nconv", PerCopy: true},
+		{Name: p + "conv.bias", Shape: []string{"at(cd, e)"}, Role: RoleBias, Experts: "nconv", PerCopy: true, If: "conv_bias"},
+		{Name: p + "layer_norm.weight", Shape: []string{"at(cd, e)"}, Role: RoleNorm, Experts: "nconv", PerCopy: true, If: "fen == 'layer' || e == 0"},
+		{Name: p + "layer_norm.bias", Shape: []string{"at(cd, e)"}, Role: RoleBias, Experts: "nconv", PerCopy: true, If: "fen == 'layer' || e == 0"}}
+}
+
+// featProjection is wav2vec2's feature projection under pre: a layer
+// norm over the extractor's channels (where projLN) and a linear map to
+// hidden_size.
+func featProjection(pre string) []T {
+	return cat(when("projLN", norm(pre+"layer_norm", "C0", "true")), linear(pre+"projection", "H", "C0", "true"))
+}
+
+// maskedSpecEmbed is the learned mask vector, built where cond holds
+// ("" always).
+func maskedSpecEmbed(pre, cond string) []T {
+	return []T{{Name: pre + "masked_spec_embed", Shape: []string{"H"}, Role: RoleNorm, If: cond}}
+}
+
+// maskCond is the usual condition of masked_spec_embed.
+const maskCond = "mtp > 0 || mfp > 0"
+
+// posConvWN is the weight-normed positional convolution under pre
+// ("…encoder.pos_conv_embed.conv."), as torch's parametrizations name it
+// (weightNorm4x gives the older weight_g/weight_v names); with HuBERT's
+// posbn a batch norm and a plain convolution instead.
+func posConvWN(pre string) []T {
+	c := pre + "conv."
+	return cat([]T{{Name: c + "parametrizations.weight.original0", Shape: []string{"1", "1", "pk"}, Role: RoleNorm, If: "!posbn"},
+		{Name: c + "parametrizations.weight.original1", Shape: []string{"H", "H/pg", "pk"}, Role: RoleLinear, If: "!posbn"},
+		{Name: c + "weight", Shape: []string{"H", "H/pg", "pk"}, Role: RoleLinear, If: "posbn"},
+		{Name: c + "bias", Shape: []string{"H"}, Role: RoleBias}},
+		when("posbn", batchNorm(pre+"batch_norm", "H")))
+}
+
+// batchNorm is a BatchNorm1d: weight, bias and its running statistics
+// (kept in float32 by some writers).
+func batchNorm(pre, dim string) []T {
+	return cat(norm(pre, dim, "true"),
+		[]T{{Name: pre + ".running_mean", Shape: []string{dim}, Role: RoleNorm, AnyDType: true},
+			{Name: pre + ".running_var", Shape: []string{dim}, Role: RoleNorm, AnyDType: true},
+			{Name: pre + ".num_batches_tracked", Shape: []string{}, Role: RoleNorm, AnyDType: true}})
+}
+
+// w2vLayer is a wav2vec2 encoder layer (post- or pre-norm, the same
+// names) with, where attnAdapter, the per-layer attention adapter a
+// pre-norm encoder has when adapter_attn_dim is set (MMS).
+func w2vLayer(attn []T, attnAdapter bool) []T {
+	ad := "false"
+	if attnAdapter {
+		ad = "stable && aad > 0"
+	}
+	if attn == nil {
+		attn = w2vAttn("attention.")
+	}
+	return cat(attn, norm("layer_norm", "H", "true"),
+		linear("feed_forward.intermediate_dense", "I", "H", "true"), linear("feed_forward.output_dense", "H", "I", "true"),
+		norm("final_layer_norm", "H", "true"),
+		when(ad, norm("adapter_layer.norm", "H", "true"),
+			linear("adapter_layer.linear_1", "aad", "H", "true"), linear("adapter_layer.linear_2", "H", "aad", "true")))
+}
+
+// w2vAttn is BART-style attention with biases: q, k, v, out_proj [H, H].
+func w2vAttn(pre string) []T {
+	return cat(linear(pre+"q_proj", "H", "H", "true"), linear(pre+"k_proj", "H", "H", "true"),
+		linear(pre+"v_proj", "H", "H", "true"), linear(pre+"out_proj", "H", "H", "true"))
+}
+
+// w2vAdapter is the adapter after the encoder (add_adapter): a
+// projection to output_hidden_size where it differs, then strided GLU
+// convolutions.
+func w2vAdapter(pre string) []T {
+	return when("adapter", when("OH != H", linear(pre+"adapter.proj", "OH", "H", "true"), norm(pre+"adapter.proj_layer_norm", "OH", "true")),
+		[]T{{Name: pre + "adapter.layers.{e}.conv.weight", Shape: []string{"2*OH", "OH", "ak"}, Role: RoleLinear, Experts: "nad"},
+			{Name: pre + "adapter.layers.{e}.conv.bias", Shape: []string{"2*OH"}, Role: RoleBias, Experts: "nad"}})
+}
+
+// w2vGlobal are wav2vec2's base model's tensors before the layers,
+// under pre: extractor, projection, mask vector, positional convolution
+// and the encoder's norm.
+func w2vGlobal(pre string) []T {
+	return cat(convFeatures(pre+"feature_extractor."), featProjection(pre+"feature_projection."),
+		maskedSpecEmbed(pre, maskCond), posConvWN(pre+"encoder.pos_conv_embed."), norm(pre+"encoder.layer_norm", "H", "true"))
+}
+
+// weightNorm4x is how checkpoints written before torch's parametrizations
+// name the positional convolution's weight norm (weight_g, weight_v).
+func weightNorm4x(pre string) [][][2]string {
+	p := pre + "encoder.pos_conv_embed.conv."
+	return [][][2]string{{{p + "parametrizations.weight.original0", p + "weight_g"}, {p + "parametrizations.weight.original1", p + "weight_v"}}}
+}
+
+// speechHeads says which heads a speech encoder's family has beyond the
+// base model, CTC and the utterance classifier.
+type speechHeads struct {
+	CTCIn    string // the CTC head's input width ("" H)
+	Frame    bool   // ForAudioFrameClassification
+	XVector  bool   // ForXVector
+	MaskedLM bool   // ForMaskedLM (wav2vec2's deprecated class)
+	PreTrain []T    // ForPreTraining's head, nil none
+	// PreTrainFP32: the pretraining class's first parameter is kept in
+	// float32 (Task.FP32First).
+	PreTrainFP32 bool
+}
+
+// layerWeights is the classifiers' mix of every layer's output.
+var layerWeights = []T{{Name: "layer_weights", Shape: []string{"L+1"}, Role: RoleNorm, If: "wls"}}
+
+// xvectorHead is the TDNN x-vector head: a projection to tdnn_dim[0],
+// the TDNN layers (each a linear over kernel × its input), the
+// statistics pooling's projection, the classifier and the AM-softmax
+// objective [xvector_output_dim, labels].
+func xvectorHead() []T {
+	return cat(layerWeights, linear("projector", "at(tdd, 0)", "H", "true"),
+		[]T{{Name: "tdnn.{e}.kernel.weight", Shape: []string{"at(tdd, e)", "(e == 0 ? at(tdd, 0) : at(tdd, e-1)) * at(tdk, e)"}, Role: RoleLinear, Experts: "len(tdd)", PerCopy: true},
+			{Name: "tdnn.{e}.kernel.bias", Shape: []string{"at(tdd, e)"}, Role: RoleBias, Experts: "len(tdd)", PerCopy: true}},
+		linear("feature_extractor", "xvo", "2*at(tdd, len(tdd)-1)", "true"), linear("classifier", "xvo", "xvo", "true"),
+		[]T{{Name: "objective.weight", Shape: []string{"xvo", "C"}, Role: RoleLinear}})
+}
+
+// quantizer is the Gumbel vector quantizer of the pretraining heads:
+// codevectors [1, groups·entries, codevector_dim/groups] (kept in
+// float32) and the projection from in to the logits.
+func quantizer(in string) []T {
+	return cat([]T{{Name: "quantizer.codevectors", Shape: []string{"1", "cvg*cvn", "cvd/cvg"}, Role: RoleNorm, AnyDType: true}},
+		linear("quantizer.weight_proj", "cvg*cvn", in, "true"))
+}
+
+// w2vPreTraining is wav2vec2's pretraining head: the quantizer over the
+// extractor's features and the two contrastive projections.
+func w2vPreTraining() []T {
+	return cat(quantizer("C0"), linear("project_hid", "pcd", "H", "true"), linear("project_q", "pcd", "cvd", "true"))
+}
+
+// tasks are the task classes of a speech encoder with these heads.
+func (h speechHeads) tasks() []Task {
+	in := h.CTCIn
+	if in == "" {
+		in = "H"
+	}
+	ts := []Task{
+		{Suffix: TaskBase, Prefix: "-"},
+		{Suffix: "ForCTC", Head: linear("lm_head", "V", in, "true")},
+		{Suffix: HeadSeqCls, Labels: true, Head: cat(layerWeights, linear("projector", "cps", "H", "true"), linear("classifier", "C", "cps", "true"))},
+	}
+	if h.Frame {
+		ts = append(ts, Task{Suffix: "ForAudioFrameClassification", Labels: true, Head: cat(layerWeights, linear("classifier", "C", "H", "true"))})
+	}
+	if h.XVector {
+		ts = append(ts, Task{Suffix: "ForXVector", Labels: true, Head: xvectorHead()})
+	}
+	if h.MaskedLM {
+		ts = append(ts, Task{Suffix: "ForMaskedLM", Head: linear("lm_head", "V", "H", "true")})
+	}
+	if h.PreTrain != nil {
+		ts = append(ts, Task{Suffix: TaskPreTrain, Head: h.PreTrain, FP32First: h.PreTrainFP32})
+	}
+	return ts
+}
+
+// speechEncoder is a family of the wav2vec2 lineage: its base model
+// under base (global tensors, the layer stack, final tensors), its
+// defs and heads.
+type speechEncoder struct {
+	Name, Class, ModelType, Base string
+	Defs                         []Def
+	Global, Layer, Final         []T
+	LayerPrefix                  string // "" encoder.layers.{l}.
+	Heads                        speechHeads
+	Variants                     [][][2]string // nil: weightNorm4x(Base)
+}
+
+func (s speechEncoder) family() *Family {
+	lp := s.LayerPrefix
+	if lp == "" {
+		lp = "encoder.layers.{l}."
+	}
+	v := s.Variants
+	if v == nil {
+		v = weightNorm4x(s.Base)
+	}
+	return &Family{Name: s.Name, Class: s.Class, ModelTypes: []string{s.ModelType}, Causal: "-", SeqCls: "-",
+		Defs: s.Defs, Global: s.Global, Stacks: []Stack{{Prefix: s.Base + lp, Layers: "L", Tensors: s.Layer}}, Final: s.Final,
+		Embed: s.Base + "feature_extractor.conv_layers.0.conv.weight", Head: "-",
+		Variants: v, Tasks: s.Heads.tasks()}
+}
