@@ -240,6 +240,7 @@ type speechEncoder struct {
 	LayerPrefix                  string // "" encoder.layers.{l}.
 	Heads                        speechHeads
 	Variants                     [][][2]string // nil: weightNorm4x(Base)
+	Embed                        string        // "" the first convolution
 }
 
 func (s speechEncoder) family() *Family {
@@ -251,8 +252,81 @@ func (s speechEncoder) family() *Family {
 	if v == nil {
 		v = weightNorm4x(s.Base)
 	}
+	embed := s.Embed
+	if embed == "" {
+		embed = s.Base + "feature_extractor.conv_layers.0.conv.weight"
+	}
 	return &Family{Name: s.Name, Class: s.Class, ModelTypes: []string{s.ModelType}, Causal: "-", SeqCls: "-",
 		Defs: s.Defs, Global: s.Global, Stacks: []Stack{{Prefix: s.Base + lp, Layers: "L", Tensors: s.Layer}}, Final: s.Final,
-		Embed: s.Base + "feature_extractor.conv_layers.0.conv.weight", Head: "-",
+		Embed: embed, Head: "-",
 		Variants: v, Tasks: s.Heads.tasks()}
+}
+
+// conformerDefs are the fields of the conformer variants (wav2vec2-
+// conformer, W2V-BERT): the positional scheme, the depthwise kernel,
+// and vocab_size, which may be null (no CTC head).
+func conformerDefs(defs []Def, pet string) []Def {
+	defs = replaceDef(defs, Def{Sym: "V", Field: "vocab_size", Default: "0", Null: "0", Legend: "V", Desc: "CTC output classes", Show: true})
+	return append(defs,
+		Def{Sym: "pet", Field: "position_embeddings_type", Type: Str, Default: pet, Null: "''", Desc: "relative, relative_key, rotary or none"},
+		field("dwk", "conv_depthwise_kernel_size", "31", "the convolution module's depthwise kernel"),
+		field("lmp", "left_max_position_embeddings", "64", "relative_key's positions to the left"),
+		field("rmp", "right_max_position_embeddings", "8", "relative_key's positions to the right"))
+}
+
+// conformerAttn is the conformer's self-attention under pre, of width w:
+// linear_q/k/v/out with biases; "relative" adds linear_pos and the u/v
+// biases, "relative_key" a distance embedding (where pos holds).
+func conformerAttn(pre, w string, pos bool) []T {
+	ts := cat(linear(pre+"linear_q", w, w, "true"), linear(pre+"linear_k", w, w, "true"),
+		linear(pre+"linear_v", w, w, "true"), linear(pre+"linear_out", w, w, "true"))
+	if !pos {
+		return ts
+	}
+	return cat(ts, when("pet == 'relative'", linear(pre+"linear_pos", w, w, ""),
+		[]T{{Name: pre + "pos_bias_u", Shape: []string{"heads", w + "/heads"}, Role: RoleNorm},
+			{Name: pre + "pos_bias_v", Shape: []string{"heads", w + "/heads"}, Role: RoleNorm}}),
+		when("pet == 'relative_key'", []T{{Name: pre + "distance_embedding.weight", Shape: []string{"lmp+rmp+1", w + "/heads"}, Role: RoleEmbedding}}))
+}
+
+// ffn is wav2vec2's feed-forward under pre, width w, inner I.
+func ffn(pre, w string) []T {
+	return cat(linear(pre+"intermediate_dense", "I", w, "true"), linear(pre+"output_dense", w, "I", "true"))
+}
+
+// conformerLayer is a conformer layer: a half-step feed-forward, self-
+// attention, the convolution module (pointwise GLU, depthwise, a batch
+// norm — W2V-BERT: a layer norm, bert — and pointwise), a second
+// feed-forward and the final norm.
+func conformerLayer(bert bool) []T {
+	var dwNorm []T
+	if bert {
+		dwNorm = norm("conv_module.depthwise_layer_norm", "H", "true")
+	} else {
+		dwNorm = batchNorm("conv_module.batch_norm", "H")
+	}
+	return cat(norm("ffn1_layer_norm", "H", "true"), ffn("ffn1.", "H"),
+		norm("self_attn_layer_norm", "H", "true"), conformerAttn("self_attn.", "H", true),
+		norm("conv_module.layer_norm", "H", "true"),
+		[]T{{Name: "conv_module.pointwise_conv1.weight", Shape: []string{"2*H", "H", "1"}, Role: RoleLinear},
+			{Name: "conv_module.depthwise_conv.weight", Shape: []string{"H", "1", "dwk"}, Role: RoleLinear}},
+		dwNorm,
+		[]T{{Name: "conv_module.pointwise_conv2.weight", Shape: []string{"H", "H", "1"}, Role: RoleLinear}},
+		norm("ffn2_layer_norm", "H", "true"), ffn("ffn2.", "H"), norm("final_layer_norm", "H", "true"))
+}
+
+// w2vBertAdapter is W2V-BERT's adapter (add_adapter): a projection to
+// output_hidden_size where it differs, then layers of a strided residual
+// convolution, a strided attention and a feed-forward, all of width OH.
+func w2vBertAdapter(pre string) []T {
+	l := pre + "adapter.layers.{e}."
+	per := cat(norm(l+"residual_layer_norm", "OH", "true"),
+		[]T{{Name: l + "residual_conv.weight", Shape: []string{"2*OH", "OH", "ak"}, Role: RoleLinear}}, vec(l+"residual_conv.bias", "2*OH"),
+		norm(l+"self_attn_layer_norm", "OH", "true"),
+		[]T{{Name: l + "self_attn_conv.weight", Shape: []string{"2*OH", "OH", "ak"}, Role: RoleLinear}}, vec(l+"self_attn_conv.bias", "2*OH"),
+		conformerAttn(l+"self_attn.", "OH", false), norm(l+"ffn_layer_norm", "OH", "true"), ffn(l+"ffn.", "OH"))
+	for i := range per {
+		per[i].Experts = "nad"
+	}
+	return when("adapter", when("OH != H", linear(pre+"adapter.proj", "OH", "H", "true"), norm(pre+"adapter.proj_layer_norm", "OH", "true")), per)
 }

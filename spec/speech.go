@@ -56,7 +56,7 @@ var _ = register(
 		Global: w2vGlobal("wav2vec2."), Layer: w2vLayer(nil, true), Final: w2vAdapter("wav2vec2."),
 		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, MaskedLM: true, PreTrain: w2vPreTraining()}}.family(),
 	speechEncoder{Name: "HuBERT", Class: "Hubert", ModelType: "hubert", Base: "hubert.", Defs: w2vDefs("feat_proj_layer_norm", "conv_pos_batch_norm"),
-		Global: w2vGlobal("hubert."), Layer: w2vLayer(nil, false), Final: w2vAdapter("hubert."),
+		Global: w2vGlobal("hubert."), Layer: w2vLayer(nil, true), Final: w2vAdapter("hubert."),
 		Heads: speechHeads{CTCIn: "adapter ? OH : H"}}.family(),
 	// UniSpeech: wav2vec2's base model; its pretraining head projects the
 	// quantized vectors back to hidden_size and adds a phoneme CTC head.
@@ -107,7 +107,46 @@ var _ = register(
 			posConvWN("sew.encoder.pos_conv_embed."), norm("sew.encoder.layer_norm", "H", "true"),
 			linear("sew.encoder.upsample.projection", "H*sq", "H", "true")),
 		Layer: w2vLayer(nil, false), Heads: speechHeads{}}.family(),
+	// wav2vec2-conformer: wav2vec2's extractor and positional convolution
+	// before conformer layers; rotary positions keep inv_freq.
+	speechEncoder{Name: "wav2vec2-conformer", Class: "Wav2Vec2Conformer", ModelType: "wav2vec2-conformer", Base: "wav2vec2_conformer.",
+		Defs: conformerDefs(w2vDefs("", ""), "'relative'"),
+		Global: cat(w2vGlobal("wav2vec2_conformer."),
+			[]T{{Name: "wav2vec2_conformer.encoder.embed_positions.inv_freq", Shape: []string{"(H/heads+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pet == 'rotary'"}}),
+		Layer: conformerLayer(false), Final: w2vAdapter("wav2vec2_conformer."),
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, PreTrain: w2vPreTraining()}}.family(),
+	// W2V-BERT: log-mel features projected from feature_projection_input_dim,
+	// conformer layers with a depthwise layer norm, no encoder norm; its
+	// adapter layers attend.
+	speechEncoder{Name: "W2V-BERT", Class: "Wav2Vec2Bert", ModelType: "wav2vec2-bert", Base: "wav2vec2_bert.", Defs: w2vBertDefs(),
+		Global: cat(norm("wav2vec2_bert.feature_projection.layer_norm", "fpi", "true"), linear("wav2vec2_bert.feature_projection.projection", "H", "fpi", "true"),
+			maskedSpecEmbed("wav2vec2_bert.", maskCond)),
+		Layer: conformerLayer(true),
+		Final: cat(w2vBertAdapter("wav2vec2_bert."), when("iffn", ffn("wav2vec2_bert.intermediate_ffn.", "H"))),
+		Variants: [][][2]string{}, Embed: "wav2vec2_bert.feature_projection.projection.weight",
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
 )
+
+// w2vBertDefs are Wav2Vec2BertConfig's fields.
+func w2vBertDefs() []Def {
+	d := cat(trunk("32", "1024", "24", "encoder layers"), []Def{
+		encHeads("num_attention_heads", "16"), inner("intermediate_size", "4096"),
+		field("fpi", "feature_projection_input_dim", "160", "input features (log-mel bins × stride)"),
+		{Sym: "mtp", Field: "mask_time_prob", Type: Milli, Default: "50", Desc: "time-masking probability (×1000)"},
+		{Sym: "mfp", Field: "mask_feature_prob", Type: Milli, Default: "0", Desc: "feature-masking probability (×1000)"},
+		flag("adapter", "add_adapter", "false", "an adapter after the encoder"),
+		{Sym: "OH", Field: "output_hidden_size", Default: "H", Null: "H", Desc: "the adapter's width", Pos: true},
+		{Sym: "nad", Field: "num_adapter_layers", Default: "1", Desc: "adapter layers"},
+		{Sym: "ak", Field: "adapter_kernel_size", Default: "3", Desc: "adapter kernel", Pos: true},
+		flag("iffn", "use_intermediate_ffn_before_adapter", "false", "a feed-forward before the adapter"),
+		{Sym: "cps", Field: "classifier_proj_size", Default: "768", Desc: "the utterance classifier's projection", Pos: true},
+		flag("wls", "use_weighted_layer_sum", "false", "the classifier mixes every layer's output"),
+		{Sym: "tdd", Field: "tdnn_dim", Type: List, Default: "list(512, 512, 512, 512, 1500)", Desc: "the x-vector head's TDNN widths"},
+		{Sym: "tdk", Field: "tdnn_kernel", Type: List, Default: "list(5, 3, 3, 1, 1)", Desc: "the x-vector head's TDNN kernels"},
+		{Sym: "xvo", Field: "xvector_output_dim", Default: "512", Desc: "the x-vector width", Pos: true},
+	})
+	return conformerDefs(d, "'relative_key'")
+}
 
 // sewDefs are SEWConfig's fields.
 func sewDefs() []Def {
