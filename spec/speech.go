@@ -121,8 +121,8 @@ var _ = register(
 	speechEncoder{Name: "W2V-BERT", Class: "Wav2Vec2Bert", ModelType: "wav2vec2-bert", Base: "wav2vec2_bert.", Defs: w2vBertDefs(),
 		Global: cat(norm("wav2vec2_bert.feature_projection.layer_norm", "fpi", "true"), linear("wav2vec2_bert.feature_projection.projection", "H", "fpi", "true"),
 			maskedSpecEmbed("wav2vec2_bert.", maskCond)),
-		Layer: conformerLayer(true),
-		Final: cat(w2vBertAdapter("wav2vec2_bert."), when("iffn", ffn("wav2vec2_bert.intermediate_ffn.", "H"))),
+		Layer:    conformerLayer(true),
+		Final:    cat(w2vBertAdapter("wav2vec2_bert."), when("iffn", ffn("wav2vec2_bert.intermediate_ffn.", "H"))),
 		Variants: [][][2]string{}, Embed: "wav2vec2_bert.feature_projection.projection.weight",
 		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
 )
