@@ -330,3 +330,43 @@ func w2vBertAdapter(pre string) []T {
 	}
 	return when("adapter", when("OH != H", linear(pre+"adapter.proj", "OH", "H", "true"), norm(pre+"adapter.proj_layer_norm", "OH", "true")), per)
 }
+
+// disentangledDefs are the fields of DeBERTa-v2's disentangled attention
+// with the given defaults (SEW-D's differ from DeBERTa's).
+func disentangledDefs(rel, pb, pat, share, nre string) []Def {
+	return []Def{
+		{Sym: "P", Field: "max_position_embeddings", Default: "512", Desc: "positions", Pos: true},
+		flag("rel", "relative_attention", rel, "disentangled relative attention"),
+		{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
+		{Sym: "pb", Field: "position_buckets", Type: Signed, Default: pb, Null: "0-1", Desc: "log-bucketed relative positions (≤ 0: none)"},
+		{Sym: "pat", Field: "pos_att_type", Type: List, Default: pat, Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+		flag("share", "share_att_key", share, "position projections share the content ones"),
+		{Sym: "nre", Field: "norm_rel_ebd", Type: Str, Default: nre, Null: "=", Desc: "normalisation of the relative embeddings"},
+		{Sym: "cks", Field: "conv_kernel_size", Default: "0", Desc: "convolution beside the first layer (0: none)"},
+		{Sym: "cg", Field: "conv_groups", Default: "1", Pos: true, Desc: "its groups"},
+		derived("ebd", "pb > 0 ? pb : (mrp < 1 ? P : mrp)"),
+	}
+}
+
+// disentangledLayer is a DeBERTa-v2 layer: content projections, the
+// position projections of their own unless share_att_key, the output
+// dense and norms.
+func disentangledLayer() []T {
+	return cat(linear("attention.self.query_proj", "H", "H", "true"), linear("attention.self.key_proj", "H", "H", "true"),
+		linear("attention.self.value_proj", "H", "H", "true"),
+		when("rel && !share && in('c2p', pat)", linear("attention.self.pos_key_proj", "H", "H", "true")),
+		when("rel && !share && in('p2c', pat)", linear("attention.self.pos_query_proj", "H", "H", "true")),
+		linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
+}
+
+// disentangledFinal are the encoder's tensors after DeBERTa-v2 layers
+// under pre ("deberta.encoder."): the relative embeddings, their norm,
+// the convolution beside the first layer.
+func disentangledFinal(pre string) []T {
+	return cat([]T{{Name: pre + "rel_embeddings.weight", Shape: []string{"2*ebd", "H"}, Role: RoleEmbedding, If: "rel"}},
+		when("nre == 'layer_norm'", norm(pre+"LayerNorm", "H", "true")),
+		when("cks > 0", []T{{Name: pre + "conv.conv.weight", Shape: []string{"H", "H/cg", "cks"}, Role: RoleLinear},
+			{Name: pre + "conv.conv.bias", Shape: []string{"H"}, Role: RoleBias}},
+			norm(pre+"conv.LayerNorm", "H", "true")))
+}

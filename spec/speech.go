@@ -107,6 +107,15 @@ var _ = register(
 			posConvWN("sew.encoder.pos_conv_embed."), norm("sew.encoder.layer_norm", "H", "true"),
 			linear("sew.encoder.upsample.projection", "H*sq", "H", "true")),
 		Layer: w2vLayer(nil, false), Heads: speechHeads{}}.family(),
+	// SEW-D: SEW with DeBERTa-v2's disentangled-attention layers.
+	speechEncoder{Name: "SEW-D", Class: "SEWD", ModelType: "sew-d", Base: "sew_d.",
+		Defs: cat(sewDefs(), disentangledDefs("true", "256", "list('p2c', 'c2p')", "true", "'layer_norm'")),
+		Global: cat(convFeatures("sew_d.feature_extractor."), norm("sew_d.layer_norm", "C0", "true"),
+			when("C0 != H", linear("sew_d.feature_projection", "H", "C0", "true")), maskedSpecEmbed("sew_d.", maskCond),
+			posConvWN("sew_d.encoder.pos_conv_embed.")),
+		LayerPrefix: "encoder.encoder.layer.{l}.", Layer: disentangledLayer(),
+		Final: cat(disentangledFinal("sew_d.encoder.encoder."), linear("sew_d.encoder.upsample.projection", "H*sq", "H", "true")),
+		Heads: speechHeads{}}.family(),
 	// wav2vec2-conformer: wav2vec2's extractor and positional convolution
 	// before conformer layers; rotary positions keep inv_freq.
 	speechEncoder{Name: "wav2vec2-conformer", Class: "Wav2Vec2Conformer", ModelType: "wav2vec2-conformer", Base: "wav2vec2_conformer.",
