@@ -227,3 +227,112 @@ func init() {
 			linear("projector", "cps", "H", "true"), linear("classifier", "C", "cps", "true"))},
 	}
 }
+
+// The Audio Spectrogram Transformer: a ViT (blocks_vision.go's layer)
+// over a log-mel spectrogram's patches with CLS and distillation tokens;
+// its classifier is a layer norm and a dense layer.
+func astFamily() *Family {
+	vit := vitEncoder("AST", "audio_spectrogram_transformer.", "", 2)
+	pre := "audio_spectrogram_transformer."
+	return &Family{Name: "AST", Class: "AST", ConfigClass: "ASTConfig", ModelTypes: []string{"audio-spectrogram-transformer"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			encHeads("num_attention_heads", "12"),
+			{Sym: "I", Field: "intermediate_size", Default: "3072", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+			{Sym: "eP", Field: "patch_size", Default: "16", Desc: "patch side", Pos: true},
+			flag("eqkv", "qkv_bias", "true", "query, key, value have biases"),
+			{Sym: "fs", Field: "frequency_stride", Default: "10", Desc: "patch stride over frequency", Pos: true},
+			{Sym: "ts", Field: "time_stride", Default: "10", Desc: "patch stride over time", Pos: true},
+			{Sym: "ml", Field: "max_length", Default: "1024", Desc: "spectrogram frames", Pos: true},
+			{Sym: "mel", Field: "num_mel_bins", Default: "128", Desc: "mel bins", Pos: true},
+			derived("npatch", "((mel-eP)/fs+1)*((ml-eP)/ts+1)"),
+		},
+		Global: []T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+			{Name: pre + "embeddings.distillation_token", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+			{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"H", "1", "eP", "eP"}, Role: RoleLinear},
+			{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias},
+			{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "npatch+2", "H"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: renameSyms(vit.Stacks[0].Tensors, "eH", "H", "eI", "I")}},
+		Final:  norm(pre+"layernorm", "H", "true"),
+		Embed:  pre + "embeddings.patch_embeddings.projection.weight", Head: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForAudioClassification", Labels: true, Head: cat(norm("classifier.layernorm", "H", "true"), linear("classifier.dense", "C", "H", "true"))}},
+	}
+}
+
+// M-CTC-T: a GLU convolution over log-mel features, BERT-like layers
+// without biases whose attention has its own head width and a
+// relative-distance embedding, a scalar layer norm, a CTC head.
+func mctctFamily() *Family {
+	return &Family{Name: "M-CTC-T", Class: "MCTCT", ModelTypes: []string{"mctct"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunk("8065", "1536", "36", "encoder layers"), []Def{
+			encHeads("num_attention_heads", "4"), inner("intermediate_size", "6144"),
+			field("ad", "attention_head_dim", "384", "width of one attention head"),
+			field("P", "max_position_embeddings", "920", "positions"),
+			field("ncl", "num_conv_layers", "1", "GLU convolutions"),
+			{Sym: "ck", Field: "conv_kernel", Type: List, Default: "list(7)", Desc: "their kernels"},
+			{Sym: "cc", Field: "conv_channels", Type: List, Default: "empty", Null: "=", Desc: "their inner channels"},
+			field("fpc", "input_feat_per_channel", "80", "input features per channel"),
+			field("ich", "input_channels", "1", "input channels"),
+		}),
+		Global: []T{{Name: "mctct.encoder.conv.conv_layers.{e}.weight", Shape: []string{"e < ncl-1 ? at(cc, e) : 2*H", "e == 0 ? fpc*ich : at(cc, e)", "at(ck, e)"}, Role: RoleLinear, Experts: "len(ck)", PerCopy: true},
+			{Name: "mctct.encoder.conv.conv_layers.{e}.bias", Shape: []string{"e < ncl-1 ? at(cc, e) : 2*H"}, Role: RoleBias, Experts: "len(ck)", PerCopy: true},
+			{Name: "mctct.encoder.layer_norm.singleton_weight", Shape: []string{"1"}, Role: RoleNorm},
+			{Name: "mctct.encoder.layer_norm.singleton_bias", Shape: []string{"1"}, Role: RoleNorm}},
+		Stacks: []Stack{{Prefix: "mctct.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.self.query", "heads*ad", "H", ""), linear("attention.self.key", "heads*ad", "H", ""),
+			linear("attention.self.value", "heads*ad", "H", ""),
+			[]T{{Name: "attention.self.distance_embedding.weight", Shape: []string{"2*P-1", "ad"}, Role: RoleEmbedding}},
+			linear("attention.output.dense", "H", "H", ""), norm("attention.output.LayerNorm", "H", "true"),
+			linear("intermediate.dense", "I", "H", ""), linear("output.dense", "H", "I", ""), norm("output.LayerNorm", "H", "true"))}},
+		Embed: "mctct.encoder.conv.conv_layers.0.weight", Head: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"}, {Suffix: "ForCTC", Head: linear("ctc_head", "V", "H", "true")}},
+	}
+}
+
+var _ = register(astFamily(), mctctFamily())
+
+// Moonshine: a three-convolution front end over the waveform, a
+// pre-norm encoder (norms without biases, plain MLP), a decoder with
+// cross-attention and a doubled (gated) fc1, and proj_out tied to the
+// token embedding by default.
+func moonshineFamily() *Family {
+	attn := func(pre, heads, kv, d string) []T {
+		return cat(linear(pre+"q_proj", heads+"*"+d, "H", "ab"), linear(pre+"k_proj", kv+"*"+d, "H", "ab"),
+			linear(pre+"v_proj", kv+"*"+d, "H", "ab"), linear(pre+"o_proj", "H", heads+"*"+d, ""))
+	}
+	return &Family{Name: "Moonshine", Class: "Moonshine", ModelTypes: []string{"moonshine"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "32768", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "288", Legend: "H", Desc: "width", Show: true, Pos: true},
+			inner("intermediate_size", "1152"),
+			{Sym: "eL", Field: "encoder_num_hidden_layers", Default: "6", Legend: "eL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "L", Field: "decoder_num_hidden_layers", Default: "6", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "eh", Field: "encoder_num_attention_heads", Default: "8", Desc: "encoder attention heads", Pos: true},
+			{Sym: "dh", Field: "decoder_num_attention_heads", Default: "8", Desc: "decoder attention heads", Pos: true},
+			{Sym: "ekv", Field: "encoder_num_key_value_heads", Default: "eh", Null: "eh", Desc: "encoder key/value heads", Pos: true},
+			{Sym: "dkv", Field: "decoder_num_key_value_heads", Default: "dh", Null: "dh", Desc: "decoder key/value heads", Pos: true},
+			{Sym: "ed", Field: "head_dim", Default: "H/eh", Null: "H/eh", Desc: "encoder head width", Pos: true},
+			{Sym: "dd", Field: "head_dim", Default: "H/dh", Null: "H/dh", Desc: "decoder head width", Pos: true},
+			flag("ab", "attention_bias", "false", "q, k, v have biases"),
+			tie("true"),
+		},
+		Global: cat([]T{{Name: "model.encoder.conv1.weight", Shape: []string{"H", "1", "127"}, Role: RoleLinear},
+			{Name: "model.encoder.conv2.weight", Shape: []string{"2*H", "H", "7"}, Role: RoleLinear}, {Name: "model.encoder.conv2.bias", Shape: []string{"2*H"}, Role: RoleBias},
+			{Name: "model.encoder.conv3.weight", Shape: []string{"H", "2*H", "3"}, Role: RoleLinear}, {Name: "model.encoder.conv3.bias", Shape: []string{"H"}, Role: RoleBias}},
+			norm("model.encoder.groupnorm", "H", "true"), embed("model.decoder.embed_tokens.weight")),
+		Stacks: []Stack{
+			{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: cat(norm("input_layernorm", "H", ""), attn("self_attn.", "eh", "ekv", "ed"),
+				norm("post_attention_layernorm", "H", ""), linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true"))},
+			{Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: cat(norm("input_layernorm", "H", ""), attn("self_attn.", "dh", "dkv", "dd"),
+				norm("post_attention_layernorm", "H", ""), attn("encoder_attn.", "dh", "dkv", "dd"), norm("final_layernorm", "H", ""),
+				linear("mlp.fc1", "2*I", "H", "true"), linear("mlp.fc2", "H", "I", "true"))}},
+		Final: cat(norm("model.encoder.layer_norm", "H", ""), norm("model.decoder.norm", "H", "")),
+		Embed: "model.decoder.embed_tokens.weight", Head: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForConditionalGeneration", HeadName: "proj_out.weight", Head: []T{{Name: "proj_out.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}}},
+	}
+}
+
+var _ = register(moonshineFamily())
