@@ -370,3 +370,33 @@ func disentangledFinal(pre string) []T {
 			{Name: pre + "conv.conv.bias", Shape: []string{"H"}, Role: RoleBias}},
 			norm(pre+"conv.LayerNorm", "H", "true")))
 }
+
+// whisperEncoderDefs are the fields of a Whisper-like audio encoder's
+// config under cfg ("audio_config."), with Qwen2AudioEncoderConfig's
+// defaults: aH, aL, aheads, aI, amel, aPs.
+func whisperEncoderDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "aH", Field: cfg + "d_model", Default: "1280", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
+		{Sym: "aL", Field: cfg + "encoder_layers", Default: "32", Legend: "aL", Desc: "audio encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "aheads", Field: cfg + "encoder_attention_heads", Default: "20", Desc: "audio attention heads", Pos: true, Divides: "aH"},
+		{Sym: "aI", Field: cfg + "encoder_ffn_dim", Default: "5120", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
+		{Sym: "amel", Field: cfg + "num_mel_bins", Default: "128", Desc: "log-mel input channels", Pos: true},
+		{Sym: "aPs", Field: cfg + "max_source_positions", Default: "1500", Desc: "audio positions", Pos: true},
+	}
+}
+
+// whisperEncoder is Whisper's encoder under pre ("audio_tower."): two
+// convolutions over the mel bins, learned positions, pre-norm layers
+// whose k_proj has no bias, a final norm.
+func whisperEncoder(pre, name string) ([]T, Stack, []T) {
+	global := []T{{Name: pre + "conv1.weight", Shape: []string{"aH", "amel", "3"}, Role: RoleLinear},
+		{Name: pre + "conv1.bias", Shape: []string{"aH"}, Role: RoleBias},
+		{Name: pre + "conv2.weight", Shape: []string{"aH", "aH", "3"}, Role: RoleLinear},
+		{Name: pre + "conv2.bias", Shape: []string{"aH"}, Role: RoleBias},
+		{Name: pre + "embed_positions.weight", Shape: []string{"aPs", "aH"}, Role: RoleEmbedding}}
+	layer := cat(linear("self_attn.q_proj", "aH", "aH", "true"), linear("self_attn.k_proj", "aH", "aH", ""),
+		linear("self_attn.v_proj", "aH", "aH", "true"), linear("self_attn.out_proj", "aH", "aH", "true"),
+		norm("self_attn_layer_norm", "aH", "true"), linear("fc1", "aI", "aH", "true"), linear("fc2", "aH", "aI", "true"),
+		norm("final_layer_norm", "aH", "true"))
+	return global, Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "aL", Tensors: layer}, norm(pre+"layer_norm", "aH", "true")
+}

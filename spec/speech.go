@@ -336,3 +336,23 @@ func moonshineFamily() *Family {
 }
 
 var _ = register(moonshineFamily())
+
+// Qwen2-Audio: a Whisper-like encoder (Qwen2AudioEncoder, also a class
+// of its own), a linear projector and the language model text_config
+// names, kept under language_model (4.x's layout; 5.15 writes its base
+// model under language_model.model.model.).
+func qwen2Audio() (*Family, *Family) {
+	g, s, f := whisperEncoder("", "")
+	enc := &Family{Name: "Qwen2-Audio encoder", Class: "Qwen2AudioEncoder", ModelTypes: []string{"qwen2_audio_encoder"}, Causal: "-", SeqCls: "-",
+		Defs: whisperEncoderDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv1.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	g, s, f = whisperEncoder("audio_tower.", "audio")
+	full := (&vlm{Family: Family{Name: "Qwen2-Audio", Class: "Qwen2Audio", ModelTypes: []string{"qwen2_audio"}, Causal: "Qwen2AudioForConditionalGeneration",
+		Defs: whisperEncoderDefs("audio_config."), Global: g, Stacks: []Stack{s},
+		Final:    cat(f, linear("multi_modal_projector.linear", "H", "aH", "true")),
+		Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
+		text: "qwen2", reroot: legacyLM}).register()
+	return enc, full
+}
+
+var _ = register(qwen2Audio())
