@@ -1,5 +1,7 @@
 package spec
 
+import "fmt"
+
 // Blocks of the speech encoders of the wav2vec2 lineage (wav2vec2,
 // HuBERT, UniSpeech(-SAT), WavLM, Data2VecAudio, SEW, SEW-D, the
 // conformer variants): a convolutional feature extractor over the raw
@@ -399,4 +401,73 @@ func whisperEncoder(pre, name string) ([]T, Stack, []T) {
 		norm("self_attn_layer_norm", "aH", "true"), linear("fc1", "aI", "aH", "true"), linear("fc2", "aH", "aI", "true"),
 		norm("final_layer_norm", "aH", "true"))
 	return global, Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "aL", Tensors: layer}, norm(pre+"layer_norm", "aH", "true")
+}
+
+// parakeetDefs are ParakeetEncoderConfig's fields under cfg
+// ("encoder_config."), symbols pH, pL, pheads, pI.
+func parakeetDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "pH", Field: cfg + "hidden_size", Default: "1024", Legend: "pH", Desc: "encoder width", Show: true, Pos: true},
+		{Sym: "pL", Field: cfg + "num_hidden_layers", Default: "24", Legend: "pL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "pheads", Field: cfg + "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true, Divides: "pH"},
+		{Sym: "pd", Field: cfg + "head_dim", Default: "pH/pheads", Null: "pH/pheads", Desc: "width of one attention head", Pos: true},
+		{Sym: "pI", Field: cfg + "intermediate_size", Default: "4096", Legend: "pI", Desc: "FFN inner width", Show: true, Pos: true},
+		flag("pab", cfg+"attention_bias", "true", "attention and feed-forward linears have biases"),
+		// 4.57 has no convolution_bias (always biased) and sets
+		// num_key_value_heads to num_attention_heads whatever
+		// config.json says; 5.x reads both.
+		flag("pcbf", cfg+"convolution_bias", "true", "the convolution module's convolutions have biases (5.x)"),
+		derived("pcb", "!tf5 || pcbf"),
+		{Sym: "pkvf", Field: cfg + "num_key_value_heads", Default: "pheads", Null: "pheads", Desc: "key/value heads (5.x)", Pos: true},
+		derived("pkv", "tf5 ? pkvf : pheads"),
+		{Sym: "pck", Field: cfg + "conv_kernel_size", Default: "9", Desc: "the depthwise kernel", Pos: true},
+		{Sym: "psf", Field: cfg + "subsampling_factor", Default: "8", Desc: "time subsampling (a power of 2)", Pos: true},
+		{Sym: "psc", Field: cfg + "subsampling_conv_channels", Default: "256", Desc: "subsampling channels", Pos: true},
+		{Sym: "psk", Field: cfg + "subsampling_conv_kernel_size", Default: "3", Desc: "subsampling kernel", Pos: true},
+		{Sym: "pss", Field: cfg + "subsampling_conv_stride", Default: "2", Desc: "subsampling stride", Pos: true},
+		{Sym: "pmel", Field: cfg + "num_mel_bins", Default: "80", Desc: "mel bins", Pos: true},
+		derived("pns", "log2(psf)"),
+	}
+}
+
+// parakeetMaxSteps bounds the depthwise subsampling steps modelled
+// (subsampling_factor up to 2^9).
+const parakeetMaxSteps = 8
+
+// parakeetEncoder is Parakeet's FastConformer encoder under pre: a
+// subsampling stack (a convolution, then per halving a depthwise and a
+// pointwise one, interleaved with activations: module indices 0, 2+3i,
+// 3+3i) and a linear to hidden_size, then conformer blocks with
+// relative-position attention.
+func parakeetEncoder(pre string) ([]T, Stack) {
+	sub := pre + "subsampling."
+	global := []T{{Name: sub + "layers.0.weight", Shape: []string{"psc", "1", "psk", "psk"}, Role: RoleLinear},
+		{Name: sub + "layers.0.bias", Shape: []string{"psc"}, Role: RoleBias}}
+	for i := 0; i < parakeetMaxSteps; i++ {
+		cond := fmt.Sprintf("pns-1 > %d", i)
+		dw, pw := fmt.Sprintf("%slayers.%d.", sub, 2+3*i), fmt.Sprintf("%slayers.%d.", sub, 3+3*i)
+		global = append(global,
+			T{Name: dw + "weight", Shape: []string{"psc", "1", "psk", "psk"}, Role: RoleLinear, If: cond},
+			T{Name: dw + "bias", Shape: []string{"psc"}, Role: RoleBias, If: cond},
+			T{Name: pw + "weight", Shape: []string{"psc", "psc", "1", "1"}, Role: RoleLinear, If: cond},
+			T{Name: pw + "bias", Shape: []string{"psc"}, Role: RoleBias, If: cond})
+	}
+	global = cat(global, linear(sub+"linear", "pH", "psc*(pmel/pow(pss, pns))", "true"))
+	ff := func(p string) []T {
+		return cat(linear(p+"linear1", "pI", "pH", "pab"), linear(p+"linear2", "pH", "pI", "pab"))
+	}
+	cv := func(name, out, in, k string) []T {
+		return cat([]T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}}, when("pcb", vec(name+".bias", out)))
+	}
+	layer := cat(norm("norm_feed_forward1", "pH", "true"), ff("feed_forward1."),
+		norm("norm_self_att", "pH", "true"),
+		linear("self_attn.q_proj", "pheads*pd", "pH", "pab"), linear("self_attn.k_proj", "pkv*pd", "pH", "pab"),
+		linear("self_attn.v_proj", "pkv*pd", "pH", "pab"), linear("self_attn.o_proj", "pH", "pheads*pd", "pab"),
+		linear("self_attn.relative_k_proj", "pheads*pd", "pH", ""),
+		[]T{{Name: "self_attn.bias_u", Shape: []string{"pheads", "pd"}, Role: RoleNorm}, {Name: "self_attn.bias_v", Shape: []string{"pheads", "pd"}, Role: RoleNorm}},
+		norm("norm_conv", "pH", "true"),
+		cv("conv.pointwise_conv1", "2*pH", "pH", "1"), cv("conv.depthwise_conv", "pH", "1", "pck"), batchNorm("conv.norm", "pH"),
+		cv("conv.pointwise_conv2", "pH", "pH", "1"),
+		norm("norm_feed_forward2", "pH", "true"), ff("feed_forward2."), norm("norm_out", "pH", "true"))
+	return global, Stack{Prefix: pre + "layers.{l}.", Layers: "pL", Tensors: layer}
 }

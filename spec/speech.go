@@ -356,3 +356,21 @@ func qwen2Audio() (*Family, *Family) {
 }
 
 var _ = register(qwen2Audio())
+
+// Parakeet: the FastConformer encoder alone (ParakeetEncoder) and with
+// a CTC head, a 1×1 convolution to the vocabulary.
+func parakeet() (*Family, *Family) {
+	g, s := parakeetEncoder("")
+	enc := &Family{Name: "Parakeet encoder", Class: "ParakeetEncoder", ModelTypes: []string{"parakeet_encoder"}, Causal: "-", SeqCls: "-",
+		Defs: parakeetDefs(""), Global: g, Stacks: []Stack{s}, Embed: "subsampling.linear.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	g, s = parakeetEncoder("encoder.")
+	ctc := &Family{Name: "Parakeet CTC", Class: "Parakeet", ConfigClass: "ParakeetCTCConfig", ModelTypes: []string{"parakeet_ctc"}, Causal: "-", SeqCls: "-",
+		Defs:   append(parakeetDefs("encoder_config."), Def{Sym: "V", Field: "vocab_size", Default: "1025", Legend: "V", Desc: "CTC classes", Show: true, Pos: true}),
+		Global: g, Stacks: []Stack{s}, Embed: "encoder.subsampling.linear.weight", Head: "-",
+		Final: []T{{Name: "ctc_head.weight", Shape: []string{"V", "pH", "1"}, Role: RoleLinear}, {Name: "ctc_head.bias", Shape: []string{"V"}, Role: RoleBias}},
+		Tasks: []Task{{Suffix: "ForCTC", KeepFinal: true}}}
+	return enc, ctc
+}
+
+var _ = register(parakeet())
