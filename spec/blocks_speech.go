@@ -375,13 +375,15 @@ func disentangledFinal(pre string) []T {
 
 // whisperEncoderDefs are the fields of a Whisper-like audio encoder's
 // config under cfg ("audio_config."), with Qwen2AudioEncoderConfig's
-// defaults: aH, aL, aheads, aI, amel, aPs.
+// defaults: aH, aL, aheads, aI, amel, aPs. Voxtral's and Audio Flamingo
+// 3's encoders name the same fields hidden_size, num_hidden_layers, …
+// (with Whisper's names as attribute_map aliases).
 func whisperEncoderDefs(cfg string) []Def {
 	return []Def{
-		{Sym: "aH", Field: cfg + "d_model", Default: "1280", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
-		{Sym: "aL", Field: cfg + "encoder_layers", Default: "32", Legend: "aL", Desc: "audio encoder layers", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "aheads", Field: cfg + "encoder_attention_heads", Default: "20", Desc: "audio attention heads", Pos: true, Divides: "aH"},
-		{Sym: "aI", Field: cfg + "encoder_ffn_dim", Default: "5120", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
+		{Sym: "aH", Field: cfg + "d_model|" + cfg + "hidden_size", Default: "1280", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
+		{Sym: "aL", Field: cfg + "encoder_layers|" + cfg + "num_hidden_layers", Default: "32", Legend: "aL", Desc: "audio encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "aheads", Field: cfg + "encoder_attention_heads|" + cfg + "num_attention_heads", Default: "20", Desc: "audio attention heads", Pos: true, Divides: "aH"},
+		{Sym: "aI", Field: cfg + "encoder_ffn_dim|" + cfg + "intermediate_size", Default: "5120", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
 		{Sym: "amel", Field: cfg + "num_mel_bins", Default: "128", Desc: "log-mel input channels", Pos: true},
 		{Sym: "aPs", Field: cfg + "max_source_positions", Default: "1500", Desc: "audio positions", Pos: true},
 	}

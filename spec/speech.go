@@ -342,11 +342,8 @@ var _ = register(moonshineFamily())
 // names, kept under language_model (4.x's layout; 5.15 writes its base
 // model under language_model.model.model.).
 func qwen2Audio() (*Family, *Family) {
-	g, s, f := whisperEncoder("", "")
-	enc := &Family{Name: "Qwen2-Audio encoder", Class: "Qwen2AudioEncoder", ModelTypes: []string{"qwen2_audio_encoder"}, Causal: "-", SeqCls: "-",
-		Defs: whisperEncoderDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv1.weight", Head: "-",
-		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
-	g, s, f = whisperEncoder("audio_tower.", "audio")
+	enc := audioEncoder("Qwen2-Audio encoder", "Qwen2AudioEncoder", "qwen2_audio_encoder")
+	g, s, f := whisperEncoder("audio_tower.", "audio")
 	full := (&vlm{Family: Family{Name: "Qwen2-Audio", Class: "Qwen2Audio", ModelTypes: []string{"qwen2_audio"}, Causal: "Qwen2AudioForConditionalGeneration",
 		Defs: whisperEncoderDefs("audio_config."), Global: g, Stacks: []Stack{s},
 		Final:    cat(f, linear("multi_modal_projector.linear", "H", "aH", "true")),
@@ -356,6 +353,18 @@ func qwen2Audio() (*Family, *Family) {
 }
 
 var _ = register(qwen2Audio())
+
+// audioEncoder is a Whisper-like audio encoder class of its own
+// (VoxtralEncoder, AudioFlamingo3Encoder).
+func audioEncoder(name, class, mt string) *Family {
+	g, s, f := whisperEncoder("", "")
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: whisperEncoderDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv1.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+}
+
+var _ = register(audioEncoder("Voxtral encoder", "VoxtralEncoder", "voxtral_encoder"),
+	audioEncoder("Audio Flamingo 3 encoder", "AudioFlamingo3Encoder", "audioflamingo3_encoder"))
 
 // Parakeet: the FastConformer encoder alone (ParakeetEncoder) and with
 // a CTC head, a 1×1 convolution to the vocabulary.
