@@ -383,3 +383,19 @@ func parakeet() (*Family, *Family) {
 }
 
 var _ = register(parakeet())
+
+// Voxtral: the Voxtral encoder as audio tower, a two-layer projector
+// without biases from the audio FFN width (four frames stacked) to the
+// language model's, and the language model (Llama by default, with
+// Voxtral's own text defaults) under language_model (4.x's layout).
+var _ = register((&vlm{Family: Family{Name: "Voxtral", Class: "Voxtral", ModelTypes: []string{"voxtral"}, Causal: "VoxtralForConditionalGeneration",
+	Defs:   whisperEncoderDefs("audio_config."),
+	Global: func() []T { g, _, _ := whisperEncoder("audio_tower.", "audio"); return g }(),
+	Stacks: func() []Stack { _, s, _ := whisperEncoder("audio_tower.", "audio"); return []Stack{s} }(),
+	Final: func() []T {
+		_, _, f := whisperEncoder("audio_tower.", "audio")
+		return cat(f, linear("multi_modal_projector.linear_1", "H", "aI", ""), linear("multi_modal_projector.linear_2", "H", "H", ""))
+	}(),
+	Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
+	text: "llama", reroot: legacyLM,
+	defaults: map[string]string{"V": "131072", "H": "3072", "I": "8192", "L": "30", "kv": "8", "d": "128"}}).register())
