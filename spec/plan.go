@@ -69,6 +69,11 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.task != nil && f.task.FP32First && dtype == "float32" {
+		// transformers wrote the dtype of the class's first parameter,
+		// one it always keeps in float32, not the weights'.
+		dtype = ""
+	}
 	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants}
 	switch {
 	case f.task != nil:

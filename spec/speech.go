@@ -47,116 +47,122 @@ var _ = register(
 	musicgen("MusicGen-Melody", "MusicgenMelody", "musicgen_melody_decoder", false),
 )
 
-// wav2vec2 and HuBERT: a convolutional feature extractor over the raw
-// waveform (conv_dim/conv_kernel per layer, a group norm on the first
-// layer or a layer norm on each), a projection to hidden_size, a
-// weight-normed positional convolution, and BERT-like layers; the CTC
-// head, the utterance classifier and the base model.
-
-// w2vDefs are a Wav2Vec2Config-like config's fields.
-func w2vDefs(projLN, bn string) []Def {
-	return cat(trunk("32", "768", "12", "encoder layers"), []Def{
-		encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
-		{Sym: "cd", Field: "conv_dim", Type: List, Default: "list(512, 512, 512, 512, 512, 512, 512)", Desc: "feature extractor channels per layer"},
-		{Sym: "ck", Field: "conv_kernel", Type: List, Default: "list(10, 3, 3, 3, 3, 2, 2)", Desc: "feature extractor kernels per layer"},
-		{Sym: "nconv", Field: "num_feat_extract_layers", Default: "len(cd)", Desc: "feature extractor layers", Pos: true},
-		derived("C0", "at(cd, len(cd)-1)"),
-		flag("conv_bias", "conv_bias", "false", "the feature extractor's convolutions have biases"),
-		{Sym: "fen", Field: "feat_extract_norm", Type: Str, Default: "'group'", Desc: "group norm on the first conv layer, or layer norm on each"},
-		{Sym: "pk", Field: "num_conv_pos_embeddings", Default: "128", Desc: "positional convolution kernel", Pos: true},
-		{Sym: "pg", Field: "num_conv_pos_embedding_groups", Default: "16", Desc: "its groups", Pos: true},
-		{Sym: "mtp", Field: "mask_time_prob", Type: Milli, Default: "50", Desc: "time-masking probability (×1000)"},
-		{Sym: "mfp", Field: "mask_feature_prob", Type: Milli, Default: "0", Desc: "feature-masking probability (×1000)"},
-		projLNDef(projLN), posBN(bn),
-		flag("adapter", "add_adapter", "false", "an adapter after the encoder"),
-		{Sym: "OH", Field: "output_hidden_size", Default: "H", Null: "H", Desc: "the adapter's width", Pos: true},
-		{Sym: "nad", Field: "num_adapter_layers", Default: "3", Desc: "adapter layers"},
-		{Sym: "ak", Field: "adapter_kernel_size", Default: "3", Desc: "adapter kernel", Pos: true},
-		{Sym: "cps", Field: "classifier_proj_size", Default: "256", Desc: "the utterance classifier's projection", Pos: true},
-		flag("wls", "use_weighted_layer_sum", "false", "the classifier mixes every layer's output"),
-	})
-}
-
-// posBN is HuBERT's conv_pos_batch_norm: a batch norm before a plain
-// (not weight-normed) positional convolution; false for wav2vec2.
-func posBN(field string) Def {
-	if field == "" {
-		return derived("posbn", "false")
-	}
-	return flag("posbn", field, "false", "the positional convolution has a batch norm, no weight norm")
-}
-
-// projLNDef is whether the feature projection has a layer norm: HuBERT's
-// field, always for wav2vec2 (field "").
-func projLNDef(field string) Def {
-	if field == "" {
-		return derived("projLN", "true")
-	}
-	return flag("projLN", field, "true", "the feature projection has a layer norm")
-}
-
-// w2vTensors are the base model's tensors under pre.
-func w2vTensors(pre string) ([]T, Stack, []T) {
-	global := cat(
-		[]T{{Name: pre + "feature_extractor.conv_layers.{e}.conv.weight", Shape: []string{"at(cd, e)", "e == 0 ? 1 : at(cd, e-1)", "at(ck, e)"}, Role: RoleLinear, Experts: "nconv", PerCopy: true},
-			{Name: pre + "feature_extractor.conv_layers.{e}.conv.bias", Shape: []string{"at(cd, e)"}, Role: RoleBias, Experts: "nconv", PerCopy: true, If: "conv_bias"},
-			{Name: pre + "feature_extractor.conv_layers.{e}.layer_norm.weight", Shape: []string{"at(cd, e)"}, Role: RoleNorm, Experts: "nconv", PerCopy: true, If: "fen == 'layer' || e == 0"},
-			{Name: pre + "feature_extractor.conv_layers.{e}.layer_norm.bias", Shape: []string{"at(cd, e)"}, Role: RoleBias, Experts: "nconv", PerCopy: true, If: "fen == 'layer' || e == 0"}},
-		when("projLN", norm(pre+"feature_projection.layer_norm", "C0", "true")),
-		linear(pre+"feature_projection.projection", "H", "C0", "true"),
-		[]T{{Name: pre + "masked_spec_embed", Shape: []string{"H"}, Role: RoleNorm, If: "mtp > 0 || mfp > 0"},
-			{Name: pre + "encoder.pos_conv_embed.conv.parametrizations.weight.original0", Shape: []string{"1", "1", "pk"}, Role: RoleNorm, If: "!posbn"},
-			{Name: pre + "encoder.pos_conv_embed.conv.parametrizations.weight.original1", Shape: []string{"H", "H/pg", "pk"}, Role: RoleLinear, If: "!posbn"},
-			{Name: pre + "encoder.pos_conv_embed.conv.weight", Shape: []string{"H", "H/pg", "pk"}, Role: RoleLinear, If: "posbn"},
-			{Name: pre + "encoder.pos_conv_embed.conv.bias", Shape: []string{"H"}, Role: RoleBias}},
-		when("posbn", norm(pre+"encoder.pos_conv_embed.batch_norm", "H", "true"),
-			[]T{{Name: pre + "encoder.pos_conv_embed.batch_norm.running_mean", Shape: []string{"H"}, Role: RoleNorm, AnyDType: true},
-				{Name: pre + "encoder.pos_conv_embed.batch_norm.running_var", Shape: []string{"H"}, Role: RoleNorm, AnyDType: true},
-				{Name: pre + "encoder.pos_conv_embed.batch_norm.num_batches_tracked", Shape: []string{}, Role: RoleNorm, AnyDType: true}}),
-		norm(pre+"encoder.layer_norm", "H", "true"))
-	stack := Stack{Prefix: pre + "encoder.layers.{l}.", Layers: "L", Tensors: cat(
-		linear("attention.q_proj", "H", "H", "true"), linear("attention.k_proj", "H", "H", "true"),
-		linear("attention.v_proj", "H", "H", "true"), linear("attention.out_proj", "H", "H", "true"),
-		norm("layer_norm", "H", "true"),
-		linear("feed_forward.intermediate_dense", "I", "H", "true"), linear("feed_forward.output_dense", "H", "I", "true"),
-		norm("final_layer_norm", "H", "true"))}
-	// The adapter (add_adapter): a projection to output_hidden_size where
-	// it differs, then strided GLU convolutions.
-	final := when("adapter", when("OH != H", linear(pre+"adapter.proj", "OH", "H", "true"), norm(pre+"adapter.proj_layer_norm", "OH", "true")),
-		[]T{{Name: pre + "adapter.layers.{e}.conv.weight", Shape: []string{"2*OH", "OH", "ak"}, Role: RoleLinear, Experts: "nad"},
-			{Name: pre + "adapter.layers.{e}.conv.bias", Shape: []string{"2*OH"}, Role: RoleBias, Experts: "nad"}})
-	return global, stack, final
-}
-
-// weightNorm4x is how checkpoints written before torch's parametrizations
-// name the positional convolution's weight norm (weight_g, weight_v).
-func weightNorm4x(pre string) [][][2]string {
-	p := pre + "encoder.pos_conv_embed.conv."
-	return [][][2]string{{{p + "parametrizations.weight.original0", p + "weight_g"}, {p + "parametrizations.weight.original1", p + "weight_v"}}}
-}
-
-// speechTasks are the base model, the CTC head (vocab_size over the
-// output width) and the utterance classifier.
-var speechTasks = []Task{
-	{Suffix: TaskBase, Prefix: "-"},
-	{Suffix: "ForCTC", Head: linear("lm_head", "V", "adapter ? OH : H", "true")},
-	{Suffix: HeadSeqCls, Labels: true, Head: cat(
-		[]T{{Name: "layer_weights", Shape: []string{"L+1"}, Role: RoleNorm, If: "wls"}},
-		linear("projector", "cps", "H", "true"), linear("classifier", "C", "cps", "true"))},
-}
-
-func speechFamily(name, class, mt, base, projLN, bn string) *Family {
-	g, s, f := w2vTensors(base)
-	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
-		Defs: w2vDefs(projLN, bn), Global: g, Stacks: []Stack{s}, Final: f,
-		Embed: base + "feature_projection.projection.weight", Head: "-",
-		Variants: weightNorm4x(base), Tasks: speechTasks}
-}
+// wav2vec2 and its lineage (blocks_speech.go): the base model, the CTC
+// head, the utterance, frame and x-vector classifiers, the pretraining
+// heads.
 
 var _ = register(
-	speechFamily("wav2vec2", "Wav2Vec2", "wav2vec2", "wav2vec2.", "", ""),
-	speechFamily("HuBERT", "Hubert", "hubert", "hubert.", "feat_proj_layer_norm", "conv_pos_batch_norm"),
+	speechEncoder{Name: "wav2vec2", Class: "Wav2Vec2", ModelType: "wav2vec2", Base: "wav2vec2.", Defs: w2vDefs("", ""),
+		Global: w2vGlobal("wav2vec2."), Layer: w2vLayer(nil, true), Final: w2vAdapter("wav2vec2."),
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, MaskedLM: true, PreTrain: w2vPreTraining()}}.family(),
+	speechEncoder{Name: "HuBERT", Class: "Hubert", ModelType: "hubert", Base: "hubert.", Defs: w2vDefs("feat_proj_layer_norm", "conv_pos_batch_norm"),
+		Global: w2vGlobal("hubert."), Layer: w2vLayer(nil, true), Final: w2vAdapter("hubert."),
+		Heads: speechHeads{CTCIn: "adapter ? OH : H"}}.family(),
+	// UniSpeech: wav2vec2's base model; its pretraining head projects the
+	// quantized vectors back to hidden_size and adds a phoneme CTC head.
+	speechEncoder{Name: "UniSpeech", Class: "UniSpeech", ModelType: "unispeech", Base: "unispeech.",
+		Defs:   append(w2vDefs("", ""), field("nctc", "num_ctc_classes", "80", "the pretraining CTC head's classes")),
+		Global: w2vGlobal("unispeech."), Layer: w2vLayer(nil, true),
+		Heads: speechHeads{PreTrain: cat(quantizer("C0"), linear("project_q", "pcd", "cvd", "true"), linear("project_hid", "H", "pcd", "true"),
+			linear("ctc_proj", "nctc", "H", "true"))}}.family(),
+	// UniSpeech-SAT: its mask vector always exists; its quantizer reads
+	// the encoder's output; speaker projection and cluster embeddings.
+	speechEncoder{Name: "UniSpeech-SAT", Class: "UniSpeechSat", ModelType: "unispeech-sat", Base: "unispeech_sat.",
+		Defs: append(w2vDefs("", ""), field("ncl", "num_clusters", "504", "the pretraining's speaker clusters")),
+		Global: cat(convFeatures("unispeech_sat.feature_extractor."), featProjection("unispeech_sat.feature_projection."),
+			maskedSpecEmbed("unispeech_sat.", ""), posConvWN("unispeech_sat.encoder.pos_conv_embed."), norm("unispeech_sat.encoder.layer_norm", "H", "true")),
+		Layer: w2vLayer(nil, true),
+		Heads: speechHeads{Frame: true, XVector: true, PreTrain: cat(quantizer("H"), linear("project_hid", "pcd", "H", "true"), linear("project_q", "pcd", "cvd", "true"),
+			linear("speaker_proj", "cvd", "H", "true"), norm("layer_norm_for_extract", "H", "true"),
+			[]T{{Name: "label_embeddings_concat", Shape: []string{"ncl", "cvd"}, Role: RoleNorm, AnyDType: true}}), PreTrainFP32: true}}.family(),
+	// WavLM: gated relative position bias in every layer's attention, the
+	// bucket embedding in the first layer's only.
+	speechEncoder{Name: "WavLM", Class: "WavLM", ModelType: "wavlm", Base: "wavlm.",
+		Defs:   append(w2vDefs("", ""), field("nbk", "num_buckets", "320", "relative position buckets")),
+		Global: w2vGlobal("wavlm."),
+		Layer: w2vLayer(cat(w2vAttn("attention."),
+			[]T{{Name: "attention.gru_rel_pos_const", Shape: []string{"1", "heads", "1", "1"}, Role: RoleNorm}},
+			linear("attention.gru_rel_pos_linear", "8", "H/heads", "true"),
+			[]T{{Name: "attention.rel_attn_embed.weight", Shape: []string{"nbk", "heads"}, Role: RoleEmbedding, If: "l == 0"}}), false),
+		Final: w2vAdapter("wavlm."),
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
+	// Data2VecAudio: layer-normed convolutions throughout, and a stack of
+	// num_conv_pos_embeddings plain positional convolutions.
+	speechEncoder{Name: "Data2VecAudio", Class: "Data2VecAudio", ModelType: "data2vec-audio", Base: "data2vec_audio.",
+		Defs: cat(withDefault(replaceDef(w2vDefs("", ""), derived("fen", "'layer'")), "pk", "5"),
+			[]Def{field("cpk", "conv_pos_kernel_size", "19", "the positional convolutions' kernel")}),
+		Global: cat(convFeatures("data2vec_audio.feature_extractor."), featProjection("data2vec_audio.feature_projection."),
+			maskedSpecEmbed("data2vec_audio.", maskCond),
+			[]T{{Name: "data2vec_audio.encoder.pos_conv_embed.layers.{e}.conv.weight", Shape: []string{"H", "H/pg", "cpk"}, Role: RoleLinear, Experts: "pk"},
+				{Name: "data2vec_audio.encoder.pos_conv_embed.layers.{e}.conv.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "pk"}},
+			norm("data2vec_audio.encoder.layer_norm", "H", "true")),
+		Layer: w2vLayer(nil, false), Final: w2vAdapter("data2vec_audio."), Variants: [][][2]string{},
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
+	// SEW: a layer norm over the extractor's features, a projection only
+	// where conv_dim[-1] differs from hidden_size, and an encoder that
+	// squeezes the sequence and upsamples it back.
+	speechEncoder{Name: "SEW", Class: "SEW", ModelType: "sew", Base: "sew.", Defs: sewDefs(),
+		Global: cat(convFeatures("sew.feature_extractor."), norm("sew.layer_norm", "C0", "true"),
+			when("C0 != H", linear("sew.feature_projection", "H", "C0", "true")), maskedSpecEmbed("sew.", maskCond),
+			posConvWN("sew.encoder.pos_conv_embed."), norm("sew.encoder.layer_norm", "H", "true"),
+			linear("sew.encoder.upsample.projection", "H*sq", "H", "true")),
+		Layer: w2vLayer(nil, false), Heads: speechHeads{}}.family(),
+	// SEW-D: SEW with DeBERTa-v2's disentangled-attention layers.
+	speechEncoder{Name: "SEW-D", Class: "SEWD", ModelType: "sew-d", Base: "sew_d.",
+		Defs: cat(sewDefs(), disentangledDefs("true", "256", "list('p2c', 'c2p')", "true", "'layer_norm'")),
+		Global: cat(convFeatures("sew_d.feature_extractor."), norm("sew_d.layer_norm", "C0", "true"),
+			when("C0 != H", linear("sew_d.feature_projection", "H", "C0", "true")), maskedSpecEmbed("sew_d.", maskCond),
+			posConvWN("sew_d.encoder.pos_conv_embed.")),
+		LayerPrefix: "encoder.encoder.layer.{l}.", Layer: disentangledLayer(),
+		Final: cat(disentangledFinal("sew_d.encoder.encoder."), linear("sew_d.encoder.upsample.projection", "H*sq", "H", "true")),
+		Heads: speechHeads{}}.family(),
+	// wav2vec2-conformer: wav2vec2's extractor and positional convolution
+	// before conformer layers; rotary positions keep inv_freq.
+	speechEncoder{Name: "wav2vec2-conformer", Class: "Wav2Vec2Conformer", ModelType: "wav2vec2-conformer", Base: "wav2vec2_conformer.",
+		Defs: conformerDefs(w2vDefs("", ""), "'relative'"),
+		Global: cat(w2vGlobal("wav2vec2_conformer."),
+			[]T{{Name: "wav2vec2_conformer.encoder.embed_positions.inv_freq", Shape: []string{"(H/heads+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pet == 'rotary'"}}),
+		Layer: conformerLayer(false), Final: w2vAdapter("wav2vec2_conformer."),
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, PreTrain: w2vPreTraining()}}.family(),
+	// W2V-BERT: log-mel features projected from feature_projection_input_dim,
+	// conformer layers with a depthwise layer norm, no encoder norm; its
+	// adapter layers attend.
+	speechEncoder{Name: "W2V-BERT", Class: "Wav2Vec2Bert", ModelType: "wav2vec2-bert", Base: "wav2vec2_bert.", Defs: w2vBertDefs(),
+		Global: cat(norm("wav2vec2_bert.feature_projection.layer_norm", "fpi", "true"), linear("wav2vec2_bert.feature_projection.projection", "H", "fpi", "true"),
+			maskedSpecEmbed("wav2vec2_bert.", maskCond)),
+		Layer:    conformerLayer(true),
+		Final:    cat(w2vBertAdapter("wav2vec2_bert."), when("iffn", ffn("wav2vec2_bert.intermediate_ffn.", "H"))),
+		Variants: [][][2]string{}, Embed: "wav2vec2_bert.feature_projection.projection.weight",
+		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
 )
+
+// w2vBertDefs are Wav2Vec2BertConfig's fields.
+func w2vBertDefs() []Def {
+	d := cat(trunk("32", "1024", "24", "encoder layers"), []Def{
+		encHeads("num_attention_heads", "16"), inner("intermediate_size", "4096"),
+		field("fpi", "feature_projection_input_dim", "160", "input features (log-mel bins × stride)"),
+		{Sym: "mtp", Field: "mask_time_prob", Type: Milli, Default: "50", Desc: "time-masking probability (×1000)"},
+		{Sym: "mfp", Field: "mask_feature_prob", Type: Milli, Default: "0", Desc: "feature-masking probability (×1000)"},
+		flag("adapter", "add_adapter", "false", "an adapter after the encoder"),
+		{Sym: "OH", Field: "output_hidden_size", Default: "H", Null: "H", Desc: "the adapter's width", Pos: true},
+		{Sym: "nad", Field: "num_adapter_layers", Default: "1", Desc: "adapter layers"},
+		{Sym: "ak", Field: "adapter_kernel_size", Default: "3", Desc: "adapter kernel", Pos: true},
+		flag("iffn", "use_intermediate_ffn_before_adapter", "false", "a feed-forward before the adapter"),
+		{Sym: "cps", Field: "classifier_proj_size", Default: "768", Desc: "the utterance classifier's projection", Pos: true},
+		flag("wls", "use_weighted_layer_sum", "false", "the classifier mixes every layer's output"),
+		{Sym: "tdd", Field: "tdnn_dim", Type: List, Default: "list(512, 512, 512, 512, 1500)", Desc: "the x-vector head's TDNN widths"},
+		{Sym: "tdk", Field: "tdnn_kernel", Type: List, Default: "list(5, 3, 3, 1, 1)", Desc: "the x-vector head's TDNN kernels"},
+		{Sym: "xvo", Field: "xvector_output_dim", Default: "512", Desc: "the x-vector width", Pos: true},
+	})
+	return conformerDefs(d, "'relative_key'")
+}
+
+// sewDefs are SEWConfig's fields.
+func sewDefs() []Def {
+	d := withDefault(w2vDefs("", ""), "cd", "list(64, 128, 128, 128, 128, 256, 256, 256, 256, 512, 512, 512, 512)")
+	d = withDefault(d, "ck", "list(10, 3, 1, 3, 1, 3, 1, 3, 1, 2, 1, 2, 1)")
+	return append(d, field("sq", "squeeze_factor", "2", "the encoder's sequence squeeze"))
+}
 
 // Whisper in full (WhisperModel, WhisperForConditionalGeneration) and its
 // encoder's audio classifier, from the decoder family of model_type
@@ -221,3 +227,175 @@ func init() {
 			linear("projector", "cps", "H", "true"), linear("classifier", "C", "cps", "true"))},
 	}
 }
+
+// The Audio Spectrogram Transformer: a ViT (blocks_vision.go's layer)
+// over a log-mel spectrogram's patches with CLS and distillation tokens;
+// its classifier is a layer norm and a dense layer.
+func astFamily() *Family {
+	vit := vitEncoder("AST", "audio_spectrogram_transformer.", "", 2)
+	pre := "audio_spectrogram_transformer."
+	return &Family{Name: "AST", Class: "AST", ConfigClass: "ASTConfig", ModelTypes: []string{"audio-spectrogram-transformer"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			encHeads("num_attention_heads", "12"),
+			{Sym: "I", Field: "intermediate_size", Default: "3072", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+			{Sym: "eP", Field: "patch_size", Default: "16", Desc: "patch side", Pos: true},
+			flag("eqkv", "qkv_bias", "true", "query, key, value have biases"),
+			{Sym: "fs", Field: "frequency_stride", Default: "10", Desc: "patch stride over frequency", Pos: true},
+			{Sym: "ts", Field: "time_stride", Default: "10", Desc: "patch stride over time", Pos: true},
+			{Sym: "ml", Field: "max_length", Default: "1024", Desc: "spectrogram frames", Pos: true},
+			{Sym: "mel", Field: "num_mel_bins", Default: "128", Desc: "mel bins", Pos: true},
+			derived("npatch", "((mel-eP)/fs+1)*((ml-eP)/ts+1)"),
+		},
+		Global: []T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+			{Name: pre + "embeddings.distillation_token", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+			{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"H", "1", "eP", "eP"}, Role: RoleLinear},
+			{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias},
+			{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "npatch+2", "H"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: renameSyms(vit.Stacks[0].Tensors, "eH", "H", "eI", "I")}},
+		Final:  norm(pre+"layernorm", "H", "true"),
+		Embed:  pre + "embeddings.patch_embeddings.projection.weight", Head: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForAudioClassification", Labels: true, Head: cat(norm("classifier.layernorm", "H", "true"), linear("classifier.dense", "C", "H", "true"))}},
+	}
+}
+
+// M-CTC-T: a GLU convolution over log-mel features, BERT-like layers
+// without biases whose attention has its own head width and a
+// relative-distance embedding, a scalar layer norm, a CTC head.
+func mctctFamily() *Family {
+	return &Family{Name: "M-CTC-T", Class: "MCTCT", ModelTypes: []string{"mctct"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunk("8065", "1536", "36", "encoder layers"), []Def{
+			encHeads("num_attention_heads", "4"), inner("intermediate_size", "6144"),
+			field("ad", "attention_head_dim", "384", "width of one attention head"),
+			field("P", "max_position_embeddings", "920", "positions"),
+			field("ncl", "num_conv_layers", "1", "GLU convolutions"),
+			{Sym: "ck", Field: "conv_kernel", Type: List, Default: "list(7)", Desc: "their kernels"},
+			{Sym: "cc", Field: "conv_channels", Type: List, Default: "empty", Null: "=", Desc: "their inner channels"},
+			field("fpc", "input_feat_per_channel", "80", "input features per channel"),
+			field("ich", "input_channels", "1", "input channels"),
+		}),
+		Global: []T{{Name: "mctct.encoder.conv.conv_layers.{e}.weight", Shape: []string{"e < ncl-1 ? at(cc, e) : 2*H", "e == 0 ? fpc*ich : at(cc, e)", "at(ck, e)"}, Role: RoleLinear, Experts: "len(ck)", PerCopy: true},
+			{Name: "mctct.encoder.conv.conv_layers.{e}.bias", Shape: []string{"e < ncl-1 ? at(cc, e) : 2*H"}, Role: RoleBias, Experts: "len(ck)", PerCopy: true},
+			{Name: "mctct.encoder.layer_norm.singleton_weight", Shape: []string{"1"}, Role: RoleNorm},
+			{Name: "mctct.encoder.layer_norm.singleton_bias", Shape: []string{"1"}, Role: RoleNorm}},
+		Stacks: []Stack{{Prefix: "mctct.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.self.query", "heads*ad", "H", ""), linear("attention.self.key", "heads*ad", "H", ""),
+			linear("attention.self.value", "heads*ad", "H", ""),
+			[]T{{Name: "attention.self.distance_embedding.weight", Shape: []string{"2*P-1", "ad"}, Role: RoleEmbedding}},
+			linear("attention.output.dense", "H", "H", ""), norm("attention.output.LayerNorm", "H", "true"),
+			linear("intermediate.dense", "I", "H", ""), linear("output.dense", "H", "I", ""), norm("output.LayerNorm", "H", "true"))}},
+		Embed: "mctct.encoder.conv.conv_layers.0.weight", Head: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"}, {Suffix: "ForCTC", Head: linear("ctc_head", "V", "H", "true")}},
+	}
+}
+
+var _ = register(astFamily(), mctctFamily())
+
+// Moonshine: a three-convolution front end over the waveform, a
+// pre-norm encoder (norms without biases, plain MLP), a decoder with
+// cross-attention and a doubled (gated) fc1, and proj_out tied to the
+// token embedding by default.
+func moonshineFamily() *Family {
+	attn := func(pre, heads, kv, d string) []T {
+		return cat(linear(pre+"q_proj", heads+"*"+d, "H", "ab"), linear(pre+"k_proj", kv+"*"+d, "H", "ab"),
+			linear(pre+"v_proj", kv+"*"+d, "H", "ab"), linear(pre+"o_proj", "H", heads+"*"+d, ""))
+	}
+	return &Family{Name: "Moonshine", Class: "Moonshine", ModelTypes: []string{"moonshine"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "32768", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "288", Legend: "H", Desc: "width", Show: true, Pos: true},
+			inner("intermediate_size", "1152"),
+			{Sym: "eL", Field: "encoder_num_hidden_layers", Default: "6", Legend: "eL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "L", Field: "decoder_num_hidden_layers", Default: "6", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "eh", Field: "encoder_num_attention_heads", Default: "8", Desc: "encoder attention heads", Pos: true},
+			{Sym: "dh", Field: "decoder_num_attention_heads", Default: "8", Desc: "decoder attention heads", Pos: true},
+			{Sym: "ekv", Field: "encoder_num_key_value_heads", Default: "eh", Null: "eh", Desc: "encoder key/value heads", Pos: true},
+			{Sym: "dkv", Field: "decoder_num_key_value_heads", Default: "dh", Null: "dh", Desc: "decoder key/value heads", Pos: true},
+			{Sym: "ed", Field: "head_dim", Default: "H/eh", Null: "H/eh", Desc: "encoder head width", Pos: true},
+			{Sym: "dd", Field: "head_dim", Default: "H/dh", Null: "H/dh", Desc: "decoder head width", Pos: true},
+			flag("ab", "attention_bias", "false", "q, k, v have biases"),
+			tie("true"),
+		},
+		Global: cat([]T{{Name: "model.encoder.conv1.weight", Shape: []string{"H", "1", "127"}, Role: RoleLinear},
+			{Name: "model.encoder.conv2.weight", Shape: []string{"2*H", "H", "7"}, Role: RoleLinear}, {Name: "model.encoder.conv2.bias", Shape: []string{"2*H"}, Role: RoleBias},
+			{Name: "model.encoder.conv3.weight", Shape: []string{"H", "2*H", "3"}, Role: RoleLinear}, {Name: "model.encoder.conv3.bias", Shape: []string{"H"}, Role: RoleBias}},
+			norm("model.encoder.groupnorm", "H", "true"), embed("model.decoder.embed_tokens.weight")),
+		Stacks: []Stack{
+			{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: cat(norm("input_layernorm", "H", ""), attn("self_attn.", "eh", "ekv", "ed"),
+				norm("post_attention_layernorm", "H", ""), linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true"))},
+			{Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: cat(norm("input_layernorm", "H", ""), attn("self_attn.", "dh", "dkv", "dd"),
+				norm("post_attention_layernorm", "H", ""), attn("encoder_attn.", "dh", "dkv", "dd"), norm("final_layernorm", "H", ""),
+				linear("mlp.fc1", "2*I", "H", "true"), linear("mlp.fc2", "H", "I", "true"))}},
+		Final: cat(norm("model.encoder.layer_norm", "H", ""), norm("model.decoder.norm", "H", "")),
+		Embed: "model.decoder.embed_tokens.weight", Head: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForConditionalGeneration", HeadName: "proj_out.weight", Head: []T{{Name: "proj_out.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}}},
+	}
+}
+
+var _ = register(moonshineFamily())
+
+// Qwen2-Audio: a Whisper-like encoder (Qwen2AudioEncoder, also a class
+// of its own), a linear projector and the language model text_config
+// names, kept under language_model (4.x's layout; 5.15 writes its base
+// model under language_model.model.model.).
+func qwen2Audio() (*Family, *Family) {
+	enc := audioEncoder("Qwen2-Audio encoder", "Qwen2AudioEncoder", "qwen2_audio_encoder")
+	g, s, f := whisperEncoder("audio_tower.", "audio")
+	full := (&vlm{Family: Family{Name: "Qwen2-Audio", Class: "Qwen2Audio", ModelTypes: []string{"qwen2_audio"}, Causal: "Qwen2AudioForConditionalGeneration",
+		Defs: whisperEncoderDefs("audio_config."), Global: g, Stacks: []Stack{s},
+		Final:    cat(f, linear("multi_modal_projector.linear", "H", "aH", "true")),
+		Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
+		text: "qwen2", reroot: legacyLM}).register()
+	return enc, full
+}
+
+var _ = register(qwen2Audio())
+
+// audioEncoder is a Whisper-like audio encoder class of its own
+// (VoxtralEncoder, AudioFlamingo3Encoder).
+func audioEncoder(name, class, mt string) *Family {
+	g, s, f := whisperEncoder("", "")
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: whisperEncoderDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv1.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+}
+
+var _ = register(audioEncoder("Voxtral encoder", "VoxtralEncoder", "voxtral_encoder"),
+	audioEncoder("Audio Flamingo 3 encoder", "AudioFlamingo3Encoder", "audioflamingo3_encoder"))
+
+// Parakeet: the FastConformer encoder alone (ParakeetEncoder) and with
+// a CTC head, a 1×1 convolution to the vocabulary.
+func parakeet() (*Family, *Family) {
+	g, s := parakeetEncoder("")
+	enc := &Family{Name: "Parakeet encoder", Class: "ParakeetEncoder", ModelTypes: []string{"parakeet_encoder"}, Causal: "-", SeqCls: "-",
+		Defs: parakeetDefs(""), Global: g, Stacks: []Stack{s}, Embed: "subsampling.linear.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	g, s = parakeetEncoder("encoder.")
+	ctc := &Family{Name: "Parakeet CTC", Class: "Parakeet", ConfigClass: "ParakeetCTCConfig", ModelTypes: []string{"parakeet_ctc"}, Causal: "-", SeqCls: "-",
+		Defs:   append(parakeetDefs("encoder_config."), Def{Sym: "V", Field: "vocab_size", Default: "1025", Legend: "V", Desc: "CTC classes", Show: true, Pos: true}),
+		Global: g, Stacks: []Stack{s}, Embed: "encoder.subsampling.linear.weight", Head: "-",
+		Final: []T{{Name: "ctc_head.weight", Shape: []string{"V", "pH", "1"}, Role: RoleLinear}, {Name: "ctc_head.bias", Shape: []string{"V"}, Role: RoleBias}},
+		Tasks: []Task{{Suffix: "ForCTC", KeepFinal: true}}}
+	return enc, ctc
+}
+
+var _ = register(parakeet())
+
+// Voxtral: the Voxtral encoder as audio tower, a two-layer projector
+// without biases from the audio FFN width (four frames stacked) to the
+// language model's, and the language model (Llama by default, with
+// Voxtral's own text defaults) under language_model (4.x's layout).
+var _ = register((&vlm{Family: Family{Name: "Voxtral", Class: "Voxtral", ModelTypes: []string{"voxtral"}, Causal: "VoxtralForConditionalGeneration",
+	Defs:   whisperEncoderDefs("audio_config."),
+	Global: func() []T { g, _, _ := whisperEncoder("audio_tower.", "audio"); return g }(),
+	Stacks: func() []Stack { _, s, _ := whisperEncoder("audio_tower.", "audio"); return []Stack{s} }(),
+	Final: func() []T {
+		_, _, f := whisperEncoder("audio_tower.", "audio")
+		return cat(f, linear("multi_modal_projector.linear_1", "H", "aI", ""), linear("multi_modal_projector.linear_2", "H", "H", ""))
+	}(),
+	Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
+	text: "llama", reroot: legacyLM,
+	defaults: map[string]string{"V": "131072", "H": "3072", "I": "8192", "L": "30", "kv": "8", "d": "128"}}).register())

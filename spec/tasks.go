@@ -43,6 +43,11 @@ type Task struct {
 	// KeepFinal keeps every final tensor of the family but the LM head
 	// and score (a VLM's projector sits outside the base prefix).
 	KeepFinal bool
+	// FP32First: the class's first parameter is one transformers always
+	// creates in float32, and save_pretrained writes that parameter's
+	// dtype as config.json's: "float32" there says nothing of the
+	// weights (UniSpeechSatForPreTraining's label_embeddings_concat).
+	FP32First bool
 }
 
 // Task suffixes.
@@ -168,7 +173,7 @@ func (f *Family) forTask(t *Task) *Family {
 	}
 	if t.Of != nil {
 		g := t.Of.forTask(&Task{Suffix: t.Suffix, Prefix: t.Prefix, Defs: t.Defs, Head: t.Head, HeadName: t.HeadName,
-			Labels: t.Labels, CausalHead: t.CausalHead, KeepFinal: t.KeepFinal})
+			Labels: t.Labels, CausalHead: t.CausalHead, KeepFinal: t.KeepFinal, FP32First: t.FP32First})
 		g2, _ := taskFamilies.LoadOrStore(taskKey{f, t.Suffix}, g)
 		return g2.(*Family)
 	}
