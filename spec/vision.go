@@ -1,9 +1,12 @@
 package spec
 
-// Plain vision transformers: ViT and DINOv2 — a patch embedding with a
-// CLS token and learned positions, BERT-named attention, a final
-// layernorm — with their base model, image classifier and (ViT) masked
-// image modeling classes.
+import "fmt"
+
+// Vision models: plain vision transformers (ViT and DINOv2 — a patch
+// embedding with a CLS token and learned positions, BERT-named attention,
+// a final layernorm — with their base model, image classifier and (ViT)
+// masked image modeling classes) and hierarchical ones (Swin and its
+// Donut and MaskFormer copies: stages that widen, backbones).
 
 // vitDefs are a ViT config's fields with the class's defaults.
 func vitDefs(h, l, heads, patch, image string) []Def {
@@ -79,4 +82,48 @@ var _ = register(
 			{Suffix: "ForImageClassification", Defs: []Def{derived("mask", "true")}, Head: classifier("classifier", "2*H"), Labels: true},
 		},
 	},
+)
+
+// swinFamily is a Swin Transformer family: swinEncoder under base ("swin."),
+// its final LayerNorm where final holds (Donut's encoder has none; a
+// backbone neither), a mask token for masked image modeling, and the
+// tasks given.
+func swinFamily(name, class string, types []string, base string, final bool, tasks ...Task) *Family {
+	enc := swinEncoder(name, base, "", false)
+	defs := enc.Defs
+	return &Family{Name: name, Class: class, ModelTypes: types, Causal: "-", SeqCls: "-",
+		Defs: cat(defs, swinOutDefs(""), []Def{
+			derived("mask", "false"), derived("fin", fmt.Sprint(final)),
+			{Sym: "stride", Field: "encoder_stride", Default: "32", Desc: "the masked-image decoder's upsampling", Pos: true},
+		}),
+		Global: cat(enc.Global, []T{{Name: base + "embeddings.mask_token", Shape: []string{"1", "1", "eE"}, Role: RoleNorm, If: "mask"}}),
+		Stacks: enc.Stacks,
+		Final:  when("fin", norm(base+"layernorm", "eH", "true")),
+		Embed:  base + "embeddings.patch_embeddings.projection.weight",
+		Tasks:  tasks,
+	}
+}
+
+// swinMIM is the masked-image-modeling head: a 1×1 convolution to
+// stride²·channels, pixel-shuffled.
+var swinMIM = Task{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")},
+	Head: conv("decoder.0", "stride*stride*eC", "eH", "1", "1")}
+
+var _ = register(
+	swinFamily("Swin", "Swin", []string{"swin"}, "swin.", true,
+		Task{Suffix: TaskBase, Prefix: "-"},
+		Task{Suffix: "ForImageClassification", Head: classifier("classifier", "eH"), Labels: true},
+		swinMIM,
+		// 5.x's SwinBackbone holds a SwinModel as swin., whose final
+		// norm it saves (and ignores on load); 4.x's has none.
+		Task{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("fin", "false")},
+			Head: cat(swinOutNorms("", false), when("tf5", norm("swin.layernorm", "eH", "true")))}),
+	swinFamily("Donut-Swin", "DonutSwin", []string{"donut-swin"}, "donut.", false,
+		Task{Suffix: TaskBase, Prefix: "-"},
+		Task{Suffix: "ForImageClassification", Head: classifier("classifier", "eH"), Labels: true}),
+	// MaskFormer's Swin: its backbone keeps the model whole under
+	// "model." and norms every stage's output.
+	swinFamily("MaskFormer-Swin", "MaskFormerSwin", []string{"maskformer-swin"}, "model.", true,
+		Task{Suffix: TaskBase, Prefix: "-"},
+		Task{Suffix: "Backbone", Head: swinOutNorms("", true)}),
 )
