@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 )
 
@@ -250,8 +251,16 @@ func swinOutNorms(pre string, byIndex bool) []T {
 	if byIndex {
 		return perCopyNorm(pre+"hidden_states_norms.{e}", "eE*pow(2, e)", "eN", "", "true")
 	}
-	return cat(when("in(0, eOut)", norm(pre+"hidden_states_norms.stem", "eE", "true")),
-		perCopyNorm(pre+"hidden_states_norms.stage{e}", "eE*pow(2, e-1)", "eN", "1", "in(e, eOut)"))
+	return backboneNorms(pre, "eOut", "eE", "eE*pow(2, e-1)", "eN")
+}
+
+// backboneNorms are a backbone's LayerNorms on the stages it outputs
+// (the list out: out_indices, 0 the stem), under pre:
+// hidden_states_norms.stem as wide as stem, and .stageK for K in 1..n as
+// wide as width (an expression of e = K).
+func backboneNorms(pre, out, stem, width, n string) []T {
+	return cat(when("in(0, "+out+")", norm(pre+"hidden_states_norms.stem", stem, "true")),
+		perCopyNorm(pre+"hidden_states_norms.stage{e}", width, n, "1", "in(e, "+out+")"))
 }
 
 // perCopyNorm is a biased LayerNorm per copy e (n copies from from),
@@ -268,4 +277,24 @@ func perCopyNorm(name, width, n, from, cond string) []T {
 // absent.
 func swinOutDefs(cfg string) []Def {
 	return []Def{{Sym: "eOut", Field: cfg + "out_indices", Type: List, Default: "list(eN)", Null: "=", Desc: "the stages a backbone outputs"}}
+}
+
+// Sign is a definition's type: the sign of a number (-1, 0 or 1), for a
+// fraction whose being positive adds tensors (ConvNeXt's
+// layer_scale_init_value, 1e-6).
+const Sign = Str + 20
+
+// signValue reads a Sign.
+func (c *Config) signValue(field string, raw json.RawMessage) (any, error) {
+	var x float64
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, c.errorf(field, "must be a number, found %s", kindOf(raw))
+	}
+	switch {
+	case x > 0:
+		return int64(1), nil
+	case x < 0:
+		return int64(-1), nil
+	}
+	return int64(0), nil
 }

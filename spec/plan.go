@@ -301,6 +301,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.milliValue(field, raw)
 	case Signed:
 		return c.signedValue(field, raw)
+	case Sign:
+		return c.signValue(field, raw)
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List

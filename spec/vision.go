@@ -5,8 +5,9 @@ import "fmt"
 // Vision models: plain vision transformers (ViT and DINOv2 — a patch
 // embedding with a CLS token and learned positions, BERT-named attention,
 // a final layernorm — with their base model, image classifier and (ViT)
-// masked image modeling classes) and hierarchical ones (Swin and its
-// Donut and MaskFormer copies: stages that widen, backbones).
+// masked image modeling classes; DeiT's distillation token) and
+// hierarchical ones (Swin and its Donut and MaskFormer copies, ConvNeXt
+// v1 and v2: stages that widen, backbones).
 
 // vitDefs are a ViT config's fields with the class's defaults.
 func vitDefs(h, l, heads, patch, image string) []Def {
@@ -25,13 +26,23 @@ func vitDefs(h, l, heads, patch, image string) []Def {
 // mask token where mask holds (its shape maskShape), the patch projection
 // and the positions of N patches and the CLS token.
 func patchEmbeddings(pre string, maskShape ...string) []T {
-	return []T{
-		{Name: pre + "cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
-		{Name: pre + "mask_token", Shape: maskShape, Role: RoleNorm, If: "mask"},
-		{Name: pre + "patch_embeddings.projection.weight", Shape: []string{"H", "Ch", "P", "P"}, Role: RoleLinear},
-		{Name: pre + "patch_embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias},
-		{Name: pre + "position_embeddings", Shape: []string{"1", "N+1", "H"}, Role: RoleEmbedding},
+	return vitEmbeddings(pre, false, maskShape...)
+}
+
+// vitEmbeddings are patchEmbeddings with, where distill holds, DeiT's
+// distillation token after the CLS token (and its position).
+func vitEmbeddings(pre string, distill bool, maskShape ...string) []T {
+	pos := "N+1"
+	out := []T{{Name: pre + "cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm}}
+	if distill {
+		pos = "N+2"
+		out = append(out, T{Name: pre + "distillation_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm})
 	}
+	return append(out,
+		T{Name: pre + "mask_token", Shape: maskShape, Role: RoleNorm, If: "mask"},
+		T{Name: pre + "patch_embeddings.projection.weight", Shape: []string{"H", "Ch", "P", "P"}, Role: RoleLinear},
+		T{Name: pre + "patch_embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias},
+		T{Name: pre + "position_embeddings", Shape: []string{"1", pos, "H"}, Role: RoleEmbedding})
 }
 
 // vitAttention is the ViT attention under the layer: attention.attention.
@@ -39,25 +50,35 @@ func patchEmbeddings(pre string, maskShape ...string) []T {
 var vitAttention = cat(linear("attention.attention.query", "H", "H", "qkv_bias"), linear("attention.attention.key", "H", "H", "qkv_bias"),
 	linear("attention.attention.value", "H", "H", "qkv_bias"), linear("attention.output.dense", "H", "H", "true"))
 
-var _ = register(
-	&Family{Name: "ViT", Class: "ViT", ModelTypes: []string{"vit"}, Causal: "-", SeqCls: "-",
+// vitFamily is a ViT: the embeddings under base ("vit."; DeiT's with its
+// distillation token), BERT-named layers, a final LayerNorm and the
+// base model's pooler; its tasks are the base model, the image
+// classifier, masked image modeling and the extra tasks given.
+func vitFamily(name, class, mt, base string, distill bool, extra ...Task) *Family {
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
 		Defs: cat(vitDefs("768", "12", "12", "16", "224"), []Def{inner("intermediate_size", "3072"),
 			{Sym: "PO", Field: "pooler_output_size", Default: "H", Null: "H", Desc: "pooler width", Pos: true},
 			{Sym: "stride", Field: "encoder_stride", Default: "16", Desc: "the masked-image decoder's upsampling", Pos: true}}),
-		Global: patchEmbeddings("vit.embeddings.", "1", "1", "H"),
-		Stacks: []Stack{{Prefix: "vit.encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+		Global: vitEmbeddings(base+"embeddings.", distill, "1", "1", "H"),
+		Stacks: []Stack{{Prefix: base + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
 			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
 			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
-		Final: cat(norm("vit.layernorm", "H", "true"), when("pool", linear("vit.pooler.dense", "PO", "H", "true"))),
-		Embed: "vit.embeddings.patch_embeddings.projection.weight",
-		Tasks: []Task{
+		Final: cat(norm(base+"layernorm", "H", "true"), when("pool", linear(base+"pooler.dense", "PO", "H", "true"))),
+		Embed: base + "embeddings.patch_embeddings.projection.weight",
+		Tasks: append([]Task{
 			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", "true")}},
 			{Suffix: "ForImageClassification", Head: classifier("classifier", "H"), Labels: true},
-			{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")}, Head: []T{
-				{Name: "decoder.0.weight", Shape: []string{"stride*stride*Ch", "H", "1", "1"}, Role: RoleLinear},
-				{Name: "decoder.0.bias", Shape: []string{"stride*stride*Ch"}, Role: RoleBias}}},
-		},
-	},
+			{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")}, Head: conv("decoder.0", "stride*stride*Ch", "H", "1", "1")},
+		}, extra...),
+	}
+}
+
+var _ = register(
+	vitFamily("ViT", "ViT", "vit", "vit.", false),
+	// DeiT: ViT with a distillation token; its teacher-distilled
+	// classifier has a head on each token.
+	vitFamily("DeiT", "DeiT", "deit", "deit.", true, Task{Suffix: "ForImageClassificationWithTeacher",
+		Head: cat(classifier("cls_classifier", "H"), classifier("distillation_classifier", "H")), Labels: true}),
 	// DINOv2: layer scales, an MLP of hidden_size·mlp_ratio (or a SwiGLU
 	// of two thirds of it, rounded up to 8), a mask token always, and a
 	// classifier on the CLS token and the mean patch token (2H).
@@ -126,4 +147,53 @@ var _ = register(
 	swinFamily("MaskFormer-Swin", "MaskFormerSwin", []string{"maskformer-swin"}, "model.", true,
 		Task{Suffix: TaskBase, Prefix: "-"},
 		Task{Suffix: "Backbone", Head: swinOutNorms("", true)}),
+)
+
+// convNextFamily is a ConvNeXt (v2: a GRN in place of the layer scale):
+// a patchifying convolution and LayerNorm, num_stages stages of
+// depths[l] blocks hidden_sizes[l] wide (a depthwise 7×7 convolution, a
+// LayerNorm, an inverted bottleneck of 4×), each stage after the first
+// entered by a LayerNorm and a 2×2 stride-2 convolution; a final
+// LayerNorm (not in the backbone, which norms the stages it outputs).
+func convNextFamily(name, class, mt, base string, v2 bool) *Family {
+	w := "at(hs, l)"
+	block := cat(conv("dwconv", w, "1", "7", "7"), norm("layernorm", w, "true"),
+		renameSyms(cat(linear("pwconv1", "O", "N", "true"), linear("pwconv2", "N", "O", "true")), "O", "4*"+w, "N", w))
+	if v2 {
+		block = cat(block, []T{{Name: "grn.weight", Shape: []string{"1", "1", "1", "4*" + w}, Role: RoleNorm},
+			{Name: "grn.bias", Shape: []string{"1", "1", "1", "4*" + w}, Role: RoleNorm}})
+	} else {
+		block = cat(block, []T{{Name: "layer_scale_parameter", Shape: []string{w}, Role: RoleNorm, If: "ls > 0"}})
+	}
+	for i := range block {
+		block[i].Name = "layers.{e}." + block[i].Name
+		block[i].Experts, block[i].PerCopy = "at(dp, l)", true
+	}
+	stage := cat(when("l > 0", norm("downsampling_layer.0", "at(hs, l-1)", "true"), conv("downsampling_layer.1", w, "at(hs, l-1)", "2", "2")), block)
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "nS", Field: "num_stages", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
+			{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "each stage's width"},
+			{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 9, 3)", Null: "=", Desc: "each stage's blocks"},
+			{Sym: "P", Field: "patch_size", Default: "4", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "ls", Field: "layer_scale_init_value", Type: Sign, Default: "1", Desc: "a layer scale per block where positive"},
+			{Sym: "eOut", Field: "out_indices", Type: List, Default: "list(nS)", Null: "=", Desc: "the stages a backbone outputs"},
+			derived("H", "at(hs, nS-1)"), derived("fin", "true"),
+		},
+		Global: cat(conv(base+"embeddings.patch_embeddings", "at(hs, 0)", "Ch", "P", "P"), norm(base+"embeddings.layernorm", "at(hs, 0)", "true")),
+		Stacks: []Stack{{Name: "stage", Prefix: base + "encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
+		Final:  when("fin", norm(base+"layernorm", "H", "true")),
+		Embed:  base + "embeddings.patch_embeddings.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForImageClassification", Head: classifier("classifier", "H"), Labels: true},
+			{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("fin", "false")}, Head: backboneNorms("", "eOut", "at(hs, 0)", "at(hs, e-1)", "nS")},
+		},
+	}
+}
+
+var _ = register(
+	convNextFamily("ConvNeXt", "ConvNext", "convnext", "convnext.", false),
+	convNextFamily("ConvNeXt V2", "ConvNextV2", "convnextv2", "convnextv2.", true),
 )
