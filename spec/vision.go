@@ -5,7 +5,8 @@ import "fmt"
 // Vision models: plain vision transformers (ViT and DINOv2 — a patch
 // embedding with a CLS token and learned positions, BERT-named attention,
 // a final layernorm — with their base model, image classifier and (ViT)
-// masked image modeling classes; DeiT's distillation token) and
+// masked image modeling classes; DeiT's distillation token, ViT-MSN,
+// I-JEPA, DINOv2 with registers, BEiT and Data2Vec-Vision) and
 // hierarchical ones (Swin and its Donut and MaskFormer copies, ConvNeXt
 // v1 and v2: stages that widen, backbones).
 
@@ -22,21 +23,29 @@ func vitDefs(h, l, heads, patch, image string) []Def {
 	})
 }
 
-// patchEmbeddings are a ViT's embeddings under pre: the CLS token, the
-// mask token where mask holds (its shape maskShape), the patch projection
-// and the positions of N patches and the CLS token.
-func patchEmbeddings(pre string, maskShape ...string) []T {
-	return vitEmbeddings(pre, false, maskShape...)
+// vitTokens are the tokens a ViT's embeddings put before the patches.
+type vitTokens struct {
+	CLS       bool // the class token (I-JEPA has none)
+	Distill   bool // DeiT's distillation token, after it
+	Registers bool // DINOv2's register tokens (num_register_tokens: R), without positions
 }
 
-// vitEmbeddings are patchEmbeddings with, where distill holds, DeiT's
-// distillation token after the CLS token (and its position).
-func vitEmbeddings(pre string, distill bool, maskShape ...string) []T {
-	pos := "N+1"
-	out := []T{{Name: pre + "cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm}}
-	if distill {
-		pos = "N+2"
+// vitEmbeddings are a ViT's embeddings under pre: its tokens, the mask
+// token where mask holds (its shape maskShape), the patch projection and
+// the positions of the N patches and the class and distillation tokens.
+func vitEmbeddings(pre string, tok vitTokens, maskShape ...string) []T {
+	var out []T
+	pos := "N"
+	if tok.CLS {
+		pos += "+1"
+		out = append(out, T{Name: pre + "cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm})
+	}
+	if tok.Distill {
+		pos += "+1"
 		out = append(out, T{Name: pre + "distillation_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm})
+	}
+	if tok.Registers {
+		out = append(out, T{Name: pre + "register_tokens", Shape: []string{"1", "R", "H"}, Role: RoleNorm})
 	}
 	return append(out,
 		T{Name: pre + "mask_token", Shape: maskShape, Role: RoleNorm, If: "mask"},
@@ -50,59 +59,61 @@ func vitEmbeddings(pre string, distill bool, maskShape ...string) []T {
 var vitAttention = cat(linear("attention.attention.query", "H", "H", "qkv_bias"), linear("attention.attention.key", "H", "H", "qkv_bias"),
 	linear("attention.attention.value", "H", "H", "qkv_bias"), linear("attention.output.dense", "H", "H", "true"))
 
-// vitFamily is a ViT: the embeddings under base ("vit."; DeiT's with its
-// distillation token), BERT-named layers, a final LayerNorm and the
-// base model's pooler; its tasks are the base model, the image
-// classifier, masked image modeling and the extra tasks given.
-func vitFamily(name, class, mt, base string, distill bool, extra ...Task) *Family {
-	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+// vitOpts say how a ViT-like family differs from ViT.
+type vitOpts struct {
+	Name, Class, MT string
+	Base            string    // the base model's prefix in the task classes: "vit."
+	Tokens          vitTokens // the tokens before the patches
+	Pooler          bool      // the base model class has a pooler (ViT, DeiT)
+	MIM             bool      // a ForMaskedImageModeling class
+	Tasks           []Task    // further task classes
+	Variants        [][][2]string
+}
+
+// vitFamily is a ViT: the embeddings under Base, BERT-named layers, a
+// final LayerNorm, the base model's pooler where it has one; its tasks
+// are the base model, the image classifier, masked image modeling where
+// MIM, and the further tasks.
+func vitFamily(o vitOpts) *Family {
+	tasks := []Task{
+		{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", fmt.Sprint(o.Pooler))}},
+		{Suffix: "ForImageClassification", Head: classifier("classifier", "H"), Labels: true},
+	}
+	if o.MIM {
+		tasks = append(tasks, Task{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")}, Head: conv("decoder.0", "stride*stride*Ch", "H", "1", "1")})
+	}
+	base := o.Base
+	return &Family{Name: o.Name, Class: o.Class, ModelTypes: []string{o.MT}, Causal: "-", SeqCls: "-",
 		Defs: cat(vitDefs("768", "12", "12", "16", "224"), []Def{inner("intermediate_size", "3072"),
 			{Sym: "PO", Field: "pooler_output_size", Default: "H", Null: "H", Desc: "pooler width", Pos: true},
 			{Sym: "stride", Field: "encoder_stride", Default: "16", Desc: "the masked-image decoder's upsampling", Pos: true}}),
-		Global: vitEmbeddings(base+"embeddings.", distill, "1", "1", "H"),
+		Global: vitEmbeddings(base+"embeddings.", o.Tokens, "1", "1", "H"),
 		Stacks: []Stack{{Prefix: base + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
 			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
 			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
-		Final: cat(norm(base+"layernorm", "H", "true"), when("pool", linear(base+"pooler.dense", "PO", "H", "true"))),
-		Embed: base + "embeddings.patch_embeddings.projection.weight",
-		Tasks: append([]Task{
-			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", "true")}},
-			{Suffix: "ForImageClassification", Head: classifier("classifier", "H"), Labels: true},
-			{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")}, Head: conv("decoder.0", "stride*stride*Ch", "H", "1", "1")},
-		}, extra...),
+		Final:    cat(norm(base+"layernorm", "H", "true"), when("pool", linear(base+"pooler.dense", "PO", "H", "true"))),
+		Embed:    base + "embeddings.patch_embeddings.projection.weight",
+		Tasks:    append(tasks, o.Tasks...),
+		Variants: o.Variants,
 	}
 }
 
 var _ = register(
-	vitFamily("ViT", "ViT", "vit", "vit.", false),
+	vitFamily(vitOpts{Name: "ViT", Class: "ViT", MT: "vit", Base: "vit.", Tokens: vitTokens{CLS: true}, Pooler: true, MIM: true}),
 	// DeiT: ViT with a distillation token; its teacher-distilled
 	// classifier has a head on each token.
-	vitFamily("DeiT", "DeiT", "deit", "deit.", true, Task{Suffix: "ForImageClassificationWithTeacher",
-		Head: cat(classifier("cls_classifier", "H"), classifier("distillation_classifier", "H")), Labels: true}),
-	// DINOv2: layer scales, an MLP of hidden_size·mlp_ratio (or a SwiGLU
-	// of two thirds of it, rounded up to 8), a mask token always, and a
-	// classifier on the CLS token and the mean patch token (2H).
-	&Family{Name: "DINOv2", Class: "Dinov2", ModelTypes: []string{"dinov2"}, Causal: "-", SeqCls: "-",
-		Defs: cat(vitDefs("768", "12", "12", "14", "224"), []Def{
-			{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
-			flag("swiglu", "use_swiglu_ffn", "false", "a SwiGLU FFN"),
-			derived("I", "H*ratio/1000"),
-			derived("Isw", "((I*2/3) + 7) / 8 * 8"),
-		}),
-		Global: patchEmbeddings("dinov2.embeddings.", "1", "H"),
-		Stacks: []Stack{{Prefix: "dinov2.encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
-			vec("layer_scale1.lambda1", "H"), vec("layer_scale2.lambda1", "H"),
-			when("!swiglu", linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true")),
-			when("swiglu", linear("mlp.weights_in", "2*Isw", "H", "true"), linear("mlp.weights_out", "H", "Isw", "true")),
-			norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
-		Final: norm("dinov2.layernorm", "H", "true"),
-		Embed: "dinov2.embeddings.patch_embeddings.projection.weight",
-		Tasks: []Task{
-			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("mask", "true")}},
-			{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("mask", "true")}},
-			{Suffix: "ForImageClassification", Defs: []Def{derived("mask", "true")}, Head: classifier("classifier", "2*H"), Labels: true},
-		},
-	},
+	vitFamily(vitOpts{Name: "DeiT", Class: "DeiT", MT: "deit", Base: "deit.", Tokens: vitTokens{CLS: true, Distill: true}, Pooler: true, MIM: true,
+		Tasks: []Task{{Suffix: "ForImageClassificationWithTeacher",
+			Head: cat(classifier("cls_classifier", "H"), classifier("distillation_classifier", "H")), Labels: true}}}),
+	// ViT-MSN: ViT's layout under vit., without a pooler. 5.x's
+	// classifier saves the encoder's layers without the vit. prefix.
+	vitFamily(vitOpts{Name: "ViT-MSN", Class: "ViTMSN", MT: "vit_msn", Base: "vit.", Tokens: vitTokens{CLS: true},
+		Variants: [][][2]string{{{"vit.encoder.", "encoder."}}}}),
+	// I-JEPA: no class token, positions of the patches only.
+	vitFamily(vitOpts{Name: "I-JEPA", Class: "IJepa", MT: "ijepa", Base: "ijepa.", Tokens: vitTokens{}}),
+	dinov2Family("DINOv2", "Dinov2", "dinov2", "dinov2.", "14", false),
+	// DINOv2 with registers: register tokens after the CLS token.
+	dinov2Family("DINOv2 with registers", "Dinov2WithRegisters", "dinov2_with_registers", "dinov2_with_registers.", "16", true),
 )
 
 // swinFamily is a Swin Transformer family: swinEncoder under base ("swin."),
@@ -196,4 +207,97 @@ func convNextFamily(name, class, mt, base string, v2 bool) *Family {
 var _ = register(
 	convNextFamily("ConvNeXt", "ConvNext", "convnext", "convnext.", false),
 	convNextFamily("ConvNeXt V2", "ConvNextV2", "convnextv2", "convnextv2.", true),
+)
+
+// dinov2Family is a DINOv2: layer scales, an MLP of hidden_size·mlp_ratio
+// (or a SwiGLU of two thirds of it, rounded up to 8), a mask token
+// always, register tokens where registers, and a classifier on the CLS
+// token and the mean patch token (2H); patch is the class's patch side.
+func dinov2Family(name, class, mt, base, patch string, registers bool) *Family {
+	defs := cat(vitDefs("768", "12", "12", patch, "224"), []Def{
+		{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+		flag("swiglu", "use_swiglu_ffn", "false", "a SwiGLU FFN"),
+		derived("I", "H*ratio/1000"),
+		derived("Isw", "((I*2/3) + 7) / 8 * 8"),
+	})
+	if registers {
+		defs = append(defs, Def{Sym: "R", Field: "num_register_tokens", Default: "4", Desc: "register tokens", Pos: true})
+	}
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs:   defs,
+		Global: vitEmbeddings(base+"embeddings.", vitTokens{CLS: true, Registers: registers}, "1", "H"),
+		Stacks: []Stack{{Prefix: base + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+			vec("layer_scale1.lambda1", "H"), vec("layer_scale2.lambda1", "H"),
+			when("!swiglu", linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true")),
+			when("swiglu", linear("mlp.weights_in", "2*Isw", "H", "true"), linear("mlp.weights_out", "H", "Isw", "true")),
+			norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Final: norm(base+"layernorm", "H", "true"),
+		Embed: base + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("mask", "true")}},
+			{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("mask", "true")}},
+			{Suffix: "ForImageClassification", Defs: []Def{derived("mask", "true")}, Head: classifier("classifier", "2*H"), Labels: true},
+		},
+	}
+}
+
+// beitFamily is a BEiT (and Data2Vec-Vision, its copy): a ViT whose key
+// has no bias, with switches for the mask token, absolute positions, a
+// relative position table per layer or one shared, layer scales
+// (lambda_1/2 where layer_scale_init_value > 0) and mean pooling (a
+// pooler LayerNorm instead of the final one); its backbone adds the FPN
+// of add_fpn. basePool: the base model class has the pooler (BEiT's, not
+// Data2Vec-Vision's).
+func beitFamily(name, class, mt, base string, basePool bool) *Family {
+	rel := func(name string) T {
+		return T{Name: name + ".relative_position_bias_table", Shape: []string{"(2*(S/P)-1)*(2*(S/P)-1)+3", "heads"}, Role: RoleEmbedding}
+	}
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=768", "num_hidden_layers=12", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
+			{Sym: "P", Field: "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
+			{Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			derived("N", "(S/P)*(S/P)"),
+			flag("maskTok", "use_mask_token", "false", "a mask token"),
+			flag("absPos", "use_absolute_position_embeddings", "false", "learned absolute positions"),
+			flag("relPos", "use_relative_position_bias", "false", "a relative position table per layer"),
+			flag("shRel", "use_shared_relative_position_bias", "false", "one relative position table for all layers"),
+			{Sym: "ls", Field: "layer_scale_init_value", Type: Sign, Default: "1", Desc: "layer scales where positive"},
+			flag("meanPool", "use_mean_pooling", "true", "mean pooling (a pooler LayerNorm, no final one)"),
+			flag("fpn", "add_fpn", "false", "the backbone's feature pyramid"),
+			derived("pool", "false"), derived("fin", "true"),
+		}),
+		Global: cat([]T{{Name: base + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+			{Name: base + "embeddings.mask_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm, If: "maskTok"}},
+			conv(base+"embeddings.patch_embeddings.projection", "H", "Ch", "P", "P"),
+			[]T{{Name: base + "embeddings.position_embeddings", Shape: []string{"1", "N+1", "H"}, Role: RoleEmbedding, If: "absPos"}},
+			when("shRel", []T{rel(base + "encoder.relative_position_bias")})),
+		Stacks: []Stack{{Prefix: base + "encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.attention.query", "H", "H", "true"), linear("attention.attention.key", "H", "H", ""),
+			linear("attention.attention.value", "H", "H", "true"), linear("attention.output.dense", "H", "H", "true"),
+			when("relPos", []T{rel("attention.attention.relative_position_bias")}),
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"),
+			when("ls > 0", vec("lambda_1", "H"), vec("lambda_2", "H")))}},
+		Final: cat(when("fin && !meanPool", norm(base+"layernorm", "H", "true")),
+			when("pool && meanPool", norm(base+"pooler.layernorm", "H", "true"))),
+		Embed: base + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", fmt.Sprint(basePool))}},
+			{Suffix: "ForImageClassification", Defs: []Def{derived("pool", "true")}, Head: classifier("classifier", "H"), Labels: true},
+			{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("fin", "false")}, Head: when("fpn",
+				convT("fpn1.0", "H", "H", "2"), batchNorm3d("fpn1.1", "H"), convT("fpn1.3", "H", "H", "2"), convT("fpn2.0", "H", "H", "2"))},
+		},
+	}
+}
+
+// convT is a biased 2-D transposed convolution [in, out, k, k].
+func convT(name, in, out, k string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{in, out, k, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+var _ = register(
+	beitFamily("BEiT", "Beit", "beit", "beit.", true),
+	beitFamily("Data2Vec-Vision", "Data2VecVision", "data2vec-vision", "data2vec_vision.", false),
 )
