@@ -6,7 +6,7 @@ import "fmt"
 // embedding with a CLS token and learned positions, BERT-named attention,
 // a final layernorm — with their base model, image classifier and (ViT)
 // masked image modeling classes; DeiT's distillation token, ViT-MSN,
-// I-JEPA, DINOv2 with registers, BEiT and Data2Vec-Vision) and
+// I-JEPA, DINOv2 with registers, BEiT and Data2Vec-Vision, YOLOS) and
 // hierarchical ones (Swin and its Donut and MaskFormer copies, ConvNeXt
 // v1 and v2: stages that widen, backbones).
 
@@ -286,9 +286,16 @@ func beitFamily(name, class, mt, base string, basePool bool) *Family {
 		Tasks: []Task{
 			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", fmt.Sprint(basePool))}},
 			{Suffix: "ForImageClassification", Defs: []Def{derived("pool", "true")}, Head: classifier("classifier", "H"), Labels: true},
-			{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("fin", "false")}, Head: when("fpn",
-				convT("fpn1.0", "H", "H", "2"), batchNorm3d("fpn1.1", "H"), convT("fpn1.3", "H", "H", "2"), convT("fpn2.0", "H", "H", "2"))},
+			// 5.x's backbone holds the model as beit. and saves its
+			// final norm (where no mean pooling) and shared table
+			// under it (a variant), the rest without.
+			{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("fin", "false")}, Head: cat(when("fpn",
+				convT("fpn1.0", "H", "H", "2"), batchNorm3d("fpn1.1", "H"), convT("fpn1.3", "H", "H", "2"), convT("fpn2.0", "H", "H", "2")),
+				when("tf5 && !meanPool", norm(base+"layernorm", "H", "true")))},
 		},
+		// Written as the family's names, which a base-model class
+		// strips of base: the backbone's "encoder.…" becomes base+"encoder.…".
+		Variants: [][][2]string{{{base + "encoder.relative_position_bias.", base + base + "encoder.relative_position_bias."}}},
 	}
 }
 
@@ -301,3 +308,45 @@ var _ = register(
 	beitFamily("BEiT", "Beit", "beit", "beit.", true),
 	beitFamily("Data2Vec-Vision", "Data2VecVision", "data2vec-vision", "data2vec_vision.", false),
 )
+
+// yolosFamily is YOLOS: a ViT under vit. with detection tokens after the
+// patches (their positions too), an image of [height, width], mid-layer
+// position embeddings for every layer but the first where
+// use_mid_position_embeddings, and DETR's two 3-layer MLP heads (classes
+// and a no-object class, boxes).
+func yolosFamily() *Family {
+	pos := "1+N+D"
+	mlp := func(pre, out string) []T {
+		return cat(linear(pre+".layers.0", "H", "H", "true"), linear(pre+".layers.1", "H", "H", "true"), linear(pre+".layers.2", out, "H", "true"))
+	}
+	return &Family{Name: "YOLOS", Class: "Yolos", ModelTypes: []string{"yolos"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=768", "num_hidden_layers=12", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
+			{Sym: "P", Field: "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
+			{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "list(512, 864)", Desc: "image [height, width], or its side"},
+			derived("Sh", "pick(Sl, 0)"), derived("Sw", "pick(Sl, 1)"),
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			derived("N", "(Sh/P)*(Sw/P)"),
+			{Sym: "D", Field: "num_detection_tokens", Default: "100", Legend: "D", Desc: "detection tokens", Show: true, Pos: true},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			flag("mid", "use_mid_position_embeddings", "true", "position embeddings before every layer"),
+			derived("pool", "false"),
+		}),
+		Global: cat([]T{{Name: "vit.embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+			{Name: "vit.embeddings.detection_tokens", Shape: []string{"1", "D", "H"}, Role: RoleNorm}},
+			conv("vit.embeddings.patch_embeddings.projection", "H", "Ch", "P", "P"),
+			[]T{{Name: "vit.embeddings.position_embeddings", Shape: []string{"1", pos, "H"}, Role: RoleEmbedding},
+				{Name: "vit.encoder.mid_position_embeddings", Shape: []string{"L-1", "1", pos, "H"}, Role: RoleEmbedding, If: "mid && L > 1"}}),
+		Stacks: []Stack{{Prefix: "vit.encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
+		Final: cat(norm("vit.layernorm", "H", "true"), when("pool", linear("vit.pooler.dense", "H", "H", "true"))),
+		Embed: "vit.embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", "true")}},
+			{Suffix: "ForObjectDetection", Head: cat(mlp("class_labels_classifier", "C+1"), mlp("bbox_predictor", "4")), Labels: true},
+		},
+	}
+}
+
+var _ = register(yolosFamily())
