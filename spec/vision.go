@@ -6,7 +6,7 @@ import "fmt"
 // embedding with a CLS token and learned positions, BERT-named attention,
 // a final layernorm — with their base model, image classifier and (ViT)
 // masked image modeling classes; DeiT's distillation token, ViT-MSN,
-// I-JEPA, DINOv2 with registers, BEiT and Data2Vec-Vision, YOLOS) and
+// ViT-MAE, I-JEPA, DINOv2 with registers, BEiT and Data2Vec-Vision, YOLOS) and
 // hierarchical ones (Swin and its Donut and MaskFormer copies, ConvNeXt
 // v1 and v2: stages that widen, backbones).
 
@@ -109,6 +109,10 @@ var _ = register(
 	// classifier saves the encoder's layers without the vit. prefix.
 	vitFamily(vitOpts{Name: "ViT-MSN", Class: "ViTMSN", MT: "vit_msn", Base: "vit.", Tokens: vitTokens{CLS: true},
 		Variants: [][][2]string{{{"vit.encoder.", "encoder."}}}}),
+	// ViT-MAE: ViT under vit. without a pooler; its pre-training class
+	// adds the masked autoencoder's decoder.
+	vitFamily(vitOpts{Name: "ViT-MAE", Class: "ViTMAE", MT: "vit_mae", Base: "vit.", Tokens: vitTokens{CLS: true},
+		Tasks: []Task{maeDecoder}}),
 	// I-JEPA: no class token, positions of the patches only.
 	vitFamily(vitOpts{Name: "I-JEPA", Class: "IJepa", MT: "ijepa", Base: "ijepa.", Tokens: vitTokens{}}),
 	dinov2Family("DINOv2", "Dinov2", "dinov2", "dinov2.", "14", false),
@@ -350,3 +354,30 @@ func yolosFamily() *Family {
 }
 
 var _ = register(yolosFamily())
+
+// maeDecoder is ViTMAEForPreTraining's decoder: an embedding to its own
+// width, a mask token and positions, decoder_num_hidden_layers ViT
+// layers, a norm and the pixel prediction (patch²·channels).
+var maeDecoder = Task{Suffix: "ForPreTraining",
+	Defs: []Def{
+		{Sym: "dH", Field: "decoder_hidden_size", Default: "512", Legend: "dH", Desc: "decoder width", Show: true, Pos: true},
+		{Sym: "dL", Field: "decoder_num_hidden_layers", Default: "8", Legend: "dL", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "dI", Field: "decoder_intermediate_size", Default: "2048", Desc: "decoder FFN inner width", Pos: true},
+	},
+	Head: cat(linear("decoder.decoder_embed", "dH", "H", "true"),
+		[]T{{Name: "decoder.mask_token", Shape: []string{"1", "1", "dH"}, Role: RoleNorm},
+			{Name: "decoder.decoder_pos_embed", Shape: []string{"1", "N+1", "dH"}, Role: RoleEmbedding}},
+		perBlock("dL", renameSyms(prefixed("decoder.decoder_layers.{e}.", cat(vitAttention,
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))), "H", "dH", "I", "dI", "qkv_bias", "qkv_bias")),
+		norm("decoder.decoder_norm", "dH", "true"), linear("decoder.decoder_pred", "P*P*Ch", "dH", "true")),
+}
+
+// prefixed returns ts with pre before each name.
+func prefixed(pre string, ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		out[i].Name = pre + out[i].Name
+	}
+	return out
+}
