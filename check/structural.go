@@ -121,6 +121,11 @@ func (r *Report) structural(c *spec.Config, arch string) {
 		if !towerStack.MatchString(s.prefix) {
 			n++
 		}
+		// A stack of one linear (weight and bias) per layer is an MLP
+		// head (DETR's bbox_predictor), not the model's layers.
+		if s.count > 2*len(s.layers) {
+			n++
+		}
 		return n
 	}
 	for _, f := range layerFields {

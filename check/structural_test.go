@@ -109,10 +109,15 @@ func TestStructuralStagesAndKinds(t *testing.T) {
 		inkCfg  = `{"architectures":["ZzInklingForCausalLM"],"model_type":"zz_inkling","num_hidden_layers":5,"layer_types":["sliding","sliding","sliding","sliding","full"]}`
 		noKinds = `{"architectures":["ZzLlamaForCausalLM"],"model_type":"zz_llama","num_hidden_layers":5}`
 	)
+	// DETR's box head: an MLP of as many layers as the encoder, its last
+	// one 4 wide; the encoder is the main stack, not the head.
+	mlp := append(structTensors("vit.encoder.layer", []structLayer{decoderLayer(16), decoderLayer(16), decoderLayer(16)}),
+		structTensors("bbox_predictor.layers", []structLayer{{"weight": {32, 32}, "bias": {32}}, {"weight": {32, 32}, "bias": {32}}, {"weight": {4, 32}, "bias": {4}}})...)
 	for _, c := range []struct {
 		name, config string
 		tensors      []testmodel.Tensor
 	}{
+		{"mlp head", `{"architectures":["ZzYolosForObjectDetection"],"model_type":"zz_yolos","num_hidden_layers":3}`, mlp},
 		{"swin stages", swinCfg, swin},
 		{"swin stages of one width", swinCfg, swinFlat},
 		{"sam global attention", samCfg, sam},
