@@ -1,8 +1,10 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/fsmount/fsmount/spec"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -42,6 +44,10 @@ var decoderStack = regexp.MustCompile(`(^|\.)(layers|h|layer|blocks)$`)
 var towerStack = regexp.MustCompile(`vision|visual|image|vq|audio|encoder|qformer|patch`)
 
 var layerSegment = regexp.MustCompile(`\.(\d+)\.`)
+
+// mtpFields are where configs give the number of multi-token prediction
+// layers stored after the decoder's last (model.layers.{L}).
+var mtpFields = []string{"num_nextn_predict_layers", "num_mtp_layers", "mtp_num_hidden_layers", "mtp_num_layers", "text_config.num_nextn_predict_layers", "text_config.num_mtp_layers"}
 
 // layerFields are where configs give the number of decoder layers.
 var layerFields = []string{"num_hidden_layers", "n_layer", "n_layers", "num_layers", "text_config.num_hidden_layers", "text_config.num_layers",
@@ -115,6 +121,11 @@ func (r *Report) structural(c *spec.Config, arch string) {
 		if !towerStack.MatchString(s.prefix) {
 			n++
 		}
+		// A stack of one linear (weight and bias) per layer is an MLP
+		// head (DETR's bbox_predictor), not the model's layers.
+		if s.count > 2*len(s.layers) {
+			n++
+		}
 		return n
 	}
 	for _, f := range layerFields {
@@ -137,6 +148,7 @@ func (r *Report) structural(c *spec.Config, arch string) {
 		st.Main = main.prefix
 	}
 	var problems []Problem
+	lists := readLayerLists(c)
 	name := func(s *stack, i int, suffix string) string { return s.prefix + "." + strconv.Itoa(i) + "." + suffix }
 	for _, p := range prefixes {
 		s := stacks[p]
@@ -173,8 +185,17 @@ func (r *Report) structural(c *spec.Config, arch string) {
 		// tensor or two of a more common one, or a submodule all other
 		// layers have, is that variant with a tensor missing; in the main
 		// stack, a rare variant with a tensor or two more has one added.
+		names := func(i int) map[string][]uint64 { return s.layers[i].names }
+		// Layers are peers only where nothing says they differ: their
+		// shapes (stages of a hierarchical model widen from one to the
+		// next) and the config's per-layer lists (layer_types,
+		// global_attn_indexes, reassemble_factors).
+		stage := shapeStages(idx, names)
+		kind, size, index := lists.keys(idx)
+		segKey := func(i int) string { return stage[i] + "\x00" + kind[i] + "\x00" + size[i] }
+		shapeKey := func(i int) string { return kind[i] + "\x00" + index[i] }
 		if s == main || decoderStack.MatchString(s.prefix) && len(idx) >= 3 {
-			problems = append(problems, segmentAnomalies(s.prefix, idx, func(i int) map[string][]uint64 { return s.layers[i].names }, s == main)...)
+			problems = append(problems, segmentAnomalies(s.prefix, idx, names, segKey, s == main)...)
 		}
 		anomalous := map[*group]bool{}
 		for _, g := range order {
@@ -197,29 +218,42 @@ func (r *Report) structural(c *spec.Config, arch string) {
 			if len(g.layers) < 3 || s != main {
 				continue
 			}
-			for _, n := range g.names {
-				counts := map[string]int{}
-				for _, i := range g.layers {
-					counts[fmt.Sprint(s.layers[i].names[n])]++
+			// Peers: the kind's layers of one stage; a layer the
+			// config's per-layer lists tell apart from those it
+			// differs from is not compared.
+			peers := map[string][]int{}
+			var keys []string
+			for _, i := range g.layers {
+				k := stage[i]
+				if peers[k] == nil {
+					keys = append(keys, k)
 				}
-				if len(counts) != 2 {
-					continue
+				peers[k] = append(peers[k], i)
+			}
+			// Among a stage's layers, and again among those of one
+			// key (the windowed layers apart from the global ones).
+			flagged := map[string]bool{}
+			for _, k := range keys {
+				byKey := map[string][]int{}
+				for _, i := range peers[k] {
+					byKey[shapeKey(i)] = append(byKey[shapeKey(i)], i)
 				}
-				for _, i := range g.layers {
-					shape := s.layers[i].names[n]
-					if counts[fmt.Sprint(shape)] != 1 {
-						continue
-					}
-					var want []uint64
-					for _, j := range g.layers {
-						if counts[fmt.Sprint(s.layers[j].names[n])] > 1 {
-							want = s.layers[j].names[n]
-							break
+				sets := [][]int{peers[k]}
+				if len(byKey) > 1 {
+					for _, i := range peers[k] {
+						if l := byKey[shapeKey(i)]; l != nil {
+							sets = append(sets, l)
+							delete(byKey, shapeKey(i))
 						}
 					}
-					problems = append(problems, Problem{Kind: Misshaped, Tensor: name(s, i, n),
-						Detail:   fmt.Sprintf("%s is %s, its %d peers are %s", name(s, i, n), tensor.FormatShape(shape), len(g.layers)-1, tensor.FormatShape(want)),
-						Expected: peerDims(want), Shape: shape, HasShape: true})
+				}
+				for _, set := range sets {
+					for _, pr := range shapeAnomalies(s.prefix, g.names, set, names, shapeKey) {
+						if !flagged[pr.Tensor] {
+							flagged[pr.Tensor] = true
+							problems = append(problems, pr)
+						}
+					}
 				}
 			}
 		}
@@ -227,11 +261,38 @@ func (r *Report) structural(c *spec.Config, arch string) {
 		if s != main {
 			continue
 		}
-		// Layers 0..L-1, nothing beyond.
+		// Layers 0..L-1, nothing beyond (but the multi-token
+		// prediction layers a config declares after them, which
+		// transformers ignores on load).
 		var absent []int
 		for i := range int(L) {
 			if s.layers[i] == nil {
 				absent = append(absent, i)
+			}
+		}
+		// A stack whose name is not a layer list's (EfficientFormer's
+		// intermediate_stages), or whose length the config gives
+		// elsewhere, may be counted by another field: only its gaps
+		// count.
+		extra, efield := c.FirstInt(mtpFields...)
+		for _, i := range idx {
+			if i < int(L) || !decoderStack.MatchString(s.prefix) || uint64(i) < L+min(extra, spec.MaxLayers) || lists.counts[idx[len(idx)-1]+1] {
+				continue
+			}
+			ns := make([]string, 0, len(s.layers[i].names))
+			for n := range s.layers[i].names {
+				ns = append(ns, n)
+			}
+			sort.Strings(ns)
+			why := ""
+			if extra > 0 {
+				why = fmt.Sprintf(" and %s is %d", efield, extra)
+			}
+			for _, n := range ns {
+				shape := s.layers[i].names[n]
+				problems = append(problems, Problem{Kind: Unexpected, Tensor: name(s, i, n),
+					Detail: fmt.Sprintf("%s %s: layer %d is past the model's last (%s is %d%s)", name(s, i, n), tensor.FormatShape(shape), i, lfield, L, why),
+					Shape:  shape, HasShape: true})
 			}
 		}
 		if len(absent) > 0 && len(order) == 1 {
@@ -347,7 +408,9 @@ func (r *Report) structuralEmbedding(c *spec.Config) []Problem {
 // segmentAnomalies finds, per submodule of a stack's layers, the layers
 // whose tensor names stray from their peers' by one or two (see
 // structural).
-func segmentAnomalies(prefix string, idx []int, names func(int) map[string][]uint64, main bool) []Problem {
+// peer is the key of a layer's peers: a submodule one layer lacks is
+// missing only where a layer of its key has it.
+func segmentAnomalies(prefix string, idx []int, names func(int) map[string][]uint64, peer func(int) string, main bool) []Problem {
 	type variant struct {
 		names  []string
 		layers []int
@@ -387,7 +450,7 @@ func segmentAnomalies(prefix string, idx []int, names func(int) map[string][]uin
 		// kind: an attention layer among mamba layers).
 		if len(idx) >= 4 && len(has[seg]) == len(idx)-1 {
 			for _, i := range idx {
-				if has[seg][i] || i == idx[0] || ownSegment(has, i, len(idx)) {
+				if has[seg][i] || i == idx[0] || ownSegment(has, i, len(idx)) || !slices.ContainsFunc(idx, func(j int) bool { return has[seg][j] && peer(j) == peer(i) }) {
 					continue
 				}
 				var peer *variant
@@ -466,4 +529,246 @@ func ownSegment(has map[string]map[int]bool, i, layers int) bool {
 		}
 	}
 	return false
+}
+
+// shapeAnomalies finds, among peer layers (three or more, the same
+// names), a tensor shape that one layer alone has where all others
+// agree, unless none of the others has the layer's key (the config
+// makes it another kind of layer: SAM's global attention).
+func shapeAnomalies(prefix string, names []string, layers []int, shapes func(int) map[string][]uint64, key func(int) string) []Problem {
+	if len(layers) < 3 {
+		return nil
+	}
+	name := func(i int, n string) string { return prefix + "." + strconv.Itoa(i) + "." + n }
+	var out []Problem
+	for _, n := range names {
+		counts := map[string]int{}
+		for _, i := range layers {
+			counts[fmt.Sprint(shapes(i)[n])]++
+		}
+		if len(counts) != 2 {
+			continue
+		}
+		for _, i := range layers {
+			shape := shapes(i)[n]
+			if counts[fmt.Sprint(shape)] != 1 {
+				continue
+			}
+			var want []uint64
+			alike := false
+			for _, j := range layers {
+				if counts[fmt.Sprint(shapes(j)[n])] > 1 {
+					want = shapes(j)[n]
+					alike = alike || key(j) == key(i)
+				}
+			}
+			if !alike {
+				continue
+			}
+			out = append(out, Problem{Kind: Misshaped, Tensor: name(i, n),
+				Detail:   fmt.Sprintf("%s is %s, its %d peers are %s", name(i, n), tensor.FormatShape(shape), len(layers)-1, tensor.FormatShape(want)),
+				Expected: peerDims(want), Shape: shape, HasShape: true})
+		}
+	}
+	return out
+}
+
+// maxStages bounds the stages shapeStages tells apart: past it a stack's
+// layers are taken as alike, and the work stays linear in the tensors.
+const maxStages = 64
+
+// shapeStages groups a stack's layers into stages by their shapes: a
+// layer joins the first stage whose first layer has, of the tensor names
+// both hold, mostly its shapes (a hierarchical vision model's stages
+// widen from one to the next: Swin's downsampling, DPT's reassembled
+// sizes). One or two changed shapes (a broken tensor) do not make a
+// stage. The key of each layer's stage, "" for all when they are too many.
+func shapeStages(idx []int, shapes func(int) map[string][]uint64) map[int]string {
+	var firsts []int
+	out := make(map[int]string, len(idx))
+	for _, i := range idx {
+		st := -1
+		for k, f := range firsts {
+			agree, differ := 0, 0
+			for n, shape := range shapes(i) {
+				if o, ok := shapes(f)[n]; ok {
+					if slices.Equal(o, shape) {
+						agree++
+					} else {
+						differ++
+					}
+				}
+			}
+			if differ <= 2 || differ <= agree {
+				st = k
+				break
+			}
+		}
+		if st < 0 {
+			if len(firsts) == maxStages {
+				return map[int]string{}
+			}
+			st = len(firsts)
+			firsts = append(firsts, i)
+		}
+		out[i] = strconv.Itoa(st)
+	}
+	return out
+}
+
+// layerList is a list of config.json (at any depth) that may say how
+// layers differ: one value per layer (layer_types, reassemble_factors,
+// a stage's num_heads), or the indices of the layers of a kind
+// (global_attn_indexes).
+type layerList struct {
+	field   string
+	vals    []string // each entry as JSON
+	numbers bool     // all entries are numbers
+	ints    []int    // the entries, when all are non-negative integers
+}
+
+// layerLists are a config's lists of scalars, and the counts of layers
+// it gives for any stack.
+type layerLists struct {
+	lists []layerList
+	// counts are the integers of the fields that count layers, blocks or
+	// stages, the lengths and sums of such lists (at any depth): a stack
+	// of as many layers is another stack than the main one whose count
+	// was taken (xLSTM's num_blocks, Funnel's block_sizes).
+	counts map[int]bool
+}
+
+// countField matches the fields that count layers, blocks or stages.
+var countField = regexp.MustCompile(`(?i)layer|block|stage|depth|stack|cycle`)
+
+// indexListName matches the fields whose lists are layer indices.
+var indexListName = regexp.MustCompile(`(^|_)(idx|idxs|index|indexes|indices|ids|layers|blocks)$`)
+
+// outputList matches the fields whose lists select the layers whose
+// outputs are read (out_indices, vision_feature_layers): those layers
+// are built like the others.
+var outputList = regexp.MustCompile(`out|feature|hook|intermediate|extract|deepstack|target`)
+
+// readLayerLists collects a config's lists of scalars, at any depth (a
+// backbone_config's depths). A config that is not plain JSON has none.
+func readLayerLists(c *spec.Config) layerLists {
+	out := layerLists{counts: map[int]bool{}}
+	var root any
+	if c == nil || json.Unmarshal(c.Raw, &root) != nil {
+		return out
+	}
+	var walk func(field string, v any)
+	walk = func(field string, v any) {
+		switch v := v.(type) {
+		case float64:
+			if countField.MatchString(field) && v > 0 && v <= spec.MaxLayers*64 && v == math.Trunc(v) {
+				out.counts[int(v)] = true
+			}
+		case map[string]any:
+			for k, x := range v {
+				walk(k, x)
+			}
+		case []any:
+			l := layerList{field: field, numbers: true}
+			ints := true
+			for _, x := range v {
+				switch x.(type) {
+				case map[string]any, []any:
+					for _, x := range v {
+						walk(field, x)
+					}
+					return
+				}
+			}
+			for _, x := range v {
+				switch x := x.(type) {
+				case float64:
+					if x < 0 || x != math.Trunc(x) || x > spec.MaxLayers*64 {
+						ints = false
+					}
+					l.ints = append(l.ints, int(x))
+				default:
+					ints, l.numbers = false, false
+				}
+				b, _ := json.Marshal(x)
+				l.vals = append(l.vals, string(b))
+			}
+			if !ints {
+				l.ints = nil
+			}
+			if countField.MatchString(field) {
+				out.counts[len(v)] = true
+				sum := 0
+				for _, x := range l.ints {
+					sum += x
+				}
+				out.counts[sum] = true
+			}
+			if len(l.vals) > 1 || l.ints != nil {
+				out.lists = append(out.lists, l)
+			}
+		}
+	}
+	walk("", root)
+	return out
+}
+
+// keys gives each layer of a stack (its indices idx) three keys from
+// the config's lists of as many entries as layers: kind, from the lists
+// of names or flags (layer_types); size, from those of numbers
+// (per-stage sizes and factors: DPT's reassemble_factors); index, from
+// the lists of the indices of a kind of layer (global_attn_indexes).
+// Layers of different keys need not be alike. Which stack a list
+// describes is not known: a list may describe another stack of as many
+// layers, and lose a comparison there, but never make one.
+func (ls layerLists) keys(idx []int) (kind, size, index map[int]string) {
+	kind, size, index = make(map[int]string, len(idx)), make(map[int]string, len(idx)), make(map[int]string, len(idx))
+	if len(idx) == 0 {
+		return kind, size, index
+	}
+	n, last := len(idx), idx[len(idx)-1]
+	for _, l := range ls.lists {
+		switch {
+		case outputList.MatchString(l.field):
+		case (len(l.vals) == n || len(l.vals) == last+1) && !allEqual(l.vals):
+			to := kind
+			if l.numbers {
+				to = size
+			}
+			for _, i := range idx {
+				if i < len(l.vals) {
+					to[i] += l.vals[i] + "\x00"
+				}
+			}
+		case l.ints != nil && len(l.ints) < n && indexListName.MatchString(l.field) && slices.Max(l.ints) <= last && distinct(l.vals):
+			in := map[int]bool{}
+			for _, x := range l.ints {
+				in[x] = true
+			}
+			for _, i := range idx {
+				index[i] += strconv.FormatBool(in[i]) + "\x00"
+			}
+		}
+	}
+	return kind, size, index
+}
+
+func allEqual(vs []string) bool {
+	for _, v := range vs {
+		if v != vs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func distinct(vs []string) bool {
+	seen := make(map[string]bool, len(vs))
+	for _, v := range vs {
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
 }

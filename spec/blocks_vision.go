@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 )
 
@@ -76,7 +77,8 @@ func vitEncoder(name, pre, cfg string, tokens int) encoderPart {
 // depths[l] windowed-attention blocks of width embed_dim·2^l with a
 // relative-position table per block (and its index buffer, written as
 // int64), a patch merging between stages. eH, the encoder's output width,
-// is embed_dim·2^(stages-1).
+// is embed_dim·2^(stages-1). The absolute positions have a slot for a
+// class token Swin does not have (eCls; 5.x's SwinModel dropped it).
 func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 	depths, heads := []int{2, 2, 6, 2}, []int{3, 6, 12, 24}
 	defs := []Def{
@@ -93,6 +95,13 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 		flag("eAbs", cfg+"use_absolute_embeddings", "false", "learned absolute positions"),
 		derived("eH", "eE*pow(2, eN-1)"),
 	}
+	if name == "Swin" {
+		// 5.x's SwinModel: no class-token slot, the index buffer not
+		// persistent (4.x writes it).
+		defs = append(defs, derived("eCls", "tf5 ? 0 : 1"), derived("eIdxOpt", "tf5"))
+	} else {
+		defs = append(defs, derived("eCls", "1"), derived("eIdxOpt", "false"))
+	}
 	dim := "eE*pow(2, l)"
 	lin := func(name, out, in, bias string) []T {
 		return renameSyms(linear(name, "O", "N", bias), "O", out, "N", in)
@@ -101,8 +110,8 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 	block := cat(norm("layernorm_before", dim, "true"),
 		[]T{{Name: "attention.self.relative_position_bias_table", Shape: []string{"(2*eW-1)*(2*eW-1)", listAt("eHl", "l", heads)}, Role: RoleEmbedding},
 			// A persistent int64 buffer, recomputed from window_size at
-			// load: present in Donut's checkpoints, harmless if absent.
-			{Name: "attention.self.relative_position_index", Shape: []string{"eW*eW", "eW*eW"}, Role: RoleNorm, AnyDType: true, Optional: "true"}},
+			// load: written by 4.x, by 5.x but for Swin itself.
+			{Name: "attention.self.relative_position_index", Shape: []string{"eW*eW", "eW*eW"}, Role: RoleNorm, AnyDType: true, Optional: "eIdxOpt"}},
 		lin("attention.self.query", dim, dim, "eqkv"), lin("attention.self.key", dim, dim, "eqkv"), lin("attention.self.value", dim, dim, "eqkv"),
 		lin("attention.output.dense", dim, dim, "true"), norm("layernorm_after", dim, "true"),
 		lin("intermediate.dense", ffn, dim, "true"), lin("output.dense", dim, ffn, "true"))
@@ -114,7 +123,7 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 		lin("downsample.reduction", "2*"+dim, "4*"+dim, ""), norm("downsample.norm", "4*"+dim, "true")))
 	global := cat([]T{{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"eE", "eC", "eP", "eP"}, Role: RoleLinear},
 		{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"eE"}, Role: RoleBias},
-		{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(eSh/eP)*(eSw/eP)+1", "eE"}, Role: RoleEmbedding, If: "eAbs"}},
+		{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(eSh/eP)*(eSw/eP)+eCls", "eE"}, Role: RoleEmbedding, If: "eAbs"}},
 		norm(pre+"embeddings.norm", "eE", "true"))
 	var fin []T
 	if final {
@@ -231,4 +240,61 @@ func visionTower(pre, pixPre string) (global []T, stacks []Stack, final []T) {
 			renameSyms(plainMLP(pre+"head.mlp.fc1", pre+"head.mlp.fc2", "vI", "true"), "H", "vH")),
 	)
 	return global, stacks, final
+}
+
+// swinOutNorms are a Swin backbone's LayerNorms on the stages it
+// outputs (out_indices, eOut; the last stage when absent), under pre:
+// SwinBackbone's hidden_states_norms.{stem,stageK} (byIndex false),
+// MaskFormerSwinBackbone's hidden_states_norms.K of every stage K
+// (byIndex true) — each as wide as its stage.
+func swinOutNorms(pre string, byIndex bool) []T {
+	if byIndex {
+		return perCopyNorm(pre+"hidden_states_norms.{e}", "eE*pow(2, e)", "eN", "", "true")
+	}
+	return backboneNorms(pre, "eOut", "eE", "eE*pow(2, e-1)", "eN")
+}
+
+// backboneNorms are a backbone's LayerNorms on the stages it outputs
+// (the list out: out_indices, 0 the stem), under pre:
+// hidden_states_norms.stem as wide as stem, and .stageK for K in 1..n as
+// wide as width (an expression of e = K).
+func backboneNorms(pre, out, stem, width, n string) []T {
+	return cat(when("in(0, "+out+")", norm(pre+"hidden_states_norms.stem", stem, "true")),
+		perCopyNorm(pre+"hidden_states_norms.stage{e}", width, n, "1", "in(e, "+out+")"))
+}
+
+// perCopyNorm is a biased LayerNorm per copy e (n copies from from),
+// each width wide, where cond holds.
+func perCopyNorm(name, width, n, from, cond string) []T {
+	out := norm(name, width, "true")
+	for i := range out {
+		out[i].Experts, out[i].From, out[i].PerCopy, out[i].If = n, from, true, cond
+	}
+	return out
+}
+
+// swinOutDefs are a backbone's out_indices (eOut), the last stage when
+// absent.
+func swinOutDefs(cfg string) []Def {
+	return []Def{{Sym: "eOut", Field: cfg + "out_indices", Type: List, Default: "list(eN)", Null: "=", Desc: "the stages a backbone outputs"}}
+}
+
+// Sign is a definition's type: the sign of a number (-1, 0 or 1), for a
+// fraction whose being positive adds tensors (ConvNeXt's
+// layer_scale_init_value, 1e-6).
+const Sign = Str + 20
+
+// signValue reads a Sign.
+func (c *Config) signValue(field string, raw json.RawMessage) (any, error) {
+	var x float64
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, c.errorf(field, "must be a number, found %s", kindOf(raw))
+	}
+	switch {
+	case x > 0:
+		return int64(1), nil
+	case x < 0:
+		return int64(-1), nil
+	}
+	return int64(0), nil
 }

@@ -310,6 +310,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.charsValue(field, raw)
 	case BoolStr:
 		return c.boolStrValue(field, raw)
+	case Sign:
+		return c.signValue(field, raw)
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List
