@@ -90,3 +90,69 @@ func bertEmbeddings(pre, E string, types, ln bool) []T {
 	}
 	return ts
 }
+
+// encHead is one task class of an encoder's table (encTasks): the suffix,
+// the head's tensors (full names), whether the class builds the base
+// model's pooler (add_pooling_layer) and whether C is the label count.
+type encHead struct {
+	Suffix   string
+	Head     []T
+	Pool     bool   // the base model keeps its pooler in this class
+	Labels   bool   // the head's C is num_labels
+	HeadName string // the head tied to the word embeddings
+	Defs     []Def
+}
+
+// encTasks is an encoder's task table: the base model under base
+// ("albert.") with its pooler (pool, names relative to the base model;
+// nil: none) in the classes that build it, and the heads. The base model
+// class itself always has the pooler.
+func encTasks(base string, pool []T, heads ...encHead) []Task {
+	rel := func(ts []T, pre string) []T {
+		out := append([]T(nil), ts...)
+		for i := range out {
+			out[i].Name = pre + out[i].Name
+		}
+		return out
+	}
+	out := []Task{{Suffix: TaskBase, Prefix: "-", Head: pool}}
+	for _, h := range heads {
+		t := Task{Suffix: h.Suffix, Head: h.Head, Labels: h.Labels, HeadName: h.HeadName, Defs: h.Defs}
+		if h.Pool {
+			t.Head = cat(rel(pool, base), h.Head)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// stdEncHeads are the usual sequence, token, QA and multiple-choice heads
+// of an encoder: classifier [C, H], classifier [C, H], qa_outputs [2, H],
+// classifier [1, H]; pooled says which of the sequence and choice heads
+// read the pooler.
+func stdEncHeads(seqPooled, choicePooled bool) []encHead {
+	return []encHead{
+		{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Pool: seqPooled, Labels: true},
+		{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+		{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+		{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: choicePooled},
+	}
+}
+
+// mlmHead is a BERT-style masked-LM prediction head under pre
+// ("predictions.", "cls.predictions."): a transform dense H → E (named
+// dense, or transform.dense with transform), its LayerNorm, the bias [V]
+// and the decoder [V, E] tied to the word embeddings; 5.x also writes the
+// decoder's bias, the same tensor as pre+"bias".
+func mlmHead(pre, E string, transform bool) []T {
+	tr := pre
+	if transform {
+		tr = pre + "transform."
+	}
+	return cat(
+		[]T{{Name: pre + "bias", Shape: []string{"V"}, Role: RoleBias}},
+		linear(tr+"dense", E, "H", "true"), norm(tr+"LayerNorm", E, "true"),
+		[]T{{Name: pre + "decoder.weight", Shape: []string{"V", E}, Role: RoleHead, Optional: "tied"},
+			{Name: pre + "decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
+	)
+}

@@ -489,3 +489,68 @@ var _ = register(
 		Tasks: debertaTasks,
 	},
 )
+
+// More encoder-only text models, each with every task class transformers
+// defines for it (encTasks).
+
+// albertLayer is one ALBERT layer inside a layer group (albert_layers.{e}.).
+var albertLayer = perBlock("inner", cat(
+	linear("albert_layers.{e}.attention.query", "H", "H", "true"), linear("albert_layers.{e}.attention.key", "H", "H", "true"),
+	linear("albert_layers.{e}.attention.value", "H", "H", "true"),
+	[]T{{Name: "albert_layers.{e}.attention.distance_embedding.weight", Shape: []string{"2*P-1", "d"}, Role: RoleEmbedding, If: "rel"}},
+	linear("albert_layers.{e}.attention.dense", "H", "H", "true"), norm("albert_layers.{e}.attention.LayerNorm", "H", "true"),
+	linear("albert_layers.{e}.ffn", "I", "H", "true"), linear("albert_layers.{e}.ffn_output", "H", "I", "true"),
+	norm("albert_layers.{e}.full_layer_layer_norm", "H", "true")))
+
+var _ = register(
+	// ALBERT: factorized embeddings of E mapped to H, num_hidden_groups
+	// layer groups of inner_group_num layers shared across the depth.
+	&Family{Name: "ALBERT", Class: "Albert", ModelTypes: []string{"albert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("30000", "4096", "64", "16384", "512", "2"), relPos, []Def{
+			{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+			{Sym: "G", Field: "num_hidden_groups", Default: "1", Desc: "layer groups (shared weights)", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "inner", Field: "inner_group_num", Default: "1", Desc: "layers per group", Pos: true, Max: MaxLayers},
+			tie("true")}),
+		Global: cat(bertEmbeddings("albert.embeddings.", "E", true, true), linear("albert.encoder.embedding_hidden_mapping_in", "H", "E", "true")),
+		Stacks: []Stack{{Prefix: "albert.encoder.albert_layer_groups.{l}.", Layers: "G", Tensors: albertLayer}},
+		Embed:  "albert.embeddings.word_embeddings.weight",
+		Tasks: encTasks("albert.", linear("pooler", "H", "H", "true"), cat(
+			[]encHead{{Suffix: TaskMaskedLM, Head: mlmHead("predictions.", "E", false), HeadName: "predictions.decoder.weight"},
+				{Suffix: TaskPreTrain, Head: cat(mlmHead("predictions.", "E", false), classifier("sop_classifier.classifier", "H")), Pool: true, Labels: true, HeadName: "predictions.decoder.weight"}},
+			stdEncHeads(true, true))...),
+	},
+	// DeBERTa (v1): one fused in_proj without bias, q_bias and v_bias
+	// kept in float32, optional talking heads; DeBERTa-v2's heads.
+	&Family{Name: "DeBERTa", Class: "Deberta", ModelTypes: []string{"deberta"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunk("50265", "768", "12", "encoder layers"), []Def{
+			encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
+			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "positions", Show: true, Pos: true},
+			{Sym: "TV", Field: "type_vocab_size", Default: "0", Desc: "token types (0: none)"},
+			{Sym: "E", Field: "embedding_size", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Pos: true},
+			flag("pbi", "position_biased_input", "true", "absolute position embeddings are added"),
+			flag("rel", "relative_attention", "false", "disentangled relative attention"),
+			flag("talk", "talking_head", "false", "talking-heads projections"),
+			{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
+			{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+			{Sym: "PH", Field: "pooler_hidden_size", Default: "H", Desc: "context pooler width", Pos: true},
+			flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
+			derived("wordTied", "false"),
+			tie("true")}),
+		Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
+			{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
+			{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
+			when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
+			norm("deberta.embeddings.LayerNorm", "H", "true")),
+		Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.self.in_proj", "3*H", "H", ""),
+			anyDType(cat(vec("attention.self.q_bias", "H"), vec("attention.self.v_bias", "H"))),
+			when("talk", linear("attention.self.head_logits_proj", "heads", "heads", ""), linear("attention.self.head_weights_proj", "heads", "heads", "")),
+			when("rel && in('c2p', pat)", linear("attention.self.pos_proj", "H", "H", "")),
+			when("rel && in('p2c', pat)", linear("attention.self.pos_q_proj", "H", "H", "true")),
+			linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
+		Final: []T{{Name: "deberta.encoder.rel_embeddings.weight", Shape: []string{"2*(mrp < 1 ? P : mrp)", "H"}, Role: RoleEmbedding, If: "rel"}},
+		Embed: "deberta.embeddings.word_embeddings.weight",
+		Tasks: withoutTasks(debertaTasks, TaskMultChoice),
+	},
+)
