@@ -1,5 +1,7 @@
 package spec
 
+import "regexp"
+
 // Shared blocks of BERT-style encoders: their config fields, attention,
 // layer and embeddings.
 
@@ -155,4 +157,56 @@ func mlmHead(pre, E string, transform bool) []T {
 		[]T{{Name: pre + "decoder.weight", Shape: []string{"V", E}, Role: RoleHead, Optional: "tied"},
 			{Name: pre + "decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
 	)
+}
+
+// summaryDefs are a sequence summary's switches (XLM's, XLNet's
+// SequenceSummary): a projection (summary_use_proj) to num_labels
+// (summary_proj_to_labels, default toLabels) or to H.
+func summaryDefs(toLabels string) []Def {
+	return []Def{flag("sumProj", "summary_use_proj", "true", "the sequence summary has a projection"),
+		flag("sumLabels", "summary_proj_to_labels", toLabels, "the summary projects to the labels")}
+}
+
+// seqSummary is the sequence summary's projection [C or H, H].
+func seqSummary() []T {
+	return when("sumProj", linear("sequence_summary.summary", "sumLabels && C > 0 ? C : H", "H", "true"))
+}
+
+// notModelled makes a family refuse (exit 3, NoSpecError) a config whose
+// boolean field is true, for its causal (LM head) class: a switch of
+// that head whose tensors are not modelled.
+func notModelled(field, why string) func(*Family) {
+	return func(f *Family) {
+		f.compose = func(c *Config) (*Family, error) {
+			arch := c.Architecture()
+			if on, err := c.BoolOr(field, false); (err != nil || on) && (arch == "" || arch == f.causal()) {
+				return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: why}
+			}
+			return f, nil
+		}
+	}
+}
+
+// biasIf returns ts with the tensors whose names match re present only
+// where cond holds (BigBird's use_bias on query, key and value).
+func biasIf(ts []T, cond, re string) []T {
+	rx := regexp.MustCompile(re)
+	out := append([]T(nil), ts...)
+	for i := range out {
+		if rx.MatchString(out[i].Name) {
+			out[i].If = joinCond(out[i].If, cond)
+		}
+	}
+	return out
+}
+
+// joinCond is a && b, either possibly empty.
+func joinCond(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return "(" + a + ") && (" + b + ")"
 }

@@ -113,6 +113,44 @@ func xmodAdapter(each, cond string) []T {
 	return ts
 }
 
+// XLM: per-layer modules in parallel lists (attentions.{l},
+// layer_norm1.{l}, ffns.{l}, layer_norm2.{l}), FFN 4·E, the output
+// projection tied to the embeddings; Flaubert is the same model. Its
+// sequence and choice heads are a sequence summary (xlmSummary).
+func xlmLike(name, class, mt string) *Family {
+	return (&Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "WithLMHeadModel", SeqCls: "-",
+		Defs: cat([]Def{
+			{Sym: "V", Field: "vocab_size", Default: "30145", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "emb_dim", Default: "2048", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "n_layers", Default: "12", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
+			opt("langs", "n_langs", "1"),
+			flag("lang_emb", "use_lang_emb", "true", "language embeddings (when n_langs > 1)"),
+			flag("sinusoidal", "sinusoidal_embeddings", "false", "fixed sinusoidal positions"),
+			tie("true"),
+		}, summaryDefs("true")),
+		Global: cat(embed("transformer.embeddings.weight"),
+			[]T{{Name: "transformer.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+				{Name: "transformer.lang_embeddings.weight", Shape: []string{"langs", "H"}, Role: RoleEmbedding, If: "langs > 1 && lang_emb"}},
+			norm("transformer.layer_norm_emb", "H", "true")),
+		Stacks: []Stack{
+			{Prefix: "transformer.attentions.{l}.", Layers: "L", Tensors: cat(linear("q_lin", "H", "H", "true"), linear("k_lin", "H", "H", "true"),
+				linear("v_lin", "H", "H", "true"), linear("out_lin", "H", "H", "true"))},
+			{Prefix: "transformer.layer_norm1.{l}.", Layers: "L", Tensors: vecs("H", "weight", "bias")},
+			{Prefix: "transformer.ffns.{l}.", Layers: "L", Tensors: plainMLP("lin1", "lin2", "4*H", "true")},
+			{Prefix: "transformer.layer_norm2.{l}.", Layers: "L", Tensors: vecs("H", "weight", "bias")},
+		},
+		Final: []T{{Name: "pred_layer.proj.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+			{Name: "pred_layer.proj.bias", Shape: []string{"V"}, Role: RoleBias}},
+		Embed: "transformer.embeddings.weight", Head: "pred_layer.proj.weight",
+		Tasks: encTasks("transformer.", nil,
+			encHead{Suffix: HeadSeqCls, Head: seqSummary(), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+			encHead{Suffix: "ForQuestionAnsweringSimple", Head: classifier("qa_outputs", "H"), Labels: true},
+			encHead{Suffix: TaskMultChoice, Head: cat(seqSummary(), linear("logits_proj", "1", "C", "true")), Labels: true}),
+	}).with(notModelled("asm", "the adaptive softmax output layer (asm) is not modelled"))
+}
+
 var _ = register(
 	bertLike("BERT", "Bert", "bert", "BertLMHeadModel", "bert", cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos),
 		bertEmbeddings("bert.embeddings.", "H", true, true), postLN, bertHead("H"), bertHeadName),
@@ -123,8 +161,10 @@ var _ = register(
 		cat(bertEmbeddings("ernie.embeddings.", "H", true, true),
 			[]T{{Name: "ernie.embeddings.task_type_embeddings.weight", Shape: []string{"TT", "H"}, Role: RoleEmbedding, If: "task_id"}}),
 		postLN, bertHead("H"), bertHeadName),
-	bertLike("BigBird", "BigBird", "big_bird", "BigBirdForCausalLM", "bert", cat(bertDefs("50358", "768", "12", "3072", "4096", "2"), noRelPos),
-		bertEmbeddings("bert.embeddings.", "H", true, true), postLN, cat(linear("bert.pooler", "H", "H", "true"), bertHead("H")), bertHeadName),
+	// BigBird: its pooler in every class but question answering's (pool).
+	bertLike("BigBird", "BigBird", "big_bird", "BigBirdForCausalLM", "bert", cat(bertDefs("50358", "768", "12", "3072", "4096", "2"), noRelPos,
+		[]Def{derived("pool", "true"), flag("qkvb", "use_bias", "true", "query, key and value have biases")}),
+		bertEmbeddings("bert.embeddings.", "H", true, true), biasIf(postLN, "qkvb", `self\.(query|key|value)\.bias$`), cat(when("pool", linear("bert.pooler", "H", "H", "true")), bertHead("H")), bertHeadName),
 	bertLike("Megatron-BERT", "MegatronBert", "megatron-bert", "MegatronBertForCausalLM", "bert", cat(bertDefs("29056", "1024", "16", "4096", "512", "2"), relPos),
 		bertEmbeddings("bert.embeddings.", "H", true, false), megatronLN, cat(norm("bert.encoder.ln", "H", "true"), bertHead("H")), bertHeadName),
 	bertLike("BertGeneration", "BertGeneration", "bert-generation", "BertGenerationDecoder", "bert", cat(bertDefs("50358", "1024", "16", "4096", "512", "2"), relPos),
@@ -191,35 +231,7 @@ var _ = register(
 		cat(bertDefs("250880", "2560", "32", "10240", "514", "1"), relPos),
 		bertEmbeddings("roberta.embeddings.", "H", true, false), xlLN,
 		cat(norm("roberta.encoder.LayerNorm", "H", "true"), robertaHead()), "lm_head.decoder.weight"),
-	// XLM: per-layer modules in parallel lists (attentions.{l},
-	// layer_norm1.{l}, ffns.{l}, layer_norm2.{l}), FFN 4·E, the output
-	// projection tied to the embeddings.
-	&Family{Name: "XLM", Class: "XLM", ModelTypes: []string{"xlm"}, Causal: "XLMWithLMHeadModel", SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "30145", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "emb_dim", Default: "2048", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "n_layers", Default: "12", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
-			opt("langs", "n_langs", "1"),
-			flag("lang_emb", "use_lang_emb", "true", "language embeddings (when n_langs > 1)"),
-			flag("sinusoidal", "sinusoidal_embeddings", "false", "fixed sinusoidal positions"),
-			tie("true"),
-		},
-		Global: cat(embed("transformer.embeddings.weight"),
-			[]T{{Name: "transformer.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
-				{Name: "transformer.lang_embeddings.weight", Shape: []string{"langs", "H"}, Role: RoleEmbedding, If: "langs > 1 && lang_emb"}},
-			norm("transformer.layer_norm_emb", "H", "true")),
-		Stacks: []Stack{
-			{Prefix: "transformer.attentions.{l}.", Layers: "L", Tensors: cat(linear("q_lin", "H", "H", "true"), linear("k_lin", "H", "H", "true"),
-				linear("v_lin", "H", "H", "true"), linear("out_lin", "H", "H", "true"))},
-			{Prefix: "transformer.layer_norm1.{l}.", Layers: "L", Tensors: vecs("H", "weight", "bias")},
-			{Prefix: "transformer.ffns.{l}.", Layers: "L", Tensors: plainMLP("lin1", "lin2", "4*H", "true")},
-			{Prefix: "transformer.layer_norm2.{l}.", Layers: "L", Tensors: vecs("H", "weight", "bias")},
-		},
-		Final: []T{{Name: "pred_layer.proj.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
-			{Name: "pred_layer.proj.bias", Shape: []string{"V"}, Role: RoleBias}},
-		Embed: "transformer.embeddings.weight", Head: "pred_layer.proj.weight",
-	},
+	xlmLike("XLM", "XLM", "xlm"),
 	// XLNet: two-stream relative attention with [H, heads, d] projections.
 	&Family{Name: "XLNet", Class: "XLNet", ModelTypes: []string{"xlnet"}, Causal: "XLNetLMHeadModel", SeqCls: "-",
 		Defs: []Def{
@@ -230,6 +242,7 @@ var _ = register(
 			{Sym: "d", Field: "d_head", Default: "H/heads", Legend: "d", Desc: "width of one head", Show: true, Pos: true},
 			{Sym: "I", Field: "d_inner", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
 			tie("true"),
+			summaryDefs("false")[0], summaryDefs("false")[1],
 		},
 		Global: []T{{Name: "transformer.word_embedding.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, AnyDType: true},
 			{Name: "transformer.mask_emb", Shape: []string{"1", "1", "H"}, Role: RoleNorm, AnyDType: true}},
@@ -553,4 +566,21 @@ var _ = register(
 		Embed: "deberta.embeddings.word_embeddings.weight",
 		Tasks: withoutTasks(debertaTasks, TaskMultChoice),
 	},
+	// Longformer: RoBERTa's layout with global-attention projections
+	// beside the local ones.
+	&Family{Name: "Longformer", Class: "Longformer", ModelTypes: []string{"longformer"}, Causal: "-", SeqCls: "-",
+		Defs:   cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
+		Global: bertEmbeddings("longformer.embeddings.", "H", true, true),
+		Stacks: []Stack{{Prefix: "longformer.encoder.layer.{l}.", Layers: "L", Tensors: cat(postLN,
+			linear("attention.self.query_global", "H", "H", "true"), linear("attention.self.key_global", "H", "H", "true"),
+			linear("attention.self.value_global", "H", "H", "true"))}},
+		Embed: "longformer.embeddings.word_embeddings.weight",
+		Tasks: encTasks("longformer.", pooler(""),
+			encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
+			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+			encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true}),
+	},
+	xlmLike("Flaubert", "Flaubert", "flaubert"),
 )
