@@ -136,7 +136,7 @@ func stdEncHeads(seqPooled, choicePooled bool) []encHead {
 	return []encHead{
 		{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Pool: seqPooled, Labels: true},
 		{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-		{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+		{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
 		{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: choicePooled},
 	}
 }
@@ -162,8 +162,12 @@ func mlmHead(pre, E string, transform bool) []T {
 // summaryDefs are a sequence summary's switches (XLM's, XLNet's
 // SequenceSummary): a projection (summary_use_proj) to num_labels
 // (summary_proj_to_labels, default toLabels) or to H.
-func summaryDefs(toLabels string) []Def {
-	return []Def{flag("sumProj", "summary_use_proj", "true", "the sequence summary has a projection"),
+func summaryDefs(toLabels string) []Def { return summaryDefsProj("true", toLabels) }
+
+// summaryDefsProj is summaryDefs with summary_use_proj's default (false
+// where the config class has no such field).
+func summaryDefsProj(proj, toLabels string) []Def {
+	return []Def{flag("sumProj", "summary_use_proj", proj, "the sequence summary has a projection"),
 		flag("sumLabels", "summary_proj_to_labels", toLabels, "the summary projects to the labels")}
 }
 
@@ -209,4 +213,27 @@ func joinCond(a, b string) string {
 		return a
 	}
 	return "(" + a + ") && (" + b + ")"
+}
+
+// groupedLinear is ConvBERT's GroupedLinearLayer when groups > 1 (weight
+// [G, in/G, out/G], bias [out]), else a Linear.
+func groupedLinear(name, out, in, groups string) []T {
+	return cat(when(groups+" == 1", linear(name, out, in, "true")),
+		when(groups+" > 1", []T{{Name: name + ".weight", Shape: []string{groups, in + "/" + groups, out + "/" + groups}, Role: RoleLinear},
+			{Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}))
+}
+
+// conv1x1 is a Conv1d of kernel 1 and groups g under name: weight
+// [out, in/g, 1], bias [out] (SqueezeBERT's layers).
+func conv1x1(name, out, in, g string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in + "/" + g, "1"}, Role: RoleLinear},
+		{Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+// normGB is a LayerNorm that transformers 5.x writes as gamma and beta
+// (ESM's per-layer "LayerNorm"s): weight and bias under 4.x, gamma and
+// beta when config.json says 5.x wrote it (tf5).
+func normGB(name, dim string) []T {
+	return cat(when("!tf5", norm(name, dim, "true")),
+		when("tf5", []T{{Name: name + ".gamma", Shape: []string{dim}, Role: RoleNorm}, {Name: name + ".beta", Shape: []string{dim}, Role: RoleBias}}))
 }

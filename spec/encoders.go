@@ -583,4 +583,99 @@ var _ = register(
 			encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true}),
 	},
 	xlmLike("Flaubert", "Flaubert", "flaubert"),
+	// ConvBERT: ELECTRA-style embeddings of E, attention of heads/head_ratio
+	// heads of half width beside a span-based dynamic convolution, FFNs of
+	// num_groups grouped linears.
+	&Family{Name: "ConvBERT", Class: "ConvBert", ModelTypes: []string{"convbert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+			{Sym: "E", Field: "embedding_size", Default: "768", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+			{Sym: "ratio", Field: "head_ratio", Default: "2", Desc: "attention heads per convolution head", Pos: true},
+			{Sym: "k", Field: "conv_kernel_size", Default: "9", Desc: "convolution kernel", Pos: true},
+			{Sym: "G", Field: "num_groups", Default: "1", Desc: "FFN groups", Pos: true},
+			derived("nh", "heads/ratio < 1 ? 1 : heads/ratio"), derived("A", "nh*((H/nh)/2)"),
+			tie("true")}, summaryDefsProj("false", "false")),
+		Global: cat(bertEmbeddings("convbert.embeddings.", "E", true, true), when("E != H", linear("convbert.embeddings_project", "H", "E", "true"))),
+		Stacks: []Stack{{Prefix: "convbert.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.self.query", "A", "H", "true"), linear("attention.self.key", "A", "H", "true"), linear("attention.self.value", "A", "H", "true"),
+			[]T{{Name: "attention.self.key_conv_attn_layer.depthwise.weight", Shape: []string{"H", "1", "k"}, Role: RoleLinear},
+				{Name: "attention.self.key_conv_attn_layer.pointwise.weight", Shape: []string{"A", "H", "1"}, Role: RoleLinear},
+				{Name: "attention.self.key_conv_attn_layer.bias", Shape: []string{"A", "1"}, Role: RoleBias}},
+			linear("attention.self.conv_kernel_layer", "nh*k", "A", "true"), linear("attention.self.conv_out_layer", "A", "H", "true"),
+			linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
+			when("cross", bertAttn("crossattention."), norm("crossattention.output.LayerNorm", "H", "true")),
+			groupedLinear("intermediate.dense", "I", "H", "G"), groupedLinear("output.dense", "H", "I", "G"), norm("output.LayerNorm", "H", "true"))}},
+		Embed: "convbert.embeddings.word_embeddings.weight",
+		Tasks: encTasks("convbert.", nil,
+			encHead{Suffix: TaskMaskedLM, HeadName: "generator_lm_head.weight", Head: cat(
+				linear("generator_predictions.dense", "E", "H", "true"), norm("generator_predictions.LayerNorm", "E", "true"),
+				[]T{{Name: "generator_lm_head.weight", Shape: []string{"V", "E"}, Role: RoleHead, Optional: "tied"}}, vec("generator_lm_head.bias", "V"))},
+			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+			encHead{Suffix: TaskMultChoice, Head: cat(seqSummary(), choiceHead("classifier", "H"))}),
+	},
+	// SqueezeBERT: every projection a grouped 1×1 convolution; the base
+	// model is transformer. in the task classes, each with the pooler.
+	&Family{Name: "SqueezeBERT", Class: "SqueezeBert", ModelTypes: []string{"squeezebert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+			{Sym: "E", Field: "embedding_size", Default: "768", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+			field("qg", "q_groups", "4", "query groups"), field("kg", "k_groups", "4", "key groups"), field("vg", "v_groups", "4", "value groups"),
+			field("pg", "post_attention_groups", "1", "post-attention groups"), field("ig", "intermediate_groups", "4", "intermediate groups"),
+			field("og", "output_groups", "4", "output groups"), tie("true")}),
+		BasePrefix: "transformer.",
+		Global:     bertEmbeddings("transformer.embeddings.", "E", true, true),
+		Stacks: []Stack{{Prefix: "transformer.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			conv1x1("attention.query", "H", "H", "qg"), conv1x1("attention.key", "H", "H", "kg"), conv1x1("attention.value", "H", "H", "vg"),
+			conv1x1("post_attention.conv1d", "H", "H", "pg"), norm("post_attention.layernorm", "H", "true"),
+			conv1x1("intermediate.conv1d", "I", "H", "ig"), conv1x1("output.conv1d", "H", "I", "og"), norm("output.layernorm", "H", "true"))}},
+		Final: pooler("transformer."),
+		Embed: "transformer.embeddings.word_embeddings.weight",
+		Tasks: encTasks("transformer.", nil,
+			encHead{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
+			encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+			encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H")}),
+	},
+	// ESM: pre-LN BERT layers, absolute, relative or rotary positions
+	// (rotary: an inv_freq buffer per layer), a contact-prediction head over
+	// every layer's attention maps in the base model; 5.x writes the layers'
+	// LayerNorms as gamma and beta.
+	&Family{Name: "ESM", Class: "Esm", ModelTypes: []string{"esm"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("", "768", "12", "3072", "1026", "1"), relPos, []Def{
+			flag("lnBefore", "emb_layer_norm_before", "false", "a LayerNorm after the embeddings"),
+			tie("true")}),
+		Global: cat(embed("esm.embeddings.word_embeddings.weight"),
+			when("lnBefore", norm("esm.embeddings.layer_norm", "H", "true")),
+			[]T{{Name: "esm.embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding, If: "pos_type == 'absolute'"}}),
+		Stacks: []Stack{{Prefix: "esm.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			normGB("attention.LayerNorm", "H"), bertAttn("attention."),
+			[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"(d+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pos_type == 'rotary'"}},
+			when("cross", normGB("crossattention.LayerNorm", "H"), bertAttn("crossattention."),
+				[]T{{Name: "crossattention.self.rotary_embeddings.inv_freq", Shape: []string{"(d+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pos_type == 'rotary'"}}),
+			normGB("LayerNorm", "H"), linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"))}},
+		Final: cat(norm("esm.encoder.emb_layer_norm_after", "H", "true"), linear("esm.contact_head.regression", "1", "L*heads", "true")),
+		Embed: "esm.embeddings.word_embeddings.weight",
+		Tasks: encTasks("esm.", pooler(""),
+			encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
+			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+	},
+	// LayoutLM: BERT with 2-D position embeddings (x, y, h, w); every
+	// class keeps the pooler.
+	&Family{Name: "LayoutLM", Class: "LayoutLM", ModelTypes: []string{"layoutlm"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+			{Sym: "P2", Field: "max_2d_position_embeddings", Default: "1024", Desc: "2-D positions", Pos: true}, tie("true")}),
+		Global: cat(bertEmbeddings("layoutlm.embeddings.", "H", true, true),
+			[]T{{Name: "layoutlm.embeddings.x_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
+				{Name: "layoutlm.embeddings.y_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
+				{Name: "layoutlm.embeddings.h_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
+				{Name: "layoutlm.embeddings.w_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Prefix: "layoutlm.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+		Final:  pooler("layoutlm."),
+		Embed:  "layoutlm.embeddings.word_embeddings.weight",
+		Tasks: encTasks("layoutlm.", nil, cat([]encHead{
+			{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"}},
+			stdEncHeads(false, false))...),
+	},
 )
