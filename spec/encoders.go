@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Encoder models: BERT, RoBERTa and their kin, and other masked or
@@ -678,4 +679,83 @@ var _ = register(
 			{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"}},
 			stdEncHeads(false, false))...),
 	},
+	// NEZHA: BERT without absolute positions (functional relative ones).
+	&Family{Name: "NEZHA", Class: "Nezha", ModelTypes: []string{"nezha"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("21128", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
+		Global: cat(embed("nezha.embeddings.word_embeddings.weight"),
+			[]T{{Name: "nezha.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+			norm("nezha.embeddings.LayerNorm", "H", "true")),
+		Stacks: []Stack{{Prefix: "nezha.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+		Embed:  "nezha.embeddings.word_embeddings.weight",
+		Tasks: encTasks("nezha.", pooler(""), cat([]encHead{
+			{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
+			{Suffix: TaskPreTrain, Head: cat(mlmHead("cls.predictions.", "H", true), nsp), Pool: true, HeadName: "cls.predictions.decoder.weight"},
+			{Suffix: TaskNextSent, Head: nsp, Pool: true}},
+			stdEncHeads(true, true))...),
+	},
+	// YOSO and Nyströmformer: BERT layers with max_position_embeddings+2
+	// positions and an optional depthwise convolution over each head's
+	// values (conv_window, conv_kernel_size); no pooler.
+	bertNoPool("YOSO", "Yoso", "yoso", bertDefs("50265", "768", "12", "3072", "4096", "1"), "conv_window", "0"),
+	bertNoPool("Nyströmformer", "Nystromformer", "nystromformer", bertDefs("30000", "768", "12", "3072", "510", "2"), "conv_kernel_size", "65"),
+	// Splinter: BERT without pooler; its QA and pre-training heads are the
+	// question-aware span selection (splinter_qass).
+	&Family{Name: "Splinter", Class: "Splinter", ModelTypes: []string{"splinter"}, Causal: "-", SeqCls: "-",
+		Defs:   cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{tie("true")}),
+		Global: bertEmbeddings("splinter.embeddings.", "H", true, true),
+		Stacks: []Stack{{Prefix: "splinter.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+		Embed:  "splinter.embeddings.word_embeddings.weight",
+		Tasks: encTasks("splinter.", nil,
+			encHead{Suffix: TaskQA, Head: splinterQASS}, encHead{Suffix: TaskPreTrain, Head: splinterQASS}),
+	},
+	// ERNIE-M: a paddle-style encoder (self_attn, linear1/2, norm1/2),
+	// positions but no token types.
+	&Family{Name: "ERNIE-M", Class: "ErnieM", ModelTypes: []string{"ernie_m"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("250002", "768", "12", "3072", "514", "2"), relPos, []Def{tie("true")}),
+		Global: cat(bertEmbeddings("ernie_m.embeddings.", "H", false, false), norm("ernie_m.embeddings.layer_norm", "H", "true")),
+		Stacks: []Stack{{Prefix: "ernie_m.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			linear("self_attn.self_attn.q_proj", "H", "H", "true"), linear("self_attn.self_attn.k_proj", "H", "H", "true"),
+			linear("self_attn.self_attn.v_proj", "H", "H", "true"),
+			[]T{{Name: "self_attn.self_attn.distance_embedding.weight", Shape: []string{"2*P-1", "d"}, Role: RoleEmbedding, If: "rel"}},
+			linear("self_attn.out_proj", "H", "H", "true"),
+			linear("linear1", "I", "H", "true"), linear("linear2", "H", "I", "true"), norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Embed: "ernie_m.embeddings.word_embeddings.weight",
+		Tasks: encTasks("ernie_m.", pooler(""), stdEncHeads(true, true)...),
+	},
 )
+
+// splinterQASS is Splinter's question-aware span selection head.
+var splinterQASS = cat(
+	linear("splinter_qass.query_start_transform.dense", "H", "H", "true"), norm("splinter_qass.query_start_transform.LayerNorm", "H", "true"),
+	linear("splinter_qass.query_end_transform.dense", "H", "H", "true"), norm("splinter_qass.query_end_transform.LayerNorm", "H", "true"),
+	linear("splinter_qass.start_transform.dense", "H", "H", "true"), norm("splinter_qass.start_transform.LayerNorm", "H", "true"),
+	linear("splinter_qass.end_transform.dense", "H", "H", "true"), norm("splinter_qass.end_transform.LayerNorm", "H", "true"),
+	linear("splinter_qass.start_classifier", "H", "H", ""), linear("splinter_qass.end_classifier", "H", "H", ""))
+
+// bertNoPool is a BERT-layout encoder without pooler whose positions are
+// max_position_embeddings+2 and whose attention has an optional per-head
+// convolution of kernel convField (null: none), with BERT's masked-LM head,
+// RoBERTa's sequence classifier and a pre-classifier before the choice
+// head (YOSO, Nyströmformer).
+func bertNoPool(name, class, mt string, defs []Def, convField, convDef string) *Family {
+	base := strings.ToLower(class) + "."
+	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: cat(defs, noRelPos, []Def{{Sym: "ck", Field: convField, Default: convDef, Null: "0", Desc: "per-head convolution kernel (null: none)"}, tie("true")}),
+		Global: cat(embed(base+"embeddings.word_embeddings.weight"),
+			[]T{{Name: base + "embeddings.position_embeddings.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding},
+				{Name: base + "embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+			norm(base+"embeddings.LayerNorm", "H", "true")),
+		Stacks: []Stack{{Prefix: base + "encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.self.query", "H", "H", "true"), linear("attention.self.key", "H", "H", "true"), linear("attention.self.value", "H", "H", "true"),
+			[]T{{Name: "attention.self.conv.weight", Shape: []string{"heads", "1", "ck", "1"}, Role: RoleLinear, If: "ck > 0"}},
+			linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
+		Embed: base + "embeddings.word_embeddings.weight",
+		Tasks: encTasks(base, nil,
+			encHead{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
+			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+			encHead{Suffix: TaskMultChoice, Head: cat(linear("pre_classifier", "H", "H", "true"), choiceHead("classifier", "H"))}),
+	}
+}
