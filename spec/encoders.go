@@ -711,7 +711,7 @@ var _ = register(
 	// ERNIE-M: a paddle-style encoder (self_attn, linear1/2, norm1/2),
 	// positions but no token types.
 	&Family{Name: "ERNIE-M", Class: "ErnieM", ModelTypes: []string{"ernie_m"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("250002", "768", "12", "3072", "514", "2"), relPos, []Def{tie("true")}),
+		Defs:   cat(bertDefs("250002", "768", "12", "3072", "514", "2"), relPos, []Def{tie("true")}),
 		Global: cat(bertEmbeddings("ernie_m.embeddings.", "H", false, false), norm("ernie_m.embeddings.layer_norm", "H", "true")),
 		Stacks: []Stack{{Prefix: "ernie_m.encoder.layers.{l}.", Layers: "L", Tensors: cat(
 			linear("self_attn.self_attn.q_proj", "H", "H", "true"), linear("self_attn.self_attn.k_proj", "H", "H", "true"),
