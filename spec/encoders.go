@@ -785,6 +785,46 @@ var _ = register(
 			{Suffix: TaskNextSent, Head: nsp}},
 			stdEncHeads(false, false))...),
 	},
+	// MobileBERT: narrow layers of T = intra_bottleneck_size (with
+	// use_bottleneck) inside the H-wide stream, bottlenecks in and out,
+	// num_feedforward_networks stacked FFNs, trigram input embeddings of
+	// E; its norms (NoNorm or LayerNorm) both have weight and bias.
+	&Family{Name: "MobileBERT", Class: "MobileBert", ModelTypes: []string{"mobilebert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("30522", "512", "4", "512", "512", "2"), noRelPos, []Def{
+			{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+			{Sym: "B", Field: "intra_bottleneck_size", Default: "128", Desc: "bottleneck width", Pos: true},
+			flag("tri", "trigram_input", "true", "trigram input embeddings (3·E)"),
+			flag("bn", "use_bottleneck", "true", "layers work at the bottleneck width"),
+			flag("bnAttn", "use_bottleneck_attention", "false", "values from the bottleneck"),
+			flag("kqShared", "key_query_shared_bottleneck", "true", "a bottleneck for keys and queries"),
+			{Sym: "NF", Field: "num_feedforward_networks", Default: "4", Desc: "FFNs per layer", Pos: true, Max: MaxLayers},
+			flag("clsAct", "classifier_activation", "true", "the pooler has a dense layer"),
+			// 5.x's config keeps a true_hidden_size config.json gives
+			// (its __post_init__ value is overwritten); 4.x derives it.
+			{Sym: "Tj", Field: "true_hidden_size", Default: "0", Null: "0", Desc: "layer width as 5.x reads it"},
+			derived("T", "tf5 && Tj > 0 ? Tj : (bn ? B : H)"), derived("A", "heads*(T/heads)"),
+			tie("true")}),
+		Global: cat([]T{{Name: "mobilebert.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding},
+			{Name: "mobilebert.embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+			{Name: "mobilebert.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+			linear("mobilebert.embeddings.embedding_transformation", "H", "tri ? 3*E : E", "true"), norm("mobilebert.embeddings.LayerNorm", "H", "true")),
+		Stacks: []Stack{{Prefix: "mobilebert.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.self.query", "A", "T", "true"), linear("attention.self.key", "A", "T", "true"),
+			linear("attention.self.value", "A", "bnAttn ? T : H", "true"),
+			linear("attention.output.dense", "T", "T", "true"), norm("attention.output.LayerNorm", "T", "true"),
+			linear("intermediate.dense", "I", "T", "true"), linear("output.dense", "T", "I", "true"), norm("output.LayerNorm", "T", "true"),
+			when("bn", linear("output.bottleneck.dense", "H", "T", "true"), norm("output.bottleneck.LayerNorm", "H", "true"),
+				linear("bottleneck.input.dense", "B", "H", "true"), norm("bottleneck.input.LayerNorm", "B", "true")),
+			when("bn && kqShared", linear("bottleneck.attention.dense", "B", "H", "true"), norm("bottleneck.attention.LayerNorm", "B", "true")),
+			when("NF > 1", perBlock("NF-1", cat(linear("ffn.{e}.intermediate.dense", "I", "T", "true"),
+				linear("ffn.{e}.output.dense", "T", "I", "true"), norm("ffn.{e}.output.LayerNorm", "T", "true")))))}},
+		Embed: "mobilebert.embeddings.word_embeddings.weight",
+		Tasks: encTasks("mobilebert.", when("clsAct", pooler("")), cat([]encHead{
+			{Suffix: TaskMaskedLM, Head: mobileBertMLM, HeadName: "cls.predictions.decoder.weight"},
+			{Suffix: TaskPreTrain, Head: cat(mobileBertMLM, nsp), Pool: true, HeadName: "cls.predictions.decoder.weight"},
+			{Suffix: TaskNextSent, Head: nsp, Pool: true}},
+			stdEncHeads(true, true))...),
+	},
 )
 
 // splinterQASS is Splinter's question-aware span selection head.
@@ -822,3 +862,12 @@ func bertNoPool(name, class, mt string, defs []Def, convField, convDef string) *
 			encHead{Suffix: TaskMultChoice, Head: cat(linear("pre_classifier", "H", "H", "true"), choiceHead("classifier", "H"))}),
 	}
 }
+
+// mobileBertMLM is MobileBERT's masked-LM head: BERT's transform, a dense
+// [H-E, V] that widens the tied decoder [V, E] to H, the bias.
+var mobileBertMLM = cat(
+	linear("cls.predictions.transform.dense", "H", "H", "true"), norm("cls.predictions.transform.LayerNorm", "H", "true"),
+	[]T{{Name: "cls.predictions.dense.weight", Shape: []string{"H-E", "V"}, Role: RoleLinear},
+		{Name: "cls.predictions.decoder.weight", Shape: []string{"V", "E"}, Role: RoleHead, Optional: "tied"},
+		{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
+	vec("cls.predictions.bias", "V"))
