@@ -825,6 +825,36 @@ var _ = register(
 			{Suffix: TaskNextSent, Head: nsp, Pool: true}},
 			stdEncHeads(true, true))...),
 	},
+	// Funnel Transformer: blocks of block_sizes layers (pooled between
+	// blocks, no parameters), relative attention with [H, heads, d]
+	// kernels, and a decoder of num_decoder_layers upsampled layers that
+	// FunnelBaseModel and its sequence and choice heads leave out (dec).
+	&Family{Name: "Funnel", Class: "Funnel", ModelTypes: []string{"funnel"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "30522", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "d_model", Default: "768", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "bs", Field: "block_sizes", Type: List, Default: "list(4, 4, 4)", Desc: "layers per block"},
+			{Sym: "ND", Field: "num_decoder_layers", Default: "2", Desc: "decoder layers", Max: MaxLayers},
+			{Sym: "heads", Field: "n_head", Default: "12", Desc: "attention heads", Show: true, Pos: true},
+			{Sym: "d", Field: "d_head", Default: "64", Legend: "d", Desc: "width of one head", Show: true, Pos: true},
+			inner("d_inner", "3072"),
+			derived("dec", "true"), tie("true")},
+		Global: cat(embed("funnel.embeddings.word_embeddings.weight"), norm("funnel.embeddings.layer_norm", "H", "true")),
+		Stacks: []Stack{{Prefix: "funnel.encoder.blocks.{l}.", Layers: "len(bs)", Tensors: perBlock("at(bs, l)", funnelLayer("{e}."))},
+			{Prefix: "funnel.decoder.layers.{l}.", Layers: "dec ? ND : 0", Name: "decoder", Tensors: funnelLayer("")}},
+		Embed: "funnel.embeddings.word_embeddings.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "BaseModel", Prefix: "-", Defs: []Def{derived("dec", "false")}},
+			{Suffix: TaskMaskedLM, HeadName: "lm_head.weight", Head: []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+				{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}},
+			{Suffix: TaskPreTrain, Head: cat(linear("discriminator_predictions.dense", "H", "H", "true"), linear("discriminator_predictions.dense_prediction", "1", "H", "true"))},
+			{Suffix: HeadSeqCls, Defs: []Def{derived("dec", "false")}, Labels: true,
+				Head: cat(linear("classifier.linear_hidden", "H", "H", "true"), linear("classifier.linear_out", "C", "H", "true"))},
+			{Suffix: TaskMultChoice, Defs: []Def{derived("dec", "false")},
+				Head: cat(linear("classifier.linear_hidden", "H", "H", "true"), linear("classifier.linear_out", "1", "H", "true"))},
+			{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+			{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}},
+	},
 )
 
 // splinterQASS is Splinter's question-aware span selection head.
@@ -871,3 +901,19 @@ var mobileBertMLM = cat(
 		{Name: "cls.predictions.decoder.weight", Shape: []string{"V", "E"}, Role: RoleHead, Optional: "tied"},
 		{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
 	vec("cls.predictions.bias", "V"))
+
+// funnelLayer is a Funnel Transformer layer under pre: relative
+// attention (q without bias, k and v with, [H, heads, d] position
+// kernel, segment embeddings) and its FFN, each with a LayerNorm.
+func funnelLayer(pre string) []T {
+	return cat(
+		linear(pre+"attention.q_head", "heads*d", "H", ""), linear(pre+"attention.k_head", "heads*d", "H", "true"),
+		linear(pre+"attention.v_head", "heads*d", "H", "true"),
+		[]T{{Name: pre + "attention.r_w_bias", Shape: []string{"heads", "d"}, Role: RoleNorm},
+			{Name: pre + "attention.r_r_bias", Shape: []string{"heads", "d"}, Role: RoleNorm},
+			{Name: pre + "attention.r_kernel", Shape: []string{"H", "heads", "d"}, Role: RoleLinear},
+			{Name: pre + "attention.r_s_bias", Shape: []string{"heads", "d"}, Role: RoleNorm},
+			{Name: pre + "attention.seg_embed", Shape: []string{"2", "heads", "d"}, Role: RoleEmbedding}},
+		linear(pre+"attention.post_proj", "H", "heads*d", "true"), norm(pre+"attention.layer_norm", "H", "true"),
+		linear(pre+"ffn.linear_1", "I", "H", "true"), linear(pre+"ffn.linear_2", "H", "I", "true"), norm(pre+"ffn.layer_norm", "H", "true"))
+}
