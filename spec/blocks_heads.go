@@ -128,4 +128,10 @@ var classTasks = map[string][]Task{
 	"RobertaPreLayerNorm": robertaTasks("roberta_prelayernorm."),
 	"XLMRobertaXL":        robertaTasks("roberta."),
 	"Electra":             electraTasks,
+	// Decoders' sequence classifiers on the last token, without bias
+	// (ModernBERT-decoder's after its prediction head).
+	"CTRL":      append(decoderTasks("transformer.", false), Task{Suffix: HeadSeqCls, Head: linear("classifier", "C", "H", ""), Labels: true}),
+	"TransfoXL": append(decoderTasks("transformer.", false), Task{Suffix: HeadSeqCls, Head: linear("score", "C", "DE", ""), Labels: true}),
+	"ModernBertDecoder": append(decoderTasks("model.", false), Task{Suffix: HeadSeqCls, Labels: true, Head: cat(
+		linear("head.dense", "H", "H", "cls_bias"), norm("head.norm", "H", "norm_bias"), linear("classifier", "C", "H", "cls_bias"))}),
 }

@@ -173,7 +173,7 @@ var _ = register(
 		[]T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias},
 			{Name: "lm_head.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
 			{Name: "lm_head.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
-		"lm_head.decoder.weight"),
+		"lm_head.decoder.weight").with(func(f *Family) { f.Tasks = []Task{{Suffix: "Encoder", Prefix: "-"}} }),
 	// ELECTRA: embeddings of embedding_size E, projected to H when they differ.
 	bertLike("ELECTRA", "Electra", "electra", "ElectraForCausalLM", "electra",
 		cat(bertDefs("30522", "256", "4", "1024", "512", "2"), relPos,
@@ -854,6 +854,22 @@ var _ = register(
 				Head: cat(linear("classifier.linear_hidden", "H", "H", "true"), linear("classifier.linear_out", "1", "H", "true"))},
 			{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
 			{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}},
+	},
+	// DPR: a BERT without pooler under question_encoder, ctx_encoder or
+	// span_predictor.encoder, with a projection of projection_dim (0: none).
+	&Family{Name: "DPR", Class: "DPR", ModelTypes: []string{"dpr"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+			{Sym: "proj", Field: "projection_dim", Default: "0", Desc: "output projection (0: none)"}, tie("true")}),
+		BasePrefix: "question_encoder.bert_model.",
+		Global:     bertEmbeddings("question_encoder.bert_model.embeddings.", "H", true, true),
+		Stacks:     []Stack{{Prefix: "question_encoder.bert_model.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+		Embed:      "question_encoder.bert_model.embeddings.word_embeddings.weight",
+		Tasks: []Task{{Suffix: "QuestionEncoder", Head: when("proj > 0", linear("question_encoder.encode_proj", "proj", "H", "true"))},
+			{Suffix: "ContextEncoder", Prefix: "ctx_encoder.bert_model.", Head: when("proj > 0", linear("ctx_encoder.encode_proj", "proj", "H", "true"))},
+			{Suffix: "Reader", Prefix: "span_predictor.encoder.bert_model.", Head: cat(
+				when("proj > 0", linear("span_predictor.encoder.encode_proj", "proj", "H", "true")),
+				linear("span_predictor.qa_outputs", "2", "proj > 0 ? proj : H", "true"),
+				linear("span_predictor.qa_classifier", "1", "proj > 0 ? proj : H", "true"))}},
 	},
 )
 
