@@ -871,6 +871,21 @@ var _ = register(
 				linear("span_predictor.qa_outputs", "2", "proj > 0 ? proj : H", "true"),
 				linear("span_predictor.qa_classifier", "1", "proj > 0 ? proj : H", "true"))}},
 	},
+	// EuroBERT (5.x): Llama's layers without a causal mask; the masked-LM
+	// head is lm_head with mlp_bias's bias.
+	&Family{Name: "EuroBERT", Class: "EuroBert", ModelTypes: []string{"eurobert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "128256", "H", "768", "L", "12", "heads", "12", "I", "3072"),
+			[]Def{attnBiasFlag, mlpBiasFlag, tie("false")}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: decoderLayers(nil, llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))),
+		Final:  norm("model.norm", "H", ""),
+		Embed:  "model.embed_tokens.weight",
+		Tasks: encTasks("model.", nil,
+			encHead{Suffix: TaskMaskedLM, HeadName: "lm_head.weight", Head: []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+				{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "mlp_bias"}}},
+			encHead{Suffix: HeadSeqCls, Head: cat(linear("dense", "H", "H", "true"), classifier("classifier", "H")), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+	},
 )
 
 // splinterQASS is Splinter's question-aware span selection head.
