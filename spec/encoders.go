@@ -886,6 +886,28 @@ var _ = register(
 			encHead{Suffix: HeadSeqCls, Head: cat(linear("dense", "H", "H", "true"), classifier("classifier", "H")), Labels: true},
 			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
 	},
+	// Nomic BERT (5.x): rotary post-LN layers with a fused Wqkv and a
+	// SwiGLU MLP (fc11, fc12, fc2), saved under the original checkpoint's
+	// names; the pooler only in the sequence classifier.
+	&Family{Name: "Nomic BERT", Class: "NomicBert", ModelTypes: []string{"nomic_bert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(withoutDefs(bertDefs("30528", "768", "12", "3072", "2048", "2"), "d"), []Def{
+			{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one head", Pos: true}, tie("true")}),
+		Global: cat(embed("nomic_bert.embeddings.word_embeddings.weight"),
+			[]T{{Name: "nomic_bert.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+			norm("nomic_bert.emb_ln", "H", "true")),
+		Stacks: []Stack{{Prefix: "nomic_bert.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			linear("attn.Wqkv", "3*heads*d", "H", ""), linear("attn.out_proj", "H", "heads*d", ""), norm("norm1", "H", "true"),
+			linear("mlp.fc11", "I", "H", ""), linear("mlp.fc12", "I", "H", ""), linear("mlp.fc2", "H", "I", ""), norm("norm2", "H", "true"))}},
+		Embed: "nomic_bert.embeddings.word_embeddings.weight",
+		Tasks: encTasks("nomic_bert.", nil,
+			encHead{Suffix: TaskMaskedLM, HeadName: "cls.predictions.decoder.weight", Head: cat(
+				linear("cls.predictions.transform.dense", "H", "H", "true"), norm("cls.predictions.transform.layer_norm", "H", "true"),
+				vec("cls.predictions.bias", "V"),
+				[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+					{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}})},
+			encHead{Suffix: HeadSeqCls, Head: cat(pooler("nomic_bert."), classifier("classifier", "H")), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+	},
 )
 
 // splinterQASS is Splinter's question-aware span selection head.
