@@ -908,6 +908,24 @@ var _ = register(
 			encHead{Suffix: HeadSeqCls, Head: cat(pooler("nomic_bert."), classifier("classifier", "H")), Labels: true},
 			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
 	},
+	// Jina Embeddings v3 (5.x): XLM-R's vocabulary over rotary post-LN
+	// layers with a fused Wqkv (mixer) and a plain MLP, saved under the
+	// original checkpoint's names; RoBERTa's heads under roberta.
+	&Family{Name: "Jina Embeddings v3", Class: "JinaEmbeddingsV3", ModelTypes: []string{"jina_embeddings_v3"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("250002", "1024", "16", "4096", "8194", "1"), []Def{tie("true")}),
+		Global: cat(embed("roberta.embeddings.word_embeddings.weight"),
+			[]T{{Name: "roberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+			norm("roberta.emb_ln", "H", "true")),
+		Stacks: []Stack{{Prefix: "roberta.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			linear("mixer.Wqkv", "3*H", "H", "true"), linear("mixer.out_proj", "H", "H", "true"), norm("norm1", "H", "true"),
+			linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true"), norm("norm2", "H", "true"))}},
+		Embed: "roberta.embeddings.word_embeddings.weight",
+		Tasks: encTasks("roberta.", pooler(""),
+			encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
+			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}),
+	},
 )
 
 // splinterQASS is Splinter's question-aware span selection head.
