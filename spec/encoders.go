@@ -988,3 +988,14 @@ func funnelLayer(pre string) []T {
 		linear(pre+"attention.post_proj", "H", "heads*d", "true"), norm(pre+"attention.layer_norm", "H", "true"),
 		linear(pre+"ffn.linear_1", "I", "H", "true"), linear(pre+"ffn.linear_2", "H", "I", "true"), norm(pre+"ffn.layer_norm", "H", "true"))
 }
+
+// megaTasks are Mega's task classes: the pooler in the base model and the
+// choice head, the masked LM's optional dense then mlm_head tied to the
+// word embeddings.
+var megaTasks = encTasks("mega.", pooler(""),
+	encHead{Suffix: TaskMaskedLM, HeadName: "mlm_head.weight", Head: cat(when("dense", linear("dense", "H", "H", "true")),
+		[]T{{Name: "mlm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}, vec("mlm_head.bias", "V"))},
+	encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+	encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+	encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+	encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true})
