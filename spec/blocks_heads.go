@@ -101,15 +101,27 @@ var classTasks = map[string][]Task{
 	"RemBert":      bertTasks("rembert."),
 	"RoFormer":     roformerTasks,
 	"Xmod":         robertaTasks("roberta."),
-	"BigBird":      withoutTasks(decoderTasks("bert.", false), TaskBase, TaskQA),
+	// BigBird's QA head is a BERT layer's FFN then qa_outputs, without the pooler.
+	"BigBird": {{Suffix: TaskBase, Prefix: "-"}, {Suffix: TaskMaskedLM, CausalHead: true},
+		{Suffix: TaskPreTrain, CausalHead: true, Head: nsp},
+		{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+		{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+		{Suffix: TaskQA, Defs: []Def{derived("pool", "false")}, Labels: true, Head: cat(
+			linear("qa_classifier.intermediate.dense", "I", "H", "true"), linear("qa_classifier.output.dense", "H", "I", "true"),
+			norm("qa_classifier.output.LayerNorm", "H", "true"), classifier("qa_classifier.qa_outputs", "H"))},
+		{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H")}},
 	// OPT's QA head reads the projected-out states, word_embed_proj_dim wide.
 	"OPT": {{Suffix: TaskBase, Prefix: "-"}, {Suffix: TaskQA, Head: qaHead("qa_outputs", "W")}},
 	// XLNet keeps its heads in float32 as the rest.
-	"XLNet": {{Suffix: TaskBase, Prefix: "-"}, {Suffix: TaskTokenCls, Head: anyDType(classifier("classifier", "H")), Labels: true}},
+	"XLNet": {{Suffix: TaskBase, Prefix: "-"}, {Suffix: TaskTokenCls, Head: anyDType(classifier("classifier", "H")), Labels: true},
+		{Suffix: HeadSeqCls, Head: anyDType(cat(seqSummary(), classifier("logits_proj", "H"))), Labels: true},
+		{Suffix: "ForQuestionAnsweringSimple", Head: anyDType(classifier("qa_outputs", "H")), Labels: true},
+		{Suffix: TaskMultChoice, Head: anyDType(cat(seqSummary(), choiceHead("logits_proj", "H"))), Labels: true}},
 	// Composite models whose base classes are not the generation class
 	// less its head.
 	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": noTasks, "Kosmos2": noTasks, "Kosmos2_5": noTasks,
-	"Phi4Multimodal": noTasks, "Blip": noTasks, "InstructBlip": noTasks, "Udop": noTasks, "Mega": noTasks,
+	"Phi4Multimodal": noTasks, "Blip": noTasks, "InstructBlip": noTasks, "Udop": noTasks,
+	"Mega":                megaTasks,
 	"Roberta":             robertaTasks("roberta."),
 	"XLMRoberta":          robertaTasks("roberta."),
 	"Camembert":           robertaTasks("roberta."),
@@ -117,4 +129,10 @@ var classTasks = map[string][]Task{
 	"RobertaPreLayerNorm": robertaTasks("roberta_prelayernorm."),
 	"XLMRobertaXL":        robertaTasks("roberta."),
 	"Electra":             electraTasks,
+	// Decoders' sequence classifiers on the last token, without bias
+	// (ModernBERT-decoder's after its prediction head).
+	"CTRL":      append(decoderTasks("transformer.", false), Task{Suffix: HeadSeqCls, Head: linear("classifier", "C", "H", ""), Labels: true}),
+	"TransfoXL": append(decoderTasks("transformer.", false), Task{Suffix: HeadSeqCls, Head: linear("score", "C", "DE", ""), Labels: true}),
+	"ModernBertDecoder": append(decoderTasks("model.", false), Task{Suffix: HeadSeqCls, Labels: true, Head: cat(
+		linear("head.dense", "H", "H", "cls_bias"), norm("head.norm", "H", "norm_bias"), linear("classifier", "C", "H", "cls_bias"))}),
 }
