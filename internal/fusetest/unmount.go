@@ -22,19 +22,34 @@ import (
 const UnmountTimeout = 2 * time.Minute
 
 // Unmount ends a mount that this test process serves, and never hangs
-// the test run. go-fuse's Server.Unmount unmounts and then waits for
-// every request being handled to return; a mount the kernel calls busy
-// makes it fail, and Server.Wait would then wait forever. So: an
-// unmount that fails is retried lazily (MNT_DETACH, or fusermount3 -z);
-// one that has not returned within UnmountTimeout has its FUSE
-// connection aborted (which ends whatever waits on the daemon), and the
-// error then carries every goroutine's stack, taken before the abort:
-// what the server was stuck on.
+// the test run. go-fuse's Server.Unmount unmounts and then waits for its
+// reader loops, which end only when the kernel ends the FUSE connection:
+// when the last copy of the mount goes. A mount namespace made while the
+// mount was up (unshare -m: the transformers oracle's runs, a container)
+// holds a copy, so that unmounting it here leaves the connection up and
+// Server.Unmount waiting until that namespace ends — minutes, beside a
+// long oracle run (TestUnmountCopiedMount). So the connection of a mount
+// copied elsewhere is aborted first, while its number is surely this
+// mount's (the copies are left dead). A mount the kernel calls busy makes
+// Server.Unmount fail, and Server.Wait would then wait forever: it is
+// detached (MNT_DETACH, or fusermount3 -z). An unmount that has not
+// returned within UnmountTimeout has its connection aborted (which ends
+// whatever waits on the daemon), and the error then carries every
+// goroutine's stack, taken before the abort: what the server was stuck
+// on.
 func Unmount(server *fuse.Server, mnt string) error {
 	conn := -1
 	if es, err := mountinfo.Read(); err == nil {
 		if e := mountinfo.Top(es, mnt); e != nil {
 			conn = e.Minor
+		}
+	}
+	var copied error
+	if conn >= 0 {
+		if pids := mountinfo.Elsewhere(conn); len(pids) > 0 {
+			if err := Abort(conn); err != nil {
+				copied = fmt.Errorf("%s is also mounted in the mount namespace of pid %d, and its connection could not be aborted: %v", mnt, pids[0], err)
+			}
 		}
 	}
 	done := make(chan error, 1)
@@ -50,7 +65,7 @@ func Unmount(server *fuse.Server, mnt string) error {
 		case <-done:
 		case <-time.After(UnmountTimeout):
 		}
-		return fmt.Errorf("unmounting %s did not end within %v (abort: %v); goroutines:\n%s", mnt, UnmountTimeout, abortErr, stacks)
+		return errors.Join(copied, fmt.Errorf("unmounting %s did not end within %v (abort: %v); goroutines:\n%s", mnt, UnmountTimeout, abortErr, stacks))
 	}
 	if err != nil {
 		// Busy: detach it, so that the server's loops end.
@@ -69,7 +84,7 @@ func Unmount(server *fuse.Server, mnt string) error {
 		err = errors.Join(err, fmt.Errorf("the server of %s did not end within %v of its unmount; goroutines:\n%s", mnt, UnmountTimeout, buf[:runtime.Stack(buf, true)]))
 		Abort(conn)
 	}
-	return err
+	return errors.Join(copied, err)
 }
 
 // Abort aborts FUSE connection conn through fusectl (mounting it, as
