@@ -1,6 +1,7 @@
 package fusetest
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -115,4 +117,31 @@ func fusectlMounted(conns string) bool {
 		}
 	}
 	return false
+}
+
+// CopyNamespace starts a process in a new mount namespace, as unshare -m
+// makes one (the transformers oracle's runs, a container), which holds a
+// copy of every mount there is now, and returns its pid; it ends with
+// the test. It needs root and unshare (util-linux): t is skipped without.
+func CopyNamespace(t testing.TB) int {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("SKIPPING: unshare -m needs root; the root run covers it")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("SKIPPING: unshare (util-linux) is missing")
+	}
+	ns := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", "echo ready; exec sleep 3600")
+	out, err := ns.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Process.Kill(); ns.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("unshare -m: %q, %v", line, err)
+	}
+	return ns.Process.Pid
 }

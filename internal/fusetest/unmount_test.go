@@ -1,8 +1,6 @@
 package fusetest
 
 import (
-	"bufio"
-	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -24,34 +22,20 @@ import (
 // left dead. Without that, this test waits for UnmountTimeout and fails.
 func TestUnmountCopiedMount(t *testing.T) {
 	RequireFUSE(t)
-	if os.Geteuid() != 0 {
-		t.Skip("unshare -m needs root")
-	}
-	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("unshare (util-linux) is missing")
-	}
 	mnt := t.TempDir()
 	server, err := fs.Mount(mnt, &fs.Inode{}, &fs.Options{})
 	require.NoError(t, err)
 	require.NotNil(t, mountinfo.Top(mustRead(t), mnt))
 
-	// A namespace holding a copy of the mount, alive past the unmount.
-	ns := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", "echo ready; exec sleep 3600")
-	out, err := ns.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, ns.Start())
-	t.Cleanup(func() { ns.Process.Kill(); ns.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "ready\n", line)
-	copied, err := mountinfo.ReadFile("/proc/" + strconv.Itoa(ns.Process.Pid) + "/mountinfo")
+	pid := CopyNamespace(t) // holding a copy of the mount, alive past the unmount
+	copied, err := mountinfo.ReadFile("/proc/" + strconv.Itoa(pid) + "/mountinfo")
 	require.NoError(t, err)
 	require.NotNil(t, mountinfo.Top(copied, mnt), "the new namespace holds a copy of the mount")
 
 	require.NoError(t, Unmount(server, mnt)) // and its server has ended
 	assert.Nil(t, mountinfo.Top(mustRead(t), mnt), "unmounted here")
 	if _, err := exec.LookPath("nsenter"); err == nil {
-		b, err := exec.Command("nsenter", "-t", strconv.Itoa(ns.Process.Pid), "-m", "stat", mnt).CombinedOutput()
+		b, err := exec.Command("nsenter", "-t", strconv.Itoa(pid), "-m", "stat", mnt).CombinedOutput()
 		assert.Error(t, err, "the copy is dead")
 		assert.Contains(t, string(b), "not connected")
 	}
