@@ -170,12 +170,18 @@ func TestRealMergedLinearTorch(t *testing.T) {
 	root, err := testmodel.RepoRoot()
 	require.NoError(t, err)
 	r := checkAdapter(t, realDir(t, "wujindou"), headerBase(t, testmodel.BloomConfig, testmodel.BloomTensors()))
-	for _, key := range []string{"transformer.h.0.self_attention.query_key_value", "transformer.h.23.self_attention.query_key_value"} {
+	keys := []string{"transformer.h.0.self_attention.query_key_value", "transformer.h.23.self_attention.query_key_value"}
+	args := []string{filepath.Join(root, "adapter", "testdata", "merged_linear.py"), filepath.Join(realDir(t, "wujindou"), "adapter_model.bin"), "3072", "8", "16", "101"}
+	outs := map[string]string{}
+	for _, key := range keys {
+		outs[key] = filepath.Join(t.TempDir(), "delta.f32")
+		args = append(args, key, outs[key])
+	}
+	testmodel.RunTorch(t, args...) // one python for both: importing torch costs seconds
+	for _, key := range keys {
 		m := r.Module(key)
 		require.NotNil(t, m)
-		out := filepath.Join(t.TempDir(), "delta.f32")
-		testmodel.RunTorch(t, filepath.Join(root, "adapter", "testdata", "merged_linear.py"),
-			filepath.Join(realDir(t, "wujindou"), "adapter_model.bin"), key, "3072", "8", "16", "101", out)
+		out := outs[key]
 		raw, err := os.ReadFile(out)
 		require.NoError(t, err)
 		require.Len(t, raw, 3072*1024*4)

@@ -30,20 +30,9 @@ const (
 	clsLayout        = "torch.serialization._get_layout"
 )
 
-// dtypes are torch's dtypes as globals, with their element types.
-var dtypes = map[string]tensor.DType{
-	"float32": tensor.F32, "float": tensor.F32, "float64": tensor.F64, "double": tensor.F64,
-	"float16": tensor.F16, "half": tensor.F16, "bfloat16": tensor.BF16, "int64": tensor.I64,
-	"long": tensor.I64, "int32": tensor.I32, "int": tensor.I32, "int16": tensor.I16,
-	"short": tensor.I16, "int8": tensor.I8, "uint8": tensor.U8, "bool": tensor.BOOL,
-	"float8_e4m3fn": tensor.F8_E4M3, "float8_e5m2": tensor.F8_E5M2, "uint16": tensor.U16,
-	"uint32": tensor.U32, "uint64": tensor.U64,
-	"float8_e4m3fnuz": tensor.F8_E4M3FNUZ, "float8_e5m2fnuz": tensor.F8_E5M2FNUZ,
-	"float8_e8m0fnu": tensor.F8_E8M0,
-}
-
-// unreadDTypes are dtypes DCP may name that have no element type here:
-// allowed as globals, so that the refusal names the tensor.
+// unreadDTypes are dtypes DCP may name that it does not read (those
+// without an element type here, and complex ones): allowed as globals, so
+// that the refusal names the tensor. The others are pytorch.DTypeOf's.
 var unreadDTypes = map[string]bool{
 	"complex64": true, "complex128": true, "cfloat": true, "cdouble": true, "complex32": true,
 	"quint8": true, "qint8": true, "qint32": true, "quint4x2": true, "quint2x4": true,
@@ -58,7 +47,7 @@ func allowGlobal(module, name string) bool {
 	}
 	switch module {
 	case "torch":
-		_, ok := dtypes[name]
+		_, ok := pytorch.DTypeOf(name)
 		return ok || unreadDTypes[name]
 	case "pathlib", "pathlib._local":
 		switch name {
@@ -332,8 +321,8 @@ func (p *mdParser) properties(key string, v any) (tensor.DType, string, error) {
 	if !ok || !isTorch {
 		return 0, "", p.badKey(key, "%s: its dtype is %s, not a torch dtype", pytorch.Printable(key), pytorch.Describe(dt))
 	}
-	d, ok := dtypes[name]
-	if !ok {
+	d, ok := pytorch.DTypeOf(name)
+	if !ok || unreadDTypes[name] {
 		return 0, "", formatErr(p.name, CodeUnsupported, key, "%s: its dtype torch.%s is not read", pytorch.Printable(key), name)
 	}
 	return d, name, nil

@@ -628,6 +628,24 @@ func TestUnmountStoppedDaemon(t *testing.T) {
 	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
 }
 
+// TestUnmountCopiedMount: a mount namespace made while the mount is up
+// (unshare -m, a container) holds a copy of it, which keeps the FUSE
+// connection and its daemon after fsmount -u unmounts the mount here:
+// -u says so, naming a process of that namespace, rather than waiting
+// for a daemon that cannot exit yet; the daemon exits when the namespace
+// ends.
+func TestUnmountCopiedMount(t *testing.T) {
+	mnt, pid := mountModel(t, repoPath("testdata", "tiny-qwen3"))
+	nsPid := fusetest.CopyNamespace(t)
+	r := runTimeout(t, 30*time.Second, "fsmount", "-u", mnt)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "fsmount: "+mnt+" is unmounted, but its daemon (pid "+strconv.Itoa(pid)+") serves on: the mount namespace of pid "+strconv.Itoa(nsPid)+" holds a copy of the mount")
+	assert.False(t, mounted(t, mnt))
+	assert.True(t, fusetest.Alive(pid), "the daemon serves the copy")
+	require.NoError(t, syscall.Kill(nsPid, syscall.SIGKILL))
+	waitFor(t, "the daemon to exit once the copy is gone", func() bool { return !fusetest.Alive(pid) })
+}
+
 // TestUnmountRace: of several fsmount -u of one mount at once, one
 // unmounts it and the others say it is not a mount point, never the
 // kernel's bare "invalid argument" for the second umount.

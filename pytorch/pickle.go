@@ -111,7 +111,9 @@ var storageTypes = map[string]tensor.DType{
 	"ComplexFloatStorage": tensor.C64,
 }
 
-// dtypeNames are torch's dtypes as globals.
+// dtypeNames are torch's dtypes as globals (torch.NAME), with their
+// element types: the one table of them (package dcp reads its dtypes
+// with [DTypeOf]).
 var dtypeNames = map[string]tensor.DType{
 	"float32": tensor.F32, "float": tensor.F32, "float64": tensor.F64, "double": tensor.F64,
 	"float16": tensor.F16, "half": tensor.F16, "bfloat16": tensor.BF16, "int64": tensor.I64,
@@ -119,6 +121,15 @@ var dtypeNames = map[string]tensor.DType{
 	"short": tensor.I16, "int8": tensor.I8, "uint8": tensor.U8, "bool": tensor.BOOL,
 	"float8_e4m3fn": tensor.F8_E4M3, "float8_e5m2": tensor.F8_E5M2, "uint16": tensor.U16,
 	"uint32": tensor.U32, "uint64": tensor.U64, "complex64": tensor.C64,
+	"float8_e4m3fnuz": tensor.F8_E4M3FNUZ, "float8_e5m2fnuz": tensor.F8_E5M2FNUZ,
+	"float8_e8m0fnu": tensor.F8_E8M0,
+}
+
+// DTypeOf returns the element type of torch's dtype torch.NAME
+// ("bfloat16", "float8_e4m3fn"), as a pickle names it.
+func DTypeOf(name string) (tensor.DType, bool) {
+	d, ok := dtypeNames[name]
+	return d, ok
 }
 
 // allowed returns the kind of an allowed global, given as module and

@@ -27,7 +27,9 @@ import (
 // detached lazily: the kernel lets it go when the last open file is
 // closed. It returns an error unless the mount is gone from the tree.
 // Once a mount is gone (not detached) it waits, up to daemonExitTimeout,
-// for its daemon to exit, and says so if it has not.
+// for its daemon to exit, and says so if it has not; where another mount
+// namespace holds a copy of the mount, the daemon serves that copy on,
+// and it says so at once.
 func unmount(mnt string, stderr io.Writer) error {
 	mnt = canonical(mnt)
 	entries, err := readMountinfo()
@@ -51,6 +53,9 @@ func unmount(mnt string, stderr io.Writer) error {
 	// The daemon, found before its connection goes: with it its number.
 	daemon := daemonPid(e.Minor)
 	daemonStart, _ := procStart(daemon)
+	// Copies of the mount in other mount namespaces keep its connection,
+	// and the daemon serving them, after this one is gone.
+	elsewhere := mountinfo.Elsewhere(e.Minor)
 	detached := false
 	if h := probe(mnt); h == hung {
 		if err := abortConnection(e.Minor); err != nil {
@@ -88,7 +93,9 @@ func unmount(mnt string, stderr io.Writer) error {
 		return fmt.Errorf("%s is still mounted after unmounting it", mnt)
 	}
 	// A detached mount's daemon serves its open files until they close.
-	if daemon != 0 && !detached {
+	if daemon != 0 && !detached && len(elsewhere) > 0 {
+		fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) serves on: the mount namespace of pid %d holds a copy of the mount (made while it was mounted: unshare -m, a container), and the daemon exits when that copy goes\n", mnt, daemon, elsewhere[0])
+	} else if daemon != 0 && !detached {
 		switch waitExit(daemon, daemonStart, daemonExitTimeout) {
 		case 'T', 't':
 			fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) is stopped: it exits once continued (kill -CONT %d)\n", mnt, daemon, daemon)

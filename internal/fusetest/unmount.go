@@ -1,6 +1,7 @@
 package fusetest
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -22,19 +24,34 @@ import (
 const UnmountTimeout = 2 * time.Minute
 
 // Unmount ends a mount that this test process serves, and never hangs
-// the test run. go-fuse's Server.Unmount unmounts and then waits for
-// every request being handled to return; a mount the kernel calls busy
-// makes it fail, and Server.Wait would then wait forever. So: an
-// unmount that fails is retried lazily (MNT_DETACH, or fusermount3 -z);
-// one that has not returned within UnmountTimeout has its FUSE
-// connection aborted (which ends whatever waits on the daemon), and the
-// error then carries every goroutine's stack, taken before the abort:
-// what the server was stuck on.
+// the test run. go-fuse's Server.Unmount unmounts and then waits for its
+// reader loops, which end only when the kernel ends the FUSE connection:
+// when the last copy of the mount goes. A mount namespace made while the
+// mount was up (unshare -m: the transformers oracle's runs, a container)
+// holds a copy, so that unmounting it here leaves the connection up and
+// Server.Unmount waiting until that namespace ends — minutes, beside a
+// long oracle run (TestUnmountCopiedMount). So the connection of a mount
+// copied elsewhere is aborted first, while its number is surely this
+// mount's (the copies are left dead). A mount the kernel calls busy makes
+// Server.Unmount fail, and Server.Wait would then wait forever: it is
+// detached (MNT_DETACH, or fusermount3 -z). An unmount that has not
+// returned within UnmountTimeout has its connection aborted (which ends
+// whatever waits on the daemon), and the error then carries every
+// goroutine's stack, taken before the abort: what the server was stuck
+// on.
 func Unmount(server *fuse.Server, mnt string) error {
 	conn := -1
 	if es, err := mountinfo.Read(); err == nil {
 		if e := mountinfo.Top(es, mnt); e != nil {
 			conn = e.Minor
+		}
+	}
+	var copied error
+	if conn >= 0 {
+		if pids := mountinfo.Elsewhere(conn); len(pids) > 0 {
+			if err := Abort(conn); err != nil {
+				copied = fmt.Errorf("%s is also mounted in the mount namespace of pid %d, and its connection could not be aborted: %v", mnt, pids[0], err)
+			}
 		}
 	}
 	done := make(chan error, 1)
@@ -50,7 +67,7 @@ func Unmount(server *fuse.Server, mnt string) error {
 		case <-done:
 		case <-time.After(UnmountTimeout):
 		}
-		return fmt.Errorf("unmounting %s did not end within %v (abort: %v); goroutines:\n%s", mnt, UnmountTimeout, abortErr, stacks)
+		return errors.Join(copied, fmt.Errorf("unmounting %s did not end within %v (abort: %v); goroutines:\n%s", mnt, UnmountTimeout, abortErr, stacks))
 	}
 	if err != nil {
 		// Busy: detach it, so that the server's loops end.
@@ -69,7 +86,7 @@ func Unmount(server *fuse.Server, mnt string) error {
 		err = errors.Join(err, fmt.Errorf("the server of %s did not end within %v of its unmount; goroutines:\n%s", mnt, UnmountTimeout, buf[:runtime.Stack(buf, true)]))
 		Abort(conn)
 	}
-	return err
+	return errors.Join(copied, err)
 }
 
 // Abort aborts FUSE connection conn through fusectl (mounting it, as
@@ -100,4 +117,31 @@ func fusectlMounted(conns string) bool {
 		}
 	}
 	return false
+}
+
+// CopyNamespace starts a process in a new mount namespace, as unshare -m
+// makes one (the transformers oracle's runs, a container), which holds a
+// copy of every mount there is now, and returns its pid; it ends with
+// the test. It needs root and unshare (util-linux): t is skipped without.
+func CopyNamespace(t testing.TB) int {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("SKIPPING: unshare -m needs root; the root run covers it")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("SKIPPING: unshare (util-linux) is missing")
+	}
+	ns := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", "echo ready; exec sleep 3600")
+	out, err := ns.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Process.Kill(); ns.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("unshare -m: %q, %v", line, err)
+	}
+	return ns.Process.Pid
 }

@@ -6,6 +6,7 @@ package mountinfo
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -16,6 +17,7 @@ const Path = "/proc/self/mountinfo"
 // Entry is one line of /proc/self/mountinfo.
 type Entry struct {
 	ID           int
+	Major        int    // the device's; 0 for FUSE and other filesystems without one
 	Minor        int    // for FUSE, the connection number in /sys/fs/fuse/connections
 	Point        string // the mount point, unescaped
 	FSType       string
@@ -61,7 +63,8 @@ func ParseLine(line string) (Entry, bool) {
 	}
 	e := Entry{Point: unescape(f[4]), FSType: f[sep+1], Source: unescape(f[sep+2]), UserID: -1}
 	e.ID, _ = strconv.Atoi(f[0])
-	if _, minor, ok := strings.Cut(f[2], ":"); ok {
+	if major, minor, ok := strings.Cut(f[2], ":"); ok {
+		e.Major, _ = strconv.Atoi(major)
 		e.Minor, _ = strconv.Atoi(minor)
 	}
 	if sep+3 < len(f) {
@@ -106,4 +109,41 @@ func Top(entries []Entry, path string) *Entry {
 		}
 	}
 	return nil
+}
+
+// Elsewhere returns, for each mount namespace other than the caller's
+// that holds a mount of FUSE connection conn, a process in it. A new
+// namespace (unshare -m, a container, a service's private mounts)
+// starts with a copy of every mount there is, and the kernel keeps a
+// FUSE connection, and its daemon's requests coming, until the last copy
+// is gone: unmounting the caller's own mount then does not end it.
+// Namespaces whose processes cannot be read (not root) are not seen.
+func Elsewhere(conn int) []int {
+	own, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{own: true}
+	var out []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/ns/mnt")
+	for _, p := range procs {
+		ns, err := os.Readlink(p)
+		if err != nil || seen[ns] {
+			continue
+		}
+		dir := filepath.Dir(filepath.Dir(p))
+		es, err := ReadFile(filepath.Join(dir, "mountinfo"))
+		if err != nil {
+			continue // gone meanwhile: the next process of its namespace may say
+		}
+		seen[ns] = true
+		for _, e := range es {
+			if e.Major == 0 && e.Minor == conn && (e.FSType == "fuse" || strings.HasPrefix(e.FSType, "fuse.")) {
+				pid, _ := strconv.Atoi(filepath.Base(dir))
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
 }

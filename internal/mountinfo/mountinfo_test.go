@@ -16,14 +16,19 @@ func TestParseLine(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, -1, e.UserID)
 	assert.Equal(t, "proc", e.FSType)
+	e, ok = ParseLine("30 1 259:2 / / rw,relatime - ext4 /dev/nvme0n1p2 rw")
+	require.True(t, ok)
+	assert.Equal(t, [2]int{259, 2}, [2]int{e.Major, e.Minor})
 	_, ok = ParseLine("garbage")
 	assert.False(t, ok)
 	assert.Equal(t, `a\0`, unescape(`a\0`), "a short escape is kept")
 }
 
-// TestRead: this process's own table holds its root.
+// TestRead: this process's own table holds its root; no other
+// namespace holds a FUSE connection that does not exist.
 func TestRead(t *testing.T) {
 	es, err := Read()
 	require.NoError(t, err)
 	assert.NotNil(t, Top(es, "/"))
+	assert.Empty(t, Elsewhere(1<<19), "a connection number no mount has")
 }

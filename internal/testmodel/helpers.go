@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -135,13 +136,32 @@ func Sparse06BDir(t testing.TB) string {
 	return dir
 }
 
+// imports holds, by interpreter and modules, whether the interpreter
+// could import them: each is asked once a test binary, not once a test
+// (importing torch costs seconds of CPU, as much as most of the tests
+// that use it).
+var imports sync.Map // "py\x00modules" → *importProbe
+
+type importProbe struct {
+	once sync.Once
+	err  error
+}
+
+// canImport reports whether python py can import modules ("torch, numpy").
+func canImport(py, modules string) error {
+	v, _ := imports.LoadOrStore(py+"\x00"+modules, &importProbe{})
+	p := v.(*importProbe)
+	p.once.Do(func() { p.err = exec.Command(py, "-c", "import "+modules).Run() })
+	return p.err
+}
+
 // Numpy returns a python3 that can import numpy ($FSMOUNT_PYTHON if set,
 // then Debian's, in /usr/bin, which a Python of the user's may shadow on
 // PATH), or skips t, failing it instead when FSMOUNT_REQUIRE_NUMPY=1.
 func Numpy(t testing.TB) string {
 	t.Helper()
 	for _, py := range []string{os.Getenv("FSMOUNT_PYTHON"), "/usr/bin/python3", "python3"} {
-		if py != "" && exec.Command(py, "-c", "import numpy").Run() == nil {
+		if py != "" && canImport(py, "numpy") == nil {
 			return py
 		}
 	}
@@ -174,7 +194,7 @@ func RunNumpy(t testing.TB, args ...string) string {
 func Torch(t testing.TB) string {
 	t.Helper()
 	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import torch, numpy").Run(); err != nil {
+	if err := canImport(py, "torch, numpy"); err != nil {
 		if os.Getenv("FSMOUNT_REQUIRE_TORCH") == "1" {
 			t.Fatalf("torch is required (FSMOUNT_REQUIRE_TORCH=1): %v", err)
 		}

@@ -19,6 +19,9 @@
                                  write checkpoints whose pickles must not run:
                                  reduce.pt would create MARKER, global.pt names
                                  a class a state dict never holds.
+
+Commands separated by "--" run in turn in one process (torch's import
+costs seconds): torchfiles.py write OUT TINY -- sums FILE...
 """
 import json, os, shutil, sys, zipfile, io, pickle
 import numpy as np
@@ -151,16 +154,25 @@ def hostile(out, marker):
     torch.save({"w": torch.zeros(2), "x": io.BytesIO}, os.path.join(out, "global.pt"))
 
 
-if __name__ == "__main__":
-    cmd = sys.argv[1]
+def run(cmd, args):
     if cmd == "write":
-        write(sys.argv[2], sys.argv[3])
+        write(args[0], args[1])
     elif cmd == "verify":
-        print(verify(sys.argv[2], sys.argv[3]))
+        print(verify(args[0], args[1]))
     elif cmd == "sums":
         import hashlib
-        for path in sys.argv[2:]:
+        for path in args:
             for name, t in sorted(torch.load(path, map_location="cpu").items()):
                 print(path, name, hashlib.sha256(bits(t)).hexdigest(), str(t.dtype), list(t.shape))
     elif cmd == "hostile":
-        hostile(sys.argv[2], sys.argv[3])
+        hostile(args[0], args[1])
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    argv = sys.argv[1:]
+    while argv:
+        n = argv.index("--") if "--" in argv else len(argv)
+        run(argv[0], argv[1:n])
+        argv = argv[n + 1:]
