@@ -1,5 +1,7 @@
 package spec
 
+import "strings"
+
 // Shared blocks of BERT-style encoders: their config fields, attention,
 // layer and embeddings.
 
@@ -89,4 +91,19 @@ func bertEmbeddings(pre, E string, types, ln bool) []T {
 		ts = append(ts, norm(pre+"LayerNorm", E, "true")...)
 	}
 	return ts
+}
+
+// biasIf is a layer whose tensors named with one of the suffixes exist
+// only where cond holds (BigBird's use_bias switches its query, key and
+// value biases).
+func biasIf(ts []T, cond string, suffixes ...string) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		for _, s := range suffixes {
+			if strings.HasSuffix(out[i].Name, s) {
+				out[i] = when(cond, out[i:i+1])[0]
+			}
+		}
+	}
+	return out
 }

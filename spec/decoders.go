@@ -130,8 +130,10 @@ var _ = register(
 		attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
 		norm("feedforward_layernorm", "H", ""),
 		plainMLP("mlp.up_proj", "mlp.down_proj", "I", "mlp_bias"),
-		[]T{{Name: "mlp.act_fn.alpha_n", Shape: []string{"1"}, Role: RoleNorm}, {Name: "mlp.act_fn.alpha_p", Shape: []string{"1"}, Role: RoleNorm},
-			{Name: "mlp.act_fn.beta", Role: RoleNorm}, {Name: "mlp.act_fn.eps", Role: RoleNorm}}),
+		// xIELU builds its parameters and buffers in bfloat16 whatever
+		// the model's dtype (4.57); 5.x casts them with the model.
+		[]T{{Name: "mlp.act_fn.alpha_n", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true}, {Name: "mlp.act_fn.alpha_p", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true},
+			{Name: "mlp.act_fn.beta", Role: RoleNorm, AnyDType: true}, {Name: "mlp.act_fn.eps", Role: RoleNorm, AnyDType: true}}),
 	std("Seed-OSS", "SeedOss", []string{"seed_oss"},
 		cat(llamaDims("128", "", "8", "heads"), []Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases"),
 			flag("attention_out_bias", "attention_out_bias", "false", "o_proj has a bias"), mlpBiasFlag}), nil,
@@ -420,13 +422,14 @@ var _ = register(
 		Embed: "transformer.word_embeddings.weight", BasePrefix: "transformer."},
 	&Family{Name: "MPT", Class: "Mpt", ModelTypes: []string{"mpt"},
 		Defs: cat(dims("vocab_size", "d_model", "n_layers", "n_heads", "")[:4], []Def{
-			field("ratio", "expansion_ratio", "4", "MLP width / d_model"), derived("I", "ratio*H"),
-			flag("no_bias", "no_bias", "true", "no biases"), tie("true")}),
+			// MptModel builds no bias and an MLP of 4·d_model whatever
+			// no_bias and expansion_ratio say (both versions).
+			derived("I", "4*H"), tie("true")}),
 		Global: embed("transformer.wte.weight"),
 		Stacks: []Stack{{Prefix: "transformer.blocks.{l}.", Layers: "L", Tensors: cat(
-			norm("norm_1", "H", "!no_bias"), linear("attn.Wqkv", "3*H", "H", "!no_bias"), linear("attn.out_proj", "H", "H", "!no_bias"),
-			norm("norm_2", "H", "!no_bias"), plainMLP("ffn.up_proj", "ffn.down_proj", "I", "!no_bias"))}},
-		Final: cat(norm("transformer.norm_f", "H", "!no_bias"), lmHead("lm_head.weight")),
+			norm("norm_1", "H", ""), linear("attn.Wqkv", "3*H", "H", ""), linear("attn.out_proj", "H", "H", ""),
+			norm("norm_2", "H", ""), plainMLP("ffn.up_proj", "ffn.down_proj", "I", ""))}},
+		Final: cat(norm("transformer.norm_f", "H", ""), lmHead("lm_head.weight")),
 		Embed: "transformer.wte.weight", BasePrefix: "transformer."},
 	// OPT: embeddings of word_embed_proj_dim projected in and out when it
 	// differs from hidden_size; learned positions with an offset of 2.

@@ -123,8 +123,10 @@ var _ = register(
 		cat(bertEmbeddings("ernie.embeddings.", "H", true, true),
 			[]T{{Name: "ernie.embeddings.task_type_embeddings.weight", Shape: []string{"TT", "H"}, Role: RoleEmbedding, If: "task_id"}}),
 		postLN, bertHead("H"), bertHeadName),
-	bertLike("BigBird", "BigBird", "big_bird", "BigBirdForCausalLM", "bert", cat(bertDefs("50358", "768", "12", "3072", "4096", "2"), noRelPos),
-		bertEmbeddings("bert.embeddings.", "H", true, true), postLN, cat(linear("bert.pooler", "H", "H", "true"), bertHead("H")), bertHeadName),
+	// BigBird: use_bias switches the query, key and value biases.
+	bertLike("BigBird", "BigBird", "big_bird", "BigBirdForCausalLM", "bert", cat(bertDefs("50358", "768", "12", "3072", "4096", "2"), noRelPos,
+		[]Def{flag("qkv_bias", "use_bias", "true", "query, key and value have biases")}),
+		bertEmbeddings("bert.embeddings.", "H", true, true), biasIf(postLN, "qkv_bias", "self.query.bias", "self.key.bias", "self.value.bias"), cat(linear("bert.pooler", "H", "H", "true"), bertHead("H")), bertHeadName),
 	bertLike("Megatron-BERT", "MegatronBert", "megatron-bert", "MegatronBertForCausalLM", "bert", cat(bertDefs("29056", "1024", "16", "4096", "512", "2"), relPos),
 		bertEmbeddings("bert.embeddings.", "H", true, false), megatronLN, cat(norm("bert.encoder.ln", "H", "true"), bertHead("H")), bertHeadName),
 	bertLike("BertGeneration", "BertGeneration", "bert-generation", "BertGenerationDecoder", "bert", cat(bertDefs("50358", "1024", "16", "4096", "512", "2"), relPos),
@@ -163,11 +165,15 @@ var _ = register(
 			{Sym: "PV", Field: "pronunciation_vocab_size", Default: "910", Pos: true},
 			{Sym: "PD", Field: "pronunciation_embed_dim", Default: "768", Pos: true},
 			{Sym: "SV", Field: "shape_vocab_size", Default: "24858", Pos: true},
-			{Sym: "SD", Field: "shape_embed_dim", Default: "512", Pos: true}}),
+			{Sym: "SD", Field: "shape_embed_dim", Default: "512", Pos: true},
+			flag("concat", "concat_input", "true", "the embeddings are concatenated and mapped into H")}),
+		// Both tables are built whatever enable_* says (the switches only
+		// decide whether forward uses them); map_inputs_layer exists
+		// with concat_input, its input the enabled tables' widths.
 		cat(bertEmbeddings("roc_bert.embeddings.", "H", true, true),
-			[]T{{Name: "roc_bert.embeddings.pronunciation_embed.weight", Shape: []string{"PV", "PD"}, Role: RoleEmbedding, If: "pron"},
-				{Name: "roc_bert.embeddings.shape_embed.weight", Shape: []string{"SV", "SD"}, Role: RoleEmbedding, If: "shape"}},
-			when("pron || shape", linear("roc_bert.embeddings.map_inputs_layer", "H", "H+(pron ? PD : 0)+(shape ? SD : 0)", "true"))),
+			[]T{{Name: "roc_bert.embeddings.pronunciation_embed.weight", Shape: []string{"PV", "PD"}, Role: RoleEmbedding},
+				{Name: "roc_bert.embeddings.shape_embed.weight", Shape: []string{"SV", "SD"}, Role: RoleEmbedding}},
+			when("concat", linear("roc_bert.embeddings.map_inputs_layer", "H", "H+(pron ? PD : 0)+(shape ? SD : 0)", "true"))),
 		postLN, bertHead("H"), bertHeadName),
 	// RoFormer: no position embeddings; rotary tables [P, d] are written.
 	bertLike("RoFormer", "RoFormer", "roformer", "RoFormerForCausalLM", "roformer",

@@ -514,18 +514,16 @@ func blipVision(h, l, i, p, img string) ([]Def, []T, Stack, []T) {
 
 // qformerLayer is a Q-Former layer: BERT self-attention, cross-attention
 // to the vision tower every cross_attention_frequency layers, and the
-// query FFN (text selects the text FFN too: InstructBLIP).
-func qformerLayer(text bool) []T {
+// query FFN, and the text FFN where text holds (InstructBLIP always,
+// BLIP-2 with use_qformer_text_input).
+func qformerLayer(text string) []T {
 	att := func(pre, kv string) []T {
 		return cat(linear(pre+"attention.query", "Q", "Q", "true"), linear(pre+"attention.key", "Q", kv, "true"),
 			linear(pre+"attention.value", "Q", kv, "true"), linear(pre+"output.dense", "Q", "Q", "true"), norm(pre+"output.LayerNorm", "Q", "true"))
 	}
 	ts := cat(att("attention.", "Q"), when("cross", att("crossattention.", "qEnc")),
 		linear("intermediate_query.dense", "qI", "Q", "true"), linear("output_query.dense", "Q", "qI", "true"), norm("output_query.LayerNorm", "Q", "true"))
-	if text {
-		ts = cat(ts, linear("intermediate.dense", "qI", "Q", "true"), linear("output.dense", "Q", "qI", "true"), norm("output.LayerNorm", "Q", "true"))
-	}
-	return ts
+	return cat(ts, when(text, linear("intermediate.dense", "qI", "Q", "true"), linear("output.dense", "Q", "qI", "true"), norm("output.LayerNorm", "Q", "true")))
 }
 
 var qformerDefs = []Def{
@@ -536,6 +534,7 @@ var qformerDefs = []Def{
 	{Sym: "qEnc", Field: "qformer_config.encoder_hidden_size", Default: "1408", Desc: "width the Q-Former attends to", Pos: true},
 	opt("qV", "qformer_config.vocab_size", "30522"), opt("qP", "qformer_config.max_position_embeddings", "512"),
 	opt("nQ", "num_query_tokens", "32"),
+	flag("qText", "qformer_config.use_qformer_text_input", "false", "the Q-Former layers have the text FFN"),
 }
 
 // blip2 is BLIP-2 (instruct false) or InstructBLIP (instruct: the Q-Former
@@ -555,7 +554,7 @@ func blip2(name, class, mt string, instruct bool) *Family {
 		Defs:   cat(vd, qformerDefs),
 		Global: global,
 		Stacks: []Stack{vs, {Name: "qformer", Prefix: "qformer.encoder.layer.{l}.", Layers: "qL",
-			Kinds: []Kind{{Name: "cross", If: "l % qFreq == 0"}, {Name: "self"}}, Tensors: qformerLayer(instruct)}},
+			Kinds: []Kind{{Name: "cross", If: "l % qFreq == 0"}, {Name: "self"}}, Tensors: qformerLayer(map[bool]string{true: "true", false: "qText"}[instruct])}},
 		Final: final,
 	}, text: "opt", reroot: legacyLM}).register()
 }
@@ -583,14 +582,14 @@ func glm4vVision(name, class, mt string) Family {
 			vPatch(vcfg, "14"),
 			opt("vS", "vision_config.image_size", "336"), opt("vT", "vision_config.temporal_patch_size", "2"),
 			opt("vC", "vision_config.in_channels", "3"), opt("vM", "vision_config.spatial_merge_size", "2"),
-			flag("vbias", "vision_config.attention_bias", "false", "vision qkv and proj have biases"),
+			flag("vbias", "vision_config.attention_bias", "false", "vision qkv has biases (proj never has one)"),
 		},
 		Global: cat([]T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
 			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
 			{Name: "model.visual.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
 			norm("model.visual.post_conv_layernorm", "vH", "")),
 		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: renameSyms(cat(
-			norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "vbias"), linear("attn.proj", "H", "H", "vbias"),
+			norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "vbias"), linear("attn.proj", "H", "H", ""),
 			gatedMLP("mlp.", "vOut", "")), "H", "vH")}},
 		Final: cat(norm("model.visual.post_layernorm", "vH", ""),
 			[]T{{Name: "model.visual.downsample.weight", Shape: []string{"vOut", "vH", "vM", "vM"}, Role: RoleLinear},
@@ -1003,8 +1002,10 @@ var _ = register(
 	// Fuyu: no tower; image patches (patch_size² · num_channels values)
 	// projected straight into the language model (Persimmon).
 	(&vlm{Family: Family{Name: "Fuyu", Class: "Fuyu", ModelTypes: []string{"fuyu"}, Causal: "FuyuForCausalLM",
-		Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3")},
-		Global: linear("vision_embed_tokens", "H", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
+		// The patch projection is FuyuConfig's own hidden_size wide (its
+		// default 4096), not text_config's: the two may disagree.
+		Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3"), opt("fH", "hidden_size", "4096")},
+		Global: linear("vision_embed_tokens", "fH", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
 	// Llama 4: a ViT with a linear patch embedding, a pixel-shuffle MLP
 	// adapter, and one linear into the language model (Llama4 text).
 	(&vlm{Family: Family{Name: "Llama4", Class: "Llama4", ModelTypes: []string{"llama4"}, Causal: "Llama4ForConditionalGeneration",
@@ -1149,7 +1150,8 @@ var _ = register(
 	// GLM-4.5V: the same vision side, GLM-4.5's MoE text model (the
 	// glm4_moe layout, Glm4vMoeTextConfig's attention_bias default true).
 	(&vlm{Family: glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), text: "Glm4vMoe_text", reroot: newLM,
-		alias: map[string]string{"Glm4vMoe_text": "glm4_moe"}, defaults: map[string]string{"attention_bias": "true"}}).register(),
+		// 5.x names the text config glm4v_moe_text.
+		alias: map[string]string{"Glm4vMoe_text": "glm4_moe", "glm4v_moe_text": "glm4_moe"}, defaults: map[string]string{"attention_bias": "true"}}).register(),
 	func() *Family {
 		vd, vg, vs, vf := blipVision("768", "12", "3072", "16", "384")
 		td, tg, ts, tf := blipText()
@@ -1200,7 +1202,7 @@ var _ = register(
 			opt("vHS", "vision_config.hidden_stride", "1"),
 			{Sym: "vV", Field: "vision_config.vocab_size", Default: "16384", Legend: "vV", Desc: "visual words", Show: true, Pos: true},
 			opt("vInd", "vision_config.num_visual_indicator_tokens", "5"),
-			flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v have biases"),
+			flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v and out_proj have biases"),
 			flag("vmlp", "vision_config.mlp_bias", "false", "vision MLP has biases"),
 		}),
 		Global: cat([]T{{Name: "model.vision_tower.transformer.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
@@ -1209,7 +1211,7 @@ var _ = register(
 			norm("model.vision_tower.transformer.embeddings.rms_norm", "vH", "")),
 		Stacks: []Stack{{Name: "vision", Prefix: "model.vision_tower.transformer.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
 			linear("attention.q_proj", "H", "H", "vqkv"), linear("attention.k_proj", "H", "H", "vqkv"), linear("attention.v_proj", "H", "H", "vqkv"),
-			linear("attention.out_proj", "H", "H", ""), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", ""),
+			linear("attention.out_proj", "H", "H", "vqkv"), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", ""),
 			gatedMLP("ffn.", "vI", "vmlp")), "H", "vH")}},
 		Final: cat(norm("model.vision_tower.transformer.rms_norm", "vH", ""),
 			linear("model.vision_tower.head_linear", "vV-vInd", "vH*vHS*vHS", ""), norm("model.vision_tower.head_norm", "vV-vInd", "true"),

@@ -348,8 +348,10 @@ func (c *Config) lookup(path string) (json.RawMessage, bool) {
 	for {
 		i := strings.IndexByte(path, '.')
 		if i < 0 {
-			v, ok := fields[path]
-			return v, ok
+			if v, ok := fields[path]; ok {
+				return v, true
+			}
+			return aliased(fields, path)
 		}
 		sub, ok := fields[path[:i]]
 		if !ok {
