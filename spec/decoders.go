@@ -556,7 +556,9 @@ var _ = register(
 				linear("feed_forward.output.dense", "H", "FF", "true"),
 			)}},
 		Final: cat(norm("reformer.encoder.layer_norm", "2*H", "true"),
-			[]T{{Name: "lm_head.decoder.weight", Shape: []string{"V", "2*H"}, Role: RoleHead},
+			// tie_word_embeddings ties a head of another width: 4.x
+			// drops it on save all the same, 5.x keeps it (untieMismatched).
+			[]T{{Name: "lm_head.decoder.weight", Shape: []string{"V", "2*H"}, Role: RoleHead, Optional: "tied"},
 				{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
 		Embed: "reformer.embeddings.word_embeddings.weight", Head: "lm_head.decoder.weight",
 	},

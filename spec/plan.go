@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,6 +95,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	if err := pl.tensors(p); err != nil {
 		return nil, err
 	}
+	p.untieMismatched()
 	if len(f.compiled.stacks) > 0 {
 		if L, ok := pl.stackLayers(0); ok {
 			p.Ignore = f.ignoreRegexps(L)
@@ -780,4 +782,31 @@ func objectEntry(raw json.RawMessage) (map[string]any, bool) {
 		}
 	}
 	return out, true
+}
+
+// untieMismatched lifts the tie of a head whose shape is not its
+// embedding's (Mllama's and Moshi's embeddings have extra rows, RemBERT's
+// a width of their own): transformers 4.x drops such a head on save all
+// the same (the head is Optional where tied), 5.x keeps it, untied. A
+// tie cannot hold bytes of two shapes, so the head is checked as its own
+// tensor.
+func (p *Plan) untieMismatched() {
+	if !p.Tied {
+		return
+	}
+	var head, emb *ExpectedTensor
+	for i := range p.Tensors {
+		switch p.Tensors[i].Name {
+		case p.HeadName:
+			head = &p.Tensors[i]
+		case p.Embed:
+			emb = &p.Tensors[i]
+		}
+	}
+	if head == nil || emb == nil || slices.Equal(head.ShapeValues(), emb.ShapeValues()) {
+		return
+	}
+	p.Tied = false
+	p.Notes = append(p.Notes, fmt.Sprintf("tie_word_embeddings is true but %s %v and %s %v differ in shape: transformers 4.x omits the head on save, 5.x writes it untied; either is accepted",
+		p.HeadName, head.ShapeValues(), p.Embed, emb.ShapeValues()))
 }
