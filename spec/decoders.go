@@ -743,7 +743,9 @@ var _ = register(
 					tie("false"),
 				}),
 			Global: cat([]T{{Name: m + "encoder_hash_tok_embedding.weight", Shape: []string{"hashV*hashSizes*hashF", "eH"}, Role: RoleEmbedding},
-				{Name: m + "local_encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+				// Tied, 4.x drops the head and 5.x the embedding (whatever
+				// their shapes).
+				{Name: m + "local_encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding, Optional: "tied && tf5"}},
 				linear(m+"local_encoder.patch_embedding_projection", "eH*eK", "eH", ""),
 				when("eH*eK != gH", linear(m+"global_transformer.token_embedding_projection", "gH", "eH*eK", "")),
 				linear(m+"local_decoder.patch_embedding_projection", "dcH*dcK", "dcG", "")),
@@ -758,7 +760,7 @@ var _ = register(
 			Final: cat(norm(m+"local_decoder.norm", "dcH", ""),
 				when("patcher", []T{{Name: m + "patcher.embed_tokens.weight", Shape: []string{"pV", "pH"}, Role: RoleEmbedding}},
 					norm(m+"patcher.norm", "pH", ""), linear(m+"patcher.lm_head", "pV", "pH", "")),
-				[]T{{Name: "lm_head.weight", Shape: []string{"V", "dcH"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
+				[]T{{Name: "lm_head.weight", Shape: []string{"V", "dcH"}, Role: RoleHead, If: "causal", Optional: "tied && !tf5"}}),
 			Embed: m + "local_encoder.embed_tokens.weight",
 		}
 	}(),

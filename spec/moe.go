@@ -266,7 +266,8 @@ var _ = register(
 		with(func(f *Family) { f.SeqCls = "-" }),
 	// LongCat-Flash: num_layers layers of two attention/MLP halves and one
 	// MoE whose router also scores zero_expert_num identity experts
-	// (transformers 5.x writes gate and up projections for those).
+	// (transformers 5.x writes gate and up projections for those, 4.x
+	// none).
 	std("LongCat-Flash", "LongcatFlash", []string{"longcat_flash"},
 		cat(dims("vocab_size", "hidden_size", "num_layers", "num_attention_heads", "ffn_hidden_size"),
 			mlaDims("qks", "1536", "512", "128", "64", "128"),
@@ -279,7 +280,9 @@ var _ = register(
 		[]T{{Name: "mlp.router.classifier.weight", Shape: []string{"E+Z", "H"}, Role: RoleRouter},
 			{Name: "mlp.router.e_score_correction_bias", Shape: []string{"E+Z"}, Role: RoleBias, AnyDType: true}},
 		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
-		[]T{{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"},
-			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"}}).
+		// 5.x's fused experts hold gate and up rows for the zero experts
+		// too (written as experts E..E+Z-1), every one of them; 4.x none.
+		[]T{{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", If: "tf5"},
+			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", If: "tf5"}}).
 		with(func(f *Family) { f.SeqCls = "-" }),
 )

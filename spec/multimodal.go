@@ -125,8 +125,11 @@ func phi4Audio(pre string) ([]Def, []T, Stack) {
 		{Sym: "aTR", Field: a + "time_reduction", Default: "8", Desc: "time reduction of the subsampling", Pos: true, Max: 2048},
 		// The subsampling stages: int(log2(time_reduction)).
 		derived("aS", "log2(aTR)"),
-		// nemo_final_size: input_size halved (rounding up) once per stage.
-		derived("aF", "(aIn + pow(2, aS) - 1) / pow(2, aS)"),
+		// nemo_final_size: input_size halved (rounding up) once per stage,
+		// as 4.x computes it whatever config.json says; 5.x reads it.
+		derived("aFc", "(aIn + pow(2, aS) - 1) / pow(2, aS)"),
+		{Sym: "aFs", Field: a + "nemo_final_size", Default: "aFc", Null: "aFc", Desc: "nemo_final_size (read by 5.x)", Pos: true},
+		derived("aF", "tf5 ? aFs : aFc"),
 		opt("aEPW", a+"ext_pw_out_channel", "1024"), opt("aDSC", a+"depthwise_seperable_out_channel|"+a+"depthwise_separable_out_channel", "1024"),
 		opt("aDM", a+"depthwise_multiplier", "1"), opt("aK", a+"kernel_size", "3"),
 		opt("aBD", a+"bias_max_distance", "1000"), flag("aSym", a+"bias_symmetric", "false", "the audio relative bias is symmetric"),
