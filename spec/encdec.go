@@ -136,7 +136,10 @@ func prophetNet(name, class, mt string) *Family {
 		}),
 		Global: cat(embed("prophetnet.word_embeddings.weight"),
 			[]T{{Name: "prophetnet.decoder.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
-				{Name: "prophetnet.decoder.ngram_embeddings.weight", Shape: []string{"ngram", "H"}, Role: RoleEmbedding}},
+				{Name: "prophetnet.decoder.ngram_embeddings.weight", Shape: []string{"ngram", "H"}, Role: RoleEmbedding},
+				// Untied, 5.x also writes the decoder's own copy of the
+				// word embeddings.
+				{Name: "prophetnet.decoder.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"}},
 			norm("prophetnet.decoder.embeddings_layer_norm", "H", "true")),
 		Stacks: []Stack{{Prefix: "prophetnet.decoder.layers.{l}.", Layers: "L", Tensors: cat(
 			prophetNetAttn("self_attn."), linear("self_attn.relative_pos_embeddings", "buckets*heads", "H", "true"),

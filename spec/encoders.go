@@ -15,7 +15,10 @@ func bertHead(E string) []T {
 	return cat(
 		[]T{{Name: "cls.predictions.bias", Shape: []string{"V"}, Role: RoleBias}},
 		linear("cls.predictions.transform.dense", E, "H", "true"), norm("cls.predictions.transform.LayerNorm", E, "true"),
-		[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", E}, Role: RoleHead, Optional: "tied"}},
+		[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", E}, Role: RoleHead, Optional: "tied"},
+			// The decoder's bias is cls.predictions.bias; transformers 5.x
+			// also writes it under the decoder when the head is untied.
+			{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, If: "tf5 && !tied"}},
 	)
 }
 

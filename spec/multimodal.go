@@ -55,7 +55,7 @@ func davitBlock(pre string) []T {
 // kosmosTextDefs are Kosmos2TextConfig's fields (and Kosmos-2.5's) under
 // text_config, with the class's defaults.
 func kosmosTextDefs(v, h, l, heads, ffn string) []Def {
-	return []Def{
+	return append([]Def{
 		{Sym: "V", Field: "text_config.vocab_size", Default: v, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
 		{Sym: "H", Field: "text_config.embed_dim", Default: h, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
 		{Sym: "L", Field: "text_config.layers", Default: l, Legend: "L", Desc: "text blocks", Show: true, Pos: true, Max: MaxLayers},
@@ -64,8 +64,7 @@ func kosmosTextDefs(v, h, l, heads, ffn string) []Def {
 		flag("cross", "text_config.add_cross_attention", "false", "each block has cross-attention to an encoder"),
 		// The head's tie: Kosmos2TextForCausalLM's config (PretrainedConfig's
 		// default true), or the composite's.
-		{Sym: "tied", Field: "text_config.tie_word_embeddings|tie_word_embeddings", Type: Bool, Default: "true", Desc: "lm_head shares embed_tokens' weights"},
-	}
+	}, writerTie("text_config.tie_word_embeddings", "tie_word_embeddings", "true", "tiedTop || tiedText")...)
 }
 
 // kosmosAttn is a Kosmos text attention under pre: q, k, v, out, all
@@ -179,6 +178,9 @@ func phi4Audio(pre string) ([]Def, []T, Stack) {
 // place.
 type vlm struct {
 	Family
+	// tie5 is the rule transformers 5.x ties the head by (writerTie):
+	// "" the top level, else an expression of tiedTop and tiedText.
+	tie5   string
 	text   string      // text_config's default model_type
 	textF  *Family     // the language model, when it is the VLM's own (Qwen2-VL)
 	reroot [][2]string // the language model's names: {"model.", "language_model.model."}
@@ -242,17 +244,16 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 				}
 			}
 			d.Field = strings.Join(alts, "|")
-			if d.Sym == "tied" {
-				// The VLM's own tie_word_embeddings, else the text config's
-				// (LlavaConfig and its kin copy the text config's).
-				d.Field = "tie_word_embeddings|" + d.Field
-			}
 		}
 		if x, ok := v.defaults[d.Sym]; ok {
 			d.Default = x
 		}
 		if x, ok := textClassDefaults[mt][d.Sym]; ok && d.Default == "" {
 			d.Default = x
+		}
+		if d.Sym == "tied" {
+			f.Defs = append(f.Defs, writerTie(d.Field, "tie_word_embeddings", d.Default, v.tie5)...)
+			continue
 		}
 		f.Defs = append(f.Defs, d)
 	}
@@ -285,6 +286,24 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 	}
 	v.cache.Store(mt, f)
 	return f, nil
+}
+
+// writerTie is the tie of a composite model's LM head, which depends on
+// the writer when its text config and the top level disagree: 4.x ties
+// by the text config (text, its class's default def); 5.x by the top
+// level (top, else the text config's) unless tie5 gives its rule in
+// tiedTop and tiedText (BLIP-2 and Llama 4 keep the text config's,
+// BLIP and Kosmos-2 tie when either says so). Plan notes a
+// disagreement.
+func writerTie(text, top, def, tie5 string) []Def {
+	if tie5 == "" {
+		tie5 = "tiedTop"
+	}
+	return []Def{
+		{Sym: "tiedText", Field: text, Type: Bool, Default: def, Desc: "text_config's tie_word_embeddings (transformers 4.x ties by it)"},
+		{Sym: "tiedTop", Field: top + "|" + text, Type: Bool, Default: def, Desc: "tie_word_embeddings (transformers 5.x ties by it)"},
+		derived("tied", "tf5 ? ("+tie5+") : tiedText"),
+	}
 }
 
 func rerootTs(ts []T, pairs [][2]string) []T {
@@ -559,7 +578,7 @@ func blip2(name, class, mt string, instruct bool) *Family {
 		Stacks: []Stack{vs, {Name: "qformer", Prefix: "qformer.encoder.layer.{l}.", Layers: "qL",
 			Kinds: []Kind{{Name: "cross", If: "l % qFreq == 0"}, {Name: "self"}}, Tensors: qformerLayer(map[bool]string{true: "true", false: "qText"}[instruct])}},
 		Final: final,
-	}, text: "opt", reroot: legacyLM}).register()
+	}, text: "opt", reroot: legacyLM, tie5: "tiedText"}).register()
 }
 
 // glm4vText is GLM-4V's language model: GLM-4's sandwich norms, fused
@@ -614,8 +633,8 @@ func blipText() ([]Def, []T, Stack, []T) {
 		{Sym: "enc", Field: "text_config.encoder_hidden_size", Default: "768", Desc: "width the text cross-attends to", Pos: true},
 		{Sym: "heads", Field: "text_config.num_attention_heads", Default: "8", Desc: "text attention heads", Pos: true},
 		derived("d", "H/heads"),
-		tie("true"),
 	}
+	defs = cat(defs, writerTie("text_config.tie_word_embeddings", "tie_word_embeddings", "true", "tiedTop || tiedText"))
 	pre := "text_decoder.bert."
 	global := []T{{Name: pre + "embeddings.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
 		{Name: pre + "embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding}}
@@ -771,7 +790,7 @@ var _ = register(
 		// encoder-decoder (text_config) whose LM head is tied to its shared
 		// embedding by default.
 		return &Family{Name: "Florence2", Class: "Florence2", ModelTypes: []string{"florence2"}, Causal: "Florence2ForConditionalGeneration", SeqCls: "-",
-			Defs: []Def{
+			Defs: cat(writerTie("text_config.tie_word_embeddings", "tie_word_embeddings", "true", ""), []Def{
 				{Sym: "V", Field: "text_config.vocab_size", Default: "50265", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
 				{Sym: "H", Field: "text_config.d_model", Default: "1024", Legend: "H", Desc: "encoder-decoder width", Show: true, Pos: true},
 				{Sym: "Le", Field: "text_config.encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
@@ -779,7 +798,6 @@ var _ = register(
 				{Sym: "Fe", Field: "text_config.encoder_ffn_dim", Default: "4096", Desc: "encoder FFN width", Pos: true},
 				{Sym: "Fd", Field: "text_config.decoder_ffn_dim", Default: "4096", Desc: "decoder FFN width", Pos: true},
 				opt("P", "text_config.max_position_embeddings", "1024"),
-				{Sym: "tied", Field: "tie_word_embeddings|text_config.tie_word_embeddings", Type: Bool, Default: "true", Desc: "lm_head shares the shared embedding's weights"},
 				{Sym: "vIn", Field: "vision_config.in_channels", Default: "3", Desc: "image channels", Pos: true},
 				{Sym: "vDepths", Field: "vision_config.depths", Type: List, Default: "list(1, 1, 9, 1)", Desc: "DaViT blocks per stage"},
 				{Sym: "vE", Field: "vision_config.embed_dim", Type: List, Default: "list(128, 256, 512, 1024)", Desc: "DaViT channels per stage"},
@@ -790,8 +808,12 @@ var _ = register(
 				{Sym: "vPj", Field: "vision_config.projection_dim", Default: "1024", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true},
 				opt("vPos", "vision_config.max_position_embeddings", "50"), opt("vTemp", "vision_config.max_temporal_embeddings", "100"),
 				derived("vStages", "len(vE)"), derived("vTop", "at(vE, vStages-1)"),
-			},
+			}),
 			Global: cat([]T{{Name: lm + "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+				// 5.x writes the encoder's and decoder's copies of the shared
+				// embedding when text_config does not tie them.
+				{Name: lm + "encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tiedText"},
+				{Name: lm + "decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tiedText"},
 				{Name: lm + "encoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
 				norm(lm+"encoder.layernorm_embedding", "H", "true"),
 				[]T{{Name: lm + "decoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
@@ -1027,7 +1049,7 @@ var _ = register(
 		Final: cat(norm("vision_model.layernorm_post", "vH", "true"),
 			linear("vision_model.vision_adapter.mlp.fc1", "pIn", "vI", ""), linear("vision_model.vision_adapter.mlp.fc2", "pOut", "pOut", ""),
 			linear("multi_modal_projector.linear_1", "H", "vOut", "")),
-	}, text: "llama4_text", reroot: legacyLM}).register(),
+	}, text: "llama4_text", reroot: legacyLM, tie5: "tiedText"}).register(),
 	// Mllama (Llama 3.2 Vision): a tiled ViT (gated tile and position
 	// embeddings, a local and a global transformer) and one linear into
 	// the language model's cross-attention.

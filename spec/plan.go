@@ -96,6 +96,12 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 		return nil, err
 	}
 	p.untieMismatched()
+	if top, ok := pl.env.vals["tiedTop"].(int64); ok {
+		if text, ok := pl.env.vals["tiedText"].(int64); ok && top != text {
+			p.Notes = append(p.Notes, fmt.Sprintf("tie_word_embeddings (%v) and text_config's (%v) disagree: transformers 4.x ties by text_config, 5.x by the top level; config.json was written by %s, so the head is %s",
+				top != 0, text != 0, map[bool]string{true: "5.x", false: "4.x"}[writtenByV5(c)], map[bool]string{true: "tied", false: "its own"}[p.Tied]))
+		}
+	}
 	if len(f.compiled.stacks) > 0 {
 		if L, ok := pl.stackLayers(0); ok {
 			p.Ignore = f.ignoreRegexps(L)

@@ -290,6 +290,9 @@ var _ = register(
 		Defs: cat(replaceDef(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"), kvDef("num_key_value_heads", "8", "")), []Def{
 			derived("Is", "expand*H"),
 			list("attn_at", "attn_layer_indices", "layers with attention instead of a Mamba2 mixer"),
+			// BambaConfig sets mlp_bias = False in its __init__, but a
+			// config.json's mlp_bias overrides it (both versions).
+			mlpBiasFlag,
 		}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: decoderLayers([]Kind{{Name: "attention", If: "in(l, attn_at)"}, {Name: "mamba"}},
@@ -297,7 +300,7 @@ var _ = register(
 			when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
 			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
 			norm("pre_ff_layernorm", "H", ""),
-			gatedMLP("feed_forward.", "I", ""),
+			gatedMLP("feed_forward.", "I", "mlp_bias"),
 		),
 		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
 	},
@@ -311,7 +314,7 @@ var _ = register(
 			list("lt", "layer_types", "each layer's mixer (absent: all mamba)"),
 		}),
 		Global: embed("model.embed_tokens.weight"),
-		Stacks: decoderLayers([]Kind{{Name: "attention", If: "len(lt) > 0 && at(lt, l) == 'attention'"}, {Name: "mamba"}},
+		Stacks: decoderLayers([]Kind{{Name: "attention", If: "len(lt) > 0 && (at(lt, l) == 'attention' || at(lt, l) == 'full_attention')"}, {Name: "mamba"}},
 			norm("input_layernorm", "H", ""),
 			when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
 			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),

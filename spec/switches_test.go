@@ -1127,7 +1127,8 @@ func TestSwitchesMultimodal(t *testing.T) {
 			"model.protein_encoder.model.embeddings.position_embeddings.weight":                    nil,
 			"model.layers.0.adapter.out_proj.bias":                                                 {32}}, optional: nil, required: true},
 
-		{name: "florence2: two DaViT stages, prenorm first, MLP ratio 2.5, qkv without bias, untied", config: `{"model_type":"florence2","tie_word_embeddings":false,
+		// Untied by the top level as 5.x writes it (4.x ties by text_config, BART's default true).
+		{name: "florence2: two DaViT stages, prenorm first, MLP ratio 2.5, qkv without bias, untied", config: `{"model_type":"florence2","tie_word_embeddings":false,"transformers_version":"5.15.0",
 			"text_config":{"model_type":"bart","vocab_size":16,"d_model":32,"encoder_layers":1,"decoder_layers":2,"encoder_ffn_dim":24,"decoder_ffn_dim":40,
 			"max_position_embeddings":10},"vision_config":{"depths":[2,1],"embed_dim":[8,16],"patch_size":[5,3],"patch_prenorm":[true,false],
 			"mlp_ratio":2.5,"qkv_bias":false,"projection_dim":32,"max_position_embeddings":6,"max_temporal_embeddings":4,"in_channels":1}}`, want: map[string][]uint64{
