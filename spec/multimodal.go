@@ -646,7 +646,8 @@ func blipText() ([]Def, []T, Stack, []T) {
 		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
 	final := cat([]T{{Name: "text_decoder.cls.predictions.bias", Shape: []string{"V"}, Role: RoleBias}},
 		linear("text_decoder.cls.predictions.transform.dense", "H", "H", "true"), norm("text_decoder.cls.predictions.transform.LayerNorm", "H", "true"),
-		[]T{{Name: "text_decoder.cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}})
+		[]T{{Name: "text_decoder.cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+			{Name: "text_decoder.cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, If: "tf5 && !tied"}})
 	return defs, global, Stack{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: layer}, final
 }
 
@@ -730,7 +731,7 @@ var _ = register(
 		// SaProt (ESM) protein encoder, and a Perceiver resampler of
 		// resampler_num_latents latents into the decoder's width. The SaProt
 		// rotary inv_freq buffer is written per layer by transformers 4.x and
-		// once by 5.x: both optional.
+		// once, at the encoder, by 5.x.
 		return &Family{Name: "Evolla", Class: "Evolla", ModelTypes: []string{"evolla", "EvollaModel"}, Causal: "EvollaForProteinText2Text", SeqCls: "-",
 			Defs: cat(withDefault(withDefault(withDefault(withDefault(withDefault(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "128256"), "H", "4096"),
 				"L", "32"), "heads", "32"), "I", "14336"),
@@ -752,7 +753,7 @@ var _ = register(
 				[]T{{Name: pe + "embeddings.word_embeddings.weight", Shape: []string{"pV", "pH"}, Role: RoleEmbedding},
 					{Name: pe + "embeddings.position_embeddings.weight", Shape: []string{"pP", "pH"}, Role: RoleEmbedding, If: "pPos == 'absolute'"}},
 				when("pLNBefore", norm(pe+"embeddings.layer_norm", "pH", "true")),
-				[]T{{Name: pe + "rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary'", Optional: "true"}}),
+				[]T{{Name: pe + "rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary' && tf5"}}),
 			Stacks: []Stack{
 				{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{{Name: "aligned", If: "(l+1) % max(L/nadd, 1) == 0"}, {Name: "plain"}}, Tensors: cat(
 					llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
@@ -763,7 +764,7 @@ var _ = register(
 				{Name: "protein", Prefix: pe + "encoder.layer.{l}.", Layers: "pL", Tensors: cat(
 					renameSyms(cat(linear("attention.self.query", "H", "H", "true"), linear("attention.self.key", "H", "H", "true"),
 						linear("attention.self.value", "H", "H", "true")), "H", "pH"),
-					[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary'", Optional: "true"},
+					[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary' && !tf5"},
 						{Name: "attention.self.distance_embedding.weight", Shape: []string{"2*pP-1", "pH/pHeads"}, Role: RoleEmbedding, If: "pPos == 'relative_key' || pPos == 'relative_key_query'"}},
 					renameSyms(linear("attention.output.dense", "H", "H", "true"), "H", "pH"), norm("attention.LayerNorm", "pH", "true"),
 					renameSyms(cat(linear("intermediate.dense", "pI", "H", "true"), linear("output.dense", "H", "pI", "true")), "H", "pH"),
