@@ -347,7 +347,11 @@ func vecIf(name, dim, cond string) []T {
 func optionalIf(cond string, ts []T) []T {
 	out := append([]T(nil), ts...)
 	for i := range out {
-		out[i].Optional = cond
+		if o := out[i].Optional; o != "" && o != cond {
+			out[i].Optional = "(" + cond + ") || (" + o + ")"
+		} else {
+			out[i].Optional = cond
+		}
 	}
 	return out
 }

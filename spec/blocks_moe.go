@@ -51,7 +51,11 @@ var (
 
 // expertBiases are the biases [Im] and [H] of E expert MLPs of
 // expertMLPs' names, where cond holds (DeepSeek-V2's mlp_bias).
+//
+// transformers 5.x fuses the experts into one module without biases: a
+// checkpoint it writes has none, whatever mlp_bias says.
 func expertBiases(pre, gate, up, down, cond string) []T {
+	cond = "(" + cond + ") && !tf5"
 	return []T{
 		{Name: pre + "{e}." + gate + ".bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E", If: cond},
 		{Name: pre + "{e}." + up + ".bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E", If: cond},

@@ -94,8 +94,9 @@ func t5Defs(vocab, hidden, layers, heads, ffn, ffp, tied string) []Def {
 		{Sym: "H", Field: "d_model|hidden_size", Default: hidden, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
 		{Sym: "L", Field: "num_layers|num_hidden_layers", Default: layers, Legend: "L", Desc: "encoder blocks", Show: true, Pos: true, Max: MaxLayers},
 		// num_decoder_layers defaults to num_layers as the config class
-		// reads it before the attribute_map alias num_hidden_layers is set.
-		opt("Lnl", "num_layers", layers),
+		// reads it before the attribute_map alias num_hidden_layers is set
+		// ("!": no alias).
+		opt("Lnl", "num_layers!", layers),
 		{Sym: "Ld", Field: "num_decoder_layers", Default: "Lnl", Null: "Lnl", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers},
 		{Sym: "heads", Field: "num_heads|num_attention_heads", Default: heads, Desc: "attention heads of {dkv}", Show: true, Pos: true},
 		{Sym: "dkv", Field: "d_kv|head_dim", Default: "64", Desc: "width of one attention head", Pos: true},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -279,4 +280,34 @@ func (c *Config) FirstInt(fields ...string) (uint64, string) {
 		}
 	}
 	return 0, ""
+}
+
+// aliased finds an absent field under another name its config class's
+// attribute_map gives it (attributeMaps, read from the object's own
+// model_type): transformers 5.x writes some attributes under the other
+// name (num_local_experts for Qwen3-MoE's num_experts), and a config.json
+// key of the map sets the attribute it names, in both versions.
+func aliased(fields map[string]json.RawMessage, key string) (json.RawMessage, bool) {
+	var mt string
+	if json.Unmarshal(fields["model_type"], &mt) != nil {
+		return nil, false
+	}
+	am := attributeMaps[mt]
+	if am == nil {
+		return nil, false
+	}
+	var names []string
+	names = append(names, am[key]...)
+	for k, attrs := range am {
+		if slices.Contains(attrs, key) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if v, ok := fields[n]; ok {
+			return v, true
+		}
+	}
+	return nil, false
 }

@@ -130,8 +130,10 @@ var _ = register(
 		attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
 		norm("feedforward_layernorm", "H", ""),
 		plainMLP("mlp.up_proj", "mlp.down_proj", "I", "mlp_bias"),
-		[]T{{Name: "mlp.act_fn.alpha_n", Shape: []string{"1"}, Role: RoleNorm}, {Name: "mlp.act_fn.alpha_p", Shape: []string{"1"}, Role: RoleNorm},
-			{Name: "mlp.act_fn.beta", Role: RoleNorm}, {Name: "mlp.act_fn.eps", Role: RoleNorm}}),
+		// xIELU builds its parameters and buffers in bfloat16 whatever
+		// the model's dtype (4.57); 5.x casts them with the model.
+		[]T{{Name: "mlp.act_fn.alpha_n", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true}, {Name: "mlp.act_fn.alpha_p", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true},
+			{Name: "mlp.act_fn.beta", Role: RoleNorm, AnyDType: true}, {Name: "mlp.act_fn.eps", Role: RoleNorm, AnyDType: true}}),
 	std("Seed-OSS", "SeedOss", []string{"seed_oss"},
 		cat(llamaDims("128", "", "8", "heads"), []Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases"),
 			flag("attention_out_bias", "attention_out_bias", "false", "o_proj has a bias"), mlpBiasFlag}), nil,
@@ -423,13 +425,14 @@ var _ = register(
 		Embed: "transformer.word_embeddings.weight", BasePrefix: "transformer."},
 	&Family{Name: "MPT", Class: "Mpt", ModelTypes: []string{"mpt"},
 		Defs: cat(dims("vocab_size", "d_model", "n_layers", "n_heads", "")[:4], []Def{
-			field("ratio", "expansion_ratio", "4", "MLP width / d_model"), derived("I", "ratio*H"),
-			flag("no_bias", "no_bias", "true", "no biases"), tie("true")}),
+			// MptModel builds no bias and an MLP of 4·d_model whatever
+			// no_bias and expansion_ratio say (both versions).
+			derived("I", "4*H"), tie("true")}),
 		Global: embed("transformer.wte.weight"),
 		Stacks: []Stack{{Prefix: "transformer.blocks.{l}.", Layers: "L", Tensors: cat(
-			norm("norm_1", "H", "!no_bias"), linear("attn.Wqkv", "3*H", "H", "!no_bias"), linear("attn.out_proj", "H", "H", "!no_bias"),
-			norm("norm_2", "H", "!no_bias"), plainMLP("ffn.up_proj", "ffn.down_proj", "I", "!no_bias"))}},
-		Final: cat(norm("transformer.norm_f", "H", "!no_bias"), lmHead("lm_head.weight")),
+			norm("norm_1", "H", ""), linear("attn.Wqkv", "3*H", "H", ""), linear("attn.out_proj", "H", "H", ""),
+			norm("norm_2", "H", ""), plainMLP("ffn.up_proj", "ffn.down_proj", "I", ""))}},
+		Final: cat(norm("transformer.norm_f", "H", ""), lmHead("lm_head.weight")),
 		Embed: "transformer.wte.weight", BasePrefix: "transformer."},
 	// OPT: embeddings of word_embed_proj_dim projected in and out when it
 	// differs from hidden_size; learned positions with an offset of 2.
@@ -476,9 +479,13 @@ var _ = register(
 		Final:  cat(norm("biogpt.layer_norm", "H", "true"), lmHead("output_projection.weight")),
 		Embed:  "biogpt.embed_tokens.weight", Head: "output_projection.weight", BasePrefix: "biogpt."},
 	&Family{Name: "XGLM", Class: "XGLM", ModelTypes: []string{"xglm"}, SeqCls: "-",
-		Defs:       cat(dims("vocab_size", "d_model", "num_layers", "attention_heads", "ffn_dim"), []Def{tie("true")}),
-		Global:     embed("model.embed_tokens.weight"),
-		Stacks:     []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Tensors: bartLike("true", "true")}},
+		Defs: cat(dims("vocab_size", "d_model", "num_layers", "attention_heads", "ffn_dim"), []Def{tie("true"),
+			flag("cross", "add_cross_attention", "false", "each layer has cross-attention to an encoder")}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Tensors: cat(bartLike("true", "true"),
+			when("cross", linear("encoder_attn.q_proj", "H", "H", "true"), linear("encoder_attn.k_proj", "H", "H", "true"),
+				linear("encoder_attn.v_proj", "H", "H", "true"), linear("encoder_attn.out_proj", "H", "H", "true"),
+				norm("encoder_attn_layer_norm", "H", "true")))}},
 		Final:      cat(norm("model.layer_norm", "H", "true"), lmHead("lm_head.weight")),
 		BasePrefix: "model.", Ignore: []string{`^model\.embed_positions\.weights$`}},
 	// GPT-NeoX-Japanese: the last layer's attention alone has a bias.
@@ -556,7 +563,9 @@ var _ = register(
 				linear("feed_forward.output.dense", "H", "FF", "true"),
 			)}},
 		Final: cat(norm("reformer.encoder.layer_norm", "2*H", "true"),
-			[]T{{Name: "lm_head.decoder.weight", Shape: []string{"V", "2*H"}, Role: RoleHead},
+			// tie_word_embeddings ties a head of another width: 4.x
+			// drops it on save all the same, 5.x keeps it (untieMismatched).
+			[]T{{Name: "lm_head.decoder.weight", Shape: []string{"V", "2*H"}, Role: RoleHead, Optional: "tied"},
 				{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
 		Embed: "reformer.embeddings.word_embeddings.weight", Head: "lm_head.decoder.weight",
 	},
@@ -741,7 +750,9 @@ var _ = register(
 					tie("false"),
 				}),
 			Global: cat([]T{{Name: m + "encoder_hash_tok_embedding.weight", Shape: []string{"hashV*hashSizes*hashF", "eH"}, Role: RoleEmbedding},
-				{Name: m + "local_encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+				// Tied, 4.x drops the head and 5.x the embedding (whatever
+				// their shapes).
+				{Name: m + "local_encoder.embed_tokens.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding, Optional: "tied && tf5"}},
 				linear(m+"local_encoder.patch_embedding_projection", "eH*eK", "eH", ""),
 				when("eH*eK != gH", linear(m+"global_transformer.token_embedding_projection", "gH", "eH*eK", "")),
 				linear(m+"local_decoder.patch_embedding_projection", "dcH*dcK", "dcG", "")),
@@ -756,7 +767,7 @@ var _ = register(
 			Final: cat(norm(m+"local_decoder.norm", "dcH", ""),
 				when("patcher", []T{{Name: m + "patcher.embed_tokens.weight", Shape: []string{"pV", "pH"}, Role: RoleEmbedding}},
 					norm(m+"patcher.norm", "pH", ""), linear(m+"patcher.lm_head", "pV", "pH", "")),
-				[]T{{Name: "lm_head.weight", Shape: []string{"V", "dcH"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
+				[]T{{Name: "lm_head.weight", Shape: []string{"V", "dcH"}, Role: RoleHead, If: "causal", Optional: "tied && !tf5"}}),
 			Embed: m + "local_encoder.embed_tokens.weight",
 		}
 	}(),

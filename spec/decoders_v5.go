@@ -332,7 +332,7 @@ var _ = register(
 // width is always qk_nope_head_dim + qk_rope_head_dim (a stored
 // qk_head_dim is recomputed).
 func mla5Dims(qr, kvr, nope, rope, vd string) []Def {
-	return replaceDef(mlaDims(qr, kvr, nope, rope, vd), derived("qkd", "nope+rope"))
+	return mlaDims("nope+rope", qr, kvr, nope, rope, vd)
 }
 
 // dsaIndexer is DeepSeek sparse attention's lightning indexer under

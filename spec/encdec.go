@@ -144,7 +144,10 @@ func prophetNet(name, class, mt string) *Family {
 		}),
 		Global: cat(embed("prophetnet.word_embeddings.weight"),
 			[]T{{Name: "prophetnet.decoder.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
-				{Name: "prophetnet.decoder.ngram_embeddings.weight", Shape: []string{"ngram", "H"}, Role: RoleEmbedding}},
+				{Name: "prophetnet.decoder.ngram_embeddings.weight", Shape: []string{"ngram", "H"}, Role: RoleEmbedding},
+				// Untied, 5.x also writes the decoder's own copy of the
+				// word embeddings.
+				{Name: "prophetnet.decoder.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tied"}},
 			norm("prophetnet.decoder.embeddings_layer_norm", "H", "true")),
 		Stacks: []Stack{{Prefix: "prophetnet.decoder.layers.{l}.", Layers: "L", Tensors: cat(
 			prophetNetAttn("self_attn."), linear("self_attn.relative_pos_embeddings", "buckets*heads", "H", "true"),
@@ -198,7 +201,9 @@ var _ = register(
 		cat(decoderPositions("P+2"), embLN), bartLayer, nil),
 	seq2seqDecoder("MVP", "Mvp", "mvp", cat(s2sDefs("vocab_size=50267", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024"),
 		flag("prompt", "use_prompt", "false", "layer-wise prompts"), opt("PL", "prompt_length", "100"), opt("PM", "prompt_mid_dim", "800")}),
-		cat(decoderPositions("P+2"), embLN, when("prompt", mvpPrompt("model.decoder.self_attn_prompt."), mvpPrompt("model.decoder.cross_attn_prompt."))), bartLayer, nil),
+		// MvpForCausalLM builds its decoder without prompts whatever
+		// use_prompt says; the encoder-decoder's decoder has them.
+		cat(decoderPositions("P+2"), embLN, when("prompt && !causal", mvpPrompt("model.decoder.self_attn_prompt."), mvpPrompt("model.decoder.cross_attn_prompt."))), bartLayer, nil),
 	// Marian: a sinusoidal table [P, H], and a decoder vocabulary of its own.
 	seq2seqDecoder("Marian", "Marian", "marian", cat(
 		[]Def{{Sym: "Vsrc", Field: "vocab_size", Default: "58101", Pos: true}},
@@ -226,7 +231,10 @@ var _ = register(
 			// The encoder's width the cross-attention's keys and values read
 			// (TrOCR-base: a 768-wide ViT under a 1024-wide decoder).
 			{Sym: "xk", Field: "cross_attention_hidden_size", Default: "H", Null: "H", Desc: "width of the encoder states the cross-attention reads"}}),
-			cat(when("learned", decoderPositions("P+2")), when("emb_ln", embLN)),
+			// Sinusoidal positions keep a persistent buffer, _float_tensor,
+			// that 4.x writes and 5.x no longer has.
+			cat(when("learned", decoderPositions("P+2")), when("emb_ln", embLN),
+				[]T{{Name: "model.decoder.embed_positions._float_tensor", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true, If: "!learned", Optional: "tf5"}}),
 			cat(s2sAttn("self_attn.", "true", "true"), norm("self_attn_layer_norm", "H", "true"),
 				linear("encoder_attn.q_proj", "H", "H", "true"), linear("encoder_attn.k_proj", "H", "xk", "true"),
 				linear("encoder_attn.v_proj", "H", "xk", "true"), linear("encoder_attn.out_proj", "H", "H", "true"),

@@ -16,7 +16,10 @@ func bertHead(E string) []T {
 	return cat(
 		[]T{{Name: "cls.predictions.bias", Shape: []string{"V"}, Role: RoleBias}},
 		linear("cls.predictions.transform.dense", E, "H", "true"), norm("cls.predictions.transform.LayerNorm", E, "true"),
-		[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", E}, Role: RoleHead, Optional: "tied"}},
+		[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", E}, Role: RoleHead, Optional: "tied"},
+			// The decoder's bias is cls.predictions.bias; transformers 5.x
+			// also writes it under the decoder when the head is untied.
+			{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, If: "tf5 && !tied"}},
 	)
 }
 
@@ -204,11 +207,15 @@ var _ = register(
 			{Sym: "PV", Field: "pronunciation_vocab_size", Default: "910", Pos: true},
 			{Sym: "PD", Field: "pronunciation_embed_dim", Default: "768", Pos: true},
 			{Sym: "SV", Field: "shape_vocab_size", Default: "24858", Pos: true},
-			{Sym: "SD", Field: "shape_embed_dim", Default: "512", Pos: true}}),
+			{Sym: "SD", Field: "shape_embed_dim", Default: "512", Pos: true},
+			flag("concat", "concat_input", "true", "the embeddings are concatenated and mapped into H")}),
+		// Both tables are built whatever enable_* says (the switches only
+		// decide whether forward uses them); map_inputs_layer exists
+		// with concat_input, its input the enabled tables' widths.
 		cat(bertEmbeddings("roc_bert.embeddings.", "H", true, true),
-			[]T{{Name: "roc_bert.embeddings.pronunciation_embed.weight", Shape: []string{"PV", "PD"}, Role: RoleEmbedding, If: "pron"},
-				{Name: "roc_bert.embeddings.shape_embed.weight", Shape: []string{"SV", "SD"}, Role: RoleEmbedding, If: "shape"}},
-			when("pron || shape", linear("roc_bert.embeddings.map_inputs_layer", "H", "H+(pron ? PD : 0)+(shape ? SD : 0)", "true"))),
+			[]T{{Name: "roc_bert.embeddings.pronunciation_embed.weight", Shape: []string{"PV", "PD"}, Role: RoleEmbedding},
+				{Name: "roc_bert.embeddings.shape_embed.weight", Shape: []string{"SV", "SD"}, Role: RoleEmbedding}},
+			when("concat", linear("roc_bert.embeddings.map_inputs_layer", "H", "H+(pron ? PD : 0)+(shape ? SD : 0)", "true"))),
 		postLN, bertHead("H"), bertHeadName),
 	// RoFormer: no position embeddings; rotary tables [P, d] are written.
 	bertLike("RoFormer", "RoFormer", "roformer", "RoFormerForCausalLM", "roformer",

@@ -301,6 +301,21 @@ func (x callExpr) eval(e *env) (any, error) {
 			}
 		}
 		return c, nil
+	case "lexlast": // lexlast(list, x): the index of the entry equal to x whose decimal index sorts last as a string, -1 if none (the copy of Zamba's shared block transformers 4.x keeps)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		if len(vals) != 2 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a list and a value", x.src())}
+		}
+		best, bestKey := int64(-1), ""
+		for i := range l {
+			if k := fmt.Sprint(i); fmt.Sprint(l[i]) == fmt.Sprint(vals[1]) && (best < 0 || k > bestKey) {
+				best, bestKey = int64(i), k
+			}
+		}
+		return best, nil
 	case "isqrt": // floor(√n): Doge's CDMoE has isqrt(num_experts) keys (decoders.go)
 		n, err := ints()
 		if err != nil {

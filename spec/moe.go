@@ -22,14 +22,18 @@ func mlaAt(pre string) []T {
 	)
 }
 
-// mlaDims are MLA's widths with the class's defaults.
-func mlaDims(qr, kvr, nope, rope, vd string) []Def {
+// mlaDims are MLA's widths with the class's defaults; qkd is the per-head
+// q/k width's rule, of qks (config.json's qk_head_dim), nope and rope:
+// DeepSeek-V2 computes nope+rope, LongCat reads qks, DeepSeek-V3 reads
+// qks in transformers 4.x and computes nope+rope in 5.x.
+func mlaDims(qkd, qr, kvr, nope, rope, vd string) []Def {
 	return []Def{
 		{Sym: "qr", Field: "q_lora_rank", Default: qr, Null: "0", Desc: "q low rank (null: no q compression)"},
 		{Sym: "kvr", Field: "kv_lora_rank", Default: kvr, Legend: "r", Desc: "kv low rank", Show: true, Pos: true},
 		{Sym: "nope", Field: "qk_nope_head_dim", Default: nope, Desc: "per-head q/k width without rope", Pos: true},
 		{Sym: "rope", Field: "qk_rope_head_dim", Default: rope, Desc: "per-head q/k rope width", Pos: true},
-		{Sym: "qkd", Field: "qk_head_dim", Default: "nope+rope", Desc: "per-head q/k width", Pos: true},
+		{Sym: "qks", Field: "qk_head_dim", Default: "nope+rope", Desc: "per-head q/k width (qk_head_dim)", Pos: true},
+		derived("qkd", qkd),
 		{Sym: "vd", Field: "v_head_dim", Default: vd, Desc: "per-head v width", Pos: true},
 	}
 }
@@ -61,14 +65,6 @@ func deepseekStyle(E, Im, topk, shared, firstDense string) []Def {
 func longcatHalf(i string) []T {
 	return cat(norm("input_layernorm."+i, "H", ""), mlaAt("self_attn."+i+"."), norm("post_attention_layernorm."+i, "H", ""),
 		gatedMLP("mlps."+i+".", "I", ""))
-}
-
-// ernieExpertBiases: ERNIE-4.5-MoE's experts are its MLP class, biased
-// with use_bias like the rest.
-var ernieExpertBiases = []T{
-	{Name: "mlp.experts.{e}.gate_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
-	{Name: "mlp.experts.{e}.up_proj.bias", Shape: []string{"Im"}, Role: RoleBias, Experts: "E"},
-	{Name: "mlp.experts.{e}.down_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "E"},
 }
 
 // withoutHeads drops dims' heads, for a class that derives it.
@@ -114,7 +110,7 @@ var _ = register(
 	},
 	std("DeepSeek-V2", "DeepseekV2", []string{"deepseek_v2"},
 		cat(sized(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
-			mlaDims("1536", "512", "128", "64", "128"),
+			mlaDims("nope+rope", "1536", "512", "128", "64", "128"),
 			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "64", Null: "0", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
 				{Sym: "Im", Field: "moe_intermediate_size", Default: "1407", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
 				{Sym: "topk", Field: "num_experts_per_tok", Default: "6", Null: "0", Desc: "experts active per token"},
@@ -130,7 +126,7 @@ var _ = register(
 	std("DeepSeek-V3", "DeepseekV3", []string{"deepseek_v3"},
 		cat(sized(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"),
 			"V", "129280", "H", "7168", "L", "61", "heads", "128", "I", "18432"),
-			mlaDims("1536", "512", "128", "64", "128"),
+			mlaDims("tf5 ? nope+rope : qks", "1536", "512", "128", "64", "128"),
 			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
 				{Sym: "Im", Field: "moe_intermediate_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
 				field("topk", "num_experts_per_tok", "8", "experts active per token"),
@@ -200,7 +196,7 @@ var _ = register(
 		llamaBlock("bias", "bias",
 			when("sparse", []T{{Name: "mlp.gate.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
 				{Name: "mlp.moe_statics.e_score_correction_bias", Shape: []string{"1", "E"}, Role: RoleBias, AnyDType: true}},
-				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("bias", ernieExpertBiases), when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "bias"))),
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), when("bias", expertBiases("mlp.experts.", "gate_proj", "up_proj", "down_proj", "true")), when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "bias"))),
 			when("dense", gatedMLP("mlp.", "I", "bias")))).
 		// its head has a bias with use_bias, kept when the weight is tied.
 		withFinal(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && bias"}}),
@@ -273,10 +269,11 @@ var _ = register(
 		with(func(f *Family) { f.SeqCls = "-" }),
 	// LongCat-Flash: num_layers layers of two attention/MLP halves and one
 	// MoE whose router also scores zero_expert_num identity experts
-	// (transformers 5.x writes gate and up projections for those).
+	// (transformers 5.x writes gate and up projections for those, 4.x
+	// none).
 	std("LongCat-Flash", "LongcatFlash", []string{"longcat_flash"},
 		cat(dims("vocab_size", "hidden_size", "num_layers", "num_attention_heads", "ffn_hidden_size"),
-			mlaDims("1536", "512", "128", "64", "128"),
+			mlaDims("qks", "1536", "512", "128", "64", "128"),
 			[]Def{{Sym: "E", Field: "n_routed_experts", Default: "512", Legend: "E", Desc: "routed experts per block, {topk} active per token", Show: true, Max: MaxExperts},
 				{Sym: "Im", Field: "expert_ffn_hidden_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
 				field("topk", "moe_topk", "12", "experts active per token"),
@@ -286,7 +283,9 @@ var _ = register(
 		[]T{{Name: "mlp.router.classifier.weight", Shape: []string{"E+Z", "H"}, Role: RoleRouter},
 			{Name: "mlp.router.e_score_correction_bias", Shape: []string{"E+Z"}, Role: RoleBias, AnyDType: true}},
 		expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
-		[]T{{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"},
-			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", Optional: "true"}}).
+		// 5.x's fused experts hold gate and up rows for the zero experts
+		// too (written as experts E..E+Z-1), every one of them; 4.x none.
+		[]T{{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", If: "tf5"},
+			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", If: "tf5"}}).
 		with(func(f *Family) { f.SeqCls = "-" }),
 )

@@ -55,7 +55,7 @@ func davitBlock(pre string) []T {
 // kosmosTextDefs are Kosmos2TextConfig's fields (and Kosmos-2.5's) under
 // text_config, with the class's defaults.
 func kosmosTextDefs(v, h, l, heads, ffn string) []Def {
-	return []Def{
+	return append([]Def{
 		{Sym: "V", Field: "text_config.vocab_size", Default: v, Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
 		{Sym: "H", Field: "text_config.embed_dim", Default: h, Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
 		{Sym: "L", Field: "text_config.layers", Default: l, Legend: "L", Desc: "text blocks", Show: true, Pos: true, Max: MaxLayers},
@@ -64,8 +64,7 @@ func kosmosTextDefs(v, h, l, heads, ffn string) []Def {
 		flag("cross", "text_config.add_cross_attention", "false", "each block has cross-attention to an encoder"),
 		// The head's tie: Kosmos2TextForCausalLM's config (PretrainedConfig's
 		// default true), or the composite's.
-		{Sym: "tied", Field: "text_config.tie_word_embeddings|tie_word_embeddings", Type: Bool, Default: "true", Desc: "lm_head shares embed_tokens' weights"},
-	}
+	}, writerTie("text_config.tie_word_embeddings", "tie_word_embeddings", "true", "tiedTop || tiedText")...)
 }
 
 // kosmosAttn is a Kosmos text attention under pre: q, k, v, out, all
@@ -125,8 +124,11 @@ func phi4Audio(pre string) ([]Def, []T, Stack) {
 		{Sym: "aTR", Field: a + "time_reduction", Default: "8", Desc: "time reduction of the subsampling", Pos: true, Max: 2048},
 		// The subsampling stages: int(log2(time_reduction)).
 		derived("aS", "log2(aTR)"),
-		// nemo_final_size: input_size halved (rounding up) once per stage.
-		derived("aF", "(aIn + pow(2, aS) - 1) / pow(2, aS)"),
+		// nemo_final_size: input_size halved (rounding up) once per stage,
+		// as 4.x computes it whatever config.json says; 5.x reads it.
+		derived("aFc", "(aIn + pow(2, aS) - 1) / pow(2, aS)"),
+		{Sym: "aFs", Field: a + "nemo_final_size", Default: "aFc", Null: "aFc", Desc: "nemo_final_size (read by 5.x)", Pos: true},
+		derived("aF", "tf5 ? aFs : aFc"),
 		opt("aEPW", a+"ext_pw_out_channel", "1024"), opt("aDSC", a+"depthwise_seperable_out_channel|"+a+"depthwise_separable_out_channel", "1024"),
 		opt("aDM", a+"depthwise_multiplier", "1"), opt("aK", a+"kernel_size", "3"),
 		opt("aBD", a+"bias_max_distance", "1000"), flag("aSym", a+"bias_symmetric", "false", "the audio relative bias is symmetric"),
@@ -176,6 +178,9 @@ func phi4Audio(pre string) ([]Def, []T, Stack) {
 // place.
 type vlm struct {
 	Family
+	// tie5 is the rule transformers 5.x ties the head by (writerTie):
+	// "" the top level, else an expression of tiedTop and tiedText.
+	tie5   string
 	text   string      // text_config's default model_type
 	textF  *Family     // the language model, when it is the VLM's own (Qwen2-VL)
 	reroot [][2]string // the language model's names: {"model.", "language_model.model."}
@@ -246,17 +251,16 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 				}
 			}
 			d.Field = strings.Join(alts, "|")
-			if d.Sym == "tied" {
-				// The VLM's own tie_word_embeddings, else the text config's
-				// (LlavaConfig and its kin copy the text config's).
-				d.Field = "tie_word_embeddings|" + d.Field
-			}
 		}
 		if x, ok := v.defaults[d.Sym]; ok {
 			d.Default = x
 		}
 		if x, ok := textClassDefaults[mt][d.Sym]; ok && d.Default == "" {
 			d.Default = x
+		}
+		if d.Sym == "tied" {
+			f.Defs = append(f.Defs, writerTie(d.Field, "tie_word_embeddings", d.Default, v.tie5)...)
+			continue
 		}
 		f.Defs = append(f.Defs, d)
 	}
@@ -289,6 +293,24 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 	}
 	v.cache.Store(mt, f)
 	return f, nil
+}
+
+// writerTie is the tie of a composite model's LM head, which depends on
+// the writer when its text config and the top level disagree: 4.x ties
+// by the text config (text, its class's default def); 5.x by the top
+// level (top, else the text config's) unless tie5 gives its rule in
+// tiedTop and tiedText (BLIP-2 and Llama 4 keep the text config's,
+// BLIP and Kosmos-2 tie when either says so). Plan notes a
+// disagreement.
+func writerTie(text, top, def, tie5 string) []Def {
+	if tie5 == "" {
+		tie5 = "tiedTop"
+	}
+	return []Def{
+		{Sym: "tiedText", Field: text, Type: Bool, Default: def, Desc: "text_config's tie_word_embeddings (transformers 4.x ties by it)"},
+		{Sym: "tiedTop", Field: top + "|" + text, Type: Bool, Default: def, Desc: "tie_word_embeddings (transformers 5.x ties by it)"},
+		derived("tied", "tf5 ? ("+tie5+") : tiedText"),
+	}
 }
 
 func rerootTs(ts []T, pairs [][2]string) []T {
@@ -521,18 +543,16 @@ func blipVision(h, l, i, p, img string) ([]Def, []T, Stack, []T) {
 
 // qformerLayer is a Q-Former layer: BERT self-attention, cross-attention
 // to the vision tower every cross_attention_frequency layers, and the
-// query FFN (text selects the text FFN too: InstructBLIP).
-func qformerLayer(text bool) []T {
+// query FFN, and the text FFN where text holds (InstructBLIP always,
+// BLIP-2 with use_qformer_text_input).
+func qformerLayer(text string) []T {
 	att := func(pre, kv string) []T {
 		return cat(linear(pre+"attention.query", "Q", "Q", "true"), linear(pre+"attention.key", "Q", kv, "true"),
 			linear(pre+"attention.value", "Q", kv, "true"), linear(pre+"output.dense", "Q", "Q", "true"), norm(pre+"output.LayerNorm", "Q", "true"))
 	}
 	ts := cat(att("attention.", "Q"), when("cross", att("crossattention.", "qEnc")),
 		linear("intermediate_query.dense", "qI", "Q", "true"), linear("output_query.dense", "Q", "qI", "true"), norm("output_query.LayerNorm", "Q", "true"))
-	if text {
-		ts = cat(ts, linear("intermediate.dense", "qI", "Q", "true"), linear("output.dense", "Q", "qI", "true"), norm("output.LayerNorm", "Q", "true"))
-	}
-	return ts
+	return cat(ts, when(text, linear("intermediate.dense", "qI", "Q", "true"), linear("output.dense", "Q", "qI", "true"), norm("output.LayerNorm", "Q", "true")))
 }
 
 var qformerDefs = []Def{
@@ -543,6 +563,7 @@ var qformerDefs = []Def{
 	{Sym: "qEnc", Field: "qformer_config.encoder_hidden_size", Default: "1408", Desc: "width the Q-Former attends to", Pos: true},
 	opt("qV", "qformer_config.vocab_size", "30522"), opt("qP", "qformer_config.max_position_embeddings", "512"),
 	opt("nQ", "num_query_tokens", "32"),
+	flag("qText", "qformer_config.use_qformer_text_input", "false", "the Q-Former layers have the text FFN"),
 }
 
 // blip2 is BLIP-2 (instruct false) or InstructBLIP (instruct: the Q-Former
@@ -562,9 +583,9 @@ func blip2(name, class, mt string, instruct bool) *Family {
 		Defs:   cat(vd, qformerDefs),
 		Global: global,
 		Stacks: []Stack{vs, {Name: "qformer", Prefix: "qformer.encoder.layer.{l}.", Layers: "qL",
-			Kinds: []Kind{{Name: "cross", If: "l % qFreq == 0"}, {Name: "self"}}, Tensors: qformerLayer(instruct)}},
+			Kinds: []Kind{{Name: "cross", If: "l % qFreq == 0"}, {Name: "self"}}, Tensors: qformerLayer(map[bool]string{true: "true", false: "qText"}[instruct])}},
 		Final: final,
-	}, text: "opt", reroot: legacyLM}).register()
+	}, text: "opt", reroot: legacyLM, tie5: "tiedText"}).register()
 }
 
 // glm4vText is GLM-4V's language model: GLM-4's sandwich norms, fused
@@ -590,14 +611,14 @@ func glm4vVision(name, class, mt string) Family {
 			vPatch(vcfg, "14"),
 			opt("vS", "vision_config.image_size", "336"), opt("vT", "vision_config.temporal_patch_size", "2"),
 			opt("vC", "vision_config.in_channels", "3"), opt("vM", "vision_config.spatial_merge_size", "2"),
-			flag("vbias", "vision_config.attention_bias", "false", "vision qkv and proj have biases"),
+			flag("vbias", "vision_config.attention_bias", "false", "vision qkv has biases (proj never has one)"),
 		},
 		Global: cat([]T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
 			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
 			{Name: "model.visual.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
 			norm("model.visual.post_conv_layernorm", "vH", "")),
 		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: renameSyms(cat(
-			norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "vbias"), linear("attn.proj", "H", "H", "vbias"),
+			norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "vbias"), linear("attn.proj", "H", "H", ""),
 			gatedMLP("mlp.", "vOut", "")), "H", "vH")}},
 		Final: cat(norm("model.visual.post_layernorm", "vH", ""),
 			[]T{{Name: "model.visual.downsample.weight", Shape: []string{"vOut", "vH", "vM", "vM"}, Role: RoleLinear},
@@ -619,8 +640,8 @@ func blipText() ([]Def, []T, Stack, []T) {
 		{Sym: "enc", Field: "text_config.encoder_hidden_size", Default: "768", Desc: "width the text cross-attends to", Pos: true},
 		{Sym: "heads", Field: "text_config.num_attention_heads", Default: "8", Desc: "text attention heads", Pos: true},
 		derived("d", "H/heads"),
-		tie("true"),
 	}
+	defs = cat(defs, writerTie("text_config.tie_word_embeddings", "tie_word_embeddings", "true", "tiedTop || tiedText"))
 	pre := "text_decoder.bert."
 	global := []T{{Name: pre + "embeddings.word_embeddings.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
 		{Name: pre + "embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding}}
@@ -632,7 +653,8 @@ func blipText() ([]Def, []T, Stack, []T) {
 		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
 	final := cat([]T{{Name: "text_decoder.cls.predictions.bias", Shape: []string{"V"}, Role: RoleBias}},
 		linear("text_decoder.cls.predictions.transform.dense", "H", "H", "true"), norm("text_decoder.cls.predictions.transform.LayerNorm", "H", "true"),
-		[]T{{Name: "text_decoder.cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}})
+		[]T{{Name: "text_decoder.cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+			{Name: "text_decoder.cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, If: "tf5 && !tied"}})
 	return defs, global, Stack{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: layer}, final
 }
 
@@ -716,7 +738,7 @@ var _ = register(
 		// SaProt (ESM) protein encoder, and a Perceiver resampler of
 		// resampler_num_latents latents into the decoder's width. The SaProt
 		// rotary inv_freq buffer is written per layer by transformers 4.x and
-		// once by 5.x: both optional.
+		// once, at the encoder, by 5.x.
 		return &Family{Name: "Evolla", Class: "Evolla", ModelTypes: []string{"evolla", "EvollaModel"}, Causal: "EvollaForProteinText2Text", SeqCls: "-",
 			Defs: cat(withDefault(withDefault(withDefault(withDefault(withDefault(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "128256"), "H", "4096"),
 				"L", "32"), "heads", "32"), "I", "14336"),
@@ -738,7 +760,7 @@ var _ = register(
 				[]T{{Name: pe + "embeddings.word_embeddings.weight", Shape: []string{"pV", "pH"}, Role: RoleEmbedding},
 					{Name: pe + "embeddings.position_embeddings.weight", Shape: []string{"pP", "pH"}, Role: RoleEmbedding, If: "pPos == 'absolute'"}},
 				when("pLNBefore", norm(pe+"embeddings.layer_norm", "pH", "true")),
-				[]T{{Name: pe + "rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary'", Optional: "true"}}),
+				[]T{{Name: pe + "rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary' && tf5"}}),
 			Stacks: []Stack{
 				{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{{Name: "aligned", If: "(l+1) % max(L/nadd, 1) == 0"}, {Name: "plain"}}, Tensors: cat(
 					llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
@@ -749,7 +771,7 @@ var _ = register(
 				{Name: "protein", Prefix: pe + "encoder.layer.{l}.", Layers: "pL", Tensors: cat(
 					renameSyms(cat(linear("attention.self.query", "H", "H", "true"), linear("attention.self.key", "H", "H", "true"),
 						linear("attention.self.value", "H", "H", "true")), "H", "pH"),
-					[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary'", Optional: "true"},
+					[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary' && !tf5"},
 						{Name: "attention.self.distance_embedding.weight", Shape: []string{"2*pP-1", "pH/pHeads"}, Role: RoleEmbedding, If: "pPos == 'relative_key' || pPos == 'relative_key_query'"}},
 					renameSyms(linear("attention.output.dense", "H", "H", "true"), "H", "pH"), norm("attention.LayerNorm", "pH", "true"),
 					renameSyms(cat(linear("intermediate.dense", "pI", "H", "true"), linear("output.dense", "H", "pI", "true")), "H", "pH"),
@@ -776,7 +798,7 @@ var _ = register(
 		// encoder-decoder (text_config) whose LM head is tied to its shared
 		// embedding by default.
 		return &Family{Name: "Florence2", Class: "Florence2", ModelTypes: []string{"florence2"}, Causal: "Florence2ForConditionalGeneration", SeqCls: "-",
-			Defs: []Def{
+			Defs: cat(writerTie("text_config.tie_word_embeddings", "tie_word_embeddings", "true", ""), []Def{
 				{Sym: "V", Field: "text_config.vocab_size", Default: "50265", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
 				{Sym: "H", Field: "text_config.d_model", Default: "1024", Legend: "H", Desc: "encoder-decoder width", Show: true, Pos: true},
 				{Sym: "Le", Field: "text_config.encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
@@ -784,7 +806,6 @@ var _ = register(
 				{Sym: "Fe", Field: "text_config.encoder_ffn_dim", Default: "4096", Desc: "encoder FFN width", Pos: true},
 				{Sym: "Fd", Field: "text_config.decoder_ffn_dim", Default: "4096", Desc: "decoder FFN width", Pos: true},
 				opt("P", "text_config.max_position_embeddings", "1024"),
-				{Sym: "tied", Field: "tie_word_embeddings|text_config.tie_word_embeddings", Type: Bool, Default: "true", Desc: "lm_head shares the shared embedding's weights"},
 				{Sym: "vIn", Field: "vision_config.in_channels", Default: "3", Desc: "image channels", Pos: true},
 				{Sym: "vDepths", Field: "vision_config.depths", Type: List, Default: "list(1, 1, 9, 1)", Desc: "DaViT blocks per stage"},
 				{Sym: "vE", Field: "vision_config.embed_dim", Type: List, Default: "list(128, 256, 512, 1024)", Desc: "DaViT channels per stage"},
@@ -795,8 +816,12 @@ var _ = register(
 				{Sym: "vPj", Field: "vision_config.projection_dim", Default: "1024", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true},
 				opt("vPos", "vision_config.max_position_embeddings", "50"), opt("vTemp", "vision_config.max_temporal_embeddings", "100"),
 				derived("vStages", "len(vE)"), derived("vTop", "at(vE, vStages-1)"),
-			},
+			}),
 			Global: cat([]T{{Name: lm + "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+				// 5.x writes the encoder's and decoder's copies of the shared
+				// embedding when text_config does not tie them.
+				{Name: lm + "encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tiedText"},
+				{Name: lm + "decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tiedText"},
 				{Name: lm + "encoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
 				norm(lm+"encoder.layernorm_embedding", "H", "true"),
 				[]T{{Name: lm + "decoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
@@ -1010,8 +1035,10 @@ var _ = register(
 	// Fuyu: no tower; image patches (patch_size² · num_channels values)
 	// projected straight into the language model (Persimmon).
 	(&vlm{Family: Family{Name: "Fuyu", Class: "Fuyu", ModelTypes: []string{"fuyu"}, Causal: "FuyuForCausalLM",
-		Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3")},
-		Global: linear("vision_embed_tokens", "H", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
+		// The patch projection is FuyuConfig's own hidden_size wide (its
+		// default 4096), not text_config's: the two may disagree.
+		Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3"), opt("fH", "hidden_size", "4096")},
+		Global: linear("vision_embed_tokens", "fH", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
 	// Llama 4: a ViT with a linear patch embedding, a pixel-shuffle MLP
 	// adapter, and one linear into the language model (Llama4 text).
 	(&vlm{Family: Family{Name: "Llama4", Class: "Llama4", ModelTypes: []string{"llama4"}, Causal: "Llama4ForConditionalGeneration",
@@ -1030,7 +1057,7 @@ var _ = register(
 		Final: cat(norm("vision_model.layernorm_post", "vH", "true"),
 			linear("vision_model.vision_adapter.mlp.fc1", "pIn", "vI", ""), linear("vision_model.vision_adapter.mlp.fc2", "pOut", "pOut", ""),
 			linear("multi_modal_projector.linear_1", "H", "vOut", "")),
-	}, text: "llama4_text", reroot: legacyLM}).register(),
+	}, text: "llama4_text", reroot: legacyLM, tie5: "tiedText"}).register(),
 	// Mllama (Llama 3.2 Vision): a tiled ViT (gated tile and position
 	// embeddings, a local and a global transformer) and one linear into
 	// the language model's cross-attention.
@@ -1156,7 +1183,8 @@ var _ = register(
 	// GLM-4.5V: the same vision side, GLM-4.5's MoE text model (the
 	// glm4_moe layout, Glm4vMoeTextConfig's attention_bias default true).
 	(&vlm{Family: glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), text: "Glm4vMoe_text", reroot: newLM,
-		alias: map[string]string{"Glm4vMoe_text": "glm4_moe"}, defaults: map[string]string{"attention_bias": "true"}}).register(),
+		// 5.x names the text config glm4v_moe_text.
+		alias: map[string]string{"Glm4vMoe_text": "glm4_moe", "glm4v_moe_text": "glm4_moe"}, defaults: map[string]string{"attention_bias": "true"}}).register(),
 	func() *Family {
 		vd, vg, vs, vf := blipVision("768", "12", "3072", "16", "384")
 		td, tg, ts, tf := blipText()
@@ -1207,7 +1235,7 @@ var _ = register(
 			opt("vHS", "vision_config.hidden_stride", "1"),
 			{Sym: "vV", Field: "vision_config.vocab_size", Default: "16384", Legend: "vV", Desc: "visual words", Show: true, Pos: true},
 			opt("vInd", "vision_config.num_visual_indicator_tokens", "5"),
-			flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v have biases"),
+			flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v and out_proj have biases"),
 			flag("vmlp", "vision_config.mlp_bias", "false", "vision MLP has biases"),
 		}),
 		Global: cat([]T{{Name: "model.vision_tower.transformer.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
@@ -1216,7 +1244,7 @@ var _ = register(
 			norm("model.vision_tower.transformer.embeddings.rms_norm", "vH", "")),
 		Stacks: []Stack{{Name: "vision", Prefix: "model.vision_tower.transformer.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
 			linear("attention.q_proj", "H", "H", "vqkv"), linear("attention.k_proj", "H", "H", "vqkv"), linear("attention.v_proj", "H", "H", "vqkv"),
-			linear("attention.out_proj", "H", "H", ""), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", ""),
+			linear("attention.out_proj", "H", "H", "vqkv"), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", ""),
 			gatedMLP("ffn.", "vI", "vmlp")), "H", "vH")}},
 		Final: cat(norm("model.vision_tower.transformer.rms_norm", "vH", ""),
 			linear("model.vision_tower.head_linear", "vV-vInd", "vH*vHS*vHS", ""), norm("model.vision_tower.head_norm", "vV-vInd", "true"),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,7 +88,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	p.fields = map[string]Dim{}
 	for _, d := range f.compiled.defs {
 		if v, ok := pl.env.vals[d.Sym].(int64); ok && v >= 0 && d.Field != "" {
-			for _, field := range strings.Split(d.Field, "|") {
+			for _, field := range strings.Split(strings.ReplaceAll(d.Field, "!", ""), "|") {
 				p.fields[field] = Dim{Sym: d.Sym, Val: uint64(v)}
 			}
 		}
@@ -98,6 +99,13 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 	p.Tensors = make([]ExpectedTensor, 0, bound)
 	if err := pl.tensors(p); err != nil {
 		return nil, err
+	}
+	p.untieMismatched()
+	if top, ok := pl.env.vals["tiedTop"].(int64); ok {
+		if text, ok := pl.env.vals["tiedText"].(int64); ok && top != text {
+			p.Notes = append(p.Notes, fmt.Sprintf("tie_word_embeddings (%v) and text_config's (%v) disagree: transformers 4.x ties by text_config, 5.x by the top level; config.json was written by %s, so the head is %s",
+				top != 0, text != 0, map[bool]string{true: "5.x", false: "4.x"}[writtenByV5(c)], map[bool]string{true: "tied", false: "its own"}[p.Tied]))
+		}
 	}
 	if len(f.compiled.stacks) > 0 {
 		if L, ok := pl.stackLayers(0); ok {
@@ -149,11 +157,16 @@ func (pl *planner) def(d *cDef) (any, error) {
 	var raw json.RawMessage
 	var present bool
 	for _, f := range fields {
-		if r, ok := pl.c.lookup(f); ok {
+		// "field!" is read under that name alone, never an attribute_map
+		// alias (T5's num_layers as its num_decoder_layers' default).
+		exact := strings.HasSuffix(f, "!")
+		f = strings.TrimSuffix(f, "!")
+		if r, ok := pl.c.find(f, !exact); ok {
 			raw, present, field = r, true, f
 			break
 		}
 	}
+	field = strings.TrimSuffix(field, "!")
 	pl.field[d.Sym] = field
 	isNull := present && string(raw) == "null"
 	var v any
@@ -353,14 +366,23 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 	return int64(n), err
 }
 
-// lookup finds a field, "a.b" inside the object a.
-func (c *Config) lookup(path string) (json.RawMessage, bool) {
+// lookup finds a field, "a.b" inside the object a, or an attribute_map
+// alias of it.
+func (c *Config) lookup(path string) (json.RawMessage, bool) { return c.find(path, true) }
+
+// find is lookup, trying the aliases only where alias holds.
+func (c *Config) find(path string, alias bool) (json.RawMessage, bool) {
 	fields := c.fields
 	for {
 		i := strings.IndexByte(path, '.')
 		if i < 0 {
-			v, ok := fields[path]
-			return v, ok
+			if v, ok := fields[path]; ok {
+				return v, true
+			}
+			if !alias {
+				return nil, false
+			}
+			return aliased(fields, path)
 		}
 		sub, ok := fields[path[:i]]
 		if !ok {
@@ -789,4 +811,31 @@ func objectEntry(raw json.RawMessage) (map[string]any, bool) {
 		}
 	}
 	return out, true
+}
+
+// untieMismatched lifts the tie of a head whose shape is not its
+// embedding's (Mllama's and Moshi's embeddings have extra rows, RemBERT's
+// a width of their own): transformers 4.x drops such a head on save all
+// the same (the head is Optional where tied), 5.x keeps it, untied. A
+// tie cannot hold bytes of two shapes, so the head is checked as its own
+// tensor.
+func (p *Plan) untieMismatched() {
+	if !p.Tied {
+		return
+	}
+	var head, emb *ExpectedTensor
+	for i := range p.Tensors {
+		switch p.Tensors[i].Name {
+		case p.HeadName:
+			head = &p.Tensors[i]
+		case p.Embed:
+			emb = &p.Tensors[i]
+		}
+	}
+	if head == nil || emb == nil || slices.Equal(head.ShapeValues(), emb.ShapeValues()) {
+		return
+	}
+	p.Tied = false
+	p.Notes = append(p.Notes, fmt.Sprintf("tie_word_embeddings is true but %s %v and %s %v differ in shape: transformers 4.x omits the head on save, 5.x writes it untied; either is accepted",
+		p.HeadName, head.ShapeValues(), p.Embed, emb.ShapeValues()))
 }

@@ -13,8 +13,8 @@ package spec
 func zamba2Shared(pre string) []T {
 	adapter := func(name, out, in, cond string) []T {
 		return []T{
-			{Name: pre + name + ".{e}.0.weight", Shape: []string{"r", in}, Role: RoleLinear, Experts: "nh", PerCopy: true, If: cond + "e % M == hyb % M"},
-			{Name: pre + name + ".{e}.1.weight", Shape: []string{out, "r"}, Role: RoleLinear, Experts: "nh", PerCopy: true, If: cond + "e % M == hyb % M"},
+			{Name: pre + name + ".{e}.0.weight", Shape: []string{"r", in}, Role: RoleLinear, Experts: "nh", PerCopy: true, If: cond + "(e % M == hyb % M || v5multi)", Optional: "v5multi"},
+			{Name: pre + name + ".{e}.1.weight", Shape: []string{out, "r"}, Role: RoleLinear, Experts: "nh", PerCopy: true, If: cond + "(e % M == hyb % M || v5multi)", Optional: "v5multi"},
 		}
 	}
 	return cat(
@@ -180,13 +180,21 @@ var _ = register(
 	// layers), a linear, and a Mamba2 layer. The blocks' weights are
 	// shared: a checkpoint holds each where it is first used (the first
 	// num_mem_blocks hybrid layers), the later uses are optional.
-	// Zamba2Config derives the attention widths from hidden_size whatever
-	// config.json says (attention_hidden_size, attention_head_dim,
-	// mamba_headdim), and hybrid_layer_ids from layers_block_type.
+	// Zamba2Config 4.x derives the attention widths from hidden_size
+	// whatever config.json says (attention_hidden_size,
+	// attention_head_dim), 5.x reads them; hybrid_layer_ids come from
+	// layers_block_type. 5.x writes the adapters of a block used more
+	// than once under other indices (or not at all): with more than one
+	// hybrid layer, its adapter entries are optional at any index.
 	&Family{Name: "Zamba2", Class: "Zamba2", ModelTypes: []string{"zamba2"},
 		Defs: cat(trunk("32000", "2560", "54", "blocks"), []Def{
 			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads of the shared attention", Show: true, Pos: true},
-			derived("AH", "2*H"), derived("d", "AH/heads"),
+			// 4.x derives the attention widths from hidden_size whatever
+			// config.json says; 5.x reads the stored ones.
+			{Sym: "AHs", Field: "attention_hidden_size", Default: "2*H", Null: "2*H", Desc: "attention_hidden_size (read by 5.x; 4.x uses 2·H)", Pos: true},
+			derived("AH", "tf5 ? AHs : 2*H"),
+			{Sym: "ds", Field: "attention_head_dim", Default: "AH/heads", Null: "AH/heads", Desc: "attention_head_dim (read by 5.x; 4.x uses 2·H/heads)", Pos: true},
+			derived("d", "tf5 ? ds : AH/heads"),
 			kvDef("num_key_value_heads", "heads", "heads"),
 			{Sym: "I", Field: "intermediate_size", Default: "4*H", Null: "4*H", Legend: "I", Desc: "shared MLP inner width", Show: true, Pos: true},
 			opt("expand", "mamba_expand", "2"), derived("Im", "expand*H"),
@@ -202,6 +210,7 @@ var _ = register(
 			// The hybrid layers' count over the whole pattern: the adapter
 			// lists' length.
 			derived("nhyb", "len(lbt) > 0 ? count(lbt, 'hybrid', len(lbt)) : 9"),
+			derived("v5multi", "tf5 && nhyb > 1"),
 			tie("true"),
 		}),
 		Global: embed("model.embed_tokens.weight"),
@@ -281,6 +290,9 @@ var _ = register(
 		Defs: cat(replaceDef(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"), kvDef("num_key_value_heads", "8", "")), []Def{
 			derived("Is", "expand*H"),
 			list("attn_at", "attn_layer_indices", "layers with attention instead of a Mamba2 mixer"),
+			// BambaConfig sets mlp_bias = False in its __init__, but a
+			// config.json's mlp_bias overrides it (both versions).
+			mlpBiasFlag,
 		}),
 		Global: embed("model.embed_tokens.weight"),
 		Stacks: decoderLayers([]Kind{{Name: "attention", If: "in(l, attn_at)"}, {Name: "mamba"}},
@@ -288,7 +300,7 @@ var _ = register(
 			when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
 			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
 			norm("pre_ff_layernorm", "H", ""),
-			gatedMLP("feed_forward.", "I", ""),
+			gatedMLP("feed_forward.", "I", "mlp_bias"),
 		),
 		Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
 	},
@@ -302,7 +314,7 @@ var _ = register(
 			list("lt", "layer_types", "each layer's mixer (absent: all mamba)"),
 		}),
 		Global: embed("model.embed_tokens.weight"),
-		Stacks: decoderLayers([]Kind{{Name: "attention", If: "len(lt) > 0 && at(lt, l) == 'attention'"}, {Name: "mamba"}},
+		Stacks: decoderLayers([]Kind{{Name: "attention", If: "len(lt) > 0 && (at(lt, l) == 'attention' || at(lt, l) == 'full_attention')"}, {Name: "mamba"}},
 			norm("input_layernorm", "H", ""),
 			when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
 			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
@@ -492,8 +504,8 @@ var _ = register(
 	},
 	// Zamba: Mamba layers, and hybrid layers that add one shared attention
 	// block (on the concatenated input and embeddings, 2·H wide) and a
-	// linear. The shared block's weights are one set: transformers writes
-	// it under the first hybrid layer, so it is optional under the others.
+	// linear. The shared block's weights are one set, written under one
+	// hybrid layer (which one depends on the writer, below).
 	&Family{Name: "Zamba", Class: "Zamba", ModelTypes: []string{"zamba"},
 		Defs: cat(trunk("32000", "3712", "76", "blocks"), []Def{
 			{Sym: "heads", Field: "num_attention_heads", Default: "16", Desc: "query heads", Show: true, Pos: true},
@@ -516,7 +528,11 @@ var _ = register(
 		Stacks: decoderLayers([]Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : l == 2 || l >= 3 && (l-3) % ap == ao"}, {Name: "mamba"}},
 			when("mamba", norm("input_layernorm", "H", ""), zambaMamba("mamba.")),
 			when("hybrid", linear("linear", "H", "H", ""), norm("mamba_decoder.input_layernorm", "H", ""), zambaMamba("mamba_decoder.mamba.")),
-			optionalIf("l != 2", when("hybrid", norm("shared_transf.input_layernorm", "AH", ""),
+			// The shared block's copies are one set: transformers 4.x keeps
+			// the copy of the layer whose name sorts last (model.layers.5
+			// after model.layers.10), 5.x the first hybrid layer's; without
+			// layers_block_type any copy may hold it.
+			optionalIf("len(lbt) == 0 || (tf5 ? count(lbt, 'hybrid', l) > 0 : l != lexlast(lbt, 'hybrid'))", when("hybrid", norm("shared_transf.input_layernorm", "AH", ""),
 				linear("shared_transf.self_attn.q_proj", "heads*d", "AH", ""), linear("shared_transf.self_attn.k_proj", "kv*d", "AH", ""),
 				linear("shared_transf.self_attn.v_proj", "kv*d", "AH", ""), linear("shared_transf.self_attn.o_proj", "H", "heads*d", ""),
 				norm("shared_transf.pre_ff_layernorm", "H", ""), gatedMLP("shared_transf.feed_forward.", "I", ""))),

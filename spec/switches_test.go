@@ -394,8 +394,9 @@ func TestSwitchesDecoders(t *testing.T) {
 			"word_embed_proj_dim":32,"do_layer_norm_before":false}`, want: map[string][]uint64{
 			"model.decoder.project_in.weight": nil, "model.decoder.final_layer_norm.weight": nil, "model.decoder.embed_positions.weight": {2050, 32}}},
 
-		{name: "mpt with biases", config: `{"model_type":"mpt","vocab_size":16,"d_model":32,"n_layers":2,"n_heads":4,"no_bias":false}`, want: map[string][]uint64{
-			"transformer.blocks.0.attn.Wqkv.bias": {96}, "transformer.blocks.0.norm_1.bias": {32}, "transformer.blocks.1.ffn.up_proj.weight": {128, 32}}},
+		// MptModel ignores no_bias and expansion_ratio (the oracle, 4.57.6 and 5.15.0).
+		{name: "mpt ignores no_bias and expansion_ratio", config: `{"model_type":"mpt","vocab_size":16,"d_model":32,"n_layers":2,"n_heads":4,"no_bias":false,"expansion_ratio":2}`, want: map[string][]uint64{
+			"transformer.blocks.0.attn.Wqkv.bias": nil, "transformer.blocks.0.norm_1.bias": nil, "transformer.blocks.1.ffn.up_proj.weight": {128, 32}}},
 
 		{name: "gpt-2 classification", config: `{"model_type":"gpt2","architectures":["GPT2ForSequenceClassification"],"vocab_size":16,"n_embd":32,"n_layer":2,"n_head":4,"num_labels":3}`, want: map[string][]uint64{"score.weight": {3, 32}, "lm_head.weight": nil, "transformer.h.1.attn.c_attn.weight": {32, 96}}},
 
@@ -903,8 +904,11 @@ func TestSwitchesEncoders(t *testing.T) {
 		{name: "ernie task embeddings", config: `{"model_type":"ernie",` + bert + `,"use_task_id":true,"task_type_vocab_size":5}`, want: map[string][]uint64{
 			"ernie.embeddings.task_type_embeddings.weight": {5, 32}}},
 
+		// The tables are built whatever enable_* says (the oracle, both versions).
 		{name: "roc_bert without shape embeddings", config: `{"model_type":"roc_bert",` + bert + `,"enable_shape":false,"pronunciation_embed_dim":6}`, want: map[string][]uint64{
-			"roc_bert.embeddings.shape_embed.weight": nil, "roc_bert.embeddings.map_inputs_layer.weight": {32, 38}}},
+			"roc_bert.embeddings.shape_embed.weight": {24858, 512}, "roc_bert.embeddings.map_inputs_layer.weight": {32, 38}}},
+		{name: "roc_bert without concat_input", config: `{"model_type":"roc_bert",` + bert + `,"concat_input":false,"enable_pronunciation":false}`, want: map[string][]uint64{
+			"roc_bert.embeddings.pronunciation_embed.weight": {910, 768}, "roc_bert.embeddings.map_inputs_layer.weight": nil}},
 
 		{name: "mega batch norm, simple bias, one-way EMA, no FFN, token types", config: `{"model_type":"mega","hidden_size":32,"num_hidden_layers":2,"intermediate_size":24,
 			"shared_representation_size":8,"normalization_type":"batchnorm","relative_positional_bias":"simple","max_positions":10,"bidirectional":false,
@@ -934,9 +938,10 @@ func TestSwitchesEncoders(t *testing.T) {
 // TestSwitchesEncoderDecoders: the config switches of the encoder-decoders (encdec.go).
 func TestSwitchesEncoderDecoders(t *testing.T) {
 	runSwitches(t, []switchCase{
-		{name: "mvp prompts", config: `{"model_type":"mvp","vocab_size":16,"d_model":32,"decoder_layers":2,"decoder_ffn_dim":24,"max_position_embeddings":10,
+		// MvpForCausalLM builds MvpDecoder(config) without prompts (the oracle, both versions).
+		{name: "mvp causal LM has no prompts", config: `{"model_type":"mvp","vocab_size":16,"d_model":32,"decoder_layers":2,"decoder_ffn_dim":24,"max_position_embeddings":10,
 			"use_prompt":true,"prompt_length":3,"prompt_mid_dim":7}`, want: map[string][]uint64{
-			"model.decoder.self_attn_prompt.prompt_embedding.weight": {3, 32}, "model.decoder.cross_attn_prompt.prompt_trans.2.weight": {2 * 2 * 32, 7},
+			"model.decoder.self_attn_prompt.prompt_embedding.weight": nil, "model.decoder.cross_attn_prompt.prompt_trans.2.weight": nil,
 			"model.decoder.embed_positions.weight": {12, 32}}},
 
 		{name: "trocr sinusoidal positions, no embedding norm", config: `{"model_type":"trocr","vocab_size":16,"d_model":32,"decoder_layers":2,"decoder_ffn_dim":24,
@@ -1122,7 +1127,8 @@ func TestSwitchesMultimodal(t *testing.T) {
 			"model.protein_encoder.model.embeddings.position_embeddings.weight":                    nil,
 			"model.layers.0.adapter.out_proj.bias":                                                 {32}}, optional: nil, required: true},
 
-		{name: "florence2: two DaViT stages, prenorm first, MLP ratio 2.5, qkv without bias, untied", config: `{"model_type":"florence2","tie_word_embeddings":false,
+		// Untied by the top level as 5.x writes it (4.x ties by text_config, BART's default true).
+		{name: "florence2: two DaViT stages, prenorm first, MLP ratio 2.5, qkv without bias, untied", config: `{"model_type":"florence2","tie_word_embeddings":false,"transformers_version":"5.15.0",
 			"text_config":{"model_type":"bart","vocab_size":16,"d_model":32,"encoder_layers":1,"decoder_layers":2,"encoder_ffn_dim":24,"decoder_ffn_dim":40,
 			"max_position_embeddings":10},"vision_config":{"depths":[2,1],"embed_dim":[8,16],"patch_size":[5,3],"patch_prenorm":[true,false],
 			"mlp_ratio":2.5,"qkv_bias":false,"projection_dim":32,"max_position_embeddings":6,"max_temporal_embeddings":4,"in_channels":1}}`, want: map[string][]uint64{
