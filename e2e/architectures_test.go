@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"slices"
@@ -28,6 +30,11 @@ const (
 var readmeCount = regexp.MustCompile(`\*\*(\d[\d,]*) classes of (\d[\d,]*) model types\*\*`)
 
 func TestArchitecturesDocumented(t *testing.T) {
+	if _, err := os.Stat(repoPath("docs", "architectures.md")); errors.Is(err, fs.ErrNotExist) && os.Geteuid() != 0 {
+		// ./test.sh's unprivileged run gets a copy of the testdata alone;
+		// its first e2e run, as root, reads the repository's documents.
+		t.Skip("SKIPPING: the documents are checked by the root run (the unprivileged run has no docs/)")
+	}
 	r := runCmd(t, "fsinspect", "--architectures", "--json")
 	require.Zero(t, r.code, r.stderr)
 	var rows []struct {
