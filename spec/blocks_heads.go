@@ -24,7 +24,7 @@ func bertTasks(base string) []Task {
 		{Suffix: TaskMaskedLM, CausalHead: true},
 		{Suffix: HeadSeqCls, Head: cat(pooler(base), classifier("classifier", "H")), Labels: true},
 		{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-		{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+		{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}, // num_labels wide (BERT-style modeling code)
 		{Suffix: TaskMultChoice, Head: cat(pooler(base), choiceHead("classifier", "H"))},
 		{Suffix: TaskNextSent, Head: cat(pooler(base), nsp)},
 		{Suffix: TaskPreTrain, CausalHead: true, Head: cat(pooler(base), nsp)},
@@ -39,7 +39,7 @@ func robertaTasks(base string) []Task {
 		{Suffix: TaskMaskedLM, CausalHead: true},
 		{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
 		{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-		{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+		{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}, // num_labels wide (BERT-style modeling code)
 		{Suffix: TaskMultChoice, Head: cat(pooler(base), choiceHead("classifier", "H"))},
 	}
 }
@@ -51,7 +51,7 @@ var electraTasks = []Task{
 	{Suffix: TaskMaskedLM, CausalHead: true},
 	{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
 	{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-	{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+	{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}, // num_labels wide (BERT-style modeling code)
 	{Suffix: TaskMultChoice, Head: cat(linear("sequence_summary.summary", "H", "H", "true"), choiceHead("classifier", "H"))},
 	{Suffix: TaskPreTrain, Head: cat(linear("discriminator_predictions.dense", "H", "H", "true"), linear("discriminator_predictions.dense_prediction", "1", "H", "true"))},
 }
@@ -63,7 +63,7 @@ var roformerTasks = []Task{
 	{Suffix: TaskMaskedLM, CausalHead: true},
 	{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
 	{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-	{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+	{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}, // num_labels wide (BERT-style modeling code)
 	{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H")},
 }
 

@@ -210,7 +210,7 @@ func t5Family(name, class, mt string, defs []Def, o t5Opts) *Family {
 		full.Tasks = append(full.Tasks,
 			Task{Suffix: HeadSeqCls, Head: denseClassifier("classification_head.", "H"), Labels: true},
 			Task{Suffix: TaskTokenCls, Of: enc, Head: classifier("classifier", "H"), Labels: true},
-			Task{Suffix: TaskQA, Prefix: "-", Head: qaHead("qa_outputs", "H")})
+			Task{Suffix: TaskQA, Prefix: "-", Head: classifier("qa_outputs", "H"), Labels: true}) // num_labels wide
 	}
 	return full
 }

@@ -376,7 +376,7 @@ var debertaTasks = []Task{
 			[]T{{Name: "lm_predictions.lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}))},
 	{Suffix: HeadSeqCls, Head: cat(linear("pooler.dense", "PH", "PH", "true"), classifier("classifier", "H")), Labels: true},
 	{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-	{Suffix: TaskQA, Head: qaHead("qa_outputs", "H")},
+	{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}, // num_labels wide
 	{Suffix: TaskMultChoice, Head: cat(linear("pooler.dense", "PH", "PH", "true"), choiceHead("classifier", "H"))},
 }
 
