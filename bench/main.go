@@ -41,7 +41,7 @@ func main() {
 	noPeer := flag.Bool("no-squashfuse", false, "skip the squashfuse peer")
 	manyOnly := flag.Bool("many", false, "only the half-million-tensor model (1 round unless -rounds)")
 	walkOnly := flag.Bool("walk", false, "only the walk row: the daemon's CPU for find, ls -lR and stat of the 0.6B tree (5 rounds unless -rounds)")
-	walkPeer := flag.String("walk-peer", "", "with -walk: a directory holding another build's fsmount (e.g. fb334c4's), walked in the same rounds")
+	walkPeer := flag.String("walk-peer", "", "with -walk: a directory holding another build's fsmount, walked in the same rounds")
 	write := flag.String("write", "", "also write the tables, the machine and the command as Markdown to FILE (docs/performance.md)")
 	flag.Parse()
 	if *manyOnly {
