@@ -470,13 +470,7 @@ var _ = register(
 	// table (relative_attention), position projections of their own unless
 	// share_att_key, an optional convolution beside the first layer.
 	&Family{Name: "DeBERTa-v2", Class: "DebertaV2", ModelTypes: []string{"deberta-v2"}, Causal: "-", SeqCls: "-",
-		Defs: cat(trunk("128100", "1536", "24", "encoder layers"), []Def{
-			encHeads("num_attention_heads", "24"), inner("intermediate_size", "6144"),
-			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "positions", Show: true, Pos: true},
-			{Sym: "TV", Field: "type_vocab_size", Default: "0", Desc: "token types (0: none)"},
-			{Sym: "E", Field: "embedding_size", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Pos: true},
-			flag("pbi", "position_biased_input", "true", "absolute position embeddings are added"),
-			flag("rel", "relative_attention", "false", "disentangled relative attention"),
+		Defs: cat(debertaDefs("128100", "1536", "24", "24", "6144"), []Def{
 			{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
 			{Sym: "pb", Field: "position_buckets", Type: Signed, Default: "0-1", Null: "0-1", Desc: "log-bucketed relative positions (≤ 0: none)"},
 			{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
@@ -543,13 +537,7 @@ var _ = register(
 	// DeBERTa (v1): one fused in_proj without bias, q_bias and v_bias
 	// kept in float32, optional talking heads; DeBERTa-v2's heads.
 	&Family{Name: "DeBERTa", Class: "Deberta", ModelTypes: []string{"deberta"}, Causal: "-", SeqCls: "-",
-		Defs: cat(trunk("50265", "768", "12", "encoder layers"), []Def{
-			encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
-			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "positions", Show: true, Pos: true},
-			{Sym: "TV", Field: "type_vocab_size", Default: "0", Desc: "token types (0: none)"},
-			{Sym: "E", Field: "embedding_size", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Pos: true},
-			flag("pbi", "position_biased_input", "true", "absolute position embeddings are added"),
-			flag("rel", "relative_attention", "false", "disentangled relative attention"),
+		Defs: cat(debertaDefs("50265", "768", "12", "12", "3072"), []Def{
 			flag("talk", "talking_head", "false", "talking-heads projections"),
 			{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
 			{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
@@ -1006,3 +994,17 @@ var megaTasks = encTasks("mega.", pooler(""),
 	encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
 	encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
 	encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true})
+
+// debertaDefs are the fields both DeBERTa versions read, with a class's
+// defaults: V, H, L, heads, F, positions, token types, the embedding
+// width and the position switches.
+func debertaDefs(vocab, hidden, layers, heads, ffn string) []Def {
+	return cat(trunk(vocab, hidden, layers, "encoder layers"), []Def{
+		encHeads("num_attention_heads", heads), inner("intermediate_size", ffn),
+		{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "positions", Show: true, Pos: true},
+		{Sym: "TV", Field: "type_vocab_size", Default: "0", Desc: "token types (0: none)"},
+		{Sym: "E", Field: "embedding_size", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Pos: true},
+		flag("pbi", "position_biased_input", "true", "absolute position embeddings are added"),
+		flag("rel", "relative_attention", "false", "disentangled relative attention"),
+	})
+}
