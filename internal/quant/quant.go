@@ -155,11 +155,7 @@ func levelBlocks(src []byte, dst []float32, levels *[16]float32) {
 		for i, k := range levels {
 			lut[i] = d * k
 		}
-		qs := (*[16]byte)(b[2:])
-		for j, q := range qs {
-			y[j] = lut[q&0xF]
-			y[j+16] = lut[q>>4]
-		}
+		splitNibbles(y, (*[16]byte)(b[2:]), &lut)
 	}
 }
 
@@ -172,11 +168,7 @@ func q4_1(src []byte, dst []float32) {
 		for i := range lut {
 			lut[i] = float32(i)*d + m
 		}
-		qs := (*[16]byte)(b[4:])
-		for j, q := range qs {
-			y[j] = lut[q&0xF]
-			y[j+16] = lut[q>>4]
-		}
+		splitNibbles(y, (*[16]byte)(b[4:]), &lut)
 	}
 }
 
@@ -433,12 +425,7 @@ func iq4XS(src []byte, dst []float32) {
 			for i, k := range kvaluesIQ4NL {
 				lut[i] = dl * k
 			}
-			qs := (*[16]byte)(b[8+16*ib:])
-			y := (*[32]float32)(dst[32*ib:])
-			for j, q := range qs {
-				y[j] = lut[q&0xF]
-				y[j+16] = lut[q>>4]
-			}
+			splitNibbles((*[32]float32)(dst[32*ib:]), (*[16]byte)(b[8+16*ib:]), &lut)
 		}
 	}
 }
@@ -469,6 +456,15 @@ func tq2_0(src []byte, dst []float32) {
 // the halved E8M0 scale undoes.
 var kvaluesMXFP4 = [16]float32{0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12}
 
+// splitNibbles writes the 32 values of 16 packed bytes through lut: the
+// low nibbles are elements 0-15, the high ones 16-31 (ggml's order).
+func splitNibbles(y *[32]float32, qs *[16]byte, lut *[16]float32) {
+	for j, q := range qs {
+		y[j] = lut[q&0xF]
+		y[j+16] = lut[q>>4]
+	}
+}
+
 func mxfp4(src []byte, dst []float32) {
 	var lut [16]float32
 	for ; len(src) >= 17; src, dst = src[17:], dst[32:] {
@@ -480,10 +476,6 @@ func mxfp4(src []byte, dst []float32) {
 		for i, k := range kvaluesMXFP4 {
 			lut[i] = k * d
 		}
-		qs := (*[16]byte)(b[1:])
-		for j, q := range qs {
-			y[j] = lut[q&0xF]
-			y[j+16] = lut[q>>4]
-		}
+		splitNibbles(y, (*[16]byte)(b[1:]), &lut)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"io"
 	"os"
 	"path"
@@ -36,6 +35,29 @@ type layoutTensor struct {
 type refLayout struct {
 	files   map[string][]byte
 	tensors []layoutTensor
+}
+
+// rules loads the layout's quantization rules from its config.json and
+// the files beside it.
+func (l *refLayout) rules(t *testing.T) *Rules {
+	t.Helper()
+	r, err := Load(l.files["config.json"], func(name string) ([]byte, error) {
+		if b, ok := l.files[name]; ok {
+			return b, nil
+		}
+		return nil, os.ErrNotExist
+	})
+	require.NoError(t, err)
+	return r
+}
+
+// byName indexes the layout's tensors by name.
+func (l *refLayout) byName() map[string]*tensor.Tensor {
+	m := make(map[string]*tensor.Tensor, len(l.tensors))
+	for _, x := range l.tensors {
+		m[x.Name] = toTensor(x)
+	}
+	return m
 }
 
 func readArchive(t *testing.T) map[string]*refLayout {
@@ -172,18 +194,9 @@ func TestReferenceLayouts(t *testing.T) {
 		t.Run(scheme+"/"+arch, func(t *testing.T) {
 			base := all["base/"+arch]
 			require.NotNil(t, base, arch)
-			r, err := Load(l.files["config.json"], func(name string) ([]byte, error) {
-				if b, ok := l.files[name]; ok {
-					return b, nil
-				}
-				return nil, os.ErrNotExist
-			})
-			require.NoError(t, err)
+			r := l.rules(t)
 			require.True(t, r.Understood(), "%s: %s", r.Method, r.Partial)
-			byName := map[string]*tensor.Tensor{}
-			for _, x := range l.tensors {
-				byName[x.Name] = toTensor(x)
-			}
+			byName := l.byName()
 			lookup := func(n string) *tensor.Tensor { return byName[n] }
 			want := expectedSet(t, r, base.tensors, lookup)
 			got := map[string]string{}
@@ -219,17 +232,8 @@ func TestMutantsFound(t *testing.T) {
 			continue
 		}
 		arch := path.Base(dir)
-		r, err := Load(l.files["config.json"], func(name string) ([]byte, error) {
-			if b, ok := l.files[name]; ok {
-				return b, nil
-			}
-			return nil, errors.New("absent")
-		})
-		require.NoError(t, err)
-		byName := map[string]*tensor.Tensor{}
-		for _, x := range l.tensors {
-			byName[x.Name] = toTensor(x)
-		}
+		r := l.rules(t)
+		byName := l.byName()
 		lookup := func(n string) *tensor.Tensor { return byName[n] }
 		ws, _ := r.Restack(baseWeights(all["base/"+arch].tensors), func(n string) bool { return byName[n] != nil })
 		var w Weight
@@ -321,17 +325,8 @@ func TestTargetedButUnquantized(t *testing.T) {
 		if !strings.HasPrefix(dir, "quantized/") {
 			continue
 		}
-		r, err := Load(l.files["config.json"], func(name string) ([]byte, error) {
-			if b, ok := l.files[name]; ok {
-				return b, nil
-			}
-			return nil, os.ErrNotExist
-		})
-		require.NoError(t, err)
-		byName := map[string]*tensor.Tensor{}
-		for _, x := range l.tensors {
-			byName[x.Name] = toTensor(x)
-		}
+		r := l.rules(t)
+		byName := l.byName()
 		ws, _ := r.Restack(baseWeights(all["base/"+path.Base(dir)].tensors), func(n string) bool { return byName[n] != nil })
 		for _, w := range ws {
 			f, _ := r.Expect(w)
@@ -356,17 +351,8 @@ func TestFindInvertsExpect(t *testing.T) {
 		if !strings.HasPrefix(dir, "quantized/") {
 			continue
 		}
-		r, err := Load(l.files["config.json"], func(name string) ([]byte, error) {
-			if b, ok := l.files[name]; ok {
-				return b, nil
-			}
-			return nil, os.ErrNotExist
-		})
-		require.NoError(t, err)
-		byName := map[string]*tensor.Tensor{}
-		for _, x := range l.tensors {
-			byName[x.Name] = toTensor(x)
-		}
+		r := l.rules(t)
+		byName := l.byName()
 		lookup := func(n string) *tensor.Tensor { return byName[n] }
 		ws, _ := r.Restack(baseWeights(all["base/"+path.Base(dir)].tensors), func(n string) bool { return byName[n] != nil })
 		for _, w := range ws {
