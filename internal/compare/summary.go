@@ -150,14 +150,20 @@ func padSNR(x float64) string {
 	return v + strings.Repeat(" ", snrW-len(v))
 }
 
-func minNaN(a, b float64) float64 {
-	if math.IsNaN(a) {
+// minNaN and maxNaN are min and max where a NaN stands for "none": the
+// other side wins.
+func minNaN(a, b float64) float64 { return skipNaN(a, b, math.Min) }
+
+func maxNaN(a, b float64) float64 { return skipNaN(a, b, math.Max) }
+
+func skipNaN(a, b float64, f func(a, b float64) float64) float64 {
+	switch {
+	case math.IsNaN(a):
 		return b
-	}
-	if math.IsNaN(b) {
+	case math.IsNaN(b):
 		return a
 	}
-	return min(a, b)
+	return f(a, b)
 }
 
 func sciOrDash(x float64) string {
@@ -246,16 +252,6 @@ func (l *geometry) render(es []*Entry) []byte {
 	start = len(b)
 	b = append(b, l.footer(counts, all, allSNR)...)
 	return l.endLine(b, start)
-}
-
-func maxNaN(a, b float64) float64 {
-	if math.IsNaN(a) {
-		return b
-	}
-	if math.IsNaN(b) {
-		return a
-	}
-	return max(a, b)
 }
 
 func (l *geometry) row(b []byte, e *Entry) []byte {

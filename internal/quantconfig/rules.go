@@ -373,6 +373,15 @@ func (r *Rules) expect(w Weight) (*Form, string) {
 	return r.legacyForm(w)
 }
 
+// groups is the number of quantization groups along a dimension of n:
+// one for a group size of 0 (per channel), else ⌈n/size⌉.
+func groups(n, size uint64) uint64 {
+	if size == 0 {
+		return 1
+	}
+	return ceil(n, size)
+}
+
 func ceil(a, b uint64) uint64 {
 	if b == 0 {
 		return 0
@@ -410,10 +419,7 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 	switch r.Method {
 	case "gptq":
 		b := q.Bits
-		ng := uint64(1)
-		if q.GroupSize > 0 {
-			ng = ceil(i, uint64(q.GroupSize))
-		}
+		ng := groups(i, uint64(max(q.GroupSize, 0)))
 		return &Form{Scheme: fmt.Sprintf("GPTQ int%d", b), Tensors: []Stored{
 			{Name: base + ".qweight", DTypes: i32, Shape: []uint64{ceil(i*b, 32), o}, Values: true},
 			{Name: base + ".qzeros", DTypes: i32, Shape: []uint64{ng, ceil(o*b, 32)}},
@@ -422,10 +428,7 @@ func (r *Rules) legacyForm(w Weight) (*Form, string) {
 		}}, ""
 	case "awq":
 		b := q.Bits
-		ng := uint64(1)
-		if q.GroupSize > 0 {
-			ng = ceil(i, uint64(q.GroupSize))
-		}
+		ng := groups(i, uint64(max(q.GroupSize, 0)))
 		return &Form{Scheme: fmt.Sprintf("AWQ int%d", b), Tensors: []Stored{
 			{Name: base + ".qweight", DTypes: i32, Shape: []uint64{i, ceil(o*b, 32)}, Values: true},
 			{Name: base + ".qzeros", DTypes: i32, Shape: []uint64{ng, ceil(o*b, 32)}},

@@ -512,10 +512,7 @@ func (c *tfConfig) expect(w Weight) (*Form, string) {
 		// auto_round's export: GPTQ's packing (qweight [in·bits/32,
 		// out], qzeros, scales [groups, out], g_idx) or, for
 		// auto_round:auto_awq, AWQ's.
-		ng := uint64(1)
-		if c.group > 0 {
-			ng = ceil(i, c.group)
-		}
+		ng := groups(i, c.group)
 		b := c.bits
 		if strings.Contains(c.arFormat, "awq") {
 			return &Form{Scheme: fmt.Sprintf("AutoRound int%d (AWQ packing)", b), Tensors: []Stored{

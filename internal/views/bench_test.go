@@ -21,15 +21,7 @@ func benchView(b *testing.B, dt tensor.DType, pick func(*Tensor) View) {
 		raw[i+1] = 0x3c | byte(r.Uint32()&0x80)
 	}
 	v := pick(NewTensor(testmodel.MemTensor("w", dt, []uint64{4096, 4096}, raw), nil))
-	p := make([]byte, 128<<10)
-	b.SetBytes(v.Size())
-	for b.Loop() {
-		for off := int64(0); off < v.Size(); off += int64(len(p)) {
-			if _, err := v.ReadAt(p, off); err != nil && off+int64(len(p)) < v.Size() {
-				b.Fatal(err)
-			}
-		}
-	}
+	benchRead(b, v)
 }
 
 func BenchmarkValuesBF16(b *testing.B) {
@@ -67,6 +59,15 @@ func BenchmarkNPYFromW4A16(b *testing.B) {
 		b.Fatal("not dequantized")
 	}
 	v := NewTensor(w, opts).NPY()
+	benchRead(b, v)
+}
+
+// benchRead reads v whole per iteration, 128 KiB at a time, as a reader
+// of the mount's file does.
+func benchRead(b *testing.B, v interface {
+	Size() int64
+	ReadAt(p []byte, off int64) (int, error)
+}) {
 	p := make([]byte, 128<<10)
 	b.SetBytes(v.Size())
 	for b.Loop() {
