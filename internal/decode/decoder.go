@@ -287,6 +287,15 @@ func (d *Decoder) Float64(start uint64, dst []float64) error {
 	return err
 }
 
+// rawBytes reads tensor t whole, undecoded (see [Decoder.Raw]).
+func rawBytes(t *tensor.Tensor) ([]byte, error) {
+	d, err := NewDecoder(t)
+	if err != nil {
+		return nil, err
+	}
+	return d.Raw(0, d.Len())
+}
+
 // Raw reads the bytes of elements [start, start+n), which must be whole
 // blocks, into a new slice.
 func (d *Decoder) Raw(start, n uint64) ([]byte, error) {

@@ -194,15 +194,11 @@ func (p *packed) read() error {
 
 // words reads the 32-bit tensor t whole as little-endian words.
 func words(t *tensor.Tensor) ([]uint32, error) {
-	d, err := NewDecoder(t)
+	raw, err := rawBytes(t)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := d.Raw(0, d.Len())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]uint32, d.Len())
+	out := make([]uint32, len(raw)/4)
 	for i := range out {
 		out[i] = binary.LittleEndian.Uint32(raw[4*i:])
 	}

@@ -244,11 +244,7 @@ func floats(t *tensor.Tensor, exponents, e4m3 bool) ([]float32, error) {
 	if !exponents && !e4m3 {
 		return Values(t)
 	}
-	d, err := NewDecoder(t)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := d.Raw(0, d.Len())
+	raw, err := rawBytes(t)
 	if err != nil {
 		return nil, err
 	}

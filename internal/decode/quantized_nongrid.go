@@ -59,11 +59,7 @@ func newFlat(p *quantized, n uint64) (*Decoder, error) {
 // state2) + offset, each step in float32).
 func (p *quantized) nested() ([]float32, error) {
 	nq := p.q.Nested
-	d, err := NewDecoder(p.q.Scale)
-	if err != nil {
-		return nil, err
-	}
-	codes, err := d.Raw(0, d.Len())
+	codes, err := rawBytes(p.q.Scale)
 	if err != nil {
 		return nil, err
 	}
