@@ -187,6 +187,9 @@ type vlm struct {
 	// flat: the text fields may also sit at the top level (Qwen2-VL's
 	// configs before text_config), tried after text_config's.
 	flat bool
+	// baseVariants are other layouts of the base model class alone
+	// (Task.Variants).
+	baseVariants [][][2]string
 	// alias maps a text model_type without a family of its own to the
 	// family whose layout it has, with the text config class's defaults
 	// where they differ (symbol → default expression).
@@ -207,7 +210,7 @@ func (v *vlm) register() *Family {
 	f := &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
 		Causal: v.Causal, SeqCls: "-", compose: v.compose}
 	if v.tasks != nil {
-		f.Tasks = append(composedTasks(v.reroot), v.tasks...)
+		f.Tasks = append(composedTasks(v.reroot, v.baseVariants...), v.tasks...)
 	}
 	return f
 }
@@ -239,7 +242,7 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		return f.(*Family), nil
 	}
 	f := &Family{Name: v.Name + " + " + tf.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: append(composedTasks(v.reroot), v.tasks...),
+		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: append(composedTasks(v.reroot, v.baseVariants...), v.tasks...),
 		Embed: rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
 	for _, d := range tf.Defs {
 		if d.Field != "" {
@@ -435,7 +438,10 @@ func qwenVisual(v25 bool) ([]Def, []T, []Stack, []T) {
 func qwenVL(name, class, mt string, v25 bool) *Family {
 	d, g, s, f := qwenVisual(v25)
 	v := &vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
-		Defs: d, Global: g, Stacks: s, Final: f}, textF: qwenVLText, flat: true}
+		Defs: d, Global: g, Stacks: s, Final: f}, textF: qwenVLText, flat: true,
+		// The base model class: 4.x writes it as the causal LM does
+		// (model., visual.), 5.x as the module tree is (language_model.).
+		baseVariants: [][][2]string{{{"model.", "language_model."}}}}
 	return v.register()
 }
 

@@ -48,6 +48,10 @@ type Task struct {
 	// dtype as config.json's: "float32" there says nothing of the
 	// weights (UniSpeechSatForPreTraining's label_embeddings_concat).
 	FP32First bool
+	// Variants are other layouts of this class alone, in its own names
+	// (transformers 5.x writes Qwen2VLModel's language model under
+	// language_model., 4.x under model.): see Family.Variants.
+	Variants [][][2]string
 }
 
 // Task suffixes.
@@ -100,11 +104,11 @@ var noTasks = []Task{}
 // in the base model;
 // one written in the legacy layout (language_model.model., its key
 // mapping reversed on save) is written so by the base model too.
-func composedTasks(reroot [][2]string) []Task {
+func composedTasks(reroot [][2]string, variants ...[][2]string) []Task {
 	if len(reroot) > 0 && strings.HasPrefix(reroot[0][1], "model.") {
-		return []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}}
+		return []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true, Variants: variants}}
 	}
-	return []Task{{Suffix: TaskBase, KeepFinal: true}}
+	return []Task{{Suffix: TaskBase, KeepFinal: true, Variants: variants}}
 }
 
 // decoderTasks are the task classes transformers gives a decoder-only
@@ -173,7 +177,7 @@ func (f *Family) forTask(t *Task) *Family {
 	}
 	if t.Of != nil {
 		g := t.Of.forTask(&Task{Suffix: t.Suffix, Prefix: t.Prefix, Defs: t.Defs, Head: t.Head, HeadName: t.HeadName,
-			Labels: t.Labels, CausalHead: t.CausalHead, KeepFinal: t.KeepFinal, FP32First: t.FP32First})
+			Labels: t.Labels, CausalHead: t.CausalHead, KeepFinal: t.KeepFinal, FP32First: t.FP32First, Variants: t.Variants})
 		g2, _ := taskFamilies.LoadOrStore(taskKey{f, t.Suffix}, g)
 		return g2.(*Family)
 	}
@@ -241,6 +245,7 @@ func (f *Family) forTask(t *Task) *Family {
 		}
 		g.Variants = append(g.Variants, nv)
 	}
+	g.Variants = append(g.Variants, t.Variants...)
 	g2, _ := taskFamilies.LoadOrStore(taskKey{f, t.Suffix}, g)
 	return g2.(*Family)
 }
