@@ -325,6 +325,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.boolStrValue(field, raw)
 	case Sign:
 		return c.signValue(field, raw)
+	case MilliList:
+		return c.milliListValue(field, raw)
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List

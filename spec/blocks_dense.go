@@ -1,0 +1,237 @@
+package spec
+
+import "encoding/json"
+
+// Blocks of the dense-prediction group (vision_dense.go): detection,
+// segmentation, depth, keypoints and SAM. Each returns plain data to
+// concatenate with cat, as the blocks of blocks.go do.
+
+// under is ts with pre put before every name.
+func under(pre string, ts ...[]T) []T {
+	out := cat(ts...)
+	for i := range out {
+		out[i].Name = pre + out[i].Name
+	}
+	return out
+}
+
+// copies is ts once per copy {e} = 0..n-1 (the ts' names hold {e}),
+// e bound in shapes and conditions.
+func copies(n string, ts ...[]T) []T {
+	out := cat(ts...)
+	for i := range out {
+		out[i].Experts, out[i].PerCopy = n, true
+	}
+	return out
+}
+
+// convNB is a 2-D convolution without a bias [out, in, kh, kw].
+func convNB(name, out, in, kh, kw string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in, kh, kw}, Role: RoleLinear}}
+}
+
+// samFeedForward is SAM's MLP under pre: proj_in [hid, in], depth-2
+// hidden layers [hid, hid] (layers.K), proj_out [out, hid], all biased.
+// depth is an expression; a hypernetwork MLP, itself one copy of many
+// ({e} in pre), is fixed at 3 (fixed3).
+func samFeedForward(pre, in, hid, out, depth string, fixed3 bool) []T {
+	var mid []T
+	if fixed3 {
+		mid = linear(pre+"layers.0", hid, hid, "true")
+	} else {
+		mid = copies("max("+depth+"-2, 0)", linear(pre+"layers.{e}", hid, hid, "true"))
+	}
+	return cat(linear(pre+"proj_in", hid, in, "true"), mid, linear(pre+"proj_out", out, hid, "true"))
+}
+
+// samAttention is SAM's q/k/v/out projections under pre, of width w
+// (hidden over the downsample rate) on hidden h.
+func samAttention(pre, h, w string) []T {
+	return cat(linear(pre+"q_proj", w, h, "true"), linear(pre+"k_proj", w, h, "true"),
+		linear(pre+"v_proj", w, h, "true"), linear(pre+"out_proj", h, w, "true"))
+}
+
+// samVisionDefs are SamVisionConfig's fields under cfg ("" alone,
+// "vision_config." in SamModel): the ViT-det encoder of SAM.
+func samVisionDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "sH", Field: cfg + "hidden_size", Default: "768", Legend: "H", Desc: "image encoder width", Show: true, Pos: true},
+		{Sym: "sL", Field: cfg + "num_hidden_layers", Default: "12", Legend: "L", Desc: "image encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "sHeads", Field: cfg + "num_attention_heads", Default: "12", Desc: "image encoder heads", Pos: true},
+		{Sym: "sR", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+		{Sym: "sI", Field: cfg + "mlp_dim", Default: "sH*sR/1000", Null: "=", Legend: "I", Desc: "image encoder FFN width", Show: true, Pos: true},
+		{Sym: "sOut", Field: cfg + "output_channels", Default: "256", Desc: "the neck's channels", Pos: true},
+		{Sym: "sC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "sS", Field: cfg + "image_size", Default: "1024", Desc: "image side, pixels", Pos: true},
+		{Sym: "sP", Field: cfg + "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
+		flag("sQKV", cfg+"qkv_bias", "true", "qkv has a bias"),
+		flag("sAbs", cfg+"use_abs_pos", "true", "learned absolute positions"),
+		flag("sRel", cfg+"use_rel_pos", "true", "relative position tables"),
+		{Sym: "sW", Field: cfg + "window_size", Default: "14", Desc: "attention window side (0: global everywhere)"},
+		{Sym: "sG", Field: cfg + "global_attn_indexes", Type: List, Default: "list(2, 5, 8, 11)", Null: "=", Desc: "the layers of global attention"},
+		{Sym: "sNPF", Field: cfg + "num_pos_feats", Default: "128", Desc: "random Fourier position features", Pos: true},
+		derived("sD", "sH/sHeads"),
+	}
+}
+
+// samVisionEncoder is SAM's image encoder under pre ("vision_encoder."):
+// patch embedding, absolute positions, windowed layers with relative
+// position tables (global layers' as wide as the image), the neck.
+func samVisionEncoder(pre string) (global []T, stack Stack, final []T) {
+	global = cat(conv(pre+"patch_embed.projection", "sH", "sC", "sP", "sP"),
+		[]T{{Name: pre + "pos_embed", Shape: []string{"1", "sS/sP", "sS/sP", "sH"}, Role: RoleEmbedding, If: "sAbs"}})
+	rel := "in(l, sG) || sW == 0 ? 2*(sS/sP)-1 : 2*sW-1"
+	stack = Stack{Name: "image encoder", Prefix: pre + "layers.{l}.", Layers: "sL", Tensors: cat(
+		norm("layer_norm1", "sH", "true"),
+		linear("attn.qkv", "3*sH", "sH", "sQKV"), linear("attn.proj", "sH", "sH", "true"),
+		[]T{{Name: "attn.rel_pos_h", Shape: []string{rel, "sD"}, Role: RoleEmbedding, If: "sRel"},
+			{Name: "attn.rel_pos_w", Shape: []string{rel, "sD"}, Role: RoleEmbedding, If: "sRel"}},
+		norm("layer_norm2", "sH", "true"),
+		linear("mlp.lin1", "sI", "sH", "true"), linear("mlp.lin2", "sH", "sI", "true"))}
+	final = cat(convNB(pre+"neck.conv1", "sOut", "sH", "1", "1"), norm(pre+"neck.layer_norm1", "sOut", "true"),
+		convNB(pre+"neck.conv2", "sOut", "sOut", "3", "3"), norm(pre+"neck.layer_norm2", "sOut", "true"))
+	return global, stack, final
+}
+
+// samPromptDefs are SamPromptEncoderConfig's and SamMaskDecoderConfig's
+// fields.
+func samPromptDefs() []Def {
+	const p, m = "prompt_encoder_config.", "mask_decoder_config."
+	return []Def{
+		{Sym: "pH", Field: p + "hidden_size", Default: "256", Desc: "prompt encoder width", Pos: true},
+		{Sym: "pMC", Field: p + "mask_input_channels", Default: "16", Desc: "mask embedding channels", Pos: true},
+		{Sym: "pN", Field: p + "num_point_embeddings", Default: "4", Desc: "point embeddings"},
+		{Sym: "mH", Field: m + "hidden_size", Default: "256", Legend: "mH", Desc: "mask decoder width", Show: true, Pos: true},
+		{Sym: "mL", Field: m + "num_hidden_layers", Default: "2", Legend: "mL", Desc: "mask decoder layers", Show: true, Max: MaxLayers},
+		{Sym: "mI", Field: m + "mlp_dim", Default: "2048", Desc: "mask decoder FFN width", Pos: true},
+		{Sym: "mDS", Field: m + "attention_downsample_rate", Default: "2", Desc: "cross-attention width divisor", Pos: true},
+		{Sym: "mMM", Field: m + "num_multimask_outputs", Default: "3", Desc: "mask outputs besides the single one"},
+		{Sym: "mIouD", Field: m + "iou_head_depth", Default: "3", Desc: "IoU head layers"},
+		{Sym: "mIouH", Field: m + "iou_head_hidden_dim", Default: "256", Desc: "IoU head width", Pos: true},
+	}
+}
+
+// samPromptEncoder is SAM's prompt encoder and the shared random
+// positions (written by 4.x under prompt_encoder too; 5.x ties it).
+func samPromptEncoder() []T {
+	return cat(
+		[]T{{Name: "shared_image_embedding.positional_embedding", Shape: []string{"2", "sNPF"}, Role: RoleNorm},
+			{Name: "prompt_encoder.shared_embedding.positional_embedding", Shape: []string{"2", "sNPF"}, Role: RoleNorm, Optional: "true"}},
+		conv("prompt_encoder.mask_embed.conv1", "pMC/4", "1", "2", "2"),
+		conv("prompt_encoder.mask_embed.conv2", "pMC", "pMC/4", "2", "2"),
+		conv("prompt_encoder.mask_embed.conv3", "pH", "pMC", "1", "1"),
+		norm("prompt_encoder.mask_embed.layer_norm1", "pMC/4", "true"),
+		norm("prompt_encoder.mask_embed.layer_norm2", "(pMC/4)*4", "true"),
+		[]T{{Name: "prompt_encoder.no_mask_embed.weight", Shape: []string{"1", "pH"}, Role: RoleEmbedding},
+			{Name: "prompt_encoder.not_a_point_embed.weight", Shape: []string{"1", "pH"}, Role: RoleEmbedding}},
+		copies("pN", []T{{Name: "prompt_encoder.point_embed.{e}.weight", Shape: []string{"1", "pH"}, Role: RoleEmbedding}}))
+}
+
+// samMaskDecoder is SAM's mask decoder under pre ("mask_decoder."): the
+// two-way transformer (a stack), its final attention, the output tokens,
+// the upscaling and the hypernetwork and IoU MLPs.
+func samMaskDecoder(pre string) (stack Stack, final []T) {
+	w := "mH/mDS"
+	stack = Stack{Name: "mask decoder", Prefix: pre + "transformer.layers.{l}.", Layers: "mL", Tensors: cat(
+		samAttention("self_attn.", "mH", "mH"), norm("layer_norm1", "mH", "true"),
+		samAttention("cross_attn_token_to_image.", "mH", w), norm("layer_norm2", "mH", "true"),
+		linear("mlp.lin1", "mI", "mH", "true"), linear("mlp.lin2", "mH", "mI", "true"), norm("layer_norm3", "mH", "true"),
+		norm("layer_norm4", "mH", "true"), samAttention("cross_attn_image_to_token.", "mH", w))}
+	final = cat(samAttention(pre+"transformer.final_attn_token_to_image.", "mH", w),
+		norm(pre+"transformer.layer_norm_final_attn", "mH", "true"),
+		[]T{{Name: pre + "iou_token.weight", Shape: []string{"1", "mH"}, Role: RoleEmbedding},
+			{Name: pre + "mask_tokens.weight", Shape: []string{"mMM+1", "mH"}, Role: RoleEmbedding}},
+		convT(pre+"upscale_conv1", "mH", "mH/4", "2"), convT(pre+"upscale_conv2", "mH/4", "mH/8", "2"),
+		norm(pre+"upscale_layer_norm", "mH/4", "true"),
+		copies("mMM+1", samFeedForward(pre+"output_hypernetworks_mlps.{e}.", "mH", "mH", "mH/8", "3", true)),
+		samFeedForward(pre+"iou_prediction_head.", "mH", "mIouH", "mMM+1", "mIouD", false))
+	return stack, final
+}
+
+// samHQDecoder is SAM-HQ's additions to the mask decoder: the HQ token
+// and its MLP, the ViT features' compression (vit_dim wide) and the
+// mask features' convolutions.
+func samHQDecoder(pre string) []T {
+	return cat([]T{{Name: pre + "hq_token.weight", Shape: []string{"1", "mH"}, Role: RoleEmbedding}},
+		samFeedForward(pre+"hq_mask_mlp.", "mH", "mH", "mH/8", "3", true),
+		convT(pre+"compress_vit_conv1", "mVit", "mH", "2"), norm(pre+"compress_vit_norm", "mH", "true"),
+		convT(pre+"compress_vit_conv2", "mH", "mH/8", "2"),
+		convT(pre+"encoder_conv1", "mH", "mH/4", "2"), norm(pre+"encoder_norm", "mH/4", "true"),
+		convT(pre+"encoder_conv2", "mH/4", "mH/8", "2"),
+		conv(pre+"mask_conv1", "mH/4", "mH/8", "3", "3"), norm(pre+"mask_norm", "mH/4", "true"),
+		conv(pre+"mask_conv2", "mH/8", "mH/4", "3", "3"))
+}
+
+// MilliList is a definition's type: an array of numbers, each read as
+// round(1000·x) (DPT's reassemble_factors, [4, 2, 1, 0.5]).
+const MilliList = Str + 30
+
+// milliListValue reads a MilliList.
+func (c *Config) milliListValue(field string, raw json.RawMessage) (any, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, c.errorf(field, "must be an array, found %s", kindOf(raw))
+	}
+	if len(items) > MaxLayers*4 {
+		return nil, c.errorf(field, "has %d entries, more than fsmount reads", len(items))
+	}
+	out := make([]any, len(items))
+	for i, it := range items {
+		v, err := c.milliValue(field, it)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// refuseWhen makes a family refuse (exit 3, NoSpecError) a config that
+// uses a piece it does not model: a true flag, or a non-null sub-config
+// (a backbone_config, a timm backbone name), each with the reason.
+func refuseWhen(flags, objects []string, why string) func(*Family) {
+	return func(f *Family) {
+		f.compose = func(c *Config) (*Family, error) {
+			for _, fl := range flags {
+				if on, err := c.BoolOr(fl, false); err != nil || on {
+					return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: why}
+				}
+			}
+			for _, o := range objects {
+				if raw, ok := c.lookup(o); ok && string(raw) != "null" {
+					return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: why}
+				}
+			}
+			return f, nil
+		}
+	}
+}
+
+// dptNeck is DPT's neck (the reassemble stage on a ViT's hidden states
+// of width H, the 3×3 convolutions to fusion_hidden_size F, the fusion
+// stage), one reassemble layer per entry of neck_hidden_sizes (nh) and
+// reassemble_factors (rf): a transposed convolution where the factor is
+// above 1, a strided convolution below.
+func dptNeck(pre string) []T {
+	nh := "at(nh, e)"
+	f := "at(rf, e)"
+	return cat(
+		copies("min(len(nh), len(rf))", conv(pre+"reassemble_stage.layers.{e}.projection", nh, "H", "1", "1"),
+			when(f+" > 1000", []T{{Name: pre + "reassemble_stage.layers.{e}.resize.weight", Shape: []string{nh, nh, f + "/1000", f + "/1000"}, Role: RoleLinear},
+				{Name: pre + "reassemble_stage.layers.{e}.resize.bias", Shape: []string{nh}, Role: RoleBias}}),
+			when(f+" < 1000", conv(pre+"reassemble_stage.layers.{e}.resize", nh, nh, "3", "3"))),
+		copies("len(nh)", when("readout == 'project'", linear(pre+"reassemble_stage.readout_projects.{e}.0", "H", "2*H", "true")),
+			convNB(pre+"convs.{e}", "F", nh, "3", "3"),
+			conv(pre+"fusion_stage.layers.{e}.projection", "F", "F", "1", "1"),
+			under(pre+"fusion_stage.layers.{e}.",
+				convBias("residual_layer1.convolution1", "F", "F", "3", "fBias"), convBias("residual_layer1.convolution2", "F", "F", "3", "fBias"),
+				convBias("residual_layer2.convolution1", "F", "F", "3", "fBias"), convBias("residual_layer2.convolution2", "F", "F", "3", "fBias"),
+				when("fBN", batchNorm("residual_layer1.batch_norm1", "F"), batchNorm("residual_layer1.batch_norm2", "F"),
+					batchNorm("residual_layer2.batch_norm1", "F"), batchNorm("residual_layer2.batch_norm2", "F")))))
+}
+
+// convBias is a 2-D convolution [out, in, k, k] with a bias where bias
+// holds.
+func convBias(name, out, in, k, bias string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in, k, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias, If: bias}}
+}
