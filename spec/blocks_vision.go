@@ -164,10 +164,17 @@ func siglipTowerDefs(cfg, hidden, h, l, i, p, s string) []Def {
 }
 
 func towerAs(mt, cfg, hidden, h, l, i, p, s string) []Def {
-	clip := mt == "clip_vision_model"
+	clip, s2 := mt == "clip_vision_model", mt == "siglip2_vision_model"
+	np := derived("vNP", "0")
+	if s2 {
+		np = opt("vNP", cfg+"num_patches", "256")
+	}
 	return []Def{
 		derived("vmt", "'"+mt+"'"),
-		derived("clip", fmt.Sprint(clip)), derived("pix", "false"), derived("s2", "false"), derived("vhead", fmt.Sprint(!clip)), derived("vNP", "0"),
+		derived("clip", fmt.Sprint(clip)), derived("pix", "false"), derived("s2", fmt.Sprint(s2)),
+		// SigLIP's (and SigLIP2's) tower reads vision_use_head when the
+		// config has it (no config class declares it).
+		{Sym: "vhead", Field: cfg + "vision_use_head", Type: Bool, Default: fmt.Sprint(!clip), Null: "=", Desc: "SigLIP's attention-pooling head"}, np,
 		{Sym: "vH", Field: cfg + hidden, Default: h, Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
 		vLayers(cfg, l),
 		vFFN(cfg, i),

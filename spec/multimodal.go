@@ -210,7 +210,7 @@ func (v *vlm) register() *Family {
 	f := &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
 		Causal: v.Causal, SeqCls: "-", compose: v.compose}
 	if v.tasks != nil {
-		f.Tasks = append(composedTasks(v.reroot, v.baseVariants...), v.tasks...)
+		f.Tasks = append(slices.Clone(v.tasks), composedTasks(v.reroot, v.baseVariants...)...)
 	}
 	return f
 }
@@ -242,8 +242,9 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		return f.(*Family), nil
 	}
 	f := &Family{Name: v.Name + " + " + tf.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: append(composedTasks(v.reroot, v.baseVariants...), v.tasks...),
-		Embed: rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
+		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: append(slices.Clone(v.tasks), composedTasks(v.reroot, v.baseVariants...)...),
+		BasePrefix: v.BasePrefix,
+		Embed:      rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
 	for _, d := range tf.Defs {
 		if d.Field != "" {
 			var alts []string
@@ -585,13 +586,14 @@ func blip2(name, class, mt string, instruct bool) *Family {
 	} else {
 		final = cat(final, norm("qformer.layernorm", "Q", "true"))
 	}
-	return (&vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+	v := &vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
 		Defs:   cat(vd, qformerDefs),
 		Global: global,
-		Stacks: []Stack{vs, {Name: "qformer", Prefix: "qformer.encoder.layer.{l}.", Layers: "qL",
-			Kinds: []Kind{{Name: "cross", If: "l % qFreq == 0"}, {Name: "self"}}, Tensors: qformerLayer(map[bool]string{true: "true", false: "qText"}[instruct])}},
-		Final: final,
-	}, text: "opt", reroot: legacyLM, tie5: "tiedText"}).register()
+		Stacks: []Stack{vs, qformerStack("qformer.", map[bool]string{true: "true", false: "qText"}[instruct])},
+		Final:  final,
+	}, text: "opt", reroot: legacyLM, tie5: "tiedText"}
+	blip2Classes(v, instruct)
+	return v.register()
 }
 
 // glm4vText is GLM-4V's language model: GLM-4's sandwich norms, fused
@@ -1198,7 +1200,8 @@ var _ = register(
 		// decoder; its relative-position switch is not a field of BLIP.
 		return &Family{Name: "BLIP", Class: "Blip", ModelTypes: []string{"blip"}, Causal: "BlipForConditionalGeneration", SeqCls: "-",
 			Defs: cat(td, vd, noRelPos), Global: cat(tg, vg), Stacks: []Stack{ts, vs}, Final: cat(tf, vf),
-			Embed: "text_decoder.bert.embeddings.word_embeddings.weight", Head: "text_decoder.cls.predictions.decoder.weight"}
+			Embed: "text_decoder.bert.embeddings.word_embeddings.weight", Head: "text_decoder.cls.predictions.decoder.weight",
+			Tasks: blipClasses()}
 	}(),
 	func() *Family {
 		g, s, n := samTower("vision_tower.")
