@@ -265,3 +265,86 @@ func gemma4VisionAlone() *Family {
 }
 
 var _ = register(gemma4VLM(), gemma4UnifiedVLM(), gemma4VisionAlone())
+
+// dsv4Type is DeepSeek-V4 layer l's attention: layer_types, else the
+// legacy compress_ratios (0 sliding, 4 CSA, 128 HCA), else two HCA
+// layers then CSA and HCA in turn.
+const dsv4Type = "(len(lt) > l ? at(lt, l) : (len(cr) > l ? (at(cr, l) == 0 ? 'sliding_attention' : (at(cr, l) == 4 ? 'compressed_sparse_attention' : 'heavily_compressed_attention')) : " +
+	"(l >= 2 && (l-2) % 2 == 1 ? 'compressed_sparse_attention' : 'heavily_compressed_attention')))"
+
+// dsv4Compressor is a DeepSeek-V4 KV compressor under pre of width w
+// (the overlapping CSA and its indexer compress 2·w at once): its
+// gate and kv projections, positional bias of rate rows and a norm of d.
+func dsv4Compressor(pre, w, d, rate string) []T {
+	return cat([]T{{Name: pre + "ape", Shape: []string{rate, w}, Role: RoleEmbedding}}, norm(pre+"norm", d, ""),
+		linear(pre+"wgate", w, "H", ""), linear(pre+"wkv", w, "H", ""))
+}
+
+// dsv4HC is a DeepSeek-V4 hyper-connection's parameters (attn or ffn):
+// (2+m)·m mixing logits from the m residual streams.
+func dsv4HC(which string) []T {
+	return []T{{Name: "hc_" + which + "_base", Shape: []string{"(2+m)*m"}, Role: RoleNorm},
+		{Name: "hc_" + which + "_fn", Shape: []string{"(2+m)*m", "m*H"}, Role: RoleLinear},
+		{Name: "hc_" + which + "_scale", Shape: []string{"3"}, Role: RoleNorm}}
+}
+
+var _ = register(
+	// DeepSeek-V4: one-key-head attention with a q low rank, grouped
+	// low-rank output (wo_a, wo_b) and per-head sinks; per layer type a
+	// KV compressor (heavily compressed, or compressed-sparse with its
+	// lightning indexer) or none (sliding); m residual streams mixed by
+	// hyper-connections around attention and FFN; hash-routed MoE layers
+	// (a token→expert table) then score-routed ones with a correction
+	// bias; a shared expert of the expert width. transformers 5.x saves
+	// the checkpoint's own names (attn., ffn., w1/w2/w3, head.), its
+	// conversion mapping reversed.
+	&Family{Name: "DeepSeek-V4", Class: "DeepseekV4", ModelTypes: []string{"deepseek_v4"}, SeqCls: "-",
+		Defs: cat(deepseekDims("129280", "4096", "43", "64", "2048")[:4], []Def{
+			{Sym: "hd", Field: "head_dim", Default: "512", Legend: "d", Desc: "width of the one key/value head and of each query head", Show: true, Pos: true},
+			{Sym: "qr", Field: "q_lora_rank", Default: "1024", Desc: "q low rank", Pos: true},
+			opt("g", "o_groups", "8"), opt("r", "o_lora_rank", "1024"),
+			{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "256", Legend: "E", Desc: "routed experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+			{Sym: "Im", Field: "moe_intermediate_size|intermediate_size", Default: "2048", Legend: "Im", Desc: "expert (and shared expert) FFN width", Show: true, Pos: true},
+			field("topk", "num_experts_per_tok", "6", "experts active per token"),
+			list("lt", "layer_types", "each layer's attention: sliding, compressed sparse (CSA) or heavily compressed (HCA)"),
+			list("cr", "compress_ratios", "legacy: each layer's compression ratio"),
+			list("mlt", "mlp_layer_types", "each layer's routing: hash_moe or moe"),
+			opt("nhash", "num_hash_layers", "3"),
+			opt("rcsa", "compress_rates.compressed_sparse_attention|compress_rate_csa", "4"),
+			opt("rhca", "compress_rates.heavily_compressed_attention|compress_rate_hca", "128"),
+			opt("ixn", "index_n_heads", "64"), opt("ixd", "index_head_dim", "128"),
+			opt("m", "hc_mult", "4"),
+			mlpBiasFlag, tie("false"),
+		}),
+		Global: embed("model.embed_tokens.weight"),
+		Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{
+			{Name: "csa", If: dsv4Type + " == 'compressed_sparse_attention'"},
+			{Name: "hca", If: dsv4Type + " == 'heavily_compressed_attention'"},
+			{Name: "swa"}},
+			Tensors: cat(norm("attn_norm", "H", ""),
+				vec("attn.attn_sink", "heads"),
+				linear("attn.wq_a", "qr", "H", ""), norm("attn.q_norm", "qr", ""), linear("attn.wq_b", "heads*hd", "qr", ""),
+				linear("attn.wkv", "hd", "H", ""), norm("attn.norm", "hd", ""),
+				linear("attn.wo_a", "g*r", "heads*hd/g", ""), linear("attn.wo_b", "H", "g*r", ""),
+				when("hca", dsv4Compressor("attn.compressor.", "hd", "hd", "rhca")),
+				when("csa", dsv4Compressor("attn.compressor.", "2*hd", "hd", "rcsa"), dsv4Compressor("attn.indexer.compressor.", "2*ixd", "ixd", "rcsa"),
+					linear("attn.indexer.weights_proj", "ixn", "H", ""), linear("attn.indexer.wq_b", "ixn*ixd", "qr", "")),
+				dsv4HC("attn"), dsv4HC("ffn"),
+				norm("ffn_norm", "H", ""),
+				router("ffn.gate.weight"),
+				[]T{{Name: "ffn.gate.tid2eid", Shape: []string{"V", "topk"}, Role: RoleNorm, AnyDType: true, If: "len(mlt) > l ? at(mlt, l) == 'hash_moe' : l < nhash"},
+					{Name: "ffn.gate.bias", Shape: []string{"E"}, Role: RoleBias, AnyDType: true, If: "len(mlt) > l ? at(mlt, l) != 'hash_moe' : l >= nhash"}},
+				expertMLPs("ffn.experts.", "w1", "w3", "w2"),
+				linear("ffn.shared_experts.w1", "Im", "H", "mlp_bias"), linear("ffn.shared_experts.w2", "H", "Im", "mlp_bias"), linear("ffn.shared_experts.w3", "Im", "H", "mlp_bias"),
+			)}},
+		Final: cat([]T{{Name: "model.hc_head.hc_base", Shape: []string{"m"}, Role: RoleNorm},
+			{Name: "model.hc_head.hc_fn", Shape: []string{"m", "m*H"}, Role: RoleLinear},
+			{Name: "model.hc_head.hc_scale", Shape: []string{"1"}, Role: RoleNorm}},
+			norm("model.norm", "H", ""), lmHead("head.weight")),
+		Head:   "head.weight",
+		Ignore: []string{`(^|\.)mtp\.`},
+		// The released checkpoints (and DeepseekV4Model as 5.x saves it):
+		// no model. prefix, embed and hc_head_* by their own names.
+		Variants: [][][2]string{{{"model.embed_tokens.", "embed."}, {"model.hc_head.hc_", "hc_head_"}, {"model.", ""}}},
+	},
+)
