@@ -276,6 +276,7 @@ var _ = register(
 		postNorm, gatedMLP("mlp.", "I", "")).
 		with(func(f *Family) {
 			f.ConfigClass, f.SeqCls = "MllamaTextConfig", "-"
+			f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
 			f.Global = []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+8", "H"}, Role: RoleEmbedding}}
 			f.Final = cat(norm("model.norm", "H", ""), []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}})
 		}),
@@ -692,7 +693,7 @@ var _ = register(
 			}),
 		Global: cat(embed("model.language_model.embed_tokens.weight"),
 			[]T{{Name: "model.language_model.embed_tokens_per_layer.weight", Shape: []string{"Vpl", "L*Hpl"}, Role: RoleEmbedding},
-				{Name: "model.language_model.per_layer_model.language_model_projection.weight", Shape: []string{"L*Hpl", "H"}, Role: RoleLinear}},
+				{Name: "model.language_model.per_layer_model_projection.weight", Shape: []string{"L*Hpl", "H"}, Role: RoleLinear}},
 			norm("model.language_model.per_layer_projection_norm", "Hpl", ""),
 			[]T{{Name: "model.language_model.altup_projections.{e}.weight", Shape: []string{"H", "H"}, Role: RoleLinear, Experts: "nA-1"},
 				{Name: "model.language_model.altup_unembed_projections.{e}.weight", Shape: []string{"H", "H"}, Role: RoleLinear, Experts: "nA-1"}}),
@@ -717,8 +718,10 @@ var _ = register(
 		)}},
 		Final: cat(norm("model.language_model.norm", "H", ""), lmHead("lm_head.weight")),
 		Embed: "model.language_model.embed_tokens.weight",
-		Variants: [][][2]string{{{"model.language_model.per_layer_model.language_model_projection.", "model.per_layer_model_projection."},
-			{"model.language_model.", "model."}}},
+		Variants: [][][2]string{{{"model.language_model.per_layer_model_projection.", "model.language_model.per_layer_model.language_model_projection."}},
+			{{"model.language_model.", "model."}}},
+		// Gemma3nTextModel is the language model alone, without model.language_model.
+		BasePrefix: "model.language_model.", Tasks: []Task{{Suffix: "TextModel", Prefix: "-"}},
 	},
 	func() *Family {
 		layer := func(s string) []T { return bltSyms(llamaBlock("", "", gatedMLP("mlp.", "I", "")), s) }

@@ -153,7 +153,7 @@ var _ = register(
 		cat(llamaDimsNoHD("heads", "heads"), expertsI("num_experts", "7", "num_experts_per_tok", "5"), []Def{tie("false"), attnBiasFlag}), nil,
 		attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
 		router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), norm("post_feedforward_layernorm", "H", "")),
-	std("PhiMoE", "PhiMoE", []string{"phimoe"},
+	std("PhiMoE", "Phimoe", []string{"phimoe"},
 		cat(sized(llamaDimsNoHD("8", "heads"), "V", "32064", "H", "4096", "L", "32", "heads", "32", "I", "6400"), expertsI("num_local_experts", "16", "num_experts_per_tok", "2"),
 			[]Def{tie("false"), attnBiasFlag, flag("lm_head_bias", "lm_head_bias", "false", "lm_head has a bias")}), nil,
 		norm("input_layernorm", "H", "true"), attn("self_attn.", "attention_bias", "attention_bias"), norm("post_attention_layernorm", "H", "true"),

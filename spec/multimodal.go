@@ -1049,57 +1049,11 @@ var _ = register(
 		Global: linear("vision_embed_tokens", "fH", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
 	// Llama 4: a ViT with a linear patch embedding, a pixel-shuffle MLP
 	// adapter, and one linear into the language model (Llama4 text).
-	(&vlm{Family: Family{Name: "Llama4", Class: "Llama4", ModelTypes: []string{"llama4"}, Causal: "Llama4ForConditionalGeneration",
-		Defs: append(vTower(vcfg, "768", "34", "5632", "14"),
-			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
-			opt("vOut", "vision_config.vision_output_dim", "7680"),
-			opt("pIn", "vision_config.projector_input_dim", "4096"), opt("pOut", "vision_config.projector_output_dim", "4096")),
-		Global: cat(
-			[]T{{Name: "vision_model.patch_embedding.linear.weight", Shape: []string{"vH", "vC*vP*vP"}, Role: RoleLinear},
-				{Name: "vision_model.class_embedding", Shape: []string{"vH"}, Role: RoleNorm},
-				{Name: "vision_model.positional_embedding_vlm", Shape: []string{"(vS/vP)*(vS/vP)+1", "vH"}, Role: RoleEmbedding}},
-			norm("vision_model.layernorm_pre", "vH", "true")),
-		Stacks: []Stack{{Name: "vision", Prefix: "vision_model.model.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
-			norm("input_layernorm", "H", "true"), attn("self_attn.", "true", "true"), norm("post_attention_layernorm", "H", "true"),
-			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH", "heads*d", "vH", "kv*d", "vH")}},
-		Final: cat(norm("vision_model.layernorm_post", "vH", "true"),
-			linear("vision_model.vision_adapter.mlp.fc1", "pIn", "vI", ""), linear("vision_model.vision_adapter.mlp.fc2", "pOut", "pOut", ""),
-			linear("multi_modal_projector.linear_1", "H", "vOut", "")),
-	}, text: "llama4_text", reroot: legacyLM, tie5: "tiedText"}).register(),
+	(&vlm{Family: llama4Vision(), text: "llama4_text", reroot: legacyLM, tie5: "tiedText"}).register(),
 	// Mllama (Llama 3.2 Vision): a tiled ViT (gated tile and position
 	// embeddings, a local and a global transformer) and one linear into
 	// the language model's cross-attention.
-	(&vlm{Family: Family{Name: "Mllama", Class: "Mllama", ModelTypes: []string{"mllama"}, Causal: "MllamaForConditionalGeneration",
-		Defs: []Def{
-			vWidth(vcfg, "1280"),
-			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "32", Legend: "vL", Desc: "local vision layers", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "vG", Field: "vision_config.num_global_layers", Default: "8", Legend: "vG", Desc: "global vision layers", Show: true, Pos: true, Max: MaxLayers},
-			vFFN(vcfg, "5120"),
-			vPatch(vcfg, "14"),
-			opt("vS", "vision_config.image_size", "448"), opt("vC", "vision_config.num_channels", "3"),
-			opt("vT", "vision_config.max_num_tiles", "4"),
-			{Sym: "vAR", Field: "vision_config.supported_aspect_ratios", Type: Count, Default: "8", Desc: "aspect ratios (tile layouts)"},
-			opt("vOut", "vision_config.vision_output_dim", "7680"),
-			derived("vN", "(vS/vP)*(vS/vP)+1"),
-		},
-		Global: cat(
-			[]T{{Name: "vision_model.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
-				{Name: "vision_model.class_embedding", Shape: []string{"vH"}, Role: RoleNorm},
-				{Name: "vision_model.gated_positional_embedding.embedding", Shape: []string{"vN", "vH"}, Role: RoleEmbedding},
-				{Name: "vision_model.gated_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm},
-				{Name: "vision_model.gated_positional_embedding.tile_embedding.weight", Shape: []string{"vAR+1", "vT*vN*vH"}, Role: RoleEmbedding},
-				{Name: "vision_model.pre_tile_positional_embedding.embedding.weight", Shape: []string{"vAR+1", "vT*vH"}, Role: RoleEmbedding},
-				{Name: "vision_model.pre_tile_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm},
-				{Name: "vision_model.post_tile_positional_embedding.embedding.weight", Shape: []string{"vAR+1", "vT*vH"}, Role: RoleEmbedding},
-				{Name: "vision_model.post_tile_positional_embedding.gate", Shape: []string{"1"}, Role: RoleNorm}},
-			norm("vision_model.layernorm_pre", "vH", "true"), norm("vision_model.layernorm_post", "vH", "true")),
-		Stacks: []Stack{
-			{Name: "vision", Prefix: "vision_model.transformer.layers.{l}.", Layers: "vL", Tensors: mllamaVisionLayer},
-			{Name: "vision global", Prefix: "vision_model.global_transformer.layers.{l}.", Layers: "vG", Tensors: cat(mllamaVisionLayer,
-				[]T{{Name: "gate_attn", Shape: []string{"1"}, Role: RoleNorm}, {Name: "gate_ffn", Shape: []string{"1"}, Role: RoleNorm}})},
-		},
-		Final: linear("multi_modal_projector", "H", "vOut", "true"),
-	}, textF: mllamaText, reroot: legacyLM}).register(),
+	(&vlm{Family: mllamaVision(), textF: mllamaText, reroot: legacyLM}).register(),
 	// Qwen3-VL: a ViT with learned positions, a merger, and one DeepStack
 	// merger per deepstack_visual_indexes entry.
 	(&vlm{Family: qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), textF: qwen3VLText, reroot: newLM}).register(),

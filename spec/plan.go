@@ -327,6 +327,10 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.signValue(field, raw)
 	case MilliList:
 		return c.milliListValue(field, raw)
+	case LayerMap:
+		return c.layerMapValue(field, raw)
+	case Present:
+		return int64(1), nil
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List
