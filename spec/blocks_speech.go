@@ -473,3 +473,13 @@ func parakeetEncoder(pre string) ([]T, Stack) {
 		norm("norm_feed_forward2", "pH", "true"), ff("feed_forward2."), norm("norm_out", "pH", "true"))
 	return global, Stack{Prefix: pre + "layers.{l}.", Layers: "pL", Tensors: layer}
 }
+
+// lstm is a torch LSTM under pre ("decoder.lstm."): n layers of width h,
+// the first reading in features, each with weight_ih_l{k} [4h, in],
+// weight_hh_l{k} [4h, h] and both biases.
+func lstm(pre, n, in, h string) []T {
+	return []T{{Name: pre + "weight_ih_l{e}", Shape: []string{"4*" + h, "e == 0 ? " + in + " : " + h}, Role: RoleLinear, Experts: n, PerCopy: true},
+		{Name: pre + "weight_hh_l{e}", Shape: []string{"4*" + h, h}, Role: RoleLinear, Experts: n},
+		{Name: pre + "bias_ih_l{e}", Shape: []string{"4*" + h}, Role: RoleBias, Experts: n},
+		{Name: pre + "bias_hh_l{e}", Shape: []string{"4*" + h}, Role: RoleBias, Experts: n}}
+}

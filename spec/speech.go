@@ -384,6 +384,33 @@ func parakeet() (*Family, *Family) {
 
 var _ = register(parakeet())
 
+// Parakeet RNN-T and TDT: the FastConformer encoder, a projection to the
+// prediction network's width, an LSTM prediction network over token
+// embeddings, and the joint network's head (TDT's also predicts
+// len(durations) durations).
+func parakeetTransducer(name, class, cfgClass, mt string, tdt bool) *Family {
+	g, s := parakeetEncoder("encoder.")
+	out := "V"
+	defs := append(parakeetDefs("encoder_config."),
+		Def{Sym: "V", Field: "vocab_size", Default: "8193", Legend: "V", Desc: "tokens (blank included)", Show: true, Pos: true},
+		field("dH", "decoder_hidden_size", "640", "the prediction and joint networks' width"),
+		field("dL", "num_decoder_layers", "2", "the prediction network's LSTM layers"))
+	if tdt {
+		defs = append(defs, Def{Sym: "dur", Field: "durations", Type: List, Default: "list(0, 1, 2, 3, 4)", Desc: "the durations the joint network predicts"})
+		out = "V+len(dur)"
+	}
+	return &Family{Name: name, Class: class, ConfigClass: cfgClass, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: defs, Global: g, Stacks: []Stack{s}, Embed: "encoder.subsampling.linear.weight", Head: "-",
+		Final: cat(linear("encoder_projector", "dH", "pH", "true"),
+			[]T{{Name: "decoder.embedding.weight", Shape: []string{"V", "dH"}, Role: RoleEmbedding}},
+			lstm("decoder.lstm.", "dL", "dH", "dH"), linear("decoder.decoder_projector", "dH", "dH", "true"),
+			linear("joint.head", out, "dH", "true")),
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+}
+
+var _ = register(parakeetTransducer("Parakeet RNN-T", "ParakeetForRNNT", "ParakeetRNNTConfig", "parakeet_rnnt", false),
+	parakeetTransducer("Parakeet TDT", "ParakeetForTDT", "ParakeetTDTConfig", "parakeet_tdt", true))
+
 // Voxtral: the Voxtral encoder as audio tower, a two-layer projector
 // without biases from the audio FFN width (four frames stacked) to the
 // language model's, and the language model (Llama by default, with
