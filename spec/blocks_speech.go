@@ -1,6 +1,9 @@
 package spec
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Blocks of the speech encoders of the wav2vec2 lineage (wav2vec2,
 // HuBERT, UniSpeech(-SAT), WavLM, Data2VecAudio, SEW, SEW-D, the
@@ -472,4 +475,97 @@ func parakeetEncoder(pre string) ([]T, Stack) {
 		cv("conv.pointwise_conv2", "pH", "pH", "1"),
 		norm("norm_feed_forward2", "pH", "true"), ff("feed_forward2."), norm("norm_out", "pH", "true"))
 	return global, Stack{Prefix: pre + "layers.{l}.", Layers: "pL", Tensors: layer}
+}
+
+// lstm is a torch LSTM under pre ("decoder.lstm."): n layers of width h,
+// the first reading in features, each with weight_ih_l{k} [4h, in],
+// weight_hh_l{k} [4h, h] and both biases.
+func lstm(pre, n, in, h string) []T {
+	return []T{{Name: pre + "weight_ih_l{e}", Shape: []string{"4*" + h, "e == 0 ? " + in + " : " + h}, Role: RoleLinear, Experts: n, PerCopy: true},
+		{Name: pre + "weight_hh_l{e}", Shape: []string{"4*" + h, h}, Role: RoleLinear, Experts: n},
+		{Name: pre + "bias_ih_l{e}", Shape: []string{"4*" + h}, Role: RoleBias, Experts: n},
+		{Name: pre + "bias_hh_l{e}", Shape: []string{"4*" + h}, Role: RoleBias, Experts: n}}
+}
+
+// Lens is a definition's type: a list of lists read as the list of
+// their lengths (HiFi-GAN's resblock_dilation_sizes, whose entries'
+// lengths are the residual blocks' convolution counts; a number entry
+// counts 1). Numbered apart from the other types, which other files add
+// to.
+const Lens = Str + 30
+
+// lensValue reads a Lens field.
+func (c *Config) lensValue(field string, raw json.RawMessage) (any, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, c.errorf(field, "must be an array, found %s", kindOf(raw))
+	}
+	if len(items) > MaxLayers*4 {
+		return nil, c.errorf(field, "has %d entries, more than fsmount reads", len(items))
+	}
+	out := make([]any, len(items))
+	for i, it := range items {
+		var sub []json.RawMessage
+		if json.Unmarshal(it, &sub) != nil {
+			out[i] = int64(1)
+			continue
+		}
+		if len(sub) > MaxLayers*4 {
+			return nil, c.errorf(field, "entry %d has %d entries, more than fsmount reads", i, len(sub))
+		}
+		out[i] = int64(len(sub))
+	}
+	return out, nil
+}
+
+// hifiGanDefs are a HiFi-GAN vocoder's fields with their usual defaults
+// (SeamlessM4T's, FastSpeech2's, SpeechT5's): the initial width, the
+// upsampling rates and kernels (one transposed convolution each, halving
+// the width), the residual blocks' kernels and dilations.
+func hifiGanDefs(cfg string) []Def {
+	return []Def{
+		field("uic", cfg+"upsample_initial_channel", "512", "the vocoder's initial width"),
+		{Sym: "ur", Field: cfg + "upsample_rates", Type: List, Default: "list(5, 4, 4, 2, 2)", Desc: "the vocoder's upsampling rates"},
+		{Sym: "uk", Field: cfg + "upsample_kernel_sizes", Type: List, Default: "list(11, 8, 8, 4, 4)", Desc: "their kernels"},
+		{Sym: "rk", Field: cfg + "resblock_kernel_sizes", Type: List, Default: "list(3, 7, 11)", Desc: "the residual blocks' kernels"},
+		{Sym: "rd", Field: cfg + "resblock_dilation_sizes", Type: Lens, Default: "list(3, 3, 3)", Desc: "their dilations (counts)"},
+		// transformers zips the rates with the kernels, and the residual
+		// kernels with the dilations: the shorter list wins.
+		derived("nup", "min(len(ur), len(uk))"), derived("nrk", "min(len(rk), len(rd))"),
+	}
+}
+
+// hifiGan is a HiFi-GAN generator under pre ("vocoder.hifi_gan."),
+// reading in channels: conv_pre, one transposed convolution per
+// upsampling rate (uic/2^i → uic/2^(i+1), [in, out, kernel]), and the
+// stack of residual blocks (len(rk) per upsampling stage, each
+// len(dilations) pairs of convolutions at the stage's width), conv_post
+// to one channel. Plain weights: the weight norm is applied at load.
+func hifiGan(pre, in string) ([]T, []T, Stack) {
+	// A kernel of 0 builds (an empty convolution): ZeroOK.
+	global := cat(conv1d3(pre+"conv_pre", "uic", in, "7", "true"),
+		[]T{{Name: pre + "upsampler.{e}.weight", Shape: []string{"uic/pow(2, e)", "uic/pow(2, e+1)", "at(uk, e)"}, Role: RoleLinear, Experts: "nup", PerCopy: true, ZeroOK: true},
+			{Name: pre + "upsampler.{e}.bias", Shape: []string{"uic/pow(2, e+1)"}, Role: RoleBias, Experts: "nup", PerCopy: true}})
+	ch, k := "uic/pow(2, l/nrk+1)", "at(rk, l%nrk)"
+	n := "at(rd, l%nrk)"
+	res := []T{{Name: "convs1.{e}.weight", Shape: []string{ch, ch, k}, Role: RoleLinear, Experts: n, ZeroOK: true},
+		{Name: "convs1.{e}.bias", Shape: []string{ch}, Role: RoleBias, Experts: n},
+		{Name: "convs2.{e}.weight", Shape: []string{ch, ch, k}, Role: RoleLinear, Experts: n, ZeroOK: true},
+		{Name: "convs2.{e}.bias", Shape: []string{ch}, Role: RoleBias, Experts: n}}
+	final := conv1d3(pre+"conv_post", "1", "uic/pow(2, nup)", "7", "true")
+	return global, final, Stack{Name: "vocoder", Prefix: pre + "resblocks.{l}.", Layers: "nup*nrk", Tensors: res}
+}
+
+// conv1d3 is a 1-D convolution under name: weight [out, in, k], and a
+// bias [out] where bias holds.
+func conv1d3(name, out, in, k, bias string) []T {
+	return cat([]T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}}, vecIf(name+".bias", out, bias))
+}
+
+// variancePredictor is FastSpeech's duration/pitch/energy predictor
+// under pre: two convolutions of kernel k (in → hid → hid), each with a
+// layer norm, and a projection to one value.
+func variancePredictor(pre, in, hid, k string) []T {
+	return cat(conv1d3(pre+"conv1", hid, in, k, "true"), norm(pre+"ln1", hid, "true"),
+		conv1d3(pre+"conv2", hid, hid, k, "true"), norm(pre+"ln2", hid, "true"), linear(pre+"proj", "1", hid, "true"))
 }

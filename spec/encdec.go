@@ -908,11 +908,10 @@ var _ = register(t5Gemma2)
 
 // SpeechT5's base model (SpeechT5Model, no pre- or post-nets): a
 // post-norm encoder with a relative-position table and a BART-like
-// decoder under wrapped_encoder / wrapped_decoder. Its speech-to-text
-// and text-to-speech classes (with their convolutional pre-nets) are not
-// modelled: they stay partly checked.
+// decoder under wrapped_encoder / wrapped_decoder. Its speech and text
+// pre- and post-nets are its task classes' (speech.go: speechT5Tasks).
 var speechT5 = &Family{Name: "SpeechT5", Class: "SpeechT5", ModelTypes: []string{"speecht5"}, Causal: "-", SeqCls: "-",
-	Defs: []Def{
+	Defs: append([]Def{
 		{Sym: "V", Field: "vocab_size", Default: "81", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
 		{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "residual-stream width", Show: true, Pos: true},
 		{Sym: "Le", Field: "encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
@@ -921,7 +920,7 @@ var speechT5 = &Family{Name: "SpeechT5", Class: "SpeechT5", ModelTypes: []string
 		{Sym: "F", Field: "decoder_ffn_dim", Default: "3072", Legend: "F", Desc: "decoder FFN inner width", Show: true, Pos: true},
 		{Sym: "eheads", Field: "encoder_attention_heads", Default: "12", Desc: "encoder attention heads", Pos: true},
 		opt("maxrel", "encoder_max_relative_position", "160"),
-	},
+	}, speechT5NetDefs()...),
 	Global: []T{{Name: "speecht5.encoder.wrapped_encoder.embed_positions.pe_k.weight", Shape: []string{"2*maxrel", "H/eheads"}, Role: RoleEmbedding}},
 	Stacks: []Stack{{Name: "encoder", Prefix: "speecht5.encoder.wrapped_encoder.layers.{l}.", Layers: "Le", Tensors: cat(
 		s2sAttn("attention.", "true", "true"), norm("layer_norm", "H", "true"),
@@ -935,7 +934,8 @@ var speechT5 = &Family{Name: "SpeechT5", Class: "SpeechT5", ModelTypes: []string
 	Final:      norm("speecht5.encoder.wrapped_encoder.layer_norm", "H", "true"),
 	Embed:      "-",
 	BasePrefix: "speecht5.",
-	Tasks:      []Task{{Suffix: TaskBase, Prefix: "-"}},
+	Tasks:      speechT5Tasks(),
+	Variants:   speechT5WeightNorm4x,
 }
 
 var _ = register(speechT5)

@@ -384,6 +384,33 @@ func parakeet() (*Family, *Family) {
 
 var _ = register(parakeet())
 
+// Parakeet RNN-T and TDT: the FastConformer encoder, a projection to the
+// prediction network's width, an LSTM prediction network over token
+// embeddings, and the joint network's head (TDT's also predicts
+// len(durations) durations).
+func parakeetTransducer(name, class, cfgClass, mt string, tdt bool) *Family {
+	g, s := parakeetEncoder("encoder.")
+	out := "V"
+	defs := append(parakeetDefs("encoder_config."),
+		Def{Sym: "V", Field: "vocab_size", Default: "8193", Legend: "V", Desc: "tokens (blank included)", Show: true, Pos: true},
+		field("dH", "decoder_hidden_size", "640", "the prediction and joint networks' width"),
+		field("dL", "num_decoder_layers", "2", "the prediction network's LSTM layers"))
+	if tdt {
+		defs = append(defs, Def{Sym: "dur", Field: "durations", Type: List, Default: "list(0, 1, 2, 3, 4)", Desc: "the durations the joint network predicts"})
+		out = "V+len(dur)"
+	}
+	return &Family{Name: name, Class: class, ConfigClass: cfgClass, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: defs, Global: g, Stacks: []Stack{s}, Embed: "encoder.subsampling.linear.weight", Head: "-",
+		Final: cat(linear("encoder_projector", "dH", "pH", "true"),
+			[]T{{Name: "decoder.embedding.weight", Shape: []string{"V", "dH"}, Role: RoleEmbedding}},
+			lstm("decoder.lstm.", "dL", "dH", "dH"), linear("decoder.decoder_projector", "dH", "dH", "true"),
+			linear("joint.head", out, "dH", "true")),
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+}
+
+var _ = register(parakeetTransducer("Parakeet RNN-T", "ParakeetForRNNT", "ParakeetRNNTConfig", "parakeet_rnnt", false),
+	parakeetTransducer("Parakeet TDT", "ParakeetForTDT", "ParakeetTDTConfig", "parakeet_tdt", true))
+
 // Voxtral: the Voxtral encoder as audio tower, a two-layer projector
 // without biases from the audio FFN width (four frames stacked) to the
 // language model's, and the language model (Llama by default, with
@@ -399,3 +426,74 @@ var _ = register((&vlm{Family: Family{Name: "Voxtral", Class: "Voxtral", ModelTy
 	Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
 	text: "llama", reroot: legacyLM,
 	defaults: map[string]string{"V": "131072", "H": "3072", "I": "8192", "L": "30", "kv": "8", "d": "128"}}).register())
+
+// speechT5NetDefs are SpeechT5Config's fields of its pre- and post-nets:
+// wav2vec2's feature extractor and positional convolution (the speech
+// encoder pre-net), the speech decoder's pre-net and post-net.
+func speechT5NetDefs() []Def {
+	w := w2vDefs("", "")
+	keep := func(syms ...string) []Def {
+		var out []Def
+		for _, s := range syms {
+			for _, d := range w {
+				if d.Sym == s {
+					out = append(out, d)
+				}
+			}
+		}
+		return out
+	}
+	return cat(keep("cd", "ck", "nconv", "C0", "conv_bias", "fen", "pk", "pg", "mtp", "mfp", "projLN", "posbn"), []Def{
+		tie("true"),
+		field("mel", "num_mel_bins", "80", "mel bins"),
+		field("dpl", "speech_decoder_prenet_layers", "2", "the speech decoder pre-net's layers"),
+		field("dpu", "speech_decoder_prenet_units", "256", "their width"),
+		field("sed", "speaker_embedding_dim", "512", "the speaker embedding"),
+		field("ppl", "speech_decoder_postnet_layers", "5", "the speech post-net's convolutions"),
+		field("ppu", "speech_decoder_postnet_units", "256", "their width"),
+		field("ppk", "speech_decoder_postnet_kernel", "5", "their kernel"),
+		field("rf", "reduction_factor", "2", "frames per decoder step"),
+	})
+}
+
+// speechT5WeightNorm4x: the positional convolution's weight norm as
+// checkpoints before torch's parametrizations name it.
+var speechT5WeightNorm4x = func() [][][2]string {
+	p := "speecht5.encoder.prenet.pos_conv_embed.conv."
+	return [][][2]string{{{p + "parametrizations.weight.original0", p + "weight_g"}, {p + "parametrizations.weight.original1", p + "weight_v"}}}
+}()
+
+// speechT5Tasks are SpeechT5's classes: the base model, and the
+// pre-/post-nets each task puts around it: the speech encoder pre-net
+// (wav2vec2's extractor, projection and positional convolution), the
+// text pre-nets (token embeddings, a scaled position's alpha), the
+// speech decoder pre-net (linears from the mel bins, the speaker
+// embedding's projection) and post-net (batch-normed convolutions), the
+// text post-net (lm_head, tied to the decoder's embedding).
+func speechT5Tasks() []Task {
+	pe, pd := "speecht5.encoder.prenet.", "speecht5.decoder.prenet."
+	speechIn := cat(convFeatures(pe+"feature_encoder."), featProjection(pe+"feature_projection."),
+		maskedSpecEmbed(pe, maskCond), posConvWN(pe+"pos_conv_embed."))
+	textIn := []T{{Name: pe + "embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: pe + "encode_positions.alpha", Shape: []string{}, Role: RoleNorm}}
+	textOut := []T{{Name: pd + "embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+		{Name: "text_decoder_postnet.lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}
+	pp := "speech_decoder_postnet.layers.{e}."
+	out := "e == ppl-1 ? mel : ppu"
+	speechOut := cat([]T{{Name: pd + "layers.{e}.weight", Shape: []string{"dpu", "e == 0 ? mel : dpu"}, Role: RoleLinear, Experts: "dpl", PerCopy: true},
+		{Name: pd + "layers.{e}.bias", Shape: []string{"dpu"}, Role: RoleBias, Experts: "dpl"}},
+		linear(pd+"final_layer", "H", "dpu", "true"),
+		[]T{{Name: pd + "encode_positions.alpha", Shape: []string{}, Role: RoleNorm}},
+		linear(pd+"speaker_embeds_layer", "H", "sed+H", "true"),
+		linear("speech_decoder_postnet.feat_out", "mel*rf", "H", "true"), linear("speech_decoder_postnet.prob_out", "rf", "H", "true"),
+		[]T{{Name: pp + "conv.weight", Shape: []string{out, "e == 0 ? mel : ppu", "ppk"}, Role: RoleLinear, Experts: "ppl", PerCopy: true},
+			{Name: pp + "batch_norm.weight", Shape: []string{out}, Role: RoleNorm, Experts: "ppl", PerCopy: true},
+			{Name: pp + "batch_norm.bias", Shape: []string{out}, Role: RoleBias, Experts: "ppl", PerCopy: true},
+			{Name: pp + "batch_norm.running_mean", Shape: []string{out}, Role: RoleNorm, AnyDType: true, Experts: "ppl", PerCopy: true},
+			{Name: pp + "batch_norm.running_var", Shape: []string{out}, Role: RoleNorm, AnyDType: true, Experts: "ppl", PerCopy: true},
+			{Name: pp + "batch_norm.num_batches_tracked", Shape: []string{}, Role: RoleNorm, AnyDType: true, Experts: "ppl"}})
+	return []Task{{Suffix: TaskBase, Prefix: "-"},
+		{Suffix: "ForSpeechToText", Head: cat(speechIn, textOut), HeadName: "text_decoder_postnet.lm_head.weight"},
+		{Suffix: "ForTextToSpeech", Head: cat(textIn, speechOut)},
+		{Suffix: "ForSpeechToSpeech", Head: cat(speechIn, speechOut)}}
+}
