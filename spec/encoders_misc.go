@@ -1,0 +1,194 @@
+package spec
+
+// Encoders of the other kinds (issue 31's "misc" group): document
+// encoders with a layout stream or an image patch stream (LayoutLMv3,
+// BROS), entity-aware and table encoders (LUKE, TAPAS), the quantized
+// RoBERTa (I-BERT), character-level CANINE, and the other encoder-only
+// or composite models transformers' auto mappings list. Each family is
+// built from the BERT blocks of blocks_encoder.go and the heads of
+// blocks_heads.go; the blocks only these families share are at the end.
+
+var _ = register(
+	// LayoutLMv3: RoBERTa-style text embeddings with 2-D positions
+	// (coordinate_size for x and y, shape_size for h and w), a ViT patch
+	// stream (visual_embed) with its class token and positions, relative
+	// 1-D and 2-D attention biases shared by the layers; RoBERTa's heads
+	// (the QA head one too, num_labels wide), the token classifier a
+	// plain linear below 10 labels.
+	&Family{Name: "LayoutLMv3", Class: "LayoutLMv3", ModelTypes: []string{"layoutlmv3"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("50265", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+			{Sym: "P2", Field: "max_2d_position_embeddings", Default: "1024", Desc: "2-D positions", Pos: true},
+			{Sym: "CS", Field: "coordinate_size", Default: "128", Desc: "x and y embedding width", Pos: true},
+			{Sym: "SS", Field: "shape_size", Default: "128", Desc: "height and width embedding width", Pos: true},
+			flag("relb", "has_relative_attention_bias", "true", "a relative 1-D attention bias"),
+			{Sym: "RB", Field: "rel_pos_bins", Default: "32", Desc: "1-D relative buckets", Pos: true},
+			flag("spb", "has_spatial_attention_bias", "true", "relative x and y attention biases"),
+			{Sym: "RB2", Field: "rel_2d_pos_bins", Default: "64", Desc: "2-D relative buckets", Pos: true},
+			flag("text", "text_embed", "true", "the text embeddings"),
+			flag("visual", "visual_embed", "true", "the image patch stream"),
+			{Sym: "img", Field: "input_size", Default: "224", Desc: "image side", Pos: true},
+			{Sym: "patch", Field: "patch_size", Default: "16", Desc: "patch side", Pos: true},
+			{Sym: "ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			tie("true")}),
+		BasePrefix: "layoutlmv3.",
+		Global: cat(when("text", bertEmbeddings("layoutlmv3.embeddings.", "H", true, true),
+			[]T{{Name: "layoutlmv3.embeddings.x_position_embeddings.weight", Shape: []string{"P2", "CS"}, Role: RoleEmbedding},
+				{Name: "layoutlmv3.embeddings.y_position_embeddings.weight", Shape: []string{"P2", "CS"}, Role: RoleEmbedding},
+				{Name: "layoutlmv3.embeddings.h_position_embeddings.weight", Shape: []string{"P2", "SS"}, Role: RoleEmbedding},
+				{Name: "layoutlmv3.embeddings.w_position_embeddings.weight", Shape: []string{"P2", "SS"}, Role: RoleEmbedding}}),
+			when("visual", conv("layoutlmv3.patch_embed.proj", "H", "ch", "patch", "patch"),
+				[]T{{Name: "layoutlmv3.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+					{Name: "layoutlmv3.pos_embed", Shape: []string{"1", "(img/patch)*(img/patch)+1", "H"}, Role: RoleEmbedding}},
+				norm("layoutlmv3.LayerNorm", "H", "true"), norm("layoutlmv3.norm", "H", "true"))),
+		Stacks: []Stack{{Prefix: "layoutlmv3.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+		Final: cat(when("relb", linear("layoutlmv3.encoder.rel_pos_bias", "heads", "RB", "")),
+			when("spb", linear("layoutlmv3.encoder.rel_pos_x_bias", "heads", "RB2", ""), linear("layoutlmv3.encoder.rel_pos_y_bias", "heads", "RB2", ""))),
+		Embed: "layoutlmv3.embeddings.word_embeddings.weight",
+		Tasks: encTasks("layoutlmv3.", nil,
+			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: cat(when("C < 10", classifier("classifier", "H")), when("C >= 10", denseClassifier("classifier.", "H"))), Labels: true},
+			encHead{Suffix: TaskQA, Head: denseClassifier("qa_outputs.", "H"), Labels: true}),
+	},
+	// I-BERT: RoBERTa whose linears, embeddings, layer norms and
+	// activations keep their quantization state as buffers (the integer
+	// weights and the scaling factors, saved whatever quant_mode says).
+	&Family{Name: "I-BERT", Class: "IBert", ModelTypes: []string{"ibert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
+		Global: cat(qEmbed("ibert.embeddings.word_embeddings", "V", "H"), qEmbed("ibert.embeddings.token_type_embeddings", "TV", "H"),
+			qEmbed("ibert.embeddings.position_embeddings", "P", "H"),
+			qAct("ibert.embeddings.embeddings_act1"), qAct("ibert.embeddings.embeddings_act2"),
+			intLN("ibert.embeddings.LayerNorm", "H"), qAct("ibert.embeddings.output_activation")),
+		Stacks: []Stack{{Prefix: "ibert.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			qLinear("attention.self.query", "H", "H"), qLinear("attention.self.key", "H", "H"), qLinear("attention.self.value", "H", "H"),
+			qAct("attention.self.query_activation"), qAct("attention.self.key_activation"), qAct("attention.self.value_activation"),
+			qAct("attention.self.output_activation"), qAct("attention.self.softmax.act"),
+			qLinear("attention.output.dense", "H", "H"), qAct("attention.output.ln_input_act"), intLN("attention.output.LayerNorm", "H"),
+			qAct("attention.output.output_activation"),
+			qLinear("intermediate.dense", "I", "H"), qAct("intermediate.output_activation"),
+			qLinear("output.dense", "H", "I"), qAct("output.ln_input_act"), intLN("output.LayerNorm", "H"), qAct("output.output_activation"),
+			qAct("pre_intermediate_act"), qAct("pre_output_act"))}},
+		Embed: "ibert.embeddings.word_embeddings.weight",
+		Tasks: withTask(robertaTasks("ibert."), Task{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"}),
+	},
+	// LUKE: RoBERTa with entity embeddings (entity_emb_size, mapped to H
+	// when narrower) and entity-aware attention (w2e, e2w, e2e queries);
+	// the masked LM also predicts entities, its decoder tied to the entity
+	// table.
+	&Family{Name: "LUKE", Class: "Luke", ModelTypes: []string{"luke"}, Causal: "-", SeqCls: "-",
+		Defs: cat(bertDefs("50267", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+			{Sym: "EV", Field: "entity_vocab_size", Default: "500000", Desc: "entities", Pos: true},
+			{Sym: "EE", Field: "entity_emb_size", Default: "256", Desc: "entity embedding width", Pos: true},
+			flag("eaa", "use_entity_aware_attention", "true", "entity-aware query projections"),
+			tie("true")}),
+		Global: cat(bertEmbeddings("luke.embeddings.", "H", true, true),
+			[]T{{Name: "luke.entity_embeddings.entity_embeddings.weight", Shape: []string{"EV", "EE"}, Role: RoleEmbedding}},
+			when("EE != H", linear("luke.entity_embeddings.entity_embedding_dense", "H", "EE", "")),
+			[]T{{Name: "luke.entity_embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+				{Name: "luke.entity_embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+			norm("luke.entity_embeddings.LayerNorm", "H", "true")),
+		Stacks: []Stack{{Prefix: "luke.encoder.layer.{l}.", Layers: "L", Tensors: cat(postLN,
+			when("eaa", linear("attention.self.w2e_query", "H", "H", "true"), linear("attention.self.e2w_query", "H", "H", "true"),
+				linear("attention.self.e2e_query", "H", "H", "true")))}},
+		Embed: "luke.embeddings.word_embeddings.weight",
+		Tasks: encTasks("luke.", pooler(""),
+			// 4.x ties the entity decoder whatever tie_word_embeddings
+			// says and saves the word decoder's bias as lm_head.bias; 5.x
+			// ties lm_head.bias to the decoder's bias (kept) and neither
+			// decoder to the embeddings unless tied.
+			encHead{Suffix: TaskMaskedLM, Pool: true, HeadName: "lm_head.decoder.weight", Head: cat(
+				[]T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "!tf5 || !tied"}},
+				linear("lm_head.dense", "H", "H", "true"), norm("lm_head.layer_norm", "H", "true"),
+				[]T{{Name: "lm_head.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied && !tf5"},
+					{Name: "lm_head.decoder.bias", Shape: []string{"V"}, Role: RoleBias, If: "tf5"}},
+				linear("entity_predictions.transform.dense", "EE", "H", "true"), norm("entity_predictions.transform.LayerNorm", "EE", "true"),
+				[]T{{Name: "entity_predictions.decoder.weight", Shape: []string{"EV", "EE"}, Role: RoleHead, If: "tf5 && !tied"}},
+				vec("entity_predictions.bias", "EV"))},
+			encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Pool: true, Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+			encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true},
+			encHead{Suffix: "ForEntityClassification", Head: classifier("classifier", "H"), Pool: true, Labels: true},
+			encHead{Suffix: "ForEntityPairClassification", Head: linear("classifier", "C", "2*H", ""), Pool: true, Labels: true},
+			encHead{Suffix: "ForEntitySpanClassification", Head: classifier("classifier", "3*H"), Pool: true, Labels: true}),
+	},
+	// TAPAS: BERT with one token-type table per entry of type_vocab_sizes
+	// (segment, column, row, rank…); its QA head scores cells and columns
+	// with bare vectors and scalar biases, and aggregates when
+	// num_aggregation_labels > 0.
+	&Family{Name: "TAPAS", Class: "Tapas", ModelTypes: []string{"tapas"}, Causal: "-", SeqCls: "-",
+		Defs: cat(withoutDefs(bertDefs("30522", "768", "12", "3072", "1024", "2"), "TV"), noRelPos, []Def{
+			{Sym: "tvs", Field: "type_vocab_sizes", Type: List, Default: "list(3, 256, 256, 2, 256, 256, 10)", Desc: "token-type tables' sizes"},
+			{Sym: "NA", Field: "num_aggregation_labels", Default: "0", Desc: "aggregation operators (0: none)"},
+			tie("true")}),
+		Global: cat(bertEmbeddings("tapas.embeddings.", "H", false, true),
+			[]T{{Name: "tapas.embeddings.token_type_embeddings_{e}.weight", Shape: []string{"at(tvs, e)", "H"}, Role: RoleEmbedding, Experts: "len(tvs)", PerCopy: true}}),
+		Stacks: []Stack{{Prefix: "tapas.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+		Embed:  "tapas.embeddings.word_embeddings.weight",
+		Tasks: encTasks("tapas.", pooler(""),
+			encHead{Suffix: TaskMaskedLM, Head: bertHead("H"), HeadName: "cls.predictions.decoder.weight"},
+			encHead{Suffix: TaskQA, Pool: true, Head: cat(vec("output_weights", "H"), vec("column_output_weights", "H"),
+				[]T{{Name: "output_bias", Shape: []string{}, Role: RoleBias}, {Name: "column_output_bias", Shape: []string{}, Role: RoleBias}},
+				when("NA > 0", linear("aggregation_classifier", "NA", "H", "true")))},
+			encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Pool: true, Labels: true}),
+	},
+	// CANINE: characters hashed into num_hash_functions tables of
+	// H/num_hash_functions, a one-layer local encoder, a strided
+	// convolution down to molecules, the deep encoder, a convolution back
+	// up (from 2·H) and a one-layer final encoder; every class keeps the
+	// pooler.
+	&Family{Name: "CANINE", Class: "Canine", ModelTypes: []string{"canine"}, Causal: "-", SeqCls: "-",
+		Defs: cat(withoutDefs(bertDefs("", "768", "12", "3072", "16384", "16"), "V"), withoutDefs(relPos, "rel"), []Def{
+			// 5.x's CANINE has no relative positions.
+			derived("rel", "!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')"),
+			{Sym: "NH", Field: "num_hash_functions", Default: "8", Desc: "hash functions", Pos: true, Max: MaxLayers},
+			{Sym: "NB", Field: "num_hash_buckets", Default: "16384", Desc: "hash buckets", Pos: true},
+			{Sym: "down", Field: "downsampling_rate", Default: "4", Desc: "characters per molecule", Pos: true},
+			{Sym: "upk", Field: "upsampling_kernel_size", Default: "4", Desc: "upsampling kernel", Pos: true}}),
+		BasePrefix: "canine.",
+		Global: cat([]T{{Name: "canine.char_embeddings.HashBucketCodepointEmbedder_{e}.weight", Shape: []string{"NB", "H/NH"}, Role: RoleEmbedding, Experts: "NH"},
+			{Name: "canine.char_embeddings.char_position_embeddings.weight", Shape: []string{"NB", "H"}, Role: RoleEmbedding},
+			{Name: "canine.char_embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+			norm("canine.char_embeddings.LayerNorm", "H", "true"),
+			[]T{{Name: "canine.chars_to_molecules.conv.weight", Shape: []string{"H", "H", "down"}, Role: RoleLinear}}, vec("canine.chars_to_molecules.conv.bias", "H"),
+			norm("canine.chars_to_molecules.LayerNorm", "H", "true")),
+		Stacks: []Stack{{Name: "initial", Prefix: "canine.initial_char_encoder.layer.{l}.", Layers: "1", Tensors: postLN},
+			{Prefix: "canine.encoder.layer.{l}.", Layers: "L", Tensors: postLN},
+			{Name: "final", Prefix: "canine.final_char_encoder.layer.{l}.", Layers: "1", Tensors: postLN}},
+		Final: cat([]T{{Name: "canine.projection.conv.weight", Shape: []string{"H", "2*H", "upk"}, Role: RoleLinear}}, vec("canine.projection.conv.bias", "H"),
+			norm("canine.projection.LayerNorm", "H", "true")),
+		Embed: "canine.char_embeddings.char_position_embeddings.weight",
+		Tasks: encTasks("canine.", pooler(""),
+			encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Pool: true, Labels: true},
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Pool: true, Labels: true},
+			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Pool: true, Labels: true},
+			encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true}),
+	},
+)
+
+// I-BERT's quantization modules (quant_modules.py): each keeps its
+// quantization state in buffers beside the float parameters.
+
+// qAct is a QuantAct: the running range and scale, one value each.
+func qAct(name string) []T {
+	return []T{{Name: name + ".x_min", Shape: []string{"1"}, Role: RoleNorm}, {Name: name + ".x_max", Shape: []string{"1"}, Role: RoleNorm},
+		{Name: name + ".act_scaling_factor", Shape: []string{"1"}, Role: RoleNorm}}
+}
+
+// qLinear is a QuantLinear: weight and bias with their integer copies and
+// a per-output scale.
+func qLinear(name, out, in string) []T {
+	return cat(linear(name, out, in, "true"), []T{{Name: name + ".weight_integer", Shape: []string{out, in}, Role: RoleLinear},
+		{Name: name + ".bias_integer", Shape: []string{out}, Role: RoleBias}, {Name: name + ".fc_scaling_factor", Shape: []string{out}, Role: RoleNorm}})
+}
+
+// qEmbed is a QuantEmbedding: the table, its integer copy and its scale.
+func qEmbed(name, rows, dim string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{rows, dim}, Role: RoleEmbedding},
+		{Name: name + ".weight_integer", Shape: []string{rows, dim}, Role: RoleEmbedding},
+		{Name: name + ".weight_scaling_factor", Shape: []string{"1"}, Role: RoleNorm}}
+}
+
+// intLN is an IntLayerNorm: weight, bias, the shift and its output QuantAct.
+func intLN(name, dim string) []T {
+	return cat(norm(name, dim, "true"), []T{{Name: name + ".shift", Shape: []string{"1"}, Role: RoleNorm}}, qAct(name+".activation"))
+}
