@@ -49,6 +49,16 @@ type ConfigKey struct {
 	// Over, if set, divides the value by this key's (Jamba's mamba_expand
 	// is ssm.inner_size / embedding_length).
 	Over string
+	// Else, if set, is the key read instead when Key is absent: the
+	// converter writes no feed_forward_length for a GLM-4.5-style model
+	// without dense layers (Solar Open), whose spec still needs a width;
+	// where such a file has a dense layer after all, llama.cpp's n_ff of
+	// 0 does not fit it, nor does this.
+	Else string
+	// Default, if set, is the field's value where the key is absent, as
+	// llama.cpp's loader takes it (GLM-4.5's leading_dense_block_count:
+	// 0, where the config class's default is 1).
+	Default any
 }
 
 // LayerPeriod is a pair of config fields set from the layers that hold
@@ -58,6 +68,14 @@ type ConfigKey struct {
 type LayerPeriod struct {
 	Tensor         string // the tensor's name after "blk.N."
 	Offset, Period string
+}
+
+// LayerList is a config field set to one value a layer from the layers
+// that hold a tensor (its name after "blk.N."): Yes where it is, No where
+// not (Mellum's mlp_layer_types: "sparse" where a layer has a router).
+type LayerList struct {
+	Tensor, Field string
+	Yes, No       any
 }
 
 // Flag is a config field set from whether a tensor is present: Yes when
@@ -118,8 +136,10 @@ type Arch struct {
 	Set                    map[string]any
 	// Experts is the config field the expert count goes to.
 	Experts string
-	// Periods are config fields set from the layers that hold a tensor.
+	// Periods are config fields set from the layers that hold a tensor,
+	// Lists too.
 	Periods []LayerPeriod
+	Lists   []LayerList
 	// MoE is the architecture to use instead when the file has experts
 	// (llama.cpp converts Mixtral as llama); Alts are others, the first
 	// that applies.
@@ -262,6 +282,9 @@ var (
 	// dense_4h_to_h.
 	neoxAttn = []namePair{{"attn_qkv", "query_key_value"}, {"attn_output", "dense"}}
 	neoxMLP  = []namePair{{"ffn_up", "mlp.dense_h_to_4h"}, {"ffn_down", "mlp.dense_4h_to_h"}}
+	// An MLP of up and down only; mlp_bias from its bias.
+	upDownMLP = []namePair{{"ffn_up", "mlp.up_proj"}, {"ffn_down", "mlp.down_proj"}}
+	mlpBias   = []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}}
 	// GLM: gate and up fused.
 	glmMLP = []namePair{{"ffn_up", "mlp.gate_up_proj"}, {"ffn_down", "mlp.down_proj"}}
 	// GraniteMoE: the experts come stacked, gate and up fused in
@@ -416,6 +439,35 @@ var jamba = &Arch{Name: "jamba", Class: "JambaForCausalLM", ModelType: "jamba", 
 	splits:       []split{{"mamba.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"#0", "#2"}}}}},
 	expertPrefix: "feed_forward.experts.", expertKinds: qwenKinds}
 
+// qwen35 is Qwen3.5 (or, moe, Qwen3.5-MoE): the Gated DeltaNet's
+// widths from the ssm keys (key heads as group_count, value heads as
+// time_step_rank, their widths as state_size and inner_size over the
+// value heads), conv1d [C, 1, K] stored [C, K]; the norm after attention
+// is post_attention_norm.
+func qwen35(moe bool) *Arch {
+	a := &Arch{Name: "qwen35", Class: "Qwen3_5ForCausalLM", ModelType: "qwen3_5_text", BiasField: "attention_bias",
+		Keys: []ConfigKey{{Key: "ssm.conv_kernel", Field: "linear_conv_kernel_dim"}, {Key: "ssm.state_size", Field: "linear_key_head_dim"},
+			{Key: "ssm.group_count", Field: "linear_num_key_heads"}, {Key: "ssm.time_step_rank", Field: "linear_num_value_heads"},
+			{Key: "ssm.inner_size", Field: "linear_value_head_dim", Over: "ssm.time_step_rank"},
+			{Key: "full_attention_interval", Field: "full_attention_interval"}},
+		Lists:  []LayerList{{Tensor: "attn_q.weight", Field: "layer_types", Yes: "full_attention", No: "linear_attention"}},
+		global: globalNames,
+		layer: pairs(inputNorm, attnNames, qkNorms, []namePair{{"post_attention_norm", "post_attention_layernorm"},
+			{"attn_qkv", "linear_attn.in_proj_qkv"}, {"attn_gate", "linear_attn.in_proj_z"}, {"ssm_beta", "linear_attn.in_proj_b"},
+			{"ssm_alpha", "linear_attn.in_proj_a"}, {"ssm_conv1d", "linear_attn.conv1d"}, {"ssm_dt.bias", "linear_attn.dt_bias"},
+			{"ssm_a", "linear_attn.A_log"}, {"ssm_norm", "linear_attn.norm"}, {"ssm_out", "linear_attn.out_proj"}}),
+		splits: []split{{"linear_attn.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"#0", "#2"}}}}}}
+	if !moe {
+		a.layer = pairs(a.layer, gatedMLP)
+		return a
+	}
+	a.Name, a.Class, a.ModelType, a.Experts = "qwen35moe", "Qwen3_5MoeForCausalLM", "qwen3_5_moe_text", "num_experts"
+	a.Keys = append(a.Keys, ConfigKey{Key: "expert_shared_feed_forward_length", Field: "shared_expert_intermediate_size"})
+	a.layer = pairs(a.layer, qwenMoE, qwenShared)
+	a.expertPrefix, a.expertKinds = "mlp.experts.", qwenKinds
+	return a
+}
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -542,7 +594,8 @@ var archs = []*Arch{
 		global: globalNames, layer: pairs(llamaLayer, []namePair{{"attn_q_norm", "self_attn.query_layernorm"}, {"attn_k_norm", "self_attn.key_layernorm"}})},
 	{Name: "glm4moe", Class: "Glm4MoeForCausalLM", ModelType: "glm4_moe", BiasField: "attention_bias", QKNormField: "use_qk_norm",
 		Keys: []ConfigKey{{Key: "block_count", Field: "num_hidden_layers", Minus: "nextn_predict_layers"},
-			{Key: "leading_dense_block_count", Field: "first_k_dense_replace"}, {Key: "expert_count", Field: "n_routed_experts"},
+			{Key: "feed_forward_length", Field: "intermediate_size", Else: "expert_feed_forward_length"},
+			{Key: "leading_dense_block_count", Field: "first_k_dense_replace", Default: 0}, {Key: "expert_count", Field: "n_routed_experts"},
 			{Key: "expert_shared_count", Field: "n_shared_experts"}},
 		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, []namePair{{"post_attention_norm", "post_attention_layernorm"}},
 			gatedMLP, deepseekMoE, glm4MoENextN),
@@ -580,6 +633,27 @@ var archs = []*Arch{
 		splits: llama4Splits},
 	lfm2,
 	jamba,
+	// Arcee (AFM) and Jais 2: Llama's names, an MLP of up and down only
+	// (ReLU²); Jais 2's norms have biases.
+	{Name: "arcee", Class: "ArceeForCausalLM", ModelType: "arcee", BiasField: "attention_bias", Flags: mlpBias,
+		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, upDownMLP)},
+	{Name: "jais2", Class: "Jais2ForCausalLM", ModelType: "jais2", BiasField: "attention_bias", Flags: mlpBias,
+		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, upDownMLP)},
+	// Seed-OSS: q/k/v biases (o_proj's by attention_out_bias), its
+	// post_attention_layernorm as post_attention_norm.
+	{Name: "seed_oss", Class: "SeedOssForCausalLM", ModelType: "seed_oss", BiasField: "attention_bias",
+		Flags:  append([]Flag{{Tensor: "blk.0.attn_output.bias", Field: "attention_out_bias"}}, mlpBias...),
+		global: globalNames, layer: pairs(inputNorm, attnNames, []namePair{{"post_attention_norm", "post_attention_layernorm"}}, gatedMLP)},
+	// Mellum: q/k norms, each layer's MLP sparse (stacked experts) or
+	// dense, as the layers holding a router say (mlp_layer_types).
+	{Name: "mellum", Class: "MellumForCausalLM", ModelType: "mellum", BiasField: "attention_bias", Experts: "num_local_experts",
+		Lists:  []LayerList{{Tensor: "ffn_gate_inp.weight", Field: "mlp_layer_types", Yes: "sparse", No: "dense"}},
+		global: globalNames, layer: pairs(inputNorm, attnNames, qkNorms, plainNorm, gatedMLP, qwenMoE),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
+	// Qwen3.5 and Qwen3.5-MoE (their language model; the vision tower is
+	// the mmproj file): Gated DeltaNet layers and gated full attention
+	// ones, told apart by the layers holding attn_q (layer_types).
+	qwen35(false), qwen35(true),
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},

@@ -203,6 +203,9 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 			continue
 		}
 		v, ok := u(k.Key)
+		if !ok && k.Else != "" {
+			v, ok = u(k.Else)
+		}
 		switch {
 		case ok && k.Over != "":
 			if d, ok := u(k.Over); ok && d > 0 && v%d == 0 {
@@ -211,6 +214,8 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 		case !ok:
 			if k.Null {
 				c[k.Field] = nil
+			} else if k.Default != nil {
+				c[k.Field] = k.Default
 			}
 		case k.Is != 0:
 			c[k.Field] = v == k.Is
@@ -243,6 +248,9 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 	}
 	if n, ok := u("block_count"); ok && len(a.Periods) > 0 {
 		layerPeriods(gm, a, n, c)
+	}
+	if n, ok := u("block_count"); ok && len(a.Lists) > 0 {
+		layerLists(gm, a, n, c)
 	}
 	for _, f := range a.Flags {
 		yes, no := f.Yes, f.No
@@ -336,6 +344,30 @@ func layerPeriods(gm *gguf.Model, a *gguf.Arch, n uint64, c map[string]any) {
 		}
 		at := slices.Sorted(maps.Keys(seen))
 		setPeriod(c, lp.Offset, lp.Period, at, int(n))
+	}
+}
+
+// layerLists sets a's Lists from the layers (0..n-1) that hold each
+// one's tensor.
+func layerLists(gm *gguf.Model, a *gguf.Arch, n uint64, c map[string]any) {
+	if n > uint64(len(gm.Tensors())) {
+		return // more layers than tensors: block_count is wrong, and the check says so
+	}
+	for _, ll := range a.Lists {
+		seen := map[int]bool{}
+		for _, t := range gm.Tensors() {
+			if l, ok := gguf.LayerOf(t.Name, ll.Tensor); ok && uint64(l) < n {
+				seen[l] = true
+			}
+		}
+		vs := make([]any, n)
+		for l := range vs {
+			vs[l] = ll.No
+			if seen[l] {
+				vs[l] = ll.Yes
+			}
+		}
+		c[ll.Field] = vs
 	}
 }
 

@@ -211,9 +211,17 @@ func readConverted(t *testing.T) []convertedCase {
 			c.vocab, err = strconv.Atoi(fs[1])
 			require.NoError(t, err)
 		case "kv":
-			v, err := strconv.ParseUint(fs[2], 10, 32)
-			require.NoError(t, err, sc.Text())
-			c.kvs = append(c.kvs, testmodel.GGUFKV{Key: fs[1], Value: uint32(v)})
+			var vs []uint32
+			for _, f := range strings.Split(fs[2], ",") {
+				v, err := strconv.ParseUint(f, 10, 32)
+				require.NoError(t, err, sc.Text())
+				vs = append(vs, uint32(v))
+			}
+			if strings.Contains(fs[2], ",") {
+				c.kvs = append(c.kvs, testmodel.GGUFKV{Key: fs[1], Value: vs})
+			} else {
+				c.kvs = append(c.kvs, testmodel.GGUFKV{Key: fs[1], Value: vs[0]})
+			}
 		case "tensor":
 			g := testmodel.GGUFTensor{Name: fs[1], Type: 1} // F16
 			n := uint64(2)
@@ -255,37 +263,133 @@ func (c convertedCase) write(t *testing.T, edit func([]testmodel.GGUFTensor) []t
 
 // refusedByLlamaCpp are the reference layouts whose GGUF llama.cpp's own
 // loader would refuse: the converter writes metadata its tensors disagree
-// with. The check must find exactly those tensors mis-shaped.
+// with, or tensors of the wrong shape. The check must find problems with
+// exactly those tensors.
 var refusedByLlamaCpp = map[string]struct {
 	why     string
 	tensors []string // GGUF base names
 }{
-	"deepseek_v3/b": {"its config's qk_head_dim (192, which transformers sized q_b_proj by) is not qk_nope_head_dim + qk_rope_head_dim (40), which the converter writes", []string{"attn_q_b"}},
-	"falcon/b":      {"ffn_hidden_size is 736; the converter writes feed_forward_length 4·hidden_size", []string{"ffn_up", "ffn_down"}},
-	"glm/b":         {"head_dim is 48, not hidden_size / heads (32); the converter writes no key_length, so llama.cpp takes 32", []string{"attn_q", "attn_k", "attn_v", "attn_output"}},
-	"phi/b":         {"5 KV heads of 10 and intermediate_size 736; the converter writes head_count_kv = head_count and feed_forward_length 4·hidden_size", []string{"attn_k", "attn_v", "ffn_up", "ffn_down"}},
+	"qwen3_vl_moe/a-v5": {"transformers 5.x stores the experts' gate_up_proj [E, 2·I, H] and down_proj [E, H, I] (4.x: [E, H, 2·I], [E, I, H]); the converter cuts and transposes them as 4.x's, so every stacked expert tensor has its two widths wrong",
+		[]string{"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"}},
+	"glm4_moe_lite/Glm4MoeLiteForCausalLM/a": {glm4MoELiteRefused, glm4MoELiteTensors},
+	"glm4_moe_lite/Glm4MoeLiteForCausalLM/b": {glm4MoELiteRefused, glm4MoELiteTensors},
+	"deepseek_v3/b":                          {"its config's qk_head_dim (192, which transformers sized q_b_proj by) is not qk_nope_head_dim + qk_rope_head_dim (40), which the converter writes", []string{"attn_q_b"}},
+	"falcon/b":                               {"ffn_hidden_size is 736; the converter writes feed_forward_length 4·hidden_size", []string{"ffn_up", "ffn_down"}},
+	"glm/b":                                  {"head_dim is 48, not hidden_size / heads (32); the converter writes no key_length, so llama.cpp takes 32", []string{"attn_q", "attn_k", "attn_v", "attn_output"}},
+	"phi/b":                                  {"5 KV heads of 10 and intermediate_size 736; the converter writes head_count_kv = head_count and feed_forward_length 4·hidden_size", []string{"attn_k", "attn_v", "ffn_up", "ffn_down"}},
 }
 
+// convertedPending are the converted cases not checked fully yet, each
+// with the reason (testdata/gguf-converted-pending.txt: "case reason"
+// lines). Such a file must still never fail: it is only partly checked
+// (exit 3) and clean.
+func convertedPending(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/gguf-converted-pending.txt")
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		name, why, _ := strings.Cut(l, " ")
+		out[name] = why
+	}
+	return out
+}
+
+// convertedOutcome is how fsinspect ends on a converted case: 0 fully
+// checked and clean and each of its three mutants (a tensor of a middle
+// layer dropped, one of its dimensions changed, a tensor added beside it)
+// a problem naming the tensor; 1 a problem on the clean file (or a
+// mutant missed: detail says which); 2 refused as invalid input; 3
+// clean but only partly checked.
+func convertedOutcome(t *testing.T, c convertedCase) (code int, detail string) {
+	t.Helper()
+	m, err := model.Open(c.write(t, nil))
+	if err != nil {
+		return 2, err.Error()
+	}
+	defer m.Close()
+	r, err := check.Check(m)
+	switch {
+	case err != nil:
+		return 2, err.Error()
+	case !r.Clean():
+		return 1, fmt.Sprint(r.Problems)
+	case r.Depth != check.DepthFull:
+		return 3, r.Skipped
+	}
+	// A tensor of a middle layer: the first one after half the tensors
+	// that belongs to a layer.
+	mid := -1
+	for i := len(c.tensors) / 2; i < len(c.tensors) && mid < 0; i++ {
+		if strings.HasPrefix(c.tensors[i].Name, "blk.") {
+			mid = i
+		}
+	}
+	if mid < 0 {
+		return 1, "no layer tensor to mutate"
+	}
+	name := c.tensors[mid].Name
+	r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor { return slices.Delete(ts, mid, mid+1) }))
+	if len(r.Problems) != 1 || r.Problems[0].Kind != check.Missing || r.Problems[0].Tensor != name {
+		return 1, fmt.Sprintf("%s dropped: %v", name, r.Problems)
+	}
+	r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+		g := &ts[mid]
+		g.Dims = slices.Clone(g.Dims)
+		g.Dims[len(g.Dims)-1]++
+		g.Zeros = g.Zeros / (g.Dims[len(g.Dims)-1] - 1) * g.Dims[len(g.Dims)-1]
+		return ts
+	}))
+	if len(r.Problems) == 0 || r.Problems[0].Kind != check.Misshaped || r.Problems[0].Tensor != name {
+		return 1, fmt.Sprintf("%s changed: %v", name, r.Problems)
+	}
+	extra := strings.Replace(name, ".weight", "_extra.weight", 1)
+	if !strings.HasSuffix(name, ".weight") {
+		extra = name + "_extra"
+	}
+	r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+		g := ts[mid]
+		g.Name = extra
+		return slices.Insert(ts, mid+1, g)
+	}))
+	if len(r.Problems) != 1 || r.Problems[0].Kind != check.Unexpected || r.Problems[0].Tensor != extra {
+		return 1, fmt.Sprintf("%s added: %v", extra, r.Problems)
+	}
+	return 0, ""
+}
+
+// GLM-4.7-Flash as transformers 5.x writes its config: mlp_layer_types
+// (layer 0 dense) and no first_k_dense_replace, which the converter reads
+// for leading_dense_block_count (0): llama.cpp expects a sparse layer 0.
+const glm4MoELiteRefused = "its config says layer 0 is dense by mlp_layer_types, which the converter does not read: it writes leading_dense_block_count 0"
+
+var glm4MoELiteTensors = []string{"ffn_gate_inp", "exp_probs_b", "ffn_gate_exps", "ffn_up_exps", "ffn_down_exps",
+	"ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp", "ffn_gate", "ffn_up", "ffn_down"}
+
 // TestGGUFConverted checks each GGUF llama.cpp's converter writes from
-// the reference layouts: fully checked and clean; with a tensor of a
-// middle layer dropped, a problem naming it; with one of its dimensions
-// changed, a problem naming it. A GGUF llama.cpp itself would refuse has
-// exactly the tensors it would refuse mis-shaped.
+// the reference layouts (testdata/gguf-converted.txt): fully checked and
+// clean, and each of its three mutants a problem naming the tensor
+// (convertedOutcome). A GGUF llama.cpp itself would refuse has exactly
+// the tensors it would refuse mis-shaped; one of the pending list is
+// clean, only partly checked.
 func TestGGUFConverted(t *testing.T) {
 	cases := readConverted(t)
 	require.NotEmpty(t, cases)
+	pending := convertedPending(t)
 	var refused atomic.Int32
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
-				r := checkGGUF(t, c.write(t, nil))
-				require.Equal(t, check.DepthFull, r.Depth, "%s: %s", c.arch, r.Skipped)
 				if bad, ok := refusedByLlamaCpp[c.name]; ok {
+					r := checkGGUF(t, c.write(t, nil))
+					require.Equal(t, check.DepthFull, r.Depth, "%s: %s", c.arch, r.Skipped)
 					refused.Add(1)
 					require.NotEmpty(t, r.Problems, bad.why)
 					for _, p := range r.Problems {
-						assert.Equal(t, check.Misshaped, p.Kind, p.Detail)
 						_, rest, _ := strings.Cut(p.Tensor, ".")
 						_, rest, _ = strings.Cut(rest, ".")
 						base, _, _ := strings.Cut(rest, ".")
@@ -293,37 +397,55 @@ func TestGGUFConverted(t *testing.T) {
 					}
 					return
 				}
-				assert.True(t, r.FullyClean(), "%v", r.Problems)
-
-				// A tensor of a middle layer: the first one after half the
-				// tensors that belongs to a layer.
-				mid := -1
-				for i := len(c.tensors) / 2; i < len(c.tensors) && mid < 0; i++ {
-					if strings.HasPrefix(c.tensors[i].Name, "blk.") {
-						mid = i
-					}
+				code, detail := convertedOutcome(t, c)
+				if why, ok := pending[c.name]; ok {
+					assert.Equal(t, 3, code, "pending (%s): %s", why, detail)
+					return
 				}
-				require.GreaterOrEqual(t, mid, 0)
-				name := c.tensors[mid].Name
-				r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor { return slices.Delete(ts, mid, mid+1) }))
-				require.Len(t, r.Problems, 1, "%v", r.Problems)
-				assert.Equal(t, check.Missing, r.Problems[0].Kind)
-				assert.Equal(t, name, r.Problems[0].Tensor)
-
-				r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
-					g := &ts[mid]
-					g.Dims = slices.Clone(g.Dims)
-					g.Dims[len(g.Dims)-1]++
-					g.Zeros = g.Zeros / (g.Dims[len(g.Dims)-1] - 1) * g.Dims[len(g.Dims)-1]
-					return ts
-				}))
-				require.NotEmpty(t, r.Problems)
-				assert.Equal(t, check.Misshaped, r.Problems[0].Kind, "%v", r.Problems)
-				assert.Equal(t, name, r.Problems[0].Tensor, fmt.Sprint(r.Problems))
+				assert.Equal(t, 0, code, "%s: %s", c.arch, detail)
 			})
 		}
 	})
 	assert.Equal(t, len(refusedByLlamaCpp), int(refused.Load()), "a case of refusedByLlamaCpp is not in testdata/gguf-converted.txt")
+	for name := range pending {
+		assert.True(t, slices.ContainsFunc(cases, func(c convertedCase) bool { return c.name == name }), "%s of the pending list is not in testdata/gguf-converted.txt", name)
+	}
+}
+
+// TestGGUFConvertedMeasure counts the converter's architectures (a
+// general.architecture's cases: full when every one ends 0, exit 1 when
+// one ends 1, else exit 3) and prints each case's outcome:
+//
+//	FSMOUNT_GGUF_MEASURE=1 go test -run TestGGUFConvertedMeasure -v ./spec/
+func TestGGUFConvertedMeasure(t *testing.T) {
+	if os.Getenv("FSMOUNT_GGUF_MEASURE") == "" {
+		t.Skip("set FSMOUNT_GGUF_MEASURE=1")
+	}
+	cases := readConverted(t)
+	worst := map[string]int{}
+	for _, c := range cases {
+		code, detail := convertedOutcome(t, c)
+		if _, ok := refusedByLlamaCpp[c.name]; ok {
+			code, detail = 0, "refused by llama.cpp too"
+		}
+		if len(detail) > 300 {
+			detail = detail[:300]
+		}
+		t.Logf("case %-60s %-16s %d %s", c.name, c.arch, code, detail)
+		w, seen := worst[c.arch]
+		switch {
+		case !seen, code == 1, code == 2 && w != 1, code == 3 && w == 0:
+			worst[c.arch] = code
+		}
+	}
+	n := map[int][]string{}
+	for _, a := range slices.Sorted(maps.Keys(worst)) {
+		n[worst[a]] = append(n[worst[a]], a)
+	}
+	t.Logf("converter architectures: %d: full %d / exit 1 %d / exit 2 %d / exit 3 %d (%d cases)", len(worst), len(n[0]), len(n[1]), len(n[2]), len(n[3]), len(cases))
+	t.Logf("exit 2: %v", n[2])
+	t.Logf("exit 1: %v", n[1])
+	t.Logf("exit 3: %v", n[3])
 }
 
 // TestGGUFFullSizeDeepSeekV3 grows the converted DeepSeek-V3 layout (4
@@ -830,11 +952,10 @@ func TestGGUFDeepSeekV3NoGatingFunc(t *testing.T) {
 	i := slices.IndexFunc(cases, func(c convertedCase) bool { return c.name == "deepseek_v3/a" })
 	require.GreaterOrEqual(t, i, 0)
 	c := cases[i]
-	j := slices.IndexFunc(c.kvs, func(kv testmodel.GGUFKV) bool { return kv.Key == "deepseek2.expert_gating_func" })
-	require.GreaterOrEqual(t, j, 0, "the converted layout has expert_gating_func")
-	softmax := slices.Clone(c.kvs)
-	softmax[j].Value = uint32(1)
-	c.kvs = slices.Delete(slices.Clone(c.kvs), j, j+1)
+	// The converter of 2026 writes no expert_gating_func for it already;
+	// an older one did (2: sigmoid).
+	c.kvs = slices.DeleteFunc(slices.Clone(c.kvs), func(kv testmodel.GGUFKV) bool { return kv.Key == "deepseek2.expert_gating_func" })
+	softmax := append(slices.Clone(c.kvs), testmodel.GGUFKV{Key: "deepseek2.expert_gating_func", Value: uint32(1)})
 	require.Equal(t, "blk.0.attn_norm.weight", c.tensors[slices.IndexFunc(c.tensors, func(g testmodel.GGUFTensor) bool { return strings.HasPrefix(g.Name, "blk.") })].Name)
 	require.False(t, slices.ContainsFunc(c.tensors, func(g testmodel.GGUFTensor) bool { return g.Name == "blk.0.exp_probs_b.bias" }), "layer 0 is dense")
 
