@@ -162,10 +162,6 @@ func samHQDecoder(pre string) []T {
 		conv(pre+"mask_conv2", "mH/8", "mH/4", "3", "3"))
 }
 
-// MilliList is a definition's type: an array of numbers, each read as
-// round(1000·x) (DPT's reassemble_factors, [4, 2, 1, 0.5]).
-const MilliList = Str + 30
-
 // milliListValue reads a MilliList.
 func (c *Config) milliListValue(field string, raw json.RawMessage) (any, error) {
 	var items []json.RawMessage

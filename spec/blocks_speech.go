@@ -487,13 +487,6 @@ func lstm(pre, n, in, h string) []T {
 		{Name: pre + "bias_hh_l{e}", Shape: []string{"4*" + h}, Role: RoleBias, Experts: n}}
 }
 
-// Lens is a definition's type: a list of lists read as the list of
-// their lengths (HiFi-GAN's resblock_dilation_sizes, whose entries'
-// lengths are the residual blocks' convolution counts; a number entry
-// counts 1). Numbered apart from the other types, which other files add
-// to.
-const Lens = Str + 30
-
 // lensValue reads a Lens field.
 func (c *Config) lensValue(field string, raw json.RawMessage) (any, error) {
 	var items []json.RawMessage

@@ -286,11 +286,6 @@ func swinOutDefs(cfg string) []Def {
 	return []Def{{Sym: "eOut", Field: cfg + "out_indices", Type: List, Default: "list(eN)", Null: "=", Desc: "the stages a backbone outputs"}}
 }
 
-// Sign is a definition's type: the sign of a number (-1, 0 or 1), for a
-// fraction whose being positive adds tensors (ConvNeXt's
-// layer_scale_init_value, 1e-6).
-const Sign = Str + 20
-
 // signValue reads a Sign.
 func (c *Config) signValue(field string, raw json.RawMessage) (any, error) {
 	var x float64

@@ -419,12 +419,6 @@ var _ = register(
 		inNorm, mla, postNorm, gatedMLP("mlp.", "I", "mlp_bias")),
 )
 
-// Chars is a definition's type: a string read as the list of its
-// characters (Nemotron-H's hybrid_override_pattern "M-M*E…", one
-// character per layer). Numbered apart from the other types, which
-// other files add to.
-const Chars = Str + 16
-
 // charsValue reads a Chars field.
 func (c *Config) charsValue(field string, raw json.RawMessage) (any, error) {
 	var s string
@@ -498,10 +492,6 @@ var _ = register(
 		Variants: [][][2]string{{{"backbone.embedding.", "backbone.embeddings."}}, {{"backbone.embedding.", "model.embeddings."}, {"backbone.", "model."}}},
 	},
 )
-
-// BoolStr is a definition's type: a boolean or a string, read as text
-// ('true', 'false' or the string: Laguna's gating, true or "per-head").
-const BoolStr = Str + 17
 
 // boolStrValue reads a BoolStr field.
 func (c *Config) boolStrValue(field string, raw json.RawMessage) (any, error) {

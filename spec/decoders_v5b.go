@@ -11,17 +11,6 @@ import (
 // Muse Glimmer. Their layouts are 5.x's own; the oracle's --v5 is their
 // truth.
 
-// LayerMap is a definition's type: an object keyed by layer index
-// ("05": {"head_dim": 512}, transformers 5.x's per_layer_config), read
-// as a list of objects by layer (an empty object for a layer without
-// overrides), for key(at(x, l), 'field', default). Numbered apart from
-// the other types, which other files add to.
-const LayerMap = Str + 40
-
-// Present is a definition's type: 1 when the field is present and not
-// null (a sub-config that builds a tower), whatever its value.
-const Present = Str + 41
-
 // layerMapValue reads a LayerMap.
 func (c *Config) layerMapValue(field string, raw json.RawMessage) (any, error) {
 	var m map[string]json.RawMessage

@@ -380,10 +380,6 @@ var debertaTasks = []Task{
 	{Suffix: TaskMultChoice, Head: cat(linear("pooler.dense", "PH", "PH", "true"), choiceHead("classifier", "H"))},
 }
 
-// Signed is a definition's type: an integer that may be negative, a
-// sentinel such as DeBERTa's max_relative_positions -1 ("none").
-const Signed = Str + 4
-
 // signedValue reads a Signed integer, bounded as sizes are.
 func (c *Config) signedValue(field string, raw json.RawMessage) (any, error) {
 	n, err := strconv.ParseInt(string(raw), 10, 64)

@@ -93,6 +93,60 @@ const (
 	Bool         // true or false, 1 or 0 in expressions
 	List         // an array of integers or strings
 	Str          // a string
+
+	// Count is a definition's type: the number of entries of an array, 1
+	// for a single value (vision_feature_layer: one layer, or several
+	// whose features are concatenated).
+	Count
+
+	// Milli is a definition's type: a number read in thousandths (0.5 is
+	// 500), for the fractional fields shapes depend on (InternVL's
+	// downsample_ratio).
+	Milli
+
+	// IntOrList is a definition's type: a number, or an array of them
+	// (one per layer: Gemma 3n's intermediate_size); pick(x, l) reads
+	// either.
+	IntOrList
+
+	// Signed is a definition's type: an integer that may be negative, a
+	// sentinel such as DeBERTa's max_relative_positions -1 ("none").
+	Signed
+
+	// Chars is a definition's type: a string read as the list of its
+	// characters (Nemotron-H's hybrid_override_pattern "M-M*E…", one
+	// character per layer).
+	Chars
+
+	// BoolStr is a definition's type: a boolean or a string, read as
+	// text ('true', 'false' or the string: Laguna's gating, true or
+	// "per-head").
+	BoolStr
+
+	// Sign is a definition's type: the sign of a number (-1, 0 or 1),
+	// for a fraction whose being positive adds tensors (ConvNeXt's
+	// layer_scale_init_value, 1e-6).
+	Sign
+
+	// Lens is a definition's type: a list of lists read as the list of
+	// their lengths (HiFi-GAN's resblock_dilation_sizes, whose entries'
+	// lengths are the residual blocks' convolution counts; a number
+	// entry counts 1).
+	Lens
+
+	// MilliList is a definition's type: an array of numbers, each read
+	// as round(1000·x) (DPT's reassemble_factors, [4, 2, 1, 0.5]).
+	MilliList
+
+	// LayerMap is a definition's type: an object keyed by layer index
+	// ("05": {"head_dim": 512}, transformers 5.x's per_layer_config),
+	// read as a list of objects by layer (an empty object for a layer
+	// without overrides), for key(at(x, l), 'field', default).
+	LayerMap
+
+	// Present is a definition's type: 1 when the field is present and
+	// not null (a sub-config that builds a tower), whatever its value.
+	Present
 )
 
 // Stack is a repeated block: the layers of a decoder, of a vision tower.

@@ -757,11 +757,6 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 	return nil
 }
 
-// Milli is a definition's type: a number read in thousandths (0.5 is 500),
-// for the fractional fields shapes depend on (InternVL's
-// downsample_ratio).
-const Milli = Str + 2
-
 // milliValue reads a Milli: round(1000·x) of a non-negative number.
 func (c *Config) milliValue(field string, raw json.RawMessage) (any, error) {
 	var x float64
@@ -770,15 +765,6 @@ func (c *Config) milliValue(field string, raw json.RawMessage) (any, error) {
 	}
 	return int64(math.Round(x * 1000)), nil
 }
-
-// Count is a definition's type: the number of entries of an array, 1 for
-// a single value (vision_feature_layer: one layer, or several whose
-// features are concatenated).
-const Count = Str + 1
-
-// IntOrList is a definition's type: a number, or an array of them (one
-// per layer: Gemma 3n's intermediate_size); pick(x, l) reads either.
-const IntOrList = Str + 3
 
 // countValue reads a Count: an array's length, else 1 for a number.
 func (c *Config) countValue(field string, raw json.RawMessage) (any, error) {
