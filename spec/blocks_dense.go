@@ -164,12 +164,9 @@ func samHQDecoder(pre string) []T {
 
 // milliListValue reads a MilliList.
 func (c *Config) milliListValue(field string, raw json.RawMessage) (any, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, c.errorf(field, "must be an array, found %s", kindOf(raw))
-	}
-	if len(items) > MaxLayers*4 {
-		return nil, c.errorf(field, "has %d entries, more than fsmount reads", len(items))
+	items, err := c.arrayItems(field, raw)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]any, len(items))
 	for i, it := range items {

@@ -339,12 +339,9 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		}
 		return c.value(field, raw, t)
 	case List:
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, c.errorf(field, "must be an array, found %s", kindOf(raw))
-		}
-		if len(items) > MaxLayers*4 {
-			return nil, c.errorf(field, "has %d entries, more than fsmount reads", len(items))
+		items, err := c.arrayItems(field, raw)
+		if err != nil {
+			return nil, err
 		}
 		out := make([]any, len(items))
 		for i, it := range items {
@@ -832,4 +829,17 @@ func (p *Plan) untieMismatched() {
 	p.Tied = false
 	p.Notes = append(p.Notes, fmt.Sprintf("tie_word_embeddings is true but %s %v and %s %v differ in shape: transformers 4.x omits the head on save, 5.x writes it untied; either is accepted",
 		p.HeadName, head.ShapeValues(), p.Embed, emb.ShapeValues()))
+}
+
+// arrayItems splits a field's JSON array into its entries, refusing
+// anything else and more entries than any layer list can have.
+func (c *Config) arrayItems(field string, raw json.RawMessage) ([]json.RawMessage, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, c.errorf(field, "must be an array, found %s", kindOf(raw))
+	}
+	if len(items) > MaxLayers*4 {
+		return nil, c.errorf(field, "has %d entries, more than fsmount reads", len(items))
+	}
+	return items, nil
 }
