@@ -28,21 +28,7 @@ func towerText(f *Family, class string, mts ...string) *Family {
 func towerVision(v Family, pre, class, suffix string, mts ...string) *Family {
 	g := &Family{Name: v.Name + " vision", Class: class, ConfigClass: class + "VisionConfig", ModelTypes: mts, Causal: "-", SeqCls: "-",
 		Tasks: []Task{{Suffix: suffix, KeepFinal: true}}}
-	for _, d := range v.Defs {
-		if d.Field != "" {
-			var alts []string
-			for _, a := range strings.Split(d.Field, "|") {
-				if s, ok := strings.CutPrefix(a, vcfg); ok {
-					alts = append(alts, s)
-				}
-			}
-			if len(alts) == 0 {
-				continue
-			}
-			d.Field = strings.Join(alts, "|")
-		}
-		g.Defs = append(g.Defs, d)
-	}
+	g.Defs = subDefs(v.Defs, vcfg)
 	strip := func(ts []T) []T {
 		var out []T
 		for _, t := range ts {
