@@ -294,3 +294,80 @@ func and(cond string) string {
 	}
 	return " && (" + cond + ")"
 }
+
+// poolFormer is PoolFormer: num_encoder_blocks stages, each entered by a
+// patch embedding (a patch_sizes[l] convolution, biased) and made of
+// depths[l] blocks (GroupNorms around a pooling and a 1×1-convolution MLP
+// of mlp_ratio, layer scales where use_layer_scale); the classifier
+// norms the last stage first.
+func poolFormer() *Family {
+	pre := "poolformer.encoder."
+	w := "at(hs, l)"
+	gn := func(name string) []T { return norm(name, w, "true") }
+	mlp := "(" + w + ")*mr/1000"
+	block := cat(gn("before_norm"), gn("after_norm"), when("ls", vec("layer_scale_1", w), vec("layer_scale_2", w)),
+		cbn{Conv: "output.conv1", Out: mlp, In: w, K: "1", Bias: "true"}.at(""),
+		cbn{Conv: "output.conv2", Out: w, In: mlp, K: "1", Bias: "true"}.at(""))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "PoolFormer", Class: "PoolFormer", MT: "poolformer", Base: "poolformer.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 128, 320, 512)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 6, 2)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "MLP width over the stage's (×1000)"},
+				flag("ls", "use_layer_scale", "true", "layer scales"),
+			},
+			Stacks: []Stack{
+				{Name: "patch embedding", Prefix: pre + "patch_embeddings.{l}.", Layers: "nS",
+					Tensors: cbn{Conv: "projection", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(ps, l)", Bias: "true"}.at("")},
+				{Name: "stage", Prefix: pre + "block.{l}.", Layers: "nS", Tensors: blocksOf("", "at(dp, l)", block)},
+			},
+		},
+		Cls: cat(norm("norm", last, "true"), when("C > 0", classifier("classifier", last)))})
+}
+
+var _ = register(poolFormer())
+
+// van is the Visual Attention Network (4.x only: 5.x dropped it): stages
+// of a patch embedding (a biased patch_sizes[l] convolution and a
+// BatchNorm), depths[l] blocks (BatchNorms, a large-kernel attention of
+// depthwise 5×5 and dilated 7×7 convolutions between 1×1 projections, a
+// convolutional MLP of mlp_ratios[l], two layer scales) and a LayerNorm.
+func van() *Family {
+	w := "at(hs, l)"
+	mlp := "(" + w + ")*at(mr, l)"
+	c := func(name, out, in, k, groups string) []T {
+		return cbn{Conv: name, Out: out, In: in, K: k, Groups: groups, Bias: "true"}.at("")
+	}
+	block := cat(batchNorm("pre_normomalization", w), batchNorm("post_normalization", w),
+		c("attention.pre_projection.conv", w, w, "1", ""),
+		c("attention.attention_layer.attention.depth_wise", w, w, "5", w),
+		c("attention.attention_layer.attention.depth_wise_dilated", w, w, "7", w),
+		c("attention.attention_layer.attention.point_wise", w, w, "1", ""),
+		c("attention.post_projection", w, w, "1", ""),
+		vec("attention_scaling.weight", w), vec("mlp_scaling.weight", w),
+		c("mlp.in_dense", mlp, w, "1", ""), c("mlp.depth_wise", mlp, mlp, "3", mlp), c("mlp.out_dense", w, mlp, "1", ""))
+	stage := cat(cbn{Conv: "convolution", Norm: "normalization", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(ps, l)", Bias: "true"}.at("embeddings."),
+		blocksOf("layers.", "at(dp, l)", block), norm("normalization", w, "true"))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "VAN", Class: "Van", MT: "van", Base: "van.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 128, 320, 512)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 12, 3)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
+				{Sym: "st", Field: "strides", Type: List, Default: "list(4, 2, 2, 2)", Null: "=", Desc: "each stage's patch embedding stride"},
+				{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(8, 8, 4, 4)", Null: "=", Desc: "each stage's MLP expansion"},
+				derived("nS", "min(min(min(len(hs), len(dp)), min(len(ps), len(st))), min(len(mr), sum(dp)))"),
+			},
+			Stacks: []Stack{{Name: "stage", Prefix: "van.encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
+			Final:  norm("van.layernorm", last, "true"),
+		},
+		Cls: when("C > 0", classifier("classifier", last))})
+}
+
+var _ = register(van())
