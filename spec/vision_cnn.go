@@ -371,3 +371,43 @@ func van() *Family {
 }
 
 var _ = register(van())
+
+// pvtV2 is PVT v2: num_encoder_blocks stages, each an overlapping patch
+// embedding (a biased patch_sizes[l] convolution and a LayerNorm),
+// depths[l] blocks (attention whose keys and values are spatially
+// reduced by an sr_ratios[l] convolution and a LayerNorm — a 1×1 one
+// after pooling under linear_attention, none where the ratio is 1 — and
+// an MLP of mlp_ratios[l] with a depthwise 3×3) and a LayerNorm.
+func pvtV2() *Family {
+	w := "at(hs, l)"
+	mlp := "(" + w + ")*at(mr, l)"
+	sr := "at(sr, l)"
+	block := cat(norm("layer_norm_1", w, "true"), norm("layer_norm_2", w, "true"),
+		renameSyms(cat(linear("attention.query", "W", "W", "qkv_bias"), linear("attention.key", "W", "W", "qkv_bias"),
+			linear("attention.value", "W", "W", "qkv_bias"), linear("attention.proj", "W", "W", "true"),
+			linear("mlp.dense1", "M", "W", "true"), linear("mlp.dense2", "W", "M", "true")), "W", w, "M", mlp),
+		when("la || "+sr+" > 1", cbn{Conv: "attention.spatial_reduction", Out: w, In: w, K: "(la ? 1 : " + sr + ")", Bias: "true"}.at(""),
+			norm("attention.layer_norm", w, "true")),
+		cbn{Conv: "mlp.dwconv.dwconv", Out: mlp, In: mlp, Groups: mlp, K: "3", Bias: "true"}.at(""))
+	stage := cat(cbn{Conv: "proj", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(ps, l)", Bias: "true"}.at("patch_embedding."),
+		norm("patch_embedding.layer_norm", w, "true"), blocksOf("blocks.", "at(dp, l)", block), norm("layer_norm", w, "true"))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "PVT v2", Class: "PvtV2", MT: "pvt_v2", Base: "pvt_v2.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(32, 64, 160, 256)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
+				{Sym: "sr", Field: "sr_ratios", Type: List, Default: "list(8, 4, 2, 1)", Null: "=", Desc: "each stage's key/value spatial reduction"},
+				{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(8, 8, 4, 4)", Null: "=", Desc: "each stage's MLP expansion"},
+				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+				flag("la", "linear_attention", "false", "pooled linear attention"),
+			},
+			Stacks: []Stack{{Name: "stage", Prefix: "pvt_v2.encoder.layers.{l}.", Layers: "nS", Tensors: stage}},
+		},
+		Cls: when("C > 0", classifier("classifier", last)), Backbone: true})
+}
+
+var _ = register(pvtV2())
