@@ -80,6 +80,14 @@ func vitEncoder(name, pre, cfg string, tokens int) encoderPart {
 // is embed_dim·2^(stages-1). The absolute positions have a slot for a
 // class token Swin does not have (eCls; 5.x's SwinModel dropped it).
 func swinEncoder(name, pre, cfg string, final bool) encoderPart {
+	return swinEncoderV(name, pre, cfg, final, false)
+}
+
+// swinEncoderV is swinEncoder, or where v2 a Swin Transformer V2's
+// (Swinv2Model: a log-spaced continuous position bias MLP and a logit
+// scale per block in place of the table, no key bias, the merging's norm
+// after its reduction).
+func swinEncoderV(name, pre, cfg string, final, v2 bool) encoderPart {
 	depths, heads := []int{2, 2, 6, 2}, []int{3, 6, 12, 24}
 	defs := []Def{
 		{Sym: "eE", Field: cfg + "embed_dim", Default: "96", Legend: "eE", Desc: "first stage width", Show: true, Pos: true},
@@ -94,6 +102,10 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 		flag("eqkv", cfg+"qkv_bias", "true", "query, key, value have biases"),
 		flag("eAbs", cfg+"use_absolute_embeddings", "false", "learned absolute positions"),
 		derived("eH", "eE*pow(2, eN-1)"),
+		// The masked-image decoder reads num_layers, which the config
+		// class derives from depths; 5.x keeps config.json's value.
+		{Sym: "eNL", Field: cfg + "num_layers", Default: "eN", Desc: "stages, as the masked-image decoder reads them", Pos: true, Max: 16},
+		derived("eMimH", "eE*pow(2, (tf5 ? eNL : eN)-1)"),
 	}
 	if name == "Swin" {
 		// 5.x's SwinModel: no class-token slot, the index buffer not
@@ -107,12 +119,19 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 		return renameSyms(linear(name, "O", "N", bias), "O", out, "N", in)
 	}
 	ffn := "(" + dim + ")*emr/1000"
-	block := cat(norm("layernorm_before", dim, "true"),
-		[]T{{Name: "attention.self.relative_position_bias_table", Shape: []string{"(2*eW-1)*(2*eW-1)", listAt("eHl", "l", heads)}, Role: RoleEmbedding},
-			// A persistent int64 buffer, recomputed from window_size at
-			// load: written by 4.x, by 5.x but for Swin itself.
-			{Name: "attention.self.relative_position_index", Shape: []string{"eW*eW", "eW*eW"}, Role: RoleNorm, AnyDType: true, Optional: "eIdxOpt"}},
-		lin("attention.self.query", dim, dim, "eqkv"), lin("attention.self.key", dim, dim, "eqkv"), lin("attention.self.value", dim, dim, "eqkv"),
+	pos := []T{{Name: "attention.self.relative_position_bias_table", Shape: []string{"(2*eW-1)*(2*eW-1)", listAt("eHl", "l", heads)}, Role: RoleEmbedding},
+		// A persistent int64 buffer, recomputed from window_size at
+		// load: written by 4.x, by 5.x but for Swin itself.
+		{Name: "attention.self.relative_position_index", Shape: []string{"eW*eW", "eW*eW"}, Role: RoleNorm, AnyDType: true, Optional: "eIdxOpt"}}
+	kBias, merged := "eqkv", "4*"+dim
+	if v2 {
+		pos = cat([]T{{Name: "attention.self.logit_scale", Shape: []string{listAt("eHl", "l", heads), "1", "1"}, Role: RoleNorm}},
+			linear("attention.self.continuous_position_bias_mlp.0", "512", "2", "true"),
+			renameSyms(linear("attention.self.continuous_position_bias_mlp.2", "O", "512", ""), "O", listAt("eHl", "l", heads)))
+		kBias, merged = "", "2*"+dim
+	}
+	block := cat(norm("layernorm_before", dim, "true"), pos,
+		lin("attention.self.query", dim, dim, "eqkv"), lin("attention.self.key", dim, dim, kBias), lin("attention.self.value", dim, dim, "eqkv"),
 		lin("attention.output.dense", dim, dim, "true"), norm("layernorm_after", dim, "true"),
 		lin("intermediate.dense", ffn, dim, "true"), lin("output.dense", dim, ffn, "true"))
 	for i := range block {
@@ -120,7 +139,7 @@ func swinEncoder(name, pre, cfg string, final bool) encoderPart {
 		block[i].Experts, block[i].PerCopy = listAt("eDl", "l", depths), true
 	}
 	stage := cat(block, when("l < eN-1",
-		lin("downsample.reduction", "2*"+dim, "4*"+dim, ""), norm("downsample.norm", "4*"+dim, "true")))
+		lin("downsample.reduction", "2*"+dim, "4*"+dim, ""), norm("downsample.norm", merged, "true")))
 	global := cat([]T{{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"eE", "eC", "eP", "eP"}, Role: RoleLinear},
 		{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"eE"}, Role: RoleBias},
 		{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(eSh/eP)*(eSw/eP)+eCls", "eE"}, Role: RoleEmbedding, If: "eAbs"}},

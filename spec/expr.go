@@ -19,6 +19,9 @@ import (
 //	pick(x, l)              x's entry l if x is a list (IntOrList), else x
 //	list(1, 1, 2)           a list, for a List's default
 //	log2(n)                 floor(log2(n))
+//	sum(l), segof(l, k), segpos(l, k)  a list's sum; the segment of item k when segment i has l[i] items, k's place in it
+//	ceilmul(l, m)           each entry times m/1000, rounded up
+//	makediv(num, den, d, m) make_divisible(num/den, d, m) (m: min_value), TensorFlow's channel rounding
 //	key(at(list, i), 'name', 32)  a field of an object in a list, or a default
 //
 // A value is an int64, a string, a list ([]any) or an object of a list
@@ -371,6 +374,75 @@ func (x callExpr) eval(e *env) (any, error) {
 			return int64(1), nil
 		}
 		return int64(0), nil
+	case "makediv": // makediv(num, den, d, min): TensorFlow's make_divisible of num/den (MobileNet, EfficientNet's round_filters; vision_cnn.go)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if len(n) != 4 || n[1] <= 0 || n[2] <= 0 || n[0] < 0 || n[0] > 1<<40 || n[1] > 1<<20 || n[2] > 1<<20 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a value, a positive denominator and divisor, and a minimum", x.src())}
+		}
+		num, den, d, lo := n[0], n[1], n[2], n[3]
+		r := max(lo, (2*num+d*den)/(2*den)/d*d) // int(v + d/2) // d * d
+		if 10*r*den < 9*num {                   // never more than 10% below v
+			r += d
+		}
+		return r, nil
+	case "sum": // sum(list): the sum of a list of integers (a flat stack of per-stage blocks, vision_cnn.go)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		t := int64(0)
+		for _, v := range l {
+			n, ok := v.(int64)
+			if !ok || n < 0 || n > 1<<32 {
+				return nil, &exprError{fmt.Sprintf("%s: %s is not a count", x.src(), describe(v))}
+			}
+			t += n
+		}
+		return t, nil
+	case "segof", "segpos": // segof(list, k): the segment holding item k when segment i has list[i] items (-1 past them); segpos: k's index in it
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		k, ok := vals[len(vals)-1].(int64)
+		if len(vals) != 2 || !ok {
+			return nil, &exprError{fmt.Sprintf("%s: needs a list and an index", x.src())}
+		}
+		for i, v := range l {
+			n, ok := v.(int64)
+			if !ok || n < 0 {
+				return nil, &exprError{fmt.Sprintf("%s: %s is not a count", x.src(), describe(v))}
+			}
+			if k < n {
+				if x.fn == "segof" {
+					return int64(i), nil
+				}
+				return k, nil
+			}
+			k -= n
+		}
+		return int64(-1), nil
+	case "ceilmul": // ceilmul(list, m): each entry times m/1000, rounded up (EfficientNet's round_repeats)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		m, ok := vals[len(vals)-1].(int64)
+		if len(vals) != 2 || !ok || m < 0 || m > 1<<20 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a list and a multiplier in thousandths", x.src())}
+		}
+		out := make([]any, len(l))
+		for i, v := range l {
+			n, ok := v.(int64)
+			if !ok || n < 0 || n > 1<<32 {
+				return nil, &exprError{fmt.Sprintf("%s: %s is not a count", x.src(), describe(v))}
+			}
+			out[i] = (n*m + 999) / 1000
+		}
+		return out, nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {

@@ -143,7 +143,7 @@ func swinFamily(name, class string, types []string, base string, final bool, tas
 // swinMIM is the masked-image-modeling head: a 1×1 convolution to
 // stride²·channels, pixel-shuffled.
 var swinMIM = Task{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")},
-	Head: conv("decoder.0", "stride*stride*eC", "eH", "1", "1")}
+	Head: conv("decoder.0", "stride*stride*eC", "eMimH", "1", "1")}
 
 var _ = register(
 	swinFamily("Swin", "Swin", []string{"swin"}, "swin.", true,

@@ -16,6 +16,7 @@ type cnnOpts struct {
 	Defs            []Def
 	Cls             []T  // the image classifier's head; nil: no such class
 	Backbone        bool // a Backbone class
+	BackboneBase    bool // the backbone holds the base model under Base (BiT's)
 	BackboneHead    []T  // the backbone's further tensors (its output norms)
 	BaseHead        []T  // the base model's further tensors (a pooler)
 	Tasks           []Task
@@ -28,7 +29,11 @@ func cnnFamily(o cnnOpts) *Family {
 		tasks = append(tasks, Task{Suffix: "ForImageClassification", Head: o.Cls, Labels: true})
 	}
 	if o.Backbone {
-		tasks = append(tasks, Task{Suffix: "Backbone", Prefix: "-", Head: o.BackboneHead})
+		bb := Task{Suffix: "Backbone", Prefix: "-", Head: o.BackboneHead}
+		if o.BackboneBase {
+			bb.Prefix = ""
+		}
+		tasks = append(tasks, bb)
 	}
 	embed := ""
 	if len(o.Enc.Global) > 0 {
@@ -44,3 +49,365 @@ var _ = register(
 	cnnFamily(cnnOpts{Name: "ResNet", Class: "ResNet", MT: "resnet", Base: "resnet.", Enc: resnetEncoder("resnet.", ""),
 		Cls: classifier("classifier.1", "rH"), Backbone: true}),
 )
+
+// mobileNetV1 is MobileNet v1: a 3×3 stride-2 stem 32·depth_multiplier
+// wide (at least min_depth), then 13 depthwise-separable pairs (a 3×3
+// depthwise convolution, layer.{2i}; a 1×1 pointwise one, layer.{2i+1})
+// whose width doubles at pairs 0, 1, 3, 5 and 11.
+func mobileNetV1() *Family {
+	wd := func(i string) string { // the width after pair i
+		return "max(32*pow(2, 1 + (" + i + " >= 1) + (" + i + " >= 3) + (" + i + " >= 5) + (" + i + " >= 11))*dm/1000, minD)"
+	}
+	i := "(l/2)"
+	in := "(" + i + " == 0 ? stem : " + wd(i+"-1") + ")"
+	pre := "mobilenet_v1."
+	return cnnFamily(cnnOpts{Name: "MobileNet v1", Class: "MobileNetV1", MT: "mobilenet_v1", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "dm", Field: "depth_multiplier", Type: Milli, Default: "1000", Legend: "dm", Desc: "width multiplier (×1000)", Show: true, Pos: true},
+				{Sym: "minD", Field: "min_depth", Default: "8", Desc: "the narrowest layer"},
+				derived("stem", "max(32*dm/1000, minD)"), derived("H", wd("12")),
+			},
+			Global: convLayer(pre+"conv_stem.", "stem", "Ch", "3"),
+			Stacks: []Stack{{Prefix: pre + "layer.{l}.", Layers: "26", Kinds: []Kind{{Name: "dw", If: "l % 2 == 0"}, {Name: "pw", If: "true"}},
+				Tensors: cat(when("dw", cbn{Conv: "convolution", Norm: "normalization", Out: in, In: in, Groups: in, K: "3"}.at("")),
+					when("pw", convLayer("", wd(i), in, "1")))}},
+		},
+		Cls: when("C > 0", classifier("classifier", "H"))})
+}
+
+// mobileNetV2 is MobileNet v2: a stem (3×3 stride-2 convolution, an
+// optional 1×1 expansion, a 3×3 depthwise, a 1×1 projection), 16
+// inverted residuals between the channels of the paper's table (each
+// scaled by depth_multiplier and rounded by make_divisible), each an
+// expansion by expand_ratio, a depthwise 3×3 and a projection, and a
+// final 1×1 to 1280 (scaled unless finegrained_output and a multiplier
+// below 1). Its segmentation head is DeepLabV3+'s.
+func mobileNetV2() *Family {
+	adm := func(c string) string { return "makediv((" + c + "*dm + 500)/1000, 1, dd, minD)" }
+	ch := func(i string) string { return adm("at(mb2c, " + i + ")") }
+	x := "makediv((" + ch("l") + "*er + 500)/1000, 1, dd, minD)"
+	pre := "mobilenet_v2."
+	layer := func(name, out, in, k string) []T { return convLayer(name+".", out, in, k) }
+	dw := func(name, w string) []T {
+		return cbn{Conv: "convolution", Norm: "normalization", Out: w, In: w, Groups: w, K: "3"}.at(name + ".")
+	}
+	seg := "segmentation_head."
+	return cnnFamily(cnnOpts{Name: "MobileNet v2", Class: "MobileNetV2", MT: "mobilenet_v2", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "dm", Field: "depth_multiplier", Type: Milli, Default: "1000", Legend: "dm", Desc: "width multiplier (×1000)", Show: true, Pos: true},
+				{Sym: "dd", Field: "depth_divisible_by", Default: "8", Desc: "channels round to a multiple of this", Pos: true},
+				{Sym: "minD", Field: "min_depth", Default: "8", Desc: "the narrowest layer"},
+				{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "6000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
+				flag("fle", "first_layer_is_expansion", "true", "the stem's first convolution is its expansion"),
+				flag("fgo", "finegrained_output", "true", "the last convolution stays 1280 wide under a multiplier below 1"),
+				derived("mb2c", "list(16, 24, 24, 32, 32, 32, 64, 64, 64, 64, 96, 96, 96, 160, 160, 160, 320)"),
+				derived("stem", adm("32")),
+				derived("H", "fgo && dm < 1000 ? 1280 : "+adm("1280")),
+			},
+			Global: cat(layer(pre+"conv_stem.first_conv", "stem", "Ch", "3"), when("!fle", layer(pre+"conv_stem.expand_1x1", "stem", "stem", "1")),
+				dw(pre+"conv_stem.conv_3x3", "stem"), layer(pre+"conv_stem.reduce_1x1", ch("0"), "stem", "1")),
+			Stacks: []Stack{{Prefix: pre + "layer.{l}.", Layers: "16", Tensors: cat(layer("expand_1x1", x, ch("l"), "1"), dw("conv_3x3", x),
+				layer("reduce_1x1", ch("l+1"), x, "1"))}},
+			Final: layer(pre+"conv_1x1", "H", ch("16"), "1"),
+		},
+		Cls: when("C > 0", classifier("classifier", "H")),
+		Tasks: []Task{{Suffix: "ForSemanticSegmentation", Labels: true, Head: cat(
+			layer(seg+"conv_pool", "256", adm("320"), "1"), layer(seg+"conv_aspp", "256", adm("320"), "1"),
+			layer(seg+"conv_projection", "256", "512", "1"),
+			cbn{Conv: "convolution", Out: "C", In: "256", K: "1", Bias: "true"}.at(seg+"classifier."))}}})
+}
+
+var _ = register(mobileNetV1(), mobileNetV2())
+
+// efficientNet is EfficientNet: a 3×3 stem, then per base stage i
+// ceil(depth_coefficient·num_block_repeats[i]) MBConv blocks, numbered
+// on through the stages (encoder.blocks.{k}): an expansion by
+// expand_ratios[i] (none where 1), a depthwise kernel_sizes[i]
+// convolution, a squeeze-excite of in·squeeze_expansion_ratio, a
+// projection; widths in_channels/out_channels scaled by
+// width_coefficient (round_filters); a 1×1 top convolution to
+// round_filters(1280) and a BatchNorm hidden_dim wide.
+func efficientNet() *Family {
+	rf := func(c string) string { return "makediv((" + c + ")*wc, 1000, dvs, dvs)" }
+	i, j := "segof(R, l)", "segpos(R, l)"
+	in := "(" + j + " == 0 ? " + rf("at(ic, "+i+")") + " : " + rf("at(oc, "+i+")") + ")"
+	out := rf("at(oc, " + i + ")")
+	er := "at(er, " + i + ")"
+	d := "(" + er + " != 1 ? " + in + "*" + er + " : " + in + ")"
+	se := "max(1, " + in + "*ser/1000)"
+	pre := "efficientnet."
+	bn := func(conv, norm, out, in, k string, groups string) []T {
+		return cbn{Conv: conv, Norm: norm, Out: out, In: in, K: k, Groups: groups}.at("")
+	}
+	return cnnFamily(cnnOpts{Name: "EfficientNet", Class: "EfficientNet", MT: "efficientnet", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "wc", Field: "width_coefficient", Type: Milli, Default: "2000", Legend: "wc", Desc: "width multiplier (×1000)", Show: true, Pos: true},
+				{Sym: "dc", Field: "depth_coefficient", Type: Milli, Default: "3100", Legend: "dc", Desc: "depth multiplier (×1000)", Show: true, Pos: true},
+				{Sym: "dvs", Field: "depth_divisor", Default: "8", Desc: "channels round to a multiple of this", Pos: true},
+				{Sym: "ks", Field: "kernel_sizes", Type: List, Default: "list(3, 3, 5, 3, 5, 5, 3)", Null: "=", Desc: "each stage's depthwise kernel"},
+				{Sym: "ic", Field: "in_channels", Type: List, Default: "list(32, 16, 24, 40, 80, 112, 192)", Null: "=", Desc: "each stage's input width"},
+				{Sym: "oc", Field: "out_channels", Type: List, Default: "list(16, 24, 40, 80, 112, 192, 320)", Null: "=", Desc: "each stage's output width"},
+				{Sym: "nbr", Field: "num_block_repeats", Type: List, Default: "list(1, 2, 2, 3, 3, 4, 1)", Null: "=", Desc: "each stage's blocks before depth_coefficient"},
+				{Sym: "er", Field: "expand_ratios", Type: List, Default: "list(1, 6, 6, 6, 6, 6, 6)", Null: "=", Desc: "each stage's expansion"},
+				{Sym: "ser", Field: "squeeze_expansion_ratio", Type: Milli, Default: "250", Desc: "squeeze-excite width over the block's input (×1000)"},
+				{Sym: "H", Field: "hidden_dim", Default: "2560", Legend: "H", Desc: "the top BatchNorm's width", Show: true, Pos: true},
+				derived("R", "ceilmul(nbr, dc)"),
+				derived("nB", "len(ic)"),
+			},
+			Global: cat(bn(pre+"embeddings.convolution", pre+"embeddings.batchnorm", rf("32"), "Ch", "3", "")),
+			Stacks: []Stack{{Name: "block", Prefix: pre + "encoder.blocks.{l}.", Layers: "sum(R)", Tensors: cat(
+				when(er+" != 1", bn("expansion.expand_conv", "expansion.expand_bn", d, in, "1", "")),
+				bn("depthwise_conv.depthwise_conv", "depthwise_conv.depthwise_norm", d, d, "at(ks, "+i+")", d),
+				cbn{Conv: "squeeze_excite.reduce", Out: se, In: d, K: "1", Bias: "true"}.at(""),
+				cbn{Conv: "squeeze_excite.expand", Out: d, In: se, K: "1", Bias: "true"}.at(""),
+				bn("projection.project_conv", "projection.project_bn", out, d, "1", ""))}},
+			Final: cat([]T{{Name: pre + "encoder.top_conv.weight", Shape: []string{rf("1280"), rf("at(oc, nB-1)"), "1", "1"}, Role: RoleLinear}},
+				batchNorm(pre+"encoder.top_bn", "H")),
+		},
+		Cls: when("C > 0", classifier("classifier", "H"))})
+}
+
+var _ = register(efficientNet())
+
+// swinV2 is Swin Transformer V2 (blocks_vision.go's swinEncoderV): the
+// base model with its final LayerNorm, an image classifier, masked image
+// modeling (a mask token and a 1×1 convolution to stride²·channels) and a
+// backbone without output norms.
+func swinV2() *Family {
+	enc := swinEncoderV("Swin V2", "swinv2.", "", true, true)
+	return &Family{Name: "Swin V2", Class: "Swinv2", ModelTypes: []string{"swinv2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(enc.Defs, []Def{derived("mask", "false"), derived("fin", "true"),
+			{Sym: "stride", Field: "encoder_stride", Default: "32", Desc: "the masked-image decoder's upsampling", Pos: true}}),
+		Global: cat(enc.Global, []T{{Name: "swinv2.embeddings.mask_token", Shape: []string{"1", "1", "eE"}, Role: RoleNorm, If: "mask"}}),
+		Stacks: enc.Stacks,
+		Final:  when("fin", norm("swinv2.layernorm", "eH", "true")),
+		Embed:  "swinv2.embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForImageClassification", Head: when("C > 0", classifier("classifier", "eH")), Labels: true},
+			{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")}, Head: conv("decoder.0", "stride*stride*eC", "eMimH", "1", "1")},
+			{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("fin", "false")}},
+		},
+	}
+}
+
+var _ = register(swinV2())
+
+// regNet is RegNet: a 3×3 stem, then a stage per entry of depths and
+// hidden_sizes of X blocks (1×1, grouped 3×3 of groups_width-wide groups,
+// 1×1) or Y blocks (X with a squeeze-excite of round(in/4) after the
+// 3×3), the first block of each stage with a projection shortcut (every
+// stage downsamples: 4.x hard-codes downsample_in_first_stage, 5.x reads
+// it, true by default).
+func regNet() *Family {
+	pre := "regnet."
+	w, in := "at(hs, l)", stageIn("hs", "E")
+	g := "max(1, (" + w + ")/gw)"
+	se := "(" + in + "/4 + (" + in + " % 4 > 2 || " + in + " % 4 == 2 && (" + in + "/4) % 2 == 1))" // Python's round(in/4), half to even
+	block := cat(
+		when("e == 0 && (l > 0 || dfs || E != at(hs, 0))", convLayer("shortcut.", w, in, "1")),
+		convLayer("layer.0.", w, in, "1"),
+		cbn{Conv: "convolution", Norm: "normalization", Out: w, In: w, K: "3", Groups: g}.at("layer.1."),
+		when("!y", convLayer("layer.2.", w, w, "1")),
+		when("y", cbn{Conv: "attention.0", Out: se, In: w, K: "1", Bias: "true"}.at("layer.2."),
+			cbn{Conv: "attention.2", Out: w, In: se, K: "1", Bias: "true"}.at("layer.2."),
+			convLayer("layer.3.", w, w, "1")))
+	return cnnFamily(cnnOpts{Name: "RegNet", Class: "RegNet", MT: "regnet", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "E", Field: "embedding_size", Default: "32", Legend: "E", Desc: "stem width", Show: true, Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(128, 192, 512, 1088)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 6, 12, 2)", Null: "=", Desc: "each stage's blocks"},
+				derived("nS", "min(len(hs), len(dp))"),
+				{Sym: "gw", Field: "groups_width", Default: "64", Desc: "channels per group of the 3×3 convolutions", Pos: true},
+				{Sym: "lt", Field: "layer_type", Type: Str, Default: "'y'", Desc: "x, or y (with squeeze-excite)"},
+				derived("y", "lt != 'x'"),
+				{Sym: "dfs5", Field: "downsample_in_first_stage", Type: Bool, Default: "true", Desc: "the first stage downsamples (read by 5.x only)"},
+				derived("dfs", "tf5 ? dfs5 : true"),
+				derived("H", "at(hs, nS-1)"),
+			},
+			Global: convLayer(pre+"embedder.embedder.", "E", "Ch", "3"),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: blocksOf("layers.", "at(dp, l)", block)}},
+		},
+		Cls: when("C > 0", classifier("classifier.1", "H"))})
+}
+
+var _ = register(regNet())
+
+// bit is BiT (Big Transfer): a weight-standardized 7×7 stem (with a
+// GroupNorm unless pre-activation), stages of bottlenecks out =
+// make_div(hidden_sizes[l]·width_factor) wide with a quarter-width middle,
+// pre-activation (norms before each convolution, a bare downsampling
+// convolution) or not ("bottleneck": norms after, the downsampling
+// normed; ViT-hybrid's), the first block of each stage downsampling;
+// the pre-activation model's final GroupNorm is hidden_sizes[-1] wide.
+func bit() *Family {
+	pre := "bit."
+	w := "makediv(at(hs, l)*wf, 1, 8, 8)"
+	in := "(e > 0 ? " + w + " : (l > 0 ? makediv(at(hs, l-1)*wf, 1, 8, 8) : E))"
+	mid := "makediv(" + w + ", 4, 8, 8)"
+	conv := func(name, out, in, k string) []T {
+		return []T{{Name: name + ".weight", Shape: []string{out, in, k, k}, Role: RoleLinear}}
+	}
+	gn := func(name, dim string) []T { return norm(name, dim, "true") }
+	block := cat(conv("downsample.conv", w, in, "1"), when("!preact", gn("downsample.norm", w)))
+	for i := range block {
+		block[i].If = "e == 0" + and(block[i].If)
+	}
+	block = cat(block,
+		when("preact", gn("norm1", in), gn("norm2", mid), gn("norm3", mid)),
+		when("!preact", gn("norm1", mid), gn("norm2", mid), gn("norm3", w)),
+		conv("conv1", mid, in, "1"), conv("conv2", mid, mid, "3"), conv("conv3", w, mid, "1"))
+	return cnnFamily(cnnOpts{Name: "BiT", Class: "Bit", MT: "bit", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "E", Field: "embedding_size", Default: "64", Legend: "E", Desc: "stem width", Show: true, Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(256, 512, 1024, 2048)", Null: "=", Desc: "each stage's width before width_factor"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 4, 6, 3)", Null: "=", Desc: "each stage's blocks"},
+				derived("nS", "min(len(hs), len(dp))"),
+				{Sym: "wf", Field: "width_factor", Default: "1", Desc: "width multiplier", Pos: true},
+				{Sym: "lt", Field: "layer_type", Type: Str, Default: "'preactivation'", Desc: "preactivation or bottleneck"},
+				derived("preact", "lt == 'preactivation'"),
+				derived("H", "makediv(at(hs, nS-1)*wf, 1, 8, 8)"),
+			},
+			Global: cat(conv(pre+"embedder.convolution", "E", "Ch", "7"), when("!preact", gn(pre+"embedder.norm", "E"))),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: blocksOf("layers.", "at(dp, l)", block)}},
+			Final:  when("preact", gn(pre+"norm", "at(hs, len(hs)-1)")),
+		},
+		Cls: when("C > 0", classifier("classifier.1", "at(hs, len(hs)-1)")), Backbone: true, BackboneBase: true})
+}
+
+var _ = register(bit())
+
+// and is " && (cond)", or "" for no condition.
+func and(cond string) string {
+	if cond == "" {
+		return ""
+	}
+	return " && (" + cond + ")"
+}
+
+// poolFormer is PoolFormer: num_encoder_blocks stages, each entered by a
+// patch embedding (a patch_sizes[l] convolution, biased) and made of
+// depths[l] blocks (GroupNorms around a pooling and a 1×1-convolution MLP
+// of mlp_ratio, layer scales where use_layer_scale); the classifier
+// norms the last stage first.
+func poolFormer() *Family {
+	pre := "poolformer.encoder."
+	w := "at(hs, l)"
+	gn := func(name string) []T { return norm(name, w, "true") }
+	mlp := "(" + w + ")*mr/1000"
+	block := cat(gn("before_norm"), gn("after_norm"), when("ls", vec("layer_scale_1", w), vec("layer_scale_2", w)),
+		cbn{Conv: "output.conv1", Out: mlp, In: w, K: "1", Bias: "true"}.at(""),
+		cbn{Conv: "output.conv2", Out: w, In: mlp, K: "1", Bias: "true"}.at(""))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "PoolFormer", Class: "PoolFormer", MT: "poolformer", Base: "poolformer.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 128, 320, 512)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 6, 2)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "MLP width over the stage's (×1000)"},
+				flag("ls", "use_layer_scale", "true", "layer scales"),
+			},
+			Stacks: []Stack{
+				{Name: "patch embedding", Prefix: pre + "patch_embeddings.{l}.", Layers: "nS",
+					Tensors: cbn{Conv: "projection", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(ps, l)", Bias: "true"}.at("")},
+				{Name: "stage", Prefix: pre + "block.{l}.", Layers: "nS", Tensors: blocksOf("", "at(dp, l)", block)},
+			},
+		},
+		Cls: cat(norm("norm", last, "true"), when("C > 0", classifier("classifier", last)))})
+}
+
+var _ = register(poolFormer())
+
+// van is the Visual Attention Network (4.x only: 5.x dropped it): stages
+// of a patch embedding (a biased patch_sizes[l] convolution and a
+// BatchNorm), depths[l] blocks (BatchNorms, a large-kernel attention of
+// depthwise 5×5 and dilated 7×7 convolutions between 1×1 projections, a
+// convolutional MLP of mlp_ratios[l], two layer scales) and a LayerNorm.
+func van() *Family {
+	w := "at(hs, l)"
+	mlp := "(" + w + ")*at(mr, l)"
+	c := func(name, out, in, k, groups string) []T {
+		return cbn{Conv: name, Out: out, In: in, K: k, Groups: groups, Bias: "true"}.at("")
+	}
+	block := cat(batchNorm("pre_normomalization", w), batchNorm("post_normalization", w),
+		c("attention.pre_projection.conv", w, w, "1", ""),
+		c("attention.attention_layer.attention.depth_wise", w, w, "5", w),
+		c("attention.attention_layer.attention.depth_wise_dilated", w, w, "7", w),
+		c("attention.attention_layer.attention.point_wise", w, w, "1", ""),
+		c("attention.post_projection", w, w, "1", ""),
+		vec("attention_scaling.weight", w), vec("mlp_scaling.weight", w),
+		c("mlp.in_dense", mlp, w, "1", ""), c("mlp.depth_wise", mlp, mlp, "3", mlp), c("mlp.out_dense", w, mlp, "1", ""))
+	stage := cat(cbn{Conv: "convolution", Norm: "normalization", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(ps, l)", Bias: "true"}.at("embeddings."),
+		blocksOf("layers.", "at(dp, l)", block), norm("normalization", w, "true"))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "VAN", Class: "Van", MT: "van", Base: "van.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 128, 320, 512)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 12, 3)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
+				{Sym: "st", Field: "strides", Type: List, Default: "list(4, 2, 2, 2)", Null: "=", Desc: "each stage's patch embedding stride"},
+				{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(8, 8, 4, 4)", Null: "=", Desc: "each stage's MLP expansion"},
+				derived("nS", "min(min(min(len(hs), len(dp)), min(len(ps), len(st))), min(len(mr), sum(dp)))"),
+			},
+			Stacks: []Stack{{Name: "stage", Prefix: "van.encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
+			Final:  norm("van.layernorm", last, "true"),
+		},
+		Cls: when("C > 0", classifier("classifier", last))})
+}
+
+var _ = register(van())
+
+// pvtV2 is PVT v2: num_encoder_blocks stages, each an overlapping patch
+// embedding (a biased patch_sizes[l] convolution and a LayerNorm),
+// depths[l] blocks (attention whose keys and values are spatially
+// reduced by an sr_ratios[l] convolution and a LayerNorm — a 1×1 one
+// after pooling under linear_attention, none where the ratio is 1 — and
+// an MLP of mlp_ratios[l] with a depthwise 3×3) and a LayerNorm.
+func pvtV2() *Family {
+	w := "at(hs, l)"
+	mlp := "(" + w + ")*at(mr, l)"
+	sr := "at(sr, l)"
+	block := cat(norm("layer_norm_1", w, "true"), norm("layer_norm_2", w, "true"),
+		renameSyms(cat(linear("attention.query", "W", "W", "qkv_bias"), linear("attention.key", "W", "W", "qkv_bias"),
+			linear("attention.value", "W", "W", "qkv_bias"), linear("attention.proj", "W", "W", "true"),
+			linear("mlp.dense1", "M", "W", "true"), linear("mlp.dense2", "W", "M", "true")), "W", w, "M", mlp),
+		when("la || "+sr+" > 1", cbn{Conv: "attention.spatial_reduction", Out: w, In: w, K: "(la ? 1 : " + sr + ")", Bias: "true"}.at(""),
+			norm("attention.layer_norm", w, "true")),
+		cbn{Conv: "mlp.dwconv.dwconv", Out: mlp, In: mlp, Groups: mlp, K: "3", Bias: "true"}.at(""))
+	stage := cat(cbn{Conv: "proj", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(ps, l)", Bias: "true"}.at("patch_embedding."),
+		norm("patch_embedding.layer_norm", w, "true"), blocksOf("blocks.", "at(dp, l)", block), norm("layer_norm", w, "true"))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "PVT v2", Class: "PvtV2", MT: "pvt_v2", Base: "pvt_v2.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(32, 64, 160, 256)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
+				{Sym: "sr", Field: "sr_ratios", Type: List, Default: "list(8, 4, 2, 1)", Null: "=", Desc: "each stage's key/value spatial reduction"},
+				{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(8, 8, 4, 4)", Null: "=", Desc: "each stage's MLP expansion"},
+				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+				flag("la", "linear_attention", "false", "pooled linear attention"),
+			},
+			Stacks: []Stack{{Name: "stage", Prefix: "pvt_v2.encoder.layers.{l}.", Layers: "nS", Tensors: stage}},
+		},
+		Cls: when("C > 0", classifier("classifier", last)), Backbone: true})
+}
+
+var _ = register(pvtV2())

@@ -25,7 +25,10 @@ SKIP = {'stage_names', 'out_features', 'out_indices', 'architectures', 'id2label
 RUNTIME = {'use_cache', 'output_attentions', 'output_hidden_states', 'return_dict', 'torchscript', 'is_encoder_decoder',
            'tie_word_embeddings', 'is_decoder', 'add_cross_attention', 'tie_encoder_decoder', 'pruned_heads', 'chunk_size_feed_forward',
            'use_return_dict', 'problem_type', 'tf_legacy_loss', 'use_bfloat16', 'return_dict_in_generate'}
-choices = {c.split('=')[0]: c.split('=')[1].split(',') for c in a.choice}
+def jv(x):
+    try: return json.loads(x)
+    except Exception: return x
+choices = {c.split('=')[0]: [jv(x) for x in c.split('=', 1)[1].split(',')] for c in a.choice}
 
 def stage_count(cfg):
     lens = {}
@@ -51,9 +54,6 @@ def draw(rng, cfg):
             c[k] = heads
     for k, v in list(c.items()):
         if k in SKIP or k in a.keep: continue
-        if k in choices:
-            c[k] = rng.choice(choices[k]) if rng.random() < 0.7 else v
-            continue
         if isinstance(v, bool):
             if k not in RUNTIME and rng.random() < 0.5: c[k] = not v
             continue
@@ -77,11 +77,17 @@ def draw(rng, cfg):
             continue
         if isinstance(v, int) and not isinstance(v, bool) and v >= 16 and ('size' in k or 'dim' in k or 'channels' in k) and 'image' not in k and 'patch' not in k and rng.random() < 0.6:
             c[k] = 8 * rng.randint(1, 8)
+    for k, v in cfg.items():
+        if isinstance(v, int) and not isinstance(v, bool) and v == n0 and k.startswith('num_') and any(w in k for w in ('stage', 'block', 'layers')) and k not in a.keep:
+            c[k] = n
+    for k in choices:
+        if rng.random() < 0.7: c[k] = rng.choice(choices[k])
     if n > 0 and ('stage_names' in c or 'out_features' in c or 'out_indices' in c):
-        names = ['stem'] + [f'stage{i}' for i in range(1, n + 1)]
+        stem = cfg.get('stage_names', ['stem'])[0] == 'stem'
+        names = (['stem'] if stem else []) + [f'stage{i}' for i in range(1, n + 1)]
         if 'stage_names' in c: c['stage_names'] = names
-        idx = sorted(rng.sample(range(0, n + 1), rng.randint(1, min(3, n + 1))))
-        if rng.random() < 0.2: idx = [n]
+        idx = sorted(rng.sample(range(0, len(names)), rng.randint(1, min(3, len(names)))))
+        if rng.random() < 0.2: idx = [len(names) - 1]
         c['out_indices'] = idx
         c['out_features'] = [names[i] for i in idx]
     if rng.random() < 0.5:
