@@ -1,6 +1,12 @@
 package spec
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
 
 // Blocks of the dense-prediction group (vision_dense.go): detection,
 // segmentation, depth, keypoints and SAM. Each returns plain data to
@@ -201,19 +207,19 @@ func refuseWhen(flags, objects []string, why string) func(*Family) {
 }
 
 // dptNeck is DPT's neck (the reassemble stage on a ViT's hidden states
-// of width H, the 3×3 convolutions to fusion_hidden_size F, the fusion
+// of width in, the 3×3 convolutions to fusion_hidden_size F, the fusion
 // stage), one reassemble layer per entry of neck_hidden_sizes (nh) and
 // reassemble_factors (rf): a transposed convolution where the factor is
 // above 1, a strided convolution below.
-func dptNeck(pre string) []T {
+func dptNeck(pre, in string) []T {
 	nh := "at(nh, e)"
 	f := "at(rf, e)"
 	return cat(
-		copies("min(len(nh), len(rf))", conv(pre+"reassemble_stage.layers.{e}.projection", nh, "H", "1", "1"),
+		copies("min(len(nh), len(rf))", conv(pre+"reassemble_stage.layers.{e}.projection", nh, in, "1", "1"),
 			when(f+" > 1000", []T{{Name: pre + "reassemble_stage.layers.{e}.resize.weight", Shape: []string{nh, nh, f + "/1000", f + "/1000"}, Role: RoleLinear},
 				{Name: pre + "reassemble_stage.layers.{e}.resize.bias", Shape: []string{nh}, Role: RoleBias}}),
 			when(f+" < 1000", conv(pre+"reassemble_stage.layers.{e}.resize", nh, nh, "3", "3"))),
-		copies("len(nh)", when("readout == 'project'", linear(pre+"reassemble_stage.readout_projects.{e}.0", "H", "2*H", "true")),
+		copies("len(nh)", when("readout == 'project'", linear(pre+"reassemble_stage.readout_projects.{e}.0", in, "2*"+in, "true")),
 			convNB(pre+"convs.{e}", "F", nh, "3", "3"),
 			conv(pre+"fusion_stage.layers.{e}.projection", "F", "F", "1", "1"),
 			under(pre+"fusion_stage.layers.{e}.",
@@ -227,4 +233,116 @@ func dptNeck(pre string) []T {
 // holds.
 func convBias(name, out, in, k, bias string) []T {
 	return []T{{Name: name + ".weight", Shape: []string{out, in, k, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias, If: bias}}
+}
+
+// familyPart is a part of a composition made from the registered family
+// of model_type mt: its task class of suffix (Backbone, Model; the base
+// model when the family has no such task), every symbol prefixed sym
+// and read under cfg ("backbone_config."), every name under pre
+// ("backbone."). False when mt has no such family.
+func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
+	f := byType[mt]
+	if f == nil || f.compose != nil {
+		return encoderPart{}, false
+	}
+	t := f.findTask(f.Class + suffix)
+	if t == nil {
+		if t = f.findTask(f.Class + TaskBase); t == nil {
+			return encoderPart{}, false
+		}
+	}
+	g := f.forTask(t)
+	var pairs []string
+	for _, d := range g.Defs {
+		pairs = append(pairs, d.Sym, sym+d.Sym)
+	}
+	res := make([]*regexp.Regexp, len(pairs)/2)
+	for k := range res {
+		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
+	}
+	rx := func(x string) string {
+		for k, re := range res {
+			x = re.ReplaceAllString(x, pairs[2*k+1])
+		}
+		return x
+	}
+	reroot := func(ts []T) []T {
+		out := renameSyms(ts, pairs...)
+		for i := range out {
+			out[i].Name = pre + out[i].Name
+			out[i].From, out[i].Each = rx(out[i].From), rx(out[i].Each)
+		}
+		return out
+	}
+	p := encoderPart{Name: f.Name, Global: reroot(g.Global), Final: reroot(g.Final)}
+	for _, d := range g.Defs {
+		d.Sym, d.Default, d.Desc = sym+d.Sym, rx(d.Default), "backbone: "+rx(d.Desc)
+		if d.Null != "" && d.Null != "=" {
+			d.Null = rx(d.Null)
+		}
+		if d.Divides != "" {
+			d.Divides = sym + d.Divides
+		}
+		if d.Legend != "" {
+			d.Legend = sym + d.Legend
+		}
+		if d.Field != "" {
+			alts := strings.Split(d.Field, "|")
+			for i := range alts {
+				alts[i] = cfg + alts[i]
+			}
+			d.Field = strings.Join(alts, "|")
+		}
+		p.Defs = append(p.Defs, d)
+	}
+	for _, s := range g.Stacks {
+		s.Name, s.Prefix, s.Layers = "backbone "+s.Name, pre+s.Prefix, rx(s.Layers)
+		s.Tensors = renameSyms(s.Tensors, pairs...)
+		kinds := make([]Kind, len(s.Kinds))
+		for i, k := range s.Kinds {
+			kinds[i] = Kind{Name: k.Name, If: rx(k.If)}
+		}
+		s.Kinds = kinds
+		p.Stacks = append(p.Stacks, s)
+	}
+	return p, true
+}
+
+// withBackbone makes f a composition: the backbone the config's
+// cfg+"model_type" names (a registered family's Backbone class, its
+// fields under cfg, its names under pre: familyPart, symbols "b_…") put
+// before f's own tensors. A config without the sub-config (the class's
+// default backbone, whose defaults are not the backbone family's) or
+// naming a model_type without a spec is not modelled (exit 3).
+func withBackbone(f *Family, cfg, pre string) *Family {
+	var cache sync.Map
+	f.compose = func(c *Config) (*Family, error) {
+		obj := strings.TrimSuffix(cfg, ".")
+		if raw, ok := c.lookup(obj); !ok || string(raw) == "null" {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: "its default backbone (no " + obj + ") is not modelled"}
+		}
+		var mt string
+		if raw, ok := c.lookup(cfg + "model_type"); ok {
+			if err := json.Unmarshal(raw, &mt); err != nil {
+				return nil, c.errorf(cfg+"model_type", "must be a string, found %s", kindOf(raw))
+			}
+		}
+		if g, ok := cache.Load(mt); ok {
+			return g.(*Family), nil
+		}
+		part, ok := familyPart(mt, "Backbone", cfg, pre, "b_")
+		if !ok {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+				Reason: fmt.Sprintf("its backbone, %smodel_type %q, has no spec", cfg, mt)}
+		}
+		g := &Family{Name: f.Name + " (" + part.Name + ")", Class: f.Class, ConfigClass: f.ConfigClass, ModelTypes: f.ModelTypes,
+			Causal: f.Causal, SeqCls: f.SeqCls, Tasks: f.Tasks, Embed: f.Embed, Head: f.Head, Ignore: f.Ignore, Variants: f.Variants,
+			Defs: cat(part.Defs, f.Defs), Global: cat(part.Global, f.Global), Stacks: cat(part.Stacks, f.Stacks), Final: cat(part.Final, f.Final)}
+		if err := g.compile(); err != nil {
+			return nil, fmt.Errorf("spec: %s with %s: %w", f.Name, part.Name, err)
+		}
+		g2, _ := cache.LoadOrStore(mt, g)
+		return g2.(*Family), nil
+	}
+	return f
 }

@@ -226,6 +226,11 @@ func dinov2Family(name, class, mt, base, patch string, registers bool) *Family {
 	})
 	if registers {
 		defs = append(defs, Def{Sym: "R", Field: "num_register_tokens", Default: "4", Desc: "register tokens", Pos: true})
+		defs = replaceDef(defs, derived("mask", "true"))
+	} else {
+		// DINOv2 builds its mask token where use_mask_token (with
+		// registers, always).
+		defs = replaceDef(defs, flag("mask", "use_mask_token", "true", "a mask token"))
 	}
 	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
 		Defs:   defs,
@@ -238,9 +243,9 @@ func dinov2Family(name, class, mt, base, patch string, registers bool) *Family {
 		Final: norm(base+"layernorm", "H", "true"),
 		Embed: base + "embeddings.patch_embeddings.projection.weight",
 		Tasks: []Task{
-			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("mask", "true")}},
-			{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("mask", "true")}},
-			{Suffix: "ForImageClassification", Defs: []Def{derived("mask", "true")}, Head: classifier("classifier", "2*H"), Labels: true},
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "Backbone", Prefix: "-"},
+			{Suffix: "ForImageClassification", Head: classifier("classifier", "2*H"), Labels: true},
 		},
 	}
 }

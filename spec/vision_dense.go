@@ -1,5 +1,7 @@
 package spec
 
+import "strings"
+
 // Dense-prediction vision models: segmentation, depth, detection,
 // keypoints and SAM (Segment Anything: its image encoder, prompt
 // encoder and mask decoder; SAM-HQ's high-quality decoder), built from
@@ -113,10 +115,10 @@ func dptFamily() *Family {
 		Embed: base + "embeddings.patch_embeddings.projection.weight",
 		Tasks: []Task{
 			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", "true")}},
-			{Suffix: "ForDepthEstimation", Head: cat(dptNeck("neck."),
+			{Suffix: "ForDepthEstimation", Head: cat(dptNeck("neck.", "H"),
 				when("addProj", conv("head.projection", "256", "256", "3", "3")),
 				conv("head.head.0", "F/2", "F", "3", "3"), conv("head.head.2", "32", "F/2", "3", "3"), conv("head.head.4", "1", "32", "1", "1"))},
-			{Suffix: "ForSemanticSegmentation", Labels: true, Head: cat(dptNeck("neck."),
+			{Suffix: "ForSemanticSegmentation", Labels: true, Head: cat(dptNeck("neck.", "H"),
 				convNB("head.head.0", "F", "F", "3", "3"), batchNorm("head.head.1", "F"), conv("head.head.4", "C", "F", "1", "1"),
 				when("aux", convNB("auxiliary_head.head.0", "F", "F", "3", "3"), batchNorm("auxiliary_head.head.1", "F"), conv("auxiliary_head.head.4", "C", "F", "1", "1")))},
 		},
@@ -126,3 +128,221 @@ func dptFamily() *Family {
 }
 
 var _ = register(dptFamily())
+
+// depthAnythingFamily is Depth Anything: a backbone (backbone_config,
+// DINOv2's Backbone class) with DPT's neck (no readout projection, the
+// fusion residuals always biased) and a three-convolution depth head;
+// Prompt Depth Anything (prompt) adds a prompt-depth layer to each
+// fusion layer.
+func depthAnythingFamily(name, class, mt string, prompt bool) *Family {
+	var pd []T
+	if prompt {
+		pd = copies("len(nh)", under("neck.fusion_stage.layers.{e}.prompt_depth_layer.",
+			conv("convolution1", "F", "1", "3", "3"), conv("convolution2", "F", "F", "3", "3"), conv("convolution3", "F", "F", "3", "3")))
+	}
+	return withBackbone(&Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "RH", Field: "reassemble_hidden_size", Default: "384", Desc: "the backbone features' width", Pos: true},
+			{Sym: "nh", Field: "neck_hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "the reassembled features' widths"},
+			{Sym: "rf", Field: "reassemble_factors", Type: MilliList, Default: "list(4000, 2000, 1000, 500)", Null: "=", Desc: "each feature's resize factor (×1000)"},
+			{Sym: "F", Field: "fusion_hidden_size", Default: "64", Desc: "the fusion stage's width", Pos: true},
+			{Sym: "hh", Field: "head_hidden_size", Default: "32", Desc: "the head's width", Pos: true},
+			derived("readout", "'ignore'"), derived("fBN", "false"), derived("fBias", "true"),
+		},
+		Final: cat(dptNeck("neck.", "RH"), pd,
+			conv("head.conv1", "F/2", "F", "3", "3"), conv("head.conv2", "hh", "F/2", "3", "3"), conv("head.conv3", "1", "hh", "1", "1")),
+		Embed: "neck.convs.0.weight",
+		Tasks: []Task{{Suffix: "ForDepthEstimation", KeepFinal: true}},
+	}, "backbone_config.", "backbone.")
+}
+
+var _ = register(depthAnythingFamily("Depth Anything", "DepthAnything", "depth_anything", false),
+	depthAnythingFamily("Prompt Depth Anything", "PromptDepthAnything", "prompt_depth_anything", true))
+
+// vitDetFamily is ViTDet (VitDetModel, VitDetBackbone: the same
+// tensors): a plain ViT with absolute positions for the pre-training
+// image (and a class-token slot), relative position tables where
+// use_relative_position_embeddings (a window's where the layer is in
+// window_block_indices, else the image's), and a bottleneck residual
+// block in the layers of residual_block_indices.
+func vitDetFamily() *Family {
+	rel := func(k string) string {
+		return "in(l, wbi) && W > 0 ? 2*W-1 : 2*(pick(S, " + k + ")/pick(P, " + k + "))-1"
+	}
+	return &Family{Name: "ViTDet", Class: "VitDet", ModelTypes: []string{"vitdet"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			encHeads("num_attention_heads", "12"),
+			{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			{Sym: "S", Field: "image_size", Type: IntOrList, Default: "224", Desc: "image side, or [height, width]"},
+			{Sym: "PS", Field: "pretrain_image_size", Type: IntOrList, Default: "224", Desc: "the pre-training image side"},
+			{Sym: "P", Field: "patch_size", Type: IntOrList, Default: "16", Desc: "patch side"},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			flag("qkv_bias", "qkv_bias", "true", "qkv has a bias"),
+			flag("abs", "use_absolute_position_embeddings", "true", "learned absolute positions"),
+			flag("relp", "use_relative_position_embeddings", "false", "relative position tables"),
+			{Sym: "W", Field: "window_size", Default: "0", Desc: "attention window side"},
+			{Sym: "wbi", Field: "window_block_indices", Type: List, Default: "empty", Null: "=", Desc: "the windowed layers"},
+			{Sym: "rbi", Field: "residual_block_indices", Type: List, Default: "empty", Null: "=", Desc: "the layers with a residual block"},
+		},
+		Global: []T{{Name: "embeddings.position_embeddings", Shape: []string{"1", "(pick(PS, 1)/pick(P, 1))*(pick(PS, 0)/pick(P, 0))+1", "H"}, Role: RoleEmbedding, If: "abs"},
+			{Name: "embeddings.projection.weight", Shape: []string{"H", "Ch", "pick(P, 0)", "pick(P, 1)"}, Role: RoleLinear},
+			{Name: "embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias}},
+		Stacks: []Stack{{Prefix: "encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			norm("norm1", "H", "true"), linear("attention.qkv", "3*H", "H", "qkv_bias"), linear("attention.proj", "H", "H", "true"),
+			// 4.x initialises the tables in float32 and writes them so.
+			[]T{{Name: "attention.rel_pos_h", Shape: []string{rel("0"), "H/heads"}, Role: RoleEmbedding, If: "relp", AnyDType: true},
+				{Name: "attention.rel_pos_w", Shape: []string{rel("1"), "H/heads"}, Role: RoleEmbedding, If: "relp", AnyDType: true}},
+			norm("norm2", "H", "true"), linear("mlp.fc1", "H*mr/1000", "H", "true"), linear("mlp.fc2", "H", "H*mr/1000", "true"),
+			when("in(l, rbi)", convNB("residual.conv1", "H/2", "H", "1", "1"), norm("residual.norm1", "H/2", "true"),
+				convNB("residual.conv2", "H/2", "H/2", "3", "3"), norm("residual.norm2", "H/2", "true"),
+				convNB("residual.conv3", "H", "H/2", "1", "1"), norm("residual.norm3", "H", "true")))}},
+		Embed: "embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}, {Suffix: "Backbone", KeepFinal: true}},
+	}
+}
+
+var _ = register(vitDetFamily())
+
+// vitPoseFamily is ViTPose's backbone: a ViT without class token (its
+// positions keep the slot), a padded patch projection, and where
+// num_experts > 1 an MLP whose last part_features outputs are one
+// linear per expert (the dataset's).
+func vitPoseFamily() *Family {
+	ffn := "H*mr/1000"
+	return &Family{Name: "ViTPose backbone", Class: "VitPoseBackbone", ConfigClass: "VitPoseBackboneConfig", ModelTypes: []string{"vitpose_backbone"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "12", Desc: "attention heads", Pos: true},
+			{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			{Sym: "S", Field: "image_size", Type: IntOrList, Default: "list(256, 192)", Desc: "image [height, width]"},
+			{Sym: "P", Field: "patch_size", Type: IntOrList, Default: "list(16, 16)", Desc: "patch [height, width]"},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			{Sym: "E", Field: "num_experts", Default: "1", Desc: "MLP experts (datasets)", Max: MaxExperts},
+			{Sym: "pf", Field: "part_features", Default: "256", Desc: "the experts' output width"},
+			derived("A", "heads*(H/heads)"),
+		},
+		Global: []T{{Name: "embeddings.position_embeddings", Shape: []string{"1", "(pick(S, 1)/pick(P, 1))*(pick(S, 0)/pick(P, 0))+1", "H"}, Role: RoleEmbedding},
+			{Name: "embeddings.patch_embeddings.projection.weight", Shape: []string{"H", "Ch", "pick(P, 0)", "pick(P, 1)"}, Role: RoleLinear},
+			{Name: "embeddings.patch_embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias}},
+		Stacks: []Stack{{Prefix: "encoder.layer.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.attention.query", "A", "H", "qkv_bias"), linear("attention.attention.key", "A", "H", "qkv_bias"),
+			linear("attention.attention.value", "A", "H", "qkv_bias"), linear("attention.output.dense", "H", "H", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"),
+			linear("mlp.fc1", ffn, "H", "true"),
+			when("E == 1", linear("mlp.fc2", "H", ffn, "true")),
+			when("E > 1", linear("mlp.fc2", "H-pf", ffn, "true"), copies("E", linear("mlp.experts.{e}", "pf", ffn, "true"))))}},
+		Final: norm("layernorm", "H", "true"),
+		Embed: "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}},
+	}
+}
+
+var _ = register(vitPoseFamily())
+
+// superPointFamily is SuperPoint: a VGG-style encoder of two 3×3
+// convolutions per entry of encoder_hidden_sizes on a one-channel image,
+// and the keypoint and descriptor decoders on its last width.
+func superPointFamily() *Family {
+	last := "at(ehs, len(ehs)-1)"
+	return &Family{Name: "SuperPoint", Class: "SuperPoint", ModelTypes: []string{"superpoint"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "ehs", Field: "encoder_hidden_sizes", Type: List, Default: "list(64, 64, 128, 128)", Null: "=", Desc: "the encoder blocks' widths"},
+			{Sym: "dH", Field: "decoder_hidden_size", Default: "256", Desc: "the decoders' width", Pos: true},
+			{Sym: "kD", Field: "keypoint_decoder_dim", Default: "65", Desc: "keypoint scores per cell", Pos: true},
+			{Sym: "dD", Field: "descriptor_decoder_dim", Default: "256", Desc: "descriptor width", Pos: true},
+		},
+		Global: copies("len(ehs)", conv("encoder.conv_blocks.{e}.conv_a", "at(ehs, e)", "e == 0 ? 1 : at(ehs, e-1)", "3", "3"),
+			conv("encoder.conv_blocks.{e}.conv_b", "at(ehs, e)", "at(ehs, e)", "3", "3")),
+		Final: cat(conv("keypoint_decoder.conv_score_a", "dH", last, "3", "3"), conv("keypoint_decoder.conv_score_b", "kD", "dH", "1", "1"),
+			conv("descriptor_decoder.conv_descriptor_a", "dH", last, "3", "3"), conv("descriptor_decoder.conv_descriptor_b", "dD", "dH", "1", "1")),
+		Embed: "encoder.conv_blocks.0.conv_a.weight",
+		Tasks: []Task{{Suffix: "ForKeypointDetection", KeepFinal: true}},
+	}
+}
+
+var _ = register(superPointFamily())
+
+// segGPTFamily is SegGPT's model: a ViT on an image pair with prompt,
+// segment and type tokens, absolute positions for the pre-training image
+// and relative position tables for the (rectangular) input image.
+func segGPTFamily() *Family {
+	tok := func(n string) T {
+		return T{Name: "embeddings." + n, Shape: []string{"1", "1", "1", "H"}, Role: RoleNorm}
+	}
+	return &Family{Name: "SegGPT", Class: "SegGpt", ModelTypes: []string{"seggpt"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "1024", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "24", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "16", Desc: "attention heads", Pos: true},
+			{Sym: "I", Field: "mlp_dim", Default: "H*4", Null: "=", Legend: "I", Desc: "FFN width", Show: true, Pos: true},
+			{Sym: "S", Field: "image_size", Type: IntOrList, Default: "list(896, 448)", Desc: "image [height, width]"},
+			{Sym: "P", Field: "patch_size", Default: "16", Desc: "patch side", Pos: true},
+			{Sym: "PS", Field: "pretrain_image_size", Default: "224", Desc: "the pre-training image side", Pos: true},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			flag("qkv_bias", "qkv_bias", "true", "qkv has a bias"),
+			flag("relp", "use_relative_position_embeddings", "true", "relative position tables"),
+		},
+		Global: []T{tok("mask_token"), tok("segment_token_input"), tok("segment_token_prompt"), tok("type_token_semantic"), tok("type_token_instance"),
+			{Name: "embeddings.patch_embeddings.projection.weight", Shape: []string{"H", "Ch", "P", "P"}, Role: RoleLinear},
+			{Name: "embeddings.patch_embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias},
+			{Name: "embeddings.position_embeddings", Shape: []string{"1", "(PS/P)*(PS/P)+1", "H"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: "encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.qkv", "3*H", "H", "qkv_bias"), linear("attention.proj", "H", "H", "true"),
+			[]T{{Name: "attention.rel_pos_h", Shape: []string{"2*(pick(S, 0)/P)-1", "H/heads"}, Role: RoleEmbedding, If: "relp"},
+				{Name: "attention.rel_pos_w", Shape: []string{"2*(pick(S, 1)/P)-1", "H/heads"}, Role: RoleEmbedding, If: "relp"}},
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"),
+			linear("mlp.lin1", "I", "H", "true"), linear("mlp.lin2", "H", "I", "true"))}},
+		Final: norm("encoder.layernorm", "H", "true"),
+		Embed: "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(segGPTFamily())
+
+// owlFamily is OWL-ViT (v2: an objectness head too): CLIP's dual
+// encoder (its vision tower's pre-norm named pre_layernorm), and the
+// detector, the dual encoder under "owlvit." ("owlv2.") with box and
+// class heads on the vision tower's tokens.
+func owlFamily(name, class, mt, base string, vd [5]string, v2 bool) *Family {
+	f := dualEncoder(name, class, mt, "clip_vision_model", vd, [5]string{"49408", "512", "12", "2048", "16"}, false)
+	rename := func(ts []T, pre string) []T {
+		out := make([]T, len(ts))
+		for i, t := range ts {
+			t.Name = pre + strings.Replace(t.Name, "pre_layrnorm", "pre_layernorm", 1)
+			out[i] = t
+		}
+		return out
+	}
+	f.Global, f.Final = rename(f.Global, ""), rename(f.Final, "")
+	det := *f
+	det.Global, det.Final = rename(f.Global, base), rename(f.Final, base)
+	det.Stacks = nil
+	for _, s := range f.Stacks {
+		s.Prefix = base + s.Prefix
+		det.Stacks = append(det.Stacks, s)
+	}
+	det.Embed = base + f.Embed
+	head := func(pre, out string) []T {
+		return cat(linear(pre+".dense0", "vH", "vH", "true"), linear(pre+".dense1", "vH", "vH", "true"), linear(pre+".dense2", out, "vH", "true"))
+	}
+	heads := cat(head("box_head", "4"), linear("class_head.dense0", "tH", "vH", "true"),
+		linear("class_head.logit_shift", "1", "vH", "true"), linear("class_head.logit_scale", "1", "vH", "true"),
+		norm("layer_norm", "vH", "true"))
+	if v2 {
+		heads = cat(heads, head("objectness_head", "1"))
+	}
+	det.Tasks = nil
+	f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true},
+		{Suffix: "ForObjectDetection", Of: &det, KeepFinal: true, Head: heads}}
+	return f
+}
+
+var _ = register(
+	owlFamily("OWL-ViT", "OwlViT", "owlvit", "owlvit.", [5]string{"768", "12", "3072", "32", "768"}, false),
+	owlFamily("OWLv2", "Owlv2", "owlv2", "owlv2.", [5]string{"768", "12", "3072", "16", "960"}, true),
+)
