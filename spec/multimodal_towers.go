@@ -211,3 +211,56 @@ var _ = register(
 	dualEncoder("MetaCLIP 2", "MetaClip2", "metaclip_2", "clip_vision_model", clipVision, clipText, false),
 	mlcd(),
 )
+
+// vivit is ViViT: ViT's layers over tubelets (a 3-D convolution of
+// tubelet_size [t, h, w]) with a class token and learned positions of
+// every tubelet; the base model's pooler, the video classifier.
+func vivit() *Family {
+	pre := "vivit."
+	return &Family{Name: "ViViT", Class: "Vivit", ModelTypes: []string{"vivit"}, Causal: "-", SeqCls: "-",
+		Defs: cat(vitDefs("768", "12", "12", "16", "224"), []Def{inner("intermediate_size", "3072"),
+			{Sym: "tub", Field: "tubelet_size", Type: List, Default: "list(2, 16, 16)", Desc: "tubelet [frames, height, width]"},
+			opt("F", "num_frames", "32"),
+			derived("tN", "(F/at(tub, 0))*(S/at(tub, 1))*(S/at(tub, 2))")}),
+		Global: cat([]T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm}},
+			conv3d(pre+"embeddings.patch_embeddings.projection", "H", "Ch", "at(tub, 0)", "at(tub, 1)", "at(tub, 2)"),
+			[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "tN+1", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
+		Final: cat(norm(pre+"layernorm", "H", "true"), when("pool", linear(pre+"pooler.dense", "H", "H", "true"))),
+		Embed: pre + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", "true")}},
+			{Suffix: "ForVideoClassification", Head: classifier("classifier", "H"), Labels: true}},
+	}
+}
+
+// timesformer is TimeSformer: ViT patches with a class token, learned
+// positions and (but for space_only attention) time embeddings per frame,
+// fused-qkv layers, and with divided_space_time attention a temporal
+// attention, its LayerNorm and dense before the spatial one.
+func timesformer() *Family {
+	pre := "timesformer."
+	att := func(p string) []T {
+		return cat(linear(p+"attention.qkv", "3*H", "H", "qkv_bias"), linear(p+"output.dense", "H", "H", "true"))
+	}
+	return &Family{Name: "TimeSformer", Class: "Timesformer", ModelTypes: []string{"timesformer"}, Causal: "-", SeqCls: "-",
+		Defs: cat(vitDefs("768", "12", "12", "16", "224"), []Def{inner("intermediate_size", "3072"), opt("F", "num_frames", "8"),
+			{Sym: "attType", Field: "attention_type", Type: Str, Default: "'divided_space_time'", Desc: "how attention spans space and time"},
+			derived("divided", "attType == 'divided_space_time'")}),
+		Global: cat([]T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm}},
+			conv(pre+"embeddings.patch_embeddings.projection", "H", "Ch", "P", "P"),
+			[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "N+1", "H"}, Role: RoleEmbedding},
+				{Name: pre + "embeddings.time_embeddings", Shape: []string{"1", "F", "H"}, Role: RoleEmbedding, If: "attType != 'space_only'"}}),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: cat(att("attention."),
+			when("divided", att("temporal_attention."), norm("temporal_layernorm", "H", "true"), linear("temporal_dense", "H", "H", "true")),
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
+		Final: norm(pre+"layernorm", "H", "true"),
+		Embed: pre + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForVideoClassification", Head: classifier("classifier", "H"), Labels: true}},
+	}
+}
+
+var _ = register(vivit(), timesformer())
