@@ -119,7 +119,7 @@ var classTasks = map[string][]Task{
 		{Suffix: TaskMultChoice, Head: anyDType(cat(seqSummary(), choiceHead("logits_proj", "H"))), Labels: true}},
 	// Composite models whose base classes are not the generation class
 	// less its head.
-	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": noTasks, "Kosmos2": noTasks, "Kosmos2_5": noTasks,
+	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": noTasks,
 	"Phi4Multimodal": noTasks, "Udop": noTasks,
 	"Mega":                megaTasks,
 	"Roberta":             robertaTasks("roberta."),

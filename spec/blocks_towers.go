@@ -54,3 +54,75 @@ func subDefs(defs []Def, cfg string) []Def {
 	}
 	return out
 }
+
+// underCfg is defs with their fields read under the sub-config cfg
+// ("text_config."): a model's own fields as a composite's part.
+func underCfg(defs []Def, cfg string) []Def {
+	out := make([]Def, len(defs))
+	for i, d := range defs {
+		if d.Field != "" {
+			alts := strings.Split(d.Field, "|")
+			for j := range alts {
+				alts[j] = cfg + alts[j]
+			}
+			d.Field = strings.Join(alts, "|")
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// textPart is a dual encoder's text tower: its definitions, tensors and
+// its output's width (an expression), which text_projection reads.
+type textPart struct {
+	Defs          []Def
+	Global, Final []T
+	Stacks        []Stack
+	Width         string
+}
+
+// bertText is a BERT-layout text tower under pre ("text_model."), fields
+// under text_config. with the class's defaults (bertDefs' arguments and
+// the layers), without pooler; rel: the condition of relative
+// positions' distance embeddings.
+func bertText(pre string, v, h, l, heads, i, pos, types, rel string) textPart {
+	defs := bertDefs(v, h, heads, i, pos, types)
+	defs = withDefault(defs, "L", l)
+	defs = cat(underCfg(cat(defs, relPos[:1]), "text_config."), []Def{derived("rel", rel)})
+	return textPart{Defs: defs, Global: bertEmbeddings(pre+"embeddings.", "H", true, true),
+		Stacks: []Stack{{Name: "text", Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: postLN}}, Width: "H"}
+}
+
+// clipPair is a CLIP-style dual encoder with another text tower: CLIP's
+// vision tower (vd: its class's defaults) under vision_model., the text
+// tower, visual and text projections to projection_dim (default proj)
+// and the logit scale; its vision model class (model_type vmt) reads the
+// tower alone.
+func clipPair(name, class, mt string, vd [5]string, t textPart, proj string) *Family {
+	f := towerFamily(name, class, mt, "clip_vision_model", "vision_config.", vd)
+	f.Defs = cat(t.Defs, f.Defs, []Def{{Sym: "proj", Field: "projection_dim", Default: proj, Legend: "proj", Desc: "shared embedding width", Show: true, Pos: true}})
+	f.Global = cat(t.Global, f.Global)
+	f.Stacks = cat(t.Stacks, f.Stacks)
+	f.Final = cat(t.Final, f.Final, []T{{Name: "visual_projection.weight", Shape: []string{"proj", "vH"}, Role: RoleLinear},
+		{Name: "text_projection.weight", Shape: []string{"proj", t.Width}, Role: RoleLinear},
+		{Name: "logit_scale", Shape: []string{}, Role: RoleNorm}})
+	f.Embed = t.Global[0].Name
+	f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
+	return f
+}
+
+// maeLayer is a VideoMAE-style ViT layer (VideoMAE, and the blocks that
+// copy it): query, key and value, with biases where qkv — 4.x keeps
+// query's and value's apart (q_bias, v_bias) and none for the key, 5.x
+// writes all three as the linears' biases —, BERT-named output, FFN and
+// the two LayerNorms; h and i its widths.
+func maeLayer(h, i, qkv string) []T {
+	b5 := "(" + qkv + ") && tf5"
+	return renameSyms(cat(
+		linear("attention.attention.query", "H", "H", b5), linear("attention.attention.key", "H", "H", b5),
+		linear("attention.attention.value", "H", "H", b5),
+		when("("+qkv+") && !tf5", vec("attention.attention.q_bias", "H"), vec("attention.attention.v_bias", "H")),
+		linear("attention.output.dense", "H", "H", "true"),
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true")), "H", h, "I", i)
+}

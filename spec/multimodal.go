@@ -914,6 +914,8 @@ var _ = register(
 			Defs:   cat(kosmosTextDefs("65037", "2048", "24", "32", "8192"), clipTowerDefs("vision_config.", "hidden_size", "1024", "24", "4096", "14", "224"), pd),
 			Global: cat(tg, vg), Stacks: cat([]Stack{ts}, vs), Final: cat(tf, vf, pt),
 			Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
+			// The base model: the same tensors without the head.
+			Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
 		}
 	}(),
 	func() *Family {
@@ -939,6 +941,8 @@ var _ = register(
 				linear("mlp.wi_0", "vI", "vH", ""), linear("mlp.wi_1", "vI", "vH", ""), linear("mlp.wo", "vH", "vI", ""))}},
 			Final: cat(tf, norm("vision_model.layernorm", "vH", ""), pt),
 			Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
+			// The base model: the same tensors without the head.
+			Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
 		}
 	}(),
 	func() *Family {

@@ -1,5 +1,7 @@
 package spec
 
+import "slices"
+
 // Dual encoders, vision towers and video models checked as models of
 // their own (issue 31, group mm): SigLIP2, BLIP and BLIP-2's other
 // classes, … Each reuses the blocks of the VLM or dual encoder it is a
@@ -89,3 +91,176 @@ var _ = register(
 		Defs: subDefs(qformerDefs, "qformer_config."), Stacks: []Stack{qformerStack("", "qText")}, Final: norm("layernorm", "Q", "true"),
 		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}},
 )
+
+// dinov3ViT is DINOv3's ViT: class, mask and register tokens, rotary
+// positions (no table), q/k/v/o projections with a bias switch each, layer
+// scales, an MLP (gated where use_gated_mlp) with mlp_bias, a final
+// norm; the layers at the top level (layer.{l}).
+func dinov3ViT() *Family {
+	return &Family{Name: "DINOv3 ViT", Class: "DINOv3ViT", ModelTypes: []string{"dinov3_vit"}, Causal: "-", SeqCls: "-",
+		Defs: cat(vitDefs("384", "12", "6", "16", "224"), []Def{inner("intermediate_size", "1536"),
+			{Sym: "R", Field: "num_register_tokens", Default: "0", Desc: "register tokens"},
+			flag("qb", "query_bias", "true", "the query has a bias"), flag("kb", "key_bias", "false", "the key has a bias"),
+			flag("vb", "value_bias", "true", "the value has a bias"), flag("ob", "proj_bias", "true", "the output projection has a bias"),
+			flag("mb", "mlp_bias", "true", "the MLP has biases"), flag("gated", "use_gated_mlp", "false", "a gated MLP")}),
+		Global: cat([]T{{Name: "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+			{Name: "embeddings.mask_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+			{Name: "embeddings.register_tokens", Shape: []string{"1", "R", "H"}, Role: RoleNorm, ZeroOK: true}},
+			conv("embeddings.patch_embeddings", "H", "Ch", "P", "P")),
+		Stacks: []Stack{{Prefix: "layer.{l}.", Layers: "L", Tensors: cat(
+			linear("attention.q_proj", "H", "H", "qb"), linear("attention.k_proj", "H", "H", "kb"),
+			linear("attention.v_proj", "H", "H", "vb"), linear("attention.o_proj", "H", "H", "ob"),
+			vec("layer_scale1.lambda1", "H"), vec("layer_scale2.lambda1", "H"),
+			when("gated", gatedMLP("mlp.", "I", "mb")),
+			when("!gated", plainMLP("mlp.up_proj", "mlp.down_proj", "I", "mb")),
+			norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Final: norm("norm", "H", "true"),
+		Embed: "embeddings.patch_embeddings.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(dinov3ViT())
+
+var chineseCLIPVision = [5]string{"768", "12", "3072", "32", "224"}
+
+var _ = register(
+	// Chinese-CLIP: CLIP's vision tower and a BERT text encoder (no
+	// pooler, no relative positions).
+	clipPair("Chinese-CLIP", "ChineseCLIP", "chinese_clip", chineseCLIPVision,
+		bertText("text_model.", "30522", "768", "12", "12", "3072", "512", "2", "false"), "512"),
+	func() *Family {
+		f := towerFamily("Chinese-CLIP vision", "ChineseCLIPVision", "chinese_clip_vision_model", "clip_vision_model", "", chineseCLIPVision)
+		f.Variants = towerAlone5x("vision_model.")
+		f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
+		return f
+	}(),
+	// AltCLIP: CLIP's vision tower and an XLM-R text encoder (4.x builds
+	// relative positions' distance embeddings, 5.x none), a pre-LayerNorm
+	// and a transformation to project_dim.
+	func() *Family {
+		t := bertText("text_model.roberta.", "250002", "1024", "24", "16", "4096", "514", "1",
+			"!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')")
+		t.Defs = append(t.Defs, Def{Sym: "tPD", Field: "text_config.project_dim", Default: "768", Desc: "the text transformation's width", Pos: true})
+		t.Final = cat(norm("text_model.pre_LN", "H", "true"), linear("text_model.transformation", "tPD", "H", "true"))
+		t.Width = "tPD"
+		f := clipPair("AltCLIP", "AltCLIP", "altclip", [5]string{"768", "12", "3072", "32", "224"}, t, "768")
+		// 5.x names the vision tower's layers encoder.layer.{l}.
+		f.Variants = [][][2]string{{{"vision_model.encoder.layers.", "vision_model.encoder.layer."}}}
+		return f
+	}(),
+)
+
+// videoMAE is VideoMAE: tubelet patches (a 3-D convolution), fixed
+// sinusoidal positions (not stored), maeLayer layers, a final LayerNorm
+// unless use_mean_pooling (then the classifier's fc_norm); its
+// pre-training class adds the decoder (its own width, depth and FFN)
+// predicting tubelet·patch²·channels pixels.
+func videoMAE() *Family {
+	pre := "videomae."
+	return &Family{Name: "VideoMAE", Class: "VideoMAE", ModelTypes: []string{"videomae"}, Causal: "-", SeqCls: "-",
+		Defs: cat(vitDefs("768", "12", "12", "16", "224"), []Def{inner("intermediate_size", "3072"),
+			opt("T", "tubelet_size", "2"), flag("meanPool", "use_mean_pooling", "true", "mean pooling (fc_norm, no final norm)")}),
+		Global: conv3d(pre+"embeddings.patch_embeddings.projection", "H", "Ch", "T", "P", "P"),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: maeLayer("H", "I", "qkv_bias")}},
+		Final:  when("!meanPool", norm(pre+"layernorm", "H", "true")),
+		Embed:  pre + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForVideoClassification", Labels: true, Head: cat(when("meanPool", norm("fc_norm", "H", "true")), classifier("classifier", "H"))},
+			{Suffix: TaskPreTrain, Defs: []Def{
+				{Sym: "dH", Field: "decoder_hidden_size", Default: "384", Legend: "dH", Desc: "decoder width", Show: true, Pos: true},
+				{Sym: "dL", Field: "decoder_num_hidden_layers", Default: "4", Legend: "dL", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "dI", Field: "decoder_intermediate_size", Default: "1536", Desc: "decoder FFN inner width", Pos: true}},
+				Head: cat(linear("encoder_to_decoder", "dH", "H", ""), []T{{Name: "mask_token", Shape: []string{"1", "1", "dH"}, Role: RoleNorm}},
+					perBlock("dL", prefixed("decoder.decoder_layers.{e}.", maeLayer("dH", "dI", "qkv_bias"))),
+					norm("decoder.norm", "dH", "true"), linear("decoder.head", "Ch*T*P*P", "dH", "true"))}},
+	}
+}
+
+var _ = register(videoMAE())
+
+// vlmTowerAlone is a VLM's CLIP, SigLIP or Pixtral tower (visionTower,
+// towerDefs) as a model of its own: the class class+suffix of model_type
+// mt, its fields at the top level, its names without a prefix.
+func vlmTowerAlone(name, class, suffix, mt string) *Family {
+	g, s, f := visionTower("", "")
+	return &Family{Name: name, Class: class, ConfigClass: class + "Config", ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: subDefs(towerDefs(mt), vcfg), Global: g, Stacks: s, Final: f,
+		Tasks: []Task{{Suffix: suffix, KeepFinal: true}}}
+}
+
+// mlcd is MLCD's vision tower: CLIP's without learned positions (rotary
+// ones, and the class token's half-head-wide rotary table class_pos_emb).
+func mlcd() *Family {
+	f := towerFamily("MLCD", "MLCDVision", "mlcd", "clip_vision_model", "", [5]string{"1664", "48", "8192", "14", "336"})
+	f.ModelTypes = []string{"mlcd", "mlcd_vision_model"}
+	f.ConfigClass = "MLCDVisionConfig"
+	f.Defs = append(f.Defs, Def{Sym: "vheads", Field: "num_attention_heads", Default: "16", Desc: "attention heads", Pos: true, Divides: "vH"})
+	f.Global = slices.DeleteFunc(f.Global, func(t T) bool { return t.Name == "vision_model.embeddings.position_embedding.weight" })
+	f.Global = append(f.Global, T{Name: "vision_model.class_pos_emb", Shape: []string{"1", "vH/vheads/2"}, Role: RoleEmbedding})
+	f.Variants = towerAlone5x("vision_model.")
+	f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
+	return f
+}
+
+var _ = register(
+	vlmTowerAlone("Idefics3 vision", "Idefics3Vision", "Transformer", "idefics3_vision"),
+	vlmTowerAlone("SmolVLM vision", "SmolVLMVision", "Transformer", "smolvlm_vision"),
+	vlmTowerAlone("Pixtral vision", "Pixtral", "VisionModel", "pixtral"),
+	// MetaCLIP 2: CLIP's layout under its own classes.
+	dualEncoder("MetaCLIP 2", "MetaClip2", "metaclip_2", "clip_vision_model", clipVision, clipText, false),
+	mlcd(),
+)
+
+// vivit is ViViT: ViT's layers over tubelets (a 3-D convolution of
+// tubelet_size [t, h, w]) with a class token and learned positions of
+// every tubelet; the base model's pooler, the video classifier.
+func vivit() *Family {
+	pre := "vivit."
+	return &Family{Name: "ViViT", Class: "Vivit", ModelTypes: []string{"vivit"}, Causal: "-", SeqCls: "-",
+		Defs: cat(vitDefs("768", "12", "12", "16", "224"), []Def{inner("intermediate_size", "3072"),
+			{Sym: "tub", Field: "tubelet_size", Type: List, Default: "list(2, 16, 16)", Desc: "tubelet [frames, height, width]"},
+			opt("F", "num_frames", "32"),
+			derived("tN", "(F/at(tub, 0))*(S/at(tub, 1))*(S/at(tub, 2))")}),
+		Global: cat([]T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm}},
+			conv3d(pre+"embeddings.patch_embeddings.projection", "H", "Ch", "at(tub, 0)", "at(tub, 1)", "at(tub, 2)"),
+			[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "tN+1", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
+		Final: cat(norm(pre+"layernorm", "H", "true"), when("pool", linear(pre+"pooler.dense", "H", "H", "true"))),
+		Embed: pre + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", "true")}},
+			{Suffix: "ForVideoClassification", Head: classifier("classifier", "H"), Labels: true}},
+	}
+}
+
+// timesformer is TimeSformer: ViT patches with a class token, learned
+// positions and (but for space_only attention) time embeddings per frame,
+// fused-qkv layers, and with divided_space_time attention a temporal
+// attention, its LayerNorm and dense before the spatial one.
+func timesformer() *Family {
+	pre := "timesformer."
+	att := func(p string) []T {
+		return cat(linear(p+"attention.qkv", "3*H", "H", "qkv_bias"), linear(p+"output.dense", "H", "H", "true"))
+	}
+	return &Family{Name: "TimeSformer", Class: "Timesformer", ModelTypes: []string{"timesformer"}, Causal: "-", SeqCls: "-",
+		Defs: cat(vitDefs("768", "12", "12", "16", "224"), []Def{inner("intermediate_size", "3072"), opt("F", "num_frames", "8"),
+			{Sym: "attType", Field: "attention_type", Type: Str, Default: "'divided_space_time'", Desc: "how attention spans space and time"},
+			derived("divided", "attType == 'divided_space_time'")}),
+		Global: cat([]T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm}},
+			conv(pre+"embeddings.patch_embeddings.projection", "H", "Ch", "P", "P"),
+			[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "N+1", "H"}, Role: RoleEmbedding},
+				{Name: pre + "embeddings.time_embeddings", Shape: []string{"1", "F", "H"}, Role: RoleEmbedding, If: "attType != 'space_only'"}}),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: cat(att("attention."),
+			when("divided", att("temporal_attention."), norm("temporal_layernorm", "H", "true"), linear("temporal_dense", "H", "H", "true")),
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
+		Final: norm(pre+"layernorm", "H", "true"),
+		Embed: pre + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForVideoClassification", Head: classifier("classifier", "H"), Labels: true}},
+	}
+}
+
+var _ = register(vivit(), timesformer())
