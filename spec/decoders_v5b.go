@@ -411,3 +411,97 @@ var _ = register(
 	towerVision(llama4Vision(), "vision_model.", "Llama4", "VisionModel", "llama4_vision_model"),
 	towerVision(mllamaVision(), "vision_model.", "Mllama", "VisionModel", "mllama_vision_model"),
 )
+
+// kimiLayout is one of the three layouts transformers 5.x saves
+// Kimi-K2.5 in: its conversion mapping, reversed on save, renames the
+// full model's names back to the released checkpoint's (fused wqkv,
+// norm0/norm1, fc0/fc1, wo, language_model.model.blocks), only part of
+// them in the base model, none in the vision model alone.
+type kimiLayout int
+
+const (
+	kimiFull kimiLayout = iota // Kimi_K25ForConditionalGeneration
+	kimiBase                   // Kimi_K25Model
+	kimiAlone                  // Kimi_K25VisionModel
+)
+
+// kimiVision is Kimi-K2.5's MoonViT tower (fields under cfg, names
+// under pre) in layout k: a biased patch conv, a learned 2-D position
+// table, pre-norm blocks with a biased attention and GELU MLP, a final
+// LayerNorm.
+func kimiVision(cfg, pre string, k kimiLayout) ([]Def, []T, Stack) {
+	defs := cat(vTower(cfg, "1152", "27", "4304", "14"), []Def{opt("vPH", cfg+"pos_emb_height", "64"), opt("vPW", cfg+"pos_emb_width", "64")})
+	enc, pos, blocks := pre+"encoder.", pre+"patch_embed.pos_emb.weight", "encoder.blocks.{l}."
+	if k != kimiFull {
+		enc, pos, blocks = pre, pre+"patch_embed.pos_emb.position_embeddings", "blocks.{l}."
+	}
+	global := cat([]T{{Name: enc + "patch_embed.proj.weight", Shape: []string{"vH", "3", "vP", "vP"}, Role: RoleLinear}}, vec(enc+"patch_embed.proj.bias", "vH"),
+		[]T{{Name: pos, Shape: []string{"vPH", "vPW", "vH"}, Role: RoleEmbedding}})
+	var layer []T
+	switch k {
+	case kimiFull:
+		layer = cat(norm("norm0", "vH", "true"), norm("norm1", "vH", "true"), linear("wqkv", "3*vH", "vH", "true"), linear("wo", "vH", "vH", "true"),
+			linear("mlp.fc0", "vI", "vH", "true"), linear("mlp.fc1", "vH", "vI", "true"))
+	case kimiBase:
+		layer = cat(norm("norm1", "vH", "true"), norm("norm2", "vH", "true"), linear("wqkv", "3*vH", "vH", "true"), linear("attn.proj", "vH", "vH", "true"),
+			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))
+	default:
+		blocks = "layers.{l}."
+		layer = cat(norm("norm1", "vH", "true"), norm("norm2", "vH", "true"), linear("attn.q_proj", "vH", "vH", "true"), linear("attn.k_proj", "vH", "vH", "true"),
+			linear("attn.v_proj", "vH", "vH", "true"), linear("attn.proj", "vH", "vH", "true"),
+			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))
+	}
+	return defs, global, Stack{Name: "vision", Prefix: pre + blocks, Layers: "vL", Tensors: layer}
+}
+
+// kimiVLM is Kimi-K2.5 (full: Kimi_K25ForConditionalGeneration, else
+// Kimi_K25Model): the MoonViT tower, a projector of merge_kernel_size²
+// patches (LayerNorm, two linears) and a DeepSeek-V3 language model
+// (text_config, kimi_k2 read as deepseek_v3) whose layers are saved as
+// blocks.
+func kimiVLM(k kimiLayout) *vlm {
+	defs, global, stack := kimiVision(vcfg, "vision_tower.", k)
+	enc := "vision_tower.encoder."
+	if k != kimiFull {
+		enc = "vision_tower."
+	}
+	mk := "(len(vMK) > 1 ? at(vMK, 0)*at(vMK, 1) : 4)"
+	v := &vlm{Family: Family{Name: "Kimi-K2.5", Class: "Kimi_K25", ModelTypes: []string{"kimi_k25"}, Causal: "Kimi_K25ForConditionalGeneration",
+		Defs: cat(defs, []Def{{Sym: "vMK", Field: "vision_config.merge_kernel_size", Type: List, Default: "list(2, 2)", Null: "=", Desc: "patches merged by the projector"},
+			opt("pH", "projection_hidden_size", "1152")}),
+		Global: global, Stacks: []Stack{stack},
+		Final: cat(norm(enc+"final_layernorm", "vH", "true"), norm("mm_projector.pre_norm", "pH", "true"),
+			zeroOK(cat(linear("mm_projector.in_proj", "vH*"+mk, "vH*"+mk, "true"), linear("mm_projector.out_proj", "H", "vH*"+mk, "true")))),
+	}, text: "deepseek_v3", alias: map[string]string{"kimi_k2": "deepseek_v3"}, reroot: [][2]string{{"model.layers.", "language_model.model.blocks."}, {"model.", "language_model.model."}, {"lm_head.", "language_model.lm_head."}}}
+	if k == kimiFull {
+		v.Final = rerootTs(v.Final, [][2]string{{"mm_projector.pre_norm.", "model.mm_projector.pre_norm."}, {"mm_projector.in_proj.", "mm_projector.proj.0."}, {"mm_projector.out_proj.", "mm_projector.proj.2."}})
+	} else {
+		v.Causal, v.reroot, v.head = "Kimi_K25Model", [][2]string{{"model.layers.", "language_model.blocks."}, {"model.", "language_model."}}, []T{}
+	}
+	return v
+}
+
+var (
+	kimiFullVLM = kimiVLM(kimiFull)
+	kimiBaseVLM = kimiVLM(kimiBase)
+)
+
+var _ = register(
+	// Kimi-K2.5: the full model's and the base model's layouts differ in
+	// more than a prefix, so each is a VLM of its own, chosen by
+	// architectures.
+	&Family{Name: "Kimi-K2.5", Class: "Kimi_K25", ModelTypes: []string{"kimi_k25"}, Causal: "Kimi_K25ForConditionalGeneration", SeqCls: "-",
+		Tasks: []Task{{Suffix: TaskBase}},
+		compose: func(c *Config) (*Family, error) {
+			if c.Architecture() == "Kimi_K25Model" {
+				return kimiBaseVLM.compose(c)
+			}
+			return kimiFullVLM.compose(c)
+		}},
+	func() *Family {
+		defs, global, stack := kimiVision("", "", kimiAlone)
+		return &Family{Name: "Kimi-K2.5 vision", Class: "Kimi_K25", ConfigClass: "Kimi_K25VisionConfig", ModelTypes: []string{"kimi_k25_vision"},
+			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
+			Defs: defs, Global: global, Stacks: []Stack{stack}, Final: norm("final_layernorm", "vH", "true")}
+	}(),
+)
