@@ -420,9 +420,9 @@ var _ = register(
 type kimiLayout int
 
 const (
-	kimiFull kimiLayout = iota // Kimi_K25ForConditionalGeneration
-	kimiBase                   // Kimi_K25Model
-	kimiAlone                  // Kimi_K25VisionModel
+	kimiFull  kimiLayout = iota // Kimi_K25ForConditionalGeneration
+	kimiBase                    // Kimi_K25Model
+	kimiAlone                   // Kimi_K25VisionModel
 )
 
 // kimiVision is Kimi-K2.5's MoonViT tower (fields under cfg, names
