@@ -505,3 +505,31 @@ var _ = register(
 			Defs: defs, Global: global, Stacks: []Stack{stack}, Final: norm("final_layernorm", "vH", "true")}
 	}(),
 )
+
+// axk2GatedNorm is A.X K2's gated RMS norm under pre: the norm and a
+// low-rank sigmoid gate (W_down [gr, H], W_up [H, gr]; the released
+// names, which transformers 5.x saves).
+func axk2GatedNorm(pre string) []T {
+	return cat(norm(pre+"norm", "H", ""), linear(pre+"W_down", "gr", "H", ""), linear(pre+"W_up", "H", "gr", ""))
+}
+
+var _ = register(
+	// A.X K2: DeepSeek-V3.2's MLA with the sparse-attention indexer, its
+	// query up-projection fused with a per-head output gate (q_b_proj
+	// [heads·(qk+v), 2·q_lora_rank]), gated norms before attention and
+	// before the sparse blocks' MLP, dense then sparse layers
+	// (mlp_layer_types, else first_k_dense_replace/moe_layer_freq).
+	std("AXK2", "AXK2", []string{"axk2"},
+		cat(deepseekDims("163840", "2048", "48", "32", "5120"), mla5Dims("384", "128", "64", "32", "64"),
+			replaceDef(deepseekStyle("128", "512", "8", "1", "1"), Def{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "128", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+			dsaDefs("16", "128"), []Def{mltDef, opt("moe_every", "moe_layer_freq", "1"), opt("gr", "gated_norm_rank", "16"), tie("false"), attnBiasFlag}),
+		[]Kind{{Name: "sparse", If: "len(mlt) > l ? at(mlt, l) == 'sparse' : l >= first_dense && l % max(moe_every, 1) == 0"}, {Name: "dense"}},
+		axk2GatedNorm("input_layernorm."),
+		linear("self_attn.q_a_proj", "qr", "H", "attention_bias"), norm("self_attn.q_a_layernorm", "qr", ""),
+		linear("self_attn.q_b_proj", "heads*(qkd+vd)", "2*qr", ""),
+		linear("self_attn.kv_a_proj_with_mqa", "kvr+rope", "H", "attention_bias"), norm("self_attn.kv_a_layernorm", "kvr", ""),
+		linear("self_attn.kv_b_proj", "heads*(nope+vd)", "kvr", ""), linear("self_attn.o_proj", "H", "heads*vd", "attention_bias"),
+		dsaIndexer("self_attn.indexer."),
+		when("sparse", axk2GatedNorm("post_attention_layernorm."), mlaMoE5("true")),
+		when("dense", norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", ""))),
+)
