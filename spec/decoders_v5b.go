@@ -533,3 +533,46 @@ var _ = register(
 		when("sparse", axk2GatedNorm("post_attention_layernorm."), mlaMoE5("true")),
 		when("dense", norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", ""))),
 )
+
+// zayaResidual is ZAYA's learned residual scaling under pre: a scale
+// and bias of the block's output and of the residual.
+func zayaResidual(pre string) []T {
+	return cat(vec(pre+"hidden_states_bias", "H"), vec(pre+"hidden_states_scale", "H"), vec(pre+"residual_bias", "H"), vec(pre+"residual_scale", "H"))
+}
+
+// zayaConv is a biased 1-D convolution [out, in per group, k].
+func zayaConv(name, out, in, k string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+var _ = register(
+	// ZAYA1: compressed convolutional attention (q, k and two half-width
+	// v projections, a depthwise then a per-head grouped conv over q and
+	// k, a learned q/k temperature per kv head), residual scalings after
+	// attention and MoE, and an MoE of stacked experts whose router (a
+	// down projection, an MLP, one class more than experts: the skip
+	// expert) carries state from layer to layer (router_states_scale
+	// from the second layer on).
+	(&Family{Name: "ZAYA", Class: "Zaya", ModelTypes: []string{"zaya"}, SeqCls: "-",
+		Defs: cat(sized(llamaDims("128", "", "2", ""), "V", "262272", "H", "2048", "L", "40", "heads", "8", "I", "0")[:6], []Def{
+			{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per block (and one skip class)", Show: true, Max: MaxExperts},
+			{Sym: "Im", Field: "moe_intermediate_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+			opt("R", "router_hidden_size", "256"), opt("t0", "cca_time0", "2"), opt("t1", "cca_time1", "2"),
+			attnBiasFlag, flag("lm_head_bias", "lm_head_bias", "false", "lm_head has a bias"), tie("true"),
+		}),
+		Global: cat(embed("model.embed_tokens.weight"), vec("model.input_hidden_states_bias", "H"), vec("model.input_hidden_states_scale", "H")),
+		Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""),
+			linear("self_attn.qkv_proj.q_proj", "heads*d", "H", "attention_bias"), linear("self_attn.qkv_proj.k_proj", "kv*d", "H", "attention_bias"),
+			linear("self_attn.qkv_proj.v_proj_current", "kv*d/2", "H", "attention_bias"), linear("self_attn.qkv_proj.v_proj_delayed", "kv*d/2", "H", "attention_bias"),
+			zayaConv("self_attn.qkv_proj.conv_qk_depthwise", "(heads+kv)*d", "1", "t0"), zayaConv("self_attn.qkv_proj.conv_qk_grouped", "(heads+kv)*d", "d", "t1"),
+			vec("self_attn.qk_norm.temp", "kv"),
+			linear("self_attn.o_proj", "H", "heads*d", "attention_bias"),
+			norm("post_attention_layernorm", "H", ""),
+			linear("mlp.gate.down_proj", "R", "H", "true"), vecIf("mlp.gate.router_states_scale", "R", "l > 0"),
+			norm("mlp.gate.router_mlp.norm", "R", ""), linear("mlp.gate.router_mlp.fc1", "R", "R", "true"), linear("mlp.gate.router_mlp.fc2", "R", "R", "true"),
+			linear("mlp.gate.router_mlp.out_proj", "E+1", "R", ""), vecAny("mlp.gate.balancing_biases", "E+1"),
+			stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"),
+			zayaResidual("post_attention_residual_scale."), zayaResidual("post_mlp_residual_scale.")),
+		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
+	}),
+)
