@@ -576,3 +576,35 @@ var _ = register(
 		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
 	}),
 )
+
+// hrmStack is one of HRM-text's two recurrent modules under pre: layers
+// of a gated attention (gate, q, k, v fused as gqkv_proj, the released
+// name 5.x saves back; their biases keep the module names) and a
+// SwiGLU (gate and up fused), no norm weights.
+func hrmStack(name, pre string) Stack {
+	return Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "Ls", Tensors: cat(
+		linear("attn.gqkv_proj", "4*heads*d", "H", ""),
+		when("attention_bias", vec("self_attn.gate_proj.bias", "heads*d"), vec("self_attn.q_proj.bias", "heads*d"),
+			vec("self_attn.k_proj.bias", "heads*d"), vec("self_attn.v_proj.bias", "heads*d")),
+		linear("attn.o_proj", "H", "heads*d", "attention_bias"),
+		linear("mlp.gate_up_proj", "2*I", "H", ""),
+		when("mlp_bias", vec("mlp.gate_proj.bias", "I"), vec("mlp.up_proj.bias", "I")),
+		linear("mlp.down_proj", "H", "I", "mlp_bias"))}
+}
+
+var _ = register(
+	// HRM-text: a hierarchical recurrent model, a high-level and a
+	// low-level module of num_layers_per_stack layers each (multi-head
+	// attention, no kv grouping), the low module's learned initial state.
+	&Family{Name: "HRM-text", Class: "HrmText", ModelTypes: []string{"hrm_text"}, SeqCls: "-",
+		Defs: cat(sized(llamaDims("128", "", "heads", "heads"), "V", "151808", "H", "1536", "L", "16", "heads", "12", "I", "4096")[:5],
+			[]Def{{Sym: "I", Field: "intermediate_size", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+				// Absent, num_hidden_layers is the per-module count (the
+				// config then rewrites it to the unrolled total).
+				{Sym: "Ls", Field: "num_layers_per_stack", Default: "L", Null: "L", Legend: "Ls", Desc: "layers of each module", Show: true, Max: MaxLayers},
+				attnBiasFlag, mlpBiasFlag, tie("false")}),
+		Global: cat(embed("model.embed_tokens.weight"), vec("model.z_L_init", "H")),
+		Stacks: []Stack{hrmStack("high", "model.H_module."), hrmStack("low", "model.L_module.")},
+		Final:  lmHead("lm_head.weight"),
+	},
+)
