@@ -608,3 +608,32 @@ var _ = register(
 		Final:  lmHead("lm_head.weight"),
 	},
 )
+
+var _ = register(
+	// GLM-Image's language model alone (GlmImageTextModel): GLM-4's
+	// layer (sandwich norms, fused gate_up, q/k/v biases by
+	// attention_bias) with head_dim H/heads unless given.
+	std("GLM-Image text", "GlmImage", []string{"glm_image_text"},
+		cat(sized(llamaDims("H/heads", "", "2", ""), "V", "168064", "H", "4096", "L", "40", "heads", "32", "I", "13696"),
+			[]Def{flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
+		inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
+		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")).
+		with(func(f *Family) {
+			f.ConfigClass, f.Causal, f.SeqCls = "GlmImageTextConfig", "-", "-"
+			f.Final = norm("model.norm", "H", "")
+			f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
+		}),
+	// GLM-Image's VQ tokenizer (GlmImageVQVAE): only the codebook and the
+	// 1×1 convs into and out of it are parameters.
+	&Family{Name: "GLM-Image VQ-VAE", Class: "GlmImage", ConfigClass: "GlmImageVQVAEConfig", ModelTypes: []string{"glm_image_vqmodel"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VQVAE", KeepFinal: true}},
+		Defs: []Def{
+			{Sym: "qD", Field: "embed_dim", Default: "2048", Legend: "D", Desc: "codebook entry width", Show: true, Pos: true},
+			{Sym: "qN", Field: "num_embeddings", Default: "16384", Legend: "N", Desc: "codebook entries", Show: true, Pos: true},
+			{Sym: "qC", Field: "latent_channels", Default: "1536", Desc: "latent channels", Pos: true},
+		},
+		Final: cat([]T{{Name: "quantize.embedding.weight", Shape: []string{"qN", "qD"}, Role: RoleEmbedding},
+			{Name: "quant_conv.weight", Shape: []string{"qD", "qC", "1", "1"}, Role: RoleLinear}}, vec("quant_conv.bias", "qD"),
+			[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
+	},
+)
