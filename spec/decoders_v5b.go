@@ -400,3 +400,229 @@ var _ = register(
 	towerVision(llama4Vision(), "vision_model.", "Llama4", "VisionModel", "llama4_vision_model"),
 	towerVision(mllamaVision(), "vision_model.", "Mllama", "VisionModel", "mllama_vision_model"),
 )
+
+// kimiLayout is one of the three layouts transformers 5.x saves
+// Kimi-K2.5 in: its conversion mapping, reversed on save, renames the
+// full model's names back to the released checkpoint's (fused wqkv,
+// norm0/norm1, fc0/fc1, wo, language_model.model.blocks), only part of
+// them in the base model, none in the vision model alone.
+type kimiLayout int
+
+const (
+	kimiFull  kimiLayout = iota // Kimi_K25ForConditionalGeneration
+	kimiBase                    // Kimi_K25Model
+	kimiAlone                   // Kimi_K25VisionModel
+)
+
+// kimiVision is Kimi-K2.5's MoonViT tower (fields under cfg, names
+// under pre) in layout k: a biased patch conv, a learned 2-D position
+// table, pre-norm blocks with a biased attention and GELU MLP, a final
+// LayerNorm.
+func kimiVision(cfg, pre string, k kimiLayout) ([]Def, []T, Stack) {
+	defs := cat(vTower(cfg, "1152", "27", "4304", "14"), []Def{opt("vPH", cfg+"pos_emb_height", "64"), opt("vPW", cfg+"pos_emb_width", "64")})
+	enc, pos, blocks := pre+"encoder.", pre+"patch_embed.pos_emb.weight", "encoder.blocks.{l}."
+	if k != kimiFull {
+		enc, pos, blocks = pre, pre+"patch_embed.pos_emb.position_embeddings", "blocks.{l}."
+	}
+	global := cat([]T{{Name: enc + "patch_embed.proj.weight", Shape: []string{"vH", "3", "vP", "vP"}, Role: RoleLinear}}, vec(enc+"patch_embed.proj.bias", "vH"),
+		[]T{{Name: pos, Shape: []string{"vPH", "vPW", "vH"}, Role: RoleEmbedding}})
+	var layer []T
+	switch k {
+	case kimiFull:
+		layer = cat(norm("norm0", "vH", "true"), norm("norm1", "vH", "true"), linear("wqkv", "3*vH", "vH", "true"), linear("wo", "vH", "vH", "true"),
+			linear("mlp.fc0", "vI", "vH", "true"), linear("mlp.fc1", "vH", "vI", "true"))
+	case kimiBase:
+		layer = cat(norm("norm1", "vH", "true"), norm("norm2", "vH", "true"), linear("wqkv", "3*vH", "vH", "true"), linear("attn.proj", "vH", "vH", "true"),
+			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))
+	default:
+		blocks = "layers.{l}."
+		layer = cat(norm("norm1", "vH", "true"), norm("norm2", "vH", "true"), linear("attn.q_proj", "vH", "vH", "true"), linear("attn.k_proj", "vH", "vH", "true"),
+			linear("attn.v_proj", "vH", "vH", "true"), linear("attn.proj", "vH", "vH", "true"),
+			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))
+	}
+	return defs, global, Stack{Name: "vision", Prefix: pre + blocks, Layers: "vL", Tensors: layer}
+}
+
+// kimiVLM is Kimi-K2.5 (full: Kimi_K25ForConditionalGeneration, else
+// Kimi_K25Model): the MoonViT tower, a projector of merge_kernel_size²
+// patches (LayerNorm, two linears) and a DeepSeek-V3 language model
+// (text_config, kimi_k2 read as deepseek_v3) whose layers are saved as
+// blocks.
+func kimiVLM(k kimiLayout) *vlm {
+	defs, global, stack := kimiVision(vcfg, "vision_tower.", k)
+	enc := "vision_tower.encoder."
+	if k != kimiFull {
+		enc = "vision_tower."
+	}
+	mk := "(len(vMK) > 1 ? at(vMK, 0)*at(vMK, 1) : 4)"
+	v := &vlm{Family: Family{Name: "Kimi-K2.5", Class: "Kimi_K25", ModelTypes: []string{"kimi_k25"}, Causal: "Kimi_K25ForConditionalGeneration",
+		Defs: cat(defs, []Def{{Sym: "vMK", Field: "vision_config.merge_kernel_size", Type: List, Default: "list(2, 2)", Null: "=", Desc: "patches merged by the projector"},
+			opt("pH", "projection_hidden_size", "1152")}),
+		Global: global, Stacks: []Stack{stack},
+		Final: cat(norm(enc+"final_layernorm", "vH", "true"), norm("mm_projector.pre_norm", "pH", "true"),
+			zeroOK(cat(linear("mm_projector.in_proj", "vH*"+mk, "vH*"+mk, "true"), linear("mm_projector.out_proj", "H", "vH*"+mk, "true")))),
+	}, text: "deepseek_v3", alias: map[string]string{"kimi_k2": "deepseek_v3"}, reroot: [][2]string{{"model.layers.", "language_model.model.blocks."}, {"model.", "language_model.model."}, {"lm_head.", "language_model.lm_head."}}}
+	if k == kimiFull {
+		v.Final = rerootTs(v.Final, [][2]string{{"mm_projector.pre_norm.", "model.mm_projector.pre_norm."}, {"mm_projector.in_proj.", "mm_projector.proj.0."}, {"mm_projector.out_proj.", "mm_projector.proj.2."}})
+	} else {
+		v.Causal, v.reroot, v.head = "Kimi_K25Model", [][2]string{{"model.layers.", "language_model.blocks."}, {"model.", "language_model."}}, []T{}
+	}
+	return v
+}
+
+var (
+	kimiFullVLM = kimiVLM(kimiFull)
+	kimiBaseVLM = kimiVLM(kimiBase)
+)
+
+var _ = register(
+	// Kimi-K2.5: the full model's and the base model's layouts differ in
+	// more than a prefix, so each is a VLM of its own, chosen by
+	// architectures.
+	&Family{Name: "Kimi-K2.5", Class: "Kimi_K25", ModelTypes: []string{"kimi_k25"}, Causal: "Kimi_K25ForConditionalGeneration", SeqCls: "-",
+		Tasks: []Task{{Suffix: TaskBase}},
+		compose: func(c *Config) (*Family, error) {
+			if c.Architecture() == "Kimi_K25Model" {
+				return kimiBaseVLM.compose(c)
+			}
+			return kimiFullVLM.compose(c)
+		}},
+	func() *Family {
+		defs, global, stack := kimiVision("", "", kimiAlone)
+		return &Family{Name: "Kimi-K2.5 vision", Class: "Kimi_K25", ConfigClass: "Kimi_K25VisionConfig", ModelTypes: []string{"kimi_k25_vision"},
+			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
+			Defs: defs, Global: global, Stacks: []Stack{stack}, Final: norm("final_layernorm", "vH", "true")}
+	}(),
+)
+
+// axk2GatedNorm is A.X K2's gated RMS norm under pre: the norm and a
+// low-rank sigmoid gate (W_down [gr, H], W_up [H, gr]; the released
+// names, which transformers 5.x saves).
+func axk2GatedNorm(pre string) []T {
+	return cat(norm(pre+"norm", "H", ""), linear(pre+"W_down", "gr", "H", ""), linear(pre+"W_up", "H", "gr", ""))
+}
+
+var _ = register(
+	// A.X K2: DeepSeek-V3.2's MLA with the sparse-attention indexer, its
+	// query up-projection fused with a per-head output gate (q_b_proj
+	// [heads·(qk+v), 2·q_lora_rank]), gated norms before attention and
+	// before the sparse blocks' MLP, dense then sparse layers
+	// (mlp_layer_types, else first_k_dense_replace/moe_layer_freq).
+	std("AXK2", "AXK2", []string{"axk2"},
+		cat(deepseekDims("163840", "2048", "48", "32", "5120"), mla5Dims("384", "128", "64", "32", "64"),
+			replaceDef(deepseekStyle("128", "512", "8", "1", "1"), Def{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "128", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+			dsaDefs("16", "128"), []Def{mltDef, opt("moe_every", "moe_layer_freq", "1"), opt("gr", "gated_norm_rank", "16"), tie("false"), attnBiasFlag}),
+		[]Kind{{Name: "sparse", If: "len(mlt) > l ? at(mlt, l) == 'sparse' : l >= first_dense && l % max(moe_every, 1) == 0"}, {Name: "dense"}},
+		axk2GatedNorm("input_layernorm."),
+		linear("self_attn.q_a_proj", "qr", "H", "attention_bias"), norm("self_attn.q_a_layernorm", "qr", ""),
+		linear("self_attn.q_b_proj", "heads*(qkd+vd)", "2*qr", ""),
+		linear("self_attn.kv_a_proj_with_mqa", "kvr+rope", "H", "attention_bias"), norm("self_attn.kv_a_layernorm", "kvr", ""),
+		linear("self_attn.kv_b_proj", "heads*(nope+vd)", "kvr", ""), linear("self_attn.o_proj", "H", "heads*vd", "attention_bias"),
+		dsaIndexer("self_attn.indexer."),
+		when("sparse", axk2GatedNorm("post_attention_layernorm."), mlaMoE5("true")),
+		when("dense", norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", ""))),
+)
+
+// zayaResidual is ZAYA's learned residual scaling under pre: a scale
+// and bias of the block's output and of the residual.
+func zayaResidual(pre string) []T {
+	return cat(vec(pre+"hidden_states_bias", "H"), vec(pre+"hidden_states_scale", "H"), vec(pre+"residual_bias", "H"), vec(pre+"residual_scale", "H"))
+}
+
+// zayaConv is a biased 1-D convolution [out, in per group, k].
+func zayaConv(name, out, in, k string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+var _ = register(
+	// ZAYA1: compressed convolutional attention (q, k and two half-width
+	// v projections, a depthwise then a per-head grouped conv over q and
+	// k, a learned q/k temperature per kv head), residual scalings after
+	// attention and MoE, and an MoE of stacked experts whose router (a
+	// down projection, an MLP, one class more than experts: the skip
+	// expert) carries state from layer to layer (router_states_scale
+	// from the second layer on).
+	(&Family{Name: "ZAYA", Class: "Zaya", ModelTypes: []string{"zaya"}, SeqCls: "-",
+		Defs: cat(sized(llamaDims("128", "", "2", ""), "V", "262272", "H", "2048", "L", "40", "heads", "8", "I", "0")[:6], []Def{
+			{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per block (and one skip class)", Show: true, Max: MaxExperts},
+			{Sym: "Im", Field: "moe_intermediate_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+			opt("R", "router_hidden_size", "256"), opt("t0", "cca_time0", "2"), opt("t1", "cca_time1", "2"),
+			attnBiasFlag, flag("lm_head_bias", "lm_head_bias", "false", "lm_head has a bias"), tie("true"),
+		}),
+		Global: cat(embed("model.embed_tokens.weight"), vec("model.input_hidden_states_bias", "H"), vec("model.input_hidden_states_scale", "H")),
+		Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""),
+			linear("self_attn.qkv_proj.q_proj", "heads*d", "H", "attention_bias"), linear("self_attn.qkv_proj.k_proj", "kv*d", "H", "attention_bias"),
+			linear("self_attn.qkv_proj.v_proj_current", "kv*d/2", "H", "attention_bias"), linear("self_attn.qkv_proj.v_proj_delayed", "kv*d/2", "H", "attention_bias"),
+			zayaConv("self_attn.qkv_proj.conv_qk_depthwise", "(heads+kv)*d", "1", "t0"), zayaConv("self_attn.qkv_proj.conv_qk_grouped", "(heads+kv)*d", "d", "t1"),
+			vec("self_attn.qk_norm.temp", "kv"),
+			linear("self_attn.o_proj", "H", "heads*d", "attention_bias"),
+			norm("post_attention_layernorm", "H", ""),
+			linear("mlp.gate.down_proj", "R", "H", "true"), vecIf("mlp.gate.router_states_scale", "R", "l > 0"),
+			norm("mlp.gate.router_mlp.norm", "R", ""), linear("mlp.gate.router_mlp.fc1", "R", "R", "true"), linear("mlp.gate.router_mlp.fc2", "R", "R", "true"),
+			linear("mlp.gate.router_mlp.out_proj", "E+1", "R", ""), vecAny("mlp.gate.balancing_biases", "E+1"),
+			stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"),
+			zayaResidual("post_attention_residual_scale."), zayaResidual("post_mlp_residual_scale.")),
+		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
+	}),
+)
+
+// hrmStack is one of HRM-text's two recurrent modules under pre: layers
+// of a gated attention (gate, q, k, v fused as gqkv_proj, the released
+// name 5.x saves back; their biases keep the module names) and a
+// SwiGLU (gate and up fused), no norm weights.
+func hrmStack(name, pre string) Stack {
+	return Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "Ls", Tensors: cat(
+		linear("attn.gqkv_proj", "4*heads*d", "H", ""),
+		when("attention_bias", vec("self_attn.gate_proj.bias", "heads*d"), vec("self_attn.q_proj.bias", "heads*d"),
+			vec("self_attn.k_proj.bias", "heads*d"), vec("self_attn.v_proj.bias", "heads*d")),
+		linear("attn.o_proj", "H", "heads*d", "attention_bias"),
+		linear("mlp.gate_up_proj", "2*I", "H", ""),
+		when("mlp_bias", vec("mlp.gate_proj.bias", "I"), vec("mlp.up_proj.bias", "I")),
+		linear("mlp.down_proj", "H", "I", "mlp_bias"))}
+}
+
+var _ = register(
+	// HRM-text: a hierarchical recurrent model, a high-level and a
+	// low-level module of num_layers_per_stack layers each (multi-head
+	// attention, no kv grouping), the low module's learned initial state.
+	&Family{Name: "HRM-text", Class: "HrmText", ModelTypes: []string{"hrm_text"}, SeqCls: "-",
+		Defs: cat(sized(llamaDims("128", "", "heads", "heads"), "V", "151808", "H", "1536", "L", "16", "heads", "12", "I", "4096")[:5],
+			[]Def{{Sym: "I", Field: "intermediate_size", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+				// Absent, num_hidden_layers is the per-module count (the
+				// config then rewrites it to the unrolled total).
+				{Sym: "Ls", Field: "num_layers_per_stack", Default: "L", Null: "L", Legend: "Ls", Desc: "layers of each module", Show: true, Max: MaxLayers},
+				attnBiasFlag, mlpBiasFlag, tie("false")}),
+		Global: cat(embed("model.embed_tokens.weight"), vec("model.z_L_init", "H")),
+		Stacks: []Stack{hrmStack("high", "model.H_module."), hrmStack("low", "model.L_module.")},
+		Final:  lmHead("lm_head.weight"),
+	},
+)
+
+var _ = register(
+	// GLM-Image's language model alone (GlmImageTextModel): GLM-4's
+	// layer (sandwich norms, fused gate_up, q/k/v biases by
+	// attention_bias) with head_dim H/heads unless given.
+	std("GLM-Image text", "GlmImage", []string{"glm_image_text"},
+		cat(sized(llamaDims("H/heads", "", "2", ""), "V", "168064", "H", "4096", "L", "40", "heads", "32", "I", "13696"),
+			[]Def{flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
+		inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
+		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")).
+		with(func(f *Family) {
+			f.ConfigClass, f.Causal, f.SeqCls = "GlmImageTextConfig", "-", "-"
+			f.Final = norm("model.norm", "H", "")
+			f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
+		}),
+	// GLM-Image's VQ tokenizer (GlmImageVQVAE): only the codebook and the
+	// 1×1 convs into and out of it are parameters.
+	&Family{Name: "GLM-Image VQ-VAE", Class: "GlmImage", ConfigClass: "GlmImageVQVAEConfig", ModelTypes: []string{"glm_image_vqmodel"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VQVAE", KeepFinal: true}},
+		Defs: []Def{
+			{Sym: "qD", Field: "embed_dim", Default: "2048", Legend: "D", Desc: "codebook entry width", Show: true, Pos: true},
+			{Sym: "qN", Field: "num_embeddings", Default: "16384", Legend: "N", Desc: "codebook entries", Show: true, Pos: true},
+			{Sym: "qC", Field: "latent_channels", Default: "1536", Desc: "latent channels", Pos: true},
+		},
+		Final: cat([]T{{Name: "quantize.embedding.weight", Shape: []string{"qN", "qD"}, Role: RoleEmbedding},
+			{Name: "quant_conv.weight", Shape: []string{"qD", "qC", "1", "1"}, Role: RoleLinear}}, vec("quant_conv.bias", "qD"),
+			[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
+	},
+)
