@@ -207,7 +207,7 @@ func (v *vlm) register() *Family {
 	f := &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
 		Causal: v.Causal, SeqCls: "-", compose: v.compose}
 	if v.tasks != nil {
-		f.Tasks = append(composedTasks(v.reroot), v.tasks...)
+		f.Tasks = vlmTasks(v.reroot, v.tasks)
 	}
 	return f
 }
@@ -239,7 +239,7 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		return f.(*Family), nil
 	}
 	f := &Family{Name: v.Name + " + " + tf.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: append(composedTasks(v.reroot), v.tasks...),
+		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: vlmTasks(v.reroot, v.tasks),
 		Embed: rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
 	for _, d := range tf.Defs {
 		if d.Field != "" {
@@ -951,7 +951,7 @@ var _ = register(
 					{Name: img + "sub_img_feature_extensor", Shape: []string{"1", "1", "1", "vH"}, Role: RoleEmbedding}},
 				linear(aud+"up_proj_for_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_speech", "H", "H", "true"),
 				linear(aud+"up_proj_for_vision_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_vision_speech", "H", "H", "true")),
-		}, text: "phi3", flat: true,
+		}, text: "phi3", flat: true, tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
 			defaults: map[string]string{"V": "200064", "H": "3072", "L": "32", "heads": "32", "kv": "8", "I": "8192"}}).register()
 	}(),
 	llava("LLaVA", "Llava", "llava", "llama", "clip_vision_model", nil),
@@ -983,10 +983,9 @@ var _ = register(
 		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
 		[]Def{{Sym: "mm_p", Field: "vision_config.projection_dim|projection_dim", Default: "2048", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true}},
 		linear("multi_modal_projector.linear", "mm_p", "vH", "true")),
-	// Gemma 3 (and ShieldGemma 2): a soft-embedding RMS norm and a bare
-	// projection matrix [vH, H].
+	// Gemma 3 (and ShieldGemma 2, multimodal_v5b.go): a soft-embedding
+	// RMS norm and a bare projection matrix [vH, H].
 	gemma3("Gemma3", "gemma3"),
-	gemma3("ShieldGemma2", "shieldgemma2"),
 	// Aya Vision: pixel-shuffled (downsample_factor²) features, LayerNorm,
 	// SwiGLU of alignment_intermediate_size (absent: the text width).
 	withTower(&vlm{Family: Family{Name: "AyaVision", Class: "AyaVision", ModelTypes: []string{"aya_vision"}, Causal: "AyaVisionForConditionalGeneration",

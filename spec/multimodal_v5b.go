@@ -1,0 +1,186 @@
+package spec
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Vision-language models of the second issue-31 round (helper vlm5b):
+// VLMs made of the towers and language models the other rows already
+// check (Video-LLaVA, ShieldGemma 2's classifier, the ColPali retrievers,
+// …), each composed from those rows' blocks, never a copy.
+
+var _ = register(
+	// Video-LLaVA: LLaVA's projector over two CLIP towers of the same
+	// vision_config, image_tower and video_tower, into a Llama.
+	func() *Family {
+		d, t := llavaProjector("multi_modal_projector.", "true")
+		vg, vs, vf := visionTower("video_tower.vision_model.", "video_tower.")
+		return withTower(&vlm{Family: Family{Name: "Video-LLaVA", Class: "VideoLlava", ModelTypes: []string{"video_llava"},
+			Causal: "VideoLlavaForConditionalGeneration", Global: vg, Stacks: vs,
+			Variants: [][][2]string{{{"image_tower.vision_model.", "image_tower."}, {"video_tower.vision_model.", "video_tower."}}}},
+			text: "llama", reroot: legacyLM},
+			"clip_vision_model", "image_tower.vision_model.", "image_tower.", d, cat(t, vf))
+	}(),
+	// ColPali and ColQwen2: a PaliGemma or Qwen2-VL under vlm. (its
+	// config vlm_config) and a projection of the text width to
+	// embedding_dim. transformers 4.x holds the VLM's causal LM (its head
+	// saved unless tied), 5.x its base model.
+	(&wrap{Name: "ColPali", Class: "ColPali", Causal: "ColPaliForRetrieval", ModelTypes: []string{"colpali"},
+		sub: "vlm_config.", mt: "paligemma", names: [][2]string{{"", "vlm."}}, headIf: "!tf5",
+		Defs: colEmbedDefs, Final: colEmbedProj}).register(),
+	(&wrap{Name: "ColQwen2", Class: "ColQwen2", Causal: "ColQwen2ForRetrieval", ModelTypes: []string{"colqwen2"},
+		sub: "vlm_config.", mt: "qwen2_vl", headIf: "!tf5",
+		names:    [][2]string{{"model.", "vlm.model.language_model."}, {"visual.", "vlm.model.visual."}, {"lm_head.", "vlm.lm_head."}},
+		Variants: [][][2]string{{{"vlm.model.language_model.", "vlm.language_model."}, {"vlm.model.visual.", "vlm.visual."}}},
+		Defs:     colEmbedDefs, Final: colEmbedProj}).register(),
+	// ShieldGemma 2: Gemma 3's VLM (its configs of
+	// Gemma3ForConditionalGeneration are Gemma 3's), and
+	// ShieldGemma2ForImageClassification holding it under model.; 5.x
+	// saves the VLM's base model under model.model. and the head as
+	// model.lm_head.
+	(&wrap{Name: "ShieldGemma2", Class: "ShieldGemma2", Causal: "ShieldGemma2ForImageClassification", ModelTypes: []string{"shieldgemma2"},
+		inner: gemma3("ShieldGemma2", "shieldgemma2"), other: true, names: [][2]string{{"", "model."}},
+		Variants: [][][2]string{{{"model.language_model.model.", "model.model.language_model.model."},
+			{"model.vision_tower.vision_model.", "model.model.vision_tower."},
+			{"model.multi_modal_projector.", "model.model.multi_modal_projector."}, {"model.language_model.lm_head.", "model.lm_head."}}}}).register(),
+)
+
+// colEmbedDefs and colEmbedProj are the ColPali retrievers' projection of
+// the text width to embedding_dim.
+var (
+	colEmbedDefs = []Def{{Sym: "cE", Field: "embedding_dim", Default: "128", Legend: "cE", Desc: "retrieval embedding width", Show: true, Pos: true}}
+	colEmbedProj = linear("embedding_proj_layer", "cE", "H", "true")
+)
+
+// wrap is a model that holds another model whole under an attribute
+// (ColPaliForRetrieval's vlm, ShieldGemma2ForImageClassification's
+// model): the family the sub-config's model_type names (composed for
+// that sub-config when it is a VLM), its fields read under sub, its
+// names rewritten by names, plus the wrapper's own fields and tensors.
+type wrap struct {
+	Name, Class, Causal string
+	ModelTypes          []string
+	sub                 string  // the inner model's config: "vlm_config." ("" the wrapper's own)
+	mt                  string  // the inner model_type when sub has none
+	inner               *Family // the inner family, when it is not a registered model type's
+	// names rewrites the inner model's names (first matching prefix).
+	names [][2]string
+	// headIf is the condition of the inner causal LM head ("" always:
+	// the wrapper holds the causal LM; "!tf5": 5.x holds the base
+	// model).
+	headIf string
+	// other: a class that is not the wrapper's is the inner family's
+	// own (ShieldGemma2's configs of Gemma3ForConditionalGeneration).
+	other    bool
+	Variants [][][2]string
+	Defs     []Def
+	Final    []T
+	cache    sync.Map // inner composition → *Family
+}
+
+func (w *wrap) register() *Family {
+	return &Family{Name: w.Name, Class: w.Class, ModelTypes: w.ModelTypes, Causal: w.Causal, SeqCls: "-", Tasks: noTasks, compose: w.compose}
+}
+
+// subConfig is the config under field ("vlm_config."), or c.
+func (c *Config) subConfig(field string) *Config {
+	if field == "" {
+		return c
+	}
+	raw, ok := c.lookup(strings.TrimSuffix(field, "."))
+	var m map[string]json.RawMessage
+	if !ok || json.Unmarshal(raw, &m) != nil || m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	return &Config{Path: c.Path, Raw: raw, fields: m}
+}
+
+func (w *wrap) compose(c *Config) (*Family, error) {
+	sc := c.subConfig(w.sub)
+	inner := w.inner
+	if inner == nil {
+		mt := w.mt
+		if s := sc.ModelType(); s != "" {
+			mt = s
+		}
+		if inner = byType[mt]; inner == nil {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+				Reason: fmt.Sprintf("its inner model, %smodel_type %q, has no spec", w.sub, mt)}
+		}
+	}
+	if inner.compose != nil {
+		var err error
+		if inner, err = inner.compose(sc); err != nil {
+			return nil, err
+		}
+	}
+	if w.other && c.Architecture() != w.Causal {
+		return inner, nil
+	}
+	if f, ok := w.cache.Load(inner); ok {
+		return f.(*Family), nil
+	}
+	f := &Family{Name: w.Name + " + " + inner.Name, Class: w.Class, ModelTypes: w.ModelTypes, Causal: w.Causal, SeqCls: "-", Tasks: noTasks,
+		Embed: rebase(inner.Embed, w.names), Head: rebase(inner.Head, w.names)}
+	for _, d := range inner.Defs {
+		if d.Field != "" && w.sub != "" {
+			alts := strings.Split(d.Field, "|")
+			for i := range alts {
+				alts[i] = w.sub + alts[i]
+			}
+			d.Field = strings.Join(alts, "|")
+		}
+		// transformers builds the inner model whether or not its key/value
+		// heads divide its heads (ColQwen2's reference config: 8 of 6), so
+		// the shapes, not that rule, are checked.
+		d.Divides = ""
+		f.Defs = append(f.Defs, d)
+	}
+	f.Defs = append(f.Defs, w.Defs...)
+	re := func(ts []T) []T {
+		out := rerootTs(ts, w.names)
+		for i := range out {
+			if out[i].Role == RoleHead && w.headIf != "" {
+				out[i].If = "(" + w.headIf + ") && (" + cmp.Or(out[i].If, "true") + ")"
+			}
+		}
+		return slices.DeleteFunc(out, func(t T) bool { return t.Role == RoleScore })
+	}
+	f.Global = re(inner.Global)
+	for _, s := range inner.Stacks {
+		s.Prefix = rebase(s.Prefix, w.names)
+		f.Stacks = append(f.Stacks, s)
+	}
+	f.Final = cat(re(inner.Final), w.Final)
+	for _, v := range inner.Variants {
+		var nv [][2]string
+		for _, r := range v {
+			nv = append(nv, [2]string{rebase(r[0], w.names), rebase(r[1], w.names)})
+		}
+		f.Variants = append(f.Variants, nv)
+	}
+	f.Variants = append(f.Variants, w.Variants...)
+	if err := f.compile(); err != nil {
+		return nil, fmt.Errorf("spec: %s with %s: %w", w.Name, inner.Name, err)
+	}
+	g, _ := w.cache.LoadOrStore(inner, f)
+	return g.(*Family), nil
+}
+
+// vlmTasks are a VLM's task classes: composedTasks' base model unless
+// the VLM's own tasks give it (Phi-4-multimodal's base model drops the
+// model. prefix), then its own.
+func vlmTasks(reroot [][2]string, own []Task) []Task {
+	var out []Task
+	for _, t := range composedTasks(reroot) {
+		if !slices.ContainsFunc(own, func(o Task) bool { return o.Suffix == t.Suffix }) {
+			out = append(out, t)
+		}
+	}
+	return append(out, own...)
+}
