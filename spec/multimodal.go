@@ -180,7 +180,11 @@ type vlm struct {
 	Family
 	// tie5 is the rule transformers 5.x ties the head by (writerTie):
 	// "" the top level, else an expression of tiedTop and tiedText.
-	tie5   string
+	tie5 string
+	// tieTop, when set, is the default of the top-level
+	// tie_word_embeddings, which then does not fall back to the text
+	// config's (Qwen2.5-Omni's thinker: false).
+	tieTop string
 	text   string      // text_config's default model_type
 	textF  *Family     // the language model, when it is the VLM's own (Qwen2-VL)
 	reroot [][2]string // the language model's names: {"model.", "language_model.model."}
@@ -259,7 +263,11 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 			d.Default = x
 		}
 		if d.Sym == "tied" {
-			f.Defs = append(f.Defs, writerTie(d.Field, "tie_word_embeddings", d.Default, v.tie5)...)
+			ds := writerTie(d.Field, "tie_word_embeddings", d.Default, v.tie5)
+			if v.tieTop != "" {
+				ds[1].Field, ds[1].Default = "tie_word_embeddings", v.tieTop
+			}
+			f.Defs = append(f.Defs, ds...)
 			continue
 		}
 		f.Defs = append(f.Defs, d)

@@ -184,3 +184,128 @@ func vlmTasks(reroot [][2]string, own []Task) []Task {
 	}
 	return append(out, own...)
 }
+
+// splitQKV is a block with its fused attn.qkv [3·w, w] split into
+// attn.q, attn.k and attn.v, each w wide (Qwen2.5-Omni's vision tower).
+func splitQKV(ts []T, w string) []T {
+	var out []T
+	for _, t := range ts {
+		if rest, ok := strings.CutPrefix(t.Name, "attn.qkv."); ok {
+			for _, p := range []string{"q", "k", "v"} {
+				u := t
+				u.Name, u.Shape = "attn."+p+"."+rest, slices.Clone(t.Shape)
+				u.Shape[0] = w
+				out = append(out, u)
+			}
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// omniAudio is Qwen2.5-Omni's audio encoder under pre: Whisper's encoder
+// (Qwen2.5-Omni's config defaults are Qwen2-Audio's) without stored
+// positions, its final norm ln_post, a projection to output_dim and the
+// audio begin/end embeddings.
+func omniAudio(pre string) ([]Def, []T, Stack, []T) {
+	g, s, f := whisperEncoder(pre, "audio")
+	g = slices.DeleteFunc(g, func(t T) bool { return strings.HasSuffix(t.Name, ".embed_positions.weight") })
+	f = rerootTs(f, [][2]string{{pre + "layer_norm.", pre + "ln_post."}})
+	defs := append(whisperEncoderDefs("audio_config."),
+		Def{Sym: "aOut", Field: "audio_config.output_dim", Default: "3584", Desc: "audio projection width", Pos: true})
+	return defs, g, s, cat(f, linear(pre+"proj", "aOut", "aH", "true"),
+		[]T{{Name: pre + "audio_bos_eos_token.weight", Shape: []string{"2", "aOut"}, Role: RoleEmbedding}})
+}
+
+// omniText is Qwen2.5-Omni's language model: Qwen2-VL's text layout with
+// Qwen2_5OmniTextConfig's defaults (untied in 4.x, tied in 5.x).
+var omniText = func() *Family {
+	f := *qwenVLText
+	f.Name, f.Class = "Qwen2.5-Omni text", "Qwen2_5OmniText"
+	f.Defs = withDefault(withDefault(sized(f.Defs, "V", "152064", "H", "3584", "L", "28", "heads", "28", "I", "18944"), "kv", "4"), "tied", "tf5")
+	return &f
+}()
+
+// omniThinker is Qwen2.5-Omni's thinker: Qwen2.5-VL's vision tower with
+// q, k and v apart, the audio encoder, and the language model.
+func omniThinker() Family {
+	vd, vg, vs, vf := qwenVisual(true)
+	for i := range vs {
+		vs[i].Tensors = splitQKV(vs[i].Tensors, "vH")
+	}
+	ad, ag, as, af := omniAudio("audio_tower.")
+	return Family{Name: "Qwen2.5-Omni thinker", Class: "Qwen2_5OmniThinker", ModelTypes: []string{"qwen2_5_omni_thinker"},
+		Causal: "Qwen2_5OmniThinkerForConditionalGeneration",
+		Defs:   cat(vd, ad), Global: cat(vg, ag), Stacks: cat(vs, []Stack{as}), Final: cat(vf, af)}
+}
+
+var _ = register(
+	// The thinker's top-level tie_word_embeddings defaults to false
+	// (5.x ties by it), its text config's to false in 4.x, true in 5.x.
+	(&vlm{Family: omniThinker(), textF: omniText, tieTop: "false"}).register(),
+)
+
+// glmOcrText is GLM-OCR's language model: GLM-4V's layout with q, k and
+// v never biased, GlmOcrTextConfig's defaults.
+var glmOcrText = func() *Family {
+	f := *glm4vText
+	f.Name, f.Class = "GLM-OCR text", "GlmOcrText"
+	f.Defs = replaceDef(withDefault(sized(f.Defs, "V", "59392", "H", "1024", "L", "16", "heads", "16", "I", "4096"), "kv", "8"),
+		derived("attention_bias", "false"))
+	return &f
+}()
+
+// glmOcrVision is GLM-OCR's vision side: GLM-4V's 3-D patch embedding,
+// strided-conv downsample and gated merger (its width out_hidden_size ·
+// in_channels), blocks with q/k RMS norms and a biased SwiGLU of
+// intermediate_size, no learned positions.
+func glmOcrVision() Family {
+	block := renameSyms(cat(norm("norm1", "H", ""), norm("norm2", "H", ""), linear("attn.qkv", "3*H", "H", "vbias"), linear("attn.proj", "H", "H", "vbias"),
+		norm("attn.q_norm", "H/vheads", ""), norm("attn.k_norm", "H/vheads", ""), gatedMLP("mlp.", "vI", "vbias")), "H", "vH")
+	return Family{Name: "GLM-OCR", Class: "GlmOcr", ModelTypes: []string{"glm_ocr"}, Causal: "GlmOcrForConditionalGeneration",
+		Defs: []Def{
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "vision_config.depth", Default: "24", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vFFN(vcfg, "4096"), vPatch(vcfg, "14"),
+			{Sym: "vheads", Field: "vision_config.num_heads", Default: "16", Desc: "vision attention heads", Pos: true, Divides: "vH"},
+			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "1536", Desc: "merger width", Show: true, Pos: true},
+			opt("vT", "vision_config.temporal_patch_size", "2"), opt("vC", "vision_config.in_channels", "3"),
+			opt("vM", "vision_config.spatial_merge_size", "2"),
+			flag("vbias", "vision_config.attention_bias", "true", "vision qkv, proj and MLP have biases"),
+		},
+		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
+			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias}},
+		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: block}},
+		Final: cat(norm("model.visual.post_layernorm", "vH", ""),
+			conv("model.visual.downsample", "vOut", "vH", "vM", "vM"),
+			linear("model.visual.merger.proj", "vOut", "vOut", ""), norm("model.visual.merger.post_projection_norm", "vOut", "true"),
+			renameSyms(gatedMLP("model.visual.merger.", "vOut*vC", ""), "H", "vOut")),
+	}
+}
+
+var _ = register(
+	(&vlm{Family: glmOcrVision(), textF: glmOcrText, reroot: newLM}).register(),
+	towerText(glmOcrText, "GlmOcrText", "glm_ocr_text"),
+	towerVision(glmOcrVision(), "model.visual.", "GlmOcr", "VisionModel", "glm_ocr_vision"),
+)
+
+// paddleOCRVL is PaddleOCR-VL: a SigLIP-layout tower without pooling
+// head (PaddleOCRVisionConfig's defaults) under visual.vision_model, a
+// projector (LayerNorm, two linears over spatial_merge_size² patches)
+// saved as mlp_AR, and ERNIE 4.5 (paddleocr_vl_text) saved as model.;
+// the base model keeps them as language_model. and projector.
+func paddleOCRVL() *Family {
+	g, s, f := visionTower("visual.vision_model.", "visual.")
+	return (&vlm{Family: Family{Name: "PaddleOCR-VL", Class: "PaddleOCRVL", ModelTypes: []string{"paddleocr_vl"},
+		Causal: "PaddleOCRVLForConditionalGeneration",
+		Defs: cat(replaceDef(siglipTowerDefs(vcfg, "hidden_size", "1152", "27", "4304", "14", "384"), derived("vhead", "false")),
+			[]Def{opt("vM", "vision_config.spatial_merge_size", "2")}),
+		Global: g, Stacks: s,
+		Final: cat(f, norm("mlp_AR.pre_norm", "vH", "true"), linear("mlp_AR.linear_1", "vH*vM*vM", "vH*vM*vM", "true"),
+			linear("mlp_AR.linear_2", "H", "vH*vM*vM", "true")),
+		Variants: [][][2]string{{{"model.", "language_model."}, {"mlp_AR.", "projector."}}}},
+		text: "paddleocr_vl_text", alias: map[string]string{"paddleocr_vl_text": "ernie4_5"}}).register()
+}
+
+var _ = register(paddleOCRVL())
