@@ -309,3 +309,23 @@ func paddleOCRVL() *Family {
 }
 
 var _ = register(paddleOCRVL())
+
+// videoLlama3Vision is VideoLLaMA 3's vision side: a SigLIP-layout tower
+// without learned positions (rotary) or pooling head under
+// model.vision_model, and a two-layer readout into the language model.
+func videoLlama3Vision() Family {
+	g, s, f := visionTower("model.vision_model.", "model.vision_model.")
+	g = slices.DeleteFunc(g, func(t T) bool { return strings.HasSuffix(t.Name, ".position_embedding.weight") })
+	return Family{Name: "VideoLLaMA3", Class: "VideoLlama3", ModelTypes: []string{"video_llama_3"}, Causal: "VideoLlama3ForConditionalGeneration",
+		Defs:   replaceDef(siglipTowerDefs(vcfg, "hidden_size", "768", "12", "3072", "16", "224"), derived("vhead", "false")),
+		Global: g, Stacks: s,
+		Final: cat(f, linear("model.projector.readout.0", "H", "vH", "true"), linear("model.projector.readout.2", "H", "H", "true")),
+	}
+}
+
+var _ = register(
+	// VideoLLaMA 3: its vision tower and a Qwen2 (text_config) under
+	// model.language_model.
+	(&vlm{Family: videoLlama3Vision(), text: "qwen2", reroot: newLM}).register(),
+	towerVision(videoLlama3Vision(), "model.vision_model.", "VideoLlama3", "VisionModel", "video_llama_3_vision"),
+)
