@@ -180,7 +180,11 @@ type vlm struct {
 	Family
 	// tie5 is the rule transformers 5.x ties the head by (writerTie):
 	// "" the top level, else an expression of tiedTop and tiedText.
-	tie5   string
+	tie5 string
+	// tieTop, when set, is the default of the top-level
+	// tie_word_embeddings, which then does not fall back to the text
+	// config's (Qwen2.5-Omni's thinker: false).
+	tieTop string
 	text   string      // text_config's default model_type
 	textF  *Family     // the language model, when it is the VLM's own (Qwen2-VL)
 	reroot [][2]string // the language model's names: {"model.", "language_model.model."}
@@ -210,7 +214,7 @@ func (v *vlm) register() *Family {
 	f := &Family{Name: v.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
 		Causal: v.Causal, SeqCls: "-", compose: v.compose}
 	if v.tasks != nil {
-		f.Tasks = append(slices.Clone(v.tasks), composedTasks(v.reroot, v.baseVariants...)...)
+		f.Tasks = vlmTasks(v.reroot, v.tasks, v.baseVariants...)
 	}
 	return f
 }
@@ -242,7 +246,7 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		return f.(*Family), nil
 	}
 	f := &Family{Name: v.Name + " + " + tf.Name, Class: v.Class, ConfigClass: v.ConfigClass, ModelTypes: v.ModelTypes,
-		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: append(slices.Clone(v.tasks), composedTasks(v.reroot, v.baseVariants...)...),
+		Causal: v.Causal, SeqCls: "-", Variants: v.Variants, Tasks: vlmTasks(v.reroot, v.tasks, v.baseVariants...),
 		BasePrefix: v.BasePrefix,
 		Embed:      rebase(tf.Embed, v.reroot), Head: rebase(tf.Head, v.reroot)}
 	for _, d := range tf.Defs {
@@ -263,7 +267,11 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 			d.Default = x
 		}
 		if d.Sym == "tied" {
-			f.Defs = append(f.Defs, writerTie(d.Field, "tie_word_embeddings", d.Default, v.tie5)...)
+			ds := writerTie(d.Field, "tie_word_embeddings", d.Default, v.tie5)
+			if v.tieTop != "" {
+				ds[1].Field, ds[1].Default = "tie_word_embeddings", v.tieTop
+			}
+			f.Defs = append(f.Defs, ds...)
 			continue
 		}
 		f.Defs = append(f.Defs, d)
@@ -963,7 +971,7 @@ var _ = register(
 					{Name: img + "sub_img_feature_extensor", Shape: []string{"1", "1", "1", "vH"}, Role: RoleEmbedding}},
 				linear(aud+"up_proj_for_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_speech", "H", "H", "true"),
 				linear(aud+"up_proj_for_vision_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_vision_speech", "H", "H", "true")),
-		}, text: "phi3", flat: true,
+		}, text: "phi3", flat: true, tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
 			defaults: map[string]string{"V": "200064", "H": "3072", "L": "32", "heads": "32", "kv": "8", "I": "8192"}}).register()
 	}(),
 	llava("LLaVA", "Llava", "llava", "llama", "clip_vision_model", nil),
@@ -995,10 +1003,9 @@ var _ = register(
 		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
 		[]Def{{Sym: "mm_p", Field: "vision_config.projection_dim|projection_dim", Default: "2048", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true}},
 		linear("multi_modal_projector.linear", "mm_p", "vH", "true")),
-	// Gemma 3 (and ShieldGemma 2): a soft-embedding RMS norm and a bare
-	// projection matrix [vH, H].
+	// Gemma 3 (and ShieldGemma 2, multimodal_v5b.go): a soft-embedding
+	// RMS norm and a bare projection matrix [vH, H].
 	gemma3("Gemma3", "gemma3"),
-	gemma3("ShieldGemma2", "shieldgemma2"),
 	// Aya Vision: pixel-shuffled (downsample_factor²) features, LayerNorm,
 	// SwiGLU of alignment_intermediate_size (absent: the text width).
 	withTower(&vlm{Family: Family{Name: "AyaVision", Class: "AyaVision", ModelTypes: []string{"aya_vision"}, Causal: "AyaVisionForConditionalGeneration",
