@@ -120,7 +120,7 @@ var classTasks = map[string][]Task{
 	// Composite models whose base classes are not the generation class
 	// less its head.
 	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": noTasks, "Kosmos2": noTasks, "Kosmos2_5": noTasks,
-	"Blip": noTasks, "InstructBlip": noTasks, "Udop": noTasks, "Phi4Multimodal": noTasks,
+	"Blip": noTasks, "InstructBlip": noTasks, "Udop": noTasks,
 	"Mega":                megaTasks,
 	"Roberta":             robertaTasks("roberta."),
 	"XLMRoberta":          robertaTasks("roberta."),
