@@ -497,3 +497,69 @@ func speechT5Tasks() []Task {
 		{Suffix: "ForTextToSpeech", Head: cat(textIn, speechOut)},
 		{Suffix: "ForSpeechToSpeech", Head: cat(speechIn, speechOut)}}
 }
+
+// audioLLM is an audio language model of the Qwen2-Audio layout: a
+// Whisper-like encoder as audio_tower, a two-layer projector (biases
+// where projector_bias) from the audio width to the language model's,
+// and the language model text_config names (Qwen2 by default), kept
+// under language_model as the base model (…Model) writes it; the
+// generation class of 5.x nests it once more (language_model.model.model.,
+// a variant). Audio Flamingo 3, Music Flamingo.
+func audioLLM(name, class, mt, text string) *Family {
+	g, s, f := whisperEncoder("audio_tower.", "audio")
+	return (&vlm{Family: Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
+		Defs:   append(whisperEncoderDefs("audio_config."), flag("pb", "projector_bias", "true", "the projector's linears have biases")),
+		Global: g, Stacks: []Stack{s},
+		Final:    cat(f, linear("multi_modal_projector.linear_1", "H", "aH", "pb"), linear("multi_modal_projector.linear_2", "H", "H", "pb")),
+		Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
+		text: text, reroot: legacyLM, tasks: []Task{}}).register()
+}
+
+var _ = register(audioLLM("Audio Flamingo 3", "AudioFlamingo3", "audioflamingo3", "qwen2"),
+	audioLLM("Music Flamingo", "MusicFlamingo", "musicflamingo", "qwen2"))
+
+// glmAsrDefs are GlmAsrEncoderConfig's fields under cfg, symbols aH,
+// aL, aheads, akv, ad, aI, amel.
+func glmAsrDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "aH", Field: cfg + "hidden_size", Default: "1280", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
+		{Sym: "aL", Field: cfg + "num_hidden_layers", Default: "32", Legend: "aL", Desc: "audio encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "aheads", Field: cfg + "num_attention_heads", Default: "20", Desc: "audio attention heads", Pos: true},
+		{Sym: "akv", Field: cfg + "num_key_value_heads", Default: "aheads", Null: "aheads", Desc: "audio key/value heads", Pos: true},
+		{Sym: "ad", Field: cfg + "head_dim", Default: "aH/aheads", Null: "aH/aheads", Desc: "audio head width", Pos: true},
+		{Sym: "aI", Field: cfg + "intermediate_size", Default: "5120", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
+		{Sym: "amel", Field: cfg + "num_mel_bins", Default: "128", Desc: "log-mel input channels", Pos: true},
+	}
+}
+
+// glmAsrEncoder is GLM-ASR's audio encoder under pre: Whisper's two
+// convolutions, then pre-norm rotary layers (q, v, o biased, k not;
+// grouped key/value heads), a final norm.
+func glmAsrEncoder(pre, name string) ([]T, Stack, []T) {
+	global := cat(conv1d3(pre+"conv1", "aH", "amel", "3", "true"), conv1d3(pre+"conv2", "aH", "aH", "3", "true"))
+	layer := cat(norm("input_layernorm", "aH", "true"),
+		linear("self_attn.q_proj", "aheads*ad", "aH", "true"), linear("self_attn.k_proj", "akv*ad", "aH", ""),
+		linear("self_attn.v_proj", "akv*ad", "aH", "true"), linear("self_attn.o_proj", "aH", "aheads*ad", "true"),
+		norm("post_attention_layernorm", "aH", "true"), linear("mlp.fc1", "aI", "aH", "true"), linear("mlp.fc2", "aH", "aI", "true"))
+	return global, Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "aL", Tensors: layer}, norm(pre+"norm", "aH", "true")
+}
+
+// glmAsr is GLM-ASR: its encoder alone (GlmAsrEncoder), and as the
+// audio tower of a language model (Llama by default) behind a projector
+// from the encoder's FFN width (frames stacked) through twice the text
+// width.
+func glmAsr() (*Family, *Family) {
+	g, s, f := glmAsrEncoder("", "")
+	enc := &Family{Name: "GLM-ASR encoder", Class: "GlmAsrEncoder", ModelTypes: []string{"glmasr_encoder"}, Causal: "-", SeqCls: "-",
+		Defs: glmAsrDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv1.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	g, s, f = glmAsrEncoder("audio_tower.", "audio")
+	full := (&vlm{Family: Family{Name: "GLM-ASR", Class: "GlmAsr", ModelTypes: []string{"glmasr"}, Causal: "GlmAsrForConditionalGeneration",
+		Defs: glmAsrDefs("audio_config."), Global: g, Stacks: []Stack{s},
+		Final:    cat(f, linear("multi_modal_projector.linear_1", "2*H", "aI", "true"), linear("multi_modal_projector.linear_2", "H", "2*H", "true")),
+		Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
+		text: "llama", reroot: legacyLM, tasks: []Task{}}).register()
+	return enc, full
+}
+
+var _ = register(glmAsr())
