@@ -119,8 +119,8 @@ var classTasks = map[string][]Task{
 		{Suffix: TaskMultChoice, Head: anyDType(cat(seqSummary(), choiceHead("logits_proj", "H"))), Labels: true}},
 	// Composite models whose base classes are not the generation class
 	// less its head.
-	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": noTasks, "Kosmos2": noTasks, "Kosmos2_5": noTasks,
-	"Blip": noTasks, "InstructBlip": noTasks, "Udop": noTasks,
+	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": reformerTasks, "Kosmos2": noTasks, "Kosmos2_5": noTasks,
+	"Blip": noTasks, "InstructBlip": noTasks, "Udop": udopTasks,
 	"Mega":                megaTasks,
 	"Roberta":             robertaTasks("roberta."),
 	"XLMRoberta":          robertaTasks("roberta."),

@@ -188,7 +188,7 @@ func udopBiases(pre string) []T {
 		return "(len(rb) > 0 ? key(at(rb, e), '" + k + "', " + def + ") : " + def + ")"
 	}
 	return []T{{Name: pre + "relative_bias.biases.{e}.relative_attention_bias.weight", Role: RoleEmbedding, Experts: "len(rb) > 0 ? len(rb) : 3", PerCopy: true,
-		If:    "(len(rb) > 0 ? key(at(rb, e), 'type', '') : (e == 0 ? '1d' : 'horizontal')) != '1d'",
+		If:    "keep1d || (len(rb) > 0 ? key(at(rb, e), 'type', '') : (e == 0 ? '1d' : 'horizontal')) != '1d'",
 		Shape: []string{entry("relative_attention_num_buckets", "32") + " + (" + entry("prefix_bucket", "0") + " && !" + entry("expand", "0") + " ? 2 : 0)", "heads"}}}
 }
 
@@ -281,6 +281,9 @@ var _ = register(
 			{Sym: "rb", Field: "relative_bias_args", Type: List, Default: "empty", Null: "=", Desc: "the relative biases (absent: 1d, horizontal, vertical)"},
 			opt("max2d", "max_2d_position_embeddings", "1024"),
 			opt("vP", "patch_size", "16"), opt("vC", "num_channels", "3"),
+			// the 1-D biases are block 0's relative_attention_bias, tied
+			// (not saved) but where UdopModel is written by 5.x (udopTasks).
+			derived("keep1d", "false"),
 			tie("true"),
 		}),
 		Global: cat([]T{{Name: "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},

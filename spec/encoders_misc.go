@@ -131,15 +131,44 @@ var _ = register(
 				when("NA > 0", linear("aggregation_classifier", "NA", "H", "true")))},
 			encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Pool: true, Labels: true}),
 	},
+	// BROS: BERT with a relative bounding-box embedding (sinusoids of
+	// dim_bbox_sinusoid_emb_1d per coordinate, their inverse frequencies
+	// saved, projected to dim_bbox_projection) and a saved position_ids
+	// buffer; its SPADE heads link entities with a relation extractor.
+	&Family{Name: "BROS", Class: "Bros", ModelTypes: []string{"bros"}, Causal: "-", SeqCls: "-",
+		// BrosConfig derives the box widths from H, heads and dim_bbox:
+		// 4.x whatever config.json says, 5.x where it says nothing.
+		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPosV4, []Def{
+			{Sym: "dbox", Field: "dim_bbox", Default: "8", Desc: "box coordinates", Pos: true},
+			{Sym: "D2j", Field: "dim_bbox_sinusoid_emb_2d", Default: "H/4", Null: "=", Desc: "box sinusoid width (read by 5.x)"},
+			derived("D2", "tf5 ? D2j : H/4"),
+			{Sym: "D1j", Field: "dim_bbox_sinusoid_emb_1d", Default: "D2/dbox", Null: "=", Desc: "sinusoid width per coordinate (read by 5.x)"},
+			derived("D1", "tf5 ? D1j : D2/dbox"),
+			{Sym: "DPj", Field: "dim_bbox_projection", Default: "H/heads", Null: "=", Desc: "box projection width (read by 5.x)"},
+			derived("DP", "tf5 ? DPj : H/heads"),
+			{Sym: "NR", Field: "n_relations", Default: "1", Desc: "relations", Pos: true},
+			tie("true")}),
+		Global: cat(bertEmbeddings("bros.embeddings.", "H", true, true),
+			[]T{{Name: "bros.embeddings.position_ids", Shape: []string{"1", "P"}, Role: RoleNorm, AnyDType: true},
+				{Name: "bros.bbox_embeddings.bbox_sinusoid_emb.x_pos_emb.inv_freq", Shape: []string{"(D1+1)/2"}, Role: RoleNorm},
+				{Name: "bros.bbox_embeddings.bbox_sinusoid_emb.y_pos_emb.inv_freq", Shape: []string{"(D1+1)/2"}, Role: RoleNorm}},
+			linear("bros.bbox_embeddings.bbox_projection", "DP", "D2", "")),
+		Stacks: []Stack{{Prefix: "bros.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+		Embed:  "bros.embeddings.word_embeddings.weight",
+		Tasks: encTasks("bros.", pooler(""),
+			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Pool: true, Labels: true},
+			encHead{Suffix: "SpadeEEForTokenClassification", Pool: true, Labels: true, Head: cat(
+				linear("initial_token_classifier.1", "H", "H", "true"), linear("initial_token_classifier.3", "C", "H", "true"),
+				brosRelation("subsequent_token_classifier."))},
+			encHead{Suffix: "SpadeELForTokenClassification", Pool: true, Head: brosRelation("entity_linker.")}),
+	},
 	// CANINE: characters hashed into num_hash_functions tables of
 	// H/num_hash_functions, a one-layer local encoder, a strided
 	// convolution down to molecules, the deep encoder, a convolution back
 	// up (from 2·H) and a one-layer final encoder; every class keeps the
 	// pooler.
 	&Family{Name: "CANINE", Class: "Canine", ModelTypes: []string{"canine"}, Causal: "-", SeqCls: "-",
-		Defs: cat(withoutDefs(bertDefs("", "768", "12", "3072", "16384", "16"), "V"), withoutDefs(relPos, "rel"), []Def{
-			// 5.x's CANINE has no relative positions.
-			derived("rel", "!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')"),
+		Defs: cat(withoutDefs(bertDefs("", "768", "12", "3072", "16384", "16"), "V"), relPosV4, []Def{
 			{Sym: "NH", Field: "num_hash_functions", Default: "8", Desc: "hash functions", Pos: true, Max: MaxLayers},
 			{Sym: "NB", Field: "num_hash_buckets", Default: "16384", Desc: "hash buckets", Pos: true},
 			{Sym: "down", Field: "downsampling_rate", Default: "4", Desc: "characters per molecule", Pos: true},
@@ -164,6 +193,30 @@ var _ = register(
 			encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true}),
 	},
 )
+
+// reformerTasks are Reformer's classes besides ReformerModelWithLMHead
+// (decoders.go): the base model keeps the final norm of the two
+// concatenated streams (2·H), which every head reads.
+var reformerTasks = []Task{{Suffix: TaskBase, Prefix: "-"},
+	{Suffix: TaskMaskedLM, CausalHead: true},
+	{Suffix: HeadSeqCls, Head: cat(linear("classifier.dense", "H", "2*H", "true"), linear("classifier.out_proj", "C", "H", "true")), Labels: true},
+	{Suffix: TaskQA, Head: classifier("qa_outputs", "2*H"), Labels: true}}
+
+// udopTasks: UdopModel is UdopForConditionalGeneration (encdec.go)
+// without its LM head, under the same names; 5.x does not tie its 1-D
+// relative biases to block 0's and saves them.
+var udopTasks = []Task{{Suffix: TaskBase, KeepFinal: true, Defs: []Def{derived("keep1d", "tf5")}}}
+
+// brosRelation is BROS's relation extractor under pre: query and key of
+// n_relations·H, and the dummy node.
+func brosRelation(pre string) []T {
+	return cat(linear(pre+"query", "NR*H", "H", "true"), linear(pre+"key", "NR*H", "H", "true"),
+		[]T{{Name: pre + "dummy_node", Shape: []string{"1", "H"}, Role: RoleEmbedding}})
+}
+
+// relPosV4 is relPos for the classes whose relative positions only 4.x
+// builds (5.x's CANINE and BROS ignore position_embedding_type).
+var relPosV4 = cat(withoutDefs(relPos, "rel"), []Def{derived("rel", "!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')")})
 
 // I-BERT's quantization modules (quant_modules.py): each keeps its
 // quantization state in buffers beside the float parameters.
