@@ -546,6 +546,11 @@ var archs = []*Arch{
 		layer: pairs(inputNorm, attnNames, gemmaNorms, gatedMLP)},
 	{Name: "gemma3", Class: "Gemma3ForCausalLM", ModelType: "gemma3_text", global: globalNames,
 		layer: pairs(inputNorm, attnNames, qkNorms, gemmaNorms, gatedMLP)},
+	// EmbeddingGemma: Gemma 3's text model without a head
+	// (Gemma3TextModel: no model. prefix).
+	{Name: "gemma-embedding", Class: "Gemma3TextModel", ModelType: "gemma3_text", Layers: "layers.",
+		global: []namePair{{"token_embd", "embed_tokens"}, {"output_norm", "norm"}},
+		layer:  pairs(inputNorm, attnNames, qkNorms, gemmaNorms, gatedMLP)},
 	// Phi-3: HF and GGUF both fuse q, k, v and gate, up.
 	{Name: "phi3", Class: "Phi3ForCausalLM", ModelType: "phi3", global: globalNames,
 		layer: []namePair{{"attn_norm", "input_layernorm"}, {"attn_qkv", "self_attn.qkv_proj"}, {"attn_output", "self_attn.o_proj"},
