@@ -716,6 +716,13 @@ var archs = []*Arch{
 	// ones, told apart by the layers holding attn_q (layer_types).
 	qwen35(false), qwen35(true),
 	bert,
+	// dots.llm1: q/k norms, DeepSeek-V3's sparse blocks after
+	// leading_dense_block_count dense ones.
+	{Name: "dots1", Class: "Dots1ForCausalLM", ModelType: "dots1", BiasField: "attention_bias",
+		Keys: []ConfigKey{{Key: "leading_dense_block_count", Field: "first_k_dense_replace"}, {Key: "expert_count", Field: "n_routed_experts"},
+			{Key: "expert_shared_count", Field: "n_shared_experts"}},
+		global: globalNames, layer: pairs(llamaLayer, qkNorms, deepseekMoE),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
