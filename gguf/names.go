@@ -716,6 +716,14 @@ var archs = []*Arch{
 	// ones, told apart by the layers holding attn_q (layer_types).
 	qwen35(false), qwen35(true),
 	bert,
+	// MiniCPM3: DeepSeek's multi-head latent attention (kv_b whole, q
+	// through q_lora_rank), a dense MLP. The converter writes no
+	// value_length: v_head_dim is llama.cpp's default, H/heads.
+	{Name: "minicpm3", Class: "MiniCPM3ForCausalLM", ModelType: "minicpm3", BiasField: "attention_bias", Flags: mlpBias,
+		Keys: []ConfigKey{{Key: "attention.q_lora_rank", Field: "q_lora_rank", Null: true}, {Key: "attention.kv_lora_rank", Field: "kv_lora_rank"},
+			{Key: "rope.dimension_count", Field: "qk_rope_head_dim"},
+			{Key: "attention.key_length", Field: "qk_nope_head_dim", Minus: "rope.dimension_count"}},
+		global: globalNames, layer: pairs(inputNorm, mla, plainNorm, gatedMLP)},
 	// dots.llm1: q/k norms, DeepSeek-V3's sparse blocks after
 	// leading_dense_block_count dense ones.
 	{Name: "dots1", Class: "Dots1ForCausalLM", ModelType: "dots1", BiasField: "attention_bias",
