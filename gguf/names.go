@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,6 +79,15 @@ type LayerList struct {
 	Yes, No       any
 }
 
+// TensorDim is a config field set from a dimension of a tensor the file
+// holds (outermost first), where no metadata key says it: BERT's
+// type_vocab_size is token_types' row count.
+type TensorDim struct {
+	Tensor string
+	Dim    int
+	Field  string
+}
+
 // Flag is a config field set from whether a tensor is present: Yes when
 // it is, No when not (true and false when both are nil).
 type Flag struct {
@@ -97,6 +107,9 @@ type Alt struct {
 	Key    string
 	Is     uint64
 	Tensor string
+	// Absent takes the Alt where the file lacks Tensor instead (a
+	// DistilBERT GGUF has no token_types).
+	Absent bool
 	Arch   *Arch
 }
 
@@ -140,6 +153,7 @@ type Arch struct {
 	// Lists too.
 	Periods []LayerPeriod
 	Lists   []LayerList
+	Dims    []TensorDim
 	// MoE is the architecture to use instead when the file has experts
 	// (llama.cpp converts Mixtral as llama); Alts are others, the first
 	// that applies.
@@ -151,6 +165,7 @@ type Arch struct {
 
 	global, layer []namePair
 	splits        []split
+	dropped       []string          // Hugging Face tensors (outside the layers) the converter drops
 	expertPrefix  string            // HF prefix of one layer's experts
 	expertKinds   map[string]string // HF projection → stacked GGUF tensor
 }
@@ -468,6 +483,47 @@ func qwen35(moe bool) *Arch {
 	return a
 }
 
+// bert is a BERT-family encoder (BERT, RoBERTa, XLM-R, CamemBERT as
+// llama.cpp converts them: the converter drops the pooler and the MLM
+// head, and strips RoBERTa's two padding rows from the position table,
+// writing context_length to match) checked as BertModel; a DistilBERT
+// file (no token_types) as DistilBertModel; one with a sequence
+// classifier (cls.*) as BERT's or RoBERTa's.
+var bert = &Arch{Name: "bert", Class: "BertModel", ModelType: "bert", Layers: "encoder.layer.",
+	Dims: []TensorDim{{Tensor: "token_types.weight", Dim: 0, Field: "type_vocab_size"}},
+	Alts: []Alt{{Tensor: "cls.output.weight", Arch: robertaSeqCls}, {Tensor: "cls.weight", Arch: bertSeqCls},
+		{Tensor: "token_types.weight", Absent: true, Arch: distilBERT}},
+	global: bertGlobal, layer: bertLayer,
+	dropped: []string{"pooler.dense.weight", "pooler.dense.bias"}}
+
+var (
+	bertGlobal = []namePair{{"token_embd", "embeddings.word_embeddings"}, {"position_embd", "embeddings.position_embeddings"},
+		{"token_types", "embeddings.token_type_embeddings"}, {"token_embd_norm", "embeddings.LayerNorm"}}
+	bertLayer = []namePair{{"attn_q", "attention.self.query"}, {"attn_k", "attention.self.key"}, {"attn_v", "attention.self.value"},
+		{"attn_output", "attention.output.dense"}, {"attn_output_norm", "attention.output.LayerNorm"},
+		{"ffn_up", "intermediate.dense"}, {"ffn_down", "output.dense"}, {"layer_output_norm", "output.LayerNorm"}}
+	// A sequence classifier: BERT's (its pooler dropped too) is cls
+	// [C, H]; RoBERTa's and XLM-R's a dense cls [H, H] then cls.output
+	// [C, H]. The label count is the classifier's row count.
+	bertSeqCls = &Arch{Name: "bert", Class: "BertForSequenceClassification", ModelType: "bert", Layers: "bert.encoder.layer.",
+		Dims:   []TensorDim{{Tensor: "token_types.weight", Dim: 0, Field: "type_vocab_size"}, {Tensor: "cls.weight", Dim: 0, Field: "num_labels"}},
+		global: pairs(prefixed("bert.", bertGlobal), []namePair{{"cls", "classifier"}}), layer: bertLayer,
+		dropped: []string{"bert.pooler.dense.weight", "bert.pooler.dense.bias"}}
+	robertaSeqCls = &Arch{Name: "bert", Class: "RobertaForSequenceClassification", ModelType: "roberta", Layers: "roberta.encoder.layer.",
+		Dims:   []TensorDim{{Tensor: "token_types.weight", Dim: 0, Field: "type_vocab_size"}, {Tensor: "cls.output.weight", Dim: 0, Field: "num_labels"}},
+		global: pairs(prefixed("roberta.", bertGlobal), []namePair{{"cls.output", "classifier.out_proj"}, {"cls", "classifier.dense"}}),
+		layer:  bertLayer}
+)
+
+var distilBERT = &Arch{Name: "bert", Class: "DistilBertModel", ModelType: "distilbert", Layers: "transformer.layer.",
+	Keys: []ConfigKey{{Key: "embedding_length", Field: "dim"}, {Key: "block_count", Field: "n_layers"},
+		{Key: "attention.head_count", Field: "n_heads"}, {Key: "feed_forward_length", Field: "hidden_dim"}},
+	global: []namePair{{"token_embd", "embeddings.word_embeddings"}, {"position_embd", "embeddings.position_embeddings"},
+		{"token_embd_norm", "embeddings.LayerNorm"}},
+	layer: []namePair{{"attn_q", "attention.q_lin"}, {"attn_k", "attention.k_lin"}, {"attn_v", "attention.v_lin"},
+		{"attn_output", "attention.out_lin"}, {"attn_output_norm", "sa_layer_norm"},
+		{"ffn_up", "ffn.lin1"}, {"ffn_down", "ffn.lin2"}, {"layer_output_norm", "output_layer_norm"}}}
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -490,6 +546,11 @@ var archs = []*Arch{
 		layer: pairs(inputNorm, attnNames, gemmaNorms, gatedMLP)},
 	{Name: "gemma3", Class: "Gemma3ForCausalLM", ModelType: "gemma3_text", global: globalNames,
 		layer: pairs(inputNorm, attnNames, qkNorms, gemmaNorms, gatedMLP)},
+	// EmbeddingGemma: Gemma 3's text model without a head
+	// (Gemma3TextModel: no model. prefix).
+	{Name: "gemma-embedding", Class: "Gemma3TextModel", ModelType: "gemma3_text", Layers: "layers.",
+		global: []namePair{{"token_embd", "embed_tokens"}, {"output_norm", "norm"}},
+		layer:  pairs(inputNorm, attnNames, qkNorms, gemmaNorms, gatedMLP)},
 	// Phi-3: HF and GGUF both fuse q, k, v and gate, up.
 	{Name: "phi3", Class: "Phi3ForCausalLM", ModelType: "phi3", global: globalNames,
 		layer: []namePair{{"attn_norm", "input_layernorm"}, {"attn_qkv", "self_attn.qkv_proj"}, {"attn_output", "self_attn.o_proj"},
@@ -654,6 +715,22 @@ var archs = []*Arch{
 	// the mmproj file): Gated DeltaNet layers and gated full attention
 	// ones, told apart by the layers holding attn_q (layer_types).
 	qwen35(false), qwen35(true),
+	bert,
+	// MiniCPM3: DeepSeek's multi-head latent attention (kv_b whole, q
+	// through q_lora_rank), a dense MLP. The converter writes no
+	// value_length: v_head_dim is llama.cpp's default, H/heads.
+	{Name: "minicpm3", Class: "MiniCPM3ForCausalLM", ModelType: "minicpm3", BiasField: "attention_bias", Flags: mlpBias,
+		Keys: []ConfigKey{{Key: "attention.q_lora_rank", Field: "q_lora_rank", Null: true}, {Key: "attention.kv_lora_rank", Field: "kv_lora_rank"},
+			{Key: "rope.dimension_count", Field: "qk_rope_head_dim"},
+			{Key: "attention.key_length", Field: "qk_nope_head_dim", Minus: "rope.dimension_count"}},
+		global: globalNames, layer: pairs(inputNorm, mla, plainNorm, gatedMLP)},
+	// dots.llm1: q/k norms, DeepSeek-V3's sparse blocks after
+	// leading_dense_block_count dense ones.
+	{Name: "dots1", Class: "Dots1ForCausalLM", ModelType: "dots1", BiasField: "attention_bias",
+		Keys: []ConfigKey{{Key: "leading_dense_block_count", Field: "first_k_dense_replace"}, {Key: "expert_count", Field: "n_routed_experts"},
+			{Key: "expert_shared_count", Field: "n_shared_experts"}},
+		global: globalNames, layer: pairs(llamaLayer, qkNorms, deepseekMoE),
+		expertPrefix: "mlp.experts.", expertKinds: qwenKinds},
 	// Nemotron: layer norms with biases, a plain MLP.
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
@@ -698,7 +775,7 @@ func (a *Arch) For(u func(key string) (uint64, bool), has func(name string) bool
 				continue // the metadata decides
 			}
 		}
-		if alt.Tensor != "" && has(alt.Tensor) {
+		if alt.Tensor != "" && has(alt.Tensor) != alt.Absent {
 			return alt.Arch
 		}
 	}
@@ -751,7 +828,12 @@ func (a *Arch) layers() string {
 
 // Parts returns the GGUF tensors the converter cuts a Hugging Face tensor
 // into, and false for a tensor it keeps whole.
+//
+// A tensor the converter drops is cut into no part.
 func (a *Arch) Parts(hf string) ([]Part, bool) {
+	if slices.Contains(a.dropped, hf) {
+		return []Part{}, true
+	}
 	n, rest, ok := splitLayer(hf, a.layers())
 	if !ok {
 		return nil, false

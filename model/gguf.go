@@ -249,6 +249,13 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 	if n, ok := u("block_count"); ok && len(a.Periods) > 0 {
 		layerPeriods(gm, a, n, c)
 	}
+	for _, d := range a.Dims {
+		if t := gm.Tensor(d.Tensor); t != nil {
+			if sh := t.Shape; d.Dim < len(sh) {
+				c[d.Field] = sh[d.Dim]
+			}
+		}
+	}
 	if n, ok := u("block_count"); ok && len(a.Lists) > 0 {
 		layerLists(gm, a, n, c)
 	}

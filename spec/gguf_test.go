@@ -271,6 +271,8 @@ var refusedByLlamaCpp = map[string]struct {
 }{
 	"qwen3_vl_moe/a-v5": {"transformers 5.x stores the experts' gate_up_proj [E, 2·I, H] and down_proj [E, H, I] (4.x: [E, H, 2·I], [E, I, H]); the converter cuts and transposes them as 4.x's, so every stacked expert tensor has its two widths wrong",
 		[]string{"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"}},
+	"minicpm3/MiniCPM3ForCausalLM/b": {"v_head_dim is 40, not hidden_size / heads (32); the converter writes no value_length, so llama.cpp takes 32 (its loader's attn_kv_b and attn_output shapes)",
+		[]string{"attn_kv_b", "attn_output"}},
 	"glm4_moe_lite/Glm4MoeLiteForCausalLM/a": {glm4MoELiteRefused, glm4MoELiteTensors},
 	"glm4_moe_lite/Glm4MoeLiteForCausalLM/b": {glm4MoELiteRefused, glm4MoELiteTensors},
 	"deepseek_v3/b":                          {"its config's qk_head_dim (192, which transformers sized q_b_proj by) is not qk_nope_head_dim + qk_rope_head_dim (40), which the converter writes", []string{"attn_q_b"}},
