@@ -119,8 +119,7 @@ var classTasks = map[string][]Task{
 		{Suffix: TaskMultChoice, Head: anyDType(cat(seqSummary(), choiceHead("logits_proj", "H"))), Labels: true}},
 	// Composite models whose base classes are not the generation class
 	// less its head.
-	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": reformerTasks, "Kosmos2": noTasks, "Kosmos2_5": noTasks,
-	"Blip": noTasks, "InstructBlip": noTasks, "Udop": udopTasks,
+	"ProphetNet": noTasks, "XLMProphetNet": noTasks, "Reformer": reformerTasks, "Udop": udopTasks,
 	"Mega":                megaTasks,
 	"Roberta":             robertaTasks("roberta."),
 	"XLMRoberta":          robertaTasks("roberta."),
