@@ -14,7 +14,8 @@ type cnnOpts struct {
 	Base            string // the base model's prefix: "resnet."
 	Enc             encoderPart
 	Defs            []Def
-	Cls             []T  // the image classifier's head; nil: no such class
+	Cls             []T // the image classifier's head; nil: no such class
+	ClsDefs         []Def
 	Backbone        bool // a Backbone class
 	BackboneBase    bool // the backbone holds the base model under Base (BiT's)
 	BackboneHead    []T  // the backbone's further tensors (its output norms)
@@ -26,7 +27,7 @@ type cnnOpts struct {
 func cnnFamily(o cnnOpts) *Family {
 	tasks := []Task{{Suffix: TaskBase, Prefix: "-", Head: o.BaseHead}}
 	if o.Cls != nil {
-		tasks = append(tasks, Task{Suffix: "ForImageClassification", Head: o.Cls, Labels: true})
+		tasks = append(tasks, Task{Suffix: "ForImageClassification", Head: o.Cls, Labels: true, Defs: o.ClsDefs})
 	}
 	if o.Backbone {
 		bb := Task{Suffix: "Backbone", Prefix: "-", Head: o.BackboneHead}
@@ -411,3 +412,56 @@ func pvtV2() *Family {
 }
 
 var _ = register(pvtV2())
+
+// pvt is PVT (v1): num_encoder_blocks stages, each a patch embedding
+// (a strides[l] kernel convolution, learned positions for its patches —
+// the image side halved per stage after the first, over patch_sizes[l] —
+// and, in the last stage, a class token and its position) and depths[l]
+// blocks whose keys and values are reduced by a
+// sequence_reduction_ratios[l] convolution and a LayerNorm (none at 1);
+// a final LayerNorm on the last stage.
+func pvt() *Family {
+	pre := "pvt.encoder."
+	w := "at(hs, l)"
+	mlp := "(" + w + ")*at(mr, l)"
+	sr := "at(sr, l)"
+	img := "(l == 0 ? S : S/pow(2, l+1))"
+	np := "(" + img + "/at(ps, l))*(" + img + "/at(ps, l))"
+	block := cat(norm("layer_norm_1", w, "true"), norm("layer_norm_2", w, "true"),
+		renameSyms(cat(linear("attention.self.query", "W", "W", "qkv_bias"), linear("attention.self.key", "W", "W", "qkv_bias"),
+			linear("attention.self.value", "W", "W", "qkv_bias"), linear("attention.output.dense", "W", "W", "true"),
+			linear("mlp.dense1", "M", "W", "true"), linear("mlp.dense2", "W", "M", "true")), "W", w, "M", mlp),
+		when(sr+" > 1", cbn{Conv: "attention.self.sequence_reduction", Out: w, In: w, K: sr, Bias: "true"}.at(""),
+			norm("attention.self.layer_norm", w, "true")))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "PVT", Class: "Pvt", MT: "pvt", Base: "pvt.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true},
+				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 128, 320, 512)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(4, 2, 2, 2)", Null: "=", Desc: "each stage's patch side"},
+				{Sym: "st", Field: "strides", Type: List, Default: "list(4, 2, 2, 2)", Null: "=", Desc: "each stage's patch embedding kernel"},
+				{Sym: "sr", Field: "sequence_reduction_ratios", Type: List, Default: "list(8, 4, 2, 1)", Null: "=", Desc: "each stage's key/value reduction"},
+				{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(8, 8, 4, 4)", Null: "=", Desc: "each stage's MLP expansion"},
+				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			},
+			Stacks: []Stack{
+				{Name: "patch embedding", Prefix: pre + "patch_embeddings.{l}.", Layers: "nS", Tensors: cat(
+					cbn{Conv: "projection", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(st, l)", Bias: "true"}.at(""),
+					norm("layer_norm", w, "true"),
+					[]T{{Name: "position_embeddings", Shape: []string{"1", np + " + (l == nS-1)", w}, Role: RoleEmbedding},
+						{Name: "cls_token", Shape: []string{"1", "1", w}, Role: RoleNorm, If: "l == nS-1"}})},
+				{Name: "stage", Prefix: pre + "block.{l}.", Layers: "nS", Tensors: blocksOf("", "at(dp, l)", block)},
+			},
+			Final: norm(pre+"layer_norm", last, "true"),
+		},
+		Cls: renameSyms(classifier("classifier", last), "C", "pC"),
+		// PvtConfig declares num_labels (1000): 5.x's field wins over
+		// id2label; 4.x's setter rewrites id2label from it.
+		ClsDefs: []Def{{Sym: "nl", Field: "num_labels", Default: "C", Desc: "labels, as 5.x's PvtConfig reads them"}, derived("pC", "tf5 ? nl : C")}})
+}
+
+var _ = register(pvt())
