@@ -626,3 +626,25 @@ var _ = register(
 			[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
 	},
 )
+
+var _ = register(
+	// GLM-Image's vision tower alone (GlmImageVisionModel): a biased patch
+	// conv, a learned position table of (image_size/patch_size)² rows,
+	// pre-norm blocks with a fused qkv and proj (biased by
+	// attention_bias) and a GELU MLP.
+	&Family{Name: "GLM-Image vision", Class: "GlmImage", ConfigClass: "GlmImageVisionConfig", ModelTypes: []string{"glm_image_vision"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
+		Defs: []Def{
+			{Sym: "vH", Field: "hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "depth", Default: "40", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vFFN("", "6144"), vPatch("", "16"), opt("vS", "image_size", "2048"), opt("vC", "in_channels", "3"),
+			flag("vBias", "attention_bias", "true", "qkv and proj have biases"),
+		},
+		Global: cat([]T{{Name: "patch_embed.proj.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}, vec("patch_embed.proj.bias", "vH"),
+			[]T{{Name: "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Name: "vision", Prefix: "blocks.{l}.", Layers: "vL", Tensors: cat(
+			norm("norm1", "vH", "true"), norm("norm2", "vH", "true"),
+			linear("attn.qkv", "3*vH", "vH", "vBias"), linear("attn.proj", "vH", "vH", "vBias"),
+			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))}},
+	},
+)
