@@ -444,22 +444,44 @@ const parakeetMaxSteps = 8
 // pointwise one, interleaved with activations: module indices 0, 2+3i,
 // 3+3i) and a linear to hidden_size, then conformer blocks with
 // relative-position attention.
-func parakeetEncoder(pre string) ([]T, Stack) {
-	sub := pre + "subsampling."
-	global := []T{{Name: sub + "layers.0.weight", Shape: []string{"psc", "1", "psk", "psk"}, Role: RoleLinear},
-		{Name: sub + "layers.0.bias", Shape: []string{"psc"}, Role: RoleBias}}
-	for i := 0; i < parakeetMaxSteps; i++ {
-		cond := fmt.Sprintf("pns-1 > %d", i)
-		dw, pw := fmt.Sprintf("%slayers.%d.", sub, 2+3*i), fmt.Sprintf("%slayers.%d.", sub, 3+3*i)
-		global = append(global,
-			T{Name: dw + "weight", Shape: []string{"psc", "1", "psk", "psk"}, Role: RoleLinear, If: cond},
-			T{Name: dw + "bias", Shape: []string{"psc"}, Role: RoleBias, If: cond},
-			T{Name: pw + "weight", Shape: []string{"psc", "psc", "1", "1"}, Role: RoleLinear, If: cond},
-			T{Name: pw + "bias", Shape: []string{"psc"}, Role: RoleBias, If: cond})
+func parakeetEncoder(pre string) ([]T, Stack) { return fastConformer(pre, false) }
+
+// nemotronSubsamplingDefs are the frequency bins left after each of the
+// Nemotron streaming encoder's causal subsampling steps (padded by
+// kernel−1 + stride−1): nf0 … nf9, nfo the last.
+func nemotronSubsamplingDefs() []Def {
+	ds := []Def{derived("nf0", "pmel")}
+	for i := 0; i <= parakeetMaxSteps; i++ {
+		ds = append(ds, derived(fmt.Sprintf("nf%d", i+1), fmt.Sprintf("pns > %d ? (nf%d + pss - 2)/pss + 1 : nf%d", i, i, i)))
 	}
-	global = cat(global, linear(sub+"linear", "pH", "psc*(pmel/pow(pss, pns))", "true"))
+	return append(ds, derived("nfo", fmt.Sprintf("nf%d", parakeetMaxSteps+1)))
+}
+
+// fastConformer is Parakeet's FastConformer encoder under pre, or with
+// nemotron the Nemotron streaming encoder's: causal subsampling
+// (conv_in, then per halving a depthwise and a pointwise convolution
+// under layers.{i}) and a layer norm, not a batch norm, in the
+// convolution module.
+func fastConformer(pre string, nemotron bool) ([]T, Stack) {
+	sub := pre + "subsampling."
+	var global []T
+	if nemotron {
+		global = conv2dT(sub+"conv_in", "psc", "1", "psk")
+		for i := 0; i < parakeetMaxSteps; i++ {
+			cond := fmt.Sprintf("pns-1 > %d", i)
+			p := fmt.Sprintf("%slayers.%d.", sub, i)
+			global = cat(global, when(cond, conv2dT(p+"depthwise_conv", "psc", "1", "psk"), conv2dT(p+"pointwise_conv", "psc", "psc", "1")))
+		}
+		global = cat(global, linear(sub+"linear", "pH", "psc*nfo", "true"))
+	} else {
+		global = parakeetSubsampling(sub)
+	}
 	ff := func(p string) []T {
 		return cat(linear(p+"linear1", "pI", "pH", "pab"), linear(p+"linear2", "pH", "pI", "pab"))
+	}
+	convNorm := batchNorm("conv.norm", "pH")
+	if nemotron {
+		convNorm = norm("conv.norm", "pH", "true")
 	}
 	cv := func(name, out, in, k string) []T {
 		return cat([]T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}}, when("pcb", vec(name+".bias", out)))
@@ -471,7 +493,7 @@ func parakeetEncoder(pre string) ([]T, Stack) {
 		linear("self_attn.relative_k_proj", "pheads*pd", "pH", ""),
 		[]T{{Name: "self_attn.bias_u", Shape: []string{"pheads", "pd"}, Role: RoleNorm}, {Name: "self_attn.bias_v", Shape: []string{"pheads", "pd"}, Role: RoleNorm}},
 		norm("norm_conv", "pH", "true"),
-		cv("conv.pointwise_conv1", "2*pH", "pH", "1"), cv("conv.depthwise_conv", "pH", "1", "pck"), batchNorm("conv.norm", "pH"),
+		cv("conv.pointwise_conv1", "2*pH", "pH", "1"), cv("conv.depthwise_conv", "pH", "1", "pck"), convNorm,
 		cv("conv.pointwise_conv2", "pH", "pH", "1"),
 		norm("norm_feed_forward2", "pH", "true"), ff("feed_forward2."), norm("norm_out", "pH", "true"))
 	return global, Stack{Prefix: pre + "layers.{l}.", Layers: "pL", Tensors: layer}
@@ -487,8 +509,9 @@ func lstm(pre, n, in, h string) []T {
 		{Name: pre + "bias_hh_l{e}", Shape: []string{"4*" + h}, Role: RoleBias, Experts: n}}
 }
 
-// lensValue reads a Lens field.
-func (c *Config) lensValue(field string, raw json.RawMessage) (any, error) {
+// lensValue reads a Lens, Widths or Heights field.
+func (c *Config) lensValue(field string, raw json.RawMessage, t DefType) (any, error) {
+	widths := t != Lens
 	items, err := c.arrayItems(field, raw)
 	if err != nil {
 		return nil, err
@@ -497,7 +520,25 @@ func (c *Config) lensValue(field string, raw json.RawMessage) (any, error) {
 	for i, it := range items {
 		var sub []json.RawMessage
 		if json.Unmarshal(it, &sub) != nil {
-			out[i] = int64(1)
+			if !widths {
+				out[i] = int64(1)
+				continue
+			}
+			sub = []json.RawMessage{it}
+		}
+		if widths {
+			if len(sub) == 0 {
+				return nil, c.errorf(field, "entry %d is an empty array", i)
+			}
+			pick := sub[len(sub)-1]
+			if t == Heights {
+				pick = sub[0]
+			}
+			n, err := c.parseInt(field, pick)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = int64(n)
 			continue
 		}
 		if len(sub) > MaxLayers*4 {
@@ -558,4 +599,28 @@ func conv1d3(name, out, in, k, bias string) []T {
 func variancePredictor(pre, in, hid, k string) []T {
 	return cat(conv1d3(pre+"conv1", hid, in, k, "true"), norm(pre+"ln1", hid, "true"),
 		conv1d3(pre+"conv2", hid, hid, k, "true"), norm(pre+"ln2", hid, "true"), linear(pre+"proj", "1", hid, "true"))
+}
+
+// parakeetSubsampling is Parakeet's subsampling stack under sub: a
+// convolution, then per halving a depthwise and a pointwise one,
+// interleaved with activations (module indices 0, 2+3i, 3+3i), and a
+// linear to hidden_size.
+func parakeetSubsampling(sub string) []T {
+	global := []T{{Name: sub + "layers.0.weight", Shape: []string{"psc", "1", "psk", "psk"}, Role: RoleLinear},
+		{Name: sub + "layers.0.bias", Shape: []string{"psc"}, Role: RoleBias}}
+	for i := 0; i < parakeetMaxSteps; i++ {
+		cond := fmt.Sprintf("pns-1 > %d", i)
+		dw, pw := fmt.Sprintf("%slayers.%d.", sub, 2+3*i), fmt.Sprintf("%slayers.%d.", sub, 3+3*i)
+		global = append(global,
+			T{Name: dw + "weight", Shape: []string{"psc", "1", "psk", "psk"}, Role: RoleLinear, If: cond},
+			T{Name: dw + "bias", Shape: []string{"psc"}, Role: RoleBias, If: cond},
+			T{Name: pw + "weight", Shape: []string{"psc", "psc", "1", "1"}, Role: RoleLinear, If: cond},
+			T{Name: pw + "bias", Shape: []string{"psc"}, Role: RoleBias, If: cond})
+	}
+	return cat(global, linear(sub+"linear", "pH", "psc*(pmel/pow(pss, pns))", "true"))
+}
+
+// conv2dT is a biased 2-D convolution under name: weight [out, in, k, k].
+func conv2dT(name, out, in, k string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{out, in, k, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
 }

@@ -147,6 +147,14 @@ const (
 	// Present is a definition's type: 1 when the field is present and
 	// not null (a sub-config that builds a tower), whatever its value.
 	Present
+
+	// Widths is a definition's type: a list of [height, width] pairs
+	// read as the list of their widths (Gemma 3n's
+	// sscp_conv_kernel_size; a number entry is its own width).
+	Widths
+
+	// Heights is Widths' other half: the pairs' first entries.
+	Heights
 )
 
 // Stack is a repeated block: the layers of a decoder, of a vision tower.

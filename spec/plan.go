@@ -321,8 +321,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.signedValue(field, raw)
 	case Chars:
 		return c.charsValue(field, raw)
-	case Lens:
-		return c.lensValue(field, raw)
+	case Lens, Widths, Heights:
+		return c.lensValue(field, raw, t)
 	case BoolStr:
 		return c.boolStrValue(field, raw)
 	case Sign:

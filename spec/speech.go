@@ -389,10 +389,20 @@ var _ = register(parakeet())
 // embeddings, and the joint network's head (TDT's also predicts
 // len(durations) durations).
 func parakeetTransducer(name, class, cfgClass, mt string, tdt bool) *Family {
-	g, s := parakeetEncoder("encoder.")
+	return transducer(name, class, cfgClass, mt, "8193", tdt, false)
+}
+
+// transducer is an RNN-T (TDT where tdt) over the FastConformer encoder,
+// Nemotron's streaming one where nemotron, with V's default vocab.
+func transducer(name, class, cfgClass, mt, vocab string, tdt, nemotron bool) *Family {
+	g, s := fastConformer("encoder.", nemotron)
 	out := "V"
-	defs := append(parakeetDefs("encoder_config."),
-		Def{Sym: "V", Field: "vocab_size", Default: "8193", Legend: "V", Desc: "tokens (blank included)", Show: true, Pos: true},
+	defs := parakeetDefs("encoder_config.")
+	if nemotron {
+		defs = cat(defs, nemotronSubsamplingDefs())
+	}
+	defs = append(defs,
+		Def{Sym: "V", Field: "vocab_size", Default: vocab, Legend: "V", Desc: "tokens (blank included)", Show: true, Pos: true},
 		field("dH", "decoder_hidden_size", "640", "the prediction and joint networks' width"),
 		field("dL", "num_decoder_layers", "2", "the prediction network's LSTM layers"))
 	if tdt {
@@ -563,3 +573,227 @@ func glmAsr() (*Family, *Family) {
 }
 
 var _ = register(glmAsr())
+
+// qwen3AsrDefs are Qwen3ASREncoderConfig's fields under cfg.
+func qwen3AsrDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "aH", Field: cfg + "d_model", Default: "1024", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
+		{Sym: "aL", Field: cfg + "encoder_layers", Default: "24", Legend: "aL", Desc: "audio encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "aI", Field: cfg + "encoder_ffn_dim", Default: "4096", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
+		{Sym: "amel", Field: cfg + "num_mel_bins", Default: "128", Desc: "log-mel input channels", Pos: true},
+		{Sym: "ads", Field: cfg + "downsample_hidden_size", Default: "480", Desc: "the 2-D downsampling convolutions' channels", Pos: true},
+		{Sym: "aout", Field: cfg + "output_dim", Default: "3584", Desc: "the projector's output width", Pos: true},
+	}
+}
+
+// qwen3AsrEncoder is Qwen3-ASR's audio encoder under pre: three
+// stride-2 3×3 convolutions over the spectrogram, a linear from the
+// flattened channels × remaining mel bins, Whisper-like layers (every
+// projection biased), ln_post. Its sinusoidal positions are not saved.
+func qwen3AsrEncoder(pre, name string) ([]T, Stack, []T) {
+	c2 := func(n, in string) []T {
+		return []T{{Name: pre + n + ".weight", Shape: []string{"ads", in, "3", "3"}, Role: RoleLinear}, {Name: pre + n + ".bias", Shape: []string{"ads"}, Role: RoleBias}}
+	}
+	global := cat(c2("conv2d1", "1"), c2("conv2d2", "ads"), c2("conv2d3", "ads"),
+		linear(pre+"conv_out", "aH", "ads*((((amel+1)/2+1)/2+1)/2)", ""))
+	layer := cat(linear("self_attn.q_proj", "aH", "aH", "true"), linear("self_attn.k_proj", "aH", "aH", "true"),
+		linear("self_attn.v_proj", "aH", "aH", "true"), linear("self_attn.out_proj", "aH", "aH", "true"),
+		norm("self_attn_layer_norm", "aH", "true"), linear("fc1", "aI", "aH", "true"), linear("fc2", "aH", "aI", "true"),
+		norm("final_layer_norm", "aH", "true"))
+	return global, Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "aL", Tensors: layer}, norm(pre+"ln_post", "aH", "true")
+}
+
+// qwen3Asr is Qwen3-ASR: the encoder alone (Qwen3ASREncoder), and as
+// model.audio_tower of a Qwen3 language model at model.language_model,
+// behind a projector to output_dim; its token classifier's score is
+// biased where token_classification_bias.
+func qwen3Asr() (*Family, *Family) {
+	g, s, f := qwen3AsrEncoder("", "")
+	enc := &Family{Name: "Qwen3-ASR encoder", Class: "Qwen3ASREncoder", ModelTypes: []string{"qwen3_asr_encoder"}, Causal: "-", SeqCls: "-",
+		Defs: qwen3AsrDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv2d1.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	g, s, f = qwen3AsrEncoder("model.audio_tower.", "audio")
+	full := (&vlm{Family: Family{Name: "Qwen3-ASR", Class: "Qwen3ASR", ModelTypes: []string{"qwen3_asr"}, Causal: "Qwen3ASRForConditionalGeneration",
+		Defs:   append(qwen3AsrDefs("audio_config."), flag("tcb", "token_classification_bias", "false", "the token classifier's score has a bias")),
+		Global: g, Stacks: []Stack{s},
+		Final: cat(f, linear("model.multi_modal_projector.linear_1", "aH", "aH", "true"), linear("model.multi_modal_projector.linear_2", "aout", "aH", "true"))},
+		text: "qwen3", reroot: newLM,
+		tasks: []Task{{Suffix: TaskTokenCls, KeepFinal: true, Head: linear("score", "C", "H", "tcb"), Labels: true}}}).register()
+	return enc, full
+}
+
+var _ = register(qwen3Asr())
+
+// voxtralRealtimeDefs are VoxtralRealtimeEncoderConfig's fields under cfg.
+func voxtralRealtimeDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "aH", Field: cfg + "hidden_size", Default: "1280", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
+		{Sym: "aL", Field: cfg + "num_hidden_layers", Default: "32", Legend: "aL", Desc: "audio encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "aheads", Field: cfg + "num_attention_heads", Default: "32", Desc: "audio attention heads", Pos: true},
+		{Sym: "akv", Field: cfg + "num_key_value_heads", Default: "aheads", Null: "aheads", Desc: "audio key/value heads", Pos: true},
+		{Sym: "ad", Field: cfg + "head_dim", Default: "64", Null: "aH/aheads", Desc: "audio head width", Pos: true},
+		{Sym: "aI", Field: cfg + "intermediate_size", Default: "5120", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
+		{Sym: "amel", Field: cfg + "num_mel_bins", Default: "128", Desc: "log-mel input channels", Pos: true},
+	}
+}
+
+// voxtralRealtimeEncoder is Voxtral Realtime's causal audio encoder
+// under pre: two causal convolutions (embedder), pre-RMS-norm rotary
+// layers (q, v, o biased, k not) with a gated MLP whose down_proj alone
+// is biased, a final norm.
+func voxtralRealtimeEncoder(pre, name string) ([]T, Stack, []T) {
+	global := cat(conv1d3(pre+"embedder.conv1", "aH", "amel", "3", "true"), conv1d3(pre+"embedder.conv2", "aH", "aH", "3", "true"))
+	layer := cat(norm("self_attn_layer_norm", "aH", ""),
+		linear("self_attn.q_proj", "aheads*ad", "aH", "true"), linear("self_attn.k_proj", "akv*ad", "aH", ""),
+		linear("self_attn.v_proj", "akv*ad", "aH", "true"), linear("self_attn.o_proj", "aH", "aheads*ad", "true"),
+		norm("final_layer_norm", "aH", ""), linear("mlp.gate_proj", "aI", "aH", ""), linear("mlp.up_proj", "aI", "aH", ""),
+		linear("mlp.down_proj", "aH", "aI", "true"))
+	return global, Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "aL", Tensors: layer}, norm(pre+"norm", "aH", "")
+}
+
+// voxtralRealtimeText is Voxtral Realtime's language model: Llama's
+// layout (no biases) with an adaptive norm's two linears per layer.
+var voxtralRealtimeText = std("Voxtral Realtime text", "VoxtralRealtimeText", []string{"voxtral_realtime_text"},
+	cat(sized(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "14336"), []Def{tie("true")}), nil,
+	llamaBlock("", "", gatedMLP("mlp.", "I", ""), linear("ada_rms_norm.linear1", "32", "H", ""), linear("ada_rms_norm.linear2", "H", "32", "")))
+
+// voxtralRealtime is Voxtral Realtime: its encoder alone, and as the
+// audio tower of its language model behind a projector from
+// downsample_factor stacked frames (no biases).
+func voxtralRealtime() (*Family, *Family) {
+	g, s, f := voxtralRealtimeEncoder("", "")
+	enc := &Family{Name: "Voxtral Realtime encoder", Class: "VoxtralRealtimeEncoder", ModelTypes: []string{"voxtral_realtime_encoder"}, Causal: "-", SeqCls: "-",
+		Defs: voxtralRealtimeDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "embedder.conv1.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	g, s, f = voxtralRealtimeEncoder("audio_tower.", "audio")
+	full := (&vlm{Family: Family{Name: "Voxtral Realtime", Class: "VoxtralRealtime", ModelTypes: []string{"voxtral_realtime"}, Causal: "VoxtralRealtimeForConditionalGeneration",
+		Defs:   append(voxtralRealtimeDefs("audio_config."), field("ds", "downsample_factor", "4", "audio frames stacked per token")),
+		Global: g, Stacks: []Stack{s},
+		Final:    cat(f, linear("multi_modal_projector.linear_1", "H", "aH*ds", ""), linear("multi_modal_projector.linear_2", "H", "H", "")),
+		Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
+		textF: voxtralRealtimeText, reroot: legacyLM, tasks: []Task{}}).register()
+	return enc, full
+}
+
+var _ = register(voxtralRealtime())
+
+// Nemotron ASR: the streaming FastConformer encoder alone and as an
+// RNN-T; Nemotron 3.5's adds a prompt projector over the encoder's
+// output and a one-hot prompt.
+func nemotronAsr() (*Family, *Family, *Family) {
+	g, s := fastConformer("", true)
+	enc := &Family{Name: "Nemotron ASR streaming encoder", Class: "NemotronAsrStreamingEncoder", ModelTypes: []string{"nemotron_asr_streaming_encoder"}, Causal: "-", SeqCls: "-",
+		Defs: cat(parakeetDefs(""), nemotronSubsamplingDefs()), Global: g, Stacks: []Stack{s}, Embed: "subsampling.conv_in.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	rnnt := transducer("Nemotron ASR streaming RNN-T", "NemotronAsrStreamingForRNNT", "NemotronAsrStreamingConfig", "nemotron_asr_streaming", "1025", false, true)
+	n35 := transducer("Nemotron 3.5 ASR", "Nemotron3_5AsrForRNNT", "Nemotron3_5AsrConfig", "nemotron3_5_asr", "13088", false, true)
+	n35.Defs = append(n35.Defs, field("np", "num_prompts", "128", "prompts (one-hot beside the encoder's output)"),
+		field("pis", "prompt_intermediate_size", "2048", "the prompt projector's width"))
+	n35.Final = cat(n35.Final, linear("prompt_projector.linear_1", "pis", "pH+np", "true"), linear("prompt_projector.linear_2", "pH", "pis", "true"))
+	return enc, rnnt, n35
+}
+
+var _ = register(nemotronAsr())
+
+// lasrDefs are LasrEncoderConfig's fields under cfg (symbols of
+// Parakeet's encoder: pH, pL, …).
+func lasrDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "pH", Field: cfg + "hidden_size", Default: "512", Legend: "pH", Desc: "encoder width", Show: true, Pos: true},
+		{Sym: "pL", Field: cfg + "num_hidden_layers", Default: "17", Legend: "pL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "pheads", Field: cfg + "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
+		{Sym: "pkv", Field: cfg + "num_key_value_heads", Default: "pheads", Null: "pheads", Desc: "key/value heads", Pos: true},
+		{Sym: "pd", Field: cfg + "head_dim", Default: "pH/pheads", Null: "pH/pheads", Desc: "width of one attention head", Pos: true},
+		{Sym: "pI", Field: cfg + "intermediate_size", Default: "2048", Legend: "pI", Desc: "FFN inner width", Show: true, Pos: true},
+		flag("pab", cfg+"attention_bias", "false", "attention and feed-forward linears have biases"),
+		flag("pcb", cfg+"convolution_bias", "false", "the convolution module's convolutions have biases"),
+		{Sym: "pck", Field: cfg + "conv_kernel_size", Default: "32", Desc: "the depthwise kernel", Pos: true},
+		{Sym: "psc", Field: cfg + "subsampling_conv_channels", Default: "256", Desc: "subsampling channels", Pos: true},
+		{Sym: "psk", Field: cfg + "subsampling_conv_kernel_size", Default: "5", Desc: "subsampling kernel", Pos: true},
+		{Sym: "pmel", Field: cfg + "num_mel_bins", Default: "128", Desc: "mel bins", Pos: true},
+	}
+}
+
+// lasrEncoder is LASR's conformer encoder under pre: a dense/conv/conv/
+// dense subsampler, conformer layers with rotary grouped-query attention
+// and norms without biases, an output norm.
+func lasrEncoder(pre string) ([]T, Stack, []T) {
+	sub := pre + "subsampler."
+	global := cat(linear(sub+"dense_0", "pH", "pmel", "true"), conv1d3(sub+"conv_0", "pH", "pH", "psk", "true"),
+		conv1d3(sub+"conv_1", "psc", "pH", "psk", "true"), linear(sub+"dense_1", "pH", "psc", "true"))
+	ff := func(p string) []T {
+		return cat(linear(p+"linear1", "pI", "pH", "pab"), linear(p+"linear2", "pH", "pI", "pab"))
+	}
+	layer := cat(norm("norm_feed_forward1", "pH", ""), ff("feed_forward1."), norm("norm_self_att", "pH", ""),
+		linear("self_attn.q_proj", "pheads*pd", "pH", "pab"), linear("self_attn.k_proj", "pkv*pd", "pH", "pab"),
+		linear("self_attn.v_proj", "pkv*pd", "pH", "pab"), linear("self_attn.o_proj", "pH", "pheads*pd", "pab"),
+		norm("norm_conv", "pH", ""), conv1d3("conv.pointwise_conv1", "2*pH", "pH", "1", "pcb"), conv1d3("conv.depthwise_conv", "pH", "1", "pck", "pcb"),
+		batchNorm("conv.norm", "pH"), conv1d3("conv.pointwise_conv2", "pH", "pH", "1", "pcb"),
+		norm("norm_feed_forward2", "pH", ""), ff("feed_forward2."), norm("norm_out", "pH", ""))
+	return global, Stack{Prefix: pre + "layers.{l}.", Layers: "pL", Tensors: layer}, norm(pre+"out_norm", "pH", "")
+}
+
+// lasr is LASR's encoder alone and with a CTC head (a 1×1 convolution).
+func lasr() (*Family, *Family) {
+	g, s, f := lasrEncoder("")
+	enc := &Family{Name: "LASR encoder", Class: "LasrEncoder", ModelTypes: []string{"lasr_encoder"}, Causal: "-", SeqCls: "-",
+		Defs: lasrDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "subsampler.dense_0.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	g, s, f = lasrEncoder("encoder.")
+	ctc := &Family{Name: "LASR CTC", Class: "Lasr", ConfigClass: "LasrCTCConfig", ModelTypes: []string{"lasr_ctc"}, Causal: "-", SeqCls: "-",
+		Defs:   append(lasrDefs("encoder_config."), Def{Sym: "V", Field: "vocab_size", Default: "512", Legend: "V", Desc: "CTC classes", Show: true, Pos: true}),
+		Global: g, Stacks: []Stack{s}, Embed: "encoder.subsampler.dense_0.weight", Head: "-",
+		Final: cat(f, conv1d3("ctc_head", "V", "pH", "1", "true")),
+		Tasks: []Task{{Suffix: "ForCTC", KeepFinal: true}}}
+	return enc, ctc
+}
+
+var _ = register(lasr())
+
+// Gemma 3n's audio encoder (Gemma3nAudioEncoder): two 2-D convolutions
+// with their norms (kernels and strides as [time, frequency] pairs; the
+// frequency axis padded by one each side) and a projection from the
+// channels × remaining frequencies, then conformer blocks of
+// bias-free linears: a half-step feed-forward at each end, attention
+// with a per-dimension scale and a relative-position projection, a
+// light convolution module.
+func gemma3nAudio() *Family {
+	ffw := func(p string) []T {
+		return cat(norm(p+"pre_layer_norm", "H", ""), linear(p+"ffw_layer_1", "4*H", "H", ""), linear(p+"ffw_layer_2", "H", "4*H", ""), norm(p+"post_layer_norm", "H", ""))
+	}
+	conv := func(i, out, in string) []T {
+		p := "subsample_conv_projection.conv_" + i + "."
+		return []T{{Name: p + "conv.weight", Shape: []string{out, in, "at(skh, " + i + ")", "at(skw, " + i + ")"}, Role: RoleLinear},
+			{Name: p + "norm.weight", Shape: []string{out}, Role: RoleNorm}}
+	}
+	return &Family{Name: "Gemma 3n audio encoder", Class: "Gemma3nAudioEncoder", ConfigClass: "Gemma3nAudioConfig", ModelTypes: []string{"gemma3n_audio"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "1536", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "conf_num_hidden_layers", Default: "12", Legend: "L", Desc: "conformer layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "conf_num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
+			field("ck", "conf_conv_kernel_size", "5", "the depthwise kernel"),
+			field("mel", "input_feat_size", "128", "mel bins"),
+			{Sym: "sc", Field: "sscp_conv_channel_size", Type: List, Default: "list(128, 32)", Desc: "the subsampling convolutions' channels"},
+			{Sym: "skh", Field: "sscp_conv_kernel_size", Type: Heights, Default: "list(3, 3)", Desc: "their kernels over time"},
+			{Sym: "skw", Field: "sscp_conv_kernel_size", Type: Widths, Default: "list(3, 3)", Desc: "their kernels over frequency"},
+			{Sym: "ssw", Field: "sscp_conv_stride_size", Type: Widths, Default: "list(2, 2)", Desc: "their strides over frequency"},
+			derived("f1", "(mel + 2 - at(skw, 0))/at(ssw, 0) + 1"),
+			derived("f2", "(f1 + 2 - at(skw, 1))/at(ssw, 1) + 1"),
+		},
+		Global: cat(conv("0", "at(sc, 0)", "1"), conv("1", "at(sc, 1)", "at(sc, 0)"),
+			linear("subsample_conv_projection.input_proj_linear", "H", "at(sc, 1)*f2", "")),
+		Stacks: []Stack{{Prefix: "conformer.{l}.", Layers: "L", Tensors: cat(
+			ffw("ffw_layer_start."), norm("attention.pre_attn_norm", "H", ""),
+			linear("attention.attn.q_proj", "H", "H", ""), linear("attention.attn.k_proj", "H", "H", ""), linear("attention.attn.v_proj", "H", "H", ""),
+			[]T{{Name: "attention.attn.per_dim_scale", Shape: []string{"H/heads"}, Role: RoleNorm}},
+			linear("attention.attn.relative_position_embedding.pos_proj", "H", "H", ""),
+			linear("attention.post", "H", "H", ""), norm("attention.post_norm", "H", ""),
+			norm("lconv1d.pre_layer_norm", "H", ""), linear("lconv1d.linear_start", "2*H", "H", ""),
+			[]T{{Name: "lconv1d.depthwise_conv1d.weight", Shape: []string{"H", "1", "ck"}, Role: RoleLinear}},
+			norm("lconv1d.conv_norm", "H", ""), linear("lconv1d.linear_end", "H", "H", ""),
+			ffw("ffw_layer_end."), norm("norm", "H", ""))}},
+		Embed: "subsample_conv_projection.conv_0.conv.weight", Head: "-",
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+}
+
+var _ = register(gemma3nAudio())
