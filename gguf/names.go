@@ -716,6 +716,10 @@ var archs = []*Arch{
 	// ones, told apart by the layers holding attn_q (layer_types).
 	qwen35(false), qwen35(true),
 	bert,
+	// EuroBERT (EuroBertModel): Llama's layers without the model. prefix,
+	// no head.
+	{Name: "eurobert", Class: "EuroBertModel", ModelType: "eurobert", BiasField: "attention_bias", Flags: mlpBias, Layers: "layers.",
+		global: []namePair{{"token_embd", "embed_tokens"}, {"output_norm", "norm"}}, layer: llamaLayer},
 	// MiniCPM3: DeepSeek's multi-head latent attention (kv_b whole, q
 	// through q_lora_rank), a dense MLP. The converter writes no
 	// value_length: v_head_dim is llama.cpp's default, H/heads.
