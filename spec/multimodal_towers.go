@@ -264,3 +264,64 @@ func timesformer() *Family {
 }
 
 var _ = register(vivit(), timesformer())
+
+// aimv2Layer is an AIMv2 layer of width h and FFN i: RMS norms,
+// q/k/v/out projections biased where qkv, a SwiGLU FFN biased where mlp.
+func aimv2Layer(h, i, qkv, mlp string) []T {
+	return renameSyms(cat(
+		linear("attention.q_proj", "H", "H", qkv), linear("attention.k_proj", "H", "H", qkv),
+		linear("attention.v_proj", "H", "H", qkv), linear("attention.out_proj", "H", "H", qkv),
+		gatedMLP("ffn.", "I", mlp), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", "")), "H", h, "I", i)
+}
+
+// aimv2Vision is AIMv2's vision tower under pre, fields under cfg: a
+// patch convolution and RMS norm, learned positions unless is_native,
+// aimv2Layer layers, a final RMS norm and (use_head) the attention-pooling
+// head of a class token.
+func aimv2Vision(cfg, pre string) ([]Def, []T, Stack, []T) {
+	defs := cat(vTower(cfg, "1024", "24", "2816", "14"), []Def{
+		opt("vS", cfg+"image_size", "224"), opt("vC", cfg+"num_channels", "3"),
+		flag("vqkv", cfg+"qkv_bias", "false", "vision q, k, v and out projections have biases"),
+		flag("vmlp", cfg+"mlp_bias", "false", "vision FFN has biases"),
+		flag("vhead", cfg+"use_head", "true", "the attention-pooling head"),
+		flag("vnative", cfg+"is_native", "false", "native resolution (no learned positions)")})
+	global := cat(conv(pre+"embeddings.patch_embed", "vH", "vC", "vP", "vP"), norm(pre+"embeddings.rms_norm", "vH", ""),
+		[]T{{Name: pre + "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding, If: "!vnative"}})
+	final := cat(norm(pre+"rms_norm", "vH", ""), when("vhead",
+		[]T{{Name: pre + "head.cls_token", Shape: []string{"1", "1", "vH"}, Role: RoleNorm}},
+		renameSyms(cat(linear(pre+"head.k_proj", "H", "H", "vqkv"), linear(pre+"head.v_proj", "H", "H", "vqkv"),
+			linear(pre+"head.output_proj", "H", "H", "true")), "H", "vH")))
+	return defs, global, Stack{Name: "vision", Prefix: pre + "encoder.layers.{l}.", Layers: "vL", Tensors: aimv2Layer("vH", "vI", "vqkv", "vmlp")}, final
+}
+
+func aimv2() *Family {
+	vd, vg, vs, vf := aimv2Vision(vcfg, "vision_model.")
+	c := "text_config."
+	td := []Def{
+		{Sym: "tV", Field: c + "vocab_size", Default: "49408", Legend: "tV", Desc: "text tokens", Show: true, Pos: true},
+		{Sym: "tH", Field: c + "hidden_size", Default: "768", Legend: "tH", Desc: "text tower width", Show: true, Pos: true},
+		{Sym: "tL", Field: c + "num_hidden_layers", Default: "12", Legend: "tL", Desc: "text tower layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "tI", Field: c + "intermediate_size", Default: "2048", Legend: "tI", Desc: "text FFN inner width", Show: true, Pos: true},
+		opt("tP", c+"max_position_embeddings", "77"),
+		flag("tqkv", c+"qkv_bias", "false", "text q, k, v and out projections have biases"),
+		flag("tmlp", c+"mlp_bias", "false", "text FFN has biases"),
+		{Sym: "proj", Field: "projection_dim", Default: "512", Legend: "proj", Desc: "shared embedding width", Show: true, Pos: true},
+	}
+	return &Family{Name: "AIMv2", Class: "Aimv2", ModelTypes: []string{"aimv2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(td, vd),
+		Global: cat([]T{{Name: "text_model.embeddings.token_embedding.weight", Shape: []string{"tV", "tH"}, Role: RoleEmbedding},
+			{Name: "text_model.embeddings.position_embedding.weight", Shape: []string{"tP", "tH"}, Role: RoleEmbedding}}, vg),
+		Stacks: []Stack{{Name: "text", Prefix: "text_model.encoder.layers.{l}.", Layers: "tL", Tensors: aimv2Layer("tH", "tI", "tqkv", "tmlp")}, vs},
+		Final: cat(norm("text_model.rms_norm", "tH", ""), vf, []T{{Name: "visual_projection.weight", Shape: []string{"proj", "vH"}, Role: RoleLinear},
+			{Name: "text_projection.weight", Shape: []string{"proj", "tH"}, Role: RoleLinear},
+			{Name: "logit_scale", Shape: []string{}, Role: RoleNorm}}),
+		Embed: "text_model.embeddings.token_embedding.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(aimv2(), func() *Family {
+	d, g, s, f := aimv2Vision("", "")
+	return &Family{Name: "AIMv2 vision", Class: "Aimv2Vision", ModelTypes: []string{"aimv2_vision_model"}, Causal: "-", SeqCls: "-",
+		Defs: d, Global: g, Stacks: []Stack{s}, Final: f, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+}())
