@@ -194,6 +194,58 @@ var _ = register(
 	},
 )
 
+var _ = register(
+	// ImageGPT: GPT-2's layers over colour-cluster tokens with bias-free
+	// layer norms; the LM head predicts all tokens but the start token
+	// (V-1 rows), the image classifier is a bias-free score.
+	&Family{Name: "ImageGPT", Class: "ImageGPT", ModelTypes: []string{"imagegpt"}, Causal: "ImageGPTForCausalImageModeling", SeqCls: "ImageGPTForImageClassification",
+		Defs: cat(sized(gpt2Dims("24", "4*H"), "V", "513", "H", "512", "heads", "8"), []Def{
+			{Sym: "P", Field: "n_positions", Default: "1024", Legend: "P", Desc: "positions (learned embedding rows)", Show: true, Pos: true},
+			tie("false"), flag("cross", "add_cross_attention", "false", "each layer has cross-attention to an encoder")}),
+		Global: cat(embed("transformer.wte.weight"), []T{{Name: "transformer.wpe.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
+			norm("ln_1", "H", ""), conv1d("attn.c_attn", "H", "3*H"), conv1d("attn.c_proj", "H", "H"),
+			when("cross", conv1d("crossattention.c_attn", "H", "2*H"), conv1d("crossattention.q_attn", "H", "H"),
+				conv1d("crossattention.c_proj", "H", "H"), norm("ln_cross_attn", "H", "")),
+			norm("ln_2", "H", ""), conv1d("mlp.c_fc", "H", "I"), conv1d("mlp.c_proj", "I", "H"))}},
+		Final: cat(norm("transformer.ln_f", "H", ""),
+			[]T{{Name: "lm_head.weight", Shape: []string{"V-1", "H"}, Role: RoleHead, If: "causal", Optional: "tied"},
+				{Name: "score.weight", Shape: []string{"C", "H"}, Role: RoleScore, If: "seqcls"}}),
+		Embed: "transformer.wte.weight", Ignore: gptBuffers, BasePrefix: "transformer.",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"}},
+	},
+	// Decision Transformer: GPT-2 (encoder.) over return, state and
+	// action embeddings with a timestep table, and state, action and
+	// return predictors.
+	&Family{Name: "Decision Transformer", Class: "DecisionTransformer", ModelTypes: []string{"decision_transformer"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "1", Legend: "V", Desc: "distinct tokens (unused table)", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "128", Legend: "H", Desc: "residual-stream width", Show: true, Pos: true},
+			{Sym: "L", Field: "n_layer|num_hidden_layers", Default: "3", Legend: "L", Desc: "GPT-2 blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "n_head|num_attention_heads", Default: "1", Desc: "attention heads", Show: true, Pos: true, Divides: "H"},
+			{Sym: "I", Field: "n_inner", Default: "4*H", Null: "4*H", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+			{Sym: "P", Field: "n_positions|max_position_embeddings", Default: "1024", Legend: "P", Desc: "positions", Show: true, Pos: true},
+			{Sym: "S", Field: "state_dim", Default: "17", Desc: "state width", Pos: true},
+			{Sym: "A", Field: "act_dim", Default: "4", Desc: "action width", Pos: true},
+			{Sym: "EP", Field: "max_ep_len", Default: "4096", Desc: "timesteps", Pos: true},
+			flag("cross", "add_cross_attention", "false", "each layer has cross-attention"),
+		},
+		Global: cat(embed("encoder.wte.weight"), []T{{Name: "encoder.wpe.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+			{Name: "embed_timestep.weight", Shape: []string{"EP", "H"}, Role: RoleEmbedding}},
+			linear("embed_return", "H", "1", "true"), linear("embed_state", "H", "S", "true"), linear("embed_action", "H", "A", "true"),
+			norm("embed_ln", "H", "true")),
+		Stacks: []Stack{{Prefix: "encoder.h.{l}.", Layers: "L", Tensors: cat(
+			norm("ln_1", "H", "true"), conv1d("attn.c_attn", "H", "3*H"), conv1d("attn.c_proj", "H", "H"),
+			when("cross", conv1d("crossattention.c_attn", "H", "2*H"), conv1d("crossattention.q_attn", "H", "H"),
+				conv1d("crossattention.c_proj", "H", "H"), norm("ln_cross_attn", "H", "true")),
+			norm("ln_2", "H", "true"), conv1d("mlp.c_fc", "H", "I"), conv1d("mlp.c_proj", "I", "H"))}},
+		Final: cat(norm("encoder.ln_f", "H", "true"), linear("predict_state", "S", "H", "true"), linear("predict_action.0", "A", "H", "true"),
+			linear("predict_return", "1", "H", "true")),
+		Embed: "encoder.wte.weight", Ignore: []string{`^encoder\.h\.\d+\.attn\.(masked_)?bias$`},
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	},
+)
+
 // reformerTasks are Reformer's classes besides ReformerModelWithLMHead
 // (decoders.go): the base model keeps the final norm of the two
 // concatenated streams (2·H), which every head reads.
