@@ -325,3 +325,59 @@ var _ = register(aimv2(), func() *Family {
 	return &Family{Name: "AIMv2 vision", Class: "Aimv2Vision", ModelTypes: []string{"aimv2_vision_model"}, Causal: "-", SeqCls: "-",
 		Defs: d, Global: g, Stacks: []Stack{s}, Final: f, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
 }())
+
+// vjepa2Layer is a V-JEPA 2 layer of width h and FFN i: query, key,
+// value (biased where qkv_bias) and proj, a biased MLP, two LayerNorms.
+func vjepa2Layer(h, i string) []T {
+	return renameSyms(cat(
+		linear("attention.query", "H", "H", "qkv_bias"), linear("attention.key", "H", "H", "qkv_bias"),
+		linear("attention.value", "H", "H", "qkv_bias"), linear("attention.proj", "H", "H", "true"),
+		plainMLP("mlp.fc1", "mlp.fc2", "I", "true"), norm("norm1", "H", "true"), norm("norm2", "H", "true")), "H", h, "I", i)
+}
+
+// vjepa2 is V-JEPA 2: the encoder (tubelet patches, rotary positions,
+// vjepa2Layer layers of mlp_ratio) and the predictor (its own width,
+// depth and mlp_ratio, mask tokens, projections in and out); the video
+// classifier adds the attentive pooler (a query token, num_pooler_layers
+// self-attention layers and a cross-attention layer, MLPs of 4×).
+func vjepa2() *Family {
+	pre := "vjepa2."
+	pool := "pooler."
+	poolMLP := plainMLP("mlp.fc1", "mlp.fc2", "4*H", "true")
+	return &Family{Name: "V-JEPA 2", Class: "VJEPA2", ModelTypes: []string{"vjepa2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=1024", "num_hidden_layers=24", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "16"),
+			{Sym: "P", Field: "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
+			opt("Ch", "in_chans", "3"), opt("T", "tubelet_size", "2"),
+			{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			derived("I", "H*ratio/1000"),
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			{Sym: "pH", Field: "pred_hidden_size", Default: "384", Legend: "pH", Desc: "predictor width", Show: true, Pos: true},
+			{Sym: "pL", Field: "pred_num_hidden_layers", Default: "12", Legend: "pL", Desc: "predictor layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "pratio", Field: "pred_mlp_ratio", Type: Milli, Default: "4000", Desc: "predictor FFN width over its width (×1000)"},
+			derived("pI", "pH*pratio/1000"),
+			opt("pM", "pred_num_mask_tokens", "10"),
+			{Sym: "nPool", Field: "num_pooler_layers", Default: "3", Desc: "the pooler's self-attention layers", Max: MaxLayers},
+		}),
+		Global: conv3d(pre+"encoder.embeddings.patch_embeddings.proj", "H", "Ch", "T", "P", "P"),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: vjepa2Layer("H", "I")},
+			{Name: "predictor", Prefix: pre + "predictor.layer.{l}.", Layers: "pL", Tensors: vjepa2Layer("pH", "pI")}},
+		Final: cat(norm(pre+"encoder.layernorm", "H", "true"),
+			[]T{{Name: pre + "predictor.embeddings.mask_tokens", Shape: []string{"pM", "1", "1", "pH"}, Role: RoleEmbedding, ZeroOK: true}},
+			linear(pre+"predictor.embeddings.predictor_embeddings", "pH", "H", "true"),
+			norm(pre+"predictor.layernorm", "pH", "true"), linear(pre+"predictor.proj", "H", "pH", "true")),
+		Embed: pre + "encoder.embeddings.patch_embeddings.proj.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForVideoClassification", Labels: true, Head: cat(
+				[]T{{Name: pool + "query_tokens", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding}},
+				prefixed(pool+"cross_attention_layer.", cat(linear("cross_attn.q_proj", "H", "H", "true"), linear("cross_attn.k_proj", "H", "H", "true"),
+					linear("cross_attn.v_proj", "H", "H", "true"), norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"), poolMLP)),
+				perBlock("nPool", prefixed(pool+"self_attention_layers.{e}.", cat(
+					linear("self_attn.q_proj", "H", "H", "true"), linear("self_attn.k_proj", "H", "H", "true"),
+					linear("self_attn.v_proj", "H", "H", "true"), linear("self_attn.out_proj", "H", "H", "true"),
+					norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"), poolMLP))),
+				classifier("classifier", "H"))}},
+	}
+}
+
+var _ = register(vjepa2())
