@@ -240,25 +240,32 @@ func trunk(vocab, hidden, layers, blocks string) []Def {
 // expression (shapes, conditions, expert counts): a block written with
 // "I" reused where the width is another symbol.
 func renameSyms(ts []T, pairs ...string) []T {
+	rn := symRenamer(pairs...) // compiled once: at init, for every family
 	out := make([]T, len(ts))
-	res := make([]*regexp.Regexp, len(pairs)/2) // compiled once: at init, for every family
-	for k := range res {
-		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
-	}
 	for i, t := range ts {
 		t.Shape = append([]string(nil), t.Shape...)
-		for k := 0; k+1 < len(pairs); k += 2 {
-			re := res[k/2]
-			for j := range t.Shape {
-				t.Shape[j] = re.ReplaceAllString(t.Shape[j], pairs[k+1])
-			}
-			t.If = re.ReplaceAllString(t.If, pairs[k+1])
-			t.Optional = re.ReplaceAllString(t.Optional, pairs[k+1])
-			t.Experts = re.ReplaceAllString(t.Experts, pairs[k+1])
+		for j := range t.Shape {
+			t.Shape[j] = rn(t.Shape[j])
 		}
+		t.If, t.Optional, t.Experts = rn(t.If), rn(t.Optional), rn(t.Experts)
 		out[i] = t
 	}
 	return out
+}
+
+// symRenamer rewrites the whole-word symbols of an expression by pairs
+// (old, new, old, new, …), in their order.
+func symRenamer(pairs ...string) func(string) string {
+	res := make([]*regexp.Regexp, len(pairs)/2)
+	for k := range res {
+		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
+	}
+	return func(x string) string {
+		for k, re := range res {
+			x = re.ReplaceAllString(x, pairs[2*k+1])
+		}
+		return x
+	}
 }
 
 // sized gives the core dimensions (V, H, L, heads, I, …: sym, default

@@ -3,7 +3,6 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 )
@@ -256,16 +255,7 @@ func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
 	for _, d := range g.Defs {
 		pairs = append(pairs, d.Sym, sym+d.Sym)
 	}
-	res := make([]*regexp.Regexp, len(pairs)/2)
-	for k := range res {
-		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
-	}
-	rx := func(x string) string {
-		for k, re := range res {
-			x = re.ReplaceAllString(x, pairs[2*k+1])
-		}
-		return x
-	}
+	rx := symRenamer(pairs...)
 	reroot := func(ts []T) []T {
 		out := renameSyms(ts, pairs...)
 		for i := range out {

@@ -3,7 +3,6 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -774,16 +773,7 @@ func familyEncoder(mt string) (encoderPart, bool) {
 	if !slices.Contains(pairs, "H") {
 		return encoderPart{}, false
 	}
-	res := make([]*regexp.Regexp, len(pairs)/2)
-	for k := range res {
-		res[k] = regexp.MustCompile(`\b` + regexp.QuoteMeta(pairs[2*k]) + `\b`)
-	}
-	rx := func(x string) string {
-		for k, re := range res {
-			x = re.ReplaceAllString(x, pairs[2*k+1])
-		}
-		return x
-	}
+	rx := symRenamer(pairs...)
 	// With tie_encoder_decoder, transformers saves the weights the
 	// encoder shares with the decoder under the decoder's names only.
 	optional := func(ts []T) []T {
