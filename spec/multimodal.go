@@ -1003,7 +1003,7 @@ var _ = register(
 		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
 		[]Def{{Sym: "mm_p", Field: "vision_config.projection_dim|projection_dim", Default: "2048", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true}},
 		linear("multi_modal_projector.linear", "mm_p", "vH", "true")),
-	// Gemma 3 (and ShieldGemma 2, multimodal_v5b.go): a soft-embedding
+	// Gemma 3 (and ShieldGemma 2, multimodal_v5.go): a soft-embedding
 	// RMS norm and a bare projection matrix [vH, H].
 	gemma3("Gemma3", "gemma3"),
 	// Aya Vision: pixel-shuffled (downsample_factor²) features, LayerNorm,
