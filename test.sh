@@ -194,7 +194,7 @@ run() { # NAME COMMAND...: runs a step, noting a failure
 # opens shards at once, TestTinySite and TestWrite run the site's
 # renderers): they run
 # once, without -race, in their own step. The list is here only.
-heavy='^(TestGGUFConverted|TestGPTQLogicalCount|TestLlama70BLayout|TestReadmePictures06B|TestWindowReader|TestFixedWidthFields)$'
+heavy='^(TestGGUFConverted|TestGPTQLogicalCount|TestLlama70BLayout|TestReadmePictures06B|TestWindowReader|TestFixedWidthFields|TestFuzzLayouts|TestLayoutsMore)$'
 names=${heavy#^}
 heavy_pkgs=$(grep -rlE "^func ${names%\$}\(" --include='*_test.go' . | xargs -n1 dirname | sort -u)
 run "go test -race, every package but e2e (the heavy tests skipped)" go test -race -count=1 -timeout 20m -skip "$heavy" $(go list ./... | grep -v -e '/e2e$')
