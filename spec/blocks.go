@@ -253,6 +253,20 @@ func renameSyms(ts []T, pairs ...string) []T {
 	return out
 }
 
+// renamedStack is s under another name and prefix, its symbols (layer
+// count, kinds' conditions, tensors) renamed by pairs.
+func renamedStack(s Stack, name, prefix string, pairs ...string) Stack {
+	rx := symRenamer(pairs...)
+	s.Name, s.Prefix, s.Layers = name, prefix, rx(s.Layers)
+	s.Tensors = renameSyms(s.Tensors, pairs...)
+	kinds := make([]Kind, len(s.Kinds))
+	for i, k := range s.Kinds {
+		kinds[i] = Kind{Name: k.Name, If: rx(k.If)}
+	}
+	s.Kinds = kinds
+	return s
+}
+
 // symRenamer rewrites the whole-word symbols of an expression by pairs
 // (old, new, old, new, …), in their order.
 func symRenamer(pairs ...string) func(string) string {

@@ -286,14 +286,7 @@ func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
 		p.Defs = append(p.Defs, d)
 	}
 	for _, s := range g.Stacks {
-		s.Name, s.Prefix, s.Layers = "backbone "+s.Name, pre+s.Prefix, rx(s.Layers)
-		s.Tensors = renameSyms(s.Tensors, pairs...)
-		kinds := make([]Kind, len(s.Kinds))
-		for i, k := range s.Kinds {
-			kinds[i] = Kind{Name: k.Name, If: rx(k.If)}
-		}
-		s.Kinds = kinds
-		p.Stacks = append(p.Stacks, s)
+		p.Stacks = append(p.Stacks, renamedStack(s, "backbone "+s.Name, pre+s.Prefix, pairs...))
 	}
 	return p, true
 }

@@ -817,13 +817,8 @@ func familyEncoder(mt string) (encoderPart, bool) {
 	p.Defs = append(p.Defs, derived("eH", "e_H"),
 		flag("ted", "tie_encoder_decoder", "false", "the encoder's weights are the decoder's (saved once)"))
 	for _, s := range g.Stacks {
-		s.Name, s.Prefix, s.Layers = "encoder", "encoder."+s.Prefix, rx(s.Layers)
-		s.Tensors = optional(renameSyms(s.Tensors, pairs...))
-		kinds := make([]Kind, len(s.Kinds))
-		for i, k := range s.Kinds {
-			kinds[i] = Kind{Name: k.Name, If: rx(k.If)}
-		}
-		s.Kinds = kinds
+		s = renamedStack(s, "encoder", "encoder."+s.Prefix, pairs...)
+		s.Tensors = optional(s.Tensors)
 		p.Stacks = append(p.Stacks, s)
 	}
 	return p, true
