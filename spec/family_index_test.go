@@ -44,3 +44,46 @@ func TestFamilyIndex(t *testing.T) {
 	}
 	require.Equal(t, want, familyIndex, "family_index.go is stale: FSMOUNT_WRITE_INDEX=1 go test -run TestFamilyIndex ./spec")
 }
+
+// TestLookupBuildsItsUnits checks that a lookup builds the families it
+// needs and not the table: the start-up cost of every command.
+func TestLookupBuildsItsUnits(t *testing.T) {
+	tableMu.Lock()
+	t.Cleanup(func() {
+		tableMu.Lock()
+		buildAll()
+		tableMu.Unlock()
+	})
+	// Forget what earlier tests built: the units rebuild to equal
+	// families, and byType is refilled as they do.
+	for _, u := range units {
+		u.state, u.fs = unbuilt, nil
+	}
+	clear(byType)
+	tableMu.Unlock()
+
+	count := func() (n int) {
+		tableMu.Lock()
+		defer tableMu.Unlock()
+		for _, u := range units {
+			if u.state == built {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []struct{ config string }{
+		{`{"model_type":"qwen3","architectures":["Qwen3ForCausalLM"],"vocab_size":16,"hidden_size":8,"num_hidden_layers":2,"num_attention_heads":2,"num_key_value_heads":1,"head_dim":4,"intermediate_size":16}`},
+		{`{"model_type":"llava","architectures":["LlavaForConditionalGeneration"],"text_config":{"model_type":"llama","vocab_size":16,"hidden_size":8,"num_hidden_layers":2,"num_attention_heads":2,"intermediate_size":16},"vision_config":{"model_type":"clip_vision_model","hidden_size":8,"num_hidden_layers":1,"num_attention_heads":2,"intermediate_size":16,"image_size":8,"patch_size":4}}`},
+		{`{"model_type":"bert","architectures":["BertForMaskedLM"],"vocab_size":16,"hidden_size":8,"num_hidden_layers":2,"num_attention_heads":2,"intermediate_size":16}`},
+	} {
+		before := count()
+		cfg, err := ParseConfig("c.json", []byte(c.config))
+		require.NoError(t, err)
+		_, err = Expect(cfg)
+		require.NoError(t, err, c.config)
+		got := count() - before
+		t.Logf("%d units built for %s", got, cfg.ModelType())
+		require.LessOrEqual(t, got, 4, "a lookup built %d of %d units: %s", got, len(units), c.config)
+	}
+}
