@@ -716,6 +716,17 @@ var archs = []*Arch{
 	// ones, told apart by the layers holding attn_q (layer_types).
 	qwen35(false), qwen35(true),
 	bert,
+	// ModernBERT (ModernBertModel): a fused Wqkv, a GLU MLP whose fused
+	// Wi the converter keeps whole as ffn_up, no attention norm in layer
+	// 0 (the model has none there); biases by three switches. Its names
+	// are the base model's, without "model.".
+	{Name: "modern-bert", Class: "ModernBertModel", ModelType: "modernbert", Layers: "layers.",
+		Flags: []Flag{{Tensor: "blk.0.attn_qkv.bias", Field: "attention_bias"}, {Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"},
+			{Tensor: "token_embd_norm.bias", Field: "norm_bias"}},
+		global: []namePair{{"token_embd", "embeddings.tok_embeddings"}, {"token_embd_norm", "embeddings.norm"},
+			{"output_norm", "final_norm"}},
+		layer: []namePair{{"attn_norm", "attn_norm"}, {"attn_qkv", "attn.Wqkv"}, {"attn_output", "attn.Wo"},
+			{"ffn_norm", "mlp_norm"}, {"ffn_up", "mlp.Wi"}, {"ffn_down", "mlp.Wo"}}},
 	// EuroBERT (EuroBertModel): Llama's layers without the model. prefix,
 	// no head.
 	{Name: "eurobert", Class: "EuroBertModel", ModelType: "eurobert", BiasField: "attention_bias", Flags: mlpBias, Layers: "layers.",
