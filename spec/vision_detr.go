@@ -1,0 +1,218 @@
+package spec
+
+import "slices"
+
+// The DETR lineage of detectors: RT-DETR (and its ResNet backbone),
+// RT-DETR v2, … Each family is data: a detrOpts of the shared blocks of
+// blocks_detr.go, its backbone the registered family backbone_config
+// names (withDetrBackbone).
+
+// detrOpts says how one RT-DETR-like detector differs from RT-DETR.
+type detrOpts struct {
+	Name, Class, MT string
+	DefaultBackbone string // backbone_config.model_type when absent
+	PointsScale     string // the deformable attention's per-point scale buffer ("" none)
+	ExtraDefs       []Def
+}
+
+// rtDetrDefs are RTDetrConfig's fields (its defaults).
+func rtDetrDefs() []Def {
+	return []Def{
+		{Sym: "E", Field: "encoder_hidden_dim", Default: "256", Legend: "E", Desc: "hybrid encoder width", Show: true, Pos: true},
+		{Sym: "eic", Field: "encoder_in_channels", Type: List, Default: "list(512, 1024, 2048)", Null: "=", Desc: "the encoder's input levels (their count: FPN/PAN stages + 1)"},
+		{Sym: "epl", Field: "encode_proj_layers", Type: List, Default: "list(2)", Null: "=", Desc: "the levels with an AIFI transformer encoder"},
+		{Sym: "eL", Field: "encoder_layers", Default: "1", Desc: "layers of each AIFI encoder", Max: MaxLayers},
+		{Sym: "eI", Field: "encoder_ffn_dim", Default: "1024", Desc: "AIFI FFN width", Pos: true},
+		{Sym: "hx", Field: "hidden_expansion", Type: Milli, Default: "1000", Desc: "CSP blocks' width over encoder_hidden_dim (×1000)"},
+		{Sym: "D", Field: "d_model", Default: "256", Legend: "D", Desc: "decoder width", Show: true, Pos: true},
+		{Sym: "Q", Field: "num_queries", Default: "300", Desc: "object queries", Pos: true},
+		{Sym: "dic", Field: "decoder_in_channels", Type: List, Default: "list(256, 256, 256)", Null: "=", Desc: "the decoder's input levels' widths"},
+		{Sym: "nfl", Field: "num_feature_levels", Default: "3", Desc: "feature levels the decoder samples", Pos: true},
+		{Sym: "np", Field: "decoder_n_points", Default: "4", Desc: "sampling points per head and level", Pos: true},
+		{Sym: "dL", Field: "decoder_layers", Default: "6", Legend: "L", Desc: "decoder layers", Show: true, Max: MaxLayers},
+		{Sym: "dHeads", Field: "decoder_attention_heads", Default: "8", Desc: "decoder heads", Pos: true},
+		{Sym: "dI", Field: "decoder_ffn_dim", Default: "1024", Desc: "decoder FFN width", Pos: true},
+		{Sym: "nd", Field: "num_denoising", Default: "100", Desc: "denoising queries (0: no label embedding)"},
+		flag("liq", "learn_initial_query", "false", "learned initial queries"),
+		{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(2, 3, 4)", Null: "=", Desc: "the backbone stages the encoder takes"},
+		derived("hid", "E*hx/1000"),
+		derived("nlv", "nfl"),
+		derived("bCh", "0"),
+	}
+}
+
+// cspRep is RT-DETR's CSPRepLayer under pre: two 1×1 convolutions to
+// hid from 2·E, three RepVGG blocks (3×3 and 1×1) at hid, and a 1×1
+// back to E where hid differs.
+func cspRep(pre string) []T {
+	return cat(convNorm(pre+"conv1.", "hid", "2*E", "1", ""), convNorm(pre+"conv2.", "hid", "2*E", "1", ""),
+		copies("3", convNorm(pre+"bottlenecks.{e}.conv1.", "hid", "hid", "3", ""), convNorm(pre+"bottlenecks.{e}.conv2.", "hid", "hid", "1", "")),
+		when("hid != E", convNorm(pre+"conv3.", "E", "hid", "1", "")))
+}
+
+// rtDetrFamily is an RT-DETR-like detector: the backbone, the encoder
+// input projections (one per backbone output), the hybrid encoder (AIFI
+// layers on encode_proj_layers, the FPN and PAN), the query selection
+// heads, the decoder input projections and the deformable decoder; the
+// detection class adds a class and box head per decoder layer (saved
+// under model.decoder., where the decoder holds them).
+func rtDetrFamily(o detrOpts) *Family {
+	const m = "model."
+	aifi := cat(mhaOut("self_attn.", "E"), norm("self_attn_layer_norm", "E", "true"),
+		linear("fc1", "eI", "E", "true"), linear("fc2", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
+	dec := cat(mhaOut("self_attn.", "D"), norm("self_attn_layer_norm", "D", "true"),
+		deformAttn("encoder_attn.", "D", "dHeads", "nlv", "np", o.PointsScale, false), norm("encoder_attn_layer_norm", "D", "true"),
+		linear("fc1", "dI", "D", "true"), linear("fc2", "D", "dI", "true"), norm("final_layer_norm", "D", "true"))
+	extra := copies("max(nfl-len(dic), 0)", conv3Proj(m+"decoder_input_proj.{e}."))
+	for i := range extra {
+		extra[i].From = "len(dic)"
+	}
+	f := &Family{Name: o.Name, Class: o.Class, ModelTypes: []string{o.MT}, Causal: "-", SeqCls: "-",
+		Defs:       withDefs(rtDetrDefs(), o.ExtraDefs...),
+		BasePrefix: m,
+		Global: cat(
+			copies("len(bOut)", convNB(m+"encoder_input_proj.{e}.0", "E", "bCh", "1", "1"), batchNorm(m+"encoder_input_proj.{e}.1", "E"))),
+		Stacks: []Stack{
+			{Name: "AIFI", Prefix: m + "encoder.encoder.{l}.", Layers: "len(epl)", Tensors: copies("eL", under("layers.{e}.", aifi))},
+			{Name: "lateral", Prefix: m + "encoder.lateral_convs.{l}.", Layers: "len(eic)-1", Tensors: convNorm("", "E", "E", "1", "")},
+			{Name: "FPN", Prefix: m + "encoder.fpn_blocks.{l}.", Layers: "len(eic)-1", Tensors: cspRep("")},
+			{Name: "downsample", Prefix: m + "encoder.downsample_convs.{l}.", Layers: "len(eic)-1", Tensors: convNorm("", "E", "E", "3", "")},
+			{Name: "PAN", Prefix: m + "encoder.pan_blocks.{l}.", Layers: "len(eic)-1", Tensors: cspRep("")},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL", Tensors: dec},
+		},
+		Final: cat(
+			[]T{{Name: m + "denoising_class_embed.weight", Shape: []string{"C+1", "D"}, Role: RoleEmbedding, If: "nd > 0"},
+				{Name: m + "weight_embedding.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding, If: "liq"}},
+			linear(m+"enc_output.0", "D", "D", "true"), norm(m+"enc_output.1", "D", "true"),
+			linear(m+"enc_score_head", "C", "D", "true"), mlpHead(m+"enc_bbox_head.", "D", "D", "4", "3"),
+			copies("len(dic)", convNB(m+"decoder_input_proj.{e}.0", "D", "at(dic, e)", "1", "1"), batchNorm(m+"decoder_input_proj.{e}.1", "D")),
+			extra,
+			mlpHead(m+"decoder.query_pos_head.", "4", "2*D", "D", "2")),
+		Embed: m + "encoder_input_proj.0.0.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true},
+			{Suffix: "ForObjectDetection", Labels: true, Head: copies("dL", linear(m+"decoder.class_embed.{e}", "C", "D", "true"),
+				mlpFixed(m+"decoder.bbox_embed.{e}.", "D", "D", "4", 3))},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "backbone.model.", Default: o.DefaultBackbone})
+}
+
+// withDefs is defs with each of more replacing the one of its symbol,
+// or appended.
+func withDefs(defs []Def, more ...Def) []Def {
+	out := append([]Def(nil), defs...)
+	for _, d := range more {
+		if slices.ContainsFunc(out, func(x Def) bool { return x.Sym == d.Sym }) {
+			out = replaceDef(out, d)
+		} else {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// conv3Proj is a decoder input projection past the backbone's levels: a
+// stride-2 3×3 convolution from the previous level (the last of
+// decoder_in_channels, then D) and its BatchNorm, under pre (copy e).
+func conv3Proj(pre string) []T {
+	return cat(convNB(pre+"0", "D", "e == len(dic) ? at(dic, len(dic)-1) : D", "3", "3"), batchNorm(pre+"1", "D"))
+}
+
+// rtDetrResNetFamily is RT-DETR's ResNet-D alone (RTDetrResNetBackbone).
+func rtDetrResNetFamily() *Family {
+	enc := rtDetrResNet("", "")
+	return &Family{Name: "RT-DETR ResNet", Class: "RTDetrResNet", ModelTypes: []string{"rt_detr_resnet"}, Causal: "-", SeqCls: "-",
+		Defs: enc.Defs, Global: enc.Global, Stacks: enc.Stacks, Final: enc.Final, Embed: enc.Global[0].Name,
+		Tasks: []Task{{Suffix: "Backbone", KeepFinal: true}}}
+}
+
+var _ = register(
+	rtDetrResNetFamily(),
+	rtDetrFamily(detrOpts{Name: "RT-DETR", Class: "RTDetr", MT: "rt_detr", DefaultBackbone: "rt_detr_resnet"}),
+	rtDetrFamily(detrOpts{Name: "RT-DETR v2", Class: "RTDetrV2", MT: "rt_detr_v2", DefaultBackbone: "rt_detr_resnet", PointsScale: "n_points_scale",
+		ExtraDefs: []Def{{Sym: "nlv", Field: "decoder_n_levels", Default: "3", Desc: "feature levels the deformable attention samples", Pos: true}}}),
+)
+
+// lwDetrViTFamily is LW-DETR's ViT alone (LwDetrViTBackbone).
+func lwDetrViTFamily() *Family {
+	enc := lwDetrViT("", "")
+	return &Family{Name: "LW-DETR ViT", Class: "LwDetrViT", ModelTypes: []string{"lw_detr_vit"}, Causal: "-", SeqCls: "-",
+		Defs: enc.Defs, Global: enc.Global, Stacks: enc.Stacks, Final: enc.Final, Embed: "embeddings.projection.weight",
+		Tasks: []Task{{Suffix: "Backbone", KeepFinal: true}}}
+}
+
+// lwDetrDefs are LwDetrConfig's fields.
+func lwDetrDefs() []Def {
+	return []Def{
+		{Sym: "D", Field: "d_model", Default: "256", Legend: "D", Desc: "decoder width", Show: true, Pos: true},
+		{Sym: "psf", Field: "projector_scale_factors", Type: MilliList, Default: "empty", Null: "=", Desc: "the projector's scales (×1000): one feature level each"},
+		{Sym: "hx", Field: "hidden_expansion", Type: Milli, Default: "500", Desc: "C2F blocks' width over d_model (×1000)"},
+		{Sym: "nb", Field: "c2f_num_blocks", Default: "3", Desc: "the C2F layer's blocks"},
+		{Sym: "Q", Field: "num_queries", Default: "300", Desc: "object queries per group", Pos: true},
+		{Sym: "G", Field: "group_detr", Default: "13", Desc: "query groups (Group DETR)", Pos: true, Max: MaxExperts},
+		{Sym: "np", Field: "decoder_n_points", Default: "4", Desc: "sampling points per head and level"},
+		{Sym: "dL", Field: "decoder_layers", Default: "3", Legend: "L", Desc: "decoder layers", Show: true, Max: MaxLayers},
+		{Sym: "sHeads", Field: "decoder_self_attention_heads", Default: "8", Desc: "decoder self-attention heads", Pos: true},
+		{Sym: "xHeads", Field: "decoder_cross_attention_heads", Default: "16", Desc: "decoder cross-attention heads", Pos: true},
+		{Sym: "dI", Field: "decoder_ffn_dim", Default: "2048", Desc: "decoder FFN width", Pos: true},
+		flag("ab", "attention_bias", "true", "the self-attention projections have biases"),
+		{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(2, 4, 5, 9)", Null: "=", Desc: "the backbone stages the projector takes"},
+		// __post_init__ sets len(projector_scale_factors), but a
+		// num_feature_levels in config.json is set after it and wins.
+		{Sym: "nfl", Field: "num_feature_levels", Default: "len(psf)", Null: "=", Desc: "feature levels the decoder samples"},
+		derived("hc", "D*hx/1000"),
+		derived("bCh", "0"),
+	}
+}
+
+// lwDetrProjector is LW-DETR's multi-scale projector under pre: per
+// scale s of psf, a sampling layer per backbone output (×2: a transposed
+// convolution, behind a halving 1×1 ConvNorm past 512 channels; ×0.5: a
+// strided 3×3 ConvNorm), then a C2F layer on their concatenation and a
+// LayerNorm.
+func lwDetrProjector(pre string) []T {
+	f := "at(psf, l)"
+	up := f + " == 2000"
+	in := "(" + up + " ? (bCh > 512 ? bCh/4 : bCh/2) : bCh)*len(bOut)"
+	return cat(
+		copies("len(bOut)", when(up+" && bCh > 512", convNorm(pre+"sampling_layers.{e}.layers.0.", "bCh/2", "bCh", "1", ""),
+			convT(pre+"sampling_layers.{e}.layers.1", "bCh/2", "bCh/4", "2")),
+			when(up+" && bCh <= 512", convT(pre+"sampling_layers.{e}.layers.0", "bCh", "bCh/2", "2")),
+			when(f+" == 500", convNorm(pre+"sampling_layers.{e}.layers.0.", "bCh", "bCh", "3", ""))),
+		convNorm(pre+"projector_layer.conv1.", "2*hc", in, "1", ""), convNorm(pre+"projector_layer.conv2.", "D", "(2+nb)*hc", "1", ""),
+		copies("nb", convNorm(pre+"projector_layer.bottlenecks.{e}.conv1.", "hc", "hc", "3", ""), convNorm(pre+"projector_layer.bottlenecks.{e}.conv2.", "hc", "hc", "3", "")),
+		norm(pre+"layer_norm", "D", "true"))
+}
+
+// lwDetrFamily is LW-DETR: a ViT backbone and its projector, Group DETR's
+// query and encoder-output heads (group_detr copies), a deformable
+// decoder; the detection class adds one class and box head.
+func lwDetrFamily() *Family {
+	const m = "model."
+	dec := cat(linear("self_attn.q_proj", "D", "D", "ab"), linear("self_attn.k_proj", "D", "D", "ab"),
+		linear("self_attn.v_proj", "D", "D", "ab"), linear("self_attn.o_proj", "D", "D", "ab"), norm("self_attn_layer_norm", "D", "true"),
+		deformAttn("cross_attn.", "D", "xHeads", "nfl", "np", "", false), norm("cross_attn_layer_norm", "D", "true"),
+		linear("mlp.fc1", "dI", "D", "true"), linear("mlp.fc2", "D", "dI", "true"), norm("layer_norm", "D", "true"))
+	f := &Family{Name: "LW-DETR", Class: "LwDetr", ModelTypes: []string{"lw_detr"}, Causal: "-", SeqCls: "-",
+		Defs: lwDetrDefs(), BasePrefix: m,
+		Stacks: []Stack{
+			{Name: "projector", Prefix: m + "backbone.projector.scale_layers.{l}.", Layers: "len(psf)", Tensors: lwDetrProjector("")},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL", Tensors: dec},
+		},
+		Final: cat(
+			[]T{{Name: m + "query_feat.weight", Shape: []string{"Q*G", "D"}, Role: RoleEmbedding},
+				{Name: m + "reference_point_embed.weight", Shape: []string{"Q*G", "4"}, Role: RoleEmbedding}},
+			norm(m+"decoder.layernorm", "D", "true"), mlpHead(m+"decoder.ref_point_head.", "2*D", "D", "D", "2"),
+			copies("G", linear(m+"enc_output.{e}", "D", "D", "true"), norm(m+"enc_output_norm.{e}", "D", "true"),
+				linear(m+"enc_out_class_embed.{e}", "C", "D", "true"), mlpFixed(m+"enc_out_bbox_embed.{e}.", "D", "D", "4", 3))),
+		Embed: m + "query_feat.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true},
+			{Suffix: "ForObjectDetection", Labels: true, Head: cat(linear("class_embed", "C", "D", "true"), mlpHead("bbox_embed.", "D", "D", "4", "3"))},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "backbone.backbone.", Rename: lwDetrViTNames})
+}
+
+var _ = register(lwDetrViTFamily(), lwDetrFamily())
