@@ -141,14 +141,25 @@ func sam2Neck(pre string) []T {
 	return copies("len(nCL)", conv(pre+"convs.{e}", "nH", "at(nCL, e)", "pick(nK, 0)", "pick(nK, 1)"))
 }
 
-// samMemoryDefs are the video models' memory fields (Sam2VideoConfig,
-// EdgeTamVideoConfig, Sam3TrackerVideoConfig: the same names).
-func samMemoryDefs() []Def {
-	return []Def{
+// samMemory says how a video model's memory attention differs between
+// SAM 2 video, EdgeTAM video and SAM 3's tracker.
+type samMemory struct {
+	MLP      [2]string // the memory layers' MLP: linear1/linear2, mlp.up_proj/mlp.down_proj (EdgeTAM)
+	MLPField string    // its width's field
+	Layers   string    // memory_attention_num_layers' default
+	// Perceiver: EdgeTAM's spatial perceiver resampler of the memories.
+	Perceiver bool
+}
+
+// defs are the video models' memory fields (Sam2VideoConfig,
+// EdgeTamVideoConfig, Sam3TrackerVideoConfig: the same names but the
+// MLP width's).
+func (o samMemory) defs() []Def {
+	d := []Def{
 		{Sym: "maH", Field: "memory_attention_hidden_size", Default: "256", Legend: "M", Desc: "memory attention width", Show: true, Pos: true},
-		{Sym: "maL", Field: "memory_attention_num_layers", Default: "4", Legend: "mL", Desc: "memory attention layers", Show: true, Max: MaxLayers},
+		{Sym: "maL", Field: "memory_attention_num_layers", Default: o.Layers, Legend: "mL", Desc: "memory attention layers", Show: true, Max: MaxLayers},
 		{Sym: "maDS", Field: "memory_attention_downsample_rate", Default: "1", Desc: "memory attention width divisor", Pos: true},
-		{Sym: "maI", Field: "memory_attention_feed_forward_hidden_size", Default: "2048", Desc: "memory attention FFN width", Pos: true},
+		{Sym: "maI", Field: o.MLPField, Default: "2048", Desc: "memory attention FFN width", Pos: true},
 		{Sym: "meH", Field: "memory_encoder_hidden_size", Default: "256", Desc: "memory encoder width", Pos: true},
 		{Sym: "meOut", Field: "memory_encoder_output_channels", Default: "64", Desc: "memory channels", Pos: true},
 		{Sym: "mdE", Field: "mask_downsampler_embed_dim", Default: "256", Desc: "mask downsampler width", Pos: true},
@@ -164,23 +175,33 @@ func samMemoryDefs() []Def {
 		flag("occ", "enable_occlusion_spatial_embedding", "true", "occlusion embedding"),
 		derived("mdN", "log2(mdT)/log2(mdS)"),
 	}
+	if o.Perceiver {
+		d = append(d,
+			Def{Sym: "prH", Field: "perceiver_resampler_hidden_size", Default: "64", Desc: "perceiver width", Pos: true},
+			Def{Sym: "prI", Field: "perceiver_resampler_mlp_intermediate_size", Default: "256", Desc: "perceiver FFN width", Pos: true},
+			Def{Sym: "prHeads", Field: "perceiver_resampler_num_attention_heads", Default: "1", Desc: "perceiver heads", Pos: true},
+			Def{Sym: "prD", Field: "perceiver_resampler_attention_head_dim", Default: "64", Desc: "perceiver head width", Pos: true},
+			Def{Sym: "prL", Field: "perceiver_resampler_num_layers", Default: "2", Desc: "perceiver layers", Max: MaxLayers},
+			Def{Sym: "pr1", Field: "perceiver_resampler_num_latents", Default: "256", Desc: "1-D latents"},
+			Def{Sym: "pr2", Field: "perceiver_resampler_num_latents_2d", Default: "256", Desc: "2-D latents"})
+	}
+	return d
 }
 
-// samMemory is a video model's memory attention (a stack; its MLP
-// named mlp: linear1/linear2 or up_proj/down_proj), memory encoder and
-// the tracking parameters, under pre. The image features' width is nH
-// (the FPN's); the cross-attention reads 64-wide memories whatever the
-// config says (transformers hard-codes kv_in_dim=64).
-func samMemory(pre string, mlp [2]string) (stack Stack, final []T) {
+// build is the memory attention (a stack), the memory encoder and the
+// tracking parameters, under pre. The image features' width is nH (the
+// FPN's); the cross-attention reads 64-wide memories whatever the config
+// says (transformers hard-codes kv_in_dim=64).
+func (o samMemory) build(pre string) (stacks []Stack, final []T) {
 	w := "maH/maDS"
 	ra := func(p, kv string) []T {
 		return cat(linear(p+"q_proj", w, "maH", "true"), linear(p+"k_proj", w, kv, "true"),
 			linear(p+"v_proj", w, kv, "true"), linear(p+"o_proj", "maH", w, "true"))
 	}
-	stack = Stack{Name: "memory attention", Prefix: pre + "memory_attention.layers.{l}.", Layers: "maL", Tensors: cat(
+	stacks = []Stack{{Name: "memory attention", Prefix: pre + "memory_attention.layers.{l}.", Layers: "maL", Tensors: cat(
 		ra("self_attn.", "maH"), ra("cross_attn_image.", "64"),
-		linear(mlp[0], "maI", "maH", "true"), linear(mlp[1], "maH", "maI", "true"),
-		norm("layer_norm1", "maH", "true"), norm("layer_norm2", "maH", "true"), norm("layer_norm3", "maH", "true"))}
+		linear(o.MLP[0], "maI", "maH", "true"), linear(o.MLP[1], "maH", "maI", "true"),
+		norm("layer_norm1", "maH", "true"), norm("layer_norm2", "maH", "true"), norm("layer_norm3", "maH", "true"))}}
 	me := pre + "memory_encoder."
 	final = cat(norm(pre+"memory_attention.layer_norm", "maH", "true"),
 		copies("mdN", conv(me+"mask_downsampler.layers.{e}.conv", "pow(mdS*mdS, e+1)", "pow(mdS*mdS, e)", "mdK", "mdK"),
@@ -200,5 +221,205 @@ func samMemory(pre string, mlp [2]string) (stack Stack, final []T) {
 		conv(pre+"mask_downsample", "1", "1", "4", "4"),
 		samFeedForward(pre+"object_pointer_proj.", "nH", "nH", "nH", "3", true),
 		when("tpe", linear(pre+"temporal_positional_encoding_projection_layer", "meOut", "nH", "true")))
-	return stack, final
+	if o.Perceiver {
+		sp := pre + "spatial_perceiver."
+		att := func(p string) []T {
+			return cat(linear(p+"q_proj", "prD*prHeads", "prH", ""), linear(p+"k_proj", "prD*prHeads", "prH", ""),
+				linear(p+"v_proj", "prD*prHeads", "prH", ""), linear(p+"o_proj", "prH", "prD*prHeads", ""))
+		}
+		mlp := func(p string) []T {
+			return cat(norm(p+"layer_norm", "prH", "true"), linear(p+"up_proj", "prI", "prH", ""), linear(p+"down_proj", "prH", "prI", ""))
+		}
+		stacks = append(stacks, Stack{Name: "spatial perceiver", Prefix: sp + "layers.{l}.", Layers: "prL", Tensors: cat(
+			att("cross_attention."), mlp("mlp."), att("self_attention."), mlp("self_mlp."),
+			norm("layer_norm_input", "prH", "true"), norm("layer_norm_latents", "prH", "true"), norm("layer_norm_self", "prH", "true"))})
+		final = cat(final, norm(sp+"layer_norm", "prH", "true"),
+			[]T{{Name: sp + "latents_1d", Shape: []string{"pr1", "prH"}, Role: RoleEmbedding, If: "pr1 > 0"},
+				{Name: sp + "latents_2d", Shape: []string{"pr2", "prH"}, Role: RoleEmbedding, If: "pr2 > 0"}})
+	}
+	return stacks, final
+}
+
+// sam3ViTDefs are Sam3ViTConfig's fields under cfg: a plain ViT with
+// rotary windowed attention (its rotary tables are not saved) and a
+// position table of the pre-training image's patches.
+func sam3ViTDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "xH", Field: cfg + "hidden_size", Default: "1024", Legend: "vH", Desc: "image encoder width", Show: true, Pos: true},
+		{Sym: "xL", Field: cfg + "num_hidden_layers", Default: "32", Legend: "vL", Desc: "image encoder layers", Show: true, Max: MaxLayers},
+		{Sym: "xI", Field: cfg + "intermediate_size", Default: "4736", Legend: "vI", Desc: "image encoder FFN width", Show: true, Pos: true},
+		{Sym: "xC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "xP", Field: cfg + "patch_size", Type: IntOrList, Default: "14", Desc: "patch side"},
+		{Sym: "xPre", Field: cfg + "pretrain_image_size", Type: IntOrList, Default: "336", Desc: "the position table's image side"},
+	}
+}
+
+// sam3ViT is SAM 3's ViT under pre: patch embedding without a bias, the
+// position table, the layers and the final norm.
+func sam3ViT(pre string) (global []T, stack Stack, final []T) {
+	global = cat(convNB(pre+"embeddings.patch_embeddings.projection", "xH", "xC", "pick(xP, 0)", "pick(xP, 1)"),
+		[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(pick(xPre, 1)/pick(xP, 1))*(pick(xPre, 0)/pick(xP, 0))", "xH"}, Role: RoleEmbedding}})
+	stack = Stack{Name: "image encoder", Prefix: pre + "layers.{l}.", Layers: "xL", Tensors: cat(
+		norm("layer_norm1", "xH", "true"),
+		linear("attention.q_proj", "xH", "xH", "true"), linear("attention.k_proj", "xH", "xH", "true"),
+		linear("attention.v_proj", "xH", "xH", "true"), linear("attention.o_proj", "xH", "xH", "true"),
+		norm("layer_norm2", "xH", "true"), linear("mlp.fc1", "xI", "xH", "true"), linear("mlp.fc2", "xH", "xI", "true"))}
+	return global, stack, norm(pre+"layer_norm", "xH", "true")
+}
+
+// sam3NeckDefs are Sam3VisionConfig's FPN fields under cfg.
+func sam3NeckDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "nH", Field: cfg + "fpn_hidden_size", Default: "256", Legend: "F", Desc: "FPN width", Show: true, Pos: true},
+		{Sym: "nSF", Field: cfg + "scale_factors", Type: MilliList, Default: "list(4000, 2000, 1000, 500)", Null: "=", Desc: "each level's scale (×1000)"},
+	}
+}
+
+// sam3Neck is SAM 3's FPN neck under pre on the ViT's xH-wide features:
+// per scale factor, transposed convolutions up (×4: two, ×2: one; ×½ a
+// max-pool), then a 1×1 and a 3×3 projection.
+func sam3Neck(pre string) []T {
+	f := "at(nSF, e)"
+	in := "(" + f + " == 4000 ? xH/4 : " + f + " == 2000 ? xH/2 : xH)"
+	return copies("len(nSF)",
+		when(f+" == 4000 || "+f+" == 2000", convT(pre+"fpn_layers.{e}.scale_layers.0", "xH", "xH/2", "2")),
+		when(f+" == 4000", convT(pre+"fpn_layers.{e}.scale_layers.2", "xH/2", "xH/4", "2")),
+		conv(pre+"fpn_layers.{e}.proj1", "nH", in, "1", "1"), conv(pre+"fpn_layers.{e}.proj2", "nH", "nH", "3", "3"))
+}
+
+// sam3Attn is SAM 3's attention under pre: q/k/v/o, all h wide, biased.
+func sam3Attn(pre, h string) []T {
+	return cat(linear(pre+"q_proj", h, h, "true"), linear(pre+"k_proj", h, h, "true"),
+		linear(pre+"v_proj", h, h, "true"), linear(pre+"o_proj", h, h, "true"))
+}
+
+// sam3MLP is SAM 3's Sam3DecoderMLP under pre: n (2 or 3) biased
+// layers in → hid (→ hid) → out.
+func sam3MLP(pre, in, hid, out string, n int) []T {
+	if n == 2 {
+		return cat(linear(pre+"layer1", hid, in, "true"), linear(pre+"layer2", out, hid, "true"))
+	}
+	return cat(linear(pre+"layer1", hid, in, "true"), linear(pre+"layer2", hid, hid, "true"), linear(pre+"layer3", out, hid, "true"))
+}
+
+// sam3Text says which text encoder a SAM 3 detector has.
+type sam3Text int
+
+const (
+	sam3CLIPText sam3Text = iota // CLIPTextModelWithProjection (SAM 3)
+	sam3LiteText                 // MobileCLIP's RepMixer text encoder (SAM 3 lite text)
+)
+
+// defs are the text encoder's fields under cfg ("text_config." of the
+// detector's config): SAM 3 builds CLIPTextConfig's defaults for the
+// fields a text_config leaves out (its own 1024-wide defaults only
+// without a text_config: sam3Only refuses that), the lite text its
+// Sam3LiteTextTextConfig's.
+func (t sam3Text) defs(cfg string) []Def {
+	var d []Def
+	if t == sam3CLIPText {
+		d, _, _, _ = textTower(cfg, clipText[0], clipText[1], clipText[2], clipText[3], clipText[4], false)
+	} else {
+		d, _, _, _ = textTower(cfg, "49408", "512", "12", "2048", "77", false)
+		d = append(d, flag("tRep", cfg+"use_repmixer_blocks", "true", "RepMixer first and last layers"),
+			Def{Sym: "tK", Field: cfg + "repmixer_kernel_size", Default: "11", Desc: "RepMixer kernel", Pos: true})
+	}
+	return append(d, Def{Sym: "tProj", Field: cfg + "projection_dim", Default: "512", Desc: "text projection width", Pos: true})
+}
+
+// build is the text encoder under pre ("text_encoder."): CLIP's text
+// tower and projection, or the lite text encoder (RepMixer blocks first
+// and last where use_repmixer_blocks, CLIP layers between).
+func (t sam3Text) build(pre string) (global []T, stack Stack, final []T) {
+	if t == sam3CLIPText {
+		_, g, s, f := textTower("", clipText[0], clipText[1], clipText[2], clipText[3], clipText[4], false)
+		s.Prefix = pre + s.Prefix
+		return under(pre, g), s, cat(under(pre, f), linear(pre+"text_projection", "tProj", "tH", ""))
+	}
+	_, _, s, _ := textTower("", "", "", "", "", "", false)
+	var clipLayer []T
+	for _, x := range s.Tensors {
+		x.If = "!rep"
+		clipLayer = append(clipLayer, x)
+	}
+	bn := func(name string) []T { return batchNorm(name, "tH") }
+	rep := when("rep", []T{{Name: "layer_scale", Shape: []string{"tH", "1", "1"}, Role: RoleNorm},
+		{Name: "token_mixer.layer_scale", Shape: []string{"tH", "1", "1"}, Role: RoleNorm},
+		{Name: "token_mixer.mixer.conv.weight", Shape: []string{"tH", "1", "1", "tK"}, Role: RoleLinear},
+		{Name: "conv_feed_forward.depthwise_conv.weight", Shape: []string{"tH", "1", "1", "tK"}, Role: RoleLinear}},
+		bn("token_mixer.reference_batchnorm"), bn("token_mixer.mixer.batchnorm_conv"), bn("token_mixer.mixer.batchnorm_skip"),
+		bn("conv_feed_forward.depthwise_batchnorm"),
+		conv("conv_feed_forward.mlp.fc1", "tI", "tH", "1", "1"), conv("conv_feed_forward.mlp.fc2", "tH", "tI", "1", "1"))
+	stack = Stack{Name: "text", Prefix: pre + "layers.{l}.", Layers: "tL",
+		Kinds:   []Kind{{Name: "rep", If: "tRep && (l == 0 || l == tL-1)"}, {Name: "attn", If: "true"}},
+		Tensors: cat(rep, clipLayer)}
+	global = []T{{Name: pre + "embeddings.token_embedding.weight", Shape: []string{"tV", "tH"}, Role: RoleEmbedding},
+		{Name: pre + "embeddings.position_embedding.position_embedding", Shape: []string{"1", "1", "tP", "tH"}, Role: RoleEmbedding}}
+	return global, stack, cat(norm(pre+"final_layer_norm", "tH", "true"), linear(pre+"projection", "tProj", "tH", ""))
+}
+
+// sam3DetectorDefs are Sam3Config's fields under cfg ("" or
+// "detector_config." of the video model): the vision model, the text
+// encoder, the geometry encoder, the DETR encoder and decoder and the
+// mask decoder.
+func sam3DetectorDefs(cfg string, text sam3Text) []Def {
+	g, e, d, m := cfg+"geometry_encoder_config.", cfg+"detr_encoder_config.", cfg+"detr_decoder_config.", cfg+"mask_decoder_config."
+	return cat(sam3ViTDefs(cfg+"vision_config.backbone_config."), sam3NeckDefs(cfg+"vision_config."), text.defs(cfg+"text_config."), []Def{
+		{Sym: "geH", Field: g + "hidden_size", Default: "256", Desc: "geometry encoder width", Pos: true},
+		{Sym: "geL", Field: g + "num_layers", Default: "3", Desc: "geometry encoder layers", Max: MaxLayers},
+		{Sym: "geI", Field: g + "intermediate_size", Default: "2048", Desc: "geometry encoder FFN width", Pos: true},
+		{Sym: "geR", Field: g + "roi_size", Default: "7", Desc: "box pooling side", Pos: true},
+		{Sym: "deH", Field: e + "hidden_size", Default: "256", Legend: "D", Desc: "DETR encoder width", Show: true, Pos: true},
+		{Sym: "deL", Field: e + "num_layers", Default: "6", Legend: "eL", Desc: "DETR encoder layers", Show: true, Max: MaxLayers},
+		{Sym: "deI", Field: e + "intermediate_size", Default: "2048", Desc: "DETR encoder FFN width", Pos: true},
+		{Sym: "ddH", Field: d + "hidden_size", Default: "256", Desc: "DETR decoder width", Pos: true},
+		{Sym: "ddL", Field: d + "num_layers", Default: "6", Legend: "dL", Desc: "DETR decoder layers", Show: true, Max: MaxLayers},
+		{Sym: "ddI", Field: d + "intermediate_size", Default: "2048", Desc: "DETR decoder FFN width", Pos: true},
+		{Sym: "ddQ", Field: d + "num_queries", Default: "200", Legend: "Q", Desc: "object queries", Show: true, Pos: true},
+		{Sym: "ddN", Field: d + "num_attention_heads", Default: "8", Desc: "DETR decoder heads", Pos: true},
+		{Sym: "kH", Field: m + "hidden_size", Default: "256", Desc: "mask decoder width", Pos: true},
+		{Sym: "kU", Field: m + "num_upsampling_stages", Default: "3", Desc: "pixel decoder stages"},
+	})
+}
+
+// sam3Detector is SAM 3's detector under pre: vision model, text
+// encoder and projection, geometry encoder, DETR encoder and decoder,
+// mask decoder and the dot-product scoring.
+func sam3Detector(pre string, text sam3Text) (global []T, stacks []Stack, final []T) {
+	vg, vs, ln := sam3ViT(pre + "vision_encoder.backbone.")
+	tg, ts, tf := text.build(pre + "text_encoder.")
+	encLayer := func(h, i string) []T {
+		return cat(norm("layer_norm1", h, "true"), sam3Attn("self_attn.", h), sam3Attn("cross_attn.", h),
+			norm("layer_norm2", h, "true"), linear("mlp.fc1", i, h, "true"), linear("mlp.fc2", h, i, "true"), norm("layer_norm3", h, "true"))
+	}
+	ge, dd, md := pre+"geometry_encoder.", pre+"detr_decoder.", pre+"mask_decoder."
+	stacks = []Stack{vs, ts,
+		{Name: "geometry encoder", Prefix: ge + "layers.{l}.", Layers: "geL", Tensors: encLayer("geH", "geI")},
+		{Name: "DETR encoder", Prefix: pre + "detr_encoder.layers.{l}.", Layers: "deL", Tensors: encLayer("deH", "deI")},
+		{Name: "DETR decoder", Prefix: dd + "layers.{l}.", Layers: "ddL", Tensors: cat(
+			sam3Attn("self_attn.", "ddH"), norm("self_attn_layer_norm", "ddH", "true"),
+			sam3Attn("text_cross_attn.", "ddH"), norm("text_cross_attn_layer_norm", "ddH", "true"),
+			sam3Attn("vision_cross_attn.", "ddH"), norm("vision_cross_attn_layer_norm", "ddH", "true"),
+			linear("mlp.fc1", "ddI", "ddH", "true"), linear("mlp.fc2", "ddH", "ddI", "true"), norm("mlp_layer_norm", "ddH", "true"))}}
+	final = cat(ln, sam3Neck(pre+"vision_encoder.neck."), tf,
+		linear(pre+"text_projection", "deH", "tH", "true"),
+		[]T{{Name: ge + "label_embed.weight", Shape: []string{"2", "geH"}, Role: RoleEmbedding},
+			{Name: ge + "cls_embed.weight", Shape: []string{"1", "geH"}, Role: RoleEmbedding}},
+		linear(ge+"boxes_direct_project", "geH", "4", "true"), conv(ge+"boxes_pool_project", "geH", "geH", "geR", "geR"),
+		linear(ge+"boxes_pos_enc_project", "geH", "geH+2", "true"), norm(ge+"vision_layer_norm", "geH", "true"),
+		linear(ge+"final_proj", "geH", "geH", "true"), norm(ge+"prompt_layer_norm", "geH", "true"), norm(ge+"output_layer_norm", "geH", "true"),
+		norm(dd+"output_layer_norm", "ddH", "true"), sam3MLP(dd+"box_head.", "ddH", "ddH", "4", 3),
+		[]T{{Name: dd + "query_embed.weight", Shape: []string{"ddQ", "ddH"}, Role: RoleEmbedding},
+			{Name: dd + "reference_points.weight", Shape: []string{"ddQ", "4"}, Role: RoleEmbedding},
+			{Name: dd + "presence_token.weight", Shape: []string{"1", "ddH"}, Role: RoleEmbedding}},
+		sam3MLP(dd+"presence_head.", "ddH", "ddH", "1", 3), norm(dd+"presence_layer_norm", "ddH", "true"),
+		sam3MLP(dd+"ref_point_head.", "2*ddH", "ddH", "ddH", 2),
+		sam3MLP(dd+"box_rpb_embed_x.", "2", "ddH", "ddN", 2), sam3MLP(dd+"box_rpb_embed_y.", "2", "ddH", "ddN", 2),
+		copies("kU", conv(md+"pixel_decoder.conv_layers.{e}", "kH", "kH", "3", "3"), norm(md+"pixel_decoder.norms.{e}", "kH", "true")),
+		copies("3", linear(md+"mask_embedder.layers.{e}", "kH", "kH", "true")),
+		conv(md+"instance_projection", "kH", "kH", "1", "1"), conv(md+"semantic_projection", "1", "kH", "1", "1"),
+		sam3Attn(md+"prompt_cross_attn.", "kH"), norm(md+"prompt_cross_attn_norm", "kH", "true"),
+		sam3MLP(pre+"dot_product_scoring.text_mlp.", "ddH", "ddI", "ddH", 2), norm(pre+"dot_product_scoring.text_mlp_out_norm", "ddH", "true"),
+		linear(pre+"dot_product_scoring.text_proj", "ddH", "ddH", "true"), linear(pre+"dot_product_scoring.query_proj", "ddH", "ddH", "true"))
+	return cat(vg, tg), stacks, final
 }
