@@ -49,13 +49,6 @@ func samFeedForward(pre, in, hid, out, depth string, fixed3 bool) []T {
 	return cat(linear(pre+"proj_in", hid, in, "true"), mid, linear(pre+"proj_out", out, hid, "true"))
 }
 
-// samAttention is SAM's q/k/v/out projections under pre, of width w
-// (hidden over the downsample rate) on hidden h.
-func samAttention(pre, h, w string) []T {
-	return cat(linear(pre+"q_proj", w, h, "true"), linear(pre+"k_proj", w, h, "true"),
-		linear(pre+"v_proj", w, h, "true"), linear(pre+"out_proj", h, w, "true"))
-}
-
 // samVisionDefs are SamVisionConfig's fields under cfg ("" alone,
 // "vision_config." in SamModel): the ViT-det encoder of SAM.
 func samVisionDefs(cfg string) []Def {
@@ -116,42 +109,12 @@ func samPromptDefs() []Def {
 	}
 }
 
-// samPromptEncoder is SAM's prompt encoder and the shared random
-// positions (written by 4.x under prompt_encoder too; 5.x ties it).
-func samPromptEncoder() []T {
-	return cat(
-		[]T{{Name: "shared_image_embedding.positional_embedding", Shape: []string{"2", "sNPF"}, Role: RoleNorm},
-			{Name: "prompt_encoder.shared_embedding.positional_embedding", Shape: []string{"2", "sNPF"}, Role: RoleNorm, Optional: "true"}},
-		conv("prompt_encoder.mask_embed.conv1", "pMC/4", "1", "2", "2"),
-		conv("prompt_encoder.mask_embed.conv2", "pMC", "pMC/4", "2", "2"),
-		conv("prompt_encoder.mask_embed.conv3", "pH", "pMC", "1", "1"),
-		norm("prompt_encoder.mask_embed.layer_norm1", "pMC/4", "true"),
-		norm("prompt_encoder.mask_embed.layer_norm2", "(pMC/4)*4", "true"),
-		[]T{{Name: "prompt_encoder.no_mask_embed.weight", Shape: []string{"1", "pH"}, Role: RoleEmbedding},
-			{Name: "prompt_encoder.not_a_point_embed.weight", Shape: []string{"1", "pH"}, Role: RoleEmbedding}},
-		copies("pN", []T{{Name: "prompt_encoder.point_embed.{e}.weight", Shape: []string{"1", "pH"}, Role: RoleEmbedding}}))
-}
+// samPromptEncoder is SAM's prompt encoder (blocks_sam.go's samPrompt).
+func samPromptEncoder() []T { return samPrompt{Pos: "sNPF"}.build("") }
 
-// samMaskDecoder is SAM's mask decoder under pre ("mask_decoder."): the
-// two-way transformer (a stack), its final attention, the output tokens,
-// the upscaling and the hypernetwork and IoU MLPs.
-func samMaskDecoder(pre string) (stack Stack, final []T) {
-	w := "mH/mDS"
-	stack = Stack{Name: "mask decoder", Prefix: pre + "transformer.layers.{l}.", Layers: "mL", Tensors: cat(
-		samAttention("self_attn.", "mH", "mH"), norm("layer_norm1", "mH", "true"),
-		samAttention("cross_attn_token_to_image.", "mH", w), norm("layer_norm2", "mH", "true"),
-		linear("mlp.lin1", "mI", "mH", "true"), linear("mlp.lin2", "mH", "mI", "true"), norm("layer_norm3", "mH", "true"),
-		norm("layer_norm4", "mH", "true"), samAttention("cross_attn_image_to_token.", "mH", w))}
-	final = cat(samAttention(pre+"transformer.final_attn_token_to_image.", "mH", w),
-		norm(pre+"transformer.layer_norm_final_attn", "mH", "true"),
-		[]T{{Name: pre + "iou_token.weight", Shape: []string{"1", "mH"}, Role: RoleEmbedding},
-			{Name: pre + "mask_tokens.weight", Shape: []string{"mMM+1", "mH"}, Role: RoleEmbedding}},
-		convT(pre+"upscale_conv1", "mH", "mH/4", "2"), convT(pre+"upscale_conv2", "mH/4", "mH/8", "2"),
-		norm(pre+"upscale_layer_norm", "mH/4", "true"),
-		copies("mMM+1", samFeedForward(pre+"output_hypernetworks_mlps.{e}.", "mH", "mH", "mH/8", "3", true)),
-		samFeedForward(pre+"iou_prediction_head.", "mH", "mIouH", "mMM+1", "mIouD", false))
-	return stack, final
-}
+// samMaskDecoder is SAM's mask decoder under pre ("mask_decoder."):
+// blocks_sam.go's two-way decoder with SAM's names.
+func samMaskDecoder(pre string) (stack Stack, final []T) { return samV1Decoder.build(pre) }
 
 // samHQDecoder is SAM-HQ's additions to the mask decoder: the HQ token
 // and its MLP, the ViT features' compression (vit_dim wide) and the

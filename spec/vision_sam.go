@@ -1,0 +1,226 @@
+package spec
+
+import "encoding/json"
+
+// SAM 2 and its kin (SAM 2 video, EdgeTAM, SAM 3's tracker), built from
+// the blocks of blocks_sam.go: a table of option structs, one builder.
+
+// samTracker describes one SAM 2-style promptable segmenter: its image
+// encoder, where its names sit, and whether it tracks through video.
+type samTracker struct {
+	Name, Class, MT, ConfigClass string
+	// Suffix is the image model's class suffix ("Model"); VideoSuffix
+	// the video model's ("VideoModel", "" none).
+	Suffix, VideoSuffix string
+	Pre                 string    // every name's prefix ("tracker_model.": SAM 3's tracker)
+	Memory              samMemory // the video model's memory modules
+	// Vision: the image encoder, "hiera" (a Sam2VisionConfig under
+	// vision_config) or "sam3" (SAM 3's ViT, saved as the detector's,
+	// and the tracker's own FPN neck: transformers 5.x's checkpoint
+	// names).
+	Vision string
+	// Only, when set, refuses (exit 3) a config whose sub-model is not
+	// the one modelled.
+	Only *samOnly
+}
+
+// samOnly refuses a config whose Field (a string, absent: the class's
+// default, never Want) is not Want; Want "*": a config without Field
+// (an object).
+type samOnly struct{ Field, Want, Why string }
+
+// apply makes f refuse the configs o does not model.
+func (o *samOnly) apply(f *Family) *Family {
+	if o == nil {
+		return f
+	}
+	f.compose = func(c *Config) (*Family, error) {
+		var v string
+		raw, ok := c.lookup(o.Field)
+		if o.Want == "*" && (!ok || string(raw) == "null") || o.Want != "*" && (!ok || json.Unmarshal(raw, &v) != nil || v != o.Want) {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: o.Why}
+		}
+		return f, nil
+	}
+	return f
+}
+
+// parts are the tensors and fields of t's image model (video: with the
+// memory modules), its fields under cfg, its names under pre; without
+// backbone the image encoder and its neck are left out (SAM 3 video's
+// tracker reads the detector's).
+func (t samTracker) parts(video bool, cfg, pre string, backbone bool) (defs []Def, global []T, stacks []Stack, final []T) {
+	var vg, vf []T
+	var vs Stack
+	switch t.Vision {
+	case "hiera":
+		defs = cat(hieraDefs("vision_config.backbone_config."), sam2NeckDefs("vision_config."))
+		vg, vs = hieraEncoder(pre + "vision_encoder.backbone.")
+		vf = sam2Neck(pre + "vision_encoder.neck.")
+	case "sam3":
+		defs = cat(sam3ViTDefs("vision_config.backbone_config."), sam3NeckDefs("vision_config."))
+		var ln []T
+		vg, vs, ln = sam3ViT(pre + "detector_model.vision_encoder.backbone.")
+		vf = cat(ln, sam3Neck(pre+"tracker_neck."))
+	}
+	if !backbone {
+		vg, vf = nil, nil
+	}
+	defs = underCfg(cat(defs, samPromptDefs()), cfg)
+	ms, mf := sam2Decoder.build(pre + "mask_decoder.")
+	global = cat(vg, samPrompt{Pos: "pH/2", PointTable: true}.build(pre))
+	stacks = []Stack{ms}
+	if backbone {
+		stacks = []Stack{vs, ms}
+	}
+	final = cat(vf, mf, []T{{Name: pre + "no_memory_embedding", Shape: []string{"1", "1", "nH"}, Role: RoleNorm}})
+	if video {
+		defs = cat(defs, underCfg(t.Memory.defs(), cfg))
+		s, f := t.Memory.build(pre)
+		stacks = append(stacks, s...)
+		final = cat(final, f)
+	}
+	return defs, global, stacks, final
+}
+
+// family is t's family: the image model, and the video model where
+// t has one (the image class then checked as the image model alone).
+func (t samTracker) family() *Family {
+	img := func(video bool) *Family {
+		d, g, s, f := t.parts(video, "", t.Pre, true)
+		return &Family{Name: t.Name, Class: t.Class, ConfigClass: t.ConfigClass, ModelTypes: []string{t.MT}, Causal: "-", SeqCls: "-",
+			Defs: d, Global: g, Stacks: s, Final: f, Embed: g[0].Name, Tasks: []Task{{Suffix: t.Suffix, KeepFinal: true}}}
+	}
+	if t.VideoSuffix == "" {
+		return t.Only.apply(img(false))
+	}
+	f := img(true)
+	image := img(false)
+	image.ModelTypes = nil
+	f.Tasks = []Task{{Suffix: t.Suffix, KeepFinal: true, Of: image}, {Suffix: t.VideoSuffix, KeepFinal: true}}
+	return t.Only.apply(f)
+}
+
+// sam2VisionFamily is SAM 2's vision model alone (Sam2VisionModel: the
+// Hiera backbone and the FPN neck) and the Hiera backbone alone
+// (Sam2HieraDetModel).
+func sam2VisionFamilies() []*Family {
+	g, s := hieraEncoder("backbone.")
+	vis := &Family{Name: "SAM 2 vision", Class: "Sam2Vision", ModelTypes: []string{"sam2_vision_model"}, Causal: "-", SeqCls: "-",
+		Defs: cat(hieraDefs("backbone_config."), sam2NeckDefs("")), Global: g, Stacks: []Stack{s}, Final: sam2Neck("neck."),
+		Embed: g[0].Name, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	g, s = hieraEncoder("")
+	hiera := &Family{Name: "SAM 2 Hiera", Class: "Sam2HieraDet", ModelTypes: []string{"sam2_hiera_det_model"}, Causal: "-", SeqCls: "-",
+		Defs: hieraDefs(""), Global: g, Stacks: []Stack{s}, Embed: g[0].Name, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	return []*Family{vis, hiera}
+}
+
+// sam3VisionFamilies are SAM 3's vision model alone (Sam3VisionModel:
+// the ViT and the FPN neck) and its ViT alone (Sam3ViTModel).
+func sam3VisionFamilies() []*Family {
+	g, s, ln := sam3ViT("backbone.")
+	vis := &Family{Name: "SAM 3 vision", Class: "Sam3Vision", ModelTypes: []string{"sam3_vision_model"}, Causal: "-", SeqCls: "-",
+		Defs: cat(sam3ViTDefs("backbone_config."), sam3NeckDefs("")), Global: g, Stacks: []Stack{s}, Final: cat(ln, sam3Neck("neck.")),
+		Embed: g[0].Name, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	g, s, ln = sam3ViT("")
+	vit := &Family{Name: "SAM 3 ViT", Class: "Sam3ViT", ModelTypes: []string{"sam3_vit_model"}, Causal: "-", SeqCls: "-",
+		Defs: sam3ViTDefs(""), Global: g, Stacks: []Stack{s}, Final: ln, Embed: g[0].Name, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	return []*Family{vis, vit}
+}
+
+var sam2Memory = samMemory{MLP: [2]string{"linear1", "linear2"}, MLPField: "memory_attention_feed_forward_hidden_size", Layers: "4"}
+
+// sam2VisionOnly: EdgeTAM's default vision model is a timm RepViT
+// (edgetam_vision_model, a timm_wrapper backbone), not modelled; with a
+// SAM 2 vision config it is SAM 2's.
+var sam2VisionOnly = &samOnly{Field: "vision_config.model_type", Want: "sam2_vision_model",
+	Why: "its vision model (vision_config.model_type other than sam2_vision_model: EdgeTAM's timm RepViT) is not modelled"}
+
+var samTrackers = []samTracker{
+	{Name: "SAM 2", Class: "Sam2", MT: "sam2", Suffix: TaskBase, Vision: "hiera"},
+	{Name: "SAM 2 video", Class: "Sam2", MT: "sam2_video", ConfigClass: "Sam2VideoConfig", Suffix: TaskBase, VideoSuffix: "VideoModel",
+		Vision: "hiera", Memory: sam2Memory},
+	{Name: "EdgeTAM", Class: "EdgeTam", MT: "edgetam_video", ConfigClass: "EdgeTamVideoConfig", Suffix: TaskBase, VideoSuffix: "VideoModel",
+		Vision: "hiera", Only: sam2VisionOnly, Memory: samMemory{MLP: [2]string{"mlp.up_proj", "mlp.down_proj"},
+			MLPField: "memory_attention_mlp_hidden_size", Layers: "2", Perceiver: true}},
+	{Name: "SAM 3 tracker", Class: "Sam3Tracker", MT: "sam3_tracker", Suffix: TaskBase, Pre: "tracker_model.", Vision: "sam3"},
+	{Name: "SAM 3 tracker video", Class: "Sam3Tracker", MT: "sam3_tracker_video", ConfigClass: "Sam3TrackerVideoConfig", Suffix: TaskBase, VideoSuffix: "VideoModel",
+		Pre: "tracker_model.", Vision: "sam3", Memory: sam2Memory},
+}
+
+var _ = register(append(sam2VisionFamilies(), sam3VisionFamilies()...)...)
+
+var _ = register(func() []*Family {
+	var fs []*Family
+	for _, t := range samTrackers {
+		fs = append(fs, t.family())
+	}
+	return fs
+}()...)
+
+// sam3Detectors are SAM 3 (Sam3Model: a DETR detector with text and
+// geometry prompts on SAM 3's ViT) and SAM 3 lite text (its MobileCLIP
+// text encoder), and the lite text encoder alone.
+func sam3Detectors() []*Family {
+	det := func(name, class, mt string, text sam3Text, only *samOnly) *Family {
+		g, s, f := sam3Detector("", text)
+		return only.apply(&Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+			Defs: sam3DetectorDefs("", text), Global: g, Stacks: s, Final: f, Embed: g[0].Name,
+			Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}})
+	}
+	g, s, f := sam3LiteText.build("")
+	lite := &Family{Name: "SAM 3 lite text encoder", Class: "Sam3LiteTextText", ModelTypes: []string{"sam3_lite_text_text_model"}, Causal: "-", SeqCls: "-",
+		Defs: sam3LiteText.defs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: g[0].Name, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	return []*Family{
+		det("SAM 3", "Sam3", "sam3", sam3CLIPText, sam3NeedsText),
+		det("SAM 3 lite text", "Sam3LiteText", "sam3_lite_text", sam3LiteText, nil),
+		lite,
+	}
+}
+
+// sam3NeedsText: without a text_config SAM 3 builds a 1024-wide CLIP
+// text encoder, with one CLIPTextConfig's 512-wide defaults for what it
+// leaves out; the first is not modelled.
+var sam3NeedsText = &samOnly{Field: "text_config", Want: "*", Why: "its default text encoder (no text_config) is not modelled"}
+
+var _ = register(sam3Detectors()...)
+
+// sam3Video is SAM 3 video (Sam3VideoModel): the SAM 3 detector under
+// detector_model (detector_config) and SAM 3's video tracker without its
+// image encoder under tracker_model.tracker_model (tracker_config), its
+// FPN neck at the top (tracker_neck, on the detector's vision config).
+// The tracker's symbols that would
+// collide with the detector's (its neck's, its ViT width) are renamed
+// with a k prefix.
+func sam3Video() *Family {
+	dg, ds, df := sam3Detector("detector_model.", sam3CLIPText)
+	var tr samTracker
+	for _, t := range samTrackers {
+		if t.MT == "sam3_tracker_video" {
+			tr = t
+		}
+	}
+	td, tg, ts, tf := tr.parts(true, "tracker_config.", "tracker_model.tracker_model.", false)
+	pairs := []string{"xH", "kxH", "xL", "kxL", "xI", "kxI", "xC", "kxC", "xP", "kxP", "xPre", "kxPre", "nH", "knH", "nSF", "knSF"}
+	rx := symRenamer(pairs...)
+	for i := range td {
+		td[i].Sym, td[i].Default = rx(td[i].Sym), rx(td[i].Default)
+		if td[i].Null != "" && td[i].Null != "=" {
+			td[i].Null = rx(td[i].Null)
+		}
+		if td[i].Legend != "" {
+			td[i].Legend = "tracker " + td[i].Legend
+		}
+	}
+	for i := range ts {
+		ts[i] = renamedStack(ts[i], "tracker "+ts[i].Name, ts[i].Prefix, pairs...)
+	}
+	return sam3VideoNeedsText.apply(&Family{Name: "SAM 3 video", Class: "Sam3", ConfigClass: "Sam3VideoConfig", ModelTypes: []string{"sam3_video"}, Causal: "-", SeqCls: "-",
+		Defs: cat(sam3DetectorDefs("detector_config.", sam3CLIPText), td), Global: cat(dg, renameSyms(tg, pairs...)),
+		Stacks: cat(ds, ts), Final: cat(df, renameSyms(tf, pairs...), sam3Neck("tracker_neck.")), Embed: dg[0].Name,
+		Tasks: []Task{{Suffix: "VideoModel", KeepFinal: true}}})
+}
+
+var sam3VideoNeedsText = &samOnly{Field: "detector_config.text_config", Want: "*", Why: sam3NeedsText.Why}
+
+var _ = register(sam3Video())
