@@ -25,7 +25,9 @@ type cnnOpts struct {
 }
 
 func cnnFamily(o cnnOpts) *Family {
-	tasks := []Task{{Suffix: TaskBase, Prefix: "-", Head: o.BaseHead}}
+	// A family without a base prefix (the base model class alone) keeps
+	// its final tensors in the base model.
+	tasks := []Task{{Suffix: TaskBase, Prefix: "-", Head: o.BaseHead, KeepFinal: o.Base == ""}}
 	if o.Cls != nil {
 		tasks = append(tasks, Task{Suffix: "ForImageClassification", Head: o.Cls, Labels: true, Defs: o.ClsDefs})
 	}
@@ -465,3 +467,81 @@ func pvt() *Family {
 }
 
 var _ = register(pvt())
+
+// dinov3ConvNext is DINOv3's ConvNeXt: stages of downsample_layers (the
+// first a 4×4 patchifying convolution and a LayerNorm, the others a
+// LayerNorm and a 2×2 stride-2 convolution) and depths[l] blocks (a
+// depthwise 7×7, a LayerNorm, an inverted bottleneck of 4×, a layer
+// scale gamma always), one stage per entry of hidden_sizes; a final
+// LayerNorm. 5.x holds the stages under model. (a variant).
+func dinov3ConvNext() *Family {
+	w, in := "at(hs, l)", "(l > 0 ? at(hs, l-1) : Ch)"
+	block := cat(cbn{Conv: "depthwise_conv", Out: w, In: w, Groups: w, K: "7", Bias: "true"}.at(""),
+		norm("layer_norm", w, "true"), vec("gamma", w),
+		renameSyms(cat(linear("pointwise_conv1", "O", "W", "true"), linear("pointwise_conv2", "W", "O", "true")), "O", "4*"+w, "W", w))
+	stage := cat(
+		when("l == 0", conv("downsample_layers.0", w, "Ch", "4", "4"), norm("downsample_layers.1", w, "true")),
+		when("l > 0", norm("downsample_layers.0", in, "true"), conv("downsample_layers.1", w, in, "2", "2")),
+		blocksOf("layers.", "at(dp, l)", block))
+	return cnnFamily(cnnOpts{Name: "DINOv3 ConvNeXt", Class: "DINOv3ConvNext", MT: "dinov3_convnext",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 9, 3)", Null: "=", Desc: "each stage's blocks"},
+				derived("nS", "len(hs)"),
+			},
+			Stacks: []Stack{{Name: "stage", Prefix: "stages.{l}.", Layers: "nS", Tensors: stage}},
+			Final:  norm("layer_norm", "at(hs, nS-1)", "true"),
+		},
+		Variants: [][][2]string{{{"stages.", "model.stages."}}}})
+}
+
+var _ = register(dinov3ConvNext())
+
+// cvt is CvT (Convolutional vision Transformer): one stage per entry of
+// depth, each a convolutional token embedding (a patch_sizes[l]
+// convolution and a LayerNorm) and depth[l] layers whose query, key and
+// value are each projected by a depthwise kernel_qkv[l] convolution and
+// a BatchNorm (qkv_projection_method "dw_bn"; none for "avg") before
+// their linear projections (biased where qkv_bias[l]), then an MLP of
+// mlp_ratio[l]; the stages with cls_token[l] hold a class token as wide
+// as the last stage. The classifier norms the last stage first.
+func cvt() *Family {
+	w := "at(ed, l)"
+	mlp := "(" + w + ")*at(mr, l)/1000"
+	dw := "at(qm, l) == 'dw_bn'"
+	var attn []T
+	for _, p := range []string{"query", "key", "value"} {
+		attn = cat(attn, when(dw, cbn{Conv: "convolution", Norm: "normalization", Out: w, In: w, Groups: w, K: "at(kq, l)"}.
+			at("attention.attention.convolution_projection_"+p+".convolution_projection.")),
+			linear("attention.attention.projection_"+p, "W", "W", "at(qb, l)"))
+	}
+	layer := renameSyms(cat(attn, linear("attention.output.dense", "W", "W", "true"),
+		linear("intermediate.dense", "M", "W", "true"), linear("output.dense", "W", "M", "true"),
+		norm("layernorm_before", "W", "true"), norm("layernorm_after", "W", "true")), "W", w, "M", mlp)
+	last := "at(ed, len(ed)-1)"
+	stage := cat([]T{{Name: "cls_token", Shape: []string{"1", "1", last}, Role: RoleNorm, If: "at(ct, l)"}},
+		cbn{Conv: "projection", Out: w, In: "(l > 0 ? at(ed, l-1) : Ch)", K: "at(ps, l)", Bias: "true", Norm: "normalization", NormBias: "true"}.
+			at("embedding.convolution_embeddings."),
+		blocksOf("layers.", "at(dp, l)", layer))
+	return cnnFamily(cnnOpts{Name: "CvT", Class: "Cvt", MT: "cvt", Base: "cvt.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "dp", Field: "depth", Type: List, Default: "list(1, 2, 10)", Null: "=", Desc: "each stage's layers"},
+				{Sym: "ed", Field: "embed_dim", Type: List, Default: "list(64, 192, 384)", Null: "=", Desc: "each stage's width"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3)", Null: "=", Desc: "each stage's embedding kernel"},
+				{Sym: "kq", Field: "kernel_qkv", Type: List, Default: "list(3, 3, 3)", Null: "=", Desc: "each stage's query/key/value projection kernel"},
+				{Sym: "mr", Field: "mlp_ratio", Type: MilliList, Default: "list(4000, 4000, 4000)", Null: "=", Desc: "each stage's MLP expansion (×1000)"},
+				{Sym: "qb", Field: "qkv_bias", Type: List, Default: "list(1, 1, 1)", Null: "=", Desc: "each stage's query/key/value biases"},
+				{Sym: "ct", Field: "cls_token", Type: List, Default: "list(0, 0, 1)", Null: "=", Desc: "the stages with a class token"},
+				{Sym: "qm", Field: "qkv_projection_method", Type: List, Default: "list('dw_bn', 'dw_bn', 'dw_bn')", Null: "=", Desc: "each stage's query/key/value projection: dw_bn or avg"},
+				derived("nS", "len(dp)"),
+			},
+			Stacks: []Stack{{Name: "stage", Prefix: "cvt.encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
+		},
+		Cls: cat(norm("layernorm", last, "true"), when("C > 0", classifier("classifier", last)))})
+}
+
+var _ = register(cvt())
