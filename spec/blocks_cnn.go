@@ -98,3 +98,32 @@ func resnetEncoder(pre, cfg string) encoderPart {
 		Global: convLayer(pre+"embedder.embedder.", "rE", "rC", "7"),
 		Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "rN", Tensors: blocksOf("layers.", "at(rdp, l)", block)}}}
 }
+
+// invRes is MobileNet v2's inverted residual (MobileViT's, v1 and v2):
+// a 1×1 expansion to Mid channels, a depthwise 3×3 and a 1×1 projection
+// to Out, each a bias-free convolution with its BatchNorm
+// (expand_1x1, conv_3x3, reduce_1x1).
+type invRes struct{ In, Mid, Out string }
+
+// at is the block's tensors under pre ("layer.0.").
+func (o invRes) at(pre string) []T {
+	return cat(convLayer(pre+"expand_1x1.", o.Mid, o.In, "1"),
+		cbn{Conv: "convolution", Norm: "normalization", Out: o.Mid, In: o.Mid, Groups: o.Mid, K: "3"}.at(pre+"conv_3x3."),
+		convLayer(pre+"reduce_1x1.", o.Out, o.Mid, "1"))
+}
+
+// deepLabV3 is the DeepLabV3 segmentation head of MobileViT (v1 and v2):
+// an atrous spatial pyramid on In channels (a 1×1 and three 3×3
+// branches, an image-pooling 1×1, a projection of the five, each
+// convolution Out wide with its BatchNorm) and a biased 1×1 classifier
+// to the C labels.
+type deepLabV3 struct{ In, Out string }
+
+// at is the head under pre ("segmentation_head.").
+func (o deepLabV3) at(pre string) []T {
+	a := pre + "aspp."
+	return cat(convLayer(a+"convs.0.", o.Out, o.In, "1"),
+		convLayer(a+"convs.1.", o.Out, o.In, "3"), convLayer(a+"convs.2.", o.Out, o.In, "3"), convLayer(a+"convs.3.", o.Out, o.In, "3"),
+		convLayer(a+"convs.4.conv_1x1.", o.Out, o.In, "1"), convLayer(a+"project.", o.Out, "5*("+o.Out+")", "1"),
+		cbn{Conv: "convolution", Out: "C", In: o.Out, K: "1", Bias: "true"}.at(pre+"classifier."))
+}

@@ -1,5 +1,7 @@
 package spec
 
+import "strings"
+
 // Convolutional and hierarchical vision backbones and their heads:
 // ResNet (the backbone of many other models: blocks_cnn.go's
 // resnetEncoder), … Each is data built from blocks_cnn.go's stage and
@@ -25,7 +27,9 @@ type cnnOpts struct {
 }
 
 func cnnFamily(o cnnOpts) *Family {
-	tasks := []Task{{Suffix: TaskBase, Prefix: "-", Head: o.BaseHead}}
+	// A family without a base prefix (the base model class alone) keeps
+	// its final tensors in the base model.
+	tasks := []Task{{Suffix: TaskBase, Prefix: "-", Head: o.BaseHead, KeepFinal: o.Base == ""}}
 	if o.Cls != nil {
 		tasks = append(tasks, Task{Suffix: "ForImageClassification", Head: o.Cls, Labels: true, Defs: o.ClsDefs})
 	}
@@ -111,9 +115,8 @@ func mobileNetV2() *Family {
 			},
 			Global: cat(layer(pre+"conv_stem.first_conv", "stem", "Ch", "3"), when("!fle", layer(pre+"conv_stem.expand_1x1", "stem", "stem", "1")),
 				dw(pre+"conv_stem.conv_3x3", "stem"), layer(pre+"conv_stem.reduce_1x1", ch("0"), "stem", "1")),
-			Stacks: []Stack{{Prefix: pre + "layer.{l}.", Layers: "16", Tensors: cat(layer("expand_1x1", x, ch("l"), "1"), dw("conv_3x3", x),
-				layer("reduce_1x1", ch("l+1"), x, "1"))}},
-			Final: layer(pre+"conv_1x1", "H", ch("16"), "1"),
+			Stacks: []Stack{{Prefix: pre + "layer.{l}.", Layers: "16", Tensors: invRes{In: ch("l"), Mid: x, Out: ch("l+1")}.at("")}},
+			Final:  layer(pre+"conv_1x1", "H", ch("16"), "1"),
 		},
 		Cls: when("C > 0", classifier("classifier", "H")),
 		Tasks: []Task{{Suffix: "ForSemanticSegmentation", Labels: true, Head: cat(
@@ -465,3 +468,194 @@ func pvt() *Family {
 }
 
 var _ = register(pvt())
+
+// dinov3ConvNext is DINOv3's ConvNeXt: stages of downsample_layers (the
+// first a 4×4 patchifying convolution and a LayerNorm, the others a
+// LayerNorm and a 2×2 stride-2 convolution) and depths[l] blocks (a
+// depthwise 7×7, a LayerNorm, an inverted bottleneck of 4×, a layer
+// scale gamma always), one stage per entry of hidden_sizes; a final
+// LayerNorm. 5.x holds the stages under model. (a variant).
+func dinov3ConvNext() *Family {
+	w, in := "at(hs, l)", "(l > 0 ? at(hs, l-1) : Ch)"
+	block := cat(cbn{Conv: "depthwise_conv", Out: w, In: w, Groups: w, K: "7", Bias: "true"}.at(""),
+		norm("layer_norm", w, "true"), vec("gamma", w),
+		renameSyms(cat(linear("pointwise_conv1", "O", "W", "true"), linear("pointwise_conv2", "W", "O", "true")), "O", "4*"+w, "W", w))
+	stage := cat(
+		when("l == 0", conv("downsample_layers.0", w, "Ch", "4", "4"), norm("downsample_layers.1", w, "true")),
+		when("l > 0", norm("downsample_layers.0", in, "true"), conv("downsample_layers.1", w, in, "2", "2")),
+		blocksOf("layers.", "at(dp, l)", block))
+	return cnnFamily(cnnOpts{Name: "DINOv3 ConvNeXt", Class: "DINOv3ConvNext", MT: "dinov3_convnext",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 9, 3)", Null: "=", Desc: "each stage's blocks"},
+				derived("nS", "len(hs)"),
+			},
+			Stacks: []Stack{{Name: "stage", Prefix: "stages.{l}.", Layers: "nS", Tensors: stage}},
+			Final:  norm("layer_norm", "at(hs, nS-1)", "true"),
+		},
+		Variants: [][][2]string{{{"stages.", "model.stages."}}}})
+}
+
+var _ = register(dinov3ConvNext())
+
+// cvt is CvT (Convolutional vision Transformer): one stage per entry of
+// depth, each a convolutional token embedding (a patch_sizes[l]
+// convolution and a LayerNorm) and depth[l] layers whose query, key and
+// value are each projected by a depthwise kernel_qkv[l] convolution and
+// a BatchNorm (qkv_projection_method "dw_bn"; none for "avg") before
+// their linear projections (biased where qkv_bias[l]), then an MLP of
+// mlp_ratio[l]; the stages with cls_token[l] hold a class token as wide
+// as the last stage. The classifier norms the last stage first.
+func cvt() *Family {
+	w := "at(ed, l)"
+	mlp := "(" + w + ")*at(mr, l)/1000"
+	dw := "at(qm, l) == 'dw_bn'"
+	var attn []T
+	for _, p := range []string{"query", "key", "value"} {
+		attn = cat(attn, when(dw, cbn{Conv: "convolution", Norm: "normalization", Out: w, In: w, Groups: w, K: "at(kq, l)"}.
+			at("attention.attention.convolution_projection_"+p+".convolution_projection.")),
+			linear("attention.attention.projection_"+p, "W", "W", "at(qb, l)"))
+	}
+	layer := renameSyms(cat(attn, linear("attention.output.dense", "W", "W", "true"),
+		linear("intermediate.dense", "M", "W", "true"), linear("output.dense", "W", "M", "true"),
+		norm("layernorm_before", "W", "true"), norm("layernorm_after", "W", "true")), "W", w, "M", mlp)
+	last := "at(ed, len(ed)-1)"
+	stage := cat([]T{{Name: "cls_token", Shape: []string{"1", "1", last}, Role: RoleNorm, If: "at(ct, l)"}},
+		cbn{Conv: "projection", Out: w, In: "(l > 0 ? at(ed, l-1) : Ch)", K: "at(ps, l)", Bias: "true", Norm: "normalization", NormBias: "true"}.
+			at("embedding.convolution_embeddings."),
+		blocksOf("layers.", "at(dp, l)", layer))
+	return cnnFamily(cnnOpts{Name: "CvT", Class: "Cvt", MT: "cvt", Base: "cvt.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "dp", Field: "depth", Type: List, Default: "list(1, 2, 10)", Null: "=", Desc: "each stage's layers"},
+				{Sym: "ed", Field: "embed_dim", Type: List, Default: "list(64, 192, 384)", Null: "=", Desc: "each stage's width"},
+				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3)", Null: "=", Desc: "each stage's embedding kernel"},
+				{Sym: "kq", Field: "kernel_qkv", Type: List, Default: "list(3, 3, 3)", Null: "=", Desc: "each stage's query/key/value projection kernel"},
+				{Sym: "mr", Field: "mlp_ratio", Type: MilliList, Default: "list(4000, 4000, 4000)", Null: "=", Desc: "each stage's MLP expansion (×1000)"},
+				{Sym: "qb", Field: "qkv_bias", Type: List, Default: "list(1, 1, 1)", Null: "=", Desc: "each stage's query/key/value biases"},
+				{Sym: "ct", Field: "cls_token", Type: List, Default: "list(0, 0, 1)", Null: "=", Desc: "the stages with a class token"},
+				{Sym: "qm", Field: "qkv_projection_method", Type: List, Default: "list('dw_bn', 'dw_bn', 'dw_bn')", Null: "=", Desc: "each stage's query/key/value projection: dw_bn or avg"},
+				derived("nS", "len(dp)"),
+			},
+			Stacks: []Stack{{Name: "stage", Prefix: "cvt.encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
+		},
+		Cls: cat(norm("layernorm", last, "true"), when("C > 0", classifier("classifier", last)))})
+}
+
+var _ = register(cvt())
+
+// mobileViTOpts say how a MobileViT differs from v1: the five stages'
+// widths (w(i): the width after stage i, i = -1 the stem's), the
+// attention stages' transformer layers (tl: v2's n_attn_blocks) and
+// widths (tw), the transformer layer, and whether the kxk convolution
+// is depthwise and a fusion follows (v1).
+type mobileViTOpts struct {
+	Name, Class, MT, Base string
+	Defs                  []Def
+	W                     func(i string) string
+	TL, TW                string // expressions of k = l-2, the attention stage
+	Layer                 []T    // a transformer layer, its width "A"
+	V1                    bool   // v1: a full kxk convolution, a fusion, the output expansion
+}
+
+// mobileViT is MobileViT (v1 and v2): a 3×3 stem, two stages of
+// inverted residuals (1 and 3 blocks in v1, 1 and 2 in v2), three
+// attention stages each entered by a downsampling inverted residual
+// (expansion round(in·expand_ratio) made divisible by 8), a kxk
+// convolution, a 1×1 into the transformer's width, its layers, a norm,
+// a 1×1 projection back (and v1's fusion of the two); v1's base model
+// and classifier expand the output by a 1×1, the segmenter (DeepLabV3
+// on the last stage) does not.
+func mobileViT(o mobileViTOpts) *Family {
+	k := "max(l-2, 0)"
+	rn := func(s string) string { return strings.ReplaceAll(s, "{k}", k) }
+	tl, tw := rn(o.TL), rn(o.TW)
+	out, in := o.W("l"), o.W("l-1")
+	ir := func(in string) string { return "makediv((" + in + "*er + 500)/1000, 1, 8, 8)" }
+	bin := "(e == 0 ? " + in + " : " + out + ")"
+	mbBlocks := "(l == 0 ? 1 : " + map[bool]string{true: "3", false: "2"}[o.V1] + ")"
+	kxk := cbn{Conv: "convolution", Norm: "normalization", Out: out, In: out, K: "cks"}
+	if !o.V1 {
+		kxk.Groups = out
+	}
+	vit := cat(invRes{In: in, Mid: ir(in), Out: out}.at("downsampling_layer."), kxk.at("conv_kxk."),
+		[]T{{Name: "conv_1x1.convolution.weight", Shape: []string{tw, out, "1", "1"}, Role: RoleLinear}},
+		blocksOf("transformer.layer.", tl, renameSyms(o.Layer, "A", tw)),
+		norm("layernorm", tw, "true"), convLayer("conv_projection.", out, tw, "1"))
+	if o.V1 {
+		vit = cat(vit, convLayer("fusion.", out, "2*"+out, "cks"))
+	}
+	pre := o.Base
+	last := o.W("4")
+	fam := cnnFamily(cnnOpts{Name: o.Name, Class: o.Class, MT: o.MT, Base: pre,
+		Enc: encoderPart{
+			Defs: cat([]Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "cks", Field: "conv_kernel_size", Default: "3", Desc: "the attention stages' kxk convolution", Pos: true},
+				{Sym: "asp", Field: "aspp_out_channels", Default: map[bool]string{true: "256", false: "512"}[o.V1], Desc: "the segmentation head's width", Pos: true},
+				derived("exp", "true"),
+			}, o.Defs),
+			Global: convLayer(pre+"conv_stem.", o.W("-1"), "Ch", "3"),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.layer.{l}.", Layers: "5",
+				Kinds:   []Kind{{Name: "mb", If: "l < 2"}, {Name: "vit", If: "true"}},
+				Tensors: cat(when("mb", blocksOf("layer.", mbBlocks, invRes{In: bin, Mid: ir(bin), Out: out}.at(""))), when("vit", vit))}},
+		},
+		Tasks: []Task{{Suffix: "ForSemanticSegmentation", Labels: true, Defs: []Def{derived("exp", "false")},
+			Head: deepLabV3{In: last, Out: "asp"}.at("segmentation_head.")}},
+	})
+	if o.V1 {
+		fam.Final = when("exp", convLayer(pre+"conv_1x1_exp.", "at(nh, 6)", last, "1"))
+		fam.Tasks = append(fam.Tasks, Task{Suffix: "ForImageClassification", Head: when("C > 0", classifier("classifier", "at(nh, 6)")), Labels: true})
+	} else {
+		fam.Tasks = append(fam.Tasks, Task{Suffix: "ForImageClassification", Head: when("C > 0", classifier("classifier", last)), Labels: true})
+	}
+	return fam
+}
+
+var _ = register(
+	// MobileViT: neck_hidden_sizes are the stem's and five stages' widths
+	// (and the output expansion's, entry 6); the attention stages have
+	// 2, 4 and 3 ViT layers of hidden_sizes[k] with mlp_ratio.
+	mobileViT(mobileViTOpts{Name: "MobileViT", Class: "MobileViT", MT: "mobilevit", Base: "mobilevit.", V1: true,
+		Defs: []Def{
+			{Sym: "nh", Field: "neck_hidden_sizes", Type: List, Default: "list(16, 32, 64, 96, 128, 160, 640)", Null: "=", Desc: "the stem's, each stage's and the output's widths"},
+			{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(144, 192, 240)", Null: "=", Desc: "the attention stages' widths"},
+			{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "4000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
+			{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "the transformer MLP's expansion (×1000)", Pos: true},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+		},
+		W:  func(i string) string { return "at(nh, (" + i + ")+1)" },
+		TL: "at(list(2, 4, 3), {k})", TW: "at(hs, {k})",
+		Layer: renameSyms(cat(linear("attention.attention.query", "A", "A", "qkv_bias"), linear("attention.attention.key", "A", "A", "qkv_bias"),
+			linear("attention.attention.value", "A", "A", "qkv_bias"), linear("attention.output.dense", "A", "A", "true"),
+			linear("intermediate.dense", "M", "A", "true"), linear("output.dense", "A", "M", "true"),
+			norm("layernorm_before", "A", "true"), norm("layernorm_after", "A", "true")), "M", "A*mr/1000")}),
+	// MobileViT v2: widths 32 (clipped to [16, 64], at least 16), 64 (to
+	// a multiple of 16), 128, 256, 384, 512 times width_multiplier;
+	// n_attn_blocks[k] separable-attention layers (a 1+2A-wide qkv
+	// convolution, GroupNorms, a convolutional FFN of ffn_multiplier·A
+	// down to a multiple of 16) of base_attn_unit_dims[k]·multiplier.
+	mobileViT(mobileViTOpts{Name: "MobileViT v2", Class: "MobileViTV2", MT: "mobilevitv2", Base: "mobilevitv2.",
+		Defs: []Def{
+			{Sym: "wm", Field: "width_multiplier", Type: Milli, Default: "1000", Legend: "wm", Desc: "width multiplier (×1000)", Show: true, Pos: true},
+			{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "2000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
+			{Sym: "fm", Field: "ffn_multiplier", Type: Milli, Default: "2000", Desc: "the FFN's expansion (×1000)", Pos: true},
+			{Sym: "nab", Field: "n_attn_blocks", Type: List, Default: "list(2, 4, 3)", Null: "=", Desc: "the attention stages' layers"},
+			{Sym: "bad", Field: "base_attn_unit_dims", Type: List, Default: "list(128, 192, 256)", Null: "=", Desc: "the attention stages' widths before the multiplier"},
+		},
+		W: func(i string) string {
+			return "((" + i + ") < 0 ? makediv(min(max(32*wm, 16000), 64000), 1000, 8, 16) : (" + i + ") == 0 ? makediv(64*wm, 1000, 16, 16) : " +
+				"makediv(at(list(128, 256, 384, 512), (" + i + ")-1)*wm, 1000, 8, 8))"
+		},
+		TL: "at(nab, {k})", TW: "makediv(at(bad, {k})*wm, 1000, 8, 8)",
+		Layer: cat(norm("layernorm_before", "A", "true"), norm("layernorm_after", "A", "true"),
+			cbn{Conv: "attention.qkv_proj.convolution", Out: "1+2*A", In: "A", K: "1", Bias: "true"}.at(""),
+			cbn{Conv: "attention.out_proj.convolution", Out: "A", In: "A", K: "1", Bias: "true"}.at(""),
+			// a width below 16 rounds the FFN to nothing: transformers
+			// builds it zero-wide.
+			zeroOK(cat(cbn{Conv: "ffn.conv1.convolution", Out: "(fm*A/1000)/16*16", In: "A", K: "1", Bias: "true"}.at(""),
+				cbn{Conv: "ffn.conv2.convolution", Out: "A", In: "(fm*A/1000)/16*16", K: "1", Bias: "true"}.at(""))))}),
+)

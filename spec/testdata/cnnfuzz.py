@@ -5,7 +5,10 @@ new stage count, widths (multiples of 8; of heads*8 where a per-stage heads
 list exists), depths 1..3, other small ints drawn from the list's own values;
 stage_names/out_features/out_indices made consistent; booleans flipped 1/2;
 --choice FIELD=a,b,c draws strings; --keep FIELD leaves one alone;
---set K=JSON overrides after drawing.
+--set K=JSON overrides after drawing; --all-lists redraws the per-stage
+lists of flags, fractions and strings too (CvT's cls_token, qkv_bias,
+mlp_ratio, qkv_projection_method), each entry from the list's own values
+(flags: either).
 usage: cnnfuzz.py -n N --seed S --out DIR CONFIG [...]"""
 import argparse, json, random, os, copy
 
@@ -18,6 +21,7 @@ ap.add_argument('--keep', action='append', default=[])
 ap.add_argument('--set', action='append', default=[])
 ap.add_argument('--stages', default='')  # e.g. 1,4 : range of stage counts
 ap.add_argument('--fixed-stages', action='store_true')
+ap.add_argument('--all-lists', action='store_true')
 ap.add_argument('config')
 a = ap.parse_args()
 base = json.load(open(a.config))
@@ -71,6 +75,9 @@ def draw(rng, cfg):
                 c[k] = w
             else:
                 c[k] = [rng.choice(v) for _ in range(n)]
+            continue
+        if a.all_lists and isinstance(v, list) and len(v) == n0 and n0 > 0 and all(isinstance(x, (bool, float, str)) for x in v):
+            c[k] = [rng.choice([False, True]) if isinstance(x, bool) else rng.choice(v) for x in v[:1] * n]
             continue
         if isinstance(v, list) and len(v) == n0 and n0 > 0 and v and all(isinstance(x, list) for x in v):
             c[k] = [copy.deepcopy(rng.choice(v)) for _ in range(n)]
