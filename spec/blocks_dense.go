@@ -261,6 +261,39 @@ func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
 // default backbone, whose defaults are not the backbone family's) or
 // naming a model_type without a spec is not modelled (exit 3).
 func withBackbone(f *Family, cfg, pre string) *Family {
+	return backboneComposed(f, cfg, pre, false)
+}
+
+// backboneOutputs is what a head on a backbone's feature maps reads of
+// it, in the backbone family's own symbols: Out, the stages it outputs
+// (out_indices, 0 the stem; "" when the family has no such symbol: its
+// config's out_indices, the last stage by default), and Ch, the list of
+// every stage's width, the stem's first (the Backbone class's
+// num_features).
+type backboneOutputs struct{ Out, Ch string }
+
+// backboneOuts are the backbones whose feature maps a head may read
+// (withFeatureBackbone), by model_type.
+var backboneOuts = map[string]backboneOutputs{
+	"resnet":     {Ch: "concat(list(rE), rhs)"}, // out_indices: ResNet's are not among its symbols
+	"convnext":   {Out: "eOut", Ch: "concat(list(at(hs, 0)), hs)"},
+	"convnextv2": {Out: "eOut", Ch: "concat(list(at(hs, 0)), hs)"},
+	"swin":       {Out: "eOut", Ch: "list(eE, eE, 2*eE, 4*eE, 8*eE, 16*eE, 32*eE, 64*eE, 128*eE, 256*eE, 512*eE)"},
+}
+
+// withFeatureBackbone is withBackbone for a head that reads the
+// backbone's feature maps: the symbols bOut (the stages the backbone
+// outputs, 0 the stem) and bCh (every stage's width, the stem's first)
+// are defined from backboneOuts; a backbone not listed there is not
+// modelled (exit 3).
+func withFeatureBackbone(f *Family, cfg, pre string) *Family {
+	// Placeholders for the family compiled alone (TestFamiliesCompile):
+	// the composition replaces them.
+	f.Defs = cat(f.Defs, []Def{derived("bCh", "empty"), derived("bOut", "empty")})
+	return backboneComposed(f, cfg, pre, true)
+}
+
+func backboneComposed(f *Family, cfg, pre string, feats bool) *Family {
 	var cache sync.Map
 	f.compose = func(c *Config) (*Family, error) {
 		obj := strings.TrimSuffix(cfg, ".")
@@ -281,9 +314,28 @@ func withBackbone(f *Family, cfg, pre string) *Family {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 				Reason: fmt.Sprintf("its backbone, %smodel_type %q, has no spec", cfg, mt)}
 		}
+		own := f.Defs
+		if feats {
+			own = withoutDefs(own, "bCh", "bOut")
+			bo, ok := backboneOuts[mt]
+			if !ok {
+				return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+					Reason: fmt.Sprintf("the widths of its backbone's (%smodel_type %q) feature maps are not modelled", cfg, mt)}
+			}
+			var pairs []string
+			for _, d := range part.Defs {
+				pairs = append(pairs, strings.TrimPrefix(d.Sym, "b_"), d.Sym)
+			}
+			rx := symRenamer(pairs...)
+			out := derived("bOut", rx(bo.Out))
+			if bo.Out == "" {
+				out = Def{Sym: "bOut", Field: cfg + "out_indices", Type: List, Default: "list(len(bCh)-1)", Null: "=", Desc: "the stages the backbone outputs"}
+			}
+			part.Defs = append(part.Defs, derived("bCh", rx(bo.Ch)), out)
+		}
 		g := &Family{Name: f.Name + " (" + part.Name + ")", Class: f.Class, ConfigClass: f.ConfigClass, ModelTypes: f.ModelTypes,
 			Causal: f.Causal, SeqCls: f.SeqCls, Tasks: f.Tasks, Embed: f.Embed, Head: f.Head, Ignore: f.Ignore, Variants: f.Variants,
-			Defs: cat(part.Defs, f.Defs), Global: cat(part.Global, f.Global), Stacks: cat(part.Stacks, f.Stacks), Final: cat(part.Final, f.Final)}
+			Defs: cat(part.Defs, own), Global: cat(part.Global, f.Global), Stacks: cat(part.Stacks, f.Stacks), Final: cat(part.Final, f.Final)}
 		if err := g.compile(); err != nil {
 			return nil, fmt.Errorf("spec: %s with %s: %w", f.Name, part.Name, err)
 		}

@@ -18,6 +18,7 @@ import (
 //	count(list, x, n)       entries equal to x among the first n
 //	pick(x, l)              x's entry l if x is a list (IntOrList), else x
 //	list(1, 1, 2)           a list, for a List's default
+//	concat(list(E), hs)     lists one after the other
 //	log2(n)                 floor(log2(n))
 //	sum(l), segof(l, k), segpos(l, k)  a list's sum; the segment of item k when segment i has l[i] items, k's place in it
 //	ceilmul(l, m)           each entry times m/1000, rounded up
@@ -275,6 +276,16 @@ func (x callExpr) eval(e *env) (any, error) {
 		return r, nil
 	case "list": // list(a, b, …): a list literal (a VQ-GAN's default channel_multiplier)
 		return vals, nil
+	case "concat": // concat(a, b, …): the lists one after the other (a backbone's stem width before its stages', blocks_dense.go)
+		var out []any
+		for i := range vals {
+			l, err := list(i)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, l...)
+		}
+		return out, nil
 	case "pick": // pick(x, l): x's entry l if x is a list, else x (Gemma 3n's per-layer intermediate_size)
 		if len(vals) != 2 {
 			return nil, &exprError{fmt.Sprintf("%s: needs a value and an index", x.src())}

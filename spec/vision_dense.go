@@ -40,14 +40,14 @@ var _ = register(
 	samVisionFamily("SAM-HQ vision", "SamHQVision", "sam_hq_vision_model"),
 )
 
-// segformerFamily is SegFormer (Mix Transformer): num_encoder_blocks
-// stages, each an overlapping patch embedding, depths[l] blocks of
-// efficient attention (a strided reduction where sr_ratios[l] > 1) and a
-// Mix-FFN with a depthwise convolution, then a LayerNorm; the semantic
-// segmentation class adds the all-MLP decode head. The attention is
+// mitEncoder is the Mix Transformer encoder under base
+// ("segformer.encoder."; GLPN's too): num_encoder_blocks stages, each an
+// overlapping patch embedding, depths[l] blocks of efficient attention
+// (a strided reduction where sr_ratios[l] > 1) and a Mix-FFN with a
+// depthwise convolution, then a LayerNorm. The attention is
 // heads·(width/heads) wide: 5.x builds a width its heads do not divide
-// (4.x refuses it).
-func segformerFamily() *Family {
+// (4.x refuses it). H is the last stage's width.
+func mitEncoder(base string) ([]Def, []Stack) {
 	w := "at(hs, l)"
 	block := cat(norm("layer_norm_1", w, "true"), norm("layer_norm_2", w, "true"),
 		renameSyms(cat(linear("attention.self.query", "A", "W", "true"), linear("attention.self.key", "A", "W", "true"),
@@ -55,28 +55,37 @@ func segformerFamily() *Family {
 			when("at(sr, l) > 1", conv("attention.self.sr", "W", "W", "at(sr, l)", "at(sr, l)"), norm("attention.self.layer_norm", "W", "true")),
 			linear("mlp.dense1", "W*at(mr, l)", "W", "true"), conv("mlp.dwconv.dwconv", "W*at(mr, l)", "1", "3", "3"),
 			linear("mlp.dense2", "W", "W*at(mr, l)", "true")), "A", "at(nhd, l)*(W/at(nhd, l))", "W", w))
+	defs := []Def{
+		{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "encoder stages", Show: true, Pos: true, Max: 16},
+		{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(32, 64, 160, 256)", Null: "=", Desc: "each stage's width"},
+		{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's blocks"},
+		{Sym: "sr", Field: "sr_ratios", Type: List, Default: "list(8, 4, 2, 1)", Null: "=", Desc: "each stage's sequence reduction"},
+		{Sym: "nhd", Field: "num_attention_heads", Type: List, Default: "list(1, 2, 5, 8)", Null: "=", Desc: "each stage's heads"},
+		{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch side"},
+		{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(4, 4, 4, 4)", Null: "=", Desc: "each stage's FFN ratio"},
+		{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		derived("H", "at(hs, len(hs)-1)"),
+	}
+	return defs, []Stack{
+		{Name: "patch embedding", Prefix: base + "patch_embeddings.{l}.", Layers: "nS", Tensors: cat(
+			conv("proj", w, "l == 0 ? Ch : at(hs, l-1)", "at(ps, l)", "at(ps, l)"), norm("layer_norm", w, "true"))},
+		{Name: "stage", Prefix: base + "block.{l}.", Layers: "nS", Tensors: copies("at(dp, l)", under("{e}.", block))},
+		{Name: "stage norm", Prefix: base + "layer_norm.{l}.", Layers: "nS", Tensors: []T{
+			{Name: "weight", Shape: []string{w}, Role: RoleNorm}, {Name: "bias", Shape: []string{w}, Role: RoleBias}}},
+	}
+}
+
+// segformerFamily is SegFormer: the Mix Transformer encoder; the
+// semantic segmentation class adds the all-MLP decode head.
+func segformerFamily() *Family {
 	const base = "segformer.encoder."
+	defs, stacks := mitEncoder(base)
 	return &Family{Name: "SegFormer", Class: "Segformer", ModelTypes: []string{"segformer"}, Causal: "-", SeqCls: "-",
-		Defs: []Def{
-			{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "encoder stages", Show: true, Pos: true, Max: 16},
-			{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(32, 64, 160, 256)", Null: "=", Desc: "each stage's width"},
-			{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's blocks"},
-			{Sym: "sr", Field: "sr_ratios", Type: List, Default: "list(8, 4, 2, 1)", Null: "=", Desc: "each stage's sequence reduction"},
-			{Sym: "nhd", Field: "num_attention_heads", Type: List, Default: "list(1, 2, 5, 8)", Null: "=", Desc: "each stage's heads"},
-			{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch side"},
-			{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(4, 4, 4, 4)", Null: "=", Desc: "each stage's FFN ratio"},
-			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		Defs: cat(defs, []Def{
 			{Sym: "dH", Field: "decoder_hidden_size", Default: "256", Desc: "the decode head's width", Pos: true},
-			derived("H", "at(hs, len(hs)-1)"),
-		},
-		Stacks: []Stack{
-			{Name: "patch embedding", Prefix: base + "patch_embeddings.{l}.", Layers: "nS", Tensors: cat(
-				conv("proj", w, "l == 0 ? Ch : at(hs, l-1)", "at(ps, l)", "at(ps, l)"), norm("layer_norm", w, "true"))},
-			{Name: "stage", Prefix: base + "block.{l}.", Layers: "nS", Tensors: copies("at(dp, l)", under("{e}.", block))},
-			{Name: "stage norm", Prefix: base + "layer_norm.{l}.", Layers: "nS", Tensors: []T{
-				{Name: "weight", Shape: []string{w}, Role: RoleNorm}, {Name: "bias", Shape: []string{w}, Role: RoleBias}}},
-		},
-		Embed: base + "patch_embeddings.0.proj.weight",
+		}),
+		Stacks: stacks,
+		Embed:  base + "patch_embeddings.0.proj.weight",
 		Tasks: []Task{
 			{Suffix: TaskBase, Prefix: "-"},
 			{Suffix: "ForImageClassification", Head: classifier("classifier", "H"), Labels: true},
@@ -346,3 +355,147 @@ var _ = register(
 	owlFamily("OWL-ViT", "OwlViT", "owlvit", "owlvit.", [5]string{"768", "12", "3072", "32", "768"}, false),
 	owlFamily("OWLv2", "Owlv2", "owlv2", "owlv2.", [5]string{"768", "12", "3072", "16", "960"}, true),
 )
+
+// uperNetFamily is UperNet: a backbone (backbone_config: ResNet,
+// ConvNeXt, Swin; their Backbone classes) whose feature maps (bOut, of
+// widths bCh) feed a pyramid pooling module on the last (one 1×1
+// convolution per pool_scales entry), a bottleneck, an FPN (a lateral
+// and an output convolution per other map) and its bottleneck, each a
+// bias-free convolution with its BatchNorm; the auxiliary FCN head
+// (use_auxiliary_head) reads the third map (auxiliary_in_channels wide
+// where set).
+func uperNetFamily() *Family {
+	cm := func(pre, out, in, k string) []T {
+		return cbn{Conv: "conv", Norm: "batch_norm", Out: out, In: in, K: k}.at(pre)
+	}
+	ch := func(i string) string { return "at(bCh, at(bOut, " + i + "))" }
+	last := ch("len(bOut)-1")
+	const d, a = "decode_head.", "auxiliary_head."
+	return withFeatureBackbone(&Family{Name: "UperNet", Class: "UperNet", ModelTypes: []string{"upernet"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "512", Legend: "H", Desc: "the decode head's width", Show: true, Pos: true},
+			{Sym: "ps", Field: "pool_scales", Type: List, Default: "list(1, 2, 3, 6)", Null: "=", Desc: "the pyramid pooling scales"},
+			flag("aux", "use_auxiliary_head", "true", "the auxiliary FCN head"),
+			{Sym: "aH", Field: "auxiliary_channels", Default: "256", Desc: "the auxiliary head's width", Pos: true},
+			{Sym: "aN", Field: "auxiliary_num_convs", Default: "1", Desc: "the auxiliary head's convolutions"},
+			flag("aCat", "auxiliary_concat_input", "false", "the auxiliary head concatenates its input"),
+			{Sym: "aIn", Field: "auxiliary_in_channels", Default: ch("2"), Null: "=", Desc: "the auxiliary head's input width"},
+		},
+		Final: cat(conv(d+"classifier", "C", "H", "1", "1"),
+			copies("len(ps)", cm(d+"psp_modules.{e}.1.", "H", last, "1")),
+			cm(d+"bottleneck.", "H", last+"+len(ps)*H", "3"),
+			copies("len(bOut)-1", cm(d+"lateral_convs.{e}.", "H", ch("e"), "1"), cm(d+"fpn_convs.{e}.", "H", "H", "3")),
+			cm(d+"fpn_bottleneck.", "H", "len(bOut)*H", "3"),
+			when("aux", copies("aN", cm(a+"convs.{e}.", "aH", "e == 0 ? aIn : aH", "3")),
+				when("aCat", cm(a+"conv_cat.", "aH", "aIn+aH", "3")),
+				conv(a+"classifier", "C", "aH", "1", "1"))),
+		Embed: d + "classifier.weight",
+		Tasks: []Task{{Suffix: "ForSemanticSegmentation", KeepFinal: true, Labels: true}},
+	}, "backbone_config.", "backbone.")
+}
+
+var _ = register(uperNetFamily())
+
+// glpnFamily is GLPN: the Mix Transformer encoder (mitEncoder) under
+// "glpn.encoder."; the depth class adds the decoder (a stage per
+// hidden_sizes entry, last first: a 1×1 convolution to
+// decoder_hidden_size where the widths differ, then but for the first
+// stage a selective feature fusion) and the two-convolution head.
+func glpnFamily() *Family {
+	const base = "glpn.encoder."
+	defs, stacks := mitEncoder(base)
+	in := "at(hs, len(hs)-1-e)"
+	st := "decoder.stages.{e}."
+	return &Family{Name: "GLPN", Class: "GLPN", ModelTypes: []string{"glpn"}, Causal: "-", SeqCls: "-",
+		Defs: cat(defs, []Def{
+			{Sym: "D", Field: "decoder_hidden_size", Default: "64", Legend: "D", Desc: "the decoder's width", Show: true, Pos: true},
+		}),
+		Stacks: stacks,
+		Embed:  base + "patch_embeddings.0.proj.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForDepthEstimation", Head: cat(
+				copies("len(hs)", when(in+" != D", conv(st+"convolution", "D", in, "1", "1")),
+					when("e > 0", conv(st+"fusion.convolutional_layer1.0", "D", "2*D", "3", "3"), batchNorm(st+"fusion.convolutional_layer1.1", "D"),
+						conv(st+"fusion.convolutional_layer2.0", "D/2", "D", "3", "3"), batchNorm(st+"fusion.convolutional_layer2.1", "D/2"),
+						conv(st+"fusion.convolutional_layer3", "2", "D/2", "3", "3"))),
+				conv("head.head.0", "D", "D", "3", "3"), conv("head.head.2", "1", "D", "3", "3"))},
+		},
+	}
+}
+
+var _ = register(glpnFamily())
+
+// swin2srFamily is Swin2SR: a 3×3 convolution to embed_dim, a patch
+// embedding on it (and absolute positions where
+// use_absolute_embeddings), a stage per depths entry, all embed_dim wide
+// (Swin V2 blocks of num_heads[l] heads, whose key has no bias, then the
+// resi_connection: one 3×3 convolution, or three), a LayerNorm and a
+// convolution after the body; the super-resolution class adds the
+// upsampler config.upsampler names on 64 features (upscale 2^n: n
+// 4×-wide convolutions; 3: one 9×-wide).
+func swin2srFamily() *Family {
+	const base = "swin2sr."
+	lin := func(name, out, in, bias string) []T {
+		return renameSyms(linear(name, "O", "N", bias), "O", out, "N", in)
+	}
+	nh := "at(nhd, l)"
+	layer := cat(norm("layernorm_before", "E", "true"), norm("layernorm_after", "E", "true"),
+		[]T{{Name: "attention.self.logit_scale", Shape: []string{nh, "1", "1"}, Role: RoleNorm}},
+		linear("attention.self.continuous_position_bias_mlp.0", "512", "2", "true"),
+		lin("attention.self.continuous_position_bias_mlp.2", nh, "512", ""),
+		lin("attention.self.query", "E", "E", "qkv"), lin("attention.self.key", "E", "E", ""),
+		lin("attention.self.value", "E", "E", "qkv"), lin("attention.output.dense", "E", "E", "true"),
+		lin("intermediate.dense", "E*mr/1000", "E", "true"), lin("output.dense", "E", "E*mr/1000", "true"))
+	up := func(pre string) []T { // Upsample
+		return cat(when("pow(2, log2(scale)) == scale", copies("log2(scale)", conv(pre+"convolution_{e}", "4*64", "64", "3", "3"))),
+			when("scale == 3", conv(pre+"convolution", "9*64", "64", "3", "3")))
+	}
+	return &Family{Name: "Swin2SR", Class: "Swin2SR", ModelTypes: []string{"swin2sr"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "E", Field: "embed_dim", Default: "180", Legend: "E", Desc: "width", Show: true, Pos: true},
+			{Sym: "dp", Field: "depths", Type: List, Default: "list(6, 6, 6, 6, 6, 6)", Null: "=", Desc: "each stage's blocks"},
+			{Sym: "nhd", Field: "num_heads", Type: List, Default: "list(6, 6, 6, 6, 6, 6)", Null: "=", Desc: "each stage's heads"},
+			derived("nS", "len(dp)"),
+			{Sym: "S", Field: "image_size", Type: IntOrList, Default: "64", Desc: "image side, or [height, width]"},
+			{Sym: "P", Field: "patch_size", Type: IntOrList, Default: "1", Desc: "patch side, or [height, width]"},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "Co", Field: "num_channels_out", Default: "Ch", Null: "Ch", Desc: "output channels", Pos: true},
+			{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "FFN width over embed_dim (×1000)"},
+			flag("qkv", "qkv_bias", "true", "query and value have biases"),
+			flag("abs", "use_absolute_embeddings", "false", "learned absolute positions"),
+			{Sym: "rc", Field: "resi_connection", Type: Str, Default: "'1conv'", Desc: "each stage's residual convolution: 1conv or 3conv"},
+			{Sym: "ups", Field: "upsampler", Type: Str, Default: "'pixelshuffle'", Desc: "the upsampler"},
+			{Sym: "scale", Field: "upscale", Default: "2", Desc: "the upscaling factor", Pos: true},
+		},
+		Global: cat(conv(base+"first_convolution", "E", "Ch", "3", "3"),
+			[]T{{Name: base + "embeddings.patch_embeddings.projection.weight", Shape: []string{"E", "E", "pick(P, 0)", "pick(P, 1)"}, Role: RoleLinear},
+				{Name: base + "embeddings.patch_embeddings.projection.bias", Shape: []string{"E"}, Role: RoleBias},
+				{Name: base + "embeddings.position_embeddings", Shape: []string{"1", "(pick(S, 0)/pick(P, 0))*(pick(S, 1)/pick(P, 1))+1", "E"}, Role: RoleEmbedding, If: "abs"}},
+			norm(base+"embeddings.patch_embeddings.layernorm", "E", "true")),
+		Stacks: []Stack{{Name: "stage", Prefix: base + "encoder.stages.{l}.", Layers: "nS", Tensors: cat(
+			blocksOf("layers.", "at(dp, l)", layer),
+			when("rc == '1conv'", conv("conv", "E", "E", "3", "3")),
+			when("rc == '3conv'", conv("conv.0", "E/4", "E", "3", "3"), conv("conv.2", "E/4", "E/4", "1", "1"), conv("conv.4", "E", "E/4", "3", "3")),
+			[]T{{Name: "patch_embed.projection.weight", Shape: []string{"E", "E", "pick(P, 0)", "pick(P, 1)"}, Role: RoleLinear},
+				{Name: "patch_embed.projection.bias", Shape: []string{"E"}, Role: RoleBias}})}},
+		Final: cat(norm(base+"layernorm", "E", "true"), conv(base+"conv_after_body", "E", "E", "3", "3")),
+		Embed: base + "first_convolution.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForImageSuperResolution", Head: cat(
+				when("ups == 'pixelshuffle' || ups == 'pixelshuffle_aux' || ups == 'nearest+conv'",
+					conv("upsample.conv_before_upsample", "64", "E", "3", "3"), conv("upsample.final_convolution", "Co", "64", "3", "3")),
+				when("ups == 'pixelshuffle' || ups == 'pixelshuffle_aux'", up("upsample.upsample.")),
+				when("ups == 'pixelshuffle_aux'", conv("upsample.conv_bicubic", "64", "Ch", "3", "3"),
+					conv("upsample.conv_aux", "Ch", "64", "3", "3"), conv("upsample.conv_after_aux.0", "64", "3", "3", "3")),
+				when("ups == 'pixelshuffledirect'", conv("upsample.conv", "scale*scale*Co", "E", "3", "3")),
+				when("ups == 'nearest+conv'", conv("upsample.conv_up1", "64", "64", "3", "3"),
+					conv("upsample.conv_up2", "64", "64", "3", "3"), conv("upsample.conv_hr", "64", "64", "3", "3")),
+				when("ups != 'pixelshuffle' && ups != 'pixelshuffle_aux' && ups != 'pixelshuffledirect' && ups != 'nearest+conv'",
+					conv("final_convolution", "Co", "E", "3", "3")))},
+		},
+	}
+}
+
+var _ = register(swin2srFamily())
