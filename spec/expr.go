@@ -413,6 +413,20 @@ func (x callExpr) eval(e *env) (any, error) {
 			t += n
 		}
 		return t, nil
+	case "prod": // prod(list): the product of a list of positive integers (a codec's hop length: its strides' product, blocks_codec.go)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		t := int64(1)
+		for _, v := range l {
+			n, ok := v.(int64)
+			if !ok || n < 1 || n > 1<<20 || t > 1<<40/n {
+				return nil, &exprError{fmt.Sprintf("%s: %s is not a stride fsmount reads", x.src(), describe(v))}
+			}
+			t *= n
+		}
+		return t, nil
 	case "segof", "segpos": // segof(list, k): the segment holding item k when segment i has list[i] items (-1 past them); segpos: k's index in it
 		l, err := list(0)
 		if err != nil {

@@ -43,9 +43,18 @@ func (p *Plan) PickVariant(has func(name string) bool) {
 	p.Notes = append(p.Notes, "names as transformers 5.x writes them: "+strings.Join(from, ", "))
 }
 
-// rebase returns name with its first matching prefix replaced.
+// rebase returns name with its first matching prefix replaced; a pair
+// whose first string starts with "*" rewrites that infix wherever it is
+// (a weight-normed convolution's parametrizations.weight.original0 saved
+// as weight_g by torch before its parametrizations: blocks_codec.go).
 func rebase(name string, pairs [][2]string) string {
 	for _, p := range pairs {
+		if from, ok := strings.CutPrefix(p[0], "*"); ok {
+			if i := strings.Index(name, from); i >= 0 {
+				return name[:i] + strings.TrimPrefix(p[1], "*") + name[i+len(from):]
+			}
+			continue
+		}
 		if strings.HasPrefix(name, p[0]) {
 			return p[1] + name[len(p[0]):]
 		}

@@ -1,0 +1,285 @@
+package spec
+
+// Neural audio codecs and text-to-speech models: EnCodec, Mimi, DAC, …,
+// built from blocks_codec.go's SEANet stacks, weight-normed
+// convolutions and residual vector quantizers.
+
+import (
+	"fmt"
+	"sync"
+)
+
+// codecBase is the task table of a codec: its base model alone, every
+// tensor kept.
+var codecBase = []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}}
+
+var _ = register(
+	// EnCodec: SEANet with an LSTM, weight-normed (or group-normed:
+	// norm_type time_group_norm) convolutions, and a residual vector
+	// quantizer of num_quantizers codebooks (EncodecConfig's property:
+	// the last target bandwidth over the frame rate times the codebook's
+	// bits), each with its k-means buffers.
+	&Family{Name: "EnCodec", Class: "Encodec", ModelTypes: []string{"encodec"}, Causal: "-", SeqCls: "-",
+		Defs: cat(seanetDefs("128", "32", "7", "true"), []Def{
+			field("nlstm", "num_lstm_layers", "2", "LSTM layers"),
+			{Sym: "ntype", Field: "norm_type", Type: Str, Default: "'weight_norm'", Desc: "the convolutions' norm"},
+			derived("wn", "ntype == 'weight_norm'"), derived("gn", "ntype == 'time_group_norm'"),
+			field("sr", "sampling_rate", "24000", "sampling rate"),
+			{Sym: "cs", Field: "codebook_size", Default: "1024", Desc: "codebook entries", Pos: true},
+			{Sym: "cd", Field: "codebook_dim", Default: "H", Null: "H", Desc: "codebook width"},
+			{Sym: "tb", Field: "target_bandwidths", Type: MilliList, Default: "list(1500, 3000, 6000, 12000, 24000)", Null: "=", Desc: "target bandwidths (×1000)"},
+			derived("fr", "(sr + prod(ur) - 1) / prod(ur)"),
+			derived("nq", "at(tb, len(tb)-1) / (fr * log2(2*cs-1))"),
+		}),
+		Stacks: seanet("", "true"),
+		Final: []T{{Name: "quantizer.layers.{e}.codebook.inited", Shape: []string{"1"}, Role: RoleNorm, Experts: "nq"},
+			{Name: "quantizer.layers.{e}.codebook.cluster_size", Shape: []string{"cs"}, Role: RoleNorm, Experts: "nq"},
+			{Name: "quantizer.layers.{e}.codebook.embed", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"},
+			{Name: "quantizer.layers.{e}.codebook.embed_avg", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"}},
+		Variants: wnVariant,
+		Tasks:    codecBase,
+	},
+	// DAC: Snake activations and plain convolutions; encoder blocks of
+	// three residual units and a strided convolution doubling the width
+	// from encoder_hidden_size, decoder blocks halving it from
+	// decoder_hidden_size with a transposed convolution, and n_codebooks
+	// quantizers projecting to codebook_dim and back. hidden_size and
+	// upsampling_ratios, derived by the config class, are read from
+	// config.json where written there.
+	&Family{Name: "DAC", Class: "Dac", ModelTypes: []string{"dac"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "E", Field: "encoder_hidden_size", Default: "64", Legend: "E", Desc: "encoder's first width (doubling per block)", Show: true, Pos: true},
+			{Sym: "D", Field: "decoder_hidden_size", Default: "1536", Legend: "D", Desc: "decoder's first width (halving per block)", Show: true, Pos: true},
+			{Sym: "dr", Field: "downsampling_ratios", Type: List, Default: "list(2, 4, 8, 8)", Null: "=", Desc: "the encoder's strides"},
+			{Sym: "urf", Field: "upsampling_ratios", Type: List, Default: "empty", Null: "=", Desc: "the decoder's strides (default dr reversed)"},
+			derived("nd", "len(urf) > 0 ? len(urf) : len(dr)"),
+			{Sym: "H", Field: "hidden_size", Default: "E*pow(2, len(dr))", Null: "E*pow(2, len(dr))", Legend: "H", Desc: "latent width", Show: true, Pos: true},
+			field("nq", "n_codebooks", "9", "quantizers"),
+			{Sym: "cs", Field: "codebook_size", Default: "1024", Desc: "codebook entries", Pos: true},
+			field("cd", "codebook_dim", "8", "codebook width"),
+		},
+		Global: conv1d3("encoder.conv1", "E", "1", "7", "true"),
+		Stacks: []Stack{
+			{Name: "encoder", Prefix: "encoder.block.{l}.", Layers: "len(dr)", Tensors: cat(
+				renameSyms(dacResUnits("w"), "w", "(E*pow(2, l))"), snake("snake1", "E*pow(2, l)"),
+				conv1d3("conv1", "E*pow(2, l+1)", "E*pow(2, l)", "2*at(dr, l)", "true"))},
+			{Name: "decoder", Prefix: "decoder.block.{l}.", Layers: "nd", Tensors: cat(
+				snake("snake1", "D/pow(2, l)"), renameSyms(conv1d3t("conv_t1", "D/pow(2, l)", "w", "2*(len(urf) > 0 ? at(urf, l) : at(dr, len(dr)-1-l))"), "w", "(D/pow(2, l+1))"),
+				renameSyms(dacResUnits("w"), "w", "(D/pow(2, l+1))"))},
+		},
+		Final: cat(snake("encoder.snake1", "E*pow(2, len(dr))"), conv1d3("encoder.conv2", "H", "E*pow(2, len(dr))", "3", "true"),
+			conv1d3("decoder.conv1", "D", "H", "7", "true"), snake("decoder.snake1", "D/pow(2, nd)"), conv1d3("decoder.conv2", "1", "D/pow(2, nd)", "7", "true"),
+			[]T{{Name: "quantizer.quantizers.{e}.in_proj.weight", Shape: []string{"cd", "H", "1"}, Role: RoleLinear, Experts: "nq"},
+				{Name: "quantizer.quantizers.{e}.in_proj.bias", Shape: []string{"cd"}, Role: RoleBias, Experts: "nq"},
+				{Name: "quantizer.quantizers.{e}.out_proj.weight", Shape: []string{"H", "cd", "1"}, Role: RoleLinear, Experts: "nq"},
+				{Name: "quantizer.quantizers.{e}.out_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "nq"},
+				{Name: "quantizer.quantizers.{e}.codebook.weight", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"}}),
+		Tasks: codecBase,
+	},
+	// Mimi: SEANet without LSTM or weight norm, a transformer (layer
+	// norms, layer scales) after the encoder and before the decoder, a
+	// strided down- and a grouped transposed up-sampling convolution
+	// when the frame rate is not the encoder's, and a split residual
+	// vector quantizer (semantic and acoustic halves, each with its 1×1
+	// projections when the quantizer's width is not the latent's).
+	&Family{Name: "Mimi", Class: "Mimi", ModelTypes: []string{"mimi"}, Causal: "-", SeqCls: "-",
+		Defs: cat(seanetDefs("512", "64", "3", "false"), []Def{
+			derived("wn", "false"), derived("gn", "false"), derived("nlstm", "0"),
+			{Sym: "L", Field: "num_hidden_layers", Default: "8", Legend: "L", Desc: "transformer layers (encoder and decoder each)", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
+			kvDef("num_key_value_heads", "8", ""),
+			{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Desc: "head width"},
+			inner("intermediate_size", "2048"), attnBiasFlag,
+			field("sr", "sampling_rate", "24000", "sampling rate"),
+			{Sym: "frm", Field: "_frame_rate|frame_rate", Type: Milli, Default: "0", Null: "=", Desc: "frame rate (×1000; default the encoder's over 2)"},
+			derived("hop", "prod(ur)"), derived("efr", "(sr + hop - 1) / hop"),
+			derived("resample", "frm == 0 ? sr != efr*2*hop : frm != efr*1000"),
+			derived("dk", "2 * (frm == 0 ? efr*2*hop/sr : efr*1000/frm)"),
+			field("ug", "upsample_groups", "512", "the upsampling convolution's groups"),
+			{Sym: "cs", Field: "codebook_size", Default: "2048", Desc: "codebook entries", Pos: true},
+			{Sym: "cd", Field: "codebook_dim", Default: "256", Null: "H", Desc: "codebook width"},
+			field("nq", "num_quantizers", "32", "quantizers"),
+			field("nsem", "num_semantic_quantizers", "1", "semantic quantizers"),
+			field("vqh", "vector_quantization_hidden_dimension", "256", "the quantizer's width"),
+		}),
+		Stacks: cat(seanet("", "false"), []Stack{mimiTransformer("encoder_transformer.layers.{l}."), mimiTransformer("decoder_transformer.layers.{l}.")}),
+		Final: cat(when("resample", codecConv("downsample.", "H", "H", "dk", false, ""), codecConv("upsample.", "H", "H/ug", "dk", false, "")),
+			mimiRVQ("quantizer.semantic_residual_vector_quantizer.", "nsem"), mimiRVQ("quantizer.acoustic_residual_vector_quantizer.", "nq-nsem")),
+		Tasks: codecBase,
+	},
+)
+
+// mimiTransformer is Mimi's transformer under prefix: pre-norm layers
+// with layer norms, plain MLP (fc1, fc2, no biases) and a learned scale
+// after attention and after the MLP.
+func mimiTransformer(prefix string) Stack {
+	return Stack{Name: prefix[:len(prefix)-len(".layers.{l}.")], Prefix: prefix, Layers: "L", Tensors: cat(
+		norm("input_layernorm", "H", "true"), attn("self_attn.", "attention_bias", "attention_bias"), vec("self_attn_layer_scale.scale", "H"),
+		norm("post_attention_layernorm", "H", "true"), linear("mlp.fc1", "I", "H", ""), linear("mlp.fc2", "H", "I", ""), vec("mlp_layer_scale.scale", "H"))}
+}
+
+// mimiRVQ is one of Mimi's residual vector quantizers under pre: n
+// codebooks with their usage buffers, and the 1×1 projections in and
+// out when vqh is not H.
+func mimiRVQ(pre, n string) []T {
+	return cat(when("vqh != H", []T{{Name: pre + "input_proj.weight", Shape: []string{"vqh", "H", "1"}, Role: RoleLinear}}),
+		[]T{{Name: pre + "layers.{e}.codebook.initialized", Shape: []string{"1"}, Role: RoleNorm, Experts: n, AnyDType: true},
+			{Name: pre + "layers.{e}.codebook.cluster_usage", Shape: []string{"cs"}, Role: RoleNorm, Experts: n},
+			{Name: pre + "layers.{e}.codebook.embed_sum", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: n}},
+		when("vqh != H", []T{{Name: pre + "output_proj.weight", Shape: []string{"H", "vqh", "1"}, Role: RoleLinear}}))
+}
+
+// barkGPT is one of Bark's GPT-like sub-models under pre ("semantic."),
+// its fields under cfg with symbols prefixed x: token and position
+// tables, layers of a fused qkv (att_proj) and a 4× MLP, biased (and
+// the layer norms too) where bias says, and, when causal, the saved
+// causal-mask buffer; the causal ones end in one LM head, the fine one
+// in a head per predicted codebook (tied to the next codebook's table
+// unless tie_word_embeddings is false).
+func barkGPT(pre, cfg, x string, causal bool) ([]Def, []T, Stack, []T) {
+	s := func(n string) string { return x + n }
+	defs := []Def{
+		{Sym: s("H"), Field: cfg + "hidden_size", Default: "768", Legend: s("H"), Desc: pre + " width", Show: true, Pos: true},
+		{Sym: s("L"), Field: cfg + "num_layers", Default: "12", Legend: s("L"), Desc: pre + " layers", Show: true, Pos: true, Max: MaxLayers},
+		field(s("inV"), cfg+"input_vocab_size", "10048", "input tokens"),
+		field(s("outV"), cfg+"output_vocab_size", "10048", "output tokens"),
+		field(s("P"), cfg+"block_size", "1024", "positions"),
+		flag(s("bias"), cfg+"bias", "true", "biases in linears and layer norms"),
+	}
+	lnBias := "true"
+	if causal {
+		lnBias = s("bias")
+	}
+	layer := renameSyms(cat(norm("layernorm_1", "H", lnBias), linear("attn.att_proj", "3*H", "H", "bias"), linear("attn.out_proj", "H", "H", "bias"),
+		when(fmt.Sprint(causal), []T{{Name: "attn.bias", Shape: []string{"1", "1", "P", "P"}, Role: RoleNorm, AnyDType: true}}),
+		norm("layernorm_2", "H", lnBias), linear("mlp.in_proj", "4*H", "H", "bias"), linear("mlp.out_proj", "H", "4*H", "bias")),
+		"H", s("H"), "P", s("P"), "bias", s("bias"))
+	stack := Stack{Name: pre[:len(pre)-1], Prefix: pre + "layers.{l}.", Layers: s("L"), Tensors: layer}
+	pos := []T{{Name: pre + "position_embeds_layer.weight", Shape: []string{s("P"), s("H")}, Role: RoleEmbedding}}
+	final := norm(pre+"layernorm_final", s("H"), lnBias)
+	if causal {
+		return defs, cat([]T{{Name: pre + "input_embeds_layer.weight", Shape: []string{s("inV"), s("H")}, Role: RoleEmbedding}}, pos), stack,
+			cat(final, []T{{Name: pre + "lm_head.weight", Shape: []string{s("outV"), s("H")}, Role: RoleLinear}})
+	}
+	defs = append(defs, field(s("nt"), cfg+"n_codes_total", "8", "codebooks"), field(s("ng"), cfg+"n_codes_given", "1", "codebooks given"),
+		flag(s("tie"), cfg+"tie_word_embeddings", "true", "heads tied to the next codebook's table"))
+	return defs, cat([]T{{Name: pre + "input_embeds_layers.{e}.weight", Shape: []string{s("inV"), s("H")}, Role: RoleEmbedding, Experts: s("nt")}}, pos), stack,
+		cat(final, []T{{Name: pre + "lm_heads.{e}.weight", Shape: []string{s("outV"), s("H")}, Role: RoleLinear, Experts: s("nt") + "-" + s("ng"), If: "!" + s("tie")}})
+}
+
+// bark is Bark: the semantic, coarse and fine GPT-like models and the
+// codec its codec_config names (EnCodec), under codec_model., built on
+// first use from the registered codec family.
+var bark = &Family{Name: "Bark", Class: "Bark", ModelTypes: []string{"bark"}, Causal: "-", SeqCls: "-", Tasks: codecBase,
+	compose: func(*Config) (*Family, error) {
+		barkOnce.Do(func() {
+			f := &Family{Name: "Bark", Class: "Bark", ModelTypes: []string{"bark"}, Causal: "-", SeqCls: "-", Tasks: codecBase, Variants: wnVariant}
+			for _, m := range []struct {
+				pre, cfg, x string
+				causal      bool
+			}{{"semantic.", "semantic_config.", "s_", true}, {"coarse_acoustics.", "coarse_acoustics_config.", "a_", true}, {"fine_acoustics.", "fine_acoustics_config.", "f_", false}} {
+				d, g, st, fin := barkGPT(m.pre, m.cfg, m.x, m.causal)
+				f.Defs, f.Global, f.Stacks, f.Final = cat(f.Defs, d), cat(f.Global, g), append(f.Stacks, st), cat(f.Final, fin)
+			}
+			codec, _ := familyPart("encodec", TaskBase, "codec_config.", "codec_model.", "c_")
+			f.Defs, f.Global, f.Stacks, f.Final = cat(f.Defs, codec.Defs), cat(f.Global, codec.Global), append(f.Stacks, codec.Stacks...), cat(f.Final, codec.Final)
+			barkErr = f.compile()
+			barkF = f
+		})
+		return barkF, barkErr
+	},
+}
+
+var (
+	barkOnce sync.Once
+	barkF    *Family
+	barkErr  error
+)
+
+var _ = register(bark)
+
+// vitsDDS is VITS's dilated depth-separable convolution stack under pre:
+// dsl layers of a depthwise (kernel dk) and a pointwise convolution, each
+// with a layer norm.
+func vitsDDS(pre string) []T {
+	return []T{{Name: pre + "convs_dilated.{e}.weight", Shape: []string{"H", "1", "dk"}, Role: RoleLinear, Experts: "dsl"},
+		{Name: pre + "convs_dilated.{e}.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "dsl"},
+		{Name: pre + "convs_pointwise.{e}.weight", Shape: []string{"H", "H", "1"}, Role: RoleLinear, Experts: "dsl"},
+		{Name: pre + "convs_pointwise.{e}.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "dsl"},
+		{Name: pre + "norms_1.{e}.weight", Shape: []string{"H"}, Role: RoleNorm, Experts: "dsl"},
+		{Name: pre + "norms_1.{e}.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "dsl"},
+		{Name: pre + "norms_2.{e}.weight", Shape: []string{"H"}, Role: RoleNorm, Experts: "dsl"},
+		{Name: pre + "norms_2.{e}.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "dsl"}}
+}
+
+// vitsFlows is the stochastic duration predictor's flows under pre
+// ("duration_predictor.flows."): an elementwise affine (flows.0) and nf
+// spline flows, each a 1×1 convolution in, a depth-separable stack and
+// the projection to the spline's bins.
+func vitsFlows(name, pre string) Stack {
+	return Stack{Name: name, Prefix: pre + "{l}.", Layers: "sdp ? nf+1 : 0", Kinds: []Kind{{Name: "affine", If: "l == 0"}, {Name: "spline"}},
+		Tensors: cat(when("affine", []T{{Name: "translate", Shape: []string{"dsc", "1"}, Role: RoleNorm}, {Name: "log_scale", Shape: []string{"dsc", "1"}, Role: RoleNorm}}),
+			when("spline", conv1d3("conv_pre", "H", "dsc/2", "1", "true"), vitsDDS("conv_dds."), conv1d3("conv_proj", "(dsc/2)*(bins*3-1)", "H", "1", "true")))}
+}
+
+// vits is VITS (MMS-TTS): a text encoder with relative-position
+// attention (window_size) and convolutional FFNs, the prior's coupling
+// flows and the posterior encoder over weight-normed WaveNets, the
+// stochastic (or plain) duration predictor, and the HiFi-GAN decoder
+// (conv_post without bias), speaker-conditioned where
+// speaker_embedding_size is not 0.
+func vits() *Family {
+	hg, _, hgStack := hifiGan("decoder.", "flow")
+	return &Family{Name: "VITS", Class: "Vits", ModelTypes: []string{"vits"}, Causal: "-", SeqCls: "-",
+		Defs: cat([]Def{
+			{Sym: "V", Field: "vocab_size", Default: "38", Legend: "V", Desc: "text tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "192", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "6", Legend: "L", Desc: "text encoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "2", Desc: "attention heads", Pos: true, Divides: "H"},
+			{Sym: "ws", Field: "window_size", Default: "4", Null: "0", Desc: "relative attention window (0: none)"},
+			flag("ub", "use_bias", "true", "attention biases"),
+			inner("ffn_dim", "768"), field("fk", "ffn_kernel_size", "3", "FFN kernel"),
+			field("flow", "flow_size", "192", "flow width"), field("sbins", "spectrogram_bins", "513", "spectrogram bins"),
+			flag("sdp", "use_stochastic_duration_prediction", "true", "stochastic duration predictor"),
+			field("nspk", "num_speakers", "1", "speakers"), field("spk", "speaker_embedding_size", "0", "speaker embedding width"),
+			field("dsc", "depth_separable_channels", "2", "duration flows' channels"), {Sym: "dsl", Field: "depth_separable_num_layers", Default: "3", Desc: "depth-separable layers", Max: MaxLayers},
+			field("bins", "duration_predictor_flow_bins", "10", "spline bins"), field("dk", "duration_predictor_kernel_size", "3", "duration kernel"),
+			{Sym: "nf", Field: "duration_predictor_num_flows", Default: "4", Desc: "duration flows", Max: MaxLayers},
+			field("dpfc", "duration_predictor_filter_channels", "256", "plain duration predictor's width"),
+			{Sym: "pnf", Field: "prior_encoder_num_flows", Default: "4", Desc: "prior flows", Max: MaxLayers},
+			{Sym: "pwn", Field: "prior_encoder_num_wavenet_layers", Default: "4", Desc: "prior WaveNet layers", Max: MaxLayers},
+			{Sym: "qwn", Field: "posterior_encoder_num_wavenet_layers", Default: "16", Desc: "posterior WaveNet layers", Max: MaxLayers},
+			field("wk", "wavenet_kernel_size", "5", "WaveNet kernel"),
+		}, hifiGanDefs("")),
+		Global: cat(embed("text_encoder.embed_tokens.weight"), conv1d3("text_encoder.project", "2*flow", "H", "1", "true"),
+			conv1d3("posterior_encoder.conv_pre", "H", "sbins", "1", "true"), waveNet("posterior_encoder.wavenet.", "qwn"),
+			conv1d3("posterior_encoder.conv_proj", "2*flow", "H", "1", "true"),
+			hg, conv1d3("decoder.conv_post", "1", "uic/pow(2, nup)", "7", "false"), when("spk != 0", conv1d3("decoder.cond", "uic", "spk", "1", "true")),
+			when("sdp", conv1d3("duration_predictor.conv_pre", "H", "H", "1", "true"), conv1d3("duration_predictor.conv_proj", "H", "H", "1", "true"),
+				vitsDDS("duration_predictor.conv_dds."), conv1d3("duration_predictor.post_conv_pre", "H", "1", "1", "true"),
+				conv1d3("duration_predictor.post_conv_proj", "H", "H", "1", "true"), vitsDDS("duration_predictor.post_conv_dds.")),
+			when("!sdp", conv1d3("duration_predictor.conv_1", "dpfc", "H", "dk", "true"), norm("duration_predictor.norm_1", "dpfc", "true"),
+				conv1d3("duration_predictor.conv_2", "dpfc", "dpfc", "dk", "true"), norm("duration_predictor.norm_2", "dpfc", "true"),
+				conv1d3("duration_predictor.proj", "1", "dpfc", "1", "true")),
+			when("spk != 0", conv1d3("duration_predictor.cond", "H", "spk", "1", "true")),
+			when("nspk > 1", []T{{Name: "embed_speaker.weight", Shape: []string{"nspk", "spk"}, Role: RoleEmbedding}})),
+		Stacks: []Stack{
+			{Prefix: "text_encoder.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+				linear("attention.k_proj", "H", "H", "ub"), linear("attention.v_proj", "H", "H", "ub"), linear("attention.q_proj", "H", "H", "ub"),
+				linear("attention.out_proj", "H", "H", "ub"),
+				when("ws > 0", []T{{Name: "attention.emb_rel_k", Shape: []string{"1", "2*ws+1", "H/heads"}, Role: RoleEmbedding},
+					{Name: "attention.emb_rel_v", Shape: []string{"1", "2*ws+1", "H/heads"}, Role: RoleEmbedding}}),
+				norm("layer_norm", "H", "true"), conv1d3("feed_forward.conv_1", "I", "H", "fk", "true"), conv1d3("feed_forward.conv_2", "H", "I", "fk", "true"),
+				norm("final_layer_norm", "H", "true"))},
+			{Name: "flow", Prefix: "flow.flows.{l}.", Layers: "pnf", Tensors: cat(conv1d3("conv_pre", "H", "flow/2", "1", "true"),
+				waveNet("wavenet.", "pwn"), conv1d3("conv_post", "flow/2", "H", "1", "true"))},
+			vitsFlows("duration flows", "duration_predictor.flows."),
+			vitsFlows("duration post-flows", "duration_predictor.post_flows."),
+			hgStack,
+		},
+		Variants: wnVariant,
+		Tasks:    codecBase,
+	}
+}
+
+var _ = register(vits())
