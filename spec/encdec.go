@@ -33,6 +33,11 @@ type encDec struct {
 	// anyEncoder: an encoder model_type without an entry in encoders is
 	// the base model of its registered family (familyEncoder).
 	anyEncoder bool
+	// adapterOut: the encoder's output width is its output_hidden_size
+	// where it has one (a speech encoder's adapter), which decides
+	// enc_to_dec_proj; the projection still reads its hidden_size
+	// (SpeechEncoderDecoderModel).
+	adapterOut bool
 	// decDefaults are the core dimensions of a decoder config class that
 	// its family requires but a decoder config may leave out, as
 	// transformers fills them from the class (GPT2Config's 768).
@@ -97,10 +102,14 @@ func (v *encDec) compose(c *Config) (*Family, error) {
 		s.Prefix = "decoder." + s.Prefix
 		f.Stacks = append(f.Stacks, s)
 	}
+	out := "eH"
+	if v.adapterOut && hasDef(enc.Defs, "e_OH") {
+		out = "e_OH"
+	}
 	f.Final = cat(enc.Final, rerootTs(df.Final, dec),
 		// The encoder's output into the decoder's width, when they differ
 		// and the decoder does not cross-attend at the encoder's width.
-		when("eH != H && xH == 0", linear("enc_to_dec_proj", "H", "eH", "true")))
+		when(out+" != H && xH == 0", linear("enc_to_dec_proj", "H", "eH", "true")))
 	for _, ig := range df.Ignore {
 		if strings.HasPrefix(ig, "^") {
 			ig = `^decoder\.` + ig[1:]
@@ -263,6 +272,14 @@ var _ = register(
 	// base-model spec, and any decoder with a causal-LM spec.
 	(&encDec{Family: Family{Name: "EncoderDecoder", Class: "EncoderDecoder", ModelTypes: []string{"encoder-decoder"},
 		Causal: "EncoderDecoderModel"}, anyEncoder: true,
+		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
+	}).register(),
+	// SpeechEncoderDecoder: any speech encoder with a base-model spec
+	// (wav2vec2 and its lineage, the conformers) and any decoder with a
+	// causal-LM spec; an encoder adapter of another width decides the
+	// projection.
+	(&encDec{Family: Family{Name: "SpeechEncoderDecoder", Class: "SpeechEncoderDecoder", ModelTypes: []string{"speech-encoder-decoder"},
+		Causal: "SpeechEncoderDecoderModel"}, anyEncoder: true, adapterOut: true,
 		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
 	}).register(),
 	// UDOP: a T5 encoder-decoder over text and image patches (a shared

@@ -432,36 +432,7 @@ var _ = register(
 		Embed: "mpnet.embeddings.word_embeddings.weight",
 		Tasks: withTask(robertaTasks("mpnet."), Task{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"}),
 	},
-	// ModernBERT: no attention norm in layer 0, fused Wqkv, a GLU MLP (Wi
-	// [2I, H]), biases only where the *_bias switches say; every head
-	// reads its own dense + norm first.
-	&Family{Name: "ModernBERT", Class: "ModernBert", ModelTypes: []string{"modernbert"}, Causal: "-", SeqCls: "-",
-		Defs: cat(trunk("50368", "768", "22", "encoder layers"), []Def{
-			encHeads("num_attention_heads", "12"), inner("intermediate_size", "1152"),
-			flag("attention_bias", "attention_bias", "false", "attention projections have biases"),
-			flag("mlp_bias", "mlp_bias", "false", "MLP projections have biases"),
-			flag("norm_bias", "norm_bias", "false", "layer norms have biases"),
-			flag("cls_bias", "classifier_bias", "false", "the head's dense has a bias"),
-			flag("dec_bias", "decoder_bias", "true", "the decoder has a bias"),
-			tie("true")}),
-		Global: cat(embed("model.embeddings.tok_embeddings.weight"), norm("model.embeddings.norm", "H", "norm_bias")),
-		Stacks: decoderLayers([]Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}},
-			when("rest", norm("attn_norm", "H", "norm_bias")),
-			linear("attn.Wqkv", "3*H", "H", "attention_bias"), linear("attn.Wo", "H", "H", "attention_bias"),
-			norm("mlp_norm", "H", "norm_bias"),
-			linear("mlp.Wi", "2*I", "H", "mlp_bias"), linear("mlp.Wo", "H", "I", "mlp_bias")),
-		Final: norm("model.final_norm", "H", "norm_bias"),
-		Embed: "model.embeddings.tok_embeddings.weight",
-		Tasks: []Task{
-			{Suffix: TaskBase, Prefix: "-"},
-			{Suffix: TaskMaskedLM, HeadName: "decoder.weight", Head: cat(modernBertHead,
-				[]T{{Name: "decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}, vecIf("decoder.bias", "V", "dec_bias"))},
-			{Suffix: HeadSeqCls, Head: cat(modernBertHead, classifier("classifier", "H")), Labels: true},
-			{Suffix: TaskTokenCls, Head: cat(modernBertHead, classifier("classifier", "H")), Labels: true},
-			{Suffix: TaskQA, Head: cat(modernBertHead, classifier("classifier", "H")), Labels: true},
-			{Suffix: TaskMultChoice, Head: cat(modernBertHead, choiceHead("classifier", "H"))},
-		},
-	},
+	modernBert,
 	// DeBERTa-v2 (and v3): disentangled attention over a relative-position
 	// table (relative_attention), position projections of their own unless
 	// share_att_key, an optional convolution beside the first layer.
@@ -500,6 +471,37 @@ var _ = register(
 		Tasks: debertaTasks,
 	},
 )
+
+// ModernBERT: no attention norm in layer 0, fused Wqkv, a GLU MLP (Wi
+// [2I, H]), biases only where the *_bias switches say; every head
+// reads its own dense + norm first.
+var modernBert = &Family{Name: "ModernBERT", Class: "ModernBert", ModelTypes: []string{"modernbert"}, Causal: "-", SeqCls: "-",
+	Defs: cat(trunk("50368", "768", "22", "encoder layers"), []Def{
+		encHeads("num_attention_heads", "12"), inner("intermediate_size", "1152"),
+		flag("attention_bias", "attention_bias", "false", "attention projections have biases"),
+		flag("mlp_bias", "mlp_bias", "false", "MLP projections have biases"),
+		flag("norm_bias", "norm_bias", "false", "layer norms have biases"),
+		flag("cls_bias", "classifier_bias", "false", "the head's dense has a bias"),
+		flag("dec_bias", "decoder_bias", "true", "the decoder has a bias"),
+		tie("true")}),
+	Global: cat(embed("model.embeddings.tok_embeddings.weight"), norm("model.embeddings.norm", "H", "norm_bias")),
+	Stacks: decoderLayers([]Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}},
+		when("rest", norm("attn_norm", "H", "norm_bias")),
+		linear("attn.Wqkv", "3*H", "H", "attention_bias"), linear("attn.Wo", "H", "H", "attention_bias"),
+		norm("mlp_norm", "H", "norm_bias"),
+		linear("mlp.Wi", "2*I", "H", "mlp_bias"), linear("mlp.Wo", "H", "I", "mlp_bias")),
+	Final: norm("model.final_norm", "H", "norm_bias"),
+	Embed: "model.embeddings.tok_embeddings.weight",
+	Tasks: []Task{
+		{Suffix: TaskBase, Prefix: "-"},
+		{Suffix: TaskMaskedLM, HeadName: "decoder.weight", Head: cat(modernBertHead,
+			[]T{{Name: "decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}, vecIf("decoder.bias", "V", "dec_bias"))},
+		{Suffix: HeadSeqCls, Head: cat(modernBertHead, classifier("classifier", "H")), Labels: true},
+		{Suffix: TaskTokenCls, Head: cat(modernBertHead, classifier("classifier", "H")), Labels: true},
+		{Suffix: TaskQA, Head: cat(modernBertHead, classifier("classifier", "H")), Labels: true},
+		{Suffix: TaskMultChoice, Head: cat(modernBertHead, choiceHead("classifier", "H"))},
+	},
+}
 
 // More encoder-only text models, each with every task class transformers
 // defines for it (encTasks).
