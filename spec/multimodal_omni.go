@@ -145,3 +145,45 @@ func qwen25Omni() *Family {
 }
 
 var _ = register(qwen25Omni())
+
+// omniMerger is a Qwen3-Omni patch merger under pre: Qwen2.5-VL's names
+// (ln_q, mlp.0, mlp.2) over Qwen3-VL's shapes (the LayerNorm over vH,
+// or vH·m² after the shuffle in the DeepStack mergers).
+func omniMerger(pre, normDim string) []T {
+	return cat(norm(pre+"ln_q", normDim, "true"), linear(pre+"mlp.0", "vH*vM*vM", "vH*vM*vM", "true"), linear(pre+"mlp.2", "vOut", "vH*vM*vM", "true"))
+}
+
+// qwen3OmniAudio is Qwen3-Omni's audio encoder under pre: three strided
+// 3×3 convolutions of downsample_hidden_size channels over the mel bins
+// (each halving them, rounding up), a bias-free linear of the flattened
+// result to d_model, Whisper's layers (k_proj biased; sinusoidal positions, not
+// stored), ln_post and two projections to output_dim.
+func qwen3OmniAudio(pre string) ([]Def, []T, Stack, []T) {
+	_, s, _ := whisperEncoder(pre, "audio")
+	s.Tensors = cat(s.Tensors, vecIf("self_attn.k_proj.bias", "aH", "true")) // biased here
+	defs := append(whisperEncoderDefs("audio_config."),
+		opt("aDS", "audio_config.downsample_hidden_size", "480"),
+		Def{Sym: "aOut", Field: "audio_config.output_dim", Default: "3584", Desc: "audio projection width", Pos: true})
+	global := cat(conv(pre+"conv2d1", "aDS", "1", "3", "3"), conv(pre+"conv2d2", "aDS", "aDS", "3", "3"), conv(pre+"conv2d3", "aDS", "aDS", "3", "3"),
+		linear(pre+"conv_out", "aH", "aDS*((((amel+1)/2+1)/2+1)/2)", ""))
+	final := cat(norm(pre+"ln_post", "aH", "true"), linear(pre+"proj1", "aH", "aH", "true"), linear(pre+"proj2", "aOut", "aH", "true"))
+	return defs, global, s, final
+}
+
+// qwen3OmniThinker is Qwen3-Omni-MoE's thinker: Qwen3-VL's vision tower
+// under visual. (its mergers in Qwen2.5-VL's names), the audio encoder
+// and a Qwen3-MoE language model (qwen3_omni_moe_text) under model.
+func qwen3OmniThinker() *Family {
+	v := qwen3VLVision("Qwen3-Omni-MoE thinker", "Qwen3OmniMoeThinker", "qwen3_omni_moe_thinker")
+	re := [][2]string{{"model.visual.", "visual."}}
+	v.Global = rerootTs(v.Global, re)
+	v.Stacks[0].Prefix = "visual.blocks.{l}."
+	v.Stacks[1].Prefix, v.Stacks[1].Tensors = "visual.merger_list.{l}.", omniMerger("", "vH*vM*vM")
+	v.Final = omniMerger("visual.merger.", "vH")
+	ad, ag, as, af := qwen3OmniAudio("audio_tower.")
+	v.Defs, v.Global, v.Stacks, v.Final = cat(v.Defs, ad), cat(v.Global, ag), append(v.Stacks, as), cat(v.Final, af)
+	return (&vlm{Family: v, text: "qwen3_omni_moe_text", alias: map[string]string{"qwen3_omni_moe_text": "qwen3_moe"}, tieTop: "false",
+		defaults: map[string]string{"V": "3584", "H": "2048", "L": "28", "heads": "28", "kv": "4", "I": "18944", "E": "128", "Im": "768", "topk": "8"}}).register()
+}
+
+var _ = register(qwen3OmniThinker())
