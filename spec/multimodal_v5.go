@@ -224,8 +224,12 @@ type wrap struct {
 	other    bool
 	Variants [][][2]string
 	Defs     []Def
-	Final    []T
-	cache    sync.Map // inner composition → *Family
+	// Global, Stacks and Final are the wrapper's own tensors besides the
+	// inner model (Qwen2.5-Omni's talker and vocoder).
+	Global []T
+	Stacks []Stack
+	Final  []T
+	cache  sync.Map // inner composition → *Family
 }
 
 func (w *wrap) register() *Family {
@@ -296,11 +300,12 @@ func (w *wrap) compose(c *Config) (*Family, error) {
 		}
 		return slices.DeleteFunc(out, func(t T) bool { return t.Role == RoleScore })
 	}
-	f.Global = re(inner.Global)
+	f.Global = cat(re(inner.Global), w.Global)
 	for _, s := range inner.Stacks {
 		s.Prefix = rebase(s.Prefix, w.names)
 		f.Stacks = append(f.Stacks, s)
 	}
+	f.Stacks = append(f.Stacks, w.Stacks...)
 	f.Final = cat(re(inner.Final), w.Final)
 	for _, v := range inner.Variants {
 		var nv [][2]string
@@ -388,7 +393,13 @@ func omniThinker() Family {
 var _ = register(
 	// The thinker's top-level tie_word_embeddings defaults to false
 	// (5.x ties by it), its text config's to false in 4.x, true in 5.x.
-	(&vlm{Family: omniThinker(), textF: omniText, tieTop: "false"}).register(),
+	// Its lm_head is the one module 4.x builds outside a sub-config:
+	// in the top-level dtype, which save_pretrained does not keep (it
+	// writes the first parameter's), so where the sub-configs' dtypes
+	// differ from it the head is saved in another dtype than
+	// config.json's (4.57's from_pretrained with dtype "auto" or a
+	// dtype dict); its dtype is not held.
+	(&vlm{Family: omniThinker(), textF: omniText, tieTop: "false", head: anyDType(lmHead("lm_head.weight"))}).register(),
 )
 
 // glmOcrText is GLM-OCR's language model: GLM-4V's layout with q, k and

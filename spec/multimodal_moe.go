@@ -1,0 +1,69 @@
+package spec
+
+// Vision-language models whose language model is a mixture of experts
+// of its own (ERNIE-4.5-VL-MoE's modality-isolated experts), written in
+// their original checkpoints' layout.
+
+// ernie45VLMoe is ERNIE-4.5-VL-MoE: a Qwen2-VL-style ViT (a bias-free
+// linear patch embedding, fused qkv, LayerNorms, a GELU MLP, a final
+// ln) under model.vision_model, the variable-resolution resampler
+// (spatial and temporal MLPs, a linear to the text width, an RMS norm),
+// and the text decoder, whose sparse layers (mlp_layer_types) hold E
+// text experts of moe_intermediate_size[0], then E vision experts of
+// [1], the shared experts (one MLP of shared·[0]) and the float32
+// routers of both as saved by the original checkpoints ([H, E]: gate,
+// gate.weight_1) with their correction biases [2, E].
+func ernie45VLMoe() *Family {
+	t, v := "text_config.", vcfg
+	vit := renameSyms(cat(norm("norm1", "H", "true"), norm("norm2", "H", "true"),
+		linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
+		linear("mlp.fc1", "vI", "H", "true"), linear("mlp.fc2", "H", "vI", "true")), "H", "vH")
+	mlp := func(pre, in string) []T {
+		return cat(linear(pre+"0", "vS", in, "true"), linear(pre+"2", "vS", "vS", "true"), norm(pre+"3", "vS", "true"))
+	}
+	sparse := cat([]T{
+		{Name: "mlp.gate.weight", Shape: []string{"H", "E"}, Role: RoleRouter, AnyDType: true},
+		{Name: "mlp.gate.weight_1", Shape: []string{"H", "E"}, Role: RoleRouter, AnyDType: true},
+		{Name: "mlp.moe_statics.e_score_correction_bias", Shape: []string{"2", "E"}, Role: RoleBias, AnyDType: true},
+		{Name: "mlp.experts.{e}.gate_proj.weight", Shape: []string{"e < E ? Im : Imv", "H"}, Role: RoleLinear, Experts: "2*E", PerCopy: true},
+		{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"e < E ? Im : Imv", "H"}, Role: RoleLinear, Experts: "2*E", PerCopy: true},
+		{Name: "mlp.experts.{e}.down_proj.weight", Shape: []string{"H", "e < E ? Im : Imv"}, Role: RoleLinear, Experts: "2*E", PerCopy: true},
+	}, when("shared > 0", gatedMLP("mlp.shared_experts.", "shared*Im", "bias")))
+	return &Family{Name: "ERNIE-4.5-VL-MoE", Class: "Ernie4_5_VLMoe", ModelTypes: []string{"ernie4_5_vl_moe"},
+		Causal: "Ernie4_5_VLMoeForConditionalGeneration", SeqCls: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
+		Defs: cat(underCfg(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "103424", "H", "2560", "L", "28", "heads", "20", "I", "12288"), t),
+			[]Def{
+				{Sym: "E", Field: t + "moe_num_experts|" + t + "num_experts", Default: "64", Legend: "E", Desc: "text (and as many vision) experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts},
+				{Sym: "Iml", Field: t + "moe_intermediate_size", Type: List, Default: "list(1536, 512)", Desc: "text expert width (entry 0)"},
+				derived("Im", "at(Iml, 0)"), derived("Imv", "at(Iml, 1)"),
+				field("topk", t+"moe_k|"+t+"num_experts_per_tok", "6", "experts active per token"),
+				field("shared", t+"moe_num_shared_experts", "2", "shared experts (one MLP of shared·Im)"),
+				{Sym: "mlt", Field: t + "mlp_layer_types", Type: List, Desc: "each block's MLP: 'dense' or 'sparse' (default: the first dense)"},
+				flag("bias", t+"use_bias", "false", "every text projection has a bias"),
+			},
+			writerTie(t+"tie_word_embeddings", "tie_word_embeddings", "true", ""),
+			[]Def{
+				{Sym: "vH", Field: v + "hidden_size", Default: "1280", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+				{Sym: "vL", Field: v + "depth", Default: "32", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+				vFFN(v, "5120"), vPatch(v, "14"), opt("vC", v+"in_channels", "3"),
+				opt("vM", v+"spatial_merge_size", "2"), opt("vTM", v+"temporal_merge_size", "2"),
+				derived("vS", "vH*vM*vM"),
+			}),
+		Global: cat(embed("model.embed_tokens.weight"),
+			[]T{{Name: "model.vision_model.patch_embed.proj.weight", Shape: []string{"vH", "vC*vP*vP"}, Role: RoleLinear}}),
+		Stacks: []Stack{
+			{Prefix: "model.layers.{l}.", Layers: "L",
+				Kinds:   []Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : l > 0"}, {Name: "dense"}},
+				Tensors: llamaBlock("bias", "bias", when("sparse", sparse), when("dense", gatedMLP("mlp.", "I", "bias")))},
+			{Name: "vision", Prefix: "model.vision_model.blocks.{l}.", Layers: "vL", Tensors: vit},
+		},
+		Final: cat(norm("model.norm", "H", ""), norm("model.vision_model.ln", "vH", "true"),
+			mlp("model.resampler_model.spatial_linear.", "vS"), mlp("model.resampler_model.temporal_linear.", "vS*vTM"),
+			linear("model.resampler_model.mlp", "H", "vS", "true"), norm("model.resampler_model.after_norm", "H", ""),
+			lmHead("lm_head.weight")),
+		Embed: "model.embed_tokens.weight", Head: "lm_head.weight",
+	}
+}
+
+var _ = register(ernie45VLMoe())
