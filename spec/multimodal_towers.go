@@ -381,3 +381,23 @@ func vjepa2() *Family {
 }
 
 var _ = register(vjepa2())
+
+// align is ALIGN: an EfficientNet image tower without its top
+// convolution (efficientNetEncoder) under vision_model., a BERT text
+// tower with its pooler (no relative positions, no cross-attention),
+// a biased text projection to projection_dim and the temperature.
+func align() *Family {
+	t := bertText("text_model.", "30522", "768", "12", "12", "3072", "512", "2", "false")
+	v := efficientNetEncoder("vision_model.", vcfg, false)
+	return &Family{Name: "ALIGN", Class: "Align", ModelTypes: []string{"align"}, Causal: "-", SeqCls: "-",
+		Defs: cat(replaceDef(t.Defs, derived("cross", "false")), v.Defs,
+			[]Def{{Sym: "proj", Field: "projection_dim", Default: "640", Legend: "proj", Desc: "shared embedding width", Show: true, Pos: true}}),
+		Global: cat(t.Global, v.Global), Stacks: cat(t.Stacks, v.Stacks),
+		Final: cat(linear("text_model.pooler.dense", "H", "H", "true"), linear("text_projection", "proj", "H", "true"),
+			[]T{{Name: "temperature", Shape: []string{}, Role: RoleNorm}}),
+		Embed: t.Global[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(align())
