@@ -401,3 +401,73 @@ func align() *Family {
 }
 
 var _ = register(align())
+
+// CLIPSeg's dual encoder (CLIPSegModel) is CLIP's layout and defaults
+// under its own classes; the segmentation decoder is another class.
+var _ = register(func() *Family {
+	f := dualEncoder("CLIPSeg", "CLIPSeg", "clipseg", "clip_vision_model", clipVision, clipText, false)
+	f.Tasks = f.Tasks[:1]
+	return f
+}())
+
+// xclip is X-CLIP: CLIP's towers (the vision tower's pre-norm spelled
+// pre_layernorm, each vision layer with its message token's dense,
+// LayerNorm and attention), the multi-frame integration transformer
+// (mit: CLIP layers of its own width over num_frames learned
+// positions) and the video-specific prompt generator (prompt_layers
+// cross-attention layers of projection_dim, 4× MLPs).
+func xclip() *Family {
+	f := dualEncoder("X-CLIP", "XCLIP", "xclip", "clip_vision_model", clipVision, clipText, false)
+	f.Defs = cat(f.Defs, []Def{
+		{Sym: "vF", Field: "vision_config.num_frames", Default: "8", Desc: "frames", Pos: true},
+		{Sym: "mH", Field: "vision_config.mit_hidden_size", Default: "512", Legend: "mH", Desc: "multi-frame integration width", Show: true, Pos: true},
+		{Sym: "mL", Field: "vision_config.mit_num_hidden_layers", Default: "1", Desc: "multi-frame integration layers", Max: MaxLayers},
+		{Sym: "mI", Field: "vision_config.mit_intermediate_size", Default: "2048", Desc: "multi-frame integration FFN width", Pos: true},
+		{Sym: "pL", Field: "prompt_layers", Default: "2", Desc: "prompt generator layers", Max: MaxLayers}})
+	f.Global = rerootTs(f.Global, [][2]string{{"vision_model.pre_layrnorm", "vision_model.pre_layernorm"}})
+	f.Stacks[1].Tensors = cat(f.Stacks[1].Tensors, linear("message_fc", "vH", "vH", "true"), norm("message_ln", "vH", "true"),
+		clipAttn("message_attn.", "vH"))
+	f.Stacks = append(f.Stacks, Stack{Name: "mit", Prefix: "mit.encoder.layers.{l}.", Layers: "mL", Tensors: clipLayer("mH", "mI")})
+	pg := "prompts_generator."
+	f.Final = cat(f.Final, []T{{Name: "mit.position_embedding", Shape: []string{"1", "vF", "mH"}, Role: RoleEmbedding},
+		{Name: "prompts_visual_projection", Shape: []string{"vH", "proj"}, Role: RoleLinear}},
+		norm("prompts_visual_layernorm", "vH", "true"), norm(pg+"layernorm", "proj", "true"), vec(pg+"alpha", "proj"),
+		perBlock("pL", prefixed(pg+"decoder.{e}.", renameSyms(cat(
+			linear("cross_attn.q_proj", "H", "H", ""), linear("cross_attn.k_proj", "H", "H", ""),
+			linear("cross_attn.v_proj", "H", "H", ""), linear("cross_attn.proj", "H", "H", "true"),
+			norm("norm1", "H", "true"), norm("norm3", "H", "true"),
+			linear("mlp.0", "4*H", "H", "true"), linear("mlp.3", "H", "4*H", "true")), "H", "proj"))))
+	f.Tasks = f.Tasks[:1]
+	return f
+}
+
+var _ = register(xclip())
+
+// vilt is ViLT: one ViT-layer encoder over BERT text embeddings and
+// ViT patch embeddings (a class token, learned positions of the patches
+// and it, a modality-type embedding), a final LayerNorm and the pooler;
+// question answering is a 2H MLP (Linear, LayerNorm, Linear) to the
+// labels.
+func vilt() *Family {
+	pre := "vilt."
+	return &Family{Name: "ViLT", Class: "Vilt", ModelTypes: []string{"vilt"}, Causal: "-", SeqCls: "-",
+		Defs: cat(vitDefs("768", "12", "12", "32", "384"), []Def{inner("intermediate_size", "3072"),
+			opt("V", "vocab_size", "30522"), opt("TV", "type_vocab_size", "2"), opt("tP", "max_position_embeddings", "40"),
+			opt("MV", "modality_type_vocab_size", "2")}),
+		Global: cat([]T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm}},
+			conv(pre+"embeddings.patch_embeddings.projection", "H", "Ch", "P", "P"),
+			[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "N+1", "H"}, Role: RoleEmbedding},
+				{Name: pre + "embeddings.token_type_embeddings.weight", Shape: []string{"MV", "H"}, Role: RoleEmbedding}},
+			renameSyms(bertEmbeddings(pre+"embeddings.text_embeddings.", "H", true, true), "P", "tP")),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
+		Final: cat(norm(pre+"layernorm", "H", "true"), linear(pre+"pooler.dense", "H", "H", "true")),
+		Embed: pre + "embeddings.text_embeddings.word_embeddings.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: TaskQA, Labels: true, Head: cat(linear("classifier.0", "2*H", "H", "true"), norm("classifier.1", "2*H", "true"),
+				linear("classifier.3", "C", "2*H", "true"))}},
+	}
+}
+
+var _ = register(vilt())
