@@ -471,3 +471,70 @@ func vilt() *Family {
 }
 
 var _ = register(vilt())
+
+// bridgeTower is BridgeTower: a RoBERTa text tower with its pooler (4.x
+// builds relative positions' distance embeddings in every self- and
+// cross-modal attention, 5.x none; the text layers' own cross-attention
+// is absolute), a CLIP ViT image tower of nn.MultiheadAttention
+// resblocks (the last dropped where remove_last_layer; a LayerNorm per
+// layer unless share_layernorm), and num_hidden_layers cross-modal
+// layers per modality (BERT layers with cross-attention, of the text
+// tower's widths), their input transforms (one per layer unless
+// share_cross_modal_transformer_layers), link towers between layers
+// (one unless share_link_tower_layers; scaled_add's factor,
+// interpolate's beta), poolers and LayerNorms of hidden_size.
+func bridgeTower() *Family {
+	t := bertText("text_model.", "50265", "768", "12", "12", "3072", "514", "1",
+		"!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')")
+	t.Stacks[0].Tensors = cat(bertAttn("attention."), norm("attention.output.LayerNorm", "H", "true"),
+		when("cross", renameSyms(bertAttn("crossattention."), "rel", "false"), norm("crossattention.output.LayerNorm", "H", "true")),
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
+	vc, vv := vcfg, "vision_model.visual."
+	xLayer := cat(bertAttn("attention."), norm("attention.output.LayerNorm", "H", "true"),
+		bertAttn("crossattention."), norm("crossattention.output.LayerNorm", "H", "true"),
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
+	perLayer := func(name, n, shared string, ts []T) []T {
+		return cat(when(shared, prefixed(name, ts)), when("!("+shared+")", perBlock(n, prefixed(name+".{e}", ts))))
+	}
+	link := cat(when("linkT == 'add' || linkT == 'scaled_add' || linkT == 'interpolate'", norm(".LayerNorm", "xH", "true")),
+		[]T{{Name: ".scaled_factor", Shape: []string{}, Role: RoleNorm, If: "linkT == 'scaled_add'"},
+			{Name: ".beta", Shape: []string{}, Role: RoleNorm, If: "linkT == 'interpolate'"}})
+	return &Family{Name: "BridgeTower", Class: "BridgeTower", ModelTypes: []string{"bridgetower"}, Causal: "-", SeqCls: "-",
+		Defs: cat(t.Defs, []Def{
+			{Sym: "vH", Field: vc + "hidden_size", Default: "768", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: vc + "num_hidden_layers", Default: "12", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+			opt("vP", vc+"patch_size", "16"), opt("vS", vc+"image_size", "288"), opt("vC", vc+"num_channels", "3"),
+			flag("vShareLN", vc+"share_layernorm", "true", "one LayerNorm for every vision layer's output"),
+			flag("vRmLast", vc+"remove_last_layer", "false", "the last vision layer is dropped"),
+			{Sym: "xH", Field: "hidden_size", Default: "768", Legend: "xH", Desc: "cross-modal width", Show: true, Pos: true},
+			{Sym: "xL", Field: "num_hidden_layers", Default: "6", Legend: "xL", Desc: "cross-modal layers", Show: true, Pos: true, Max: MaxLayers},
+			flag("xShare", "share_cross_modal_transformer_layers", "true", "one input transform per modality"),
+			flag("linkShare", "share_link_tower_layers", "false", "one link tower per modality"),
+			{Sym: "linkT", Field: "link_tower_type", Type: Str, Default: "'add'", Desc: "how link towers merge"},
+		}),
+		Global: cat(t.Global, []T{{Name: "token_type_embeddings.weight", Shape: []string{"2", "xH"}, Role: RoleEmbedding}},
+			vec(vv+"embeddings.class_embedding", "vH"),
+			[]T{{Name: vv + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+				{Name: vv + "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)+1", "vH"}, Role: RoleEmbedding}},
+			norm(vv+"ln_pre", "vH", "true")),
+		Stacks: cat(t.Stacks, []Stack{
+			{Name: "vision", Prefix: vv + "transformer.resblocks.{l}.", Layers: "vRmLast ? vL-1 : vL", Tensors: renameSyms(cat(
+				[]T{{Name: "attn.in_proj_weight", Shape: []string{"3*H", "H"}, Role: RoleLinear}, {Name: "attn.in_proj_bias", Shape: []string{"3*H"}, Role: RoleBias}},
+				linear("attn.out_proj", "H", "H", "true"), norm("ln_1", "H", "true"), norm("ln_2", "H", "true"),
+				linear("mlp.c_fc", "4*H", "H", "true"), linear("mlp.c_proj", "H", "4*H", "true")), "H", "vH")},
+			{Name: "cross-modal image", Prefix: "cross_modal_image_layers.{l}.", Layers: "xL", Tensors: xLayer},
+			{Name: "cross-modal text", Prefix: "cross_modal_text_layers.{l}.", Layers: "xL", Tensors: xLayer}}),
+		Final: cat(linear("text_model.pooler.dense", "H", "H", "true"), norm(vv+"ln_post", "vH", "true"),
+			when("!vShareLN", perBlock("vL", norm(vv+"ln_separate.{e}", "vH", "true"))),
+			perLayer("cross_modal_text_transform", "xL", "xShare", linear("", "xH", "H", "true")),
+			perLayer("cross_modal_image_transform", "xL", "xShare", linear("", "xH", "vH", "true")),
+			linear("cross_modal_image_pooler.dense", "xH", "xH", "true"), linear("cross_modal_text_pooler.dense", "xH", "xH", "true"),
+			norm("cross_modal_text_layernorm", "xH", "true"), norm("cross_modal_image_layernorm", "xH", "true"),
+			perLayer("cross_modal_text_link_tower", "xL-1", "linkShare", link),
+			perLayer("cross_modal_image_link_tower", "xL-1", "linkShare", link)),
+		Embed: t.Global[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(bridgeTower())
