@@ -126,3 +126,17 @@ func maeLayer(h, i, qkv string) []T {
 		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
 		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true")), "H", h, "I", i)
 }
+
+// clipAttn is a CLIP attention under pre ("self_attn."): q, k, v and
+// out projections of width h, all biased.
+func clipAttn(pre, h string) []T {
+	return renameSyms(cat(linear(pre+"q_proj", "H", "H", "true"), linear(pre+"k_proj", "H", "H", "true"),
+		linear(pre+"v_proj", "H", "H", "true"), linear(pre+"out_proj", "H", "H", "true")), "H", h)
+}
+
+// clipLayer is a CLIP encoder layer of width h and FFN i: clipAttn,
+// fc1/fc2 and the two LayerNorms.
+func clipLayer(h, i string) []T {
+	return cat(clipAttn("self_attn.", h), renameSyms(cat(plainMLP("mlp.fc1", "mlp.fc2", "I", "true"),
+		norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true")), "H", h, "I", i))
+}

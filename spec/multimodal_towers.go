@@ -381,3 +381,160 @@ func vjepa2() *Family {
 }
 
 var _ = register(vjepa2())
+
+// align is ALIGN: an EfficientNet image tower without its top
+// convolution (efficientNetEncoder) under vision_model., a BERT text
+// tower with its pooler (no relative positions, no cross-attention),
+// a biased text projection to projection_dim and the temperature.
+func align() *Family {
+	t := bertText("text_model.", "30522", "768", "12", "12", "3072", "512", "2", "false")
+	v := efficientNetEncoder("vision_model.", vcfg, false)
+	return &Family{Name: "ALIGN", Class: "Align", ModelTypes: []string{"align"}, Causal: "-", SeqCls: "-",
+		Defs: cat(replaceDef(t.Defs, derived("cross", "false")), v.Defs,
+			[]Def{{Sym: "proj", Field: "projection_dim", Default: "640", Legend: "proj", Desc: "shared embedding width", Show: true, Pos: true}}),
+		Global: cat(t.Global, v.Global), Stacks: cat(t.Stacks, v.Stacks),
+		Final: cat(linear("text_model.pooler.dense", "H", "H", "true"), linear("text_projection", "proj", "H", "true"),
+			[]T{{Name: "temperature", Shape: []string{}, Role: RoleNorm}}),
+		Embed: t.Global[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(align())
+
+// CLIPSeg's dual encoder (CLIPSegModel) is CLIP's layout and defaults
+// under its own classes; the segmentation decoder is another class.
+var _ = register(func() *Family {
+	f := dualEncoder("CLIPSeg", "CLIPSeg", "clipseg", "clip_vision_model", clipVision, clipText, false)
+	f.Tasks = f.Tasks[:1]
+	return f
+}())
+
+// xclip is X-CLIP: CLIP's towers (the vision tower's pre-norm spelled
+// pre_layernorm, each vision layer with its message token's dense,
+// LayerNorm and attention), the multi-frame integration transformer
+// (mit: CLIP layers of its own width over num_frames learned
+// positions) and the video-specific prompt generator (prompt_layers
+// cross-attention layers of projection_dim, 4× MLPs).
+func xclip() *Family {
+	f := dualEncoder("X-CLIP", "XCLIP", "xclip", "clip_vision_model", clipVision, clipText, false)
+	f.Defs = cat(f.Defs, []Def{
+		{Sym: "vF", Field: "vision_config.num_frames", Default: "8", Desc: "frames", Pos: true},
+		{Sym: "mH", Field: "vision_config.mit_hidden_size", Default: "512", Legend: "mH", Desc: "multi-frame integration width", Show: true, Pos: true},
+		{Sym: "mL", Field: "vision_config.mit_num_hidden_layers", Default: "1", Desc: "multi-frame integration layers", Max: MaxLayers},
+		{Sym: "mI", Field: "vision_config.mit_intermediate_size", Default: "2048", Desc: "multi-frame integration FFN width", Pos: true},
+		{Sym: "pL", Field: "prompt_layers", Default: "2", Desc: "prompt generator layers", Max: MaxLayers}})
+	f.Global = rerootTs(f.Global, [][2]string{{"vision_model.pre_layrnorm", "vision_model.pre_layernorm"}})
+	f.Stacks[1].Tensors = cat(f.Stacks[1].Tensors, linear("message_fc", "vH", "vH", "true"), norm("message_ln", "vH", "true"),
+		clipAttn("message_attn.", "vH"))
+	f.Stacks = append(f.Stacks, Stack{Name: "mit", Prefix: "mit.encoder.layers.{l}.", Layers: "mL", Tensors: clipLayer("mH", "mI")})
+	pg := "prompts_generator."
+	f.Final = cat(f.Final, []T{{Name: "mit.position_embedding", Shape: []string{"1", "vF", "mH"}, Role: RoleEmbedding},
+		{Name: "prompts_visual_projection", Shape: []string{"vH", "proj"}, Role: RoleLinear}},
+		norm("prompts_visual_layernorm", "vH", "true"), norm(pg+"layernorm", "proj", "true"), vec(pg+"alpha", "proj"),
+		perBlock("pL", prefixed(pg+"decoder.{e}.", renameSyms(cat(
+			linear("cross_attn.q_proj", "H", "H", ""), linear("cross_attn.k_proj", "H", "H", ""),
+			linear("cross_attn.v_proj", "H", "H", ""), linear("cross_attn.proj", "H", "H", "true"),
+			norm("norm1", "H", "true"), norm("norm3", "H", "true"),
+			linear("mlp.0", "4*H", "H", "true"), linear("mlp.3", "H", "4*H", "true")), "H", "proj"))))
+	f.Tasks = f.Tasks[:1]
+	return f
+}
+
+var _ = register(xclip())
+
+// vilt is ViLT: one ViT-layer encoder over BERT text embeddings and
+// ViT patch embeddings (a class token, learned positions of the patches
+// and it, a modality-type embedding), a final LayerNorm and the pooler;
+// question answering is a 2H MLP (Linear, LayerNorm, Linear) to the
+// labels.
+func vilt() *Family {
+	pre := "vilt."
+	return &Family{Name: "ViLT", Class: "Vilt", ModelTypes: []string{"vilt"}, Causal: "-", SeqCls: "-",
+		Defs: cat(vitDefs("768", "12", "12", "32", "384"), []Def{inner("intermediate_size", "3072"),
+			opt("V", "vocab_size", "30522"), opt("TV", "type_vocab_size", "2"), opt("tP", "max_position_embeddings", "40"),
+			opt("MV", "modality_type_vocab_size", "2")}),
+		Global: cat([]T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm}},
+			conv(pre+"embeddings.patch_embeddings.projection", "H", "Ch", "P", "P"),
+			[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "N+1", "H"}, Role: RoleEmbedding},
+				{Name: pre + "embeddings.token_type_embeddings.weight", Shape: []string{"MV", "H"}, Role: RoleEmbedding}},
+			renameSyms(bertEmbeddings(pre+"embeddings.text_embeddings.", "H", true, true), "P", "tP")),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"))}},
+		Final: cat(norm(pre+"layernorm", "H", "true"), linear(pre+"pooler.dense", "H", "H", "true")),
+		Embed: pre + "embeddings.text_embeddings.word_embeddings.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: TaskQA, Labels: true, Head: cat(linear("classifier.0", "2*H", "H", "true"), norm("classifier.1", "2*H", "true"),
+				linear("classifier.3", "C", "2*H", "true"))}},
+	}
+}
+
+var _ = register(vilt())
+
+// bridgeTower is BridgeTower: a RoBERTa text tower with its pooler (4.x
+// builds relative positions' distance embeddings in every self- and
+// cross-modal attention, 5.x none; the text layers' own cross-attention
+// is absolute), a CLIP ViT image tower of nn.MultiheadAttention
+// resblocks (the last dropped where remove_last_layer; a LayerNorm per
+// layer unless share_layernorm), and num_hidden_layers cross-modal
+// layers per modality (BERT layers with cross-attention, of the text
+// tower's widths), their input transforms (one per layer unless
+// share_cross_modal_transformer_layers), link towers between layers
+// (one unless share_link_tower_layers; scaled_add's factor,
+// interpolate's beta), poolers and LayerNorms of hidden_size.
+func bridgeTower() *Family {
+	t := bertText("text_model.", "50265", "768", "12", "12", "3072", "514", "1",
+		"!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')")
+	t.Stacks[0].Tensors = cat(bertAttn("attention."), norm("attention.output.LayerNorm", "H", "true"),
+		when("cross", renameSyms(bertAttn("crossattention."), "rel", "false"), norm("crossattention.output.LayerNorm", "H", "true")),
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
+	vc, vv := vcfg, "vision_model.visual."
+	xLayer := cat(bertAttn("attention."), norm("attention.output.LayerNorm", "H", "true"),
+		bertAttn("crossattention."), norm("crossattention.output.LayerNorm", "H", "true"),
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))
+	perLayer := func(name, n, shared string, ts []T) []T {
+		return cat(when(shared, prefixed(name, ts)), when("!("+shared+")", perBlock(n, prefixed(name+".{e}", ts))))
+	}
+	link := cat(when("linkT == 'add' || linkT == 'scaled_add' || linkT == 'interpolate'", norm(".LayerNorm", "xH", "true")),
+		[]T{{Name: ".scaled_factor", Shape: []string{}, Role: RoleNorm, If: "linkT == 'scaled_add'"},
+			{Name: ".beta", Shape: []string{}, Role: RoleNorm, If: "linkT == 'interpolate'"}})
+	return &Family{Name: "BridgeTower", Class: "BridgeTower", ModelTypes: []string{"bridgetower"}, Causal: "-", SeqCls: "-",
+		Defs: cat(t.Defs, []Def{
+			{Sym: "vH", Field: vc + "hidden_size", Default: "768", Legend: "vH", Desc: "vision tower width", Show: true, Pos: true},
+			{Sym: "vL", Field: vc + "num_hidden_layers", Default: "12", Legend: "vL", Desc: "vision tower layers", Show: true, Pos: true, Max: MaxLayers},
+			opt("vP", vc+"patch_size", "16"), opt("vS", vc+"image_size", "288"), opt("vC", vc+"num_channels", "3"),
+			flag("vShareLN", vc+"share_layernorm", "true", "one LayerNorm for every vision layer's output"),
+			flag("vRmLast", vc+"remove_last_layer", "false", "the last vision layer is dropped"),
+			{Sym: "xH", Field: "hidden_size", Default: "768", Legend: "xH", Desc: "cross-modal width", Show: true, Pos: true},
+			{Sym: "xL", Field: "num_hidden_layers", Default: "6", Legend: "xL", Desc: "cross-modal layers", Show: true, Pos: true, Max: MaxLayers},
+			flag("xShare", "share_cross_modal_transformer_layers", "true", "one input transform per modality"),
+			flag("linkShare", "share_link_tower_layers", "false", "one link tower per modality"),
+			{Sym: "linkT", Field: "link_tower_type", Type: Str, Default: "'add'", Desc: "how link towers merge"},
+		}),
+		Global: cat(t.Global, []T{{Name: "token_type_embeddings.weight", Shape: []string{"2", "xH"}, Role: RoleEmbedding}},
+			vec(vv+"embeddings.class_embedding", "vH"),
+			[]T{{Name: vv + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+				{Name: vv + "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)+1", "vH"}, Role: RoleEmbedding}},
+			norm(vv+"ln_pre", "vH", "true")),
+		Stacks: cat(t.Stacks, []Stack{
+			{Name: "vision", Prefix: vv + "transformer.resblocks.{l}.", Layers: "vRmLast ? vL-1 : vL", Tensors: renameSyms(cat(
+				[]T{{Name: "attn.in_proj_weight", Shape: []string{"3*H", "H"}, Role: RoleLinear}, {Name: "attn.in_proj_bias", Shape: []string{"3*H"}, Role: RoleBias}},
+				linear("attn.out_proj", "H", "H", "true"), norm("ln_1", "H", "true"), norm("ln_2", "H", "true"),
+				linear("mlp.c_fc", "4*H", "H", "true"), linear("mlp.c_proj", "H", "4*H", "true")), "H", "vH")},
+			{Name: "cross-modal image", Prefix: "cross_modal_image_layers.{l}.", Layers: "xL", Tensors: xLayer},
+			{Name: "cross-modal text", Prefix: "cross_modal_text_layers.{l}.", Layers: "xL", Tensors: xLayer}}),
+		Final: cat(linear("text_model.pooler.dense", "H", "H", "true"), norm(vv+"ln_post", "vH", "true"),
+			when("!vShareLN", perBlock("vL", norm(vv+"ln_separate.{e}", "vH", "true"))),
+			perLayer("cross_modal_text_transform", "xL", "xShare", linear("", "xH", "H", "true")),
+			perLayer("cross_modal_image_transform", "xL", "xShare", linear("", "xH", "vH", "true")),
+			linear("cross_modal_image_pooler.dense", "xH", "xH", "true"), linear("cross_modal_text_pooler.dense", "xH", "xH", "true"),
+			norm("cross_modal_text_layernorm", "xH", "true"), norm("cross_modal_image_layernorm", "xH", "true"),
+			perLayer("cross_modal_text_link_tower", "xL-1", "linkShare", link),
+			perLayer("cross_modal_image_link_tower", "xL-1", "linkShare", link)),
+		Embed: t.Global[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(bridgeTower())

@@ -127,15 +127,25 @@ func mobileNetV2() *Family {
 
 var _ = register(mobileNetV1(), mobileNetV2())
 
-// efficientNet is EfficientNet: a 3×3 stem, then per base stage i
+// efficientNet is EfficientNet (efficientNetEncoder with its top
+// convolution and BatchNorm) and its image classifier.
+func efficientNet() *Family {
+	return cnnFamily(cnnOpts{Name: "EfficientNet", Class: "EfficientNet", MT: "efficientnet", Base: "efficientnet.",
+		Enc: efficientNetEncoder("efficientnet.", "", true),
+		Cls: when("C > 0", classifier("classifier", "H"))})
+}
+
+// efficientNetEncoder is EfficientNet's encoder under pre, fields under
+// cfg ("" or "vision_config."): a 3×3 stem, then per base stage i
 // ceil(depth_coefficient·num_block_repeats[i]) MBConv blocks, numbered
 // on through the stages (encoder.blocks.{k}): an expansion by
 // expand_ratios[i] (none where 1), a depthwise kernel_sizes[i]
 // convolution, a squeeze-excite of in·squeeze_expansion_ratio, a
 // projection; widths in_channels/out_channels scaled by
-// width_coefficient (round_filters); a 1×1 top convolution to
-// round_filters(1280) and a BatchNorm hidden_dim wide.
-func efficientNet() *Family {
+// width_coefficient (round_filters); where top, a 1×1 top convolution
+// to round_filters(1280) and a BatchNorm hidden_dim wide (H; ALIGN's
+// vision tower has neither).
+func efficientNetEncoder(pre, cfg string, top bool) encoderPart {
 	rf := func(c string) string { return "makediv((" + c + ")*wc, 1000, dvs, dvs)" }
 	i, j := "segof(R, l)", "segpos(R, l)"
 	in := "(" + j + " == 0 ? " + rf("at(ic, "+i+")") + " : " + rf("at(oc, "+i+")") + ")"
@@ -143,38 +153,38 @@ func efficientNet() *Family {
 	er := "at(er, " + i + ")"
 	d := "(" + er + " != 1 ? " + in + "*" + er + " : " + in + ")"
 	se := "max(1, " + in + "*ser/1000)"
-	pre := "efficientnet."
 	bn := func(conv, norm, out, in, k string, groups string) []T {
 		return cbn{Conv: conv, Norm: norm, Out: out, In: in, K: k, Groups: groups}.at("")
 	}
-	return cnnFamily(cnnOpts{Name: "EfficientNet", Class: "EfficientNet", MT: "efficientnet", Base: pre,
-		Enc: encoderPart{
-			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
-				{Sym: "wc", Field: "width_coefficient", Type: Milli, Default: "2000", Legend: "wc", Desc: "width multiplier (×1000)", Show: true, Pos: true},
-				{Sym: "dc", Field: "depth_coefficient", Type: Milli, Default: "3100", Legend: "dc", Desc: "depth multiplier (×1000)", Show: true, Pos: true},
-				{Sym: "dvs", Field: "depth_divisor", Default: "8", Desc: "channels round to a multiple of this", Pos: true},
-				{Sym: "ks", Field: "kernel_sizes", Type: List, Default: "list(3, 3, 5, 3, 5, 5, 3)", Null: "=", Desc: "each stage's depthwise kernel"},
-				{Sym: "ic", Field: "in_channels", Type: List, Default: "list(32, 16, 24, 40, 80, 112, 192)", Null: "=", Desc: "each stage's input width"},
-				{Sym: "oc", Field: "out_channels", Type: List, Default: "list(16, 24, 40, 80, 112, 192, 320)", Null: "=", Desc: "each stage's output width"},
-				{Sym: "nbr", Field: "num_block_repeats", Type: List, Default: "list(1, 2, 2, 3, 3, 4, 1)", Null: "=", Desc: "each stage's blocks before depth_coefficient"},
-				{Sym: "er", Field: "expand_ratios", Type: List, Default: "list(1, 6, 6, 6, 6, 6, 6)", Null: "=", Desc: "each stage's expansion"},
-				{Sym: "ser", Field: "squeeze_expansion_ratio", Type: Milli, Default: "250", Desc: "squeeze-excite width over the block's input (×1000)"},
-				{Sym: "H", Field: "hidden_dim", Default: "2560", Legend: "H", Desc: "the top BatchNorm's width", Show: true, Pos: true},
-				derived("R", "ceilmul(nbr, dc)"),
-				derived("nB", "len(ic)"),
-			},
-			Global: cat(bn(pre+"embeddings.convolution", pre+"embeddings.batchnorm", rf("32"), "Ch", "3", "")),
-			Stacks: []Stack{{Name: "block", Prefix: pre + "encoder.blocks.{l}.", Layers: "sum(R)", Tensors: cat(
-				when(er+" != 1", bn("expansion.expand_conv", "expansion.expand_bn", d, in, "1", "")),
-				bn("depthwise_conv.depthwise_conv", "depthwise_conv.depthwise_norm", d, d, "at(ks, "+i+")", d),
-				cbn{Conv: "squeeze_excite.reduce", Out: se, In: d, K: "1", Bias: "true"}.at(""),
-				cbn{Conv: "squeeze_excite.expand", Out: d, In: se, K: "1", Bias: "true"}.at(""),
-				bn("projection.project_conv", "projection.project_bn", out, d, "1", ""))}},
-			Final: cat([]T{{Name: pre + "encoder.top_conv.weight", Shape: []string{rf("1280"), rf("at(oc, nB-1)"), "1", "1"}, Role: RoleLinear}},
-				batchNorm(pre+"encoder.top_bn", "H")),
+	enc := encoderPart{
+		Defs: []Def{
+			{Sym: "Ch", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "wc", Field: cfg + "width_coefficient", Type: Milli, Default: "2000", Legend: "wc", Desc: "width multiplier (×1000)", Show: true, Pos: true},
+			{Sym: "dc", Field: cfg + "depth_coefficient", Type: Milli, Default: "3100", Legend: "dc", Desc: "depth multiplier (×1000)", Show: true, Pos: true},
+			{Sym: "dvs", Field: cfg + "depth_divisor", Default: "8", Desc: "channels round to a multiple of this", Pos: true},
+			{Sym: "ks", Field: cfg + "kernel_sizes", Type: List, Default: "list(3, 3, 5, 3, 5, 5, 3)", Null: "=", Desc: "each stage's depthwise kernel"},
+			{Sym: "ic", Field: cfg + "in_channels", Type: List, Default: "list(32, 16, 24, 40, 80, 112, 192)", Null: "=", Desc: "each stage's input width"},
+			{Sym: "oc", Field: cfg + "out_channels", Type: List, Default: "list(16, 24, 40, 80, 112, 192, 320)", Null: "=", Desc: "each stage's output width"},
+			{Sym: "nbr", Field: cfg + "num_block_repeats", Type: List, Default: "list(1, 2, 2, 3, 3, 4, 1)", Null: "=", Desc: "each stage's blocks before depth_coefficient"},
+			{Sym: "er", Field: cfg + "expand_ratios", Type: List, Default: "list(1, 6, 6, 6, 6, 6, 6)", Null: "=", Desc: "each stage's expansion"},
+			{Sym: "ser", Field: cfg + "squeeze_expansion_ratio", Type: Milli, Default: "250", Desc: "squeeze-excite width over the block's input (×1000)"},
+			derived("R", "ceilmul(nbr, dc)"),
+			derived("nB", "len(ic)"),
 		},
-		Cls: when("C > 0", classifier("classifier", "H"))})
+		Global: cat(bn(pre+"embeddings.convolution", pre+"embeddings.batchnorm", rf("32"), "Ch", "3", "")),
+		Stacks: []Stack{{Name: "block", Prefix: pre + "encoder.blocks.{l}.", Layers: "sum(R)", Tensors: cat(
+			when(er+" != 1", bn("expansion.expand_conv", "expansion.expand_bn", d, in, "1", "")),
+			bn("depthwise_conv.depthwise_conv", "depthwise_conv.depthwise_norm", d, d, "at(ks, "+i+")", d),
+			cbn{Conv: "squeeze_excite.reduce", Out: se, In: d, K: "1", Bias: "true"}.at(""),
+			cbn{Conv: "squeeze_excite.expand", Out: d, In: se, K: "1", Bias: "true"}.at(""),
+			bn("projection.project_conv", "projection.project_bn", out, d, "1", ""))}},
+	}
+	if top {
+		enc.Defs = append(enc.Defs, Def{Sym: "H", Field: cfg + "hidden_dim", Default: "2560", Legend: "H", Desc: "the top BatchNorm's width", Show: true, Pos: true})
+		enc.Final = cat([]T{{Name: pre + "encoder.top_conv.weight", Shape: []string{rf("1280"), rf("at(oc, nB-1)"), "1", "1"}, Role: RoleLinear}},
+			batchNorm(pre+"encoder.top_bn", "H"))
+	}
+	return enc
 }
 
 var _ = register(efficientNet())
