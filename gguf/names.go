@@ -164,10 +164,19 @@ type Arch struct {
 	Layers string
 
 	global, layer []namePair
+	stacks        []layerStack // further stacks of layers beside blk.N.
 	splits        []split
 	dropped       []string          // Hugging Face tensors (outside the layers) the converter drops
 	expertPrefix  string            // HF prefix of one layer's experts
 	expertKinds   map[string]string // HF projection → stacked GGUF tensor
+}
+
+// layerStack is a stack of layers besides blk.N. (T5's encoder and
+// decoder: enc.blk.N. and dec.blk.N.): GGUF names gguf+N+"."+… are the
+// Hugging Face names hf+N+"."+….
+type layerStack struct {
+	gguf, hf string
+	pairs    []namePair
 }
 
 // CommonKeys are the metadata keys every architecture's converter writes
@@ -524,6 +533,67 @@ var distilBERT = &Arch{Name: "bert", Class: "DistilBertModel", ModelType: "disti
 		{"attn_output", "attention.out_lin"}, {"attn_output_norm", "sa_layer_norm"},
 		{"ffn_up", "ffn.lin1"}, {"ffn_down", "ffn.lin2"}, {"layer_output_norm", "output_layer_norm"}}}
 
+// t5 is T5 as llama.cpp converts it ("t5": encoder and decoder;
+// "t5encoder": the encoder alone, of T5EncoderModel or of a whole model
+// whose decoder was left out): the layers under enc.blk.N. and
+// dec.blk.N., the shared embedding as token_embd, an untied head as
+// output. A gated FFN (mT5, T5 v1.1) has ffn_gate (wi_0) and ffn_up
+// (wi_1); UMT5 a relative-position table in every layer, not only
+// the first.
+var (
+	t5 = &Arch{Name: "t5", Class: "T5ForConditionalGeneration", ModelType: "t5", Keys: t5Keys,
+		Flags: t5Flags, Alts: t5Alts(false), global: t5Global, stacks: t5Stacks(t5Plain, true)}
+	t5Encoder = &Arch{Name: "t5encoder", Class: "T5EncoderModel", ModelType: "t5", Keys: t5Keys,
+		Flags: t5Flags, Alts: t5Alts(true), global: t5Global, stacks: t5Stacks(t5Plain, false)}
+	t5Keys = []ConfigKey{{Key: "embedding_length", Field: "d_model"}, {Key: "feed_forward_length", Field: "d_ff"},
+		{Key: "block_count", Field: "num_layers"}, {Key: "decoder_block_count", Field: "num_decoder_layers"},
+		{Key: "attention.head_count", Field: "num_heads"}, {Key: "attention.key_length", Field: "d_kv"},
+		{Key: "attention.relative_buckets_count", Field: "relative_attention_num_buckets"}}
+	t5Flags  = []Flag{{Tensor: "enc.blk.0.ffn_gate.weight", Field: "feed_forward_proj", Yes: "gated-gelu", No: "relu"}}
+	t5Global = []namePair{{"token_embd", "shared"}, {"enc.output_norm", "encoder.final_layer_norm"},
+		{"dec.output_norm", "decoder.final_layer_norm"}, {"output", "lm_head"}}
+	t5Plain = []namePair{{"ffn_up", "DenseReluDense.wi"}, {"ffn_down", "DenseReluDense.wo"}}
+	t5Gated = []namePair{{"ffn_gate", "DenseReluDense.wi_0"}, {"ffn_up", "DenseReluDense.wi_1"}, {"ffn_down", "DenseReluDense.wo"}}
+)
+
+// t5Stacks are T5's encoder (and with decoder its decoder) layers, their
+// FFN's pairs ffn.
+func t5Stacks(ffn []namePair, decoder bool) []layerStack {
+	self := []namePair{{"attn_q", "layer.0.SelfAttention.q"}, {"attn_k", "layer.0.SelfAttention.k"},
+		{"attn_v", "layer.0.SelfAttention.v"}, {"attn_o", "layer.0.SelfAttention.o"},
+		{"attn_rel_b", "layer.0.SelfAttention.relative_attention_bias"}, {"attn_norm", "layer.0.layer_norm"}}
+	enc := pairs(self, prefixed("layer.1.", ffn), []namePair{{"ffn_norm", "layer.1.layer_norm"}})
+	out := []layerStack{{"enc.blk.", "encoder.block.", enc}}
+	if decoder {
+		dec := pairs(self, []namePair{{"cross_attn_q", "layer.1.EncDecAttention.q"}, {"cross_attn_k", "layer.1.EncDecAttention.k"},
+			{"cross_attn_v", "layer.1.EncDecAttention.v"}, {"cross_attn_o", "layer.1.EncDecAttention.o"},
+			{"cross_attn_norm", "layer.1.layer_norm"}}, prefixed("layer.2.", ffn), []namePair{{"ffn_norm", "layer.2.layer_norm"}})
+		out = append(out, layerStack{"dec.blk.", "decoder.block.", dec})
+	}
+	return out
+}
+
+// t5Alts are T5's other rows: UMT5 (a relative-position table in the
+// second layer too) and the gated FFN, each of the whole model or of
+// the encoder alone.
+func t5Alts(encoder bool) []Alt {
+	row := func(class, mt string, ffn []namePair) *Arch {
+		if encoder {
+			class = strings.Replace(class, "ForConditionalGeneration", "EncoderModel", 1)
+		}
+		return &Arch{Name: map[bool]string{false: "t5", true: "t5encoder"}[encoder], Class: class, ModelType: mt, Keys: t5Keys,
+			Flags: t5Flags, global: t5Global, stacks: t5Stacks(ffn, !encoder)}
+	}
+	umt5 := "enc.blk.1.attn_rel_b.weight"
+	gated := "enc.blk.0.ffn_gate.weight"
+	return []Alt{
+		{Tensor: umt5, Arch: withAlts(row("UMT5ForConditionalGeneration", "umt5", t5Plain), Alt{Tensor: gated, Arch: row("UMT5ForConditionalGeneration", "umt5", t5Gated)})},
+		{Tensor: gated, Arch: row("T5ForConditionalGeneration", "t5", t5Gated)},
+	}
+}
+
+func withAlts(a *Arch, alts ...Alt) *Arch { a.Alts = alts; return a }
+
 // archs are the llama.cpp architectures whose GGUFs check through a
 // Hugging Face family of spec. Mistral and Mixtral checkpoints convert as
 // "llama"; Command-R is "command-r".
@@ -716,6 +786,7 @@ var archs = []*Arch{
 	// ones, told apart by the layers holding attn_q (layer_types).
 	qwen35(false), qwen35(true),
 	bert,
+	t5, t5Encoder,
 	// ModernBERT (ModernBertModel): a fused Wqkv, a GLU MLP whose fused
 	// Wi the converter keeps whole as ffn_up, no attention norm in layer
 	// 0 (the model has none there); biases by three switches. Its names
@@ -785,13 +856,13 @@ func (a *Arch) For(u func(key string) (uint64, bool), has func(name string) bool
 		if alt.Key != "" {
 			if v, ok := u(alt.Key); ok {
 				if v == alt.Is {
-					return alt.Arch
+					return alt.Arch.For(u, has)
 				}
 				continue // the metadata decides
 			}
 		}
 		if alt.Tensor != "" && has(alt.Tensor) != alt.Absent {
-			return alt.Arch
+			return alt.Arch.For(u, has) // an alternative may have its own (UMT5's gated FFN)
 		}
 	}
 	return a
@@ -931,11 +1002,23 @@ func (a *Arch) GGUFName(hf string) (string, bool) {
 
 // translate maps name through arch's table, whose pairs dir turns into
 // (from, to); layer tensors are fromLayer+N+"."+… and become
-// toLayer+N+"."+….
+// toLayer+N+"."+…, and those of a further stack likewise (toHF says
+// which side of it is from).
 func (a *Arch) translate(name, fromLayer, toLayer string, dir func(namePair) (from, to string)) (string, bool) {
+	toHF := fromLayer == "blk."
 	pairs, prefix := a.global, ""
 	if n, rest, ok := splitLayer(name, fromLayer); ok {
 		pairs, prefix, name = a.layer, toLayer+strconv.Itoa(n)+".", rest
+	}
+	for _, st := range a.stacks {
+		from, to := st.hf, st.gguf
+		if toHF {
+			from, to = to, from
+		}
+		if n, rest, ok := splitLayer(name, from); ok {
+			pairs, prefix, name = st.pairs, to+strconv.Itoa(n)+".", rest
+			break
+		}
 	}
 	base, suffix := splitSuffix(name)
 	for _, p := range pairs {

@@ -323,10 +323,10 @@ func convertedOutcome(t *testing.T, c convertedCase) (code int, detail string) {
 		return 3, r.Skipped
 	}
 	// A tensor of a middle layer: the first one after half the tensors
-	// that belongs to a layer.
+	// that belongs to a layer (blk.N., or T5's enc.blk.N. and dec.blk.N.).
 	mid := -1
 	for i := len(c.tensors) / 2; i < len(c.tensors) && mid < 0; i++ {
-		if strings.HasPrefix(c.tensors[i].Name, "blk.") {
+		if n := c.tensors[i].Name; strings.HasPrefix(n, "blk.") || strings.HasPrefix(n, "enc.blk.") || strings.HasPrefix(n, "dec.blk.") {
 			mid = i
 		}
 	}
