@@ -373,6 +373,26 @@ func mamba(class, modelType string, alts []Alt) *Arch {
 		splits: []split{{"mixer.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"intermediate_size", "conv_kernel"}}}}}}
 }
 
+// mamba2 is Mamba-2 (Mamba2ForCausalLM): its A_log and D as [heads, 1]
+// (ssm_a, ssm_d), the gated norm regrouped [groups, inner/groups], the
+// conv [C, 1, K] stored [C, K]; the inner width is ssm.inner_size, the
+// heads ssm.time_step_rank.
+var mamba2 = &Arch{Name: "mamba2", Class: "Mamba2ForCausalLM", ModelType: "mamba2", Layers: "backbone.layers.",
+	Keys: []ConfigKey{{Key: "ssm.inner_size", Field: "expand", Over: "embedding_length"}, {Key: "ssm.state_size", Field: "state_size"},
+		{Key: "ssm.conv_kernel", Field: "conv_kernel"}, {Key: "ssm.time_step_rank", Field: "num_heads"},
+		{Key: "ssm.group_count", Field: "n_groups"}},
+	Flags:  []Flag{{Tensor: "blk.0.ssm_in.bias", Field: "use_bias"}, {Tensor: "blk.0.ssm_conv1d.bias", Field: "use_conv_bias"}},
+	global: []namePair{{"token_embd", "backbone.embeddings"}, {"output_norm", "backbone.norm_f"}, {"output", "lm_head"}},
+	layer: []namePair{{"attn_norm", "norm"}, {"ssm_in", "mixer.in_proj"}, {"ssm_conv1d", "mixer.conv1d"},
+		{"ssm_dt.bias", "mixer.dt_bias"}, {"ssm_a", "mixer.A_log"}, {"ssm_d", "mixer.D"}, {"ssm_norm", "mixer.norm"},
+		{"ssm_out", "mixer.out_proj"}},
+	splits: []split{
+		{"mixer.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"#0", "#2"}}}},
+		{"mixer.A_log", []Part{{"ssm_a", []string{"num_heads", "1"}}}},
+		{"mixer.D", []Part{{"ssm_d", []string{"num_heads", "1"}}}},
+		{"mixer.norm.weight", []Part{{"ssm_norm.weight", []string{"n_groups", "#0/n_groups"}}}},
+	}}
+
 // falcon is Falcon with one norm before the parallel attention and MLP
 // (7B, 11B), or two (40B, 180B: gguf-py names ln_mlp attn_norm and ln_attn
 // attn_norm_2). Every variant is taken as the new decoder architecture,
@@ -697,6 +717,7 @@ var archs = []*Arch{
 	// Mamba and Falcon-Mamba (whose converter sets ssm.dt_b_c_rms):
 	// conv1d's [I, 1, K] is stored [I, K].
 	mamba("MambaForCausalLM", "mamba", []Alt{{Key: "ssm.dt_b_c_rms", Is: 1, Arch: mamba("FalconMambaForCausalLM", "falcon_mamba", nil)}}),
+	mamba2,
 	// SmolLM3: converted as llama (its q/k rows permuted).
 	{Name: "smollm3", Class: "SmolLM3ForCausalLM", ModelType: "smollm3", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},

@@ -99,10 +99,7 @@ func (p *Plan) parts(e ExpectedTensor, parts []model.Part) ([]ExpectedTensor, bo
 		x := e
 		x.Name, x.Shape = part.Name, make([]Dim, len(part.Shape))
 		for j, f := range part.Shape {
-			d, ok := p.fields[f]
-			if i, err := strconv.Atoi(strings.TrimPrefix(f, "#")); strings.HasPrefix(f, "#") && err == nil && i >= 0 && i < len(e.Shape) {
-				d, ok = e.Shape[i], true // the tensor's own dimension
-			}
+			d, ok := p.partDim(e, f)
 			if !ok {
 				return nil, false
 			}
@@ -111,4 +108,28 @@ func (p *Plan) parts(e ExpectedTensor, parts []model.Part) ([]ExpectedTensor, bo
 		out[i] = x
 	}
 	return out, true
+}
+
+// partDim is one dimension of a part (model.Part's Shape): a config
+// field, "#i" the tensor's own dimension i, a whole number, or a/b of
+// two of those that divides (Mamba-2's norm regrouped [G, I/G]).
+func (p *Plan) partDim(e ExpectedTensor, f string) (Dim, bool) {
+	if a, b, ok := strings.Cut(f, "/"); ok {
+		x, okA := p.partDim(e, a)
+		y, okB := p.partDim(e, b)
+		if !okA || !okB || y.Val == 0 || x.Val%y.Val != 0 {
+			return Dim{}, false
+		}
+		return Dim{Sym: x.Sym + "/" + y.Sym, Val: x.Val / y.Val}, true
+	}
+	if d, ok := p.fields[f]; ok {
+		return d, true
+	}
+	if i, err := strconv.Atoi(strings.TrimPrefix(f, "#")); strings.HasPrefix(f, "#") && err == nil && i >= 0 && i < len(e.Shape) {
+		return e.Shape[i], true // the tensor's own dimension
+	}
+	if n, err := strconv.ParseUint(f, 10, 32); err == nil {
+		return Dim{Sym: f, Val: n}, true
+	}
+	return Dim{}, false
 }
