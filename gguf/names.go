@@ -393,6 +393,48 @@ var mamba2 = &Arch{Name: "mamba2", Class: "Mamba2ForCausalLM", ModelType: "mamba
 		{"mixer.norm.weight", []Part{{"ssm_norm.weight", []string{"n_groups", "#0/n_groups"}}}},
 	}}
 
+// graniteHybrid is Granite 4.0's hybrid (GraniteMoeHybrid): Mamba-2
+// and attention layers, told apart by the per-layer head_count_kv the
+// converter writes (0: Mamba-2, whose tensors are mamba2's), GraniteMoE's
+// experts and shared MLP cut by the converter; without experts (the
+// dense "H" models) the shared MLP is the plain ffn_gate, ffn_up and
+// ffn_down. Its bias switches are read from any layer's tensors: the
+// first layer may be of either kind.
+var graniteHybrid = graniteHybridArch(true)
+
+func graniteHybridArch(moe bool) *Arch {
+	a := &Arch{Name: "granitehybrid", Class: "GraniteMoeHybridForCausalLM", ModelType: "granitemoehybrid",
+		Keys: []ConfigKey{{Key: "attention.head_count_kv", Field: "layer_types", Layers: [2]string{"mamba", "attention"}, Max: "num_key_value_heads"},
+			{Key: "expert_count", Field: "num_local_experts", Default: 0},
+			{Key: "expert_shared_feed_forward_length", Field: "shared_intermediate_size"},
+			{Key: "ssm.inner_size", Field: "mamba_expand", Over: "embedding_length"}, {Key: "ssm.state_size", Field: "mamba_d_state"},
+			{Key: "ssm.conv_kernel", Field: "mamba_d_conv"}, {Key: "ssm.time_step_rank", Field: "mamba_n_heads"},
+			{Key: "ssm.group_count", Field: "mamba_n_groups"}},
+		Flags: []Flag{{Tensor: "blk.*.attn_q.bias", Field: "attention_bias"}, {Tensor: "blk.*.ssm_conv1d.bias", Field: "mamba_conv_bias"},
+			{Tensor: "blk.*.ssm_in.bias", Field: "mamba_proj_bias"}},
+		global: globalNames,
+		layer: pairs(inputNorm, attnNames, plainNorm, []namePair{{"ssm_in", "mamba.in_proj"}, {"ssm_conv1d", "mamba.conv1d"},
+			{"ssm_dt.bias", "mamba.dt_bias"}, {"ssm_a", "mamba.A_log"}, {"ssm_d", "mamba.D"}, {"ssm_norm", "mamba.norm"},
+			{"ssm_out", "mamba.out_proj"}}),
+		splits: []split{
+			{"mamba.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"#0", "#2"}}}},
+			{"mamba.A_log", []Part{{"ssm_a", []string{"mamba_n_heads", "1"}}}},
+			{"mamba.D", []Part{{"ssm_d", []string{"mamba_n_heads", "1"}}}},
+			{"mamba.norm.weight", []Part{{"ssm_norm.weight", []string{"mamba_n_groups", "#0/mamba_n_groups"}}}},
+		}}
+	if moe {
+		a.layer = pairs(a.layer, graniteMoE)
+		a.splits = append(a.splits, graniteSplits...)
+		a.Alts = []Alt{{Tensor: "blk.*.ffn_gate_exps.weight", Absent: true, Arch: graniteHybridArch(false)}}
+		return a
+	}
+	a.layer = pairs(a.layer, []namePair{{"ffn_down", "shared_mlp.output_linear"}})
+	a.splits = append(a.splits, split{"shared_mlp.input_linear.weight", []Part{
+		{"ffn_gate.weight", []string{"shared_intermediate_size", "hidden_size"}},
+		{"ffn_up.weight", []string{"shared_intermediate_size", "hidden_size"}}}})
+	return a
+}
+
 // falcon is Falcon with one norm before the parallel attention and MLP
 // (7B, 11B), or two (40B, 180B: gguf-py names ln_mlp attn_norm and ln_attn
 // attn_norm_2). Every variant is taken as the new decoder architecture,
@@ -717,7 +759,7 @@ var archs = []*Arch{
 	// Mamba and Falcon-Mamba (whose converter sets ssm.dt_b_c_rms):
 	// conv1d's [I, 1, K] is stored [I, K].
 	mamba("MambaForCausalLM", "mamba", []Alt{{Key: "ssm.dt_b_c_rms", Is: 1, Arch: mamba("FalconMambaForCausalLM", "falcon_mamba", nil)}}),
-	mamba2,
+	mamba2, graniteHybrid,
 	// SmolLM3: converted as llama (its q/k rows permuted).
 	{Name: "smollm3", Class: "SmolLM3ForCausalLM", ModelType: "smollm3", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},

@@ -731,6 +731,28 @@ blk.2.ffn_down_exps.weight 6,16,3
 blk.2.ffn_gate_shexp.weight 16,6
 blk.2.ffn_up_shexp.weight 16,6
 blk.2.ffn_down_shexp.weight 6,16`, []int{0, 1, 2}},
+	// Granite 4.0-H dense (GraniteMoeHybrid without experts): all layers
+	// Mamba-2 (no head_count_kv array), the shared MLP written as plain
+	// ffn_gate, ffn_up and ffn_down (conversion/granite.py); inner 32,
+	// 4 heads, state 4, one group.
+	{"granitehybrid-dense", "granitehybrid", "granitemoehybrid", map[string]uint32{"feed_forward_length": 8,
+		"expert_shared_feed_forward_length": 8, "ssm.inner_size": 32, "ssm.state_size": 4, "ssm.group_count": 1,
+		"ssm.time_step_rank": 4, "ssm.conv_kernel": 4}, `token_embd.weight 16,32
+output_norm.weight 16
+output.weight 16,32
+blk.L.attn_norm.weight 16
+blk.L.ssm_in.weight 16,76
+blk.L.ssm_conv1d.weight 4,40
+blk.L.ssm_conv1d.bias 40
+blk.L.ssm_dt.bias 4
+blk.L.ssm_a 1,4
+blk.L.ssm_d 1,4
+blk.L.ssm_norm.weight 32,1
+blk.L.ssm_out.weight 32,16
+blk.L.ffn_norm.weight 16
+blk.L.ffn_gate.weight 16,8
+blk.L.ffn_up.weight 16,8
+blk.L.ffn_down.weight 8,16`, []int{0, 1}},
 	// Hunyuan dense: q/k norms (query_layernorm, key_layernorm); tied.
 	{"hunyuan-dense", "hunyuan-dense", "hunyuan_v1_dense", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
 blk.L.attn_q_norm.weight 4
