@@ -119,6 +119,7 @@ func rtDetrResNet(pre, cfg string) encoderPart {
 var detrBackbones = map[string]string{
 	"rt_detr_resnet": "at(bOut, e) == 0 ? b_rE : at(b_rhs, at(bOut, e)-1)",
 	"lw_detr_vit":    "b_vH",
+	"rf_detr_dinov2": "b_H",
 }
 
 // detrBB is where a DETR-like model holds its backbone: the names'
