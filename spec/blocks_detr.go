@@ -82,9 +82,9 @@ func mhaOut(pre, d string) []T {
 // embedding_size/2 → embedding_size/2 → embedding_size), then a stage per
 // entry of depths/hidden_sizes whose first block has the shortcut: a
 // bottleneck block's where the width or stride changes (behind an
-// average pool, shortcut.1, where it strides: every stage but the first
-// unless downsample_in_first_stage), a basic block's always (shortcut.1
-// where the width changes). Symbols: rC, rE, rhs, rdp, rN, rBot, rDF.
+// average pool, shortcut.1, wherever it strides — every stage but the
+// first unless downsample_in_first_stage — even at an unchanged width), a
+// basic block's always (shortcut.1 where the width changes). Symbols: rC, rE, rhs, rdp, rN, rBot, rDF.
 func rtDetrResNet(pre, cfg string) encoderPart {
 	defs := []Def{
 		{Sym: "rC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
@@ -100,7 +100,7 @@ func rtDetrResNet(pre, cfg string) encoderPart {
 	q := "(" + w + ")/4"
 	stride2 := "(l > 0 || rDF)"
 	block := cat(
-		when("rBot && e == 0 && "+stride2+" && "+in+" != "+w, convLayer("shortcut.1.", w, in, "1")),
+		when("rBot && e == 0 && "+stride2, convLayer("shortcut.1.", w, in, "1")),
 		when("rBot && e == 0 && !"+stride2+" && "+in+" != "+w, convLayer("shortcut.", w, in, "1")),
 		when("rBot", convLayer("layer.0.", q, in, "1"), convLayer("layer.1.", q, q, "3"), convLayer("layer.2.", w, q, "1")),
 		when("!rBot && e == 0 && "+in+" != "+w, convLayer("shortcut.1.", w, in, "1")),
