@@ -156,6 +156,11 @@ func withDetrBackbone(f *Family, bb detrBB) *Family {
 		if on, err := c.BoolOr("use_timm_backbone", false); err != nil || on {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: "a timm backbone is not modelled"}
 		}
+		// A backbone named by checkpoint (backbone: "…") is loaded from
+		// it, whatever backbone_config says: its layout is not known here.
+		if raw, ok := c.lookup("backbone"); ok && string(raw) != "null" {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: "a backbone loaded by name (backbone) is not modelled"}
+		}
 		if g, ok := cache.Load(mt); ok {
 			return g.(*Family), nil
 		}
