@@ -82,9 +82,9 @@ func mhaOut(pre, d string) []T {
 // embedding_size/2 → embedding_size/2 → embedding_size), then a stage per
 // entry of depths/hidden_sizes whose first block has the shortcut: a
 // bottleneck block's where the width or stride changes (behind an
-// average pool, shortcut.1, where it strides: every stage but the first
-// unless downsample_in_first_stage), a basic block's always (shortcut.1
-// where the width changes). Symbols: rC, rE, rhs, rdp, rN, rBot, rDF.
+// average pool, shortcut.1, wherever it strides — every stage but the
+// first unless downsample_in_first_stage — even at an unchanged width), a
+// basic block's always (shortcut.1 where the width changes). Symbols: rC, rE, rhs, rdp, rN, rBot, rDF.
 func rtDetrResNet(pre, cfg string) encoderPart {
 	defs := []Def{
 		{Sym: "rC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
@@ -100,7 +100,7 @@ func rtDetrResNet(pre, cfg string) encoderPart {
 	q := "(" + w + ")/4"
 	stride2 := "(l > 0 || rDF)"
 	block := cat(
-		when("rBot && e == 0 && "+stride2+" && "+in+" != "+w, convLayer("shortcut.1.", w, in, "1")),
+		when("rBot && e == 0 && "+stride2, convLayer("shortcut.1.", w, in, "1")),
 		when("rBot && e == 0 && !"+stride2+" && "+in+" != "+w, convLayer("shortcut.", w, in, "1")),
 		when("rBot", convLayer("layer.0.", q, in, "1"), convLayer("layer.1.", q, q, "3"), convLayer("layer.2.", w, q, "1")),
 		when("!rBot && e == 0 && "+in+" != "+w, convLayer("shortcut.1.", w, in, "1")),
@@ -119,6 +119,7 @@ func rtDetrResNet(pre, cfg string) encoderPart {
 var detrBackbones = map[string]string{
 	"rt_detr_resnet": "at(bOut, e) == 0 ? b_rE : at(b_rhs, at(bOut, e)-1)",
 	"lw_detr_vit":    "b_vH",
+	"rf_detr_dinov2": "b_H",
 }
 
 // detrBB is where a DETR-like model holds its backbone: the names'
@@ -154,6 +155,11 @@ func withDetrBackbone(f *Family, bb detrBB) *Family {
 		}
 		if on, err := c.BoolOr("use_timm_backbone", false); err != nil || on {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: "a timm backbone is not modelled"}
+		}
+		// A backbone named by checkpoint (backbone: "…") is loaded from
+		// it, whatever backbone_config says: its layout is not known here.
+		if raw, ok := c.lookup("backbone"); ok && string(raw) != "null" {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: "a backbone loaded by name (backbone) is not modelled"}
 		}
 		if g, ok := cache.Load(mt); ok {
 			return g.(*Family), nil

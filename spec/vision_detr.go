@@ -216,3 +216,65 @@ func lwDetrFamily() *Family {
 }
 
 var _ = register(lwDetrViTFamily(), lwDetrFamily())
+
+// rfDetrDefs are RfDetrConfig's fields: LW-DETR's, one feature level.
+func rfDetrDefs() []Def {
+	return withDefs(lwDetrDefs(),
+		Def{Sym: "nfl", Field: "num_feature_levels", Default: "1", Desc: "feature levels the decoder samples"},
+		Def{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Desc: "the backbone stages the projector takes"},
+		Def{Sym: "sI", Field: "intermediate_size", Default: "1024", Desc: "the segmentation head's MLP width", Pos: true})
+}
+
+// rfDetrFamily is RF-DETR as its checkpoints name it (transformers 5
+// writes the original names back): a DINOv2 backbone with windowed
+// attention and a one-scale C2F projector (LayerNorms, no BatchNorm),
+// LW-DETR's Group DETR heads and a deformable decoder whose self-attention
+// is torch's MultiheadAttention (in_proj); the instance segmentation
+// class holds the detector under model. and adds a mask head of
+// decoder_layers depthwise blocks.
+func rfDetrFamily() *Family {
+	const m = "model."
+	ln := func(pre, d string) []T { return norm(pre, d, "true") }
+	c2f := func(pre, out, in, k string) []T {
+		return cat(convNB(pre+"conv", out, in, k, k), ln(pre+"bn", out))
+	}
+	proj := "backbone.0.projector.stages.0."
+	dec := cat([]T{{Name: "self_attn.in_proj_weight", Shape: []string{"3*D", "D"}, Role: RoleLinear},
+		{Name: "self_attn.in_proj_bias", Shape: []string{"3*D"}, Role: RoleBias, If: "ab"}},
+		linear("self_attn.out_proj", "D", "D", "ab"), ln("norm1", "D"),
+		deformAttn("cross_attn.", "D", "xHeads", "nfl", "np", "", false), ln("norm2", "D"),
+		linear("linear1", "dI", "D", "true"), linear("linear2", "D", "dI", "true"), ln("norm3", "D"))
+	f := &Family{Name: "RF-DETR", Class: "RfDetr", ModelTypes: []string{"rf_detr"}, Causal: "-", SeqCls: "-",
+		Defs: rfDetrDefs(), BasePrefix: m,
+		Global: under(m,
+			c2f(proj+"0.cv1.", "2*hc", "bCh*len(bOut)", "1"), c2f(proj+"0.cv2.", "D", "(2+nb)*hc", "1"),
+			copies("nb", c2f(proj+"0.m.{e}.cv1.", "hc", "hc", "3"), c2f(proj+"0.m.{e}.cv2.", "hc", "hc", "3")),
+			ln(proj+"1", "D")),
+		Stacks: []Stack{{Name: "decoder", Prefix: m + "transformer.decoder.layers.{l}.", Layers: "dL", Tensors: dec}},
+		Final: under(m,
+			[]T{{Name: "query_feat.weight", Shape: []string{"Q*G", "D"}, Role: RoleEmbedding},
+				{Name: "refpoint_embed.weight", Shape: []string{"Q*G", "4"}, Role: RoleEmbedding}},
+			ln("transformer.decoder.norm", "D"), mlpHead("transformer.decoder.ref_point_head.", "2*D", "D", "D", "2"),
+			copies("G", linear("transformer.enc_output.{e}", "D", "D", "true"), ln("transformer.enc_output_norm.{e}", "D"),
+				linear("transformer.enc_out_class_embed.{e}", "C", "D", "true"), mlpFixed("transformer.enc_out_bbox_embed.{e}.", "D", "D", "4", 3))),
+		Embed: m + "query_feat.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true},
+			{Suffix: "ForObjectDetection", Prefix: "-", Labels: true, Head: cat(linear("class_embed", "C", "D", "true"), mlpHead("bbox_embed.", "D", "D", "4", "3"))},
+			{Suffix: "ForInstanceSegmentation", Labels: true, Head: cat(linear("class_embed", "C", "D", "true"), mlpHead("bbox_embed.", "D", "D", "4", "3"),
+				under("segmentation_head.",
+					copies("dL", conv("blocks.{e}.dwconv", "D", "1", "3", "3"), ln("blocks.{e}.norm", "D"), linear("blocks.{e}.pwconv1", "D", "D", "true")),
+					conv("spatial_features_proj", "D", "D", "1", "1"),
+					ln("query_features_block.norm_in", "D"), linear("query_features_block.layers.0", "sI", "D", "true"),
+					linear("query_features_block.layers.2", "D", "sI", "true"),
+					linear("query_features_proj", "D", "D", "true"), vec("bias", "1")))},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "backbone.0.encoder.encoder."})
+}
+
+var _ = register(
+	dinov2Family("RF-DETR DINOv2", "RfDetrDinov2", "rf_detr_dinov2", "rf_detr_dinov2.", "14", false).with(func(f *Family) {
+		f.Tasks = []Task{{Suffix: "Backbone", Prefix: "-"}}
+	}),
+	rfDetrFamily())
