@@ -224,3 +224,30 @@ func sam3Video() *Family {
 var sam3VideoNeedsText = &samOnly{Field: "detector_config.text_config", Want: "*", Why: sam3NeedsText.Why}
 
 var _ = register(sam3Video())
+
+// tipsFamilies are TIPSv2: the dual encoder (Tipsv2Model, and its
+// Tipsv2VisionBackbone: the image encoder alone under vision_config),
+// the image encoder alone (Tipsv2VisionModel, Tipsv2VisionBackbone) and
+// the text encoder alone. Transformers 5.x saves them in the original
+// checkpoint's names (its conversion mapping).
+func tipsFamilies() []*Family {
+	vg, vs, vf := tipsVision("")
+	vision := &Family{Name: "TIPSv2 vision", Class: "Tipsv2Vision", ModelTypes: []string{"tipsv2_vision_model"}, Causal: "-", SeqCls: "-",
+		Defs: tipsDefs(""), Global: vg, Stacks: []Stack{vs}, Final: vf, Embed: vg[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}, {Suffix: "Backbone", KeepFinal: true}}}
+	tg, ts, tf := tipsText("")
+	text := &Family{Name: "TIPSv2 text", Class: "Tipsv2Text", ModelTypes: []string{"tipsv2_text_model"}, Causal: "-", SeqCls: "-",
+		Defs: tipsTextDefs(""), Global: tg, Stacks: []Stack{ts}, Final: tf, Embed: tg[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	vg2, vs2, vf2 := tipsVision("vision_encoder.")
+	tg2, ts2, tf2 := tipsText("text_encoder.")
+	backbone := &Family{Name: "TIPSv2 vision", Class: "Tipsv2", ModelTypes: nil, Causal: "-", SeqCls: "-",
+		Defs: tipsDefs("vision_config."), Global: vg, Stacks: []Stack{vs}, Final: vf, Embed: vg[0].Name}
+	dual := &Family{Name: "TIPSv2", Class: "Tipsv2", ModelTypes: []string{"tipsv2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(tipsDefs("vision_config."), tipsTextDefs("text_config.")), Global: cat(vg2, tg2), Stacks: []Stack{vs2, ts2},
+		Final: cat(vf2, tf2, []T{{Name: "temperature", Shape: []string{}, Role: RoleNorm}}), Embed: vg2[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}, {Suffix: "VisionBackbone", KeepFinal: true, Of: backbone}}}
+	return []*Family{vision, text, dual}
+}
+
+var _ = register(tipsFamilies()...)
