@@ -482,3 +482,25 @@ func tipsText(pre string) (global []T, stack Stack, final []T) {
 		linear("mlp.c_fc", "tI", "tH", "true"), linear("mlp.c_proj", "tH", "tI", "true"))}
 	return []T{{Name: pre + "token_embedding.weight", Shape: []string{"tV", "tH"}, Role: RoleEmbedding}}, stack, norm(pre+"ln_final", "tH", "true")
 }
+
+// tipsDPTHead is a TIPSv2 DPT head under pre ("depth_head."), in the
+// original checkpoint's names transformers 5.x saves: the reassemble
+// stage on the vH-wide backbone features (a readout projection per
+// neck width, a projection and a resize per neck width and factor), the
+// 3×3 convolutions to fusion_hidden_size F, the fusion blocks (the
+// first without its residual unit), the projection and the head's
+// linear (out wide, named name).
+func tipsDPTHead(pre, name, out string) []T {
+	nh, f := "at(nh, e)", "at(rf, e)"
+	r := pre + "reassemble."
+	return cat(
+		copies("len(nh)", linear(r+"readout_projects.{e}", "vH", "2*vH", "true"),
+			convNB(pre+"convs.{e}", "F", nh, "3", "3"),
+			conv(pre+"fusion_blocks.{e}.out_conv", "F", "F", "1", "1"),
+			convNB(pre+"fusion_blocks.{e}.main_unit.conv1", "F", "F", "3", "3"), convNB(pre+"fusion_blocks.{e}.main_unit.conv2", "F", "F", "3", "3"),
+			when("e > 0", convNB(pre+"fusion_blocks.{e}.residual_unit.conv1", "F", "F", "3", "3"), convNB(pre+"fusion_blocks.{e}.residual_unit.conv2", "F", "F", "3", "3"))),
+		copies("min(len(nh), len(rf))", conv(r+"out_projections.{e}", nh, "vH", "1", "1"),
+			when(f+" > 1000", convT(r+"resize_layers.{e}", nh, nh, f+"/1000")),
+			when(f+" < 1000", conv(r+"resize_layers.{e}", nh, nh, "3", "3"))),
+		conv(pre+"project", "F", "F", "3", "3"), linear(pre+name, out, "F", "true"))
+}

@@ -251,3 +251,30 @@ func tipsFamilies() []*Family {
 }
 
 var _ = register(tipsFamilies()...)
+
+// tipsDPT is TIPSv2's DPT (tipsv2_dpt): the TIPSv2 image encoder as its
+// backbone (backbone_config) under vision_encoder, and per task class
+// one DPT head of its own (depth: num_depth_bins wide, normals: 3,
+// segmentation: the labels).
+func tipsDPT() *Family {
+	vg, vs, vf := tipsVision("vision_encoder.")
+	head := func(suffix, pre, name, out string, labels bool) Task {
+		return Task{Suffix: suffix, KeepFinal: true, Labels: labels, Head: tipsDPTHead(pre, name, out)}
+	}
+	return tipsNeedsBackbone.apply(&Family{Name: "TIPSv2 DPT", Class: "Tipsv2Dpt", ModelTypes: []string{"tipsv2_dpt"}, Causal: "-", SeqCls: "-",
+		Defs: cat(tipsDefs("backbone_config."), []Def{
+			{Sym: "F", Field: "fusion_hidden_size", Default: "256", Legend: "F", Desc: "fusion width", Show: true, Pos: true},
+			{Sym: "nh", Field: "neck_hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "the neck's widths"},
+			{Sym: "rf", Field: "reassemble_factors", Type: MilliList, Default: "list(4000, 2000, 1000, 500)", Null: "=", Desc: "each feature's resize factor (×1000)"},
+			{Sym: "bins", Field: "num_depth_bins", Default: "256", Desc: "depth bins", Pos: true}}),
+		Global: vg, Stacks: []Stack{vs}, Final: vf, Embed: vg[0].Name,
+		Tasks: []Task{head("ForDepthEstimation", "depth_head.", "depth_head", "bins", false),
+			head("ForNormalEstimation", "normals_head.", "normals_head", "3", false),
+			head("ForSemanticSegmentation", "segmentation_head.", "segmentation_head", "C", true)}})
+}
+
+// tipsNeedsBackbone: without a backbone_config TIPSv2's DPT loads its
+// default backbone, not modelled.
+var tipsNeedsBackbone = &samOnly{Field: "backbone_config", Want: "*", Why: "its default backbone (no backbone_config) is not modelled"}
+
+var _ = register(tipsDPT())
