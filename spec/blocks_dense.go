@@ -260,7 +260,11 @@ func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
 // before f's own tensors. A config without the sub-config (the class's
 // default backbone, whose defaults are not the backbone family's) or
 // naming a model_type without a spec is not modelled (exit 3).
-func withBackbone(f *Family, cfg, pre string) *Family {
+func withBackbone(f *Family, cfg, pre string) *Family { return withPart(f, cfg, pre, "Backbone") }
+
+// withPart is withBackbone with the part's task class suffix
+// ("ForKeypointDetection": LightGlue's SuperPoint).
+func withPart(f *Family, cfg, pre, suffix string) *Family {
 	var cache sync.Map
 	f.compose = func(c *Config) (*Family, error) {
 		obj := strings.TrimSuffix(cfg, ".")
@@ -276,7 +280,7 @@ func withBackbone(f *Family, cfg, pre string) *Family {
 		if g, ok := cache.Load(mt); ok {
 			return g.(*Family), nil
 		}
-		part, ok := familyPart(mt, "Backbone", cfg, pre, "b_")
+		part, ok := familyPart(mt, suffix, cfg, pre, "b_")
 		if !ok {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 				Reason: fmt.Sprintf("its backbone, %smodel_type %q, has no spec", cfg, mt)}

@@ -278,3 +278,43 @@ func tipsDPT() *Family {
 var tipsNeedsBackbone = &samOnly{Field: "backbone_config", Want: "*", Why: "its default backbone (no backbone_config) is not modelled"}
 
 var _ = register(tipsDPT())
+
+// lightGlue is LightGlue (LightGlueForKeypointMatching): its keypoint
+// detector (the registered family keypoint_detector_config.model_type
+// names, SuperPoint's ForKeypointDetection class: withPart) under
+// keypoint_detector, the input projection where the detector's
+// descriptors are not descriptor_dim wide, the self/cross attention
+// layers (an MLP on intermediate_size, 2·descriptor_dim unless
+// config.json says otherwise: both writers take it over their own), the
+// match assignment layers and one token confidence layer fewer.
+func lightGlue() *Family {
+	attn := func(pre string) []T {
+		return cat(linear(pre+"q_proj", "heads*(H/heads)", "H", "aBias"), linear(pre+"k_proj", "kv*(H/heads)", "H", "aBias"),
+			linear(pre+"v_proj", "kv*(H/heads)", "H", "aBias"), linear(pre+"o_proj", "H", "heads*(H/heads)", "aBias"))
+	}
+	mlp := func(pre string) []T {
+		return cat(linear(pre+"fc1", "I", "I", "true"), linear(pre+"fc2", "H", "I", "true"), norm(pre+"layer_norm", "I", "true"))
+	}
+	return withPart(&Family{Name: "LightGlue", Class: "LightGlue", ModelTypes: []string{"lightglue"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "D", Field: "descriptor_dim", Default: "256", Legend: "D", Desc: "descriptor width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "9", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "4", Desc: "heads", Pos: true},
+			{Sym: "kv", Field: "num_key_value_heads", Default: "heads", Null: "heads", Desc: "key/value heads", Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "D", Desc: "attention width", Pos: true},
+			{Sym: "I", Field: "intermediate_size", Default: "2*D", Desc: "MLP width", Pos: true},
+			flag("aBias", "attention_bias", "true", "attention biases"),
+			{Sym: "kD", Field: "keypoint_detector_config.descriptor_decoder_dim", Default: "256", Desc: "the detector's descriptor width", Pos: true},
+		},
+		Global: cat(when("D != kD", linear("input_projection", "D", "kD", "true")),
+			[]T{{Name: "positional_encoder.projector.weight", Shape: []string{"D/heads/2", "2"}, Role: RoleLinear}}),
+		Stacks: []Stack{{Name: "matcher", Prefix: "transformer_layers.{l}.", Layers: "L", Tensors: cat(
+			attn("self_attention."), mlp("self_mlp."), attn("cross_attention."), mlp("cross_mlp."))}},
+		Final: cat(copies("L", linear("match_assignment_layers.{e}.final_projection", "D", "D", "true"),
+			linear("match_assignment_layers.{e}.matchability", "1", "D", "true")),
+			copies("L-1", linear("token_confidence.{e}.token", "1", "D", "true"))),
+		Embed: "positional_encoder.projector.weight",
+		Tasks: []Task{{Suffix: "ForKeypointMatching", KeepFinal: true}}}, "keypoint_detector_config.", "keypoint_detector.", "ForKeypointDetection")
+}
+
+var _ = register(lightGlue())
