@@ -260,8 +260,12 @@ func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
 // before f's own tensors. A config without the sub-config (the class's
 // default backbone, whose defaults are not the backbone family's) or
 // naming a model_type without a spec is not modelled (exit 3).
-func withBackbone(f *Family, cfg, pre string) *Family {
-	return backboneComposed(f, cfg, pre, false)
+func withBackbone(f *Family, cfg, pre string) *Family { return withPart(f, cfg, pre, "Backbone") }
+
+// withPart is withBackbone with the part's task class suffix
+// ("ForKeypointDetection": LightGlue's SuperPoint).
+func withPart(f *Family, cfg, pre, suffix string) *Family {
+	return backboneComposed(f, cfg, pre, suffix, false)
 }
 
 // backboneOutputs is what a head on a backbone's feature maps reads of
@@ -290,10 +294,10 @@ func withFeatureBackbone(f *Family, cfg, pre string) *Family {
 	// Placeholders for the family compiled alone (TestFamiliesCompile):
 	// the composition replaces them.
 	f.Defs = cat(f.Defs, []Def{derived("bCh", "empty"), derived("bOut", "empty")})
-	return backboneComposed(f, cfg, pre, true)
+	return backboneComposed(f, cfg, pre, "Backbone", true)
 }
 
-func backboneComposed(f *Family, cfg, pre string, feats bool) *Family {
+func backboneComposed(f *Family, cfg, pre, suffix string, feats bool) *Family {
 	var cache sync.Map
 	f.compose = func(c *Config) (*Family, error) {
 		obj := strings.TrimSuffix(cfg, ".")
@@ -309,7 +313,7 @@ func backboneComposed(f *Family, cfg, pre string, feats bool) *Family {
 		if g, ok := cache.Load(mt); ok {
 			return g.(*Family), nil
 		}
-		part, ok := familyPart(mt, "Backbone", cfg, pre, "b_")
+		part, ok := familyPart(mt, suffix, cfg, pre, "b_")
 		if !ok {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 				Reason: fmt.Sprintf("its backbone, %smodel_type %q, has no spec", cfg, mt)}

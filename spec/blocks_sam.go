@@ -423,3 +423,84 @@ func sam3Detector(pre string, text sam3Text) (global []T, stacks []Stack, final 
 		linear(pre+"dot_product_scoring.text_proj", "ddH", "ddH", "true"), linear(pre+"dot_product_scoring.query_proj", "ddH", "ddH", "true"))
 	return cat(vg, tg), stacks, final
 }
+
+// tipsDefs are Tipsv2VisionConfig's fields under cfg: a DINOv2-style
+// ViT (class, mask and register tokens, layer scales, a plain or SwiGLU
+// FFN).
+func tipsDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "vH", Field: cfg + "hidden_size", Default: "768", Legend: "vH", Desc: "image encoder width", Show: true, Pos: true},
+		{Sym: "vL", Field: cfg + "num_hidden_layers", Default: "12", Legend: "vL", Desc: "image encoder layers", Show: true, Max: MaxLayers},
+		{Sym: "vR", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+		{Sym: "vC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "vS", Field: cfg + "image_size", Type: IntOrList, Default: "448", Desc: "image side"},
+		{Sym: "vP", Field: cfg + "patch_size", Type: IntOrList, Default: "14", Desc: "patch side"},
+		{Sym: "vReg", Field: cfg + "num_register_tokens", Default: "1", Desc: "register tokens"},
+		flag("vQKV", cfg+"qkv_bias", "true", "qkv has a bias"),
+		flag("vGLU", cfg+"use_swiglu_ffn", "false", "SwiGLU FFN"),
+		derived("vI", "vH*vR/1000"),
+	}
+}
+
+// tipsVision is TIPSv2's image encoder under pre, in the original
+// checkpoint's names transformers 5.x saves (blocks.N.attn.qkv, ls1.gamma,
+// mlp.c_fc or mlp.w12).
+func tipsVision(pre string) (global []T, stack Stack, final []T) {
+	global = cat(conv(pre+"patch_embed.proj", "vH", "vC", "pick(vP, 0)", "pick(vP, 1)"),
+		[]T{{Name: pre + "cls_token", Shape: []string{"1", "1", "vH"}, Role: RoleEmbedding},
+			{Name: pre + "mask_token", Shape: []string{"1", "vH"}, Role: RoleEmbedding},
+			{Name: pre + "register_tokens", Shape: []string{"1", "vReg", "vH"}, Role: RoleEmbedding, ZeroOK: true},
+			{Name: pre + "pos_embed", Shape: []string{"1", "(pick(vS, 1)/pick(vP, 1))*(pick(vS, 0)/pick(vP, 0))+1", "vH"}, Role: RoleEmbedding}})
+	glu := "(((vI*2/3)+7)/8*8)"
+	stack = Stack{Name: "image encoder", Prefix: pre + "blocks.{l}.", Layers: "vL", Tensors: cat(
+		norm("norm1", "vH", "true"), linear("attn.qkv", "3*vH", "vH", "vQKV"), linear("attn.proj", "vH", "vH", "true"),
+		vec("ls1.gamma", "vH"), norm("norm2", "vH", "true"),
+		when("!vGLU", linear("mlp.c_fc", "vI", "vH", "true"), linear("mlp.c_proj", "vH", "vI", "true")),
+		when("vGLU", linear("mlp.w12", "2*"+glu, "vH", "true"), linear("mlp.w3", "vH", glu, "true")),
+		vec("ls2.gamma", "vH"))}
+	return global, stack, norm(pre+"norm", "vH", "true")
+}
+
+// tipsTextDefs are Tipsv2TextConfig's fields under cfg.
+func tipsTextDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "tV", Field: cfg + "vocab_size", Default: "32000", Legend: "tV", Desc: "text tokens", Show: true, Pos: true},
+		{Sym: "tH", Field: cfg + "hidden_size", Default: "768", Legend: "tH", Desc: "text encoder width", Show: true, Pos: true},
+		{Sym: "tL", Field: cfg + "num_hidden_layers", Default: "12", Legend: "tL", Desc: "text encoder layers", Show: true, Max: MaxLayers},
+		{Sym: "tI", Field: cfg + "intermediate_size", Default: "3072", Legend: "tI", Desc: "text FFN width", Show: true, Pos: true},
+	}
+}
+
+// tipsText is TIPSv2's text encoder under pre, in the original names
+// (transformer.resblocks.N with a fused in_proj; sinusoidal positions,
+// not saved).
+func tipsText(pre string) (global []T, stack Stack, final []T) {
+	stack = Stack{Name: "text", Prefix: pre + "transformer.resblocks.{l}.", Layers: "tL", Tensors: cat(
+		norm("ln_1", "tH", "true"),
+		[]T{{Name: "attn.in_proj_weight", Shape: []string{"3*tH", "tH"}, Role: RoleLinear}, {Name: "attn.in_proj_bias", Shape: []string{"3*tH"}, Role: RoleBias}},
+		linear("attn.out_proj", "tH", "tH", "true"), norm("ln_2", "tH", "true"),
+		linear("mlp.c_fc", "tI", "tH", "true"), linear("mlp.c_proj", "tH", "tI", "true"))}
+	return []T{{Name: pre + "token_embedding.weight", Shape: []string{"tV", "tH"}, Role: RoleEmbedding}}, stack, norm(pre+"ln_final", "tH", "true")
+}
+
+// tipsDPTHead is a TIPSv2 DPT head under pre ("depth_head."), in the
+// original checkpoint's names transformers 5.x saves: the reassemble
+// stage on the vH-wide backbone features (a readout projection per
+// neck width, a projection and a resize per neck width and factor), the
+// 3×3 convolutions to fusion_hidden_size F, the fusion blocks (the
+// first without its residual unit), the projection and the head's
+// linear (out wide, named name).
+func tipsDPTHead(pre, name, out string) []T {
+	nh, f := "at(nh, e)", "at(rf, e)"
+	r := pre + "reassemble."
+	return cat(
+		copies("len(nh)", linear(r+"readout_projects.{e}", "vH", "2*vH", "true"),
+			convNB(pre+"convs.{e}", "F", nh, "3", "3"),
+			conv(pre+"fusion_blocks.{e}.out_conv", "F", "F", "1", "1"),
+			convNB(pre+"fusion_blocks.{e}.main_unit.conv1", "F", "F", "3", "3"), convNB(pre+"fusion_blocks.{e}.main_unit.conv2", "F", "F", "3", "3"),
+			when("e > 0", convNB(pre+"fusion_blocks.{e}.residual_unit.conv1", "F", "F", "3", "3"), convNB(pre+"fusion_blocks.{e}.residual_unit.conv2", "F", "F", "3", "3"))),
+		copies("min(len(nh), len(rf))", conv(r+"out_projections.{e}", nh, "vH", "1", "1"),
+			when(f+" > 1000", convT(r+"resize_layers.{e}", nh, nh, f+"/1000")),
+			when(f+" < 1000", conv(r+"resize_layers.{e}", nh, nh, "3", "3"))),
+		conv(pre+"project", "F", "F", "3", "3"), linear(pre+name, out, "F", "true"))
+}

@@ -224,3 +224,97 @@ func sam3Video() *Family {
 var sam3VideoNeedsText = &samOnly{Field: "detector_config.text_config", Want: "*", Why: sam3NeedsText.Why}
 
 var _ = register(sam3Video())
+
+// tipsFamilies are TIPSv2: the dual encoder (Tipsv2Model, and its
+// Tipsv2VisionBackbone: the image encoder alone under vision_config),
+// the image encoder alone (Tipsv2VisionModel, Tipsv2VisionBackbone) and
+// the text encoder alone. Transformers 5.x saves them in the original
+// checkpoint's names (its conversion mapping).
+func tipsFamilies() []*Family {
+	vg, vs, vf := tipsVision("")
+	vision := &Family{Name: "TIPSv2 vision", Class: "Tipsv2Vision", ModelTypes: []string{"tipsv2_vision_model"}, Causal: "-", SeqCls: "-",
+		Defs: tipsDefs(""), Global: vg, Stacks: []Stack{vs}, Final: vf, Embed: vg[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}, {Suffix: "Backbone", KeepFinal: true}}}
+	tg, ts, tf := tipsText("")
+	text := &Family{Name: "TIPSv2 text", Class: "Tipsv2Text", ModelTypes: []string{"tipsv2_text_model"}, Causal: "-", SeqCls: "-",
+		Defs: tipsTextDefs(""), Global: tg, Stacks: []Stack{ts}, Final: tf, Embed: tg[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	vg2, vs2, vf2 := tipsVision("vision_encoder.")
+	tg2, ts2, tf2 := tipsText("text_encoder.")
+	backbone := &Family{Name: "TIPSv2 vision", Class: "Tipsv2", ModelTypes: nil, Causal: "-", SeqCls: "-",
+		Defs: tipsDefs("vision_config."), Global: vg, Stacks: []Stack{vs}, Final: vf, Embed: vg[0].Name}
+	dual := &Family{Name: "TIPSv2", Class: "Tipsv2", ModelTypes: []string{"tipsv2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(tipsDefs("vision_config."), tipsTextDefs("text_config.")), Global: cat(vg2, tg2), Stacks: []Stack{vs2, ts2},
+		Final: cat(vf2, tf2, []T{{Name: "temperature", Shape: []string{}, Role: RoleNorm}}), Embed: vg2[0].Name,
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}, {Suffix: "VisionBackbone", KeepFinal: true, Of: backbone}}}
+	return []*Family{vision, text, dual}
+}
+
+var _ = register(tipsFamilies()...)
+
+// tipsDPT is TIPSv2's DPT (tipsv2_dpt): the TIPSv2 image encoder as its
+// backbone (backbone_config) under vision_encoder, and per task class
+// one DPT head of its own (depth: num_depth_bins wide, normals: 3,
+// segmentation: the labels).
+func tipsDPT() *Family {
+	vg, vs, vf := tipsVision("vision_encoder.")
+	head := func(suffix, pre, name, out string, labels bool) Task {
+		return Task{Suffix: suffix, KeepFinal: true, Labels: labels, Head: tipsDPTHead(pre, name, out)}
+	}
+	return tipsNeedsBackbone.apply(&Family{Name: "TIPSv2 DPT", Class: "Tipsv2Dpt", ModelTypes: []string{"tipsv2_dpt"}, Causal: "-", SeqCls: "-",
+		Defs: cat(tipsDefs("backbone_config."), []Def{
+			{Sym: "F", Field: "fusion_hidden_size", Default: "256", Legend: "F", Desc: "fusion width", Show: true, Pos: true},
+			{Sym: "nh", Field: "neck_hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "the neck's widths"},
+			{Sym: "rf", Field: "reassemble_factors", Type: MilliList, Default: "list(4000, 2000, 1000, 500)", Null: "=", Desc: "each feature's resize factor (×1000)"},
+			{Sym: "bins", Field: "num_depth_bins", Default: "256", Desc: "depth bins", Pos: true}}),
+		Global: vg, Stacks: []Stack{vs}, Final: vf, Embed: vg[0].Name,
+		Tasks: []Task{head("ForDepthEstimation", "depth_head.", "depth_head", "bins", false),
+			head("ForNormalEstimation", "normals_head.", "normals_head", "3", false),
+			head("ForSemanticSegmentation", "segmentation_head.", "segmentation_head", "C", true)}})
+}
+
+// tipsNeedsBackbone: without a backbone_config TIPSv2's DPT loads its
+// default backbone, not modelled.
+var tipsNeedsBackbone = &samOnly{Field: "backbone_config", Want: "*", Why: "its default backbone (no backbone_config) is not modelled"}
+
+var _ = register(tipsDPT())
+
+// lightGlue is LightGlue (LightGlueForKeypointMatching): its keypoint
+// detector (the registered family keypoint_detector_config.model_type
+// names, SuperPoint's ForKeypointDetection class: withPart) under
+// keypoint_detector, the input projection where the detector's
+// descriptors are not descriptor_dim wide, the self/cross attention
+// layers (an MLP on intermediate_size, 2·descriptor_dim unless
+// config.json says otherwise: both writers take it over their own), the
+// match assignment layers and one token confidence layer fewer.
+func lightGlue() *Family {
+	attn := func(pre string) []T {
+		return cat(linear(pre+"q_proj", "heads*(H/heads)", "H", "aBias"), linear(pre+"k_proj", "kv*(H/heads)", "H", "aBias"),
+			linear(pre+"v_proj", "kv*(H/heads)", "H", "aBias"), linear(pre+"o_proj", "H", "heads*(H/heads)", "aBias"))
+	}
+	mlp := func(pre string) []T {
+		return cat(linear(pre+"fc1", "I", "I", "true"), linear(pre+"fc2", "H", "I", "true"), norm(pre+"layer_norm", "I", "true"))
+	}
+	return withPart(&Family{Name: "LightGlue", Class: "LightGlue", ModelTypes: []string{"lightglue"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "D", Field: "descriptor_dim", Default: "256", Legend: "D", Desc: "descriptor width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "9", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "4", Desc: "heads", Pos: true},
+			{Sym: "kv", Field: "num_key_value_heads", Default: "heads", Null: "heads", Desc: "key/value heads", Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "D", Desc: "attention width", Pos: true},
+			{Sym: "I", Field: "intermediate_size", Default: "2*D", Desc: "MLP width", Pos: true},
+			flag("aBias", "attention_bias", "true", "attention biases"),
+			{Sym: "kD", Field: "keypoint_detector_config.descriptor_decoder_dim", Default: "256", Desc: "the detector's descriptor width", Pos: true},
+		},
+		Global: cat(when("D != kD", linear("input_projection", "D", "kD", "true")),
+			[]T{{Name: "positional_encoder.projector.weight", Shape: []string{"D/heads/2", "2"}, Role: RoleLinear}}),
+		Stacks: []Stack{{Name: "matcher", Prefix: "transformer_layers.{l}.", Layers: "L", Tensors: cat(
+			attn("self_attention."), mlp("self_mlp."), attn("cross_attention."), mlp("cross_mlp."))}},
+		Final: cat(copies("L", linear("match_assignment_layers.{e}.final_projection", "D", "D", "true"),
+			linear("match_assignment_layers.{e}.matchability", "1", "D", "true")),
+			copies("L-1", linear("token_confidence.{e}.token", "1", "D", "true"))),
+		Embed: "positional_encoder.projector.weight",
+		Tasks: []Task{{Suffix: "ForKeypointMatching", KeepFinal: true}}}, "keypoint_detector_config.", "keypoint_detector.", "ForKeypointDetection")
+}
+
+var _ = register(lightGlue())
