@@ -162,3 +162,52 @@ func ocrRecFamily(name, class, mt string) *Family {
 }
 
 var _ = register(ocrRecFamily("PP-OCRv5 mobile rec", "PPOCRV5MobileRec", "pp_ocrv5_mobile_rec"))
+
+// lcnetV4Family is PP-LCNet v4 (PPLCNetV4Backbone): a large stem (five
+// convolution layers, each with a learnable affine block where
+// use_learnable_affine_block) or a small one (two), then a stage per
+// block_configs entry of RepViT-like blocks (a depthwise token
+// convolution, biased and norm-free where it keeps the shape, an optional
+// squeeze-excite, two 1×1 channel convolutions through twice the width).
+func lcnetV4Family() *Family {
+	blk := func(i string) string { return "at(at(at(bc, l), e), " + i + ")" }
+	in, out, k, s := blk("1"), blk("2"), blk("0"), blk("3")
+	cl := func(pre, out, in, k string, act bool, groups string) []T {
+		ts := cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: k, Groups: groups}.at(pre)
+		if act {
+			ts = cat(ts, when("lab", []T{{Name: pre + "lab.scale", Shape: []string{"1"}, Role: RoleNorm}, {Name: pre + "lab.bias", Shape: []string{"1"}, Role: RoleNorm}}))
+		}
+		return ts
+	}
+	keep := "(" + in + ") == (" + out + ") && (" + s + ") == 1"
+	layer := cat(
+		when(keep, []T{{Name: "token_conv.weight", Shape: []string{out, "1", k, k}, Role: RoleLinear}, {Name: "token_conv.bias", Shape: []string{out}, Role: RoleBias}}),
+		when("!("+keep+")", cl("token_conv.", in, in, k, false, in)),
+		zeroOK(when(blk("4"), conv("token_squeeze_excitation.convolutions.0", in+"/rd", in, "1", "1"),
+			conv("token_squeeze_excitation.convolutions.2", in, in+"/rd", "1", "1"))),
+		cl("channel_conv1.", "2*"+in, in, "1", false, ""), cl("channel_conv2.", out, "2*"+in, "1", false, ""))
+	st := func(i string) string { return "at(stc, " + i + ")" }
+	const p = "encoder.convolution."
+	return &Family{Name: "PP-LCNet v4", Class: "PPLCNetV4", ModelTypes: []string{"pp_lcnet_v4"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "bc", Field: "block_configs", Type: Nested, Default: "list(list(list(3, 96, 96, 1, 1)), list(list(3, 96, 96, 1, 0), list(3, 96, 96, 1, 0)), " +
+				"list(list(3, 96, 192, list(2, 1), 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0)), " +
+				"list(list(3, 192, 384, list(2, 1), 0), list(3, 384, 384, 1, 1), list(3, 384, 384, 1, 0)))",
+				Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"},
+			{Sym: "stc", Field: "stem_channels", Type: List, Default: "list(3, 48, 96)", Null: "=", Desc: "the stem's widths"},
+			{Sym: "stt", Field: "stem_type", Type: Str, Default: "'large'", Desc: "the stem: large or small"},
+			{Sym: "rd", Field: "reduction", Default: "4", Desc: "squeeze-excite reduction", Pos: true},
+			flag("lab", "use_learnable_affine_block", "false", "learnable affine blocks in the stem"),
+		},
+		Global: cat(
+			when("stt == 'large'", cl(p+"stem1.", st("1"), st("0"), "3", true, ""), cl(p+"stem2a.", st("1")+"/2", st("1"), "2", true, ""),
+				cl(p+"stem2b.", st("1"), st("1")+"/2", "2", true, ""), cl(p+"stem3.", st("1"), "2*"+st("1"), "3", true, ""),
+				cl(p+"stem4.", st("2"), st("1"), "1", true, "")),
+			when("stt != 'large'", cl(p+"conv1.", st("1"), st("0"), "3", false, ""), cl(p+"conv2.", st("2"), st("1"), "3", false, ""))),
+		Stacks: []Stack{{Name: "stage", Prefix: "encoder.blocks.{l}.", Layers: "len(bc)", Tensors: blocksOf("blocks.", "len(at(bc, l))", layer)}},
+		Embed:  "encoder.blocks.0.blocks.0.channel_conv1.convolution.weight",
+		Tasks:  []Task{{Suffix: "Backbone", KeepFinal: true}},
+	}
+}
+
+var _ = register(lcnetV4Family())
