@@ -338,7 +338,7 @@ func backboneComposed(f *Family, cfg, pre, suffix string, feats bool) *Family {
 			part.Defs = append(part.Defs, derived("bCh", rx(bo.Ch)), out)
 		}
 		g := &Family{Name: f.Name + " (" + part.Name + ")", Class: f.Class, ConfigClass: f.ConfigClass, ModelTypes: f.ModelTypes,
-			Causal: f.Causal, SeqCls: f.SeqCls, Tasks: f.Tasks, Embed: f.Embed, Head: f.Head, Ignore: f.Ignore, Variants: f.Variants,
+			Causal: f.Causal, SeqCls: f.SeqCls, Tasks: f.Tasks, Embed: f.Embed, Head: f.Head, Ignore: f.Ignore, Variants: f.Variants, BasePrefix: f.BasePrefix,
 			Defs: cat(part.Defs, own), Global: cat(part.Global, f.Global), Stacks: cat(part.Stacks, f.Stacks), Final: cat(part.Final, f.Final)}
 		if err := g.compile(); err != nil {
 			return nil, fmt.Errorf("spec: %s with %s: %w", f.Name, part.Name, err)

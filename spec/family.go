@@ -155,6 +155,12 @@ const (
 
 	// Heights is Widths' other half: the pairs' first entries.
 	Heights
+
+	// Nested is a definition's type: arrays of arrays (up to four
+	// deep) of numbers, flags (1 and 0) and strings, read as lists of
+	// lists for at(at(x, l), e) (PP-LCNet's block_configs, per stage per
+	// block [kernel, in, out, stride, se]).
+	Nested
 )
 
 // Stack is a repeated block: the layers of a decoder, of a vision tower.

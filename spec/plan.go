@@ -333,6 +333,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.layerMapValue(field, raw)
 	case Present:
 		return int64(1), nil
+	case Nested:
+		return c.nestedValue(field, raw, 4)
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List

@@ -1,0 +1,213 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// PaddlePaddle's vision models as transformers 5.x ports them: PP-LCNet
+// (a MobileNet-like backbone of depthwise-separable blocks whose per
+// stage, per block [kernel, in, out, stride, squeeze-excite] come from
+// block_configs). Built from blocks_cnn.go's cbn.
+
+// nestedValue reads a Nested: arrays of arrays, at most depth deep, of
+// numbers, flags and strings.
+func (c *Config) nestedValue(field string, raw json.RawMessage, depth int) (any, error) {
+	if len(raw) == 0 || raw[0] != '[' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s, nil
+		}
+		var b bool
+		if json.Unmarshal(raw, &b) == nil {
+			return b2i(b), nil
+		}
+		n, err := c.parseInt(field, raw)
+		return int64(n), err
+	}
+	if depth == 0 {
+		return nil, c.errorf(field, "is nested too deep")
+	}
+	items, err := c.arrayItems(field, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(items))
+	for i, it := range items {
+		if out[i], err = c.nestedValue(field, it, depth-1); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// lcnetOpts says which PP-LCNet: v1 (plain convolution layers) or v3
+// (Rep: learnable reparameterization layers of conv_symmetric_num
+// branches, a 1×1 branch, an identity BatchNorm where the shape is kept,
+// learnable affine blocks).
+type lcnetOpts struct {
+	Name, Class, MT string
+	Rep             bool
+	Tasks           []Task
+}
+
+// maxRepBranches bounds conv_symmetric_num (a larger one is refused).
+const maxRepBranches = 16
+
+// lcnetRep is PP-LCNet v3's learnable reparameterization layer under
+// pre: out×in/groups convolutions of side k, stride s.
+func lcnetRep(pre, out, in, k, s, groups string) []T {
+	layer := func(name, k string) []T {
+		return cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: k, Groups: groups}.at(pre + name + ".")
+	}
+	var br []T
+	for i := range maxRepBranches {
+		br = cat(br, when(fmt.Sprintf("nb > %d", i), layer(fmt.Sprintf("conv_symmetric.%d", i), k)))
+	}
+	lab := func(name string) []T {
+		return []T{{Name: pre + name + ".scale", Shape: []string{"1"}, Role: RoleNorm}, {Name: pre + name + ".bias", Shape: []string{"1"}, Role: RoleNorm}}
+	}
+	return cat(when("("+out+") == ("+in+") && ("+s+") == 1", batchNorm(pre+"identity", in)), br,
+		when("("+k+") > 1", layer("conv_small_symmetric", "1")), lab("lab"), lab("act.lab"))
+}
+
+// lcnetFamily is PP-LCNet: a 3×3 stem of stem_channels, then a stage
+// per block_configs entry of depthwise-separable blocks (a depthwise
+// kernel×kernel convolution, a squeeze-excite of in/reduction where the
+// block's flag says, a pointwise convolution), every width scaled by
+// scale and rounded by make_divisible(divisor).
+func lcnetFamily(o lcnetOpts) *Family {
+	blk := func(i string) string { return "at(at(at(bc, l), e), " + i + ")" }
+	sc := func(c string) string { return "makediv((" + c + ")*sc, 1000, dv, dv)" }
+	in, out := sc(blk("1")), sc(blk("2"))
+	se := zeroOK(when(blk("4"), conv("squeeze_excitation_module.convolutions.0", in+"/rd", in, "1", "1"),
+		conv("squeeze_excitation_module.convolutions.2", in, in+"/rd", "1", "1")))
+	layer := cat(cbn{Conv: "depthwise_convolution.convolution", Norm: "depthwise_convolution.normalization", Out: in, In: in, Groups: in, K: blk("0")}.at(""),
+		se, cbn{Conv: "pointwise_convolution.convolution", Norm: "pointwise_convolution.normalization", Out: out, In: in, K: "1"}.at(""))
+	defs := []Def{
+		{Sym: "bc", Field: "block_configs", Type: Nested, Default: "list(list(list(3, 16, 32, 1, 0)), list(list(3, 32, 64, 2, 0), list(3, 64, 64, 1, 0)), " +
+			"list(list(3, 64, 128, 2, 0), list(3, 128, 128, 1, 0)), list(list(3, 128, 256, 2, 0), list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0), " +
+			"list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0)), list(list(5, 256, 512, 2, 1), list(5, 512, 512, 1, 1)))",
+			Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"},
+		{Sym: "sc", Field: "scale", Type: Milli, Default: "1000", Legend: "scale", Desc: "width multiplier (×1000)", Show: true, Pos: true},
+		{Sym: "dv", Field: "divisor", Default: "8", Desc: "channels round to a multiple of this", Pos: true},
+		{Sym: "stem", Field: "stem_channels", Default: "16", Desc: "the stem's width", Pos: true},
+		{Sym: "rd", Field: "reduction", Default: "4", Desc: "squeeze-excite reduction", Pos: true},
+		{Sym: "X", Field: "class_expand", Default: "1280", Desc: "the classifier's expansion", Pos: true},
+		derived("last", sc("at(at(at(bc, len(bc)-1), len(at(bc, len(bc)-1))-1), 2)")),
+	}
+	if o.Rep {
+		layer = cat(lcnetRep("depthwise_convolution.", in, in, blk("0"), blk("3"), in), se, lcnetRep("pointwise_convolution.", out, in, "1", "1", ""))
+		defs = replaceDef(defs, Def{Sym: "bc", Field: "block_configs", Type: Nested, Default: "list(list(list(3, 16, 32, 1, 0)), list(list(3, 32, 64, 2, 0), list(3, 64, 64, 1, 0)), " +
+			"list(list(3, 64, 128, 2, 0), list(3, 128, 128, 1, 0)), list(list(3, 128, 256, 2, 0), list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0), " +
+			"list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0)), list(list(5, 256, 512, 2, 1), list(5, 512, 512, 1, 1), list(5, 512, 512, 1, 0), list(5, 512, 512, 1, 0)))",
+			Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"})
+		defs = append(defs, Def{Sym: "nb", Field: "conv_symmetric_num", Default: "4", Desc: "convolution branches of each reparameterization layer", Max: maxRepBranches})
+	}
+	return &Family{Name: o.Name, Class: o.Class, ModelTypes: []string{o.MT}, Causal: "-", SeqCls: "-",
+		Defs:   defs,
+		Global: cbn{Conv: "convolution", Norm: "normalization", Out: sc("stem"), In: "3", K: "3"}.at("encoder.convolution."),
+		Stacks: []Stack{{Name: "stage", Prefix: "encoder.blocks.{l}.", Layers: "len(bc)", Tensors: blocksOf("layers.", "len(at(bc, l))", layer)}},
+		Embed:  "encoder.convolution.convolution.weight",
+		Tasks:  o.Tasks,
+	}
+}
+
+var _ = register(
+	lcnetFamily(lcnetOpts{Name: "PP-LCNet", Class: "PPLCNet", MT: "pp_lcnet", Tasks: []Task{
+		{Suffix: "Backbone", KeepFinal: true},
+		// the classifier: a bias-free 1×1 convolution to class_expand, a linear head.
+		{Suffix: "ForImageClassification", KeepFinal: true, Labels: true, Head: cat(
+			convNB("last_convolution", "X", "last", "1", "1"), when("C > 0", classifier("head", "X")))},
+	}}),
+	lcnetFamily(lcnetOpts{Name: "PP-LCNet v3", Class: "PPLCNetV3", MT: "pp_lcnet_v3", Rep: true, Tasks: []Task{
+		{Suffix: "Backbone", KeepFinal: true},
+	}}),
+)
+
+// ocrRecFamily is a PP-OCR text recognizer (PP-OCRv5 mobile): a
+// backbone (backbone_config, PP-LCNet v3's Backbone class) and, in the
+// recognition class, the SVTR neck on its last width (the backbone's
+// b_last: convolutions to an eighth of it and to hidden_size, depth
+// transformer blocks, back to it, a fusion with the input) and a linear
+// head to head_out_channels.
+func ocrRecFamily(name, class, mt string) *Family {
+	cl := func(pre, out, in, kh, kw string) []T {
+		return cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: kh, KW: kw}.at(pre)
+	}
+	const e = "head.encoder."
+	kh, kw := "pick(ck, 0)", "pick(ck, 1)"
+	return withBackbone(&Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "120", Legend: "H", Desc: "the SVTR neck's width", Show: true, Pos: true},
+			{Sym: "L", Field: "depth", Default: "2", Legend: "L", Desc: "the SVTR neck's blocks", Show: true, Max: MaxLayers},
+			{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "FFN width over hidden_size (×1000)"},
+			{Sym: "V", Field: "head_out_channels", Default: "18385", Legend: "V", Desc: "characters", Show: true, Pos: true},
+			{Sym: "ck", Field: "conv_kernel_size", Type: IntOrList, Default: "list(1, 3)", Null: "=", Desc: "the neck's convolution kernel [height, width]"},
+			flag("qkv", "qkv_bias", "true", "qkv has a bias"),
+		},
+		Embed: "model.backbone.encoder.convolution.convolution.weight", BasePrefix: "model.",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForTextRecognition", Head: cat(
+				cl(e+"conv_block.0.", "b_last/8", "b_last", kh, kw), cl(e+"conv_block.1.", "H", "b_last/8", "1", "1"),
+				cl(e+"conv_block.2.", "b_last", "H", "1", "1"), cl(e+"conv_block.3.", "b_last/8", "2*b_last", kh, kw),
+				cl(e+"conv_block.4.", "H", "b_last/8", "1", "1"),
+				copies("L", under(e+"svtr_block.{e}.", norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"),
+					linear("mlp.fc1", "H*mr/1000", "H", "true"), linear("mlp.fc2", "H", "H*mr/1000", "true"),
+					linear("self_attn.qkv", "3*H", "H", "qkv"), linear("self_attn.projection", "H", "H", "true"))),
+				norm(e+"norm", "H", "true"), linear("head.head", "V", "H", "true"))},
+		},
+	}, "backbone_config.", "model.backbone.")
+}
+
+var _ = register(ocrRecFamily("PP-OCRv5 mobile rec", "PPOCRV5MobileRec", "pp_ocrv5_mobile_rec"))
+
+// lcnetV4Family is PP-LCNet v4 (PPLCNetV4Backbone): a large stem (five
+// convolution layers, each with a learnable affine block where
+// use_learnable_affine_block) or a small one (two), then a stage per
+// block_configs entry of RepViT-like blocks (a depthwise token
+// convolution, biased and norm-free where it keeps the shape, an optional
+// squeeze-excite, two 1×1 channel convolutions through twice the width).
+func lcnetV4Family() *Family {
+	blk := func(i string) string { return "at(at(at(bc, l), e), " + i + ")" }
+	in, out, k, s := blk("1"), blk("2"), blk("0"), blk("3")
+	cl := func(pre, out, in, k string, act bool, groups string) []T {
+		ts := cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: k, Groups: groups}.at(pre)
+		if act {
+			ts = cat(ts, when("lab", []T{{Name: pre + "lab.scale", Shape: []string{"1"}, Role: RoleNorm}, {Name: pre + "lab.bias", Shape: []string{"1"}, Role: RoleNorm}}))
+		}
+		return ts
+	}
+	keep := "(" + in + ") == (" + out + ") && (" + s + ") == 1"
+	layer := cat(
+		when(keep, []T{{Name: "token_conv.weight", Shape: []string{out, "1", k, k}, Role: RoleLinear}, {Name: "token_conv.bias", Shape: []string{out}, Role: RoleBias}}),
+		when("!("+keep+")", cl("token_conv.", in, in, k, false, in)),
+		zeroOK(when(blk("4"), conv("token_squeeze_excitation.convolutions.0", in+"/rd", in, "1", "1"),
+			conv("token_squeeze_excitation.convolutions.2", in, in+"/rd", "1", "1"))),
+		cl("channel_conv1.", "2*"+in, in, "1", false, ""), cl("channel_conv2.", out, "2*"+in, "1", false, ""))
+	st := func(i string) string { return "at(stc, " + i + ")" }
+	const p = "encoder.convolution."
+	return &Family{Name: "PP-LCNet v4", Class: "PPLCNetV4", ModelTypes: []string{"pp_lcnet_v4"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "bc", Field: "block_configs", Type: Nested, Default: "list(list(list(3, 96, 96, 1, 1)), list(list(3, 96, 96, 1, 0), list(3, 96, 96, 1, 0)), " +
+				"list(list(3, 96, 192, list(2, 1), 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0)), " +
+				"list(list(3, 192, 384, list(2, 1), 0), list(3, 384, 384, 1, 1), list(3, 384, 384, 1, 0)))",
+				Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"},
+			{Sym: "stc", Field: "stem_channels", Type: List, Default: "list(3, 48, 96)", Null: "=", Desc: "the stem's widths"},
+			{Sym: "stt", Field: "stem_type", Type: Str, Default: "'large'", Desc: "the stem: large or small"},
+			{Sym: "rd", Field: "reduction", Default: "4", Desc: "squeeze-excite reduction", Pos: true},
+			flag("lab", "use_learnable_affine_block", "false", "learnable affine blocks in the stem"),
+		},
+		Global: cat(
+			when("stt == 'large'", cl(p+"stem1.", st("1"), st("0"), "3", true, ""), cl(p+"stem2a.", st("1")+"/2", st("1"), "2", true, ""),
+				cl(p+"stem2b.", st("1"), st("1")+"/2", "2", true, ""), cl(p+"stem3.", st("1"), "2*"+st("1"), "3", true, ""),
+				cl(p+"stem4.", st("2"), st("1"), "1", true, "")),
+			when("stt != 'large'", cl(p+"conv1.", st("1"), st("0"), "3", false, ""), cl(p+"conv2.", st("2"), st("1"), "3", false, ""))),
+		Stacks: []Stack{{Name: "stage", Prefix: "encoder.blocks.{l}.", Layers: "len(bc)", Tensors: blocksOf("blocks.", "len(at(bc, l))", layer)}},
+		Embed:  "encoder.blocks.0.blocks.0.channel_conv1.convolution.weight",
+		Tasks:  []Task{{Suffix: "Backbone", KeepFinal: true}},
+	}
+}
+
+var _ = register(lcnetV4Family())
