@@ -283,3 +283,88 @@ func vits() *Family {
 }
 
 var _ = register(vits())
+
+// univnet is UnivNet: a vocoder of location-variable convolution blocks,
+// one per stride (a transposed upsampling convolution, a kernel
+// predictor from the spectrogram predicting each residual layer's
+// kernels and biases, and a residual convolution per dilation).
+var univnet = &Family{Name: "UnivNet", Class: "UnivNet", ModelTypes: []string{"univnet"}, Causal: "-", SeqCls: "-",
+	Defs: []Def{
+		{Sym: "mic", Field: "model_in_channels", Default: "64", Legend: "Cin", Desc: "noise channels", Show: true, Pos: true},
+		{Sym: "H", Field: "model_hidden_channels", Default: "32", Legend: "H", Desc: "hidden channels", Show: true, Pos: true},
+		field("nmel", "num_mel_bins", "100", "mel bins"),
+		{Sym: "rk", Field: "resblock_kernel_sizes", Type: List, Default: "list(3, 3, 3)", Null: "=", Desc: "each block's kernel"},
+		{Sym: "rs", Field: "resblock_stride_sizes", Type: List, Default: "list(8, 8, 4)", Null: "=", Desc: "each block's stride"},
+		{Sym: "rd", Field: "resblock_dilation_sizes", Type: Lens, Default: "list(4, 4, 4)", Null: "=", Desc: "each block's dilations (counts)"},
+		{Sym: "kpnb", Field: "kernel_predictor_num_blocks", Default: "3", Desc: "kernel predictor's residual blocks", Max: MaxLayers},
+		field("kph", "kernel_predictor_hidden_channels", "64", "kernel predictor's width"),
+		field("kpk", "kernel_predictor_conv_size", "3", "kernel predictor's kernel"),
+	},
+	Global: conv1d3("conv_pre", "H", "mic", "7", "true"),
+	Stacks: []Stack{{Prefix: "resblocks.{l}.", Layers: "len(rs)", Tensors: cat(
+		conv1d3t("convt_pre", "H", "H", "2*at(rs, l)"),
+		conv1d3("kernel_predictor.input_conv", "kph", "nmel", "5", "true"),
+		[]T{{Name: "kernel_predictor.resblocks.{e}.conv1.weight", Shape: []string{"mic", "mic", "kpk"}, Role: RoleLinear, Experts: "kpnb"},
+			{Name: "kernel_predictor.resblocks.{e}.conv1.bias", Shape: []string{"mic"}, Role: RoleBias, Experts: "kpnb"},
+			{Name: "kernel_predictor.resblocks.{e}.conv2.weight", Shape: []string{"mic", "mic", "kpk"}, Role: RoleLinear, Experts: "kpnb"},
+			{Name: "kernel_predictor.resblocks.{e}.conv2.bias", Shape: []string{"mic"}, Role: RoleBias, Experts: "kpnb"}},
+		conv1d3("kernel_predictor.kernel_conv", "H*2*H*at(rk, l)*at(rd, l)", "kph", "kpk", "true"),
+		conv1d3("kernel_predictor.bias_conv", "2*H*at(rd, l)", "kph", "kpk", "true"),
+		[]T{{Name: "resblocks.{e}.conv.weight", Shape: []string{"H", "H", "at(rk, l)"}, Role: RoleLinear, Experts: "at(rd, l)"},
+			{Name: "resblocks.{e}.conv.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "at(rd, l)"}})}},
+	Final: conv1d3("conv_post", "1", "H", "7", "true"),
+	Tasks: codecBase,
+}
+
+var _ = register(univnet)
+
+// diaDims are one of Dia's stacks' fields under cfg, symbols prefixed x.
+func diaDims(cfg, x, h, l, heads, kv, i, v string) []Def {
+	return []Def{
+		{Sym: x + "H", Field: cfg + "hidden_size", Default: h, Legend: x + "H", Desc: cfg + " width", Show: true, Pos: true},
+		{Sym: x + "L", Field: cfg + "num_hidden_layers", Default: l, Legend: x + "L", Desc: cfg + " layers", Show: true, Pos: true, Max: MaxLayers},
+		field(x+"heads", cfg+"num_attention_heads", heads, "attention heads"), field(x+"kv", cfg+"num_key_value_heads", kv, "key/value heads"),
+		{Sym: x + "d", Field: cfg + "head_dim", Default: "128", Null: x + "H/" + x + "heads", Desc: "head width"},
+		field(x+"I", cfg+"intermediate_size", i, "MLP width"), field(x+"V", cfg+"vocab_size", v, "tokens"),
+	}
+}
+
+// diaAttn is a Dia attention under pre: no biases, keys and values from
+// kvIn wide states.
+func diaAttn(pre, x, heads, kv, d, kvIn string) []T {
+	return cat(linear(pre+"q_proj", heads+"*"+d, x+"H", ""), linear(pre+"k_proj", kv+"*"+d, kvIn, ""),
+		linear(pre+"v_proj", kv+"*"+d, kvIn, ""), linear(pre+"o_proj", x+"H", heads+"*"+d, ""))
+}
+
+// diaMLP is Dia's fused gated MLP.
+func diaMLP(x string) []T {
+	return cat(linear("mlp.gate_up_proj", "2*"+x+"I", x+"H", ""), linear("mlp.down_proj", x+"H", x+"I", ""))
+}
+
+var _ = register(
+	// Dia: a text encoder and an audio decoder over num_channels codebook
+	// streams (one table of vocab·channels rows), RMS norms, fused gated
+	// MLPs, the decoder's cross-attention reading cross_hidden_size wide
+	// states, and the generation head of channels·vocab logits.
+	&Family{Name: "Dia", Class: "Dia", ModelTypes: []string{"dia"}, Causal: "-", SeqCls: "-", BasePrefix: "model.",
+		Defs: cat(diaDims("encoder_config.", "e", "1024", "12", "16", "16", "4096", "256"), diaDims("decoder_config.", "", "2048", "18", "16", "4", "8192", "1028"), []Def{
+			field("cheads", "decoder_config.cross_num_attention_heads", "16", "cross-attention heads"),
+			field("ckv", "decoder_config.cross_num_key_value_heads", "16", "cross-attention key/value heads"),
+			field("cd", "decoder_config.cross_head_dim", "128", "cross-attention head width"),
+			field("cH", "decoder_config.cross_hidden_size", "1024", "the encoder states' width"),
+			field("nch", "decoder_config.num_channels", "9", "codebook channels"),
+		}),
+		Global: cat([]T{{Name: "model.encoder.embedding.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+			[]T{{Name: "model.decoder.embeddings.embed.weight", Shape: []string{"V*nch", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{
+			{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: cat(norm("pre_sa_norm", "eH", ""),
+				diaAttn("self_attention.", "e", "eheads", "ekv", "ed", "eH"), norm("post_sa_norm", "eH", ""), diaMLP("e"))},
+			{Name: "decoder", Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: cat(norm("pre_sa_norm", "H", ""),
+				diaAttn("self_attention.", "", "heads", "kv", "d", "H"), norm("pre_ca_norm", "H", ""),
+				diaAttn("cross_attention.", "", "cheads", "ckv", "cd", "cH"), norm("pre_mlp_norm", "H", ""), diaMLP(""))},
+		},
+		Final: cat(norm("model.encoder.norm", "eH", ""), norm("model.decoder.norm", "H", "")),
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true},
+			{Suffix: "ForConditionalGeneration", KeepFinal: true, Head: linear("logits_dense", "nch*V", "H", "")}},
+	},
+)

@@ -267,3 +267,66 @@ var _ = register(
 // its heads' input, where the series are scaled.
 var tsmixInject = when("inject", linear("inject_scale.inverse_trans_expansion", "2*H", "H+2", "true"), linear("inject_scale.inverse_trans_compression", "H", "2*H", "true"),
 	linear("inject_scale.map_scale_expansion", "4", "2", "true"), linear("inject_scale.map_scale_compression", "2", "4", "true"))
+
+var _ = register(
+	// Trajectory Transformer (4.x only): GPT blocks over discretized
+	// transitions, a learned position parameter, and one head per
+	// transition dimension (EinLinear: [transition_dim, vocab+1, H]).
+	&Family{Name: "Trajectory Transformer", Class: "TrajectoryTransformer", ModelTypes: []string{"trajectory_transformer"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "100", Legend: "V", Desc: "bins per dimension", Show: true, Pos: true},
+			{Sym: "H", Field: "n_embd", Default: "128", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "n_layer", Default: "4", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+			field("td", "transition_dim", "25", "transition dimensions"),
+			field("P", "block_size", "249", "positions"),
+		},
+		Global: []T{{Name: "tok_emb.weight", Shape: []string{"V*td+1", "H"}, Role: RoleEmbedding}, {Name: "pos_emb", Shape: []string{"1", "P", "H"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: "blocks.{l}.", Layers: "L", Tensors: cat(norm("ln1", "H", "true"), norm("ln2", "H", "true"),
+			linear("attn.key", "H", "H", "true"), linear("attn.query", "H", "H", "true"), linear("attn.value", "H", "H", "true"), linear("attn.proj", "H", "H", "true"),
+			linear("l1", "4*H", "H", "true"), linear("l2", "H", "4*H", "true"))}},
+		Final: cat(norm("ln_f", "H", "true"), []T{{Name: "head.weight", Shape: []string{"td", "V+1", "H"}, Role: RoleLinear}}),
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
+	},
+)
+
+var _ = register(
+	// Graphormer (4.x only): node features (atoms, in/out degrees, a
+	// graph token) hidden_size wide, attention biases per head (edges,
+	// multi-hop edge distances, spatial positions), fairseq-style
+	// encoder layers embedding_dim wide, and the LM head's transform.
+	&Family{Name: "Graphormer", Class: "Graphormer", ModelTypes: []string{"graphormer"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "E", Field: "embedding_dim", Default: "768", Legend: "E", Desc: "layers' width", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size", Default: "E", Legend: "H", Desc: "node features' width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			field("heads", "num_attention_heads", "32", "attention heads"),
+			field("I", "ffn_embedding_dim", "768", "FFN width"),
+			field("natoms", "num_atoms", "4608", "atom types"), field("nedges", "num_edges", "1536", "edge types"),
+			field("nin", "num_in_degree", "512", "in-degrees"), field("nout", "num_out_degree", "512", "out-degrees"),
+			field("nsp", "num_spatial", "512", "spatial positions"), field("ned", "num_edge_dis", "128", "edge distances"),
+			{Sym: "etype", Field: "edge_type", Type: Str, Default: "'multi_hop'", Desc: "edge encoding"},
+			{Sym: "kdim", Field: "kdim", Default: "E", Null: "E", Desc: "keys' input width"},
+			{Sym: "vdim", Field: "vdim", Default: "E", Null: "E", Desc: "values' input width"},
+			flag("bias", "bias", "true", "attention biases"),
+			{Sym: "qn", Field: "q_noise", Type: Milli, Default: "0", Desc: "quantization noise (×1000)"},
+			flag("enb", "encoder_normalize_before", "false", "an embedding layer norm"),
+			flag("prel", "pre_layernorm", "false", "a final layer norm"),
+		},
+		Global: cat([]T{{Name: "graph_encoder.graph_node_feature.atom_encoder.weight", Shape: []string{"natoms+1", "H"}, Role: RoleEmbedding},
+			{Name: "graph_encoder.graph_node_feature.in_degree_encoder.weight", Shape: []string{"nin", "H"}, Role: RoleEmbedding},
+			{Name: "graph_encoder.graph_node_feature.out_degree_encoder.weight", Shape: []string{"nout", "H"}, Role: RoleEmbedding},
+			{Name: "graph_encoder.graph_node_feature.graph_token.weight", Shape: []string{"1", "H"}, Role: RoleEmbedding},
+			{Name: "graph_encoder.graph_attn_bias.edge_encoder.weight", Shape: []string{"nedges+1", "heads"}, Role: RoleEmbedding},
+			{Name: "graph_encoder.graph_attn_bias.edge_dis_encoder.weight", Shape: []string{"ned*heads*heads", "1"}, Role: RoleEmbedding, If: "etype == 'multi_hop'"},
+			{Name: "graph_encoder.graph_attn_bias.spatial_pos_encoder.weight", Shape: []string{"nsp", "heads"}, Role: RoleEmbedding},
+			{Name: "graph_encoder.graph_attn_bias.graph_token_virtual_distance.weight", Shape: []string{"1", "heads"}, Role: RoleEmbedding}},
+			when("qn > 0", linear("graph_encoder.quant_noise", "E", "E", "")), when("enb", norm("graph_encoder.emb_layer_norm", "E", "true")),
+			when("prel", norm("graph_encoder.final_layer_norm", "E", "true"))),
+		Stacks: []Stack{{Prefix: "graph_encoder.layers.{l}.", Layers: "L", Tensors: cat(
+			linear("self_attn.k_proj", "E", "kdim", "bias"), linear("self_attn.v_proj", "E", "vdim", "bias"), linear("self_attn.q_proj", "E", "E", "bias"),
+			linear("self_attn.out_proj", "E", "E", "bias"), norm("self_attn_layer_norm", "E", "true"),
+			linear("fc1", "I", "E", "true"), linear("fc2", "E", "I", "true"), norm("final_layer_norm", "E", "true"))}},
+		Final: cat(linear("lm_head_transform_weight", "E", "E", "true"), norm("layer_norm", "E", "true")),
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
+	},
+)
