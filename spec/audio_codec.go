@@ -283,3 +283,190 @@ func vits() *Family {
 }
 
 var _ = register(vits())
+
+// univnet is UnivNet: a vocoder of location-variable convolution blocks,
+// one per stride (a transposed upsampling convolution, a kernel
+// predictor from the spectrogram predicting each residual layer's
+// kernels and biases, and a residual convolution per dilation).
+var univnet = &Family{Name: "UnivNet", Class: "UnivNet", ModelTypes: []string{"univnet"}, Causal: "-", SeqCls: "-",
+	Defs: []Def{
+		{Sym: "mic", Field: "model_in_channels", Default: "64", Legend: "Cin", Desc: "noise channels", Show: true, Pos: true},
+		{Sym: "H", Field: "model_hidden_channels", Default: "32", Legend: "H", Desc: "hidden channels", Show: true, Pos: true},
+		field("nmel", "num_mel_bins", "100", "mel bins"),
+		{Sym: "rk", Field: "resblock_kernel_sizes", Type: List, Default: "list(3, 3, 3)", Null: "=", Desc: "each block's kernel"},
+		{Sym: "rs", Field: "resblock_stride_sizes", Type: List, Default: "list(8, 8, 4)", Null: "=", Desc: "each block's stride"},
+		{Sym: "rd", Field: "resblock_dilation_sizes", Type: Lens, Default: "list(4, 4, 4)", Null: "=", Desc: "each block's dilations (counts)"},
+		{Sym: "kpnb", Field: "kernel_predictor_num_blocks", Default: "3", Desc: "kernel predictor's residual blocks", Max: MaxLayers},
+		field("kph", "kernel_predictor_hidden_channels", "64", "kernel predictor's width"),
+		field("kpk", "kernel_predictor_conv_size", "3", "kernel predictor's kernel"),
+	},
+	Global: conv1d3("conv_pre", "H", "mic", "7", "true"),
+	Stacks: []Stack{{Prefix: "resblocks.{l}.", Layers: "len(rs)", Tensors: cat(
+		conv1d3t("convt_pre", "H", "H", "2*at(rs, l)"),
+		conv1d3("kernel_predictor.input_conv", "kph", "nmel", "5", "true"),
+		[]T{{Name: "kernel_predictor.resblocks.{e}.conv1.weight", Shape: []string{"mic", "mic", "kpk"}, Role: RoleLinear, Experts: "kpnb"},
+			{Name: "kernel_predictor.resblocks.{e}.conv1.bias", Shape: []string{"mic"}, Role: RoleBias, Experts: "kpnb"},
+			{Name: "kernel_predictor.resblocks.{e}.conv2.weight", Shape: []string{"mic", "mic", "kpk"}, Role: RoleLinear, Experts: "kpnb"},
+			{Name: "kernel_predictor.resblocks.{e}.conv2.bias", Shape: []string{"mic"}, Role: RoleBias, Experts: "kpnb"}},
+		conv1d3("kernel_predictor.kernel_conv", "H*2*H*at(rk, l)*at(rd, l)", "kph", "kpk", "true"),
+		conv1d3("kernel_predictor.bias_conv", "2*H*at(rd, l)", "kph", "kpk", "true"),
+		[]T{{Name: "resblocks.{e}.conv.weight", Shape: []string{"H", "H", "at(rk, l)"}, Role: RoleLinear, Experts: "at(rd, l)"},
+			{Name: "resblocks.{e}.conv.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "at(rd, l)"}})}},
+	Final: conv1d3("conv_post", "1", "H", "7", "true"),
+	Tasks: codecBase,
+}
+
+var _ = register(univnet)
+
+// diaDims are one of Dia's stacks' fields under cfg, symbols prefixed x.
+func diaDims(cfg, x, h, l, heads, kv, i, v string) []Def {
+	return []Def{
+		{Sym: x + "H", Field: cfg + "hidden_size", Default: h, Legend: x + "H", Desc: cfg + " width", Show: true, Pos: true},
+		{Sym: x + "L", Field: cfg + "num_hidden_layers", Default: l, Legend: x + "L", Desc: cfg + " layers", Show: true, Pos: true, Max: MaxLayers},
+		field(x+"heads", cfg+"num_attention_heads", heads, "attention heads"), field(x+"kv", cfg+"num_key_value_heads", kv, "key/value heads"),
+		{Sym: x + "d", Field: cfg + "head_dim", Default: "128", Null: x + "H/" + x + "heads", Desc: "head width"},
+		field(x+"I", cfg+"intermediate_size", i, "MLP width"), field(x+"V", cfg+"vocab_size", v, "tokens"),
+	}
+}
+
+// diaAttn is a Dia attention under pre: no biases, keys and values from
+// kvIn wide states.
+func diaAttn(pre, x, heads, kv, d, kvIn string) []T {
+	return cat(linear(pre+"q_proj", heads+"*"+d, x+"H", ""), linear(pre+"k_proj", kv+"*"+d, kvIn, ""),
+		linear(pre+"v_proj", kv+"*"+d, kvIn, ""), linear(pre+"o_proj", x+"H", heads+"*"+d, ""))
+}
+
+// diaMLP is Dia's fused gated MLP.
+func diaMLP(x string) []T {
+	return cat(linear("mlp.gate_up_proj", "2*"+x+"I", x+"H", ""), linear("mlp.down_proj", x+"H", x+"I", ""))
+}
+
+var _ = register(
+	// Dia: a text encoder and an audio decoder over num_channels codebook
+	// streams (one table of vocab·channels rows), RMS norms, fused gated
+	// MLPs, the decoder's cross-attention reading cross_hidden_size wide
+	// states, and the generation head of channels·vocab logits.
+	&Family{Name: "Dia", Class: "Dia", ModelTypes: []string{"dia"}, Causal: "-", SeqCls: "-", BasePrefix: "model.",
+		Defs: cat(diaDims("encoder_config.", "e", "1024", "12", "16", "16", "4096", "256"), diaDims("decoder_config.", "", "2048", "18", "16", "4", "8192", "1028"), []Def{
+			field("cheads", "decoder_config.cross_num_attention_heads", "16", "cross-attention heads"),
+			field("ckv", "decoder_config.cross_num_key_value_heads", "16", "cross-attention key/value heads"),
+			field("cd", "decoder_config.cross_head_dim", "128", "cross-attention head width"),
+			field("cH", "decoder_config.cross_hidden_size", "1024", "the encoder states' width"),
+			field("nch", "decoder_config.num_channels", "9", "codebook channels"),
+		}),
+		Global: cat([]T{{Name: "model.encoder.embedding.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+			[]T{{Name: "model.decoder.embeddings.embed.weight", Shape: []string{"V*nch", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{
+			{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: cat(norm("pre_sa_norm", "eH", ""),
+				diaAttn("self_attention.", "e", "eheads", "ekv", "ed", "eH"), norm("post_sa_norm", "eH", ""), diaMLP("e"))},
+			{Name: "decoder", Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: cat(norm("pre_sa_norm", "H", ""),
+				diaAttn("self_attention.", "", "heads", "kv", "d", "H"), norm("pre_ca_norm", "H", ""),
+				diaAttn("cross_attention.", "", "cheads", "ckv", "cd", "cH"), norm("pre_mlp_norm", "H", ""), diaMLP(""))},
+		},
+		Final: cat(norm("model.encoder.norm", "eH", ""), norm("model.decoder.norm", "H", "")),
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true},
+			{Suffix: "ForConditionalGeneration", KeepFinal: true, Head: linear("logits_dense", "nch*V", "H", "")}},
+	},
+)
+
+// fs2Stack is one of FastSpeech2-Conformer's conformer stacks (the
+// encoder's or the decoder's: x is "e" or "d", their fields under
+// encoder_config / decoder_config, which config.json's dicts set over
+// the flat fields): relative-position attention, macaron and
+// convolutional FFNs (1-D convolutions), the convolution module where
+// use_cnn_in_conformer, a concat linear where concat_after.
+func fs2Stack(pre, x string) Stack {
+	s := func(n string) string { return x + n }
+	ffn := func(p string) []T {
+		return cat(conv1d3(p+".conv1", s("I"), "H", "pk", "true"), conv1d3(p+".conv2", "H", s("I"), "pk", "true"))
+	}
+	return Stack{Name: pre[:len(pre)-1], Prefix: pre + "conformer_layers.{l}.", Layers: s("L"), Tensors: cat(
+		linear("self_attn.linear_q", "H", "H", "true"), linear("self_attn.linear_k", "H", "H", "true"), linear("self_attn.linear_v", "H", "H", "true"),
+		linear("self_attn.linear_out", "H", "H", "true"), linear("self_attn.linear_pos", "H", "H", ""),
+		[]T{{Name: "self_attn.pos_bias_u", Shape: []string{s("heads"), "H/" + s("heads")}, Role: RoleNorm}, {Name: "self_attn.pos_bias_v", Shape: []string{s("heads"), "H/" + s("heads")}, Role: RoleNorm}},
+		ffn("feed_forward"), when("macaron", ffn("feed_forward_macaron"), norm("ff_macaron_layer_norm", "H", "true")),
+		when("cnn", conv1d3("conv_module.pointwise_conv1", "2*H", "H", "1", "true"), conv1d3("conv_module.depthwise_conv", "H", "1", s("K"), "true"),
+			batchNorm("conv_module.norm", "H"), conv1d3("conv_module.pointwise_conv2", "H", "H", "1", "true"),
+			norm("conv_layer_norm", "H", "true"), norm("final_layer_norm", "H", "true")),
+		norm("ff_layer_norm", "H", "true"), norm("self_attn_layer_norm", "H", "true"),
+		when(s("cat"), linear("concat_linear", "H", "2*H", "true")))}
+}
+
+// fs2Defs are one conformer stack's fields.
+func fs2Defs(x, cfg, heads, layers, units, kernel string) []Def {
+	c := func(k, flat string) string { return cfg + "." + k + "|" + flat }
+	return []Def{
+		{Sym: x + "L", Field: c("layers", cfg[:len(cfg)-len("_config")]+"_layers"), Default: layers, Legend: x + "L", Desc: cfg + " layers", Show: true, Max: MaxLayers},
+		{Sym: x + "heads", Field: c("num_attention_heads", cfg[:len(cfg)-len("_config")]+"_num_attention_heads"), Default: heads, Desc: "attention heads (head width H/heads, floored)", Pos: true},
+		field(x+"I", c("linear_units", cfg[:len(cfg)-len("_config")]+"_linear_units"), units, "FFN width"),
+		field(x+"K", c("kernel_size", cfg[:len(cfg)-len("_config")]+"_kernel_size"), kernel, "convolution module's kernel"),
+		flag(x+"cat", c("concat_after", cfg[:len(cfg)-len("_config")]+"_concat_after"), "false", "a concat linear after attention"),
+	}
+}
+
+// fs2Predictor is a FastSpeech2 variance predictor under pre: n
+// convolutions (kernel k, ch wide, the first from H) with layer norms,
+// and a linear to one value.
+func fs2Predictor(pre, n, ch, k string) []T {
+	return cat([]T{{Name: pre + "conv_layers.{e}.conv.weight", Shape: []string{ch, "e == 0 ? H : " + ch, k}, Role: RoleLinear, Experts: n, PerCopy: true},
+		{Name: pre + "conv_layers.{e}.conv.bias", Shape: []string{ch}, Role: RoleBias, Experts: n},
+		{Name: pre + "conv_layers.{e}.layer_norm.weight", Shape: []string{ch}, Role: RoleNorm, Experts: n},
+		{Name: pre + "conv_layers.{e}.layer_norm.bias", Shape: []string{ch}, Role: RoleBias, Experts: n}},
+		linear(pre+"linear", "1", ch, "true"))
+}
+
+// fastSpeech2 is FastSpeech2-Conformer's acoustic model under pre.
+func fastSpeech2(pre string) ([]Def, []T, []Stack) {
+	defs := cat([]Def{
+		{Sym: "H", Field: "hidden_size", Default: "384", Legend: "H", Desc: "width", Show: true, Pos: true},
+		{Sym: "V", Field: "vocab_size", Default: "78", Legend: "V", Desc: "text tokens", Show: true, Pos: true},
+		field("mel", "num_mel_bins", "80", "mel bins"), field("rf", "reduction_factor", "1", "frames per step"),
+		field("pk", "positionwise_conv_kernel_size", "3", "FFN kernel"),
+		flag("macaron", "use_macaron_style_in_conformer", "true", "macaron FFNs"), flag("cnn", "use_cnn_in_conformer", "true", "convolution modules"),
+		{Sym: "pnl", Field: "speech_decoder_postnet_layers", Default: "5", Desc: "postnet layers", Max: MaxLayers},
+		field("pu", "speech_decoder_postnet_units", "256", "postnet width"), field("pnk", "speech_decoder_postnet_kernel", "5", "postnet kernel"),
+		{Sym: "dpl", Field: "duration_predictor_layers", Default: "2", Desc: "duration predictor layers", Max: MaxLayers},
+		field("dpc", "duration_predictor_channels", "256", "its width"), field("dpk", "duration_predictor_kernel_size", "3", "its kernel"),
+		{Sym: "epl", Field: "energy_predictor_layers", Default: "2", Desc: "energy predictor layers", Max: MaxLayers},
+		field("epc", "energy_predictor_channels", "256", "its width"), field("epk", "energy_predictor_kernel_size", "3", "its kernel"),
+		{Sym: "ppl", Field: "pitch_predictor_layers", Default: "5", Desc: "pitch predictor layers", Max: MaxLayers},
+		field("ppc", "pitch_predictor_channels", "256", "its width"), field("ppk", "pitch_predictor_kernel_size", "5", "its kernel"),
+		field("pek", "pitch_embed_kernel_size", "1", "pitch embedding kernel"), field("eek", "energy_embed_kernel_size", "1", "energy embedding kernel"),
+		{Sym: "nspk", Field: "num_speakers", Default: "0", Null: "0", Desc: "speakers"},
+		{Sym: "nlang", Field: "num_languages", Default: "0", Null: "0", Desc: "languages"},
+		{Sym: "sed", Field: "speaker_embed_dim", Default: "0", Null: "0", Desc: "speaker embedding width"},
+	}, fs2Defs("e", "encoder_config", "2", "4", "1536", "7"), fs2Defs("d", "decoder_config", "2", "4", "1536", "31"))
+	global := cat(when("nlang > 1", []T{{Name: pre + "language_id_embedding.weight", Shape: []string{"nlang", "H"}, Role: RoleEmbedding}}),
+		when("nspk > 1", []T{{Name: pre + "speaker_id_embedding.weight", Shape: []string{"nspk", "H"}, Role: RoleEmbedding}}),
+		when("sed > 0", linear(pre+"projection", "H", "H+sed", "true")),
+		[]T{{Name: pre + "encoder.embed.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}},
+		fs2Predictor(pre+"duration_predictor.", "dpl", "dpc", "dpk"), fs2Predictor(pre+"pitch_predictor.", "ppl", "ppc", "ppk"),
+		conv1d3(pre+"pitch_embed.conv", "H", "1", "pek", "true"), fs2Predictor(pre+"energy_predictor.", "epl", "epc", "epk"),
+		conv1d3(pre+"energy_embed.conv", "H", "1", "eek", "true"),
+		linear(pre+"speech_decoder_postnet.feat_out", "mel*rf", "H", "true"),
+		[]T{{Name: pre + "speech_decoder_postnet.layers.{e}.conv.weight", Shape: []string{"e == pnl-1 ? mel : pu", "e == 0 ? mel : pu", "pnk"}, Role: RoleLinear, Experts: "pnl", PerCopy: true}})
+	for _, t := range batchNorm(pre+"speech_decoder_postnet.layers.{e}.batch_norm", "w") {
+		t.Experts, t.PerCopy = "pnl", true
+		t.Shape = renameSyms([]T{t}, "w", "(e == pnl-1 ? mel : pu)")[0].Shape
+		global = append(global, t)
+	}
+	return defs, global, []Stack{fs2Stack(pre+"encoder.", "e"), fs2Stack(pre+"decoder.", "d")}
+}
+
+var _ = register(func() *Family {
+	d, g, st := fastSpeech2("")
+	return &Family{Name: "FastSpeech2-Conformer", Class: "FastSpeech2Conformer", ModelTypes: []string{"fastspeech2_conformer"}, Causal: "-", SeqCls: "-",
+		Defs: d, Global: g, Stacks: st, Tasks: codecBase}
+}(), func() *Family {
+	// FastSpeech2-Conformer with its HiFi-GAN vocoder: the acoustic
+	// model under model. (fields under model_config), the vocoder under
+	// vocoder. (fields under vocoder_config) with its saved mean and
+	// scale of the model_in_dim mel bins.
+	d, g, st := fastSpeech2("model.")
+	hg, hgFinal, hgStack := hifiGan("vocoder.", "vin")
+	return &Family{Name: "FastSpeech2-Conformer with HiFi-GAN", Class: "FastSpeech2ConformerWithHifiGan", ModelTypes: []string{"fastspeech2_conformer_with_hifigan"},
+		Causal: "-", SeqCls: "-", Defs: cat(underCfg(d, "model_config."), hifiGanDefs("vocoder_config."), []Def{field("vin", "vocoder_config.model_in_dim", "80", "the vocoder's mel bins")}),
+		Global: cat(g, []T{{Name: "vocoder.mean", Shape: []string{"vin"}, Role: RoleNorm}, {Name: "vocoder.scale", Shape: []string{"vin"}, Role: RoleNorm}}, hg),
+		Stacks: append(st, hgStack), Final: hgFinal,
+		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+}())

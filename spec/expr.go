@@ -399,10 +399,18 @@ func (x callExpr) eval(e *env) (any, error) {
 			r += d
 		}
 		return r, nil
-	case "sum": // sum(list): the sum of a list of integers (a flat stack of per-stage blocks, vision_cnn.go)
+	case "sum": // sum(list): the sum of a list of integers (a flat stack of per-stage blocks, vision_cnn.go); sum(list, cap): of each entry capped (timeseries.go's embedding widths, min(50, ·))
 		l, err := list(0)
 		if err != nil {
 			return nil, err
+		}
+		limit := int64(1 << 32)
+		if len(vals) == 2 {
+			c, ok := vals[1].(int64)
+			if !ok || c < 0 {
+				return nil, &exprError{fmt.Sprintf("%s: needs a list and a cap", x.src())}
+			}
+			limit = min(limit, c)
 		}
 		t := int64(0)
 		for _, v := range l {
@@ -410,7 +418,7 @@ func (x callExpr) eval(e *env) (any, error) {
 			if !ok || n < 0 || n > 1<<32 {
 				return nil, &exprError{fmt.Sprintf("%s: %s is not a count", x.src(), describe(v))}
 			}
-			t += n
+			t += min(n, limit)
 		}
 		return t, nil
 	case "prod": // prod(list): the product of a list of positive integers (a codec's hop length: its strides' product, blocks_codec.go)
