@@ -155,6 +155,11 @@ const (
 
 	// Heights is Widths' other half: the pairs' first entries.
 	Heights
+
+	// Lists is a definition's type: an array of arrays, each read as a
+	// List (LeViT's down_ops, ["Subsample", 16, 8, 4, 2, 2] per stage),
+	// read with at(at(x, l), i).
+	Lists
 )
 
 // Stack is a repeated block: the layers of a decoder, of a vision tower.

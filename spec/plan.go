@@ -333,6 +333,18 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.layerMapValue(field, raw)
 	case Present:
 		return int64(1), nil
+	case Lists:
+		items, err := c.arrayItems(field, raw)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(items))
+		for i, it := range items {
+			if out[i], err = c.value(field, it, List); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List

@@ -1,6 +1,9 @@
 package spec
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Convolutional and hierarchical vision backbones and their heads:
 // ResNet (the backbone of many other models: blocks_cnn.go's
@@ -659,3 +662,94 @@ var _ = register(
 			zeroOK(cat(cbn{Conv: "ffn.conv1.convolution", Out: "(fm*A/1000)/16*16", In: "A", K: "1", Bias: "true"}.at(""),
 				cbn{Conv: "ffn.conv2.convolution", Out: "A", In: "(fm*A/1000)/16*16", K: "1", Bias: "true"}.at(""))))}),
 )
+
+// levit is LeViT: a patch embedding of four 3×3 convolutions with
+// BatchNorms (to hidden_sizes[0]/8, /4, /2, then hidden_sizes[0]), then
+// one stage per entry of depths, a flat list of residual layers:
+// depths[l] attentions (key_dim[l]·heads queries and keys and
+// attention_ratio[l] times that for values, a bias per head and offset
+// of the stage's resolution²), each followed by an MLP of mlp_ratio[l]
+// where that is positive; a stage whose down_ops entry is
+// ["Subsample", key_dim, heads, ratio, mlp, stride] ends in a
+// subsampling attention to the next stage's width (biases over its
+// input resolution²) and, where mlp > 0, its MLP. 4.x's LevitConfig
+// recomputes down_ops (the first two stages, key_dim[0],
+// hidden_sizes[l]/key_dim[0] heads, ratio 4, MLP 2, stride 2); 5.x reads
+// config.json's, those by default. Every linear is bias-free with a
+// BatchNorm1d.
+func levit() *Family {
+	h, kd, nh, ar := "at(hs, l)", "at(kd, l)", "at(heads, l)", "at(ar, l)"
+	st := "(1 + (at(mr, l) > 0))"
+	main := "at(dp, l)*" + st
+	d := func(i int) string { return fmt.Sprintf("at(at(dop, l), %d)", i) }
+	sub := "(l < len(dop) && " + d(0) + " == 'Subsample')"
+	// r(l): the resolution entering stage l, halved (by the stride) after
+	// each subsampling stage; unrolled to 8 stages.
+	rs := []string{"S/P"}
+	for k := 1; k < 8; k++ {
+		p := fmt.Sprintf("r%d", k-1)
+		dk := func(i int) string { return fmt.Sprintf("at(at(dop, %d), %d)", k-1, i) }
+		rs = append(rs, fmt.Sprintf("(%d < len(dop) && %s == 'Subsample' ? (%s-1)/%s+1 : %s)", k-1, dk(0), p, dk(5), p))
+	}
+	res := "at(list(r0, r1, r2, r3, r4, r5, r6, r7), l)"
+	lin := func(name, out, in string) []T { // MLPLayerWithBN: a bias-free linear and a BatchNorm1d
+		return cat([]T{{Name: name + ".linear.weight", Shape: []string{out, in}, Role: RoleLinear}}, batchNorm(name+".batch_norm", out))
+	}
+	h1 := "at(hs, l+1)"
+	kdS, hS, arS, mS := d(1), d(2), d(3), d(4)
+	mw := "(e < " + main + " ? " + h + " : " + h1 + ")"
+	mm := "(e < " + main + " ? " + h + "*at(mr, l) : " + mS + "*" + h1 + ")"
+	layer := cat(
+		when("e < "+main+" && e % "+st+" == 0",
+			lin("module.queries_keys_values", ar+"*"+kd+"*"+nh+" + 2*"+kd+"*"+nh, h),
+			lin("module.projection", h, ar+"*"+kd+"*"+nh),
+			[]T{{Name: "module.attention_biases", Shape: []string{nh, res + "*" + res}, Role: RoleNorm}}),
+		when("e < "+main+" && e % "+st+" == 1 || "+sub+" && e == "+main+" + 1",
+			lin("module.linear_up", mm, mw), lin("module.linear_down", mw, mm)),
+		// a subsampling attention of hidden_sizes[l]/key_dim[0] heads
+		// (4.x) has none where the stage is narrower than key_dim[0]:
+		// transformers builds it zero-wide.
+		zeroOK(when(sub+" && e == "+main,
+			lin("keys_values", arS+"*"+kdS+"*"+hS+" + "+kdS+"*"+hS, h), lin("queries", kdS+"*"+hS, h),
+			lin("projection", h1, arS+"*"+kdS+"*"+hS),
+			[]T{{Name: "attention_biases", Shape: []string{hS, res + "*" + res}, Role: RoleNorm}})))
+	pe := func(i int, out, in string) []T {
+		return cbn{Conv: "convolution", Norm: "batch_norm", Out: out, In: in, K: "ks"}.at(fmt.Sprintf("levit.patch_embeddings.embedding_layer_%d.", i))
+	}
+	h0 := "at(hs, 0)"
+	last := "at(hs, len(hs)-1)"
+	head := func(name string) []T {
+		return cat(batchNorm(name+".batch_norm", last), linear(name+".linear", "C", last, "true"))
+	}
+	computed := "list(list('Subsample', at(kd, 0), at(hs, 0)/at(kd, 0), 4, 2, 2), list('Subsample', at(kd, 0), at(hs, 1)/at(kd, 0), 4, 2, 2))"
+	defs := []Def{
+		{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true},
+		{Sym: "P", Field: "patch_size", Default: "16", Desc: "patch side, pixels", Pos: true},
+		{Sym: "ks", Field: "kernel_size", Default: "3", Desc: "the patch embedding's kernels", Pos: true},
+		{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(128, 256, 384)", Null: "=", Desc: "each stage's width"},
+		{Sym: "heads", Field: "num_attention_heads", Type: List, Default: "list(4, 8, 12)", Null: "=", Desc: "each stage's heads"},
+		{Sym: "dp", Field: "depths", Type: List, Default: "list(4, 4, 4)", Null: "=", Desc: "each stage's attention layers"},
+		{Sym: "kd", Field: "key_dim", Type: List, Default: "list(16, 16, 16)", Null: "=", Desc: "each stage's key width per head"},
+		{Sym: "mr", Field: "mlp_ratio", Type: List, Default: "list(2, 2, 2)", Null: "=", Desc: "each stage's MLP expansion"},
+		{Sym: "ar", Field: "attention_ratio", Type: List, Default: "list(2, 2, 2)", Null: "=", Desc: "each stage's value width over its key width"},
+		{Sym: "dopF", Field: "down_ops", Type: Lists, Default: computed, Null: "=", Desc: "each stage's subsampling (read by 5.x; 4.x recomputes it)"},
+		derived("dop", "tf5 ? dopF : "+computed),
+		{Sym: "nS", Field: "", Default: "len(dp)", Max: 8},
+	}
+	for k, r := range rs {
+		defs = append(defs, derived(fmt.Sprintf("r%d", k), r))
+	}
+	return cnnFamily(cnnOpts{Name: "LeViT", Class: "Levit", MT: "levit", Base: "levit.",
+		Enc: encoderPart{
+			Defs:   defs,
+			Global: cat(pe(1, h0+"/8", "Ch"), pe(2, h0+"/4", h0+"/8"), pe(3, h0+"/2", h0+"/4"), pe(4, h0, h0+"/2")),
+			Stacks: []Stack{{Name: "stage", Prefix: "levit.encoder.stages.{l}.", Layers: "nS",
+				Tensors: blocksOf("layers.", main+" + ("+sub+" ? 1 + ("+mS+" > 0) : 0)", layer)}},
+		},
+		Cls: when("C > 0", head("classifier")),
+		Tasks: []Task{{Suffix: "ForImageClassificationWithTeacher", Labels: true,
+			Head: when("C > 0", head("classifier"), head("classifier_distill"))}}})
+}
+
+var _ = register(levit())
