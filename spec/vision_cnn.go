@@ -753,3 +753,66 @@ func levit() *Family {
 }
 
 var _ = register(levit())
+
+// swiftFormer is SwiftFormer: a patch embedding (two 3×3 stride-2
+// convolutions with BatchNorms to embed_dims[0]/2 and embed_dims[0]),
+// then a network list alternating stages and, between stages i and i+1
+// where downsamples[i] or their widths differ, an embedding (a biased
+// down_patch_size convolution and a BatchNorm). A stage's depths[i]
+// blocks are convolutional encoders (a depthwise 3×3, a BatchNorm, a
+// 1×1 MLP of mlp_ratio, a layer scale) but the last, an encoder block
+// (a local representation, additive attention, a convolutional MLP and,
+// where use_layer_scale, two layer scales). The classifier norms the
+// last stage and has a head and a distillation head.
+func swiftFormer() *Family {
+	// seg: each stage's network entries (1, or 2 with the embedding
+	// after it), unrolled to 8 stages.
+	var seg []string
+	for i := 0; i < 8; i++ {
+		seg = append(seg, fmt.Sprintf("1 + (%d < nS-1 && (at(dsl, %d) || at(ed, %d) != at(ed, %d)))", i, i, i, i+1))
+	}
+	i := "segof(seg, l)"
+	w := "at(ed, " + i + ")"
+	hid := "(" + w + ")*mr/1000"
+	c := func(name, out, in, k, groups string) []T {
+		return cbn{Conv: name, Out: out, In: in, K: k, Groups: groups, Bias: "true"}.at("")
+	}
+	scale := func(name string) T { return T{Name: name, Shape: []string{w, "1", "1"}, Role: RoleNorm} }
+	convEnc := cat(c("depth_wise_conv", w, w, "3", w), batchNorm("norm", w), c("point_wise_conv1", hid, w, "1", ""),
+		c("point_wise_conv2", w, hid, "1", ""), []T{scale("layer_scale")})
+	block := cat(c("local_representation.depth_wise_conv", w, w, "3", w), batchNorm("local_representation.norm", w),
+		c("local_representation.point_wise_conv1", w, w, "1", ""), c("local_representation.point_wise_conv2", w, w, "1", ""),
+		[]T{scale("local_representation.layer_scale")},
+		renameSyms(cat(linear("attn.to_query", "W", "W", "true"), linear("attn.to_key", "W", "W", "true"),
+			[]T{{Name: "attn.w_g", Shape: []string{"W", "1"}, Role: RoleNorm}},
+			linear("attn.proj", "W", "W", "true"), linear("attn.final", "W", "W", "true")), "W", w),
+		batchNorm("linear.norm1", w), c("linear.fc1", hid, w, "1", ""), c("linear.fc2", w, hid, "1", ""),
+		when("ls", []T{scale("layer_scale_1"), scale("layer_scale_2")}))
+	stage := blocksOf("blocks.", "at(dp, "+i+")", cat(when("e < at(dp, "+i+") - 1", convEnc), when("e == at(dp, "+i+") - 1", block)))
+	nx := "at(ed, " + i + "+1)"
+	emb := cat(c("proj", nx, w, "dps", ""), batchNorm("norm", nx))
+	e0 := "at(ed, 0)"
+	last := "at(ed, len(ed)-1)"
+	return cnnFamily(cnnOpts{Name: "SwiftFormer", Class: "SwiftFormer", MT: "swiftformer", Base: "swiftformer.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 6, 4)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ed", Field: "embed_dims", Type: List, Default: "list(48, 56, 112, 220)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dsl", Field: "downsamples", Type: List, Default: "list(1, 1, 1, 1)", Null: "=", Desc: "the stages followed by a downsampling embedding"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
+				{Sym: "dps", Field: "down_patch_size", Default: "3", Desc: "the downsampling embeddings' kernel", Pos: true},
+				flag("ls", "use_layer_scale", "true", "the encoder blocks' layer scales"),
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: 8},
+				derived("seg", "list("+strings.Join(seg, ", ")+")"),
+			},
+			Global: cat(c("swiftformer.patch_embed.patch_embedding.0", e0+"/2", "Ch", "3", ""), batchNorm("swiftformer.patch_embed.patch_embedding.1", e0+"/2"),
+				c("swiftformer.patch_embed.patch_embedding.3", e0, e0+"/2", "3", ""), batchNorm("swiftformer.patch_embed.patch_embedding.4", e0)),
+			Stacks: []Stack{{Name: "stage", Prefix: "swiftformer.encoder.network.{l}.", Layers: "nS + sum(seg) - 8",
+				Kinds:   []Kind{{Name: "emb", If: "segpos(seg, l) == 1"}, {Name: "stage", If: "true"}},
+				Tensors: cat(when("stage", stage), when("emb", emb))}},
+		},
+		Cls: cat(batchNorm("norm", last), when("C > 0", classifier("head", last), classifier("dist_head", last)))})
+}
+
+var _ = register(swiftFormer())
