@@ -816,3 +816,66 @@ func swiftFormer() *Family {
 }
 
 var _ = register(swiftFormer())
+
+// focalNet is FocalNet: a patch embedding (a patch_size convolution, or
+// a 7×7 one where use_conv_embed) and a LayerNorm, then one stage per
+// entry of depths, embed_dim·2^l wide, of focal-modulation layers (a
+// projection to 2·d + focal_levels[l] + 1, a 1×1 context convolution,
+// focal_levels[l] bias-free depthwise convolutions of 2k +
+// focal_windows[l], an optional post-modulation LayerNorm, an MLP of
+// mlp_ratio, optional layer scales), every stage but the last ending in
+// a downsampling patch embedding with its norm; a final LayerNorm. The
+// backbone holds the whole model; masked image modeling adds a mask
+// token and a 1×1 decoder to stride²·channels.
+func focalNet() *Family {
+	d := "E*pow(2, l)"
+	fl := "at(flv, l)"
+	// the focal levels inside each layer (a repeat inside the blocks'
+	// repeat), unrolled to 16 levels: kernels of 2k + focal_windows[l].
+	var focal []T
+	for k := 0; k < 16; k++ {
+		ks := fmt.Sprintf("%d + at(fwn, l)", 2*k)
+		focal = append(focal, T{Name: fmt.Sprintf("modulation.focal_layers.%d.0.weight", k), Shape: []string{"D", "1", ks, ks}, Role: RoleLinear, If: fmt.Sprintf("%d < %s", k, fl)})
+	}
+	layer := renameSyms(cat(norm("norm1", "D", "true"), norm("norm2", "D", "true"),
+		linear("modulation.projection_in", "2*D + "+fl+" + 1", "D", "true"),
+		conv("modulation.projection_context", "D", "D", "1", "1"),
+		linear("modulation.projection_out", "D", "D", "true"),
+		focal,
+		when("postMod", norm("modulation.layernorm", "D", "true")),
+		linear("mlp.fc1", "D*mr/1000", "D", "true"), linear("mlp.fc2", "D", "D*mr/1000", "true"),
+		when("ls", vec("gamma_1", "D"), vec("gamma_2", "D"))), "D", d)
+	pre := "focalnet."
+	k2 := "(ce ? 3 : 2)"
+	stage := cat(blocksOf("layers.", "at(dp, l)", layer),
+		when("l < nS-1", conv("downsample.projection", "2*"+d, d, k2, k2), norm("downsample.norm", "2*"+d, "true")))
+	return cnnFamily(cnnOpts{Name: "FocalNet", Class: "FocalNet", MT: "focalnet", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "P", Field: "patch_size", Default: "4", Desc: "patch side, pixels", Pos: true},
+				{Sym: "E", Field: "embed_dim", Default: "96", Legend: "E", Desc: "the first stage's width", Show: true, Pos: true},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 6, 2)", Null: "=", Desc: "each stage's layers"},
+				{Sym: "flv", Field: "focal_levels", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's focal levels"},
+				{Sym: "fwn", Field: "focal_windows", Type: List, Default: "list(3, 3, 3, 3)", Null: "=", Desc: "each stage's first focal kernel"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
+				flag("ce", "use_conv_embed", "false", "overlapping convolutional patch embeddings"),
+				flag("ls", "use_layerscale", "false", "layer scales"),
+				flag("postMod", "use_post_layernorm_in_modulation", "false", "a LayerNorm after the modulation"),
+				{Sym: "stride", Field: "encoder_stride", Default: "32", Desc: "the masked-image decoder's upsampling", Pos: true},
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: 16},
+				derived("nf", "E*pow(2, nS-1)"),
+				derived("mask", "false"),
+			},
+			Global: cat([]T{{Name: pre + "embeddings.mask_token", Shape: []string{"1", "1", "E"}, Role: RoleNorm, If: "mask"}},
+				conv(pre+"embeddings.patch_embeddings.projection", "E", "Ch", "(ce ? 7 : P)", "(ce ? 7 : P)"),
+				norm(pre+"embeddings.norm", "E", "true")),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
+			Final:  norm(pre+"layernorm", "nf", "true"),
+		},
+		Cls: when("C > 0", classifier("classifier", "nf")), Backbone: true, BackboneBase: true,
+		Tasks: []Task{{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")},
+			Head: conv("decoder.0", "stride*stride*Ch", "nf", "1", "1")}}})
+}
+
+var _ = register(focalNet())
