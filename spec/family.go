@@ -156,9 +156,10 @@ const (
 	// Heights is Widths' other half: the pairs' first entries.
 	Heights
 
-	// Lists is a definition's type: an array of arrays, each read as a
-	// List (LeViT's down_ops, ["Subsample", 16, 8, 4, 2, 2] per stage),
-	// read with at(at(x, l), i).
+	// Lists is a definition's type: an array of arrays (to any depth),
+	// each read as a List (LeViT's down_ops, ["Subsample", 16, 8, 4, 2,
+	// 2] per stage; TextNet's kernel pairs per layer per stage), read
+	// with at(at(x, l), i).
 	Lists
 )
 

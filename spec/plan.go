@@ -340,7 +340,15 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		}
 		out := make([]any, len(items))
 		for i, it := range items {
-			if out[i], err = c.value(field, it, List); err != nil {
+			if len(it) > 0 && it[0] == '[' { // an array: its own Lists, to any depth (TextNet's kernel pairs per layer per stage)
+				out[i], err = c.value(field, it, Lists)
+			} else { // a scalar entry, read as a List's
+				var one any
+				if one, err = c.value(field, json.RawMessage("["+string(it)+"]"), List); err == nil {
+					out[i] = one.([]any)[0]
+				}
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

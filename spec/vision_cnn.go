@@ -879,3 +879,47 @@ func focalNet() *Family {
 }
 
 var _ = register(focalNet())
+
+// textNet is TextNet (FAST's backbone): a stem convolution with its
+// BatchNorm, then one stage per entry of conv_layer_kernel_sizes, each a
+// RepVGG-style layer per kernel pair [kh, kw] (stride from
+// conv_layer_strides) from hidden_sizes[l] (the first) or
+// hidden_sizes[l+1] to hidden_sizes[l+1]: a main kh×kw convolution, a
+// vertical kh×1 where kw != 1, a horizontal 1×kw where kh != 1, each
+// bias-free with a BatchNorm, and an identity BatchNorm where the
+// widths match at stride 1 (as many layers as both lists have). The
+// backbone holds the model under textnet.
+func textNet() *Family {
+	kh, kw := "at(at(at(kls, l), e), 0)", "at(at(at(kls, l), e), 1)"
+	in, out := "(e == 0 ? at(hs, l) : at(hs, l+1))", "at(hs, l+1)"
+	stride := "at(at(kst, l), e)"
+	bn := func(conv, norm, kh, kw string) []T {
+		return cbn{Conv: conv, Norm: norm, Out: out, In: in, K: kh, KW: kw}.at("")
+	}
+	layer := cat(bn("main_conv", "main_batch_norm", kh, kw),
+		when(kw+" != 1", bn("vertical_conv", "vertical_batch_norm", kh, "1")),
+		when(kh+" != 1", bn("horizontal_conv", "horizontal_batch_norm", "1", kw)),
+		when(out+" == "+in+" && "+stride+" == 1", batchNorm("rbr_identity", in)))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "TextNet", Class: "TextNet", MT: "textnet", Base: "textnet.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "sk", Field: "stem_kernel_size", Default: "3", Desc: "the stem's kernel", Pos: true},
+				{Sym: "sC", Field: "stem_num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "sO", Field: "stem_out_channels", Default: "64", Desc: "the stem's width", Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 64, 128, 256, 512)", Null: "=", Desc: "the stem's and each stage's widths"},
+				{Sym: "kls", Field: "conv_layer_kernel_sizes", Type: Lists, Null: "=", Desc: "each stage's layers' kernels",
+					Default: "list(list(list(3, 3), list(3, 3), list(3, 3)), list(list(3, 3), list(1, 3), list(3, 3), list(3, 1)), " +
+						"list(list(3, 3), list(3, 3), list(3, 1), list(1, 3)), list(list(3, 3), list(3, 1), list(1, 3), list(3, 3)))"},
+				{Sym: "kst", Field: "conv_layer_strides", Type: Lists, Null: "=", Desc: "each stage's layers' strides",
+					Default: "list(list(1, 2, 1), list(2, 1, 1, 1), list(2, 1, 1, 1), list(2, 1, 1, 1))"},
+				{Sym: "nS", Field: "", Default: "len(kls)", Max: 16},
+			},
+			Global: cbn{Conv: "conv", Norm: "batch_norm", Out: "sO", In: "sC", K: "sk"}.at("textnet.stem."),
+			Stacks: []Stack{{Name: "stage", Prefix: "textnet.encoder.stages.{l}.", Layers: "nS",
+				Tensors: blocksOf("stage.", "min(len(at(kls, l)), len(at(kst, l)))", layer)}}, // zip()s the two
+		},
+		Cls: when("C > 0", classifier("fc", last)), Backbone: true, BackboneBase: true})
+}
+
+var _ = register(textNet())
