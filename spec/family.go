@@ -156,11 +156,12 @@ const (
 	// Heights is Widths' other half: the pairs' first entries.
 	Heights
 
-	// Nested is a definition's type: arrays of arrays (up to four
-	// deep) of numbers, flags (1 and 0) and strings, read as lists of
-	// lists for at(at(x, l), e) (PP-LCNet's block_configs, per stage per
-	// block [kernel, in, out, stride, se]).
-	Nested
+	// Lists is a definition's type: an array of arrays (to any depth),
+	// each read as a List (PP-LCNet's block_configs, per stage per block
+	// [kernel, in, out, stride, se]; LeViT's down_ops, ["Subsample", 16, 8, 4, 2,
+	// 2] per stage; TextNet's kernel pairs per layer per stage), read
+	// with at(at(x, l), i).
+	Lists
 )
 
 // Stack is a repeated block: the layers of a decoder, of a vision tower.

@@ -333,8 +333,26 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.layerMapValue(field, raw)
 	case Present:
 		return int64(1), nil
-	case Nested:
-		return c.nestedValue(field, raw, 4)
+	case Lists:
+		items, err := c.arrayItems(field, raw)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(items))
+		for i, it := range items {
+			if len(it) > 0 && it[0] == '[' { // an array: its own Lists, to any depth (TextNet's kernel pairs per layer per stage)
+				out[i], err = c.value(field, it, Lists)
+			} else { // a scalar entry, read as a List's
+				var one any
+				if one, err = c.value(field, json.RawMessage("["+string(it)+"]"), List); err == nil {
+					out[i] = one.([]any)[0]
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
 	case IntOrList:
 		if t = Int; len(raw) > 0 && raw[0] == '[' {
 			t = List

@@ -1,6 +1,9 @@
 package spec
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Convolutional and hierarchical vision backbones and their heads:
 // ResNet (the backbone of many other models: blocks_cnn.go's
@@ -669,3 +672,264 @@ var _ = register(
 			zeroOK(cat(cbn{Conv: "ffn.conv1.convolution", Out: "(fm*A/1000)/16*16", In: "A", K: "1", Bias: "true"}.at(""),
 				cbn{Conv: "ffn.conv2.convolution", Out: "A", In: "(fm*A/1000)/16*16", K: "1", Bias: "true"}.at(""))))}),
 )
+
+// levit is LeViT: a patch embedding of four 3×3 convolutions with
+// BatchNorms (to hidden_sizes[0]/8, /4, /2, then hidden_sizes[0]), then
+// one stage per entry of depths, a flat list of residual layers:
+// depths[l] attentions (key_dim[l]·heads queries and keys and
+// attention_ratio[l] times that for values, a bias per head and offset
+// of the stage's resolution²), each followed by an MLP of mlp_ratio[l]
+// where that is positive; a stage whose down_ops entry is
+// ["Subsample", key_dim, heads, ratio, mlp, stride] ends in a
+// subsampling attention to the next stage's width (biases over its
+// input resolution²) and, where mlp > 0, its MLP. 4.x's LevitConfig
+// recomputes down_ops (the first two stages, key_dim[0],
+// hidden_sizes[l]/key_dim[0] heads, ratio 4, MLP 2, stride 2); 5.x reads
+// config.json's, those by default. Every linear is bias-free with a
+// BatchNorm1d.
+func levit() *Family {
+	h, kd, nh, ar := "at(hs, l)", "at(kd, l)", "at(heads, l)", "at(ar, l)"
+	st := "(1 + (at(mr, l) > 0))"
+	main := "at(dp, l)*" + st
+	d := func(i int) string { return fmt.Sprintf("at(at(dop, l), %d)", i) }
+	sub := "(l < len(dop) && " + d(0) + " == 'Subsample')"
+	// r(l): the resolution entering stage l, halved (by the stride) after
+	// each subsampling stage; unrolled to 8 stages.
+	rs := []string{"S/P"}
+	for k := 1; k < 8; k++ {
+		p := fmt.Sprintf("r%d", k-1)
+		dk := func(i int) string { return fmt.Sprintf("at(at(dop, %d), %d)", k-1, i) }
+		rs = append(rs, fmt.Sprintf("(%d < len(dop) && %s == 'Subsample' ? (%s-1)/%s+1 : %s)", k-1, dk(0), p, dk(5), p))
+	}
+	res := "at(list(r0, r1, r2, r3, r4, r5, r6, r7), l)"
+	lin := func(name, out, in string) []T { // MLPLayerWithBN: a bias-free linear and a BatchNorm1d
+		return cat([]T{{Name: name + ".linear.weight", Shape: []string{out, in}, Role: RoleLinear}}, batchNorm(name+".batch_norm", out))
+	}
+	h1 := "at(hs, l+1)"
+	kdS, hS, arS, mS := d(1), d(2), d(3), d(4)
+	mw := "(e < " + main + " ? " + h + " : " + h1 + ")"
+	mm := "(e < " + main + " ? " + h + "*at(mr, l) : " + mS + "*" + h1 + ")"
+	layer := cat(
+		when("e < "+main+" && e % "+st+" == 0",
+			lin("module.queries_keys_values", ar+"*"+kd+"*"+nh+" + 2*"+kd+"*"+nh, h),
+			lin("module.projection", h, ar+"*"+kd+"*"+nh),
+			[]T{{Name: "module.attention_biases", Shape: []string{nh, res + "*" + res}, Role: RoleNorm}}),
+		when("e < "+main+" && e % "+st+" == 1 || "+sub+" && e == "+main+" + 1",
+			lin("module.linear_up", mm, mw), lin("module.linear_down", mw, mm)),
+		// a subsampling attention of hidden_sizes[l]/key_dim[0] heads
+		// (4.x) has none where the stage is narrower than key_dim[0]:
+		// transformers builds it zero-wide.
+		zeroOK(when(sub+" && e == "+main,
+			lin("keys_values", arS+"*"+kdS+"*"+hS+" + "+kdS+"*"+hS, h), lin("queries", kdS+"*"+hS, h),
+			lin("projection", h1, arS+"*"+kdS+"*"+hS),
+			[]T{{Name: "attention_biases", Shape: []string{hS, res + "*" + res}, Role: RoleNorm}})))
+	pe := func(i int, out, in string) []T {
+		return cbn{Conv: "convolution", Norm: "batch_norm", Out: out, In: in, K: "ks"}.at(fmt.Sprintf("levit.patch_embeddings.embedding_layer_%d.", i))
+	}
+	h0 := "at(hs, 0)"
+	last := "at(hs, len(hs)-1)"
+	head := func(name string) []T {
+		return cat(batchNorm(name+".batch_norm", last), linear(name+".linear", "C", last, "true"))
+	}
+	computed := "list(list('Subsample', at(kd, 0), at(hs, 0)/at(kd, 0), 4, 2, 2), list('Subsample', at(kd, 0), at(hs, 1)/at(kd, 0), 4, 2, 2))"
+	defs := []Def{
+		{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true},
+		{Sym: "P", Field: "patch_size", Default: "16", Desc: "patch side, pixels", Pos: true},
+		{Sym: "ks", Field: "kernel_size", Default: "3", Desc: "the patch embedding's kernels", Pos: true},
+		{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(128, 256, 384)", Null: "=", Desc: "each stage's width"},
+		{Sym: "heads", Field: "num_attention_heads", Type: List, Default: "list(4, 8, 12)", Null: "=", Desc: "each stage's heads"},
+		{Sym: "dp", Field: "depths", Type: List, Default: "list(4, 4, 4)", Null: "=", Desc: "each stage's attention layers"},
+		{Sym: "kd", Field: "key_dim", Type: List, Default: "list(16, 16, 16)", Null: "=", Desc: "each stage's key width per head"},
+		{Sym: "mr", Field: "mlp_ratio", Type: List, Default: "list(2, 2, 2)", Null: "=", Desc: "each stage's MLP expansion"},
+		{Sym: "ar", Field: "attention_ratio", Type: List, Default: "list(2, 2, 2)", Null: "=", Desc: "each stage's value width over its key width"},
+		{Sym: "dopF", Field: "down_ops", Type: Lists, Default: computed, Null: "=", Desc: "each stage's subsampling (read by 5.x; 4.x recomputes it)"},
+		derived("dop", "tf5 ? dopF : "+computed),
+		{Sym: "nS", Field: "", Default: "len(dp)", Max: 8},
+	}
+	for k, r := range rs {
+		defs = append(defs, derived(fmt.Sprintf("r%d", k), r))
+	}
+	return cnnFamily(cnnOpts{Name: "LeViT", Class: "Levit", MT: "levit", Base: "levit.",
+		Enc: encoderPart{
+			Defs:   defs,
+			Global: cat(pe(1, h0+"/8", "Ch"), pe(2, h0+"/4", h0+"/8"), pe(3, h0+"/2", h0+"/4"), pe(4, h0, h0+"/2")),
+			Stacks: []Stack{{Name: "stage", Prefix: "levit.encoder.stages.{l}.", Layers: "nS",
+				Tensors: blocksOf("layers.", main+" + ("+sub+" ? 1 + ("+mS+" > 0) : 0)", layer)}},
+		},
+		Cls: when("C > 0", head("classifier")),
+		Tasks: []Task{{Suffix: "ForImageClassificationWithTeacher", Labels: true,
+			Head: when("C > 0", head("classifier"), head("classifier_distill"))}}})
+}
+
+var _ = register(levit())
+
+// swiftFormer is SwiftFormer: a patch embedding (two 3×3 stride-2
+// convolutions with BatchNorms to embed_dims[0]/2 and embed_dims[0]),
+// then a network list alternating stages and, between stages i and i+1
+// where downsamples[i] or their widths differ, an embedding (a biased
+// down_patch_size convolution and a BatchNorm). A stage's depths[i]
+// blocks are convolutional encoders (a depthwise 3×3, a BatchNorm, a
+// 1×1 MLP of mlp_ratio, a layer scale) but the last, an encoder block
+// (a local representation, additive attention, a convolutional MLP and,
+// where use_layer_scale, two layer scales). The classifier norms the
+// last stage and has a head and a distillation head.
+func swiftFormer() *Family {
+	// seg: each stage's network entries (1, or 2 with the embedding
+	// after it), unrolled to 8 stages.
+	var seg []string
+	for i := 0; i < 8; i++ {
+		seg = append(seg, fmt.Sprintf("1 + (%d < nS-1 && (at(dsl, %d) || at(ed, %d) != at(ed, %d)))", i, i, i, i+1))
+	}
+	i := "segof(seg, l)"
+	w := "at(ed, " + i + ")"
+	hid := "(" + w + ")*mr/1000"
+	c := func(name, out, in, k, groups string) []T {
+		return cbn{Conv: name, Out: out, In: in, K: k, Groups: groups, Bias: "true"}.at("")
+	}
+	scale := func(name string) T { return T{Name: name, Shape: []string{w, "1", "1"}, Role: RoleNorm} }
+	convEnc := cat(c("depth_wise_conv", w, w, "3", w), batchNorm("norm", w), c("point_wise_conv1", hid, w, "1", ""),
+		c("point_wise_conv2", w, hid, "1", ""), []T{scale("layer_scale")})
+	block := cat(c("local_representation.depth_wise_conv", w, w, "3", w), batchNorm("local_representation.norm", w),
+		c("local_representation.point_wise_conv1", w, w, "1", ""), c("local_representation.point_wise_conv2", w, w, "1", ""),
+		[]T{scale("local_representation.layer_scale")},
+		renameSyms(cat(linear("attn.to_query", "W", "W", "true"), linear("attn.to_key", "W", "W", "true"),
+			[]T{{Name: "attn.w_g", Shape: []string{"W", "1"}, Role: RoleNorm}},
+			linear("attn.proj", "W", "W", "true"), linear("attn.final", "W", "W", "true")), "W", w),
+		batchNorm("linear.norm1", w), c("linear.fc1", hid, w, "1", ""), c("linear.fc2", w, hid, "1", ""),
+		when("ls", []T{scale("layer_scale_1"), scale("layer_scale_2")}))
+	stage := blocksOf("blocks.", "at(dp, "+i+")", cat(when("e < at(dp, "+i+") - 1", convEnc), when("e == at(dp, "+i+") - 1", block)))
+	nx := "at(ed, " + i + "+1)"
+	emb := cat(c("proj", nx, w, "dps", ""), batchNorm("norm", nx))
+	e0 := "at(ed, 0)"
+	last := "at(ed, len(ed)-1)"
+	return cnnFamily(cnnOpts{Name: "SwiftFormer", Class: "SwiftFormer", MT: "swiftformer", Base: "swiftformer.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 6, 4)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "ed", Field: "embed_dims", Type: List, Default: "list(48, 56, 112, 220)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dsl", Field: "downsamples", Type: List, Default: "list(1, 1, 1, 1)", Null: "=", Desc: "the stages followed by a downsampling embedding"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
+				{Sym: "dps", Field: "down_patch_size", Default: "3", Desc: "the downsampling embeddings' kernel", Pos: true},
+				flag("ls", "use_layer_scale", "true", "the encoder blocks' layer scales"),
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: 8},
+				derived("seg", "list("+strings.Join(seg, ", ")+")"),
+			},
+			Global: cat(c("swiftformer.patch_embed.patch_embedding.0", e0+"/2", "Ch", "3", ""), batchNorm("swiftformer.patch_embed.patch_embedding.1", e0+"/2"),
+				c("swiftformer.patch_embed.patch_embedding.3", e0, e0+"/2", "3", ""), batchNorm("swiftformer.patch_embed.patch_embedding.4", e0)),
+			Stacks: []Stack{{Name: "stage", Prefix: "swiftformer.encoder.network.{l}.", Layers: "nS + sum(seg) - 8",
+				Kinds:   []Kind{{Name: "emb", If: "segpos(seg, l) == 1"}, {Name: "stage", If: "true"}},
+				Tensors: cat(when("stage", stage), when("emb", emb))}},
+		},
+		Cls: cat(batchNorm("norm", last), when("C > 0", classifier("head", last), classifier("dist_head", last)))})
+}
+
+var _ = register(swiftFormer())
+
+// focalNet is FocalNet: a patch embedding (a patch_size convolution, or
+// a 7×7 one where use_conv_embed) and a LayerNorm, then one stage per
+// entry of depths, embed_dim·2^l wide, of focal-modulation layers (a
+// projection to 2·d + focal_levels[l] + 1, a 1×1 context convolution,
+// focal_levels[l] bias-free depthwise convolutions of 2k +
+// focal_windows[l], an optional post-modulation LayerNorm, an MLP of
+// mlp_ratio, optional layer scales), every stage but the last ending in
+// a downsampling patch embedding with its norm; a final LayerNorm. The
+// backbone holds the whole model; masked image modeling adds a mask
+// token and a 1×1 decoder to stride²·channels.
+func focalNet() *Family {
+	d := "E*pow(2, l)"
+	fl := "at(flv, l)"
+	// the focal levels inside each layer (a repeat inside the blocks'
+	// repeat), unrolled to 16 levels: kernels of 2k + focal_windows[l].
+	var focal []T
+	for k := 0; k < 16; k++ {
+		ks := fmt.Sprintf("%d + at(fwn, l)", 2*k)
+		focal = append(focal, T{Name: fmt.Sprintf("modulation.focal_layers.%d.0.weight", k), Shape: []string{"D", "1", ks, ks}, Role: RoleLinear, If: fmt.Sprintf("%d < %s", k, fl)})
+	}
+	layer := renameSyms(cat(norm("norm1", "D", "true"), norm("norm2", "D", "true"),
+		linear("modulation.projection_in", "2*D + "+fl+" + 1", "D", "true"),
+		conv("modulation.projection_context", "D", "D", "1", "1"),
+		linear("modulation.projection_out", "D", "D", "true"),
+		focal,
+		when("postMod", norm("modulation.layernorm", "D", "true")),
+		linear("mlp.fc1", "D*mr/1000", "D", "true"), linear("mlp.fc2", "D", "D*mr/1000", "true"),
+		when("ls", vec("gamma_1", "D"), vec("gamma_2", "D"))), "D", d)
+	pre := "focalnet."
+	k2 := "(ce ? 3 : 2)"
+	stage := cat(blocksOf("layers.", "at(dp, l)", layer),
+		when("l < nS-1", conv("downsample.projection", "2*"+d, d, k2, k2), norm("downsample.norm", "2*"+d, "true")))
+	return cnnFamily(cnnOpts{Name: "FocalNet", Class: "FocalNet", MT: "focalnet", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "P", Field: "patch_size", Default: "4", Desc: "patch side, pixels", Pos: true},
+				{Sym: "E", Field: "embed_dim", Default: "96", Legend: "E", Desc: "the first stage's width", Show: true, Pos: true},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 6, 2)", Null: "=", Desc: "each stage's layers"},
+				{Sym: "flv", Field: "focal_levels", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's focal levels"},
+				{Sym: "fwn", Field: "focal_windows", Type: List, Default: "list(3, 3, 3, 3)", Null: "=", Desc: "each stage's first focal kernel"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
+				flag("ce", "use_conv_embed", "false", "overlapping convolutional patch embeddings"),
+				flag("ls", "use_layerscale", "false", "layer scales"),
+				flag("postMod", "use_post_layernorm_in_modulation", "false", "a LayerNorm after the modulation"),
+				{Sym: "stride", Field: "encoder_stride", Default: "32", Desc: "the masked-image decoder's upsampling", Pos: true},
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: 16},
+				derived("nf", "E*pow(2, nS-1)"),
+				derived("mask", "false"),
+			},
+			Global: cat([]T{{Name: pre + "embeddings.mask_token", Shape: []string{"1", "1", "E"}, Role: RoleNorm, If: "mask"}},
+				conv(pre+"embeddings.patch_embeddings.projection", "E", "Ch", "(ce ? 7 : P)", "(ce ? 7 : P)"),
+				norm(pre+"embeddings.norm", "E", "true")),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
+			Final:  norm(pre+"layernorm", "nf", "true"),
+		},
+		Cls: when("C > 0", classifier("classifier", "nf")), Backbone: true, BackboneBase: true,
+		Tasks: []Task{{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask", "true")},
+			Head: conv("decoder.0", "stride*stride*Ch", "nf", "1", "1")}}})
+}
+
+var _ = register(focalNet())
+
+// textNet is TextNet (FAST's backbone): a stem convolution with its
+// BatchNorm, then one stage per entry of conv_layer_kernel_sizes, each a
+// RepVGG-style layer per kernel pair [kh, kw] (stride from
+// conv_layer_strides) from hidden_sizes[l] (the first) or
+// hidden_sizes[l+1] to hidden_sizes[l+1]: a main kh×kw convolution, a
+// vertical kh×1 where kw != 1, a horizontal 1×kw where kh != 1, each
+// bias-free with a BatchNorm, and an identity BatchNorm where the
+// widths match at stride 1 (as many layers as both lists have). The
+// backbone holds the model under textnet.
+func textNet() *Family {
+	kh, kw := "at(at(at(kls, l), e), 0)", "at(at(at(kls, l), e), 1)"
+	in, out := "(e == 0 ? at(hs, l) : at(hs, l+1))", "at(hs, l+1)"
+	stride := "at(at(kst, l), e)"
+	bn := func(conv, norm, kh, kw string) []T {
+		return cbn{Conv: conv, Norm: norm, Out: out, In: in, K: kh, KW: kw}.at("")
+	}
+	layer := cat(bn("main_conv", "main_batch_norm", kh, kw),
+		when(kw+" != 1", bn("vertical_conv", "vertical_batch_norm", kh, "1")),
+		when(kh+" != 1", bn("horizontal_conv", "horizontal_batch_norm", "1", kw)),
+		when(out+" == "+in+" && "+stride+" == 1", batchNorm("rbr_identity", in)))
+	last := "at(hs, len(hs)-1)"
+	return cnnFamily(cnnOpts{Name: "TextNet", Class: "TextNet", MT: "textnet", Base: "textnet.",
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "sk", Field: "stem_kernel_size", Default: "3", Desc: "the stem's kernel", Pos: true},
+				{Sym: "sC", Field: "stem_num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "sO", Field: "stem_out_channels", Default: "64", Desc: "the stem's width", Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 64, 128, 256, 512)", Null: "=", Desc: "the stem's and each stage's widths"},
+				{Sym: "kls", Field: "conv_layer_kernel_sizes", Type: Lists, Null: "=", Desc: "each stage's layers' kernels",
+					Default: "list(list(list(3, 3), list(3, 3), list(3, 3)), list(list(3, 3), list(1, 3), list(3, 3), list(3, 1)), " +
+						"list(list(3, 3), list(3, 3), list(3, 1), list(1, 3)), list(list(3, 3), list(3, 1), list(1, 3), list(3, 3)))"},
+				{Sym: "kst", Field: "conv_layer_strides", Type: Lists, Null: "=", Desc: "each stage's layers' strides",
+					Default: "list(list(1, 2, 1), list(2, 1, 1, 1), list(2, 1, 1, 1), list(2, 1, 1, 1))"},
+				{Sym: "nS", Field: "", Default: "len(kls)", Max: 16},
+			},
+			Global: cbn{Conv: "conv", Norm: "batch_norm", Out: "sO", In: "sC", K: "sk"}.at("textnet.stem."),
+			Stacks: []Stack{{Name: "stage", Prefix: "textnet.encoder.stages.{l}.", Layers: "nS",
+				Tensors: blocksOf("stage.", "min(len(at(kls, l)), len(at(kst, l)))", layer)}}, // zip()s the two
+		},
+		Cls: when("C > 0", classifier("fc", last)), Backbone: true, BackboneBase: true})
+}
+
+var _ = register(textNet())

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"fmt"
 )
 
@@ -9,37 +8,6 @@ import (
 // (a MobileNet-like backbone of depthwise-separable blocks whose per
 // stage, per block [kernel, in, out, stride, squeeze-excite] come from
 // block_configs). Built from blocks_cnn.go's cbn.
-
-// nestedValue reads a Nested: arrays of arrays, at most depth deep, of
-// numbers, flags and strings.
-func (c *Config) nestedValue(field string, raw json.RawMessage, depth int) (any, error) {
-	if len(raw) == 0 || raw[0] != '[' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s, nil
-		}
-		var b bool
-		if json.Unmarshal(raw, &b) == nil {
-			return b2i(b), nil
-		}
-		n, err := c.parseInt(field, raw)
-		return int64(n), err
-	}
-	if depth == 0 {
-		return nil, c.errorf(field, "is nested too deep")
-	}
-	items, err := c.arrayItems(field, raw)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]any, len(items))
-	for i, it := range items {
-		if out[i], err = c.nestedValue(field, it, depth-1); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
 
 // lcnetOpts says which PP-LCNet: v1 (plain convolution layers) or v3
 // (Rep: learnable reparameterization layers of conv_symmetric_num
@@ -85,7 +53,7 @@ func lcnetFamily(o lcnetOpts) *Family {
 	layer := cat(cbn{Conv: "depthwise_convolution.convolution", Norm: "depthwise_convolution.normalization", Out: in, In: in, Groups: in, K: blk("0")}.at(""),
 		se, cbn{Conv: "pointwise_convolution.convolution", Norm: "pointwise_convolution.normalization", Out: out, In: in, K: "1"}.at(""))
 	defs := []Def{
-		{Sym: "bc", Field: "block_configs", Type: Nested, Default: "list(list(list(3, 16, 32, 1, 0)), list(list(3, 32, 64, 2, 0), list(3, 64, 64, 1, 0)), " +
+		{Sym: "bc", Field: "block_configs", Type: Lists, Default: "list(list(list(3, 16, 32, 1, 0)), list(list(3, 32, 64, 2, 0), list(3, 64, 64, 1, 0)), " +
 			"list(list(3, 64, 128, 2, 0), list(3, 128, 128, 1, 0)), list(list(3, 128, 256, 2, 0), list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0), " +
 			"list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0)), list(list(5, 256, 512, 2, 1), list(5, 512, 512, 1, 1)))",
 			Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"},
@@ -98,7 +66,7 @@ func lcnetFamily(o lcnetOpts) *Family {
 	}
 	if o.Rep {
 		layer = cat(lcnetRep("depthwise_convolution.", in, in, blk("0"), blk("3"), in), se, lcnetRep("pointwise_convolution.", out, in, "1", "1", ""))
-		defs = replaceDef(defs, Def{Sym: "bc", Field: "block_configs", Type: Nested, Default: "list(list(list(3, 16, 32, 1, 0)), list(list(3, 32, 64, 2, 0), list(3, 64, 64, 1, 0)), " +
+		defs = replaceDef(defs, Def{Sym: "bc", Field: "block_configs", Type: Lists, Default: "list(list(list(3, 16, 32, 1, 0)), list(list(3, 32, 64, 2, 0), list(3, 64, 64, 1, 0)), " +
 			"list(list(3, 64, 128, 2, 0), list(3, 128, 128, 1, 0)), list(list(3, 128, 256, 2, 0), list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0), " +
 			"list(5, 256, 256, 1, 0), list(5, 256, 256, 1, 0)), list(list(5, 256, 512, 2, 1), list(5, 512, 512, 1, 1), list(5, 512, 512, 1, 0), list(5, 512, 512, 1, 0)))",
 			Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"})
@@ -190,7 +158,7 @@ func lcnetV4Family() *Family {
 	const p = "encoder.convolution."
 	return &Family{Name: "PP-LCNet v4", Class: "PPLCNetV4", ModelTypes: []string{"pp_lcnet_v4"}, Causal: "-", SeqCls: "-",
 		Defs: []Def{
-			{Sym: "bc", Field: "block_configs", Type: Nested, Default: "list(list(list(3, 96, 96, 1, 1)), list(list(3, 96, 96, 1, 0), list(3, 96, 96, 1, 0)), " +
+			{Sym: "bc", Field: "block_configs", Type: Lists, Default: "list(list(list(3, 96, 96, 1, 1)), list(list(3, 96, 96, 1, 0), list(3, 96, 96, 1, 0)), " +
 				"list(list(3, 96, 192, list(2, 1), 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0)), " +
 				"list(list(3, 192, 384, list(2, 1), 0), list(3, 384, 384, 1, 1), list(3, 384, 384, 1, 0)))",
 				Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"},
