@@ -654,3 +654,11 @@ func flava() *Family {
 }
 
 var _ = register(flava())
+
+// InternVL's vision tower alone (InternVLVisionModel): the VLM row's
+// InternViT re-rooted at the top level.
+var _ = register(func() *Family {
+	f := towerVision(internVL(), "vision_tower.", "InternVLVision", "Model", "internvl_vision")
+	f.ConfigClass, f.Defs = "InternVLVisionConfig", withoutDefs(f.Defs, "mm_in")
+	return f
+}())
