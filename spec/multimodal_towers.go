@@ -662,3 +662,47 @@ var _ = register(func() *Family {
 	f.ConfigClass, f.Defs = "InternVLVisionConfig", withoutDefs(f.Defs, "mm_in")
 	return f
 }())
+
+// mgpStr is MGP-STR: a ViT of fused-qkv blocks (mlp_ratio FFN) over
+// patches of an [h, w] image, a class token (positions for a
+// distillation token too where distilled, the token itself never
+// built), and three A³ modules (grouped 1×1 convolutions selecting
+// max_token_length tokens) each with its character, BPE or wordpiece
+// head.
+func mgpStr() *Family {
+	pre := "mgp_str."
+	a3 := func(p string) []T {
+		return cat([]T{{Name: p + "tokenLearner.0.weight", Shape: []string{"H", "H/8", "1", "1"}, Role: RoleLinear},
+			{Name: p + "tokenLearner.1.weight", Shape: []string{"T", "H", "1", "1"}, Role: RoleLinear},
+			{Name: p + "feat.weight", Shape: []string{"H", "H/8", "1", "1"}, Role: RoleLinear}},
+			norm(p+"norm", "H", "true"), norm(p+"token_norm", "H", "true"))
+	}
+	return &Family{Name: "MGP-STR", Class: "Mgpstr", ModelTypes: []string{"mgp-str"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "list(32, 128)", Desc: "image [height, width]"},
+			{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "4", Desc: "patch side, or [height, width]"},
+			derived("Ph", "pick(Pl, 0)"), derived("Pw", "pick(Pl, 1)"),
+			derived("N", "(pick(Sl, 0)/Ph)*(pick(Sl, 1)/Pw)"),
+			opt("Ch", "num_channels", "3"),
+			{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			derived("I", "H*ratio/1000"),
+			flag("qkv_bias", "qkv_bias", "true", "the fused qkv has a bias"),
+			flag("distilled", "distilled", "false", "positions for a distillation token"),
+			opt("T", "max_token_length", "27"),
+			opt("nChar", "num_character_labels", "38"), opt("nBPE", "num_bpe_labels", "50257"), opt("nWP", "num_wordpiece_labels", "30522"),
+		},
+		Global: cat([]T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+			{Name: pre + "embeddings.pos_embed", Shape: []string{"1", "N+1+distilled", "H"}, Role: RoleEmbedding}},
+			conv(pre+"embeddings.proj", "H", "Ch", "Ph", "Pw")),
+		Stacks: []Stack{{Prefix: pre + "encoder.blocks.{l}.", Layers: "L", Tensors: cat(
+			linear("attn.qkv", "3*H", "H", "qkv_bias"), linear("attn.proj", "H", "H", "true"),
+			plainMLP("mlp.fc1", "mlp.fc2", "I", "true"), norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Embed: pre + "embeddings.proj.weight",
+		Tasks: []Task{{Suffix: "ForSceneTextRecognition", Head: cat(a3("char_a3_module."), a3("bpe_a3_module."), a3("wp_a3_module."),
+			linear("char_head", "nChar", "H", "true"), linear("bpe_head", "nBPE", "H", "true"), linear("wp_head", "nWP", "H", "true"))}},
+	}
+}
+
+var _ = register(mgpStr())
