@@ -297,3 +297,95 @@ func qEmbed(name, rows, dim string) []T {
 func intLN(name, dim string) []T {
 	return cat(norm(name, dim, "true"), []T{{Name: name + ".shift", Shape: []string{"1"}, Role: RoleNorm}}, qAct(name+".activation"))
 }
+
+// visualBert is VisualBERT: BERT (no relative positions, no
+// cross-attention) with visual embeddings beside the text ones (token
+// types, positions, a projection from visual_embedding_dim), the
+// pooler, an additional layer where bypass_transformer; pre-training
+// adds BERT's tied masked-LM head and next-sentence head.
+func visualBert() *Family {
+	pre := "visual_bert."
+	return &Family{Name: "VisualBERT", Class: "VisualBert", ModelTypes: []string{"visual_bert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(replaceDef(bertDefs("30522", "768", "12", "3072", "512", "2"), derived("cross", "false")), noRelPos, []Def{
+			opt("vE", "visual_embedding_dim", "512"),
+			flag("bypass", "bypass_transformer", "false", "an additional layer over the text and visual outputs"),
+			tie("true")}),
+		Global: cat(bertEmbeddings(pre+"embeddings.", "H", true, true),
+			[]T{{Name: pre + "embeddings.visual_token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding},
+				{Name: pre + "embeddings.visual_position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding}},
+			linear(pre+"embeddings.visual_projection", "H", "vE", "true")),
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+		Final:  cat(linear(pre+"pooler.dense", "H", "H", "true"), when("bypass", prefixed(pre+"additional_layer.", postLN))),
+		Embed:  pre + "embeddings.word_embeddings.weight", Head: bertHeadName,
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: TaskPreTrain, Head: cat(bertHead("H"), linear("cls.seq_relationship", "2", "H", "true")), HeadName: bertHeadName}},
+	}
+}
+
+var _ = register(visualBert())
+
+// lxmertAttn is an LXMERT attention under pre: query, key and value
+// under qkv ("self." or "att."), output.dense and output.LayerNorm.
+func lxmertAttn(pre, qkv string) []T {
+	return cat(linear(pre+qkv+"query", "H", "H", "true"), linear(pre+qkv+"key", "H", "H", "true"),
+		linear(pre+qkv+"value", "H", "H", "true"), linear(pre+"output.dense", "H", "H", "true"), norm(pre+"output.LayerNorm", "H", "true"))
+}
+
+// lxmertFFN is an LXMERT feed-forward: inter.dense and output.dense
+// with output.LayerNorm, named pre+"inter" / pre+"output" ("lang_",
+// "visn_"; BERT's intermediate/output for "").
+func lxmertFFN(inter, out string) []T {
+	return cat(linear(inter+".dense", "I", "H", "true"), linear(out+".dense", "H", "I", "true"), norm(out+".LayerNorm", "H", "true"))
+}
+
+// lxmert is LXMERT: BERT embeddings, a language encoder (l_layers BERT
+// layers), the visual features' and boxes' projections with their
+// LayerNorms, an object-relationship encoder (r_layers BERT layers), a
+// cross-modality encoder (x_layers: a shared cross attention, then each
+// modality's self-attention and FFN) and the pooler; pre-training adds
+// BERT's tied masked-LM head and matching head, the object-prediction
+// head (task_obj_predict: a decoder per visual loss switched on) and
+// the answer head (task_qa: a 2H MLP to num_qa_labels), which question
+// answering has alone.
+func lxmert() *Family {
+	pre := "lxmert."
+	enc := pre + "encoder."
+	answer := cat(linear("answer_head.logit_fc.0", "2*H", "H", "true"), norm("answer_head.logit_fc.2", "2*H", "true"),
+		linear("answer_head.logit_fc.3", "QA", "2*H", "true"))
+	return &Family{Name: "LXMERT", Class: "Lxmert", ModelTypes: []string{"lxmert"}, Causal: "-", SeqCls: "-",
+		Defs: cat(withoutDefs(bertDefs("30522", "768", "12", "3072", "512", "2"), "L", "cross"), noRelPos, []Def{
+			{Sym: "lL", Field: "l_layers", Default: "9", Legend: "lL", Desc: "language layers", Show: true, Max: MaxLayers},
+			{Sym: "rL", Field: "r_layers", Default: "5", Legend: "rL", Desc: "object-relationship layers", Show: true, Max: MaxLayers},
+			{Sym: "xL", Field: "x_layers", Default: "5", Legend: "xL", Desc: "cross-modality layers", Show: true, Max: MaxLayers},
+			opt("vF", "visual_feat_dim", "2048"), opt("vPos", "visual_pos_dim", "4"),
+			opt("QA", "num_qa_labels", "9500"), opt("nObj", "num_object_labels", "1600"), opt("nAttr", "num_attr_labels", "400"),
+			flag("tObj", "task_obj_predict", "true", "the object-prediction head"),
+			flag("tQA", "task_qa", "true", "the answer head"),
+			flag("lObj", "visual_obj_loss", "true", "the object-label decoder"),
+			flag("lAttr", "visual_attr_loss", "true", "the attribute decoder"),
+			flag("lFeat", "visual_feat_loss", "true", "the feature decoder"),
+			tie("true")}),
+		Global: cat(bertEmbeddings(pre+"embeddings.", "H", true, true),
+			linear(enc+"visn_fc.visn_fc", "H", "vF", "true"), norm(enc+"visn_fc.visn_layer_norm", "H", "true"),
+			linear(enc+"visn_fc.box_fc", "H", "vPos", "true"), norm(enc+"visn_fc.box_layer_norm", "H", "true")),
+		Stacks: []Stack{
+			{Name: "language", Prefix: enc + "layer.{l}.", Layers: "lL", Tensors: cat(lxmertAttn("attention.", "self."), lxmertFFN("intermediate", "output"))},
+			{Name: "relationship", Prefix: enc + "r_layers.{l}.", Layers: "rL", Tensors: cat(lxmertAttn("attention.", "self."), lxmertFFN("intermediate", "output"))},
+			{Name: "cross-modality", Prefix: enc + "x_layers.{l}.", Layers: "xL", Tensors: cat(lxmertAttn("visual_attention.", "att."),
+				lxmertAttn("lang_self_att.", "self."), lxmertAttn("visn_self_att.", "self."),
+				lxmertFFN("lang_inter", "lang_output"), lxmertFFN("visn_inter", "visn_output"))}},
+		Final: linear(pre+"pooler.dense", "H", "H", "true"),
+		Embed: pre + "embeddings.word_embeddings.weight", Head: bertHeadName,
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: TaskPreTrain, HeadName: bertHeadName, Head: cat(bertHead("H"),
+				linear("cls.seq_relationship", "2", "H", "true"), // built whatever task_matched
+				when("tObj", linear("obj_predict_head.transform.dense", "H", "H", "true"), norm("obj_predict_head.transform.LayerNorm", "H", "true"),
+					when("lObj", linear("obj_predict_head.decoder_dict.obj", "nObj", "H", "true")),
+					when("lAttr", linear("obj_predict_head.decoder_dict.attr", "nAttr", "H", "true")),
+					when("lFeat", linear("obj_predict_head.decoder_dict.feat", "vF", "H", "true"))),
+				when("tQA", answer))},
+			{Suffix: TaskQA, Head: answer}},
+	}
+}
+
+var _ = register(lxmert())

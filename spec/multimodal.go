@@ -1083,44 +1083,7 @@ var _ = register(
 	blip2("InstructBLIP", "InstructBlip", "instructblip", true),
 	// InternVL: InternViT (layer scale, optional qk norms, RMS or layer
 	// norms), pixel-shuffled (downsample_ratio) features into an MLP.
-	(&vlm{Family: Family{Name: "InternVL", Class: "InternVL", ModelTypes: []string{"internvl"}, Causal: "InternVLForConditionalGeneration",
-		Defs: []Def{
-			vWidth(vcfg, "1024"),
-			vLayers(vcfg, "24"),
-			vFFN(vcfg, "4096"),
-			{Sym: "vSl", Field: "vision_config.image_size", Type: List, Default: "empty", Null: "=", Desc: "image size (absent: 448)"},
-			{Sym: "vPl", Field: "vision_config.patch_size", Type: List, Default: "empty", Null: "=", Desc: "patch size (absent: 14)"},
-			derived("vS", "len(vSl) > 0 ? at(vSl, 0) : 448"), derived("vS2", "len(vSl) > 1 ? at(vSl, 1) : vS"),
-			derived("vP", "len(vPl) > 0 ? at(vPl, 0) : 14"), derived("vP2", "len(vPl) > 1 ? at(vPl, 1) : vP"),
-			opt("vC", "vision_config.num_channels", "3"),
-			{Sym: "vnorm", Field: "vision_config.norm_type", Type: Str, Default: "'layer_norm'", Desc: "the tower's norms"},
-			derived("vln", "vnorm == 'layer_norm'"),
-			flag("vqk", "vision_config.use_qk_norm", "false", "q and k norms"),
-			flag("vbias", "vision_config.attention_bias", "false", "q, k, v have biases"),
-			flag("vmask", "vision_config.use_mask_token", "false", "a mask token"),
-			flag("vabs", "vision_config.use_absolute_position_embeddings", "true", "learned absolute positions"),
-			flag("vmean", "vision_config.use_mean_pooling", "true", "mean pooling (no final norm)"),
-			{Sym: "vscale", Field: "vision_config.layer_scale_init_value", Type: Milli, Default: "100", Desc: "layer scale (λ) in thousandths"},
-			{Sym: "mm_ds", Field: "downsample_ratio", Type: Milli, Default: "500", Desc: "pixel-shuffle ratio in thousandths", Pos: true},
-			derived("mm_in", "vH*1000*1000/(mm_ds*mm_ds)"),
-		},
-		Global: cat(
-			[]T{{Name: "vision_tower.embeddings.cls_token", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
-				{Name: "vision_tower.embeddings.mask_token", Shape: []string{"1", "1", "vH"}, Role: RoleNorm, If: "vmask"},
-				{Name: "vision_tower.embeddings.patch_embeddings.projection.weight", Shape: []string{"vH", "vC", "vP", "vP2"}, Role: RoleLinear},
-				{Name: "vision_tower.embeddings.position_embeddings", Shape: []string{"1", "(vS/vP)*(vS2/vP2)+1", "vH"}, Role: RoleEmbedding, If: "vabs"}},
-			vecIf("vision_tower.embeddings.patch_embeddings.projection.bias", "vH", "true")),
-		Stacks: []Stack{{Name: "vision", Prefix: "vision_tower.encoder.layer.{l}.", Layers: "vL", Tensors: renameSyms(cat(
-			linear("attention.q_proj", "H", "H", "vbias"), linear("attention.k_proj", "H", "H", "vbias"), linear("attention.v_proj", "H", "H", "vbias"),
-			when("vqk", norm("attention.q_norm", "H", ""), norm("attention.k_norm", "H", "")),
-			linear("attention.projection_layer", "H", "H", "true"),
-			when("vscale > 0", vec("lambda_1", "H"), vec("lambda_2", "H")),
-			norm("layernorm_before", "H", "vln"), norm("layernorm_after", "H", "vln"),
-			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}},
-		Final: cat(when("!vmean", norm("vision_tower.layernorm", "vH", "vln")),
-			norm("multi_modal_projector.layer_norm", "mm_in", "true"),
-			linear("multi_modal_projector.linear_1", "H", "mm_in", "true"), linear("multi_modal_projector.linear_2", "H", "H", "true")),
-	}, text: "qwen2", reroot: legacyLM}).register(),
+	(&vlm{Family: internVL(), text: "qwen2", reroot: legacyLM}).register(),
 	// LFM2-VL: a SigLIP2 (NaFlex) tower, pixel-shuffled
 	// (downsample_factor²) features, LayerNorm and a two-layer MLP through
 	// projector_hidden_size, into LFM2.
@@ -1265,3 +1228,48 @@ var _ = register(
 		Embed: "decoder.embed_tokens.weight", Head: "decoder.lm_head.weight",
 	},
 )
+
+// internVL is InternVL's row: InternViT (layer scale, optional qk
+// norms, RMS or layer norms) under vision_tower., pixel-shuffled
+// (downsample_ratio) features into an MLP; internvl_vision's
+// InternVLVisionModel is its tower alone (towerVision).
+func internVL() Family {
+	return Family{Name: "InternVL", Class: "InternVL", ModelTypes: []string{"internvl"}, Causal: "InternVLForConditionalGeneration",
+		Defs: []Def{
+			vWidth(vcfg, "1024"),
+			vLayers(vcfg, "24"),
+			vFFN(vcfg, "4096"),
+			{Sym: "vSl", Field: "vision_config.image_size", Type: List, Default: "empty", Null: "=", Desc: "image size (absent: 448)"},
+			{Sym: "vPl", Field: "vision_config.patch_size", Type: List, Default: "empty", Null: "=", Desc: "patch size (absent: 14)"},
+			derived("vS", "len(vSl) > 0 ? at(vSl, 0) : 448"), derived("vS2", "len(vSl) > 1 ? at(vSl, 1) : vS"),
+			derived("vP", "len(vPl) > 0 ? at(vPl, 0) : 14"), derived("vP2", "len(vPl) > 1 ? at(vPl, 1) : vP"),
+			opt("vC", "vision_config.num_channels", "3"),
+			{Sym: "vnorm", Field: "vision_config.norm_type", Type: Str, Default: "'layer_norm'", Desc: "the tower's norms"},
+			derived("vln", "vnorm == 'layer_norm'"),
+			flag("vqk", "vision_config.use_qk_norm", "false", "q and k norms"),
+			flag("vbias", "vision_config.attention_bias", "false", "q, k, v have biases"),
+			flag("vmask", "vision_config.use_mask_token", "false", "a mask token"),
+			flag("vabs", "vision_config.use_absolute_position_embeddings", "true", "learned absolute positions"),
+			flag("vmean", "vision_config.use_mean_pooling", "true", "mean pooling (no final norm)"),
+			{Sym: "vscale", Field: "vision_config.layer_scale_init_value", Type: Milli, Default: "100", Desc: "layer scale (λ) in thousandths"},
+			{Sym: "mm_ds", Field: "downsample_ratio", Type: Milli, Default: "500", Desc: "pixel-shuffle ratio in thousandths", Pos: true},
+			derived("mm_in", "vH*1000*1000/(mm_ds*mm_ds)"),
+		},
+		Global: cat(
+			[]T{{Name: "vision_tower.embeddings.cls_token", Shape: []string{"1", "1", "vH"}, Role: RoleNorm},
+				{Name: "vision_tower.embeddings.mask_token", Shape: []string{"1", "1", "vH"}, Role: RoleNorm, If: "vmask"},
+				{Name: "vision_tower.embeddings.patch_embeddings.projection.weight", Shape: []string{"vH", "vC", "vP", "vP2"}, Role: RoleLinear},
+				{Name: "vision_tower.embeddings.position_embeddings", Shape: []string{"1", "(vS/vP)*(vS2/vP2)+1", "vH"}, Role: RoleEmbedding, If: "vabs"}},
+			vecIf("vision_tower.embeddings.patch_embeddings.projection.bias", "vH", "true")),
+		Stacks: []Stack{{Name: "vision", Prefix: "vision_tower.encoder.layer.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+			linear("attention.q_proj", "H", "H", "vbias"), linear("attention.k_proj", "H", "H", "vbias"), linear("attention.v_proj", "H", "H", "vbias"),
+			when("vqk", norm("attention.q_norm", "H", ""), norm("attention.k_norm", "H", "")),
+			linear("attention.projection_layer", "H", "H", "true"),
+			vec("lambda_1", "H"), vec("lambda_2", "H"), // built whatever layer_scale_init_value
+			norm("layernorm_before", "H", "vln"), norm("layernorm_after", "H", "vln"),
+			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}},
+		Final: cat(when("!vmean", norm("vision_tower.layernorm", "vH", "true")), // a LayerNorm whatever norm_type
+			norm("multi_modal_projector.layer_norm", "mm_in", "true"),
+			linear("multi_modal_projector.linear_1", "H", "mm_in", "true"), linear("multi_modal_projector.linear_2", "H", "H", "true")),
+	}
+}

@@ -1,6 +1,9 @@
 package spec
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Dual encoders, vision towers and video models checked as models of
 // their own (issue 31, group mm): SigLIP2, BLIP and BLIP-2's other
@@ -538,3 +541,168 @@ func bridgeTower() *Family {
 }
 
 var _ = register(bridgeTower())
+
+// flavaLayer is a FLAVA (ViT-named) layer of width h and FFN i, q/k/v
+// biased where qkv.
+func flavaLayer(h, i, qkv string) []T {
+	return renameSyms(cat(vitAttention, linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true")), "H", h, "I", i, "qkv_bias", qkv)
+}
+
+// flavaPredHead is FLAVA's masked prediction head under pre: transform
+// dense and LayerNorm of width h, the decoder [v, h] and its bias (4.x
+// writes it as pre+"bias", 5.x as decoder.bias).
+func flavaPredHead(pre, v, h string) []T {
+	return cat(renameSyms(cat(linear(pre+"transform.dense", "H", "H", "true"), norm(pre+"transform.LayerNorm", "H", "true"),
+		[]T{{Name: pre + "decoder.weight", Shape: []string{"V", "H"}, Role: RoleLinear}},
+		[]T{{Name: pre + "bias", Shape: []string{"V"}, Role: RoleBias, If: "!tf5"},
+			{Name: pre + "decoder.bias", Shape: []string{"V"}, Role: RoleBias, If: "tf5"}}), "H", h, "V", v))
+}
+
+// flavaCodebook is FLAVA's DALL-E image codebook under pre: a 7×7 input
+// convolution hidden_size wide, four groups (fixed, whatever
+// num_groups says) of num_blocks_per_group residual blocks 1, 2, 4 and
+// 8 times as wide (blocks numbered from 1; a 1×1 id_path where the
+// width changes; res_path's four convolutions at a quarter width), a
+// 1×1 output convolution to vocab_size.
+func flavaCodebook(pre string) []T {
+	out := cat(conv(pre+"blocks.input", "cH", "cC", "7", "7"), conv(pre+"blocks.output.conv", "cV", "8*cH", "1", "1"))
+	for g := 1; g <= 4; g++ {
+		w := fmt.Sprintf("%d*cH", 1<<(g-1))
+		in := "cH"
+		if g > 1 {
+			in = fmt.Sprintf("%d*cH", 1<<(g-2))
+		}
+		first := "(e == 1 ? " + in + " : " + w + ")"
+		q := "(" + w + ")/4"
+		out = cat(out, perBlockFrom("cB", "1", prefixed(fmt.Sprintf("%sblocks.group_%d.group.block_{e}.", pre, g), cat(
+			when(fmt.Sprintf("e == 1 && %d > 1", g), conv("id_path", w, first, "1", "1")),
+			conv("res_path.path.conv_1", q, first, "3", "3"), conv("res_path.path.conv_2", q, q, "3", "3"),
+			conv("res_path.path.conv_3", q, q, "3", "3"), conv("res_path.path.conv_4", w, q, "1", "1")))))
+	}
+	return out
+}
+
+// perBlockFrom is perBlock with the copies numbered from from.
+func perBlockFrom(n, from string, ts []T) []T {
+	out := perBlock(n, ts)
+	for i := range out {
+		out[i].From = from
+	}
+	return out
+}
+
+// flava is FLAVA: image, text and multimodal encoders of ViT-named
+// layers, each with a final LayerNorm and pooler (the image one with a
+// class token, a mask token where image_config.mask_token, learned
+// positions; the text one BERT embeddings; the multimodal one a class
+// token where use_cls_token), the image and text projections to
+// projection_dim and to the multimodal width, the logit scale; its
+// pre-training class (the model under flava.) adds the image codebook
+// (init_codebook), the masked image/text and multimodal prediction
+// heads and the image-text matching head.
+func flava() *Family {
+	pre := "flava."
+	ic, tc, mc, cc := "image_config.", "text_config.", "multimodal_config.", "image_codebook_config."
+	dim := func(sym, field, def, desc string) Def {
+		return Def{Sym: sym, Field: field, Default: def, Legend: sym, Desc: desc, Show: true, Pos: true}
+	}
+	layers := func(sym, field, def, desc string) Def {
+		return Def{Sym: sym, Field: field, Default: def, Legend: sym, Desc: desc, Show: true, Pos: true, Max: MaxLayers}
+	}
+	return &Family{Name: "FLAVA", Class: "Flava", ModelTypes: []string{"flava"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			dim("iH", ic+"hidden_size", "768", "image encoder width"), layers("iL", ic+"num_hidden_layers", "12", "image encoder layers"),
+			opt("iI", ic+"intermediate_size", "3072"), opt("iP", ic+"patch_size", "16"), opt("iS", ic+"image_size", "224"),
+			opt("iC", ic+"num_channels", "3"), opt("iV", ic+"vocab_size", "8192"),
+			flag("iqkv", ic+"qkv_bias", "true", "image q, k, v biases"), flag("iMask", ic+"mask_token", "true", "the image mask token"),
+			dim("tH", tc+"hidden_size", "768", "text encoder width"), layers("tL", tc+"num_hidden_layers", "12", "text encoder layers"),
+			opt("tI", tc+"intermediate_size", "3072"), opt("V", tc+"vocab_size", "30522"), opt("P", tc+"max_position_embeddings", "512"),
+			opt("TV", tc+"type_vocab_size", "2"), flag("tqkv", tc+"qkv_bias", "true", "text q, k, v biases"),
+			dim("mH", mc+"hidden_size", "768", "multimodal encoder width"), layers("mL", mc+"num_hidden_layers", "6", "multimodal encoder layers"),
+			opt("mI", mc+"intermediate_size", "3072"), flag("mqkv", mc+"qkv_bias", "true", "multimodal q, k, v biases"),
+			flag("mCls", mc+"use_cls_token", "true", "the multimodal class token"),
+			dim("H", "hidden_size", "768", "the matching head's width"), opt("proj", "projection_dim", "768"),
+			flag("cb", "init_codebook", "true", "the image codebook is built"),
+			opt("cH", cc+"hidden_size", "256"), opt("cC", cc+"input_channels", "3"), opt("cB", cc+"num_blocks_per_group", "2"),
+			opt("cV", cc+"vocab_size", "8192"),
+		},
+		Global: cat([]T{{Name: pre + "image_model.embeddings.cls_token", Shape: []string{"1", "1", "iH"}, Role: RoleNorm},
+			{Name: pre + "image_model.embeddings.mask_token", Shape: []string{"1", "1", "iH"}, Role: RoleNorm, If: "iMask"}},
+			conv(pre+"image_model.embeddings.patch_embeddings.projection", "iH", "iC", "iP", "iP"),
+			[]T{{Name: pre + "image_model.embeddings.position_embeddings", Shape: []string{"1", "(iS/iP)*(iS/iP)+1", "iH"}, Role: RoleEmbedding}},
+			bertEmbeddings(pre+"text_model.embeddings.", "tH", true, true),
+			[]T{{Name: pre + "multimodal_model.cls_token", Shape: []string{"1", "1", "mH"}, Role: RoleNorm, If: "mCls"}}),
+		Stacks: []Stack{
+			{Name: "image", Prefix: pre + "image_model.encoder.layer.{l}.", Layers: "iL", Tensors: flavaLayer("iH", "iI", "iqkv")},
+			{Name: "text", Prefix: pre + "text_model.encoder.layer.{l}.", Layers: "tL", Tensors: flavaLayer("tH", "tI", "tqkv")},
+			{Name: "multimodal", Prefix: pre + "multimodal_model.encoder.layer.{l}.", Layers: "mL", Tensors: flavaLayer("mH", "mI", "mqkv")}},
+		Final: cat(
+			norm(pre+"image_model.layernorm", "iH", "true"), linear(pre+"image_model.pooler.dense", "iH", "iH", "true"),
+			norm(pre+"text_model.layernorm", "tH", "true"), linear(pre+"text_model.pooler.dense", "tH", "tH", "true"),
+			norm(pre+"multimodal_model.layernorm", "mH", "true"), linear(pre+"multimodal_model.pooler.dense", "mH", "mH", "true"),
+			linear(pre+"image_projection", "proj", "iH", "true"), linear(pre+"text_projection", "proj", "tH", "true"),
+			linear(pre+"image_to_mm_projection", "mH", "iH", "true"), linear(pre+"text_to_mm_projection", "mH", "tH", "true"),
+			[]T{{Name: pre + "logit_scale", Shape: []string{}, Role: RoleNorm}}),
+		Embed: pre + "text_model.embeddings.word_embeddings.weight", BasePrefix: pre,
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: TaskPreTrain, Head: cat(when("cb", flavaCodebook("image_codebook.")),
+				flavaPredHead("mim_head.", "iV", "iH"), flavaPredHead("mlm_head.", "V", "tH"),
+				linear("itm_head.pooler.dense", "H", "H", "true"), linear("itm_head.seq_relationship", "2", "H", "true"),
+				flavaPredHead("mmm_image_head.", "iV", "iH"), flavaPredHead("mmm_text_head.", "V", "tH"))}},
+	}
+}
+
+var _ = register(flava())
+
+// InternVL's vision tower alone (InternVLVisionModel): the VLM row's
+// InternViT re-rooted at the top level.
+var _ = register(func() *Family {
+	f := towerVision(internVL(), "vision_tower.", "InternVLVision", "Model", "internvl_vision")
+	f.ConfigClass, f.Defs = "InternVLVisionConfig", withoutDefs(f.Defs, "mm_in")
+	return f
+}())
+
+// mgpStr is MGP-STR: a ViT of fused-qkv blocks (mlp_ratio FFN) over
+// patches of an [h, w] image, a class token (positions for a
+// distillation token too where distilled, the token itself never
+// built), and three A³ modules (grouped 1×1 convolutions selecting
+// max_token_length tokens) each with its character, BPE or wordpiece
+// head.
+func mgpStr() *Family {
+	pre := "mgp_str."
+	a3 := func(p string) []T {
+		return cat([]T{{Name: p + "tokenLearner.0.weight", Shape: []string{"H", "H/8", "1", "1"}, Role: RoleLinear},
+			{Name: p + "tokenLearner.1.weight", Shape: []string{"T", "H", "1", "1"}, Role: RoleLinear},
+			{Name: p + "feat.weight", Shape: []string{"H", "H/8", "1", "1"}, Role: RoleLinear}},
+			norm(p+"norm", "H", "true"), norm(p+"token_norm", "H", "true"))
+	}
+	return &Family{Name: "MGP-STR", Class: "Mgpstr", ModelTypes: []string{"mgp-str"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "768", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "list(32, 128)", Desc: "image [height, width]"},
+			{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "4", Desc: "patch side, or [height, width]"},
+			derived("Ph", "pick(Pl, 0)"), derived("Pw", "pick(Pl, 1)"),
+			derived("N", "(pick(Sl, 0)/Ph)*(pick(Sl, 1)/Pw)"),
+			opt("Ch", "num_channels", "3"),
+			{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			derived("I", "H*ratio/1000"),
+			flag("qkv_bias", "qkv_bias", "true", "the fused qkv has a bias"),
+			flag("distilled", "distilled", "false", "positions for a distillation token"),
+			opt("T", "max_token_length", "27"),
+			opt("nChar", "num_character_labels", "38"), opt("nBPE", "num_bpe_labels", "50257"), opt("nWP", "num_wordpiece_labels", "30522"),
+		},
+		Global: cat([]T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+			{Name: pre + "embeddings.pos_embed", Shape: []string{"1", "N+1+distilled", "H"}, Role: RoleEmbedding}},
+			conv(pre+"embeddings.proj", "H", "Ch", "Ph", "Pw")),
+		Stacks: []Stack{{Prefix: pre + "encoder.blocks.{l}.", Layers: "L", Tensors: cat(
+			linear("attn.qkv", "3*H", "H", "qkv_bias"), linear("attn.proj", "H", "H", "true"),
+			plainMLP("mlp.fc1", "mlp.fc2", "I", "true"), norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Embed: pre + "embeddings.proj.weight",
+		Tasks: []Task{{Suffix: "ForSceneTextRecognition", Head: cat(a3("char_a3_module."), a3("bpe_a3_module."), a3("wp_a3_module."),
+			linear("char_head", "nChar", "H", "true"), linear("bpe_head", "nBPE", "H", "true"), linear("wp_head", "nWP", "H", "true"))}},
+	}
+}
+
+var _ = register(mgpStr())

@@ -1033,7 +1033,7 @@ func TestSwitchesMultimodal(t *testing.T) {
 			"vision_config":{"hidden_size":16,"num_hidden_layers":1,"intermediate_size":20,"image_size":[32,32],"patch_size":[8,8],
 			"norm_type":"rms_norm","use_qk_norm":true,"use_mean_pooling":false,"layer_scale_init_value":0.0}}`, want: map[string][]uint64{
 			"vision_tower.encoder.layer.0.attention.q_norm.weight": {16}, "vision_tower.encoder.layer.0.layernorm_before.bias": nil,
-			"vision_tower.encoder.layer.0.lambda_1": nil, "vision_tower.layernorm.weight": {16}, "multi_modal_projector.linear_1.weight": {32, 256},
+			"vision_tower.encoder.layer.0.lambda_1": {16}, "vision_tower.layernorm.weight": {16}, "vision_tower.layernorm.bias": {16}, "multi_modal_projector.linear_1.weight": {32, 256},
 			"vision_tower.embeddings.position_embeddings": {1, 17, 16}}},
 
 		{name: "git video: temporal embeddings", config: `{"model_type":"git","num_hidden_layers":1,"num_image_with_embedding":3,"vision_config":{"hidden_size":16,"num_hidden_layers":1}}`, want: map[string][]uint64{"git.img_temporal_embedding.2": {1, 1, 16}, "git.img_temporal_embedding.3": nil,
