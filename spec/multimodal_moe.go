@@ -67,3 +67,35 @@ func ernie45VLMoe() *Family {
 }
 
 var _ = register(ernie45VLMoe())
+
+// miniCPMV46 is MiniCPM-V 4.6: a SigLIP-layout tower without pooling
+// head under model.vision_tower with its window-attention merger
+// (vit_merger: an attention over the tower's width, then an MLP over
+// window_kernel_size's patches), the downsampling merger (merger_times
+// MLPs over 4 patches, the last to the text width) and a Qwen3.5 text
+// model (text_config) under model.language_model.
+func miniCPMV46() *Family {
+	g, s, f := visionTower("model.vision_tower.", "model.vision_tower.")
+	vm := "model.vision_tower.vit_merger."
+	attn := renameSyms(cat(linear("self_attn.q_proj", "H", "H", "true"), linear("self_attn.k_proj", "H", "H", "true"),
+		linear("self_attn.v_proj", "H", "H", "true"), linear("self_attn.out_proj", "H", "H", "true")), "H", "vH")
+	// A window side of 0 builds (zero-wide modules).
+	win := cat(norm(vm+"pre_norm", "vH*vW", "true"), linear(vm+"linear_1", "vI*vW", "vH*vW", "true"), linear(vm+"linear_2", "vH", "vI*vW", "true"))
+	for i := range win {
+		win[i].ZeroOK = true
+	}
+	merger := cat(under(vm, norm("layer_norm1", "vH", "true"), attn), win)
+	down := copies("mmT", cat(norm("model.merger.mlp.{e}.pre_norm", "4*vH", "true"),
+		linear("model.merger.mlp.{e}.linear_1", "4*vH", "4*vH", "true"),
+		linear("model.merger.mlp.{e}.linear_2", "e == mmT-1 ? H : vH", "4*vH", "true")))
+	return (&vlm{Family: Family{Name: "MiniCPM-V 4.6", Class: "MiniCPMV4_6", ModelTypes: []string{"minicpmv4_6"},
+		Causal: "MiniCPMV4_6ForConditionalGeneration",
+		Defs: cat(replaceDef(siglipTowerDefs(vcfg, "hidden_size", "768", "12", "3072", "16", "224"), derived("vhead", "false")),
+			[]Def{{Sym: "vWK", Field: "vision_config.window_kernel_size", Type: List, Default: "list(2, 2)", Desc: "the vision merger's window"},
+				derived("vW", "at(vWK, 0)*at(vWK, 1)"),
+				{Sym: "mmT", Field: "merger_times", Default: "1", Desc: "downsampling merger rounds", Pos: true, Max: MaxLayers}}),
+		Global: g, Stacks: s, Final: cat(f, merger, down)},
+		text: "qwen3_5_text", reroot: newLM, tieTop: "false"}).register()
+}
+
+var _ = register(miniCPMV46())
