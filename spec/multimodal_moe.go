@@ -99,3 +99,97 @@ func miniCPMV46() *Family {
 }
 
 var _ = register(miniCPMV46())
+
+// hyNames are the names one HunYuan-VL class saves its vision tower
+// under: transformers 5.x reverses its conversion mapping on save only
+// where the mapping's patterns match the class's own names, so the
+// conditional-generation class writes the original checkpoint's names
+// (vit., perceive., input_layernorm), the base model a mix, and the
+// tower alone its module names.
+type hyNames struct{ vit, ln1, ln2, fc1, fc2, merger, conv, out string }
+
+var (
+	hyOriginal = hyNames{"vit.", "input_layernorm", "post_attention_layernorm", "mlp.dense_h_to_4h", "mlp.dense_4h_to_h", "perceive.", "proj.0", "proj.2"}
+	hyBase     = hyNames{"model.vision_tower.", "layer_norm1", "layer_norm2", "mlp.dense_h_to_4h", "mlp.dense_4h_to_h", "perceive.", "proj.0", "proj.2"}
+	hyModules  = hyNames{"", "layer_norm1", "layer_norm2", "mlp.fc1", "mlp.fc2", "patch_merger.", "proj_conv", "proj_out"}
+)
+
+// hunyuanVLVisionDefs are HunYuanVLVisionConfig's fields under cfg;
+// its text_hidden_size is the text model's width (tH), which the VLM's
+// config sets from text_config.
+func hunyuanVLVisionDefs(cfg, tH string) []Def {
+	return []Def{
+		{Sym: "vH", Field: cfg + "hidden_size", Default: "1152", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+		vLayers(cfg, "27"), vFFN(cfg, "4304"), vPatch(cfg, "16"), opt("vC", cfg+"num_channels", "3"),
+		opt("vM", cfg+"spatial_merge_size", "2"), opt("vImg", cfg+"max_image_size", "2048"),
+		derived("vtH", tH),
+	}
+}
+
+// hunyuanVLVision is HunYuan-VL's ViT under n's names: a biased patch
+// conv, (max_image_size/patch)²+1 learned positions, LayerNorm blocks
+// with biased attention and MLP, and the patch merger (RMS norms, a
+// strided conv to 2·vH, a 1×1 conv to 4·vH, a linear to the text width,
+// a newline of 4·vH and begin/end/separator embeddings of the text
+// width).
+func hunyuanVLVision(n hyNames) ([]T, Stack, []T) {
+	global := cat(conv(n.vit+"embeddings.patch_embedding", "vH", "vC", "vP", "vP"),
+		[]T{{Name: n.vit + "embeddings.position_embedding.weight", Shape: []string{"(vImg/vP)*(vImg/vP)+1", "vH"}, Role: RoleEmbedding}})
+	layer := renameSyms(cat(norm(n.ln1, "H", "true"), norm(n.ln2, "H", "true"),
+		linear("self_attn.q_proj", "H", "H", "true"), linear("self_attn.k_proj", "H", "H", "true"),
+		linear("self_attn.v_proj", "H", "H", "true"), linear("self_attn.o_proj", "H", "H", "true"),
+		linear(n.fc1, "vI", "H", "true"), linear(n.fc2, "H", "vI", "true")), "H", "vH")
+	m := n.vit + n.merger
+	final := cat(norm(m+"before_rms", "vH", ""), norm(m+"after_rms", "vtH", ""),
+		conv(m+n.conv, "2*vH", "vH", "vM", "vM"), conv(m+n.out, "4*vH", "2*vH", "1", "1"),
+		linear(m+"mlp", "vtH", "4*vH", "true"), vec(m+"image_newline", "4*vH"),
+		vec(m+"image_begin", "vtH"), vec(m+"image_end", "vtH"), vec(m+"image_sep", "vtH"))
+	return global, Stack{Name: "vision", Prefix: n.vit + "layers.{l}.", Layers: "vL", Tensors: layer}, final
+}
+
+// hunyuanVLText is HunYuan-VL's language model: Hunyuan-Dense's layer
+// (query/key RMS norms per head) without MLP biases,
+// HunYuanVLTextConfig's defaults (tied).
+var hunyuanVLText = std("HunYuan-VL text", "HunYuanVLText", nil,
+	cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "290943", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
+		[]Def{tie("true"), attnBiasFlag}), nil,
+	inNorm, attn("self_attn.", "attention_bias", "attention_bias", norm("self_attn.query_layernorm", "d", ""), norm("self_attn.key_layernorm", "d", "")),
+	postNorm, gatedMLP("mlp.", "I", ""))
+
+// hunyuanVL is the VLM: the text model (text_config) under model. in
+// the conditional-generation class's original layout, or under
+// model.language_model with the tower under model.vision_tower in the
+// base model's (saved without model.).
+func hunyuanVL(n hyNames, lm [][2]string) *Family {
+	g, s, f := hunyuanVLVision(n)
+	v := &vlm{Family: Family{Name: "HunYuan-VL", Class: "HunYuanVL", ModelTypes: []string{"hunyuan_vl"},
+		Causal: "HunYuanVLForConditionalGeneration", Defs: hunyuanVLVisionDefs(vcfg, "H"),
+		Global: g, Stacks: []Stack{s}, Final: f}, textF: hunyuanVLText, reroot: lm}
+	v.register()
+	return &Family{Name: v.Name, Class: v.Class, ModelTypes: v.ModelTypes, Causal: v.Causal, SeqCls: "-", compose: v.compose,
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}}}
+}
+
+var (
+	hunyuanVLCG   = hunyuanVL(hyOriginal, nil)
+	hunyuanVLBase = hunyuanVL(hyBase, newLM)
+)
+
+var _ = register(
+	&Family{Name: "HunYuan-VL", Class: "HunYuanVL", ModelTypes: []string{"hunyuan_vl"}, Causal: "HunYuanVLForConditionalGeneration", SeqCls: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
+		compose: func(c *Config) (*Family, error) {
+			if c.Architecture() == "HunYuanVLModel" {
+				return hunyuanVLBase.compose(c)
+			}
+			return hunyuanVLCG.compose(c)
+		}},
+	towerText(hunyuanVLText, "HunYuanVLText", "hunyuan_vl_text"),
+	func() *Family {
+		g, s, f := hunyuanVLVision(hyModules)
+		return &Family{Name: "HunYuan-VL vision", Class: "HunYuanVL", ConfigClass: "HunYuanVLVisionConfig", ModelTypes: []string{"hunyuan_vl_vision"},
+			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionTransformer", KeepFinal: true}},
+			Defs:   cat([]Def{opt("tH", "text_hidden_size", "3072")}, hunyuanVLVisionDefs("", "tH")),
+			Global: g, Stacks: []Stack{s}, Final: f}
+	}(),
+)
