@@ -193,3 +193,61 @@ var _ = register(
 			Global: g, Stacks: []Stack{s}, Final: f}
 	}(),
 )
+
+// pi0Dit are PI0's action expert's fields (dit_config, a Gemma; symbols
+// d…) with GemmaConfig's defaults.
+func pi0DitDefs() []Def {
+	c := "dit_config."
+	return []Def{
+		{Sym: "dV", Field: c + "vocab_size", Default: "256000", Desc: "action expert vocabulary (its unused embedding)", Pos: true},
+		{Sym: "dH", Field: c + "hidden_size", Default: "3072", Legend: "dH", Desc: "action expert width", Show: true, Pos: true},
+		{Sym: "dL", Field: c + "num_hidden_layers", Default: "28", Legend: "dL", Desc: "action expert blocks", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "dheads", Field: c + "num_attention_heads", Default: "16", Desc: "action expert attention heads", Pos: true},
+		{Sym: "dkv", Field: c + "num_key_value_heads", Default: "16", Desc: "action expert key/value heads", Pos: true},
+		{Sym: "dd", Field: c + "head_dim", Default: "256", Desc: "action expert head width", Pos: true},
+		{Sym: "dI", Field: c + "intermediate_size", Default: "24576", Desc: "action expert FFN width", Pos: true},
+		flag("dab", c+"attention_bias", "false", "the action expert's attention has biases"),
+		opt("aS", "max_state_dim", "32"), opt("aA", "max_action_dim", "32"),
+	}
+}
+
+// pi0 is PI0 (PaliGemma with a Gemma action expert): the registered
+// PaliGemma (vlm_config) without its head and the expert, under the
+// names one class saves: the base model its modules' (vlm., dit.), the
+// conditional-generation class the original checkpoint's
+// (paligemma_with_expert.…, the expert's embedding as its lm_head) with
+// the state and action projections.
+func pi0(vlmPre, ditPre, ditEmbed string, cg bool) *Family {
+	layer := renameSyms(llamaBlock("dab", "dab", gatedMLP("mlp.", "I", "")), "H", "dH", "heads", "dheads", "kv", "dkv", "d", "dd", "I", "dI")
+	w := &wrap{Name: "PI0", Class: "PI0", Causal: "PI0ForConditionalGeneration", ModelTypes: []string{"pi0"},
+		sub: "vlm_config.", mt: "paligemma", headIf: "false",
+		names:  [][2]string{{"vision_tower.vision_model.", vlmPre + "vision_tower."}, {"", vlmPre}},
+		Defs:   pi0DitDefs(),
+		Global: []T{{Name: ditEmbed, Shape: []string{"dV", "dH"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Name: "action expert", Prefix: ditPre + "layers.{l}.", Layers: "dL", Tensors: layer}},
+		Final:  norm(ditPre+"norm", "dH", "")}
+	if !cg {
+		// The base model is checked as a whole class of its own (it has
+		// no head to drop).
+		w.Causal = "PI0Model"
+	} else {
+		w.Final = cat(w.Final, linear("state_proj", "dH", "aS", "true"), linear("action_in_proj", "dH", "aA", "true"),
+			linear("action_out_proj", "aA", "dH", "true"), linear("action_time_mlp_in", "dH", "2*dH", "true"),
+			linear("action_time_mlp_out", "dH", "dH", "true"))
+	}
+	return w.register()
+}
+
+var (
+	pi0CG   = pi0("paligemma_with_expert.paligemma.model.", "paligemma_with_expert.gemma_expert.model.", "paligemma_with_expert.gemma_expert.lm_head.weight", true)
+	pi0Base = pi0("vlm.", "dit.", "dit.embed_tokens.weight", false)
+)
+
+var _ = register(&Family{Name: "PI0", Class: "PI0", ModelTypes: []string{"pi0"}, Causal: "PI0ForConditionalGeneration", SeqCls: "-",
+	Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
+	compose: func(c *Config) (*Family, error) {
+		if c.Architecture() == "PI0Model" {
+			return pi0Base.compose(c)
+		}
+		return pi0CG.compose(c)
+	}})
