@@ -25,7 +25,10 @@ func bertDefs(v, h, heads, i, pos, types string) []Def {
 // embedding to every attention.
 var relPos = []Def{
 	{Sym: "pos_type", Field: "position_embedding_type", Type: Str, Default: "'absolute'", Null: "=", Desc: "how positions are encoded"},
-	derived("rel", "pos_type == 'relative_key' || pos_type == 'relative_key_query'"),
+	// 5.x builds no relative positions in any BERT-family model (its
+	// attention ignores position_embedding_type; the oracle on every
+	// family of relPos): a 5.x-written config has no distance table.
+	derived("rel", "!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')"),
 }
 
 // noRelPos is for classes without position_embedding_type.
@@ -56,7 +59,9 @@ func bertLayer(attnNorm, ffnNorm, outNorm string) []T {
 	}
 	return cat(
 		bertAttn("attention."), ln(prefixIf("attention.", attnNorm)),
-		when("cross", bertAttn("crossattention."), ln(prefixIf("crossattention.", attnNorm))),
+		// 4.x builds the cross-attention with absolute positions: no
+		// distance table there (BERT, RoBERTa, … by the oracle).
+		when("cross", renameSyms(bertAttn("crossattention."), "rel", "false"), ln(prefixIf("crossattention.", attnNorm))),
 		linear("intermediate.dense", "I", "H", "true"), ln(ffnNorm),
 		linear("output.dense", "H", "I", "true"), ln(outNorm),
 	)

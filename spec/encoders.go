@@ -590,13 +590,9 @@ var _ = register(
 			tie("true")}, summaryDefsProj("false", "false")),
 		Global: cat(bertEmbeddings("convbert.embeddings.", "E", true, true), when("E != H", linear("convbert.embeddings_project", "H", "E", "true"))),
 		Stacks: []Stack{{Prefix: "convbert.encoder.layer.{l}.", Layers: "L", Tensors: cat(
-			linear("attention.self.query", "A", "H", "true"), linear("attention.self.key", "A", "H", "true"), linear("attention.self.value", "A", "H", "true"),
-			[]T{{Name: "attention.self.key_conv_attn_layer.depthwise.weight", Shape: []string{"H", "1", "k"}, Role: RoleLinear},
-				{Name: "attention.self.key_conv_attn_layer.pointwise.weight", Shape: []string{"A", "H", "1"}, Role: RoleLinear},
-				{Name: "attention.self.key_conv_attn_layer.bias", Shape: []string{"A", "1"}, Role: RoleBias}},
-			linear("attention.self.conv_kernel_layer", "nh*k", "A", "true"), linear("attention.self.conv_out_layer", "A", "H", "true"),
-			linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
-			when("cross", bertAttn("crossattention."), norm("crossattention.output.LayerNorm", "H", "true")),
+			convBertAttn("attention."),
+			// The cross-attention is a ConvBERT attention too (oracle).
+			when("cross", convBertAttn("crossattention.")),
 			groupedLinear("intermediate.dense", "I", "H", "G"), groupedLinear("output.dense", "H", "I", "G"), norm("output.LayerNorm", "H", "true"))}},
 		Embed: "convbert.embeddings.word_embeddings.weight",
 		Tasks: encTasks("convbert.", nil,
@@ -694,7 +690,8 @@ var _ = register(
 	// Splinter: BERT without pooler; its QA and pre-training heads are the
 	// question-aware span selection (splinter_qass).
 	&Family{Name: "Splinter", Class: "Splinter", ModelTypes: []string{"splinter"}, Causal: "-", SeqCls: "-",
-		Defs:   cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{tie("true")}),
+		// Splinter and MarkupLM ignore position_embedding_type (oracle).
+		Defs:   cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
 		Global: bertEmbeddings("splinter.embeddings.", "H", true, true),
 		Stacks: []Stack{{Prefix: "splinter.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
 		Embed:  "splinter.embeddings.word_embeddings.weight",
@@ -743,7 +740,7 @@ var _ = register(
 	// MarkupLM: BERT with XPath embeddings, one tag and one subscript
 	// table per depth level (max_depth) of xpath_unit_hidden_size U.
 	&Family{Name: "MarkupLM", Class: "MarkupLM", ModelTypes: []string{"markuplm"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
 			{Sym: "D", Field: "max_depth", Default: "50", Desc: "XPath depth", Pos: true, Max: MaxLayers},
 			{Sym: "U", Field: "xpath_unit_hidden_size", Default: "32", Desc: "XPath unit width", Pos: true},
 			{Sym: "XT", Field: "max_xpath_tag_unit_embeddings", Default: "256", Desc: "XPath tags", Pos: true},
@@ -1005,4 +1002,18 @@ func debertaDefs(vocab, hidden, layers, heads, ffn string) []Def {
 		flag("pbi", "position_biased_input", "true", "absolute position embeddings are added"),
 		flag("rel", "relative_attention", "false", "disentangled relative attention"),
 	})
+}
+
+// convBertAttn is ConvBERT's attention under pre: heads of half width
+// beside a span-based dynamic convolution, then the output dense and
+// its norm.
+func convBertAttn(pre string) []T {
+	return cat(
+		linear(pre+"self.query", "A", "H", "true"), linear(pre+"self.key", "A", "H", "true"), linear(pre+"self.value", "A", "H", "true"),
+		[]T{{Name: pre + "self.key_conv_attn_layer.depthwise.weight", Shape: []string{"H", "1", "k"}, Role: RoleLinear},
+			{Name: pre + "self.key_conv_attn_layer.pointwise.weight", Shape: []string{"A", "H", "1"}, Role: RoleLinear},
+			{Name: pre + "self.key_conv_attn_layer.bias", Shape: []string{"A", "1"}, Role: RoleBias}},
+		linear(pre+"self.conv_kernel_layer", "nh*k", "A", "true"), linear(pre+"self.conv_out_layer", "A", "H", "true"),
+		linear(pre+"output.dense", "H", "H", "true"), norm(pre+"output.LayerNorm", "H", "true"),
+	)
 }

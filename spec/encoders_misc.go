@@ -138,7 +138,7 @@ var _ = register(
 	&Family{Name: "BROS", Class: "Bros", ModelTypes: []string{"bros"}, Causal: "-", SeqCls: "-",
 		// BrosConfig derives the box widths from H, heads and dim_bbox:
 		// 4.x whatever config.json says, 5.x where it says nothing.
-		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPosV4, []Def{
+		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
 			{Sym: "dbox", Field: "dim_bbox", Default: "8", Desc: "box coordinates", Pos: true},
 			{Sym: "D2j", Field: "dim_bbox_sinusoid_emb_2d", Default: "H/4", Null: "=", Desc: "box sinusoid width (read by 5.x)"},
 			derived("D2", "tf5 ? D2j : H/4"),
@@ -168,7 +168,7 @@ var _ = register(
 	// up (from 2·H) and a one-layer final encoder; every class keeps the
 	// pooler.
 	&Family{Name: "CANINE", Class: "Canine", ModelTypes: []string{"canine"}, Causal: "-", SeqCls: "-",
-		Defs: cat(withoutDefs(bertDefs("", "768", "12", "3072", "16384", "16"), "V"), relPosV4, []Def{
+		Defs: cat(withoutDefs(bertDefs("", "768", "12", "3072", "16384", "16"), "V"), relPos, []Def{
 			{Sym: "NH", Field: "num_hash_functions", Default: "8", Desc: "hash functions", Pos: true, Max: MaxLayers},
 			{Sym: "NB", Field: "num_hash_buckets", Default: "16384", Desc: "hash buckets", Pos: true},
 			{Sym: "down", Field: "downsampling_rate", Default: "4", Desc: "characters per molecule", Pos: true},
@@ -265,10 +265,6 @@ func brosRelation(pre string) []T {
 	return cat(linear(pre+"query", "NR*H", "H", "true"), linear(pre+"key", "NR*H", "H", "true"),
 		[]T{{Name: pre + "dummy_node", Shape: []string{"1", "H"}, Role: RoleEmbedding}})
 }
-
-// relPosV4 is relPos for the classes whose relative positions only 4.x
-// builds (5.x's CANINE and BROS ignore position_embedding_type).
-var relPosV4 = cat(withoutDefs(relPos, "rel"), []Def{derived("rel", "!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')")})
 
 // I-BERT's quantization modules (quant_modules.py): each keeps its
 // quantization state in buffers beside the float parameters.
