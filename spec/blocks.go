@@ -15,7 +15,14 @@ import (
 // encoders, BART-style decoders).
 
 func cat[E any](parts ...[]E) []E {
-	var out []E
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n == 0 {
+		return nil // as append builds it: a nil Tasks means the default tasks
+	}
+	out := make([]E, 0, n)
 	for _, p := range parts {
 		out = append(out, p...)
 	}

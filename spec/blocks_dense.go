@@ -240,7 +240,7 @@ func convBias(name, out, in, k, bias string) []T {
 // and read under cfg ("backbone_config."), every name under pre
 // ("backbone."). False when mt has no such family.
 func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
-	f := byType[mt]
+	f := familyOf(mt)
 	if f == nil || f.compose != nil {
 		return encoderPart{}, false
 	}

@@ -73,7 +73,7 @@ func (v *encDec) compose(c *Config) (*Family, error) {
 		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 			Reason: fmt.Sprintf("its encoder, encoder.model_type %q, has no spec", emt)}
 	}
-	df := byType[dmt]
+	df := familyOf(dmt)
 	if df == nil || df.compose != nil || df.causal() == "" {
 		return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 			Reason: fmt.Sprintf("its decoder, decoder.model_type %q, has no causal-LM spec", dmt)}
@@ -444,7 +444,7 @@ func linear2(pre, dim string) []T { return denseClassifier(pre, dim) }
 // s2sOf is the full model of the registered decoder family of model_type
 // mt.
 func s2sOf(mt string, noPositions bool, defs ...Def) *Family {
-	return s2sFull(byType[mt], noPositions, defs...)
+	return s2sFull(familyOf(mt), noPositions, defs...)
 }
 
 func init() {
@@ -774,7 +774,7 @@ var _ = register(nllbMoE.with(func(f *Family) {
 // prefixed "e_" and read under "encoder.", every name under "encoder.";
 // eH is its width (e_H). False when mt has no such family.
 func familyEncoder(mt string) (encoderPart, bool) {
-	f := byType[mt]
+	f := familyOf(mt)
 	if f == nil || f.compose != nil {
 		return encoderPart{}, false
 	}

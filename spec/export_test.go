@@ -4,7 +4,9 @@ package spec
 // first use, so a malformed one would otherwise only show when a model of
 // its type is checked).
 func CompileFamilies() error {
-	for _, f := range families {
+	tableMu.Lock()
+	defer tableMu.Unlock()
+	for _, f := range allFamilies() {
 		if err := f.ready(); err != nil {
 			return err
 		}

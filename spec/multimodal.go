@@ -234,10 +234,11 @@ func (v *vlm) compose(c *Config) (*Family, error) {
 		if f, ok := v.cache.Load(mt); ok {
 			return f.(*Family), nil
 		}
-		tf = byType[mt]
+		of := mt
 		if a, ok := v.alias[mt]; ok {
-			tf = byType[a]
+			of = a
 		}
+		tf = familyOf(of)
 		if tf == nil || tf.compose != nil {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 				Reason: fmt.Sprintf("its language model, text_config.model_type %q, has no spec", mt)}

@@ -82,7 +82,7 @@ var glm4vMoeText = &Family{Name: "GLM-4V-MoE text", Class: "Glm4vMoeText", Model
 	Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: TaskBase, Prefix: "-"}},
 	compose: func(*Config) (*Family, error) {
 		glm4vMoeTextOnce.Do(func() {
-			g := towerText(byType["glm4_moe"], "Glm4vMoeText", "Glm4vMoe_text", "glm4v_moe_text")
+			g := towerText(familyOf("glm4_moe"), "Glm4vMoeText", "Glm4vMoe_text", "glm4v_moe_text")
 			g.Name, g.ConfigClass = "GLM-4V-MoE text", ""
 			g.Defs = withDefault(g.Defs, "attention_bias", "true")
 			glm4vMoeTextF = g
@@ -253,7 +253,7 @@ func (w *wrap) compose(c *Config) (*Family, error) {
 		if s := sc.ModelType(); s != "" {
 			mt = s
 		}
-		if inner = byType[mt]; inner == nil {
+		if inner = familyOf(mt); inner == nil {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 				Reason: fmt.Sprintf("its inner model, %smodel_type %q, has no spec", w.sub, mt)}
 		}

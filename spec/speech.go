@@ -177,7 +177,7 @@ func whisperFull() *Family {
 		{Sym: "cps", Field: "classifier_proj_size", Default: "256", Desc: "the audio classifier's projection", Pos: true},
 		flag("wls", "use_weighted_layer_sum", "false", "the classifier mixes every layer's output"),
 	}
-	f := s2sFull(byType["whisper"], false, extra...)
+	f := s2sFull(familyOf("whisper"), false, extra...)
 	var dec []T
 	for _, t := range f.Global {
 		if strings.HasPrefix(t.Name, "model.decoder.") {
