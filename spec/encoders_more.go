@@ -1,8 +1,11 @@
 package spec
 
+import "fmt"
+
 // Encoders with structures of their own, third round: Perceiver (a
 // latent array cross-attending to any input, each task class with its
-// own pre- and post-processors).
+// own pre- and post-processors), the OpenAI privacy filter and
+// GPTSAN-japanese.
 
 // perceiverLayer is a PerceiverLayer under pre: attention (cross where
 // kv is not "", reading kv-wide inputs) from q-wide queries, with
@@ -103,3 +106,53 @@ func openAIPrivacyFilter() *Family {
 }
 
 var _ = register(openAIPrivacyFilter())
+
+// gptsanJapanese is GPTSAN-japanese (transformers 4.x only): a prefix
+// LM of num_switch_layers Switch-Transformer blocks (a router, experts
+// of two bias-free linears, a soft bypass) then num_ext_layers dense
+// ones (biased, d_ext wide, with extra positions); the spout, eight
+// d_spout-wide linears (every other module) and one to num_layers·2·H
+// (num_layers as config.json gives it, else the blocks' count).
+func gptsanJapanese() *Family {
+	var spout []T
+	for i := 0; i < 8; i++ {
+		spout = append(spout, T{Name: fmt.Sprintf("model.spout.%d.weight", 2*i), Shape: []string{"sp", "sp"}, Role: RoleLinear, If: "sp > 0"})
+	}
+	spout = append(spout, T{Name: "model.spout.16.weight", Shape: []string{"NLy*2*H", "sp"}, Role: RoleLinear, If: "sp > 0"})
+	return &Family{Name: "GPTSAN-japanese", Class: "GPTSanJapanese", ModelTypes: []string{"gptsan-japanese"},
+		Causal: "GPTSanJapaneseForConditionalGeneration", SeqCls: "-", Tasks: noTasks,
+		Defs: []Def{
+			{Sym: "V", Field: "vocab_size", Default: "36000", Legend: "V", Desc: "vocabulary", Show: true, Pos: true},
+			{Sym: "H", Field: "d_model", Default: "1024", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "nsw", Field: "num_switch_layers", Default: "10", Legend: "L", Desc: "Switch-Transformer blocks", Show: true, Max: MaxLayers},
+			{Sym: "next", Field: "num_ext_layers", Default: "0", Desc: "dense extra blocks after them", Max: MaxLayers},
+			field("P", "max_position_embeddings", "1280", "positions"),
+			field("F", "d_ff", "8192", "each expert's inner width"),
+			field("Fx", "d_ext", "4096", "the extra blocks' inner width"),
+			{Sym: "sp", Field: "d_spout", Default: "128", Null: "0", Desc: "the spout's width (0: none)"},
+			{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per switch block", Show: true, Max: MaxExperts},
+			flag("rb", "router_bias", "false", "the router has a bias"),
+			{Sym: "NLy", Field: "num_layers", Default: "nsw+next", Desc: "layers the spout feeds"},
+			tie("true"),
+		},
+		Global: cat(embed("model.embed_tokens.weight"), []T{{Name: "model.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+			{Name: "model.extra_position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding, If: "next > 0"}},
+			linear("model.last_project", "H", "H", "true"), spout),
+		Stacks: []Stack{{Prefix: "model.blocks.{l}.", Layers: "nsw+next", Kinds: []Kind{{Name: "switch", If: "l < nsw"}, {Name: "ext"}}, Tensors: cat(
+			norm("self_attn.norm", "H", "true"),
+			linear("self_attn.self_attn.q_proj", "H", "H", ""), linear("self_attn.self_attn.k_proj", "H", "H", ""),
+			linear("self_attn.self_attn.v_proj", "H", "H", ""), linear("self_attn.self_attn.out_proj", "H", "H", ""),
+			norm("feed_forward.norm", "H", "true"),
+			when("switch", linear("feed_forward.mlp.router.classifier", "E", "H", "rb"),
+				[]T{{Name: "feed_forward.mlp.experts.expert_{e}.wi.weight", Shape: []string{"F", "H"}, Role: RoleLinear, Experts: "E"},
+					{Name: "feed_forward.mlp.experts.expert_{e}.wo.weight", Shape: []string{"H", "F"}, Role: RoleLinear, Experts: "E"}},
+				linear("feed_forward.soft_bypass_mlp", "H", "H", "")),
+			when("ext", linear("feed_forward.mlp.wi", "Fx", "H", "true"), linear("feed_forward.mlp.wo", "H", "Fx", "true")))}},
+		Final: []T{{Name: "final_logits_bias", Shape: []string{"1", "V"}, Role: RoleNorm, AnyDType: true},
+			// The head is tied to the embedding whatever
+			// tie_word_embeddings says (not saved).
+			{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "true"}},
+		Embed: "model.embed_tokens.weight", Head: "lm_head.weight"}
+}
+
+var _ = register(gptsanJapanese())
