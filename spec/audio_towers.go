@@ -93,3 +93,48 @@ func clap() *Family {
 }
 
 var _ = register(clap())
+
+// gemma4Audio is Gemma 4's audio tower alone (Gemma4AudioModel): two
+// stride-2 3×3 convolutions with their norms and a projection (from
+// subsampling_conv_channels[0]/4 · [1], as transformers sizes it), then
+// conformer layers of Gemma 4's clippable linears (clamp bounds where
+// use_clipped_linears): half-step feed-forwards at each end, chunked
+// attention with a relative-key projection and a per-dimension scale, a
+// light convolution module; the output projection.
+func gemma4Audio() *Family {
+	ffw := func(p string) []T {
+		return cat(norm(p+"pre_layer_norm", "H", ""), clippable(p+"ffw_layer_1", "4*H", "H", "clip"),
+			clippable(p+"ffw_layer_2", "H", "4*H", "clip"), norm(p+"post_layer_norm", "H", ""))
+	}
+	sub := "subsample_conv_projection."
+	return &Family{Name: "Gemma4 audio", Class: "Gemma4", ConfigClass: "Gemma4AudioConfig", ModelTypes: []string{"gemma4_audio"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "AudioModel", KeepFinal: true}},
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "1024", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "12", Legend: "L", Desc: "conformer layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
+			derived("d", "H/heads"),
+			field("ck", "conv_kernel_size", "5", "the depthwise kernel"),
+			{Sym: "sc", Field: "subsampling_conv_channels", Type: List, Default: "list(128, 32)", Desc: "the subsampling convolutions' channels"},
+			flag("clip", "use_clipped_linears", "true", "the linears carry clamp bounds"),
+			field("out", "output_proj_dims", "1536", "the output projection's width"),
+		},
+		Global: cat([]T{{Name: sub + "layer0.conv.weight", Shape: []string{"at(sc, 0)", "1", "3", "3"}, Role: RoleLinear}},
+			norm(sub+"layer0.norm", "at(sc, 0)", ""),
+			[]T{{Name: sub + "layer1.conv.weight", Shape: []string{"at(sc, 1)", "at(sc, 0)", "3", "3"}, Role: RoleLinear}},
+			norm(sub+"layer1.norm", "at(sc, 1)", ""), linear(sub+"input_proj_linear", "H", "(at(sc, 0)/4)*at(sc, 1)", "")),
+		Stacks: []Stack{{Prefix: "layers.{l}.", Layers: "L", Tensors: cat(ffw("feed_forward1."), ffw("feed_forward2."),
+			norm("norm_pre_attn", "H", ""),
+			clippable("self_attn.q_proj", "heads*d", "H", "clip"), clippable("self_attn.k_proj", "heads*d", "H", "clip"),
+			clippable("self_attn.v_proj", "heads*d", "H", "clip"), clippable("self_attn.post", "H", "H", "clip"),
+			linear("self_attn.relative_k_proj", "heads*d", "H", ""), vec("self_attn.per_dim_scale", "d"),
+			norm("norm_post_attn", "H", ""),
+			norm("lconv1d.pre_layer_norm", "H", ""), clippable("lconv1d.linear_start", "2*H", "H", "clip"),
+			[]T{{Name: "lconv1d.depthwise_conv1d.weight", Shape: []string{"H", "1", "ck"}, Role: RoleLinear}},
+			norm("lconv1d.conv_norm", "H", ""), clippable("lconv1d.linear_end", "H", "H", "clip"),
+			norm("norm_out", "H", ""))}},
+		Final: linear("output_proj", "out", "H", "true"),
+		Embed: sub + "layer0.conv.weight", Head: "-"}
+}
+
+var _ = register(gemma4Audio())

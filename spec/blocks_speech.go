@@ -1,8 +1,12 @@
 package spec
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 )
 
 // Blocks of the speech encoders of the wav2vec2 lineage (wav2vec2,
@@ -623,4 +627,93 @@ func parakeetSubsampling(sub string) []T {
 // conv2dT is a biased 2-D convolution under name: weight [out, in, k, k].
 func conv2dT(name, out, in, k string) []T {
 	return []T{{Name: name + ".weight", Shape: []string{out, in, k, k}, Role: RoleLinear}, {Name: name + ".bias", Shape: []string{out}, Role: RoleBias}}
+}
+
+// withSub is a family holding another registered model whole, its
+// tensors under pre and its fields under cfg (Kyutai's speech-to-text
+// model with its Mimi codec under codec_model.): the classes of with
+// hold it — the family the sub-config's model_type (else mt) names,
+// its symbols prefixed by sym — and the family's other classes are the
+// family alone (KyutaiSpeechToTextModel). Without a spec for the
+// sub-model, the classes holding it are not checked (exit 3).
+type withSub struct {
+	base              *Family
+	cfg, pre, mt, sym string
+	with              []string
+	cache             sync.Map // sub-model's family → *Family
+}
+
+func (w *withSub) register() *Family {
+	f := *w.base
+	f.compose = w.compose
+	return &f
+}
+
+func (w *withSub) compose(c *Config) (*Family, error) {
+	arch := c.Architecture()
+	if arch == "" {
+		arch = w.base.causal()
+	}
+	if !slices.Contains(w.with, arch) {
+		return w.base, nil
+	}
+	mt := subType(c, strings.TrimSuffix(w.cfg, "."))
+	if mt == "" {
+		mt = w.mt
+	}
+	sub := familyOf(mt)
+	if sub == nil || sub.compose != nil {
+		return nil, &NoSpecError{Arch: arch, ModelType: c.ModelType(),
+			Reason: fmt.Sprintf("the model it holds, %smodel_type %q, has no spec", w.cfg, mt)}
+	}
+	if f, ok := w.cache.Load(sub); ok {
+		return f.(*Family), nil
+	}
+	var pairs []string
+	for _, d := range sub.Defs {
+		pairs = append(pairs, d.Sym, w.sym+d.Sym)
+	}
+	rx := symRenamer(pairs...)
+	names := [][2]string{{"", w.pre}}
+	f := *w.base
+	f.compose, f.Name = nil, w.base.Name+" + "+sub.Name
+	f.Defs = slices.Clone(w.base.Defs)
+	for _, d := range sub.Defs {
+		d.Sym, d.Default, d.Desc = w.sym+d.Sym, rx(d.Default), sub.Name+": "+rx(d.Desc)
+		if d.Null != "" && d.Null != "=" {
+			d.Null = rx(d.Null)
+		}
+		if d.Divides != "" {
+			d.Divides = w.sym + d.Divides
+		}
+		if d.Legend != "" {
+			d.Legend = w.sym + d.Legend
+		}
+		if d.Field != "" {
+			alts := strings.Split(d.Field, "|")
+			for i := range alts {
+				alts[i] = w.cfg + alts[i]
+			}
+			d.Field = strings.Join(alts, "|")
+		}
+		f.Defs = append(f.Defs, d)
+	}
+	f.Global = cat(w.base.Global, rerootTs(renameSyms(sub.Global, pairs...), names))
+	f.Stacks = slices.Clone(w.base.Stacks)
+	for _, s := range sub.Stacks {
+		f.Stacks = append(f.Stacks, renamedStack(s, cmp.Or(s.Name, sub.Name), w.pre+s.Prefix, pairs...))
+	}
+	f.Final = cat(w.base.Final, rerootTs(renameSyms(sub.Final, pairs...), names))
+	for _, v := range sub.Variants {
+		var nv [][2]string
+		for _, r := range v {
+			nv = append(nv, [2]string{w.pre + r[0], w.pre + r[1]})
+		}
+		f.Variants = append(f.Variants, nv)
+	}
+	if err := f.compile(); err != nil {
+		return nil, fmt.Errorf("spec: %s with %s: %w", w.base.Name, sub.Name, err)
+	}
+	g, _ := w.cache.LoadOrStore(sub, &f)
+	return g.(*Family), nil
 }

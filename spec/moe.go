@@ -232,17 +232,7 @@ var _ = register(
 			{Name: "self_attention.experts.bias", Shape: []string{"H"}, Role: RoleBias}},
 		postNorm, router("mlp.router.layer.weight"), stackedExperts("mlp.input_linear.weight", "mlp.output_linear.weight"),
 		[]T{{Name: "mlp.bias", Shape: []string{"H"}, Role: RoleBias}}),
-	// GPT-OSS: attention sinks, a biased router, stacked experts with
-	// biases (gate_up [E, H, 2·I], down [E, I, H]).
-	std("GPT-OSS", "GptOss", []string{"gpt_oss"},
-		cat(sized(llamaDims("64", "", "8", "heads"), "V", "201088", "H", "2880", "L", "36", "heads", "64", "I", "2880"), expertsI("num_local_experts", "128", "num_experts_per_tok", "4"),
-			[]Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k, v and o projections have biases")}), nil,
-		inNorm, attn("self_attn.", "attention_bias", "attention_bias", []T{{Name: "self_attn.sinks", Shape: []string{"heads"}, Role: RoleBias, AnyDType: true}}),
-		postNorm, router("mlp.router.weight"), []T{{Name: "mlp.router.bias", Shape: []string{"E"}, Role: RoleBias},
-			{Name: "mlp.experts.gate_up_proj", Shape: []string{"E", "H", "2*I"}, Role: RoleLinear},
-			{Name: "mlp.experts.gate_up_proj_bias", Shape: []string{"E", "2*I"}, Role: RoleBias},
-			{Name: "mlp.experts.down_proj", Shape: []string{"E", "I", "H"}, Role: RoleLinear},
-			{Name: "mlp.experts.down_proj_bias", Shape: []string{"E", "H"}, Role: RoleBias}}),
+	gptOss,
 	// DBRX: nested ffn_config and attn_config; experts flattened to
 	// [E·ffn, H] per matrix.
 	&Family{Name: "DBRX", Class: "Dbrx", ModelTypes: []string{"dbrx"},
@@ -289,3 +279,15 @@ var _ = register(
 			{Name: "mlp.experts.{e}.up_proj.weight", Shape: []string{"Im", "H"}, Role: RoleLinear, Experts: "Z", From: "E", If: "tf5"}}).
 		with(func(f *Family) { f.SeqCls = "-" }),
 )
+
+// GPT-OSS: attention sinks, a biased router, stacked experts with
+// biases (gate_up [E, H, 2·I], down [E, I, H]).
+var gptOss = std("GPT-OSS", "GptOss", []string{"gpt_oss"},
+	cat(sized(llamaDims("64", "", "8", "heads"), "V", "201088", "H", "2880", "L", "36", "heads", "64", "I", "2880"), expertsI("num_local_experts", "128", "num_experts_per_tok", "4"),
+		[]Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k, v and o projections have biases")}), nil,
+	inNorm, attn("self_attn.", "attention_bias", "attention_bias", []T{{Name: "self_attn.sinks", Shape: []string{"heads"}, Role: RoleBias, AnyDType: true}}),
+	postNorm, router("mlp.router.weight"), []T{{Name: "mlp.router.bias", Shape: []string{"E"}, Role: RoleBias},
+		{Name: "mlp.experts.gate_up_proj", Shape: []string{"E", "H", "2*I"}, Role: RoleLinear},
+		{Name: "mlp.experts.gate_up_proj_bias", Shape: []string{"E", "2*I"}, Role: RoleBias},
+		{Name: "mlp.experts.down_proj", Shape: []string{"E", "I", "H"}, Role: RoleLinear},
+		{Name: "mlp.experts.down_proj_bias", Shape: []string{"E", "H"}, Role: RoleBias}})

@@ -67,3 +67,29 @@ func graniteSpeech(name, class, mt string) *Family {
 
 var _ = register(graniteSpeech("Granite Speech", "GraniteSpeech", "granite_speech"),
 	graniteSpeech("Granite Speech Plus", "GraniteSpeechPlus", "granite_speech_plus"))
+
+// kyutaiSTT is Kyutai's speech-to-text model: Moshi's text decoder
+// (projections under .linear, a gated fc1 [ffn, H] feeding fc2
+// [H, ffn/2]) whose embedding also holds every codebook's audio tokens
+// and the audio padding token; the generation class holds the codec
+// (codec_config, Mimi) under codec_model.
+func kyutaiSTT() *Family {
+	f := &Family{Name: "Kyutai STT", Class: "KyutaiSpeechToText", ModelTypes: []string{"kyutai_speech_to_text"},
+		Causal: "KyutaiSpeechToTextForConditionalGeneration", SeqCls: "-",
+		Defs: cat(sized(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_dim"), "V", "4001", "H", "2048", "L", "48", "heads", "32", "I", "11264"),
+			[]Def{{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+				kvDef("num_key_value_heads", "heads", "heads"),
+				field("nc", "num_codebooks", "32", "audio codebooks"), field("cv", "codebook_vocab_size", "2049", "tokens per codebook"),
+				tie("false")}),
+		Global: []T{{Name: "model.embed_tokens.embed_tokens.weight", Shape: []string{"V+nc*cv+1", "H"}, Role: RoleEmbedding}},
+		Stacks: decoderLayers(nil, inNorm, linear("self_attn.q_proj.linear", "heads*d", "H", ""), linear("self_attn.k_proj.linear", "kv*d", "H", ""),
+			linear("self_attn.v_proj.linear", "kv*d", "H", ""), linear("self_attn.o_proj.linear", "H", "heads*d", ""),
+			postNorm, linear("mlp.fc1", "I", "H", ""), linear("mlp.fc2", "H", "I/2", "")),
+		Final: cat(norm("model.norm", "H", ""), []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}),
+		Embed: "model.embed_tokens.embed_tokens.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"}}}
+	return (&withSub{base: f, cfg: "codec_config.", pre: "codec_model.", mt: "mimi", sym: "c_",
+		with: []string{"KyutaiSpeechToTextForConditionalGeneration"}}).register()
+}
+
+var _ = register(kyutaiSTT())
