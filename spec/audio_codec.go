@@ -19,25 +19,27 @@ var _ = register(
 	// quantizer of num_quantizers codebooks (EncodecConfig's property:
 	// the last target bandwidth over the frame rate times the codebook's
 	// bits), each with its k-means buffers.
-	&Family{Name: "EnCodec", Class: "Encodec", ModelTypes: []string{"encodec"}, Causal: "-", SeqCls: "-",
-		Defs: cat(seanetDefs("128", "32", "7", "true"), []Def{
-			field("nlstm", "num_lstm_layers", "2", "LSTM layers"),
-			{Sym: "ntype", Field: "norm_type", Type: Str, Default: "'weight_norm'", Desc: "the convolutions' norm"},
-			derived("wn", "ntype == 'weight_norm'"), derived("gn", "ntype == 'time_group_norm'"),
-			field("sr", "sampling_rate", "24000", "sampling rate"),
-			{Sym: "cs", Field: "codebook_size", Default: "1024", Desc: "codebook entries", Pos: true},
-			{Sym: "cd", Field: "codebook_dim", Default: "H", Null: "H", Desc: "codebook width"},
-			{Sym: "tb", Field: "target_bandwidths", Type: MilliList, Default: "list(1500, 3000, 6000, 12000, 24000)", Null: "=", Desc: "target bandwidths (×1000)"},
-			derived("fr", "(sr + prod(ur) - 1) / prod(ur)"),
-			derived("nq", "at(tb, len(tb)-1) / (fr * log2(2*cs-1))"),
-		}),
-		Stacks: seanet("", "true"),
-		Final: []T{{Name: "quantizer.layers.{e}.codebook.inited", Shape: []string{"1"}, Role: RoleNorm, Experts: "nq"},
-			{Name: "quantizer.layers.{e}.codebook.cluster_size", Shape: []string{"cs"}, Role: RoleNorm, Experts: "nq"},
-			{Name: "quantizer.layers.{e}.codebook.embed", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"},
-			{Name: "quantizer.layers.{e}.codebook.embed_avg", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"}},
-		Variants: wnVariant,
-		Tasks:    codecBase,
+	func() *Family {
+		return &Family{Name: "EnCodec", Class: "Encodec", ModelTypes: []string{"encodec"}, Causal: "-", SeqCls: "-",
+			Defs: cat(seanetDefs("128", "32", "7", "true"), []Def{
+				field("nlstm", "num_lstm_layers", "2", "LSTM layers"),
+				{Sym: "ntype", Field: "norm_type", Type: Str, Default: "'weight_norm'", Desc: "the convolutions' norm"},
+				derived("wn", "ntype == 'weight_norm'"), derived("gn", "ntype == 'time_group_norm'"),
+				field("sr", "sampling_rate", "24000", "sampling rate"),
+				{Sym: "cs", Field: "codebook_size", Default: "1024", Desc: "codebook entries", Pos: true},
+				{Sym: "cd", Field: "codebook_dim", Default: "H", Null: "H", Desc: "codebook width"},
+				{Sym: "tb", Field: "target_bandwidths", Type: MilliList, Default: "list(1500, 3000, 6000, 12000, 24000)", Null: "=", Desc: "target bandwidths (×1000)"},
+				derived("fr", "(sr + prod(ur) - 1) / prod(ur)"),
+				derived("nq", "at(tb, len(tb)-1) / (fr * log2(2*cs-1))"),
+			}),
+			Stacks: seanet("", "true"),
+			Final: []T{{Name: "quantizer.layers.{e}.codebook.inited", Shape: []string{"1"}, Role: RoleNorm, Experts: "nq"},
+				{Name: "quantizer.layers.{e}.codebook.cluster_size", Shape: []string{"cs"}, Role: RoleNorm, Experts: "nq"},
+				{Name: "quantizer.layers.{e}.codebook.embed", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"},
+				{Name: "quantizer.layers.{e}.codebook.embed_avg", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"}},
+			Variants: wnVariant,
+			Tasks:    codecBase,
+		}
 	},
 	// DAC: Snake activations and plain convolutions; encoder blocks of
 	// three residual units and a strided convolution doubling the width
@@ -46,35 +48,37 @@ var _ = register(
 	// quantizers projecting to codebook_dim and back. hidden_size and
 	// upsampling_ratios, derived by the config class, are read from
 	// config.json where written there.
-	&Family{Name: "DAC", Class: "Dac", ModelTypes: []string{"dac"}, Causal: "-", SeqCls: "-",
-		Defs: []Def{
-			{Sym: "E", Field: "encoder_hidden_size", Default: "64", Legend: "E", Desc: "encoder's first width (doubling per block)", Show: true, Pos: true},
-			{Sym: "D", Field: "decoder_hidden_size", Default: "1536", Legend: "D", Desc: "decoder's first width (halving per block)", Show: true, Pos: true},
-			{Sym: "dr", Field: "downsampling_ratios", Type: List, Default: "list(2, 4, 8, 8)", Null: "=", Desc: "the encoder's strides"},
-			{Sym: "urf", Field: "upsampling_ratios", Type: List, Default: "empty", Null: "=", Desc: "the decoder's strides (default dr reversed)"},
-			derived("nd", "len(urf) > 0 ? len(urf) : len(dr)"),
-			{Sym: "H", Field: "hidden_size", Default: "E*pow(2, len(dr))", Null: "E*pow(2, len(dr))", Legend: "H", Desc: "latent width", Show: true, Pos: true},
-			field("nq", "n_codebooks", "9", "quantizers"),
-			{Sym: "cs", Field: "codebook_size", Default: "1024", Desc: "codebook entries", Pos: true},
-			field("cd", "codebook_dim", "8", "codebook width"),
-		},
-		Global: conv1d3("encoder.conv1", "E", "1", "7", "true"),
-		Stacks: []Stack{
-			{Name: "encoder", Prefix: "encoder.block.{l}.", Layers: "len(dr)", Tensors: cat(
-				renameSyms(dacResUnits("w"), "w", "(E*pow(2, l))"), snake("snake1", "E*pow(2, l)"),
-				conv1d3("conv1", "E*pow(2, l+1)", "E*pow(2, l)", "2*at(dr, l)", "true"))},
-			{Name: "decoder", Prefix: "decoder.block.{l}.", Layers: "nd", Tensors: cat(
-				snake("snake1", "D/pow(2, l)"), renameSyms(conv1d3t("conv_t1", "D/pow(2, l)", "w", "2*(len(urf) > 0 ? at(urf, l) : at(dr, len(dr)-1-l))"), "w", "(D/pow(2, l+1))"),
-				renameSyms(dacResUnits("w"), "w", "(D/pow(2, l+1))"))},
-		},
-		Final: cat(snake("encoder.snake1", "E*pow(2, len(dr))"), conv1d3("encoder.conv2", "H", "E*pow(2, len(dr))", "3", "true"),
-			conv1d3("decoder.conv1", "D", "H", "7", "true"), snake("decoder.snake1", "D/pow(2, nd)"), conv1d3("decoder.conv2", "1", "D/pow(2, nd)", "7", "true"),
-			[]T{{Name: "quantizer.quantizers.{e}.in_proj.weight", Shape: []string{"cd", "H", "1"}, Role: RoleLinear, Experts: "nq"},
-				{Name: "quantizer.quantizers.{e}.in_proj.bias", Shape: []string{"cd"}, Role: RoleBias, Experts: "nq"},
-				{Name: "quantizer.quantizers.{e}.out_proj.weight", Shape: []string{"H", "cd", "1"}, Role: RoleLinear, Experts: "nq"},
-				{Name: "quantizer.quantizers.{e}.out_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "nq"},
-				{Name: "quantizer.quantizers.{e}.codebook.weight", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"}}),
-		Tasks: codecBase,
+	func() *Family {
+		return &Family{Name: "DAC", Class: "Dac", ModelTypes: []string{"dac"}, Causal: "-", SeqCls: "-",
+			Defs: []Def{
+				{Sym: "E", Field: "encoder_hidden_size", Default: "64", Legend: "E", Desc: "encoder's first width (doubling per block)", Show: true, Pos: true},
+				{Sym: "D", Field: "decoder_hidden_size", Default: "1536", Legend: "D", Desc: "decoder's first width (halving per block)", Show: true, Pos: true},
+				{Sym: "dr", Field: "downsampling_ratios", Type: List, Default: "list(2, 4, 8, 8)", Null: "=", Desc: "the encoder's strides"},
+				{Sym: "urf", Field: "upsampling_ratios", Type: List, Default: "empty", Null: "=", Desc: "the decoder's strides (default dr reversed)"},
+				derived("nd", "len(urf) > 0 ? len(urf) : len(dr)"),
+				{Sym: "H", Field: "hidden_size", Default: "E*pow(2, len(dr))", Null: "E*pow(2, len(dr))", Legend: "H", Desc: "latent width", Show: true, Pos: true},
+				field("nq", "n_codebooks", "9", "quantizers"),
+				{Sym: "cs", Field: "codebook_size", Default: "1024", Desc: "codebook entries", Pos: true},
+				field("cd", "codebook_dim", "8", "codebook width"),
+			},
+			Global: conv1d3("encoder.conv1", "E", "1", "7", "true"),
+			Stacks: []Stack{
+				{Name: "encoder", Prefix: "encoder.block.{l}.", Layers: "len(dr)", Tensors: cat(
+					renameSyms(dacResUnits("w"), "w", "(E*pow(2, l))"), snake("snake1", "E*pow(2, l)"),
+					conv1d3("conv1", "E*pow(2, l+1)", "E*pow(2, l)", "2*at(dr, l)", "true"))},
+				{Name: "decoder", Prefix: "decoder.block.{l}.", Layers: "nd", Tensors: cat(
+					snake("snake1", "D/pow(2, l)"), renameSyms(conv1d3t("conv_t1", "D/pow(2, l)", "w", "2*(len(urf) > 0 ? at(urf, l) : at(dr, len(dr)-1-l))"), "w", "(D/pow(2, l+1))"),
+					renameSyms(dacResUnits("w"), "w", "(D/pow(2, l+1))"))},
+			},
+			Final: cat(snake("encoder.snake1", "E*pow(2, len(dr))"), conv1d3("encoder.conv2", "H", "E*pow(2, len(dr))", "3", "true"),
+				conv1d3("decoder.conv1", "D", "H", "7", "true"), snake("decoder.snake1", "D/pow(2, nd)"), conv1d3("decoder.conv2", "1", "D/pow(2, nd)", "7", "true"),
+				[]T{{Name: "quantizer.quantizers.{e}.in_proj.weight", Shape: []string{"cd", "H", "1"}, Role: RoleLinear, Experts: "nq"},
+					{Name: "quantizer.quantizers.{e}.in_proj.bias", Shape: []string{"cd"}, Role: RoleBias, Experts: "nq"},
+					{Name: "quantizer.quantizers.{e}.out_proj.weight", Shape: []string{"H", "cd", "1"}, Role: RoleLinear, Experts: "nq"},
+					{Name: "quantizer.quantizers.{e}.out_proj.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "nq"},
+					{Name: "quantizer.quantizers.{e}.codebook.weight", Shape: []string{"cs", "cd"}, Role: RoleEmbedding, Experts: "nq"}}),
+			Tasks: codecBase,
+		}
 	},
 	// Mimi: SEANet without LSTM or weight norm, a transformer (layer
 	// norms, layer scales) after the encoder and before the decoder, a
@@ -82,30 +86,32 @@ var _ = register(
 	// when the frame rate is not the encoder's, and a split residual
 	// vector quantizer (semantic and acoustic halves, each with its 1×1
 	// projections when the quantizer's width is not the latent's).
-	&Family{Name: "Mimi", Class: "Mimi", ModelTypes: []string{"mimi"}, Causal: "-", SeqCls: "-",
-		Defs: cat(seanetDefs("512", "64", "3", "false"), []Def{
-			derived("wn", "false"), derived("gn", "false"), derived("nlstm", "0"),
-			{Sym: "L", Field: "num_hidden_layers", Default: "8", Legend: "L", Desc: "transformer layers (encoder and decoder each)", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "heads", Field: "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
-			kvDef("num_key_value_heads", "8", ""),
-			{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Desc: "head width"},
-			inner("intermediate_size", "2048"), attnBiasFlag,
-			field("sr", "sampling_rate", "24000", "sampling rate"),
-			{Sym: "frm", Field: "_frame_rate|frame_rate", Type: Milli, Default: "0", Null: "=", Desc: "frame rate (×1000; default the encoder's over 2)"},
-			derived("hop", "prod(ur)"), derived("efr", "(sr + hop - 1) / hop"),
-			derived("resample", "frm == 0 ? sr != efr*2*hop : frm != efr*1000"),
-			derived("dk", "2 * (frm == 0 ? efr*2*hop/sr : efr*1000/frm)"),
-			field("ug", "upsample_groups", "512", "the upsampling convolution's groups"),
-			{Sym: "cs", Field: "codebook_size", Default: "2048", Desc: "codebook entries", Pos: true},
-			{Sym: "cd", Field: "codebook_dim", Default: "256", Null: "H", Desc: "codebook width"},
-			field("nq", "num_quantizers", "32", "quantizers"),
-			field("nsem", "num_semantic_quantizers", "1", "semantic quantizers"),
-			field("vqh", "vector_quantization_hidden_dimension", "256", "the quantizer's width"),
-		}),
-		Stacks: cat(seanet("", "false"), []Stack{mimiTransformer("encoder_transformer.layers.{l}."), mimiTransformer("decoder_transformer.layers.{l}.")}),
-		Final: cat(when("resample", codecConv("downsample.", "H", "H", "dk", false, ""), codecConv("upsample.", "H", "H/ug", "dk", false, "")),
-			mimiRVQ("quantizer.semantic_residual_vector_quantizer.", "nsem"), mimiRVQ("quantizer.acoustic_residual_vector_quantizer.", "nq-nsem")),
-		Tasks: codecBase,
+	func() *Family {
+		return &Family{Name: "Mimi", Class: "Mimi", ModelTypes: []string{"mimi"}, Causal: "-", SeqCls: "-",
+			Defs: cat(seanetDefs("512", "64", "3", "false"), []Def{
+				derived("wn", "false"), derived("gn", "false"), derived("nlstm", "0"),
+				{Sym: "L", Field: "num_hidden_layers", Default: "8", Legend: "L", Desc: "transformer layers (encoder and decoder each)", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "heads", Field: "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
+				kvDef("num_key_value_heads", "8", ""),
+				{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Desc: "head width"},
+				inner("intermediate_size", "2048"), attnBiasFlag,
+				field("sr", "sampling_rate", "24000", "sampling rate"),
+				{Sym: "frm", Field: "_frame_rate|frame_rate", Type: Milli, Default: "0", Null: "=", Desc: "frame rate (×1000; default the encoder's over 2)"},
+				derived("hop", "prod(ur)"), derived("efr", "(sr + hop - 1) / hop"),
+				derived("resample", "frm == 0 ? sr != efr*2*hop : frm != efr*1000"),
+				derived("dk", "2 * (frm == 0 ? efr*2*hop/sr : efr*1000/frm)"),
+				field("ug", "upsample_groups", "512", "the upsampling convolution's groups"),
+				{Sym: "cs", Field: "codebook_size", Default: "2048", Desc: "codebook entries", Pos: true},
+				{Sym: "cd", Field: "codebook_dim", Default: "256", Null: "H", Desc: "codebook width"},
+				field("nq", "num_quantizers", "32", "quantizers"),
+				field("nsem", "num_semantic_quantizers", "1", "semantic quantizers"),
+				field("vqh", "vector_quantization_hidden_dimension", "256", "the quantizer's width"),
+			}),
+			Stacks: cat(seanet("", "false"), []Stack{mimiTransformer("encoder_transformer.layers.{l}."), mimiTransformer("decoder_transformer.layers.{l}.")}),
+			Final: cat(when("resample", codecConv("downsample.", "H", "H", "dk", false, ""), codecConv("upsample.", "H", "H/ug", "dk", false, "")),
+				mimiRVQ("quantizer.semantic_residual_vector_quantizer.", "nsem"), mimiRVQ("quantizer.acoustic_residual_vector_quantizer.", "nq-nsem")),
+			Tasks: codecBase,
+		}
 	},
 )
 
@@ -196,7 +202,7 @@ var (
 	barkErr  error
 )
 
-var _ = register(bark)
+var _ = register(func() *Family { return bark })
 
 // vitsDDS is VITS's dilated depth-separable convolution stack under pre:
 // dsl layers of a depthwise (kernel dk) and a pointwise convolution, each
@@ -282,7 +288,7 @@ func vits() *Family {
 	}
 }
 
-var _ = register(vits())
+var _ = register(vits)
 
 // univnet is UnivNet: a vocoder of location-variable convolution blocks,
 // one per stride (a transposed upsampling convolution, a kernel
@@ -316,7 +322,7 @@ var univnet = &Family{Name: "UnivNet", Class: "UnivNet", ModelTypes: []string{"u
 	Tasks: codecBase,
 }
 
-var _ = register(univnet)
+var _ = register(func() *Family { return univnet })
 
 // diaDims are one of Dia's stacks' fields under cfg, symbols prefixed x.
 func diaDims(cfg, x, h, l, heads, kv, i, v string) []Def {
@@ -346,26 +352,28 @@ var _ = register(
 	// streams (one table of vocab·channels rows), RMS norms, fused gated
 	// MLPs, the decoder's cross-attention reading cross_hidden_size wide
 	// states, and the generation head of channels·vocab logits.
-	&Family{Name: "Dia", Class: "Dia", ModelTypes: []string{"dia"}, Causal: "-", SeqCls: "-", BasePrefix: "model.",
-		Defs: cat(diaDims("encoder_config.", "e", "1024", "12", "16", "16", "4096", "256"), diaDims("decoder_config.", "", "2048", "18", "16", "4", "8192", "1028"), []Def{
-			field("cheads", "decoder_config.cross_num_attention_heads", "16", "cross-attention heads"),
-			field("ckv", "decoder_config.cross_num_key_value_heads", "16", "cross-attention key/value heads"),
-			field("cd", "decoder_config.cross_head_dim", "128", "cross-attention head width"),
-			field("cH", "decoder_config.cross_hidden_size", "1024", "the encoder states' width"),
-			field("nch", "decoder_config.num_channels", "9", "codebook channels"),
-		}),
-		Global: cat([]T{{Name: "model.encoder.embedding.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
-			[]T{{Name: "model.decoder.embeddings.embed.weight", Shape: []string{"V*nch", "H"}, Role: RoleEmbedding}}),
-		Stacks: []Stack{
-			{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: cat(norm("pre_sa_norm", "eH", ""),
-				diaAttn("self_attention.", "e", "eheads", "ekv", "ed", "eH"), norm("post_sa_norm", "eH", ""), diaMLP("e"))},
-			{Name: "decoder", Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: cat(norm("pre_sa_norm", "H", ""),
-				diaAttn("self_attention.", "", "heads", "kv", "d", "H"), norm("pre_ca_norm", "H", ""),
-				diaAttn("cross_attention.", "", "cheads", "ckv", "cd", "cH"), norm("pre_mlp_norm", "H", ""), diaMLP(""))},
-		},
-		Final: cat(norm("model.encoder.norm", "eH", ""), norm("model.decoder.norm", "H", "")),
-		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true},
-			{Suffix: "ForConditionalGeneration", KeepFinal: true, Head: linear("logits_dense", "nch*V", "H", "")}},
+	func() *Family {
+		return &Family{Name: "Dia", Class: "Dia", ModelTypes: []string{"dia"}, Causal: "-", SeqCls: "-", BasePrefix: "model.",
+			Defs: cat(diaDims("encoder_config.", "e", "1024", "12", "16", "16", "4096", "256"), diaDims("decoder_config.", "", "2048", "18", "16", "4", "8192", "1028"), []Def{
+				field("cheads", "decoder_config.cross_num_attention_heads", "16", "cross-attention heads"),
+				field("ckv", "decoder_config.cross_num_key_value_heads", "16", "cross-attention key/value heads"),
+				field("cd", "decoder_config.cross_head_dim", "128", "cross-attention head width"),
+				field("cH", "decoder_config.cross_hidden_size", "1024", "the encoder states' width"),
+				field("nch", "decoder_config.num_channels", "9", "codebook channels"),
+			}),
+			Global: cat([]T{{Name: "model.encoder.embedding.weight", Shape: []string{"eV", "eH"}, Role: RoleEmbedding}},
+				[]T{{Name: "model.decoder.embeddings.embed.weight", Shape: []string{"V*nch", "H"}, Role: RoleEmbedding}}),
+			Stacks: []Stack{
+				{Name: "encoder", Prefix: "model.encoder.layers.{l}.", Layers: "eL", Tensors: cat(norm("pre_sa_norm", "eH", ""),
+					diaAttn("self_attention.", "e", "eheads", "ekv", "ed", "eH"), norm("post_sa_norm", "eH", ""), diaMLP("e"))},
+				{Name: "decoder", Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: cat(norm("pre_sa_norm", "H", ""),
+					diaAttn("self_attention.", "", "heads", "kv", "d", "H"), norm("pre_ca_norm", "H", ""),
+					diaAttn("cross_attention.", "", "cheads", "ckv", "cd", "cH"), norm("pre_mlp_norm", "H", ""), diaMLP(""))},
+			},
+			Final: cat(norm("model.encoder.norm", "eH", ""), norm("model.decoder.norm", "H", "")),
+			Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true},
+				{Suffix: "ForConditionalGeneration", KeepFinal: true, Head: linear("logits_dense", "nch*V", "H", "")}},
+		}
 	},
 )
 
@@ -454,19 +462,23 @@ func fastSpeech2(pre string) ([]Def, []T, []Stack) {
 }
 
 var _ = register(func() *Family {
-	d, g, st := fastSpeech2("")
-	return &Family{Name: "FastSpeech2-Conformer", Class: "FastSpeech2Conformer", ModelTypes: []string{"fastspeech2_conformer"}, Causal: "-", SeqCls: "-",
-		Defs: d, Global: g, Stacks: st, Tasks: codecBase}
-}(), func() *Family {
-	// FastSpeech2-Conformer with its HiFi-GAN vocoder: the acoustic
-	// model under model. (fields under model_config), the vocoder under
-	// vocoder. (fields under vocoder_config) with its saved mean and
-	// scale of the model_in_dim mel bins.
-	d, g, st := fastSpeech2("model.")
-	hg, hgFinal, hgStack := hifiGan("vocoder.", "vin")
-	return &Family{Name: "FastSpeech2-Conformer with HiFi-GAN", Class: "FastSpeech2ConformerWithHifiGan", ModelTypes: []string{"fastspeech2_conformer_with_hifigan"},
-		Causal: "-", SeqCls: "-", Defs: cat(underCfg(d, "model_config."), hifiGanDefs("vocoder_config."), []Def{field("vin", "vocoder_config.model_in_dim", "80", "the vocoder's mel bins")}),
-		Global: cat(g, []T{{Name: "vocoder.mean", Shape: []string{"vin"}, Role: RoleNorm}, {Name: "vocoder.scale", Shape: []string{"vin"}, Role: RoleNorm}}, hg),
-		Stacks: append(st, hgStack), Final: hgFinal,
-		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
-}())
+	return func() *Family {
+		d, g, st := fastSpeech2("")
+		return &Family{Name: "FastSpeech2-Conformer", Class: "FastSpeech2Conformer", ModelTypes: []string{"fastspeech2_conformer"}, Causal: "-", SeqCls: "-",
+			Defs: d, Global: g, Stacks: st, Tasks: codecBase}
+	}()
+}, func() *Family {
+	return func() *Family {
+		// FastSpeech2-Conformer with its HiFi-GAN vocoder: the acoustic
+		// model under model. (fields under model_config), the vocoder under
+		// vocoder. (fields under vocoder_config) with its saved mean and
+		// scale of the model_in_dim mel bins.
+		d, g, st := fastSpeech2("model.")
+		hg, hgFinal, hgStack := hifiGan("vocoder.", "vin")
+		return &Family{Name: "FastSpeech2-Conformer with HiFi-GAN", Class: "FastSpeech2ConformerWithHifiGan", ModelTypes: []string{"fastspeech2_conformer_with_hifigan"},
+			Causal: "-", SeqCls: "-", Defs: cat(underCfg(d, "model_config."), hifiGanDefs("vocoder_config."), []Def{field("vin", "vocoder_config.model_in_dim", "80", "the vocoder's mel bins")}),
+			Global: cat(g, []T{{Name: "vocoder.mean", Shape: []string{"vin"}, Role: RoleNorm}, {Name: "vocoder.scale", Shape: []string{"vin"}, Role: RoleNorm}}, hg),
+			Stacks: append(st, hgStack), Final: hgFinal,
+			Tasks: []Task{{Suffix: "", KeepFinal: true}}}
+	}()
+})

@@ -150,4 +150,4 @@ func seamlessFamily(v2 bool) *Family {
 	return f
 }
 
-var _ = register(seamlessFamily(false), seamlessFamily(true))
+var _ = register(func() *Family { return seamlessFamily(false) }, func() *Family { return seamlessFamily(true) })

@@ -92,7 +92,7 @@ func clap() *Family {
 		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
 }
 
-var _ = register(clap())
+var _ = register(clap)
 
 // gemma4Audio is Gemma 4's audio tower alone (Gemma4AudioModel): two
 // stride-2 3×3 convolutions with their norms and a projection (from
@@ -137,4 +137,4 @@ func gemma4Audio() *Family {
 		Embed: sub + "layer0.conv.weight", Head: "-"}
 }
 
-var _ = register(gemma4Audio())
+var _ = register(gemma4Audio)

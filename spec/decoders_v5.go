@@ -104,9 +104,13 @@ var vlmClassifiers = []Task{
 }
 
 var _ = register(
-	qwen35TextF, qwen35MoeTextF,
-	(&vlm{Family: qwen35Vision("Qwen3.5", "Qwen3_5", "qwen3_5"), textF: qwen35TextF, reroot: newLM, tasks: vlmClassifiers}).register(),
-	(&vlm{Family: qwen35Vision("Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe"), textF: qwen35MoeTextF, reroot: newLM}).register(),
+	func() *Family { return qwen35TextF }, func() *Family { return qwen35MoeTextF },
+	func() *Family {
+		return (&vlm{Family: qwen35Vision("Qwen3.5", "Qwen3_5", "qwen3_5"), textF: qwen35TextF, reroot: newLM, tasks: vlmClassifiers}).register()
+	},
+	func() *Family {
+		return (&vlm{Family: qwen35Vision("Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe"), textF: qwen35MoeTextF, reroot: newLM}).register()
+	},
 )
 
 // vecAny is a vector whose dtype is not config.json's (a router's
@@ -141,128 +145,150 @@ func zeroOK(ts []T) []T {
 
 var _ = register(
 	// Ministral 3: Mistral's layout with head_dim (null: H/heads).
-	std("Ministral3", "Ministral3", []string{"ministral3"},
-		cat(sized(llamaDims("128", "H/heads", "8", ""), "V", "131072", "H", "4096", "L", "34", "heads", "32", "I", "14336"), []Def{tie("false")}), nil,
-		llamaBlock("", "", gatedMLP("mlp.", "I", ""))),
+	func() *Family {
+		return std("Ministral3", "Ministral3", []string{"ministral3"},
+			cat(sized(llamaDims("128", "H/heads", "8", ""), "V", "131072", "H", "4096", "L", "34", "heads", "32", "I", "14336"), []Def{tie("false")}), nil,
+			llamaBlock("", "", gatedMLP("mlp.", "I", "")))
+	},
 	// CWM: Llama's layout, mlp_bias.
-	std("CWM", "Cwm", []string{"cwm"},
-		cat(sized(llamaDims("128", "H/heads", "8", ""), "V", "128256", "H", "6144", "L", "64", "heads", "48", "I", "21504"), []Def{tie("false"), mlpBiasFlag}), nil,
-		llamaBlock("", "", gatedMLP("mlp.", "I", "mlp_bias"))).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("CWM", "Cwm", []string{"cwm"},
+			cat(sized(llamaDims("128", "H/heads", "8", ""), "V", "128256", "H", "6144", "L", "64", "heads", "48", "I", "21504"), []Def{tie("false"), mlpBiasFlag}), nil,
+			llamaBlock("", "", gatedMLP("mlp.", "I", "mlp_bias"))).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// Mellum: q/k norms per head, MoE or dense by mlp_layer_types
 	// (absent: all sparse); experts written one module each.
-	std("Mellum", "Mellum", []string{"mellum"},
-		cat(sized(llamaDims("128", "", "4", ""), "V", "98304", "H", "2304", "L", "28", "heads", "32", "I", "7168"),
-			experts("num_local_experts|num_experts", "64", "moe_intermediate_size", "896", "num_experts_per_tok", "8"),
-			[]Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("0"),
-		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm,
-		when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
-		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("Mellum", "Mellum", []string{"mellum"},
+			cat(sized(llamaDims("128", "", "4", ""), "V", "98304", "H", "2304", "L", "28", "heads", "32", "I", "7168"),
+				experts("num_local_experts|num_experts", "64", "moe_intermediate_size", "896", "num_experts_per_tok", "8"),
+				[]Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("0"),
+			inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm,
+			when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
+			when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// MiniMax-M2: q/k norms over all heads, Mixtral's experts with a
 	// sigmoid router's correction bias.
-	std("MiniMax-M2", "MiniMaxM2", []string{"minimax_m2"},
-		cat(sized(llamaDims("128", "", "8", ""), "V", "200064", "H", "3072", "L", "62", "heads", "48", "I", "1536"),
-			expertsI("num_local_experts|num_experts", "256", "num_experts_per_tok", "8"), []Def{tie("false")}), nil,
-		inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
-		router("block_sparse_moe.gate.weight"), vecAny("block_sparse_moe.e_score_correction_bias", "E"),
-		expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2")).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("MiniMax-M2", "MiniMaxM2", []string{"minimax_m2"},
+			cat(sized(llamaDims("128", "", "8", ""), "V", "200064", "H", "3072", "L", "62", "heads", "48", "I", "1536"),
+				expertsI("num_local_experts|num_experts", "256", "num_experts_per_tok", "8"), []Def{tie("false")}), nil,
+			inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "heads*d", "kv*d")), postNorm,
+			router("block_sparse_moe.gate.weight"), vecAny("block_sparse_moe.e_score_correction_bias", "E"),
+			expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2")).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// Cohere2-MoE: Cohere's parallel block (one norm), dense prefix
 	// layers (mlp_layer_types, else first_k_dense_replace) of
 	// prefix_dense_intermediate_size, experts of intermediate_size and
 	// num_shared_experts shared ones; tied by default.
-	std("Cohere2-MoE", "Cohere2Moe", []string{"cohere2_moe"},
-		cat(sized(llamaDims("128", "", "heads", "heads"), "V", "256000", "H", "8192", "L", "40", "heads", "64", "I", "22528"),
-			expertsI("num_experts", "8", "num_experts_per_tok", "2"), []Def{
-				field("shared", "num_shared_experts", "0", "shared experts (one MLP of shared·I)"),
-				{Sym: "Id", Field: "prefix_dense_intermediate_size", Default: "I", Null: "I", Desc: "dense layers' FFN width"},
-				field("first_dense", "first_k_dense_replace", "0", "the first k blocks are dense (without mlp_layer_types)"),
-				mltDef, tie("true"), attnBiasFlag}), mlpKind("first_dense"),
-		inNorm, attn("self_attn.", "attention_bias", "attention_bias"),
-		when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
-			when("shared > 0", sharedExperts("mlp.shared_experts."))),
-		when("dense", gatedMLP("mlp.", "Id", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("Cohere2-MoE", "Cohere2Moe", []string{"cohere2_moe"},
+			cat(sized(llamaDims("128", "", "heads", "heads"), "V", "256000", "H", "8192", "L", "40", "heads", "64", "I", "22528"),
+				expertsI("num_experts", "8", "num_experts_per_tok", "2"), []Def{
+					field("shared", "num_shared_experts", "0", "shared experts (one MLP of shared·I)"),
+					{Sym: "Id", Field: "prefix_dense_intermediate_size", Default: "I", Null: "I", Desc: "dense layers' FFN width"},
+					field("first_dense", "first_k_dense_replace", "0", "the first k blocks are dense (without mlp_layer_types)"),
+					mltDef, tie("true"), attnBiasFlag}), mlpKind("first_dense"),
+			inNorm, attn("self_attn.", "attention_bias", "attention_bias"),
+			when("sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
+				when("shared > 0", sharedExperts("mlp.shared_experts."))),
+			when("dense", gatedMLP("mlp.", "Id", ""))).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// Solar Open: GLM-4-MoE's sparse block in every layer (routed and
 	// shared experts, a float32 correction bias), q, k, v biased by
 	// attention_bias.
-	std("Solar-Open", "SolarOpen", []string{"solar_open"},
-		cat(withoutDefs(sized(llamaDims("128", "", "8", ""), "V", "196608", "H", "4096", "L", "48", "heads", "64", "I", "0"), "I"),
-			deepseekStyle("128", "1280", "8", "1", "0"), []Def{tie("false"), attnBiasFlag}), nil,
-		llamaBlock("attention_bias", "", deepseekMoE("true"))).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("Solar-Open", "SolarOpen", []string{"solar_open"},
+			cat(withoutDefs(sized(llamaDims("128", "", "8", ""), "V", "196608", "H", "4096", "L", "48", "heads", "64", "I", "0"), "I"),
+				deepseekStyle("128", "1280", "8", "1", "0"), []Def{tie("false"), attnBiasFlag}), nil,
+			llamaBlock("attention_bias", "", deepseekMoE("true"))).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// EXAONE-MoE: q/k norms, dense then sparse layers (mlp_layer_types,
 	// else first_k_dense_replace), shared experts always built
 	// (num_shared_experts·Im wide), the correction bias under mlp.
-	std("EXAONE-MoE", "ExaoneMoe", []string{"exaone_moe"},
-		cat(sized(llamaDims("H/heads", "H/heads", "32", ""), "V", "102400", "H", "4096", "L", "32", "heads", "32", "I", "16384"),
-			experts("num_experts", "64", "moe_intermediate_size", "1024", "num_experts_per_tok", "8"), []Def{
-				field("shared", "num_shared_experts", "1", "shared experts (one MLP of shared·Im)"),
-				field("first_dense", "first_k_dense_replace", "1", "the first k blocks are dense (without mlp_layer_types)"),
-				mltDef, tie("false")}), mlpKind("first_dense"),
-		inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")), postNorm,
-		when("sparse", router("mlp.gate.weight"), vecAny("mlp.e_score_correction_bias", "E"),
-			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), sharedExperts("mlp.shared_experts.")),
-		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`mtp.`} }),
+	func() *Family {
+		return std("EXAONE-MoE", "ExaoneMoe", []string{"exaone_moe"},
+			cat(sized(llamaDims("H/heads", "H/heads", "32", ""), "V", "102400", "H", "4096", "L", "32", "heads", "32", "I", "16384"),
+				experts("num_experts", "64", "moe_intermediate_size", "1024", "num_experts_per_tok", "8"), []Def{
+					field("shared", "num_shared_experts", "1", "shared experts (one MLP of shared·Im)"),
+					field("first_dense", "first_k_dense_replace", "1", "the first k blocks are dense (without mlp_layer_types)"),
+					mltDef, tie("false")}), mlpKind("first_dense"),
+			inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")), postNorm,
+			when("sparse", router("mlp.gate.weight"), vecAny("mlp.e_score_correction_bias", "E"),
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), sharedExperts("mlp.shared_experts.")),
+			when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`mtp.`} })
+	},
 	// AFMoE: gated attention (q/k norms, a sigmoid gate_proj), norms
 	// before and after both attention and MLP, num_dense_layers dense
 	// layers, then routed experts with an expert bias and shared experts
 	// (always built, num_shared_experts·Im wide).
-	std("AFMoE", "Afmoe", []string{"afmoe"},
-		cat(sized(llamaDims("128", "", "heads", "heads"), "V", "200192", "H", "2048", "L", "32", "heads", "16", "I", "6144"),
-			experts("num_experts", "64", "moe_intermediate_size", "1408", "num_experts_per_tok", "6"), []Def{
-				field("shared", "num_shared_experts", "2", "shared experts (one MLP of shared·Im)"),
-				field("first_dense", "num_dense_layers", "1", "the first k blocks are dense"),
-				tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
-		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d"), linear("self_attn.gate_proj", "heads*d", "H", "")),
-		postNorm, norm("pre_mlp_layernorm", "H", ""), norm("post_mlp_layernorm", "H", ""),
-		when("sparse", router("mlp.router.gate.weight"), vecAny("mlp.expert_bias", "E"),
-			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), sharedExperts("mlp.shared_experts.")),
-		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("AFMoE", "Afmoe", []string{"afmoe"},
+			cat(sized(llamaDims("128", "", "heads", "heads"), "V", "200192", "H", "2048", "L", "32", "heads", "16", "I", "6144"),
+				experts("num_experts", "64", "moe_intermediate_size", "1408", "num_experts_per_tok", "6"), []Def{
+					field("shared", "num_shared_experts", "2", "shared experts (one MLP of shared·Im)"),
+					field("first_dense", "num_dense_layers", "1", "the first k blocks are dense"),
+					tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
+			inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d"), linear("self_attn.gate_proj", "heads*d", "H", "")),
+			postNorm, norm("pre_mlp_layernorm", "H", ""), norm("post_mlp_layernorm", "H", ""),
+			when("sparse", router("mlp.router.gate.weight"), vecAny("mlp.expert_bias", "E"),
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), sharedExperts("mlp.shared_experts.")),
+			when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// Jais 2: LayerNorms with biases, a biased up/down MLP, attention
 	// biases (attention_bias, mlp_bias default true).
-	(&Family{Name: "Jais2", Class: "Jais2", ModelTypes: []string{"jais2"},
-		Defs: cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "150272", "H", "3328", "L", "32", "heads", "26", "I", "26624"),
-			[]Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k, v and o projections have biases"),
-				flag("mlp_bias", "mlp_bias", "true", "the MLP's projections have biases")}),
-		Global: embed("model.embed_tokens.weight"),
-		Stacks: decoderLayers(nil, norm("input_layernorm", "H", "true"), attn("self_attn.", "attention_bias", "attention_bias"),
-			norm("post_attention_layernorm", "H", "true"), plainMLP("mlp.up_proj", "mlp.down_proj", "I", "mlp_bias")),
-		Final: cat(norm("model.norm", "H", "true"), lmHead("lm_head.weight")),
-	}).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return (&Family{Name: "Jais2", Class: "Jais2", ModelTypes: []string{"jais2"},
+			Defs: cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "150272", "H", "3328", "L", "32", "heads", "26", "I", "26624"),
+				[]Def{tie("false"), flag("attention_bias", "attention_bias", "true", "q, k, v and o projections have biases"),
+					flag("mlp_bias", "mlp_bias", "true", "the MLP's projections have biases")}),
+			Global: embed("model.embed_tokens.weight"),
+			Stacks: decoderLayers(nil, norm("input_layernorm", "H", "true"), attn("self_attn.", "attention_bias", "attention_bias"),
+				norm("post_attention_layernorm", "H", "true"), plainMLP("mlp.up_proj", "mlp.down_proj", "I", "mlp_bias")),
+			Final: cat(norm("model.norm", "H", "true"), lmHead("lm_head.weight")),
+		}).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// Laguna: per-layer query heads (num_attention_heads_per_layer), q/k
 	// norms, a softplus output gate per head (gating true) or per
 	// channel; dense then sparse layers (mlp_layer_types) with a shared
 	// expert and the router's correction bias kept under experts.
-	std("Laguna", "Laguna", []string{"laguna"},
-		cat(sized(llamaDims("128", "", "8", ""), "V", "100352", "H", "2048", "L", "40", "heads", "48", "I", "8192"),
-			experts("num_experts", "256", "moe_intermediate_size", "512", "num_experts_per_tok", "8"), []Def{
-				{Sym: "Is", Field: "shared_expert_intermediate_size", Default: "512", Legend: "Is", Desc: "shared expert inner width", Show: true},
-				list("hpl", "num_attention_heads_per_layer", "each layer's query heads (absent: num_attention_heads)"),
-				{Sym: "gating", Field: "gating", Type: BoolStr, Default: "'true'", Desc: "the attention's output gate (true or 'per-head': one per head)"},
-				derived("gate_head", "gating == 'true' || gating == 'per-head'"),
-				mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
-		inNorm,
-		renameSyms(attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d"),
-			linear("self_attn.g_proj", "gate_head ? heads : heads*d", "H", "")), "heads", "(len(hpl) > 0 ? at(hpl, l) : heads)"),
-		postNorm,
-		when("sparse", router("mlp.gate.weight"), vecAny("mlp.experts.e_score_correction_bias", "E"),
-			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), gatedMLP("mlp.shared_expert.", "Is", "")),
-		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("Laguna", "Laguna", []string{"laguna"},
+			cat(sized(llamaDims("128", "", "8", ""), "V", "100352", "H", "2048", "L", "40", "heads", "48", "I", "8192"),
+				experts("num_experts", "256", "moe_intermediate_size", "512", "num_experts_per_tok", "8"), []Def{
+					{Sym: "Is", Field: "shared_expert_intermediate_size", Default: "512", Legend: "Is", Desc: "shared expert inner width", Show: true},
+					list("hpl", "num_attention_heads_per_layer", "each layer's query heads (absent: num_attention_heads)"),
+					{Sym: "gating", Field: "gating", Type: BoolStr, Default: "'true'", Desc: "the attention's output gate (true or 'per-head': one per head)"},
+					derived("gate_head", "gating == 'true' || gating == 'per-head'"),
+					mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
+			inNorm,
+			renameSyms(attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d"),
+				linear("self_attn.g_proj", "gate_head ? heads : heads*d", "H", "")), "heads", "(len(hpl) > 0 ? at(hpl, l) : heads)"),
+			postNorm,
+			when("sparse", router("mlp.gate.weight"), vecAny("mlp.experts.e_score_correction_bias", "E"),
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), gatedMLP("mlp.shared_expert.", "Is", "")),
+			when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// MiMo-V2-Flash: sliding-window layers (layer_types, else all but
 	// the first and every sixth) have twice the key/value heads and
 	// attention sinks; v and o are v_head_dim wide; dense then sparse
 	// layers without shared experts.
-	std("MiMo-V2-Flash", "MiMoV2Flash", []string{"mimo_v2_flash"},
-		cat(sized(llamaDims("192", "", "4", ""), "V", "152576", "H", "4096", "L", "48", "heads", "64", "I", "16384"),
-			experts("n_routed_experts|num_local_experts", "256", "moe_intermediate_size", "2048", "num_experts_per_tok", "8"), []Def{
-				opt("vd", "v_head_dim", "128"), list("lt", "layer_types", "each layer's attention (absent: full at 0 and every sixth)"),
-				mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
-		inNorm,
-		renameSyms(cat(linear("self_attn.q_proj", "heads*d", "H", "attention_bias"), linear("self_attn.k_proj", "kv*d", "H", "attention_bias"),
-			linear("self_attn.v_proj", "kv*vd", "H", "attention_bias"), linear("self_attn.o_proj", "H", "heads*vd", "")),
-			"kv", "("+mimoSWA+" ? 2*kv : kv)"),
-		when(mimoSWA, vec("self_attn.attention_sink_bias", "heads")),
-		postNorm,
-		when("sparse", router("mlp.gate.weight"), []T{{Name: "mlp.gate.e_score_correction_bias", Shape: []string{"E"}, Role: RoleBias, AnyDType: true}},
-			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
-		when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.mtp\.`} }),
+	func() *Family {
+		return std("MiMo-V2-Flash", "MiMoV2Flash", []string{"mimo_v2_flash"},
+			cat(sized(llamaDims("192", "", "4", ""), "V", "152576", "H", "4096", "L", "48", "heads", "64", "I", "16384"),
+				experts("n_routed_experts|num_local_experts", "256", "moe_intermediate_size", "2048", "num_experts_per_tok", "8"), []Def{
+					opt("vd", "v_head_dim", "128"), list("lt", "layer_types", "each layer's attention (absent: full at 0 and every sixth)"),
+					mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
+			inNorm,
+			renameSyms(cat(linear("self_attn.q_proj", "heads*d", "H", "attention_bias"), linear("self_attn.k_proj", "kv*d", "H", "attention_bias"),
+				linear("self_attn.v_proj", "kv*vd", "H", "attention_bias"), linear("self_attn.o_proj", "H", "heads*vd", "")),
+				"kv", "("+mimoSWA+" ? 2*kv : kv)"),
+			when(mimoSWA, vec("self_attn.attention_sink_bias", "heads")),
+			postNorm,
+			when("sparse", router("mlp.gate.weight"), []T{{Name: "mlp.gate.e_score_correction_bias", Shape: []string{"E"}, Role: RoleBias, AnyDType: true}},
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj")),
+			when("dense", gatedMLP("mlp.", "I", ""))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.mtp\.`} })
+	},
 	// MiniMax-M3 (its VLM's language model, minimax_m3_vl_text): q/k
 	// norms per head, a lightning indexer in "minimax_m3_sparse" layers
 	// (layer_types, else sparse_attention_config's sparse_attention_freq),
@@ -270,63 +296,73 @@ var _ = register(
 	// all sparse): stacked experts of intermediate_size, a router with a
 	// correction bias and a fused shared expert; dense layers a fused
 	// gate_up of dense_intermediate_size.
-	std("MiniMax-M3", "MiniMaxM3VLText", []string{"minimax_m3_vl_text"},
-		cat(sized(llamaDims("128", "", "4", ""), "V", "200064", "H", "6144", "L", "60", "heads", "64", "I", "3072"),
-			expertsI("num_local_experts|num_experts", "128", "num_experts_per_tok", "4"), []Def{
-				opt("Ish", "shared_intermediate_size", "3072"), opt("Id", "dense_intermediate_size", "12288"),
-				list("lt", "layer_types", "each layer's attention"),
-				list("saf", "sparse_attention_config.sparse_attention_freq", "sparse attention layers (without layer_types)"),
-				list("mlf", "moe_layer_freq", "MoE layers (without mlp_layer_types)"),
-				opt("ixn", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4"),
-				opt("ixd", "sparse_attention_config.sparse_index_dim|index_head_dim", "128"),
-				mltDef, tie("false")}),
-		[]Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : (len(mlf) > 0 ? in(at(mlf, l), list(1, 'true')) : true)"}, {Name: "dense"}},
-		inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")),
-		when("len(lt) > 0 ? at(lt, l) == 'minimax_m3_sparse' : (len(saf) > 0 && in(at(saf, l), list(1, 'true')))",
-			linear("self_attn.indexer.q_proj", "ixn*ixd", "H", ""), linear("self_attn.indexer.k_proj", "ixd", "H", ""),
-			qkNorm("self_attn.indexer.", "ixd", "ixd")),
-		postNorm,
-		when("sparse", router("mlp.gate.weight"), vecAny("mlp.gate.e_score_correction_bias", "E"),
-			stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"),
-			linear("mlp.shared_experts.gate_up_proj", "2*Ish", "H", ""), linear("mlp.shared_experts.down_proj", "H", "Ish", "")),
-		when("dense", linear("mlp.gate_up_proj", "2*Id", "H", ""), linear("mlp.down_proj", "H", "Id", ""))).
-		with(func(f *Family) { f.Causal, f.SeqCls, f.Ignore = "MiniMaxM3VLForCausalLM", "-", []string{`(^|\.)mtp\.`} }),
+	func() *Family {
+		return std("MiniMax-M3", "MiniMaxM3VLText", []string{"minimax_m3_vl_text"},
+			cat(sized(llamaDims("128", "", "4", ""), "V", "200064", "H", "6144", "L", "60", "heads", "64", "I", "3072"),
+				expertsI("num_local_experts|num_experts", "128", "num_experts_per_tok", "4"), []Def{
+					opt("Ish", "shared_intermediate_size", "3072"), opt("Id", "dense_intermediate_size", "12288"),
+					list("lt", "layer_types", "each layer's attention"),
+					list("saf", "sparse_attention_config.sparse_attention_freq", "sparse attention layers (without layer_types)"),
+					list("mlf", "moe_layer_freq", "MoE layers (without mlp_layer_types)"),
+					opt("ixn", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4"),
+					opt("ixd", "sparse_attention_config.sparse_index_dim|index_head_dim", "128"),
+					mltDef, tie("false")}),
+			[]Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : (len(mlf) > 0 ? in(at(mlf, l), list(1, 'true')) : true)"}, {Name: "dense"}},
+			inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")),
+			when("len(lt) > 0 ? at(lt, l) == 'minimax_m3_sparse' : (len(saf) > 0 && in(at(saf, l), list(1, 'true')))",
+				linear("self_attn.indexer.q_proj", "ixn*ixd", "H", ""), linear("self_attn.indexer.k_proj", "ixd", "H", ""),
+				qkNorm("self_attn.indexer.", "ixd", "ixd")),
+			postNorm,
+			when("sparse", router("mlp.gate.weight"), vecAny("mlp.gate.e_score_correction_bias", "E"),
+				stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"),
+				linear("mlp.shared_experts.gate_up_proj", "2*Ish", "H", ""), linear("mlp.shared_experts.down_proj", "H", "Ish", "")),
+			when("dense", linear("mlp.gate_up_proj", "2*Id", "H", ""), linear("mlp.down_proj", "H", "Id", ""))).
+			with(func(f *Family) { f.Causal, f.SeqCls, f.Ignore = "MiniMaxM3VLForCausalLM", "-", []string{`(^|\.)mtp\.`} })
+	},
 	// Granite-SWA: Granite with attention sinks; tied by default.
-	std("Granite-SWA", "GraniteSWA", []string{"granite_swa"},
-		cat(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "100352", "H", "2560", "L", "24", "heads", "20", "I", "8192"),
-			[]Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
-		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), vec("self_attn.sinks", "heads"), postNorm,
-		gatedMLP("mlp.", "I", "mlp_bias")).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("Granite-SWA", "GraniteSWA", []string{"granite_swa"},
+			cat(sized(llamaDims("H/heads", "H/heads", "4", "heads"), "V", "100352", "H", "2560", "L", "24", "heads", "20", "I", "8192"),
+				[]Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
+			inNorm, attn("self_attn.", "attention_bias", "attention_bias"), vec("self_attn.sinks", "heads"), postNorm,
+			gatedMLP("mlp.", "I", "mlp_bias")).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// GraniteMoE-SWA: GraniteMoE's stacked experts and router, attention
 	// sinks, a shared MLP where shared_intermediate_size > 0.
-	std("GraniteMoE-SWA", "GraniteMoeSWA", []string{"granitemoe_swa"},
-		cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
-			expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{
-				field("Is", "shared_intermediate_size", "0", "shared MLP width (0: none)"), tie("false"), attnBiasFlag}), nil,
-		inNorm, attn("self_attn.", "attention_bias", "attention_bias"), vec("self_attn.sinks", "heads"), postNorm,
-		router("block_sparse_moe.router.weight"), stackedExperts("block_sparse_moe.experts.gate_up_proj", "block_sparse_moe.experts.down_proj"),
-		when("Is > 0", linear("shared_mlp.input_linear", "2*Is", "H", ""), linear("shared_mlp.output_linear", "H", "Is", ""))).
-		with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("GraniteMoE-SWA", "GraniteMoeSWA", []string{"granitemoe_swa"},
+			cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
+				expertsI("num_local_experts", "8", "num_experts_per_tok", "2"), []Def{
+					field("Is", "shared_intermediate_size", "0", "shared MLP width (0: none)"), tie("false"), attnBiasFlag}), nil,
+			inNorm, attn("self_attn.", "attention_bias", "attention_bias"), vec("self_attn.sinks", "heads"), postNorm,
+			router("block_sparse_moe.router.weight"), stackedExperts("block_sparse_moe.experts.gate_up_proj", "block_sparse_moe.experts.down_proj"),
+			when("Is > 0", linear("shared_mlp.input_linear", "2*Is", "H", ""), linear("shared_mlp.output_linear", "H", "Is", ""))).
+			with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// HyperCLOVA X: Llama with post-norms after attention and MLP
 	// (use_post_norm).
-	std("HyperCLOVAX", "HyperCLOVAX", []string{"hyperclovax"},
-		cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
-			[]Def{tie("false"), attnBiasFlag, mlpBiasFlag, flag("post", "use_post_norm", "true", "norms after attention and MLP")}), nil,
-		llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
-		when("post", norm("post_norm1", "H", ""), norm("post_norm2", "H", ""))).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("HyperCLOVAX", "HyperCLOVAX", []string{"hyperclovax"},
+			cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"),
+				[]Def{tie("false"), attnBiasFlag, mlpBiasFlag, flag("post", "use_post_norm", "true", "norms after attention and MLP")}), nil,
+			llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
+			when("post", norm("post_norm1", "H", ""), norm("post_norm2", "H", ""))).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// HY-V3: q/k norms, a dense first layer (mlp_layer_types), then
 	// routed experts with an expert bias and num_shared_experts shared
 	// ones (shared_mlp; none asked for builds one of intermediate_size);
 	// a multi-token-prediction layer past the last is ignored on load.
-	std("HY-V3", "HYV3", []string{"hy_v3"},
-		cat(sized(llamaDims("128", "", "8", ""), "V", "120832", "H", "4096", "L", "80", "heads", "64", "I", "13312"),
-			experts("num_experts|num_local_experts", "192", "moe_intermediate_size", "1536", "num_experts_per_tok", "8"), []Def{
-				field("shared", "num_shared_experts", "1", "shared experts (one MLP of shared·Im)"),
-				mltDef, tie("false"), attnBiasFlag, mlpBiasFlag}), mlpKind("1"),
-		inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm,
-		when("sparse", router("mlp.router.gate.weight"), vecAny("mlp.expert_bias", "E"),
-			expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), gatedMLP("mlp.shared_mlp.", "shared > 0 ? shared*Im : I", "mlp_bias")),
-		when("dense", gatedMLP("mlp.", "I", "mlp_bias"))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	func() *Family {
+		return std("HY-V3", "HYV3", []string{"hy_v3"},
+			cat(sized(llamaDims("128", "", "8", ""), "V", "120832", "H", "4096", "L", "80", "heads", "64", "I", "13312"),
+				experts("num_experts|num_local_experts", "192", "moe_intermediate_size", "1536", "num_experts_per_tok", "8"), []Def{
+					field("shared", "num_shared_experts", "1", "shared experts (one MLP of shared·Im)"),
+					mltDef, tie("false"), attnBiasFlag, mlpBiasFlag}), mlpKind("1"),
+			inNorm, attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm,
+			when("sparse", router("mlp.router.gate.weight"), vecAny("mlp.expert_bias", "E"),
+				expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"), gatedMLP("mlp.shared_mlp.", "shared > 0 ? shared*Im : I", "mlp_bias")),
+			when("dense", gatedMLP("mlp.", "I", "mlp_bias"))).with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} })
+	},
 )
 
 // mla5Dims are MLA's widths as transformers 5.x reads them: the q/k head
@@ -367,57 +403,71 @@ var _ = register(
 	// every layer; dense layers by mlp_layer_types (else the first
 	// first_k_dense_replace). The multi-token-prediction layer past the
 	// last is ignored on load.
-	std("DeepSeek-V3.2", "DeepseekV32", []string{"deepseek_v32"},
-		cat(deepseekDims("129280", "7168", "61", "128", "18432"), mla5Dims("1536", "512", "128", "64", "128"),
-			replaceDef(deepseekStyle("256", "2048", "8", "1", "3"), Def{Sym: "E", Field: "num_experts|n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
-			dsaDefs("64", "128"), []Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("first_dense"),
-		inNorm, mla, dsaIndexer("self_attn.indexer."), postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
-		with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	func() *Family {
+		return std("DeepSeek-V3.2", "DeepseekV32", []string{"deepseek_v32"},
+			cat(deepseekDims("129280", "7168", "61", "128", "18432"), mla5Dims("1536", "512", "128", "64", "128"),
+				replaceDef(deepseekStyle("256", "2048", "8", "1", "3"), Def{Sym: "E", Field: "num_experts|n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+				dsaDefs("64", "128"), []Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("first_dense"),
+			inNorm, mla, dsaIndexer("self_attn.indexer."), postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
+			with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} })
+	},
 	// GLM-MoE-DSA (GLM-5): DeepSeek-V3.2's layout; a layer runs its own
 	// indexer where indexer_types says "full" ("shared" reuses the
 	// previous one's).
-	std("GLM-MoE-DSA", "GlmMoeDsa", []string{"glm_moe_dsa"},
-		cat(deepseekDims("154880", "6144", "78", "64", "12288"), mla5Dims("2048", "512", "192", "64", "256"),
-			replaceDef(deepseekStyle("256", "2048", "8", "1", "3"), Def{Sym: "E", Field: "num_experts|n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
-			dsaDefs("32", "128"), []Def{mltDef, tie("false"), attnBiasFlag,
-				list("ixt", "indexer_types", "each layer's indexer, full or shared"),
-				opt("ixfreq", "index_topk_freq", "1"), opt("ixoff", "index_skip_topk_offset", "2")}), mlpKind("first_dense"),
-		inNorm, mla, when("len(ixt) > 0 ? at(ixt, l) == 'full' : max(l - ixoff + 1, 0) % max(ixfreq, 1) == 0", dsaIndexer("self_attn.indexer.")),
-		postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
-		with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	func() *Family {
+		return std("GLM-MoE-DSA", "GlmMoeDsa", []string{"glm_moe_dsa"},
+			cat(deepseekDims("154880", "6144", "78", "64", "12288"), mla5Dims("2048", "512", "192", "64", "256"),
+				replaceDef(deepseekStyle("256", "2048", "8", "1", "3"), Def{Sym: "E", Field: "num_experts|n_routed_experts", Default: "256", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+				dsaDefs("32", "128"), []Def{mltDef, tie("false"), attnBiasFlag,
+					list("ixt", "indexer_types", "each layer's indexer, full or shared"),
+					opt("ixfreq", "index_topk_freq", "1"), opt("ixoff", "index_skip_topk_offset", "2")}), mlpKind("first_dense"),
+			inNorm, mla, when("len(ixt) > 0 ? at(ixt, l) == 'full' : max(l - ixoff + 1, 0) % max(ixfreq, 1) == 0", dsaIndexer("self_attn.indexer.")),
+			postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
+			with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} })
+	},
 	// GLM-4.7-Flash (glm4_moe_lite): MLA with GLM-4-MoE's sparse block,
 	// the first layer dense (mlp_layer_types).
-	std("GLM-4-MoE-Lite", "Glm4MoeLite", []string{"glm4_moe_lite"},
-		cat(deepseekDims("154880", "2048", "47", "20", "10240"), mla5Dims("768", "512", "192", "64", "256"),
-			deepseekStyle("64", "1536", "4", "1", "1"), []Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
-		inNorm, mla, postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
-		with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} }),
+	func() *Family {
+		return std("GLM-4-MoE-Lite", "Glm4MoeLite", []string{"glm4_moe_lite"},
+			cat(deepseekDims("154880", "2048", "47", "20", "10240"), mla5Dims("768", "512", "192", "64", "256"),
+				deepseekStyle("64", "1536", "4", "1", "1"), []Def{mltDef, tie("false"), attnBiasFlag}), mlpKind("1"),
+			inNorm, mla, postNorm, when("sparse", mlaMoE5("true")), when("dense", gatedMLP("mlp.", "I", ""))).
+			with(func(f *Family) { f.SeqCls = "-"; f.Ignore = []string{`^model\.layers\.{L}\.`} })
+	},
 	// Mistral 4: MLA, DeepSeek's sparse block without a correction bias,
 	// its experts stacked ([E, 2·Im, H], [E, H, Im]).
-	std("Mistral4", "Mistral4", []string{"mistral4"},
-		cat(deepseekDims("131072", "4096", "36", "32", "12288"), mla5Dims("1024", "256", "64", "64", "128"),
-			deepseekStyle("128", "2048", "4", "1", "0"), []Def{tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
-		inNorm, mla, postNorm,
-		when("sparse", router("mlp.gate.weight"), stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"), sharedExperts("mlp.shared_experts.")),
-		when("dense", gatedMLP("mlp.", "I", ""))),
+	func() *Family {
+		return std("Mistral4", "Mistral4", []string{"mistral4"},
+			cat(deepseekDims("131072", "4096", "36", "32", "12288"), mla5Dims("1024", "256", "64", "64", "128"),
+				deepseekStyle("128", "2048", "4", "1", "0"), []Def{tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
+			inNorm, mla, postNorm,
+			when("sparse", router("mlp.gate.weight"), stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"), sharedExperts("mlp.shared_experts.")),
+			when("dense", gatedMLP("mlp.", "I", "")))
+	},
 	// A.X K1: DeepSeek-V3 with a norm after the sparse block's output
 	// (post_mlp_layernorm, written at the layer's level).
-	std("AXK1", "AXK1", []string{"axk1"},
-		cat(deepseekDims("163840", "7168", "61", "64", "18432"), mla5Dims("1536", "512", "128", "64", "128"),
-			replaceDef(deepseekStyle("192", "2048", "8", "1", "1"), Def{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "192", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
-			[]Def{tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
-		inNorm, mla, postNorm, when("sparse", mlaMoE5("true"), norm("post_mlp_layernorm", "H", "")), when("dense", gatedMLP("mlp.", "I", ""))),
+	func() *Family {
+		return std("AXK1", "AXK1", []string{"axk1"},
+			cat(deepseekDims("163840", "7168", "61", "64", "18432"), mla5Dims("1536", "512", "128", "64", "128"),
+				replaceDef(deepseekStyle("192", "2048", "8", "1", "1"), Def{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "192", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+				[]Def{tie("false"), attnBiasFlag}), []Kind{{Name: "sparse", If: "l >= first_dense"}, {Name: "dense"}},
+			inNorm, mla, postNorm, when("sparse", mlaMoE5("true"), norm("post_mlp_layernorm", "H", "")), when("dense", gatedMLP("mlp.", "I", "")))
+	},
 	// Youtu-LLM: MLA with a dense SwiGLU; tied by default.
-	std("Youtu", "Youtu", []string{"youtu"},
-		cat(deepseekDims("128256", "2048", "32", "16", "6144"), mla5Dims("1536", "512", "128", "64", "128"), []Def{tie("true"), attnBiasFlag}), nil,
-		inNorm, mla, postNorm, gatedMLP("mlp.", "I", "")).with(func(f *Family) { f.SeqCls = "-" }),
+	func() *Family {
+		return std("Youtu", "Youtu", []string{"youtu"},
+			cat(deepseekDims("128256", "2048", "32", "16", "6144"), mla5Dims("1536", "512", "128", "64", "128"), []Def{tie("true"), attnBiasFlag}), nil,
+			inNorm, mla, postNorm, gatedMLP("mlp.", "I", "")).with(func(f *Family) { f.SeqCls = "-" })
+	},
 	// MiniCPM3: MLA (v_head_dim null: H/heads) with a dense SwiGLU
 	// (mlp_bias); tied by default.
-	std("MiniCPM3", "MiniCPM3", []string{"minicpm3"},
-		cat(deepseekDims("73448", "2560", "62", "40", "6400"),
-			replaceDef(mla5Dims("768", "256", "64", "32", "H/heads"), Def{Sym: "vd", Field: "v_head_dim", Default: "H/heads", Null: "H/heads", Desc: "per-head v width", Pos: true}),
-			[]Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
-		inNorm, mla, postNorm, gatedMLP("mlp.", "I", "mlp_bias")),
+	func() *Family {
+		return std("MiniCPM3", "MiniCPM3", []string{"minicpm3"},
+			cat(deepseekDims("73448", "2560", "62", "40", "6400"),
+				replaceDef(mla5Dims("768", "256", "64", "32", "H/heads"), Def{Sym: "vd", Field: "v_head_dim", Default: "H/heads", Null: "H/heads", Desc: "per-head v width", Pos: true}),
+				[]Def{tie("true"), attnBiasFlag, mlpBiasFlag}), nil,
+			inNorm, mla, postNorm, gatedMLP("mlp.", "I", "mlp_bias"))
+	},
 )
 
 // charsValue reads a Chars field.
@@ -448,49 +498,51 @@ var _ = register(
 	// layer count (num_hidden_layers is ignored). transformers 5.x reads
 	// backbone.embedding or backbone.embeddings (and model. for
 	// backbone.).
-	&Family{Name: "Nemotron-H", Class: "NemotronH", ModelTypes: []string{"nemotron_h"}, SeqCls: "-",
-		Defs: cat(trunk("131072", "4096", "", "blocks")[:2], []Def{
-			{Sym: "lbt", Field: "layers_block_type|layer_types", Type: List, Default: "empty", Null: "=", Desc: "each block's mixer"},
-			{Sym: "pat", Field: "hybrid_override_pattern", Type: Chars, Default: "empty", Null: "=", Desc: "each block's mixer, one character each"},
-			{Sym: "L", Default: "len(lbt) > 0 ? len(lbt) : (len(pat) > 0 ? len(pat) : 4)", Legend: "L", Desc: "blocks (the block list's length)", Show: true, Max: MaxLayers},
-			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: qWidth, Show: true, Pos: true},
-			{Sym: "d", Field: "head_dim", Default: "128", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
-			kvDef("num_key_value_heads", "8", "heads"),
-			{Sym: "I", Field: "intermediate_size", Default: "21504", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true},
-			mlpBiasFlag,
-			{Sym: "nh", Field: "mamba_num_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
-			opt("mhd", "mamba_head_dim", "64"), derived("Ism", "nh*mhd"),
-			{Sym: "G", Field: "mamba_n_groups|n_groups", Default: "8", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
-			{Sym: "N", Field: "ssm_state_size", Default: "128", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
-			{Sym: "K", Field: "mamba_d_conv|conv_kernel", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
-			flag("use_conv_bias", "mamba_conv_bias|use_conv_bias", "true", "the conv has a bias"),
-			flag("use_bias", "use_bias", "false", "the Mamba in and out projections have biases"),
-			{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "8", Legend: "E", Desc: "routed experts per MoE block", Show: true, Max: MaxExperts},
-			{Sym: "Im", Field: "moe_intermediate_size", Default: "7688", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
-			opt("Ish", "moe_shared_expert_intermediate_size", "7688"),
-			{Sym: "lat", Field: "moe_latent_size", Default: "0", Null: "0", Desc: "the experts' latent width (0: none)"},
-			derived("tied", "false"),
-		}),
-		Global: embed("backbone.embedding.weight"),
-		Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Kinds: []Kind{
-			{Name: "mamba", If: "in(" + nemotronHType + ", list('linear_attention', 'mamba', 'M'))"},
-			{Name: "moe", If: "in(" + nemotronHType + ", list('moe', 'E'))"},
-			{Name: "attention", If: "in(" + nemotronHType + ", list('full_attention', 'attention', '*'))"},
-			{Name: "mlp"}},
-			Tensors: cat(norm("norm", "H", ""),
-				when("mamba", renameSyms(mamba2MixerOut("mixer.", "use_conv_bias", "use_bias", "use_bias", "true"), "I", "Ism")),
-				when("attention", attn("mixer.", "", "")),
-				when("mlp", plainMLP("mixer.up_proj", "mixer.down_proj", "I", "mlp_bias")),
-				when("moe", router("mixer.gate.weight"), vecAny("mixer.gate.e_score_correction_bias", "E"),
-					[]T{{Name: "mixer.experts.{e}.up_proj.weight", Shape: []string{"Im", "lat > 0 ? lat : H"}, Role: RoleLinear, Experts: "E"},
-						{Name: "mixer.experts.{e}.down_proj.weight", Shape: []string{"lat > 0 ? lat : H", "Im"}, Role: RoleLinear, Experts: "E"}},
-					zeroOK(plainMLP("mixer.shared_experts.up_proj", "mixer.shared_experts.down_proj", "Ish", "mlp_bias")),
-					when("lat > 0", linear("mixer.fc1_latent_proj", "lat", "H", "mlp_bias"), linear("mixer.fc2_latent_proj", "H", "lat", "mlp_bias"))),
-			)}},
-		Final:    cat(norm("backbone.norm_f", "H", ""), lmHead("lm_head.weight")),
-		Embed:    "backbone.embedding.weight",
-		Ignore:   []string{`mtp.`},
-		Variants: [][][2]string{{{"backbone.embedding.", "backbone.embeddings."}}, {{"backbone.embedding.", "model.embeddings."}, {"backbone.", "model."}}},
+	func() *Family {
+		return &Family{Name: "Nemotron-H", Class: "NemotronH", ModelTypes: []string{"nemotron_h"}, SeqCls: "-",
+			Defs: cat(trunk("131072", "4096", "", "blocks")[:2], []Def{
+				{Sym: "lbt", Field: "layers_block_type|layer_types", Type: List, Default: "empty", Null: "=", Desc: "each block's mixer"},
+				{Sym: "pat", Field: "hybrid_override_pattern", Type: Chars, Default: "empty", Null: "=", Desc: "each block's mixer, one character each"},
+				{Sym: "L", Default: "len(lbt) > 0 ? len(lbt) : (len(pat) > 0 ? len(pat) : 4)", Legend: "L", Desc: "blocks (the block list's length)", Show: true, Max: MaxLayers},
+				{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: qWidth, Show: true, Pos: true},
+				{Sym: "d", Field: "head_dim", Default: "128", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+				kvDef("num_key_value_heads", "8", "heads"),
+				{Sym: "I", Field: "intermediate_size", Default: "21504", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true},
+				mlpBiasFlag,
+				{Sym: "nh", Field: "mamba_num_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
+				opt("mhd", "mamba_head_dim", "64"), derived("Ism", "nh*mhd"),
+				{Sym: "G", Field: "mamba_n_groups|n_groups", Default: "8", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
+				{Sym: "N", Field: "ssm_state_size", Default: "128", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+				{Sym: "K", Field: "mamba_d_conv|conv_kernel", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+				flag("use_conv_bias", "mamba_conv_bias|use_conv_bias", "true", "the conv has a bias"),
+				flag("use_bias", "use_bias", "false", "the Mamba in and out projections have biases"),
+				{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "8", Legend: "E", Desc: "routed experts per MoE block", Show: true, Max: MaxExperts},
+				{Sym: "Im", Field: "moe_intermediate_size", Default: "7688", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+				opt("Ish", "moe_shared_expert_intermediate_size", "7688"),
+				{Sym: "lat", Field: "moe_latent_size", Default: "0", Null: "0", Desc: "the experts' latent width (0: none)"},
+				derived("tied", "false"),
+			}),
+			Global: embed("backbone.embedding.weight"),
+			Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Kinds: []Kind{
+				{Name: "mamba", If: "in(" + nemotronHType + ", list('linear_attention', 'mamba', 'M'))"},
+				{Name: "moe", If: "in(" + nemotronHType + ", list('moe', 'E'))"},
+				{Name: "attention", If: "in(" + nemotronHType + ", list('full_attention', 'attention', '*'))"},
+				{Name: "mlp"}},
+				Tensors: cat(norm("norm", "H", ""),
+					when("mamba", renameSyms(mamba2MixerOut("mixer.", "use_conv_bias", "use_bias", "use_bias", "true"), "I", "Ism")),
+					when("attention", attn("mixer.", "", "")),
+					when("mlp", plainMLP("mixer.up_proj", "mixer.down_proj", "I", "mlp_bias")),
+					when("moe", router("mixer.gate.weight"), vecAny("mixer.gate.e_score_correction_bias", "E"),
+						[]T{{Name: "mixer.experts.{e}.up_proj.weight", Shape: []string{"Im", "lat > 0 ? lat : H"}, Role: RoleLinear, Experts: "E"},
+							{Name: "mixer.experts.{e}.down_proj.weight", Shape: []string{"lat > 0 ? lat : H", "Im"}, Role: RoleLinear, Experts: "E"}},
+						zeroOK(plainMLP("mixer.shared_experts.up_proj", "mixer.shared_experts.down_proj", "Ish", "mlp_bias")),
+						when("lat > 0", linear("mixer.fc1_latent_proj", "lat", "H", "mlp_bias"), linear("mixer.fc2_latent_proj", "H", "lat", "mlp_bias"))),
+				)}},
+			Final:    cat(norm("backbone.norm_f", "H", ""), lmHead("lm_head.weight")),
+			Embed:    "backbone.embedding.weight",
+			Ignore:   []string{`mtp.`},
+			Variants: [][][2]string{{{"backbone.embedding.", "backbone.embeddings."}}, {{"backbone.embedding.", "model.embeddings."}, {"backbone.", "model."}}},
+		}
 	},
 )
 
@@ -639,7 +691,7 @@ var (
 	gemma4UnifiedTextF = gemma4Text("Gemma4-Unified-Text", "Gemma4Unified", "gemma4_unified_text", false)
 )
 
-var _ = register(gemma4TextF, gemma4UnifiedTextF)
+var _ = register(func() *Family { return gemma4TextF }, func() *Family { return gemma4UnifiedTextF })
 
 // clippable is Gemma 4's Gemma4ClippableLinear under name: a bias-free
 // linear (name.linear) and, where clip holds, its four clamp bounds
@@ -755,7 +807,7 @@ func gemma4VisionAlone() *Family {
 		Defs: defs, Global: global, Stacks: []Stack{stack}}
 }
 
-var _ = register(gemma4VLM(), gemma4UnifiedVLM(), gemma4VisionAlone())
+var _ = register(gemma4VLM, gemma4UnifiedVLM, gemma4VisionAlone)
 
 // dsv4Type is DeepSeek-V4 layer l's attention: layer_types, else the
 // legacy compress_ratios (0 sliding, 4 CSA, 128 HCA), else two HCA
@@ -789,54 +841,56 @@ var _ = register(
 	// bias; a shared expert of the expert width. transformers 5.x saves
 	// the checkpoint's own names (attn., ffn., w1/w2/w3, head.), its
 	// conversion mapping reversed.
-	&Family{Name: "DeepSeek-V4", Class: "DeepseekV4", ModelTypes: []string{"deepseek_v4"}, SeqCls: "-",
-		Defs: cat(deepseekDims("129280", "4096", "43", "64", "2048")[:4], []Def{
-			{Sym: "hd", Field: "head_dim", Default: "512", Legend: "d", Desc: "width of the one key/value head and of each query head", Show: true, Pos: true},
-			{Sym: "qr", Field: "q_lora_rank", Default: "1024", Desc: "q low rank", Pos: true},
-			opt("g", "o_groups", "8"), opt("r", "o_lora_rank", "1024"),
-			{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "256", Legend: "E", Desc: "routed experts per block, {topk} active per token", Show: true, Max: MaxExperts},
-			{Sym: "Im", Field: "moe_intermediate_size|intermediate_size", Default: "2048", Legend: "Im", Desc: "expert (and shared expert) FFN width", Show: true, Pos: true},
-			field("topk", "num_experts_per_tok", "6", "experts active per token"),
-			list("lt", "layer_types", "each layer's attention: sliding, compressed sparse (CSA) or heavily compressed (HCA)"),
-			list("cr", "compress_ratios", "legacy: each layer's compression ratio"),
-			list("mlt", "mlp_layer_types", "each layer's routing: hash_moe or moe"),
-			opt("nhash", "num_hash_layers", "3"),
-			opt("rcsa", "compress_rates.compressed_sparse_attention|compress_rate_csa", "4"),
-			opt("rhca", "compress_rates.heavily_compressed_attention|compress_rate_hca", "128"),
-			opt("ixn", "index_n_heads", "64"), opt("ixd", "index_head_dim", "128"),
-			opt("m", "hc_mult", "4"),
-			mlpBiasFlag, tie("false"),
-		}),
-		Global: embed("model.embed_tokens.weight"),
-		Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{
-			{Name: "csa", If: dsv4Type + " == 'compressed_sparse_attention'"},
-			{Name: "hca", If: dsv4Type + " == 'heavily_compressed_attention'"},
-			{Name: "swa"}},
-			Tensors: cat(norm("attn_norm", "H", ""),
-				vec("attn.attn_sink", "heads"),
-				linear("attn.wq_a", "qr", "H", ""), norm("attn.q_norm", "qr", ""), linear("attn.wq_b", "heads*hd", "qr", ""),
-				linear("attn.wkv", "hd", "H", ""), norm("attn.norm", "hd", ""),
-				linear("attn.wo_a", "g*r", "heads*hd/g", ""), linear("attn.wo_b", "H", "g*r", ""),
-				when("hca", dsv4Compressor("attn.compressor.", "hd", "hd", "rhca")),
-				when("csa", dsv4Compressor("attn.compressor.", "2*hd", "hd", "rcsa"), dsv4Compressor("attn.indexer.compressor.", "2*ixd", "ixd", "rcsa"),
-					linear("attn.indexer.weights_proj", "ixn", "H", ""), linear("attn.indexer.wq_b", "ixn*ixd", "qr", "")),
-				dsv4HC("attn"), dsv4HC("ffn"),
-				norm("ffn_norm", "H", ""),
-				router("ffn.gate.weight"),
-				[]T{{Name: "ffn.gate.tid2eid", Shape: []string{"V", "topk"}, Role: RoleNorm, AnyDType: true, If: "len(mlt) > l ? at(mlt, l) == 'hash_moe' : l < nhash"},
-					{Name: "ffn.gate.bias", Shape: []string{"E"}, Role: RoleBias, AnyDType: true, If: "len(mlt) > l ? at(mlt, l) != 'hash_moe' : l >= nhash"}},
-				expertMLPs("ffn.experts.", "w1", "w3", "w2"),
-				linear("ffn.shared_experts.w1", "Im", "H", "mlp_bias"), linear("ffn.shared_experts.w2", "H", "Im", "mlp_bias"), linear("ffn.shared_experts.w3", "Im", "H", "mlp_bias"),
-			)}},
-		Final: cat([]T{{Name: "model.hc_head.hc_base", Shape: []string{"m"}, Role: RoleNorm},
-			{Name: "model.hc_head.hc_fn", Shape: []string{"m", "m*H"}, Role: RoleLinear},
-			{Name: "model.hc_head.hc_scale", Shape: []string{"1"}, Role: RoleNorm}},
-			norm("model.norm", "H", ""), lmHead("head.weight")),
-		Head:   "head.weight",
-		Ignore: []string{`(^|\.)mtp\.`},
-		// The released checkpoints (and DeepseekV4Model as 5.x saves it):
-		// no model. prefix, embed and hc_head_* by their own names.
-		Variants: [][][2]string{{{"model.embed_tokens.", "embed."}, {"model.hc_head.hc_", "hc_head_"}, {"model.", ""}}},
+	func() *Family {
+		return &Family{Name: "DeepSeek-V4", Class: "DeepseekV4", ModelTypes: []string{"deepseek_v4"}, SeqCls: "-",
+			Defs: cat(deepseekDims("129280", "4096", "43", "64", "2048")[:4], []Def{
+				{Sym: "hd", Field: "head_dim", Default: "512", Legend: "d", Desc: "width of the one key/value head and of each query head", Show: true, Pos: true},
+				{Sym: "qr", Field: "q_lora_rank", Default: "1024", Desc: "q low rank", Pos: true},
+				opt("g", "o_groups", "8"), opt("r", "o_lora_rank", "1024"),
+				{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "256", Legend: "E", Desc: "routed experts per block, {topk} active per token", Show: true, Max: MaxExperts},
+				{Sym: "Im", Field: "moe_intermediate_size|intermediate_size", Default: "2048", Legend: "Im", Desc: "expert (and shared expert) FFN width", Show: true, Pos: true},
+				field("topk", "num_experts_per_tok", "6", "experts active per token"),
+				list("lt", "layer_types", "each layer's attention: sliding, compressed sparse (CSA) or heavily compressed (HCA)"),
+				list("cr", "compress_ratios", "legacy: each layer's compression ratio"),
+				list("mlt", "mlp_layer_types", "each layer's routing: hash_moe or moe"),
+				opt("nhash", "num_hash_layers", "3"),
+				opt("rcsa", "compress_rates.compressed_sparse_attention|compress_rate_csa", "4"),
+				opt("rhca", "compress_rates.heavily_compressed_attention|compress_rate_hca", "128"),
+				opt("ixn", "index_n_heads", "64"), opt("ixd", "index_head_dim", "128"),
+				opt("m", "hc_mult", "4"),
+				mlpBiasFlag, tie("false"),
+			}),
+			Global: embed("model.embed_tokens.weight"),
+			Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{
+				{Name: "csa", If: dsv4Type + " == 'compressed_sparse_attention'"},
+				{Name: "hca", If: dsv4Type + " == 'heavily_compressed_attention'"},
+				{Name: "swa"}},
+				Tensors: cat(norm("attn_norm", "H", ""),
+					vec("attn.attn_sink", "heads"),
+					linear("attn.wq_a", "qr", "H", ""), norm("attn.q_norm", "qr", ""), linear("attn.wq_b", "heads*hd", "qr", ""),
+					linear("attn.wkv", "hd", "H", ""), norm("attn.norm", "hd", ""),
+					linear("attn.wo_a", "g*r", "heads*hd/g", ""), linear("attn.wo_b", "H", "g*r", ""),
+					when("hca", dsv4Compressor("attn.compressor.", "hd", "hd", "rhca")),
+					when("csa", dsv4Compressor("attn.compressor.", "2*hd", "hd", "rcsa"), dsv4Compressor("attn.indexer.compressor.", "2*ixd", "ixd", "rcsa"),
+						linear("attn.indexer.weights_proj", "ixn", "H", ""), linear("attn.indexer.wq_b", "ixn*ixd", "qr", "")),
+					dsv4HC("attn"), dsv4HC("ffn"),
+					norm("ffn_norm", "H", ""),
+					router("ffn.gate.weight"),
+					[]T{{Name: "ffn.gate.tid2eid", Shape: []string{"V", "topk"}, Role: RoleNorm, AnyDType: true, If: "len(mlt) > l ? at(mlt, l) == 'hash_moe' : l < nhash"},
+						{Name: "ffn.gate.bias", Shape: []string{"E"}, Role: RoleBias, AnyDType: true, If: "len(mlt) > l ? at(mlt, l) != 'hash_moe' : l >= nhash"}},
+					expertMLPs("ffn.experts.", "w1", "w3", "w2"),
+					linear("ffn.shared_experts.w1", "Im", "H", "mlp_bias"), linear("ffn.shared_experts.w2", "H", "Im", "mlp_bias"), linear("ffn.shared_experts.w3", "Im", "H", "mlp_bias"),
+				)}},
+			Final: cat([]T{{Name: "model.hc_head.hc_base", Shape: []string{"m"}, Role: RoleNorm},
+				{Name: "model.hc_head.hc_fn", Shape: []string{"m", "m*H"}, Role: RoleLinear},
+				{Name: "model.hc_head.hc_scale", Shape: []string{"1"}, Role: RoleNorm}},
+				norm("model.norm", "H", ""), lmHead("head.weight")),
+			Head:   "head.weight",
+			Ignore: []string{`(^|\.)mtp\.`},
+			// The released checkpoints (and DeepseekV4Model as 5.x saves it):
+			// no model. prefix, embed and hc_head_* by their own names.
+			Variants: [][][2]string{{{"model.embed_tokens.", "embed."}, {"model.hc_head.hc_", "hc_head_"}, {"model.", ""}}},
+		}
 	},
 )
 
@@ -899,8 +953,12 @@ func mllamaVision() Family {
 }
 
 var _ = register(
-	towerVision(llama4Vision(), "vision_model.", "Llama4", "VisionModel", "llama4_vision_model"),
-	towerVision(mllamaVision(), "vision_model.", "Mllama", "VisionModel", "mllama_vision_model"),
+	func() *Family {
+		return towerVision(llama4Vision(), "vision_model.", "Llama4", "VisionModel", "llama4_vision_model")
+	},
+	func() *Family {
+		return towerVision(mllamaVision(), "vision_model.", "Mllama", "VisionModel", "mllama_vision_model")
+	},
 )
 
 // kimiLayout is one of the three layouts transformers 5.x saves
@@ -981,20 +1039,24 @@ var _ = register(
 	// Kimi-K2.5: the full model's and the base model's layouts differ in
 	// more than a prefix, so each is a VLM of its own, chosen by
 	// architectures.
-	&Family{Name: "Kimi-K2.5", Class: "Kimi_K25", ModelTypes: []string{"kimi_k25"}, Causal: "Kimi_K25ForConditionalGeneration", SeqCls: "-",
-		Tasks: []Task{{Suffix: TaskBase}},
-		compose: func(c *Config) (*Family, error) {
-			if c.Architecture() == "Kimi_K25Model" {
-				return kimiBaseVLM.compose(c)
-			}
-			return kimiFullVLM.compose(c)
-		}},
 	func() *Family {
-		defs, global, stack := kimiVision("", "", kimiAlone)
-		return &Family{Name: "Kimi-K2.5 vision", Class: "Kimi_K25", ConfigClass: "Kimi_K25VisionConfig", ModelTypes: []string{"kimi_k25_vision"},
-			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
-			Defs: defs, Global: global, Stacks: []Stack{stack}, Final: norm("final_layernorm", "vH", "true")}
-	}(),
+		return &Family{Name: "Kimi-K2.5", Class: "Kimi_K25", ModelTypes: []string{"kimi_k25"}, Causal: "Kimi_K25ForConditionalGeneration", SeqCls: "-",
+			Tasks: []Task{{Suffix: TaskBase}},
+			compose: func(c *Config) (*Family, error) {
+				if c.Architecture() == "Kimi_K25Model" {
+					return kimiBaseVLM.compose(c)
+				}
+				return kimiFullVLM.compose(c)
+			}}
+	},
+	func() *Family {
+		return func() *Family {
+			defs, global, stack := kimiVision("", "", kimiAlone)
+			return &Family{Name: "Kimi-K2.5 vision", Class: "Kimi_K25", ConfigClass: "Kimi_K25VisionConfig", ModelTypes: []string{"kimi_k25_vision"},
+				Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
+				Defs: defs, Global: global, Stacks: []Stack{stack}, Final: norm("final_layernorm", "vH", "true")}
+		}()
+	},
 )
 
 // axk2GatedNorm is A.X K2's gated RMS norm under pre: the norm and a
@@ -1010,19 +1072,21 @@ var _ = register(
 	// [heads·(qk+v), 2·q_lora_rank]), gated norms before attention and
 	// before the sparse blocks' MLP, dense then sparse layers
 	// (mlp_layer_types, else first_k_dense_replace/moe_layer_freq).
-	std("AXK2", "AXK2", []string{"axk2"},
-		cat(deepseekDims("163840", "2048", "48", "32", "5120"), mla5Dims("384", "128", "64", "32", "64"),
-			replaceDef(deepseekStyle("128", "512", "8", "1", "1"), Def{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "128", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
-			dsaDefs("16", "128"), []Def{mltDef, opt("moe_every", "moe_layer_freq", "1"), opt("gr", "gated_norm_rank", "16"), tie("false"), attnBiasFlag}),
-		[]Kind{{Name: "sparse", If: "len(mlt) > l ? at(mlt, l) == 'sparse' : l >= first_dense && l % max(moe_every, 1) == 0"}, {Name: "dense"}},
-		axk2GatedNorm("input_layernorm."),
-		linear("self_attn.q_a_proj", "qr", "H", "attention_bias"), norm("self_attn.q_a_layernorm", "qr", ""),
-		linear("self_attn.q_b_proj", "heads*(qkd+vd)", "2*qr", ""),
-		linear("self_attn.kv_a_proj_with_mqa", "kvr+rope", "H", "attention_bias"), norm("self_attn.kv_a_layernorm", "kvr", ""),
-		linear("self_attn.kv_b_proj", "heads*(nope+vd)", "kvr", ""), linear("self_attn.o_proj", "H", "heads*vd", "attention_bias"),
-		dsaIndexer("self_attn.indexer."),
-		when("sparse", axk2GatedNorm("post_attention_layernorm."), mlaMoE5("true")),
-		when("dense", norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", ""))),
+	func() *Family {
+		return std("AXK2", "AXK2", []string{"axk2"},
+			cat(deepseekDims("163840", "2048", "48", "32", "5120"), mla5Dims("384", "128", "64", "32", "64"),
+				replaceDef(deepseekStyle("128", "512", "8", "1", "1"), Def{Sym: "E", Field: "n_routed_experts|num_local_experts", Default: "128", Legend: "E", Desc: "routed experts per sparse block, {topk} active per token", Show: true, Max: MaxExperts}),
+				dsaDefs("16", "128"), []Def{mltDef, opt("moe_every", "moe_layer_freq", "1"), opt("gr", "gated_norm_rank", "16"), tie("false"), attnBiasFlag}),
+			[]Kind{{Name: "sparse", If: "len(mlt) > l ? at(mlt, l) == 'sparse' : l >= first_dense && l % max(moe_every, 1) == 0"}, {Name: "dense"}},
+			axk2GatedNorm("input_layernorm."),
+			linear("self_attn.q_a_proj", "qr", "H", "attention_bias"), norm("self_attn.q_a_layernorm", "qr", ""),
+			linear("self_attn.q_b_proj", "heads*(qkd+vd)", "2*qr", ""),
+			linear("self_attn.kv_a_proj_with_mqa", "kvr+rope", "H", "attention_bias"), norm("self_attn.kv_a_layernorm", "kvr", ""),
+			linear("self_attn.kv_b_proj", "heads*(nope+vd)", "kvr", ""), linear("self_attn.o_proj", "H", "heads*vd", "attention_bias"),
+			dsaIndexer("self_attn.indexer."),
+			when("sparse", axk2GatedNorm("post_attention_layernorm."), mlaMoE5("true")),
+			when("dense", norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", "")))
+	},
 )
 
 // zayaResidual is ZAYA's learned residual scaling under pre: a scale
@@ -1044,28 +1108,30 @@ var _ = register(
 	// down projection, an MLP, one class more than experts: the skip
 	// expert) carries state from layer to layer (router_states_scale
 	// from the second layer on).
-	(&Family{Name: "ZAYA", Class: "Zaya", ModelTypes: []string{"zaya"}, SeqCls: "-",
-		Defs: cat(sized(llamaDims("128", "", "2", ""), "V", "262272", "H", "2048", "L", "40", "heads", "8", "I", "0")[:6], []Def{
-			{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per block (and one skip class)", Show: true, Max: MaxExperts},
-			{Sym: "Im", Field: "moe_intermediate_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
-			opt("R", "router_hidden_size", "256"), opt("t0", "cca_time0", "2"), opt("t1", "cca_time1", "2"),
-			attnBiasFlag, flag("lm_head_bias", "lm_head_bias", "false", "lm_head has a bias"), tie("true"),
-		}),
-		Global: cat(embed("model.embed_tokens.weight"), vec("model.input_hidden_states_bias", "H"), vec("model.input_hidden_states_scale", "H")),
-		Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""),
-			linear("self_attn.qkv_proj.q_proj", "heads*d", "H", "attention_bias"), linear("self_attn.qkv_proj.k_proj", "kv*d", "H", "attention_bias"),
-			linear("self_attn.qkv_proj.v_proj_current", "kv*d/2", "H", "attention_bias"), linear("self_attn.qkv_proj.v_proj_delayed", "kv*d/2", "H", "attention_bias"),
-			zayaConv("self_attn.qkv_proj.conv_qk_depthwise", "(heads+kv)*d", "1", "t0"), zayaConv("self_attn.qkv_proj.conv_qk_grouped", "(heads+kv)*d", "d", "t1"),
-			vec("self_attn.qk_norm.temp", "kv"),
-			linear("self_attn.o_proj", "H", "heads*d", "attention_bias"),
-			norm("post_attention_layernorm", "H", ""),
-			linear("mlp.gate.down_proj", "R", "H", "true"), vecIf("mlp.gate.router_states_scale", "R", "l > 0"),
-			norm("mlp.gate.router_mlp.norm", "R", ""), linear("mlp.gate.router_mlp.fc1", "R", "R", "true"), linear("mlp.gate.router_mlp.fc2", "R", "R", "true"),
-			linear("mlp.gate.router_mlp.out_proj", "E+1", "R", ""), vecAny("mlp.gate.balancing_biases", "E+1"),
-			stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"),
-			zayaResidual("post_attention_residual_scale."), zayaResidual("post_mlp_residual_scale.")),
-		Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
-	}),
+	func() *Family {
+		return (&Family{Name: "ZAYA", Class: "Zaya", ModelTypes: []string{"zaya"}, SeqCls: "-",
+			Defs: cat(sized(llamaDims("128", "", "2", ""), "V", "262272", "H", "2048", "L", "40", "heads", "8", "I", "0")[:6], []Def{
+				{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per block (and one skip class)", Show: true, Max: MaxExperts},
+				{Sym: "Im", Field: "moe_intermediate_size", Default: "2048", Legend: "Im", Desc: "expert FFN inner width", Show: true, Pos: true},
+				opt("R", "router_hidden_size", "256"), opt("t0", "cca_time0", "2"), opt("t1", "cca_time1", "2"),
+				attnBiasFlag, flag("lm_head_bias", "lm_head_bias", "false", "lm_head has a bias"), tie("true"),
+			}),
+			Global: cat(embed("model.embed_tokens.weight"), vec("model.input_hidden_states_bias", "H"), vec("model.input_hidden_states_scale", "H")),
+			Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""),
+				linear("self_attn.qkv_proj.q_proj", "heads*d", "H", "attention_bias"), linear("self_attn.qkv_proj.k_proj", "kv*d", "H", "attention_bias"),
+				linear("self_attn.qkv_proj.v_proj_current", "kv*d/2", "H", "attention_bias"), linear("self_attn.qkv_proj.v_proj_delayed", "kv*d/2", "H", "attention_bias"),
+				zayaConv("self_attn.qkv_proj.conv_qk_depthwise", "(heads+kv)*d", "1", "t0"), zayaConv("self_attn.qkv_proj.conv_qk_grouped", "(heads+kv)*d", "d", "t1"),
+				vec("self_attn.qk_norm.temp", "kv"),
+				linear("self_attn.o_proj", "H", "heads*d", "attention_bias"),
+				norm("post_attention_layernorm", "H", ""),
+				linear("mlp.gate.down_proj", "R", "H", "true"), vecIf("mlp.gate.router_states_scale", "R", "l > 0"),
+				norm("mlp.gate.router_mlp.norm", "R", ""), linear("mlp.gate.router_mlp.fc1", "R", "R", "true"), linear("mlp.gate.router_mlp.fc2", "R", "R", "true"),
+				linear("mlp.gate.router_mlp.out_proj", "E+1", "R", ""), vecAny("mlp.gate.balancing_biases", "E+1"),
+				stackedExperts("mlp.experts.gate_up_proj", "mlp.experts.down_proj"),
+				zayaResidual("post_attention_residual_scale."), zayaResidual("post_mlp_residual_scale.")),
+			Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal && lm_head_bias"}}),
+		})
+	},
 )
 
 // hrmStack is one of HRM-text's two recurrent modules under pre: layers
@@ -1087,16 +1153,18 @@ var _ = register(
 	// HRM-text: a hierarchical recurrent model, a high-level and a
 	// low-level module of num_layers_per_stack layers each (multi-head
 	// attention, no kv grouping), the low module's learned initial state.
-	&Family{Name: "HRM-text", Class: "HrmText", ModelTypes: []string{"hrm_text"}, SeqCls: "-",
-		Defs: cat(sized(llamaDims("128", "", "heads", "heads"), "V", "151808", "H", "1536", "L", "16", "heads", "12", "I", "4096")[:5],
-			[]Def{{Sym: "I", Field: "intermediate_size", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
-				// Absent, num_hidden_layers is the per-module count (the
-				// config then rewrites it to the unrolled total).
-				{Sym: "Ls", Field: "num_layers_per_stack", Default: "L", Null: "L", Legend: "Ls", Desc: "layers of each module", Show: true, Max: MaxLayers},
-				attnBiasFlag, mlpBiasFlag, tie("false")}),
-		Global: cat(embed("model.embed_tokens.weight"), vec("model.z_L_init", "H")),
-		Stacks: []Stack{hrmStack("high", "model.H_module."), hrmStack("low", "model.L_module.")},
-		Final:  lmHead("lm_head.weight"),
+	func() *Family {
+		return &Family{Name: "HRM-text", Class: "HrmText", ModelTypes: []string{"hrm_text"}, SeqCls: "-",
+			Defs: cat(sized(llamaDims("128", "", "heads", "heads"), "V", "151808", "H", "1536", "L", "16", "heads", "12", "I", "4096")[:5],
+				[]Def{{Sym: "I", Field: "intermediate_size", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+					// Absent, num_hidden_layers is the per-module count (the
+					// config then rewrites it to the unrolled total).
+					{Sym: "Ls", Field: "num_layers_per_stack", Default: "L", Null: "L", Legend: "Ls", Desc: "layers of each module", Show: true, Max: MaxLayers},
+					attnBiasFlag, mlpBiasFlag, tie("false")}),
+			Global: cat(embed("model.embed_tokens.weight"), vec("model.z_L_init", "H")),
+			Stacks: []Stack{hrmStack("high", "model.H_module."), hrmStack("low", "model.L_module.")},
+			Final:  lmHead("lm_head.weight"),
+		}
 	},
 )
 
@@ -1104,28 +1172,32 @@ var _ = register(
 	// GLM-Image's language model alone (GlmImageTextModel): GLM-4's
 	// layer (sandwich norms, fused gate_up, q/k/v biases by
 	// attention_bias) with head_dim H/heads unless given.
-	std("GLM-Image text", "GlmImage", []string{"glm_image_text"},
-		cat(sized(llamaDims("H/heads", "", "2", ""), "V", "168064", "H", "4096", "L", "40", "heads", "32", "I", "13696"),
-			[]Def{flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
-		inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
-		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")).
-		with(func(f *Family) {
-			f.ConfigClass, f.Causal, f.SeqCls = "GlmImageTextConfig", "-", "-"
-			f.Final = norm("model.norm", "H", "")
-			f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
-		}),
+	func() *Family {
+		return std("GLM-Image text", "GlmImage", []string{"glm_image_text"},
+			cat(sized(llamaDims("H/heads", "", "2", ""), "V", "168064", "H", "4096", "L", "40", "heads", "32", "I", "13696"),
+				[]Def{flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
+			inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
+			linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")).
+			with(func(f *Family) {
+				f.ConfigClass, f.Causal, f.SeqCls = "GlmImageTextConfig", "-", "-"
+				f.Final = norm("model.norm", "H", "")
+				f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
+			})
+	},
 	// GLM-Image's VQ tokenizer (GlmImageVQVAE): only the codebook and the
 	// 1×1 convs into and out of it are parameters.
-	&Family{Name: "GLM-Image VQ-VAE", Class: "GlmImage", ConfigClass: "GlmImageVQVAEConfig", ModelTypes: []string{"glm_image_vqmodel"},
-		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VQVAE", KeepFinal: true}},
-		Defs: []Def{
-			{Sym: "qD", Field: "embed_dim", Default: "2048", Legend: "D", Desc: "codebook entry width", Show: true, Pos: true},
-			{Sym: "qN", Field: "num_embeddings", Default: "16384", Legend: "N", Desc: "codebook entries", Show: true, Pos: true},
-			{Sym: "qC", Field: "latent_channels", Default: "1536", Desc: "latent channels", Pos: true},
-		},
-		Final: cat([]T{{Name: "quantize.embedding.weight", Shape: []string{"qN", "qD"}, Role: RoleEmbedding},
-			{Name: "quant_conv.weight", Shape: []string{"qD", "qC", "1", "1"}, Role: RoleLinear}}, vec("quant_conv.bias", "qD"),
-			[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
+	func() *Family {
+		return &Family{Name: "GLM-Image VQ-VAE", Class: "GlmImage", ConfigClass: "GlmImageVQVAEConfig", ModelTypes: []string{"glm_image_vqmodel"},
+			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VQVAE", KeepFinal: true}},
+			Defs: []Def{
+				{Sym: "qD", Field: "embed_dim", Default: "2048", Legend: "D", Desc: "codebook entry width", Show: true, Pos: true},
+				{Sym: "qN", Field: "num_embeddings", Default: "16384", Legend: "N", Desc: "codebook entries", Show: true, Pos: true},
+				{Sym: "qC", Field: "latent_channels", Default: "1536", Desc: "latent channels", Pos: true},
+			},
+			Final: cat([]T{{Name: "quantize.embedding.weight", Shape: []string{"qN", "qD"}, Role: RoleEmbedding},
+				{Name: "quant_conv.weight", Shape: []string{"qD", "qC", "1", "1"}, Role: RoleLinear}}, vec("quant_conv.bias", "qD"),
+				[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
+		}
 	},
 )
 
@@ -1134,19 +1206,21 @@ var _ = register(
 	// conv, a learned position table of (image_size/patch_size)² rows,
 	// pre-norm blocks with a fused qkv and proj (biased by
 	// attention_bias) and a GELU MLP.
-	&Family{Name: "GLM-Image vision", Class: "GlmImage", ConfigClass: "GlmImageVisionConfig", ModelTypes: []string{"glm_image_vision"},
-		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
-		Defs: []Def{
-			{Sym: "vH", Field: "hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-			{Sym: "vL", Field: "depth", Default: "40", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
-			vFFN("", "6144"), vPatch("", "16"), opt("vS", "image_size", "2048"), opt("vC", "in_channels", "3"),
-			flag("vBias", "attention_bias", "true", "qkv and proj have biases"),
-		},
-		Global: cat([]T{{Name: "patch_embed.proj.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}, vec("patch_embed.proj.bias", "vH"),
-			[]T{{Name: "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}),
-		Stacks: []Stack{{Name: "vision", Prefix: "blocks.{l}.", Layers: "vL", Tensors: cat(
-			norm("norm1", "vH", "true"), norm("norm2", "vH", "true"),
-			linear("attn.qkv", "3*vH", "vH", "vBias"), linear("attn.proj", "vH", "vH", "vBias"),
-			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))}},
+	func() *Family {
+		return &Family{Name: "GLM-Image vision", Class: "GlmImage", ConfigClass: "GlmImageVisionConfig", ModelTypes: []string{"glm_image_vision"},
+			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
+			Defs: []Def{
+				{Sym: "vH", Field: "hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+				{Sym: "vL", Field: "depth", Default: "40", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+				vFFN("", "6144"), vPatch("", "16"), opt("vS", "image_size", "2048"), opt("vC", "in_channels", "3"),
+				flag("vBias", "attention_bias", "true", "qkv and proj have biases"),
+			},
+			Global: cat([]T{{Name: "patch_embed.proj.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}, vec("patch_embed.proj.bias", "vH"),
+				[]T{{Name: "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}),
+			Stacks: []Stack{{Name: "vision", Prefix: "blocks.{l}.", Layers: "vL", Tensors: cat(
+				norm("norm1", "vH", "true"), norm("norm2", "vH", "true"),
+				linear("attn.qkv", "3*vH", "vH", "vBias"), linear("attn.proj", "vH", "vH", "vBias"),
+				linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))}},
+		}
 	},
 )

@@ -201,128 +201,156 @@ func udopBiases(pre string) []T {
 }
 
 var _ = register(
-	seq2seqDecoder("BART", "Bart", "bart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
-		cat(decoderPositions("P+2"), embLN), bartLayer, nil),
-	seq2seqDecoder("mBART", "MBart", "mbart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
-		cat(decoderPositions("P+2"), embLN), bartLayer, finalLN),
-	seq2seqDecoder("PLBart", "PLBart", "plbart", cat(s2sDefs("vocab_size=50005", "d_model=768", "decoder_layers=6", "decoder_ffn_dim=3072"), []Def{posDef("max_position_embeddings", "1024")}),
-		cat(decoderPositions("P+2"), embLN), bartLayer, nil),
-	seq2seqDecoder("MVP", "Mvp", "mvp", cat(s2sDefs("vocab_size=50267", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024"),
-		flag("prompt", "use_prompt", "false", "layer-wise prompts"), opt("PL", "prompt_length", "100"), opt("PM", "prompt_mid_dim", "800")}),
-		// MvpForCausalLM builds its decoder without prompts whatever
-		// use_prompt says; the encoder-decoder's decoder has them.
-		cat(decoderPositions("P+2"), embLN, when("prompt && !causal", mvpPrompt("model.decoder.self_attn_prompt."), mvpPrompt("model.decoder.cross_attn_prompt."))), bartLayer, nil),
+	func() *Family {
+		return seq2seqDecoder("BART", "Bart", "bart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+			cat(decoderPositions("P+2"), embLN), bartLayer, nil)
+	},
+	func() *Family {
+		return seq2seqDecoder("mBART", "MBart", "mbart", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+			cat(decoderPositions("P+2"), embLN), bartLayer, finalLN)
+	},
+	func() *Family {
+		return seq2seqDecoder("PLBart", "PLBart", "plbart", cat(s2sDefs("vocab_size=50005", "d_model=768", "decoder_layers=6", "decoder_ffn_dim=3072"), []Def{posDef("max_position_embeddings", "1024")}),
+			cat(decoderPositions("P+2"), embLN), bartLayer, nil)
+	},
+	func() *Family {
+		return seq2seqDecoder("MVP", "Mvp", "mvp", cat(s2sDefs("vocab_size=50267", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024"),
+			flag("prompt", "use_prompt", "false", "layer-wise prompts"), opt("PL", "prompt_length", "100"), opt("PM", "prompt_mid_dim", "800")}),
+			// MvpForCausalLM builds its decoder without prompts whatever
+			// use_prompt says; the encoder-decoder's decoder has them.
+			cat(decoderPositions("P+2"), embLN, when("prompt && !causal", mvpPrompt("model.decoder.self_attn_prompt."), mvpPrompt("model.decoder.cross_attn_prompt."))), bartLayer, nil)
+	},
 	// Marian: a sinusoidal table [P, H], and a decoder vocabulary of its own.
-	seq2seqDecoder("Marian", "Marian", "marian", cat(
-		[]Def{{Sym: "Vsrc", Field: "vocab_size", Default: "58101", Pos: true}},
-		withNull(s2sDefs("decoder_vocab_size=Vsrc", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), "V", "Vsrc"),
-		[]Def{posDef("max_position_embeddings", "1024")}),
-		decoderPositions("P"), bartLayer, nil).
-		// MarianForCausalLM's head is Linear(H, vocab_size): decoder_vocab_size
-		// only through tying to embed_tokens.
-		withFinal([]T{{Name: "lm_head.weight", Shape: []string{"tied ? V : Vsrc", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
-	seq2seqDecoder("Pegasus", "Pegasus", "pegasus", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
-		decoderPositions("P"), bartLayer, finalLN),
-	seq2seqDecoder("Blenderbot", "Blenderbot", "blenderbot", cat(s2sDefs("vocab_size=8008", "d_model=2560", "decoder_layers=24", "decoder_ffn_dim=10240"), []Def{posDef("max_position_embeddings", "128")}),
-		decoderPositions("P"), bartLayer, finalLN),
-	seq2seqDecoder("BlenderbotSmall", "BlenderbotSmall", "blenderbot-small", cat(s2sDefs("vocab_size=50265", "d_model=512", "decoder_layers=8", "decoder_ffn_dim=2048"), []Def{posDef("max_position_embeddings", "512")}),
-		cat(decoderPositions("P"), embLN), bartLayer, nil),
+	func() *Family {
+		return seq2seqDecoder("Marian", "Marian", "marian", cat(
+			[]Def{{Sym: "Vsrc", Field: "vocab_size", Default: "58101", Pos: true}},
+			withNull(s2sDefs("decoder_vocab_size=Vsrc", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), "V", "Vsrc"),
+			[]Def{posDef("max_position_embeddings", "1024")}),
+			decoderPositions("P"), bartLayer, nil).
+			// MarianForCausalLM's head is Linear(H, vocab_size): decoder_vocab_size
+			// only through tying to embed_tokens.
+			withFinal([]T{{Name: "lm_head.weight", Shape: []string{"tied ? V : Vsrc", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}})
+	},
+	func() *Family {
+		return seq2seqDecoder("Pegasus", "Pegasus", "pegasus", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "1024")}),
+			decoderPositions("P"), bartLayer, finalLN)
+	},
+	func() *Family {
+		return seq2seqDecoder("Blenderbot", "Blenderbot", "blenderbot", cat(s2sDefs("vocab_size=8008", "d_model=2560", "decoder_layers=24", "decoder_ffn_dim=10240"), []Def{posDef("max_position_embeddings", "128")}),
+			decoderPositions("P"), bartLayer, finalLN)
+	},
+	func() *Family {
+		return seq2seqDecoder("BlenderbotSmall", "BlenderbotSmall", "blenderbot-small", cat(s2sDefs("vocab_size=50265", "d_model=512", "decoder_layers=8", "decoder_ffn_dim=2048"), []Def{posDef("max_position_embeddings", "512")}),
+			cat(decoderPositions("P"), embLN), bartLayer, nil)
+	},
 	// BigBirdPegasus: attention without biases unless use_bias.
-	seq2seqDecoder("BigBirdPegasus", "BigBirdPegasus", "bigbird_pegasus", cat(s2sDefs("vocab_size=96103", "d_model=1024", "decoder_layers=16", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "4096"),
-		flag("use_bias", "use_bias", "false", "attention projections have biases")}),
-		cat(decoderPositions("P"), embLN), s2sLayer(true, "use_bias", "use_bias", "true"), nil),
+	func() *Family {
+		return seq2seqDecoder("BigBirdPegasus", "BigBirdPegasus", "bigbird_pegasus", cat(s2sDefs("vocab_size=96103", "d_model=1024", "decoder_layers=16", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "4096"),
+			flag("use_bias", "use_bias", "false", "attention projections have biases")}),
+			cat(decoderPositions("P"), embLN), s2sLayer(true, "use_bias", "use_bias", "true"), nil)
+	},
 	// TrOCR: learned positions (offset 2) or sinusoidal ones not written.
 	func() *Family {
-		f := seq2seqDecoder("TrOCR", "TrOCR", "trocr", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "512"),
-			flag("learned", "use_learned_position_embeddings", "true", "learned positions"),
-			flag("emb_ln", "layernorm_embedding", "true", "a LayerNorm after the embeddings"),
-			// The encoder's width the cross-attention's keys and values read
-			// (TrOCR-base: a 768-wide ViT under a 1024-wide decoder).
-			{Sym: "xk", Field: "cross_attention_hidden_size", Default: "H", Null: "H", Desc: "width of the encoder states the cross-attention reads"}}),
-			// Sinusoidal positions keep a persistent buffer, _float_tensor,
-			// that 4.x writes and 5.x no longer has.
-			cat(when("learned", decoderPositions("P+2")), when("emb_ln", embLN),
-				[]T{{Name: "model.decoder.embed_positions._float_tensor", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true, If: "!learned", Optional: "tf5"}}),
-			cat(s2sAttn("self_attn.", "true", "true"), norm("self_attn_layer_norm", "H", "true"),
-				linear("encoder_attn.q_proj", "H", "H", "true"), linear("encoder_attn.k_proj", "H", "xk", "true"),
-				linear("encoder_attn.v_proj", "H", "xk", "true"), linear("encoder_attn.out_proj", "H", "H", "true"),
-				norm("encoder_attn_layer_norm", "H", "true"),
-				linear("fc1", "F", "H", "true"), linear("fc2", "H", "F", "true"), norm("final_layer_norm", "H", "true")), nil)
-		f.Final = lmHead("output_projection.weight")
-		f.Head = "output_projection.weight"
-		return f
-	}(),
-	prophetNet("ProphetNet", "ProphetNet", "prophetnet"),
-	prophetNet("XLM-ProphetNet", "XLMProphetNet", "xlm-prophetnet"),
+		return func() *Family {
+			f := seq2seqDecoder("TrOCR", "TrOCR", "trocr", cat(s2sDefs("vocab_size=50265", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"), []Def{posDef("max_position_embeddings", "512"),
+				flag("learned", "use_learned_position_embeddings", "true", "learned positions"),
+				flag("emb_ln", "layernorm_embedding", "true", "a LayerNorm after the embeddings"),
+				// The encoder's width the cross-attention's keys and values read
+				// (TrOCR-base: a 768-wide ViT under a 1024-wide decoder).
+				{Sym: "xk", Field: "cross_attention_hidden_size", Default: "H", Null: "H", Desc: "width of the encoder states the cross-attention reads"}}),
+				// Sinusoidal positions keep a persistent buffer, _float_tensor,
+				// that 4.x writes and 5.x no longer has.
+				cat(when("learned", decoderPositions("P+2")), when("emb_ln", embLN),
+					[]T{{Name: "model.decoder.embed_positions._float_tensor", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true, If: "!learned", Optional: "tf5"}}),
+				cat(s2sAttn("self_attn.", "true", "true"), norm("self_attn_layer_norm", "H", "true"),
+					linear("encoder_attn.q_proj", "H", "H", "true"), linear("encoder_attn.k_proj", "H", "xk", "true"),
+					linear("encoder_attn.v_proj", "H", "xk", "true"), linear("encoder_attn.out_proj", "H", "H", "true"),
+					norm("encoder_attn_layer_norm", "H", "true"),
+					linear("fc1", "F", "H", "true"), linear("fc2", "H", "F", "true"), norm("final_layer_norm", "H", "true")), nil)
+			f.Final = lmHead("output_projection.weight")
+			f.Head = "output_projection.weight"
+			return f
+		}()
+	},
+	func() *Family { return prophetNet("ProphetNet", "ProphetNet", "prophetnet") },
+	func() *Family { return prophetNet("XLM-ProphetNet", "XLMProphetNet", "xlm-prophetnet") },
 	// VisionEncoderDecoder: a ViT, DeiT, Swin or Donut-Swin encoder and any decoder with a
 	// causal-LM spec (GPT-2, BERT, RoBERTa, TrOCR, mBART, …), its
 	// cross-attention switched on by add_cross_attention as the
 	// composition sets it.
-	(&encDec{Family: Family{Name: "VisionEncoderDecoder", Class: "VisionEncoderDecoder", ModelTypes: []string{"vision-encoder-decoder"},
-		Causal: "VisionEncoderDecoderModel"},
-		encoders: map[string]encoderPart{
-			"vit":        vitEncoder("ViT", "encoder.", "encoder.", 1),
-			"deit":       vitEncoder("DeiT", "encoder.", "encoder.", 2),
-			"swin":       swinEncoder("Swin", "encoder.", "encoder.", true),
-			"donut-swin": swinEncoder("Donut-Swin", "encoder.", "encoder.", false),
-		},
-		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
-	}).register(),
+	func() *Family {
+		return (&encDec{Family: Family{Name: "VisionEncoderDecoder", Class: "VisionEncoderDecoder", ModelTypes: []string{"vision-encoder-decoder"},
+			Causal: "VisionEncoderDecoderModel"},
+			encoders: map[string]encoderPart{
+				"vit":        vitEncoder("ViT", "encoder.", "encoder.", 1),
+				"deit":       vitEncoder("DeiT", "encoder.", "encoder.", 2),
+				"swin":       swinEncoder("Swin", "encoder.", "encoder.", true),
+				"donut-swin": swinEncoder("Donut-Swin", "encoder.", "encoder.", false),
+			},
+			decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
+		}).register()
+	},
 	// EncoderDecoder (BERT2BERT and kin): any encoder whose family has a
 	// base-model spec, and any decoder with a causal-LM spec.
-	(&encDec{Family: Family{Name: "EncoderDecoder", Class: "EncoderDecoder", ModelTypes: []string{"encoder-decoder"},
-		Causal: "EncoderDecoderModel"}, anyEncoder: true,
-		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
-	}).register(),
+	func() *Family {
+		return (&encDec{Family: Family{Name: "EncoderDecoder", Class: "EncoderDecoder", ModelTypes: []string{"encoder-decoder"},
+			Causal: "EncoderDecoderModel"}, anyEncoder: true,
+			decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
+		}).register()
+	},
 	// SpeechEncoderDecoder: any speech encoder with a base-model spec
 	// (wav2vec2 and its lineage, the conformers) and any decoder with a
 	// causal-LM spec; an encoder adapter of another width decides the
 	// projection.
-	(&encDec{Family: Family{Name: "SpeechEncoderDecoder", Class: "SpeechEncoderDecoder", ModelTypes: []string{"speech-encoder-decoder"},
-		Causal: "SpeechEncoderDecoderModel"}, anyEncoder: true, adapterOut: true,
-		decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
-	}).register(),
+	func() *Family {
+		return (&encDec{Family: Family{Name: "SpeechEncoderDecoder", Class: "SpeechEncoderDecoder", ModelTypes: []string{"speech-encoder-decoder"},
+			Causal: "SpeechEncoderDecoderModel"}, anyEncoder: true, adapterOut: true,
+			decDefaults: map[string]map[string]string{"gpt2": {"V": "50257", "H": "768", "heads": "12"}},
+		}).register()
+	},
 	// UDOP: a T5 encoder-decoder over text and image patches (a shared
 	// patch embedding, 2-D cell position embeddings in the encoder) with
 	// the relative biases relative_bias_args lists in both stacks.
-	&Family{Name: "UDOP", Class: "Udop", ModelTypes: []string{"udop"}, Causal: "UdopForConditionalGeneration", SeqCls: "-",
-		Defs: cat(trunkAt("vocab_size=33201", "d_model=1024", "num_layers=24", "encoder blocks"), []Def{
-			{Sym: "Ld", Field: "num_decoder_layers", Default: "L", Null: "L", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "heads", Field: "num_heads", Default: "16", Desc: "attention heads of {dkv}", Show: true, Pos: true},
-			opt("dkv", "d_kv", "64"),
-			{Sym: "F", Field: "d_ff", Default: "4096", Legend: "F", Desc: "FFN inner width", Show: true, Pos: true},
-			{Sym: "ffp", Field: "feed_forward_proj", Type: Str, Default: "'relu'", Desc: "the FFN's activation, gated-… for a gated FFN"},
-			{Sym: "gated", Field: "is_gated_act", Type: Bool, Default: "ffp == 'gated-gelu' || ffp == 'gated-relu' || ffp == 'gated-silu' || ffp == 'gated-gelu_new'", Desc: "the FFN is gated (wi_0, wi_1)"},
-			opt("buckets", "relative_attention_num_buckets", "32"),
-			{Sym: "rb", Field: "relative_bias_args", Type: List, Default: "empty", Null: "=", Desc: "the relative biases (absent: 1d, horizontal, vertical)"},
-			opt("max2d", "max_2d_position_embeddings", "1024"),
-			opt("vP", "patch_size", "16"), opt("vC", "num_channels", "3"),
-			// the 1-D biases are block 0's relative_attention_bias, tied
-			// (not saved) but where UdopModel is written by 5.x (udopTasks).
-			derived("keep1d", "false"),
-			tie("true"),
-		}),
-		Global: cat([]T{{Name: "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
-			{Name: "encoder.cell_2d_embedding.x_position_embeddings.weight", Shape: []string{"max2d", "H"}, Role: RoleEmbedding},
-			{Name: "encoder.cell_2d_embedding.y_position_embeddings.weight", Shape: []string{"max2d", "H"}, Role: RoleEmbedding},
-			{Name: "patch_embed.proj.weight", Shape: []string{"H", "vC", "vP", "vP"}, Role: RoleLinear},
-			{Name: "patch_embed.proj.bias", Shape: []string{"H"}, Role: RoleBias},
-			// transformers 5.x writes the decoder's reference to the shared
-			// patch embedding too.
-			{Name: "decoder.embed_patches.proj.weight", Shape: []string{"H", "vC", "vP", "vP"}, Role: RoleLinear, Optional: "true"},
-			{Name: "decoder.embed_patches.proj.bias", Shape: []string{"H"}, Role: RoleBias, Optional: "true"}},
-			udopBiases("encoder."), udopBiases("decoder.")),
-		Stacks: []Stack{
-			{Name: "encoder", Prefix: "encoder.block.{l}.", Layers: "L", Tensors: cat(
-				t5SelfAttn("layer.0.SelfAttention.", true), norm("layer.0.layer_norm", "H", ""), t5FFN("layer.1.DenseReluDense."), norm("layer.1.layer_norm", "H", ""))},
-			{Prefix: "decoder.block.{l}.", Layers: "Ld", Tensors: cat(
-				t5SelfAttn("layer.0.SelfAttention.", true), norm("layer.0.layer_norm", "H", ""),
-				t5SelfAttn("layer.1.EncDecAttention.", false), norm("layer.1.layer_norm", "H", ""),
-				t5FFN("layer.2.DenseReluDense."), norm("layer.2.layer_norm", "H", ""))},
-		},
-		Final: cat(norm("encoder.final_layer_norm", "H", ""), norm("decoder.final_layer_norm", "H", ""),
-			[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}),
-		Embed: "shared.weight",
+	func() *Family {
+		return &Family{Name: "UDOP", Class: "Udop", ModelTypes: []string{"udop"}, Causal: "UdopForConditionalGeneration", SeqCls: "-",
+			Defs: cat(trunkAt("vocab_size=33201", "d_model=1024", "num_layers=24", "encoder blocks"), []Def{
+				{Sym: "Ld", Field: "num_decoder_layers", Default: "L", Null: "L", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "heads", Field: "num_heads", Default: "16", Desc: "attention heads of {dkv}", Show: true, Pos: true},
+				opt("dkv", "d_kv", "64"),
+				{Sym: "F", Field: "d_ff", Default: "4096", Legend: "F", Desc: "FFN inner width", Show: true, Pos: true},
+				{Sym: "ffp", Field: "feed_forward_proj", Type: Str, Default: "'relu'", Desc: "the FFN's activation, gated-… for a gated FFN"},
+				{Sym: "gated", Field: "is_gated_act", Type: Bool, Default: "ffp == 'gated-gelu' || ffp == 'gated-relu' || ffp == 'gated-silu' || ffp == 'gated-gelu_new'", Desc: "the FFN is gated (wi_0, wi_1)"},
+				opt("buckets", "relative_attention_num_buckets", "32"),
+				{Sym: "rb", Field: "relative_bias_args", Type: List, Default: "empty", Null: "=", Desc: "the relative biases (absent: 1d, horizontal, vertical)"},
+				opt("max2d", "max_2d_position_embeddings", "1024"),
+				opt("vP", "patch_size", "16"), opt("vC", "num_channels", "3"),
+				// the 1-D biases are block 0's relative_attention_bias, tied
+				// (not saved) but where UdopModel is written by 5.x (udopTasks).
+				derived("keep1d", "false"),
+				tie("true"),
+			}),
+			Global: cat([]T{{Name: "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+				{Name: "encoder.cell_2d_embedding.x_position_embeddings.weight", Shape: []string{"max2d", "H"}, Role: RoleEmbedding},
+				{Name: "encoder.cell_2d_embedding.y_position_embeddings.weight", Shape: []string{"max2d", "H"}, Role: RoleEmbedding},
+				{Name: "patch_embed.proj.weight", Shape: []string{"H", "vC", "vP", "vP"}, Role: RoleLinear},
+				{Name: "patch_embed.proj.bias", Shape: []string{"H"}, Role: RoleBias},
+				// transformers 5.x writes the decoder's reference to the shared
+				// patch embedding too.
+				{Name: "decoder.embed_patches.proj.weight", Shape: []string{"H", "vC", "vP", "vP"}, Role: RoleLinear, Optional: "true"},
+				{Name: "decoder.embed_patches.proj.bias", Shape: []string{"H"}, Role: RoleBias, Optional: "true"}},
+				udopBiases("encoder."), udopBiases("decoder.")),
+			Stacks: []Stack{
+				{Name: "encoder", Prefix: "encoder.block.{l}.", Layers: "L", Tensors: cat(
+					t5SelfAttn("layer.0.SelfAttention.", true), norm("layer.0.layer_norm", "H", ""), t5FFN("layer.1.DenseReluDense."), norm("layer.1.layer_norm", "H", ""))},
+				{Prefix: "decoder.block.{l}.", Layers: "Ld", Tensors: cat(
+					t5SelfAttn("layer.0.SelfAttention.", true), norm("layer.0.layer_norm", "H", ""),
+					t5SelfAttn("layer.1.EncDecAttention.", false), norm("layer.1.layer_norm", "H", ""),
+					t5FFN("layer.2.DenseReluDense."), norm("layer.2.layer_norm", "H", ""))},
+			},
+			Final: cat(norm("encoder.final_layer_norm", "H", ""), norm("decoder.final_layer_norm", "H", ""),
+				[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}),
+			Embed: "shared.weight",
+		}
 	},
 )
 
@@ -487,50 +515,62 @@ func init() {
 // global tokens (encoder_attention_type), the latter adding a global
 // bucket table and a norm.
 var _ = register(
-	t5Family("T5", "T5", "t5", t5Defs("32128", "512", "6", "8", "2048", "relu", "true"), t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0"}),
-	t5Family("mT5", "MT5", "mt5", t5Defs("250112", "512", "8", "6", "1024", "gated-gelu", "false"), t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0"}),
-	t5Family("UMT5", "UMT5", "umt5", t5Defs("250112", "512", "8", "6", "1024", "gated-gelu", "true"), t5Opts{EncAttn: t5Attention("SelfAttention.", "true"), Bias: "true"}),
+	func() *Family {
+		return t5Family("T5", "T5", "t5", t5Defs("32128", "512", "6", "8", "2048", "relu", "true"), t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0"})
+	},
+	func() *Family {
+		return t5Family("mT5", "MT5", "mt5", t5Defs("250112", "512", "8", "6", "1024", "gated-gelu", "false"), t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0"})
+	},
+	func() *Family {
+		return t5Family("UMT5", "UMT5", "umt5", t5Defs("250112", "512", "8", "6", "1024", "gated-gelu", "true"), t5Opts{EncAttn: t5Attention("SelfAttention.", "true"), Bias: "true"})
+	},
 	// LongT5: transformers 5.x saves the stacks' embed_tokens beside
 	// shared when tie_word_embeddings is false; 4.57 ties them whatever
 	// it says.
-	t5Family("LongT5", "LongT5", "longt5", cat(t5Defs("32128", "512", "6", "8", "2048", "relu", "true"), []Def{
-		{Sym: "eat", Field: "encoder_attention_type", Type: Str, Default: "'local'", Desc: "the encoder's attention: local or transient-global"},
-		derived("tglobal", "eat == 'transient-global'")}),
-		t5Opts{EncAttn: cat(when("!tglobal", t5Attention("LocalSelfAttention.", "l == 0")),
-			when("tglobal", t5Attention("TransientGlobalSelfAttention.", "l == 0"),
-				[]T{{Name: "TransientGlobalSelfAttention.global_relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
-				norm("TransientGlobalSelfAttention.global_input_layer_norm", "H", ""))),
-			Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true}),
+	func() *Family {
+		return t5Family("LongT5", "LongT5", "longt5", cat(t5Defs("32128", "512", "6", "8", "2048", "relu", "true"), []Def{
+			{Sym: "eat", Field: "encoder_attention_type", Type: Str, Default: "'local'", Desc: "the encoder's attention: local or transient-global"},
+			derived("tglobal", "eat == 'transient-global'")}),
+			t5Opts{EncAttn: cat(when("!tglobal", t5Attention("LocalSelfAttention.", "l == 0")),
+				when("tglobal", t5Attention("TransientGlobalSelfAttention.", "l == 0"),
+					[]T{{Name: "TransientGlobalSelfAttention.global_relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
+					norm("TransientGlobalSelfAttention.global_input_layer_norm", "H", ""))),
+				Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true})
+	},
 	// Switch Transformers: T5 (v1.0's plain FFN) whose every step-th
 	// block (l % step == 1, or all at step 1) is sparse: E experts and a
 	// router. The steps config.json gives win over the ones
 	// num_sparse_*_layers imply, as both versions read them.
-	t5Family("SwitchTransformers", "SwitchTransformers", "switch_transformers", cat(
-		replaceDef(withoutDefs(t5Defs("32128", "768", "12", "12", "2048", "relu", "true"), "ffp", "gated"),
-			Def{Sym: "Ld", Field: "num_decoder_layers", Default: "12", Null: "Lnl", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers}),
-		[]Def{
-			{Sym: "E", Field: "num_experts", Default: "8", Legend: "E", Desc: "experts per sparse block", Show: true, Pos: true, Max: MaxExperts},
-			flag("router_bias", "router_bias", "false", "the router has a bias"),
-			opt("nse", "num_sparse_encoder_layers", "3"), opt("nsd", "num_sparse_decoder_layers", "3"),
-			opt("estep", "encoder_sparse_step", "nse > 0 ? L / nse : L"), opt("dstep", "decoder_sparse_step", "nsd > 0 ? Ld / nsd : Ld"),
-		}),
-		t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true, FFN: func(dec bool) []T {
-			step := "estep"
-			if dec {
-				step = "dstep"
-			}
-			sparse := step + " > 0 && (l % " + step + " == 1 || " + step + " == 1)"
-			return cat(when("!("+sparse+")", linear("mlp.wi", "F", "H", ""), linear("mlp.wo", "H", "F", "")),
-				when(sparse,
-					[]T{{Name: "mlp.router.classifier.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
-						{Name: "mlp.router.classifier.bias", Shape: []string{"E"}, Role: RoleBias, If: "router_bias", AnyDType: true},
-						{Name: "mlp.experts.expert_{e}.wi.weight", Shape: []string{"F", "H"}, Role: RoleLinear, Experts: "E"},
-						{Name: "mlp.experts.expert_{e}.wo.weight", Shape: []string{"H", "F"}, Role: RoleLinear, Experts: "E"}}))
-		}}),
+	func() *Family {
+		return t5Family("SwitchTransformers", "SwitchTransformers", "switch_transformers", cat(
+			replaceDef(withoutDefs(t5Defs("32128", "768", "12", "12", "2048", "relu", "true"), "ffp", "gated"),
+				Def{Sym: "Ld", Field: "num_decoder_layers", Default: "12", Null: "Lnl", Legend: "Ld", Desc: "decoder blocks", Show: true, Pos: true, Max: MaxLayers}),
+			[]Def{
+				{Sym: "E", Field: "num_experts", Default: "8", Legend: "E", Desc: "experts per sparse block", Show: true, Pos: true, Max: MaxExperts},
+				flag("router_bias", "router_bias", "false", "the router has a bias"),
+				opt("nse", "num_sparse_encoder_layers", "3"), opt("nsd", "num_sparse_decoder_layers", "3"),
+				opt("estep", "encoder_sparse_step", "nse > 0 ? L / nse : L"), opt("dstep", "decoder_sparse_step", "nsd > 0 ? Ld / nsd : Ld"),
+			}),
+			t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true, FFN: func(dec bool) []T {
+				step := "estep"
+				if dec {
+					step = "dstep"
+				}
+				sparse := step + " > 0 && (l % " + step + " == 1 || " + step + " == 1)"
+				return cat(when("!("+sparse+")", linear("mlp.wi", "F", "H", ""), linear("mlp.wo", "H", "F", "")),
+					when(sparse,
+						[]T{{Name: "mlp.router.classifier.weight", Shape: []string{"E", "H"}, Role: RoleRouter, AnyDType: true},
+							{Name: "mlp.router.classifier.bias", Shape: []string{"E"}, Role: RoleBias, If: "router_bias", AnyDType: true},
+							{Name: "mlp.experts.expert_{e}.wi.weight", Shape: []string{"F", "H"}, Role: RoleLinear, Experts: "E"},
+							{Name: "mlp.experts.expert_{e}.wo.weight", Shape: []string{"H", "F"}, Role: RoleLinear, Experts: "E"}}))
+			}})
+	},
 	// Pop2Piano: T5 with a composer embedding conditioning the encoder.
-	t5Family("Pop2Piano", "Pop2Piano", "pop2piano", cat(t5Defs("2400", "512", "6", "8", "2048", "gated-gelu", "true"), []Def{opt("Vc", "composer_vocab_size", "21")}),
-		t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true,
-			Global: []T{{Name: "transformer.mel_conditioner.embedding.weight", Shape: []string{"Vc", "H"}, Role: RoleEmbedding}}}),
+	func() *Family {
+		return t5Family("Pop2Piano", "Pop2Piano", "pop2piano", cat(t5Defs("2400", "512", "6", "8", "2048", "gated-gelu", "true"), []Def{opt("Vc", "composer_vocab_size", "21")}),
+			t5Opts{EncAttn: t5Attention("SelfAttention.", "l == 0"), Bias: "l == 0", Embeds: "tf5 && !tied", NoHeads: true,
+				Global: []T{{Name: "transformer.mel_conditioner.embedding.weight", Shape: []string{"Vc", "H"}, Role: RoleEmbedding}}})
+	},
 )
 
 // BART-like encoder-decoders without a causal-LM class of their own
@@ -542,7 +582,7 @@ var (
 		with(func(f *Family) { f.Causal = "-" })
 	m2m100Decoder = seq2seqDecoder("M2M100", "M2M100", "m2m_100", s2sDefs("vocab_size=128112", "d_model=1024", "decoder_layers=12", "decoder_ffn_dim=4096"),
 		nil, bartLayer, finalLN).with(func(f *Family) { f.Causal = "-" })
-	_ = register(ledDecoder, m2m100Decoder)
+	_ = register(func() *Family { return ledDecoder }, func() *Family { return m2m100Decoder })
 )
 
 func init() {
@@ -649,7 +689,7 @@ var t5Gemma = &Family{Name: "T5Gemma", Class: "T5Gemma", ModelTypes: []string{"t
 	},
 }
 
-var _ = register(t5Gemma)
+var _ = register(func() *Family { return t5Gemma })
 
 // prophetNetFull is ProphetNet's encoder-decoder (ProphetNetModel,
 // …ForConditionalGeneration): its decoder family's tensors under
@@ -700,7 +740,7 @@ var (
 			{Sym: "Vs", Field: "src_vocab_size", Default: "42024", Legend: "Vs", Desc: "source vocabulary", Show: true, Pos: true}}),
 		decoderPositions("P+pad+1"), bartLayer, nil).
 		with(func(f *Family) { f.Causal = "-"; f.Defs = withDefault(f.Defs, "tied", "false") })
-	_ = register(pegasusXDecoder, fsmtDecoder)
+	_ = register(func() *Family { return pegasusXDecoder }, func() *Family { return fsmtDecoder })
 )
 
 func init() {
@@ -764,9 +804,11 @@ var nllbMoE = &Family{Name: "NLLB-MoE", Class: "NllbMoe", ModelTypes: []string{"
 	Embed: "model.shared.weight",
 }
 
-var _ = register(nllbMoE.with(func(f *Family) {
-	f.Tasks = s2sTasksUnder(f, "", false, TaskBase, "ForConditionalGeneration")
-}))
+var _ = register(func() *Family {
+	return nllbMoE.with(func(f *Family) {
+		f.Tasks = s2sTasksUnder(f, "", false, TaskBase, "ForConditionalGeneration")
+	})
+})
 
 // familyEncoder is the encoder part of a composition made from the
 // registered family of model_type mt: its base model (the family's
@@ -849,7 +891,7 @@ var s2tDecoder = seq2seqDecoder("Speech2Text", "Speech2Text", "speech_to_text", 
 	opt("cC", "conv_channels", "1024"), opt("feat", "input_feat_per_channel", "80"), opt("ich", "input_channels", "1")}),
 	nil, bartLayer, finalLN).with(func(f *Family) { f.Causal = "-" })
 
-var _ = register(s2tDecoder)
+var _ = register(func() *Family { return s2tDecoder })
 
 func init() {
 	f := s2sFull(s2tDecoder, true, Def{Sym: "Le", Field: "encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers})
@@ -909,7 +951,7 @@ var t5Gemma2 = func() *Family {
 	}
 }()
 
-var _ = register(t5Gemma2)
+var _ = register(func() *Family { return t5Gemma2 })
 
 // SpeechT5's base model (SpeechT5Model, no pre- or post-nets): a
 // post-norm encoder with a relative-position table and a BART-like
@@ -943,4 +985,4 @@ var speechT5 = &Family{Name: "SpeechT5", Class: "SpeechT5", ModelTypes: []string
 	Variants:   speechT5WeightNorm4x,
 }
 
-var _ = register(speechT5)
+var _ = register(func() *Family { return speechT5 })

@@ -156,183 +156,219 @@ func xlmLike(name, class, mt string) *Family {
 }
 
 var _ = register(
-	bertLike("BERT", "Bert", "bert", "BertLMHeadModel", "bert", cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos),
-		bertEmbeddings("bert.embeddings.", "H", true, true), postLN, bertHead("H"), bertHeadName),
-	bertLike("ERNIE", "Ernie", "ernie", "ErnieForCausalLM", "ernie",
-		cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
-			flag("task_id", "use_task_id", "false", "task-type embeddings"),
-			{Sym: "TT", Field: "task_type_vocab_size", Default: "3", Desc: "task types", Pos: true}}),
-		cat(bertEmbeddings("ernie.embeddings.", "H", true, true),
-			[]T{{Name: "ernie.embeddings.task_type_embeddings.weight", Shape: []string{"TT", "H"}, Role: RoleEmbedding, If: "task_id"}}),
-		postLN, bertHead("H"), bertHeadName),
+	func() *Family {
+		return bertLike("BERT", "Bert", "bert", "BertLMHeadModel", "bert", cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos),
+			bertEmbeddings("bert.embeddings.", "H", true, true), postLN, bertHead("H"), bertHeadName)
+	},
+	func() *Family {
+		return bertLike("ERNIE", "Ernie", "ernie", "ErnieForCausalLM", "ernie",
+			cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+				flag("task_id", "use_task_id", "false", "task-type embeddings"),
+				{Sym: "TT", Field: "task_type_vocab_size", Default: "3", Desc: "task types", Pos: true}}),
+			cat(bertEmbeddings("ernie.embeddings.", "H", true, true),
+				[]T{{Name: "ernie.embeddings.task_type_embeddings.weight", Shape: []string{"TT", "H"}, Role: RoleEmbedding, If: "task_id"}}),
+			postLN, bertHead("H"), bertHeadName)
+	},
 	// BigBird: its pooler in every class but question answering's (pool).
-	bertLike("BigBird", "BigBird", "big_bird", "BigBirdForCausalLM", "bert", cat(bertDefs("50358", "768", "12", "3072", "4096", "2"), noRelPos,
-		[]Def{derived("pool", "true"), flag("qkvb", "use_bias", "true", "query, key and value have biases")}),
-		bertEmbeddings("bert.embeddings.", "H", true, true), biasIf(postLN, "qkvb", `self\.(query|key|value)\.bias$`), cat(when("pool", linear("bert.pooler", "H", "H", "true")), bertHead("H")), bertHeadName),
-	bertLike("Megatron-BERT", "MegatronBert", "megatron-bert", "MegatronBertForCausalLM", "bert", cat(bertDefs("29056", "1024", "16", "4096", "512", "2"), relPos),
-		bertEmbeddings("bert.embeddings.", "H", true, false), megatronLN, cat(norm("bert.encoder.ln", "H", "true"), bertHead("H")), bertHeadName),
-	bertLike("BertGeneration", "BertGeneration", "bert-generation", "BertGenerationDecoder", "bert", cat(bertDefs("50358", "1024", "16", "4096", "512", "2"), relPos),
-		bertEmbeddings("bert.embeddings.", "H", false, true), postLN,
-		[]T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias},
-			{Name: "lm_head.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
-			{Name: "lm_head.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
-		"lm_head.decoder.weight").with(func(f *Family) { f.Tasks = []Task{{Suffix: "Encoder", Prefix: "-"}} }),
+	func() *Family {
+		return bertLike("BigBird", "BigBird", "big_bird", "BigBirdForCausalLM", "bert", cat(bertDefs("50358", "768", "12", "3072", "4096", "2"), noRelPos,
+			[]Def{derived("pool", "true"), flag("qkvb", "use_bias", "true", "query, key and value have biases")}),
+			bertEmbeddings("bert.embeddings.", "H", true, true), biasIf(postLN, "qkvb", `self\.(query|key|value)\.bias$`), cat(when("pool", linear("bert.pooler", "H", "H", "true")), bertHead("H")), bertHeadName)
+	},
+	func() *Family {
+		return bertLike("Megatron-BERT", "MegatronBert", "megatron-bert", "MegatronBertForCausalLM", "bert", cat(bertDefs("29056", "1024", "16", "4096", "512", "2"), relPos),
+			bertEmbeddings("bert.embeddings.", "H", true, false), megatronLN, cat(norm("bert.encoder.ln", "H", "true"), bertHead("H")), bertHeadName)
+	},
+	func() *Family {
+		return bertLike("BertGeneration", "BertGeneration", "bert-generation", "BertGenerationDecoder", "bert", cat(bertDefs("50358", "1024", "16", "4096", "512", "2"), relPos),
+			bertEmbeddings("bert.embeddings.", "H", false, true), postLN,
+			[]T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias},
+				{Name: "lm_head.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+				{Name: "lm_head.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}},
+			"lm_head.decoder.weight").with(func(f *Family) { f.Tasks = []Task{{Suffix: "Encoder", Prefix: "-"}} })
+	},
 	// ELECTRA: embeddings of embedding_size E, projected to H when they differ.
-	bertLike("ELECTRA", "Electra", "electra", "ElectraForCausalLM", "electra",
-		cat(bertDefs("30522", "256", "4", "1024", "512", "2"), relPos,
-			[]Def{{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true}}),
-		cat(bertEmbeddings("electra.embeddings.", "E", true, true), when("E != H", linear("electra.embeddings_project", "H", "E", "true"))),
-		postLN,
-		cat(linear("generator_predictions.dense", "E", "H", "true"), norm("generator_predictions.LayerNorm", "E", "true"),
-			[]T{{Name: "generator_lm_head.weight", Shape: []string{"V", "E"}, Role: RoleHead, Optional: "tied"},
-				{Name: "generator_lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
-		"generator_lm_head.weight"),
+	func() *Family {
+		return bertLike("ELECTRA", "Electra", "electra", "ElectraForCausalLM", "electra",
+			cat(bertDefs("30522", "256", "4", "1024", "512", "2"), relPos,
+				[]Def{{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true}}),
+			cat(bertEmbeddings("electra.embeddings.", "E", true, true), when("E != H", linear("electra.embeddings_project", "H", "E", "true"))),
+			postLN,
+			cat(linear("generator_predictions.dense", "E", "H", "true"), norm("generator_predictions.LayerNorm", "E", "true"),
+				[]T{{Name: "generator_lm_head.weight", Shape: []string{"V", "E"}, Role: RoleHead, Optional: "tied"},
+					{Name: "generator_lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
+			"generator_lm_head.weight")
+	},
 	// RemBERT: input embeddings of E, mapped to H; output embeddings of O, untied.
-	bertLike("RemBERT", "RemBert", "rembert", "RemBertForCausalLM", "rembert",
-		cat(bertDefs("250300", "1152", "18", "4608", "512", "2"), noRelPos, []Def{
-			{Sym: "E", Field: "input_embedding_size", Default: "256", Legend: "E", Desc: "input embedding width", Show: true, Pos: true},
-			{Sym: "O", Field: "output_embedding_size", Default: "1664", Legend: "O", Desc: "output embedding width", Show: true, Pos: true},
-			tie("false")}),
-		cat(bertEmbeddings("rembert.embeddings.", "E", true, true), linear("rembert.encoder.embedding_hidden_mapping_in", "H", "E", "true")),
-		postLN,
-		cat(linear("cls.predictions.dense", "O", "H", "true"), norm("cls.predictions.LayerNorm", "O", "true"),
-			[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", "O"}, Role: RoleHead, Optional: "tied && O == E"},
-				{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias}}),
-		bertHeadName),
+	func() *Family {
+		return bertLike("RemBERT", "RemBert", "rembert", "RemBertForCausalLM", "rembert",
+			cat(bertDefs("250300", "1152", "18", "4608", "512", "2"), noRelPos, []Def{
+				{Sym: "E", Field: "input_embedding_size", Default: "256", Legend: "E", Desc: "input embedding width", Show: true, Pos: true},
+				{Sym: "O", Field: "output_embedding_size", Default: "1664", Legend: "O", Desc: "output embedding width", Show: true, Pos: true},
+				tie("false")}),
+			cat(bertEmbeddings("rembert.embeddings.", "E", true, true), linear("rembert.encoder.embedding_hidden_mapping_in", "H", "E", "true")),
+			postLN,
+			cat(linear("cls.predictions.dense", "O", "H", "true"), norm("cls.predictions.LayerNorm", "O", "true"),
+				[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", "O"}, Role: RoleHead, Optional: "tied && O == E"},
+					{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias}}),
+			bertHeadName)
+	},
 	// RoCBERT: pronunciation and shape embeddings, mapped into H.
-	bertLike("RoCBert", "RoCBert", "roc_bert", "RoCBertForCausalLM", "roc_bert",
-		cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
-			flag("pron", "enable_pronunciation", "true", "pronunciation embeddings"),
-			flag("shape", "enable_shape", "true", "glyph-shape embeddings"),
-			{Sym: "PV", Field: "pronunciation_vocab_size", Default: "910", Pos: true},
-			{Sym: "PD", Field: "pronunciation_embed_dim", Default: "768", Pos: true},
-			{Sym: "SV", Field: "shape_vocab_size", Default: "24858", Pos: true},
-			{Sym: "SD", Field: "shape_embed_dim", Default: "512", Pos: true},
-			flag("concat", "concat_input", "true", "the embeddings are concatenated and mapped into H")}),
-		// Both tables are built whatever enable_* says (the switches only
-		// decide whether forward uses them); map_inputs_layer exists
-		// with concat_input, its input the enabled tables' widths.
-		cat(bertEmbeddings("roc_bert.embeddings.", "H", true, true),
-			[]T{{Name: "roc_bert.embeddings.pronunciation_embed.weight", Shape: []string{"PV", "PD"}, Role: RoleEmbedding},
-				{Name: "roc_bert.embeddings.shape_embed.weight", Shape: []string{"SV", "SD"}, Role: RoleEmbedding}},
-			when("concat", linear("roc_bert.embeddings.map_inputs_layer", "H", "H+(pron ? PD : 0)+(shape ? SD : 0)", "true"))),
-		postLN, bertHead("H"), bertHeadName),
+	func() *Family {
+		return bertLike("RoCBert", "RoCBert", "roc_bert", "RoCBertForCausalLM", "roc_bert",
+			cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+				flag("pron", "enable_pronunciation", "true", "pronunciation embeddings"),
+				flag("shape", "enable_shape", "true", "glyph-shape embeddings"),
+				{Sym: "PV", Field: "pronunciation_vocab_size", Default: "910", Pos: true},
+				{Sym: "PD", Field: "pronunciation_embed_dim", Default: "768", Pos: true},
+				{Sym: "SV", Field: "shape_vocab_size", Default: "24858", Pos: true},
+				{Sym: "SD", Field: "shape_embed_dim", Default: "512", Pos: true},
+				flag("concat", "concat_input", "true", "the embeddings are concatenated and mapped into H")}),
+			// Both tables are built whatever enable_* says (the switches only
+			// decide whether forward uses them); map_inputs_layer exists
+			// with concat_input, its input the enabled tables' widths.
+			cat(bertEmbeddings("roc_bert.embeddings.", "H", true, true),
+				[]T{{Name: "roc_bert.embeddings.pronunciation_embed.weight", Shape: []string{"PV", "PD"}, Role: RoleEmbedding},
+					{Name: "roc_bert.embeddings.shape_embed.weight", Shape: []string{"SV", "SD"}, Role: RoleEmbedding}},
+				when("concat", linear("roc_bert.embeddings.map_inputs_layer", "H", "H+(pron ? PD : 0)+(shape ? SD : 0)", "true"))),
+			postLN, bertHead("H"), bertHeadName)
+	},
 	// RoFormer: no position embeddings; rotary tables [P, d] are written.
-	bertLike("RoFormer", "RoFormer", "roformer", "RoFormerForCausalLM", "roformer",
-		cat(bertDefs("50000", "768", "12", "3072", "1536", "2"), noRelPos,
-			[]Def{{Sym: "E", Field: "embedding_size", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Show: true, Pos: true}}),
-		cat([]T{{Name: "roformer.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding},
-			{Name: "roformer.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding}},
-			norm("roformer.embeddings.LayerNorm", "E", "true"),
-			when("E != H", linear("roformer.embeddings_project", "H", "E", "true")),
-			[]T{{Name: "roformer.encoder.embed_positions.weight", Shape: []string{"P", "d"}, Role: RoleEmbedding}}),
-		postLN, bertHead("E"), bertHeadName),
-	roberta("RoBERTa", "Roberta", "roberta", "roberta", bertDefs("50265", "768", "12", "3072", "512", "2")),
-	roberta("XLM-RoBERTa", "XLMRoberta", "xlm-roberta", "roberta", bertDefs("30522", "768", "12", "3072", "512", "2")),
-	roberta("CamemBERT", "Camembert", "camembert", "roberta", bertDefs("30522", "768", "12", "3072", "512", "2")),
-	roberta("Data2VecText", "Data2VecText", "data2vec-text", "data2vec_text", bertDefs("30522", "768", "12", "3072", "512", "2")),
-	bertLike("RoBERTa-PreLayerNorm", "RobertaPreLayerNorm", "roberta-prelayernorm", "RobertaPreLayerNormForCausalLM", "roberta_prelayernorm",
-		cat(bertDefs("50265", "768", "12", "3072", "512", "2"), relPos),
-		bertEmbeddings("roberta_prelayernorm.embeddings.", "H", true, true), robertaPreLN,
-		cat(norm("roberta_prelayernorm.LayerNorm", "H", "true"), robertaHead()), "lm_head.decoder.weight"),
-	bertLike("XLM-RoBERTa-XL", "XLMRobertaXL", "xlm-roberta-xl", "XLMRobertaXLForCausalLM", "roberta",
-		cat(bertDefs("250880", "2560", "32", "10240", "514", "1"), relPos),
-		bertEmbeddings("roberta.embeddings.", "H", true, false), xlLN,
-		cat(norm("roberta.encoder.LayerNorm", "H", "true"), robertaHead()), "lm_head.decoder.weight"),
-	xlmLike("XLM", "XLM", "xlm"),
+	func() *Family {
+		return bertLike("RoFormer", "RoFormer", "roformer", "RoFormerForCausalLM", "roformer",
+			cat(bertDefs("50000", "768", "12", "3072", "1536", "2"), noRelPos,
+				[]Def{{Sym: "E", Field: "embedding_size", Default: "H", Null: "H", Legend: "E", Desc: "embedding width", Show: true, Pos: true}}),
+			cat([]T{{Name: "roformer.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding},
+				{Name: "roformer.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding}},
+				norm("roformer.embeddings.LayerNorm", "E", "true"),
+				when("E != H", linear("roformer.embeddings_project", "H", "E", "true")),
+				[]T{{Name: "roformer.encoder.embed_positions.weight", Shape: []string{"P", "d"}, Role: RoleEmbedding}}),
+			postLN, bertHead("E"), bertHeadName)
+	},
+	func() *Family {
+		return roberta("RoBERTa", "Roberta", "roberta", "roberta", bertDefs("50265", "768", "12", "3072", "512", "2"))
+	},
+	func() *Family {
+		return roberta("XLM-RoBERTa", "XLMRoberta", "xlm-roberta", "roberta", bertDefs("30522", "768", "12", "3072", "512", "2"))
+	},
+	func() *Family {
+		return roberta("CamemBERT", "Camembert", "camembert", "roberta", bertDefs("30522", "768", "12", "3072", "512", "2"))
+	},
+	func() *Family {
+		return roberta("Data2VecText", "Data2VecText", "data2vec-text", "data2vec_text", bertDefs("30522", "768", "12", "3072", "512", "2"))
+	},
+	func() *Family {
+		return bertLike("RoBERTa-PreLayerNorm", "RobertaPreLayerNorm", "roberta-prelayernorm", "RobertaPreLayerNormForCausalLM", "roberta_prelayernorm",
+			cat(bertDefs("50265", "768", "12", "3072", "512", "2"), relPos),
+			bertEmbeddings("roberta_prelayernorm.embeddings.", "H", true, true), robertaPreLN,
+			cat(norm("roberta_prelayernorm.LayerNorm", "H", "true"), robertaHead()), "lm_head.decoder.weight")
+	},
+	func() *Family {
+		return bertLike("XLM-RoBERTa-XL", "XLMRobertaXL", "xlm-roberta-xl", "XLMRobertaXLForCausalLM", "roberta",
+			cat(bertDefs("250880", "2560", "32", "10240", "514", "1"), relPos),
+			bertEmbeddings("roberta.embeddings.", "H", true, false), xlLN,
+			cat(norm("roberta.encoder.LayerNorm", "H", "true"), robertaHead()), "lm_head.decoder.weight")
+	},
+	func() *Family { return xlmLike("XLM", "XLM", "xlm") },
 	// XLNet: two-stream relative attention with [H, heads, d] projections.
-	&Family{Name: "XLNet", Class: "XLNet", ModelTypes: []string{"xlnet"}, Causal: "XLNetLMHeadModel", SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "d_model", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "L", Field: "n_layer", Default: "24", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "heads", Field: "n_head", Default: "16", Desc: "attention heads", Show: true, Pos: true, Divides: "H"},
-			{Sym: "d", Field: "d_head", Default: "H/heads", Legend: "d", Desc: "width of one head", Show: true, Pos: true},
-			{Sym: "I", Field: "d_inner", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
-			tie("true"),
-			summaryDefs("false")[0], summaryDefs("false")[1],
-		},
-		Global: []T{{Name: "transformer.word_embedding.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, AnyDType: true},
-			{Name: "transformer.mask_emb", Shape: []string{"1", "1", "H"}, Role: RoleNorm, AnyDType: true}},
-		Stacks: []Stack{{Prefix: "transformer.layer.{l}.", Layers: "L", Tensors: anyDType(cat(
-			[]T{xlnetT("rel_attn.q", "H", "heads", "d"), xlnetT("rel_attn.k", "H", "heads", "d"), xlnetT("rel_attn.v", "H", "heads", "d"),
-				xlnetT("rel_attn.o", "H", "heads", "d"), xlnetT("rel_attn.r", "H", "heads", "d"),
-				xlnetT("rel_attn.r_r_bias", "heads", "d"), xlnetT("rel_attn.r_s_bias", "heads", "d"), xlnetT("rel_attn.r_w_bias", "heads", "d"),
-				xlnetT("rel_attn.seg_embed", "2", "heads", "d")},
-			norm("rel_attn.layer_norm", "H", "true"),
-			plainMLP("ff.layer_1", "ff.layer_2", "I", "true"), norm("ff.layer_norm", "H", "true")))}},
-		Final: anyDType([]T{{Name: "lm_loss.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
-			{Name: "lm_loss.bias", Shape: []string{"V"}, Role: RoleBias}}),
-		Embed: "transformer.word_embedding.weight", Head: "lm_loss.weight",
+	func() *Family {
+		return &Family{Name: "XLNet", Class: "XLNet", ModelTypes: []string{"xlnet"}, Causal: "XLNetLMHeadModel", SeqCls: "-",
+			Defs: []Def{
+				{Sym: "V", Field: "vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+				{Sym: "H", Field: "d_model", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+				{Sym: "L", Field: "n_layer", Default: "24", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "heads", Field: "n_head", Default: "16", Desc: "attention heads", Show: true, Pos: true, Divides: "H"},
+				{Sym: "d", Field: "d_head", Default: "H/heads", Legend: "d", Desc: "width of one head", Show: true, Pos: true},
+				{Sym: "I", Field: "d_inner", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+				tie("true"),
+				summaryDefs("false")[0], summaryDefs("false")[1],
+			},
+			Global: []T{{Name: "transformer.word_embedding.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, AnyDType: true},
+				{Name: "transformer.mask_emb", Shape: []string{"1", "1", "H"}, Role: RoleNorm, AnyDType: true}},
+			Stacks: []Stack{{Prefix: "transformer.layer.{l}.", Layers: "L", Tensors: anyDType(cat(
+				[]T{xlnetT("rel_attn.q", "H", "heads", "d"), xlnetT("rel_attn.k", "H", "heads", "d"), xlnetT("rel_attn.v", "H", "heads", "d"),
+					xlnetT("rel_attn.o", "H", "heads", "d"), xlnetT("rel_attn.r", "H", "heads", "d"),
+					xlnetT("rel_attn.r_r_bias", "heads", "d"), xlnetT("rel_attn.r_s_bias", "heads", "d"), xlnetT("rel_attn.r_w_bias", "heads", "d"),
+					xlnetT("rel_attn.seg_embed", "2", "heads", "d")},
+				norm("rel_attn.layer_norm", "H", "true"),
+				plainMLP("ff.layer_1", "ff.layer_2", "I", "true"), norm("ff.layer_norm", "H", "true")))}},
+			Final: anyDType([]T{{Name: "lm_loss.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+				{Name: "lm_loss.bias", Shape: []string{"V"}, Role: RoleBias}}),
+			Embed: "transformer.word_embedding.weight", Head: "lm_loss.weight",
+		}
 	},
 	// Mega: moving-average gated attention (a damped EMA of kernel width
 	// 2·H when bidirectional, single-head gated attention of width Z) and an
 	// optional normalized FFN; its norms are one of five kinds.
 
-	&Family{Name: "Mega", Class: "Mega", ModelTypes: []string{"mega"}, SeqCls: "-",
-		Defs: cat(trunk("30522", "128", "4", "Mega blocks"), []Def{
-			{Sym: "I", Field: "intermediate_size", Default: "256", Legend: "I", Desc: "gated-attention value width", Show: true, Pos: true},
-			{Sym: "Z", Field: "shared_representation_size", Default: "64", Legend: "Z", Desc: "shared query/key width", Show: true, Pos: true},
-			{Sym: "N", Field: "ema_projection_size", Default: "16", Desc: "EMA dimensions per channel", Pos: true},
-			flag("bidir", "bidirectional", "true", "the EMA runs both ways (kernel of 2·H)"),
-			{Sym: "FI", Field: "nffn_hidden_size", Default: "256", Desc: "normalized FFN inner width", Pos: true},
-			flag("nffn", "use_normalized_ffn", "true", "each block has a normalized FFN"),
-			{Sym: "P", Field: "max_positions", Default: "2048", Desc: "positions of the simple relative bias", Pos: true},
-			{Sym: "relpos", Field: "relative_positional_bias", Type: Str, Default: "'rotary'", Desc: "relative-position bias: simple or rotary"},
-			{Sym: "ntype", Field: "normalization_type", Type: Str, Default: "'scalenorm'", Desc: "norm kind"},
-			flag("affine", "norm_affine", "true", "the norms have parameters"),
-			flag("types", "add_token_type_embeddings", "false", "token-type embeddings"),
-			{Sym: "TV", Field: "type_vocab_size", Default: "2", Desc: "token types", Pos: true},
-			flag("cross", "add_cross_attention", "false", "each block has gated cross-attention"),
-			flag("dense", "add_lm_hidden_dense_layer", "true", "a dense layer before the LM head"),
-			tie("true"),
-		}),
-		Global: cat(embed("mega.embedding_layer.word_embeddings.weight"),
-			when("types", []T{{Name: "mega.embedding_layer.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}})),
-		Stacks: []Stack{{Prefix: "mega.layers.{l}.", Layers: "L", Tensors: cat(
-			[]T{{Name: "mega_layer.ema_gate.damping_factor", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
-				{Name: "mega_layer.ema_gate.decay_factor", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
-				{Name: "mega_layer.ema_gate.ema_expansion_matrix", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
-				{Name: "mega_layer.ema_gate.kernel_projection_matrix", Shape: []string{"bidir ? 2*H : H", "N"}, Role: RoleNorm},
-				{Name: "mega_layer.ema_gate.residual_weight", Shape: []string{"H"}, Role: RoleNorm}},
-			linear("mega_layer.h_proj", "H", "I", "true"),
-			linear("mega_layer.mx_proj", "Z+I+2*H", "H", "true"),
-			megaNorm("mega_layer.norm."),
-			[]T{{Name: "mega_layer.qk_bias", Shape: []string{"2", "Z"}, Role: RoleBias},
-				{Name: "mega_layer.qk_weight", Shape: []string{"2", "Z"}, Role: RoleNorm}},
-			megaRelPos("mega_layer."),
-			linear("mega_layer.v_proj", "I", "H", "true"),
-			when("cross", megaNorm("cross_attn.norm."),
-				linear("cross_attn.k_proj", "Z", "H", "true"), linear("cross_attn.v_proj", "H", "H", "true"),
-				linear("cross_attn.q_proj", "2*H+Z", "H", "true"), linear("cross_attn.h_proj", "H", "H", "true"),
-				megaRelPos("cross_attn.")),
-			when("nffn", linear("nffn.fc1", "FI", "H", "true"), linear("nffn.fc2", "H", "FI", "true"), megaNorm("nffn.norm.")),
-		)}},
-		Final: cat(when("dense", linear("dense", "H", "H", "true")),
-			[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
-				{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
-		Embed: "mega.embedding_layer.word_embeddings.weight", Head: "lm_head.weight",
+	func() *Family {
+		return &Family{Name: "Mega", Class: "Mega", ModelTypes: []string{"mega"}, SeqCls: "-",
+			Defs: cat(trunk("30522", "128", "4", "Mega blocks"), []Def{
+				{Sym: "I", Field: "intermediate_size", Default: "256", Legend: "I", Desc: "gated-attention value width", Show: true, Pos: true},
+				{Sym: "Z", Field: "shared_representation_size", Default: "64", Legend: "Z", Desc: "shared query/key width", Show: true, Pos: true},
+				{Sym: "N", Field: "ema_projection_size", Default: "16", Desc: "EMA dimensions per channel", Pos: true},
+				flag("bidir", "bidirectional", "true", "the EMA runs both ways (kernel of 2·H)"),
+				{Sym: "FI", Field: "nffn_hidden_size", Default: "256", Desc: "normalized FFN inner width", Pos: true},
+				flag("nffn", "use_normalized_ffn", "true", "each block has a normalized FFN"),
+				{Sym: "P", Field: "max_positions", Default: "2048", Desc: "positions of the simple relative bias", Pos: true},
+				{Sym: "relpos", Field: "relative_positional_bias", Type: Str, Default: "'rotary'", Desc: "relative-position bias: simple or rotary"},
+				{Sym: "ntype", Field: "normalization_type", Type: Str, Default: "'scalenorm'", Desc: "norm kind"},
+				flag("affine", "norm_affine", "true", "the norms have parameters"),
+				flag("types", "add_token_type_embeddings", "false", "token-type embeddings"),
+				{Sym: "TV", Field: "type_vocab_size", Default: "2", Desc: "token types", Pos: true},
+				flag("cross", "add_cross_attention", "false", "each block has gated cross-attention"),
+				flag("dense", "add_lm_hidden_dense_layer", "true", "a dense layer before the LM head"),
+				tie("true"),
+			}),
+			Global: cat(embed("mega.embedding_layer.word_embeddings.weight"),
+				when("types", []T{{Name: "mega.embedding_layer.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}})),
+			Stacks: []Stack{{Prefix: "mega.layers.{l}.", Layers: "L", Tensors: cat(
+				[]T{{Name: "mega_layer.ema_gate.damping_factor", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
+					{Name: "mega_layer.ema_gate.decay_factor", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
+					{Name: "mega_layer.ema_gate.ema_expansion_matrix", Shape: []string{"bidir ? 2*H : H", "N", "1"}, Role: RoleNorm},
+					{Name: "mega_layer.ema_gate.kernel_projection_matrix", Shape: []string{"bidir ? 2*H : H", "N"}, Role: RoleNorm},
+					{Name: "mega_layer.ema_gate.residual_weight", Shape: []string{"H"}, Role: RoleNorm}},
+				linear("mega_layer.h_proj", "H", "I", "true"),
+				linear("mega_layer.mx_proj", "Z+I+2*H", "H", "true"),
+				megaNorm("mega_layer.norm."),
+				[]T{{Name: "mega_layer.qk_bias", Shape: []string{"2", "Z"}, Role: RoleBias},
+					{Name: "mega_layer.qk_weight", Shape: []string{"2", "Z"}, Role: RoleNorm}},
+				megaRelPos("mega_layer."),
+				linear("mega_layer.v_proj", "I", "H", "true"),
+				when("cross", megaNorm("cross_attn.norm."),
+					linear("cross_attn.k_proj", "Z", "H", "true"), linear("cross_attn.v_proj", "H", "H", "true"),
+					linear("cross_attn.q_proj", "2*H+Z", "H", "true"), linear("cross_attn.h_proj", "H", "H", "true"),
+					megaRelPos("cross_attn.")),
+				when("nffn", linear("nffn.fc1", "FI", "H", "true"), linear("nffn.fc2", "H", "FI", "true"), megaNorm("nffn.norm.")),
+			)}},
+			Final: cat(when("dense", linear("dense", "H", "H", "true")),
+				[]T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+					{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}),
+			Embed: "mega.embedding_layer.word_embeddings.weight", Head: "lm_head.weight",
+		}
 	},
 	// X-MOD: RoBERTa with a bottleneck adapter per language after each FFN
 	// (languages absent: en_XX, XmodConfig's default), and with pre_norm a
 	// final encoder LayerNorm.
 
-	bertLike("X-MOD", "Xmod", "xmod", "XmodForCausalLM", "roberta",
-		cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
-			{Sym: "langs", Field: "languages", Type: List, Default: "empty", Null: "=", Desc: "languages with an adapter (absent: en_XX)"},
-			{Sym: "red", Field: "adapter_reduction_factor", Default: "2", Desc: "adapter bottleneck: H/{red}", Pos: true},
-			flag("adapter_ln", "adapter_layer_norm", "false", "a LayerNorm before the adapters"),
-			flag("pre_norm", "pre_norm", "false", "pre-LN layers and a final encoder LayerNorm"),
-		}),
-		bertEmbeddings("roberta.embeddings.", "H", true, true),
-		cat(postLN, when("adapter_ln", norm("output.adapter_layer_norm", "H", "true")),
-			xmodAdapter("langs", "len(langs) > 0"),
-			[]T{{Name: "output.adapter_modules.en_XX.dense1.weight", Shape: []string{"H/red", "H"}, Role: RoleLinear, If: "len(langs) == 0"},
-				{Name: "output.adapter_modules.en_XX.dense1.bias", Shape: []string{"H/red"}, Role: RoleBias, If: "len(langs) == 0"},
-				{Name: "output.adapter_modules.en_XX.dense2.weight", Shape: []string{"H", "H/red"}, Role: RoleLinear, If: "len(langs) == 0"},
-				{Name: "output.adapter_modules.en_XX.dense2.bias", Shape: []string{"H"}, Role: RoleBias, If: "len(langs) == 0"}}),
-		cat(when("pre_norm", norm("roberta.encoder.LayerNorm", "H", "true")), robertaHead()),
-		"lm_head.decoder.weight"),
+	func() *Family {
+		return bertLike("X-MOD", "Xmod", "xmod", "XmodForCausalLM", "roberta",
+			cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+				{Sym: "langs", Field: "languages", Type: List, Default: "empty", Null: "=", Desc: "languages with an adapter (absent: en_XX)"},
+				{Sym: "red", Field: "adapter_reduction_factor", Default: "2", Desc: "adapter bottleneck: H/{red}", Pos: true},
+				flag("adapter_ln", "adapter_layer_norm", "false", "a LayerNorm before the adapters"),
+				flag("pre_norm", "pre_norm", "false", "pre-LN layers and a final encoder LayerNorm"),
+			}),
+			bertEmbeddings("roberta.embeddings.", "H", true, true),
+			cat(postLN, when("adapter_ln", norm("output.adapter_layer_norm", "H", "true")),
+				xmodAdapter("langs", "len(langs) > 0"),
+				[]T{{Name: "output.adapter_modules.en_XX.dense1.weight", Shape: []string{"H/red", "H"}, Role: RoleLinear, If: "len(langs) == 0"},
+					{Name: "output.adapter_modules.en_XX.dense1.bias", Shape: []string{"H/red"}, Role: RoleBias, If: "len(langs) == 0"},
+					{Name: "output.adapter_modules.en_XX.dense2.weight", Shape: []string{"H", "H/red"}, Role: RoleLinear, If: "len(langs) == 0"},
+					{Name: "output.adapter_modules.en_XX.dense2.bias", Shape: []string{"H"}, Role: RoleBias, If: "len(langs) == 0"}}),
+			cat(when("pre_norm", norm("roberta.encoder.LayerNorm", "H", "true")), robertaHead()),
+			"lm_head.decoder.weight")
+	},
 )
 
 // Encoders checked only through their task classes (no causal LM): the
@@ -400,75 +436,81 @@ func inner(field, def string) Def {
 }
 
 var _ = register(
-	&Family{Name: "DistilBERT", Class: "DistilBert", ModelTypes: []string{"distilbert"}, Causal: "-", SeqCls: "-",
-		Defs: cat(trunkAt("vocab_size=30522", "dim=768", "n_layers=6", "encoder layers"), []Def{
-			encHeads("n_heads", "12"), inner("hidden_dim", "3072"),
-			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "positions (sinusoidal ones are written too)", Show: true, Pos: true},
-			tie("true")}),
-		Global: bertEmbeddings("distilbert.embeddings.", "H", false, true),
-		Stacks: []Stack{{Prefix: "distilbert.transformer.layer.{l}.", Layers: "L", Tensors: cat(
-			linear("attention.q_lin", "H", "H", "true"), linear("attention.k_lin", "H", "H", "true"),
-			linear("attention.v_lin", "H", "H", "true"), linear("attention.out_lin", "H", "H", "true"),
-			norm("sa_layer_norm", "H", "true"),
-			linear("ffn.lin1", "I", "H", "true"), linear("ffn.lin2", "H", "I", "true"), norm("output_layer_norm", "H", "true"))}},
-		Embed: "distilbert.embeddings.word_embeddings.weight",
-		Tasks: distilTasks,
+	func() *Family {
+		return &Family{Name: "DistilBERT", Class: "DistilBert", ModelTypes: []string{"distilbert"}, Causal: "-", SeqCls: "-",
+			Defs: cat(trunkAt("vocab_size=30522", "dim=768", "n_layers=6", "encoder layers"), []Def{
+				encHeads("n_heads", "12"), inner("hidden_dim", "3072"),
+				{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "positions (sinusoidal ones are written too)", Show: true, Pos: true},
+				tie("true")}),
+			Global: bertEmbeddings("distilbert.embeddings.", "H", false, true),
+			Stacks: []Stack{{Prefix: "distilbert.transformer.layer.{l}.", Layers: "L", Tensors: cat(
+				linear("attention.q_lin", "H", "H", "true"), linear("attention.k_lin", "H", "H", "true"),
+				linear("attention.v_lin", "H", "H", "true"), linear("attention.out_lin", "H", "H", "true"),
+				norm("sa_layer_norm", "H", "true"),
+				linear("ffn.lin1", "I", "H", "true"), linear("ffn.lin2", "H", "I", "true"), norm("output_layer_norm", "H", "true"))}},
+			Embed: "distilbert.embeddings.word_embeddings.weight",
+			Tasks: distilTasks,
+		}
 	},
 	// MPNet: BERT's layer with attn.{q,k,v,o}, one relative-position
 	// bias table shared by the layers, RoBERTa's heads.
-	&Family{Name: "MPNet", Class: "MPNet", ModelTypes: []string{"mpnet"}, Causal: "-", SeqCls: "-",
-		Defs: cat(trunk("30527", "768", "12", "encoder layers"), []Def{
-			encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
-			{Sym: "P", Field: "max_position_embeddings", Default: "514", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
-			{Sym: "buckets", Field: "relative_attention_num_buckets", Default: "32", Desc: "relative-position buckets", Pos: true},
-			tie("true")}),
-		Global: bertEmbeddings("mpnet.embeddings.", "H", false, true),
-		Stacks: []Stack{{Prefix: "mpnet.encoder.layer.{l}.", Layers: "L", Tensors: cat(
-			linear("attention.attn.q", "H", "H", "true"), linear("attention.attn.k", "H", "H", "true"),
-			linear("attention.attn.v", "H", "H", "true"), linear("attention.attn.o", "H", "H", "true"),
-			norm("attention.LayerNorm", "H", "true"),
-			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
-		Final: []T{{Name: "mpnet.encoder.relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding}},
-		Embed: "mpnet.embeddings.word_embeddings.weight",
-		Tasks: withTask(robertaTasks("mpnet."), Task{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"}),
+	func() *Family {
+		return &Family{Name: "MPNet", Class: "MPNet", ModelTypes: []string{"mpnet"}, Causal: "-", SeqCls: "-",
+			Defs: cat(trunk("30527", "768", "12", "encoder layers"), []Def{
+				encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
+				{Sym: "P", Field: "max_position_embeddings", Default: "514", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
+				{Sym: "buckets", Field: "relative_attention_num_buckets", Default: "32", Desc: "relative-position buckets", Pos: true},
+				tie("true")}),
+			Global: bertEmbeddings("mpnet.embeddings.", "H", false, true),
+			Stacks: []Stack{{Prefix: "mpnet.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+				linear("attention.attn.q", "H", "H", "true"), linear("attention.attn.k", "H", "H", "true"),
+				linear("attention.attn.v", "H", "H", "true"), linear("attention.attn.o", "H", "H", "true"),
+				norm("attention.LayerNorm", "H", "true"),
+				linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
+			Final: []T{{Name: "mpnet.encoder.relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding}},
+			Embed: "mpnet.embeddings.word_embeddings.weight",
+			Tasks: withTask(robertaTasks("mpnet."), Task{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"}),
+		}
 	},
-	modernBert,
+	func() *Family { return modernBert },
 	// DeBERTa-v2 (and v3): disentangled attention over a relative-position
 	// table (relative_attention), position projections of their own unless
 	// share_att_key, an optional convolution beside the first layer.
-	&Family{Name: "DeBERTa-v2", Class: "DebertaV2", ModelTypes: []string{"deberta-v2"}, Causal: "-", SeqCls: "-",
-		Defs: cat(debertaDefs("128100", "1536", "24", "24", "6144"), []Def{
-			{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
-			{Sym: "pb", Field: "position_buckets", Type: Signed, Default: "0-1", Null: "0-1", Desc: "log-bucketed relative positions (≤ 0: none)"},
-			{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
-			flag("share", "share_att_key", "false", "position projections share the content ones"),
-			{Sym: "nre", Field: "norm_rel_ebd", Type: Str, Default: "'none'", Null: "=", Desc: "normalisation of the relative embeddings"},
-			{Sym: "ck", Field: "conv_kernel_size", Default: "0", Desc: "convolution beside the first layer (0: none)"},
-			{Sym: "cg", Field: "conv_groups", Default: "1", Pos: true, Desc: "its groups"},
-			{Sym: "PH", Field: "pooler_hidden_size", Default: "H", Desc: "context pooler width", Pos: true},
-			flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
-			derived("ebd", "pb > 0 ? pb : (mrp < 1 ? P : mrp)"),
-			derived("wordTied", "false"),
-			tie("true")}),
-		Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
-			{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
-			{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
-			when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
-			norm("deberta.embeddings.LayerNorm", "H", "true")),
-		Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
-			linear("attention.self.query_proj", "H", "H", "true"), linear("attention.self.key_proj", "H", "H", "true"),
-			linear("attention.self.value_proj", "H", "H", "true"),
-			when("rel && !share && in('c2p', pat)", linear("attention.self.pos_key_proj", "H", "H", "true")),
-			when("rel && !share && in('p2c', pat)", linear("attention.self.pos_query_proj", "H", "H", "true")),
-			linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
-			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
-		Final: cat([]T{{Name: "deberta.encoder.rel_embeddings.weight", Shape: []string{"2*ebd", "H"}, Role: RoleEmbedding, If: "rel"}},
-			when("nre == 'layer_norm'", norm("deberta.encoder.LayerNorm", "H", "true")),
-			when("ck > 0", []T{{Name: "deberta.encoder.conv.conv.weight", Shape: []string{"H", "H/cg", "ck"}, Role: RoleLinear},
-				{Name: "deberta.encoder.conv.conv.bias", Shape: []string{"H"}, Role: RoleBias}},
-				norm("deberta.encoder.conv.LayerNorm", "H", "true"))),
-		Embed: "deberta.embeddings.word_embeddings.weight",
-		Tasks: debertaTasks,
+	func() *Family {
+		return &Family{Name: "DeBERTa-v2", Class: "DebertaV2", ModelTypes: []string{"deberta-v2"}, Causal: "-", SeqCls: "-",
+			Defs: cat(debertaDefs("128100", "1536", "24", "24", "6144"), []Def{
+				{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
+				{Sym: "pb", Field: "position_buckets", Type: Signed, Default: "0-1", Null: "0-1", Desc: "log-bucketed relative positions (≤ 0: none)"},
+				{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+				flag("share", "share_att_key", "false", "position projections share the content ones"),
+				{Sym: "nre", Field: "norm_rel_ebd", Type: Str, Default: "'none'", Null: "=", Desc: "normalisation of the relative embeddings"},
+				{Sym: "ck", Field: "conv_kernel_size", Default: "0", Desc: "convolution beside the first layer (0: none)"},
+				{Sym: "cg", Field: "conv_groups", Default: "1", Pos: true, Desc: "its groups"},
+				{Sym: "PH", Field: "pooler_hidden_size", Default: "H", Desc: "context pooler width", Pos: true},
+				flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
+				derived("ebd", "pb > 0 ? pb : (mrp < 1 ? P : mrp)"),
+				derived("wordTied", "false"),
+				tie("true")}),
+			Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
+				{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
+				{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
+				when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
+				norm("deberta.embeddings.LayerNorm", "H", "true")),
+			Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+				linear("attention.self.query_proj", "H", "H", "true"), linear("attention.self.key_proj", "H", "H", "true"),
+				linear("attention.self.value_proj", "H", "H", "true"),
+				when("rel && !share && in('c2p', pat)", linear("attention.self.pos_key_proj", "H", "H", "true")),
+				when("rel && !share && in('p2c', pat)", linear("attention.self.pos_query_proj", "H", "H", "true")),
+				linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
+				linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
+			Final: cat([]T{{Name: "deberta.encoder.rel_embeddings.weight", Shape: []string{"2*ebd", "H"}, Role: RoleEmbedding, If: "rel"}},
+				when("nre == 'layer_norm'", norm("deberta.encoder.LayerNorm", "H", "true")),
+				when("ck > 0", []T{{Name: "deberta.encoder.conv.conv.weight", Shape: []string{"H", "H/cg", "ck"}, Role: RoleLinear},
+					{Name: "deberta.encoder.conv.conv.bias", Shape: []string{"H"}, Role: RoleBias}},
+					norm("deberta.encoder.conv.LayerNorm", "H", "true"))),
+			Embed: "deberta.embeddings.word_embeddings.weight",
+			Tasks: debertaTasks,
+		}
 	},
 )
 
@@ -518,403 +560,445 @@ var albertLayer = perBlock("inner", cat(
 var _ = register(
 	// ALBERT: factorized embeddings of E mapped to H, num_hidden_groups
 	// layer groups of inner_group_num layers shared across the depth.
-	&Family{Name: "ALBERT", Class: "Albert", ModelTypes: []string{"albert"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30000", "4096", "64", "16384", "512", "2"), relPos, []Def{
-			{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
-			{Sym: "G", Field: "num_hidden_groups", Default: "1", Desc: "layer groups (shared weights)", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "inner", Field: "inner_group_num", Default: "1", Desc: "layers per group", Pos: true, Max: MaxLayers},
-			tie("true")}),
-		Global: cat(bertEmbeddings("albert.embeddings.", "E", true, true), linear("albert.encoder.embedding_hidden_mapping_in", "H", "E", "true")),
-		Stacks: []Stack{{Prefix: "albert.encoder.albert_layer_groups.{l}.", Layers: "G", Tensors: albertLayer}},
-		Embed:  "albert.embeddings.word_embeddings.weight",
-		Tasks: encTasks("albert.", linear("pooler", "H", "H", "true"), cat(
-			[]encHead{{Suffix: TaskMaskedLM, Head: mlmHead("predictions.", "E", false), HeadName: "predictions.decoder.weight"},
-				{Suffix: TaskPreTrain, Head: cat(mlmHead("predictions.", "E", false), classifier("sop_classifier.classifier", "H")), Pool: true, Labels: true, HeadName: "predictions.decoder.weight"}},
-			stdEncHeads(true, true))...),
+	func() *Family {
+		return &Family{Name: "ALBERT", Class: "Albert", ModelTypes: []string{"albert"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("30000", "4096", "64", "16384", "512", "2"), relPos, []Def{
+				{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+				{Sym: "G", Field: "num_hidden_groups", Default: "1", Desc: "layer groups (shared weights)", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "inner", Field: "inner_group_num", Default: "1", Desc: "layers per group", Pos: true, Max: MaxLayers},
+				tie("true")}),
+			Global: cat(bertEmbeddings("albert.embeddings.", "E", true, true), linear("albert.encoder.embedding_hidden_mapping_in", "H", "E", "true")),
+			Stacks: []Stack{{Prefix: "albert.encoder.albert_layer_groups.{l}.", Layers: "G", Tensors: albertLayer}},
+			Embed:  "albert.embeddings.word_embeddings.weight",
+			Tasks: encTasks("albert.", linear("pooler", "H", "H", "true"), cat(
+				[]encHead{{Suffix: TaskMaskedLM, Head: mlmHead("predictions.", "E", false), HeadName: "predictions.decoder.weight"},
+					{Suffix: TaskPreTrain, Head: cat(mlmHead("predictions.", "E", false), classifier("sop_classifier.classifier", "H")), Pool: true, Labels: true, HeadName: "predictions.decoder.weight"}},
+				stdEncHeads(true, true))...),
+		}
 	},
 	// DeBERTa (v1): one fused in_proj without bias, q_bias and v_bias
 	// kept in float32, optional talking heads; DeBERTa-v2's heads.
-	&Family{Name: "DeBERTa", Class: "Deberta", ModelTypes: []string{"deberta"}, Causal: "-", SeqCls: "-",
-		Defs: cat(debertaDefs("50265", "768", "12", "12", "3072"), []Def{
-			flag("talk", "talking_head", "false", "talking-heads projections"),
-			{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
-			{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
-			{Sym: "PH", Field: "pooler_hidden_size", Default: "H", Desc: "context pooler width", Pos: true},
-			flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
-			derived("wordTied", "false"),
-			tie("true")}),
-		Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
-			{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
-			{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
-			when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
-			norm("deberta.embeddings.LayerNorm", "H", "true")),
-		Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
-			linear("attention.self.in_proj", "3*H", "H", ""),
-			anyDType(cat(vec("attention.self.q_bias", "H"), vec("attention.self.v_bias", "H"))),
-			when("talk", linear("attention.self.head_logits_proj", "heads", "heads", ""), linear("attention.self.head_weights_proj", "heads", "heads", "")),
-			when("rel && in('c2p', pat)", linear("attention.self.pos_proj", "H", "H", "")),
-			when("rel && in('p2c', pat)", linear("attention.self.pos_q_proj", "H", "H", "true")),
-			linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
-			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
-		Final: []T{{Name: "deberta.encoder.rel_embeddings.weight", Shape: []string{"2*(mrp < 1 ? P : mrp)", "H"}, Role: RoleEmbedding, If: "rel"}},
-		Embed: "deberta.embeddings.word_embeddings.weight",
-		Tasks: withoutTasks(debertaTasks, TaskMultChoice),
+	func() *Family {
+		return &Family{Name: "DeBERTa", Class: "Deberta", ModelTypes: []string{"deberta"}, Causal: "-", SeqCls: "-",
+			Defs: cat(debertaDefs("50265", "768", "12", "12", "3072"), []Def{
+				flag("talk", "talking_head", "false", "talking-heads projections"),
+				{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
+				{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+				{Sym: "PH", Field: "pooler_hidden_size", Default: "H", Desc: "context pooler width", Pos: true},
+				flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
+				derived("wordTied", "false"),
+				tie("true")}),
+			Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
+				{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
+				{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
+				when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
+				norm("deberta.embeddings.LayerNorm", "H", "true")),
+			Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+				linear("attention.self.in_proj", "3*H", "H", ""),
+				anyDType(cat(vec("attention.self.q_bias", "H"), vec("attention.self.v_bias", "H"))),
+				when("talk", linear("attention.self.head_logits_proj", "heads", "heads", ""), linear("attention.self.head_weights_proj", "heads", "heads", "")),
+				when("rel && in('c2p', pat)", linear("attention.self.pos_proj", "H", "H", "")),
+				when("rel && in('p2c', pat)", linear("attention.self.pos_q_proj", "H", "H", "true")),
+				linear("attention.output.dense", "H", "H", "true"), norm("attention.output.LayerNorm", "H", "true"),
+				linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
+			Final: []T{{Name: "deberta.encoder.rel_embeddings.weight", Shape: []string{"2*(mrp < 1 ? P : mrp)", "H"}, Role: RoleEmbedding, If: "rel"}},
+			Embed: "deberta.embeddings.word_embeddings.weight",
+			Tasks: withoutTasks(debertaTasks, TaskMultChoice),
+		}
 	},
 	// Longformer: RoBERTa's layout with global-attention projections
 	// beside the local ones.
-	&Family{Name: "Longformer", Class: "Longformer", ModelTypes: []string{"longformer"}, Causal: "-", SeqCls: "-",
-		Defs:   cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
-		Global: bertEmbeddings("longformer.embeddings.", "H", true, true),
-		Stacks: []Stack{{Prefix: "longformer.encoder.layer.{l}.", Layers: "L", Tensors: cat(postLN,
-			linear("attention.self.query_global", "H", "H", "true"), linear("attention.self.key_global", "H", "H", "true"),
-			linear("attention.self.value_global", "H", "H", "true"))}},
-		Embed: "longformer.embeddings.word_embeddings.weight",
-		Tasks: encTasks("longformer.", pooler(""),
-			encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
-			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
-			encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true}),
+	func() *Family {
+		return &Family{Name: "Longformer", Class: "Longformer", ModelTypes: []string{"longformer"}, Causal: "-", SeqCls: "-",
+			Defs:   cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
+			Global: bertEmbeddings("longformer.embeddings.", "H", true, true),
+			Stacks: []Stack{{Prefix: "longformer.encoder.layer.{l}.", Layers: "L", Tensors: cat(postLN,
+				linear("attention.self.query_global", "H", "H", "true"), linear("attention.self.key_global", "H", "H", "true"),
+				linear("attention.self.value_global", "H", "H", "true"))}},
+			Embed: "longformer.embeddings.word_embeddings.weight",
+			Tasks: encTasks("longformer.", pooler(""),
+				encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
+				encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+				encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+				encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H"), Pool: true}),
+		}
 	},
-	xlmLike("Flaubert", "Flaubert", "flaubert"),
+	func() *Family { return xlmLike("Flaubert", "Flaubert", "flaubert") },
 	// ConvBERT: ELECTRA-style embeddings of E, attention of heads/head_ratio
 	// heads of half width beside a span-based dynamic convolution, FFNs of
 	// num_groups grouped linears.
-	&Family{Name: "ConvBERT", Class: "ConvBert", ModelTypes: []string{"convbert"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
-			{Sym: "E", Field: "embedding_size", Default: "768", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
-			{Sym: "ratio", Field: "head_ratio", Default: "2", Desc: "attention heads per convolution head", Pos: true},
-			{Sym: "k", Field: "conv_kernel_size", Default: "9", Desc: "convolution kernel", Pos: true},
-			{Sym: "G", Field: "num_groups", Default: "1", Desc: "FFN groups", Pos: true},
-			derived("nh", "heads/ratio < 1 ? 1 : heads/ratio"), derived("A", "nh*((H/nh)/2)"),
-			tie("true")}, summaryDefsProj("false", "false")),
-		Global: cat(bertEmbeddings("convbert.embeddings.", "E", true, true), when("E != H", linear("convbert.embeddings_project", "H", "E", "true"))),
-		Stacks: []Stack{{Prefix: "convbert.encoder.layer.{l}.", Layers: "L", Tensors: cat(
-			convBertAttn("attention."),
-			// The cross-attention is a ConvBERT attention too (oracle).
-			when("cross", convBertAttn("crossattention.")),
-			groupedLinear("intermediate.dense", "I", "H", "G"), groupedLinear("output.dense", "H", "I", "G"), norm("output.LayerNorm", "H", "true"))}},
-		Embed: "convbert.embeddings.word_embeddings.weight",
-		Tasks: encTasks("convbert.", nil,
-			encHead{Suffix: TaskMaskedLM, HeadName: "generator_lm_head.weight", Head: cat(
-				linear("generator_predictions.dense", "E", "H", "true"), norm("generator_predictions.LayerNorm", "E", "true"),
-				[]T{{Name: "generator_lm_head.weight", Shape: []string{"V", "E"}, Role: RoleHead, Optional: "tied"}}, vec("generator_lm_head.bias", "V"))},
-			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
-			encHead{Suffix: TaskMultChoice, Head: cat(seqSummary(), choiceHead("classifier", "H"))}),
+	func() *Family {
+		return &Family{Name: "ConvBERT", Class: "ConvBert", ModelTypes: []string{"convbert"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+				{Sym: "E", Field: "embedding_size", Default: "768", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+				{Sym: "ratio", Field: "head_ratio", Default: "2", Desc: "attention heads per convolution head", Pos: true},
+				{Sym: "k", Field: "conv_kernel_size", Default: "9", Desc: "convolution kernel", Pos: true},
+				{Sym: "G", Field: "num_groups", Default: "1", Desc: "FFN groups", Pos: true},
+				derived("nh", "heads/ratio < 1 ? 1 : heads/ratio"), derived("A", "nh*((H/nh)/2)"),
+				tie("true")}, summaryDefsProj("false", "false")),
+			Global: cat(bertEmbeddings("convbert.embeddings.", "E", true, true), when("E != H", linear("convbert.embeddings_project", "H", "E", "true"))),
+			Stacks: []Stack{{Prefix: "convbert.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+				convBertAttn("attention."),
+				// The cross-attention is a ConvBERT attention too (oracle).
+				when("cross", convBertAttn("crossattention.")),
+				groupedLinear("intermediate.dense", "I", "H", "G"), groupedLinear("output.dense", "H", "I", "G"), norm("output.LayerNorm", "H", "true"))}},
+			Embed: "convbert.embeddings.word_embeddings.weight",
+			Tasks: encTasks("convbert.", nil,
+				encHead{Suffix: TaskMaskedLM, HeadName: "generator_lm_head.weight", Head: cat(
+					linear("generator_predictions.dense", "E", "H", "true"), norm("generator_predictions.LayerNorm", "E", "true"),
+					[]T{{Name: "generator_lm_head.weight", Shape: []string{"V", "E"}, Role: RoleHead, Optional: "tied"}}, vec("generator_lm_head.bias", "V"))},
+				encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+				encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+				encHead{Suffix: TaskMultChoice, Head: cat(seqSummary(), choiceHead("classifier", "H"))}),
+		}
 	},
 	// SqueezeBERT: every projection a grouped 1×1 convolution; the base
 	// model is transformer. in the task classes, each with the pooler.
-	&Family{Name: "SqueezeBERT", Class: "SqueezeBert", ModelTypes: []string{"squeezebert"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
-			{Sym: "E", Field: "embedding_size", Default: "768", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
-			field("qg", "q_groups", "4", "query groups"), field("kg", "k_groups", "4", "key groups"), field("vg", "v_groups", "4", "value groups"),
-			field("pg", "post_attention_groups", "1", "post-attention groups"), field("ig", "intermediate_groups", "4", "intermediate groups"),
-			field("og", "output_groups", "4", "output groups"), tie("true")}),
-		BasePrefix: "transformer.",
-		Global:     bertEmbeddings("transformer.embeddings.", "E", true, true),
-		Stacks: []Stack{{Prefix: "transformer.encoder.layers.{l}.", Layers: "L", Tensors: cat(
-			conv1x1("attention.query", "H", "H", "qg"), conv1x1("attention.key", "H", "H", "kg"), conv1x1("attention.value", "H", "H", "vg"),
-			conv1x1("post_attention.conv1d", "H", "H", "pg"), norm("post_attention.layernorm", "H", "true"),
-			conv1x1("intermediate.conv1d", "I", "H", "ig"), conv1x1("output.conv1d", "H", "I", "og"), norm("output.layernorm", "H", "true"))}},
-		Final: pooler("transformer."),
-		Embed: "transformer.embeddings.word_embeddings.weight",
-		Tasks: encTasks("transformer.", nil,
-			encHead{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
-			encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
-			encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H")}),
+	func() *Family {
+		return &Family{Name: "SqueezeBERT", Class: "SqueezeBert", ModelTypes: []string{"squeezebert"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+				{Sym: "E", Field: "embedding_size", Default: "768", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+				field("qg", "q_groups", "4", "query groups"), field("kg", "k_groups", "4", "key groups"), field("vg", "v_groups", "4", "value groups"),
+				field("pg", "post_attention_groups", "1", "post-attention groups"), field("ig", "intermediate_groups", "4", "intermediate groups"),
+				field("og", "output_groups", "4", "output groups"), tie("true")}),
+			BasePrefix: "transformer.",
+			Global:     bertEmbeddings("transformer.embeddings.", "E", true, true),
+			Stacks: []Stack{{Prefix: "transformer.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+				conv1x1("attention.query", "H", "H", "qg"), conv1x1("attention.key", "H", "H", "kg"), conv1x1("attention.value", "H", "H", "vg"),
+				conv1x1("post_attention.conv1d", "H", "H", "pg"), norm("post_attention.layernorm", "H", "true"),
+				conv1x1("intermediate.conv1d", "I", "H", "ig"), conv1x1("output.conv1d", "H", "I", "og"), norm("output.layernorm", "H", "true"))}},
+			Final: pooler("transformer."),
+			Embed: "transformer.embeddings.word_embeddings.weight",
+			Tasks: encTasks("transformer.", nil,
+				encHead{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
+				encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+				encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true},
+				encHead{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H")}),
+		}
 	},
 	// ESM: pre-LN BERT layers, absolute, relative or rotary positions
 	// (rotary: an inv_freq buffer per layer), a contact-prediction head over
 	// every layer's attention maps in the base model; 5.x writes the layers'
 	// LayerNorms as gamma and beta.
-	&Family{Name: "ESM", Class: "Esm", ModelTypes: []string{"esm"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("", "768", "12", "3072", "1026", "1"), relPos, []Def{
-			flag("lnBefore", "emb_layer_norm_before", "false", "a LayerNorm after the embeddings"),
-			tie("true")}),
-		Global: cat(embed("esm.embeddings.word_embeddings.weight"),
-			when("lnBefore", norm("esm.embeddings.layer_norm", "H", "true")),
-			[]T{{Name: "esm.embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding, If: "pos_type == 'absolute'"}}),
-		Stacks: []Stack{{Prefix: "esm.encoder.layer.{l}.", Layers: "L", Tensors: cat(
-			normGB("attention.LayerNorm", "H"), bertAttn("attention."),
-			[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"(d+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pos_type == 'rotary'"}},
-			when("cross", normGB("crossattention.LayerNorm", "H"), bertAttn("crossattention."),
-				[]T{{Name: "crossattention.self.rotary_embeddings.inv_freq", Shape: []string{"(d+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pos_type == 'rotary'"}}),
-			normGB("LayerNorm", "H"), linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"))}},
-		Final: cat(norm("esm.encoder.emb_layer_norm_after", "H", "true"), linear("esm.contact_head.regression", "1", "L*heads", "true")),
-		Embed: "esm.embeddings.word_embeddings.weight",
-		Tasks: encTasks("esm.", pooler(""),
-			encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
-			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+	func() *Family {
+		return &Family{Name: "ESM", Class: "Esm", ModelTypes: []string{"esm"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("", "768", "12", "3072", "1026", "1"), relPos, []Def{
+				flag("lnBefore", "emb_layer_norm_before", "false", "a LayerNorm after the embeddings"),
+				tie("true")}),
+			Global: cat(embed("esm.embeddings.word_embeddings.weight"),
+				when("lnBefore", norm("esm.embeddings.layer_norm", "H", "true")),
+				[]T{{Name: "esm.embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding, If: "pos_type == 'absolute'"}}),
+			Stacks: []Stack{{Prefix: "esm.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+				normGB("attention.LayerNorm", "H"), bertAttn("attention."),
+				[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"(d+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pos_type == 'rotary'"}},
+				when("cross", normGB("crossattention.LayerNorm", "H"), bertAttn("crossattention."),
+					[]T{{Name: "crossattention.self.rotary_embeddings.inv_freq", Shape: []string{"(d+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pos_type == 'rotary'"}}),
+				normGB("LayerNorm", "H"), linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"))}},
+			Final: cat(norm("esm.encoder.emb_layer_norm_after", "H", "true"), linear("esm.contact_head.regression", "1", "L*heads", "true")),
+			Embed: "esm.embeddings.word_embeddings.weight",
+			Tasks: encTasks("esm.", pooler(""),
+				encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
+				encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+		}
 	},
 	// LayoutLM: BERT with 2-D position embeddings (x, y, h, w); every
 	// class keeps the pooler.
-	&Family{Name: "LayoutLM", Class: "LayoutLM", ModelTypes: []string{"layoutlm"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
-			{Sym: "P2", Field: "max_2d_position_embeddings", Default: "1024", Desc: "2-D positions", Pos: true}, tie("true")}),
-		Global: cat(bertEmbeddings("layoutlm.embeddings.", "H", true, true),
-			[]T{{Name: "layoutlm.embeddings.x_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
-				{Name: "layoutlm.embeddings.y_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
-				{Name: "layoutlm.embeddings.h_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
-				{Name: "layoutlm.embeddings.w_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding}}),
-		Stacks: []Stack{{Prefix: "layoutlm.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
-		Final:  pooler("layoutlm."),
-		Embed:  "layoutlm.embeddings.word_embeddings.weight",
-		Tasks: encTasks("layoutlm.", nil, cat([]encHead{
-			{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"}},
-			stdEncHeads(false, false))...),
+	func() *Family {
+		return &Family{Name: "LayoutLM", Class: "LayoutLM", ModelTypes: []string{"layoutlm"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+				{Sym: "P2", Field: "max_2d_position_embeddings", Default: "1024", Desc: "2-D positions", Pos: true}, tie("true")}),
+			Global: cat(bertEmbeddings("layoutlm.embeddings.", "H", true, true),
+				[]T{{Name: "layoutlm.embeddings.x_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
+					{Name: "layoutlm.embeddings.y_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
+					{Name: "layoutlm.embeddings.h_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding},
+					{Name: "layoutlm.embeddings.w_position_embeddings.weight", Shape: []string{"P2", "H"}, Role: RoleEmbedding}}),
+			Stacks: []Stack{{Prefix: "layoutlm.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+			Final:  pooler("layoutlm."),
+			Embed:  "layoutlm.embeddings.word_embeddings.weight",
+			Tasks: encTasks("layoutlm.", nil, cat([]encHead{
+				{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"}},
+				stdEncHeads(false, false))...),
+		}
 	},
 	// NEZHA: BERT without absolute positions (functional relative ones).
-	&Family{Name: "NEZHA", Class: "Nezha", ModelTypes: []string{"nezha"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("21128", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
-		Global: cat(embed("nezha.embeddings.word_embeddings.weight"),
-			[]T{{Name: "nezha.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
-			norm("nezha.embeddings.LayerNorm", "H", "true")),
-		Stacks: []Stack{{Prefix: "nezha.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
-		Embed:  "nezha.embeddings.word_embeddings.weight",
-		Tasks: encTasks("nezha.", pooler(""), cat([]encHead{
-			{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
-			{Suffix: TaskPreTrain, Head: cat(mlmHead("cls.predictions.", "H", true), nsp), Pool: true, HeadName: "cls.predictions.decoder.weight"},
-			{Suffix: TaskNextSent, Head: nsp, Pool: true}},
-			stdEncHeads(true, true))...),
+	func() *Family {
+		return &Family{Name: "NEZHA", Class: "Nezha", ModelTypes: []string{"nezha"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("21128", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
+			Global: cat(embed("nezha.embeddings.word_embeddings.weight"),
+				[]T{{Name: "nezha.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+				norm("nezha.embeddings.LayerNorm", "H", "true")),
+			Stacks: []Stack{{Prefix: "nezha.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+			Embed:  "nezha.embeddings.word_embeddings.weight",
+			Tasks: encTasks("nezha.", pooler(""), cat([]encHead{
+				{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
+				{Suffix: TaskPreTrain, Head: cat(mlmHead("cls.predictions.", "H", true), nsp), Pool: true, HeadName: "cls.predictions.decoder.weight"},
+				{Suffix: TaskNextSent, Head: nsp, Pool: true}},
+				stdEncHeads(true, true))...),
+		}
 	},
 	// YOSO and Nyströmformer: BERT layers with max_position_embeddings+2
 	// positions and an optional depthwise convolution over each head's
 	// values (conv_window, conv_kernel_size); no pooler.
-	bertNoPool("YOSO", "Yoso", "yoso", bertDefs("50265", "768", "12", "3072", "4096", "1"), "conv_window", "0"),
-	bertNoPool("Nyströmformer", "Nystromformer", "nystromformer", bertDefs("30000", "768", "12", "3072", "510", "2"), "conv_kernel_size", "65"),
+	func() *Family {
+		return bertNoPool("YOSO", "Yoso", "yoso", bertDefs("50265", "768", "12", "3072", "4096", "1"), "conv_window", "0")
+	},
+	func() *Family {
+		return bertNoPool("Nyströmformer", "Nystromformer", "nystromformer", bertDefs("30000", "768", "12", "3072", "510", "2"), "conv_kernel_size", "65")
+	},
 	// Splinter: BERT without pooler; its QA and pre-training heads are the
 	// question-aware span selection (splinter_qass).
-	&Family{Name: "Splinter", Class: "Splinter", ModelTypes: []string{"splinter"}, Causal: "-", SeqCls: "-",
-		// Splinter and MarkupLM ignore position_embedding_type (oracle).
-		Defs:   cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
-		Global: bertEmbeddings("splinter.embeddings.", "H", true, true),
-		Stacks: []Stack{{Prefix: "splinter.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
-		Embed:  "splinter.embeddings.word_embeddings.weight",
-		Tasks: encTasks("splinter.", nil,
-			encHead{Suffix: TaskQA, Head: splinterQASS}, encHead{Suffix: TaskPreTrain, Head: splinterQASS}),
+	func() *Family {
+		return &Family{Name: "Splinter", Class: "Splinter", ModelTypes: []string{"splinter"}, Causal: "-", SeqCls: "-",
+			// Splinter and MarkupLM ignore position_embedding_type (oracle).
+			Defs:   cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{tie("true")}),
+			Global: bertEmbeddings("splinter.embeddings.", "H", true, true),
+			Stacks: []Stack{{Prefix: "splinter.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+			Embed:  "splinter.embeddings.word_embeddings.weight",
+			Tasks: encTasks("splinter.", nil,
+				encHead{Suffix: TaskQA, Head: splinterQASS}, encHead{Suffix: TaskPreTrain, Head: splinterQASS}),
+		}
 	},
 	// ERNIE-M: a paddle-style encoder (self_attn, linear1/2, norm1/2),
 	// positions but no token types.
-	&Family{Name: "ERNIE-M", Class: "ErnieM", ModelTypes: []string{"ernie_m"}, Causal: "-", SeqCls: "-",
-		Defs:   cat(bertDefs("250002", "768", "12", "3072", "514", "2"), relPos, []Def{tie("true")}),
-		Global: cat(bertEmbeddings("ernie_m.embeddings.", "H", false, false), norm("ernie_m.embeddings.layer_norm", "H", "true")),
-		Stacks: []Stack{{Prefix: "ernie_m.encoder.layers.{l}.", Layers: "L", Tensors: cat(
-			linear("self_attn.self_attn.q_proj", "H", "H", "true"), linear("self_attn.self_attn.k_proj", "H", "H", "true"),
-			linear("self_attn.self_attn.v_proj", "H", "H", "true"),
-			[]T{{Name: "self_attn.self_attn.distance_embedding.weight", Shape: []string{"2*P-1", "d"}, Role: RoleEmbedding, If: "rel"}},
-			linear("self_attn.out_proj", "H", "H", "true"),
-			linear("linear1", "I", "H", "true"), linear("linear2", "H", "I", "true"), norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
-		Embed: "ernie_m.embeddings.word_embeddings.weight",
-		Tasks: encTasks("ernie_m.", pooler(""), stdEncHeads(true, true)...),
+	func() *Family {
+		return &Family{Name: "ERNIE-M", Class: "ErnieM", ModelTypes: []string{"ernie_m"}, Causal: "-", SeqCls: "-",
+			Defs:   cat(bertDefs("250002", "768", "12", "3072", "514", "2"), relPos, []Def{tie("true")}),
+			Global: cat(bertEmbeddings("ernie_m.embeddings.", "H", false, false), norm("ernie_m.embeddings.layer_norm", "H", "true")),
+			Stacks: []Stack{{Prefix: "ernie_m.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+				linear("self_attn.self_attn.q_proj", "H", "H", "true"), linear("self_attn.self_attn.k_proj", "H", "H", "true"),
+				linear("self_attn.self_attn.v_proj", "H", "H", "true"),
+				[]T{{Name: "self_attn.self_attn.distance_embedding.weight", Shape: []string{"2*P-1", "d"}, Role: RoleEmbedding, If: "rel"}},
+				linear("self_attn.out_proj", "H", "H", "true"),
+				linear("linear1", "I", "H", "true"), linear("linear2", "H", "I", "true"), norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+			Embed: "ernie_m.embeddings.word_embeddings.weight",
+			Tasks: encTasks("ernie_m.", pooler(""), stdEncHeads(true, true)...),
+		}
 	},
 	// LiLT: a text stream (BERT) beside a layout stream of H/r channels
 	// (channel_shrink_ratio) with its own 2-D embeddings and layers.
-	&Family{Name: "LiLT", Class: "Lilt", ModelTypes: []string{"lilt"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
-			{Sym: "r", Field: "channel_shrink_ratio", Default: "4", Desc: "layout channels: H/{r}", Pos: true},
-			{Sym: "P2", Field: "max_2d_position_embeddings", Default: "1024", Desc: "2-D positions", Pos: true}, tie("true")}),
-		Global: cat(bertEmbeddings("lilt.embeddings.", "H", true, true),
-			[]T{{Name: "lilt.layout_embeddings.x_position_embeddings.weight", Shape: []string{"P2", "H/6"}, Role: RoleEmbedding},
-				{Name: "lilt.layout_embeddings.y_position_embeddings.weight", Shape: []string{"P2", "H/6"}, Role: RoleEmbedding},
-				{Name: "lilt.layout_embeddings.h_position_embeddings.weight", Shape: []string{"P2", "H/6"}, Role: RoleEmbedding},
-				{Name: "lilt.layout_embeddings.w_position_embeddings.weight", Shape: []string{"P2", "H/6"}, Role: RoleEmbedding},
-				{Name: "lilt.layout_embeddings.box_position_embeddings.weight", Shape: []string{"P", "H/r"}, Role: RoleEmbedding}},
-			linear("lilt.layout_embeddings.box_linear_embeddings", "H/r", "H", "true"), norm("lilt.layout_embeddings.LayerNorm", "H/r", "true")),
-		Stacks: []Stack{{Prefix: "lilt.encoder.layer.{l}.", Layers: "L", Tensors: cat(postLN,
-			linear("attention.self.layout_query", "H/r", "H/r", "true"), linear("attention.self.layout_key", "H/r", "H/r", "true"),
-			linear("attention.self.layout_value", "H/r", "H/r", "true"),
-			linear("attention.layout_output.dense", "H/r", "H/r", "true"), norm("attention.layout_output.LayerNorm", "H/r", "true"),
-			linear("layout_intermediate.dense", "I/r", "H/r", "true"), linear("layout_output.dense", "H/r", "I/r", "true"),
-			norm("layout_output.LayerNorm", "H/r", "true"))}},
-		Embed: "lilt.embeddings.word_embeddings.weight",
-		Tasks: encTasks("lilt.", pooler(""),
-			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}),
+	func() *Family {
+		return &Family{Name: "LiLT", Class: "Lilt", ModelTypes: []string{"lilt"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+				{Sym: "r", Field: "channel_shrink_ratio", Default: "4", Desc: "layout channels: H/{r}", Pos: true},
+				{Sym: "P2", Field: "max_2d_position_embeddings", Default: "1024", Desc: "2-D positions", Pos: true}, tie("true")}),
+			Global: cat(bertEmbeddings("lilt.embeddings.", "H", true, true),
+				[]T{{Name: "lilt.layout_embeddings.x_position_embeddings.weight", Shape: []string{"P2", "H/6"}, Role: RoleEmbedding},
+					{Name: "lilt.layout_embeddings.y_position_embeddings.weight", Shape: []string{"P2", "H/6"}, Role: RoleEmbedding},
+					{Name: "lilt.layout_embeddings.h_position_embeddings.weight", Shape: []string{"P2", "H/6"}, Role: RoleEmbedding},
+					{Name: "lilt.layout_embeddings.w_position_embeddings.weight", Shape: []string{"P2", "H/6"}, Role: RoleEmbedding},
+					{Name: "lilt.layout_embeddings.box_position_embeddings.weight", Shape: []string{"P", "H/r"}, Role: RoleEmbedding}},
+				linear("lilt.layout_embeddings.box_linear_embeddings", "H/r", "H", "true"), norm("lilt.layout_embeddings.LayerNorm", "H/r", "true")),
+			Stacks: []Stack{{Prefix: "lilt.encoder.layer.{l}.", Layers: "L", Tensors: cat(postLN,
+				linear("attention.self.layout_query", "H/r", "H/r", "true"), linear("attention.self.layout_key", "H/r", "H/r", "true"),
+				linear("attention.self.layout_value", "H/r", "H/r", "true"),
+				linear("attention.layout_output.dense", "H/r", "H/r", "true"), norm("attention.layout_output.LayerNorm", "H/r", "true"),
+				linear("layout_intermediate.dense", "I/r", "H/r", "true"), linear("layout_output.dense", "H/r", "I/r", "true"),
+				norm("layout_output.LayerNorm", "H/r", "true"))}},
+			Embed: "lilt.embeddings.word_embeddings.weight",
+			Tasks: encTasks("lilt.", pooler(""),
+				encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+				encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}),
+		}
 	},
 	// MarkupLM: BERT with XPath embeddings, one tag and one subscript
 	// table per depth level (max_depth) of xpath_unit_hidden_size U.
-	&Family{Name: "MarkupLM", Class: "MarkupLM", ModelTypes: []string{"markuplm"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
-			{Sym: "D", Field: "max_depth", Default: "50", Desc: "XPath depth", Pos: true, Max: MaxLayers},
-			{Sym: "U", Field: "xpath_unit_hidden_size", Default: "32", Desc: "XPath unit width", Pos: true},
-			{Sym: "XT", Field: "max_xpath_tag_unit_embeddings", Default: "256", Desc: "XPath tags", Pos: true},
-			{Sym: "XS", Field: "max_xpath_subs_unit_embeddings", Default: "1024", Desc: "XPath subscripts", Pos: true}, tie("true")}),
-		Global: cat(bertEmbeddings("markuplm.embeddings.", "H", true, true),
-			linear("markuplm.embeddings.xpath_embeddings.xpath_unitseq2_embeddings", "H", "U*D", "true"),
-			linear("markuplm.embeddings.xpath_embeddings.xpath_unitseq2_inner", "4*H", "U*D", "true"),
-			linear("markuplm.embeddings.xpath_embeddings.inner2emb", "H", "4*H", "true"),
-			[]T{{Name: "markuplm.embeddings.xpath_embeddings.xpath_tag_sub_embeddings.{e}.weight", Shape: []string{"XT", "U"}, Role: RoleEmbedding, Experts: "D"},
-				{Name: "markuplm.embeddings.xpath_embeddings.xpath_subs_sub_embeddings.{e}.weight", Shape: []string{"XS", "U"}, Role: RoleEmbedding, Experts: "D"}}),
-		Stacks: []Stack{{Prefix: "markuplm.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
-		Embed:  "markuplm.embeddings.word_embeddings.weight",
-		Tasks: encTasks("markuplm.", pooler(""),
-			encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Pool: true, Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}),
+	func() *Family {
+		return &Family{Name: "MarkupLM", Class: "MarkupLM", ModelTypes: []string{"markuplm"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), noRelPos, []Def{
+				{Sym: "D", Field: "max_depth", Default: "50", Desc: "XPath depth", Pos: true, Max: MaxLayers},
+				{Sym: "U", Field: "xpath_unit_hidden_size", Default: "32", Desc: "XPath unit width", Pos: true},
+				{Sym: "XT", Field: "max_xpath_tag_unit_embeddings", Default: "256", Desc: "XPath tags", Pos: true},
+				{Sym: "XS", Field: "max_xpath_subs_unit_embeddings", Default: "1024", Desc: "XPath subscripts", Pos: true}, tie("true")}),
+			Global: cat(bertEmbeddings("markuplm.embeddings.", "H", true, true),
+				linear("markuplm.embeddings.xpath_embeddings.xpath_unitseq2_embeddings", "H", "U*D", "true"),
+				linear("markuplm.embeddings.xpath_embeddings.xpath_unitseq2_inner", "4*H", "U*D", "true"),
+				linear("markuplm.embeddings.xpath_embeddings.inner2emb", "H", "4*H", "true"),
+				[]T{{Name: "markuplm.embeddings.xpath_embeddings.xpath_tag_sub_embeddings.{e}.weight", Shape: []string{"XT", "U"}, Role: RoleEmbedding, Experts: "D"},
+					{Name: "markuplm.embeddings.xpath_embeddings.xpath_subs_sub_embeddings.{e}.weight", Shape: []string{"XS", "U"}, Role: RoleEmbedding, Experts: "D"}}),
+			Stacks: []Stack{{Prefix: "markuplm.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+			Embed:  "markuplm.embeddings.word_embeddings.weight",
+			Tasks: encTasks("markuplm.", pooler(""),
+				encHead{Suffix: HeadSeqCls, Head: classifier("classifier", "H"), Pool: true, Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+				encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}),
+		}
 	},
 	// FNet: Fourier mixing instead of attention (no parameters), a
 	// projection after the embeddings; every class keeps the pooler.
-	&Family{Name: "FNet", Class: "FNet", ModelTypes: []string{"fnet"}, Causal: "-", SeqCls: "-",
-		Defs: cat(trunk("32000", "768", "12", "encoder layers"), []Def{inner("intermediate_size", "3072"),
-			{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
-			{Sym: "TV", Field: "type_vocab_size", Default: "4", Desc: "token types", Pos: true}, tie("true")}),
-		Global: cat(bertEmbeddings("fnet.embeddings.", "H", true, true), linear("fnet.embeddings.projection", "H", "H", "true")),
-		Stacks: []Stack{{Prefix: "fnet.encoder.layer.{l}.", Layers: "L", Tensors: cat(norm("fourier.output.LayerNorm", "H", "true"),
-			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
-		Final: pooler("fnet."),
-		Embed: "fnet.embeddings.word_embeddings.weight",
-		Tasks: encTasks("fnet.", nil, cat([]encHead{
-			{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
-			{Suffix: TaskPreTrain, Head: cat(mlmHead("cls.predictions.", "H", true), nsp), HeadName: "cls.predictions.decoder.weight"},
-			{Suffix: TaskNextSent, Head: nsp}},
-			stdEncHeads(false, false))...),
+	func() *Family {
+		return &Family{Name: "FNet", Class: "FNet", ModelTypes: []string{"fnet"}, Causal: "-", SeqCls: "-",
+			Defs: cat(trunk("32000", "768", "12", "encoder layers"), []Def{inner("intermediate_size", "3072"),
+				{Sym: "P", Field: "max_position_embeddings", Default: "512", Legend: "P", Desc: "learned positions", Show: true, Pos: true},
+				{Sym: "TV", Field: "type_vocab_size", Default: "4", Desc: "token types", Pos: true}, tie("true")}),
+			Global: cat(bertEmbeddings("fnet.embeddings.", "H", true, true), linear("fnet.embeddings.projection", "H", "H", "true")),
+			Stacks: []Stack{{Prefix: "fnet.encoder.layer.{l}.", Layers: "L", Tensors: cat(norm("fourier.output.LayerNorm", "H", "true"),
+				linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
+			Final: pooler("fnet."),
+			Embed: "fnet.embeddings.word_embeddings.weight",
+			Tasks: encTasks("fnet.", nil, cat([]encHead{
+				{Suffix: TaskMaskedLM, Head: mlmHead("cls.predictions.", "H", true), HeadName: "cls.predictions.decoder.weight"},
+				{Suffix: TaskPreTrain, Head: cat(mlmHead("cls.predictions.", "H", true), nsp), HeadName: "cls.predictions.decoder.weight"},
+				{Suffix: TaskNextSent, Head: nsp}},
+				stdEncHeads(false, false))...),
+		}
 	},
 	// MobileBERT: narrow layers of T = intra_bottleneck_size (with
 	// use_bottleneck) inside the H-wide stream, bottlenecks in and out,
 	// num_feedforward_networks stacked FFNs, trigram input embeddings of
 	// E; its norms (NoNorm or LayerNorm) both have weight and bias.
-	&Family{Name: "MobileBERT", Class: "MobileBert", ModelTypes: []string{"mobilebert"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30522", "512", "4", "512", "512", "2"), noRelPos, []Def{
-			{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
-			{Sym: "B", Field: "intra_bottleneck_size", Default: "128", Desc: "bottleneck width", Pos: true},
-			flag("tri", "trigram_input", "true", "trigram input embeddings (3·E)"),
-			flag("bn", "use_bottleneck", "true", "layers work at the bottleneck width"),
-			flag("bnAttn", "use_bottleneck_attention", "false", "values from the bottleneck"),
-			flag("kqShared", "key_query_shared_bottleneck", "true", "a bottleneck for keys and queries"),
-			{Sym: "NF", Field: "num_feedforward_networks", Default: "4", Desc: "FFNs per layer", Pos: true, Max: MaxLayers},
-			flag("clsAct", "classifier_activation", "true", "the pooler has a dense layer"),
-			// 5.x's config keeps a true_hidden_size config.json gives
-			// (its __post_init__ value is overwritten); 4.x derives it.
-			{Sym: "Tj", Field: "true_hidden_size", Default: "0", Null: "0", Desc: "layer width as 5.x reads it"},
-			derived("T", "tf5 && Tj > 0 ? Tj : (bn ? B : H)"), derived("A", "heads*(T/heads)"),
-			tie("true")}),
-		Global: cat([]T{{Name: "mobilebert.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding},
-			{Name: "mobilebert.embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
-			{Name: "mobilebert.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
-			linear("mobilebert.embeddings.embedding_transformation", "H", "tri ? 3*E : E", "true"), norm("mobilebert.embeddings.LayerNorm", "H", "true")),
-		Stacks: []Stack{{Prefix: "mobilebert.encoder.layer.{l}.", Layers: "L", Tensors: cat(
-			linear("attention.self.query", "A", "T", "true"), linear("attention.self.key", "A", "T", "true"),
-			linear("attention.self.value", "A", "bnAttn ? T : H", "true"),
-			linear("attention.output.dense", "T", "T", "true"), norm("attention.output.LayerNorm", "T", "true"),
-			linear("intermediate.dense", "I", "T", "true"), linear("output.dense", "T", "I", "true"), norm("output.LayerNorm", "T", "true"),
-			when("bn", linear("output.bottleneck.dense", "H", "T", "true"), norm("output.bottleneck.LayerNorm", "H", "true"),
-				linear("bottleneck.input.dense", "B", "H", "true"), norm("bottleneck.input.LayerNorm", "B", "true")),
-			when("bn && kqShared", linear("bottleneck.attention.dense", "B", "H", "true"), norm("bottleneck.attention.LayerNorm", "B", "true")),
-			when("NF > 1", perBlock("NF-1", cat(linear("ffn.{e}.intermediate.dense", "I", "T", "true"),
-				linear("ffn.{e}.output.dense", "T", "I", "true"), norm("ffn.{e}.output.LayerNorm", "T", "true")))))}},
-		Embed: "mobilebert.embeddings.word_embeddings.weight",
-		Tasks: encTasks("mobilebert.", when("clsAct", pooler("")), cat([]encHead{
-			{Suffix: TaskMaskedLM, Head: mobileBertMLM, HeadName: "cls.predictions.decoder.weight"},
-			{Suffix: TaskPreTrain, Head: cat(mobileBertMLM, nsp), Pool: true, HeadName: "cls.predictions.decoder.weight"},
-			{Suffix: TaskNextSent, Head: nsp, Pool: true}},
-			stdEncHeads(true, true))...),
+	func() *Family {
+		return &Family{Name: "MobileBERT", Class: "MobileBert", ModelTypes: []string{"mobilebert"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("30522", "512", "4", "512", "512", "2"), noRelPos, []Def{
+				{Sym: "E", Field: "embedding_size", Default: "128", Legend: "E", Desc: "embedding width", Show: true, Pos: true},
+				{Sym: "B", Field: "intra_bottleneck_size", Default: "128", Desc: "bottleneck width", Pos: true},
+				flag("tri", "trigram_input", "true", "trigram input embeddings (3·E)"),
+				flag("bn", "use_bottleneck", "true", "layers work at the bottleneck width"),
+				flag("bnAttn", "use_bottleneck_attention", "false", "values from the bottleneck"),
+				flag("kqShared", "key_query_shared_bottleneck", "true", "a bottleneck for keys and queries"),
+				{Sym: "NF", Field: "num_feedforward_networks", Default: "4", Desc: "FFNs per layer", Pos: true, Max: MaxLayers},
+				flag("clsAct", "classifier_activation", "true", "the pooler has a dense layer"),
+				// 5.x's config keeps a true_hidden_size config.json gives
+				// (its __post_init__ value is overwritten); 4.x derives it.
+				{Sym: "Tj", Field: "true_hidden_size", Default: "0", Null: "0", Desc: "layer width as 5.x reads it"},
+				derived("T", "tf5 && Tj > 0 ? Tj : (bn ? B : H)"), derived("A", "heads*(T/heads)"),
+				tie("true")}),
+			Global: cat([]T{{Name: "mobilebert.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding},
+				{Name: "mobilebert.embeddings.position_embeddings.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
+				{Name: "mobilebert.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+				linear("mobilebert.embeddings.embedding_transformation", "H", "tri ? 3*E : E", "true"), norm("mobilebert.embeddings.LayerNorm", "H", "true")),
+			Stacks: []Stack{{Prefix: "mobilebert.encoder.layer.{l}.", Layers: "L", Tensors: cat(
+				linear("attention.self.query", "A", "T", "true"), linear("attention.self.key", "A", "T", "true"),
+				linear("attention.self.value", "A", "bnAttn ? T : H", "true"),
+				linear("attention.output.dense", "T", "T", "true"), norm("attention.output.LayerNorm", "T", "true"),
+				linear("intermediate.dense", "I", "T", "true"), linear("output.dense", "T", "I", "true"), norm("output.LayerNorm", "T", "true"),
+				when("bn", linear("output.bottleneck.dense", "H", "T", "true"), norm("output.bottleneck.LayerNorm", "H", "true"),
+					linear("bottleneck.input.dense", "B", "H", "true"), norm("bottleneck.input.LayerNorm", "B", "true")),
+				when("bn && kqShared", linear("bottleneck.attention.dense", "B", "H", "true"), norm("bottleneck.attention.LayerNorm", "B", "true")),
+				when("NF > 1", perBlock("NF-1", cat(linear("ffn.{e}.intermediate.dense", "I", "T", "true"),
+					linear("ffn.{e}.output.dense", "T", "I", "true"), norm("ffn.{e}.output.LayerNorm", "T", "true")))))}},
+			Embed: "mobilebert.embeddings.word_embeddings.weight",
+			Tasks: encTasks("mobilebert.", when("clsAct", pooler("")), cat([]encHead{
+				{Suffix: TaskMaskedLM, Head: mobileBertMLM, HeadName: "cls.predictions.decoder.weight"},
+				{Suffix: TaskPreTrain, Head: cat(mobileBertMLM, nsp), Pool: true, HeadName: "cls.predictions.decoder.weight"},
+				{Suffix: TaskNextSent, Head: nsp, Pool: true}},
+				stdEncHeads(true, true))...),
+		}
 	},
 	// Funnel Transformer: blocks of block_sizes layers (pooled between
 	// blocks, no parameters), relative attention with [H, heads, d]
 	// kernels, and a decoder of num_decoder_layers upsampled layers that
 	// FunnelBaseModel and its sequence and choice heads leave out (dec).
-	&Family{Name: "Funnel", Class: "Funnel", ModelTypes: []string{"funnel"}, Causal: "-", SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "vocab_size", Default: "30522", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "d_model", Default: "768", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-			{Sym: "bs", Field: "block_sizes", Type: List, Default: "list(4, 4, 4)", Desc: "layers per block"},
-			{Sym: "ND", Field: "num_decoder_layers", Default: "2", Desc: "decoder layers", Max: MaxLayers},
-			{Sym: "heads", Field: "n_head", Default: "12", Desc: "attention heads", Show: true, Pos: true},
-			{Sym: "d", Field: "d_head", Default: "64", Legend: "d", Desc: "width of one head", Show: true, Pos: true},
-			inner("d_inner", "3072"),
-			derived("dec", "true"), tie("true")},
-		Global: cat(embed("funnel.embeddings.word_embeddings.weight"), norm("funnel.embeddings.layer_norm", "H", "true")),
-		Stacks: []Stack{{Prefix: "funnel.encoder.blocks.{l}.", Layers: "len(bs)", Tensors: perBlock("at(bs, l)", funnelLayer("{e}."))},
-			{Prefix: "funnel.decoder.layers.{l}.", Layers: "dec ? ND : 0", Name: "decoder", Tensors: funnelLayer("")}},
-		Embed: "funnel.embeddings.word_embeddings.weight",
-		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
-			{Suffix: "BaseModel", Prefix: "-", Defs: []Def{derived("dec", "false")}},
-			{Suffix: TaskMaskedLM, HeadName: "lm_head.weight", Head: []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
-				{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}},
-			{Suffix: TaskPreTrain, Head: cat(linear("discriminator_predictions.dense", "H", "H", "true"), linear("discriminator_predictions.dense_prediction", "1", "H", "true"))},
-			{Suffix: HeadSeqCls, Defs: []Def{derived("dec", "false")}, Labels: true,
-				Head: cat(linear("classifier.linear_hidden", "H", "H", "true"), linear("classifier.linear_out", "C", "H", "true"))},
-			{Suffix: TaskMultChoice, Defs: []Def{derived("dec", "false")},
-				Head: cat(linear("classifier.linear_hidden", "H", "H", "true"), linear("classifier.linear_out", "1", "H", "true"))},
-			{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-			{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}},
+	func() *Family {
+		return &Family{Name: "Funnel", Class: "Funnel", ModelTypes: []string{"funnel"}, Causal: "-", SeqCls: "-",
+			Defs: []Def{
+				{Sym: "V", Field: "vocab_size", Default: "30522", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+				{Sym: "H", Field: "d_model", Default: "768", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+				{Sym: "bs", Field: "block_sizes", Type: List, Default: "list(4, 4, 4)", Desc: "layers per block"},
+				{Sym: "ND", Field: "num_decoder_layers", Default: "2", Desc: "decoder layers", Max: MaxLayers},
+				{Sym: "heads", Field: "n_head", Default: "12", Desc: "attention heads", Show: true, Pos: true},
+				{Sym: "d", Field: "d_head", Default: "64", Legend: "d", Desc: "width of one head", Show: true, Pos: true},
+				inner("d_inner", "3072"),
+				derived("dec", "true"), tie("true")},
+			Global: cat(embed("funnel.embeddings.word_embeddings.weight"), norm("funnel.embeddings.layer_norm", "H", "true")),
+			Stacks: []Stack{{Prefix: "funnel.encoder.blocks.{l}.", Layers: "len(bs)", Tensors: perBlock("at(bs, l)", funnelLayer("{e}."))},
+				{Prefix: "funnel.decoder.layers.{l}.", Layers: "dec ? ND : 0", Name: "decoder", Tensors: funnelLayer("")}},
+			Embed: "funnel.embeddings.word_embeddings.weight",
+			Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+				{Suffix: "BaseModel", Prefix: "-", Defs: []Def{derived("dec", "false")}},
+				{Suffix: TaskMaskedLM, HeadName: "lm_head.weight", Head: []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+					{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias}}},
+				{Suffix: TaskPreTrain, Head: cat(linear("discriminator_predictions.dense", "H", "H", "true"), linear("discriminator_predictions.dense_prediction", "1", "H", "true"))},
+				{Suffix: HeadSeqCls, Defs: []Def{derived("dec", "false")}, Labels: true,
+					Head: cat(linear("classifier.linear_hidden", "H", "H", "true"), linear("classifier.linear_out", "C", "H", "true"))},
+				{Suffix: TaskMultChoice, Defs: []Def{derived("dec", "false")},
+					Head: cat(linear("classifier.linear_hidden", "H", "H", "true"), linear("classifier.linear_out", "1", "H", "true"))},
+				{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+				{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}},
+		}
 	},
 	// DPR: a BERT without pooler under question_encoder, ctx_encoder or
 	// span_predictor.encoder, with a projection of projection_dim (0: none).
-	&Family{Name: "DPR", Class: "DPR", ModelTypes: []string{"dpr"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
-			{Sym: "proj", Field: "projection_dim", Default: "0", Desc: "output projection (0: none)"}, tie("true")}),
-		BasePrefix: "question_encoder.bert_model.",
-		Global:     bertEmbeddings("question_encoder.bert_model.embeddings.", "H", true, true),
-		Stacks:     []Stack{{Prefix: "question_encoder.bert_model.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
-		Embed:      "question_encoder.bert_model.embeddings.word_embeddings.weight",
-		Tasks: []Task{{Suffix: "QuestionEncoder", Head: when("proj > 0", linear("question_encoder.encode_proj", "proj", "H", "true"))},
-			{Suffix: "ContextEncoder", Prefix: "ctx_encoder.bert_model.", Head: when("proj > 0", linear("ctx_encoder.encode_proj", "proj", "H", "true"))},
-			{Suffix: "Reader", Prefix: "span_predictor.encoder.bert_model.", Head: cat(
-				when("proj > 0", linear("span_predictor.encoder.encode_proj", "proj", "H", "true")),
-				linear("span_predictor.qa_outputs", "2", "proj > 0 ? proj : H", "true"),
-				linear("span_predictor.qa_classifier", "1", "proj > 0 ? proj : H", "true"))}},
+	func() *Family {
+		return &Family{Name: "DPR", Class: "DPR", ModelTypes: []string{"dpr"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
+				{Sym: "proj", Field: "projection_dim", Default: "0", Desc: "output projection (0: none)"}, tie("true")}),
+			BasePrefix: "question_encoder.bert_model.",
+			Global:     bertEmbeddings("question_encoder.bert_model.embeddings.", "H", true, true),
+			Stacks:     []Stack{{Prefix: "question_encoder.bert_model.encoder.layer.{l}.", Layers: "L", Tensors: postLN}},
+			Embed:      "question_encoder.bert_model.embeddings.word_embeddings.weight",
+			Tasks: []Task{{Suffix: "QuestionEncoder", Head: when("proj > 0", linear("question_encoder.encode_proj", "proj", "H", "true"))},
+				{Suffix: "ContextEncoder", Prefix: "ctx_encoder.bert_model.", Head: when("proj > 0", linear("ctx_encoder.encode_proj", "proj", "H", "true"))},
+				{Suffix: "Reader", Prefix: "span_predictor.encoder.bert_model.", Head: cat(
+					when("proj > 0", linear("span_predictor.encoder.encode_proj", "proj", "H", "true")),
+					linear("span_predictor.qa_outputs", "2", "proj > 0 ? proj : H", "true"),
+					linear("span_predictor.qa_classifier", "1", "proj > 0 ? proj : H", "true"))}},
+		}
 	},
 	// EuroBERT (5.x): Llama's layers without a causal mask; the masked-LM
 	// head is lm_head with mlp_bias's bias.
-	&Family{Name: "EuroBERT", Class: "EuroBert", ModelTypes: []string{"eurobert"}, Causal: "-", SeqCls: "-",
-		Defs: cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "128256", "H", "768", "L", "12", "heads", "12", "I", "3072"),
-			[]Def{attnBiasFlag, mlpBiasFlag, tie("false")}),
-		Global: embed("model.embed_tokens.weight"),
-		Stacks: decoderLayers(nil, llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))),
-		Final:  norm("model.norm", "H", ""),
-		Embed:  "model.embed_tokens.weight",
-		Tasks: encTasks("model.", nil,
-			encHead{Suffix: TaskMaskedLM, HeadName: "lm_head.weight", Head: []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
-				{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "mlp_bias"}}},
-			encHead{Suffix: HeadSeqCls, Head: cat(linear("dense", "H", "H", "true"), classifier("classifier", "H")), Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+	func() *Family {
+		return &Family{Name: "EuroBERT", Class: "EuroBert", ModelTypes: []string{"eurobert"}, Causal: "-", SeqCls: "-",
+			Defs: cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "128256", "H", "768", "L", "12", "heads", "12", "I", "3072"),
+				[]Def{attnBiasFlag, mlpBiasFlag, tie("false")}),
+			Global: embed("model.embed_tokens.weight"),
+			Stacks: decoderLayers(nil, llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))),
+			Final:  norm("model.norm", "H", ""),
+			Embed:  "model.embed_tokens.weight",
+			Tasks: encTasks("model.", nil,
+				encHead{Suffix: TaskMaskedLM, HeadName: "lm_head.weight", Head: []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+					{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "mlp_bias"}}},
+				encHead{Suffix: HeadSeqCls, Head: cat(linear("dense", "H", "H", "true"), classifier("classifier", "H")), Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+		}
 	},
 	// Nomic BERT (5.x): rotary post-LN layers with a fused Wqkv and a
 	// SwiGLU MLP (fc11, fc12, fc2), saved under the original checkpoint's
 	// names; the pooler only in the sequence classifier.
-	&Family{Name: "Nomic BERT", Class: "NomicBert", ModelTypes: []string{"nomic_bert"}, Causal: "-", SeqCls: "-",
-		Defs: cat(withoutDefs(bertDefs("30528", "768", "12", "3072", "2048", "2"), "d"), []Def{
-			{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one head", Pos: true}, tie("true")}),
-		Global: cat(embed("nomic_bert.embeddings.word_embeddings.weight"),
-			[]T{{Name: "nomic_bert.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
-			norm("nomic_bert.emb_ln", "H", "true")),
-		Stacks: []Stack{{Prefix: "nomic_bert.encoder.layers.{l}.", Layers: "L", Tensors: cat(
-			linear("attn.Wqkv", "3*heads*d", "H", ""), linear("attn.out_proj", "H", "heads*d", ""), norm("norm1", "H", "true"),
-			linear("mlp.fc11", "I", "H", ""), linear("mlp.fc12", "I", "H", ""), linear("mlp.fc2", "H", "I", ""), norm("norm2", "H", "true"))}},
-		Embed: "nomic_bert.embeddings.word_embeddings.weight",
-		Tasks: encTasks("nomic_bert.", nil,
-			encHead{Suffix: TaskMaskedLM, HeadName: "cls.predictions.decoder.weight", Head: cat(
-				linear("cls.predictions.transform.dense", "H", "H", "true"), norm("cls.predictions.transform.layer_norm", "H", "true"),
-				vec("cls.predictions.bias", "V"),
-				[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
-					{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}})},
-			encHead{Suffix: HeadSeqCls, Head: cat(pooler("nomic_bert."), classifier("classifier", "H")), Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+	func() *Family {
+		return &Family{Name: "Nomic BERT", Class: "NomicBert", ModelTypes: []string{"nomic_bert"}, Causal: "-", SeqCls: "-",
+			Defs: cat(withoutDefs(bertDefs("30528", "768", "12", "3072", "2048", "2"), "d"), []Def{
+				{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one head", Pos: true}, tie("true")}),
+			Global: cat(embed("nomic_bert.embeddings.word_embeddings.weight"),
+				[]T{{Name: "nomic_bert.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+				norm("nomic_bert.emb_ln", "H", "true")),
+			Stacks: []Stack{{Prefix: "nomic_bert.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+				linear("attn.Wqkv", "3*heads*d", "H", ""), linear("attn.out_proj", "H", "heads*d", ""), norm("norm1", "H", "true"),
+				linear("mlp.fc11", "I", "H", ""), linear("mlp.fc12", "I", "H", ""), linear("mlp.fc2", "H", "I", ""), norm("norm2", "H", "true"))}},
+			Embed: "nomic_bert.embeddings.word_embeddings.weight",
+			Tasks: encTasks("nomic_bert.", nil,
+				encHead{Suffix: TaskMaskedLM, HeadName: "cls.predictions.decoder.weight", Head: cat(
+					linear("cls.predictions.transform.dense", "H", "H", "true"), norm("cls.predictions.transform.layer_norm", "H", "true"),
+					vec("cls.predictions.bias", "V"),
+					[]T{{Name: "cls.predictions.decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+						{Name: "cls.predictions.decoder.bias", Shape: []string{"V"}, Role: RoleBias, Optional: "true"}})},
+				encHead{Suffix: HeadSeqCls, Head: cat(pooler("nomic_bert."), classifier("classifier", "H")), Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true}),
+		}
 	},
 	// Jina Embeddings v3 (5.x): XLM-R's vocabulary over rotary post-LN
 	// layers with a fused Wqkv (mixer) and a plain MLP, saved under the
 	// original checkpoint's names; RoBERTa's heads under roberta.
-	&Family{Name: "Jina Embeddings v3", Class: "JinaEmbeddingsV3", ModelTypes: []string{"jina_embeddings_v3"}, Causal: "-", SeqCls: "-",
-		Defs: cat(bertDefs("250002", "1024", "16", "4096", "8194", "1"), []Def{tie("true")}),
-		Global: cat(embed("roberta.embeddings.word_embeddings.weight"),
-			[]T{{Name: "roberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
-			norm("roberta.emb_ln", "H", "true")),
-		Stacks: []Stack{{Prefix: "roberta.encoder.layers.{l}.", Layers: "L", Tensors: cat(
-			linear("mixer.Wqkv", "3*H", "H", "true"), linear("mixer.out_proj", "H", "H", "true"), norm("norm1", "H", "true"),
-			linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true"), norm("norm2", "H", "true"))}},
-		Embed: "roberta.embeddings.word_embeddings.weight",
-		Tasks: encTasks("roberta.", pooler(""),
-			encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
-			encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
-			encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-			encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}),
+	func() *Family {
+		return &Family{Name: "Jina Embeddings v3", Class: "JinaEmbeddingsV3", ModelTypes: []string{"jina_embeddings_v3"}, Causal: "-", SeqCls: "-",
+			Defs: cat(bertDefs("250002", "1024", "16", "4096", "8194", "1"), []Def{tie("true")}),
+			Global: cat(embed("roberta.embeddings.word_embeddings.weight"),
+				[]T{{Name: "roberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "H"}, Role: RoleEmbedding}},
+				norm("roberta.emb_ln", "H", "true")),
+			Stacks: []Stack{{Prefix: "roberta.encoder.layers.{l}.", Layers: "L", Tensors: cat(
+				linear("mixer.Wqkv", "3*H", "H", "true"), linear("mixer.out_proj", "H", "H", "true"), norm("norm1", "H", "true"),
+				linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true"), norm("norm2", "H", "true"))}},
+			Embed: "roberta.embeddings.word_embeddings.weight",
+			Tasks: encTasks("roberta.", pooler(""),
+				encHead{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"},
+				encHead{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+				encHead{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+				encHead{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}),
+		}
 	},
 )
 

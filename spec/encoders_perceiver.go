@@ -88,7 +88,7 @@ func perceiver() *Family {
 		}}
 }
 
-var _ = register(perceiver())
+var _ = register(perceiver)
 
 // openAIPrivacyFilter is OpenAI's privacy filter, a bidirectional
 // token classifier with GPT-OSS's layers (the registered family's, its
@@ -105,7 +105,7 @@ func openAIPrivacyFilter() *Family {
 	return &f
 }
 
-var _ = register(openAIPrivacyFilter())
+var _ = register(openAIPrivacyFilter)
 
 // gptsanJapanese is GPTSAN-japanese (transformers 4.x only): a prefix
 // LM of num_switch_layers Switch-Transformer blocks (a router, experts
@@ -155,4 +155,4 @@ func gptsanJapanese() *Family {
 		Embed: "model.embed_tokens.weight", Head: "lm_head.weight"}
 }
 
-var _ = register(gptsanJapanese())
+var _ = register(gptsanJapanese)

@@ -230,15 +230,24 @@ var (
 	byType  = map[string]*Family{}
 )
 
-// register adds families to the table; it is called from the package
-// variables of the model-group files (decoders.go, moe.go, …).
-func register(fs ...*Family) bool {
-	for _, f := range fs {
-		u := &unit{build: func() []*Family { return []*Family{f} }}
-		buildUnit(u)
-		units = append(units, u)
+// register adds families to the table, each built when first needed;
+// it is called from the package variables of the model-group files
+// (decoders.go, moe.go, …) with the functions that build them.
+func register(builds ...func() *Family) bool {
+	for _, b := range builds {
+		units = append(units, &unit{build: func() []*Family { return []*Family{b()} }})
 	}
 	return true
+}
+
+// results2 and results3 make a unit of the families one function
+// builds together (an audio model and its encoder).
+func results2(f func() (*Family, *Family)) func() []*Family {
+	return func() []*Family { a, b := f(); return []*Family{a, b} }
+}
+
+func results3(f func() (*Family, *Family, *Family)) func() []*Family {
+	return func() []*Family { a, b, c := f(); return []*Family{a, b, c} }
 }
 
 // registerGroup adds families built together, when first needed. A

@@ -733,499 +733,559 @@ var textClassDefaults = map[string]map[string]string{
 
 var _ = register(
 	func() *Family {
-		g, s, f := visionTower("git.image_encoder.vision_model.", "git.image_encoder.")
-		return &Family{Name: "GIT", Class: "Git", ModelTypes: []string{"git"}, Causal: "GitForCausalLM", SeqCls: "-",
-			Defs: gitDefs(),
-			Global: cat(bertEmbeddings("git.embeddings.", "H", false, true), g,
-				[]T{{Name: "git.img_temporal_embedding.{e}", Shape: []string{"1", "1", "vH"}, Role: RoleEmbedding, Experts: "nimg"}}),
-			Stacks: append(s, Stack{Prefix: "git.encoder.layer.{l}.", Layers: "L", Tensors: postLN}),
-			Final: cat(f,
-				linear("git.visual_projection.visual_projection.0", "H", "vH", "true"),
-				norm("git.visual_projection.visual_projection.1", "H", "true"),
-				[]T{{Name: "output.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
-					{Name: "output.bias", Shape: []string{"V"}, Role: RoleBias}}),
-			Embed: "git.embeddings.word_embeddings.weight", Head: "output.weight",
-		}
-	}(),
+		return func() *Family {
+			g, s, f := visionTower("git.image_encoder.vision_model.", "git.image_encoder.")
+			return &Family{Name: "GIT", Class: "Git", ModelTypes: []string{"git"}, Causal: "GitForCausalLM", SeqCls: "-",
+				Defs: gitDefs(),
+				Global: cat(bertEmbeddings("git.embeddings.", "H", false, true), g,
+					[]T{{Name: "git.img_temporal_embedding.{e}", Shape: []string{"1", "1", "vH"}, Role: RoleEmbedding, Experts: "nimg"}}),
+				Stacks: append(s, Stack{Prefix: "git.encoder.layer.{l}.", Layers: "L", Tensors: postLN}),
+				Final: cat(f,
+					linear("git.visual_projection.visual_projection.0", "H", "vH", "true"),
+					norm("git.visual_projection.visual_projection.1", "H", "true"),
+					[]T{{Name: "output.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"},
+						{Name: "output.bias", Shape: []string{"V"}, Role: RoleBias}}),
+				Embed: "git.embeddings.word_embeddings.weight", Head: "output.weight",
+			}
+		}()
+	},
 	func() *Family {
-		pe := "model.protein_encoder.model."
-		rs := "model.protein_encoder.sequence_compressor_resampler."
-		// Evolla: a Llama decoder whose every (L / aligner_num_add_layers)-th
-		// layer adds a gated cross-attention to the protein (its adapter), a
-		// SaProt (ESM) protein encoder, and a Perceiver resampler of
-		// resampler_num_latents latents into the decoder's width. The SaProt
-		// rotary inv_freq buffer is written per layer by transformers 4.x and
-		// once, at the encoder, by 5.x.
-		return &Family{Name: "Evolla", Class: "Evolla", ModelTypes: []string{"evolla", "EvollaModel"}, Causal: "EvollaForProteinText2Text", SeqCls: "-",
-			Defs: cat(withDefault(withDefault(withDefault(withDefault(withDefault(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "128256"), "H", "4096"),
-				"L", "32"), "heads", "32"), "I", "14336"),
-				[]Def{attnBiasFlag, mlpBiasFlag, tie("false"),
-					opt("nadd", "aligner_num_add_layers", "8"), opt("aMult", "aligner_ffn_mult", "4"),
-					flag("aBias", "aligner_enable_bias", "true", "the adapters' out projection has a bias"),
-					opt("rDepth", "resampler_depth", "6"), opt("rDh", "resampler_dim_head", "64"), opt("rHeads", "resampler_heads", "8"),
-					opt("rLat", "resampler_num_latents", "64"), opt("rMult", "resampler_ff_mult", "4"),
-					{Sym: "pV", Field: "protein_encoder_config.vocab_size", Default: "446", Desc: "protein tokens", Pos: true},
-					{Sym: "pH", Field: "protein_encoder_config.hidden_size", Default: "1280", Legend: "pH", Desc: "protein encoder width", Show: true, Pos: true},
-					{Sym: "pL", Field: "protein_encoder_config.num_hidden_layers", Default: "33", Legend: "pL", Desc: "protein encoder layers", Show: true, Pos: true, Max: MaxLayers},
-					{Sym: "pHeads", Field: "protein_encoder_config.num_attention_heads", Default: "20", Desc: "protein encoder heads", Pos: true, Divides: "pH"},
-					{Sym: "pI", Field: "protein_encoder_config.intermediate_size", Default: "5120", Desc: "protein encoder FFN width", Pos: true},
-					opt("pP", "protein_encoder_config.max_position_embeddings", "1026"),
-					{Sym: "pPos", Field: "protein_encoder_config.position_embedding_type", Type: Str, Default: "'rotary'", Null: "''", Desc: "protein encoder positions (null: none)"},
-					flag("pLNBefore", "protein_encoder_config.emb_layer_norm_before", "false", "the protein embeddings have a layer norm"),
-				}),
-			Global: cat(embed("model.embed_tokens.weight"),
-				[]T{{Name: pe + "embeddings.word_embeddings.weight", Shape: []string{"pV", "pH"}, Role: RoleEmbedding},
-					{Name: pe + "embeddings.position_embeddings.weight", Shape: []string{"pP", "pH"}, Role: RoleEmbedding, If: "pPos == 'absolute'"}},
-				when("pLNBefore", norm(pe+"embeddings.layer_norm", "pH", "true")),
-				[]T{{Name: pe + "rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary' && tf5"}}),
-			Stacks: []Stack{
-				{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{{Name: "aligned", If: "(l+1) % max(L/nadd, 1) == 0"}, {Name: "plain"}}, Tensors: cat(
-					llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
-					when("aligned", norm("adapter.attention_norm", "H", ""), linear("adapter.query", "H", "H", "true"),
-						linear("adapter.key_protein", "H", "H", "true"), linear("adapter.value_protein", "H", "H", "true"),
-						linear("adapter.out_proj", "H", "H", "aBias"), evollaFF("adapter.ff.", "H", "aMult"),
-						vec("adapter.gate_attention", "1"), vec("adapter.gate_ffw", "1")))},
-				{Name: "protein", Prefix: pe + "encoder.layer.{l}.", Layers: "pL", Tensors: cat(
-					renameSyms(cat(linear("attention.self.query", "H", "H", "true"), linear("attention.self.key", "H", "H", "true"),
-						linear("attention.self.value", "H", "H", "true")), "H", "pH"),
-					[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary' && !tf5"},
-						{Name: "attention.self.distance_embedding.weight", Shape: []string{"2*pP-1", "pH/pHeads"}, Role: RoleEmbedding, If: "pPos == 'relative_key' || pPos == 'relative_key_query'"}},
-					renameSyms(linear("attention.output.dense", "H", "H", "true"), "H", "pH"), norm("attention.LayerNorm", "pH", "true"),
-					renameSyms(cat(linear("intermediate.dense", "pI", "H", "true"), linear("output.dense", "H", "pI", "true")), "H", "pH"),
-					norm("LayerNorm", "pH", "true"))},
-				{Name: "resampler", Prefix: rs + "layers.{l}.", Layers: "rDepth", Tensors: cat(
-					norm("0.norm_media", "pH", "true"), norm("0.norm_latents", "pH", "true"),
-					linear("0.to_q", "rHeads*rDh", "pH", ""), linear("0.to_kv", "2*rHeads*rDh", "pH", ""), linear("0.to_out", "pH", "rHeads*rDh", ""),
-					evollaFF("1.", "pH", "rMult"))},
-			},
-			Final: cat(norm(pe+"encoder.emb_layer_norm_after", "pH", "true"),
-				[]T{{Name: rs + "latents", Shape: []string{"rLat", "pH"}, Role: RoleEmbedding}},
-				norm(rs+"norm", "H", "true"), linear(rs+"protein_projector", "H", "pH", "true"),
-				norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
-	}(),
-	func() *Family {
-		lm := "model.language_model."
-		vt := "model.vision_tower."
-		mp := "model.multi_modal_projector."
-		layer := func(cross bool, ffn string) []T { return renameSyms(s2sLayer(cross, "true", "true", "true"), "F", ffn) }
-		// Florence-2: a DaViT vision tower (per stage a strided conv embedding
-		// and depths[stage] blocks of window and channel attention), a
-		// projector with learned 2-D and cosine temporal positions, and a BART
-		// encoder-decoder (text_config) whose LM head is tied to its shared
-		// embedding by default.
-		return &Family{Name: "Florence2", Class: "Florence2", ModelTypes: []string{"florence2"}, Causal: "Florence2ForConditionalGeneration", SeqCls: "-",
-			Defs: cat(writerTie("text_config.tie_word_embeddings", "tie_word_embeddings", "true", ""), []Def{
-				{Sym: "V", Field: "text_config.vocab_size", Default: "50265", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-				{Sym: "H", Field: "text_config.d_model", Default: "1024", Legend: "H", Desc: "encoder-decoder width", Show: true, Pos: true},
-				{Sym: "Le", Field: "text_config.encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "L", Field: "text_config.decoder_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "Fe", Field: "text_config.encoder_ffn_dim", Default: "4096", Desc: "encoder FFN width", Pos: true},
-				{Sym: "Fd", Field: "text_config.decoder_ffn_dim", Default: "4096", Desc: "decoder FFN width", Pos: true},
-				opt("P", "text_config.max_position_embeddings", "1024"),
-				{Sym: "vIn", Field: "vision_config.in_channels", Default: "3", Desc: "image channels", Pos: true},
-				{Sym: "vDepths", Field: "vision_config.depths", Type: List, Default: "list(1, 1, 9, 1)", Desc: "DaViT blocks per stage"},
-				{Sym: "vE", Field: "vision_config.embed_dim", Type: List, Default: "list(128, 256, 512, 1024)", Desc: "DaViT channels per stage"},
-				{Sym: "vPatch", Field: "vision_config.patch_size", Type: List, Default: "list(7, 3, 3, 3)", Desc: "DaViT conv embedding kernels"},
-				{Sym: "vPre", Field: "vision_config.patch_prenorm", Type: List, Default: "list(0, 1, 1, 1)", Desc: "DaViT conv embeddings normed before the conv"},
-				{Sym: "vMlp", Field: "vision_config.mlp_ratio", Type: Milli, Default: "4000", Desc: "DaViT MLP width per channel (thousandths)"},
-				flag("vQKVBias", "vision_config.qkv_bias", "true", "DaViT qkv has a bias"),
-				{Sym: "vPj", Field: "vision_config.projection_dim", Default: "1024", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true},
-				opt("vPos", "vision_config.max_position_embeddings", "50"), opt("vTemp", "vision_config.max_temporal_embeddings", "100"),
-				derived("vStages", "len(vE)"), derived("vTop", "at(vE, vStages-1)"),
-			}),
-			Global: cat([]T{{Name: lm + "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
-				// 5.x writes the encoder's and decoder's copies of the shared
-				// embedding when text_config does not tie them.
-				{Name: lm + "encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tiedText"},
-				{Name: lm + "decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tiedText"},
-				{Name: lm + "encoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
-				norm(lm+"encoder.layernorm_embedding", "H", "true"),
-				[]T{{Name: lm + "decoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
-				norm(lm+"decoder.layernorm_embedding", "H", "true")),
-			Stacks: []Stack{
-				{Name: "encoder", Prefix: lm + "encoder.layers.{l}.", Layers: "Le", Tensors: layer(false, "Fe")},
-				{Prefix: lm + "decoder.layers.{l}.", Layers: "L", Tensors: layer(true, "Fd")},
-				{Name: "vision", Prefix: vt + "convs.{l}.", Layers: "vStages", Tensors: cat(
-					conv("conv", "at(vE, l)", "l == 0 ? vIn : at(vE, l-1)", "at(vPatch, l)", "at(vPatch, l)"),
-					norm("norm", "at(vPre, l) == 1 ? (l == 0 ? vIn : at(vE, l-1)) : at(vE, l)", "true"))},
-				{Name: "vision", Prefix: vt + "blocks.{l}.", Layers: "vStages", Tensors: perBlock("at(vDepths, l)", davitBlock("{e}."))},
-			},
-			Final: cat(linear(mp+"image_projection", "vPj", "vTop", ""), norm(mp+"image_proj_norm", "vPj", "true"),
-				[]T{{Name: mp + "image_position_embed.row_embeddings.weight", Shape: []string{"vPos", "vTop/2"}, Role: RoleEmbedding},
-					{Name: mp + "image_position_embed.column_embeddings.weight", Shape: []string{"vPos", "vTop - vTop/2"}, Role: RoleEmbedding},
-					{Name: mp + "visual_temporal_embed.pos_idx_to_embed", Shape: []string{"vTemp", "vTop"}, Role: RoleEmbedding, AnyDType: true},
-					{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
-			Embed: lm + "shared.weight",
-		}
-	}(),
-	func() *Family {
-		g, s, f := visionTower("model.vision_model.", "model.vision_model.")
-		// The perceiver's attention and ReLU MLP are vision-width (vH) wide.
-		perceiver := cat(
-			norm("0.context_layer_norm", "vH", "true"), norm("0.latents_layer_norm", "vH", "true"),
-			when("rs_qk", norm("0.q_layer_norm", "rs_hd", "true"), norm("0.k_layer_norm", "rs_hd", "true")),
-			linear("0.q_proj", "rs_heads*rs_hd", "vH", ""), linear("0.k_proj", "rs_heads*rs_hd", "vH", ""),
-			linear("0.v_proj", "rs_heads*rs_hd", "vH", ""), linear("0.output_proj", "vH", "rs_heads*rs_hd", ""),
-			norm("1.ln", "vH", "true"), linear("1.fc", "4*vH", "vH", ""), linear("1.c_proj", "vH", "4*vH", ""))
-		alpha := func(name string) []T {
-			return []T{{Name: name, Shape: []string{"1"}, Role: RoleNorm, If: "!alpha_vec"}, {Name: name, Shape: []string{"1", "1", "H"}, Role: RoleNorm, If: "alpha_vec"}}
-		}
-		// IDEFICS (v1): a LLaMA decoder, a CLIP tower, and a gated
-		// cross-attention layer (tanh-gated by alpha_cross_attn/alpha_dense,
-		// scalars or H-vectors) before every cross_layer_interval-th layer;
-		// with use_resampler, a perceiver resampler of the image features;
-		// additional_vocab_size extra rows in a decoupled embedding and head.
-		return &Family{Name: "IDEFICS", Class: "Idefics", ModelTypes: []string{"idefics"}, Causal: "IdeficsForVisionText2Text", SeqCls: "-",
-			Defs: cat(
-				withDefault(withDefault(withDefault(withDefault(withDefault(llamaDimsNoHD("heads", "heads"), "V", "32000"), "H", "4096"), "L", "32"), "heads", "32"), "I", "11008"),
-				[]Def{
-					tie("false"),
-					opt("addV", "additional_vocab_size", "0"),
-					{Sym: "xi", Field: "cross_layer_interval", Default: "1", Desc: "a gated cross-attention layer every {xi} layers", Pos: true},
-					flag("qk", "qk_layer_norms", "false", "cross-attention q and k norms"),
-					{Sym: "alpha", Field: "alpha_type", Type: Str, Default: "'float'", Desc: "the gates: a scalar (float) or an H-vector (vector)"},
-					derived("alpha_vec", "alpha == 'vector'"),
-					flag("resampler", "use_resampler", "false", "a perceiver resampler of the image features"),
-					opt("rs_depth", "perceiver_config.resampler_depth", "6"), opt("rs_lat", "perceiver_config.resampler_n_latents", "64"),
-					opt("rs_heads", "perceiver_config.resampler_n_heads", "16"), opt("rs_hd", "perceiver_config.resampler_head_dim", "96"),
-					flag("rs_qk", "perceiver_config.qk_layer_norms_perceiver", "false", "perceiver q and k norms"),
+		return func() *Family {
+			pe := "model.protein_encoder.model."
+			rs := "model.protein_encoder.sequence_compressor_resampler."
+			// Evolla: a Llama decoder whose every (L / aligner_num_add_layers)-th
+			// layer adds a gated cross-attention to the protein (its adapter), a
+			// SaProt (ESM) protein encoder, and a Perceiver resampler of
+			// resampler_num_latents latents into the decoder's width. The SaProt
+			// rotary inv_freq buffer is written per layer by transformers 4.x and
+			// once, at the encoder, by 5.x.
+			return &Family{Name: "Evolla", Class: "Evolla", ModelTypes: []string{"evolla", "EvollaModel"}, Causal: "EvollaForProteinText2Text", SeqCls: "-",
+				Defs: cat(withDefault(withDefault(withDefault(withDefault(withDefault(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "128256"), "H", "4096"),
+					"L", "32"), "heads", "32"), "I", "14336"),
+					[]Def{attnBiasFlag, mlpBiasFlag, tie("false"),
+						opt("nadd", "aligner_num_add_layers", "8"), opt("aMult", "aligner_ffn_mult", "4"),
+						flag("aBias", "aligner_enable_bias", "true", "the adapters' out projection has a bias"),
+						opt("rDepth", "resampler_depth", "6"), opt("rDh", "resampler_dim_head", "64"), opt("rHeads", "resampler_heads", "8"),
+						opt("rLat", "resampler_num_latents", "64"), opt("rMult", "resampler_ff_mult", "4"),
+						{Sym: "pV", Field: "protein_encoder_config.vocab_size", Default: "446", Desc: "protein tokens", Pos: true},
+						{Sym: "pH", Field: "protein_encoder_config.hidden_size", Default: "1280", Legend: "pH", Desc: "protein encoder width", Show: true, Pos: true},
+						{Sym: "pL", Field: "protein_encoder_config.num_hidden_layers", Default: "33", Legend: "pL", Desc: "protein encoder layers", Show: true, Pos: true, Max: MaxLayers},
+						{Sym: "pHeads", Field: "protein_encoder_config.num_attention_heads", Default: "20", Desc: "protein encoder heads", Pos: true, Divides: "pH"},
+						{Sym: "pI", Field: "protein_encoder_config.intermediate_size", Default: "5120", Desc: "protein encoder FFN width", Pos: true},
+						opt("pP", "protein_encoder_config.max_position_embeddings", "1026"),
+						{Sym: "pPos", Field: "protein_encoder_config.position_embedding_type", Type: Str, Default: "'rotary'", Null: "''", Desc: "protein encoder positions (null: none)"},
+						flag("pLNBefore", "protein_encoder_config.emb_layer_norm_before", "false", "the protein embeddings have a layer norm"),
+					}),
+				Global: cat(embed("model.embed_tokens.weight"),
+					[]T{{Name: pe + "embeddings.word_embeddings.weight", Shape: []string{"pV", "pH"}, Role: RoleEmbedding},
+						{Name: pe + "embeddings.position_embeddings.weight", Shape: []string{"pP", "pH"}, Role: RoleEmbedding, If: "pPos == 'absolute'"}},
+					when("pLNBefore", norm(pe+"embeddings.layer_norm", "pH", "true")),
+					[]T{{Name: pe + "rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary' && tf5"}}),
+				Stacks: []Stack{
+					{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{{Name: "aligned", If: "(l+1) % max(L/nadd, 1) == 0"}, {Name: "plain"}}, Tensors: cat(
+						llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
+						when("aligned", norm("adapter.attention_norm", "H", ""), linear("adapter.query", "H", "H", "true"),
+							linear("adapter.key_protein", "H", "H", "true"), linear("adapter.value_protein", "H", "H", "true"),
+							linear("adapter.out_proj", "H", "H", "aBias"), evollaFF("adapter.ff.", "H", "aMult"),
+							vec("adapter.gate_attention", "1"), vec("adapter.gate_ffw", "1")))},
+					{Name: "protein", Prefix: pe + "encoder.layer.{l}.", Layers: "pL", Tensors: cat(
+						renameSyms(cat(linear("attention.self.query", "H", "H", "true"), linear("attention.self.key", "H", "H", "true"),
+							linear("attention.self.value", "H", "H", "true")), "H", "pH"),
+						[]T{{Name: "attention.self.rotary_embeddings.inv_freq", Shape: []string{"pH/pHeads/2"}, Role: RoleNorm, AnyDType: true, If: "pPos == 'rotary' && !tf5"},
+							{Name: "attention.self.distance_embedding.weight", Shape: []string{"2*pP-1", "pH/pHeads"}, Role: RoleEmbedding, If: "pPos == 'relative_key' || pPos == 'relative_key_query'"}},
+						renameSyms(linear("attention.output.dense", "H", "H", "true"), "H", "pH"), norm("attention.LayerNorm", "pH", "true"),
+						renameSyms(cat(linear("intermediate.dense", "pI", "H", "true"), linear("output.dense", "H", "pI", "true")), "H", "pH"),
+						norm("LayerNorm", "pH", "true"))},
+					{Name: "resampler", Prefix: rs + "layers.{l}.", Layers: "rDepth", Tensors: cat(
+						norm("0.norm_media", "pH", "true"), norm("0.norm_latents", "pH", "true"),
+						linear("0.to_q", "rHeads*rDh", "pH", ""), linear("0.to_kv", "2*rHeads*rDh", "pH", ""), linear("0.to_out", "pH", "rHeads*rDh", ""),
+						evollaFF("1.", "pH", "rMult"))},
 				},
-				clipTowerDefs("vision_config.", "embed_dim", "768", "32", "5120", "14", "224")),
-			Global: cat(embed("model.embed_tokens.weight"),
-				[]T{{Name: "model.embed_tokens.additional_embedding.weight", Shape: []string{"addV", "H"}, Role: RoleEmbedding, If: "addV > 0"}},
-				g),
-			Stacks: cat(
-				decoderLayers(nil, llamaBlock("", "", gatedMLP("mlp.", "I", ""))),
-				[]Stack{{Name: "cross", Prefix: "model.gated_cross_attn_layers.{l}.", Layers: "L / xi", Tensors: cat(
-					alpha("alpha_cross_attn"), alpha("alpha_dense"),
-					linear("cross_attn.q_proj", "H", "H", ""), linear("cross_attn.k_proj", "H", "vH", ""), linear("cross_attn.v_proj", "H", "vH", ""),
-					linear("cross_attn.o_proj", "H", "H", ""),
-					when("qk", norm("cross_attn.q_layer_norm", "d", ""), norm("cross_attn.k_layer_norm", "d", "")),
-					inNorm, postNorm, gatedMLP("mlp.", "I", ""))}},
-				s,
-				[]Stack{{Name: "resampler", Prefix: "model.perceiver_resampler.blocks.{l}.", Layers: "resampler ? rs_depth : 0", Tensors: perceiver}}),
-			Final: cat(f, norm("model.norm", "H", ""),
-				when("resampler", []T{{Name: "model.perceiver_resampler.latents", Shape: []string{"rs_lat", "vH"}, Role: RoleEmbedding}},
-					norm("model.perceiver_resampler.layer_norm", "vH", "true")),
-				lmHead("lm_head.weight"),
-				[]T{{Name: "lm_head.additional_fc.weight", Shape: []string{"addV", "H"}, Role: RoleLinear, If: "addV > 0", Optional: "tied"}}),
-			Ignore: []string{`\.rotary_emb\.inv_freq$`},
-		}
-	}(),
+				Final: cat(norm(pe+"encoder.emb_layer_norm_after", "pH", "true"),
+					[]T{{Name: rs + "latents", Shape: []string{"rLat", "pH"}, Role: RoleEmbedding}},
+					norm(rs+"norm", "H", "true"), linear(rs+"protein_projector", "H", "pH", "true"),
+					norm("model.norm", "H", ""), lmHead("lm_head.weight")),
+			}
+		}()
+	},
 	func() *Family {
-		tg, ts, tf := kosmosText(true, false)
-		vg, vs, vf := visionTower("vision_model.model.", "vision_model.model.")
-		pd, pt := kosmosProjection("64")
-		// Kosmos-2: a CLIP tower, the image-to-text projection, and the
-		// Kosmos text decoder (MAGNETO sub-LayerNorms).
-		return &Family{Name: "Kosmos-2", Class: "Kosmos2", ModelTypes: []string{"kosmos-2"}, Causal: "Kosmos2ForConditionalGeneration", SeqCls: "-",
-			Defs:   cat(kosmosTextDefs("65037", "2048", "24", "32", "8192"), clipTowerDefs("vision_config.", "hidden_size", "1024", "24", "4096", "14", "224"), pd),
-			Global: cat(tg, vg), Stacks: cat([]Stack{ts}, vs), Final: cat(tf, vf, pt),
-			Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
-			// The base model: the same tensors without the head.
-			Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
-		}
-	}(),
+		return func() *Family {
+			lm := "model.language_model."
+			vt := "model.vision_tower."
+			mp := "model.multi_modal_projector."
+			layer := func(cross bool, ffn string) []T { return renameSyms(s2sLayer(cross, "true", "true", "true"), "F", ffn) }
+			// Florence-2: a DaViT vision tower (per stage a strided conv embedding
+			// and depths[stage] blocks of window and channel attention), a
+			// projector with learned 2-D and cosine temporal positions, and a BART
+			// encoder-decoder (text_config) whose LM head is tied to its shared
+			// embedding by default.
+			return &Family{Name: "Florence2", Class: "Florence2", ModelTypes: []string{"florence2"}, Causal: "Florence2ForConditionalGeneration", SeqCls: "-",
+				Defs: cat(writerTie("text_config.tie_word_embeddings", "tie_word_embeddings", "true", ""), []Def{
+					{Sym: "V", Field: "text_config.vocab_size", Default: "50265", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+					{Sym: "H", Field: "text_config.d_model", Default: "1024", Legend: "H", Desc: "encoder-decoder width", Show: true, Pos: true},
+					{Sym: "Le", Field: "text_config.encoder_layers", Default: "12", Legend: "Le", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+					{Sym: "L", Field: "text_config.decoder_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+					{Sym: "Fe", Field: "text_config.encoder_ffn_dim", Default: "4096", Desc: "encoder FFN width", Pos: true},
+					{Sym: "Fd", Field: "text_config.decoder_ffn_dim", Default: "4096", Desc: "decoder FFN width", Pos: true},
+					opt("P", "text_config.max_position_embeddings", "1024"),
+					{Sym: "vIn", Field: "vision_config.in_channels", Default: "3", Desc: "image channels", Pos: true},
+					{Sym: "vDepths", Field: "vision_config.depths", Type: List, Default: "list(1, 1, 9, 1)", Desc: "DaViT blocks per stage"},
+					{Sym: "vE", Field: "vision_config.embed_dim", Type: List, Default: "list(128, 256, 512, 1024)", Desc: "DaViT channels per stage"},
+					{Sym: "vPatch", Field: "vision_config.patch_size", Type: List, Default: "list(7, 3, 3, 3)", Desc: "DaViT conv embedding kernels"},
+					{Sym: "vPre", Field: "vision_config.patch_prenorm", Type: List, Default: "list(0, 1, 1, 1)", Desc: "DaViT conv embeddings normed before the conv"},
+					{Sym: "vMlp", Field: "vision_config.mlp_ratio", Type: Milli, Default: "4000", Desc: "DaViT MLP width per channel (thousandths)"},
+					flag("vQKVBias", "vision_config.qkv_bias", "true", "DaViT qkv has a bias"),
+					{Sym: "vPj", Field: "vision_config.projection_dim", Default: "1024", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true},
+					opt("vPos", "vision_config.max_position_embeddings", "50"), opt("vTemp", "vision_config.max_temporal_embeddings", "100"),
+					derived("vStages", "len(vE)"), derived("vTop", "at(vE, vStages-1)"),
+				}),
+				Global: cat([]T{{Name: lm + "shared.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+					// 5.x writes the encoder's and decoder's copies of the shared
+					// embedding when text_config does not tie them.
+					{Name: lm + "encoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tiedText"},
+					{Name: lm + "decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, If: "tf5 && !tiedText"},
+					{Name: lm + "encoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
+					norm(lm+"encoder.layernorm_embedding", "H", "true"),
+					[]T{{Name: lm + "decoder.embed_positions.weight", Shape: []string{"P+2", "H"}, Role: RoleEmbedding}},
+					norm(lm+"decoder.layernorm_embedding", "H", "true")),
+				Stacks: []Stack{
+					{Name: "encoder", Prefix: lm + "encoder.layers.{l}.", Layers: "Le", Tensors: layer(false, "Fe")},
+					{Prefix: lm + "decoder.layers.{l}.", Layers: "L", Tensors: layer(true, "Fd")},
+					{Name: "vision", Prefix: vt + "convs.{l}.", Layers: "vStages", Tensors: cat(
+						conv("conv", "at(vE, l)", "l == 0 ? vIn : at(vE, l-1)", "at(vPatch, l)", "at(vPatch, l)"),
+						norm("norm", "at(vPre, l) == 1 ? (l == 0 ? vIn : at(vE, l-1)) : at(vE, l)", "true"))},
+					{Name: "vision", Prefix: vt + "blocks.{l}.", Layers: "vStages", Tensors: perBlock("at(vDepths, l)", davitBlock("{e}."))},
+				},
+				Final: cat(linear(mp+"image_projection", "vPj", "vTop", ""), norm(mp+"image_proj_norm", "vPj", "true"),
+					[]T{{Name: mp + "image_position_embed.row_embeddings.weight", Shape: []string{"vPos", "vTop/2"}, Role: RoleEmbedding},
+						{Name: mp + "image_position_embed.column_embeddings.weight", Shape: []string{"vPos", "vTop - vTop/2"}, Role: RoleEmbedding},
+						{Name: mp + "visual_temporal_embed.pos_idx_to_embed", Shape: []string{"vTemp", "vTop"}, Role: RoleEmbedding, AnyDType: true},
+						{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
+				Embed: lm + "shared.weight",
+			}
+		}()
+	},
 	func() *Family {
-		tg, ts, tf := kosmosText(false, true)
-		pd, pt := kosmosProjection("2048")
-		// Kosmos-2.5: a Pix2Struct-style vision encoder (flattened patches,
-		// row and column embeddings, T5 layers of heads·head_dim), the
-		// image-to-text projection and the Kosmos text decoder with segment
-		// embeddings.
-		return &Family{Name: "Kosmos-2.5", Class: "Kosmos2_5", ModelTypes: []string{"kosmos-2.5"}, Causal: "Kosmos2_5ForConditionalGeneration", SeqCls: "-",
-			Defs: cat(kosmosTextDefs("108481", "1536", "24", "16", "6144"), []Def{
-				{Sym: "vH", Field: "vision_config.hidden_size", Default: "1536", Legend: "vH", Desc: "vision encoder width", Show: true, Pos: true},
-				{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "18", Legend: "vL", Desc: "vision encoder layers", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "vI", Field: "vision_config.intermediate_size|vision_config.d_ff", Default: "3968", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
-				opt("vheads", "vision_config.num_attention_heads", "24"), opt("vdkv", "vision_config.head_dim|vision_config.d_kv", "64"),
-				opt("vPE", "vision_config.patch_embed_hidden_size", "768"), opt("vSeq", "vision_config.max_num_patches|vision_config.seq_len", "4096"),
-			}, pd),
-			Global: cat(tg, linear("vision_model.embeddings.patch_projection", "vH", "vPE", "true"),
-				[]T{{Name: "vision_model.embeddings.row_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
-					{Name: "vision_model.embeddings.column_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding}}),
-			Stacks: []Stack{ts, {Name: "vision", Prefix: "vision_model.encoder.layer.{l}.", Layers: "vL", Tensors: cat(
-				t5Attn("attention.", "vheads*vdkv", "vH"), norm("pre_attention_layer_norm", "vH", ""), norm("pre_mlp_layer_norm", "vH", ""),
-				linear("mlp.wi_0", "vI", "vH", ""), linear("mlp.wi_1", "vI", "vH", ""), linear("mlp.wo", "vH", "vI", ""))}},
-			Final: cat(tf, norm("vision_model.layernorm", "vH", ""), pt),
-			Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
-			// The base model: the same tensors without the head.
-			Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
-		}
-	}(),
+		return func() *Family {
+			g, s, f := visionTower("model.vision_model.", "model.vision_model.")
+			// The perceiver's attention and ReLU MLP are vision-width (vH) wide.
+			perceiver := cat(
+				norm("0.context_layer_norm", "vH", "true"), norm("0.latents_layer_norm", "vH", "true"),
+				when("rs_qk", norm("0.q_layer_norm", "rs_hd", "true"), norm("0.k_layer_norm", "rs_hd", "true")),
+				linear("0.q_proj", "rs_heads*rs_hd", "vH", ""), linear("0.k_proj", "rs_heads*rs_hd", "vH", ""),
+				linear("0.v_proj", "rs_heads*rs_hd", "vH", ""), linear("0.output_proj", "vH", "rs_heads*rs_hd", ""),
+				norm("1.ln", "vH", "true"), linear("1.fc", "4*vH", "vH", ""), linear("1.c_proj", "vH", "4*vH", ""))
+			alpha := func(name string) []T {
+				return []T{{Name: name, Shape: []string{"1"}, Role: RoleNorm, If: "!alpha_vec"}, {Name: name, Shape: []string{"1", "1", "H"}, Role: RoleNorm, If: "alpha_vec"}}
+			}
+			// IDEFICS (v1): a LLaMA decoder, a CLIP tower, and a gated
+			// cross-attention layer (tanh-gated by alpha_cross_attn/alpha_dense,
+			// scalars or H-vectors) before every cross_layer_interval-th layer;
+			// with use_resampler, a perceiver resampler of the image features;
+			// additional_vocab_size extra rows in a decoupled embedding and head.
+			return &Family{Name: "IDEFICS", Class: "Idefics", ModelTypes: []string{"idefics"}, Causal: "IdeficsForVisionText2Text", SeqCls: "-",
+				Defs: cat(
+					withDefault(withDefault(withDefault(withDefault(withDefault(llamaDimsNoHD("heads", "heads"), "V", "32000"), "H", "4096"), "L", "32"), "heads", "32"), "I", "11008"),
+					[]Def{
+						tie("false"),
+						opt("addV", "additional_vocab_size", "0"),
+						{Sym: "xi", Field: "cross_layer_interval", Default: "1", Desc: "a gated cross-attention layer every {xi} layers", Pos: true},
+						flag("qk", "qk_layer_norms", "false", "cross-attention q and k norms"),
+						{Sym: "alpha", Field: "alpha_type", Type: Str, Default: "'float'", Desc: "the gates: a scalar (float) or an H-vector (vector)"},
+						derived("alpha_vec", "alpha == 'vector'"),
+						flag("resampler", "use_resampler", "false", "a perceiver resampler of the image features"),
+						opt("rs_depth", "perceiver_config.resampler_depth", "6"), opt("rs_lat", "perceiver_config.resampler_n_latents", "64"),
+						opt("rs_heads", "perceiver_config.resampler_n_heads", "16"), opt("rs_hd", "perceiver_config.resampler_head_dim", "96"),
+						flag("rs_qk", "perceiver_config.qk_layer_norms_perceiver", "false", "perceiver q and k norms"),
+					},
+					clipTowerDefs("vision_config.", "embed_dim", "768", "32", "5120", "14", "224")),
+				Global: cat(embed("model.embed_tokens.weight"),
+					[]T{{Name: "model.embed_tokens.additional_embedding.weight", Shape: []string{"addV", "H"}, Role: RoleEmbedding, If: "addV > 0"}},
+					g),
+				Stacks: cat(
+					decoderLayers(nil, llamaBlock("", "", gatedMLP("mlp.", "I", ""))),
+					[]Stack{{Name: "cross", Prefix: "model.gated_cross_attn_layers.{l}.", Layers: "L / xi", Tensors: cat(
+						alpha("alpha_cross_attn"), alpha("alpha_dense"),
+						linear("cross_attn.q_proj", "H", "H", ""), linear("cross_attn.k_proj", "H", "vH", ""), linear("cross_attn.v_proj", "H", "vH", ""),
+						linear("cross_attn.o_proj", "H", "H", ""),
+						when("qk", norm("cross_attn.q_layer_norm", "d", ""), norm("cross_attn.k_layer_norm", "d", "")),
+						inNorm, postNorm, gatedMLP("mlp.", "I", ""))}},
+					s,
+					[]Stack{{Name: "resampler", Prefix: "model.perceiver_resampler.blocks.{l}.", Layers: "resampler ? rs_depth : 0", Tensors: perceiver}}),
+				Final: cat(f, norm("model.norm", "H", ""),
+					when("resampler", []T{{Name: "model.perceiver_resampler.latents", Shape: []string{"rs_lat", "vH"}, Role: RoleEmbedding}},
+						norm("model.perceiver_resampler.layer_norm", "vH", "true")),
+					lmHead("lm_head.weight"),
+					[]T{{Name: "lm_head.additional_fc.weight", Shape: []string{"addV", "H"}, Role: RoleLinear, If: "addV > 0", Optional: "tied"}}),
+				Ignore: []string{`\.rotary_emb\.inv_freq$`},
+			}
+		}()
+	},
 	func() *Family {
-		const img, aud = "model.embed_tokens_extend.image_embed.", "model.embed_tokens_extend.audio_embed."
-		vg, vs, vf := visionTower(img+"img_processor.", img+"img_processor.")
-		ad, ag, as := phi4Audio(aud)
-		// Phi-4-multimodal: the Phi-3 language model (its fields at the top
-		// level, Phi4MultimodalConfig's defaults), a SigLIP tower with the
-		// image projection and feature separators, and the Conformer audio
-		// encoder with its speech and vision-speech projections.
-		return (&vlm{Family: Family{Name: "Phi-4-multimodal", Class: "Phi4Multimodal", ModelTypes: []string{"phi4_multimodal"}, Causal: "Phi4MultimodalForCausalLM",
-			Defs:   cat(siglipTowerDefs("vision_config.", "hidden_size", "1152", "27", "4304", "14", "448"), ad),
-			Global: cat(vg, ag),
-			Stacks: cat(vs, []Stack{as}),
-			Final: cat(vf,
-				linear(img+"img_projection_up", "H", "vH", "true"), linear(img+"img_projection_down", "H", "H", "true"),
-				[]T{{Name: img + "global_img_feature_extensor", Shape: []string{"1", "1", "vH"}, Role: RoleEmbedding},
-					{Name: img + "sub_img_feature_extensor", Shape: []string{"1", "1", "1", "vH"}, Role: RoleEmbedding}},
-				linear(aud+"up_proj_for_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_speech", "H", "H", "true"),
-				linear(aud+"up_proj_for_vision_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_vision_speech", "H", "H", "true")),
-		}, text: "phi3", flat: true, tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
-			defaults: map[string]string{"V": "200064", "H": "3072", "L": "32", "heads": "32", "kv": "8", "I": "8192"}}).register()
-	}(),
-	llava("LLaVA", "Llava", "llava", "llama", "clip_vision_model", nil),
-	llava("LLaVA-NeXT", "LlavaNext", "llava_next", "llama", "clip_vision_model", imageNewline),
-	llava("LLaVA-NeXT-Video", "LlavaNextVideo", "llava_next_video", "llama", "clip_vision_model", imageNewline),
-	llava("LLaVA-OneVision", "LlavaOnevision", "llava_onevision", "qwen2", "siglip_vision_model", imageNewline),
+		return func() *Family {
+			tg, ts, tf := kosmosText(true, false)
+			vg, vs, vf := visionTower("vision_model.model.", "vision_model.model.")
+			pd, pt := kosmosProjection("64")
+			// Kosmos-2: a CLIP tower, the image-to-text projection, and the
+			// Kosmos text decoder (MAGNETO sub-LayerNorms).
+			return &Family{Name: "Kosmos-2", Class: "Kosmos2", ModelTypes: []string{"kosmos-2"}, Causal: "Kosmos2ForConditionalGeneration", SeqCls: "-",
+				Defs:   cat(kosmosTextDefs("65037", "2048", "24", "32", "8192"), clipTowerDefs("vision_config.", "hidden_size", "1024", "24", "4096", "14", "224"), pd),
+				Global: cat(tg, vg), Stacks: cat([]Stack{ts}, vs), Final: cat(tf, vf, pt),
+				Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
+				// The base model: the same tensors without the head.
+				Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+			}
+		}()
+	},
+	func() *Family {
+		return func() *Family {
+			tg, ts, tf := kosmosText(false, true)
+			pd, pt := kosmosProjection("2048")
+			// Kosmos-2.5: a Pix2Struct-style vision encoder (flattened patches,
+			// row and column embeddings, T5 layers of heads·head_dim), the
+			// image-to-text projection and the Kosmos text decoder with segment
+			// embeddings.
+			return &Family{Name: "Kosmos-2.5", Class: "Kosmos2_5", ModelTypes: []string{"kosmos-2.5"}, Causal: "Kosmos2_5ForConditionalGeneration", SeqCls: "-",
+				Defs: cat(kosmosTextDefs("108481", "1536", "24", "16", "6144"), []Def{
+					{Sym: "vH", Field: "vision_config.hidden_size", Default: "1536", Legend: "vH", Desc: "vision encoder width", Show: true, Pos: true},
+					{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "18", Legend: "vL", Desc: "vision encoder layers", Show: true, Pos: true, Max: MaxLayers},
+					{Sym: "vI", Field: "vision_config.intermediate_size|vision_config.d_ff", Default: "3968", Legend: "vI", Desc: "vision FFN inner width", Show: true, Pos: true},
+					opt("vheads", "vision_config.num_attention_heads", "24"), opt("vdkv", "vision_config.head_dim|vision_config.d_kv", "64"),
+					opt("vPE", "vision_config.patch_embed_hidden_size", "768"), opt("vSeq", "vision_config.max_num_patches|vision_config.seq_len", "4096"),
+				}, pd),
+				Global: cat(tg, linear("vision_model.embeddings.patch_projection", "vH", "vPE", "true"),
+					[]T{{Name: "vision_model.embeddings.row_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
+						{Name: "vision_model.embeddings.column_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding}}),
+				Stacks: []Stack{ts, {Name: "vision", Prefix: "vision_model.encoder.layer.{l}.", Layers: "vL", Tensors: cat(
+					t5Attn("attention.", "vheads*vdkv", "vH"), norm("pre_attention_layer_norm", "vH", ""), norm("pre_mlp_layer_norm", "vH", ""),
+					linear("mlp.wi_0", "vI", "vH", ""), linear("mlp.wi_1", "vI", "vH", ""), linear("mlp.wo", "vH", "vI", ""))}},
+				Final: cat(tf, norm("vision_model.layernorm", "vH", ""), pt),
+				Embed: "text_model.model.embed_tokens.weight", Head: "text_model.lm_head.weight",
+				// The base model: the same tensors without the head.
+				Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+			}
+		}()
+	},
+	func() *Family {
+		return func() *Family {
+			const img, aud = "model.embed_tokens_extend.image_embed.", "model.embed_tokens_extend.audio_embed."
+			vg, vs, vf := visionTower(img+"img_processor.", img+"img_processor.")
+			ad, ag, as := phi4Audio(aud)
+			// Phi-4-multimodal: the Phi-3 language model (its fields at the top
+			// level, Phi4MultimodalConfig's defaults), a SigLIP tower with the
+			// image projection and feature separators, and the Conformer audio
+			// encoder with its speech and vision-speech projections.
+			return (&vlm{Family: Family{Name: "Phi-4-multimodal", Class: "Phi4Multimodal", ModelTypes: []string{"phi4_multimodal"}, Causal: "Phi4MultimodalForCausalLM",
+				Defs:   cat(siglipTowerDefs("vision_config.", "hidden_size", "1152", "27", "4304", "14", "448"), ad),
+				Global: cat(vg, ag),
+				Stacks: cat(vs, []Stack{as}),
+				Final: cat(vf,
+					linear(img+"img_projection_up", "H", "vH", "true"), linear(img+"img_projection_down", "H", "H", "true"),
+					[]T{{Name: img + "global_img_feature_extensor", Shape: []string{"1", "1", "vH"}, Role: RoleEmbedding},
+						{Name: img + "sub_img_feature_extensor", Shape: []string{"1", "1", "1", "vH"}, Role: RoleEmbedding}},
+					linear(aud+"up_proj_for_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_speech", "H", "H", "true"),
+					linear(aud+"up_proj_for_vision_speech", "H", "aH*aDR", "true"), linear(aud+"down_proj_for_vision_speech", "H", "H", "true")),
+			}, text: "phi3", flat: true, tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
+				defaults: map[string]string{"V": "200064", "H": "3072", "L": "32", "heads": "32", "kv": "8", "I": "8192"}}).register()
+		}()
+	},
+	func() *Family { return llava("LLaVA", "Llava", "llava", "llama", "clip_vision_model", nil) },
+	func() *Family {
+		return llava("LLaVA-NeXT", "LlavaNext", "llava_next", "llama", "clip_vision_model", imageNewline)
+	},
+	func() *Family {
+		return llava("LLaVA-NeXT-Video", "LlavaNextVideo", "llava_next_video", "llama", "clip_vision_model", imageNewline)
+	},
+	func() *Family {
+		return llava("LLaVA-OneVision", "LlavaOnevision", "llava_onevision", "qwen2", "siglip_vision_model", imageNewline)
+	},
 	// VipLLaVA: the projector reads the concatenation of
 	// len(vision_feature_layers) layers (VipLlavaConfig's [-2, -5, -8, -11, 6]).
-	withTower(&vlm{Family: Family{Name: "VipLLaVA", Class: "VipLlava", ModelTypes: []string{"vipllava"}, Causal: "VipLlavaForConditionalGeneration",
-		Variants: towerOnly5x}, text: "llama", reroot: legacyLM},
-		"clip_vision_model", "vision_tower.vision_model.", "vision_tower.",
-		[]Def{{Sym: "vk", Field: "vision_feature_layers", Type: Count, Default: "5", Desc: "vision layers the projector reads"}},
-		cat(norm("multi_modal_projector.projector_layernorm", "vH*vk", "true"),
-			linear("multi_modal_projector.linear_1", "H", "vH*vk", "true"), linear("multi_modal_projector.linear_2", "H", "H", "true"))),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "VipLLaVA", Class: "VipLlava", ModelTypes: []string{"vipllava"}, Causal: "VipLlavaForConditionalGeneration",
+			Variants: towerOnly5x}, text: "llama", reroot: legacyLM},
+			"clip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+			[]Def{{Sym: "vk", Field: "vision_feature_layers", Type: Count, Default: "5", Desc: "vision layers the projector reads"}},
+			cat(norm("multi_modal_projector.projector_layernorm", "vH*vk", "true"),
+				linear("multi_modal_projector.linear_1", "H", "vH*vk", "true"), linear("multi_modal_projector.linear_2", "H", "H", "true")))
+	},
 	// Mistral3: RMS norm, a patch merger of spatial_merge_size² patches,
 	// then LLaVA's MLP without biases by default.
 	func() *Family {
-		d, t := llavaProjector("multi_modal_projector.", "false")
-		return withTower(&vlm{Family: Family{Name: "Mistral3", Class: "Mistral3", ModelTypes: []string{"mistral3"}, Causal: "Mistral3ForConditionalGeneration"},
-			text: "mistral", reroot: legacyLM},
-			"pixtral", "vision_tower.vision_model.", "vision_tower.",
-			cat(d, []Def{opt("mm_m", "spatial_merge_size", "2")}),
-			cat(norm("multi_modal_projector.norm", "vH", ""),
-				[]T{{Name: "multi_modal_projector.patch_merger.merging_layer.weight", Shape: []string{"vH", "vH*mm_m*mm_m"}, Role: RoleLinear}}, t))
-	}(),
+		return func() *Family {
+			d, t := llavaProjector("multi_modal_projector.", "false")
+			return withTower(&vlm{Family: Family{Name: "Mistral3", Class: "Mistral3", ModelTypes: []string{"mistral3"}, Causal: "Mistral3ForConditionalGeneration"},
+				text: "mistral", reroot: legacyLM},
+				"pixtral", "vision_tower.vision_model.", "vision_tower.",
+				cat(d, []Def{opt("mm_m", "spatial_merge_size", "2")}),
+				cat(norm("multi_modal_projector.norm", "vH", ""),
+					[]T{{Name: "multi_modal_projector.patch_merger.merging_layer.weight", Shape: []string{"vH", "vH*mm_m*mm_m"}, Role: RoleLinear}}, t))
+		}()
+	},
 	// PaliGemma: one linear to vision_config.projection_dim.
-	withTower(&vlm{Family: Family{Name: "PaliGemma", Class: "PaliGemma", ModelTypes: []string{"paligemma"}, Causal: "PaliGemmaForConditionalGeneration",
-		Variants: towerOnly5x}, text: "gemma", reroot: legacyLM},
-		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
-		[]Def{{Sym: "mm_p", Field: "vision_config.projection_dim|projection_dim", Default: "2048", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true}},
-		linear("multi_modal_projector.linear", "mm_p", "vH", "true")),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "PaliGemma", Class: "PaliGemma", ModelTypes: []string{"paligemma"}, Causal: "PaliGemmaForConditionalGeneration",
+			Variants: towerOnly5x}, text: "gemma", reroot: legacyLM},
+			"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+			[]Def{{Sym: "mm_p", Field: "vision_config.projection_dim|projection_dim", Default: "2048", Legend: "Pj", Desc: "projector output width", Show: true, Pos: true}},
+			linear("multi_modal_projector.linear", "mm_p", "vH", "true"))
+	},
 	// Gemma 3 (and ShieldGemma 2, multimodal_v5.go): a soft-embedding
 	// RMS norm and a bare projection matrix [vH, H].
-	gemma3("Gemma3", "gemma3"),
+	func() *Family { return gemma3("Gemma3", "gemma3") },
 	// Aya Vision: pixel-shuffled (downsample_factor²) features, LayerNorm,
 	// SwiGLU of alignment_intermediate_size (absent: the text width).
-	withTower(&vlm{Family: Family{Name: "AyaVision", Class: "AyaVision", ModelTypes: []string{"aya_vision"}, Causal: "AyaVisionForConditionalGeneration",
-		Variants: towerOnly5x}, text: "cohere2", reroot: legacyLM},
-		"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
-		[]Def{opt("mm_f", "downsample_factor", "2"), {Sym: "mm_a", Field: "alignment_intermediate_size", Default: "H", Desc: "projector SwiGLU width", Pos: true}},
-		cat(norm("multi_modal_projector.layernorm", "vH*mm_f*mm_f", "true"),
-			linear("multi_modal_projector.linear_1", "mm_a", "vH*mm_f*mm_f", "true"), linear("multi_modal_projector.linear_2", "H", "mm_a/2", "true"))),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "AyaVision", Class: "AyaVision", ModelTypes: []string{"aya_vision"}, Causal: "AyaVisionForConditionalGeneration",
+			Variants: towerOnly5x}, text: "cohere2", reroot: legacyLM},
+			"siglip_vision_model", "vision_tower.vision_model.", "vision_tower.",
+			[]Def{opt("mm_f", "downsample_factor", "2"), {Sym: "mm_a", Field: "alignment_intermediate_size", Default: "H", Desc: "projector SwiGLU width", Pos: true}},
+			cat(norm("multi_modal_projector.layernorm", "vH*mm_f*mm_f", "true"),
+				linear("multi_modal_projector.linear_1", "mm_a", "vH*mm_f*mm_f", "true"), linear("multi_modal_projector.linear_2", "H", "mm_a/2", "true")))
+	},
 	// Idefics3 and SmolVLM: pixel-shuffled (scale_factor²) features, one
 	// linear.
-	idefics3("Idefics3", "Idefics3", "idefics3", "idefics3_vision"),
-	idefics3("SmolVLM", "SmolVLM", "smolvlm", "smolvlm_vision"),
+	func() *Family { return idefics3("Idefics3", "Idefics3", "idefics3", "idefics3_vision") },
+	func() *Family { return idefics3("SmolVLM", "SmolVLM", "smolvlm", "smolvlm_vision") },
 	// Idefics2: a gated MLP to the text width, then a perceiver resampler.
-	withTower(&vlm{Family: Family{Name: "Idefics2", Class: "Idefics2", ModelTypes: []string{"idefics2"}, Causal: "Idefics2ForConditionalGeneration",
-		Stacks: []Stack{{Name: "resampler", Prefix: "model.connector.perceiver_resampler.layers.{l}.", Layers: "rs_depth", Tensors: cat(
-			norm("input_latents_norm", "H", ""), norm("input_context_norm", "H", ""),
-			linear("self_attn.q_proj", "rs_heads*rs_hd", "H", ""), linear("self_attn.k_proj", "rs_kv*rs_hd", "H", ""),
-			linear("self_attn.v_proj", "rs_kv*rs_hd", "H", ""), linear("self_attn.o_proj", "H", "rs_heads*rs_hd", ""),
-			norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "4*H", ""))}}},
-		text: "mistral", reroot: textLM},
-		"idefics2_vision", "model.vision_model.", "model.vision_model.",
-		[]Def{
-			opt("rs_depth", "perceiver_config.resampler_depth", "3"), opt("rs_lat", "perceiver_config.resampler_n_latents", "64"),
-			opt("rs_heads", "perceiver_config.resampler_n_heads", "16"), opt("rs_hd", "perceiver_config.resampler_head_dim", "96"),
-			opt("rs_kv", "perceiver_config.num_key_value_heads", "4"),
-		},
-		cat(linear("model.connector.modality_projection.gate_proj", "I", "vH", ""), linear("model.connector.modality_projection.up_proj", "I", "vH", ""),
-			linear("model.connector.modality_projection.down_proj", "H", "I", ""),
-			[]T{{Name: "model.connector.perceiver_resampler.latents", Shape: []string{"rs_lat", "H"}, Role: RoleEmbedding}},
-			norm("model.connector.perceiver_resampler.norm", "H", ""))),
-	qwenVL("Qwen2-VL", "Qwen2VL", "qwen2_vl", false),
-	qwenVL("Qwen2.5-VL", "Qwen2_5_VL", "qwen2_5_vl", true),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "Idefics2", Class: "Idefics2", ModelTypes: []string{"idefics2"}, Causal: "Idefics2ForConditionalGeneration",
+			Stacks: []Stack{{Name: "resampler", Prefix: "model.connector.perceiver_resampler.layers.{l}.", Layers: "rs_depth", Tensors: cat(
+				norm("input_latents_norm", "H", ""), norm("input_context_norm", "H", ""),
+				linear("self_attn.q_proj", "rs_heads*rs_hd", "H", ""), linear("self_attn.k_proj", "rs_kv*rs_hd", "H", ""),
+				linear("self_attn.v_proj", "rs_kv*rs_hd", "H", ""), linear("self_attn.o_proj", "H", "rs_heads*rs_hd", ""),
+				norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "4*H", ""))}}},
+			text: "mistral", reroot: textLM},
+			"idefics2_vision", "model.vision_model.", "model.vision_model.",
+			[]Def{
+				opt("rs_depth", "perceiver_config.resampler_depth", "3"), opt("rs_lat", "perceiver_config.resampler_n_latents", "64"),
+				opt("rs_heads", "perceiver_config.resampler_n_heads", "16"), opt("rs_hd", "perceiver_config.resampler_head_dim", "96"),
+				opt("rs_kv", "perceiver_config.num_key_value_heads", "4"),
+			},
+			cat(linear("model.connector.modality_projection.gate_proj", "I", "vH", ""), linear("model.connector.modality_projection.up_proj", "I", "vH", ""),
+				linear("model.connector.modality_projection.down_proj", "H", "I", ""),
+				[]T{{Name: "model.connector.perceiver_resampler.latents", Shape: []string{"rs_lat", "H"}, Role: RoleEmbedding}},
+				norm("model.connector.perceiver_resampler.norm", "H", "")))
+	},
+	func() *Family { return qwenVL("Qwen2-VL", "Qwen2VL", "qwen2_vl", false) },
+	func() *Family { return qwenVL("Qwen2.5-VL", "Qwen2_5_VL", "qwen2_5_vl", true) },
 	// Cohere2-Vision: pixel-shuffled (downsample_factor²) features, SwiGLU
 	// of alignment_intermediate_size, all under model.
-	withTower(&vlm{Family: Family{Name: "Cohere2-Vision", Class: "Cohere2Vision", ModelTypes: []string{"cohere2_vision"}, Causal: "Cohere2VisionForConditionalGeneration",
-		Variants: [][][2]string{{{"model.vision_tower.vision_model.", "model.vision_tower."}}}}, text: "cohere2", reroot: newLM},
-		"siglip_vision_model", "model.vision_tower.vision_model.", "model.vision_tower.",
-		[]Def{opt("mm_f", "downsample_factor", "2"), {Sym: "mm_a", Field: "alignment_intermediate_size", Default: "36864", Desc: "projector SwiGLU width", Pos: true}},
-		cat(linear("model.multi_modal_projector.linear_1", "mm_a", "vH*mm_f*mm_f", "true"), linear("model.multi_modal_projector.linear_2", "H", "mm_a/2", "true"))),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "Cohere2-Vision", Class: "Cohere2Vision", ModelTypes: []string{"cohere2_vision"}, Causal: "Cohere2VisionForConditionalGeneration",
+			Variants: [][][2]string{{{"model.vision_tower.vision_model.", "model.vision_tower."}}}}, text: "cohere2", reroot: newLM},
+			"siglip_vision_model", "model.vision_tower.vision_model.", "model.vision_tower.",
+			[]Def{opt("mm_f", "downsample_factor", "2"), {Sym: "mm_a", Field: "alignment_intermediate_size", Default: "36864", Desc: "projector SwiGLU width", Pos: true}},
+			cat(linear("model.multi_modal_projector.linear_1", "mm_a", "vH*mm_f*mm_f", "true"), linear("model.multi_modal_projector.linear_2", "H", "mm_a/2", "true")))
+	},
 	// DeepSeek-VL: SigLIP under model.vision_model, a two-layer aligner.
-	withTower(&vlm{Family: Family{Name: "DeepSeek-VL", Class: "DeepseekVL", ModelTypes: []string{"deepseek_vl"}, Causal: "DeepseekVLForConditionalGeneration",
-		Variants: [][][2]string{{{"model.vision_model.vision_model.", "model.vision_model."}}}}, text: "llama", reroot: newLM},
-		"siglip_vision_model", "model.vision_model.vision_model.", "model.vision_model.",
-		nil,
-		cat(linear("model.aligner.linear1", "H", "vH", "true"), linear("model.aligner.linear2", "H", "H", "true"))),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "DeepSeek-VL", Class: "DeepseekVL", ModelTypes: []string{"deepseek_vl"}, Causal: "DeepseekVLForConditionalGeneration",
+			Variants: [][][2]string{{{"model.vision_model.vision_model.", "model.vision_model."}}}}, text: "llama", reroot: newLM},
+			"siglip_vision_model", "model.vision_model.vision_model.", "model.vision_model.",
+			nil,
+			cat(linear("model.aligner.linear1", "H", "vH", "true"), linear("model.aligner.linear2", "H", "H", "true")))
+	},
 	// Fuyu: no tower; image patches (patch_size² · num_channels values)
 	// projected straight into the language model (Persimmon).
-	(&vlm{Family: Family{Name: "Fuyu", Class: "Fuyu", ModelTypes: []string{"fuyu"}, Causal: "FuyuForCausalLM",
-		// The patch projection is FuyuConfig's own hidden_size wide (its
-		// default 4096), not text_config's: the two may disagree.
-		Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3"), opt("fH", "hidden_size", "4096")},
-		Global: linear("vision_embed_tokens", "fH", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register(),
+	func() *Family {
+		return (&vlm{Family: Family{Name: "Fuyu", Class: "Fuyu", ModelTypes: []string{"fuyu"}, Causal: "FuyuForCausalLM",
+			// The patch projection is FuyuConfig's own hidden_size wide (its
+			// default 4096), not text_config's: the two may disagree.
+			Defs:   []Def{opt("vP", "patch_size", "30"), opt("vC", "num_channels", "3"), opt("fH", "hidden_size", "4096")},
+			Global: linear("vision_embed_tokens", "fH", "vP*vP*vC", "true")}, text: "persimmon", reroot: legacyLM, flat: true}).register()
+	},
 	// Llama 4: a ViT with a linear patch embedding, a pixel-shuffle MLP
 	// adapter, and one linear into the language model (Llama4 text).
-	(&vlm{Family: llama4Vision(), text: "llama4_text", reroot: legacyLM, tie5: "tiedText"}).register(),
+	func() *Family {
+		return (&vlm{Family: llama4Vision(), text: "llama4_text", reroot: legacyLM, tie5: "tiedText"}).register()
+	},
 	// Mllama (Llama 3.2 Vision): a tiled ViT (gated tile and position
 	// embeddings, a local and a global transformer) and one linear into
 	// the language model's cross-attention.
-	(&vlm{Family: mllamaVision(), textF: mllamaText, reroot: legacyLM}).register(),
+	func() *Family { return (&vlm{Family: mllamaVision(), textF: mllamaText, reroot: legacyLM}).register() },
 	// Qwen3-VL: a ViT with learned positions, a merger, and one DeepStack
 	// merger per deepstack_visual_indexes entry.
-	(&vlm{Family: qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), textF: qwen3VLText, reroot: newLM}).register(),
+	func() *Family {
+		return (&vlm{Family: qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), textF: qwen3VLText, reroot: newLM}).register()
+	},
 	// Qwen3-VL-MoE: the same vision side, a Qwen3-MoE text model with fused
 	// experts. transformers 5.x writes them transposed ([E, 2·Im, H] and
 	// [E, H, Im]); its configs name the tower qwen3_vl_moe_vision, 4.x's
 	// qwen3_vl_moe, which tells the two layouts apart.
-	(&vlm{Family: func() Family {
-		f := qwen3VLVision("Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe")
-		f.Defs = append(f.Defs, Def{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'qwen3_vl_moe'", Desc: "the vision config's type"},
-			derived("v5", "vmt == 'qwen3_vl_moe_vision'"))
-		return f
-	}(), textF: qwen3VLMoeText, reroot: newLM}).register(),
-	blip2("BLIP-2", "Blip2", "blip-2", false),
-	blip2("InstructBLIP", "InstructBlip", "instructblip", true),
+	func() *Family {
+		return (&vlm{Family: func() Family {
+			f := qwen3VLVision("Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe")
+			f.Defs = append(f.Defs, Def{Sym: "vmt", Field: "vision_config.model_type", Type: Str, Default: "'qwen3_vl_moe'", Desc: "the vision config's type"},
+				derived("v5", "vmt == 'qwen3_vl_moe_vision'"))
+			return f
+		}(), textF: qwen3VLMoeText, reroot: newLM}).register()
+	},
+	func() *Family { return blip2("BLIP-2", "Blip2", "blip-2", false) },
+	func() *Family { return blip2("InstructBLIP", "InstructBlip", "instructblip", true) },
 	// InternVL: InternViT (layer scale, optional qk norms, RMS or layer
 	// norms), pixel-shuffled (downsample_ratio) features into an MLP.
-	(&vlm{Family: internVL(), text: "qwen2", reroot: legacyLM}).register(),
+	func() *Family { return (&vlm{Family: internVL(), text: "qwen2", reroot: legacyLM}).register() },
 	// LFM2-VL: a SigLIP2 (NaFlex) tower, pixel-shuffled
 	// (downsample_factor²) features, LayerNorm and a two-layer MLP through
 	// projector_hidden_size, into LFM2.
-	withTower(&vlm{Family: Family{Name: "LFM2-VL", Class: "Lfm2Vl", ModelTypes: []string{"lfm2-vl"}, Causal: "Lfm2VlForConditionalGeneration"},
-		text: "lfm2", reroot: newLM},
-		"siglip2_vision_model", "model.vision_tower.vision_model.", "model.vision_tower.",
-		[]Def{opt("mm_f", "downsample_factor", "2"), opt("mm_h", "projector_hidden_size", "2560"),
-			flag("mm_bias", "projector_bias", "true", "the projector's linears have biases"),
-			flag("mm_ln", "projector_use_layernorm", "true", "a LayerNorm before the projector")},
-		cat(when("mm_ln", norm("model.multi_modal_projector.layer_norm", "vH*mm_f*mm_f", "true")),
-			linear("model.multi_modal_projector.linear_1", "mm_h", "vH*mm_f*mm_f", "mm_bias"),
-			linear("model.multi_modal_projector.linear_2", "H", "mm_h", "mm_bias"))),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "LFM2-VL", Class: "Lfm2Vl", ModelTypes: []string{"lfm2-vl"}, Causal: "Lfm2VlForConditionalGeneration"},
+			text: "lfm2", reroot: newLM},
+			"siglip2_vision_model", "model.vision_tower.vision_model.", "model.vision_tower.",
+			[]Def{opt("mm_f", "downsample_factor", "2"), opt("mm_h", "projector_hidden_size", "2560"),
+				flag("mm_bias", "projector_bias", "true", "the projector's linears have biases"),
+				flag("mm_ln", "projector_use_layernorm", "true", "a LayerNorm before the projector")},
+			cat(when("mm_ln", norm("model.multi_modal_projector.layer_norm", "vH*mm_f*mm_f", "true")),
+				linear("model.multi_modal_projector.linear_1", "mm_h", "vH*mm_f*mm_f", "mm_bias"),
+				linear("model.multi_modal_projector.linear_2", "H", "mm_h", "mm_bias")))
+	},
 	// Aria: an Idefics3 (SigLIP) tower, a projector of learned queries
 	// cross-attending to the patches, then an MLP into Aria's MoE text
 	// model.
-	withTower(&vlm{Family: Family{Name: "Aria", Class: "Aria", ModelTypes: []string{"aria"}, Causal: "AriaForConditionalGeneration"},
-		text: "aria_text", reroot: legacyLM},
-		"idefics3_vision", "vision_tower.", "vision_tower.",
-		[]Def{opt("mm_q", "max_value_projector_patch_to_query_dict", "256")},
-		cat([]T{{Name: "multi_modal_projector.query", Shape: []string{"mm_q", "vH"}, Role: RoleEmbedding}},
-			renameSyms(cat(
-				linear("multi_modal_projector.cross_attn.q_proj", "H", "H", ""), linear("multi_modal_projector.cross_attn.k_proj", "H", "H", ""),
-				linear("multi_modal_projector.cross_attn.v_proj", "H", "H", ""),
-				[]T{{Name: "multi_modal_projector.cross_attn.multihead_attn.in_proj_weight", Shape: []string{"3*H", "H"}, Role: RoleLinear},
-					{Name: "multi_modal_projector.cross_attn.multihead_attn.in_proj_bias", Shape: []string{"3*H"}, Role: RoleBias}},
-				linear("multi_modal_projector.cross_attn.multihead_attn.out_proj", "H", "H", "true"),
-				linear("multi_modal_projector.cross_attn.linear", "H", "H", "true"),
-				norm("multi_modal_projector.cross_attn.layer_norm", "H", "true"), norm("multi_modal_projector.cross_attn.layer_norm_kv", "H", "true"),
-				norm("multi_modal_projector.layer_norm", "H", "true")), "H", "vH"),
-			linear("multi_modal_projector.feed_forward.linear_in", "H", "vH", ""), linear("multi_modal_projector.feed_forward.linear_out", "H", "H", ""))),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "Aria", Class: "Aria", ModelTypes: []string{"aria"}, Causal: "AriaForConditionalGeneration"},
+			text: "aria_text", reroot: legacyLM},
+			"idefics3_vision", "vision_tower.", "vision_tower.",
+			[]Def{opt("mm_q", "max_value_projector_patch_to_query_dict", "256")},
+			cat([]T{{Name: "multi_modal_projector.query", Shape: []string{"mm_q", "vH"}, Role: RoleEmbedding}},
+				renameSyms(cat(
+					linear("multi_modal_projector.cross_attn.q_proj", "H", "H", ""), linear("multi_modal_projector.cross_attn.k_proj", "H", "H", ""),
+					linear("multi_modal_projector.cross_attn.v_proj", "H", "H", ""),
+					[]T{{Name: "multi_modal_projector.cross_attn.multihead_attn.in_proj_weight", Shape: []string{"3*H", "H"}, Role: RoleLinear},
+						{Name: "multi_modal_projector.cross_attn.multihead_attn.in_proj_bias", Shape: []string{"3*H"}, Role: RoleBias}},
+					linear("multi_modal_projector.cross_attn.multihead_attn.out_proj", "H", "H", "true"),
+					linear("multi_modal_projector.cross_attn.linear", "H", "H", "true"),
+					norm("multi_modal_projector.cross_attn.layer_norm", "H", "true"), norm("multi_modal_projector.cross_attn.layer_norm_kv", "H", "true"),
+					norm("multi_modal_projector.layer_norm", "H", "true")), "H", "vH"),
+				linear("multi_modal_projector.feed_forward.linear_in", "H", "vH", ""), linear("multi_modal_projector.feed_forward.linear_out", "H", "H", "")))
+	},
 	// GLM-4V: a ViT with a 3-D patch embedding and learned positions, a
 	// strided-conv downsample and a gated merger MLP.
-	(&vlm{Family: glm4vVision("GLM-4V", "Glm4v", "glm4v"), textF: glm4vText, reroot: newLM}).register(),
+	func() *Family {
+		return (&vlm{Family: glm4vVision("GLM-4V", "Glm4v", "glm4v"), textF: glm4vText, reroot: newLM}).register()
+	},
 	// GLM-4.5V: the same vision side, GLM-4.5's MoE text model (the
 	// glm4_moe layout, Glm4vMoeTextConfig's attention_bias default true).
-	(&vlm{Family: glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), text: "Glm4vMoe_text", reroot: newLM,
-		// 5.x names the text config glm4v_moe_text.
-		alias: map[string]string{"Glm4vMoe_text": "glm4_moe", "glm4v_moe_text": "glm4_moe"}, defaults: map[string]string{"attention_bias": "true"}}).register(),
 	func() *Family {
-		vd, vg, vs, vf := blipVision("768", "12", "3072", "16", "384")
-		td, tg, ts, tf := blipText()
-		// BLIP (captioning): the vision tower and the cross-attending BERT
-		// decoder; its relative-position switch is not a field of BLIP.
-		return &Family{Name: "BLIP", Class: "Blip", ModelTypes: []string{"blip"}, Causal: "BlipForConditionalGeneration", SeqCls: "-",
-			Defs: cat(td, vd, noRelPos), Global: cat(tg, vg), Stacks: []Stack{ts, vs}, Final: cat(tf, vf),
-			Embed: "text_decoder.bert.embeddings.word_embeddings.weight", Head: "text_decoder.cls.predictions.decoder.weight",
-			Tasks: blipClasses()}
-	}(),
+		return (&vlm{Family: glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), text: "Glm4vMoe_text", reroot: newLM,
+			// 5.x names the text config glm4v_moe_text.
+			alias: map[string]string{"Glm4vMoe_text": "glm4_moe", "glm4v_moe_text": "glm4_moe"}, defaults: map[string]string{"attention_bias": "true"}}).register()
+	},
 	func() *Family {
-		g, s, n := samTower("vision_tower.")
-		// GOT-OCR 2: a SAM tower, two strided convs and a linear into Qwen2.
-		return (&vlm{Family: Family{Name: "GOT-OCR2", Class: "GotOcr2", ModelTypes: []string{"got_ocr2"}, Causal: "GotOcr2ForConditionalGeneration",
-			Defs: samDefs("vision_config."), Global: g, Stacks: []Stack{s},
-			Final: cat(n, []T{{Name: "multi_modal_projector.conv_upsampler1.weight", Shape: []string{"2*sOut", "sOut", "3", "3"}, Role: RoleLinear},
-				{Name: "multi_modal_projector.conv_upsampler2.weight", Shape: []string{"H", "2*sOut", "3", "3"}, Role: RoleLinear}},
-				linear("multi_modal_projector.multimodal_projector", "H", "H", "true")),
-		}, text: "qwen2", reroot: legacyLM}).register()
-	}(),
+		return func() *Family {
+			vd, vg, vs, vf := blipVision("768", "12", "3072", "16", "384")
+			td, tg, ts, tf := blipText()
+			// BLIP (captioning): the vision tower and the cross-attending BERT
+			// decoder; its relative-position switch is not a field of BLIP.
+			return &Family{Name: "BLIP", Class: "Blip", ModelTypes: []string{"blip"}, Causal: "BlipForConditionalGeneration", SeqCls: "-",
+				Defs: cat(td, vd, noRelPos), Global: cat(tg, vg), Stacks: []Stack{ts, vs}, Final: cat(tf, vf),
+				Embed: "text_decoder.bert.embeddings.word_embeddings.weight", Head: "text_decoder.cls.predictions.decoder.weight",
+				Tasks: blipClasses()}
+		}()
+	},
 	func() *Family {
-		g, s, n := samTower("model.high_res_vision_model.vision_encoder.")
-		hiNeck := rerootTs(n, [][2]string{{"model.high_res_vision_model.vision_encoder.neck.", "model.high_res_vision_neck."}})
-		// DeepSeek-VL-Hybrid: DeepSeek-VL's SigLIP and a high-resolution SAM
-		// tower (its neck, a second neck, two strided convs), both aligned
-		// into the language model.
-		return withTower(&vlm{Family: Family{Name: "DeepSeek-VL-Hybrid", Class: "DeepseekVLHybrid", ModelTypes: []string{"deepseek_vl_hybrid"},
-			Causal: "DeepseekVLHybridForConditionalGeneration", Global: g, Stacks: []Stack{s},
-			Variants: [][][2]string{{{"model.vision_model.vision_model.", "model.vision_model."}}}}, text: "llama", reroot: newLM},
-			"siglip_vision_model", "model.vision_model.vision_model.", "model.vision_model.",
-			samDefs("high_res_vision_config."),
-			cat(n, hiNeck,
-				[]T{{Name: "model.high_res_vision_proj.conv1.weight", Shape: []string{"2*sOut", "sOut", "3", "3"}, Role: RoleLinear},
-					{Name: "model.high_res_vision_proj.conv2.weight", Shape: []string{"4*sOut", "2*sOut", "3", "3"}, Role: RoleLinear},
-					{Name: "model.high_res_vision_alpha", Shape: []string{"1"}, Role: RoleNorm}},
-				linear("model.aligner.vision_proj", "H/2", "vH", "true"), linear("model.aligner.high_res_vision_proj", "H/2", "4*sOut", "true"),
-				linear("model.aligner.proj", "H", "H", "true")))
-	}(),
+		return func() *Family {
+			g, s, n := samTower("vision_tower.")
+			// GOT-OCR 2: a SAM tower, two strided convs and a linear into Qwen2.
+			return (&vlm{Family: Family{Name: "GOT-OCR2", Class: "GotOcr2", ModelTypes: []string{"got_ocr2"}, Causal: "GotOcr2ForConditionalGeneration",
+				Defs: samDefs("vision_config."), Global: g, Stacks: []Stack{s},
+				Final: cat(n, []T{{Name: "multi_modal_projector.conv_upsampler1.weight", Shape: []string{"2*sOut", "sOut", "3", "3"}, Role: RoleLinear},
+					{Name: "multi_modal_projector.conv_upsampler2.weight", Shape: []string{"H", "2*sOut", "3", "3"}, Role: RoleLinear}},
+					linear("multi_modal_projector.multimodal_projector", "H", "H", "true")),
+			}, text: "qwen2", reroot: legacyLM}).register()
+		}()
+	},
+	func() *Family {
+		return func() *Family {
+			g, s, n := samTower("model.high_res_vision_model.vision_encoder.")
+			hiNeck := rerootTs(n, [][2]string{{"model.high_res_vision_model.vision_encoder.neck.", "model.high_res_vision_neck."}})
+			// DeepSeek-VL-Hybrid: DeepSeek-VL's SigLIP and a high-resolution SAM
+			// tower (its neck, a second neck, two strided convs), both aligned
+			// into the language model.
+			return withTower(&vlm{Family: Family{Name: "DeepSeek-VL-Hybrid", Class: "DeepseekVLHybrid", ModelTypes: []string{"deepseek_vl_hybrid"},
+				Causal: "DeepseekVLHybridForConditionalGeneration", Global: g, Stacks: []Stack{s},
+				Variants: [][][2]string{{{"model.vision_model.vision_model.", "model.vision_model."}}}}, text: "llama", reroot: newLM},
+				"siglip_vision_model", "model.vision_model.vision_model.", "model.vision_model.",
+				samDefs("high_res_vision_config."),
+				cat(n, hiNeck,
+					[]T{{Name: "model.high_res_vision_proj.conv1.weight", Shape: []string{"2*sOut", "sOut", "3", "3"}, Role: RoleLinear},
+						{Name: "model.high_res_vision_proj.conv2.weight", Shape: []string{"4*sOut", "2*sOut", "3", "3"}, Role: RoleLinear},
+						{Name: "model.high_res_vision_alpha", Shape: []string{"1"}, Role: RoleNorm}},
+					linear("model.aligner.vision_proj", "H/2", "vH", "true"), linear("model.aligner.high_res_vision_proj", "H/2", "4*sOut", "true"),
+					linear("model.aligner.proj", "H", "H", "true")))
+		}()
+	},
 	// Ovis2: a SigLIP-like tower with RMS norms and a gated MLP, a visual
 	// vocabulary head (softmax over visual words) and an embedding table
 	// of visual words. Its LM head is sized by Ovis2Config's own
 	// vocab_size and hidden_size.
-	(&vlm{Family: Family{Name: "Ovis2", Class: "Ovis2", ModelTypes: []string{"ovis2"}, Causal: "Ovis2ForConditionalGeneration",
-		Defs: cat([]Def{
-			{Sym: "oV", Field: "vocab_size", Default: "151643", Desc: "LM head rows (Ovis2Config's vocab_size)", Show: true, Pos: true},
-			{Sym: "oH", Field: "hidden_size", Default: "1536", Desc: "LM head and visual table width (Ovis2Config's hidden_size)", Show: true, Pos: true},
-		}, vTower(vcfg, "1024", "24", "2816", "14"), []Def{
-			opt("vS", "vision_config.image_size", "224"), opt("vC", "vision_config.num_channels", "3"),
-			opt("vHS", "vision_config.hidden_stride", "1"),
-			{Sym: "vV", Field: "vision_config.vocab_size", Default: "16384", Legend: "vV", Desc: "visual words", Show: true, Pos: true},
-			opt("vInd", "vision_config.num_visual_indicator_tokens", "5"),
-			flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v and out_proj have biases"),
-			flag("vmlp", "vision_config.mlp_bias", "false", "vision MLP has biases"),
-		}),
-		Global: cat([]T{{Name: "model.vision_tower.transformer.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
-			{Name: "model.vision_tower.transformer.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
-			{Name: "model.vision_tower.transformer.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
-			norm("model.vision_tower.transformer.embeddings.rms_norm", "vH", "")),
-		Stacks: []Stack{{Name: "vision", Prefix: "model.vision_tower.transformer.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
-			linear("attention.q_proj", "H", "H", "vqkv"), linear("attention.k_proj", "H", "H", "vqkv"), linear("attention.v_proj", "H", "H", "vqkv"),
-			linear("attention.out_proj", "H", "H", "vqkv"), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", ""),
-			gatedMLP("ffn.", "vI", "vmlp")), "H", "vH")}},
-		Final: cat(norm("model.vision_tower.transformer.rms_norm", "vH", ""),
-			linear("model.vision_tower.head_linear", "vV-vInd", "vH*vHS*vHS", ""), norm("model.vision_tower.head_norm", "vV-vInd", "true"),
-			[]T{{Name: "model.visual_embeddings_table.weight", Shape: []string{"vV", "oH"}, Role: RoleEmbedding}}),
-	}, text: "qwen2", reroot: newLM,
-		head: []T{{Name: "lm_head.weight", Shape: []string{"oV", "oH"}, Role: RoleHead, If: "causal", Optional: "tied"}}}).register(),
+	func() *Family {
+		return (&vlm{Family: Family{Name: "Ovis2", Class: "Ovis2", ModelTypes: []string{"ovis2"}, Causal: "Ovis2ForConditionalGeneration",
+			Defs: cat([]Def{
+				{Sym: "oV", Field: "vocab_size", Default: "151643", Desc: "LM head rows (Ovis2Config's vocab_size)", Show: true, Pos: true},
+				{Sym: "oH", Field: "hidden_size", Default: "1536", Desc: "LM head and visual table width (Ovis2Config's hidden_size)", Show: true, Pos: true},
+			}, vTower(vcfg, "1024", "24", "2816", "14"), []Def{
+				opt("vS", "vision_config.image_size", "224"), opt("vC", "vision_config.num_channels", "3"),
+				opt("vHS", "vision_config.hidden_stride", "1"),
+				{Sym: "vV", Field: "vision_config.vocab_size", Default: "16384", Legend: "vV", Desc: "visual words", Show: true, Pos: true},
+				opt("vInd", "vision_config.num_visual_indicator_tokens", "5"),
+				flag("vqkv", "vision_config.qkv_bias", "false", "vision q, k, v and out_proj have biases"),
+				flag("vmlp", "vision_config.mlp_bias", "false", "vision MLP has biases"),
+			}),
+			Global: cat([]T{{Name: "model.vision_tower.transformer.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+				{Name: "model.vision_tower.transformer.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
+				{Name: "model.vision_tower.transformer.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
+				norm("model.vision_tower.transformer.embeddings.rms_norm", "vH", "")),
+			Stacks: []Stack{{Name: "vision", Prefix: "model.vision_tower.transformer.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+				linear("attention.q_proj", "H", "H", "vqkv"), linear("attention.k_proj", "H", "H", "vqkv"), linear("attention.v_proj", "H", "H", "vqkv"),
+				linear("attention.out_proj", "H", "H", "vqkv"), norm("rms_norm1", "H", ""), norm("rms_norm2", "H", ""),
+				gatedMLP("ffn.", "vI", "vmlp")), "H", "vH")}},
+			Final: cat(norm("model.vision_tower.transformer.rms_norm", "vH", ""),
+				linear("model.vision_tower.head_linear", "vV-vInd", "vH*vHS*vHS", ""), norm("model.vision_tower.head_norm", "vV-vInd", "true"),
+				[]T{{Name: "model.visual_embeddings_table.weight", Shape: []string{"vV", "oH"}, Role: RoleEmbedding}}),
+		}, text: "qwen2", reroot: newLM,
+			head: []T{{Name: "lm_head.weight", Shape: []string{"oV", "oH"}, Role: RoleHead, If: "causal", Optional: "tied"}}}).register()
+	},
 	// Pix2Struct: a T5-style encoder over flattened patches with row and
 	// column embeddings, and a T5-style decoder (relative-position bias in
 	// its first layer's self-attention). The encoder's attention is
 	// heads·d_kv wide, the decoder's hidden_size wide whatever d_kv says.
-	&Family{Name: "Pix2Struct", Class: "Pix2Struct", ModelTypes: []string{"pix2struct"}, Causal: "Pix2StructForConditionalGeneration", SeqCls: "-",
-		Defs: []Def{
-			{Sym: "V", Field: "text_config.vocab_size", Default: "50244", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-			{Sym: "H", Field: "text_config.hidden_size", Default: "768", Legend: "H", Desc: "decoder width", Show: true, Pos: true},
-			{Sym: "L", Field: "text_config.num_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "heads", Field: "text_config.num_heads", Default: "12", Desc: "decoder heads", Show: true, Pos: true},
-			opt("F", "text_config.d_ff", "2048"),
-			opt("buckets", "text_config.relative_attention_num_buckets", "32"),
-			{Sym: "vH", Field: "vision_config.hidden_size", Default: "768", Legend: "vH", Desc: "encoder width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "12", Legend: "vL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
-			opt("vheads", "vision_config.num_attention_heads", "12"), opt("vdkv", "vision_config.d_kv", "64"), opt("vF", "vision_config.d_ff", "2048"),
-			opt("vPE", "vision_config.patch_embed_hidden_size", "768"), opt("vSeq", "vision_config.seq_len", "4096"),
-			tie("false"),
-		},
-		Global: cat(linear("encoder.embeddings.patch_projection", "vH", "vPE", "true"),
-			[]T{{Name: "encoder.embeddings.row_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
-				{Name: "encoder.embeddings.column_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
-				{Name: "decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}),
-		Stacks: []Stack{
-			{Name: "vision", Prefix: "encoder.encoder.layer.{l}.", Layers: "vL", Tensors: cat(
-				t5Attn("attention.", "vheads*vdkv", "vH"), norm("pre_attention_layer_norm", "vH", ""), norm("pre_mlp_layer_norm", "vH", ""),
-				linear("mlp.wi_0", "vF", "vH", ""), linear("mlp.wi_1", "vF", "vH", ""), linear("mlp.wo", "vH", "vF", ""))},
-			{Prefix: "decoder.layer.{l}.", Layers: "L", Tensors: cat(
-				t5Attn("self_attention.attention.", "H", "H"),
-				[]T{{Name: "self_attention.attention.relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
-				norm("self_attention.layer_norm", "H", ""),
-				t5Attn("encoder_decoder_attention.attention.", "H", "H"), norm("encoder_decoder_attention.layer_norm", "H", ""),
-				linear("mlp.DenseReluDense.wi_0", "F", "H", ""), linear("mlp.DenseReluDense.wi_1", "F", "H", ""), linear("mlp.DenseReluDense.wo", "H", "F", ""),
-				norm("mlp.layer_norm", "H", ""))},
-		},
-		Final: cat(norm("encoder.layernorm", "vH", ""), norm("decoder.final_layer_norm", "H", ""),
-			[]T{{Name: "decoder.lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}),
-		Embed: "decoder.embed_tokens.weight", Head: "decoder.lm_head.weight",
+	func() *Family {
+		return &Family{Name: "Pix2Struct", Class: "Pix2Struct", ModelTypes: []string{"pix2struct"}, Causal: "Pix2StructForConditionalGeneration", SeqCls: "-",
+			Defs: []Def{
+				{Sym: "V", Field: "text_config.vocab_size", Default: "50244", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+				{Sym: "H", Field: "text_config.hidden_size", Default: "768", Legend: "H", Desc: "decoder width", Show: true, Pos: true},
+				{Sym: "L", Field: "text_config.num_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "heads", Field: "text_config.num_heads", Default: "12", Desc: "decoder heads", Show: true, Pos: true},
+				opt("F", "text_config.d_ff", "2048"),
+				opt("buckets", "text_config.relative_attention_num_buckets", "32"),
+				{Sym: "vH", Field: "vision_config.hidden_size", Default: "768", Legend: "vH", Desc: "encoder width", Show: true, Pos: true},
+				{Sym: "vL", Field: "vision_config.num_hidden_layers", Default: "12", Legend: "vL", Desc: "encoder layers", Show: true, Pos: true, Max: MaxLayers},
+				opt("vheads", "vision_config.num_attention_heads", "12"), opt("vdkv", "vision_config.d_kv", "64"), opt("vF", "vision_config.d_ff", "2048"),
+				opt("vPE", "vision_config.patch_embed_hidden_size", "768"), opt("vSeq", "vision_config.seq_len", "4096"),
+				tie("false"),
+			},
+			Global: cat(linear("encoder.embeddings.patch_projection", "vH", "vPE", "true"),
+				[]T{{Name: "encoder.embeddings.row_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
+					{Name: "encoder.embeddings.column_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
+					{Name: "decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}}),
+			Stacks: []Stack{
+				{Name: "vision", Prefix: "encoder.encoder.layer.{l}.", Layers: "vL", Tensors: cat(
+					t5Attn("attention.", "vheads*vdkv", "vH"), norm("pre_attention_layer_norm", "vH", ""), norm("pre_mlp_layer_norm", "vH", ""),
+					linear("mlp.wi_0", "vF", "vH", ""), linear("mlp.wi_1", "vF", "vH", ""), linear("mlp.wo", "vH", "vF", ""))},
+				{Prefix: "decoder.layer.{l}.", Layers: "L", Tensors: cat(
+					t5Attn("self_attention.attention.", "H", "H"),
+					[]T{{Name: "self_attention.attention.relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding, If: "l == 0"}},
+					norm("self_attention.layer_norm", "H", ""),
+					t5Attn("encoder_decoder_attention.attention.", "H", "H"), norm("encoder_decoder_attention.layer_norm", "H", ""),
+					linear("mlp.DenseReluDense.wi_0", "F", "H", ""), linear("mlp.DenseReluDense.wi_1", "F", "H", ""), linear("mlp.DenseReluDense.wo", "H", "F", ""),
+					norm("mlp.layer_norm", "H", ""))},
+			},
+			Final: cat(norm("encoder.layernorm", "vH", ""), norm("decoder.final_layer_norm", "H", ""),
+				[]T{{Name: "decoder.lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}}),
+			Embed: "decoder.embed_tokens.weight", Head: "decoder.lm_head.weight",
+		}
 	},
 )
 

@@ -46,9 +46,11 @@ func modernVBert() *Family {
 		}}
 }
 
-var _ = register(modernVBert(),
+var _ = register(modernVBert,
 	// ColModernVBERT: ModernVBertModel under vlm. (its config
 	// vlm_config) and a projection of the text width to embedding_dim.
-	(&wrap{Name: "ColModernVBERT", Class: "ColModernVBert", Causal: "ColModernVBertForRetrieval", ModelTypes: []string{"colmodernvbert"},
-		sub: "vlm_config.", mt: "modernvbert", names: [][2]string{{"model.", "vlm."}},
-		Defs: colEmbedDefs, Final: colEmbedProj}).register())
+	func() *Family {
+		return (&wrap{Name: "ColModernVBERT", Class: "ColModernVBert", Causal: "ColModernVBertForRetrieval", ModelTypes: []string{"colmodernvbert"},
+			sub: "vlm_config.", mt: "modernvbert", names: [][2]string{{"model.", "vlm."}},
+			Defs: colEmbedDefs, Final: colEmbedProj}).register()
+	})

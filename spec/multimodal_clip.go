@@ -82,29 +82,39 @@ var (
 )
 
 var _ = register(
-	dualEncoder("CLIP", "CLIP", "clip", "clip_vision_model", clipVision, clipText, false),
-	dualEncoder("SigLIP", "Siglip", "siglip", "siglip_vision_model", siglipVision, siglipText, true),
 	func() *Family {
-		f := towerFamily("CLIP vision", "CLIPVision", "clip_vision_model", "clip_vision_model", "", clipVision)
-		f.Variants = towerAlone5x("vision_model.")
-		f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true},
-			{Suffix: "ModelWithProjection", KeepFinal: true, Head: []T{{Name: "visual_projection.weight", Shape: []string{"proj", "vH"}, Role: RoleLinear}},
-				Defs: []Def{{Sym: "proj", Field: "projection_dim", Default: "512", Desc: "projection width", Pos: true}}}}
-		return f
-	}(),
+		return dualEncoder("CLIP", "CLIP", "clip", "clip_vision_model", clipVision, clipText, false)
+	},
 	func() *Family {
-		f := towerFamily("SigLIP vision", "SiglipVision", "siglip_vision_model", "siglip_vision_model", "", siglipVision)
-		f.Variants = towerAlone5x("vision_model.")
-		f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
-		return f
-	}(),
+		return dualEncoder("SigLIP", "Siglip", "siglip", "siglip_vision_model", siglipVision, siglipText, true)
+	},
 	func() *Family {
-		defs, g, s, fin := textTower("", clipText[0], clipText[1], clipText[2], clipText[3], clipText[4], false)
-		return &Family{Name: "CLIP text", Class: "CLIPText", ModelTypes: []string{"clip_text_model"}, Causal: "-", SeqCls: "-",
-			Defs: defs, Global: g, Stacks: []Stack{s}, Final: fin, Embed: "text_model.embeddings.token_embedding.weight",
-			Variants: towerAlone5x("text_model."),
-			Tasks: []Task{{Suffix: TaskBase, KeepFinal: true},
-				{Suffix: "ModelWithProjection", KeepFinal: true, Head: []T{{Name: "text_projection.weight", Shape: []string{"proj", "tH"}, Role: RoleLinear}},
-					Defs: []Def{{Sym: "proj", Field: "projection_dim", Default: "512", Desc: "projection width", Pos: true}}}}}
-	}(),
+		return func() *Family {
+			f := towerFamily("CLIP vision", "CLIPVision", "clip_vision_model", "clip_vision_model", "", clipVision)
+			f.Variants = towerAlone5x("vision_model.")
+			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true},
+				{Suffix: "ModelWithProjection", KeepFinal: true, Head: []T{{Name: "visual_projection.weight", Shape: []string{"proj", "vH"}, Role: RoleLinear}},
+					Defs: []Def{{Sym: "proj", Field: "projection_dim", Default: "512", Desc: "projection width", Pos: true}}}}
+			return f
+		}()
+	},
+	func() *Family {
+		return func() *Family {
+			f := towerFamily("SigLIP vision", "SiglipVision", "siglip_vision_model", "siglip_vision_model", "", siglipVision)
+			f.Variants = towerAlone5x("vision_model.")
+			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
+			return f
+		}()
+	},
+	func() *Family {
+		return func() *Family {
+			defs, g, s, fin := textTower("", clipText[0], clipText[1], clipText[2], clipText[3], clipText[4], false)
+			return &Family{Name: "CLIP text", Class: "CLIPText", ModelTypes: []string{"clip_text_model"}, Causal: "-", SeqCls: "-",
+				Defs: defs, Global: g, Stacks: []Stack{s}, Final: fin, Embed: "text_model.embeddings.token_embedding.weight",
+				Variants: towerAlone5x("text_model."),
+				Tasks: []Task{{Suffix: TaskBase, KeepFinal: true},
+					{Suffix: "ModelWithProjection", KeepFinal: true, Head: []T{{Name: "text_projection.weight", Shape: []string{"proj", "tH"}, Role: RoleLinear}},
+						Defs: []Def{{Sym: "proj", Field: "projection_dim", Default: "512", Desc: "projection width", Pos: true}}}}}
+		}()
+	},
 )

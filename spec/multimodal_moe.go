@@ -66,7 +66,7 @@ func ernie45VLMoe() *Family {
 	}
 }
 
-var _ = register(ernie45VLMoe())
+var _ = register(ernie45VLMoe)
 
 // miniCPMV46 is MiniCPM-V 4.6: a SigLIP-layout tower without pooling
 // head under model.vision_tower with its window-attention merger
@@ -98,7 +98,7 @@ func miniCPMV46() *Family {
 		text: "qwen3_5_text", reroot: newLM, tieTop: "false"}).register()
 }
 
-var _ = register(miniCPMV46())
+var _ = register(miniCPMV46)
 
 // hyNames are the names one HunYuan-VL class saves its vision tower
 // under: transformers 5.x reverses its conversion mapping on save only
@@ -176,22 +176,26 @@ var (
 )
 
 var _ = register(
-	&Family{Name: "HunYuan-VL", Class: "HunYuanVL", ModelTypes: []string{"hunyuan_vl"}, Causal: "HunYuanVLForConditionalGeneration", SeqCls: "-",
-		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
-		compose: func(c *Config) (*Family, error) {
-			if c.Architecture() == "HunYuanVLModel" {
-				return hunyuanVLBase.compose(c)
-			}
-			return hunyuanVLCG.compose(c)
-		}},
-	towerText(hunyuanVLText, "HunYuanVLText", "hunyuan_vl_text"),
 	func() *Family {
-		g, s, f := hunyuanVLVision(hyModules)
-		return &Family{Name: "HunYuan-VL vision", Class: "HunYuanVL", ConfigClass: "HunYuanVLVisionConfig", ModelTypes: []string{"hunyuan_vl_vision"},
-			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionTransformer", KeepFinal: true}},
-			Defs:   cat([]Def{opt("tH", "text_hidden_size", "3072")}, hunyuanVLVisionDefs("", "tH")),
-			Global: g, Stacks: []Stack{s}, Final: f}
-	}(),
+		return &Family{Name: "HunYuan-VL", Class: "HunYuanVL", ModelTypes: []string{"hunyuan_vl"}, Causal: "HunYuanVLForConditionalGeneration", SeqCls: "-",
+			Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
+			compose: func(c *Config) (*Family, error) {
+				if c.Architecture() == "HunYuanVLModel" {
+					return hunyuanVLBase.compose(c)
+				}
+				return hunyuanVLCG.compose(c)
+			}}
+	},
+	func() *Family { return towerText(hunyuanVLText, "HunYuanVLText", "hunyuan_vl_text") },
+	func() *Family {
+		return func() *Family {
+			g, s, f := hunyuanVLVision(hyModules)
+			return &Family{Name: "HunYuan-VL vision", Class: "HunYuanVL", ConfigClass: "HunYuanVLVisionConfig", ModelTypes: []string{"hunyuan_vl_vision"},
+				Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionTransformer", KeepFinal: true}},
+				Defs:   cat([]Def{opt("tH", "text_hidden_size", "3072")}, hunyuanVLVisionDefs("", "tH")),
+				Global: g, Stacks: []Stack{s}, Final: f}
+		}()
+	},
 )
 
 // pi0Dit are PI0's action expert's fields (dit_config, a Gemma; symbols
@@ -243,11 +247,13 @@ var (
 	pi0Base = pi0("vlm.", "dit.", "dit.embed_tokens.weight", false)
 )
 
-var _ = register(&Family{Name: "PI0", Class: "PI0", ModelTypes: []string{"pi0"}, Causal: "PI0ForConditionalGeneration", SeqCls: "-",
-	Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
-	compose: func(c *Config) (*Family, error) {
-		if c.Architecture() == "PI0Model" {
-			return pi0Base.compose(c)
-		}
-		return pi0CG.compose(c)
-	}})
+var _ = register(func() *Family {
+	return &Family{Name: "PI0", Class: "PI0", ModelTypes: []string{"pi0"}, Causal: "PI0ForConditionalGeneration", SeqCls: "-",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-", KeepFinal: true}},
+		compose: func(c *Config) (*Family, error) {
+			if c.Architecture() == "PI0Model" {
+				return pi0Base.compose(c)
+			}
+			return pi0CG.compose(c)
+		}}
+})

@@ -144,7 +144,7 @@ func qwen25Omni() *Family {
 	}).register()
 }
 
-var _ = register(qwen25Omni())
+var _ = register(qwen25Omni)
 
 // omniMerger is a Qwen3-Omni patch merger under pre: Qwen2.5-VL's names
 // (ln_q, mlp.0, mlp.2) over Qwen3-VL's shapes (the LayerNorm over vH,
@@ -186,4 +186,4 @@ func qwen3OmniThinker() *Family {
 		defaults: map[string]string{"V": "3584", "H": "2048", "L": "28", "heads": "28", "kv": "4", "I": "18944", "E": "128", "Im": "768", "topk": "8"}}).register()
 }
 
-var _ = register(qwen3OmniThinker())
+var _ = register(qwen3OmniThinker)

@@ -14,13 +14,17 @@ import (
 var _ = register(
 	// SigLIP2: SigLIP's dual encoder with the NaFlex tower (a linear
 	// patch embedding, num_patches learned positions).
-	dualEncoder("SigLIP2", "Siglip2", "siglip2", "siglip2_vision_model", siglipVision, siglipText, true),
 	func() *Family {
-		f := towerFamily("SigLIP2 vision", "Siglip2Vision", "siglip2_vision_model", "siglip2_vision_model", "", siglipVision)
-		f.Variants = towerAlone5x("vision_model.")
-		f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
-		return f
-	}(),
+		return dualEncoder("SigLIP2", "Siglip2", "siglip2", "siglip2_vision_model", siglipVision, siglipText, true)
+	},
+	func() *Family {
+		return func() *Family {
+			f := towerFamily("SigLIP2 vision", "Siglip2Vision", "siglip2_vision_model", "siglip2_vision_model", "", siglipVision)
+			f.Variants = towerAlone5x("vision_model.")
+			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
+			return f
+		}()
+	},
 )
 
 // blipModel is BLIP's dual encoder (BlipModel: the text encoder with its
@@ -87,12 +91,14 @@ func blip2Classes(v *vlm, instruct bool) {
 
 var _ = register(
 	// InstructBLIP-Video: InstructBLIP's layout under its own classes.
-	blip2("InstructBLIP-Video", "InstructBlipVideo", "instructblipvideo", true),
+	func() *Family { return blip2("InstructBLIP-Video", "InstructBlipVideo", "instructblipvideo", true) },
 	// The BLIP-2 Q-Former alone (Blip2QFormerModel): its layers and final
 	// norm at the top level, fields of its own config.
-	&Family{Name: "BLIP-2 Q-Former", Class: "Blip2QFormer", ModelTypes: []string{"blip_2_qformer"}, Causal: "-", SeqCls: "-",
-		Defs: subDefs(qformerDefs, "qformer_config."), Stacks: []Stack{qformerStack("", "qText")}, Final: norm("layernorm", "Q", "true"),
-		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}},
+	func() *Family {
+		return &Family{Name: "BLIP-2 Q-Former", Class: "Blip2QFormer", ModelTypes: []string{"blip_2_qformer"}, Causal: "-", SeqCls: "-",
+			Defs: subDefs(qformerDefs, "qformer_config."), Stacks: []Stack{qformerStack("", "qText")}, Final: norm("layernorm", "Q", "true"),
+			Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	},
 )
 
 // dinov3ViT is DINOv3's ViT: class, mask and register tokens, rotary
@@ -123,35 +129,41 @@ func dinov3ViT() *Family {
 	}
 }
 
-var _ = register(dinov3ViT())
+var _ = register(dinov3ViT)
 
 var chineseCLIPVision = [5]string{"768", "12", "3072", "32", "224"}
 
 var _ = register(
 	// Chinese-CLIP: CLIP's vision tower and a BERT text encoder (no
 	// pooler, no relative positions).
-	clipPair("Chinese-CLIP", "ChineseCLIP", "chinese_clip", chineseCLIPVision,
-		bertText("text_model.", "30522", "768", "12", "12", "3072", "512", "2", "false"), "512"),
 	func() *Family {
-		f := towerFamily("Chinese-CLIP vision", "ChineseCLIPVision", "chinese_clip_vision_model", "clip_vision_model", "", chineseCLIPVision)
-		f.Variants = towerAlone5x("vision_model.")
-		f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
-		return f
-	}(),
+		return clipPair("Chinese-CLIP", "ChineseCLIP", "chinese_clip", chineseCLIPVision,
+			bertText("text_model.", "30522", "768", "12", "12", "3072", "512", "2", "false"), "512")
+	},
+	func() *Family {
+		return func() *Family {
+			f := towerFamily("Chinese-CLIP vision", "ChineseCLIPVision", "chinese_clip_vision_model", "clip_vision_model", "", chineseCLIPVision)
+			f.Variants = towerAlone5x("vision_model.")
+			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
+			return f
+		}()
+	},
 	// AltCLIP: CLIP's vision tower and an XLM-R text encoder (4.x builds
 	// relative positions' distance embeddings, 5.x none), a pre-LayerNorm
 	// and a transformation to project_dim.
 	func() *Family {
-		t := bertText("text_model.roberta.", "250002", "1024", "24", "16", "4096", "514", "1",
-			"!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')")
-		t.Defs = append(t.Defs, Def{Sym: "tPD", Field: "text_config.project_dim", Default: "768", Desc: "the text transformation's width", Pos: true})
-		t.Final = cat(norm("text_model.pre_LN", "H", "true"), linear("text_model.transformation", "tPD", "H", "true"))
-		t.Width = "tPD"
-		f := clipPair("AltCLIP", "AltCLIP", "altclip", [5]string{"768", "12", "3072", "32", "224"}, t, "768")
-		// 5.x names the vision tower's layers encoder.layer.{l}.
-		f.Variants = [][][2]string{{{"vision_model.encoder.layers.", "vision_model.encoder.layer."}}}
-		return f
-	}(),
+		return func() *Family {
+			t := bertText("text_model.roberta.", "250002", "1024", "24", "16", "4096", "514", "1",
+				"!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')")
+			t.Defs = append(t.Defs, Def{Sym: "tPD", Field: "text_config.project_dim", Default: "768", Desc: "the text transformation's width", Pos: true})
+			t.Final = cat(norm("text_model.pre_LN", "H", "true"), linear("text_model.transformation", "tPD", "H", "true"))
+			t.Width = "tPD"
+			f := clipPair("AltCLIP", "AltCLIP", "altclip", [5]string{"768", "12", "3072", "32", "224"}, t, "768")
+			// 5.x names the vision tower's layers encoder.layer.{l}.
+			f.Variants = [][][2]string{{{"vision_model.encoder.layers.", "vision_model.encoder.layer."}}}
+			return f
+		}()
+	},
 )
 
 // videoMAE is VideoMAE: tubelet patches (a 3-D convolution), fixed
@@ -180,7 +192,7 @@ func videoMAE() *Family {
 	}
 }
 
-var _ = register(videoMAE())
+var _ = register(videoMAE)
 
 // vlmTowerAlone is a VLM's CLIP, SigLIP or Pixtral tower (visionTower,
 // towerDefs) as a model of its own: the class class+suffix of model_type
@@ -207,12 +219,18 @@ func mlcd() *Family {
 }
 
 var _ = register(
-	vlmTowerAlone("Idefics3 vision", "Idefics3Vision", "Transformer", "idefics3_vision"),
-	vlmTowerAlone("SmolVLM vision", "SmolVLMVision", "Transformer", "smolvlm_vision"),
-	vlmTowerAlone("Pixtral vision", "Pixtral", "VisionModel", "pixtral"),
+	func() *Family {
+		return vlmTowerAlone("Idefics3 vision", "Idefics3Vision", "Transformer", "idefics3_vision")
+	},
+	func() *Family {
+		return vlmTowerAlone("SmolVLM vision", "SmolVLMVision", "Transformer", "smolvlm_vision")
+	},
+	func() *Family { return vlmTowerAlone("Pixtral vision", "Pixtral", "VisionModel", "pixtral") },
 	// MetaCLIP 2: CLIP's layout under its own classes.
-	dualEncoder("MetaCLIP 2", "MetaClip2", "metaclip_2", "clip_vision_model", clipVision, clipText, false),
-	mlcd(),
+	func() *Family {
+		return dualEncoder("MetaCLIP 2", "MetaClip2", "metaclip_2", "clip_vision_model", clipVision, clipText, false)
+	},
+	mlcd,
 )
 
 // vivit is ViViT: ViT's layers over tubelets (a 3-D convolution of
@@ -266,7 +284,7 @@ func timesformer() *Family {
 	}
 }
 
-var _ = register(vivit(), timesformer())
+var _ = register(vivit, timesformer)
 
 // aimv2Layer is an AIMv2 layer of width h and FFN i: RMS norms,
 // q/k/v/out projections biased where qkv, a SwiGLU FFN biased where mlp.
@@ -323,11 +341,13 @@ func aimv2() *Family {
 	}
 }
 
-var _ = register(aimv2(), func() *Family {
-	d, g, s, f := aimv2Vision("", "")
-	return &Family{Name: "AIMv2 vision", Class: "Aimv2Vision", ModelTypes: []string{"aimv2_vision_model"}, Causal: "-", SeqCls: "-",
-		Defs: d, Global: g, Stacks: []Stack{s}, Final: f, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
-}())
+var _ = register(aimv2, func() *Family {
+	return func() *Family {
+		d, g, s, f := aimv2Vision("", "")
+		return &Family{Name: "AIMv2 vision", Class: "Aimv2Vision", ModelTypes: []string{"aimv2_vision_model"}, Causal: "-", SeqCls: "-",
+			Defs: d, Global: g, Stacks: []Stack{s}, Final: f, Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}}}
+	}()
+})
 
 // vjepa2Layer is a V-JEPA 2 layer of width h and FFN i: query, key,
 // value (biased where qkv_bias) and proj, a biased MLP, two LayerNorms.
@@ -383,7 +403,7 @@ func vjepa2() *Family {
 	}
 }
 
-var _ = register(vjepa2())
+var _ = register(vjepa2)
 
 // align is ALIGN: an EfficientNet image tower without its top
 // convolution (efficientNetEncoder) under vision_model., a BERT text
@@ -403,15 +423,17 @@ func align() *Family {
 	}
 }
 
-var _ = register(align())
+var _ = register(align)
 
 // CLIPSeg's dual encoder (CLIPSegModel) is CLIP's layout and defaults
 // under its own classes; the segmentation decoder is another class.
 var _ = register(func() *Family {
-	f := dualEncoder("CLIPSeg", "CLIPSeg", "clipseg", "clip_vision_model", clipVision, clipText, false)
-	f.Tasks = f.Tasks[:1]
-	return f
-}())
+	return func() *Family {
+		f := dualEncoder("CLIPSeg", "CLIPSeg", "clipseg", "clip_vision_model", clipVision, clipText, false)
+		f.Tasks = f.Tasks[:1]
+		return f
+	}()
+})
 
 // xclip is X-CLIP: CLIP's towers (the vision tower's pre-norm spelled
 // pre_layernorm, each vision layer with its message token's dense,
@@ -444,7 +466,7 @@ func xclip() *Family {
 	return f
 }
 
-var _ = register(xclip())
+var _ = register(xclip)
 
 // vilt is ViLT: one ViT-layer encoder over BERT text embeddings and
 // ViT patch embeddings (a class token, learned positions of the patches
@@ -473,7 +495,7 @@ func vilt() *Family {
 	}
 }
 
-var _ = register(vilt())
+var _ = register(vilt)
 
 // bridgeTower is BridgeTower: a RoBERTa text tower with its pooler (4.x
 // builds relative positions' distance embeddings in every self- and
@@ -540,7 +562,7 @@ func bridgeTower() *Family {
 	}
 }
 
-var _ = register(bridgeTower())
+var _ = register(bridgeTower)
 
 // flavaLayer is a FLAVA (ViT-named) layer of width h and FFN i, q/k/v
 // biased where qkv.
@@ -653,15 +675,17 @@ func flava() *Family {
 	}
 }
 
-var _ = register(flava())
+var _ = register(flava)
 
 // InternVL's vision tower alone (InternVLVisionModel): the VLM row's
 // InternViT re-rooted at the top level.
 var _ = register(func() *Family {
-	f := towerVision(internVL(), "vision_tower.", "InternVLVision", "Model", "internvl_vision")
-	f.ConfigClass, f.Defs = "InternVLVisionConfig", withoutDefs(f.Defs, "mm_in")
-	return f
-}())
+	return func() *Family {
+		f := towerVision(internVL(), "vision_tower.", "InternVLVision", "Model", "internvl_vision")
+		f.ConfigClass, f.Defs = "InternVLVisionConfig", withoutDefs(f.Defs, "mm_in")
+		return f
+	}()
+})
 
 // mgpStr is MGP-STR: a ViT of fused-qkv blocks (mlp_ratio FFN) over
 // patches of an [h, w] image, a class token (positions for a
@@ -705,4 +729,4 @@ func mgpStr() *Family {
 	}
 }
 
-var _ = register(mgpStr())
+var _ = register(mgpStr)

@@ -54,16 +54,28 @@ func towerVision(v Family, pre, class, suffix string, mts ...string) *Family {
 }
 
 var _ = register(
-	towerText(qwenVLText, "Qwen2VLText", "qwen2_vl_text"),
-	towerText(qwenVLText, "Qwen2_5_VLText", "qwen2_5_vl_text"),
-	towerText(qwen3VLText, "Qwen3VLText", "qwen3_vl_text"),
-	towerText(glm4vText, "Glm4vText", "glm4v_text"),
-	towerVision(qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), "model.visual.", "Qwen3VL", "VisionModel", "qwen3_vl_vision"),
-	towerVision(qwen3VLVision("Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe"), "model.visual.", "Qwen3VLMoe", "VisionModel", "qwen3_vl_moe_vision"),
-	towerVision(qwen35Vision("Qwen3.5", "Qwen3_5", "qwen3_5"), "model.visual.", "Qwen3_5", "VisionModel", "qwen3_5_vision"),
-	towerVision(qwen35Vision("Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe"), "model.visual.", "Qwen3_5Moe", "VisionModel", "qwen3_5_moe_vision"),
-	towerVision(glm4vVision("GLM-4V", "Glm4v", "glm4v"), "model.visual.", "Glm4v", "VisionModel", "glm4v_vision"),
-	towerVision(glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), "model.visual.", "Glm4vMoe", "VisionModel", "glm4v_moe_vision"),
+	func() *Family { return towerText(qwenVLText, "Qwen2VLText", "qwen2_vl_text") },
+	func() *Family { return towerText(qwenVLText, "Qwen2_5_VLText", "qwen2_5_vl_text") },
+	func() *Family { return towerText(qwen3VLText, "Qwen3VLText", "qwen3_vl_text") },
+	func() *Family { return towerText(glm4vText, "Glm4vText", "glm4v_text") },
+	func() *Family {
+		return towerVision(qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), "model.visual.", "Qwen3VL", "VisionModel", "qwen3_vl_vision")
+	},
+	func() *Family {
+		return towerVision(qwen3VLVision("Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe"), "model.visual.", "Qwen3VLMoe", "VisionModel", "qwen3_vl_moe_vision")
+	},
+	func() *Family {
+		return towerVision(qwen35Vision("Qwen3.5", "Qwen3_5", "qwen3_5"), "model.visual.", "Qwen3_5", "VisionModel", "qwen3_5_vision")
+	},
+	func() *Family {
+		return towerVision(qwen35Vision("Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe"), "model.visual.", "Qwen3_5Moe", "VisionModel", "qwen3_5_moe_vision")
+	},
+	func() *Family {
+		return towerVision(glm4vVision("GLM-4V", "Glm4v", "glm4v"), "model.visual.", "Glm4v", "VisionModel", "glm4v_vision")
+	},
+	func() *Family {
+		return towerVision(glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), "model.visual.", "Glm4vMoe", "VisionModel", "glm4v_moe_vision")
+	},
 )
 
 // qwen3VLMoeTextAlone is Qwen3-VL-MoE's language model alone: its
@@ -96,16 +108,18 @@ var (
 	glm4vMoeTextF    *Family
 )
 
-var _ = register(qwen3VLMoeTextAlone, glm4vMoeText)
+var _ = register(func() *Family { return qwen3VLMoeTextAlone }, func() *Family { return glm4vMoeText })
 
 var _ = register(
 	// GLM-4.6V (glm46v, and glmga's configs of the same classes): GLM-4V's
 	// towers and language model under new classes.
 	func() *Family {
-		v := &vlm{Family: glm4vVision("GLM-4.6V", "Glm46V", "glm46v"), textF: glm4vText, reroot: newLM}
-		v.ModelTypes = []string{"glm46v", "glmga"}
-		return v.register()
-	}(),
+		return func() *Family {
+			v := &vlm{Family: glm4vVision("GLM-4.6V", "Glm46V", "glm46v"), textF: glm4vText, reroot: newLM}
+			v.ModelTypes = []string{"glm46v", "glmga"}
+			return v.register()
+		}()
+	},
 )
 
 // exaone45Vision is EXAONE 4.5's vision side: Qwen2.5-VL's tower (RMS
@@ -136,8 +150,12 @@ func exaone45Vision() Family {
 var _ = register(
 	// EXAONE 4.5: the EXAONE 4 language model (text_config, exaone4 or
 	// exaone4_5_text) with exaone45Vision.
-	(&vlm{Family: exaone45Vision(), text: "exaone4", alias: map[string]string{"exaone4_5_text": "exaone4"}, reroot: newLM}).register(),
-	towerVision(exaone45Vision(), "model.visual.", "Exaone4_5_", "VisionModel", "exaone4_5_vision"),
+	func() *Family {
+		return (&vlm{Family: exaone45Vision(), text: "exaone4", alias: map[string]string{"exaone4_5_text": "exaone4"}, reroot: newLM}).register()
+	},
+	func() *Family {
+		return towerVision(exaone45Vision(), "model.visual.", "Exaone4_5_", "VisionModel", "exaone4_5_vision")
+	},
 )
 
 var _ = register(
@@ -145,13 +163,15 @@ var _ = register(
 	// projector (RMS norm, patch merger, two bias-free linears) under
 	// model.vision_projection, a Qwen3 language model (text_config);
 	// tied by default (the top-level tie_word_embeddings).
-	withTower(&vlm{Family: Family{Name: "LightOnOCR", Class: "LightOnOcr", ModelTypes: []string{"lighton_ocr"}, Causal: "LightOnOcrForConditionalGeneration"},
-		text: "qwen3", reroot: newLM, defaults: map[string]string{"tied": "true"}},
-		"pixtral", "model.vision_encoder.", "model.vision_encoder.",
-		[]Def{opt("mm_m", "spatial_merge_size", "2")},
-		cat(norm("model.vision_projection.norm", "vH", ""),
-			[]T{{Name: "model.vision_projection.patch_merger.merging_layer.weight", Shape: []string{"vH", "vH*mm_m*mm_m"}, Role: RoleLinear}},
-			linear("model.vision_projection.linear_1", "H", "vH", ""), linear("model.vision_projection.linear_2", "H", "H", ""))),
+	func() *Family {
+		return withTower(&vlm{Family: Family{Name: "LightOnOCR", Class: "LightOnOcr", ModelTypes: []string{"lighton_ocr"}, Causal: "LightOnOcrForConditionalGeneration"},
+			text: "qwen3", reroot: newLM, defaults: map[string]string{"tied": "true"}},
+			"pixtral", "model.vision_encoder.", "model.vision_encoder.",
+			[]Def{opt("mm_m", "spatial_merge_size", "2")},
+			cat(norm("model.vision_projection.norm", "vH", ""),
+				[]T{{Name: "model.vision_projection.patch_merger.merging_layer.weight", Shape: []string{"vH", "vH*mm_m*mm_m"}, Role: RoleLinear}},
+				linear("model.vision_projection.linear_1", "H", "vH", ""), linear("model.vision_projection.linear_2", "H", "H", "")))
+	},
 )
 
 // Vision-language models of the second issue-31 round (helper vlm5b):
@@ -163,36 +183,44 @@ var _ = register(
 	// Video-LLaVA: LLaVA's projector over two CLIP towers of the same
 	// vision_config, image_tower and video_tower, into a Llama.
 	func() *Family {
-		d, t := llavaProjector("multi_modal_projector.", "true")
-		vg, vs, vf := visionTower("video_tower.vision_model.", "video_tower.")
-		return withTower(&vlm{Family: Family{Name: "Video-LLaVA", Class: "VideoLlava", ModelTypes: []string{"video_llava"},
-			Causal: "VideoLlavaForConditionalGeneration", Global: vg, Stacks: vs,
-			Variants: [][][2]string{{{"image_tower.vision_model.", "image_tower."}, {"video_tower.vision_model.", "video_tower."}}}},
-			text: "llama", reroot: legacyLM},
-			"clip_vision_model", "image_tower.vision_model.", "image_tower.", d, cat(t, vf))
-	}(),
+		return func() *Family {
+			d, t := llavaProjector("multi_modal_projector.", "true")
+			vg, vs, vf := visionTower("video_tower.vision_model.", "video_tower.")
+			return withTower(&vlm{Family: Family{Name: "Video-LLaVA", Class: "VideoLlava", ModelTypes: []string{"video_llava"},
+				Causal: "VideoLlavaForConditionalGeneration", Global: vg, Stacks: vs,
+				Variants: [][][2]string{{{"image_tower.vision_model.", "image_tower."}, {"video_tower.vision_model.", "video_tower."}}}},
+				text: "llama", reroot: legacyLM},
+				"clip_vision_model", "image_tower.vision_model.", "image_tower.", d, cat(t, vf))
+		}()
+	},
 	// ColPali and ColQwen2: a PaliGemma or Qwen2-VL under vlm. (its
 	// config vlm_config) and a projection of the text width to
 	// embedding_dim. transformers 4.x holds the VLM's causal LM (its head
 	// saved unless tied), 5.x its base model.
-	(&wrap{Name: "ColPali", Class: "ColPali", Causal: "ColPaliForRetrieval", ModelTypes: []string{"colpali"},
-		sub: "vlm_config.", mt: "paligemma", names: [][2]string{{"", "vlm."}}, headIf: "!tf5",
-		Defs: colEmbedDefs, Final: colEmbedProj}).register(),
-	(&wrap{Name: "ColQwen2", Class: "ColQwen2", Causal: "ColQwen2ForRetrieval", ModelTypes: []string{"colqwen2"},
-		sub: "vlm_config.", mt: "qwen2_vl", headIf: "!tf5",
-		names:    [][2]string{{"model.", "vlm.model.language_model."}, {"visual.", "vlm.model.visual."}, {"lm_head.", "vlm.lm_head."}},
-		Variants: [][][2]string{{{"vlm.model.language_model.", "vlm.language_model."}, {"vlm.model.visual.", "vlm.visual."}}},
-		Defs:     colEmbedDefs, Final: colEmbedProj}).register(),
+	func() *Family {
+		return (&wrap{Name: "ColPali", Class: "ColPali", Causal: "ColPaliForRetrieval", ModelTypes: []string{"colpali"},
+			sub: "vlm_config.", mt: "paligemma", names: [][2]string{{"", "vlm."}}, headIf: "!tf5",
+			Defs: colEmbedDefs, Final: colEmbedProj}).register()
+	},
+	func() *Family {
+		return (&wrap{Name: "ColQwen2", Class: "ColQwen2", Causal: "ColQwen2ForRetrieval", ModelTypes: []string{"colqwen2"},
+			sub: "vlm_config.", mt: "qwen2_vl", headIf: "!tf5",
+			names:    [][2]string{{"model.", "vlm.model.language_model."}, {"visual.", "vlm.model.visual."}, {"lm_head.", "vlm.lm_head."}},
+			Variants: [][][2]string{{{"vlm.model.language_model.", "vlm.language_model."}, {"vlm.model.visual.", "vlm.visual."}}},
+			Defs:     colEmbedDefs, Final: colEmbedProj}).register()
+	},
 	// ShieldGemma 2: Gemma 3's VLM (its configs of
 	// Gemma3ForConditionalGeneration are Gemma 3's), and
 	// ShieldGemma2ForImageClassification holding it under model.; 5.x
 	// saves the VLM's base model under model.model. and the head as
 	// model.lm_head.
-	(&wrap{Name: "ShieldGemma2", Class: "ShieldGemma2", Causal: "ShieldGemma2ForImageClassification", ModelTypes: []string{"shieldgemma2"},
-		inner: gemma3("ShieldGemma2", "shieldgemma2"), other: true, names: [][2]string{{"", "model."}},
-		Variants: [][][2]string{{{"model.language_model.model.", "model.model.language_model.model."},
-			{"model.vision_tower.vision_model.", "model.model.vision_tower."},
-			{"model.multi_modal_projector.", "model.model.multi_modal_projector."}, {"model.language_model.lm_head.", "model.lm_head."}}}}).register(),
+	func() *Family {
+		return (&wrap{Name: "ShieldGemma2", Class: "ShieldGemma2", Causal: "ShieldGemma2ForImageClassification", ModelTypes: []string{"shieldgemma2"},
+			inner: gemma3("ShieldGemma2", "shieldgemma2"), other: true, names: [][2]string{{"", "model."}},
+			Variants: [][][2]string{{{"model.language_model.model.", "model.model.language_model.model."},
+				{"model.vision_tower.vision_model.", "model.model.vision_tower."},
+				{"model.multi_modal_projector.", "model.model.multi_modal_projector."}, {"model.language_model.lm_head.", "model.lm_head."}}}}).register()
+	},
 )
 
 // colEmbedDefs and colEmbedProj are the ColPali retrievers' projection of
@@ -399,7 +427,9 @@ var _ = register(
 	// differ from it the head is saved in another dtype than
 	// config.json's (4.57's from_pretrained with dtype "auto" or a
 	// dtype dict); its dtype is not held.
-	(&vlm{Family: omniThinker(), textF: omniText, tieTop: "false", head: anyDType(lmHead("lm_head.weight"))}).register(),
+	func() *Family {
+		return (&vlm{Family: omniThinker(), textF: omniText, tieTop: "false", head: anyDType(lmHead("lm_head.weight"))}).register()
+	},
 )
 
 // glmOcrText is GLM-OCR's language model: GLM-4V's layout with q, k and
@@ -441,9 +471,11 @@ func glmOcrVision() Family {
 }
 
 var _ = register(
-	(&vlm{Family: glmOcrVision(), textF: glmOcrText, reroot: newLM}).register(),
-	towerText(glmOcrText, "GlmOcrText", "glm_ocr_text"),
-	towerVision(glmOcrVision(), "model.visual.", "GlmOcr", "VisionModel", "glm_ocr_vision"),
+	func() *Family { return (&vlm{Family: glmOcrVision(), textF: glmOcrText, reroot: newLM}).register() },
+	func() *Family { return towerText(glmOcrText, "GlmOcrText", "glm_ocr_text") },
+	func() *Family {
+		return towerVision(glmOcrVision(), "model.visual.", "GlmOcr", "VisionModel", "glm_ocr_vision")
+	},
 )
 
 // paddleOCRVL is PaddleOCR-VL: a SigLIP-layout tower without pooling
@@ -464,7 +496,7 @@ func paddleOCRVL() *Family {
 		text: "paddleocr_vl_text", alias: map[string]string{"paddleocr_vl_text": "ernie4_5"}}).register()
 }
 
-var _ = register(paddleOCRVL())
+var _ = register(paddleOCRVL)
 
 // videoLlama3Vision is VideoLLaMA 3's vision side: a SigLIP-layout tower
 // without learned positions (rotary) or pooling head under
@@ -482,6 +514,8 @@ func videoLlama3Vision() Family {
 var _ = register(
 	// VideoLLaMA 3: its vision tower and a Qwen2 (text_config) under
 	// model.language_model.
-	(&vlm{Family: videoLlama3Vision(), text: "qwen2", reroot: newLM}).register(),
-	towerVision(videoLlama3Vision(), "model.vision_model.", "VideoLlama3", "VisionModel", "video_llama_3_vision"),
+	func() *Family { return (&vlm{Family: videoLlama3Vision(), text: "qwen2", reroot: newLM}).register() },
+	func() *Family {
+		return towerVision(videoLlama3Vision(), "model.vision_model.", "VideoLlama3", "VisionModel", "video_llama_3_vision")
+	},
 )

@@ -195,109 +195,115 @@ var janusCM = []int{1, 1, 2, 2, 4}
 
 var _ = register(
 	func() *Family {
-		g, s, f := chameleonVQ("model.vqmodel.")
-		// Chameleon: a Llama-like decoder with per-head q/k layer norms
-		// (weight and bias [heads, d]) and the VQ-GAN image tokenizer's
-		// encoder. swin_norm moves the norms, not the tensors.
-		return &Family{Name: "Chameleon", Class: "Chameleon", ModelTypes: []string{"chameleon"}, Causal: "ChameleonForConditionalGeneration", SeqCls: "-",
-			Defs: cat(withDefault(withDefault(withDefault(withDefault(withDefault(llamaDimsNoHD("32", "32"), "V", "65536"), "H", "4096"), "L", "32"),
-				"heads", "32"), "I", "11008"),
-				[]Def{attnBiasFlag, mlpBiasFlag, tie("false")},
-				vqDefs("vq_config.", nil),
-				[]Def{{Sym: "qType", Field: "vq_config.attn_type", Type: Str, Default: "'vanilla'", Null: "''", Desc: "VQ-GAN attention ('vanilla' or none)"},
-					derived("qVanilla", "qType == 'vanilla'")}),
-			Global: cat(embed("model.embed_tokens.weight"), g),
-			Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Tensors: cat(
-				norm("input_layernorm", "H", ""),
-				attn("self_attn.", "attention_bias", "attention_bias",
-					[]T{{Name: "self_attn.q_norm.weight", Shape: []string{"heads", "d"}, Role: RoleNorm}, {Name: "self_attn.q_norm.bias", Shape: []string{"heads", "d"}, Role: RoleBias},
-						{Name: "self_attn.k_norm.weight", Shape: []string{"kv", "d"}, Role: RoleNorm}, {Name: "self_attn.k_norm.bias", Shape: []string{"kv", "d"}, Role: RoleBias}}),
-				norm("post_attention_layernorm", "H", ""),
-				gatedMLP("mlp.", "I", "mlp_bias"))}, s},
-			Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), f),
-		}
-	}(),
+		return func() *Family {
+			g, s, f := chameleonVQ("model.vqmodel.")
+			// Chameleon: a Llama-like decoder with per-head q/k layer norms
+			// (weight and bias [heads, d]) and the VQ-GAN image tokenizer's
+			// encoder. swin_norm moves the norms, not the tensors.
+			return &Family{Name: "Chameleon", Class: "Chameleon", ModelTypes: []string{"chameleon"}, Causal: "ChameleonForConditionalGeneration", SeqCls: "-",
+				Defs: cat(withDefault(withDefault(withDefault(withDefault(withDefault(llamaDimsNoHD("32", "32"), "V", "65536"), "H", "4096"), "L", "32"),
+					"heads", "32"), "I", "11008"),
+					[]Def{attnBiasFlag, mlpBiasFlag, tie("false")},
+					vqDefs("vq_config.", nil),
+					[]Def{{Sym: "qType", Field: "vq_config.attn_type", Type: Str, Default: "'vanilla'", Null: "''", Desc: "VQ-GAN attention ('vanilla' or none)"},
+						derived("qVanilla", "qType == 'vanilla'")}),
+				Global: cat(embed("model.embed_tokens.weight"), g),
+				Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Tensors: cat(
+					norm("input_layernorm", "H", ""),
+					attn("self_attn.", "attention_bias", "attention_bias",
+						[]T{{Name: "self_attn.q_norm.weight", Shape: []string{"heads", "d"}, Role: RoleNorm}, {Name: "self_attn.q_norm.bias", Shape: []string{"heads", "d"}, Role: RoleBias},
+							{Name: "self_attn.k_norm.weight", Shape: []string{"kv", "d"}, Role: RoleNorm}, {Name: "self_attn.k_norm.bias", Shape: []string{"kv", "d"}, Role: RoleBias}}),
+					norm("post_attention_layernorm", "H", ""),
+					gatedMLP("mlp.", "I", "mlp_bias"))}, s},
+				Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight"), f),
+			}
+		}()
+	},
 	func() *Family {
-		enc, dec := "vqmodel.encoder.", "vqmodel.decoder."
-		encOut := "(qDbl ? 2*qLat : qLat)"
-		// Emu3: the Emu3 text model under text_model., and a video VQ-GAN
-		// (encoder and decoder, attention at the levels attn_resolutions
-		// lists, temporal convs and residual blocks, spatial norms in the
-		// decoder) under vqmodel.
-		return (&vlm{Family: Family{Name: "Emu3", Class: "Emu3", ModelTypes: []string{"emu3"}, Causal: "Emu3ForConditionalGeneration",
-			Defs: cat(vqDefs("vq_config.", map[string]string{"qB": "256", "qChm": "list(1, 2, 2, 4)", "qLat": "4", "qE": "4", "qN": "32768", "qAttnRes": "list(3)"}),
-				[]Def{opt("qOut", "vq_config.out_channels", "3"), opt("qTdf", "vq_config.temporal_downsample_factor", "4"),
-					{Sym: "qH", Field: "vq_config.hidden_size", Default: "1024", Desc: "VQ-GAN attention width", Pos: true}}),
-			Global: cat(conv(enc+"conv_in", "qB", "qIn", "3", "3"),
-				vqResnet(enc+"middle_block.block_1.", "qTop", "qTop", "false", groupNorm), groupNorm(enc+"middle_block.attn_norm", "qTop"),
-				emu3Attn(enc+"middle_block.attn_1."), vqResnet(enc+"middle_block.block_2.", "qTop", "qTop", "false", groupNorm),
-				groupNorm(enc+"norm_out", "qTop"), conv(enc+"conv_out", encOut, "qTop", "3", "3"), emu3Temporal(enc, encOut, "4"),
-				conv3d("vqmodel.quant_conv.conv", "qE", "qLat", "3", "1", "1"), conv3d("vqmodel.post_quant_conv.conv", "qLat", "qE", "3", "1", "1"),
-				[]T{{Name: "vqmodel.quantize.embedding.weight", Shape: []string{"qN", "qE"}, Role: RoleEmbedding}},
-				emu3Temporal(dec, "qLat", "3"), conv(dec+"conv_in", "qTop", "qLat", "3", "3"),
-				vqResnet(dec+"middle_block.block_1.", "qTop", "qTop", "false", spatialNorm), spatialNorm(dec+"middle_block.attn_norm", "qTop"),
-				emu3Attn(dec+"middle_block.attn_1."), vqResnet(dec+"middle_block.block_2.", "qTop", "qTop", "false", spatialNorm),
-				spatialNorm(dec+"norm_out", "qB*at(qChm, 0)"), conv(dec+"conv_out", "qOut", "qB*at(qChm, 0)", "3", "3")),
-			Stacks: []Stack{
-				{Name: "vqgan encoder", Prefix: enc + "down_block.down.{l}.", Layers: "qLevels", Tensors: cat(
-					perBlock("qNrb", vqResnet("block.{e}.", "(e == 0 ? qB*(l == 0 ? 1 : at(qChm, l-1)) : qB*at(qChm, l))", "qB*at(qChm, l)",
-						"e == 0 && (l == 0 ? 1 : at(qChm, l-1)) != at(qChm, l)", groupNorm)),
-					perBlock("qNrb", when("in(l, qAttnRes)", emu3Attn("attn.{e}."), groupNorm("attn_norms.{e}", "qB*at(qChm, l)"))),
-					when("l < qLevels-1", conv("downsample.conv", "qB*at(qChm, l)", "qB*at(qChm, l)", "3", "3")))},
-				// The decoder's level l runs from the level above's width (the
-				// top's, for the top) to its own, in qNrb+1 blocks.
-				{Name: "vqgan decoder", Prefix: dec + "up_block.up.{l}.", Layers: "qLevels", Tensors: cat(
-					perBlock("qNrb+1", vqResnet("block.{e}.", "(e == 0 ? qB*at(qChm, min(l+1, qLevels-1)) : qB*at(qChm, l))", "qB*at(qChm, l)",
-						"e == 0 && at(qChm, min(l+1, qLevels-1)) != at(qChm, l)", spatialNorm)),
-					perBlock("qNrb+1", when("in(l, qAttnRes)", emu3Attn("attn.{e}."), spatialNorm("attn_norms.{e}", "qB*at(qChm, l)"))),
-					when("l > 0", conv("upsample.conv", "qB*at(qChm, l)", "qB*at(qChm, l)", "3", "3")))},
-			},
-		}, text: "emu3_text_model", reroot: [][2]string{{"model.", "text_model.model."}, {"lm_head.", "text_model.lm_head."}},
-			defaults: map[string]string{"V": "184622", "H": "4096", "L": "32", "heads": "32", "I": "14336"}}).register()
-	}(),
+		return func() *Family {
+			enc, dec := "vqmodel.encoder.", "vqmodel.decoder."
+			encOut := "(qDbl ? 2*qLat : qLat)"
+			// Emu3: the Emu3 text model under text_model., and a video VQ-GAN
+			// (encoder and decoder, attention at the levels attn_resolutions
+			// lists, temporal convs and residual blocks, spatial norms in the
+			// decoder) under vqmodel.
+			return (&vlm{Family: Family{Name: "Emu3", Class: "Emu3", ModelTypes: []string{"emu3"}, Causal: "Emu3ForConditionalGeneration",
+				Defs: cat(vqDefs("vq_config.", map[string]string{"qB": "256", "qChm": "list(1, 2, 2, 4)", "qLat": "4", "qE": "4", "qN": "32768", "qAttnRes": "list(3)"}),
+					[]Def{opt("qOut", "vq_config.out_channels", "3"), opt("qTdf", "vq_config.temporal_downsample_factor", "4"),
+						{Sym: "qH", Field: "vq_config.hidden_size", Default: "1024", Desc: "VQ-GAN attention width", Pos: true}}),
+				Global: cat(conv(enc+"conv_in", "qB", "qIn", "3", "3"),
+					vqResnet(enc+"middle_block.block_1.", "qTop", "qTop", "false", groupNorm), groupNorm(enc+"middle_block.attn_norm", "qTop"),
+					emu3Attn(enc+"middle_block.attn_1."), vqResnet(enc+"middle_block.block_2.", "qTop", "qTop", "false", groupNorm),
+					groupNorm(enc+"norm_out", "qTop"), conv(enc+"conv_out", encOut, "qTop", "3", "3"), emu3Temporal(enc, encOut, "4"),
+					conv3d("vqmodel.quant_conv.conv", "qE", "qLat", "3", "1", "1"), conv3d("vqmodel.post_quant_conv.conv", "qLat", "qE", "3", "1", "1"),
+					[]T{{Name: "vqmodel.quantize.embedding.weight", Shape: []string{"qN", "qE"}, Role: RoleEmbedding}},
+					emu3Temporal(dec, "qLat", "3"), conv(dec+"conv_in", "qTop", "qLat", "3", "3"),
+					vqResnet(dec+"middle_block.block_1.", "qTop", "qTop", "false", spatialNorm), spatialNorm(dec+"middle_block.attn_norm", "qTop"),
+					emu3Attn(dec+"middle_block.attn_1."), vqResnet(dec+"middle_block.block_2.", "qTop", "qTop", "false", spatialNorm),
+					spatialNorm(dec+"norm_out", "qB*at(qChm, 0)"), conv(dec+"conv_out", "qOut", "qB*at(qChm, 0)", "3", "3")),
+				Stacks: []Stack{
+					{Name: "vqgan encoder", Prefix: enc + "down_block.down.{l}.", Layers: "qLevels", Tensors: cat(
+						perBlock("qNrb", vqResnet("block.{e}.", "(e == 0 ? qB*(l == 0 ? 1 : at(qChm, l-1)) : qB*at(qChm, l))", "qB*at(qChm, l)",
+							"e == 0 && (l == 0 ? 1 : at(qChm, l-1)) != at(qChm, l)", groupNorm)),
+						perBlock("qNrb", when("in(l, qAttnRes)", emu3Attn("attn.{e}."), groupNorm("attn_norms.{e}", "qB*at(qChm, l)"))),
+						when("l < qLevels-1", conv("downsample.conv", "qB*at(qChm, l)", "qB*at(qChm, l)", "3", "3")))},
+					// The decoder's level l runs from the level above's width (the
+					// top's, for the top) to its own, in qNrb+1 blocks.
+					{Name: "vqgan decoder", Prefix: dec + "up_block.up.{l}.", Layers: "qLevels", Tensors: cat(
+						perBlock("qNrb+1", vqResnet("block.{e}.", "(e == 0 ? qB*at(qChm, min(l+1, qLevels-1)) : qB*at(qChm, l))", "qB*at(qChm, l)",
+							"e == 0 && at(qChm, min(l+1, qLevels-1)) != at(qChm, l)", spatialNorm)),
+						perBlock("qNrb+1", when("in(l, qAttnRes)", emu3Attn("attn.{e}."), spatialNorm("attn_norms.{e}", "qB*at(qChm, l)"))),
+						when("l > 0", conv("upsample.conv", "qB*at(qChm, l)", "qB*at(qChm, l)", "3", "3")))},
+				},
+			}, text: "emu3_text_model", reroot: [][2]string{{"model.", "text_model.model."}, {"lm_head.", "text_model.lm_head."}},
+				defaults: map[string]string{"V": "184622", "H": "4096", "L": "32", "heads": "32", "I": "14336"}}).register()
+		}()
+	},
 	func() *Family {
-		vg, vs, vf := vqgan("model.vqmodel.", janusCM, "l == vq_n-1", "l == 0")
-		// Janus: a SigLIP-style tower (attention output "projection_layer",
-		// optional q/k LayerNorms, FFN of hidden·mlp_ratio) with an MLP
-		// aligner of vision_config.depth linears; a VQ-GAN with its own
-		// aligner (vq_config.num_hidden_layers linears), generation
-		// embeddings and head; the Llama language model under
-		// model.language_model.
-		return (&vlm{Family: Family{Name: "Janus", Class: "Janus", ModelTypes: []string{"janus"}, Causal: "JanusForConditionalGeneration",
-			Defs: cat([]Def{
-				vWidth(vcfg, "1024"),
-				vLayers(vcfg, "24"),
-				{Sym: "vr", Field: "vision_config.mlp_ratio", Type: Milli, Default: "4000", Desc: "vision FFN width ratio in thousandths", Pos: true},
-				derived("vI", "vH*vr/1000"),
-				vPatch(vcfg, "16"),
-				opt("vS", "vision_config.image_size", "384"), opt("vC", "vision_config.num_channels", "3"),
-				flag("vbias", "vision_config.attention_bias", "true", "vision q, k, v have biases"),
-				flag("vqk", "vision_config.use_qk_norm", "false", "vision q and k LayerNorms"),
-				{Sym: "vPj", Field: "vision_config.projection_dim", Default: "2048", Desc: "aligner width", Pos: true},
-				{Sym: "vDepth", Field: "vision_config.depth", Default: "2", Desc: "aligner linears", Pos: true},
-				{Sym: "gPj", Field: "vq_config.projection_dim", Default: "2048", Desc: "generation aligner and head width", Pos: true},
-				{Sym: "gDepth", Field: "vq_config.num_hidden_layers", Default: "2", Desc: "generation aligner linears", Pos: true},
-				{Sym: "gIn", Field: "vq_config.image_token_embed_dim", Default: "2048", Desc: "generation head input width", Pos: true},
-			}, vqganDefs("vq_config.", janusCM, "128", "2", "256", "8", "16384")),
-			Global: cat([]T{{Name: "model.vision_model.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
-				{Name: "model.vision_model.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
-				{Name: "model.vision_model.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}, vg),
-			Stacks: cat([]Stack{{Name: "vision", Prefix: "model.vision_model.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
-				norm("layer_norm1", "H", "true"),
-				linear("self_attn.q_proj", "H", "H", "vbias"), linear("self_attn.k_proj", "H", "H", "vbias"), linear("self_attn.v_proj", "H", "H", "vbias"),
-				linear("self_attn.projection_layer", "H", "H", "true"),
-				when("vqk", norm("self_attn.q_norm", "H", "true"), norm("self_attn.k_norm", "H", "true")),
-				norm("layer_norm2", "H", "true"), plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}}, vs),
-			Final: cat(norm("model.vision_model.post_layernorm", "vH", "true"),
-				linear("model.aligner.fc1", "vPj", "vH", "true"),
-				[]T{{Name: "model.aligner.hidden_layers.{e}.weight", Shape: []string{"vPj", "vPj"}, Role: RoleLinear, Experts: "vDepth-1", PerCopy: true},
-					{Name: "model.aligner.hidden_layers.{e}.bias", Shape: []string{"vPj"}, Role: RoleBias, Experts: "vDepth-1", PerCopy: true}},
-				vf,
-				[]T{{Name: "model.generation_embeddings.weight", Shape: []string{"vq_K", "vq_E"}, Role: RoleEmbedding}},
-				linear("model.generation_aligner.fc1", "gPj", "vq_E", "true"),
-				[]T{{Name: "model.generation_aligner.hidden_layers.{e}.weight", Shape: []string{"gPj", "gPj"}, Role: RoleLinear, Experts: "gDepth-1", PerCopy: true},
-					{Name: "model.generation_aligner.hidden_layers.{e}.bias", Shape: []string{"gPj"}, Role: RoleBias, Experts: "gDepth-1", PerCopy: true}},
-				linear("model.generation_head.proj_out", "gPj", "gIn", "true"), linear("model.generation_head.vision_head", "vq_K", "gPj", "true")),
-		}, text: "llama", reroot: newLM}).register()
-	}(),
+		return func() *Family {
+			vg, vs, vf := vqgan("model.vqmodel.", janusCM, "l == vq_n-1", "l == 0")
+			// Janus: a SigLIP-style tower (attention output "projection_layer",
+			// optional q/k LayerNorms, FFN of hidden·mlp_ratio) with an MLP
+			// aligner of vision_config.depth linears; a VQ-GAN with its own
+			// aligner (vq_config.num_hidden_layers linears), generation
+			// embeddings and head; the Llama language model under
+			// model.language_model.
+			return (&vlm{Family: Family{Name: "Janus", Class: "Janus", ModelTypes: []string{"janus"}, Causal: "JanusForConditionalGeneration",
+				Defs: cat([]Def{
+					vWidth(vcfg, "1024"),
+					vLayers(vcfg, "24"),
+					{Sym: "vr", Field: "vision_config.mlp_ratio", Type: Milli, Default: "4000", Desc: "vision FFN width ratio in thousandths", Pos: true},
+					derived("vI", "vH*vr/1000"),
+					vPatch(vcfg, "16"),
+					opt("vS", "vision_config.image_size", "384"), opt("vC", "vision_config.num_channels", "3"),
+					flag("vbias", "vision_config.attention_bias", "true", "vision q, k, v have biases"),
+					flag("vqk", "vision_config.use_qk_norm", "false", "vision q and k LayerNorms"),
+					{Sym: "vPj", Field: "vision_config.projection_dim", Default: "2048", Desc: "aligner width", Pos: true},
+					{Sym: "vDepth", Field: "vision_config.depth", Default: "2", Desc: "aligner linears", Pos: true},
+					{Sym: "gPj", Field: "vq_config.projection_dim", Default: "2048", Desc: "generation aligner and head width", Pos: true},
+					{Sym: "gDepth", Field: "vq_config.num_hidden_layers", Default: "2", Desc: "generation aligner linears", Pos: true},
+					{Sym: "gIn", Field: "vq_config.image_token_embed_dim", Default: "2048", Desc: "generation head input width", Pos: true},
+				}, vqganDefs("vq_config.", janusCM, "128", "2", "256", "8", "16384")),
+				Global: cat([]T{{Name: "model.vision_model.embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear},
+					{Name: "model.vision_model.embeddings.patch_embedding.bias", Shape: []string{"vH"}, Role: RoleBias},
+					{Name: "model.vision_model.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}, vg),
+				Stacks: cat([]Stack{{Name: "vision", Prefix: "model.vision_model.encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
+					norm("layer_norm1", "H", "true"),
+					linear("self_attn.q_proj", "H", "H", "vbias"), linear("self_attn.k_proj", "H", "H", "vbias"), linear("self_attn.v_proj", "H", "H", "vbias"),
+					linear("self_attn.projection_layer", "H", "H", "true"),
+					when("vqk", norm("self_attn.q_norm", "H", "true"), norm("self_attn.k_norm", "H", "true")),
+					norm("layer_norm2", "H", "true"), plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")}}, vs),
+				Final: cat(norm("model.vision_model.post_layernorm", "vH", "true"),
+					linear("model.aligner.fc1", "vPj", "vH", "true"),
+					[]T{{Name: "model.aligner.hidden_layers.{e}.weight", Shape: []string{"vPj", "vPj"}, Role: RoleLinear, Experts: "vDepth-1", PerCopy: true},
+						{Name: "model.aligner.hidden_layers.{e}.bias", Shape: []string{"vPj"}, Role: RoleBias, Experts: "vDepth-1", PerCopy: true}},
+					vf,
+					[]T{{Name: "model.generation_embeddings.weight", Shape: []string{"vq_K", "vq_E"}, Role: RoleEmbedding}},
+					linear("model.generation_aligner.fc1", "gPj", "vq_E", "true"),
+					[]T{{Name: "model.generation_aligner.hidden_layers.{e}.weight", Shape: []string{"gPj", "gPj"}, Role: RoleLinear, Experts: "gDepth-1", PerCopy: true},
+						{Name: "model.generation_aligner.hidden_layers.{e}.bias", Shape: []string{"gPj"}, Role: RoleBias, Experts: "gDepth-1", PerCopy: true}},
+					linear("model.generation_head.proj_out", "gPj", "gIn", "true"), linear("model.generation_head.vision_head", "vq_K", "gPj", "true")),
+			}, text: "llama", reroot: newLM}).register()
+		}()
+	},
 )

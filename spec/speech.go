@@ -23,28 +23,32 @@ func musicgen(name, class, mt string, cross bool) *Family {
 var _ = register(
 	// Moshi's text decoder: an extra embedding row, gated fc1 [ffn, H]
 	// feeding fc2 [H, ffn/2], projections under .linear.
-	std("Moshi", "Moshi", []string{"moshi"},
-		cat(withDefault(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_dim"), "I", "22528"),
-			[]Def{{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
-				kvDef("num_key_value_heads", "heads", "heads"), tie("false")}), nil,
-		inNorm, linear("self_attn.q_proj.linear", "heads*d", "H", ""), linear("self_attn.k_proj.linear", "kv*d", "H", ""),
-		linear("self_attn.v_proj.linear", "kv*d", "H", ""), linear("self_attn.o_proj.linear", "H", "heads*d", ""),
-		postNorm, linear("mlp.fc1", "I", "H", ""), linear("mlp.fc2", "H", "I/2", "")).
-		with(func(f *Family) {
-			f.SeqCls = "-"
-			f.Global = []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+1", "H"}, Role: RoleEmbedding}}
-			f.Final = cat(norm("model.norm", "H", ""), []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}})
-		}),
+	func() *Family {
+		return std("Moshi", "Moshi", []string{"moshi"},
+			cat(withDefault(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_dim"), "I", "22528"),
+				[]Def{{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+					kvDef("num_key_value_heads", "heads", "heads"), tie("false")}), nil,
+			inNorm, linear("self_attn.q_proj.linear", "heads*d", "H", ""), linear("self_attn.k_proj.linear", "kv*d", "H", ""),
+			linear("self_attn.v_proj.linear", "kv*d", "H", ""), linear("self_attn.o_proj.linear", "H", "heads*d", ""),
+			postNorm, linear("mlp.fc1", "I", "H", ""), linear("mlp.fc2", "H", "I/2", "")).
+			with(func(f *Family) {
+				f.SeqCls = "-"
+				f.Global = []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+1", "H"}, Role: RoleEmbedding}}
+				f.Final = cat(norm("model.norm", "H", ""), []T{{Name: "lm_head.weight", Shape: []string{"V", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}})
+			})
+	},
 	// Whisper: k_proj has no bias; positions [max_target_positions, H].
 	func() *Family {
-		f := seq2seqDecoder("Whisper", "Whisper", "whisper", cat(s2sDefs("vocab_size=51865", "d_model=384", "decoder_layers=4", "decoder_ffn_dim=1536"), []Def{posDef("max_target_positions", "448")}),
-			decoderPositions("P"), s2sLayer(true, "true", "", "true"), finalLN)
-		f.Final = cat(finalLN, lmHead("proj_out.weight"))
-		f.Head = "proj_out.weight"
-		return f
-	}(),
-	musicgen("MusicGen", "Musicgen", "musicgen_decoder", true),
-	musicgen("MusicGen-Melody", "MusicgenMelody", "musicgen_melody_decoder", false),
+		return func() *Family {
+			f := seq2seqDecoder("Whisper", "Whisper", "whisper", cat(s2sDefs("vocab_size=51865", "d_model=384", "decoder_layers=4", "decoder_ffn_dim=1536"), []Def{posDef("max_target_positions", "448")}),
+				decoderPositions("P"), s2sLayer(true, "true", "", "true"), finalLN)
+			f.Final = cat(finalLN, lmHead("proj_out.weight"))
+			f.Head = "proj_out.weight"
+			return f
+		}()
+	},
+	func() *Family { return musicgen("MusicGen", "Musicgen", "musicgen_decoder", true) },
+	func() *Family { return musicgen("MusicGen-Melody", "MusicgenMelody", "musicgen_melody_decoder", false) },
 )
 
 // wav2vec2 and its lineage (blocks_speech.go): the base model, the CTC
@@ -52,88 +56,108 @@ var _ = register(
 // heads.
 
 var _ = register(
-	speechEncoder{Name: "wav2vec2", Class: "Wav2Vec2", ModelType: "wav2vec2", Base: "wav2vec2.", Defs: w2vDefs("", ""),
-		Global: w2vGlobal("wav2vec2."), Layer: w2vLayer(nil, true), Final: w2vAdapter("wav2vec2."),
-		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, MaskedLM: true, PreTrain: w2vPreTraining()}}.family(),
-	speechEncoder{Name: "HuBERT", Class: "Hubert", ModelType: "hubert", Base: "hubert.", Defs: w2vDefs("feat_proj_layer_norm", "conv_pos_batch_norm"),
-		Global: w2vGlobal("hubert."), Layer: w2vLayer(nil, true), Final: w2vAdapter("hubert."),
-		Heads: speechHeads{CTCIn: "adapter ? OH : H"}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "wav2vec2", Class: "Wav2Vec2", ModelType: "wav2vec2", Base: "wav2vec2.", Defs: w2vDefs("", ""),
+			Global: w2vGlobal("wav2vec2."), Layer: w2vLayer(nil, true), Final: w2vAdapter("wav2vec2."),
+			Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, MaskedLM: true, PreTrain: w2vPreTraining()}}.family()
+	},
+	func() *Family {
+		return speechEncoder{Name: "HuBERT", Class: "Hubert", ModelType: "hubert", Base: "hubert.", Defs: w2vDefs("feat_proj_layer_norm", "conv_pos_batch_norm"),
+			Global: w2vGlobal("hubert."), Layer: w2vLayer(nil, true), Final: w2vAdapter("hubert."),
+			Heads: speechHeads{CTCIn: "adapter ? OH : H"}}.family()
+	},
 	// UniSpeech: wav2vec2's base model; its pretraining head projects the
 	// quantized vectors back to hidden_size and adds a phoneme CTC head.
-	speechEncoder{Name: "UniSpeech", Class: "UniSpeech", ModelType: "unispeech", Base: "unispeech.",
-		Defs:   append(w2vDefs("", ""), field("nctc", "num_ctc_classes", "80", "the pretraining CTC head's classes")),
-		Global: w2vGlobal("unispeech."), Layer: w2vLayer(nil, true),
-		Heads: speechHeads{PreTrain: cat(quantizer("C0"), linear("project_q", "pcd", "cvd", "true"), linear("project_hid", "H", "pcd", "true"),
-			linear("ctc_proj", "nctc", "H", "true"))}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "UniSpeech", Class: "UniSpeech", ModelType: "unispeech", Base: "unispeech.",
+			Defs:   append(w2vDefs("", ""), field("nctc", "num_ctc_classes", "80", "the pretraining CTC head's classes")),
+			Global: w2vGlobal("unispeech."), Layer: w2vLayer(nil, true),
+			Heads: speechHeads{PreTrain: cat(quantizer("C0"), linear("project_q", "pcd", "cvd", "true"), linear("project_hid", "H", "pcd", "true"),
+				linear("ctc_proj", "nctc", "H", "true"))}}.family()
+	},
 	// UniSpeech-SAT: its mask vector always exists; its quantizer reads
 	// the encoder's output; speaker projection and cluster embeddings.
-	speechEncoder{Name: "UniSpeech-SAT", Class: "UniSpeechSat", ModelType: "unispeech-sat", Base: "unispeech_sat.",
-		Defs: append(w2vDefs("", ""), field("ncl", "num_clusters", "504", "the pretraining's speaker clusters")),
-		Global: cat(convFeatures("unispeech_sat.feature_extractor."), featProjection("unispeech_sat.feature_projection."),
-			maskedSpecEmbed("unispeech_sat.", ""), posConvWN("unispeech_sat.encoder.pos_conv_embed."), norm("unispeech_sat.encoder.layer_norm", "H", "true")),
-		Layer: w2vLayer(nil, true),
-		Heads: speechHeads{Frame: true, XVector: true, PreTrain: cat(quantizer("H"), linear("project_hid", "pcd", "H", "true"), linear("project_q", "pcd", "cvd", "true"),
-			linear("speaker_proj", "cvd", "H", "true"), norm("layer_norm_for_extract", "H", "true"),
-			[]T{{Name: "label_embeddings_concat", Shape: []string{"ncl", "cvd"}, Role: RoleNorm, AnyDType: true}}), PreTrainFP32: true}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "UniSpeech-SAT", Class: "UniSpeechSat", ModelType: "unispeech-sat", Base: "unispeech_sat.",
+			Defs: append(w2vDefs("", ""), field("ncl", "num_clusters", "504", "the pretraining's speaker clusters")),
+			Global: cat(convFeatures("unispeech_sat.feature_extractor."), featProjection("unispeech_sat.feature_projection."),
+				maskedSpecEmbed("unispeech_sat.", ""), posConvWN("unispeech_sat.encoder.pos_conv_embed."), norm("unispeech_sat.encoder.layer_norm", "H", "true")),
+			Layer: w2vLayer(nil, true),
+			Heads: speechHeads{Frame: true, XVector: true, PreTrain: cat(quantizer("H"), linear("project_hid", "pcd", "H", "true"), linear("project_q", "pcd", "cvd", "true"),
+				linear("speaker_proj", "cvd", "H", "true"), norm("layer_norm_for_extract", "H", "true"),
+				[]T{{Name: "label_embeddings_concat", Shape: []string{"ncl", "cvd"}, Role: RoleNorm, AnyDType: true}}), PreTrainFP32: true}}.family()
+	},
 	// WavLM: gated relative position bias in every layer's attention, the
 	// bucket embedding in the first layer's only.
-	speechEncoder{Name: "WavLM", Class: "WavLM", ModelType: "wavlm", Base: "wavlm.",
-		Defs:   append(w2vDefs("", ""), field("nbk", "num_buckets", "320", "relative position buckets")),
-		Global: w2vGlobal("wavlm."),
-		Layer: w2vLayer(cat(w2vAttn("attention."),
-			[]T{{Name: "attention.gru_rel_pos_const", Shape: []string{"1", "heads", "1", "1"}, Role: RoleNorm}},
-			linear("attention.gru_rel_pos_linear", "8", "H/heads", "true"),
-			[]T{{Name: "attention.rel_attn_embed.weight", Shape: []string{"nbk", "heads"}, Role: RoleEmbedding, If: "l == 0"}}), false),
-		Final: w2vAdapter("wavlm."),
-		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "WavLM", Class: "WavLM", ModelType: "wavlm", Base: "wavlm.",
+			Defs:   append(w2vDefs("", ""), field("nbk", "num_buckets", "320", "relative position buckets")),
+			Global: w2vGlobal("wavlm."),
+			Layer: w2vLayer(cat(w2vAttn("attention."),
+				[]T{{Name: "attention.gru_rel_pos_const", Shape: []string{"1", "heads", "1", "1"}, Role: RoleNorm}},
+				linear("attention.gru_rel_pos_linear", "8", "H/heads", "true"),
+				[]T{{Name: "attention.rel_attn_embed.weight", Shape: []string{"nbk", "heads"}, Role: RoleEmbedding, If: "l == 0"}}), false),
+			Final: w2vAdapter("wavlm."),
+			Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family()
+	},
 	// Data2VecAudio: layer-normed convolutions throughout, and a stack of
 	// num_conv_pos_embeddings plain positional convolutions.
-	speechEncoder{Name: "Data2VecAudio", Class: "Data2VecAudio", ModelType: "data2vec-audio", Base: "data2vec_audio.",
-		Defs: cat(withDefault(replaceDef(w2vDefs("", ""), derived("fen", "'layer'")), "pk", "5"),
-			[]Def{field("cpk", "conv_pos_kernel_size", "19", "the positional convolutions' kernel")}),
-		Global: cat(convFeatures("data2vec_audio.feature_extractor."), featProjection("data2vec_audio.feature_projection."),
-			maskedSpecEmbed("data2vec_audio.", maskCond),
-			[]T{{Name: "data2vec_audio.encoder.pos_conv_embed.layers.{e}.conv.weight", Shape: []string{"H", "H/pg", "cpk"}, Role: RoleLinear, Experts: "pk"},
-				{Name: "data2vec_audio.encoder.pos_conv_embed.layers.{e}.conv.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "pk"}},
-			norm("data2vec_audio.encoder.layer_norm", "H", "true")),
-		Layer: w2vLayer(nil, false), Final: w2vAdapter("data2vec_audio."), Variants: [][][2]string{},
-		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "Data2VecAudio", Class: "Data2VecAudio", ModelType: "data2vec-audio", Base: "data2vec_audio.",
+			Defs: cat(withDefault(replaceDef(w2vDefs("", ""), derived("fen", "'layer'")), "pk", "5"),
+				[]Def{field("cpk", "conv_pos_kernel_size", "19", "the positional convolutions' kernel")}),
+			Global: cat(convFeatures("data2vec_audio.feature_extractor."), featProjection("data2vec_audio.feature_projection."),
+				maskedSpecEmbed("data2vec_audio.", maskCond),
+				[]T{{Name: "data2vec_audio.encoder.pos_conv_embed.layers.{e}.conv.weight", Shape: []string{"H", "H/pg", "cpk"}, Role: RoleLinear, Experts: "pk"},
+					{Name: "data2vec_audio.encoder.pos_conv_embed.layers.{e}.conv.bias", Shape: []string{"H"}, Role: RoleBias, Experts: "pk"}},
+				norm("data2vec_audio.encoder.layer_norm", "H", "true")),
+			Layer: w2vLayer(nil, false), Final: w2vAdapter("data2vec_audio."), Variants: [][][2]string{},
+			Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family()
+	},
 	// SEW: a layer norm over the extractor's features, a projection only
 	// where conv_dim[-1] differs from hidden_size, and an encoder that
 	// squeezes the sequence and upsamples it back.
-	speechEncoder{Name: "SEW", Class: "SEW", ModelType: "sew", Base: "sew.", Defs: sewDefs(),
-		Global: cat(convFeatures("sew.feature_extractor."), norm("sew.layer_norm", "C0", "true"),
-			when("C0 != H", linear("sew.feature_projection", "H", "C0", "true")), maskedSpecEmbed("sew.", maskCond),
-			posConvWN("sew.encoder.pos_conv_embed."), norm("sew.encoder.layer_norm", "H", "true"),
-			linear("sew.encoder.upsample.projection", "H*sq", "H", "true")),
-		Layer: w2vLayer(nil, false), Heads: speechHeads{}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "SEW", Class: "SEW", ModelType: "sew", Base: "sew.", Defs: sewDefs(),
+			Global: cat(convFeatures("sew.feature_extractor."), norm("sew.layer_norm", "C0", "true"),
+				when("C0 != H", linear("sew.feature_projection", "H", "C0", "true")), maskedSpecEmbed("sew.", maskCond),
+				posConvWN("sew.encoder.pos_conv_embed."), norm("sew.encoder.layer_norm", "H", "true"),
+				linear("sew.encoder.upsample.projection", "H*sq", "H", "true")),
+			Layer: w2vLayer(nil, false), Heads: speechHeads{}}.family()
+	},
 	// SEW-D: SEW with DeBERTa-v2's disentangled-attention layers.
-	speechEncoder{Name: "SEW-D", Class: "SEWD", ModelType: "sew-d", Base: "sew_d.",
-		Defs: cat(sewDefs(), disentangledDefs("true", "256", "list('p2c', 'c2p')", "true", "'layer_norm'")),
-		Global: cat(convFeatures("sew_d.feature_extractor."), norm("sew_d.layer_norm", "C0", "true"),
-			when("C0 != H", linear("sew_d.feature_projection", "H", "C0", "true")), maskedSpecEmbed("sew_d.", maskCond),
-			posConvWN("sew_d.encoder.pos_conv_embed.")),
-		LayerPrefix: "encoder.encoder.layer.{l}.", Layer: disentangledLayer(),
-		Final: cat(disentangledFinal("sew_d.encoder.encoder."), linear("sew_d.encoder.upsample.projection", "H*sq", "H", "true")),
-		Heads: speechHeads{}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "SEW-D", Class: "SEWD", ModelType: "sew-d", Base: "sew_d.",
+			Defs: cat(sewDefs(), disentangledDefs("true", "256", "list('p2c', 'c2p')", "true", "'layer_norm'")),
+			Global: cat(convFeatures("sew_d.feature_extractor."), norm("sew_d.layer_norm", "C0", "true"),
+				when("C0 != H", linear("sew_d.feature_projection", "H", "C0", "true")), maskedSpecEmbed("sew_d.", maskCond),
+				posConvWN("sew_d.encoder.pos_conv_embed.")),
+			LayerPrefix: "encoder.encoder.layer.{l}.", Layer: disentangledLayer(),
+			Final: cat(disentangledFinal("sew_d.encoder.encoder."), linear("sew_d.encoder.upsample.projection", "H*sq", "H", "true")),
+			Heads: speechHeads{}}.family()
+	},
 	// wav2vec2-conformer: wav2vec2's extractor and positional convolution
 	// before conformer layers; rotary positions keep inv_freq.
-	speechEncoder{Name: "wav2vec2-conformer", Class: "Wav2Vec2Conformer", ModelType: "wav2vec2-conformer", Base: "wav2vec2_conformer.",
-		Defs: conformerDefs(w2vDefs("", ""), "'relative'"),
-		Global: cat(w2vGlobal("wav2vec2_conformer."),
-			[]T{{Name: "wav2vec2_conformer.encoder.embed_positions.inv_freq", Shape: []string{"(H/heads+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pet == 'rotary'"}}),
-		Layer: conformerLayer(false), Final: w2vAdapter("wav2vec2_conformer."),
-		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, PreTrain: w2vPreTraining()}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "wav2vec2-conformer", Class: "Wav2Vec2Conformer", ModelType: "wav2vec2-conformer", Base: "wav2vec2_conformer.",
+			Defs: conformerDefs(w2vDefs("", ""), "'relative'"),
+			Global: cat(w2vGlobal("wav2vec2_conformer."),
+				[]T{{Name: "wav2vec2_conformer.encoder.embed_positions.inv_freq", Shape: []string{"(H/heads+1)/2"}, Role: RoleNorm, AnyDType: true, If: "pet == 'rotary'"}}),
+			Layer: conformerLayer(false), Final: w2vAdapter("wav2vec2_conformer."),
+			Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true, PreTrain: w2vPreTraining()}}.family()
+	},
 	// W2V-BERT: log-mel features projected from feature_projection_input_dim,
 	// conformer layers with a depthwise layer norm, no encoder norm; its
 	// adapter layers attend.
-	speechEncoder{Name: "W2V-BERT", Class: "Wav2Vec2Bert", ModelType: "wav2vec2-bert", Base: "wav2vec2_bert.", Defs: w2vBertDefs(),
-		Global: cat(norm("wav2vec2_bert.feature_projection.layer_norm", "fpi", "true"), linear("wav2vec2_bert.feature_projection.projection", "H", "fpi", "true"),
-			maskedSpecEmbed("wav2vec2_bert.", maskCond)),
-		Layer:    conformerLayer(true),
-		Final:    cat(w2vBertAdapter("wav2vec2_bert."), when("iffn", ffn("wav2vec2_bert.intermediate_ffn.", "H"))),
-		Variants: [][][2]string{}, Embed: "wav2vec2_bert.feature_projection.projection.weight",
-		Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family(),
+	func() *Family {
+		return speechEncoder{Name: "W2V-BERT", Class: "Wav2Vec2Bert", ModelType: "wav2vec2-bert", Base: "wav2vec2_bert.", Defs: w2vBertDefs(),
+			Global: cat(norm("wav2vec2_bert.feature_projection.layer_norm", "fpi", "true"), linear("wav2vec2_bert.feature_projection.projection", "H", "fpi", "true"),
+				maskedSpecEmbed("wav2vec2_bert.", maskCond)),
+			Layer:    conformerLayer(true),
+			Final:    cat(w2vBertAdapter("wav2vec2_bert."), when("iffn", ffn("wav2vec2_bert.intermediate_ffn.", "H"))),
+			Variants: [][][2]string{}, Embed: "wav2vec2_bert.feature_projection.projection.weight",
+			Heads: speechHeads{CTCIn: "adapter ? OH : H", Frame: true, XVector: true}}.family()
+	},
 )
 
 // w2vBertDefs are Wav2Vec2BertConfig's fields.
@@ -291,7 +315,7 @@ func mctctFamily() *Family {
 	}
 }
 
-var _ = register(astFamily(), mctctFamily())
+var _ = register(astFamily, mctctFamily)
 
 // Moonshine: a three-convolution front end over the waveform, a
 // pre-norm encoder (norms without biases, plain MLP), a decoder with
@@ -335,7 +359,7 @@ func moonshineFamily() *Family {
 	}
 }
 
-var _ = register(moonshineFamily())
+var _ = register(moonshineFamily)
 
 // Qwen2-Audio: a Whisper-like encoder (Qwen2AudioEncoder, also a class
 // of its own), a linear projector and the language model text_config
@@ -352,7 +376,7 @@ func qwen2Audio() (*Family, *Family) {
 	return enc, full
 }
 
-var _ = register(qwen2Audio())
+var _ = registerGroup(results2(qwen2Audio))
 
 // audioEncoder is a Whisper-like audio encoder class of its own
 // (VoxtralEncoder, AudioFlamingo3Encoder).
@@ -363,8 +387,10 @@ func audioEncoder(name, class, mt string) *Family {
 		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
 }
 
-var _ = register(audioEncoder("Voxtral encoder", "VoxtralEncoder", "voxtral_encoder"),
-	audioEncoder("Audio Flamingo 3 encoder", "AudioFlamingo3Encoder", "audioflamingo3_encoder"))
+var _ = register(func() *Family { return audioEncoder("Voxtral encoder", "VoxtralEncoder", "voxtral_encoder") },
+	func() *Family {
+		return audioEncoder("Audio Flamingo 3 encoder", "AudioFlamingo3Encoder", "audioflamingo3_encoder")
+	})
 
 // Parakeet: the FastConformer encoder alone (ParakeetEncoder) and with
 // a CTC head, a 1×1 convolution to the vocabulary.
@@ -382,7 +408,7 @@ func parakeet() (*Family, *Family) {
 	return enc, ctc
 }
 
-var _ = register(parakeet())
+var _ = registerGroup(results2(parakeet))
 
 // Parakeet RNN-T and TDT: the FastConformer encoder, a projection to the
 // prediction network's width, an LSTM prediction network over token
@@ -418,24 +444,30 @@ func transducer(name, class, cfgClass, mt, vocab string, tdt, nemotron bool) *Fa
 		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
 }
 
-var _ = register(parakeetTransducer("Parakeet RNN-T", "ParakeetForRNNT", "ParakeetRNNTConfig", "parakeet_rnnt", false),
-	parakeetTransducer("Parakeet TDT", "ParakeetForTDT", "ParakeetTDTConfig", "parakeet_tdt", true))
+var _ = register(func() *Family {
+	return parakeetTransducer("Parakeet RNN-T", "ParakeetForRNNT", "ParakeetRNNTConfig", "parakeet_rnnt", false)
+},
+	func() *Family {
+		return parakeetTransducer("Parakeet TDT", "ParakeetForTDT", "ParakeetTDTConfig", "parakeet_tdt", true)
+	})
 
 // Voxtral: the Voxtral encoder as audio tower, a two-layer projector
 // without biases from the audio FFN width (four frames stacked) to the
 // language model's, and the language model (Llama by default, with
 // Voxtral's own text defaults) under language_model (4.x's layout).
-var _ = register((&vlm{Family: Family{Name: "Voxtral", Class: "Voxtral", ModelTypes: []string{"voxtral"}, Causal: "VoxtralForConditionalGeneration",
-	Defs:   whisperEncoderDefs("audio_config."),
-	Global: func() []T { g, _, _ := whisperEncoder("audio_tower.", "audio"); return g }(),
-	Stacks: func() []Stack { _, s, _ := whisperEncoder("audio_tower.", "audio"); return []Stack{s} }(),
-	Final: func() []T {
-		_, _, f := whisperEncoder("audio_tower.", "audio")
-		return cat(f, linear("multi_modal_projector.linear_1", "H", "aI", ""), linear("multi_modal_projector.linear_2", "H", "H", ""))
-	}(),
-	Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
-	text: "llama", reroot: legacyLM,
-	defaults: map[string]string{"V": "131072", "H": "3072", "I": "8192", "L": "30", "kv": "8", "d": "128"}}).register())
+var _ = register(func() *Family {
+	return (&vlm{Family: Family{Name: "Voxtral", Class: "Voxtral", ModelTypes: []string{"voxtral"}, Causal: "VoxtralForConditionalGeneration",
+		Defs:   whisperEncoderDefs("audio_config."),
+		Global: func() []T { g, _, _ := whisperEncoder("audio_tower.", "audio"); return g }(),
+		Stacks: func() []Stack { _, s, _ := whisperEncoder("audio_tower.", "audio"); return []Stack{s} }(),
+		Final: func() []T {
+			_, _, f := whisperEncoder("audio_tower.", "audio")
+			return cat(f, linear("multi_modal_projector.linear_1", "H", "aI", ""), linear("multi_modal_projector.linear_2", "H", "H", ""))
+		}(),
+		Variants: [][][2]string{{{"language_model.model.", "language_model.model.model."}}}},
+		text: "llama", reroot: legacyLM,
+		defaults: map[string]string{"V": "131072", "H": "3072", "I": "8192", "L": "30", "kv": "8", "d": "128"}}).register()
+})
 
 // speechT5NetDefs are SpeechT5Config's fields of its pre- and post-nets:
 // wav2vec2's feature extractor and positional convolution (the speech
@@ -525,8 +557,8 @@ func audioLLM(name, class, mt, text string) *Family {
 		text: text, reroot: legacyLM, tasks: []Task{}}).register()
 }
 
-var _ = register(audioLLM("Audio Flamingo 3", "AudioFlamingo3", "audioflamingo3", "qwen2"),
-	audioLLM("Music Flamingo", "MusicFlamingo", "musicflamingo", "qwen2"))
+var _ = register(func() *Family { return audioLLM("Audio Flamingo 3", "AudioFlamingo3", "audioflamingo3", "qwen2") },
+	func() *Family { return audioLLM("Music Flamingo", "MusicFlamingo", "musicflamingo", "qwen2") })
 
 // glmAsrDefs are GlmAsrEncoderConfig's fields under cfg, symbols aH,
 // aL, aheads, akv, ad, aI, amel.
@@ -572,7 +604,7 @@ func glmAsr() (*Family, *Family) {
 	return enc, full
 }
 
-var _ = register(glmAsr())
+var _ = registerGroup(results2(glmAsr))
 
 // qwen3AsrDefs are Qwen3ASREncoderConfig's fields under cfg.
 func qwen3AsrDefs(cfg string) []Def {
@@ -622,7 +654,7 @@ func qwen3Asr() (*Family, *Family) {
 	return enc, full
 }
 
-var _ = register(qwen3Asr())
+var _ = registerGroup(results2(qwen3Asr))
 
 // voxtralRealtimeDefs are VoxtralRealtimeEncoderConfig's fields under cfg.
 func voxtralRealtimeDefs(cfg string) []Def {
@@ -675,7 +707,7 @@ func voxtralRealtime() (*Family, *Family) {
 	return enc, full
 }
 
-var _ = register(voxtralRealtime())
+var _ = registerGroup(results2(voxtralRealtime))
 
 // Nemotron ASR: the streaming FastConformer encoder alone and as an
 // RNN-T; Nemotron 3.5's adds a prompt projector over the encoder's
@@ -693,7 +725,7 @@ func nemotronAsr() (*Family, *Family, *Family) {
 	return enc, rnnt, n35
 }
 
-var _ = register(nemotronAsr())
+var _ = registerGroup(results3(nemotronAsr))
 
 // lasrDefs are LasrEncoderConfig's fields under cfg (symbols of
 // Parakeet's encoder: pH, pL, …).
@@ -748,7 +780,7 @@ func lasr() (*Family, *Family) {
 	return enc, ctc
 }
 
-var _ = register(lasr())
+var _ = registerGroup(results2(lasr))
 
 // Gemma 3n's audio encoder (Gemma3nAudioEncoder): two 2-D convolutions
 // with their norms (kernels and strides as [time, frequency] pairs; the
@@ -796,4 +828,4 @@ func gemma3nAudio() *Family {
 		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
 }
 
-var _ = register(gemma3nAudio())
+var _ = register(gemma3nAudio)

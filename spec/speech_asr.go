@@ -65,8 +65,10 @@ func graniteSpeech(name, class, mt string) *Family {
 		text: "granite", reroot: legacyLM, tasks: []Task{}}).register()
 }
 
-var _ = register(graniteSpeech("Granite Speech", "GraniteSpeech", "granite_speech"),
-	graniteSpeech("Granite Speech Plus", "GraniteSpeechPlus", "granite_speech_plus"))
+var _ = register(func() *Family { return graniteSpeech("Granite Speech", "GraniteSpeech", "granite_speech") },
+	func() *Family {
+		return graniteSpeech("Granite Speech Plus", "GraniteSpeechPlus", "granite_speech_plus")
+	})
 
 // kyutaiSTT is Kyutai's speech-to-text model: Moshi's text decoder
 // (projections under .linear, a gated fc1 [ffn, H] feeding fc2
@@ -92,4 +94,4 @@ func kyutaiSTT() *Family {
 		with: []string{"KyutaiSpeechToTextForConditionalGeneration"}}).register()
 }
 
-var _ = register(kyutaiSTT())
+var _ = register(kyutaiSTT)

@@ -99,25 +99,37 @@ func vitFamily(o vitOpts) *Family {
 }
 
 var _ = register(
-	vitFamily(vitOpts{Name: "ViT", Class: "ViT", MT: "vit", Base: "vit.", Tokens: vitTokens{CLS: true}, Pooler: true, MIM: true}),
+	func() *Family {
+		return vitFamily(vitOpts{Name: "ViT", Class: "ViT", MT: "vit", Base: "vit.", Tokens: vitTokens{CLS: true}, Pooler: true, MIM: true})
+	},
 	// DeiT: ViT with a distillation token; its teacher-distilled
 	// classifier has a head on each token.
-	vitFamily(vitOpts{Name: "DeiT", Class: "DeiT", MT: "deit", Base: "deit.", Tokens: vitTokens{CLS: true, Distill: true}, Pooler: true, MIM: true,
-		Tasks: []Task{{Suffix: "ForImageClassificationWithTeacher",
-			Head: cat(classifier("cls_classifier", "H"), classifier("distillation_classifier", "H")), Labels: true}}}),
+	func() *Family {
+		return vitFamily(vitOpts{Name: "DeiT", Class: "DeiT", MT: "deit", Base: "deit.", Tokens: vitTokens{CLS: true, Distill: true}, Pooler: true, MIM: true,
+			Tasks: []Task{{Suffix: "ForImageClassificationWithTeacher",
+				Head: cat(classifier("cls_classifier", "H"), classifier("distillation_classifier", "H")), Labels: true}}})
+	},
 	// ViT-MSN: ViT's layout under vit., without a pooler. 5.x's
 	// classifier saves the encoder's layers without the vit. prefix.
-	vitFamily(vitOpts{Name: "ViT-MSN", Class: "ViTMSN", MT: "vit_msn", Base: "vit.", Tokens: vitTokens{CLS: true},
-		Variants: [][][2]string{{{"vit.encoder.", "encoder."}}}}),
+	func() *Family {
+		return vitFamily(vitOpts{Name: "ViT-MSN", Class: "ViTMSN", MT: "vit_msn", Base: "vit.", Tokens: vitTokens{CLS: true},
+			Variants: [][][2]string{{{"vit.encoder.", "encoder."}}}})
+	},
 	// ViT-MAE: ViT under vit. without a pooler; its pre-training class
 	// adds the masked autoencoder's decoder.
-	vitFamily(vitOpts{Name: "ViT-MAE", Class: "ViTMAE", MT: "vit_mae", Base: "vit.", Tokens: vitTokens{CLS: true},
-		Tasks: []Task{maeDecoder}}),
+	func() *Family {
+		return vitFamily(vitOpts{Name: "ViT-MAE", Class: "ViTMAE", MT: "vit_mae", Base: "vit.", Tokens: vitTokens{CLS: true},
+			Tasks: []Task{maeDecoder}})
+	},
 	// I-JEPA: no class token, positions of the patches only.
-	vitFamily(vitOpts{Name: "I-JEPA", Class: "IJepa", MT: "ijepa", Base: "ijepa.", Tokens: vitTokens{}}),
-	dinov2Family("DINOv2", "Dinov2", "dinov2", "dinov2.", "14", false),
+	func() *Family {
+		return vitFamily(vitOpts{Name: "I-JEPA", Class: "IJepa", MT: "ijepa", Base: "ijepa.", Tokens: vitTokens{}})
+	},
+	func() *Family { return dinov2Family("DINOv2", "Dinov2", "dinov2", "dinov2.", "14", false) },
 	// DINOv2 with registers: register tokens after the CLS token.
-	dinov2Family("DINOv2 with registers", "Dinov2WithRegisters", "dinov2_with_registers", "dinov2_with_registers.", "16", true),
+	func() *Family {
+		return dinov2Family("DINOv2 with registers", "Dinov2WithRegisters", "dinov2_with_registers", "dinov2_with_registers.", "16", true)
+	},
 )
 
 // swinFamily is a Swin Transformer family: swinEncoder under base ("swin."),
@@ -146,22 +158,28 @@ var swinMIM = Task{Suffix: "ForMaskedImageModeling", Defs: []Def{derived("mask",
 	Head: conv("decoder.0", "stride*stride*eC", "eMimH", "1", "1")}
 
 var _ = register(
-	swinFamily("Swin", "Swin", []string{"swin"}, "swin.", true,
-		Task{Suffix: TaskBase, Prefix: "-"},
-		Task{Suffix: "ForImageClassification", Head: classifier("classifier", "eH"), Labels: true},
-		swinMIM,
-		// 5.x's SwinBackbone holds a SwinModel as swin., whose final
-		// norm it saves (and ignores on load); 4.x's has none.
-		Task{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("fin", "false")},
-			Head: cat(swinOutNorms("", false), when("tf5", norm("swin.layernorm", "eH", "true")))}),
-	swinFamily("Donut-Swin", "DonutSwin", []string{"donut-swin"}, "donut.", false,
-		Task{Suffix: TaskBase, Prefix: "-"},
-		Task{Suffix: "ForImageClassification", Head: classifier("classifier", "eH"), Labels: true}),
+	func() *Family {
+		return swinFamily("Swin", "Swin", []string{"swin"}, "swin.", true,
+			Task{Suffix: TaskBase, Prefix: "-"},
+			Task{Suffix: "ForImageClassification", Head: classifier("classifier", "eH"), Labels: true},
+			swinMIM,
+			// 5.x's SwinBackbone holds a SwinModel as swin., whose final
+			// norm it saves (and ignores on load); 4.x's has none.
+			Task{Suffix: "Backbone", Prefix: "-", Defs: []Def{derived("fin", "false")},
+				Head: cat(swinOutNorms("", false), when("tf5", norm("swin.layernorm", "eH", "true")))})
+	},
+	func() *Family {
+		return swinFamily("Donut-Swin", "DonutSwin", []string{"donut-swin"}, "donut.", false,
+			Task{Suffix: TaskBase, Prefix: "-"},
+			Task{Suffix: "ForImageClassification", Head: classifier("classifier", "eH"), Labels: true})
+	},
 	// MaskFormer's Swin: its backbone keeps the model whole under
 	// "model." and norms every stage's output.
-	swinFamily("MaskFormer-Swin", "MaskFormerSwin", []string{"maskformer-swin"}, "model.", true,
-		Task{Suffix: TaskBase, Prefix: "-"},
-		Task{Suffix: "Backbone", Head: swinOutNorms("", true)}),
+	func() *Family {
+		return swinFamily("MaskFormer-Swin", "MaskFormerSwin", []string{"maskformer-swin"}, "model.", true,
+			Task{Suffix: TaskBase, Prefix: "-"},
+			Task{Suffix: "Backbone", Head: swinOutNorms("", true)})
+	},
 )
 
 // convNextFamily is a ConvNeXt (v2: a GRN in place of the layer scale):
@@ -209,8 +227,8 @@ func convNextFamily(name, class, mt, base string, v2 bool) *Family {
 }
 
 var _ = register(
-	convNextFamily("ConvNeXt", "ConvNext", "convnext", "convnext.", false),
-	convNextFamily("ConvNeXt V2", "ConvNextV2", "convnextv2", "convnextv2.", true),
+	func() *Family { return convNextFamily("ConvNeXt", "ConvNext", "convnext", "convnext.", false) },
+	func() *Family { return convNextFamily("ConvNeXt V2", "ConvNextV2", "convnextv2", "convnextv2.", true) },
 )
 
 // dinov2Family is a DINOv2: layer scales, an MLP of hidden_size·mlp_ratio
@@ -314,8 +332,10 @@ func convT(name, in, out, k string) []T {
 }
 
 var _ = register(
-	beitFamily("BEiT", "Beit", "beit", "beit.", true),
-	beitFamily("Data2Vec-Vision", "Data2VecVision", "data2vec-vision", "data2vec_vision.", false),
+	func() *Family { return beitFamily("BEiT", "Beit", "beit", "beit.", true) },
+	func() *Family {
+		return beitFamily("Data2Vec-Vision", "Data2VecVision", "data2vec-vision", "data2vec_vision.", false)
+	},
 )
 
 // yolosFamily is YOLOS: a ViT under vit. with detection tokens after the
@@ -358,7 +378,7 @@ func yolosFamily() *Family {
 	}
 }
 
-var _ = register(yolosFamily())
+var _ = register(yolosFamily)
 
 // maeDecoder is ViTMAEForPreTraining's decoder: an embedding to its own
 // width, a mask token and positions, decoder_num_hidden_layers ViT

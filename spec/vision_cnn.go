@@ -54,8 +54,10 @@ func cnnFamily(o cnnOpts) *Family {
 
 var _ = register(
 	// ResNet: the classifier is a Sequential(Flatten, Linear).
-	cnnFamily(cnnOpts{Name: "ResNet", Class: "ResNet", MT: "resnet", Base: "resnet.", Enc: resnetEncoder("resnet.", ""),
-		Cls: classifier("classifier.1", "rH"), Backbone: true}),
+	func() *Family {
+		return cnnFamily(cnnOpts{Name: "ResNet", Class: "ResNet", MT: "resnet", Base: "resnet.", Enc: resnetEncoder("resnet.", ""),
+			Cls: classifier("classifier.1", "rH"), Backbone: true})
+	},
 )
 
 // mobileNetV1 is MobileNet v1: a 3×3 stride-2 stem 32·depth_multiplier
@@ -128,7 +130,7 @@ func mobileNetV2() *Family {
 			cbn{Conv: "convolution", Out: "C", In: "256", K: "1", Bias: "true"}.at(seg+"classifier."))}}})
 }
 
-var _ = register(mobileNetV1(), mobileNetV2())
+var _ = register(mobileNetV1, mobileNetV2)
 
 // efficientNet is EfficientNet (efficientNetEncoder with its top
 // convolution and BatchNorm) and its image classifier.
@@ -190,7 +192,7 @@ func efficientNetEncoder(pre, cfg string, top bool) encoderPart {
 	return enc
 }
 
-var _ = register(efficientNet())
+var _ = register(efficientNet)
 
 // swinV2 is Swin Transformer V2 (blocks_vision.go's swinEncoderV): the
 // base model with its final LayerNorm, an image classifier, masked image
@@ -214,7 +216,7 @@ func swinV2() *Family {
 	}
 }
 
-var _ = register(swinV2())
+var _ = register(swinV2)
 
 // regNet is RegNet: a 3×3 stem, then a stage per entry of depths and
 // hidden_sizes of X blocks (1×1, grouped 3×3 of groups_width-wide groups,
@@ -256,7 +258,7 @@ func regNet() *Family {
 		Cls: when("C > 0", classifier("classifier.1", "H"))})
 }
 
-var _ = register(regNet())
+var _ = register(regNet)
 
 // bit is BiT (Big Transfer): a weight-standardized 7×7 stem (with a
 // GroupNorm unless pre-activation), stages of bottlenecks out =
@@ -302,7 +304,7 @@ func bit() *Family {
 		Cls: when("C > 0", classifier("classifier.1", "at(hs, len(hs)-1)")), Backbone: true, BackboneBase: true})
 }
 
-var _ = register(bit())
+var _ = register(bit)
 
 // and is " && (cond)", or "" for no condition.
 func and(cond string) string {
@@ -346,7 +348,7 @@ func poolFormer() *Family {
 		Cls: cat(norm("norm", last, "true"), when("C > 0", classifier("classifier", last)))})
 }
 
-var _ = register(poolFormer())
+var _ = register(poolFormer)
 
 // van is the Visual Attention Network (4.x only: 5.x dropped it): stages
 // of a patch embedding (a biased patch_sizes[l] convolution and a
@@ -387,7 +389,7 @@ func van() *Family {
 		Cls: when("C > 0", classifier("classifier", last))})
 }
 
-var _ = register(van())
+var _ = register(van)
 
 // pvtV2 is PVT v2: num_encoder_blocks stages, each an overlapping patch
 // embedding (a biased patch_sizes[l] convolution and a LayerNorm),
@@ -427,7 +429,7 @@ func pvtV2() *Family {
 		Cls: when("C > 0", classifier("classifier", last)), Backbone: true})
 }
 
-var _ = register(pvtV2())
+var _ = register(pvtV2)
 
 // pvt is PVT (v1): num_encoder_blocks stages, each a patch embedding
 // (a strides[l] kernel convolution, learned positions for its patches —
@@ -480,7 +482,7 @@ func pvt() *Family {
 		ClsDefs: []Def{{Sym: "nl", Field: "num_labels", Default: "C", Desc: "labels, as 5.x's PvtConfig reads them"}, derived("pC", "tf5 ? nl : C")}})
 }
 
-var _ = register(pvt())
+var _ = register(pvt)
 
 // dinov3ConvNext is DINOv3's ConvNeXt: stages of downsample_layers (the
 // first a 4×4 patchifying convolution and a LayerNorm, the others a
@@ -511,7 +513,7 @@ func dinov3ConvNext() *Family {
 		Variants: [][][2]string{{{"stages.", "model.stages."}}}})
 }
 
-var _ = register(dinov3ConvNext())
+var _ = register(dinov3ConvNext)
 
 // cvt is CvT (Convolutional vision Transformer): one stage per entry of
 // depth, each a convolutional token embedding (a patch_sizes[l]
@@ -558,7 +560,7 @@ func cvt() *Family {
 		Cls: cat(norm("layernorm", last, "true"), when("C > 0", classifier("classifier", last)))})
 }
 
-var _ = register(cvt())
+var _ = register(cvt)
 
 // mobileViTOpts say how a MobileViT differs from v1: the five stages'
 // widths (w(i): the width after stage i, i = -1 the stem's), the
@@ -632,45 +634,49 @@ var _ = register(
 	// MobileViT: neck_hidden_sizes are the stem's and five stages' widths
 	// (and the output expansion's, entry 6); the attention stages have
 	// 2, 4 and 3 ViT layers of hidden_sizes[k] with mlp_ratio.
-	mobileViT(mobileViTOpts{Name: "MobileViT", Class: "MobileViT", MT: "mobilevit", Base: "mobilevit.", V1: true,
-		Defs: []Def{
-			{Sym: "nh", Field: "neck_hidden_sizes", Type: List, Default: "list(16, 32, 64, 96, 128, 160, 640)", Null: "=", Desc: "the stem's, each stage's and the output's widths"},
-			{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(144, 192, 240)", Null: "=", Desc: "the attention stages' widths"},
-			{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "4000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
-			{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "the transformer MLP's expansion (×1000)", Pos: true},
-			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
-		},
-		W:  func(i string) string { return "at(nh, (" + i + ")+1)" },
-		TL: "at(list(2, 4, 3), {k})", TW: "at(hs, {k})",
-		Layer: renameSyms(cat(linear("attention.attention.query", "A", "A", "qkv_bias"), linear("attention.attention.key", "A", "A", "qkv_bias"),
-			linear("attention.attention.value", "A", "A", "qkv_bias"), linear("attention.output.dense", "A", "A", "true"),
-			linear("intermediate.dense", "M", "A", "true"), linear("output.dense", "A", "M", "true"),
-			norm("layernorm_before", "A", "true"), norm("layernorm_after", "A", "true")), "M", "A*mr/1000")}),
+	func() *Family {
+		return mobileViT(mobileViTOpts{Name: "MobileViT", Class: "MobileViT", MT: "mobilevit", Base: "mobilevit.", V1: true,
+			Defs: []Def{
+				{Sym: "nh", Field: "neck_hidden_sizes", Type: List, Default: "list(16, 32, 64, 96, 128, 160, 640)", Null: "=", Desc: "the stem's, each stage's and the output's widths"},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(144, 192, 240)", Null: "=", Desc: "the attention stages' widths"},
+				{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "4000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "the transformer MLP's expansion (×1000)", Pos: true},
+				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			},
+			W:  func(i string) string { return "at(nh, (" + i + ")+1)" },
+			TL: "at(list(2, 4, 3), {k})", TW: "at(hs, {k})",
+			Layer: renameSyms(cat(linear("attention.attention.query", "A", "A", "qkv_bias"), linear("attention.attention.key", "A", "A", "qkv_bias"),
+				linear("attention.attention.value", "A", "A", "qkv_bias"), linear("attention.output.dense", "A", "A", "true"),
+				linear("intermediate.dense", "M", "A", "true"), linear("output.dense", "A", "M", "true"),
+				norm("layernorm_before", "A", "true"), norm("layernorm_after", "A", "true")), "M", "A*mr/1000")})
+	},
 	// MobileViT v2: widths 32 (clipped to [16, 64], at least 16), 64 (to
 	// a multiple of 16), 128, 256, 384, 512 times width_multiplier;
 	// n_attn_blocks[k] separable-attention layers (a 1+2A-wide qkv
 	// convolution, GroupNorms, a convolutional FFN of ffn_multiplier·A
 	// down to a multiple of 16) of base_attn_unit_dims[k]·multiplier.
-	mobileViT(mobileViTOpts{Name: "MobileViT v2", Class: "MobileViTV2", MT: "mobilevitv2", Base: "mobilevitv2.",
-		Defs: []Def{
-			{Sym: "wm", Field: "width_multiplier", Type: Milli, Default: "1000", Legend: "wm", Desc: "width multiplier (×1000)", Show: true, Pos: true},
-			{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "2000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
-			{Sym: "fm", Field: "ffn_multiplier", Type: Milli, Default: "2000", Desc: "the FFN's expansion (×1000)", Pos: true},
-			{Sym: "nab", Field: "n_attn_blocks", Type: List, Default: "list(2, 4, 3)", Null: "=", Desc: "the attention stages' layers"},
-			{Sym: "bad", Field: "base_attn_unit_dims", Type: List, Default: "list(128, 192, 256)", Null: "=", Desc: "the attention stages' widths before the multiplier"},
-		},
-		W: func(i string) string {
-			return "((" + i + ") < 0 ? makediv(min(max(32*wm, 16000), 64000), 1000, 8, 16) : (" + i + ") == 0 ? makediv(64*wm, 1000, 16, 16) : " +
-				"makediv(at(list(128, 256, 384, 512), (" + i + ")-1)*wm, 1000, 8, 8))"
-		},
-		TL: "at(nab, {k})", TW: "makediv(at(bad, {k})*wm, 1000, 8, 8)",
-		Layer: cat(norm("layernorm_before", "A", "true"), norm("layernorm_after", "A", "true"),
-			cbn{Conv: "attention.qkv_proj.convolution", Out: "1+2*A", In: "A", K: "1", Bias: "true"}.at(""),
-			cbn{Conv: "attention.out_proj.convolution", Out: "A", In: "A", K: "1", Bias: "true"}.at(""),
-			// a width below 16 rounds the FFN to nothing: transformers
-			// builds it zero-wide.
-			zeroOK(cat(cbn{Conv: "ffn.conv1.convolution", Out: "(fm*A/1000)/16*16", In: "A", K: "1", Bias: "true"}.at(""),
-				cbn{Conv: "ffn.conv2.convolution", Out: "A", In: "(fm*A/1000)/16*16", K: "1", Bias: "true"}.at(""))))}),
+	func() *Family {
+		return mobileViT(mobileViTOpts{Name: "MobileViT v2", Class: "MobileViTV2", MT: "mobilevitv2", Base: "mobilevitv2.",
+			Defs: []Def{
+				{Sym: "wm", Field: "width_multiplier", Type: Milli, Default: "1000", Legend: "wm", Desc: "width multiplier (×1000)", Show: true, Pos: true},
+				{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "2000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
+				{Sym: "fm", Field: "ffn_multiplier", Type: Milli, Default: "2000", Desc: "the FFN's expansion (×1000)", Pos: true},
+				{Sym: "nab", Field: "n_attn_blocks", Type: List, Default: "list(2, 4, 3)", Null: "=", Desc: "the attention stages' layers"},
+				{Sym: "bad", Field: "base_attn_unit_dims", Type: List, Default: "list(128, 192, 256)", Null: "=", Desc: "the attention stages' widths before the multiplier"},
+			},
+			W: func(i string) string {
+				return "((" + i + ") < 0 ? makediv(min(max(32*wm, 16000), 64000), 1000, 8, 16) : (" + i + ") == 0 ? makediv(64*wm, 1000, 16, 16) : " +
+					"makediv(at(list(128, 256, 384, 512), (" + i + ")-1)*wm, 1000, 8, 8))"
+			},
+			TL: "at(nab, {k})", TW: "makediv(at(bad, {k})*wm, 1000, 8, 8)",
+			Layer: cat(norm("layernorm_before", "A", "true"), norm("layernorm_after", "A", "true"),
+				cbn{Conv: "attention.qkv_proj.convolution", Out: "1+2*A", In: "A", K: "1", Bias: "true"}.at(""),
+				cbn{Conv: "attention.out_proj.convolution", Out: "A", In: "A", K: "1", Bias: "true"}.at(""),
+				// a width below 16 rounds the FFN to nothing: transformers
+				// builds it zero-wide.
+				zeroOK(cat(cbn{Conv: "ffn.conv1.convolution", Out: "(fm*A/1000)/16*16", In: "A", K: "1", Bias: "true"}.at(""),
+					cbn{Conv: "ffn.conv2.convolution", Out: "A", In: "(fm*A/1000)/16*16", K: "1", Bias: "true"}.at(""))))})
+	},
 )
 
 // levit is LeViT: a patch embedding of four 3×3 convolutions with
@@ -762,7 +768,7 @@ func levit() *Family {
 			Head: when("C > 0", head("classifier"), head("classifier_distill"))}}})
 }
 
-var _ = register(levit())
+var _ = register(levit)
 
 // swiftFormer is SwiftFormer: a patch embedding (two 3×3 stride-2
 // convolutions with BatchNorms to embed_dims[0]/2 and embed_dims[0]),
@@ -825,7 +831,7 @@ func swiftFormer() *Family {
 		Cls: cat(batchNorm("norm", last), when("C > 0", classifier("head", last), classifier("dist_head", last)))})
 }
 
-var _ = register(swiftFormer())
+var _ = register(swiftFormer)
 
 // focalNet is FocalNet: a patch embedding (a patch_size convolution, or
 // a 7×7 one where use_conv_embed) and a LayerNorm, then one stage per
@@ -888,7 +894,7 @@ func focalNet() *Family {
 			Head: conv("decoder.0", "stride*stride*Ch", "nf", "1", "1")}}})
 }
 
-var _ = register(focalNet())
+var _ = register(focalNet)
 
 // textNet is TextNet (FAST's backbone): a stem convolution with its
 // BatchNorm, then one stage per entry of conv_layer_kernel_sizes, each a
@@ -932,4 +938,4 @@ func textNet() *Family {
 		Cls: when("C > 0", classifier("fc", last)), Backbone: true, BackboneBase: true})
 }
 
-var _ = register(textNet())
+var _ = register(textNet)

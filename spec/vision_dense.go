@@ -34,10 +34,10 @@ func samVisionFamily(name, class, mt string) *Family {
 }
 
 var _ = register(
-	samFamily("SAM", "Sam", "sam", false),
-	samFamily("SAM-HQ", "SamHQ", "sam_hq", true),
-	samVisionFamily("SAM vision", "SamVision", "sam_vision_model"),
-	samVisionFamily("SAM-HQ vision", "SamHQVision", "sam_hq_vision_model"),
+	func() *Family { return samFamily("SAM", "Sam", "sam", false) },
+	func() *Family { return samFamily("SAM-HQ", "SamHQ", "sam_hq", true) },
+	func() *Family { return samVisionFamily("SAM vision", "SamVision", "sam_vision_model") },
+	func() *Family { return samVisionFamily("SAM-HQ vision", "SamHQVision", "sam_hq_vision_model") },
 )
 
 // mitEncoder is the Mix Transformer encoder under base
@@ -97,7 +97,7 @@ func segformerFamily() *Family {
 	}
 }
 
-var _ = register(segformerFamily())
+var _ = register(segformerFamily)
 
 // dptFamily is DPT on its own ViT (DPTModel with its pooler; the depth
 // and segmentation classes add the neck and their heads). DPT-Hybrid
@@ -136,7 +136,7 @@ func dptFamily() *Family {
 		"DPT-Hybrid and DPT on a backbone (backbone_config, is_hybrid) are not modelled"))
 }
 
-var _ = register(dptFamily())
+var _ = register(dptFamily)
 
 // depthAnythingFamily is Depth Anything: a backbone (backbone_config,
 // DINOv2's Backbone class) with DPT's neck (no readout projection, the
@@ -165,8 +165,10 @@ func depthAnythingFamily(name, class, mt string, prompt bool) *Family {
 	}, "backbone_config.", "backbone.")
 }
 
-var _ = register(depthAnythingFamily("Depth Anything", "DepthAnything", "depth_anything", false),
-	depthAnythingFamily("Prompt Depth Anything", "PromptDepthAnything", "prompt_depth_anything", true))
+var _ = register(func() *Family { return depthAnythingFamily("Depth Anything", "DepthAnything", "depth_anything", false) },
+	func() *Family {
+		return depthAnythingFamily("Prompt Depth Anything", "PromptDepthAnything", "prompt_depth_anything", true)
+	})
 
 // vitDetFamily is ViTDet (VitDetModel, VitDetBackbone: the same
 // tensors): a plain ViT with absolute positions for the pre-training
@@ -212,7 +214,7 @@ func vitDetFamily() *Family {
 	}
 }
 
-var _ = register(vitDetFamily())
+var _ = register(vitDetFamily)
 
 // vitPoseFamily is ViTPose's backbone: a ViT without class token (its
 // positions keep the slot), a padded patch projection, and where
@@ -250,7 +252,7 @@ func vitPoseFamily() *Family {
 	}
 }
 
-var _ = register(vitPoseFamily())
+var _ = register(vitPoseFamily)
 
 // superPointFamily is SuperPoint: a VGG-style encoder of two 3×3
 // convolutions per entry of encoder_hidden_sizes on a one-channel image,
@@ -273,7 +275,7 @@ func superPointFamily() *Family {
 	}
 }
 
-var _ = register(superPointFamily())
+var _ = register(superPointFamily)
 
 // segGPTFamily is SegGPT's model: a ViT on an image pair with prompt,
 // segment and type tokens, absolute positions for the pre-training image
@@ -311,7 +313,7 @@ func segGPTFamily() *Family {
 	}
 }
 
-var _ = register(segGPTFamily())
+var _ = register(segGPTFamily)
 
 // owlFamily is OWL-ViT (v2: an objectness head too): CLIP's dual
 // encoder (its vision tower's pre-norm named pre_layernorm), and the
@@ -352,8 +354,12 @@ func owlFamily(name, class, mt, base string, vd [5]string, v2 bool) *Family {
 }
 
 var _ = register(
-	owlFamily("OWL-ViT", "OwlViT", "owlvit", "owlvit.", [5]string{"768", "12", "3072", "32", "768"}, false),
-	owlFamily("OWLv2", "Owlv2", "owlv2", "owlv2.", [5]string{"768", "12", "3072", "16", "960"}, true),
+	func() *Family {
+		return owlFamily("OWL-ViT", "OwlViT", "owlvit", "owlvit.", [5]string{"768", "12", "3072", "32", "768"}, false)
+	},
+	func() *Family {
+		return owlFamily("OWLv2", "Owlv2", "owlv2", "owlv2.", [5]string{"768", "12", "3072", "16", "960"}, true)
+	},
 )
 
 // uperNetFamily is UperNet: a backbone (backbone_config: ResNet,
@@ -394,7 +400,7 @@ func uperNetFamily() *Family {
 	}, "backbone_config.", "backbone.")
 }
 
-var _ = register(uperNetFamily())
+var _ = register(uperNetFamily)
 
 // glpnFamily is GLPN: the Mix Transformer encoder (mitEncoder) under
 // "glpn.encoder."; the depth class adds the decoder (a stage per
@@ -424,7 +430,7 @@ func glpnFamily() *Family {
 	}
 }
 
-var _ = register(glpnFamily())
+var _ = register(glpnFamily)
 
 // swin2srFamily is Swin2SR: a 3×3 convolution to embed_dim, a patch
 // embedding on it (and absolute positions where
@@ -498,4 +504,4 @@ func swin2srFamily() *Family {
 	}
 }
 
-var _ = register(swin2srFamily())
+var _ = register(swin2srFamily)

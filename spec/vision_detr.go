@@ -128,10 +128,14 @@ func rtDetrResNetFamily() *Family {
 }
 
 var _ = register(
-	rtDetrResNetFamily(),
-	rtDetrFamily(detrOpts{Name: "RT-DETR", Class: "RTDetr", MT: "rt_detr", DefaultBackbone: "rt_detr_resnet"}),
-	rtDetrFamily(detrOpts{Name: "RT-DETR v2", Class: "RTDetrV2", MT: "rt_detr_v2", DefaultBackbone: "rt_detr_resnet", PointsScale: "n_points_scale",
-		ExtraDefs: []Def{{Sym: "nlv", Field: "decoder_n_levels", Default: "3", Desc: "feature levels the deformable attention samples", Pos: true}}}),
+	rtDetrResNetFamily,
+	func() *Family {
+		return rtDetrFamily(detrOpts{Name: "RT-DETR", Class: "RTDetr", MT: "rt_detr", DefaultBackbone: "rt_detr_resnet"})
+	},
+	func() *Family {
+		return rtDetrFamily(detrOpts{Name: "RT-DETR v2", Class: "RTDetrV2", MT: "rt_detr_v2", DefaultBackbone: "rt_detr_resnet", PointsScale: "n_points_scale",
+			ExtraDefs: []Def{{Sym: "nlv", Field: "decoder_n_levels", Default: "3", Desc: "feature levels the deformable attention samples", Pos: true}}})
+	},
 )
 
 // lwDetrViTFamily is LW-DETR's ViT alone (LwDetrViTBackbone).
@@ -215,7 +219,7 @@ func lwDetrFamily() *Family {
 	return withDetrBackbone(f, detrBB{Pre: m + "backbone.backbone.", Rename: lwDetrViTNames})
 }
 
-var _ = register(lwDetrViTFamily(), lwDetrFamily())
+var _ = register(lwDetrViTFamily, lwDetrFamily)
 
 // rfDetrDefs are RfDetrConfig's fields: LW-DETR's, one feature level.
 func rfDetrDefs() []Def {
@@ -274,7 +278,9 @@ func rfDetrFamily() *Family {
 }
 
 var _ = register(
-	dinov2Family("RF-DETR DINOv2", "RfDetrDinov2", "rf_detr_dinov2", "rf_detr_dinov2.", "14", false).with(func(f *Family) {
-		f.Tasks = []Task{{Suffix: "Backbone", Prefix: "-"}}
-	}),
-	rfDetrFamily())
+	func() *Family {
+		return dinov2Family("RF-DETR DINOv2", "RfDetrDinov2", "rf_detr_dinov2", "rf_detr_dinov2.", "14", false).with(func(f *Family) {
+			f.Tasks = []Task{{Suffix: "Backbone", Prefix: "-"}}
+		})
+	},
+	rfDetrFamily)

@@ -82,15 +82,19 @@ func lcnetFamily(o lcnetOpts) *Family {
 }
 
 var _ = register(
-	lcnetFamily(lcnetOpts{Name: "PP-LCNet", Class: "PPLCNet", MT: "pp_lcnet", Tasks: []Task{
-		{Suffix: "Backbone", KeepFinal: true},
-		// the classifier: a bias-free 1×1 convolution to class_expand, a linear head.
-		{Suffix: "ForImageClassification", KeepFinal: true, Labels: true, Head: cat(
-			convNB("last_convolution", "X", "last", "1", "1"), when("C > 0", classifier("head", "X")))},
-	}}),
-	lcnetFamily(lcnetOpts{Name: "PP-LCNet v3", Class: "PPLCNetV3", MT: "pp_lcnet_v3", Rep: true, Tasks: []Task{
-		{Suffix: "Backbone", KeepFinal: true},
-	}}),
+	func() *Family {
+		return lcnetFamily(lcnetOpts{Name: "PP-LCNet", Class: "PPLCNet", MT: "pp_lcnet", Tasks: []Task{
+			{Suffix: "Backbone", KeepFinal: true},
+			// the classifier: a bias-free 1×1 convolution to class_expand, a linear head.
+			{Suffix: "ForImageClassification", KeepFinal: true, Labels: true, Head: cat(
+				convNB("last_convolution", "X", "last", "1", "1"), when("C > 0", classifier("head", "X")))},
+		}})
+	},
+	func() *Family {
+		return lcnetFamily(lcnetOpts{Name: "PP-LCNet v3", Class: "PPLCNetV3", MT: "pp_lcnet_v3", Rep: true, Tasks: []Task{
+			{Suffix: "Backbone", KeepFinal: true},
+		}})
+	},
 )
 
 // ocrRecFamily is a PP-OCR text recognizer (PP-OCRv5 mobile): a
@@ -129,7 +133,7 @@ func ocrRecFamily(name, class, mt string) *Family {
 	}, "backbone_config.", "model.backbone.")
 }
 
-var _ = register(ocrRecFamily("PP-OCRv5 mobile rec", "PPOCRV5MobileRec", "pp_ocrv5_mobile_rec"))
+var _ = register(func() *Family { return ocrRecFamily("PP-OCRv5 mobile rec", "PPOCRV5MobileRec", "pp_ocrv5_mobile_rec") })
 
 // lcnetV4Family is PP-LCNet v4 (PPLCNetV4Backbone): a large stem (five
 // convolution layers, each with a learnable affine block where
@@ -178,4 +182,4 @@ func lcnetV4Family() *Family {
 	}
 }
 
-var _ = register(lcnetV4Family())
+var _ = register(lcnetV4Family)

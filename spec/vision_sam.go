@@ -148,15 +148,17 @@ var samTrackers = []samTracker{
 		Pre: "tracker_model.", Vision: "sam3", Memory: sam2Memory},
 }
 
-var _ = register(append(sam2VisionFamilies(), sam3VisionFamilies()...)...)
+var _ = registerGroup(func() []*Family { return append(sam2VisionFamilies(), sam3VisionFamilies()...) })
 
-var _ = register(func() []*Family {
-	var fs []*Family
-	for _, t := range samTrackers {
-		fs = append(fs, t.family())
-	}
-	return fs
-}()...)
+var _ = registerGroup(func() []*Family {
+	return func() []*Family {
+		var fs []*Family
+		for _, t := range samTrackers {
+			fs = append(fs, t.family())
+		}
+		return fs
+	}()
+})
 
 // sam3Detectors are SAM 3 (Sam3Model: a DETR detector with text and
 // geometry prompts on SAM 3's ViT) and SAM 3 lite text (its MobileCLIP
@@ -183,7 +185,7 @@ func sam3Detectors() []*Family {
 // leaves out; the first is not modelled.
 var sam3NeedsText = &samOnly{Field: "text_config", Want: "*", Why: "its default text encoder (no text_config) is not modelled"}
 
-var _ = register(sam3Detectors()...)
+var _ = registerGroup(sam3Detectors)
 
 // sam3Video is SAM 3 video (Sam3VideoModel): the SAM 3 detector under
 // detector_model (detector_config) and SAM 3's video tracker without its
@@ -223,7 +225,7 @@ func sam3Video() *Family {
 
 var sam3VideoNeedsText = &samOnly{Field: "detector_config.text_config", Want: "*", Why: sam3NeedsText.Why}
 
-var _ = register(sam3Video())
+var _ = register(sam3Video)
 
 // tipsFamilies are TIPSv2: the dual encoder (Tipsv2Model, and its
 // Tipsv2VisionBackbone: the image encoder alone under vision_config),
@@ -250,7 +252,7 @@ func tipsFamilies() []*Family {
 	return []*Family{vision, text, dual}
 }
 
-var _ = register(tipsFamilies()...)
+var _ = registerGroup(tipsFamilies)
 
 // tipsDPT is TIPSv2's DPT (tipsv2_dpt): the TIPSv2 image encoder as its
 // backbone (backbone_config) under vision_encoder, and per task class
@@ -277,7 +279,7 @@ func tipsDPT() *Family {
 // default backbone, not modelled.
 var tipsNeedsBackbone = &samOnly{Field: "backbone_config", Want: "*", Why: "its default backbone (no backbone_config) is not modelled"}
 
-var _ = register(tipsDPT())
+var _ = register(tipsDPT)
 
 // lightGlue is LightGlue (LightGlueForKeypointMatching): its keypoint
 // detector (the registered family keypoint_detector_config.model_type
@@ -317,4 +319,4 @@ func lightGlue() *Family {
 		Tasks: []Task{{Suffix: "ForKeypointMatching", KeepFinal: true}}}, "keypoint_detector_config.", "keypoint_detector.", "ForKeypointDetection")
 }
 
-var _ = register(lightGlue())
+var _ = register(lightGlue)
