@@ -77,17 +77,7 @@ func stageIn(hs, stem string) string {
 // downsample_in_first_stage). Symbols: rC, rE, rhs, rdp, rN, rBot, rDF,
 // rH (the last stage's width).
 func resnetEncoder(pre, cfg string) encoderPart {
-	defs := []Def{
-		{Sym: "rC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
-		{Sym: "rE", Field: cfg + "embedding_size", Default: "64", Legend: "E", Desc: "stem width", Show: true, Pos: true},
-		{Sym: "rhs", Field: cfg + "hidden_sizes", Type: List, Default: "list(256, 512, 1024, 2048)", Null: "=", Desc: "each stage's width"},
-		{Sym: "rdp", Field: cfg + "depths", Type: List, Default: "list(3, 4, 6, 3)", Null: "=", Desc: "each stage's blocks"},
-		derived("rN", "min(len(rhs), len(rdp))"),
-		{Sym: "rLT", Field: cfg + "layer_type", Type: Str, Default: "'bottleneck'", Desc: "the residual block: bottleneck or basic"},
-		derived("rBot", "rLT == 'bottleneck'"),
-		flag("rDF", cfg+"downsample_in_first_stage", "false", "the first stage downsamples"),
-		derived("rH", "at(rhs, rN-1)"),
-	}
+	defs := append(resnetDefs(cfg), derived("rH", "at(rhs, rN-1)"))
 	w, in := "at(rhs, l)", stageIn("rhs", "rE")
 	q := "(" + w + ")/4"
 	block := cat(
@@ -126,4 +116,19 @@ func (o deepLabV3) at(pre string) []T {
 		convLayer(a+"convs.1.", o.Out, o.In, "3"), convLayer(a+"convs.2.", o.Out, o.In, "3"), convLayer(a+"convs.3.", o.Out, o.In, "3"),
 		convLayer(a+"convs.4.conv_1x1.", o.Out, o.In, "1"), convLayer(a+"project.", o.Out, "5*("+o.Out+")", "1"),
 		cbn{Conv: "convolution", Out: "C", In: o.Out, K: "1", Bias: "true"}.at(pre+"classifier."))
+}
+
+// resnetDefs are ResNetConfig's fields under cfg (RT-DETR's ResNet-D
+// reads the same): symbols rC, rE, rhs, rdp, rN, rLT, rBot, rDF.
+func resnetDefs(cfg string) []Def {
+	return []Def{
+		{Sym: "rC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "rE", Field: cfg + "embedding_size", Default: "64", Legend: "E", Desc: "stem width", Show: true, Pos: true},
+		{Sym: "rhs", Field: cfg + "hidden_sizes", Type: List, Default: "list(256, 512, 1024, 2048)", Null: "=", Desc: "each stage's width"},
+		{Sym: "rdp", Field: cfg + "depths", Type: List, Default: "list(3, 4, 6, 3)", Null: "=", Desc: "each stage's blocks"},
+		derived("rN", "min(len(rhs), len(rdp))"),
+		{Sym: "rLT", Field: cfg + "layer_type", Type: Str, Default: "'bottleneck'", Desc: "the residual block: bottleneck or basic"},
+		derived("rBot", "rLT == 'bottleneck'"),
+		flag("rDF", cfg+"downsample_in_first_stage", "false", "the first stage downsamples"),
+	}
 }

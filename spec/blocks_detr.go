@@ -86,16 +86,7 @@ func mhaOut(pre, d string) []T {
 // first unless downsample_in_first_stage — even at an unchanged width), a
 // basic block's always (shortcut.1 where the width changes). Symbols: rC, rE, rhs, rdp, rN, rBot, rDF.
 func rtDetrResNet(pre, cfg string) encoderPart {
-	defs := []Def{
-		{Sym: "rC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
-		{Sym: "rE", Field: cfg + "embedding_size", Default: "64", Legend: "E", Desc: "stem width", Show: true, Pos: true},
-		{Sym: "rhs", Field: cfg + "hidden_sizes", Type: List, Default: "list(256, 512, 1024, 2048)", Null: "=", Desc: "each stage's width"},
-		{Sym: "rdp", Field: cfg + "depths", Type: List, Default: "list(3, 4, 6, 3)", Null: "=", Desc: "each stage's blocks"},
-		derived("rN", "min(len(rhs), len(rdp))"),
-		{Sym: "rLT", Field: cfg + "layer_type", Type: Str, Default: "'bottleneck'", Desc: "the residual block: bottleneck or basic"},
-		derived("rBot", "rLT == 'bottleneck'"),
-		flag("rDF", cfg+"downsample_in_first_stage", "false", "the first stage downsamples"),
-	}
+	defs := resnetDefs(cfg)
 	w, in := "at(rhs, l)", stageIn("rhs", "rE")
 	q := "(" + w + ")/4"
 	stride2 := "(l > 0 || rDF)"
