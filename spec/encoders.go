@@ -491,11 +491,7 @@ var _ = register(
 				derived("ebd", "pb > 0 ? pb : (mrp < 1 ? P : mrp)"),
 				derived("wordTied", "false"),
 				tie("true")}),
-			Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
-				{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
-				{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
-				when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
-				norm("deberta.embeddings.LayerNorm", "H", "true")),
+			Global: debertaEmbeddings(),
 			Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
 				linear("attention.self.query_proj", "H", "H", "true"), linear("attention.self.key_proj", "H", "H", "true"),
 				linear("attention.self.value_proj", "H", "H", "true"),
@@ -588,11 +584,7 @@ var _ = register(
 				flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
 				derived("wordTied", "false"),
 				tie("true")}),
-			Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
-				{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
-				{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
-				when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
-				norm("deberta.embeddings.LayerNorm", "H", "true")),
+			Global: debertaEmbeddings(),
 			Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
 				linear("attention.self.in_proj", "3*H", "H", ""),
 				anyDType(cat(vec("attention.self.q_bias", "H"), vec("attention.self.v_bias", "H"))),
@@ -1086,6 +1078,17 @@ func debertaDefs(vocab, hidden, layers, heads, ffn string) []Def {
 		flag("pbi", "position_biased_input", "true", "absolute position embeddings are added"),
 		flag("rel", "relative_attention", "false", "disentangled relative attention"),
 	})
+}
+
+// debertaEmbeddings are DeBERTa's embeddings (v1 and v2): word,
+// position (where position_biased_input) and token-type tables E wide,
+// projected to H where E differs, and their norm.
+func debertaEmbeddings() []T {
+	return cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
+		{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
+		{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
+		when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
+		norm("deberta.embeddings.LayerNorm", "H", "true"))
 }
 
 // convBertAttn is ConvBERT's attention under pre: heads of half width

@@ -298,8 +298,18 @@ func valueText(v any) string {
 	return fmt.Sprint(v)
 }
 
+// readers decode the types whose reading is a method of its own.
+var readers = map[DefType]func(*Config, string, json.RawMessage) (any, error){
+	Count: (*Config).countValue, Milli: (*Config).milliValue, Signed: (*Config).signedValue,
+	Chars: (*Config).charsValue, BoolStr: (*Config).boolStrValue, Sign: (*Config).signValue,
+	MilliList: (*Config).milliListValue, LayerMap: (*Config).layerMapValue,
+}
+
 // value decodes a present, non-null field.
 func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error) {
+	if read, ok := readers[t]; ok {
+		return read(c, field, raw)
+	}
 	switch t {
 	case Bool:
 		var b bool
@@ -313,24 +323,8 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 			return nil, c.errorf(field, "must be a string, found %s", kindOf(raw))
 		}
 		return s, nil
-	case Count:
-		return c.countValue(field, raw)
-	case Milli:
-		return c.milliValue(field, raw)
-	case Signed:
-		return c.signedValue(field, raw)
-	case Chars:
-		return c.charsValue(field, raw)
 	case Lens, Widths, Heights:
 		return c.lensValue(field, raw, t)
-	case BoolStr:
-		return c.boolStrValue(field, raw)
-	case Sign:
-		return c.signValue(field, raw)
-	case MilliList:
-		return c.milliListValue(field, raw)
-	case LayerMap:
-		return c.layerMapValue(field, raw)
 	case Present:
 		return int64(1), nil
 	case Lists:

@@ -281,10 +281,7 @@ func WriteLayoutDir(src, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), config, 0o644); err != nil {
+	if err := writeInto(dir, "config.json", config); err != nil {
 		return err
 	}
 	extra, err := filepath.Glob(filepath.Join(src, "*.json"))
