@@ -18,12 +18,7 @@ var _ = register(
 		return dualEncoder("SigLIP2", "Siglip2", "siglip2", "siglip2_vision_model", siglipVision, siglipText, true)
 	},
 	func() *Family {
-		return func() *Family {
-			f := towerFamily("SigLIP2 vision", "Siglip2Vision", "siglip2_vision_model", "siglip2_vision_model", "", siglipVision)
-			f.Variants = towerAlone5x("vision_model.")
-			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
-			return f
-		}()
+		return visionAlone("SigLIP2 vision", "Siglip2Vision", "siglip2_vision_model", "siglip2_vision_model", siglipVision)
 	},
 )
 
@@ -141,12 +136,7 @@ var _ = register(
 			bertText("text_model.", "30522", "768", "12", "12", "3072", "512", "2", "false"), "512")
 	},
 	func() *Family {
-		return func() *Family {
-			f := towerFamily("Chinese-CLIP vision", "ChineseCLIPVision", "chinese_clip_vision_model", "clip_vision_model", "", chineseCLIPVision)
-			f.Variants = towerAlone5x("vision_model.")
-			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
-			return f
-		}()
+		return visionAlone("Chinese-CLIP vision", "ChineseCLIPVision", "chinese_clip_vision_model", "clip_vision_model", chineseCLIPVision)
 	},
 	// AltCLIP: CLIP's vision tower and an XLM-R text encoder (4.x builds
 	// relative positions' distance embeddings, 5.x none), a pre-LayerNorm
@@ -207,14 +197,12 @@ func vlmTowerAlone(name, class, suffix, mt string) *Family {
 // mlcd is MLCD's vision tower: CLIP's without learned positions (rotary
 // ones, and the class token's half-head-wide rotary table class_pos_emb).
 func mlcd() *Family {
-	f := towerFamily("MLCD", "MLCDVision", "mlcd", "clip_vision_model", "", [5]string{"1664", "48", "8192", "14", "336"})
+	f := visionAlone("MLCD", "MLCDVision", "mlcd", "clip_vision_model", [5]string{"1664", "48", "8192", "14", "336"})
 	f.ModelTypes = []string{"mlcd", "mlcd_vision_model"}
 	f.ConfigClass = "MLCDVisionConfig"
 	f.Defs = append(f.Defs, Def{Sym: "vheads", Field: "num_attention_heads", Default: "16", Desc: "attention heads", Pos: true, Divides: "vH"})
 	f.Global = slices.DeleteFunc(f.Global, func(t T) bool { return t.Name == "vision_model.embeddings.position_embedding.weight" })
 	f.Global = append(f.Global, T{Name: "vision_model.class_pos_emb", Shape: []string{"1", "vH/vheads/2"}, Role: RoleEmbedding})
-	f.Variants = towerAlone5x("vision_model.")
-	f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
 	return f
 }
 
