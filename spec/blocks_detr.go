@@ -111,6 +111,9 @@ var detrBackbones = map[string]string{
 	"rt_detr_resnet": "at(bOut, e) == 0 ? b_rE : at(b_rhs, at(bOut, e)-1)",
 	"lw_detr_vit":    "b_vH",
 	"rf_detr_dinov2": "b_H",
+	// BackboneMixin's channels: [embedding_size] + hidden_sizes, whatever
+	// the stages' own stage_out_channels.
+	"hgnet_v2": "at(bOut, e) == 0 ? b_hE : at(b_hHS, at(bOut, e)-1)",
 }
 
 // detrBB is where a DETR-like model holds its backbone: the names'

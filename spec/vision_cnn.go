@@ -985,12 +985,13 @@ func hgnetConv(pre, out, in, k, groups string, act bool) []T {
 // and a depthwise convolution), aggregated by a 1×1 squeeze to half the
 // output width and a 1×1 excitation to it. Every list is read per stage
 // as given (a stage's input width need not be the previous output's).
-// Symbols: hSC, hIn, hMid, hOut, hNB, hNL, hDS, hLB, hKS, hLab, hHS, hN.
+// Symbols: hE, hSC, hIn, hMid, hOut, hNB, hNL, hDS, hLB, hKS, hLab, hHS, hN.
 func hgnetV2Encoder(pre, cfg string) encoderPart {
 	list := func(sym, field, def, desc string) Def {
 		return Def{Sym: sym, Field: cfg + field, Type: List, Default: def, Null: "=", Desc: desc}
 	}
 	defs := []Def{
+		{Sym: "hE", Field: cfg + "embedding_size", Default: "64", Desc: "the stem's output width as a backbone reports it (its out_indices 0)"},
 		list("hSC", "stem_channels", "list(3, 32, 48)", "the stem's input, middle and output widths"),
 		list("hIn", "stage_in_channels", "list(48, 128, 512, 1024)", "each stage's input width"),
 		list("hMid", "stage_mid_channels", "list(48, 96, 192, 384)", "each stage's layer width"),

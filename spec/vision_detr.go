@@ -284,3 +284,102 @@ var _ = register(
 		})
 	},
 	rfDetrFamily)
+
+// pyRound is Python's round() of a Milli value x (thousandths): to the
+// nearest integer, a half to the even one.
+func pyRound(x string) string {
+	return "((" + x + ")/1000 + (((" + x + ")%1000 > 500 || ((" + x + ")%1000 == 500 && ((" + x + ")/1000)%2 == 1)) ? 1 : 0))"
+}
+
+// dFineDefs are DFineConfig's fields (RT-DETR's, plus D-FINE's
+// fine-grained distribution heads).
+func dFineDefs() []Def {
+	return withDefs(rtDetrDefs(),
+		Def{Sym: "np", Field: "decoder_n_points", Type: IntOrList, Default: "4", Desc: "sampling points per head and level (or a list, one per level)"},
+		Def{Sym: "dm", Field: "depth_mult", Type: Milli, Default: "1000", Desc: "the CSP layers' depth multiplier (×1000)"},
+		Def{Sym: "ei", Field: "eval_idx", Type: Signed, Default: "-1", Desc: "the decoder layer evaluated (negative: from the end)"},
+		Def{Sym: "ls", Field: "layer_scale", Type: Milli, Default: "1000", Desc: "the width of the box heads past eval_idx over d_model (×1000)"},
+		Def{Sym: "nbin", Field: "max_num_bins", Default: "32", Desc: "bins of each box edge's distribution"},
+		Def{Sym: "tpv", Field: "top_prob_values", Default: "4", Desc: "top probabilities the quality estimator reads"},
+		Def{Sym: "lqH", Field: "lqe_hidden_dim", Default: "64", Desc: "the quality estimator's width"},
+		Def{Sym: "lqL", Field: "lqe_layers", Default: "2", Desc: "the quality estimator's layers"},
+		derived("eix", "ei >= 0 ? ei : dL + ei"),
+		derived("c4", "hx*E/2000"),
+		derived("nbk", pyRound("3*dm")),
+		derived("tp", "islist(np) ? sum(np) : np*nfl"),
+		derived("sd", pyRound("ls*D")),
+	)
+}
+
+// cspRepD is D-FINE's CSPRepLayer under pre (expansion 1): two 1×1
+// convolutions from in to out, nbk RepVGG blocks (3×3 and 1×1) at out.
+func cspRepD(pre, in, out string) []T {
+	return cat(convNorm(pre+"conv1.", out, in, "1", ""), convNorm(pre+"conv2.", out, in, "1", ""),
+		copies("nbk", convNorm(pre+"bottlenecks.{e}.conv1.", out, out, "3", ""), convNorm(pre+"bottlenecks.{e}.conv2.", out, out, "1", "")))
+}
+
+// repNCSPELAN4 is D-FINE's RepNCSPELAN4 block under pre on width E: a
+// 1×1 to 2·E split in halves, two CSP branches of c4 with a 3×3 after
+// each, and a 1×1 of the concatenation (2·E + 2·c4) back to E.
+func repNCSPELAN4(pre string) []T {
+	return cat(convNorm(pre+"conv1.", "2*E", "2*E", "1", ""), cspRepD(pre+"csp_rep1.", "E", "c4"),
+		convNorm(pre+"conv2.", "c4", "c4", "3", ""), cspRepD(pre+"csp_rep2.", "c4", "c4"),
+		convNorm(pre+"conv3.", "c4", "c4", "3", ""), convNorm(pre+"conv4.", "E", "2*E+2*c4", "1", ""))
+}
+
+// dFineFamily is D-FINE: RT-DETR's layout with an HGNet-v2 backbone by
+// default, a hybrid encoder of RepNCSPELAN4 blocks and SCDown
+// downsampling, a decoder of gated layers whose deformable attention
+// samples the encoder's features directly (no value or output
+// projection), eval_idx's extra layers, and the fine-grained
+// distribution heads: the box heads 4·(max_num_bins+1) wide (past
+// eval_idx layer_scale·d_model wide), a location-quality estimator per
+// layer. The decoder's input projections are built only where d_model
+// differs from decoder_in_channels' last entry, every one of them from
+// that last width.
+func dFineFamily() *Family {
+	const m = "model."
+	aifi := cat(mhaOut("self_attn.", "E"), norm("self_attn_layer_norm", "E", "true"),
+		linear("fc1", "eI", "E", "true"), linear("fc2", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
+	dec := cat(mhaOut("self_attn.", "D"), norm("self_attn_layer_norm", "D", "true"),
+		linear("encoder_attn.sampling_offsets", "dHeads*tp*2", "D", "true"), linear("encoder_attn.attention_weights", "dHeads*tp", "D", "true"),
+		[]T{{Name: "encoder_attn.num_points_scale", Shape: []string{"tp"}, Role: RoleNorm, AnyDType: true}},
+		linear("fc1", "dI", "D", "true"), linear("fc2", "D", "dI", "true"), norm("final_layer_norm", "D", "true"),
+		linear("gateway.gate", "2*D", "2*D", "true"), norm("gateway.norm", "D", "true"))
+	last := "at(dic, len(dic)-1)"
+	bw := "(e <= eix ? D : sd)"
+	f := &Family{Name: "D-FINE", Class: "DFine", ModelTypes: []string{"d_fine"}, Causal: "-", SeqCls: "-",
+		Defs: dFineDefs(), BasePrefix: m,
+		Global: copies("len(dic)", convNB(m+"encoder_input_proj.{e}.0", "E", "bCh", "1", "1"), batchNorm(m+"encoder_input_proj.{e}.1", "E")),
+		Stacks: []Stack{
+			{Name: "AIFI", Prefix: m + "encoder.encoder.{l}.", Layers: "len(epl)", Tensors: copies("eL", under("layers.{e}.", aifi))},
+			{Name: "lateral", Prefix: m + "encoder.lateral_convs.{l}.", Layers: "len(eic)-1", Tensors: convNorm("", "E", "E", "1", "")},
+			{Name: "FPN", Prefix: m + "encoder.fpn_blocks.{l}.", Layers: "len(eic)-1", Tensors: repNCSPELAN4("")},
+			{Name: "downsample", Prefix: m + "encoder.downsample_convs.{l}.", Layers: "len(eic)-1",
+				Tensors: cat(convNorm("conv1.", "E", "E", "1", ""), convNorm("conv2.", "E", "E", "3", "E"))},
+			{Name: "PAN", Prefix: m + "encoder.pan_blocks.{l}.", Layers: "len(eic)-1", Tensors: repNCSPELAN4("")},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL + max(dL-eix-1, 0)", Tensors: dec},
+			{Name: "quality", Prefix: m + "decoder.lqe_layers.{l}.", Layers: "dL", Tensors: mlpHead("reg_conf.", "4*(tpv+1)", "lqH", "1", "max(lqL, 1)")},
+		},
+		Final: cat(
+			[]T{{Name: m + "denoising_class_embed.weight", Shape: []string{"C+1", "D"}, Role: RoleEmbedding, If: "nd > 0"},
+				{Name: m + "weight_embedding.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding, If: "liq"}},
+			linear(m+"enc_output.0", "D", "D", "true"), norm(m+"enc_output.1", "D", "true"),
+			linear(m+"enc_score_head", "C", "D", "true"), mlpHead(m+"enc_bbox_head.", "D", "D", "4", "3"),
+			when("D != "+last,
+				copies("nfl", convNB(m+"decoder_input_proj.{e}.0", "D", last, "e < len(dic) ? 1 : 3", "e < len(dic) ? 1 : 3"),
+					batchNorm(m+"decoder_input_proj.{e}.1", "D"))),
+			mlpHead(m+"decoder.query_pos_head.", "4", "2*D", "D", "2"),
+			[]T{{Name: m + "decoder.reg_scale", Shape: []string{"1"}, Role: RoleNorm}, {Name: m + "decoder.up", Shape: []string{"1"}, Role: RoleNorm}},
+			mlpHead(m+"decoder.pre_bbox_head.", "D", "D", "4", "3")),
+		Embed: m + "encoder_input_proj.0.0.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true},
+			{Suffix: "ForObjectDetection", Labels: true, Head: cat(copies("dL", linear(m+"decoder.class_embed.{e}", "C", "D", "true")),
+				copies("dL", mlpFixed(m+"decoder.bbox_embed.{e}.", bw, bw, "4*(nbin+1)", 3)))},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "backbone.model.", Default: "hgnet_v2"})
+}
+
+var _ = register(dFineFamily)
