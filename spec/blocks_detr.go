@@ -129,7 +129,7 @@ type detrBB struct {
 // backbone_config names (familyPart's Backbone class, its fields under
 // "backbone_config.", its names under pre, symbols b_…), def the
 // model_type of the class's default backbone (a config without
-// backbone_config). The symbol bCh is then the expression of output e's
+// backbone_config). The symbol bCh is then the expression of output e's (bCh1: e+1's)
 // width; with freeze (freeze_backbone_batch_norms) the backbone's
 // BatchNorms are frozen: no num_batches_tracked. A backbone outside
 // detrBackbones, or a timm one, is not modelled (exit 3).
@@ -181,7 +181,8 @@ func withDetrBackbone(f *Family, bb detrBB) *Family {
 			s.Tensors = frozen(s.Tensors)
 			stacks = append(stacks, s)
 		}
-		rch := func(ts []T) []T { return renameSyms(ts, "bCh", "("+ch+")") }
+		ch1 := symRenamer("e", "(e+1)")(ch)
+		rch := func(ts []T) []T { return renameSyms(ts, "bCh", "("+ch+")", "bCh1", "("+ch1+")") }
 		for _, s := range f.Stacks {
 			stacks = append(stacks, renamedStack(s, s.Name, s.Prefix, "bCh", "("+ch+")"))
 		}

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,6 +19,7 @@ import (
 //	count(list, x, n)       entries equal to x among the first n
 //	pick(x, l)              x's entry l if x is a list (IntOrList), else x
 //	islist(x)               1 if x is a list (IntOrList), 0 if a number
+//	sort(l)                 a list of integers ascending
 //	list(1, 1, 2)           a list, for a List's default
 //	concat(list(E), hs)     lists one after the other
 //	log2(n)                 floor(log2(n))
@@ -285,6 +287,25 @@ func (x callExpr) eval(e *env) (any, error) {
 				return nil, err
 			}
 			out = append(out, l...)
+		}
+		return out, nil
+	case "sort": // sort(list): the integers ascending (PP-DocLayout v3's mask FPN takes feat_strides sorted)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		n := make([]int64, len(l))
+		for i, v := range l {
+			k, ok := v.(int64)
+			if !ok {
+				return nil, &exprError{fmt.Sprintf("%s: %s is not an integer", x.src(), describe(v))}
+			}
+			n[i] = k
+		}
+		slices.Sort(n)
+		out := make([]any, len(n))
+		for i, k := range n {
+			out[i] = k
 		}
 		return out, nil
 	case "islist": // islist(x): 1 if x is a list, 0 if a number (D-FINE's decoder_n_points: per level, or one for all)

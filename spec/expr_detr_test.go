@@ -12,6 +12,7 @@ func TestExprDetr(t *testing.T) {
 		want int64
 	}{
 		{"islist(l)", 1}, {"islist(n)", 0}, {"islist(l) ? sum(l) : n*3", 5}, {"islist(n) ? sum(n) : n*3", 12},
+		{"at(sort(list(32, 8, 16)), 0)", 8}, {"at(sort(list(32, 8, 16)), 2)", 32}, {"len(sort(list()))", 0},
 		{pyRound("a"), 2}, {pyRound("b"), 2}, {pyRound("c"), 2}, {pyRound("d"), 3}, {pyRound("z"), 0}, {pyRound("w"), 3},
 	} {
 		v, err := parseExpr(c.src).eval(e)

@@ -58,15 +58,8 @@ func cspRep(pre string) []T {
 // under model.decoder., where the decoder holds them).
 func rtDetrFamily(o detrOpts) *Family {
 	const m = "model."
-	aifi := cat(mhaOut("self_attn.", "E"), norm("self_attn_layer_norm", "E", "true"),
-		linear("fc1", "eI", "E", "true"), linear("fc2", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
-	dec := cat(mhaOut("self_attn.", "D"), norm("self_attn_layer_norm", "D", "true"),
-		deformAttn("encoder_attn.", "D", "dHeads", "nlv", "np", o.PointsScale, false), norm("encoder_attn_layer_norm", "D", "true"),
-		linear("fc1", "dI", "D", "true"), linear("fc2", "D", "dI", "true"), norm("final_layer_norm", "D", "true"))
-	extra := copies("max(nfl-len(dic), 0)", conv3Proj(m+"decoder_input_proj.{e}."))
-	for i := range extra {
-		extra[i].From = "len(dic)"
-	}
+	aifi, dec := rtAIFI(), rtDecoderLayer(o.PointsScale)
+	extra := extraDecoderProj(m)
 	f := &Family{Name: o.Name, Class: o.Class, ModelTypes: []string{o.MT}, Causal: "-", SeqCls: "-",
 		Defs:       withDefs(rtDetrDefs(), o.ExtraDefs...),
 		BasePrefix: m,
@@ -96,6 +89,22 @@ func rtDetrFamily(o detrOpts) *Family {
 		},
 	}
 	return withDetrBackbone(f, detrBB{Pre: m + "backbone.model.", Default: o.DefaultBackbone})
+}
+
+// rtAIFI is RT-DETR's AIFI transformer encoder layer on width E (FFN
+// eI): a biased self-attention, fc1/fc2 and two LayerNorms.
+func rtAIFI() []T {
+	return cat(mhaOut("self_attn.", "E"), norm("self_attn_layer_norm", "E", "true"),
+		linear("fc1", "eI", "E", "true"), linear("fc2", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
+}
+
+// rtDecoderLayer is RT-DETR's decoder layer on width D: self-attention,
+// multi-scale deformable cross-attention (nlv levels, np points, the
+// per-point scale buffer scale where set), an FFN, three LayerNorms.
+func rtDecoderLayer(scale string) []T {
+	return cat(mhaOut("self_attn.", "D"), norm("self_attn_layer_norm", "D", "true"),
+		deformAttn("encoder_attn.", "D", "dHeads", "nlv", "np", scale, false), norm("encoder_attn_layer_norm", "D", "true"),
+		linear("fc1", "dI", "D", "true"), linear("fc2", "D", "dI", "true"), norm("final_layer_norm", "D", "true"))
 }
 
 // withDefs is defs with each of more replacing the one of its symbol,
@@ -383,3 +392,81 @@ func dFineFamily() *Family {
 }
 
 var _ = register(dFineFamily)
+
+// ppDocLayoutV3Family is PP-DocLayout v3 (transformers 5): RT-DETR's
+// hybrid encoder and decoder on an HGNet-v2 backbone of four outputs,
+// the first (x4_feat_dim wide) feeding a mask branch rather than the
+// encoder (encoder_input_proj projects outputs 1…); a mask feature FPN
+// (a scale head per feat_strides entry, in ascending order, of
+// max(1, log2(stride/smallest)) 3×3 convolutions, each behind an
+// upsampling where the stride is not the smallest), the mask lateral
+// and output convolutions to num_prototypes; a reading-order head
+// (decoder_order_head per decoder layer, a global pointer), a mask query
+// head. The decoder's class and box heads are enc_score_head's and
+// enc_bbox_head's (saved only where tie_word_embeddings is false); the
+// detection class's denoising embedding has num_labels rows, the base
+// model's num_labels+1.
+func ppDocLayoutV3Family() *Family {
+	const m = "model."
+	const mh = m + "encoder.mask_feature_head."
+	fs := "sort(fs)"
+	up := "at(" + fs + ", l) != at(" + fs + ", 0)"
+	hl := "max(1, log2(at(" + fs + ", l)/at(" + fs + ", 0)))"
+	mf0, mf1 := "at(mfc, 0)", "at(mfc, 1)"
+	scale := copies("("+up+") ? 2*"+hl+"-1 : 1", when("!("+up+") || e%2 == 0", convLayer("layers.{e}.", mf0, "e == 0 ? E : "+mf0, "3")))
+	f := &Family{Name: "PP-DocLayout v3", Class: "PPDocLayoutV3", ModelTypes: []string{"pp_doclayout_v3"}, Causal: "-", SeqCls: "-",
+		Defs: withDefs(rtDetrDefs(),
+			Def{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(1, 2, 3, 4)", Null: "=", Desc: "the backbone stages taken (the first feeds the mask branch)"},
+			Def{Sym: "fs", Field: "feat_strides", Type: List, Default: "list(8, 16, 32)", Null: "=", Desc: "the encoder levels' strides (a mask scale head each)"},
+			Def{Sym: "mfc", Field: "mask_feature_channels", Type: List, Default: "list(64, 64)", Null: "=", Desc: "the mask FPN's feature and output widths"},
+			Def{Sym: "x4", Field: "x4_feat_dim", Default: "128", Desc: "the backbone's first output's width, as the mask lateral takes it", Pos: true},
+			Def{Sym: "npr", Field: "num_prototypes", Default: "32", Desc: "mask prototypes", Pos: true},
+			Def{Sym: "gph", Field: "global_pointer_head_size", Default: "64", Desc: "the reading-order pointer's width", Pos: true},
+			tie("true")),
+		BasePrefix: m,
+		Global:     copies("len(bOut)-1", convNB(m+"encoder_input_proj.{e}.0", "E", "bCh1", "1", "1"), batchNorm(m+"encoder_input_proj.{e}.1", "E")),
+		Stacks: []Stack{
+			{Name: "AIFI", Prefix: m + "encoder.encoder.{l}.", Layers: "len(epl)", Tensors: copies("eL", under("layers.{e}.", rtAIFI()))},
+			{Name: "lateral", Prefix: m + "encoder.lateral_convs.{l}.", Layers: "len(eic)-1", Tensors: convNorm("", "E", "E", "1", "")},
+			{Name: "FPN", Prefix: m + "encoder.fpn_blocks.{l}.", Layers: "len(eic)-1", Tensors: cspRep("")},
+			{Name: "downsample", Prefix: m + "encoder.downsample_convs.{l}.", Layers: "len(eic)-1", Tensors: convNorm("", "E", "E", "3", "")},
+			{Name: "PAN", Prefix: m + "encoder.pan_blocks.{l}.", Layers: "len(eic)-1", Tensors: cspRep("")},
+			{Name: "mask scale", Prefix: mh + "scale_heads.{l}.", Layers: "len(fs)", Tensors: scale},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL", Tensors: rtDecoderLayer("")},
+		},
+		Final: cat(
+			convLayer(mh+"output_conv.", mf1, mf0, "3"), convLayer(m+"encoder.encoder_mask_lateral.", mf1, "x4", "3"),
+			convLayer(m+"encoder.encoder_mask_output.base_conv.", mf1, mf1, "3"), conv(m+"encoder.encoder_mask_output.conv", "npr", mf1, "1", "1"),
+			[]T{{Name: m + "weight_embedding.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding, If: "liq"}},
+			linear(m+"enc_output.0", "D", "D", "true"), norm(m+"enc_output.1", "D", "true"),
+			linear(m+"enc_score_head", "C", "D", "true"), mlpHead(m+"enc_bbox_head.", "D", "D", "4", "3"),
+			when("!tied", linear(m+"decoder.class_embed", "C", "D", "true"), mlpHead(m+"decoder.bbox_embed.", "D", "D", "4", "3")),
+			copies("len(dic)", convNB(m+"decoder_input_proj.{e}.0", "D", "at(dic, e)", "1", "1"), batchNorm(m+"decoder_input_proj.{e}.1", "D")),
+			extraDecoderProj(m),
+			mlpHead(m+"decoder.query_pos_head.", "4", "2*D", "D", "2"),
+			copies("dL", linear(m+"decoder_order_head.{e}", "D", "D", "true")),
+			linear(m+"decoder_global_pointer.dense", "2*gph", "D", "true"), norm(m+"decoder_norm", "D", "true"),
+			mlpHead(m+"mask_query_head.", "D", "D", "npr", "3")),
+		Embed: m + "enc_output.0.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true,
+				Head: []T{{Name: "denoising_class_embed.weight", Shape: []string{"C+1", "D"}, Role: RoleEmbedding, If: "nd > 0"}}},
+			{Suffix: "ForObjectDetection", Labels: true,
+				Head: []T{{Name: m + "denoising_class_embed.weight", Shape: []string{"C", "D"}, Role: RoleEmbedding}}},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "backbone.model.", Default: "hgnet_v2"})
+}
+
+// extraDecoderProj are RT-DETR's decoder input projections past
+// decoder_in_channels (num_feature_levels more): stride-2 3×3
+// convolutions, the first from the last entry's width, then d_model.
+func extraDecoderProj(m string) []T {
+	extra := copies("max(nfl-len(dic), 0)", conv3Proj(m+"decoder_input_proj.{e}."))
+	for i := range extra {
+		extra[i].From = "len(dic)"
+	}
+	return extra
+}
+
+var _ = register(ppDocLayoutV3Family)
