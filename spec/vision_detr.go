@@ -13,6 +13,7 @@ type detrOpts struct {
 	DefaultBackbone string // backbone_config.model_type when absent
 	PointsScale     string // the deformable attention's per-point scale buffer ("" none)
 	ExtraDefs       []Def
+	Edit            func(f *Family) // changes to the detector before its backbone is composed ("" none)
 }
 
 // rtDetrDefs are RTDetrConfig's fields (its defaults).
@@ -87,6 +88,9 @@ func rtDetrFamily(o detrOpts) *Family {
 			{Suffix: "ForObjectDetection", Labels: true, Head: copies("dL", linear(m+"decoder.class_embed.{e}", "C", "D", "true"),
 				mlpFixed(m+"decoder.bbox_embed.{e}.", "D", "D", "4", 3))},
 		},
+	}
+	if o.Edit != nil {
+		o.Edit(f)
 	}
 	return withDetrBackbone(f, detrBB{Pre: m + "backbone.model.", Default: o.DefaultBackbone})
 }
@@ -470,3 +474,77 @@ func extraDecoderProj(m string) []T {
 }
 
 var _ = register(ppDocLayoutV3Family)
+
+// readingOrder is PP-DocLayout v2's reading-order model under pre, its
+// fields under cfg (reading_order_config): LayoutLMv3's text embeddings
+// (their LayerNorm named norm; a spatial projection of the four
+// coordinate and two shape embeddings), LayoutLMv3 layers (norms named
+// norm), the relative position biases where has_relative_attention_bias
+// and has_spatial_attention_bias say, a box-relation bias convolution, a
+// label embedding and projection, a global-pointer head.
+func readingOrder(pre, cfg string) ([]Def, []T, Stack) {
+	defs := []Def{
+		{Sym: "rH", Field: cfg + "hidden_size", Default: "512", Legend: "rH", Desc: "reading-order width", Show: true, Pos: true},
+		{Sym: "rL", Field: cfg + "num_hidden_layers", Default: "6", Legend: "rL", Desc: "reading-order layers", Show: true, Max: MaxLayers},
+		{Sym: "rHeads", Field: cfg + "num_attention_heads", Default: "8", Desc: "reading-order heads", Pos: true},
+		{Sym: "rI", Field: cfg + "intermediate_size", Default: "2048", Desc: "reading-order FFN width", Pos: true},
+		{Sym: "rV", Field: cfg + "vocab_size", Default: "4", Desc: "reading-order tokens", Pos: true},
+		{Sym: "rP", Field: cfg + "max_position_embeddings", Default: "514", Desc: "reading-order positions", Pos: true},
+		{Sym: "rP2", Field: cfg + "max_2d_position_embeddings", Default: "1024", Desc: "2-D positions", Pos: true},
+		{Sym: "rT", Field: cfg + "type_vocab_size", Default: "1", Desc: "token types", Pos: true},
+		{Sym: "rCo", Field: cfg + "coordinate_size", Default: "171", Desc: "coordinate embedding width", Pos: true},
+		{Sym: "rSh", Field: cfg + "shape_size", Default: "170", Desc: "shape embedding width", Pos: true},
+		{Sym: "rNC", Field: cfg + "num_classes", Default: "20", Desc: "layout classes the labels embed", Pos: true},
+		{Sym: "rRB", Field: cfg + "rel_pos_bins", Default: "32", Desc: "relative position bins", Pos: true},
+		{Sym: "rR2", Field: cfg + "rel_2d_pos_bins", Default: "64", Desc: "2-D relative position bins", Pos: true},
+		{Sym: "rRE", Field: cfg + "relation_bias_embed_dim", Default: "16", Desc: "the box-relation embedding width", Pos: true},
+		{Sym: "rGP", Field: cfg + "global_pointer_head_size", Default: "64", Desc: "the order pointer's width", Pos: true},
+		flag("rRel", cfg+"has_relative_attention_bias", "false", "a 1-D relative position bias"),
+		flag("rSp", cfg+"has_spatial_attention_bias", "true", "2-D relative position biases"),
+	}
+	e := pre + "embeddings."
+	global := cat(embedAs(e+"word_embeddings", "rV", "rH"), embedAs(e+"token_type_embeddings", "rT", "rH"), embedAs(e+"position_embeddings", "rP", "rH"),
+		embedAs(e+"x_position_embeddings", "rP2", "rCo"), embedAs(e+"y_position_embeddings", "rP2", "rCo"),
+		embedAs(e+"h_position_embeddings", "rP2", "rSh"), embedAs(e+"w_position_embeddings", "rP2", "rSh"),
+		norm(e+"norm", "rH", "true"), linear(e+"spatial_proj", "rH", "4*rCo+2*rSh", "true"),
+		embedAs(pre+"label_embeddings", "rNC", "rH"), linear(pre+"label_features_projection", "rH", "rH", "true"),
+		when("rRel", linear(pre+"encoder.rel_pos_bias", "rHeads", "rRB", "")),
+		when("rSp", linear(pre+"encoder.rel_pos_x_bias", "rHeads", "rR2", ""), linear(pre+"encoder.rel_pos_y_bias", "rHeads", "rR2", "")),
+		conv(pre+"encoder.rel_bias_module.pos_proj", "rHeads", "4*rRE", "1", "1"),
+		linear(pre+"relative_head.dense", "2*rGP", "rH", "true"))
+	layer := cat(linear("attention.self.query", "rH", "rH", "true"), linear("attention.self.key", "rH", "rH", "true"),
+		linear("attention.self.value", "rH", "rH", "true"), linear("attention.output.dense", "rH", "rH", "true"),
+		norm("attention.output.norm", "rH", "true"), linear("intermediate.dense", "rI", "rH", "true"),
+		linear("output.dense", "rH", "rI", "true"), norm("output.norm", "rH", "true"))
+	return defs, global, Stack{Name: "reading order", Prefix: pre + "encoder.layer.{l}.", Layers: "rL", Tensors: layer}
+}
+
+// embedAs is an embedding table name.weight [rows, width].
+func embedAs(name, rows, width string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{rows, width}, Role: RoleEmbedding}}
+}
+
+// ppDocLayoutV2Family is PP-DocLayout v2 (transformers 5): RT-DETR's
+// detector on an HGNet-v2 backbone (its denoising embedding num_labels
+// rows, built whatever num_denoising says) and, beside it, a
+// reading-order model (readingOrder) of its own config.
+func ppDocLayoutV2Family() *Family {
+	rdefs, rglobal, rstack := readingOrder("reading_order.", "reading_order_config.")
+	return rtDetrFamily(detrOpts{Name: "PP-DocLayout v2", Class: "PPDocLayoutV2", MT: "pp_doclayout_v2", DefaultBackbone: "hgnet_v2",
+		ExtraDefs: rdefs,
+		Edit: func(f *Family) {
+			for i, t := range f.Final {
+				if t.Name == "model.denoising_class_embed.weight" {
+					f.Final[i].Shape, f.Final[i].If = []string{"C", "D"}, ""
+				}
+			}
+			f.Stacks = append(f.Stacks, rstack)
+			for i := range f.Tasks {
+				if f.Tasks[i].Suffix == "ForObjectDetection" {
+					f.Tasks[i].Head = cat(f.Tasks[i].Head, rglobal)
+				}
+			}
+		}})
+}
+
+var _ = register(ppDocLayoutV2Family)
