@@ -20,6 +20,13 @@ func TestExprDetr(t *testing.T) {
 			t.Errorf("%s = %v, %v; want %d", c.src, v, err, c.want)
 		}
 	}
+	// lexLastIndex against Python's max(map(str, range(n))).
+	for n, want := range map[int64]int64{1: 0, 3: 2, 10: 9, 11: 9, 90: 9, 91: 90, 100: 99, 101: 99, 990: 99, 991: 990, 1000: 999, 1024: 999} {
+		e.vals["n"] = n
+		if v, err := parseExpr(lexLastIndex("n")).eval(e); err != nil || v != want {
+			t.Errorf("lexLastIndex(%d) = %v, %v; want %d", n, v, err, want)
+		}
+	}
 	if _, err := parseExpr("islist(l, n)").eval(e); err == nil {
 		t.Errorf("islist of two values: no error")
 	}

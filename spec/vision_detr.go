@@ -548,3 +548,102 @@ func ppDocLayoutV2Family() *Family {
 }
 
 var _ = register(ppDocLayoutV2Family)
+
+// cspRep5 is DEIMv2's CSPRepLayer under pre: one 1×1 from in to 2·out
+// (split into the residual and the path), nbk RepVGG blocks at out, and
+// a trailing 3×3 where encoder_has_trailing_conv (trail).
+func cspRep5(pre, in, out string) []T {
+	return cat(convNorm(pre+"conv1.", "2*("+out+")", in, "1", ""),
+		copies("nbk", convNorm(pre+"bottlenecks.{e}.conv1.", out, out, "3", ""), convNorm(pre+"bottlenecks.{e}.conv2.", out, out, "1", "")),
+		when("trail", convNorm(pre+"conv2.", out, out, "3", "")))
+}
+
+// repNCSPELAN5 is DEIMv2's RepNCSPELAN5 under pre on width E: a 1×1 to
+// 2·E split in halves, two CSP branches of c4, a 1×1 of the four
+// (2·E + 2·c4) back to E.
+func repNCSPELAN5(pre string) []T {
+	return cat(convNorm(pre+"conv1.", "2*E", "E", "1", ""), cspRep5(pre+"csp_rep1.", "E", "c4"), cspRep5(pre+"csp_rep2.", "c4", "c4"),
+		convNorm(pre+"conv2.", "E", "2*E+2*c4", "1", ""))
+}
+
+// deimv2Family is DEIMv2 (transformers 5): D-FINE's decoder and heads
+// with RMSNorms, a SwiGLU FFN decoder_ffn_dim/2 wide, the gate where
+// use_gateway (else an RMSNorm after the cross-attention), a three-layer
+// query position head, ConvNorm input projections (encoder_input_proj
+// in the conv encoder beside the backbone, none for the lite encoder),
+// and an encoder by encoder_type: the hybrid one (AIFI layers, lateral
+// ConvNorms, RepNCSPELAN5 FPN/PAN blocks, SCDown) or the lite one (input
+// projections, two downsampling ConvNorms, a fusion ConvNorm, one FPN
+// and one PAN block). With share_bbox_head every decoder layer's box
+// head is the first one (saved once). A DINOv3 backbone (its spatial
+// tuning adapter) is not modelled: exit 3.
+func deimv2Family() *Family {
+	const m = "model."
+	rms := func(name string) []T { return norm(name, "D", "") }
+	aifi := cat(linear("self_attn.q_proj", "E", "E", "true"), linear("self_attn.k_proj", "E", "E", "true"),
+		linear("self_attn.v_proj", "E", "E", "true"), linear("self_attn.o_proj", "E", "E", "true"), norm("self_attn_layer_norm", "E", "true"),
+		linear("mlp.layers.0", "eI", "E", "true"), linear("mlp.layers.1", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
+	dec := cat(linear("self_attn.q_proj", "D", "D", "true"), linear("self_attn.k_proj", "D", "D", "true"),
+		linear("self_attn.v_proj", "D", "D", "true"), linear("self_attn.o_proj", "D", "D", "true"), rms("self_attn_layer_norm"),
+		linear("encoder_attn.sampling_offsets", "dHeads*tp*2", "D", "true"), linear("encoder_attn.attention_weights", "dHeads*tp", "D", "true"),
+		[]T{{Name: "encoder_attn.num_points_scale", Shape: []string{"tp"}, Role: RoleNorm, AnyDType: true}},
+		when("!gw", rms("encoder_attn_layer_norm")), rms("final_layer_norm"),
+		linear("mlp.gate_proj", "dI/2", "D", "true"), linear("mlp.up_proj", "dI/2", "D", "true"), linear("mlp.down_proj", "D", "dI/2", "true"),
+		when("gw", linear("gateway.gate", "2*D", "2*D", "true"), rms("gateway.norm")))
+	last := "at(dic, len(dic)-1)"
+	bw := "(e <= eix ? D : sd)"
+	hybrid := "etype != 'lite'"
+	// A shared box head is saved once, under the copy whose index sorts
+	// last as a string (as Zamba's shared block).
+	sharedBox := copies("sbh ? min(dL, 1) : dL", mlpFixed(m+"decoder.bbox_embed.{e}.", "(sbh ? D : "+bw+")", "(sbh ? D : "+bw+")", "4*(nbin+1)", 3))
+	for i := range sharedBox {
+		sharedBox[i].From = "sbh ? " + lexLastIndex("dL") + " : 0"
+	}
+	enc := m + "encoder."
+	f := &Family{Name: "DEIMv2", Class: "Deimv2", ModelTypes: []string{"deimv2"}, Causal: "-", SeqCls: "-",
+		Defs: withDefs(dFineDefs(),
+			Def{Sym: "etype", Field: "encoder_type", Type: Str, Default: "'hybrid'", Desc: "the encoder: hybrid or lite"},
+			flag("trail", "encoder_has_trailing_conv", "true", "the CSP blocks end with a 3×3 convolution"),
+			flag("gw", "use_gateway", "true", "a gate after the cross-attention (else an RMSNorm)"),
+			flag("sbh", "share_bbox_head", "false", "one box head for every decoder layer")),
+		BasePrefix: m,
+		Global:     when(hybrid, copies("len(bOut)", convNorm(m+"conv_encoder.encoder_input_proj.{e}.", "E", "bCh", "1", ""))),
+		Stacks: []Stack{
+			{Name: "AIFI", Prefix: enc + "aifi.{l}.", Layers: "(" + hybrid + ") ? len(epl) : 0", Tensors: copies("eL", under("layers.{e}.", aifi))},
+			{Name: "lateral", Prefix: enc + "lateral_convs.{l}.", Layers: "(" + hybrid + ") ? len(eic)-1 : 0", Tensors: convNorm("", "E", "E", "1", "")},
+			{Name: "FPN", Prefix: enc + "fpn_blocks.{l}.", Layers: "(" + hybrid + ") ? len(eic)-1 : 0", Tensors: repNCSPELAN5("")},
+			{Name: "downsample", Prefix: enc + "downsample_convs.{l}.", Layers: "(" + hybrid + ") ? len(eic)-1 : 0",
+				Tensors: cat(convNorm("conv1.", "E", "E", "1", ""), convNorm("conv2.", "E", "E", "3", "E"))},
+			{Name: "PAN", Prefix: enc + "pan_blocks.{l}.", Layers: "(" + hybrid + ") ? len(eic)-1 : 0", Tensors: repNCSPELAN5("")},
+			{Name: "lite input", Prefix: enc + "input_proj.{l}.", Layers: "(" + hybrid + ") ? 0 : len(eic)", Tensors: convNorm("", "E", "at(eic, l)", "1", "")},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL + max(dL-eix-1, 0)", Tensors: dec},
+			{Name: "quality", Prefix: m + "decoder.lqe_layers.{l}.", Layers: "dL", Tensors: mlpHead("reg_conf.", "4*(tpv+1)", "lqH", "1", "max(lqL, 1)")},
+		},
+		Final: cat(
+			when("!("+hybrid+")", convNorm(enc+"down_conv1.", "E", "E", "1", ""), convNorm(enc+"down_conv2.", "E", "E", "1", ""),
+				convNorm(enc+"bi_fusion_conv.", "E", "E", "1", ""), repNCSPELAN5(enc+"fpn_block."), repNCSPELAN5(enc+"pan_block.")),
+			[]T{{Name: m + "denoising_class_embed.weight", Shape: []string{"C+1", "D"}, Role: RoleEmbedding, If: "nd > 0"},
+				{Name: m + "weight_embedding.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding, If: "liq"}},
+			linear(m+"enc_output.0", "D", "D", "true"), norm(m+"enc_output.1", "D", "true"),
+			linear(m+"enc_score_head", "C", "D", "true"), mlpHead(m+"enc_bbox_head.", "D", "D", "4", "3"),
+			when("D != "+last, copies("nfl", cbn{Conv: "conv", Norm: "norm", Out: "D", In: last, K: "e < len(dic) ? 1 : 3"}.at(m+"decoder_input_proj.{e}."))),
+			mlpHead(m+"decoder.query_pos_head.", "4", "D", "D", "3"),
+			[]T{{Name: m + "decoder.reg_scale", Shape: []string{"1"}, Role: RoleNorm}, {Name: m + "decoder.up", Shape: []string{"1"}, Role: RoleNorm}},
+			mlpHead(m+"decoder.pre_bbox_head.", "D", "D", "4", "3")),
+		Embed: m + "enc_output.0.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true},
+			{Suffix: "ForObjectDetection", Labels: true, Head: cat(copies("dL", linear(m+"decoder.class_embed.{e}", "C", "D", "true")), sharedBox)},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "conv_encoder.model.", Default: "hgnet_v2"})
+}
+
+var _ = register(deimv2Family)
+
+// lexLastIndex is the index among 0…n-1 whose decimal text sorts last
+// (n ≤ MaxLayers): the copy of a module shared by n slots that
+// transformers keeps on save.
+func lexLastIndex(n string) string {
+	return "(" + n + " <= 10 ? " + n + "-1 : (" + n + " <= 90 ? 9 : (" + n + " <= 100 ? " + n + "-1 : (" + n + " <= 990 ? 99 : (" + n + " <= 1000 ? " + n + "-1 : 999)))))"
+}
