@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,6 +18,8 @@ import (
 //	len(list), max(a, b), min(a, b), c ? a : b
 //	count(list, x, n)       entries equal to x among the first n
 //	pick(x, l)              x's entry l if x is a list (IntOrList), else x
+//	islist(x)               1 if x is a list (IntOrList), 0 if a number
+//	sort(l)                 a list of integers ascending
 //	list(1, 1, 2)           a list, for a List's default
 //	concat(list(E), hs)     lists one after the other
 //	log2(n)                 floor(log2(n))
@@ -286,6 +289,31 @@ func (x callExpr) eval(e *env) (any, error) {
 			out = append(out, l...)
 		}
 		return out, nil
+	case "sort": // sort(list): the integers ascending (PP-DocLayout v3's mask FPN takes feat_strides sorted)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		n := make([]int64, len(l))
+		for i, v := range l {
+			k, ok := v.(int64)
+			if !ok {
+				return nil, &exprError{fmt.Sprintf("%s: %s is not an integer", x.src(), describe(v))}
+			}
+			n[i] = k
+		}
+		slices.Sort(n)
+		out := make([]any, len(n))
+		for i, k := range n {
+			out[i] = k
+		}
+		return out, nil
+	case "islist": // islist(x): 1 if x is a list, 0 if a number (D-FINE's decoder_n_points: per level, or one for all)
+		if len(vals) != 1 {
+			return nil, &exprError{fmt.Sprintf("%s: needs one value", x.src())}
+		}
+		_, ok := vals[0].([]any)
+		return b2i(ok), nil
 	case "pick": // pick(x, l): x's entry l if x is a list, else x (Gemma 3n's per-layer intermediate_size)
 		if len(vals) != 2 {
 			return nil, &exprError{fmt.Sprintf("%s: needs a value and an index", x.src())}

@@ -162,6 +162,11 @@ const (
 	// 2] per stage; TextNet's kernel pairs per layer per stage), read
 	// with at(at(x, l), i).
 	Lists
+
+	// MaxOf is a definition's type: an array of integers read as its
+	// largest entry (0 when empty), for a Max bound on a per-stage count
+	// a family unrolls (HGNet-v2's stage_numb_of_layers).
+	MaxOf
 )
 
 // Stack is a repeated block: the layers of a decoder, of a vision tower.

@@ -327,6 +327,20 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 		return c.lensValue(field, raw, t)
 	case Present:
 		return int64(1), nil
+	case MaxOf:
+		l, err := c.value(field, raw, List)
+		if err != nil {
+			return nil, err
+		}
+		m := int64(0)
+		for _, v := range l.([]any) {
+			n, ok := v.(int64)
+			if !ok {
+				return nil, c.errorf(field, "must be an array of integers, found %s", describe(v))
+			}
+			m = max(m, n)
+		}
+		return m, nil
 	case Lists:
 		items, err := c.arrayItems(field, raw)
 		if err != nil {

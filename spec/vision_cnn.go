@@ -939,3 +939,109 @@ func textNet() *Family {
 }
 
 var _ = register(textNet)
+
+// maxHGNetBlocks bounds HGNet-v2's stage_num_blocks (a stage's blocks
+// are unrolled, their layers copies; real models have 1–6, a larger one
+// is refused).
+const maxHGNetBlocks = 32
+
+// gated is ts where cond holds, the condition folded into each tensor's
+// copy count (a tensor without copies becomes 0 or 1 copy of itself), so
+// that the expected set's bound, which counts copies but not
+// conditions, counts only the copies that exist: an unrolled list of
+// blocks costs nothing past its end.
+func gated(cond string, ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		n := out[i].Experts
+		if n == "" {
+			n = "1"
+		}
+		out[i].Experts = "((" + cond + ") ? (" + n + ") : 0)"
+	}
+	return out
+}
+
+// hgnetConv is HGNet-v2's HGNetV2ConvLayer under pre: a bias-free
+// convolution, its BatchNorm and, where act and use_learnable_affine_block
+// (hLab), the learnable affine block lab.scale/lab.bias (one each).
+func hgnetConv(pre, out, in, k, groups string, act bool) []T {
+	ts := cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: k, Groups: groups}.at(pre)
+	if act {
+		ts = cat(ts, when("hLab", []T{{Name: pre + "lab.scale", Shape: []string{"1"}, Role: RoleNorm},
+			{Name: pre + "lab.bias", Shape: []string{"1"}, Role: RoleNorm}}))
+	}
+	return ts
+}
+
+// hgnetV2Encoder is HGNet-v2 (PP-HGNetV2; HGNetV2Backbone) under pre,
+// its fields under cfg: a stem of five convolution layers on
+// stem_channels (stem1 3×3, stem2a/2b 2×2 at half width, stem3 on the
+// pooled and convolved halves concatenated, stem4 1×1), then a stage per
+// entry of stage_in_channels: a depthwise 3×3 downsample where
+// stage_downsample says, and stage_num_blocks blocks of
+// stage_numb_of_layers convolution layers each (kernel
+// stage_kernel_size, mid channels wide; a light block's layer is a 1×1
+// and a depthwise convolution), aggregated by a 1×1 squeeze to half the
+// output width and a 1×1 excitation to it. Every list is read per stage
+// as given (a stage's input width need not be the previous output's).
+// Symbols: hE, hSC, hIn, hMid, hOut, hNB, hNL, hDS, hLB, hKS, hLab, hHS, hN.
+func hgnetV2Encoder(pre, cfg string) encoderPart {
+	list := func(sym, field, def, desc string) Def {
+		return Def{Sym: sym, Field: cfg + field, Type: List, Default: def, Null: "=", Desc: desc}
+	}
+	defs := []Def{
+		{Sym: "hE", Field: cfg + "embedding_size", Default: "64", Desc: "the stem's output width as a backbone reports it (its out_indices 0)"},
+		list("hSC", "stem_channels", "list(3, 32, 48)", "the stem's input, middle and output widths"),
+		list("hIn", "stage_in_channels", "list(48, 128, 512, 1024)", "each stage's input width"),
+		list("hMid", "stage_mid_channels", "list(48, 96, 192, 384)", "each stage's layer width"),
+		list("hOut", "stage_out_channels", "list(128, 512, 1024, 2048)", "each stage's output width"),
+		list("hNB", "stage_num_blocks", "list(1, 1, 3, 1)", "each stage's blocks"),
+		{Sym: "hNBmax", Field: cfg + "stage_num_blocks", Type: MaxOf, Default: "3", Null: "=", Desc: "the most blocks of a stage", Max: maxHGNetBlocks},
+		list("hNL", "stage_numb_of_layers", "list(6, 6, 6, 6)", "each stage's layers per block"),
+		list("hDS", "stage_downsample", "list(0, 1, 1, 1)", "each stage starts with a depthwise downsample"),
+		list("hLB", "stage_light_block", "list(0, 0, 1, 1)", "each stage's layers are light (1×1 and depthwise)"),
+		list("hKS", "stage_kernel_size", "list(3, 3, 5, 5)", "each stage's kernel"),
+		list("hHS", "hidden_sizes", "list(256, 512, 1024, 2048)", "the classifier's input is the last entry"),
+		flag("hLab", cfg+"use_learnable_affine_block", "false", "learnable affine blocks after the activations"),
+		derived("hN", "len(hIn)"),
+	}
+	s0, s1, s2 := "at(hSC, 0)", "at(hSC, 1)", "at(hSC, 2)"
+	stem := cat(hgnetConv(pre+"embedder.stem1.", s1, s0, "3", "", true), hgnetConv(pre+"embedder.stem2a.", s1+"/2", s1, "2", "", true),
+		hgnetConv(pre+"embedder.stem2b.", s1, s1+"/2", "2", "", true), hgnetConv(pre+"embedder.stem3.", s1, "2*"+s1, "3", "", true),
+		hgnetConv(pre+"embedder.stem4.", s2, s1, "1", "", true))
+	mid, out, k := "at(hMid, l)", "at(hOut, l)", "at(hKS, l)"
+	var blocks []T
+	for b := range maxHGNetBlocks {
+		in := "at(hIn, l)"
+		if b > 0 {
+			in = out
+		}
+		p := fmt.Sprintf("blocks.%d.", b)
+		li := "(e == 0 ? " + in + " : " + mid + ")"
+		layers := blocksOf(p+"layers.", "at(hNL, l)", cat(
+			when("!at(hLB, l)", hgnetConv("", mid, li, k, "", true)),
+			when("at(hLB, l)", hgnetConv("conv1.", mid, li, "1", "", false), hgnetConv("conv2.", mid, mid, k, mid, true))))
+		blocks = cat(blocks, gated(fmt.Sprintf("at(hNB, l) > %d", b), cat(layers,
+			hgnetConv(p+"aggregation.0.", out+"/2", in+"+at(hNL, l)*"+mid, "1", "", true),
+			hgnetConv(p+"aggregation.1.", out, out+"/2", "1", "", true))))
+	}
+	return encoderPart{Name: "HGNet-v2", Defs: defs, Global: stem,
+		Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "hN", Tensors: cat(
+			when("at(hDS, l)", hgnetConv("downsample.", "at(hIn, l)", "at(hIn, l)", "3", "at(hIn, l)", false)), blocks)}}}
+}
+
+// hgnetV2Family is HGNet-v2: the backbone (no base model class) and
+// the image classifier (a linear on hidden_sizes[-1], none without
+// labels), both with the encoder's names at the top level.
+func hgnetV2Family() *Family {
+	enc := hgnetV2Encoder("", "")
+	return &Family{Name: "HGNet-v2", Class: "HGNetV2", ModelTypes: []string{"hgnet_v2"}, Causal: "-", SeqCls: "-",
+		Defs: enc.Defs, Global: enc.Global, Stacks: enc.Stacks, Embed: enc.Global[0].Name,
+		Tasks: []Task{
+			{Suffix: "Backbone", KeepFinal: true},
+			{Suffix: "ForImageClassification", KeepFinal: true, Labels: true, Head: when("C > 0", classifier("fc", "at(hHS, len(hHS)-1)"))},
+		}}
+}
+
+var _ = register(hgnetV2Family)
