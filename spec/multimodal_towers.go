@@ -730,3 +730,39 @@ func mgpStr() *Family {
 }
 
 var _ = register(mgpStr)
+
+// pixio is Pixio (5.x only): a ViT with n_cls_tokens class tokens (their
+// positions too), image and patch sides each an int or [h, w], an MLP of
+// hidden_size·mlp_ratio, layers written in ViT's names with DINOv2's
+// norm1/norm2 (5.x saves the original checkpoint's names, the reverse of
+// its conversion mapping), a final LayerNorm. Its backbone keeps the
+// model under encoder. and a LayerNorm of its own.
+func pixio() *Family {
+	pre := "pixio."
+	return &Family{Name: "Pixio", Class: "Pixio", ModelTypes: []string{"pixio"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=1280", "num_hidden_layers=32", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "16"),
+			{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			derived("I", "H*ratio/1000"),
+			{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "16", Legend: "P", Desc: "patch side, pixels (or [h, w])", Show: true},
+			{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "256", Desc: "image side, pixels (or [h, w])"},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "nCls", Field: "n_cls_tokens", Default: "8", Desc: "class tokens"},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			derived("N", "(pick(Sl, 0)/pick(Pl, 0))*(pick(Sl, 1)/pick(Pl, 1))"),
+		}),
+		Global: []T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "nCls", "H"}, Role: RoleNorm, ZeroOK: true},
+			{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"H", "Ch", "pick(Pl, 0)", "pick(Pl, 1)"}, Role: RoleLinear},
+			{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias},
+			{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "N+nCls", "H"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Final: norm(pre+"layernorm", "H", "true"),
+		Embed: pre + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "Backbone", Prefix: "encoder.", Head: norm("layernorm", "H", "true")}},
+	}
+}
+
+var _ = register(pixio)

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""cnn3fuzz: make fuzz.py's configs (in place) reach what fuzz.py leaves
+alone, for the cnn3 group's families (issue 31).
+
+  cnn3fuzz.py [--stages FIELD] [--stem] [--draw FIELD=V1;V2;...]... DIR...
+
+--stages FIELD: the backbone's stage count is FIELD's value (an int, or a
+  list's length); stage_names are regenerated for it and out_indices /
+  out_features set to a sorted random non-empty subset of the stages
+  (--stem: the stem, index 0, may be in it).
+--draw FIELD=V1;V2: FIELD (dotted for a sub-config: vision_config.x) set to
+  one of the JSON values, drawn per config.
+--fn NAME: a per-family fix-up below (dimensions kept consistent).
+Seeded by the directory's path: same directory, same config."""
+import argparse, json, os, random
+
+ap = argparse.ArgumentParser()
+ap.add_argument('--stages')
+ap.add_argument('--stem', action='store_true')
+ap.add_argument('--draw', action='append', default=[])
+ap.add_argument('--fn', action='append', default=[])
+ap.add_argument('dirs', nargs='+')
+a = ap.parse_args()
+
+
+def get(c, path):
+    for k in path.split('.')[:-1]:
+        c = c.setdefault(k, {})
+    return c, path.split('.')[-1]
+
+
+FIXES = {}
+
+
+def fix(f):
+    FIXES[f.__name__] = f
+    return f
+
+
+# ── per-family fix-ups (--fn) ──
+
+
+def main():
+    for d in a.dirs:
+        p = os.path.join(d, 'config.json')
+        c = json.load(open(p))
+        rnd = random.Random(d)
+        for dr in a.draw:
+            k, vs = dr.split('=', 1)
+            o, key = get(c, k)
+            o[key] = json.loads(rnd.choice(vs.split(';')))
+        for fn in a.fn:
+            FIXES[fn](c, rnd)
+        if a.stages:
+            o, key = get(c, a.stages)
+            v = o.get(key)
+            n = len(v) if isinstance(v, list) else int(v)
+            names = ['stem'] + ['stage%d' % i for i in range(1, n + 1)]
+            lo = 0 if a.stem else 1
+            idx = sorted(rnd.sample(range(lo, n + 1), rnd.randint(1, min(3, n + 1 - lo))))
+            o2 = o
+            o2['stage_names'] = names
+            o2['out_indices'] = idx
+            o2['out_features'] = [names[i] for i in idx]
+        json.dump(c, open(p, 'w'), indent=1)
+
+
+main()
