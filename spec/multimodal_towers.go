@@ -766,3 +766,51 @@ func pixio() *Family {
 }
 
 var _ = register(pixio)
+
+// sapiens2 is Sapiens 2 (5.x only): a ViT with a class token, register
+// ("storage") tokens, rotary positions (no table), RMSNorms, per-layer
+// key/value heads (num_key_value_heads_per_layer, else full heads in the
+// first and last layers and num_key_value_attention_heads between),
+// q/k norms, a layer scale after the attention only and a gated MLP
+// (its gate and up projections stored as one w12) or a plain one (its
+// up projection as w12 all the same); 5.x
+// saves the original checkpoint's names (its conversion mapping
+// reversed). The backbone has the model's own attributes.
+func sapiens2() *Family {
+	kv := "(len(kvl) > 0 ? at(kvl, l) : ((l < nFF || l >= L-nLF) ? heads : kvh))"
+	return &Family{Name: "Sapiens 2", Class: "Sapiens2", ModelTypes: []string{"sapiens2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=1024", "num_hidden_layers=24", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "16"), inner("intermediate_size", "4096"),
+			derived("d", "H/heads"),
+			{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "16", Legend: "P", Desc: "patch side, pixels (or [h, w])", Show: true},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "R", Field: "num_register_tokens", Default: "8", Desc: "register (storage) tokens"},
+			{Sym: "kvl", Field: "num_key_value_heads_per_layer", Type: List, Default: "empty", Null: "=", Desc: "key/value heads of each layer"},
+			{Sym: "kvh", Field: "num_key_value_attention_heads", Default: "8", Desc: "key/value heads of the middle layers", Pos: true},
+			opt("nFF", "num_first_full_attention_layers", "8"), opt("nLF", "num_last_full_attention_layers", "8"),
+			flag("qb", "query_bias", "true", "the query has a bias"), flag("kb", "key_bias", "true", "the key has a bias"),
+			flag("vb", "value_bias", "true", "the value has a bias"), flag("ob", "proj_bias", "true", "the output projection has a bias"),
+			flag("mb", "mlp_bias", "true", "the MLP has biases"), flag("gated", "use_gated_mlp", "true", "a gated MLP"),
+			flag("qk", "use_qk_norm", "true", "q and k norms"), flag("mask", "use_mask_token", "false", "a mask token"),
+		}),
+		Global: []T{{Name: "cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+			{Name: "embeddings.mask_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm, If: "mask"},
+			{Name: "storage_tokens", Shape: []string{"1", "R", "H"}, Role: RoleNorm, ZeroOK: true},
+			{Name: "patch_embed.projection.weight", Shape: []string{"H", "Ch", "pick(Pl, 0)", "pick(Pl, 1)"}, Role: RoleLinear},
+			{Name: "patch_embed.projection.bias", Shape: []string{"H"}, Role: RoleBias}},
+		Stacks: []Stack{{Prefix: "blocks.{l}.", Layers: "L", Tensors: cat(
+			norm("ln1", "H", ""), norm("ln2", "H", ""),
+			linear("attn.wq", "H", "H", "qb"),
+			renameSyms(cat(linear("attn.wk", "K", "H", "kb"), linear("attn.wv", "K", "H", "vb")), "K", kv+"*d"),
+			linear("attn.proj", "H", "H", "ob"),
+			when("qk", norm("attn.q_norm", "d", ""), norm("attn.k_norm", "d", "")),
+			vec("attn.gamma.weight", "H"),
+			renameSyms(linear("ffn.w12", "W", "H", "mb"), "W", "(gated ? 2*I : I)"),
+			linear("ffn.w3", "H", "I", "mb"))}},
+		Final: norm("ln1", "H", ""),
+		Embed: "patch_embed.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}, {Suffix: "Backbone", KeepFinal: true}},
+	}
+}
+
+var _ = register(sapiens2)

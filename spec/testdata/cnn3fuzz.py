@@ -40,6 +40,25 @@ def fix(f):
 # ── per-family fix-ups (--fn) ──
 
 
+def divisors(n):
+    return [k for k in range(1, n + 1) if n % k == 0]
+
+
+@fix
+def sapiens2(c, rnd):
+    """key/value heads per layer: a list of divisors of the heads, or none
+    (then the first/last full-attention layer counts and the middle
+    layers' heads decide)."""
+    h, n = c['num_attention_heads'], c['num_hidden_layers']
+    c['num_key_value_attention_heads'] = rnd.choice(divisors(h))
+    c['num_first_full_attention_layers'] = rnd.randint(0, n)
+    c['num_last_full_attention_layers'] = rnd.randint(0, n)
+    if rnd.random() < 0.5:
+        c['num_key_value_heads_per_layer'] = [rnd.choice(divisors(h)) for _ in range(n)]
+    else:
+        c['num_key_value_heads_per_layer'] = None
+
+
 def main():
     for d in a.dirs:
         p = os.path.join(d, 'config.json')
