@@ -814,3 +814,49 @@ func sapiens2() *Family {
 }
 
 var _ = register(sapiens2)
+
+// radio is C-RADIO (5.x only): an input conditioner's mean and std
+// buffers, a linear patch embedding, positions of the largest image
+// (max_img_size/patch_size squared) and the class and register tokens
+// as one table, DINOv2-like layers (layer scales, a plain or SwiGLU
+// MLP) without a final norm, the summary token indices as an int64
+// buffer; 5.x saves the original checkpoint's names under
+// radio_model. (its conversion mapping reversed: a fused qkv).
+func radio() *Family {
+	pre := "radio_model."
+	m := pre + "model."
+	return &Family{Name: "C-RADIO", Class: "Radio", ModelTypes: []string{"radio"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=1280", "num_hidden_layers=32", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "16"),
+			{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			flag("swiglu", "use_swiglu_ffn", "false", "a SwiGLU FFN"),
+			derived("I", "H*ratio/1000"),
+			derived("Isw", "((I*2/3) + 7) / 8 * 8"),
+			{Sym: "P", Field: "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "maxS", Field: "max_img_size", Default: "2048", Desc: "largest image side, pixels (the position table's)", Pos: true},
+			{Sym: "nCls", Field: "num_cls_tokens", Default: "3", Desc: "class tokens"},
+			{Sym: "nReg", Field: "num_registers", Default: "7", Desc: "register tokens"},
+			{Sym: "sIdx", Field: "summary_idxs", Type: List, Default: "list(0, 1)", Null: "list(0, 1)", Desc: "the summary tokens"},
+			{Sym: "nMean", Field: "norm_mean", Type: Count, Default: "3", Desc: "input channels normalized"},
+			{Sym: "nStd", Field: "norm_std", Type: Count, Default: "3", Desc: "input channels normalized"},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+		}),
+		Global: []T{{Name: pre + "summary_idxs", Shape: []string{"len(sIdx)"}, Role: RoleNorm, AnyDType: true, ZeroOK: true},
+			{Name: pre + "input_conditioner.norm_mean", Shape: []string{"nMean", "1", "1"}, Role: RoleNorm, AnyDType: true},
+			{Name: pre + "input_conditioner.norm_std", Shape: []string{"nStd", "1", "1"}, Role: RoleNorm, AnyDType: true},
+			{Name: m + "patch_generator.cls_token.token", Shape: []string{"nCls+nReg", "H"}, Role: RoleNorm, ZeroOK: true},
+			{Name: m + "patch_generator.embedder.weight", Shape: []string{"H", "Ch*P*P"}, Role: RoleLinear},
+			{Name: m + "patch_generator.pos_embed", Shape: []string{"1", "(maxS/P)*(maxS/P)", "H"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: m + "blocks.{l}.", Layers: "L", Tensors: cat(
+			linear("attn.qkv", "3*H", "H", "qkv_bias"), linear("attn.proj", "H", "H", "true"),
+			vec("layer_scale1.lambda1", "H"), vec("layer_scale2.lambda1", "H"),
+			when("!swiglu", linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true")),
+			when("swiglu", linear("mlp.weights_in", "2*Isw", "H", "true"), linear("mlp.weights_out", "H", "Isw", "true")),
+			norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Embed: m + "patch_generator.embedder.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(radio)
