@@ -939,3 +939,54 @@ func textNet() *Family {
 }
 
 var _ = register(textNet)
+
+// hiera is Hiera: a convolutional patch embedding (patch_size kernel,
+// patch_stride), learned positions of the image/stride tokens, then a
+// stage per entry of depths, stage l int(embed_dim·multiplier^l) wide
+// (mulpow), of depths[l] layers (LayerNorm, a fused qkv to the stage's
+// width, its projection, LayerNorm, an MLP of mlp_ratio; the first
+// layer of a widening stage with a projection of its input), a pooler's
+// LayerNorm on the last width (the base model and the classifier), the
+// backbone's LayerNorms on the stages it outputs. SAM 2's Hiera
+// (blocks_sam.go) is another layout.
+func hiera() *Family {
+	w := "mulpow(E, mul, l)"
+	in := "(e > 0 ? " + w + " : (l > 0 ? mulpow(E, mul, l-1) : E))"
+	layer := renameSyms(cat(norm("layernorm_before", "N", "true"),
+		linear("attn.qkv", "3*D", "N", "true"), linear("attn.proj", "D", "D", "true"),
+		norm("layernorm_after", "D", "true"),
+		linear("mlp.fc1", "D*mr/1000", "D", "true"), linear("mlp.fc2", "D", "D*mr/1000", "true"),
+		when("N != D", linear("proj", "D", "N", "true"))), "N", in, "D", w)
+	pre := "hiera."
+	return cnnFamily(cnnOpts{Name: "Hiera", Class: "Hiera", MT: "hiera", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "E", Field: "embed_dim", Default: "96", Legend: "E", Desc: "patch embedding width", Show: true, Pos: true},
+				{Sym: "mul", Field: "embed_dim_multiplier", Type: Milli, Default: "2000", Desc: "each stage's widening (×1000)"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 3, 16, 3)", Null: "=", Desc: "each stage's layers"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
+				{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "list(224, 224)", Null: "=", Desc: "image [height, width]"},
+				{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "list(7, 7)", Null: "=", Desc: "patch kernel [height, width]"},
+				{Sym: "PSl", Field: "patch_stride", Type: IntOrList, Default: "list(4, 4)", Null: "=", Desc: "patch stride [height, width]"},
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: 16},
+				derived("nf", "mulpow(E, mul, nS-1)"),
+				{Sym: "hOut", Field: "out_indices", Type: List, Default: "list(nS)", Null: "list(nS)", Desc: "the stages a backbone outputs"},
+				derived("pool", "true"),
+			},
+			Global: cat(conv(pre+"embeddings.patch_embeddings.projection", "E", "Ch", "pick(Pl, 0)", "pick(Pl, 1)"),
+				[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(pick(Sl, 0)/pick(PSl, 0))*(pick(Sl, 1)/pick(PSl, 1))", "E"}, Role: RoleEmbedding}}),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: blocksOf("layers.", "at(dp, l)", layer)}},
+			Final:  when("pool", norm(pre+"pooler.layernorm", "nf", "true")),
+		},
+		Cls: when("C > 0", classifier("classifier", "nf")), Backbone: true,
+		BackboneHead: backboneNorms("", "hOut", "E", "mulpow(E, mul, e-1)", "nS")}).with(func(f *Family) {
+		for i, t := range f.Tasks {
+			if t.Suffix == "Backbone" {
+				f.Tasks[i].Defs = []Def{derived("pool", "false")}
+			}
+		}
+	})
+}
+
+var _ = register(hiera)

@@ -59,6 +59,28 @@ def sapiens2(c, rnd):
         c['num_key_value_heads_per_layer'] = None
 
 
+@fix
+def hiera(c, rnd):
+    """1-4 stages of 1-3 layers, their heads, the widening, query pooling
+    and mask units consistent (masked_unit_size divisible by
+    query_stride^(stages-1), num_query_pool below the stages), other image,
+    patch and stride sides."""
+    n = rnd.randint(1, 4)
+    c['depths'] = [rnd.randint(1, 3) for _ in range(n)]
+    c['num_heads'] = [rnd.choice([1, 2]) for _ in range(n)]
+    c['masked_unit_attention'] = [rnd.random() < 0.5 for _ in range(n)]
+    c['embed_dim_multiplier'] = rnd.choice([2.0, 1.5, 1.0, 3.0])
+    c['mlp_ratio'] = rnd.choice([4.0, 2.0, 3.0, 2.5])
+    qs = rnd.choice([1, 2])
+    c['query_stride'] = [qs, qs]
+    c['masked_unit_size'] = [qs ** (n - 1) * rnd.choice([1, 2])] * 2
+    c['num_query_pool'] = rnd.randint(0, n - 1)
+    c['image_size'] = rnd.choice([[224, 224], [128, 96], [64, 64]])
+    c['patch_stride'] = rnd.choice([[4, 4], [8, 4], [2, 2]])
+    c['patch_size'] = rnd.choice([[7, 7], [3, 5], [4, 4]])
+    c['patch_padding'] = rnd.choice([[3, 3], [1, 2], [0, 0]])
+
+
 def main():
     for d in a.dirs:
         p = os.path.join(d, 'config.json')
