@@ -81,6 +81,29 @@ def hiera(c, rnd):
     c['patch_padding'] = rnd.choice([[3, 3], [1, 2], [0, 0]])
 
 
+@fix
+def efficientformer(c, rnd):
+    """1-4 stages of 1-4 blocks, widths (equal neighbours sometimes: no
+    downsampling between them unless asked), downsamples, attention
+    blocks in the last stage (more than its depth sometimes), the
+    attention's widths, ratio and bias table side, the MLP ratio."""
+    n = rnd.randint(1, 4)
+    c['depths'] = [rnd.randint(1, 4) for _ in range(n)]
+    hs = [rnd.choice([16, 24, 32])]
+    for _ in range(n - 1):
+        hs.append(hs[-1] if rnd.random() < 0.3 else rnd.choice([16, 32, 48, 64]))
+    c['hidden_sizes'] = hs
+    c['downsamples'] = [rnd.random() < 0.6 for _ in range(n)]
+    c['num_meta3d_blocks'] = rnd.randint(0, 3)
+    c['dim'] = rnd.choice([32, 48, 64])
+    c['key_dim'] = rnd.choice([8, 16, 32])
+    c['num_attention_heads'] = rnd.randint(1, 4)
+    c['attention_ratio'] = rnd.choice([4, 2, 1.5])
+    c['resolution'] = rnd.randint(1, 7)
+    c['mlp_expansion_ratio'] = rnd.choice([4, 2, 3])
+    c['downsample_patch_size'] = rnd.choice([3, 1, 2])
+
+
 def main():
     for d in a.dirs:
         p = os.path.join(d, 'config.json')
