@@ -860,3 +860,79 @@ func radio() *Family {
 }
 
 var _ = register(radio)
+
+// tvltLayer is TVLT's layer (ViT's) of width h and FFN width i.
+func tvltLayer(h, i string) []T {
+	return renameSyms(cat(vitAttention,
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true")), "H", h, "I", i)
+}
+
+// tvlt is TVLT (4.x only): pixel and audio patch embeddings with their
+// type, temporal (num_frames), frequency and position tables, a class
+// embedding, ViT layers and a final LayerNorm unless use_mean_pooling;
+// its pre-training class adds the matching head (task_matching) and
+// the masked autoencoder (task_mae: a projection to the decoder's
+// width, mask tokens, the decoder's own tables, layers and norm, and a
+// pixel and an audio prediction head — the pixel head's output reads
+// image_patch_size[0] twice, as transformers does).
+func tvlt() *Family {
+	pre := "tvlt."
+	ip0, ip1 := "pick(ipl, 0)", "pick(ipl, 1)"
+	ap0, ap1 := "pick(apl, 0)", "pick(apl, 1)"
+	nfp := "(F/" + ap1 + ")"
+	nap := "((F/" + ap1 + ")*(SL/" + ap0 + "))"
+	return &Family{Name: "TVLT", Class: "Tvlt", ModelTypes: []string{"tvlt"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=768", "num_hidden_layers=12", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
+			{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "224", Desc: "image side, pixels (or [h, w])"},
+			{Sym: "ipl", Field: "image_patch_size", Type: IntOrList, Default: "list(16, 16)", Null: "=", Desc: "image patch [h, w]"},
+			{Sym: "apl", Field: "audio_patch_size", Type: IntOrList, Default: "list(16, 16)", Null: "=", Desc: "audio patch [time, frequency]"},
+			{Sym: "SL", Field: "spectrogram_length", Default: "2048", Desc: "spectrogram frames", Pos: true},
+			{Sym: "F", Field: "frequency_length", Default: "128", Desc: "spectrogram frequency bins", Pos: true},
+			{Sym: "iC", Field: "num_image_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "aC", Field: "num_audio_channels", Default: "1", Desc: "audio channels", Pos: true},
+			{Sym: "nF", Field: "num_frames", Default: "8", Desc: "video frames (temporal positions)", Pos: true},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			flag("meanPool", "use_mean_pooling", "false", "mean pooling (no final LayerNorm)"),
+			derived("match", "false"), derived("mae", "false"),
+			{Sym: "dH", Field: "decoder_hidden_size", Default: "512", Desc: "decoder width", Pos: true},
+			{Sym: "dL", Field: "decoder_num_hidden_layers", Default: "8", Desc: "decoder layers", Max: MaxLayers},
+			{Sym: "dI", Field: "decoder_intermediate_size", Default: "2048", Desc: "decoder FFN inner width", Pos: true},
+			{Sym: "dHeads", Field: "decoder_num_attention_heads", Default: "16", Desc: "decoder heads", Pos: true, Divides: "dH"},
+			derived("nPix", "(pick(Sl, 1)/"+ip1+")*(pick(Sl, 0)/"+ip0+")"),
+		}),
+		Global: cat(conv(pre+"pixel_embeddings.patch_embeddings.projection", "H", "iC", ip0, ip1),
+			conv(pre+"audio_embeddings.patch_embeddings.projection", "H", "aC", ap0, ap1),
+			[]T{{Name: pre + "pixel_embeddings.type_embed_v", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+				{Name: pre + "pixel_embeddings.temporal_embed", Shape: []string{"1", "nF", "H"}, Role: RoleEmbedding},
+				{Name: pre + "pixel_embeddings.pos_embed_v", Shape: []string{"1", "nPix", "H"}, Role: RoleEmbedding},
+				{Name: pre + "audio_embeddings.type_embed_a", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+				{Name: pre + "audio_embeddings.pos_embed_a", Shape: []string{"1", nap + "/" + nfp, "H"}, Role: RoleEmbedding},
+				{Name: pre + "audio_embeddings.freq_embed", Shape: []string{"1", nfp, "H"}, Role: RoleEmbedding},
+				{Name: pre + "cls_embedding", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{
+			{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: tvltLayer("H", "I")},
+			{Name: "decoder", Prefix: "decoder.decoder_layers.{l}.", Layers: "mae ? dL : 0", Tensors: tvltLayer("dH", "dI")}},
+		Final: cat(when("!meanPool", norm(pre+"layernorm", "H", "true")),
+			when("match", linear("matching_head.pooler.dense", "H", "H", "true"), linear("matching_head.fc", "1", "H", "true")),
+			when("mae", linear("encoder_to_decoder", "dH", "H", "true"),
+				[]T{{Name: "pixel_mask_token", Shape: []string{"1", "1", "dH"}, Role: RoleNorm},
+					{Name: "audio_mask_token", Shape: []string{"1", "1", "dH"}, Role: RoleNorm},
+					{Name: "decoder_pixel_pos_embed", Shape: []string{"1", "nPix", "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_temporal_embed", Shape: []string{"1", "nF", "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_pixel_type_embed", Shape: []string{"1", "1", "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_audio_pos_embed", Shape: []string{"1", nap + "/" + nfp, "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_freq_embed", Shape: []string{"1", nfp, "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_audio_type_embed", Shape: []string{"1", "1", "dH"}, Role: RoleEmbedding}},
+				norm("decoder.layernorm", "dH", "true"),
+				linear("pixel_mae_head.decoder", ip0+"*"+ip0+"*iC", "dH", "true"),
+				linear("audio_mae_head.decoder", ap0+"*"+ap1+"*aC", "dH", "true"))),
+		Embed: pre + "pixel_embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: TaskPreTrain, KeepFinal: true, Defs: []Def{flag("match", "task_matching", "true", "the audio-visual matching head"),
+				flag("mae", "task_mae", "true", "the masked autoencoder")}}},
+	}
+}
+
+var _ = register(tvlt)
