@@ -936,3 +936,104 @@ func tvlt() *Family {
 }
 
 var _ = register(tvlt)
+
+// vpDefs are a VideoPrism vision or text config's fields under cfg,
+// their symbols prefixed by s ("v", "t"): width, FFN width, heads and
+// head width (a head_dim field where config.json has one, as the
+// attention reads it), qkv_bias.
+func vpDefs(s, cfg, h, i, heads string) []Def {
+	return []Def{
+		{Sym: s + "H", Field: cfg + "hidden_size", Default: h, Legend: s + "H", Desc: "width", Show: true, Pos: true},
+		{Sym: s + "I", Field: cfg + "intermediate_size", Default: i, Legend: s + "I", Desc: "FFN inner width", Show: true, Pos: true},
+		{Sym: s + "heads", Field: cfg + "num_attention_heads", Default: heads, Desc: "attention heads", Pos: true},
+		{Sym: s + "d", Field: cfg + "head_dim", Default: s + "H/" + s + "heads", Null: "=", Desc: "head width", Pos: true},
+		flag(s+"qkv", cfg+"qkv_bias", "true", "query, key and value have biases"),
+	}
+}
+
+// vpLayer is VideoPrism's layer with the symbols of vpDefs' s.
+func vpLayer(s string) []T {
+	return renameSyms(cat(
+		linear("attention.q_proj", "A", "H", "qkv"), linear("attention.k_proj", "A", "H", "qkv"),
+		linear("attention.v_proj", "A", "H", "qkv"), linear("attention.o_proj", "H", "A", "true"),
+		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"),
+		linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true")),
+		"A", s+"heads*"+s+"d", "H", s+"H", "I", s+"I", "qkv", s+"qkv")
+}
+
+// vpVision is VideoPrism's factorized video encoder under pre, fields
+// under cfg (symbols v…): a tubelet Conv3d, spatial positions of the
+// image/tubelet patches and temporal ones of num_frames, spatial then
+// temporal layers, two LayerNorms; and its attention-pooling head
+// (q/k/v to intermediate_size/heads per head, a per-dimension scale, a
+// learned query) with its LayerNorm under headPre.
+func vpVision(pre, cfg string) (defs []Def, global []T, stacks []Stack, head func(headPre string) []T) {
+	defs = cat(vpDefs("v", cfg, "768", "3072", "12"), []Def{
+		{Sym: "vSl", Field: cfg + "image_size", Type: IntOrList, Default: "288", Desc: "frame side, pixels (or [h, w])"},
+		{Sym: "vTl", Field: cfg + "tubelet_size", Type: List, Default: "list(1, 18, 18)", Null: "=", Desc: "tubelet [frames, h, w]"},
+		{Sym: "vC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "vF", Field: cfg + "num_frames", Default: "16", Desc: "frames (temporal positions)", Pos: true},
+		{Sym: "vSL", Field: cfg + "num_spatial_layers", Default: "12", Legend: "sL", Desc: "spatial layers", Show: true, Max: MaxLayers},
+		{Sym: "vTL", Field: cfg + "num_temporal_layers", Default: "4", Legend: "tL", Desc: "temporal layers", Show: true, Max: MaxLayers},
+		{Sym: "vAux", Field: cfg + "num_auxiliary_layers", Default: "2", Desc: "the video model's auxiliary layers", Max: MaxLayers},
+		derived("vhd", "vI/vheads"),
+	})
+	global = []T{
+		{Name: pre + "spatial_embeddings.patch_embeddings.projection.weight", Shape: []string{"vH", "vC", "at(vTl, 0)", "at(vTl, 1)", "at(vTl, 2)"}, Role: RoleLinear},
+		{Name: pre + "spatial_embeddings.patch_embeddings.projection.bias", Shape: []string{"vH"}, Role: RoleBias},
+		{Name: pre + "spatial_embeddings.position_embeddings", Shape: []string{"1", "(pick(vSl, 0)/at(vTl, 1))*(pick(vSl, 1)/at(vTl, 2))", "vH"}, Role: RoleEmbedding},
+		{Name: pre + "temporal_embeddings.position_embeddings", Shape: []string{"1", "vF", "vH"}, Role: RoleEmbedding},
+	}
+	global = cat(global, norm(pre+"layernorm1", "vH", "true"), norm(pre+"layernorm2", "vH", "true"))
+	stacks = []Stack{{Name: "spatial", Prefix: pre + "spatial_layers.{l}.", Layers: "vSL", Tensors: vpLayer("v")},
+		{Name: "temporal", Prefix: pre + "temporal_layers.{l}.", Layers: "vTL", Tensors: vpLayer("v")}}
+	head = func(hp string) []T {
+		return cat(renameSyms(cat(linear(hp+"head.q_proj", "A", "vH", "vqkv"), linear(hp+"head.k_proj", "A", "vH", "vqkv"),
+			linear(hp+"head.v_proj", "A", "vH", "vqkv"), linear(hp+"head.o_proj", "vH", "A", "true")), "A", "vheads*vhd"),
+			vec(hp+"head.per_dim_scale", "vhd"),
+			[]T{{Name: hp + "head.pooling_attention_query", Shape: []string{"1", "1", "vH"}, Role: RoleNorm}},
+			norm(hp+"head_layernorm", "vH", "true"))
+	}
+	return defs, global, stacks, head
+}
+
+// videoPrismVision is VideoPrism's vision model (VideoPrismVisionModel)
+// and its video classifier (the vision model under vision_model., the
+// pooling head, a classifier).
+func videoPrismVision() *Family {
+	defs, global, stacks, head := vpVision("vision_model.", "")
+	return &Family{Name: "VideoPrism vision", Class: "VideoPrism", ConfigClass: "VideoPrismVisionConfig", ModelTypes: []string{"videoprism_vision_model"},
+		Causal: "-", SeqCls: "-", Defs: defs, Global: global, Stacks: stacks,
+		Embed: "vision_model.spatial_embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: "VisionModel", Prefix: "-"},
+			{Suffix: "ForVideoClassification", Labels: true, Head: cat(head(""), classifier("classifier", "vH"))}},
+	}
+}
+
+// videoPrismClip is VideoPrism's video-text model (VideoPrismClipModel):
+// the video model (the vision model, auxiliary layers and the pooling
+// head) under video_model. and the text model (token embeddings, the
+// sinusoidal position table and position ids as buffers, a class
+// embedding, layers, a LayerNorm) under text_model.
+func videoPrismClip() *Family {
+	defs, global, stacks, head := vpVision("video_model.vision_model.", "vision_config.")
+	t := "text_model."
+	return &Family{Name: "VideoPrism", Class: "VideoPrism", ModelTypes: []string{"videoprism"}, Causal: "-", SeqCls: "-",
+		Defs: cat(defs, vpDefs("t", "text_config.", "768", "3072", "12"), []Def{
+			{Sym: "V", Field: "text_config.vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "tL", Field: "text_config.num_hidden_layers", Default: "12", Legend: "tL", Desc: "text layers", Show: true, Max: MaxLayers},
+			{Sym: "tP", Field: "text_config.max_position_embeddings", Default: "64", Desc: "text positions", Pos: true},
+		}),
+		Global: cat(global, []T{{Name: t + "embeddings.token_embedding.weight", Shape: []string{"V", "tH"}, Role: RoleEmbedding},
+			{Name: t + "embeddings.position_embedding", Shape: []string{"tP", "tH"}, Role: RoleNorm, AnyDType: true},
+			{Name: t + "embeddings.position_ids", Shape: []string{"1", "tP"}, Role: RoleNorm, AnyDType: true},
+			{Name: t + "embeddings.cls_emb", Shape: []string{"1", "1", "tH"}, Role: RoleEmbedding}}),
+		Stacks: append(stacks, Stack{Name: "auxiliary", Prefix: "video_model.auxiliary_layers.{l}.", Layers: "vAux", Tensors: vpLayer("v")},
+			Stack{Name: "text", Prefix: t + "layers.{l}.", Layers: "tL", Tensors: vpLayer("t")}),
+		Final: cat(head("video_model."), norm(t+"layernorm", "tH", "true")),
+		Embed: t + "embeddings.token_embedding.weight",
+		Tasks: []Task{{Suffix: "ClipModel", KeepFinal: true}},
+	}
+}
+
+var _ = register(videoPrismVision, videoPrismClip)

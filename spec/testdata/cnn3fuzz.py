@@ -9,7 +9,7 @@ alone, for the cnn3 group's families (issue 31).
   out_features set to a sorted random non-empty subset of the stages
   (--stem: the stem, index 0, may be in it).
 --draw FIELD=V1;V2: FIELD (dotted for a sub-config: vision_config.x) set to
-  one of the JSON values, drawn per config.
+  one of the JSON values, drawn per config ("-": left out).
 --fn NAME: a per-family fix-up below (dimensions kept consistent).
 Seeded by the directory's path: same directory, same config."""
 import argparse, json, os, random
@@ -112,7 +112,11 @@ def main():
         for dr in a.draw:
             k, vs = dr.split('=', 1)
             o, key = get(c, k)
-            o[key] = json.loads(rnd.choice(vs.split(';')))
+            v = json.loads(rnd.choice(vs.split(';')))
+            if v == '-':
+                o.pop(key, None)
+            else:
+                o[key] = v
         for fn in a.fn:
             FIXES[fn](c, rnd)
         if a.stages:
