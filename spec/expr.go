@@ -25,6 +25,7 @@ import (
 //	log2(n)                 floor(log2(n))
 //	sum(l), segof(l, k), segpos(l, k)  a list's sum; the segment of item k when segment i has l[i] items, k's place in it
 //	ceilmul(l, m)           each entry times m/1000, rounded up
+//	mulpow(x, m, n)         int(x·(m/1000)^n), Python's float arithmetic
 //	makediv(num, den, d, m) make_divisible(num/den, d, m) (m: min_value), TensorFlow's channel rounding
 //	key(at(list, i), 'name', 32)  a field of an object in a list, or a default
 //
@@ -504,6 +505,19 @@ func (x callExpr) eval(e *env) (any, error) {
 			out[i] = (n*m + 999) / 1000
 		}
 		return out, nil
+	case "mulpow": // mulpow(x, m, n): int(x·(m/1000)^n) as Python's float arithmetic gives it (Hiera's int(embed_dim·embed_dim_multiplier^i), vision_cnn.go)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if len(n) != 3 || n[0] < 0 || n[0] > 1<<32 || n[1] < 0 || n[1] > 1<<20 || n[2] < 0 || n[2] > 64 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a count, a multiplier in thousandths and an exponent of 0 to 64", x.src())}
+		}
+		r := float64(n[0]) * math.Pow(float64(n[1])/1000, float64(n[2]))
+		if r > 1<<40 {
+			return nil, &exprError{fmt.Sprintf("%s overflows", x.src())}
+		}
+		return int64(r), nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {

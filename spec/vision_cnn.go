@@ -1045,3 +1045,123 @@ func hgnetV2Family() *Family {
 }
 
 var _ = register(hgnetV2Family)
+
+// hiera is Hiera: a convolutional patch embedding (patch_size kernel,
+// patch_stride), learned positions of the image/stride tokens, then a
+// stage per entry of depths, stage l int(embed_dim·multiplier^l) wide
+// (mulpow), of depths[l] layers (LayerNorm, a fused qkv to the stage's
+// width, its projection, LayerNorm, an MLP of mlp_ratio; the first
+// layer of a widening stage with a projection of its input), a pooler's
+// LayerNorm on the last width (the base model and the classifier), the
+// backbone's LayerNorms on the stages it outputs. SAM 2's Hiera
+// (blocks_sam.go) is another layout.
+func hiera() *Family {
+	w := "mulpow(E, mul, l)"
+	in := "(e > 0 ? " + w + " : (l > 0 ? mulpow(E, mul, l-1) : E))"
+	layer := renameSyms(cat(norm("layernorm_before", "N", "true"),
+		linear("attn.qkv", "3*D", "N", "true"), linear("attn.proj", "D", "D", "true"),
+		norm("layernorm_after", "D", "true"),
+		linear("mlp.fc1", "D*mr/1000", "D", "true"), linear("mlp.fc2", "D", "D*mr/1000", "true"),
+		when("N != D", linear("proj", "D", "N", "true"))), "N", in, "D", w)
+	pre := "hiera."
+	return cnnFamily(cnnOpts{Name: "Hiera", Class: "Hiera", MT: "hiera", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "E", Field: "embed_dim", Default: "96", Legend: "E", Desc: "patch embedding width", Show: true, Pos: true},
+				{Sym: "mul", Field: "embed_dim_multiplier", Type: Milli, Default: "2000", Desc: "each stage's widening (×1000)"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 3, 16, 3)", Null: "=", Desc: "each stage's layers"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
+				{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "list(224, 224)", Null: "=", Desc: "image [height, width]"},
+				{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "list(7, 7)", Null: "=", Desc: "patch kernel [height, width]"},
+				{Sym: "PSl", Field: "patch_stride", Type: IntOrList, Default: "list(4, 4)", Null: "=", Desc: "patch stride [height, width]"},
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: 16},
+				derived("nf", "mulpow(E, mul, nS-1)"),
+				{Sym: "hOut", Field: "out_indices", Type: List, Default: "list(nS)", Null: "list(nS)", Desc: "the stages a backbone outputs"},
+				derived("pool", "true"),
+			},
+			Global: cat(conv(pre+"embeddings.patch_embeddings.projection", "E", "Ch", "pick(Pl, 0)", "pick(Pl, 1)"),
+				[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(pick(Sl, 0)/pick(PSl, 0))*(pick(Sl, 1)/pick(PSl, 1))", "E"}, Role: RoleEmbedding}}),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: blocksOf("layers.", "at(dp, l)", layer)}},
+			Final:  when("pool", norm(pre+"pooler.layernorm", "nf", "true")),
+		},
+		Cls: when("C > 0", classifier("classifier", "nf")), Backbone: true,
+		BackboneHead: backboneNorms("", "hOut", "E", "mulpow(E, mul, e-1)", "nS")}).with(func(f *Family) {
+		for i, t := range f.Tasks {
+			if t.Suffix == "Backbone" {
+				f.Tasks[i].Defs = []Def{derived("pool", "false")}
+			}
+		}
+	})
+}
+
+var _ = register(hiera)
+
+// efficientFormer is EfficientFormer (4.x only): a two-convolution stem
+// to hidden_sizes[0], then a stage per entry of depths but the last, each
+// of depths[l] pooling blocks (a 1×1 convolutional MLP with BatchNorms,
+// layer scales where use_layer_scale) followed by a downsampling
+// convolution and BatchNorm where downsamples[l] or the width changes —
+// stages and downsamplings share one module list, numbered in turn
+// (items: 1 or 2 entries per stage; segof/segpos find the stage) —
+// then the last stage's pooling blocks and num_meta3d_blocks attention
+// blocks (a fused qkv from config.dim to key_dim-wide queries and keys
+// and attention_ratio·key_dim-wide values per head, a table of
+// resolution² bias offsets per head and its int64 index buffer; a
+// dense MLP) and a final LayerNorm.
+func efficientFormer() *Family {
+	const maxStages = 16
+	var items []string
+	for i := range maxStages {
+		items = append(items, fmt.Sprintf("(%d < nS-1 ? 1 + (at(dsl, %d) || at(hs, %d) != at(hs, %d)) : 0)", i, i, i, i+1))
+	}
+	i := "segof(items, l)"
+	w := "at(hs, " + i + ")"
+	meta4D := func(d string) []T {
+		return renameSyms(cat(when("ls", vec("layer_scale_1", "D"), vec("layer_scale_2", "D")),
+			cbn{Conv: "mlp.convolution1", Norm: "mlp.batchnorm_before", Out: "D*mer/1000", In: "D", K: "1", Bias: "true"}.at(""),
+			cbn{Conv: "mlp.convolution2", Norm: "mlp.batchnorm_after", Out: "D", In: "D*mer/1000", K: "1", Bias: "true"}.at("")), "D", d)
+	}
+	last := "at(hs, nS-1)"
+	pre := "efficientformer."
+	ls := pre + "encoder.last_stage."
+	ekd := "(heads*(ar*kd/1000))"
+	meta3D := cat(when("ls", vec("layer_scale_1", last), vec("layer_scale_2", last)),
+		norm("layernorm1", last, "true"), norm("layernorm2", last, "true"),
+		linear("token_mixer.qkv", ekd+" + 2*heads*kd", "cD", "true"), linear("token_mixer.projection", "cD", ekd, "true"),
+		[]T{{Name: "token_mixer.attention_biases", Shape: []string{"heads", "res*res"}, Role: RoleNorm},
+			{Name: "token_mixer.attention_bias_idxs", Shape: []string{"res*res", "res*res"}, Role: RoleNorm, AnyDType: true}},
+		linear("mlp.linear_in", last+"*mer/1000", last, "true"), linear("mlp.linear_out", last, last+"*mer/1000", "true"))
+	return cnnFamily(cnnOpts{Name: "EfficientFormer", Class: "EfficientFormer", MT: "efficientformer", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(48, 96, 224, 448)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 2, 6, 4)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "dsl", Field: "downsamples", Type: List, Default: "list(1, 1, 1, 1)", Null: "=", Desc: "a downsampling after each stage"},
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: maxStages},
+				{Sym: "cD", Field: "dim", Default: "448", Legend: "D", Desc: "the attention's input width", Show: true, Pos: true},
+				{Sym: "kd", Field: "key_dim", Default: "32", Desc: "query and key width per head", Pos: true},
+				{Sym: "ar", Field: "attention_ratio", Type: Milli, Default: "4000", Desc: "value width over key_dim (×1000)"},
+				{Sym: "heads", Field: "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
+				{Sym: "res", Field: "resolution", Default: "7", Desc: "the attention's bias table side"},
+				{Sym: "mer", Field: "mlp_expansion_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)"},
+				{Sym: "dsk", Field: "downsample_patch_size", Default: "3", Desc: "the downsampling kernel", Pos: true},
+				{Sym: "m3", Field: "num_meta3d_blocks", Default: "1", Desc: "attention blocks in the last stage", Max: MaxLayers},
+				flag("ls", "use_layer_scale", "true", "layer scales"),
+				derived("items", "list("+strings.Join(items, ", ")+")"),
+			},
+			Global: cat(cbn{Conv: "convolution1", Norm: "batchnorm_before", Out: "at(hs, 0)/2", In: "Ch", K: "3", Bias: "true"}.at(pre+"patch_embed."),
+				cbn{Conv: "convolution2", Norm: "batchnorm_after", Out: "at(hs, 0)", In: "at(hs, 0)/2", K: "3", Bias: "true"}.at(pre+"patch_embed.")),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.intermediate_stages.{l}.", Layers: "sum(items)",
+				Kinds: []Kind{{Name: "stage", If: "segpos(items, l) == 0"}, {Name: "down"}},
+				Tensors: cat(when("stage", blocksOf("meta4D_layers.blocks.", "at(dp, "+i+")", meta4D(w))),
+					when("down", cbn{Conv: "projection", Norm: "norm", Out: "at(hs, " + i + "+1)", In: w, K: "dsk", Bias: "true"}.at("")))}},
+			Final: cat(copies("max(0, at(dp, nS-1) - m3)", under(ls+"meta4D_layers.blocks.{e}.", meta4D(last))),
+				copies("m3", under(ls+"meta3D_layers.blocks.{e}.", meta3D)),
+				norm(pre+"layernorm", last, "true")),
+		},
+		Cls: when("C > 0", classifier("classifier", last))})
+}
+
+var _ = register(efficientFormer)
