@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // PaddlePaddle's vision models as transformers 5.x ports them: PP-LCNet
@@ -97,43 +99,126 @@ var _ = register(
 	},
 )
 
-// ocrRecFamily is a PP-OCR text recognizer (PP-OCRv5 mobile): a
-// backbone (backbone_config, PP-LCNet v3's Backbone class) and, in the
-// recognition class, the SVTR neck on its last width (the backbone's
-// b_last: convolutions to an eighth of it and to hidden_size, depth
-// transformer blocks, back to it, a fusion with the input) and a linear
-// head to head_out_channels.
-func ocrRecFamily(name, class, mt string) *Family {
-	cl := func(pre, out, in, kh, kw string) []T {
-		return cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: kh, KW: kw}.at(pre)
-	}
-	const e = "head.encoder."
-	kh, kw := "pick(ck, 0)", "pick(ck, 1)"
-	return withBackbone(&Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
-		Defs: []Def{
-			{Sym: "H", Field: "hidden_size", Default: "120", Legend: "H", Desc: "the SVTR neck's width", Show: true, Pos: true},
-			{Sym: "L", Field: "depth", Default: "2", Legend: "L", Desc: "the SVTR neck's blocks", Show: true, Max: MaxLayers},
-			{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "FFN width over hidden_size (×1000)"},
-			{Sym: "V", Field: "head_out_channels", Default: "18385", Legend: "V", Desc: "characters", Show: true, Pos: true},
-			{Sym: "ck", Field: "conv_kernel_size", Type: IntOrList, Default: "list(1, 3)", Null: "=", Desc: "the neck's convolution kernel [height, width]"},
-			flag("qkv", "qkv_bias", "true", "qkv has a bias"),
-		},
+// ocrRecOpts says which PP-OCR text recognizer: its names, the width
+// of the backbone's last stage the head reads (In, in the backbone's
+// symbols b_…), the head's own fields (beyond hidden_size and
+// head_out_channels, whose class defaults are H and V) and the
+// recognition class's head.
+type ocrRecOpts struct {
+	Name, Class, MT string
+	H, V            string
+	Defs            []Def
+	Head            []T
+	Backbones       []string // the backbone model_types modelled
+}
+
+// bLastRaw is the output width of the last block of a PP-LCNet
+// backbone's block_configs, unscaled (PP-OCRv6's heads read it so).
+const bLastRaw = "at(at(at(b_bc, len(b_bc)-1), len(at(b_bc, len(b_bc)-1))-1), 2)"
+
+// ocrRecFamily is a PP-OCR text recognizer: a backbone (backbone_config,
+// a registered family's Backbone class) and, in the recognition class,
+// the head o.Head on its last width.
+func ocrRecFamily(o ocrRecOpts) *Family {
+	return withBackboneOf(&Family{Name: o.Name, Class: o.Class, ModelTypes: []string{o.MT}, Causal: "-", SeqCls: "-",
+		Defs: cat([]Def{
+			{Sym: "H", Field: "hidden_size", Default: o.H, Legend: "H", Desc: "the neck's width", Show: true, Pos: true},
+			{Sym: "V", Field: "head_out_channels", Default: o.V, Legend: "V", Desc: "characters", Show: true, Pos: true},
+		}, o.Defs),
 		Embed: "model.backbone.encoder.convolution.convolution.weight", BasePrefix: "model.",
 		Tasks: []Task{
 			{Suffix: TaskBase, Prefix: "-"},
-			{Suffix: "ForTextRecognition", Head: cat(
-				cl(e+"conv_block.0.", "b_last/8", "b_last", kh, kw), cl(e+"conv_block.1.", "H", "b_last/8", "1", "1"),
-				cl(e+"conv_block.2.", "b_last", "H", "1", "1"), cl(e+"conv_block.3.", "b_last/8", "2*b_last", kh, kw),
-				cl(e+"conv_block.4.", "H", "b_last/8", "1", "1"),
-				copies("L", under(e+"svtr_block.{e}.", norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"),
-					linear("mlp.fc1", "H*mr/1000", "H", "true"), linear("mlp.fc2", "H", "H*mr/1000", "true"),
-					linear("self_attn.qkv", "3*H", "H", "qkv"), linear("self_attn.projection", "H", "H", "true"))),
-				norm(e+"norm", "H", "true"), linear("head.head", "V", "H", "true"))},
+			{Suffix: "ForTextRecognition", Head: o.Head},
 		},
-	}, "backbone_config.", "model.backbone.")
+	}, "backbone_config.", "model.backbone.", o.Backbones...)
 }
 
-var _ = register(func() *Family { return ocrRecFamily("PP-OCRv5 mobile rec", "PPOCRV5MobileRec", "pp_ocrv5_mobile_rec") })
+// svtrDefs are the fields of an SVTR neck (its depth, MLP ratio, local
+// convolution kernel and qkv bias) with the class's default kernel ck.
+func svtrDefs(ck string) []Def {
+	return []Def{
+		{Sym: "L", Field: "depth", Default: "2", Legend: "L", Desc: "the SVTR neck's blocks", Show: true, Max: MaxLayers},
+		{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "FFN width over hidden_size (×1000)"},
+		{Sym: "ck", Field: "conv_kernel_size", Type: List, Default: ck, Null: "=", Desc: "the neck's convolution kernel [height, width]"},
+		{Sym: "nck", Field: "conv_kernel_size", Type: Count, Default: "len(" + ck + ")", Null: "=", Desc: "the kernel's dimensions (torch builds one per entry)", Max: maxKernelRank},
+		flag("qkv", "qkv_bias", "true", "qkv has a bias"),
+	}
+}
+
+// ocrConvLayer is PaddleOCR's ConvLayer under pre: a bias-free
+// convolution out×in/groups of kh×kw and its BatchNorm.
+func ocrConvLayer(pre, out, in, kh, kw, groups string) []T {
+	return cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: kh, KW: kw, Groups: groups}.at(pre)
+}
+
+// maxKernelRank bounds the entries of conv_kernel_size: a Conv2d given
+// a longer kernel builds a weight of one dimension per entry, which
+// transformers saves; a longer one is refused.
+const maxKernelRank = 8
+
+// ocrKernelLayer is ocrConvLayer of the kernel conv_kernel_size (ck,
+// its nck entries), each entry a dimension of the weight.
+func ocrKernelLayer(pre, out, in, groups string) []T {
+	w := in
+	if groups != "" {
+		w = "(" + in + ")/(" + groups + ")"
+	}
+	var ts []T
+	for n := 2; n <= maxKernelRank; n++ {
+		shape := []string{out, w}
+		for i := range n {
+			shape = append(shape, fmt.Sprintf("at(ck, %d)", i))
+		}
+		ts = cat(ts, when(fmt.Sprintf("nck == %d", n), []T{{Name: pre + "convolution.weight", Shape: shape, Role: RoleLinear}}))
+	}
+	return cat(ts, batchNorm(pre+"normalization", out))
+}
+
+// svtrBlocks are the SVTR neck's depth transformer blocks of width H
+// under e ("head.encoder.") and its final LayerNorm.
+func svtrBlocks(e string) []T {
+	return cat(copies("L", under(e+"svtr_block.{e}.", norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"),
+		linear("mlp.fc1", "H*mr/1000", "H", "true"), linear("mlp.fc2", "H", "H*mr/1000", "true"),
+		linear("self_attn.qkv", "3*H", "H", "qkv"), linear("self_attn.projection", "H", "H", "true"))),
+		norm(e+"norm", "H", "true"))
+}
+
+// svtrV5Neck is PP-OCRv5's SVTR neck on a backbone of width in:
+// convolutions to an eighth of it and to hidden_size, the blocks, back
+// to it, a fusion with the input (concatenated: 2·in), then to H.
+func svtrV5Neck(e, in string) []T {
+	return cat(ocrKernelLayer(e+"conv_block.0.", in+"/8", in, ""), ocrConvLayer(e+"conv_block.1.", "H", in+"/8", "1", "1", ""),
+		ocrConvLayer(e+"conv_block.2.", in, "H", "1", "1", ""), ocrKernelLayer(e+"conv_block.3.", in+"/8", "2*"+in, ""),
+		ocrConvLayer(e+"conv_block.4.", "H", in+"/8", "1", "1", ""), svtrBlocks(e))
+}
+
+var _ = register(
+	func() *Family {
+		// PP-OCRv5 mobile: the SVTR neck on PP-LCNet v3's scaled last width.
+		return ocrRecFamily(ocrRecOpts{Name: "PP-OCRv5 mobile rec", Class: "PPOCRV5MobileRec", MT: "pp_ocrv5_mobile_rec", H: "120", V: "18385",
+			Defs: svtrDefs("list(1, 3)"), Backbones: []string{"pp_lcnet_v3"},
+			Head: cat(svtrV5Neck("head.encoder.", "b_last"), linear("head.head", "V", "H", "true"))})
+	},
+	func() *Family {
+		// PP-OCRv6 small: a residual SVTR neck (a 1×1 skip convolution,
+		// a 1×1 reduction, a depthwise local convolution) on the
+		// backbone's unscaled last width.
+		const e = "head.encoder."
+		return ocrRecFamily(ocrRecOpts{Name: "PP-OCRv6 small rec", Class: "PPOCRV6SmallRec", MT: "pp_ocrv6_small_rec", H: "120", V: "18714",
+			Defs: svtrDefs("list(1, 7)"), Backbones: []string{"pp_lcnet_v4"},
+			Head: cat(ocrConvLayer(e+"conv_block.0.", "H", bLastRaw, "1", "1", ""), ocrConvLayer(e+"conv_block.1.", "H", bLastRaw, "1", "1", ""),
+				ocrKernelLayer(e+"conv_block.2.", "H", "H", "H"), svtrBlocks(e), linear("head.head", "V", "H", "true"))})
+	},
+	func() *Family {
+		// PP-OCRv6 tiny: a depthwise 1-D convolution of 5, a pointwise
+		// one (bias-free, each with its BatchNorm), two linear layers.
+		return ocrRecFamily(ocrRecOpts{Name: "PP-OCRv6 tiny rec", Class: "PPOCRV6TinyRec", MT: "pp_ocrv6_tiny_rec", H: "120", V: "6625",
+			Backbones: []string{"pp_lcnet_v4"},
+			Head: cat(conv1d3("head.conv1", bLastRaw, "1", "5", "false"), batchNorm("head.norm1", bLastRaw),
+				conv1d3("head.conv2", bLastRaw, bLastRaw, "1", "false"), batchNorm("head.norm2", bLastRaw),
+				linear("head.fc1", "H", bLastRaw, "true"), linear("head.fc2", "V", "H", "true"))})
+	},
+)
 
 // lcnetV4Family is PP-LCNet v4 (PPLCNetV4Backbone): a large stem (five
 // convolution layers, each with a learnable affine block where
@@ -183,3 +268,22 @@ func lcnetV4Family() *Family {
 }
 
 var _ = register(lcnetV4Family)
+
+// withBackboneOf is withBackbone for a head modelled only on the
+// backbones of the given model_types (its widths read their symbols):
+// any other backbone is not modelled (exit 3).
+func withBackboneOf(f *Family, cfg, pre string, types ...string) *Family {
+	g := withBackbone(f, cfg, pre)
+	inner := g.compose
+	g.compose = func(c *Config) (*Family, error) {
+		if raw, ok := c.lookup(cfg + "model_type"); ok {
+			var mt string
+			if json.Unmarshal(raw, &mt) == nil && !slices.Contains(types, mt) {
+				return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+					Reason: fmt.Sprintf("its head on a %smodel_type %q backbone is not modelled", cfg, mt)}
+			}
+		}
+		return inner(c)
+	}
+	return g
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""ppocrfuzz: random configs of the PP-OCR heads (helper ppocr, issue 31):
+the backbone_config redrawn by its model_type (PP-LCNet v3: five stages of
+block_configs, scale, divisor, stem, reduction, branches; PP-LCNet v4: four
+stages, stem widths and type, strides 1, 2 or [2, 1], learnable affine
+blocks; out_indices an increasing subset), then the head's own fields the
+config has (hidden_size and heads, depth, mlp_ratio, conv_kernel_size,
+qkv_bias, head_out_channels, hidden_act, the detectors' neck widths and
+kernels), and the dtype.
+usage: ppocrfuzz.py CONFIG OUT SEED N"""
+import json, random, os, sys
+
+
+def lcnet_v3(r, bb):
+    bc = []; prev = r.choice([8, 16, 24])
+    for s in range(5):
+        st = []
+        for j in range(r.randint(1, 3)):
+            o = r.choice([8, 16, 24, 32, 48, 64])
+            st.append([r.choice([3, 5]), prev, o, r.choice([1, 2]), r.random() < 0.4]); prev = o
+        bc.append(st)
+    bb['block_configs'] = bc; bb['depths'] = [len(s) for s in bc]
+    bb['scale'] = r.choice([0.5, 0.75, 1.0, 1.5]); bb['divisor'] = r.choice([8, 16])
+    bb['stem_channels'] = r.choice([8, 16]); bb['reduction'] = r.choice([2, 4])
+    bb['conv_symmetric_num'] = r.randint(1, 5)
+    return 5
+
+
+def lcnet_v4(r, bb):
+    sc = [3, r.choice([8, 16, 24]), r.choice([16, 32])]
+    bb['stem_channels'] = sc
+    bc = []; prev = sc[2]
+    for s in range(4):
+        st = []
+        for j in range(r.randint(1, 3)):
+            o = prev if r.random() < 0.5 else r.choice([8, 16, 24, 32, 48])
+            st.append([r.choice([3, 5]), prev, o, r.choice([1, 1, 2, [2, 1]]), r.random() < 0.4]); prev = o
+        bc.append(st)
+    bb['block_configs'] = bc; bb['depths'] = [len(s) for s in bc]
+    bb['stage_out_channels'] = [s[-1][2] for s in bc]
+    bb['reduction'] = r.choice([2, 4, 8]); bb['stem_type'] = r.choice(['large', 'small'])
+    bb['use_learnable_affine_block'] = r.random() < 0.5
+    return 4
+
+
+BACKBONES = {'pp_lcnet_v3': lcnet_v3, 'pp_lcnet_v4': lcnet_v4}
+
+
+def main():
+    base, out, seed, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    b = json.load(open(base))
+    for k in range(n):
+        r = random.Random(seed * 1000 + k)
+        c = json.loads(json.dumps(b))
+        bb = c.get('backbone_config')
+        if bb and bb.get('model_type') in BACKBONES:
+            ns = BACKBONES[bb['model_type']](r, bb)
+            idx = sorted(r.sample(range(1, ns + 1), r.randint(1, ns)))
+            names = ['stem'] + ['stage%d' % i for i in range(1, ns + 1)]
+            bb['stage_names'] = names; bb['out_indices'] = idx; bb['out_features'] = [names[i] for i in idx]
+            bb['dtype'] = c.get('dtype', 'bfloat16')
+        if 'num_attention_heads' in c:
+            h = r.choice([2, 4]); c['num_attention_heads'] = h; c['hidden_size'] = h * r.choice([8, 16, 24])
+        elif 'hidden_size' in c:
+            c['hidden_size'] = r.choice([24, 40, 64, 100])
+        if 'depth' in c: c['depth'] = r.randint(0, 3)
+        if 'mlp_ratio' in c: c['mlp_ratio'] = r.choice([1.0, 2.0, 1.5, 4.0])
+        if 'head_out_channels' in c: c['head_out_channels'] = r.choice([37, 100, 500])
+        if 'qkv_bias' in c: c['qkv_bias'] = r.random() < 0.5
+        if 'conv_kernel_size' in c: c['conv_kernel_size'] = r.choice([[1, 3], [3, 3], [1, 1], [3, 5], [1, 7], [1, 3, 3], [3, 1, 1, 3]])
+        if 'hidden_act' in c: c['hidden_act'] = r.choice(['silu', 'relu', 'gelu'])
+        if 'neck_out_channels' in c: c['neck_out_channels'] = r.choice([16, 32, 48, 96])
+        if 'reduction' in c: c['reduction'] = r.choice([2, 4, 8])
+        if 'layer_list_out_channels' in c:
+            c['layer_list_out_channels'] = [r.choice([4, 8, 12]), r.choice([8, 18]), r.choice([16, 42]), r.choice([32, 64, 360])]
+        if 'kernel_list' in c: c['kernel_list'] = [r.choice([1, 3]), 2, 2]
+        if 'dilated_kernel_size' in c: c['dilated_kernel_size'] = r.choice([3, 5, 7])
+        c['dtype'] = r.choice(['bfloat16', 'float16', 'float32'])
+        if bb: bb['dtype'] = c['dtype']
+        d = os.path.join(out, 'fuzz-%d-%d' % (seed, k)); os.makedirs(d, exist_ok=True)
+        json.dump(c, open(os.path.join(d, 'config.json'), 'w'), indent=1)
+
+
+main()
