@@ -207,6 +207,12 @@ func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
 	if f == nil || f.compose != nil {
 		return encoderPart{}, false
 	}
+	return partOf(f, suffix, cfg, pre, sym)
+}
+
+// partOf is familyPart of the family f itself (a family built beside
+// the one using it, not looked up by model_type).
+func partOf(f *Family, suffix, cfg, pre, sym string) (encoderPart, bool) {
 	t := f.findTask(f.Class + suffix)
 	if t == nil {
 		if t = f.findTask(f.Class + TaskBase); t == nil {
