@@ -1168,59 +1168,58 @@ var _ = register(
 	},
 )
 
-var _ = register(
-	// GLM-Image's language model alone (GlmImageTextModel): GLM-4's
-	// layer (sandwich norms, fused gate_up, q/k/v biases by
-	// attention_bias) with head_dim H/heads unless given.
-	func() *Family {
-		return std("GLM-Image text", "GlmImage", []string{"glm_image_text"},
-			cat(sized(llamaDims("H/heads", "", "2", ""), "V", "168064", "H", "4096", "L", "40", "heads", "32", "I", "13696"),
-				[]Def{flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
-			inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
-			linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")).
-			with(func(f *Family) {
-				f.ConfigClass, f.Causal, f.SeqCls = "GlmImageTextConfig", "-", "-"
-				f.Final = norm("model.norm", "H", "")
-				f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
-			})
-	},
-	// GLM-Image's VQ tokenizer (GlmImageVQVAE): only the codebook and the
-	// 1×1 convs into and out of it are parameters.
-	func() *Family {
-		return &Family{Name: "GLM-Image VQ-VAE", Class: "GlmImage", ConfigClass: "GlmImageVQVAEConfig", ModelTypes: []string{"glm_image_vqmodel"},
-			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VQVAE", KeepFinal: true}},
-			Defs: []Def{
-				{Sym: "qD", Field: "embed_dim", Default: "2048", Legend: "D", Desc: "codebook entry width", Show: true, Pos: true},
-				{Sym: "qN", Field: "num_embeddings", Default: "16384", Legend: "N", Desc: "codebook entries", Show: true, Pos: true},
-				{Sym: "qC", Field: "latent_channels", Default: "1536", Desc: "latent channels", Pos: true},
-			},
-			Final: cat([]T{{Name: "quantize.embedding.weight", Shape: []string{"qN", "qD"}, Role: RoleEmbedding},
-				{Name: "quant_conv.weight", Shape: []string{"qD", "qC", "1", "1"}, Role: RoleLinear}}, vec("quant_conv.bias", "qD"),
-				[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
-		}
-	},
-)
+var _ = register(glmImageText, glmImageVQ, glmImageVision)
 
-var _ = register(
-	// GLM-Image's vision tower alone (GlmImageVisionModel): a biased patch
-	// conv, a learned position table of (image_size/patch_size)² rows,
-	// pre-norm blocks with a fused qkv and proj (biased by
-	// attention_bias) and a GELU MLP.
-	func() *Family {
-		return &Family{Name: "GLM-Image vision", Class: "GlmImage", ConfigClass: "GlmImageVisionConfig", ModelTypes: []string{"glm_image_vision"},
-			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
-			Defs: []Def{
-				{Sym: "vH", Field: "hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-				{Sym: "vL", Field: "depth", Default: "40", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
-				vFFN("", "6144"), vPatch("", "16"), opt("vS", "image_size", "2048"), opt("vC", "in_channels", "3"),
-				flag("vBias", "attention_bias", "true", "qkv and proj have biases"),
-			},
-			Global: cat([]T{{Name: "patch_embed.proj.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}, vec("patch_embed.proj.bias", "vH"),
-				[]T{{Name: "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}),
-			Stacks: []Stack{{Name: "vision", Prefix: "blocks.{l}.", Layers: "vL", Tensors: cat(
-				norm("norm1", "vH", "true"), norm("norm2", "vH", "true"),
-				linear("attn.qkv", "3*vH", "vH", "vBias"), linear("attn.proj", "vH", "vH", "vBias"),
-				linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))}},
-		}
-	},
-)
+// glmImageText is GLM-Image's language model alone (GlmImageTextModel):
+// GLM-4's layer (sandwich norms, fused gate_up, q/k/v biases by
+// attention_bias) with head_dim H/heads unless given.
+func glmImageText() *Family {
+	return std("GLM-Image text", "GlmImage", []string{"glm_image_text"},
+		cat(sized(llamaDims("H/heads", "", "2", ""), "V", "168064", "H", "4096", "L", "40", "heads", "32", "I", "13696"),
+			[]Def{flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
+		inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
+		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")).
+		with(func(f *Family) {
+			f.ConfigClass, f.Causal, f.SeqCls = "GlmImageTextConfig", "-", "-"
+			f.Final = norm("model.norm", "H", "")
+			f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
+		})
+}
+
+// glmImageVQ is GLM-Image's VQ tokenizer (GlmImageVQVAE): only the
+// codebook and the 1×1 convs into and out of it are parameters.
+func glmImageVQ() *Family {
+	return &Family{Name: "GLM-Image VQ-VAE", Class: "GlmImage", ConfigClass: "GlmImageVQVAEConfig", ModelTypes: []string{"glm_image_vqmodel"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VQVAE", KeepFinal: true}},
+		Defs: []Def{
+			{Sym: "qD", Field: "embed_dim", Default: "2048", Legend: "D", Desc: "codebook entry width", Show: true, Pos: true},
+			{Sym: "qN", Field: "num_embeddings", Default: "16384", Legend: "N", Desc: "codebook entries", Show: true, Pos: true},
+			{Sym: "qC", Field: "latent_channels", Default: "1536", Desc: "latent channels", Pos: true},
+		},
+		Final: cat([]T{{Name: "quantize.embedding.weight", Shape: []string{"qN", "qD"}, Role: RoleEmbedding},
+			{Name: "quant_conv.weight", Shape: []string{"qD", "qC", "1", "1"}, Role: RoleLinear}}, vec("quant_conv.bias", "qD"),
+			[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
+	}
+}
+
+// glmImageVision is GLM-Image's vision tower alone (GlmImageVisionModel):
+// a biased patch conv, a learned position table of
+// (image_size/patch_size)² rows, pre-norm blocks with a fused qkv and
+// proj (biased by attention_bias) and a GELU MLP.
+func glmImageVision() *Family {
+	return &Family{Name: "GLM-Image vision", Class: "GlmImage", ConfigClass: "GlmImageVisionConfig", ModelTypes: []string{"glm_image_vision"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
+		Defs: []Def{
+			{Sym: "vH", Field: "hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "depth", Default: "40", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vFFN("", "6144"), vPatch("", "16"), opt("vS", "image_size", "2048"), opt("vC", "in_channels", "3"),
+			flag("vBias", "attention_bias", "true", "qkv and proj have biases"),
+		},
+		Global: cat([]T{{Name: "patch_embed.proj.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}, vec("patch_embed.proj.bias", "vH"),
+			[]T{{Name: "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Name: "vision", Prefix: "blocks.{l}.", Layers: "vL", Tensors: cat(
+			norm("norm1", "vH", "true"), norm("norm2", "vH", "true"),
+			linear("attn.qkv", "3*vH", "vH", "vBias"), linear("attn.proj", "vH", "vH", "vBias"),
+			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))}},
+	}
+}

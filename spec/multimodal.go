@@ -524,7 +524,9 @@ func qwen3VLVision(name, class, mt string) Family {
 			opt("vM", "vision_config.spatial_merge_size", "2"),
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true},
 			opt("vPos", "vision_config.num_position_embeddings", "2304"),
-			{Sym: "vDS", Field: "vision_config.deepstack_visual_indexes", Type: Count, Default: "3", Desc: "DeepStack mergers"},
+			// An empty list is no DeepStack merger (Count refuses it).
+			{Sym: "vDSl", Field: "vision_config.deepstack_visual_indexes", Type: List, Default: "list(8, 16, 24)", Desc: "layers feeding DeepStack mergers"},
+			derived("vDS", "len(vDSl)"),
 		},
 		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
 			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
