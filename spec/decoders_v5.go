@@ -297,19 +297,9 @@ var _ = register(
 	// correction bias and a fused shared expert; dense layers a fused
 	// gate_up of dense_intermediate_size.
 	func() *Family {
-		return std("MiniMax-M3", "MiniMaxM3VLText", []string{"minimax_m3_vl_text"},
-			cat(sized(llamaDims("128", "", "4", ""), "V", "200064", "H", "6144", "L", "60", "heads", "64", "I", "3072"),
-				expertsI("num_local_experts|num_experts", "128", "num_experts_per_tok", "4"), []Def{
-					opt("Ish", "shared_intermediate_size", "3072"), opt("Id", "dense_intermediate_size", "12288"),
-					list("lt", "layer_types", "each layer's attention"),
-					list("saf", "sparse_attention_config.sparse_attention_freq", "sparse attention layers (without layer_types)"),
-					list("mlf", "moe_layer_freq", "MoE layers (without mlp_layer_types)"),
-					opt("ixn", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4"),
-					opt("ixd", "sparse_attention_config.sparse_index_dim|index_head_dim", "128"),
-					mltDef, tie("false")}),
-			[]Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : (len(mlf) > 0 ? in(at(mlf, l), list(1, 'true')) : true)"}, {Name: "dense"}},
+		return std("MiniMax-M3", "MiniMaxM3VLText", []string{"minimax_m3_vl_text"}, minimaxM3Defs(), minimaxM3Kinds,
 			inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")),
-			when("len(lt) > 0 ? at(lt, l) == 'minimax_m3_sparse' : (len(saf) > 0 && in(at(saf, l), list(1, 'true')))",
+			when(minimaxM3Indexer,
 				linear("self_attn.indexer.q_proj", "ixn*ixd", "H", ""), linear("self_attn.indexer.k_proj", "ixd", "H", ""),
 				qkNorm("self_attn.indexer.", "ixd", "ixd")),
 			postNorm,
@@ -1223,3 +1213,25 @@ func glmImageVision() *Family {
 			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))}},
 	}
 }
+
+// minimaxM3Defs are MiniMaxM3VLTextConfig's fields (the VLM's language
+// model, alone or inside minimax_m3_vl).
+func minimaxM3Defs() []Def {
+	return cat(sized(llamaDims("128", "", "4", ""), "V", "200064", "H", "6144", "L", "60", "heads", "64", "I", "3072"),
+		expertsI("num_local_experts|num_experts", "128", "num_experts_per_tok", "4"), []Def{
+			opt("Ish", "shared_intermediate_size", "3072"), opt("Id", "dense_intermediate_size", "12288"),
+			list("lt", "layer_types", "each layer's attention"),
+			list("saf", "sparse_attention_config.sparse_attention_freq", "sparse attention layers (without layer_types)"),
+			list("mlf", "moe_layer_freq", "MoE layers (without mlp_layer_types)"),
+			opt("ixn", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4"),
+			opt("ixd", "sparse_attention_config.sparse_index_dim|index_head_dim", "128"),
+			mltDef, tie("false")})
+}
+
+// minimaxM3Kinds are MiniMax-M3's sparse and dense MLP layers
+// (mlp_layer_types, else moe_layer_freq, else all sparse);
+// minimaxM3Indexer is true in its layers with a lightning indexer
+// ("minimax_m3_sparse" in layer_types, else sparse_attention_freq).
+var minimaxM3Kinds = []Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : (len(mlf) > 0 ? in(at(mlf, l), list(1, 'true')) : true)"}, {Name: "dense"}}
+
+const minimaxM3Indexer = "len(lt) > 0 ? at(lt, l) == 'minimax_m3_sparse' : (len(saf) > 0 && in(at(saf, l), list(1, 'true')))"

@@ -75,7 +75,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 		// one it always keeps in float32, not the weights'.
 		dtype = ""
 	}
-	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants}
+	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants, altNote: f.AltNote}
 	switch {
 	case f.task != nil:
 		p.Arch = f.taskClass(f.task)
@@ -630,6 +630,10 @@ func (pl *planner) tensors(p *Plan) error {
 			if err != nil {
 				return err
 			}
+			alt, err := pl.altShape(t, prefix+t.Name)
+			if err != nil {
+				return err
+			}
 			if t.each != nil { // one copy per entry of a list, named by it (T.Each)
 				v, err := t.each.eval(&pl.env)
 				if err != nil {
@@ -641,13 +645,13 @@ func (pl *planner) tensors(p *Plan) error {
 				}
 				for _, entry := range entries {
 					p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.parts[0] + fmt.Sprint(entry) + t.parts[1], Shape: shape, Role: t.Role,
-						Optional: optional, Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+						Optional: optional, Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType, Alt: alt})
 				}
 				continue
 			}
 			if t.experts == nil {
 				p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.Name, Shape: shape, Role: t.Role, Optional: optional,
-					Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+					Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType, Alt: alt})
 				continue
 			}
 			n, err := evalInt(t.experts, &pl.env)
@@ -671,7 +675,7 @@ func (pl *planner) tensors(p *Plan) error {
 				}
 				name := string(buf)
 				p.Tensors = append(p.Tensors, ExpectedTensor{Name: name, Shape: shape, Role: t.Role, Optional: optional,
-					Layer: layer, Stack: stack, Expert: int(e), Final: final, AnyDType: t.AnyDType})
+					Layer: layer, Stack: stack, Expert: int(e), Final: final, AnyDType: t.AnyDType, Alt: alt})
 			}
 		}
 		return nil
@@ -776,10 +780,33 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 		if err != nil {
 			return err
 		}
+		alt, err := pl.altShape(t, name)
+		if err != nil {
+			return err
+		}
 		p.Tensors = append(p.Tensors, ExpectedTensor{Name: name, Shape: shape, Role: t.Role, Optional: optional,
-			Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+			Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType, Alt: alt})
 	}
 	return nil
+}
+
+// altShape evaluates a tensor's Alt shape (T.Alt), nil without one.
+func (pl *planner) altShape(t *cT, name string) ([]Dim, error) {
+	if len(t.alt) == 0 {
+		return nil, nil
+	}
+	alt := make([]Dim, len(t.alt))
+	for j, x := range t.alt {
+		v, err := evalInt(x, &pl.env)
+		if err != nil {
+			return nil, pl.c.errorf("", "%s: %v", name, err)
+		}
+		if v <= 0 {
+			return nil, pl.c.errorf("", "%s: dimension %s is %d", name, t.Alt[j], v)
+		}
+		alt[j] = Dim{strings.ReplaceAll(t.Alt[j], "*", "·"), uint64(v)}
+	}
+	return alt, nil
 }
 
 // milliValue reads a Milli: round(1000·x) of a non-negative number.
