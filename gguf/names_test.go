@@ -320,4 +320,13 @@ func TestParts(t *testing.T) {
 	if ps, ok := g.Parts("model.layers.0.block_sparse_moe.input_linear.weight"); !ok || ps[0].Name != "blk.0.ffn_gate_exps.weight" || ps[1].Name != "blk.0.ffn_up_exps.weight" {
 		t.Errorf("input_linear: %v %v", ps, ok)
 	}
+	// A dropped prefix: Chameleon's image tokenizer, every tensor under
+	// it cut into no part, and nothing beside it.
+	c, _ := Architecture("chameleon")
+	for hf, dropped := range map[string]bool{"model.vqmodel.encoder.conv_in.weight": true, "model.vqmodel.quantize.embedding.weight": true,
+		"model.vqmodel": false, "model.vqmodelx.weight": false, "model.embed_tokens.weight": false, "model.layers.0.self_attn.q_norm.bias": false} {
+		if ps, ok := c.Parts(hf); ok != dropped || ok && len(ps) != 0 {
+			t.Errorf("chameleon %s: %v %v, want dropped %v", hf, ps, ok, dropped)
+		}
+	}
 }
