@@ -1,7 +1,10 @@
 package gguf
 
 import (
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -328,5 +331,39 @@ func TestParts(t *testing.T) {
 		if ps, ok := c.Parts(hf); ok != dropped || ok && len(ps) != 0 {
 			t.Errorf("chameleon %s: %v %v, want dropped %v", hf, ps, ok, dropped)
 		}
+	}
+}
+
+// TestArchitecturesDocumented: docs/gguf-architectures.md's table of
+// covered architectures has a row naming each architecture of the table
+// (as `name` in its first column), and README gives their number.
+func TestArchitecturesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/gguf-architectures.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered, _, _ := strings.Cut(string(doc), "Not covered yet")
+	documented := map[string]bool{}
+	for _, l := range strings.Split(covered, "\n") {
+		if first, ok := strings.CutPrefix(l, "| `"); ok {
+			first, _, _ = strings.Cut(first, " |")
+			for _, n := range strings.Split(first, ", ") {
+				documented[strings.Trim(n, "`")] = true
+			}
+		}
+	}
+	names := Architectures()
+	for _, n := range names {
+		if !documented[n] {
+			t.Errorf("docs/gguf-architectures.md: no row for %s", n)
+		}
+	}
+	slices.Sort(names)
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("GGUFs of %d llama.cpp architectures", len(slices.Compact(names))); !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say %q", want)
 	}
 }
