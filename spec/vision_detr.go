@@ -40,6 +40,7 @@ func rtDetrDefs() []Def {
 		derived("hid", "E*hx/1000"),
 		derived("nlv", "nfl"),
 		derived("bCh", "0"),
+		derived("bCh1", "0"),
 	}
 }
 
