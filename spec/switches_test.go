@@ -1281,5 +1281,26 @@ func TestSwitchesMultimodal(t *testing.T) {
 
 		{name: "llava_onevision two feature layers of a SigLIP dict's defaults", config: `{"model_type":"llava_onevision","vision_feature_layer":[-2,-5],"multimodal_projector_bias":false,
 			"text_config":{"model_type":"llama","vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":24},"vision_config":{"num_hidden_layers":1}}`, want: map[string][]uint64{"multi_modal_projector.linear_1.weight": {32, 1536}, "multi_modal_projector.linear_2.bias": nil, "image_newline": {32}}},
+
+		// The ties of 5.x-only VLMs (issue 31, group vlm7): by the top
+		// level, whoever config.json says wrote it (no 4.x writer exists).
+		{name: "muse_glimmer tied by the top level, no transformers_version", config: `{"model_type":"muse_glimmer","tie_word_embeddings":true,` + museSmall + `}`,
+			want: map[string][]uint64{"model.language_model.layers.0.self_attn.gate_proj.weight": {32, 32}, "model.vision_adapter.fc1.weight": {32, 64}}, optional: []string{"lm_head.weight"}},
+		{name: "muse_glimmer's text tie alone does not tie", config: `{"model_type":"muse_glimmer","transformers_version":"5.15.0",` + museSmall[:len(museSmall)-1] + `,"tie_word_embeddings":true}}`,
+			want: map[string][]uint64{"lm_head.weight": {16, 32}}, required: true},
+		{name: "cosmos3_omni tied by the top level, no transformers_version", config: `{"model_type":"cosmos3_omni","tie_word_embeddings":true,
+			"text_config":{"vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":8,"intermediate_size":24},
+			"vision_config":{"depth":1,"hidden_size":16,"intermediate_size":20,"num_heads":2,"out_hidden_size":32,"deepstack_visual_indexes":[]}}`,
+			want: map[string][]uint64{"layers.0.self_attn.to_q.weight": {32, 32}, "layers.0.self_attn.norm_q.weight": {8}, "blocks.0.attn.qkv.weight": {48, 16},
+				"deepstack_merger_list.0.norm.weight": nil}, optional: []string{"lm_head.weight"}},
+		{name: "cosmos3_edge never tied", config: `{"model_type":"cosmos3_edge","tie_word_embeddings":true,"transformers_version":"5.15.0",
+			"text_config":{"vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":8,"intermediate_size":24,
+			"tie_word_embeddings":true,"mlp_bias":true},"vision_config":{"hidden_size":16,"intermediate_size":20,"num_hidden_layers":1,"num_attention_heads":2}}`,
+			want: map[string][]uint64{"lm_head.weight": {16, 32}, "layers.0.mlp.up_proj.bias": {24}, "model.visual.encoder.layers.0.mlp.up_proj.weight": {20, 16}}, required: true},
 	})
 }
+
+// museSmall is a small Muse Glimmer's sub-configs.
+const museSmall = `"out_hidden_size":64,"projector_hidden_size":32,
+	"vision_config":{"hidden_size":16,"intermediate_size":20,"num_hidden_layers":1,"num_attention_heads":2},
+	"text_config":{"vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":8,"intermediate_size":24}`
