@@ -99,6 +99,7 @@ var familyIndex = map[string]uint16{
 	"dpr":                                147,
 	"dpt":                                434,
 	"edgetam_video":                      461,
+	"efficientloftr":                     467,
 	"efficientnet":                       413,
 	"electra":                            111,
 	"emu3":                               299,
