@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -175,20 +176,30 @@ func refuseWhen(flags, objects []string, why string) func(*Family) {
 // above 1, a strided convolution below.
 func dptNeck(pre, in string) []T {
 	nh := "at(nh, e)"
-	f := "at(rf, e)"
-	return cat(
-		copies("min(len(nh), len(rf))", conv(pre+"reassemble_stage.layers.{e}.projection", nh, in, "1", "1"),
-			when(f+" > 1000", []T{{Name: pre + "reassemble_stage.layers.{e}.resize.weight", Shape: []string{nh, nh, f + "/1000", f + "/1000"}, Role: RoleLinear},
-				{Name: pre + "reassemble_stage.layers.{e}.resize.bias", Shape: []string{nh}, Role: RoleBias}}),
-			when(f+" < 1000", conv(pre+"reassemble_stage.layers.{e}.resize", nh, nh, "3", "3"))),
-		copies("len(nh)", when("readout == 'project'", linear(pre+"reassemble_stage.readout_projects.{e}.0", in, "2*"+in, "true")),
-			convNB(pre+"convs.{e}", "F", nh, "3", "3"),
+	return cat(dptReassemble(pre+"reassemble_stage.", in, "len(nh)"),
+		copies("len(nh)", convNB(pre+"convs.{e}", "F", nh, "3", "3"),
 			conv(pre+"fusion_stage.layers.{e}.projection", "F", "F", "1", "1"),
 			under(pre+"fusion_stage.layers.{e}.",
 				convBias("residual_layer1.convolution1", "F", "F", "3", "fBias"), convBias("residual_layer1.convolution2", "F", "F", "3", "fBias"),
 				convBias("residual_layer2.convolution1", "F", "F", "3", "fBias"), convBias("residual_layer2.convolution2", "F", "F", "3", "fBias"),
 				when("fBN", batchNorm("residual_layer1.batch_norm1", "F"), batchNorm("residual_layer1.batch_norm2", "F"),
 					batchNorm("residual_layer2.batch_norm1", "F"), batchNorm("residual_layer2.batch_norm2", "F")))))
+}
+
+// dptReassemble is DPT's reassemble stage under pre: a projection from
+// in to each neck_hidden_sizes entry (nh) and its resize by
+// reassemble_factors (rf: a transposed convolution above 1, a strided
+// convolution below), as many as both lists have; the readout
+// projections (readouts of them) where readout is 'project'.
+func dptReassemble(pre, in, readouts string) []T {
+	nh := "at(nh, e)"
+	f := "at(rf, e)"
+	return cat(
+		copies("min(len(nh), len(rf))", conv(pre+"layers.{e}.projection", nh, in, "1", "1"),
+			when(f+" > 1000", []T{{Name: pre + "layers.{e}.resize.weight", Shape: []string{nh, nh, f + "/1000", f + "/1000"}, Role: RoleLinear},
+				{Name: pre + "layers.{e}.resize.bias", Shape: []string{nh}, Role: RoleBias}}),
+			when(f+" < 1000", conv(pre+"layers.{e}.resize", nh, nh, "3", "3"))),
+		copies(readouts, when("readout == 'project'", linear(pre+"readout_projects.{e}.0", in, "2*"+in, "true"))))
 }
 
 // convBias is a 2-D convolution [out, in, k, k] with a bias where bias
@@ -257,7 +268,31 @@ func partOf(f *Family, suffix, cfg, pre, sym string) (encoderPart, bool) {
 	for _, s := range g.Stacks {
 		p.Stacks = append(p.Stacks, renamedStack(s, "backbone "+s.Name, pre+s.Prefix, pairs...))
 	}
+	for _, v := range g.Variants {
+		var nv [][2]string
+		for _, r := range v {
+			if strings.HasPrefix(r[0], "*") { // an infix rewrite, wherever it is
+				nv = append(nv, r)
+			} else {
+				nv = append(nv, [2]string{pre + r[0], pre + r[1]})
+			}
+		}
+		p.Variants = append(p.Variants, nv)
+	}
 	return p, true
+}
+
+// joinVariants is the variants of a composition of two parts, each with
+// its own: either part's alone, and each pair of them together (a
+// composition written by transformers 5.x renames in both).
+func joinVariants(a, b [][][2]string) [][][2]string {
+	out := append(slices.Clone(a), b...)
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, append(slices.Clone(x), y...))
+		}
+	}
+	return out
 }
 
 // withBackbone makes f a composition: the backbone the config's
@@ -324,7 +359,12 @@ func backboneComposed(f *Family, cfg, pre, suffix string, feats bool) *Family {
 			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
 				Reason: fmt.Sprintf("its backbone, %smodel_type %q, has no spec", cfg, mt)}
 		}
-		own := f.Defs
+		// A symbol of the part's is the part's: the family's own
+		// definition of it is a placeholder for the family compiled
+		// alone (ZoeDepth's b_H).
+		own := slices.DeleteFunc(slices.Clone(f.Defs), func(d Def) bool {
+			return slices.ContainsFunc(part.Defs, func(p Def) bool { return p.Sym == d.Sym })
+		})
 		if feats {
 			own = withoutDefs(own, "bCh", "bOut")
 			bo, ok := backboneOuts[mt]
@@ -344,7 +384,7 @@ func backboneComposed(f *Family, cfg, pre, suffix string, feats bool) *Family {
 			part.Defs = append(part.Defs, derived("bCh", rx(bo.Ch)), out)
 		}
 		g := &Family{Name: f.Name + " (" + part.Name + ")", Class: f.Class, ConfigClass: f.ConfigClass, ModelTypes: f.ModelTypes,
-			Causal: f.Causal, SeqCls: f.SeqCls, Tasks: f.Tasks, Embed: f.Embed, Head: f.Head, Ignore: f.Ignore, Variants: f.Variants, BasePrefix: f.BasePrefix,
+			Causal: f.Causal, SeqCls: f.SeqCls, Tasks: f.Tasks, Embed: f.Embed, Head: f.Head, Ignore: f.Ignore, Variants: joinVariants(f.Variants, part.Variants), BasePrefix: f.BasePrefix,
 			Defs: cat(part.Defs, own), Global: cat(part.Global, f.Global), Stacks: cat(part.Stacks, f.Stacks), Final: cat(part.Final, f.Final)}
 		if err := g.compile(); err != nil {
 			return nil, fmt.Errorf("spec: %s with %s: %w", f.Name, part.Name, err)
@@ -407,4 +447,130 @@ func uperAuxDefs(in string) []Def {
 		flag("aCat", "auxiliary_concat_input", "false", "the auxiliary head concatenates its input"),
 		{Sym: "aIn", Field: "auxiliary_in_channels", Default: in, Null: "=", Desc: "the auxiliary head's input width"},
 	}
+}
+
+// onlyBackbones makes f (a composition: withBackbone) refuse (exit 3) a
+// backbone whose cfg+"model_type" is not one of mts: the ones whose
+// symbols f reads (b_H) and whose outputs it models.
+func onlyBackbones(f *Family, cfg string, mts ...string) *Family {
+	inner := f.compose
+	f.compose = func(c *Config) (*Family, error) {
+		var mt string
+		if raw, ok := c.lookup(cfg + "model_type"); ok {
+			_ = json.Unmarshal(raw, &mt)
+		}
+		if !slices.Contains(mts, mt) {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+				Reason: fmt.Sprintf("its backbone, %smodel_type %q, is not modelled (only %s)", cfg, mt, strings.Join(mts, ", "))}
+		}
+		return inner(c)
+	}
+	return f
+}
+
+// partOf is one registered model a composition holds whole (withParts):
+// the family its Cfg+"model_type" names, its class of Suffix (the base
+// model where it has none), its fields under Cfg, its names under Pre,
+// its symbols prefixed Sym; where If is set (an expression of the
+// composition's symbols) its tensors exist only where that holds. Need
+// are the part's symbols (without Sym) the composition reads: a part
+// whose family lacks one is not modelled (exit 3).
+type partOf struct {
+	Cfg, Pre, Suffix, Sym, If string
+	Need                      []string
+	// Flag is a boolean config field that must hold for the part to be
+	// built at all (DepthPro's use_fov_model), its default FlagDefault.
+	Flag        string
+	FlagDefault bool
+	// Set replaces part symbols (without Sym) by expressions of the
+	// composition's: a field the composition overwrites (DepthPro sets
+	// each sub-config's image_size to its patch_size).
+	Set map[string]string
+}
+
+// withParts makes f a composition of parts (DepthPro's three DINOv2s):
+// each part's fields, tensors and variants put before f's own. f's own
+// definition of a part's symbol is a placeholder for f compiled alone,
+// dropped. A part whose sub-config is absent or names a model_type
+// without a spec is not modelled (exit 3).
+func withParts(f *Family, parts ...partOf) *Family {
+	var cache sync.Map
+	f.compose = func(c *Config) (*Family, error) {
+		key := ""
+		var use []partOf
+		for _, p := range parts {
+			if p.Flag != "" {
+				on, err := c.BoolOr(p.Flag, p.FlagDefault)
+				if err != nil {
+					return nil, err
+				}
+				if !on {
+					key += "|-"
+					continue
+				}
+			}
+			obj := strings.TrimSuffix(p.Cfg, ".")
+			if raw, ok := c.lookup(obj); !ok || string(raw) == "null" {
+				return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: "its default " + obj + " (absent) is not modelled"}
+			}
+			var mt string
+			if raw, ok := c.lookup(p.Cfg + "model_type"); ok {
+				if err := json.Unmarshal(raw, &mt); err != nil {
+					return nil, c.errorf(p.Cfg+"model_type", "must be a string, found %s", kindOf(raw))
+				}
+			}
+			key += "|" + mt
+			use = append(use, p)
+		}
+		if g, ok := cache.Load(key); ok {
+			return g.(*Family), nil
+		}
+		g := &Family{Name: f.Name, Class: f.Class, ConfigClass: f.ConfigClass, ModelTypes: f.ModelTypes,
+			Causal: f.Causal, SeqCls: f.SeqCls, Tasks: f.Tasks, Embed: f.Embed, Head: f.Head, Ignore: f.Ignore, Variants: f.Variants, BasePrefix: f.BasePrefix}
+		var names []string
+		for _, p := range use {
+			var mt string
+			raw, _ := c.lookup(p.Cfg + "model_type")
+			_ = json.Unmarshal(raw, &mt)
+			part, ok := familyPart(mt, p.Suffix, p.Cfg, p.Pre, p.Sym)
+			if !ok {
+				return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+					Reason: fmt.Sprintf("its %smodel_type %q has no spec", p.Cfg, mt)}
+			}
+			for _, n := range p.Need {
+				if !slices.ContainsFunc(part.Defs, func(d Def) bool { return d.Sym == p.Sym+n }) {
+					return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+						Reason: fmt.Sprintf("its %smodel_type %q is not modelled", p.Cfg, mt)}
+				}
+			}
+			for k, x := range p.Set {
+				i := slices.IndexFunc(part.Defs, func(d Def) bool { return d.Sym == p.Sym+k })
+				if i < 0 {
+					return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+						Reason: fmt.Sprintf("its %smodel_type %q is not modelled", p.Cfg, mt)}
+				}
+				part.Defs[i] = derived(p.Sym+k, x)
+			}
+			if p.If != "" {
+				part.Global, part.Final = when(p.If, part.Global), when(p.If, part.Final)
+				for i := range part.Stacks {
+					part.Stacks[i].Layers = "(" + p.If + ") ? (" + part.Stacks[i].Layers + ") : 0"
+				}
+			}
+			names = append(names, part.Name)
+			g.Defs, g.Global, g.Stacks, g.Final = cat(g.Defs, part.Defs), cat(g.Global, part.Global), cat(g.Stacks, part.Stacks), cat(g.Final, part.Final)
+			g.Variants = joinVariants(g.Variants, part.Variants)
+		}
+		g.Name += " (" + strings.Join(slices.Compact(names), ", ") + ")"
+		g.Defs = cat(g.Defs, slices.DeleteFunc(slices.Clone(f.Defs), func(d Def) bool {
+			return slices.ContainsFunc(g.Defs, func(p Def) bool { return p.Sym == d.Sym })
+		}))
+		g.Global, g.Stacks, g.Final = cat(g.Global, f.Global), cat(g.Stacks, f.Stacks), cat(g.Final, f.Final)
+		if err := g.compile(); err != nil {
+			return nil, fmt.Errorf("spec: %s: %w", g.Name, err)
+		}
+		g2, _ := cache.LoadOrStore(key, g)
+		return g2.(*Family), nil
+	}
+	return f
 }

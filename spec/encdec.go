@@ -20,6 +20,9 @@ type encoderPart struct {
 	Global []T
 	Stacks []Stack
 	Final  []T
+	// Variants are the part's other layouts, in the part's names
+	// (familyPart; a composition joins them to its own: joinVariants).
+	Variants [][][2]string
 }
 
 // encDec is an encoder-decoder composition (VisionEncoderDecoderModel):

@@ -28,6 +28,8 @@ import (
 //	mulpow(x, m, n)         int(x·(m/1000)^n), Python's float arithmetic
 //	makediv(num, den, d, m) make_divisible(num/den, d, m) (m: min_value), TensorFlow's channel rounding
 //	key(at(list, i), 'name', 32)  a field of an object in a list, or a default
+//	keys(list, 'name')      that field of every object of a list (absent: '')
+//	cross(list, n)          each entry followed by .0 … .n-1, as text (a ModuleDict of ModuleLists)
 //
 // A value is an int64, a string, a list ([]any) or an object of a list
 // (map[string]any of int64s and strings). Expressions are parsed
@@ -404,6 +406,48 @@ func (x callExpr) eval(e *env) (any, error) {
 			return v, nil
 		}
 		return vals[2], nil
+	case "keys": // keys(list, 'name'): the field of every object of a list, '' where absent (ZoeDepth's bin_configurations' names, vision_dense.go)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		k, ok := vals[len(vals)-1].(string)
+		if len(vals) != 2 || !ok {
+			return nil, &exprError{fmt.Sprintf("%s: needs a list and a key", x.src())}
+		}
+		out := make([]any, len(l))
+		for i, e := range l {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return nil, &exprError{fmt.Sprintf("%s: entry %d is not an object", x.src(), i)}
+			}
+			if v, ok := m[k]; ok {
+				out[i] = v
+			} else {
+				out[i] = ""
+			}
+		}
+		return out, nil
+	case "cross": // cross(list, n): "x.0" … "x.n-1" for each entry x (ZoeDepth's attractors, a ModuleDict of ModuleLists: vision_dense.go)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		n, ok := vals[len(vals)-1].(int64)
+		if len(vals) != 2 || !ok {
+			return nil, &exprError{fmt.Sprintf("%s: needs a list and a count", x.src())}
+		}
+		n = max(n, 0)
+		if n > MaxLayers || int64(len(l))*n > 1<<16 {
+			return nil, &exprError{fmt.Sprintf("%s: %d copies of each of %d entries is too many", x.src(), n, len(l))}
+		}
+		out := make([]any, 0, int64(len(l))*n)
+		for _, e := range l {
+			for i := range n {
+				out = append(out, fmt.Sprint(e)+"."+strconv.FormatInt(i, 10))
+			}
+		}
+		return out, nil
 	case "prefix": // prefix(s, 'p'): s starts with p (T5's feed_forward_proj 'gated-…', encdec.go)
 		s, ok1 := vals[0].(string)
 		p, ok2 := vals[len(vals)-1].(string)

@@ -204,7 +204,8 @@ type T struct {
 	Each string
 	// PerCopy, with Experts, binds e (the copy's index) in If, Shape and
 	// Optional, evaluated for each copy (Transformer-XL's adaptive
-	// embeddings: cluster e has its own rows and width).
+	// embeddings: cluster e has its own rows and width); with Each, e is
+	// the entry's index in the list (ZoeDepth's bin configurations).
 	PerCopy bool
 	// ZeroOK: a dimension may be 0 (transformers builds the module
 	// zero-wide: shared experts of n_shared_experts·Im when that is 0).
@@ -561,8 +562,8 @@ func (f *Family) compile() error {
 				known[k] = true
 			}
 			if t.PerCopy {
-				if t.Experts == "" || known["e"] {
-					err = fmt.Errorf("%s: PerCopy needs Experts and a free symbol e", t.Name)
+				if t.Experts == "" && t.Each == "" || known["e"] {
+					err = fmt.Errorf("%s: PerCopy needs Experts or Each and a free symbol e", t.Name)
 				}
 				known["e"] = true
 			}

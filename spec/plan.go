@@ -736,8 +736,20 @@ func (pl *planner) tensors(p *Plan) error {
 // emitPerCopy emits the copies of a T.PerCopy tensor, each with e bound
 // to its index in its condition, shape and optional expressions.
 func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, final bool) error {
-	n, err := evalInt(t.experts, &pl.env)
-	if err != nil {
+	var entries []any // with Each: the copies' names, e their index
+	var n int64
+	var err error
+	if t.each != nil {
+		v, err := t.each.eval(&pl.env)
+		if err != nil {
+			return pl.c.errorf("", "%s: %v", t.Name, err)
+		}
+		var ok bool
+		if entries, ok = v.([]any); !ok {
+			return pl.c.errorf("", "%s: %s is not a list", t.Name, t.Each)
+		}
+		n = int64(len(entries))
+	} else if n, err = evalInt(t.experts, &pl.env); err != nil {
 		return pl.c.errorf("", "%s: %v", t.Name, err)
 	}
 	var from int64
@@ -762,7 +774,10 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 			continue
 		}
 		name := prefix + t.parts[0]
-		if len(t.parts) == 2 {
+		switch {
+		case entries != nil:
+			name += fmt.Sprint(entries[e-from]) + t.parts[1]
+		case len(t.parts) == 2:
 			name += strconv.FormatInt(e, 10) + t.parts[1]
 		}
 		shape := make([]Dim, len(t.shape))

@@ -490,3 +490,196 @@ func swin2srFamily() *Family {
 }
 
 var _ = register(swin2srFamily)
+
+// zoeDepthFamily is ZoeDepth: a ViT backbone (backbone_config: BEiT's
+// or DINOv2's Backbone class, whose hidden_size transformers writes
+// over backbone_hidden_size), DPT's neck on it, the relative depth head
+// and the metric head: with one bin configuration a seed bin regressor,
+// projectors and attractors (num_attractors[i] each, twice that where
+// the bin centres are normed) and a conditional log-binomial MLP; with
+// several, a patch transformer routing between per-configuration
+// regressors, attractors and MLPs (ModuleDicts keyed by each
+// configuration's name, its attractors 16 each whatever
+// num_attractors says).
+func zoeDepthFamily() *Family {
+	const m = "metric_head."
+	proj := func(pre, in, hid string) []T {
+		return cat(conv(pre+"conv1", hid, in, "1", "1"), conv(pre+"conv2", "E", hid, "1", "1"))
+	}
+	attr := func(out string) []T {
+		return cat(conv("conv1", "E", "E", "1", "1"), conv("conv2", out+"*(bct == 'normed' ? 2 : 1)", "E", "1", "1"))
+	}
+	named := func(each string, ts []T) []T {
+		for i := range ts {
+			ts[i].Each, ts[i].PerCopy = each, true
+		}
+		return ts
+	}
+	bin := func(k, def string) string { return "key(at(bc, e), '" + k + "', " + def + ")" }
+	cond := func(pre, in, f string) []T {
+		return cat(conv(pre+"mlp.0", "("+in+")/"+f, in, "1", "1"), conv(pre+"mlp.2", "4", "("+in+")/"+f, "1", "1"))
+	}
+	const pt = m + "patch_transformer.transformer_encoder.{e}."
+	f := &Family{Name: "ZoeDepth", Class: "ZoeDepth", ModelTypes: []string{"zoedepth"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			derived("b_H", "1024"), derived("RH", "b_H"),
+			{Sym: "nh", Field: "neck_hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "the reassembled features' widths"},
+			{Sym: "rf", Field: "reassemble_factors", Type: MilliList, Default: "list(4000, 2000, 1000, 500)", Null: "=", Desc: "each feature's resize factor (×1000)"},
+			{Sym: "readout", Field: "readout_type", Type: Str, Default: "'project'", Desc: "how the class token is read out"},
+			{Sym: "F", Field: "fusion_hidden_size", Default: "256", Legend: "F", Desc: "the fusion stage's width", Show: true, Pos: true},
+			flag("fBN", "use_batch_norm_in_fusion_residual", "false", "batch norms in the fusion residuals"),
+			{Sym: "fBias", Field: "use_bias_in_fusion_residual", Type: Bool, Default: "!fBN", Null: "=", Desc: "the fusion residuals' convolutions have biases"},
+			flag("addProj", "add_projection", "false", "the relative head's extra projection"),
+			{Sym: "NR", Field: "num_relative_features", Default: "32", Desc: "the relative head's width", Pos: true},
+			{Sym: "BF", Field: "bottleneck_features", Default: "256", Desc: "the metric head's bottleneck width", Pos: true},
+			{Sym: "E", Field: "bin_embedding_dim", Default: "128", Desc: "the bin embeddings' width", Pos: true},
+			{Sym: "na", Field: "num_attractors", Type: List, Default: "list(16, 8, 4, 1)", Null: "=", Desc: "each attractor's points"},
+			{Sym: "bct", Field: "bin_centers_type", Type: Str, Default: "'softplus'", Desc: "normed or softplus bin centres"},
+			{Sym: "bc", Field: "bin_configurations", Type: List, Default: "empty", Null: "=", Desc: "the bin configurations (absent: one of 64 bins)"},
+			derived("multi", "len(bc) > 1"),
+			{Sym: "PL", Field: "num_patch_transformer_layers", Default: "0", Null: "=", Desc: "the patch transformer's layers (several bin configurations)"},
+			{Sym: "PH", Field: "patch_transformer_hidden_size", Default: "0", Null: "=", Desc: "the patch transformer's width"},
+			{Sym: "PI", Field: "patch_transformer_intermediate_size", Default: "0", Null: "=", Desc: "the patch transformer's FFN width"},
+			{Sym: "Pheads", Field: "patch_transformer_num_attention_heads", Default: "1", Null: "=", Desc: "the patch transformer's heads"},
+		},
+		Final: cat(dptNeck("neck.", "RH"),
+			when("addProj", conv("relative_head.projection", "256", "256", "3", "3")),
+			conv("relative_head.conv1", "F/2", "F", "3", "3"), conv("relative_head.conv2", "NR", "F/2", "3", "3"),
+			conv("relative_head.conv3", "1", "NR", "1", "1"),
+			conv(m+"conv2", "BF", "BF", "1", "1"),
+			when("!multi",
+				conv(m+"seed_bin_regressor.conv1", "256", "BF", "1", "1"),
+				conv(m+"seed_bin_regressor.conv2", "len(bc) > 0 ? key(at(bc, 0), 'n_bins', 16) : 64", "256", "1", "1"),
+				proj(m+"seed_projector.", "BF", "128"),
+				copies("4", proj(m+"projectors.{e}.", "F", "128"), under(m+"attractors.{e}.", attr("at(na, e)"))),
+				cond(m+"conditional_log_binomial.", "NR+1+E", "2")),
+			when("multi",
+				copies("PL", linear(pt+"self_attn.query", "Pheads*(PH/Pheads)", "PH", "true"), linear(pt+"self_attn.key", "Pheads*(PH/Pheads)", "PH", "true"),
+					linear(pt+"self_attn.value", "Pheads*(PH/Pheads)", "PH", "true"), linear(pt+"self_attn.out_proj", "PH", "PH", "true"),
+					linear(pt+"linear1", "PI", "PH", "true"), linear(pt+"linear2", "PH", "PI", "true"),
+					norm(pt+"norm1", "PH", "true"), norm(pt+"norm2", "PH", "true")),
+				conv(m+"patch_transformer.embedding_convPxP", "PH", "BF", "1", "1"),
+				linear(m+"mlp_classifier.linear1", "128", "128", "true"), linear(m+"mlp_classifier.linear2", "2", "128", "true"),
+				named("keys(bc, 'name')", cat(conv(m+"seed_bin_regressors.{e}.conv1", "E/2", "BF", "1", "1"),
+					conv(m+"seed_bin_regressors.{e}.conv2", bin("n_bins", "16"), "E/2", "1", "1"),
+					cond(m+"conditional_log_binomial.{e}.", "NR+E", "4"))),
+				proj(m+"seed_projector.", "BF", "E/2"),
+				copies("4", proj(m+"projectors.{e}.", "F", "E/2")),
+				named("cross(keys(bc, 'name'), len(na))", under(m+"attractors.{e}.", attr("16"))))),
+		Embed: "neck.convs.0.weight",
+		Tasks: []Task{{Suffix: "ForDepthEstimation", KeepFinal: true}},
+	}
+	return onlyBackbones(withBackbone(f, "backbone_config.", "backbone."), "backbone_config.", "beit", "dinov2")
+}
+
+var _ = register(zoeDepthFamily)
+
+// chmv2Family is CHMv2 (5.x): a ViT backbone (backbone_config, DINOv3's
+// ViT by default) and DPT's head adapted: the reassemble stage on
+// post_process_channels (readouts only for the layers built), 3×3
+// convolutions to fusion_hidden_size, fusion layers (the first without
+// its residual on the previous stage), then an upsampling head to
+// number_output_channels depth bins.
+func chmv2Family() *Family {
+	const h = "head."
+	return onlyBackbones(withBackbone(&Family{Name: "CHMv2", Class: "CHMv2", ModelTypes: []string{"chmv2"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			derived("b_H", "1024"),
+			{Sym: "nh", Field: "post_process_channels", Type: List, Default: "list(128, 256, 512, 1024)", Null: "=", Desc: "the reassembled features' widths"},
+			{Sym: "rf", Field: "reassemble_factors", Type: MilliList, Default: "list(4000, 2000, 1000, 500)", Null: "=", Desc: "each feature's resize factor (×1000)"},
+			{Sym: "readout", Field: "readout_type", Type: Str, Default: "'project'", Desc: "how the class token is read out"},
+			{Sym: "F", Field: "fusion_hidden_size", Default: "256", Legend: "F", Desc: "the fusion stage's width", Show: true, Pos: true},
+			{Sym: "hh", Field: "head_hidden_size", Default: "128", Desc: "the head's width", Pos: true},
+			{Sym: "NO", Field: "number_output_channels", Default: "256", Desc: "depth bins", Pos: true},
+		},
+		Final: cat(dptReassemble(h+"reassemble_stage.", "b_H", "min(len(nh), len(rf))"),
+			copies("len(nh)", convNB(h+"convs.{e}", "F", "at(nh, e)", "3", "3"),
+				conv(h+"fusion_layers.{e}.projection", "F", "F", "1", "1"),
+				when("e > 0", convBias(h+"fusion_layers.{e}.residual_layer1.convolution1", "F", "F", "3", "true"),
+					convBias(h+"fusion_layers.{e}.residual_layer1.convolution2", "F", "F", "3", "true")),
+				convBias(h+"fusion_layers.{e}.residual_layer2.convolution1", "F", "F", "3", "true"),
+				convBias(h+"fusion_layers.{e}.residual_layer2.convolution2", "F", "F", "3", "true")),
+			conv(h+"conv_depth.head.0", "F/2", "F", "3", "3"), conv(h+"conv_depth.head.2", "hh", "F/2", "3", "3"),
+			conv(h+"conv_depth.head.4", "NO", "hh", "1", "1")),
+		Embed: h + "convs.0.weight",
+		Tasks: []Task{{Suffix: "ForDepthEstimation", KeepFinal: true}},
+	}, "backbone_config.", "backbone."), "backbone_config.", "dinov3_vit", "dinov2")
+}
+
+var _ = register(chmv2Family)
+
+// depthProFamily is DepthPro: two ViTs (image_model_config and
+// patch_model_config, each the base model of the family its model_type
+// names: DINOv2 by default, every sub-config's image_size set to
+// patch_size) and the neck upsampling their features (the image
+// features, one block per scaled image and per intermediate hook, the
+// latter 2+i transposed convolutions deep) and projecting them to
+// fusion_hidden_size; the depth class adds the fusion stage, the head
+// and, where use_fov_model, the field-of-view model (a third ViT,
+// fov_model_config, and its strided convolutions).
+func depthProFamily() *Family {
+	const n = "depth_pro.neck."
+	const fu = n + "feature_upsample."
+	comb := "concat(sfd, ifd)"
+	fusion := func(pre string, deconv bool) []T {
+		ts := cat(convBias(pre+"residual_layer1.convolution1", "F", "F", "3", "fBias"), convBias(pre+"residual_layer1.convolution2", "F", "F", "3", "fBias"),
+			convBias(pre+"residual_layer2.convolution1", "F", "F", "3", "fBias"), convBias(pre+"residual_layer2.convolution2", "F", "F", "3", "fBias"),
+			when("fBN", batchNorm(pre+"residual_layer1.batch_norm1", "F"), batchNorm(pre+"residual_layer1.batch_norm2", "F"),
+				batchNorm(pre+"residual_layer2.batch_norm1", "F"), batchNorm(pre+"residual_layer2.batch_norm2", "F")),
+			conv(pre+"projection", "F", "F", "1", "1"))
+		if deconv {
+			ts = cat(ts, convNB(pre+"deconv", "F", "F", "2", "2"))
+		}
+		return ts
+	}
+	// ceil(F/2^k)
+	half := func(k string) string { return "(F+pow(2, " + k + ")-1)/pow(2, " + k + ")" }
+	fovK := "(PS/i_P-1)/pow(2, nFov)+1"
+	f := &Family{Name: "DepthPro", Class: "DepthPro", ModelTypes: []string{"depth_pro"}, Causal: "-", SeqCls: "-",
+		BasePrefix: "depth_pro.",
+		Defs: []Def{
+			derived("i_H", "1024"), derived("i_P", "16"), derived("p_H", "1024"), derived("f_H", "1024"),
+			{Sym: "F", Field: "fusion_hidden_size", Default: "256", Legend: "F", Desc: "the fusion stage's width", Show: true, Pos: true},
+			{Sym: "PS", Field: "patch_size", Default: "384", Desc: "the side of each patch the ViTs see (their image_size)", Pos: true},
+			{Sym: "ifd", Field: "intermediate_feature_dims", Type: List, Default: "list(256, 256)", Null: "=", Desc: "each intermediate hook's width"},
+			{Sym: "sfd", Field: "scaled_images_feature_dims", Type: List, Default: "list(1024, 1024, 512)", Null: "=", Desc: "each scaled image's width"},
+			{Sym: "nHooks", Field: "intermediate_hook_ids", Type: Count, Default: "2", Desc: "intermediate hooks"},
+			{Sym: "nScaled", Field: "scaled_images_ratios", Type: Count, Default: "3", Desc: "scaled images"},
+			flag("fBN", "use_batch_norm_in_fusion_residual", "false", "batch norms in the fusion residuals"),
+			{Sym: "fBias", Field: "use_bias_in_fusion_residual", Type: Bool, Default: "!fBN", Null: "!fBN", Desc: "the fusion residuals' convolutions have biases"},
+			{Sym: "nFov", Field: "num_fov_head_layers", Default: "2", Desc: "the field-of-view head's strided convolutions"},
+			flag("fov", "use_fov_model", "false", "the field-of-view model"),
+			derived("isHead", "false"),
+		},
+		Stacks: []Stack{{Name: "intermediate upsampling", Prefix: fu + "intermediate.{l}.", Layers: "len(ifd)", Tensors: cat(
+			convNB("layers.0", "l == 0 ? F : at(ifd, l)", "p_H", "1", "1"),
+			[]T{{Name: "layers.{e}.weight", Shape: []string{"e == 1 ? (l == 0 ? F : at(ifd, l)) : at(ifd, l)", "at(ifd, l)", "2", "2"}, Role: RoleLinear, Experts: "2+l", From: "1", PerCopy: true}})}},
+		Final: cat(
+			convT(fu+"image_block.layers.0", "i_H", "at(sfd, 0)", "2"),
+			copies("len(sfd)", convNB(fu+"scaled_images.{e}.layers.0", "at(sfd, e)", "p_H", "1", "1"), convNB(fu+"scaled_images.{e}.layers.1", "at(sfd, e)", "at(sfd, e)", "2", "2")),
+			conv(n+"fuse_image_with_low_res", "at(sfd, 0)", "2*at(sfd, 0)", "1", "1"),
+			copies("len("+comb+")", when("e != len("+comb+")-1 || at("+comb+", e) != F", convNB(n+"feature_projection.projections.{e}", "F", "at("+comb+", e)", "3", "3"))),
+			when("isHead",
+				copies("nHooks+nScaled-1", fusion("fusion_stage.intermediate.{e}.", true)), fusion("fusion_stage.final.", false),
+				conv("head.layers.0", "F/2", "F", "3", "3"), convT("head.layers.1", "F/2", "F/2", "2"),
+				conv("head.layers.2", "32", "F/2", "3", "3"), conv("head.layers.4", "1", "32", "1", "1")),
+			when("isHead && fov",
+				linear("fov_model.fov_encoder.neck", "F/2", "f_H", "true"), conv("fov_model.conv", "F/2", "F", "3", "3"),
+				[]T{{Name: "fov_model.head.layers.{e}.weight", Shape: []string{half("e/2+2"), half("e/2+1"), "3", "3"}, Role: RoleLinear, Experts: "2*nFov", PerCopy: true, If: "e % 2 == 0"},
+					{Name: "fov_model.head.layers.{e}.bias", Shape: []string{half("e/2+2")}, Role: RoleBias, Experts: "2*nFov", PerCopy: true, If: "e % 2 == 0"}},
+				[]T{{Name: "fov_model.head.layers.{e}.weight", Shape: []string{"1", half("nFov+1"), fovK, fovK}, Role: RoleLinear, Experts: "1", From: "2*nFov", PerCopy: true},
+					{Name: "fov_model.head.layers.{e}.bias", Shape: []string{"1"}, Role: RoleBias, Experts: "1", From: "2*nFov", PerCopy: true}})),
+		Embed: n + "fuse_image_with_low_res.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForDepthEstimation", KeepFinal: true, Defs: []Def{derived("isHead", "true")}}},
+	}
+	vit := func(cfg, pre, sym string) partOf {
+		return partOf{Cfg: cfg, Pre: pre, Suffix: TaskBase, Sym: sym, Need: []string{"H", "P"}, Set: map[string]string{"S": "PS"}}
+	}
+	fovPart := vit("fov_model_config.", "fov_model.fov_encoder.model.", "f_")
+	fovPart.If, fovPart.Flag = "isHead", "use_fov_model"
+	return withParts(f, vit("image_model_config.", "depth_pro.encoder.image_encoder.model.", "i_"),
+		vit("patch_model_config.", "depth_pro.encoder.patch_encoder.model.", "p_"), fovPart)
+}
+
+var _ = register(depthProFamily)

@@ -320,3 +320,70 @@ func lightGlue() *Family {
 }
 
 var _ = register(lightGlue)
+
+// efficientLoFTR is EfficientLoFTR: a RepVGG backbone (stage l of
+// stage_num_blocks[l] blocks, each a 3×3 and a 1×1 convolution with
+// their BatchNorms and, where the block keeps its width at stride 1, an
+// identity BatchNorm) and the aggregated-attention transformer (self-
+// and cross-attention per layer: a depthwise query aggregation, a norm,
+// the attention, an MLP on the concatenated states); the matching class
+// adds the fine fusion layers. The per-block lists
+// (stage_block_in_channels, …) are config.json's where it has them —
+// transformers sets them after computing them from out_features,
+// stage_stride and stage_num_blocks —, else computed so; so are
+// fine_fusion_dims, intermediate_size and num_key_value_heads.
+func efficientLoFTR() *Family {
+	const base = "efficientloftr."
+	blk := func(sym, def string) string {
+		return "(len(" + sym + ") > 0 ? at(at(" + sym + ", l), e) : (" + def + "))"
+	}
+	in := blk("sbi", "e == 0 ? (l == 0 ? 1 : at(of, l-1)) : at(of, l)")
+	out := blk("sbo", "at(of, l)")
+	stride := blk("sbs", "e == 0 ? at(ss, l) : 1")
+	ffd := func(i string) string {
+		return "(len(ffdj) > 0 ? at(ffdj, " + i + ") : at(of, len(of)-1-(" + i + ")))"
+	}
+	agg := func(pre string) []T {
+		return cat([]T{{Name: pre + "aggregation.q_aggregation.weight", Shape: []string{"H", "1", "qk", "qk"}, Role: RoleLinear}},
+			norm(pre+"aggregation.norm", "H", "true"),
+			linear(pre+"attention.q_proj", "heads*hd", "H", "ab"), linear(pre+"attention.k_proj", "kv*hd", "H", "ab"),
+			linear(pre+"attention.v_proj", "kv*hd", "H", "ab"), linear(pre+"attention.o_proj", "H", "heads*hd", "ab"),
+			linear(pre+"mlp.fc1", "I", "2*H", ""), linear(pre+"mlp.fc2", "H", "I", ""), norm(pre+"mlp.layer_norm", "H", "true"))
+	}
+	return &Family{Name: "EfficientLoFTR", Class: "EfficientLoFTR", ModelTypes: []string{"efficientloftr"}, Causal: "-", SeqCls: "-",
+		BasePrefix: base,
+		Defs: []Def{
+			{Sym: "H", Field: "hidden_size", Default: "256", Legend: "H", Desc: "the transformer's width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_attention_layers", Default: "4", Legend: "L", Desc: "transformer layers", Show: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
+			{Sym: "kv", Field: "num_key_value_heads", Default: "heads", Null: "heads", Desc: "key/value heads", Pos: true},
+			{Sym: "hd", Field: "head_dim", Default: "H/heads", Null: "H/heads", Desc: "head width", Pos: true},
+			{Sym: "I", Field: "intermediate_size", Default: "2*H", Null: "2*H", Legend: "I", Desc: "MLP width", Show: true, Pos: true},
+			flag("ab", "attention_bias", "false", "the attention projections have biases"),
+			{Sym: "qk", Field: "q_aggregation_kernel_size", Default: "4", Desc: "the query aggregation's kernel side", Pos: true},
+			{Sym: "nb", Field: "stage_num_blocks", Type: List, Default: "list(1, 2, 4, 14)", Null: "=", Desc: "each stage's blocks"},
+			{Sym: "ss", Field: "stage_stride", Type: List, Default: "list(2, 1, 2, 2)", Null: "=", Desc: "each stage's stride"},
+			{Sym: "of", Field: "out_features", Type: List, Default: "list(64, 64, 128, 256)", Null: "=", Desc: "each stage's width"},
+			{Sym: "sbi", Field: "stage_block_in_channels", Type: Lists, Default: "empty", Null: "=", Desc: "each block's input width"},
+			{Sym: "sbo", Field: "stage_block_out_channels", Type: Lists, Default: "empty", Null: "=", Desc: "each block's width"},
+			{Sym: "sbs", Field: "stage_block_stride", Type: Lists, Default: "empty", Null: "=", Desc: "each block's stride"},
+			{Sym: "ffdj", Field: "fine_fusion_dims", Type: List, Default: "empty", Null: "=", Desc: "the fine fusion's widths (absent: out_features reversed, but the first)"},
+			derived("nffd", "len(ffdj) > 0 ? len(ffdj) : len(of)-1"),
+		},
+		Stacks: []Stack{
+			{Name: "stage", Prefix: base + "backbone.stages.{l}.", Layers: "len(ss)", Tensors: blocksOf("blocks.", "at(nb, l)", cat(
+				renameSyms(cat(convNB("conv1.conv", "O", "N", "3", "3"), batchNorm("conv1.norm", "O"),
+					convNB("conv2.conv", "O", "N", "1", "1"), batchNorm("conv2.norm", "O"),
+					when("N == O && S == 1", batchNorm("identity", "N"))), "O", out, "N", in, "S", stride)))},
+			{Prefix: base + "local_feature_transformer.layers.{l}.", Layers: "L", Tensors: cat(agg("self_attention."), agg("cross_attention."))},
+		},
+		Embed: base + "backbone.stages.0.blocks.0.conv1.conv.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForKeypointMatching", Head: cat(convNB("refinement_layer.out_conv", ffd("0"), ffd("0"), "1", "1"),
+				copies("nffd-1", renameSyms(cat(convNB("refinement_layer.out_conv_layers.{e}.out_conv1", "M", "D", "1", "1"),
+					convNB("refinement_layer.out_conv_layers.{e}.out_conv2", "M", "M", "3", "3"), batchNorm("refinement_layer.out_conv_layers.{e}.batch_norm", "M"),
+					convNB("refinement_layer.out_conv_layers.{e}.out_conv3", "D", "M", "3", "3")), "M", ffd("e"), "D", ffd("e+1"))))}},
+	}
+}
+
+var _ = register(efficientLoFTR)
