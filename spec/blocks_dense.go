@@ -468,14 +468,14 @@ func onlyBackbones(f *Family, cfg string, mts ...string) *Family {
 	return f
 }
 
-// partOf is one registered model a composition holds whole (withParts):
+// modelPart is one registered model a composition holds whole (withParts):
 // the family its Cfg+"model_type" names, its class of Suffix (the base
 // model where it has none), its fields under Cfg, its names under Pre,
 // its symbols prefixed Sym; where If is set (an expression of the
 // composition's symbols) its tensors exist only where that holds. Need
 // are the part's symbols (without Sym) the composition reads: a part
 // whose family lacks one is not modelled (exit 3).
-type partOf struct {
+type modelPart struct {
 	Cfg, Pre, Suffix, Sym, If string
 	Need                      []string
 	// Flag is a boolean config field that must hold for the part to be
@@ -493,11 +493,11 @@ type partOf struct {
 // definition of a part's symbol is a placeholder for f compiled alone,
 // dropped. A part whose sub-config is absent or names a model_type
 // without a spec is not modelled (exit 3).
-func withParts(f *Family, parts ...partOf) *Family {
+func withParts(f *Family, parts ...modelPart) *Family {
 	var cache sync.Map
 	f.compose = func(c *Config) (*Family, error) {
 		key := ""
-		var use []partOf
+		var use []modelPart
 		for _, p := range parts {
 			if p.Flag != "" {
 				on, err := c.BoolOr(p.Flag, p.FlagDefault)

@@ -673,8 +673,8 @@ func depthProFamily() *Family {
 		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
 			{Suffix: "ForDepthEstimation", KeepFinal: true, Defs: []Def{derived("isHead", "true")}}},
 	}
-	vit := func(cfg, pre, sym string) partOf {
-		return partOf{Cfg: cfg, Pre: pre, Suffix: TaskBase, Sym: sym, Need: []string{"H", "P"}, Set: map[string]string{"S": "PS"}}
+	vit := func(cfg, pre, sym string) modelPart {
+		return modelPart{Cfg: cfg, Pre: pre, Suffix: TaskBase, Sym: sym, Need: []string{"H", "P"}, Set: map[string]string{"S": "PS"}}
 	}
 	fovPart := vit("fov_model_config.", "fov_model.fov_encoder.model.", "f_")
 	fovPart.If, fovPart.Flag = "isHead", "use_fov_model"
