@@ -1002,7 +1002,9 @@ var _ = register(hiera)
 func hieraPreTraining() Task {
 	qp := func(l, d string) string { return "pow(pick(QSl, " + d + "), " + l + ")" }
 	mu := func(d string) string { return "pick(MUl, " + d + ")" }
-	k := func(d string) string { return "(" + mu(d) + "/" + qp("e", d) + ")/(" + mu(d) + "/" + qp("nqp", d) + ")" }
+	k := func(d string) string {
+		return "(" + mu(d) + "/" + qp("e", d) + ")/(" + mu(d) + "/" + qp("nqp", d) + ")"
+	}
 	tok := func(d string) string { return "((pick(Sl, " + d + ")/pick(PSl, " + d + "))/" + qp("nqp", d) + ")" }
 	stride := "(pick(PSl, 1)*" + qp("nqp", "1") + ")"
 	layer := renameSyms(cat(norm("layernorm_before", "D", "true"),
