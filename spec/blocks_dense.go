@@ -131,8 +131,12 @@ func samHQDecoder(pre string) []T {
 		conv(pre+"mask_conv2", "mH/8", "mH/4", "3", "3"))
 }
 
-// milliListValue reads a MilliList.
+// milliListValue reads a MilliList; a bare number is a list of one
+// (GroupViT's assign_mlp_ratio: one ratio for both MLPs, or a pair).
 func (c *Config) milliListValue(field string, raw json.RawMessage) (any, error) {
+	if v, err := c.milliValue(field, raw); err == nil {
+		return []any{v}, nil
+	}
 	items, err := c.arrayItems(field, raw)
 	if err != nil {
 		return nil, err

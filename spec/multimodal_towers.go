@@ -9,7 +9,9 @@ import (
 // their own (issue 31, group mm): SigLIP2, BLIP and BLIP-2's other
 // classes, … Each reuses the blocks of the VLM or dual encoder it is a
 // part of (multimodal.go, multimodal_clip.go); the blocks only these
-// need are in blocks_towers.go.
+// need are in blocks_towers.go. Group cnn3 (issue 31, fourth round)
+// added Pixio, Sapiens 2 and C-RADIO (vision towers 5.x saves in their
+// original checkpoint's names), TVLT, VideoPrism and GroupViT.
 
 var _ = register(
 	// SigLIP2: SigLIP's dual encoder with the NaFlex tower (a linear
@@ -1025,3 +1027,83 @@ func videoPrismClip() *Family {
 }
 
 var _ = register(videoPrismVision, videoPrismClip)
+
+// gvLayer is GroupViT's encoder layer (CLIP's) of width h and FFN width
+// i: attn is the attention's name.
+func gvLayer(attn, h, i string) []T {
+	return renameSyms(cat(norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"),
+		linear(attn+".q_proj", "H", "H", "true"), linear(attn+".k_proj", "H", "H", "true"),
+		linear(attn+".v_proj", "H", "H", "true"), linear(attn+".out_proj", "H", "H", "true"),
+		linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true")), "H", h, "I", i)
+}
+
+// gvProjection is GroupViT's projection from width in: a linear to
+// projection_intermediate_dim, a BatchNorm, a linear to projection_dim.
+func gvProjection(pre, in string) []T {
+	return cat(linear(pre+".0", "PI", in, "true"), batchNorm(pre+".1", "PI"), linear(pre+".3", "P", "PI", "true"))
+}
+
+// groupViT is GroupViT (GroupViTModel): CLIP's text transformer and a
+// grouping vision transformer — a stage per entry of depths, each with
+// num_group_tokens[l] group tokens (where positive: a token-assignment
+// downsampling to num_output_groups[l] groups, and a projector of the
+// previous stage's groups where it had any), MLP projections with a
+// BatchNorm, the logit scale.
+func groupViT() *Family {
+	ngt, nog := "at(ngt, l)", "at(nog, l)"
+	a := "downsample."
+	down := cat(norm(a+"norm_tokens", "vH", "true"), norm(a+"norm_post_tokens", "vH", "true"),
+		norm(a+"norm_x", "vH", "true"), norm(a+"norm_new_x", "vH", "true"),
+		linear(a+"mlp_inter.fc1", "TD", ngt, "true"), linear(a+"mlp_inter.fc2", nog, "TD", "true"),
+		under(a+"pre_assign_attn.", renameSyms(cat(linear("attn.q_proj", "H", "H", "true"), linear("attn.k_proj", "H", "H", "true"),
+			linear("attn.v_proj", "H", "H", "true"), linear("attn.out_proj", "H", "H", "true"),
+			norm("norm2", "H", "true"), norm("norm_post", "H", "true"),
+			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")),
+		renameSyms(cat(linear(a+"assign.q_proj", "H", "H", "true"), linear(a+"assign.k_proj", "H", "H", "true"),
+			linear(a+"assign.v_proj", "H", "H", "true"), linear(a+"assign.proj", "H", "H", "true"),
+			plainMLP(a+"mlp_channels.fc1", a+"mlp_channels.fc2", "CD", "true")), "H", "vH"))
+	prev := "at(nog, l-1)"
+	proj := cat(norm("group_projector.0", "vH", "true"),
+		linear("group_projector.1.fc1", "vH/2", prev, "true"), linear("group_projector.1.fc2", ngt, "vH/2", "true"))
+	stage := cat([]T{{Name: "group_token", Shape: []string{"1", ngt, "vH"}, Role: RoleNorm, If: ngt + " > 0"}},
+		blocksOf("layers.", "at(dp, l)", gvLayer("self_attn", "vH", "vI")),
+		when(ngt+" > 0", down),
+		when("l > 0 && "+ngt+" > 0 && "+prev+" > 0", proj))
+	v, t := "vision_model.", "text_model."
+	return &Family{Name: "GroupViT", Class: "GroupViT", ModelTypes: []string{"groupvit"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "V", Field: "text_config.vocab_size", Default: "49408", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "tH", Field: "text_config.hidden_size", Default: "256", Legend: "tH", Desc: "text width", Show: true, Pos: true},
+			{Sym: "tI", Field: "text_config.intermediate_size", Default: "1024", Desc: "text FFN inner width", Pos: true},
+			{Sym: "tL", Field: "text_config.num_hidden_layers", Default: "12", Legend: "tL", Desc: "text layers", Show: true, Max: MaxLayers},
+			{Sym: "tP", Field: "text_config.max_position_embeddings", Default: "77", Desc: "text positions", Pos: true},
+			{Sym: "vH", Field: "vision_config.hidden_size", Default: "384", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "1536", Desc: "vision FFN inner width", Pos: true},
+			{Sym: "dp", Field: "vision_config.depths", Type: List, Default: "list(6, 3, 3)", Null: "=", Desc: "each stage's layers"},
+			{Sym: "ngt", Field: "vision_config.num_group_tokens", Type: List, Default: "list(64, 8, 0)", Null: "=", Desc: "each stage's group tokens"},
+			{Sym: "nog", Field: "vision_config.num_output_groups", Type: List, Default: "list(64, 8, 8)", Null: "=", Desc: "each stage's output groups"},
+			{Sym: "nS", Field: "", Default: "len(dp)", Max: 16},
+			{Sym: "amr", Field: "vision_config.assign_mlp_ratio", Type: MilliList, Default: "list(500, 4000)", Null: "=", Desc: "the token and channel MLPs' ratios (×1000)"},
+			derived("TD", "at(amr, 0)*vH/1000"), derived("CD", "at(amr, len(amr)-1)*vH/1000"),
+			{Sym: "Sl", Field: "vision_config.image_size", Type: IntOrList, Default: "224", Desc: "image side, pixels (or [h, w])"},
+			{Sym: "Pl", Field: "vision_config.patch_size", Type: IntOrList, Default: "16", Legend: "P", Desc: "patch side, pixels (or [h, w])", Show: true},
+			{Sym: "Ch", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "P", Field: "projection_dim", Default: "256", Legend: "proj", Desc: "shared embedding width", Show: true, Pos: true},
+			{Sym: "PI", Field: "projection_intermediate_dim", Default: "4096", Desc: "the projections' inner width", Pos: true},
+		},
+		Global: cat([]T{{Name: t + "embeddings.token_embedding.weight", Shape: []string{"V", "tH"}, Role: RoleEmbedding},
+			{Name: t + "embeddings.position_embedding.weight", Shape: []string{"tP", "tH"}, Role: RoleEmbedding}},
+			conv(v+"embeddings.patch_embeddings.projection", "vH", "Ch", "pick(Pl, 0)", "pick(Pl, 1)"),
+			[]T{{Name: v + "embeddings.position_embeddings", Shape: []string{"1", "(pick(Sl, 1)/pick(Pl, 1))*(pick(Sl, 0)/pick(Pl, 0))", "vH"}, Role: RoleEmbedding}},
+			norm(v+"embeddings.layernorm", "vH", "true")),
+		Stacks: []Stack{{Name: "text", Prefix: t + "encoder.layers.{l}.", Layers: "tL", Tensors: gvLayer("self_attn", "tH", "tI")},
+			{Name: "vision stage", Prefix: v + "encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
+		Final: cat(norm(t+"final_layer_norm", "tH", "true"), norm(v+"layernorm", "vH", "true"),
+			gvProjection("visual_projection", "vH"), gvProjection("text_projection", "tH"),
+			[]T{{Name: "logit_scale", Shape: []string{}, Role: RoleNorm}}),
+		Embed: t + "embeddings.token_embedding.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(groupViT)

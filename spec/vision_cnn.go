@@ -7,7 +7,7 @@ import (
 
 // Convolutional and hierarchical vision backbones and their heads:
 // ResNet (the backbone of many other models: blocks_cnn.go's
-// resnetEncoder), HGNet-v2 (the DETR-likes' of vision_detr.go), … Each is data built from blocks_cnn.go's stage and
+// resnetEncoder), HGNet-v2 (the DETR-likes' of vision_detr.go), Hiera, EfficientFormer, … Each is data built from blocks_cnn.go's stage and
 // block helpers: per-stage lists of depths and widths from the config.
 
 // cnnFamily is a vision family of one encoder under base with the usual
@@ -1086,16 +1086,54 @@ func hiera() *Family {
 			Final:  when("pool", norm(pre+"pooler.layernorm", "nf", "true")),
 		},
 		Cls: when("C > 0", classifier("classifier", "nf")), Backbone: true,
-		BackboneHead: backboneNorms("", "hOut", "E", "mulpow(E, mul, e-1)", "nS")}).with(func(f *Family) {
+		BackboneHead: backboneNorms("", "hOut", "E", "mulpow(E, mul, e-1)", "nS"),
+		Tasks:        []Task{hieraPreTraining()}}).with(func(f *Family) {
 		for i, t := range f.Tasks {
-			if t.Suffix == "Backbone" {
-				f.Tasks[i].Defs = []Def{derived("pool", "false")}
+			if t.Suffix == "Backbone" || t.Suffix == TaskPreTrain {
+				f.Tasks[i].Defs = append(f.Tasks[i].Defs, derived("pool", "false"))
 			}
 		}
 	})
 }
 
 var _ = register(hiera)
+
+// hieraPreTraining is Hiera's masked-autoencoder class: the model
+// without its pooler, a LayerNorm on its output, a fusion convolution
+// from each query-pooled stage's width to the last one's (a kernel of
+// its mask unit over the final one), and the decoder (an embedding from
+// the last width, a mask token, positions of the final tokens, a stage
+// of decoder_depth Hiera layers decoder_hidden_size wide, a LayerNorm,
+// a prediction of the final patch stride's pixels).
+func hieraPreTraining() Task {
+	qp := func(l, d string) string { return "pow(pick(QSl, " + d + "), " + l + ")" }
+	mu := func(d string) string { return "pick(MUl, " + d + ")" }
+	k := func(d string) string {
+		return "(" + mu(d) + "/" + qp("e", d) + ")/(" + mu(d) + "/" + qp("nqp", d) + ")"
+	}
+	tok := func(d string) string { return "((pick(Sl, " + d + ")/pick(PSl, " + d + "))/" + qp("nqp", d) + ")" }
+	stride := "(pick(PSl, 1)*" + qp("nqp", "1") + ")"
+	layer := renameSyms(cat(norm("layernorm_before", "D", "true"),
+		linear("attn.qkv", "3*D", "D", "true"), linear("attn.proj", "D", "D", "true"),
+		norm("layernorm_after", "D", "true"),
+		linear("mlp.fc1", "D*mr/1000", "D", "true"), linear("mlp.fc2", "D", "D*mr/1000", "true")), "D", "dH")
+	return Task{Suffix: TaskPreTrain,
+		Defs: []Def{
+			{Sym: "QSl", Field: "query_stride", Type: IntOrList, Default: "list(2, 2)", Null: "=", Desc: "query pooling stride [height, width]"},
+			{Sym: "MUl", Field: "masked_unit_size", Type: IntOrList, Default: "list(8, 8)", Null: "=", Desc: "mask unit [height, width]"},
+			{Sym: "nqp", Field: "num_query_pool", Default: "3", Desc: "query-pooled stages"},
+			{Sym: "dH", Field: "decoder_hidden_size", Desc: "decoder width", Pos: true},
+			{Sym: "dL", Field: "decoder_depth", Desc: "decoder layers", Max: MaxLayers},
+		},
+		Head: cat(norm("encoder_norm", "nf", "true"),
+			copies("nqp", conv("multiscale_fusion.multi_scale_fusion_heads.{e}", "nf", "mulpow(E, mul, e)", k("0"), k("1"))),
+			linear("decoder.decoder_embeddings", "dH", "nf", "true"),
+			[]T{{Name: "decoder.mask_token", Shape: []string{"1", "1", "dH"}, Role: RoleNorm},
+				{Name: "decoder.decoder_position_embeddings", Shape: []string{"1", tok("0") + "*" + tok("1"), "dH"}, Role: RoleEmbedding, ZeroOK: true}},
+			copies("dL", under("decoder.decoder_block.layers.{e}.", layer)),
+			norm("decoder.decoder_norm", "dH", "true"),
+			linear("decoder.decoder_pred", stride+"*"+stride+"*Ch", "dH", "true"))}
+}
 
 // efficientFormer is EfficientFormer (4.x only): a two-convolution stem
 // to hidden_sizes[0], then a stage per entry of depths but the last, each

@@ -104,6 +104,21 @@ def efficientformer(c, rnd):
     c['downsample_patch_size'] = rnd.choice([3, 1, 2])
 
 
+@fix
+def groupvit(c, rnd):
+    """1-4 vision stages of 1-3 layers, group tokens (none in some stages,
+    the projector then absent), output groups, the assignment MLPs'
+    ratios (a pair or one number), image and patch sides."""
+    v = c.setdefault('vision_config', {})
+    n = rnd.randint(1, 4)
+    v['depths'] = [rnd.randint(1, 3) for _ in range(n)]
+    v['num_group_tokens'] = [rnd.choice([0, 4, 8, 16]) for _ in range(n)]
+    v['num_output_groups'] = [rnd.choice([2, 4, 8]) for _ in range(n)]
+    v['assign_mlp_ratio'] = rnd.choice([[0.5, 4], [1.0, 2], 0.5, [0.25, 3.0]])
+    v['image_size'] = rnd.choice([224, 64, [64, 96]])
+    v['patch_size'] = rnd.choice([16, 8, [8, 16]])
+
+
 def main():
     for d in a.dirs:
         p = os.path.join(d, 'config.json')
