@@ -6,6 +6,7 @@ package spec
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -480,3 +481,72 @@ var _ = register(func() *Family {
 			Tasks: []Task{{Suffix: "", KeepFinal: true}}}
 	}()
 })
+
+// vibeVoiceTokenizers are VibeVoice's acoustic tokenizer (transformers
+// 5.x only: the encoder and decoder of ConvNeXt-1d blocks over causal
+// convolutions, under encoder. and decoder.) and its encoder and
+// decoder alone; the tokenizer's decoder reads depths reversed, the
+// decoder alone as written.
+func vibeVoiceTokenizers() (*Family, *Family, *Family) {
+	eg, es, ef := vibeVoiceCoder("encoder.", false, false)
+	dg, ds, df := vibeVoiceCoder("decoder.", true, true)
+	tok := &Family{Name: "VibeVoice acoustic tokenizer", Class: "VibeVoiceAcousticTokenizer", ModelTypes: []string{"vibevoice_acoustic_tokenizer"},
+		Causal: "-", SeqCls: "-", Tasks: codecBase, Defs: vibeVoiceDefs(),
+		Global: cat(eg, dg), Stacks: []Stack{es, ds}, Final: cat(ef, df)}
+	eg, es, ef = vibeVoiceCoder("", false, false)
+	enc := &Family{Name: "VibeVoice acoustic tokenizer encoder", Class: "VibeVoiceAcousticTokenizerEncoder", ModelTypes: []string{"vibevoice_acoustic_tokenizer_encoder"},
+		Causal: "-", SeqCls: "-", Tasks: codecBase, Defs: vibeVoiceDefs(), Global: eg, Stacks: []Stack{es}, Final: ef}
+	dg, ds, df = vibeVoiceCoder("", true, false)
+	dec := &Family{Name: "VibeVoice acoustic tokenizer decoder", Class: "VibeVoiceAcousticTokenizerDecoder", ModelTypes: []string{"vibevoice_acoustic_tokenizer_decoder"},
+		Causal: "-", SeqCls: "-", Tasks: codecBase, Defs: vibeVoiceDefs(), Global: dg, Stacks: []Stack{ds}, Final: df}
+	return tok, enc, dec
+}
+
+var _ = registerGroup(func() []*Family {
+	tok, enc, dec := vibeVoiceTokenizers()
+	return []*Family{tok, enc, dec, vibeVoiceAsr(enc)}
+})
+
+// vibeVoiceAsr is VibeVoice ASR (transformers 5.x only): the acoustic
+// and semantic tokenizers' encoders (enc's layout, their fields under
+// acoustic_/semantic_tokenizer_encoder_config), a projector of each to
+// the text width (linear, RMS norm, linear) and the language model
+// text_config names (Qwen2 by default). transformers 5.15 saves the
+// generation class's language model under language_model.model.model.
+// (its rename of the base model's language_model applied twice on
+// save) and the base class's under language_model.model.; the names
+// one level shallower and the in-memory ones (model.language_model.,
+// lm_head) load too and are variants.
+func vibeVoiceAsr(enc *Family) *Family {
+	part := func(cfg, pre, sym, what string) ([]Def, []T, []Stack, []T) {
+		p, _ := partOf(enc, TaskBase, cfg, pre, sym)
+		var defs []Def
+		for _, d := range p.Defs {
+			d.Desc = strings.Replace(d.Desc, "backbone: ", what+": ", 1)
+			defs = append(defs, d)
+		}
+		return defs, p.Global, p.Stacks, p.Final
+	}
+	ad, ag, as, af := part("acoustic_tokenizer_encoder_config.", "acoustic_tokenizer_encoder.", "a_", "acoustic encoder")
+	sd, sg, ss, sf := part("semantic_tokenizer_encoder_config.", "semantic_tokenizer_encoder.", "s_", "semantic encoder")
+	// The semantic encoder's width defaults to 128 when its config is
+	// absent (a dict without hidden_size takes the class's 64).
+	sd = append(sd, Def{Sym: "s_mt", Field: "semantic_tokenizer_encoder_config.model_type", Type: Str, Default: "''", Null: "''", Desc: "the semantic encoder's config type"})
+	sd = withDefault(sd, "s_H", "s_mt == '' ? 128 : 64")
+	proj := func(p, in string) []T {
+		return cat(linear(p+"_linear_1", "H", in, "true"), norm(p+"_norm", "H", ""), linear(p+"_linear_2", "H", "H", "true"))
+	}
+	shallow := [][2]string{{"language_model.model.model.", "language_model.model."}}
+	inMemory := [][2]string{{"language_model.model.model.", "model.language_model."}, {"language_model.lm_head.", "lm_head."},
+		{"acoustic_tokenizer_encoder.", "model.acoustic_tokenizer_encoder."}, {"semantic_tokenizer_encoder.", "model.semantic_tokenizer_encoder."},
+		{"multi_modal_projector.", "model.multi_modal_projector."}}
+	return (&vlm{Family: Family{Name: "VibeVoice ASR", Class: "VibeVoiceAsr", ModelTypes: []string{"vibevoice_asr"},
+		Causal: "VibeVoiceAsrForConditionalGeneration", BasePrefix: "language_model.model.",
+		Defs:   cat(ad, sd),
+		Global: cat(ag, sg), Stacks: cat(as, ss),
+		Final:    cat(af, sf, proj("multi_modal_projector.acoustic", "a_H"), proj("multi_modal_projector.semantic", "s_H")),
+		Variants: [][][2]string{shallow, inMemory}},
+		text: "qwen2", reroot: [][2]string{{"model.", "language_model.model.model."}, {"lm_head.", "language_model.lm_head."}},
+		tasks: []Task{{Suffix: TaskBase, Prefix: "language_model.", KeepFinal: true,
+			Variants: [][][2]string{{{"language_model.model.", "language_model."}}}}}}).register()
+}

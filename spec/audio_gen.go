@@ -174,3 +174,47 @@ func higgsAudioV2() *Family {
 }
 
 var _ = register(higgsAudioV2)
+
+// csm is Sesame's CSM: a Llama-layout backbone (backbone_model., its
+// audio-token table of num_codebooks·vocab_size rows, tied to the depth
+// decoder's where tie_codebooks_embeddings), a text table and the
+// first-codebook head; the depth decoder (depth_decoder_config: a Llama
+// stack over a backbone_hidden_size-wide table of every codebook's
+// tokens, projected to its width, and a head per further codebook), and
+// the codec codec_config names (Mimi) under codec_model. transformers
+// 4.x drops the tied audio table whatever its shape (it replaces the
+// module's weight); 5.x ties nothing (tie_word_embeddings, which CSM
+// refuses, rules its ties) and saves it.
+func csm() *Family {
+	dd := "depth_decoder_config."
+	f := &Family{Name: "CSM", Class: "Csm", ModelTypes: []string{"csm"}, Causal: "CsmForConditionalGeneration", SeqCls: "-", Tasks: noTasks,
+		Defs: cat(sized(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "2051", "H", "2048", "L", "16", "heads", "32", "I", "8192"),
+			[]Def{attnBiasFlag, mlpBiasFlag, field("nc", "num_codebooks", "32", "audio codebooks"), field("tV", "text_vocab_size", "128256", "text tokens"),
+				flag("tcb", "tie_codebooks_embeddings", "true", "the backbone's audio table is the depth decoder's"),
+				{Sym: "dH", Field: dd + "hidden_size", Default: "1024", Legend: "dH", Desc: "depth decoder width", Show: true, Pos: true},
+				{Sym: "dL", Field: dd + "num_hidden_layers", Default: "4", Legend: "dL", Desc: "depth decoder layers", Show: true, Pos: true, Max: MaxLayers},
+				{Sym: "dheads", Field: dd + "num_attention_heads", Default: "8", Desc: "depth decoder heads", Pos: true},
+				{Sym: "dkv", Field: dd + "num_key_value_heads", Default: "2", Null: "dheads", Desc: "depth decoder key/value heads", Pos: true},
+				{Sym: "dd", Field: dd + "head_dim", Default: "dH/dheads", Null: "dH/dheads", Desc: "depth decoder head width", Pos: true},
+				field("dI", dd+"intermediate_size", "8192", "depth decoder MLP width"),
+				field("dV", dd+"vocab_size", "2051", "depth decoder tokens per codebook"),
+				field("dnc", dd+"num_codebooks", "32", "depth decoder codebooks"),
+				field("dbH", dd+"backbone_hidden_size", "2048", "depth decoder table width"),
+				flag("dab", dd+"attention_bias", "false", "depth decoder attention biases"),
+				flag("dmb", dd+"mlp_bias", "false", "depth decoder MLP biases")}),
+		Global: []T{{Name: "backbone_model.embed_tokens.embed_audio_tokens.weight", Shape: []string{"nc*V", "H"}, Role: RoleEmbedding,
+			If: "!tcb || tf5"},
+			{Name: "embed_text_tokens.weight", Shape: []string{"tV", "H"}, Role: RoleEmbedding},
+			{Name: "depth_decoder.model.embed_tokens.weight", Shape: []string{"dnc*dV", "dbH"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: "backbone_model.layers.{l}.", Layers: "L", Tensors: llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))},
+			{Name: "depth decoder", Prefix: "depth_decoder.model.layers.{l}.", Layers: "dL", Tensors: renameSyms(
+				llamaBlock("dab", "dab", gatedMLP("mlp.", "dI", "dmb")), "H", "dH", "heads", "dheads", "kv", "dkv", "d", "dd")}},
+		Final: cat(norm("backbone_model.norm", "H", ""), linear("lm_head", "V", "H", ""),
+			linear("depth_decoder.model.inputs_embeds_projector", "dH", "dbH", ""), norm("depth_decoder.model.norm", "dH", ""),
+			[]T{{Name: "depth_decoder.codebooks_head.weight", Shape: []string{"dnc-1", "dH", "dV"}, Role: RoleLinear}}),
+		Embed: "embed_text_tokens.weight", Head: "-",
+	}
+	return (&withSub{base: f, cfg: "codec_config.", pre: "codec_model.", mt: "mimi", sym: "c_", with: []string{"CsmForConditionalGeneration"}}).register()
+}
+
+var _ = register(csm)

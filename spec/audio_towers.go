@@ -215,3 +215,76 @@ func peAudio(enc *Family) *Family {
 }
 
 var _ = registerGroup(results2(func() (*Family, *Family) { e := peAudioEncoder(); return e, peAudio(e) }))
+
+// clvpEncoder is one of CLVP's encoders under pre ("text_encoder_model."),
+// fields under cfg, symbols prefixed x: a token table, rotary inv_freq
+// (saved: ceil(max(projection_dim/(2·heads), 32)/2) entries) where
+// use_rotary_embedding, pre-RMS-norm layers (q, k, v biased where
+// use_attention_bias, out_proj always; a GLU feed-forward), a final
+// layer norm and a bias-free projection.
+func clvpEncoder(pre, cfg, x string) ([]Def, []T, Stack, []T) {
+	s := func(n string) string { return x + n }
+	defs := []Def{
+		{Sym: s("H"), Field: cfg + "hidden_size", Default: "768", Legend: s("H"), Desc: pre + " width", Show: true, Pos: true},
+		{Sym: s("L"), Field: cfg + "num_hidden_layers", Default: "20", Legend: s("L"), Desc: pre + " layers", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: s("heads"), Field: cfg + "num_attention_heads", Default: "12", Desc: "attention heads", Pos: true},
+		field(s("I"), cfg+"intermediate_size", "1536", "feed-forward width"),
+		field(s("V"), cfg+"vocab_size", "256", "tokens"),
+		field(s("P"), cfg+"projection_dim", "768", "projection width"),
+		flag(s("rot"), cfg+"use_rotary_embedding", "true", "rotary positions (their inv_freq saved)"),
+		flag(s("ab"), cfg+"use_attention_bias", "false", "q, k, v biases"),
+	}
+	layer := cat(norm("input_rmsnorm", s("H"), ""),
+		linear("self_attn.k_proj", s("H"), s("H"), s("ab")), linear("self_attn.v_proj", s("H"), s("H"), s("ab")),
+		linear("self_attn.q_proj", s("H"), s("H"), s("ab")), linear("self_attn.out_proj", s("H"), s("H"), "true"),
+		norm("post_attention_rmsnorm", s("H"), ""), linear("mlp.fc1.proj", "2*"+s("I"), s("H"), "true"), linear("mlp.fc2", s("H"), s("I"), "true"))
+	rd := "max(" + s("P") + "/(" + s("heads") + "*2), 32)"
+	return defs, []T{{Name: pre + "token_embedding.weight", Shape: []string{s("V"), s("H")}, Role: RoleEmbedding},
+			{Name: pre + "rotary_pos_emb.inv_freq", Shape: []string{"(" + rd + "+1)/2"}, Role: RoleNorm, AnyDType: true, If: s("rot")}},
+		Stack{Name: pre[:len(pre)-1], Prefix: pre + "layers.{l}.", Layers: s("L"), Tensors: layer},
+		cat(norm(pre+"final_layer_norm", s("H"), "true"), linear(pre+"projection", s("P"), s("H"), ""))
+}
+
+// clvp is CLVP (ClvpModelForConditionalGeneration): the text and speech
+// encoders, the conditioning encoder (a mel convolution, the text
+// token and position tables, num_mel_attn_blocks group norms and attention
+// blocks, at the decoder's width, biased as the decoder's) and the speech decoder (a
+// GPT-2 layout: Conv1D MLP of n_inner or 4·width, biased q, k, v where
+// use_attention_bias, a final norm and a biased LM head), and the
+// logit scale.
+func clvp() *Family {
+	td, tg, ts, tf := clvpEncoder("text_encoder_model.", "text_config.", "t_")
+	sd, sg, ss, sf := clvpEncoder("speech_encoder_model.", "speech_config.", "s_")
+	dc := "decoder_config."
+	ce := "conditioning_encoder."
+	dec := "speech_decoder_model.model.decoder."
+	return &Family{Name: "CLVP", Class: "Clvp", ModelTypes: []string{"clvp"}, Causal: "ClvpModelForConditionalGeneration", SeqCls: "-", Tasks: noTasks,
+		Defs: cat(td, sd, []Def{
+			{Sym: "H", Field: dc + "hidden_size", Default: "1024", Legend: "H", Desc: "decoder width", Show: true, Pos: true},
+			{Sym: "L", Field: dc + "num_hidden_layers", Default: "30", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "V", Field: dc + "vocab_size", Default: "8194", Legend: "V", Desc: "speech tokens", Show: true, Pos: true},
+			{Sym: "I", Field: dc + "n_inner", Default: "4*H", Null: "4*H", Desc: "decoder MLP width"},
+			field("P", dc+"max_position_embeddings", "608", "decoder positions"),
+			field("tP", dc+"max_text_tokens", "404", "conditioning text positions"),
+			field("nmel", dc+"num_mel_attn_blocks", "6", "conditioning attention blocks"),
+			field("fs", dc+"feature_size", "80", "mel bins"),
+			flag("ab", dc+"use_attention_bias", "true", "decoder q, k, v biases"),
+		}),
+		Global: cat(tg, sg, conv1d3(ce+"mel_conv", "H", "fs", "1", "true"),
+			[]T{{Name: ce + "text_token_embedding.weight", Shape: []string{"t_V", "H"}, Role: RoleEmbedding},
+				{Name: ce + "text_position_embedding.weight", Shape: []string{"tP", "H"}, Role: RoleEmbedding}},
+			copies("nmel", norm(ce+"group_norms.{e}", "H", "true"),
+				linear(ce+"mel_attn_blocks.{e}.q_proj", "H", "H", "ab"), linear(ce+"mel_attn_blocks.{e}.k_proj", "H", "H", "ab"),
+				linear(ce+"mel_attn_blocks.{e}.v_proj", "H", "H", "ab"), linear(ce+"mel_attn_blocks.{e}.out_proj", "H", "H", "true")),
+			[]T{{Name: dec + "input_embeds_layer.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+				{Name: dec + "position_embeds_layer.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{ts, ss, {Name: "decoder", Prefix: dec + "layers.{l}.", Layers: "L", Tensors: cat(norm("input_layernorm", "H", "true"),
+			linear("attn.k_proj", "H", "H", "ab"), linear("attn.v_proj", "H", "H", "ab"), linear("attn.q_proj", "H", "H", "ab"), linear("attn.out_proj", "H", "H", "true"),
+			norm("post_attention_layernorm", "H", "true"), conv1d("mlp.c_fc", "H", "I"), conv1d("mlp.c_proj", "I", "H"))}},
+		Final: cat(tf, sf, norm(dec+"layer_norm", "H", "true"), norm("speech_decoder_model.final_norm", "H", "true"),
+			linear("speech_decoder_model.lm_head", "V", "H", "true"), []T{{Name: "logit_scale", Shape: []string{}, Role: RoleNorm}}),
+		Embed: dec + "input_embeds_layer.weight", Head: "-",
+	}
+}
+
+var _ = register(clvp)

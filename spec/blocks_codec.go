@@ -188,3 +188,50 @@ func dacEncoderDefs(cfg, x, ratios string) []Def {
 			Legend: x + "H", Desc: "DAC latent width", Show: true, Pos: true},
 	}
 }
+
+// vibeVoiceDefs are VibeVoiceAcousticTokenizerConfig's fields (the
+// encoder's and decoder's configs are the same class).
+func vibeVoiceDefs() []Def {
+	return []Def{
+		{Sym: "H", Field: "hidden_size", Default: "64", Legend: "H", Desc: "latent width", Show: true, Pos: true},
+		{Sym: "F", Field: "num_filters", Default: "32", Legend: "F", Desc: "first width (doubling per stage)", Show: true, Pos: true},
+		field("ch", "channels", "1", "audio channels"),
+		field("k", "kernel_size", "7", "the convolutions' kernel"),
+		field("x", "ffn_expansion", "4", "the feed-forwards' width multiple"),
+		{Sym: "R", Field: "downsampling_ratios", Type: List, Default: "list(2, 2, 4, 5, 5, 8)", Null: "=", Desc: "the encoder's strides (the decoder's, reversed)"},
+		{Sym: "D", Field: "depths", Type: List, Default: "list(3, 3, 3, 3, 3, 3, 8)", Null: "=", Desc: "ConvNeXt blocks of the stem and of each stage"},
+	}
+}
+
+// vibeVoiceBlocks are n ConvNeXt-1d blocks at width w under pre
+// ("stage."): RMS norms, a depthwise causal convolution mixer, a biased
+// x·w feed-forward and the two layer scales.
+func vibeVoiceBlocks(pre, n, w string) []T {
+	return blocksOf(pre, n, cat(norm("norm", w, ""), conv1d3("mixer.conv", w, "1", "k", "true"), vec("gamma", w),
+		norm("ffn_norm", w, ""), linear("ffn.linear1", "x*"+w, w, "true"), linear("ffn.linear2", w, "x*"+w, "true"), vec("ffn_gamma", w)))
+}
+
+// vibeVoiceCoder is VibeVoice's acoustic tokenizer encoder (or decoder)
+// under pre: a stem (a causal convolution and depths[0] blocks), a
+// stage per ratio (a strided convolution doubling the width, or a
+// transposed one halving it, and its blocks), a head convolution. The
+// decoder reads its depths reversed where rev (the tokenizer model
+// builds its decoder from its own config so).
+func vibeVoiceCoder(pre string, decoder, rev bool) ([]T, Stack, []T) {
+	dep := func(j string) string { return "at(D, " + j + ")" }
+	if rev {
+		dep = func(j string) string { return "at(D, len(D)-1-(" + j + "))" }
+	}
+	if !decoder {
+		return cat(conv1d3(pre+"stem.conv.conv", "F", "ch", "k", "true"), vibeVoiceBlocks(pre+"stem.stage.", dep("0"), "F")),
+			Stack{Name: "encoder", Prefix: pre + "conv_layers.{l}.", Layers: "len(R)", Tensors: cat(
+				conv1d3("conv.conv", "F*pow(2, l+1)", "F*pow(2, l)", "2*at(R, l)", "true"), vibeVoiceBlocks("stage.", dep("l+1"), "F*pow(2, l+1)"))},
+			conv1d3(pre+"head.conv", "H", "F*pow(2, len(R))", "k", "true")
+	}
+	top := "F*pow(2, len(D)-1)"
+	return cat(conv1d3(pre+"stem.conv.conv", top, "H", "k", "true"), vibeVoiceBlocks(pre+"stem.stage.", dep("0"), top)),
+		Stack{Name: "decoder", Prefix: pre + "conv_layers.{l}.", Layers: "len(R)", Tensors: cat(
+			conv1d3t("convtr.convtr", "F*pow(2, len(D)-1-l)", "F*pow(2, len(D)-2-l)", "2*at(R, len(R)-1-l)"),
+			vibeVoiceBlocks("stage.", dep("l+1"), "F*pow(2, len(D)-2-l)"))},
+		conv1d3(pre+"head.conv", "ch", "F", "k", "true")
+}
