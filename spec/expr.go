@@ -399,6 +399,15 @@ func (x callExpr) eval(e *env) (any, error) {
 			r += d
 		}
 		return r, nil
+	case "mulf": // mulf(n, milli): Python's int(n * x) for the fraction x read as Milli (milli = round(1000·x)), in float64 as Python computes it (PP-LCNet's num_features, vision_paddle.go)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if len(n) != 2 || n[0] < 0 || n[1] < 0 || n[0] > 1<<30 || n[1] > 1<<30 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a count and a non-negative fraction", x.src())}
+		}
+		return int64(float64(n[0]) * (float64(n[1]) / 1000)), nil
 	case "sum": // sum(list): the sum of a list of integers (a flat stack of per-stage blocks, vision_cnn.go); sum(list, cap): of each entry capped (timeseries.go's embedding widths, min(50, ·))
 		l, err := list(0)
 		if err != nil {
