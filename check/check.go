@@ -225,6 +225,12 @@ func checkModel(m *model.Model) (*Report, error) {
 				plan.Rename(m.Names, func(name string) bool { return m.Tensor(name) != nil })
 			}
 			plan.PickVariant(func(name string) bool { return m.Tensor(name) != nil })
+			plan.PickShapes(func(name string) []uint64 {
+				if t := m.Tensor(name); t != nil {
+					return t.Shape
+				}
+				return nil
+			})
 			baseOnly(plan, m)
 			r.Plan = plan
 			r.Depth = DepthFull

@@ -15,15 +15,6 @@ import (
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
-// f32Bytes is n float32 values v, as bytes.
-func f32Bytes(n uint64, v float32) []byte {
-	out := make([]byte, 4*n)
-	for i := range n {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
-	}
-	return out
-}
-
 // An adapter with +Inf in a lora_A: the merge proof fails naming it
 // (it used to pass a merged q_proj of all 0.5, the tolerance being +Inf),
 // and --scan, which now works on adapters, finds it.
@@ -35,9 +26,9 @@ func TestInspectAdapterNonFinite(t *testing.T) {
 		n := testmodel.NBytes("F32", ts[i].Shape) / 4
 		switch {
 		case ts[i].Name == q0+".lora_A.weight":
-			ts[i].Data = f32Bytes(n, float32(math.Inf(1)))
+			ts[i].Data = testmodel.ConstF32(n, float32(math.Inf(1)))
 		case ts[i].Name == q0+".lora_B.weight":
-			ts[i].Data = f32Bytes(n, 0.25)
+			ts[i].Data = testmodel.ConstF32(n, 0.25)
 		case strings.HasSuffix(ts[i].Name, ".lora_B.weight"):
 			ts[i].Data = make([]byte, 4*n) // the other modules change nothing
 		}

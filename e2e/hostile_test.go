@@ -69,34 +69,10 @@ func assertRefused(t *testing.T, r result, file, detail string) {
 	assert.Contains(t, stderr, detail)
 }
 
-// torchPickle builds a pickle stream by hand, protocol 2.
-type torchPickle struct{ b []byte }
-
-func newTorchPickle() *torchPickle { return &torchPickle{b: []byte{0x80, 0x02}} }
-
-func (p *torchPickle) op(b ...byte) *torchPickle { p.b = append(p.b, b...); return p }
-func (p *torchPickle) global(mod, name string) *torchPickle {
-	return p.op('c').op([]byte(mod + "\n" + name + "\n")...)
-}
-func (p *torchPickle) str(s string) *torchPickle {
-	p.op('X')
-	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(len(s)))
-	return p.op([]byte(s)...)
-}
-func (p *torchPickle) int(v int) *torchPickle {
-	p.op('J')
-	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(v))
-	return p
-}
-
 // writeTorch writes a torch.save archive of data.pkl and storages.
 func writeTorch(t *testing.T, name string, pickle []byte, storages map[string][]byte) string {
-	recs := []testmodel.ZipEntry{{Name: "archive/data.pkl", Data: pickle}, {Name: "archive/byteorder", Data: []byte("little")}}
-	for k, b := range storages {
-		recs = append(recs, testmodel.ZipEntry{Name: "archive/data/" + k, Data: b})
-	}
 	path := filepath.Join(t.TempDir(), name)
-	require.NoError(t, testmodel.WriteTorchZip(path, recs))
+	require.NoError(t, testmodel.WriteTorchZip(path, testmodel.TorchArchive(pickle, storages)))
 	return path
 }
 
@@ -106,18 +82,18 @@ func writeTorch(t *testing.T, name string, pickle []byte, storages map[string][]
 // times (3 GB), are each refused with exit 2 in one line, under 1 GiB
 // of address space.
 func TestHostileTorchBounded(t *testing.T) {
-	rt := newTorchPickle().global("torch._tensor", "_rebuild_from_type_v2").op('q', 0).global("torch", "Tensor").op('q', 1, '0', '0').
-		op(']', 'q', 2, '(', 'h', 0, 'h', 1, 'h', 2, 'N', 'e'). // L = [rt, Tensor, L, None]
-		op('0', 'h', 0, 'h', 2, 'R', '.')                       // rt(*L)
-	selfRef := writeTorch(t, "self-reference.pt", rt.b, nil)
+	rt := testmodel.NewPickle().Global("torch._tensor", "_rebuild_from_type_v2").Op('q', 0).Global("torch", "Tensor").Op('q', 1, '0', '0').
+		Op(']', 'q', 2, '(', 'h', 0, 'h', 1, 'h', 2, 'N', 'e'). // L = [rt, Tensor, L, None]
+		Op('0', 'h', 0, 'h', 2, 'R', '.')                       // rt(*L)
+	selfRef := writeTorch(t, "self-reference.pt", rt.B, nil)
 	fi, err := os.Stat(selfRef)
 	require.NoError(t, err)
 	require.Less(t, fi.Size(), int64(1000))
-	enc := newTorchPickle().global("_codecs", "encode").op('q', 0, '0').str(strings.Repeat("x", 1<<20)).op('q', 1, '0').str("latin1").op('q', 2, '0', ']', '(')
+	enc := testmodel.NewPickle().Global("_codecs", "encode").Op('q', 0, '0').Str(strings.Repeat("x", 1<<20)).Op('q', 1, '0').Str("latin1").Op('q', 2, '0', ']', '(')
 	for range 3000 {
-		enc.op('h', 0, 'h', 1, 'h', 2, 0x86, 'R')
+		enc.Op('h', 0, 'h', 1, 'h', 2, 0x86, 'R')
 	}
-	encode := writeTorch(t, "encode.pt", enc.op('e', '.').b, nil)
+	encode := writeTorch(t, "encode.pt", enc.Op('e', '.').B, nil)
 	for _, c := range []struct{ path, detail string }{
 		{selfRef, "invalid_pickle"},
 		{encode, "limit_exceeded"},
@@ -134,16 +110,16 @@ func TestHostileTorchBounded(t *testing.T) {
 // ends with a verdict, not a crash.
 func TestStridedViewsBounded(t *testing.T) {
 	const n, views = 1024, 400
-	p := newTorchPickle().global("collections", "OrderedDict").op(')', 'R', '(')
+	p := testmodel.NewPickle().Global("collections", "OrderedDict").Op(')', 'R', '(')
 	for v := range views {
-		p.str(fmt.Sprintf("view%03d", v)).global("torch._utils", "_rebuild_tensor_v2").op('(', '(').str("storage").global("torch", "FloatStorage").
-			str("0").str("cpu").int(n*n).op('t', 'Q').int(0).op('(').int(n).int(n).op('t', '(').int(1).int(n).op('t', 0x89, 'N', 't', 'R')
+		p.Str(fmt.Sprintf("view%03d", v)).Global("torch._utils", "_rebuild_tensor_v2").Op('(', '(').Str("storage").Global("torch", "FloatStorage").
+			Str("0").Str("cpu").Int(n*n).Op('t', 'Q').Int(0).Op('(').Int(n).Int(n).Op('t', '(').Int(1).Int(n).Op('t', 0x89, 'N', 't', 'R')
 	}
 	storage := make([]byte, 4*n*n)
 	for i := range n * n {
 		binary.LittleEndian.PutUint32(storage[4*i:], 0x3f800000) // 1.0
 	}
-	path := writeTorch(t, "views.pt", p.op('u', '.').b, map[string][]byte{"0": storage})
+	path := writeTorch(t, "views.pt", p.Op('u', '.').B, map[string][]byte{"0": storage})
 	r := runBounded(t, "fsinspect", "--scan", path)
 	requireNoCrash(t, r.stderr)
 	assert.Contains(t, []int{0, 3}, r.code, "stderr: %.500s", r.stderr)

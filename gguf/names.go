@@ -166,7 +166,7 @@ type Arch struct {
 	global, layer []namePair
 	stacks        []layerStack // further stacks of layers beside blk.N.
 	splits        []split
-	dropped       []string          // Hugging Face tensors (outside the layers) the converter drops
+	dropped       []string          // Hugging Face tensors (outside the layers) the converter drops; one ending in "." a prefix
 	expertPrefix  string            // HF prefix of one layer's experts
 	expertKinds   map[string]string // HF projection → stacked GGUF tensor
 }
@@ -884,7 +884,112 @@ var archs = []*Arch{
 	{Name: "nemotron", Class: "NemotronForCausalLM", ModelType: "nemotron", BiasField: "attention_bias",
 		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
 		global: globalNames, layer: pairs(inputNorm, attnNames, plainNorm, []namePair{{"ffn_up", "mlp.up_proj"}, {"ffn_down", "mlp.down_proj"}})},
+	// Chameleon: Llama's names with per-head q/k layer norms (weight and
+	// bias [heads, d]); the converter drops the image tokenizer
+	// (model.vqmodel.), which llama.cpp does not run.
+	{Name: "chameleon", Class: "ChameleonForConditionalGeneration", ModelType: "chameleon", BiasField: "attention_bias", Flags: mlpBias,
+		global: globalNames, layer: pairs(llamaLayer, qkNorms), dropped: []string{"model.vqmodel."}},
+	dbrx,
+	qwen3Next,
+	afmoe,
+	// DeepSeek-V3.2 and GLM-5: DeepSeek-V3 with the sparse-attention
+	// indexer; GLM-5's layers run their own indexer where indexer_types
+	// says "full" (the layers holding one).
+	dsa("deepseek32", "DeepseekV32ForCausalLM", "deepseek_v32"),
+	withLists(dsa("glm-dsa", "GlmMoeDsaForCausalLM", "glm_moe_dsa"),
+		LayerList{Tensor: "indexer.proj.weight", Field: "indexer_types", Yes: "full", No: "shared"}),
+	// The language models of HunYuan-VL and PaddleOCR-VL: the converter
+	// writes the vision tower to the mmproj file, and the text model's
+	// tensors as HunYuan dense's and ERNIE 4.5's, whose specs check them.
+	{Name: "hunyuan_vl", Class: "HunYuanDenseV1ForCausalLM", ModelType: "hunyuan_v1_dense", BiasField: "attention_bias",
+		Flags:  []Flag{{Tensor: "blk.0.ffn_up.bias", Field: "mlp_bias"}},
+		global: globalNames, layer: pairs(llamaLayer, []namePair{{"attn_q_norm", "self_attn.query_layernorm"}, {"attn_k_norm", "self_attn.key_layernorm"}})},
+	{Name: "paddleocr", Class: "Ernie4_5ForCausalLM", ModelType: "ernie4_5", BiasField: "use_bias",
+		global: globalNames, layer: llamaLayer},
 }
+
+// dbrx is DBRX: its config fields nested (ffn_config.*, attn_config.*),
+// a fused Wqkv, and the experts flattened [E·I, H] per matrix, which the
+// converter views as [E, I, H] (w1 gate, v1 up) and, for w2, transposes
+// to [E, H, I].
+var dbrx = &Arch{Name: "dbrx", Class: "DbrxForCausalLM", ModelType: "dbrx", Layers: "transformer.blocks.", Experts: "ffn_config.moe_num_experts",
+	Keys: []ConfigKey{{Key: "embedding_length", Field: "d_model"}, {Key: "block_count", Field: "n_layers"},
+		{Key: "attention.head_count", Field: "n_heads"}, {Key: "attention.head_count_kv", Field: "attn_config.kv_n_heads"},
+		{Key: "feed_forward_length", Field: "ffn_config.ffn_hidden_size"}, {Key: "context_length", Field: "max_seq_len"},
+		{Key: "expert_used_count", Field: "ffn_config.moe_top_k"}},
+	global: []namePair{{"token_embd", "transformer.wte"}, {"output_norm", "transformer.norm_f"}, {"output", "lm_head"}},
+	layer: []namePair{{"attn_norm", "norm_attn_norm.norm_1"}, {"attn_qkv", "norm_attn_norm.attn.Wqkv"},
+		{"attn_output", "norm_attn_norm.attn.out_proj"}, {"attn_output_norm", "norm_attn_norm.norm_2"}, {"ffn_gate_inp", "ffn.router.layer"}},
+	splits: []split{
+		{"ffn.experts.mlp.w1", []Part{{"ffn_gate_exps.weight", []string{"ffn_config.moe_num_experts", "ffn_config.ffn_hidden_size", "d_model"}}}},
+		{"ffn.experts.mlp.v1", []Part{{"ffn_up_exps.weight", []string{"ffn_config.moe_num_experts", "ffn_config.ffn_hidden_size", "d_model"}}}},
+		{"ffn.experts.mlp.w2", []Part{{"ffn_down_exps.weight", []string{"ffn_config.moe_num_experts", "d_model", "ffn_config.ffn_hidden_size"}}}},
+	}}
+
+// qwen3Next is Qwen3-Next: Gated DeltaNet and gated full attention
+// layers told apart by the layers holding attn_q (layer_types), the
+// DeltaNet widths from the ssm keys as Qwen3.5's, every layer's MLP
+// sparse with a gated shared expert. The converter cuts in_proj_qkvz,
+// whose rows are [q, k, v, z] per key head, into attn_qkv (every q,
+// then every k, then every v: 2·nk·dk + nv·dv rows) and attn_gate (the
+// z rows, nv·dv); in_proj_ba is kept whole as ssm_ba; conv1d [C, 1, K]
+// is stored [C, K].
+var qwen3Next = &Arch{Name: "qwen3next", Class: "Qwen3NextForCausalLM", ModelType: "qwen3_next", Experts: "num_experts",
+	Flags: []Flag{{Tensor: "blk.*.attn_q.bias", Field: "attention_bias"}}, // layer 0 may be a DeltaNet's
+	Keys: []ConfigKey{{Key: "ssm.conv_kernel", Field: "linear_conv_kernel_dim"}, {Key: "ssm.state_size", Field: "linear_key_head_dim"},
+		{Key: "ssm.group_count", Field: "linear_num_key_heads"}, {Key: "ssm.time_step_rank", Field: "linear_num_value_heads"},
+		{Key: "ssm.inner_size", Field: "linear_value_head_dim", Over: "ssm.time_step_rank"},
+		{Key: "full_attention_interval", Field: "full_attention_interval"},
+		{Key: "expert_shared_feed_forward_length", Field: "shared_expert_intermediate_size"}},
+	Lists:  []LayerList{{Tensor: "attn_q.weight", Field: "layer_types", Yes: "full_attention", No: "linear_attention"}},
+	global: globalNames,
+	layer: pairs(inputNorm, attnNames, qkNorms, []namePair{{"post_attention_norm", "post_attention_layernorm"},
+		{"ssm_ba", "linear_attn.in_proj_ba"}, {"ssm_conv1d", "linear_attn.conv1d"}, {"ssm_dt.bias", "linear_attn.dt_bias"},
+		{"ssm_a", "linear_attn.A_log"}, {"ssm_norm", "linear_attn.norm"}, {"ssm_out", "linear_attn.out_proj"}}, qwenMoE, qwenShared),
+	splits: []split{
+		{"linear_attn.conv1d.weight", []Part{{"ssm_conv1d.weight", []string{"#0", "#2"}}}},
+		{"linear_attn.in_proj_qkvz.weight", []Part{
+			{"attn_qkv.weight", []string{"2*linear_num_key_heads*linear_key_head_dim+linear_num_value_heads*linear_value_head_dim", "hidden_size"}},
+			{"attn_gate.weight", []string{"linear_num_value_heads*linear_value_head_dim", "hidden_size"}}}},
+	},
+	expertPrefix: "mlp.experts.", expertKinds: qwenKinds}
+
+// afmoe is AFMoE (Arcee's Trinity): gated attention (q/k norms, a gate
+// projection as attn_gate), norms before and after both attention and
+// MLP, num_dense_layers dense layers (leading_dense_block_count), then
+// routed experts with an expert bias (exp_probs_b) and shared experts.
+var afmoe = &Arch{Name: "afmoe", Class: "AfmoeForCausalLM", ModelType: "afmoe", BiasField: "attention_bias", Experts: "num_experts",
+	Keys:   []ConfigKey{{Key: "leading_dense_block_count", Field: "num_dense_layers"}, {Key: "expert_shared_count", Field: "num_shared_experts"}},
+	global: globalNames,
+	layer: pairs(inputNorm, attnNames, qkNorms, []namePair{{"attn_gate", "self_attn.gate_proj"},
+		{"post_attention_norm", "post_attention_layernorm"}, {"ffn_norm", "pre_mlp_layernorm"}, {"post_ffw_norm", "post_mlp_layernorm"}},
+		gatedMLP, []namePair{{"ffn_gate_inp", "mlp.router.gate"}, {"exp_probs_b.bias", "mlp.expert_bias"},
+			{"ffn_gate_exps", "mlp.experts.gate_proj"}, {"ffn_up_exps", "mlp.experts.up_proj"}, {"ffn_down_exps", "mlp.experts.down_proj"},
+			{"ffn_gate_shexp", "mlp.shared_experts.gate_proj"}, {"ffn_up_shexp", "mlp.shared_experts.up_proj"},
+			{"ffn_down_shexp", "mlp.shared_experts.down_proj"}}),
+	expertPrefix: "mlp.experts.", expertKinds: qwenKinds}
+
+// dsa is a DeepSeek sparse-attention row (DeepSeek-V3.2, GLM-5):
+// DeepSeek-V3's, with the lightning indexer of every layer (its q from
+// the q low rank, one key head with a LayerNorm, per-head weights); the
+// converter keeps the multi-token-prediction layers (transformers
+// ignores them on load), counts them in block_count and names their
+// extra tensors blk.N.nextn.*, as GLM-4.5's. Their kv_b halves, which
+// no Hugging Face tensor of the spec holds whole there, take the
+// converter's own names (self_attn.k_b_proj, v_b_proj), so that the
+// ignored layer is ignored whole.
+func dsa(name, class, modelType string) *Arch {
+	a := deepseek(class, modelType, nil)
+	a.Name = name
+	a.Keys = append(slices.Clone(deepseekKeys), ConfigKey{Key: "block_count", Field: "num_hidden_layers", Minus: "nextn_predict_layers"},
+		ConfigKey{Key: "attention.indexer.head_count", Field: "index_n_heads"}, ConfigKey{Key: "attention.indexer.key_length", Field: "index_head_dim"})
+	a.layer = pairs(a.layer, []namePair{{"indexer.attn_q_b", "self_attn.indexer.wq_b"}, {"indexer.attn_k", "self_attn.indexer.wk"},
+		{"indexer.k_norm", "self_attn.indexer.k_norm"}, {"indexer.proj", "self_attn.indexer.weights_proj"},
+		{"attn_k_b", "self_attn.k_b_proj"}, {"attn_v_b", "self_attn.v_b_proj"}}, glm4MoENextN)
+	return a
+}
+
+func withLists(a *Arch, lists ...LayerList) *Arch { a.Lists = lists; return a }
 
 // Architecture returns what fsmount knows of a llama.cpp architecture,
 // and false for one not covered.
@@ -978,9 +1083,11 @@ func (a *Arch) layers() string {
 // Parts returns the GGUF tensors the converter cuts a Hugging Face tensor
 // into, and false for a tensor it keeps whole.
 //
-// A tensor the converter drops is cut into no part.
+// A tensor the converter drops is cut into no part: one of a's dropped
+// names, or under one of its dropped prefixes (those ending in ".":
+// Chameleon's image tokenizer, "model.vqmodel.").
 func (a *Arch) Parts(hf string) ([]Part, bool) {
-	if slices.Contains(a.dropped, hf) {
+	if slices.ContainsFunc(a.dropped, func(d string) bool { return d == hf || strings.HasSuffix(d, ".") && strings.HasPrefix(hf, d) }) {
 		return []Part{}, true
 	}
 	n, rest, ok := splitLayer(hf, a.layers())
@@ -1145,7 +1252,8 @@ func (a *Arch) ExpertName(hf string) (name string, expert int, ok bool) {
 // §5.3): within a head of hd rows, GGUF row 2b+a holds HF row a*hd/2+b,
 // for a in {0, 1} and b < hd/2. Q uses the attention head count, K the
 // KV head count. It applies to what LlamaModel converts (Llama, Mistral
-// and Mixtral HF checkpoints; SmolLM3), not to Qwen, Gemma or Mistral's native
+// and Mixtral HF checkpoints; SmolLM3; Chameleon, whose converter calls
+// LlamaModel.permute), not to Qwen, Gemma or Mistral's native
 // consolidated files. Rows here are PyTorch rows (output features): the
 // outermost dimension of [tensor.Tensor.Shape], ne[1] in GGUF.
 

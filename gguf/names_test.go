@@ -1,7 +1,10 @@
 package gguf
 
 import (
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -319,5 +322,48 @@ func TestParts(t *testing.T) {
 	g, _ := Architecture("granitemoe")
 	if ps, ok := g.Parts("model.layers.0.block_sparse_moe.input_linear.weight"); !ok || ps[0].Name != "blk.0.ffn_gate_exps.weight" || ps[1].Name != "blk.0.ffn_up_exps.weight" {
 		t.Errorf("input_linear: %v %v", ps, ok)
+	}
+	// A dropped prefix: Chameleon's image tokenizer, every tensor under
+	// it cut into no part, and nothing beside it.
+	c, _ := Architecture("chameleon")
+	for hf, dropped := range map[string]bool{"model.vqmodel.encoder.conv_in.weight": true, "model.vqmodel.quantize.embedding.weight": true,
+		"model.vqmodel": false, "model.vqmodelx.weight": false, "model.embed_tokens.weight": false, "model.layers.0.self_attn.q_norm.bias": false} {
+		if ps, ok := c.Parts(hf); ok != dropped || ok && len(ps) != 0 {
+			t.Errorf("chameleon %s: %v %v, want dropped %v", hf, ps, ok, dropped)
+		}
+	}
+}
+
+// TestArchitecturesDocumented: docs/gguf-architectures.md's table of
+// covered architectures has a row naming each architecture of the table
+// (as `name` in its first column), and README gives their number.
+func TestArchitecturesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/gguf-architectures.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered, _, _ := strings.Cut(string(doc), "Not covered yet")
+	documented := map[string]bool{}
+	for _, l := range strings.Split(covered, "\n") {
+		if first, ok := strings.CutPrefix(l, "| `"); ok {
+			first, _, _ = strings.Cut(first, " |")
+			for _, n := range strings.Split(first, ", ") {
+				documented[strings.Trim(n, "`")] = true
+			}
+		}
+	}
+	names := Architectures()
+	for _, n := range names {
+		if !documented[n] {
+			t.Errorf("docs/gguf-architectures.md: no row for %s", n)
+		}
+	}
+	slices.Sort(names)
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("GGUFs of %d llama.cpp architectures", len(slices.Compact(names))); !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say %q", want)
 	}
 }

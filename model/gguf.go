@@ -279,11 +279,31 @@ func configFromGGUF(gm *gguf.Model, arch string, a *gguf.Arch) ([]byte, string) 
 		c["vocab_size"] = v
 	}
 	c["tie_word_embeddings"] = gm.Tensor("output.weight") == nil
+	nest(c)
 	b, err := json.Marshal(c)
 	if err != nil {
 		return nil, err.Error()
 	}
 	return b, ""
+}
+
+// nest moves each field "a.b" of c into the object a, as the config of
+// a model with nested sub-configs holds it (DBRX's ffn_config.*).
+func nest(c map[string]any) {
+	for _, k := range slices.Sorted(maps.Keys(c)) {
+		head, rest, ok := strings.Cut(k, ".")
+		if !ok || head == "" || rest == "" {
+			continue
+		}
+		sub, ok := c[head].(map[string]any)
+		if !ok {
+			sub = map[string]any{}
+			c[head] = sub
+		}
+		sub[rest] = c[k]
+		delete(c, k)
+		nest(sub)
+	}
 }
 
 // perLayer sets k.Field to the list of k.Layers its per-layer array key
@@ -395,7 +415,7 @@ func (m *Model) GGUFRows(hf string, shape []uint64) func(uint64) uint64 {
 	if json.Unmarshal(m.Config, &cfg) != nil {
 		return nil
 	}
-	if cfg.ModelType != "llama" && cfg.ModelType != "mistral" && cfg.ModelType != "smollm3" || len(shape) == 0 {
+	if !slices.Contains([]string{"llama", "mistral", "smollm3", "chameleon"}, cfg.ModelType) || len(shape) == 0 {
 		return nil
 	}
 	heads := 0

@@ -121,64 +121,31 @@ func TestHostileTorch(t *testing.T) {
 	assert.NoFileExists(t, marker, "the pickle's command ran")
 }
 
-// pkl builds a pickle stream by hand.
-type pkl struct{ b []byte }
-
-func newPkl() *pkl { return &pkl{b: []byte{0x80, 0x02}} }
-
-func (p *pkl) op(b ...byte) *pkl { p.b = append(p.b, b...); return p }
-func (p *pkl) global(mod, name string) *pkl {
-	return p.op('c').op([]byte(mod + "\n" + name + "\n")...)
-}
-func (p *pkl) str(s string) *pkl {
-	p.op('X')
-	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(len(s)))
-	return p.op([]byte(s)...)
-}
-func (p *pkl) int(v int) *pkl {
-	p.op('J')
-	p.b = binary.LittleEndian.AppendUint32(p.b, uint32(v))
-	return p
-}
-
-// tensorPkl is {name: _rebuild_tensor_v2(storage key, offset, shape, stride)}.
-func (p *pkl) tensor(key string, numel, off int, shape, stride []int) *pkl {
-	p.global("torch._utils", "_rebuild_tensor_v2").op('(', '(').str("storage").global("torch", "FloatStorage").str(key).str("cpu").int(numel).op('t', 'Q').int(off).op('(')
-	for _, d := range shape {
-		p.int(d)
-	}
-	p.op('t', '(')
-	for _, d := range stride {
-		p.int(d)
-	}
-	return p.op('t', 0x89, 'N', 't', 'R')
-}
-
 func writeArchive(t *testing.T, pickle []byte, storages map[string]int, extra ...testmodel.ZipEntry) string {
-	recs := []testmodel.ZipEntry{{Name: "archive/data.pkl", Data: pickle}, {Name: "archive/byteorder", Data: []byte("little")}}
+	data := map[string][]byte{}
 	for k, n := range storages {
-		recs = append(recs, testmodel.ZipEntry{Name: "archive/data/" + k, Data: make([]byte, n)})
+		data[k] = make([]byte, n)
 	}
-	recs = append(recs, extra...)
+	recs := append(testmodel.TorchArchive(pickle, data), extra...)
 	path := filepath.Join(t.TempDir(), "x.bin")
 	require.NoError(t, testmodel.WriteTorchZip(path, recs))
 	return path
 }
 
-func stateDict(items func(p *pkl)) []byte {
-	p := newPkl().global("collections", "OrderedDict").op(')', 'R', '(')
+func stateDict(items func(p *testmodel.Pickle)) []byte {
+	p := testmodel.NewPickle().Global("collections", "OrderedDict").Op(')', 'R', '(')
 	items(p)
-	return p.op('u', '.').b
+	return p.Op('u', '.').B
 }
 
 // TestMalformed: crafted archives and pickles, each refused with its
 // code in one line, never a panic, nothing run.
 func TestMalformed(t *testing.T) {
-	good := stateDict(func(p *pkl) { p.str("w").tensor("0", 4, 0, []int{2, 2}, []int{2, 1}) })
-	deep := newPkl()
+	good := stateDict(func(p *testmodel.Pickle) { p.Str("w").Tensor("0", 4, 0, []int{2, 2}, []int{2, 1}) })
+	deep := testmodel.NewPickle()
 	for range 300 {
-		deep.op(']')
-		deep.op('(')
+		deep.Op(']')
+		deep.Op('(')
 	}
 	for _, c := range []struct {
 		name     string
@@ -187,28 +154,28 @@ func TestMalformed(t *testing.T) {
 		contains string
 	}{
 		{"os.system", func(t *testing.T) string {
-			return writeArchive(t, newPkl().global("os", "system").str("touch /tmp/never").op(0x85, 'R', '.').b, nil)
+			return writeArchive(t, testmodel.NewPickle().Global("os", "system").Str("touch /tmp/never").Op(0x85, 'R', '.').B, nil)
 		}, pytorch.CodeForbidden, "os.system"},
 		{"builtins.eval by STACK_GLOBAL", func(t *testing.T) string {
-			return writeArchive(t, newPkl().str("builtins").str("eval").op(0x93).str("1").op(0x85, 'R', '.').b, nil)
+			return writeArchive(t, testmodel.NewPickle().Str("builtins").Str("eval").Op(0x93).Str("1").Op(0x85, 'R', '.').B, nil)
 		}, pytorch.CodeForbidden, "builtins.eval"},
 		{"numpy global", func(t *testing.T) string {
-			return writeArchive(t, newPkl().global("numpy.core.multiarray", "_reconstruct").op('.').b, nil)
+			return writeArchive(t, testmodel.NewPickle().Global("numpy.core.multiarray", "_reconstruct").Op('.').B, nil)
 		}, pytorch.CodeForbidden, "numpy.core.multiarray._reconstruct"},
-		{"deep nesting", func(t *testing.T) string { return writeArchive(t, append(deep.b, '.'), nil) }, pytorch.CodeLimit, "MARK"},
+		{"deep nesting", func(t *testing.T) string { return writeArchive(t, append(deep.B, '.'), nil) }, pytorch.CodeLimit, "MARK"},
 		{"huge memo index", func(t *testing.T) string {
-			return writeArchive(t, newPkl().op(']', 'r', 0xff, 0xff, 0xff, 0xff, 'j', 0xfe, 0xff, 0xff, 0xff, '.').b, nil)
+			return writeArchive(t, testmodel.NewPickle().Op(']', 'r', 0xff, 0xff, 0xff, 0xff, 'j', 0xfe, 0xff, 0xff, 0xff, '.').B, nil)
 		}, pytorch.CodeInvalidPickle, "memo index 4294967294"},
-		{"stack underflow", func(t *testing.T) string { return writeArchive(t, newPkl().op('R', '.').b, nil) }, pytorch.CodeInvalidPickle, "underflow"},
+		{"stack underflow", func(t *testing.T) string { return writeArchive(t, testmodel.NewPickle().Op('R', '.').B, nil) }, pytorch.CodeInvalidPickle, "underflow"},
 		{"string past the end", func(t *testing.T) string {
-			return writeArchive(t, newPkl().op('X', 0xff, 0xff, 0xff, 0x7f, 'a').b, nil)
+			return writeArchive(t, testmodel.NewPickle().Op('X', 0xff, 0xff, 0xff, 0x7f, 'a').B, nil)
 		}, pytorch.CodeInvalidPickle, "ends before"},
-		{"unknown opcode", func(t *testing.T) string { return writeArchive(t, newPkl().op('i').b, nil) }, pytorch.CodeInvalidPickle, "opcode 0x69"},
+		{"unknown opcode", func(t *testing.T) string { return writeArchive(t, testmodel.NewPickle().Op('i').B, nil) }, pytorch.CodeInvalidPickle, "opcode 0x69"},
 		{"short storage", func(t *testing.T) string {
-			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 4, 0, []int{3, 2}, []int{2, 1}) }), map[string]int{"0": 16})
+			return writeArchive(t, stateDict(func(p *testmodel.Pickle) { p.Str("w").Tensor("0", 4, 0, []int{3, 2}, []int{2, 1}) }), map[string]int{"0": 16})
 		}, pytorch.CodeShortStorage, "needs 24 bytes"},
 		{"offset past the storage", func(t *testing.T) string {
-			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 4, 3, []int{2, 2}, []int{2, 1}) }), map[string]int{"0": 16})
+			return writeArchive(t, stateDict(func(p *testmodel.Pickle) { p.Str("w").Tensor("0", 4, 3, []int{2, 2}, []int{2, 1}) }), map[string]int{"0": 16})
 		}, pytorch.CodeShortStorage, "from element 3"},
 		{"missing storage", func(t *testing.T) string { return writeArchive(t, good, nil) }, pytorch.CodeMissingRecord, "archive/data/0"},
 		{"big-endian", func(t *testing.T) string {
@@ -252,9 +219,9 @@ func TestMalformed(t *testing.T) {
 			return writeArchive(t, good, map[string]int{"0": 16}, testmodel.ZipEntry{Name: "archive/data/0", Data: make([]byte, 16)})
 		}, pytorch.CodeCorruptArchive, "archive/data/0 appears twice"},
 		{"tensor named twice", func(t *testing.T) string {
-			return writeArchive(t, stateDict(func(p *pkl) {
-				p.str("w").tensor("0", 4, 0, []int{4}, []int{1})
-				p.str("w").tensor("1", 4, 0, []int{4}, []int{1})
+			return writeArchive(t, stateDict(func(p *testmodel.Pickle) {
+				p.Str("w").Tensor("0", 4, 0, []int{4}, []int{1})
+				p.Str("w").Tensor("1", 4, 0, []int{4}, []int{1})
 			}), map[string]int{"0": 16, "1": 16})
 		}, pytorch.CodeDuplicate, "tensor w is named twice"},
 		{"ZIP64 field too short", func(t *testing.T) string {
@@ -287,16 +254,18 @@ func TestMalformed(t *testing.T) {
 			})
 		}, pytorch.CodeCorruptArchive, "no end of central directory record"},
 		{"expanded view", func(t *testing.T) string {
-			return writeArchive(t, stateDict(func(p *pkl) { p.str("w").tensor("0", 1, 0, []int{1000000, 4}, []int{0, 0}) }), map[string]int{"0": 4})
+			return writeArchive(t, stateDict(func(p *testmodel.Pickle) { p.Str("w").Tensor("0", 1, 0, []int{1000000, 4}, []int{0, 0}) }), map[string]int{"0": 4})
 		}, pytorch.CodeUnsupported, "repeats elements"},
 		{"many references to one tensor", func(t *testing.T) string {
-			pk := newPkl().op(']', '(').tensor("0", 1, 0, []int{1}, []int{1})
+			pk := testmodel.NewPickle().Op(']', '(').Tensor("0", 1, 0, []int{1}, []int{1})
 			for range 100000 {
-				pk.op('2')
+				pk.Op('2')
 			}
-			return writeArchive(t, pk.op('e', '.').b, map[string]int{"0": 4})
+			return writeArchive(t, pk.Op('e', '.').B, map[string]int{"0": 4})
 		}, pytorch.CodeLimit, "more than"},
-		{"no tensors", func(t *testing.T) string { return writeArchive(t, stateDict(func(p *pkl) { p.str("lr").int(3) }), nil) }, pytorch.CodeNoTensors, "holds no tensor"},
+		{"no tensors", func(t *testing.T) string {
+			return writeArchive(t, stateDict(func(p *testmodel.Pickle) { p.Str("lr").Int(3) }), nil)
+		}, pytorch.CodeNoTensors, "holds no tensor"},
 		{"no data.pkl", func(t *testing.T) string {
 			path := filepath.Join(t.TempDir(), "x.bin")
 			require.NoError(t, testmodel.WriteTorchZip(path, []testmodel.ZipEntry{{Name: "archive/other", Data: []byte("x")}}))
@@ -454,15 +423,15 @@ func TestOpenReads(t *testing.T) {
 // MEMOIZE, which stores at the count of entries — give what Python's
 // pickle gives: the tensors named "a", "b" and "c".
 func TestMemo(t *testing.T) {
-	p := newPkl().global("collections", "OrderedDict").op(')', 'R', '(')
-	p.str("x").op('q', 1, '0') // memo[1] = "x", out of order
-	p.str("a").op('q', 0, '0') // memo[0] = "a"
-	p.str("b").op('q', 1, '0') // memo[1] = "b", over "x"
-	p.str("c").op(0x94, '0')   // memo[2] = "c": two entries before it
-	p.op('h', 0).tensor("0", 1, 0, []int{1}, []int{1})
-	p.op('h', 1).tensor("1", 1, 0, []int{1}, []int{1})
-	p.op('h', 2).tensor("2", 1, 0, []int{1}, []int{1})
-	path := writeArchive(t, p.op('u', '.').b, map[string]int{"0": 4, "1": 4, "2": 4})
+	p := testmodel.NewPickle().Global("collections", "OrderedDict").Op(')', 'R', '(')
+	p.Str("x").Op('q', 1, '0') // memo[1] = "x", out of order
+	p.Str("a").Op('q', 0, '0') // memo[0] = "a"
+	p.Str("b").Op('q', 1, '0') // memo[1] = "b", over "x"
+	p.Str("c").Op(0x94, '0')   // memo[2] = "c": two entries before it
+	p.Op('h', 0).Tensor("0", 1, 0, []int{1}, []int{1})
+	p.Op('h', 1).Tensor("1", 1, 0, []int{1}, []int{1})
+	p.Op('h', 2).Tensor("2", 1, 0, []int{1}, []int{1})
+	path := writeArchive(t, p.Op('u', '.').B, map[string]int{"0": 4, "1": 4, "2": 4})
 	f, err := pytorch.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
@@ -479,9 +448,9 @@ func TestMemo(t *testing.T) {
 // field's values in the central directory: its sizes (uncompressed, then
 // compressed), then its local header's offset.
 func twoStoragesEdited(t *testing.T, edit func(raw []byte, zip64 func(name string) int)) string {
-	pk := stateDict(func(p *pkl) {
-		p.str("a").tensor("0", 4, 0, []int{4}, []int{1})
-		p.str("b").tensor("1", 4, 0, []int{4}, []int{1})
+	pk := stateDict(func(p *testmodel.Pickle) {
+		p.Str("a").Tensor("0", 4, 0, []int{4}, []int{1})
+		p.Str("b").Tensor("1", 4, 0, []int{4}, []int{1})
 	})
 	path := writeArchive(t, pk, nil, testmodel.ZipEntry{Name: "archive/data/0", Data: make([]byte, 16)}, testmodel.ZipEntry{Name: "archive/data/1", Data: make([]byte, 16)})
 	raw, err := os.ReadFile(path)
@@ -502,9 +471,9 @@ func twoStoragesEdited(t *testing.T, edit func(raw []byte, zip64 func(name strin
 // window read at open.
 func lazyArchive(t *testing.T) (string, []testmodel.ZipEntry) {
 	const n = 16 << 10 // float32 elements
-	pk := stateDict(func(p *pkl) {
+	pk := stateDict(func(p *testmodel.Pickle) {
 		for i := range 4 {
-			p.str(fmt.Sprintf("t%d", i)).tensor(fmt.Sprint(i), n, 0, []int{n}, []int{1})
+			p.Str(fmt.Sprintf("t%d", i)).Tensor(fmt.Sprint(i), n, 0, []int{n}, []int{1})
 		}
 	})
 	recs := []testmodel.ZipEntry{{Name: "archive/data.pkl", Data: pk}, {Name: "archive/byteorder", Data: []byte("little")}}
@@ -632,17 +601,17 @@ func bytesOf(t *testing.T, tt *tensor.Tensor) string {
 // (a list that contains itself, 60 bytes) or nest the calls as deep as
 // its length allows: each is refused with a code, not a stack overflow.
 func TestNestedRebuild(t *testing.T) {
-	rt := func(p *pkl) *pkl { return p.global("torch._tensor", "_rebuild_from_type_v2") }
-	selfList := rt(newPkl()).op('q', 0).global("torch", "Tensor").op('q', 1, '0', '0').
-		op(']', 'q', 2, '(', 'h', 0, 'h', 1, 'h', 2, 'N', 'e'). // L = [rt, Tensor, L, None]
-		op('0', 'h', 0, 'h', 2, 'R', '.').b                     // rt(*L)
+	rt := func(p *testmodel.Pickle) *testmodel.Pickle { return p.Global("torch._tensor", "_rebuild_from_type_v2") }
+	selfList := rt(testmodel.NewPickle()).Op('q', 0).Global("torch", "Tensor").Op('q', 1, '0', '0').
+		Op(']', 'q', 2, '(', 'h', 0, 'h', 1, 'h', 2, 'N', 'e'). // L = [rt, Tensor, L, None]
+		Op('0', 'h', 0, 'h', 2, 'R', '.').B                     // rt(*L)
 	// T0 = (); Tk+1 = (rt, Tensor, Tk, None); rt(*Tn).
-	deep := rt(newPkl()).op('q', 0).global("torch", "Tensor").op('q', 1, '0', '0', ')', 'q', 2)
+	deep := rt(testmodel.NewPickle()).Op('q', 0).Global("torch", "Tensor").Op('q', 1, '0', '0', ')', 'q', 2)
 	for range 100000 {
 		// (rt, Tensor, <memo 2>, None), memoized as 2 in its turn
-		deep.op('(', 'h', 0, 'h', 1, 'h', 2, 'N', 't', 'q', 2, '0')
+		deep.Op('(', 'h', 0, 'h', 1, 'h', 2, 'N', 't', 'q', 2, '0')
 	}
-	deep.op('h', 0, 'h', 2, 'R', '.')
+	deep.Op('h', 0, 'h', 2, 'R', '.')
 	for _, c := range []struct {
 		name   string
 		pickle []byte
@@ -650,7 +619,7 @@ func TestNestedRebuild(t *testing.T) {
 		detail string
 	}{
 		{"args that hold the call", selfList, pytorch.CodeInvalidPickle, "not a tuple of arguments"},
-		{"calls nested 100,000 deep", deep.b, pytorch.CodeLimit, "nests calls more than"},
+		{"calls nested 100,000 deep", deep.B, pytorch.CodeLimit, "nests calls more than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := pytorch.Open(writeArchive(t, c.pickle, nil))
@@ -668,49 +637,49 @@ func TestNestedRebuild(t *testing.T) {
 // refused with limit_exceeded once it passes four times the stream.
 func TestAllocationBudget(t *testing.T) {
 	big := strings.Repeat("x", 1<<20)
-	repeat := func(p *pkl, n int, each ...byte) *pkl {
+	repeat := func(p *testmodel.Pickle, n int, each ...byte) *testmodel.Pickle {
 		for range n {
-			p.op(each...)
+			p.Op(each...)
 		}
 		return p
 	}
 	// _codecs.encode(s, "latin1") of one memoized MiB, 64 times.
-	encode := newPkl().global("_codecs", "encode").op('q', 0, '0').str(big).op('q', 1, '0').str("latin1").op('q', 2, '0', ']', '(')
-	repeat(encode, 64, 'h', 0, 'h', 1, 'h', 2, 0x86, 'R').op('e', '.')
+	encode := testmodel.NewPickle().Global("_codecs", "encode").Op('q', 0, '0').Str(big).Op('q', 1, '0').Str("latin1").Op('q', 2, '0', ']', '(')
+	repeat(encode, 64, 'h', 0, 'h', 1, 'h', 2, 0x86, 'R').Op('e', '.')
 	// OrderedDict(d) of one memoized dict of 100,000 items, 64 times.
-	dict := newPkl().op('}', 'q', 0, '(')
+	dict := testmodel.NewPickle().Op('}', 'q', 0, '(')
 	for i := range 100000 {
-		dict.int(i).op('N')
+		dict.Int(i).Op('N')
 	}
-	dict.op('u', '0').global("collections", "OrderedDict").op('q', 1, '0', ']', '(')
-	repeat(dict, 64, 'h', 1, 'h', 0, 0x85, 'R').op('e', '.')
+	dict.Op('u', '0').Global("collections", "OrderedDict").Op('q', 1, '0', ']', '(')
+	repeat(dict, 64, 'h', 1, 'h', 0, 0x85, 'R').Op('e', '.')
 	// set(l) of one memoized list of 100,000 items, 64 times.
-	set := newPkl().op(']', 'q', 0, '(')
+	set := testmodel.NewPickle().Op(']', 'q', 0, '(')
 	repeat(set, 100000, 'N')
-	set.op('e', '0').global("builtins", "set").op('q', 1, '0', ']', '(')
-	repeat(set, 64, 'h', 1, 'h', 0, 0x85, 'R').op('e', '.')
+	set.Op('e', '0').Global("builtins", "set").Op('q', 1, '0', ']', '(')
+	repeat(set, 64, 'h', 1, 'h', 0, 0x85, 'R').Op('e', '.')
 	// 64 tensors whose shape and strides are one memoized tuple of
 	// 100,000 ones.
-	shape := newPkl().op('(')
-	repeat(shape, 100000, 'K', 1).op('t', 'q', 0, '0').global("torch._utils", "_rebuild_tensor_v2").op('q', 1, '0').
-		op('(').str("storage").global("torch", "FloatStorage").str("0").str("cpu").int(1).op('t', 'Q', 'q', 2, '0', '}', '(')
+	shape := testmodel.NewPickle().Op('(')
+	repeat(shape, 100000, 'K', 1).Op('t', 'q', 0, '0').Global("torch._utils", "_rebuild_tensor_v2").Op('q', 1, '0').
+		Op('(').Str("storage").Global("torch", "FloatStorage").Str("0").Str("cpu").Int(1).Op('t', 'Q', 'q', 2, '0', '}', '(')
 	for i := range 64 {
-		shape.str(fmt.Sprint(i)).op('h', 1, '(', 'h', 2, 'K', 0, 'h', 0, 'h', 0, 0x89, 'N', 't', 'R')
+		shape.Str(fmt.Sprint(i)).Op('h', 1, '(', 'h', 2, 'K', 0, 'h', 0, 'h', 0, 0x89, 'N', 't', 'R')
 	}
-	shape.op('u', '.')
+	shape.Op('u', '.')
 	// {"p": {K: t, K: t, …}}: one memoized key of a MiB names 64 tensors
 	// "p.K", each a new MiB.
-	names := newPkl().op('}').str("p").op('}').str(big).op('q', 0).tensor("0", 1, 0, []int{1}, []int{1}).op('q', 1, 's', '(')
-	repeat(names, 64, 'h', 0, 'h', 1).op('u', 's', '.')
+	names := testmodel.NewPickle().Op('}').Str("p").Op('}').Str(big).Op('q', 0).Tensor("0", 1, 0, []int{1}, []int{1}).Op('q', 1, 's', '(')
+	repeat(names, 64, 'h', 0, 'h', 1).Op('u', 's', '.')
 	for _, c := range []struct {
 		name   string
 		pickle []byte
 	}{
-		{"a memoized string encoded again and again", encode.b},
-		{"a memoized dict copied again and again", dict.b},
-		{"a memoized list made a set again and again", set.b},
-		{"a memoized shape read again and again", shape.b},
-		{"a memoized key naming many tensors", names.b},
+		{"a memoized string encoded again and again", encode.B},
+		{"a memoized dict copied again and again", dict.B},
+		{"a memoized list made a set again and again", set.B},
+		{"a memoized shape read again and again", shape.B},
+		{"a memoized key naming many tensors", names.B},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := pytorch.Open(writeArchive(t, c.pickle, map[string]int{"0": 4}))
@@ -733,9 +702,9 @@ func TestStridedBudget(t *testing.T) {
 	for i := range n * n {
 		binary.LittleEndian.PutUint32(storage[4*i:], uint32(i))
 	}
-	sd := stateDict(func(p *pkl) {
+	sd := stateDict(func(p *testmodel.Pickle) {
 		for v := range views {
-			p.str(fmt.Sprintf("t%02d", v)).tensor("0", n*n, 0, []int{n, n}, []int{1, n})
+			p.Str(fmt.Sprintf("t%02d", v)).Tensor("0", n*n, 0, []int{n, n}, []int{1, n})
 		}
 	})
 	path := filepath.Join(t.TempDir(), "views.pt")

@@ -47,6 +47,8 @@ type ExpectedTensor struct {
 	// AnyDType: the dtype is not held to config.json's (routers and
 	// buffers that checkpoints keep in float32).
 	AnyDType bool
+	// Alt is the shape another writer gives it (T.Alt), nil if none.
+	Alt []Dim
 }
 
 // ShapeValues returns the numeric shape.
@@ -107,6 +109,7 @@ type Plan struct {
 	// (_keys_to_ignore_on_load_unexpected), for the checker's notes.
 	Ignore   []*regexp.Regexp
 	variants [][][2]string // the family's other layouts (Family.Variants)
+	altNote  string        // Family.AltNote
 	// fields are the integer symbols read from config fields, by field
 	// name: the dimensions a format that cuts a tensor into parts gives
 	// the parts (model.Names.Parts).

@@ -49,28 +49,26 @@ var _ = register(
 	// upsampling_ratios, derived by the config class, are read from
 	// config.json where written there.
 	func() *Family {
+		eg, es, ef := dacEncoder("encoder.", "")
+		d := dacEncoderDefs("", "", "list(2, 4, 8, 8)")
 		return &Family{Name: "DAC", Class: "Dac", ModelTypes: []string{"dac"}, Causal: "-", SeqCls: "-",
-			Defs: []Def{
-				{Sym: "E", Field: "encoder_hidden_size", Default: "64", Legend: "E", Desc: "encoder's first width (doubling per block)", Show: true, Pos: true},
+			Defs: []Def{d[0],
 				{Sym: "D", Field: "decoder_hidden_size", Default: "1536", Legend: "D", Desc: "decoder's first width (halving per block)", Show: true, Pos: true},
-				{Sym: "dr", Field: "downsampling_ratios", Type: List, Default: "list(2, 4, 8, 8)", Null: "=", Desc: "the encoder's strides"},
+				d[1],
 				{Sym: "urf", Field: "upsampling_ratios", Type: List, Default: "empty", Null: "=", Desc: "the decoder's strides (default dr reversed)"},
 				derived("nd", "len(urf) > 0 ? len(urf) : len(dr)"),
-				{Sym: "H", Field: "hidden_size", Default: "E*pow(2, len(dr))", Null: "E*pow(2, len(dr))", Legend: "H", Desc: "latent width", Show: true, Pos: true},
+				d[2],
 				field("nq", "n_codebooks", "9", "quantizers"),
 				{Sym: "cs", Field: "codebook_size", Default: "1024", Desc: "codebook entries", Pos: true},
 				field("cd", "codebook_dim", "8", "codebook width"),
 			},
-			Global: conv1d3("encoder.conv1", "E", "1", "7", "true"),
-			Stacks: []Stack{
-				{Name: "encoder", Prefix: "encoder.block.{l}.", Layers: "len(dr)", Tensors: cat(
-					renameSyms(dacResUnits("w"), "w", "(E*pow(2, l))"), snake("snake1", "E*pow(2, l)"),
-					conv1d3("conv1", "E*pow(2, l+1)", "E*pow(2, l)", "2*at(dr, l)", "true"))},
+			Global: eg,
+			Stacks: []Stack{es,
 				{Name: "decoder", Prefix: "decoder.block.{l}.", Layers: "nd", Tensors: cat(
 					snake("snake1", "D/pow(2, l)"), renameSyms(conv1d3t("conv_t1", "D/pow(2, l)", "w", "2*(len(urf) > 0 ? at(urf, l) : at(dr, len(dr)-1-l))"), "w", "(D/pow(2, l+1))"),
 					renameSyms(dacResUnits("w"), "w", "(D/pow(2, l+1))"))},
 			},
-			Final: cat(snake("encoder.snake1", "E*pow(2, len(dr))"), conv1d3("encoder.conv2", "H", "E*pow(2, len(dr))", "3", "true"),
+			Final: cat(ef,
 				conv1d3("decoder.conv1", "D", "H", "7", "true"), snake("decoder.snake1", "D/pow(2, nd)"), conv1d3("decoder.conv2", "1", "D/pow(2, nd)", "7", "true"),
 				[]T{{Name: "quantizer.quantizers.{e}.in_proj.weight", Shape: []string{"cd", "H", "1"}, Role: RoleLinear, Experts: "nq"},
 					{Name: "quantizer.quantizers.{e}.in_proj.bias", Shape: []string{"cd"}, Role: RoleBias, Experts: "nq"},

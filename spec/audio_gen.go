@@ -151,3 +151,26 @@ func seamlessFamily(v2 bool) *Family {
 }
 
 var _ = register(func() *Family { return seamlessFamily(false) }, func() *Family { return seamlessFamily(true) })
+
+// higgsAudioV2 is Higgs Audio v2 (transformers 5.x only): Llama's layers
+// with a second, audio-token pre-norm, post-norm and gated MLP beside the
+// text ones (the attention is shared), one embedding of every codebook's
+// tokens (num_codebooks·codebook_size) and the audio head of the same
+// width; the text head (use_text_head) is never built by the class
+// transformers maps, and no weight is tied.
+func higgsAudioV2() *Family {
+	return &Family{Name: "Higgs Audio v2", Class: "HiggsAudioV2", ModelTypes: []string{"higgs_audio_v2"},
+		Causal: "HiggsAudioV2ForConditionalGeneration", SeqCls: "-", Tasks: noTasks,
+		Defs: cat(sized(llamaDims("128", "H/heads", "8", "heads"), "V", "128256", "H", "3072", "L", "28", "heads", "24", "I", "8192"),
+			[]Def{attnBiasFlag, mlpBiasFlag,
+				field("nc", "num_codebooks", "8", "audio codebooks"), field("cb", "codebook_size", "1024", "tokens per codebook")}),
+		Global: cat(embed("model.embed_tokens.weight"),
+			[]T{{Name: "model.embed_audio_tokens.embed_audio_tokens.weight", Shape: []string{"nc*cb", "H"}, Role: RoleEmbedding}}),
+		Stacks: decoderLayers(nil, llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")),
+			norm("audio_input_layernorm", "H", ""), norm("audio_post_attention_layernorm", "H", ""), gatedMLP("audio_mlp.", "I", "mlp_bias")),
+		Final:  cat(norm("model.norm", "H", ""), []T{{Name: "audio_lm_head.weight", Shape: []string{"nc*cb", "H"}, Role: RoleHead}}),
+		Ignore: []string{`^text_lm_head\.weight$`},
+	}
+}
+
+var _ = register(higgsAudioV2)

@@ -1,6 +1,10 @@
 package spec
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Audio towers and audio-text dual encoders: CLAP (an HTS-AT audio
 // tower, Swin's stages over a spectrogram, beside a RoBERTa text tower).
@@ -138,3 +142,76 @@ func gemma4Audio() *Family {
 }
 
 var _ = register(gemma4Audio)
+
+// peAudioEncoder is PE-Audio's encoder (PeAudioEncoder): DAC's encoder
+// (dac_config, its ratios and codebook width defaulting to PE's) and
+// bottleneck to codebook_dim, a projection to the width H, a patch
+// embedder (a class token, a residual pair of group-normed kernel-3
+// convolutions), Qwen3's layers (q/k norms, a bias-free gated MLP) and
+// a bias-free output projection.
+func peAudioEncoder() *Family {
+	dg, ds, df := dacEncoder("embedder.dac_encoder.", "dac_")
+	pe := "patch_embedder.resnet_block."
+	return &Family{Name: "PE-Audio encoder", Class: "PeAudio", ConfigClass: "PeAudioEncoderConfig", ModelTypes: []string{"pe_audio_encoder"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "Encoder", Prefix: "-", KeepFinal: true}},
+		Defs: cat([]Def{
+			{Sym: "H", Field: "hidden_size", Default: "1792", Legend: "H", Desc: "width", Show: true, Pos: true},
+			{Sym: "L", Field: "num_hidden_layers", Default: "6", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "num_attention_heads", Default: "14", Legend: "heads", Desc: qWidth, Show: true, Pos: true},
+			kvDef("num_key_value_heads", "heads", "heads"),
+			{Sym: "d", Field: "head_dim", Default: "128", Null: "H/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+			inner("intermediate_size", "4800"), attnBiasFlag,
+			field("cd", "dac_config.codebook_dim", "128", "the DAC bottleneck's width"),
+		}, dacEncoderDefs("dac_config.", "dac_", "list(2, 8, 10, 12)")),
+		Global: cat(dg),
+		Stacks: []Stack{ds, {Prefix: "layers.{l}.", Layers: "L", Tensors: cat(inNorm,
+			attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")), postNorm, gatedMLP("mlp.", "I", ""))}},
+		Final: cat(df, conv1d3("embedder.bottleneck", "cd", "dac_H", "1", "true"), linear("embedder.data_proj", "H", "cd", "true"),
+			[]T{{Name: "patch_embedder.class_embedding", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding}},
+			norm(pe+"block1.groupnorm", "H", "true"), conv1d3(pe+"block1.project", "H", "H", "3", "true"),
+			norm(pe+"block2.groupnorm", "H", "true"), conv1d3(pe+"block2.project", "H", "H", "3", "true"),
+			norm("norm", "H", ""), linear("output", "H", "H", "")),
+	}
+}
+
+// peAudio is PE-Audio (PeAudioModel): the text model text_config names
+// (ModernBERT, the only one modelled: another type exits 3; its fields
+// default to PeAudioConfig's text defaults) under text_model., the
+// encoder under audio_encoder., a contrastive head on each (a layer norm
+// and a bias-free projection to the text width) and the logit scale and
+// bias.
+func peAudio(enc *Family) *Family {
+	t, _ := partOf(modernBert, TaskBase, "text_config.", "text_model.", "t_")
+	a, _ := partOf(enc, "Encoder", "audio_config.", "audio_encoder.", "a_")
+	textDefaults := map[string]string{"t_H": "1024", "t_I": "2624", "t_L": "22", "t_heads": "16"}
+	var defs []Def
+	for _, d := range t.Defs {
+		if x, ok := textDefaults[d.Sym]; ok {
+			d.Default = x
+		}
+		d.Desc = strings.Replace(d.Desc, "backbone: ", "text: ", 1)
+		defs = append(defs, d)
+	}
+	for _, d := range a.Defs {
+		d.Desc = strings.Replace(d.Desc, "backbone: ", "audio: ", 1)
+		defs = append(defs, d)
+	}
+	head := func(pre, in string) []T {
+		return cat(norm(pre+"layer_norm", in, "true"), linear(pre+"proj", "t_H", in, ""))
+	}
+	f := &Family{Name: "PE-Audio", Class: "PeAudio", ModelTypes: []string{"pe_audio"}, Causal: "-", SeqCls: "-", Tasks: codecBase,
+		Defs:   cat(defs, []Def{{Sym: "tmt", Field: "text_config.model_type", Type: Str, Default: "'modernbert'", Desc: "the text model"}}),
+		Global: cat(t.Global, a.Global), Stacks: cat(t.Stacks, a.Stacks),
+		Final: cat(t.Final, a.Final, head("text_audio_head.", "t_H"), head("audio_head.", "a_H"),
+			[]T{{Name: "text_audio_logit_scale", Shape: []string{"1"}, Role: RoleNorm}, {Name: "text_audio_logit_bias", Shape: []string{"1"}, Role: RoleNorm}})}
+	f.compose = func(c *Config) (*Family, error) {
+		if mt := subType(c, "text_config"); mt != "" && mt != "modernbert" {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(),
+				Reason: fmt.Sprintf("its text model, text_config.model_type %q, is not modelled (ModernBERT is)", mt)}
+		}
+		return f, nil
+	}
+	return f
+}
+
+var _ = registerGroup(results2(func() (*Family, *Family) { e := peAudioEncoder(); return e, peAudio(e) }))

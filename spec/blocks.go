@@ -351,13 +351,7 @@ func conv1d(name, in, out string) []T {
 
 // withoutDefs returns defs less the named symbols.
 func withoutDefs(defs []Def, syms ...string) []Def {
-	var out []Def
-	for _, d := range defs {
-		if !slices.Contains(syms, d.Sym) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(defs), func(d Def) bool { return slices.Contains(syms, d.Sym) })
 }
 
 // opt is an integer field with its class default.

@@ -158,3 +158,33 @@ func waveNet(pre, n string) []T {
 	return cat(when("spk != 0", wnConv(pre+"cond_layer", "2*H*("+n+")", "spk", "1")),
 		per(wnConv("in_layers.#", "2*H", "H", "wk")), per(wnConv("res_skip_layers.#", "e < ("+n+")-1 ? 2*H : H", "H", "1")))
 }
+
+// dacEncoder is DAC's encoder under pre ("encoder."), DacConfig's
+// symbols x+E (encoder_hidden_size), x+dr (downsampling_ratios) and x+H
+// (the latent width): a kernel-7 convolution to E, a block per ratio
+// (three residual units, Snake, a strided convolution doubling the
+// width), Snake and a kernel-3 convolution to H. PE-Audio embeds it.
+func dacEncoder(pre, x string) ([]T, Stack, []T) {
+	ts, st, f := conv1d3(pre+"conv1", "E", "1", "7", "true"),
+		Stack{Name: "encoder", Prefix: pre + "block.{l}.", Layers: "len(dr)", Tensors: cat(
+			renameSyms(dacResUnits("w"), "w", "(E*pow(2, l))"), snake("snake1", "E*pow(2, l)"),
+			conv1d3("conv1", "E*pow(2, l+1)", "E*pow(2, l)", "2*at(dr, l)", "true"))},
+		cat(snake(pre+"snake1", "E*pow(2, len(dr))"), conv1d3(pre+"conv2", "H", "E*pow(2, len(dr))", "3", "true"))
+	if x == "" {
+		return ts, st, f
+	}
+	pairs := []string{"E", x + "E", "dr", x + "dr", "H", x + "H"}
+	return renameSyms(ts, pairs...), renamedStack(st, "DAC encoder", st.Prefix, pairs...), renameSyms(f, pairs...)
+}
+
+// dacEncoderDefs are the fields dacEncoder reads, under cfg, symbols
+// prefixed x, with the default ratios given (DAC's own, or a model's
+// for its DAC encoder).
+func dacEncoderDefs(cfg, x, ratios string) []Def {
+	return []Def{
+		{Sym: x + "E", Field: cfg + "encoder_hidden_size", Default: "64", Legend: x + "E", Desc: "DAC encoder's first width (doubling per block)", Show: true, Pos: true},
+		{Sym: x + "dr", Field: cfg + "downsampling_ratios", Type: List, Default: ratios, Null: "=", Desc: "the DAC encoder's strides"},
+		{Sym: x + "H", Field: cfg + "hidden_size", Default: x + "E*pow(2, len(" + x + "dr))", Null: x + "E*pow(2, len(" + x + "dr))",
+			Legend: x + "H", Desc: "DAC latent width", Show: true, Pos: true},
+	}
+}

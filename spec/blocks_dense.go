@@ -207,6 +207,12 @@ func familyPart(mt, suffix, cfg, pre, sym string) (encoderPart, bool) {
 	if f == nil || f.compose != nil {
 		return encoderPart{}, false
 	}
+	return partOf(f, suffix, cfg, pre, sym)
+}
+
+// partOf is familyPart of the family f itself (a family built beside
+// the one using it, not looked up by model_type).
+func partOf(f *Family, suffix, cfg, pre, sym string) (encoderPart, bool) {
 	t := f.findTask(f.Class + suffix)
 	if t == nil {
 		if t = f.findTask(f.Class + TaskBase); t == nil {
@@ -347,4 +353,58 @@ func backboneComposed(f *Family, cfg, pre, suffix string, feats bool) *Family {
 		return g2.(*Family), nil
 	}
 	return f
+}
+
+// uperHead is UperNet's decode head under "decode_head." (a pyramid
+// pooling module on the last of the feature maps: one 1×1 ConvModule per
+// pool_scales entry ps, a bottleneck; an FPN: a lateral and an output
+// ConvModule per other map, its bottleneck; the classifier) and, where
+// aux, the FCN auxiliary head under "auxiliary_head."
+// (auxiliary_num_convs ConvModules, conv_cat where aCat, a classifier).
+// A ConvModule is a bias-free convolution (Conv) and its BatchNorm
+// (Norm); PSP is a pooling module's name (its {e} the scale),
+// Bottleneck the pyramid's. Symbols: H (the heads' width), ps, C, aux,
+// aH (the auxiliary width), aCat, aIn (its input width), AuxN (the
+// expression of the auxiliary convolutions' count), Maps (the feature
+// maps' count), Ch (map i's width).
+type uperHead struct {
+	Conv, Norm, PSP, Bottleneck string
+	Maps, AuxN                  string
+	Ch                          func(i string) string
+}
+
+// uperBEiT is the head's names as BEiT writes them (transformers 5.x
+// too: it renames them back on saving); uperBEiT5 as transformers 5.x
+// writes Data2Vec-Vision's. UperNet's norms are batch_norm.
+var (
+	uperBEiT  = uperHead{Conv: "conv", Norm: "bn", PSP: "psp_modules.{e}.1.", Bottleneck: "bottleneck."}
+	uperBEiT5 = uperHead{Conv: "convolution", Norm: "normalization", PSP: "psp_modules.blocks.{e}.conv.", Bottleneck: "psp_bottleneck."}
+)
+
+func (u uperHead) build() []T {
+	cm := func(pre, out, in, k string) []T {
+		return cbn{Conv: u.Conv, Norm: u.Norm, Out: out, In: in, K: k}.at(pre)
+	}
+	last := u.Ch(u.Maps + "-1")
+	const d, a = "decode_head.", "auxiliary_head."
+	return cat(conv(d+"classifier", "C", "H", "1", "1"),
+		copies("len(ps)", cm(d+u.PSP, "H", last, "1")),
+		cm(d+u.Bottleneck, "H", last+"+len(ps)*H", "3"),
+		copies(u.Maps+"-1", cm(d+"lateral_convs.{e}.", "H", u.Ch("e"), "1"), cm(d+"fpn_convs.{e}.", "H", "H", "3")),
+		cm(d+"fpn_bottleneck.", "H", u.Maps+"*H", "3"),
+		when("aux", copies(u.AuxN, cm(a+"convs.{e}.", "aH", "e == 0 ? aIn : aH", "3")),
+			when("aCat", cm(a+"conv_cat.", "aH", "aIn+aH", "3")),
+			conv(a+"classifier", "C", "aH", "1", "1")))
+}
+
+// uperAuxDefs are the auxiliary FCN head's fields (UperNet's, BEiT's);
+// in is the default of its input width.
+func uperAuxDefs(in string) []Def {
+	return []Def{
+		flag("aux", "use_auxiliary_head", "true", "the auxiliary FCN head"),
+		{Sym: "aH", Field: "auxiliary_channels", Default: "256", Desc: "the auxiliary head's width", Pos: true},
+		{Sym: "aN", Field: "auxiliary_num_convs", Default: "1", Desc: "the auxiliary head's convolutions"},
+		flag("aCat", "auxiliary_concat_input", "false", "the auxiliary head concatenates its input"),
+		{Sym: "aIn", Field: "auxiliary_in_channels", Default: in, Null: "=", Desc: "the auxiliary head's input width"},
+	}
 }

@@ -111,6 +111,9 @@ var detrBackbones = map[string]string{
 	"rt_detr_resnet": "at(bOut, e) == 0 ? b_rE : at(b_rhs, at(bOut, e)-1)",
 	"lw_detr_vit":    "b_vH",
 	"rf_detr_dinov2": "b_H",
+	// BackboneMixin's channels: [embedding_size] + hidden_sizes, whatever
+	// the stages' own stage_out_channels.
+	"hgnet_v2": "at(bOut, e) == 0 ? b_hE : at(b_hHS, at(bOut, e)-1)",
 }
 
 // detrBB is where a DETR-like model holds its backbone: the names'
@@ -126,7 +129,7 @@ type detrBB struct {
 // backbone_config names (familyPart's Backbone class, its fields under
 // "backbone_config.", its names under pre, symbols b_…), def the
 // model_type of the class's default backbone (a config without
-// backbone_config). The symbol bCh is then the expression of output e's
+// backbone_config). The symbol bCh is then the expression of output e's (bCh1: e+1's)
 // width; with freeze (freeze_backbone_batch_norms) the backbone's
 // BatchNorms are frozen: no num_batches_tracked. A backbone outside
 // detrBackbones, or a timm one, is not modelled (exit 3).
@@ -178,7 +181,8 @@ func withDetrBackbone(f *Family, bb detrBB) *Family {
 			s.Tensors = frozen(s.Tensors)
 			stacks = append(stacks, s)
 		}
-		rch := func(ts []T) []T { return renameSyms(ts, "bCh", "("+ch+")") }
+		ch1 := symRenamer("e", "(e+1)")(ch)
+		rch := func(ts []T) []T { return renameSyms(ts, "bCh", "("+ch+")", "bCh1", "("+ch1+")") }
 		for _, s := range f.Stacks {
 			stacks = append(stacks, renamedStack(s, s.Name, s.Prefix, "bCh", "("+ch+")"))
 		}

@@ -82,13 +82,7 @@ func withTask(ts []Task, t Task) []Task {
 
 // withoutTasks returns ts without the tasks of the given suffixes.
 func withoutTasks(ts []Task, suffixes ...string) []Task {
-	var out []Task
-	for _, t := range ts {
-		if !slices.Contains(suffixes, t.Suffix) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(ts), func(t Task) bool { return slices.Contains(suffixes, t.Suffix) })
 }
 
 // classTasks are the task tables of families that do not set Tasks, by

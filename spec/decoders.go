@@ -731,55 +731,37 @@ var _ = register(
 	// post_attention_layernorm and a gated mlp, model.norm, lm_head.
 
 	func() *Family {
-		return &Family{Name: "Llama", Class: "Llama", ModelTypes: []string{"llama"},
-			Defs:   cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers(nil, llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias"))),
-			Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return std("Llama", "Llama", []string{"llama"},
+			cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "11008"), []Def{tie("false"), attnBiasFlag, mlpBiasFlag}),
+			nil, llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "mlp_bias")))
 	},
 	func() *Family {
-		return &Family{Name: "Mistral", Class: "Mistral", ModelTypes: []string{"mistral"},
-			Defs:   cat(sized(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "14336"), []Def{tie("false")}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers(nil, llamaBlock("", "", gatedMLP("mlp.", "I", ""))),
-			Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return std("Mistral", "Mistral", []string{"mistral"},
+			cat(sized(llamaDims("H/heads", "H/heads", "8", "heads"), "V", "32000", "H", "4096", "L", "32", "heads", "32", "I", "14336"), []Def{tie("false")}),
+			nil, llamaBlock("", "", gatedMLP("mlp.", "I", "")))
 	},
 	func() *Family {
-		return &Family{Name: "Qwen2", Class: "Qwen2", ModelTypes: []string{"qwen2"},
-			Defs:   cat(sized(llamaDims("H/heads", "", "32", "heads"), "V", "151936", "H", "4096", "L", "32", "heads", "32", "I", "22016"), []Def{tie("false")}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers(nil, llamaBlock("true", "", gatedMLP("mlp.", "I", ""))),
-			Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return std("Qwen2", "Qwen2", []string{"qwen2"},
+			cat(sized(llamaDims("H/heads", "", "32", "heads"), "V", "151936", "H", "4096", "L", "32", "heads", "32", "I", "22016"), []Def{tie("false")}),
+			nil, llamaBlock("true", "", gatedMLP("mlp.", "I", "")))
 	},
 	func() *Family {
-		return &Family{Name: "Qwen3", Class: "Qwen3", ModelTypes: []string{"qwen3"},
-			Defs:   cat(llamaDims("128", "", "32", "heads"), []Def{tie("false"), attnBiasFlag}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
-				norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", "")),
-			Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return std("Qwen3", "Qwen3", []string{"qwen3"},
+			cat(llamaDims("128", "", "32", "heads"), []Def{tie("false"), attnBiasFlag}),
+			nil, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "d", "d")),
+			norm("post_attention_layernorm", "H", ""), gatedMLP("mlp.", "I", ""))
 	},
 	func() *Family {
-		return &Family{Name: "Gemma", Class: "Gemma", ModelTypes: []string{"gemma"},
-			Defs:   cat(sized(llamaDims("256", "", "16", ""), "V", "256000", "H", "3072", "L", "28", "heads", "16", "I", "24576"), []Def{tie("true"), attnBiasFlag}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers(nil, llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", ""))),
-			Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return std("Gemma", "Gemma", []string{"gemma"},
+			cat(sized(llamaDims("256", "", "16", ""), "V", "256000", "H", "3072", "L", "28", "heads", "16", "I", "24576"), []Def{tie("true"), attnBiasFlag}),
+			nil, llamaBlock("attention_bias", "attention_bias", gatedMLP("mlp.", "I", "")))
 	},
 	func() *Family {
-		return &Family{Name: "Gemma2", Class: "Gemma2", ModelTypes: []string{"gemma2"},
-			Defs:   cat(sized(llamaDims("256", "", "4", ""), "V", "256000", "H", "2304", "L", "26", "heads", "8", "I", "9216"), []Def{tie("true"), attnBiasFlag}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers(nil, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias"),
-				norm("post_attention_layernorm", "H", ""), norm("pre_feedforward_layernorm", "H", ""), gatedMLP("mlp.", "I", ""),
-				norm("post_feedforward_layernorm", "H", "")),
-			Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return std("Gemma2", "Gemma2", []string{"gemma2"},
+			cat(sized(llamaDims("256", "", "4", ""), "V", "256000", "H", "2304", "L", "26", "heads", "8", "I", "9216"), []Def{tie("true"), attnBiasFlag}),
+			nil, norm("input_layernorm", "H", ""), attn("self_attn.", "attention_bias", "attention_bias"),
+			norm("post_attention_layernorm", "H", ""), norm("pre_feedforward_layernorm", "H", ""), gatedMLP("mlp.", "I", ""),
+			norm("post_feedforward_layernorm", "H", ""))
 	},
 	// Gemma 3n's language model: AltUp (altup_num_inputs parallel
 	// streams, their projections in and out), LAuReL low-rank residuals,

@@ -297,19 +297,9 @@ var _ = register(
 	// correction bias and a fused shared expert; dense layers a fused
 	// gate_up of dense_intermediate_size.
 	func() *Family {
-		return std("MiniMax-M3", "MiniMaxM3VLText", []string{"minimax_m3_vl_text"},
-			cat(sized(llamaDims("128", "", "4", ""), "V", "200064", "H", "6144", "L", "60", "heads", "64", "I", "3072"),
-				expertsI("num_local_experts|num_experts", "128", "num_experts_per_tok", "4"), []Def{
-					opt("Ish", "shared_intermediate_size", "3072"), opt("Id", "dense_intermediate_size", "12288"),
-					list("lt", "layer_types", "each layer's attention"),
-					list("saf", "sparse_attention_config.sparse_attention_freq", "sparse attention layers (without layer_types)"),
-					list("mlf", "moe_layer_freq", "MoE layers (without mlp_layer_types)"),
-					opt("ixn", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4"),
-					opt("ixd", "sparse_attention_config.sparse_index_dim|index_head_dim", "128"),
-					mltDef, tie("false")}),
-			[]Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : (len(mlf) > 0 ? in(at(mlf, l), list(1, 'true')) : true)"}, {Name: "dense"}},
+		return std("MiniMax-M3", "MiniMaxM3VLText", []string{"minimax_m3_vl_text"}, minimaxM3Defs(), minimaxM3Kinds,
 			inNorm, attn("self_attn.", "", "", qkNorm("self_attn.", "d", "d")),
-			when("len(lt) > 0 ? at(lt, l) == 'minimax_m3_sparse' : (len(saf) > 0 && in(at(saf, l), list(1, 'true')))",
+			when(minimaxM3Indexer,
 				linear("self_attn.indexer.q_proj", "ixn*ixd", "H", ""), linear("self_attn.indexer.k_proj", "ixd", "H", ""),
 				qkNorm("self_attn.indexer.", "ixd", "ixd")),
 			postNorm,
@@ -1168,59 +1158,80 @@ var _ = register(
 	},
 )
 
-var _ = register(
-	// GLM-Image's language model alone (GlmImageTextModel): GLM-4's
-	// layer (sandwich norms, fused gate_up, q/k/v biases by
-	// attention_bias) with head_dim H/heads unless given.
-	func() *Family {
-		return std("GLM-Image text", "GlmImage", []string{"glm_image_text"},
-			cat(sized(llamaDims("H/heads", "", "2", ""), "V", "168064", "H", "4096", "L", "40", "heads", "32", "I", "13696"),
-				[]Def{flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
-			inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
-			linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")).
-			with(func(f *Family) {
-				f.ConfigClass, f.Causal, f.SeqCls = "GlmImageTextConfig", "-", "-"
-				f.Final = norm("model.norm", "H", "")
-				f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
-			})
-	},
-	// GLM-Image's VQ tokenizer (GlmImageVQVAE): only the codebook and the
-	// 1×1 convs into and out of it are parameters.
-	func() *Family {
-		return &Family{Name: "GLM-Image VQ-VAE", Class: "GlmImage", ConfigClass: "GlmImageVQVAEConfig", ModelTypes: []string{"glm_image_vqmodel"},
-			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VQVAE", KeepFinal: true}},
-			Defs: []Def{
-				{Sym: "qD", Field: "embed_dim", Default: "2048", Legend: "D", Desc: "codebook entry width", Show: true, Pos: true},
-				{Sym: "qN", Field: "num_embeddings", Default: "16384", Legend: "N", Desc: "codebook entries", Show: true, Pos: true},
-				{Sym: "qC", Field: "latent_channels", Default: "1536", Desc: "latent channels", Pos: true},
-			},
-			Final: cat([]T{{Name: "quantize.embedding.weight", Shape: []string{"qN", "qD"}, Role: RoleEmbedding},
-				{Name: "quant_conv.weight", Shape: []string{"qD", "qC", "1", "1"}, Role: RoleLinear}}, vec("quant_conv.bias", "qD"),
-				[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
-		}
-	},
-)
+var _ = register(glmImageText, glmImageVQ, glmImageVision)
 
-var _ = register(
-	// GLM-Image's vision tower alone (GlmImageVisionModel): a biased patch
-	// conv, a learned position table of (image_size/patch_size)² rows,
-	// pre-norm blocks with a fused qkv and proj (biased by
-	// attention_bias) and a GELU MLP.
-	func() *Family {
-		return &Family{Name: "GLM-Image vision", Class: "GlmImage", ConfigClass: "GlmImageVisionConfig", ModelTypes: []string{"glm_image_vision"},
-			Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
-			Defs: []Def{
-				{Sym: "vH", Field: "hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-				{Sym: "vL", Field: "depth", Default: "40", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
-				vFFN("", "6144"), vPatch("", "16"), opt("vS", "image_size", "2048"), opt("vC", "in_channels", "3"),
-				flag("vBias", "attention_bias", "true", "qkv and proj have biases"),
-			},
-			Global: cat([]T{{Name: "patch_embed.proj.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}, vec("patch_embed.proj.bias", "vH"),
-				[]T{{Name: "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}),
-			Stacks: []Stack{{Name: "vision", Prefix: "blocks.{l}.", Layers: "vL", Tensors: cat(
-				norm("norm1", "vH", "true"), norm("norm2", "vH", "true"),
-				linear("attn.qkv", "3*vH", "vH", "vBias"), linear("attn.proj", "vH", "vH", "vBias"),
-				linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))}},
-		}
-	},
-)
+// glmImageText is GLM-Image's language model alone (GlmImageTextModel):
+// GLM-4's layer (sandwich norms, fused gate_up, q/k/v biases by
+// attention_bias) with head_dim H/heads unless given.
+func glmImageText() *Family {
+	return std("GLM-Image text", "GlmImage", []string{"glm_image_text"},
+		cat(sized(llamaDims("H/heads", "", "2", ""), "V", "168064", "H", "4096", "L", "40", "heads", "32", "I", "13696"),
+			[]Def{flag("attention_bias", "attention_bias", "true", "q, k and v projections have biases")}), nil,
+		inNorm, attn("self_attn.", "attention_bias", ""), postNorm, norm("post_self_attn_layernorm", "H", ""),
+		linear("mlp.gate_up_proj", "2*I", "H", ""), linear("mlp.down_proj", "H", "I", ""), norm("post_mlp_layernorm", "H", "")).
+		with(func(f *Family) {
+			f.ConfigClass, f.Causal, f.SeqCls = "GlmImageTextConfig", "-", "-"
+			f.Final = norm("model.norm", "H", "")
+			f.Tasks = []Task{{Suffix: "TextModel", Prefix: "-"}}
+		})
+}
+
+// glmImageVQ is GLM-Image's VQ tokenizer (GlmImageVQVAE): only the
+// codebook and the 1×1 convs into and out of it are parameters.
+func glmImageVQ() *Family {
+	return &Family{Name: "GLM-Image VQ-VAE", Class: "GlmImage", ConfigClass: "GlmImageVQVAEConfig", ModelTypes: []string{"glm_image_vqmodel"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VQVAE", KeepFinal: true}},
+		Defs: []Def{
+			{Sym: "qD", Field: "embed_dim", Default: "2048", Legend: "D", Desc: "codebook entry width", Show: true, Pos: true},
+			{Sym: "qN", Field: "num_embeddings", Default: "16384", Legend: "N", Desc: "codebook entries", Show: true, Pos: true},
+			{Sym: "qC", Field: "latent_channels", Default: "1536", Desc: "latent channels", Pos: true},
+		},
+		Final: cat([]T{{Name: "quantize.embedding.weight", Shape: []string{"qN", "qD"}, Role: RoleEmbedding},
+			{Name: "quant_conv.weight", Shape: []string{"qD", "qC", "1", "1"}, Role: RoleLinear}}, vec("quant_conv.bias", "qD"),
+			[]T{{Name: "post_quant_conv.weight", Shape: []string{"qC", "qD", "1", "1"}, Role: RoleLinear}}, vec("post_quant_conv.bias", "qC")),
+	}
+}
+
+// glmImageVision is GLM-Image's vision tower alone (GlmImageVisionModel):
+// a biased patch conv, a learned position table of
+// (image_size/patch_size)² rows, pre-norm blocks with a fused qkv and
+// proj (biased by attention_bias) and a GELU MLP.
+func glmImageVision() *Family {
+	return &Family{Name: "GLM-Image vision", Class: "GlmImage", ConfigClass: "GlmImageVisionConfig", ModelTypes: []string{"glm_image_vision"},
+		Causal: "-", SeqCls: "-", Tasks: []Task{{Suffix: "VisionModel", KeepFinal: true}},
+		Defs: []Def{
+			{Sym: "vH", Field: "hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
+			{Sym: "vL", Field: "depth", Default: "40", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vFFN("", "6144"), vPatch("", "16"), opt("vS", "image_size", "2048"), opt("vC", "in_channels", "3"),
+			flag("vBias", "attention_bias", "true", "qkv and proj have biases"),
+		},
+		Global: cat([]T{{Name: "patch_embed.proj.weight", Shape: []string{"vH", "vC", "vP", "vP"}, Role: RoleLinear}}, vec("patch_embed.proj.bias", "vH"),
+			[]T{{Name: "embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{{Name: "vision", Prefix: "blocks.{l}.", Layers: "vL", Tensors: cat(
+			norm("norm1", "vH", "true"), norm("norm2", "vH", "true"),
+			linear("attn.qkv", "3*vH", "vH", "vBias"), linear("attn.proj", "vH", "vH", "vBias"),
+			linear("mlp.fc1", "vI", "vH", "true"), linear("mlp.fc2", "vH", "vI", "true"))}},
+	}
+}
+
+// minimaxM3Defs are MiniMaxM3VLTextConfig's fields (the VLM's language
+// model, alone or inside minimax_m3_vl).
+func minimaxM3Defs() []Def {
+	return cat(sized(llamaDims("128", "", "4", ""), "V", "200064", "H", "6144", "L", "60", "heads", "64", "I", "3072"),
+		expertsI("num_local_experts|num_experts", "128", "num_experts_per_tok", "4"), []Def{
+			opt("Ish", "shared_intermediate_size", "3072"), opt("Id", "dense_intermediate_size", "12288"),
+			list("lt", "layer_types", "each layer's attention"),
+			list("saf", "sparse_attention_config.sparse_attention_freq", "sparse attention layers (without layer_types)"),
+			list("mlf", "moe_layer_freq", "MoE layers (without mlp_layer_types)"),
+			opt("ixn", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4"),
+			opt("ixd", "sparse_attention_config.sparse_index_dim|index_head_dim", "128"),
+			mltDef, tie("false")})
+}
+
+// minimaxM3Kinds are MiniMax-M3's sparse and dense MLP layers
+// (mlp_layer_types, else moe_layer_freq, else all sparse);
+// minimaxM3Indexer is true in its layers with a lightning indexer
+// ("minimax_m3_sparse" in layer_types, else sparse_attention_freq).
+var minimaxM3Kinds = []Kind{{Name: "sparse", If: "len(mlt) > 0 ? at(mlt, l) == 'sparse' : (len(mlf) > 0 ? in(at(mlf, l), list(1, 'true')) : true)"}, {Name: "dense"}}
+
+const minimaxM3Indexer = "len(lt) > 0 ? at(lt, l) == 'minimax_m3_sparse' : (len(saf) > 0 && in(at(saf, l), list(1, 'true')))"

@@ -273,16 +273,13 @@ var _ = register(
 	// XLNet: two-stream relative attention with [H, heads, d] projections.
 	func() *Family {
 		return &Family{Name: "XLNet", Class: "XLNet", ModelTypes: []string{"xlnet"}, Causal: "XLNetLMHeadModel", SeqCls: "-",
-			Defs: []Def{
-				{Sym: "V", Field: "vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-				{Sym: "H", Field: "d_model", Default: "1024", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-				{Sym: "L", Field: "n_layer", Default: "24", Legend: "L", Desc: "layers", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "heads", Field: "n_head", Default: "16", Desc: "attention heads", Show: true, Pos: true, Divides: "H"},
+			Defs: cat(trunkAt("vocab_size=32000", "d_model=1024", "n_layer=24", "layers"), []Def{
+				encHeads("n_head", "16"),
 				{Sym: "d", Field: "d_head", Default: "H/heads", Legend: "d", Desc: "width of one head", Show: true, Pos: true},
-				{Sym: "I", Field: "d_inner", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+				inner("d_inner", "4096"),
 				tie("true"),
 				summaryDefs("false")[0], summaryDefs("false")[1],
-			},
+			}),
 			Global: []T{{Name: "transformer.word_embedding.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding, AnyDType: true},
 				{Name: "transformer.mask_emb", Shape: []string{"1", "1", "H"}, Role: RoleNorm, AnyDType: true}},
 			Stacks: []Stack{{Prefix: "transformer.layer.{l}.", Layers: "L", Tensors: anyDType(cat(
@@ -491,11 +488,7 @@ var _ = register(
 				derived("ebd", "pb > 0 ? pb : (mrp < 1 ? P : mrp)"),
 				derived("wordTied", "false"),
 				tie("true")}),
-			Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
-				{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
-				{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
-				when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
-				norm("deberta.embeddings.LayerNorm", "H", "true")),
+			Global: debertaEmbeddings(),
 			Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
 				linear("attention.self.query_proj", "H", "H", "true"), linear("attention.self.key_proj", "H", "H", "true"),
 				linear("attention.self.value_proj", "H", "H", "true"),
@@ -588,11 +581,7 @@ var _ = register(
 				flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
 				derived("wordTied", "false"),
 				tie("true")}),
-			Global: cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
-				{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
-				{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
-				when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
-				norm("deberta.embeddings.LayerNorm", "H", "true")),
+			Global: debertaEmbeddings(),
 			Stacks: []Stack{{Prefix: "deberta.encoder.layer.{l}.", Layers: "L", Tensors: cat(
 				linear("attention.self.in_proj", "3*H", "H", ""),
 				anyDType(cat(vec("attention.self.q_bias", "H"), vec("attention.self.v_bias", "H"))),
@@ -1086,6 +1075,17 @@ func debertaDefs(vocab, hidden, layers, heads, ffn string) []Def {
 		flag("pbi", "position_biased_input", "true", "absolute position embeddings are added"),
 		flag("rel", "relative_attention", "false", "disentangled relative attention"),
 	})
+}
+
+// debertaEmbeddings are DeBERTa's embeddings (v1 and v2): word,
+// position (where position_biased_input) and token-type tables E wide,
+// projected to H where E differs, and their norm.
+func debertaEmbeddings() []T {
+	return cat([]T{{Name: "deberta.embeddings.word_embeddings.weight", Shape: []string{"V", "E"}, Role: RoleEmbedding, Optional: "wordTied"},
+		{Name: "deberta.embeddings.position_embeddings.weight", Shape: []string{"P", "E"}, Role: RoleEmbedding, If: "pbi"},
+		{Name: "deberta.embeddings.token_type_embeddings.weight", Shape: []string{"TV", "E"}, Role: RoleEmbedding, If: "TV > 0"}},
+		when("E != H", linear("deberta.embeddings.embed_proj", "H", "E", "")),
+		norm("deberta.embeddings.LayerNorm", "H", "true"))
 }
 
 // convBertAttn is ConvBERT's attention under pre: heads of half width

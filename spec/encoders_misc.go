@@ -233,18 +233,15 @@ var _ = register(
 	// return predictors.
 	func() *Family {
 		return &Family{Name: "Decision Transformer", Class: "DecisionTransformer", ModelTypes: []string{"decision_transformer"}, Causal: "-", SeqCls: "-",
-			Defs: []Def{
-				{Sym: "V", Field: "vocab_size", Default: "1", Legend: "V", Desc: "distinct tokens (unused table)", Show: true, Pos: true},
-				{Sym: "H", Field: "hidden_size", Default: "128", Legend: "H", Desc: "residual-stream width", Show: true, Pos: true},
-				{Sym: "L", Field: "n_layer|num_hidden_layers", Default: "3", Legend: "L", Desc: "GPT-2 blocks", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "heads", Field: "n_head|num_attention_heads", Default: "1", Desc: "attention heads", Show: true, Pos: true, Divides: "H"},
+			Defs: cat(trunkAt("vocab_size=1", "hidden_size=128", "n_layer|num_hidden_layers=3", "GPT-2 blocks"), []Def{
+				encHeads("n_head|num_attention_heads", "1"),
 				{Sym: "I", Field: "n_inner", Default: "4*H", Null: "4*H", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
 				{Sym: "P", Field: "n_positions|max_position_embeddings", Default: "1024", Legend: "P", Desc: "positions", Show: true, Pos: true},
 				{Sym: "S", Field: "state_dim", Default: "17", Desc: "state width", Pos: true},
 				{Sym: "A", Field: "act_dim", Default: "4", Desc: "action width", Pos: true},
 				{Sym: "EP", Field: "max_ep_len", Default: "4096", Desc: "timesteps", Pos: true},
 				flag("cross", "add_cross_attention", "false", "each layer has cross-attention"),
-			},
+			}),
 			Global: cat(embed("encoder.wte.weight"), []T{{Name: "encoder.wpe.weight", Shape: []string{"P", "H"}, Role: RoleEmbedding},
 				{Name: "embed_timestep.weight", Shape: []string{"EP", "H"}, Role: RoleEmbedding}},
 				linear("embed_return", "H", "1", "true"), linear("embed_state", "H", "S", "true"), linear("embed_action", "H", "A", "true"),

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,11 +18,14 @@ import (
 //	len(list), max(a, b), min(a, b), c ? a : b
 //	count(list, x, n)       entries equal to x among the first n
 //	pick(x, l)              x's entry l if x is a list (IntOrList), else x
+//	islist(x)               1 if x is a list (IntOrList), 0 if a number
+//	sort(l)                 a list of integers ascending
 //	list(1, 1, 2)           a list, for a List's default
 //	concat(list(E), hs)     lists one after the other
 //	log2(n)                 floor(log2(n))
 //	sum(l), segof(l, k), segpos(l, k)  a list's sum; the segment of item k when segment i has l[i] items, k's place in it
 //	ceilmul(l, m)           each entry times m/1000, rounded up
+//	mulpow(x, m, n)         int(x·(m/1000)^n), Python's float arithmetic
 //	makediv(num, den, d, m) make_divisible(num/den, d, m) (m: min_value), TensorFlow's channel rounding
 //	key(at(list, i), 'name', 32)  a field of an object in a list, or a default
 //
@@ -286,6 +290,31 @@ func (x callExpr) eval(e *env) (any, error) {
 			out = append(out, l...)
 		}
 		return out, nil
+	case "sort": // sort(list): the integers ascending (PP-DocLayout v3's mask FPN takes feat_strides sorted)
+		l, err := list(0)
+		if err != nil {
+			return nil, err
+		}
+		n := make([]int64, len(l))
+		for i, v := range l {
+			k, ok := v.(int64)
+			if !ok {
+				return nil, &exprError{fmt.Sprintf("%s: %s is not an integer", x.src(), describe(v))}
+			}
+			n[i] = k
+		}
+		slices.Sort(n)
+		out := make([]any, len(n))
+		for i, k := range n {
+			out[i] = k
+		}
+		return out, nil
+	case "islist": // islist(x): 1 if x is a list, 0 if a number (D-FINE's decoder_n_points: per level, or one for all)
+		if len(vals) != 1 {
+			return nil, &exprError{fmt.Sprintf("%s: needs one value", x.src())}
+		}
+		_, ok := vals[0].([]any)
+		return b2i(ok), nil
 	case "pick": // pick(x, l): x's entry l if x is a list, else x (Gemma 3n's per-layer intermediate_size)
 		if len(vals) != 2 {
 			return nil, &exprError{fmt.Sprintf("%s: needs a value and an index", x.src())}
@@ -399,15 +428,6 @@ func (x callExpr) eval(e *env) (any, error) {
 			r += d
 		}
 		return r, nil
-	case "mulf": // mulf(n, milli): Python's int(n * x) for the fraction x read as Milli (milli = round(1000·x)), in float64 as Python computes it (PP-LCNet's num_features, vision_paddle.go)
-		n, err := ints()
-		if err != nil {
-			return nil, err
-		}
-		if len(n) != 2 || n[0] < 0 || n[1] < 0 || n[0] > 1<<30 || n[1] > 1<<30 {
-			return nil, &exprError{fmt.Sprintf("%s: needs a count and a non-negative fraction", x.src())}
-		}
-		return int64(float64(n[0]) * (float64(n[1]) / 1000)), nil
 	case "sum": // sum(list): the sum of a list of integers (a flat stack of per-stage blocks, vision_cnn.go); sum(list, cap): of each entry capped (timeseries.go's embedding widths, min(50, ·))
 		l, err := list(0)
 		if err != nil {
@@ -485,6 +505,19 @@ func (x callExpr) eval(e *env) (any, error) {
 			out[i] = (n*m + 999) / 1000
 		}
 		return out, nil
+	case "mulpow": // mulpow(x, m, n): int(x·(m/1000)^n) as Python's float arithmetic gives it (Hiera's int(embed_dim·embed_dim_multiplier^i), vision_cnn.go)
+		n, err := ints()
+		if err != nil {
+			return nil, err
+		}
+		if len(n) != 3 || n[0] < 0 || n[0] > 1<<32 || n[1] < 0 || n[1] > 1<<20 || n[2] < 0 || n[2] > 64 {
+			return nil, &exprError{fmt.Sprintf("%s: needs a count, a multiplier in thousandths and an exponent of 0 to 64", x.src())}
+		}
+		r := float64(n[0]) * math.Pow(float64(n[1])/1000, float64(n[2]))
+		if r > 1<<40 {
+			return nil, &exprError{fmt.Sprintf("%s overflows", x.src())}
+		}
+		return int64(r), nil
 	case "max", "min":
 		n, err := ints()
 		if err != nil {

@@ -5,8 +5,8 @@ import "testing"
 // TestExprCNN checks the expression functions the convolutional
 // families use against Python's own results: make_divisible (MobileNet
 // v2, EfficientNet's round_filters), the flat numbering of per-stage
-// blocks (segof, segpos, sum), round_repeats (ceilmul) and int(n·x)
-// (mulf).
+// blocks (segof, segpos, sum), round_repeats (ceilmul) and Hiera's
+// stage widths (mulpow).
 func TestExprCNN(t *testing.T) {
 	e := &env{vals: map[string]any{"R": []any{int64(1), int64(3), int64(0), int64(2)}, "bad": []any{"x"}}}
 	for _, c := range []struct {
@@ -28,15 +28,18 @@ func TestExprCNN(t *testing.T) {
 		{"segof(R, 1)", 1}, {"segpos(R, 3)", 2},
 		{"segof(R, 4)", 3}, {"segpos(R, 5)", 1},
 		{"segof(R, 6)", -1},
-		{"mulf(180, 350)", 62}, {"mulf(64, 750)", 48}, {"mulf(100, 290)", 28}, {"mulf(7, 1500)", 10}, // Python's int(180*0.35) = 62 (62.99…), int(100*0.29) = 28
 		{"at(ceilmul(R, 3100), 1)", 10}, {"at(ceilmul(R, 500), 0)", 1}, {"at(ceilmul(R, 1000), 3)", 2},
+		// int(e * m**n), Python's values (Hiera's stage widths)
+		{"mulpow(96, 2000, 3)", 768}, {"mulpow(96, 1500, 3)", 324}, {"mulpow(96, 1700, 2)", 277},
+		{"mulpow(100, 1100, 1)", 110}, {"mulpow(10, 1100, 2)", 12}, {"mulpow(320, 1300, 3)", 703},
+		{"mulpow(48, 1250, 5)", 146}, {"mulpow(1000, 100, 3)", 1}, {"mulpow(96, 2000, 0)", 96},
 	} {
 		v, err := parseExpr(c.src).eval(e)
 		if err != nil || v != c.want {
 			t.Errorf("%s = %v, %v; want %d", c.src, v, err, c.want)
 		}
 	}
-	for _, src := range []string{"makediv(1, 0, 8, 8)", "makediv(1, 1, 0, 8)", "sum(bad)", "segof(bad, 0)", "ceilmul(bad, 1000)", "makediv(1, 1, 8)", "mulf(1)", "mulf(-1, 500)"} {
+	for _, src := range []string{"makediv(1, 0, 8, 8)", "makediv(1, 1, 0, 8)", "sum(bad)", "segof(bad, 0)", "ceilmul(bad, 1000)", "makediv(1, 1, 8)", "mulpow(1, 2000, 65)", "mulpow(1, 2000)", "mulpow(1000000, 100000, 9)"} {
 		if _, err := parseExpr(src).eval(e); err == nil {
 			t.Errorf("%s: no error", src)
 		}

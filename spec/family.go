@@ -42,6 +42,9 @@ type Family struct {
 	// without the inner "vision_model."): the check uses the layout the
 	// files match best (variants.go).
 	Variants [][][2]string
+	// AltNote is the report's note when the files match the tensors'
+	// Alt shapes (T.Alt).
+	AltNote string
 
 	// Tasks are the family's task classes beyond Causal and SeqCls (the
 	// base model, masked LM, token classification, …: tasks.go); nil
@@ -162,6 +165,11 @@ const (
 	// 2] per stage; TextNet's kernel pairs per layer per stage), read
 	// with at(at(x, l), i).
 	Lists
+
+	// MaxOf is a definition's type: an array of integers read as its
+	// largest entry (0 when empty), for a Max bound on a per-stage count
+	// a family unrolls (HGNet-v2's stage_numb_of_layers).
+	MaxOf
 )
 
 // Stack is a repeated block: the layers of a decoder, of a vision tower.
@@ -201,6 +209,12 @@ type T struct {
 	// ZeroOK: a dimension may be 0 (transformers builds the module
 	// zero-wide: shared experts of n_shared_experts·Im when that is 0).
 	ZeroOK bool
+	// Alt is the shape another writer gives the same tensor (OLMo
+	// Hybrid's original checkpoints split a fused conv by its q, k, v
+	// widths, transformers 5.15 in equal thirds): the check takes, for
+	// every tensor with an Alt at once, the shapes the files match best
+	// (Plan.PickShapes), and says so in Family.AltNote.
+	Alt []string
 }
 
 // The table is built piece by piece, on first need: a unit is one
@@ -443,6 +457,7 @@ type cT struct {
 	from     expr     // nil: 0
 	optional expr     // nil: never
 	each     expr     // nil: not named by a list's entries
+	alt      []expr   // T.Alt
 }
 
 func compileExpr(s string) (x expr, err error) {
@@ -558,6 +573,12 @@ func (f *Family) compile() error {
 			for _, s := range t.Shape {
 				ct.shape = append(ct.shape, parse(s, t.Name))
 				ct.syms = append(ct.syms, strings.ReplaceAll(s, "*", "·"))
+			}
+			if len(t.Alt) > 0 && len(t.Alt) != len(t.Shape) {
+				err = fmt.Errorf("%s: Alt shape of another rank", t.Name)
+			}
+			for _, s := range t.Alt {
+				ct.alt = append(ct.alt, parse(s, t.Name))
 			}
 			for k := range extra {
 				delete(known, k)

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1068,8 +1069,8 @@ func TestGGUFUncovered(t *testing.T) {
 		layers int
 		lines  []string
 	}{
-		{"qwen3next", 8, jambaLayers()}, // a hybrid (Jamba-like) under an architecture not covered
-		{"dbrx", 4, moe},
+		{"falcon-h1", 8, jambaLayers()}, // a hybrid (Jamba-like) under an architecture not covered
+		{"grok", 4, moe},
 		{"hunyuan-moe", 4, moe},
 	} {
 		t.Run(tc.arch, func(t *testing.T) {
@@ -1087,7 +1088,7 @@ func TestGGUFUncovered(t *testing.T) {
 			assert.Equal(t, check.DepthStructural, r.Depth)
 			assert.True(t, r.Clean(), "%v", r.Problems)
 
-			if tc.arch == "qwen3next" {
+			if tc.arch == "falcon-h1" {
 				return // layers of four kinds: the structural check cannot tell a dropped tensor from a fifth kind
 			}
 			k := slices.Index(lines, "blk.1.ffn_up_exps.weight 16,24,3")
@@ -1274,6 +1275,143 @@ func TestGGUFFusedGateUp(t *testing.T) {
 			require.Len(t, r.Problems, 1, "%v", r.Problems)
 			assert.Equal(t, check.Misshaped, r.Problems[0].Kind)
 			assert.Equal(t, "blk.1.ffn_gate_up_exps.weight", r.Problems[0].Tensor)
+		})
+	}
+}
+
+// TestGGUFDSANextN: DeepSeek-V3.2 and GLM-5 GGUFs with their
+// multi-token-prediction layer, as the converter writes it (it keeps
+// them: block_count counts them, nextn_predict_layers says how many, the
+// layer's own tensors under blk.L. beside its blk.L.nextn.*), from the
+// converted layouts: the layer is noted as ignored on load, as
+// transformers ignores it, the file checks fully and clean, and a tensor
+// dropped from a real layer is still a problem naming it.
+func TestGGUFDSANextN(t *testing.T) {
+	cases := readConverted(t)
+	for _, name := range []string{"deepseek_v32/DeepseekV32ForCausalLM/a", "glm_moe_dsa/GlmMoeDsaForCausalLM/b"} {
+		t.Run(name, func(t *testing.T) {
+			i := slices.IndexFunc(cases, func(c convertedCase) bool { return c.name == name })
+			require.GreaterOrEqual(t, i, 0)
+			c := cases[i]
+			c.kvs = slices.Clone(c.kvs)
+			var layers, hidden uint32
+			for j, kv := range c.kvs {
+				switch kv.Key {
+				case c.arch + ".block_count":
+					layers = kv.Value.(uint32)
+					c.kvs[j].Value = layers + 1
+				case c.arch + ".embedding_length":
+					hidden = kv.Value.(uint32)
+				}
+			}
+			require.NotZero(t, layers)
+			c.kvs = append(c.kvs, testmodel.GGUFKV{Key: c.arch + ".nextn_predict_layers", Value: uint32(1)})
+			last, mtp := fmt.Sprintf("blk.%d.", layers-1), fmt.Sprintf("blk.%d.", layers)
+			for _, g := range c.tensors {
+				if rest, ok := strings.CutPrefix(g.Name, last); ok {
+					g.Name = mtp + rest
+					c.tensors = append(c.tensors, g)
+				}
+			}
+			h := uint64(hidden)
+			for _, g := range []testmodel.GGUFTensor{{Name: mtp + "nextn.eh_proj.weight", Dims: []uint64{2 * h, h}},
+				{Name: mtp + "nextn.enorm.weight", Dims: []uint64{h}}, {Name: mtp + "nextn.hnorm.weight", Dims: []uint64{h}},
+				{Name: mtp + "nextn.shared_head_norm.weight", Dims: []uint64{h}}} {
+				g.Type, g.Zeros = 1, 2*g.Dims[0]*max(1, g.Dims[len(g.Dims)-1])
+				if len(g.Dims) == 1 {
+					g.Zeros = 2 * g.Dims[0]
+				}
+				c.tensors = append(c.tensors, g)
+			}
+			r := checkGGUF(t, c.write(t, nil))
+			require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
+			assert.True(t, r.FullyClean(), "%v", r.Problems)
+			assert.True(t, slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "ignores on load") }), "%v", r.Notes)
+
+			drop := last + "indexer.attn_k.weight"
+			r = checkGGUF(t, c.write(t, func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+				return slices.DeleteFunc(ts, func(g testmodel.GGUFTensor) bool { return g.Name == drop })
+			}))
+			require.NotEmpty(t, r.Problems)
+			assert.Equal(t, check.Missing, r.Problems[0].Kind, "%v", r.Problems)
+			assert.Equal(t, drop, r.Problems[0].Tensor)
+		})
+	}
+}
+
+// TestGGUFConvertedVariants: switches the reference layouts leave at one
+// value, as the converter's output for them: a converted case with the
+// tensors another config gives (the converter only renames those), which
+// must check fully as its model_type and clean, each stated field read
+// from the tensors, and a tensor dropped from an edited layer a problem.
+func TestGGUFConvertedVariants(t *testing.T) {
+	cases := readConverted(t)
+	without := func(pattern string) func([]testmodel.GGUFTensor) []testmodel.GGUFTensor {
+		re := regexp.MustCompile(pattern)
+		return func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+			return slices.DeleteFunc(ts, func(g testmodel.GGUFTensor) bool { return re.MatchString(g.Name) })
+		}
+	}
+	for _, tc := range []struct {
+		name, from string
+		edit       func([]testmodel.GGUFTensor) []testmodel.GGUFTensor
+		keys       map[string]uint32 // metadata values the config changes
+		fields     map[string]string // config field: its JSON
+		drop       string            // a tensor of the edited file whose loss is a problem
+	}{
+		// GLM-5 layers that reuse the previous layer's indexer
+		// (indexer_types "shared") hold none.
+		{"glm-dsa shared indexers", "glm_moe_dsa/GlmMoeDsaForCausalLM/b", without(`^blk\.[13]\.indexer\.`), nil,
+			map[string]string{"indexer_types": `["full","shared","full","shared","full"]`}, "blk.2.indexer.attn_k.weight"},
+		// Qwen3-Next with attention_bias: the full-attention layers' q, k,
+		// v and o biases (layer 0 is a DeltaNet's, without any).
+		{"qwen3next attention_bias", "qwen3_next/b", func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+			for _, g := range slices.Clone(ts) {
+				if n, ok := strings.CutSuffix(g.Name, ".weight"); ok && regexp.MustCompile(`^blk\.\d+\.attn_(q|k|v|output)$`).MatchString(n) {
+					b := g
+					b.Name, b.Dims = n+".bias", g.Dims[len(g.Dims)-1:]
+					b.Zeros = 2 * b.Dims[0]
+					ts = append(ts, b)
+				}
+			}
+			return ts
+		}, nil, map[string]string{"attention_bias": "true", "layer_types": `["linear_attention","linear_attention","linear_attention","full_attention","linear_attention"]`}, "blk.3.attn_k.bias"},
+		// AFMoE with every layer sparse (num_dense_layers 0).
+		{"afmoe no dense layer", "afmoe/AfmoeForCausalLM/b", func(ts []testmodel.GGUFTensor) []testmodel.GGUFTensor {
+			ts = without(`^blk\.0\.ffn_(gate|up|down)\.`)(ts)
+			for _, g := range slices.Clone(ts) {
+				if rest, ok := strings.CutPrefix(g.Name, "blk.1."); ok && (strings.Contains(rest, "exps") || strings.Contains(rest, "shexp") ||
+					strings.HasPrefix(rest, "ffn_gate_inp") || strings.HasPrefix(rest, "exp_probs_b")) {
+					g.Name = "blk.0." + rest
+					ts = append(ts, g)
+				}
+			}
+			return ts
+		}, map[string]uint32{"leading_dense_block_count": 0}, map[string]string{"num_dense_layers": "0"}, "blk.0.exp_probs_b.bias"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			i := slices.IndexFunc(cases, func(c convertedCase) bool { return c.name == tc.from })
+			require.GreaterOrEqual(t, i, 0)
+			c := cases[i]
+			c.tensors = tc.edit(slices.Clone(c.tensors))
+			c.kvs = slices.Clone(c.kvs)
+			for j, kv := range c.kvs {
+				if v, ok := tc.keys[strings.TrimPrefix(kv.Key, c.arch+".")]; ok {
+					c.kvs[j].Value = v
+				}
+			}
+			r := checkGGUF(t, c.write(t, nil))
+			require.Equal(t, check.DepthFull, r.Depth, r.Skipped)
+			assert.True(t, r.FullyClean(), "%v", r.Problems)
+			var cfg map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(r.Config.Raw, &cfg))
+			for f, want := range tc.fields {
+				assert.JSONEq(t, want, string(cfg[f]), f)
+			}
+			r = checkGGUF(t, c.write(t, without(`^`+regexp.QuoteMeta(tc.drop)+`$`)))
+			require.NotEmpty(t, r.Problems)
+			assert.Equal(t, check.Missing, r.Problems[0].Kind, "%v", r.Problems)
+			assert.Equal(t, tc.drop, r.Problems[0].Tensor)
 		})
 	}
 }

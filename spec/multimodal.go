@@ -524,7 +524,9 @@ func qwen3VLVision(name, class, mt string) Family {
 			opt("vM", "vision_config.spatial_merge_size", "2"),
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true},
 			opt("vPos", "vision_config.num_position_embeddings", "2304"),
-			{Sym: "vDS", Field: "vision_config.deepstack_visual_indexes", Type: Count, Default: "3", Desc: "DeepStack mergers"},
+			// An empty list is no DeepStack merger (Count refuses it).
+			{Sym: "vDSl", Field: "vision_config.deepstack_visual_indexes", Type: List, Default: "list(8, 16, 24)", Desc: "layers feeding DeepStack mergers"},
+			derived("vDS", "len(vDSl)"),
 		},
 		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
 			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
@@ -1253,10 +1255,7 @@ var _ = register(
 	// heads·d_kv wide, the decoder's hidden_size wide whatever d_kv says.
 	func() *Family {
 		return &Family{Name: "Pix2Struct", Class: "Pix2Struct", ModelTypes: []string{"pix2struct"}, Causal: "Pix2StructForConditionalGeneration", SeqCls: "-",
-			Defs: []Def{
-				{Sym: "V", Field: "text_config.vocab_size", Default: "50244", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-				{Sym: "H", Field: "text_config.hidden_size", Default: "768", Legend: "H", Desc: "decoder width", Show: true, Pos: true},
-				{Sym: "L", Field: "text_config.num_layers", Default: "12", Legend: "L", Desc: "decoder layers", Show: true, Pos: true, Max: MaxLayers},
+			Defs: cat(trunkAt("text_config.vocab_size=50244", "text_config.hidden_size=768", "text_config.num_layers=12", "decoder layers"), []Def{
 				{Sym: "heads", Field: "text_config.num_heads", Default: "12", Desc: "decoder heads", Show: true, Pos: true},
 				opt("F", "text_config.d_ff", "2048"),
 				opt("buckets", "text_config.relative_attention_num_buckets", "32"),
@@ -1265,7 +1264,7 @@ var _ = register(
 				opt("vheads", "vision_config.num_attention_heads", "12"), opt("vdkv", "vision_config.d_kv", "64"), opt("vF", "vision_config.d_ff", "2048"),
 				opt("vPE", "vision_config.patch_embed_hidden_size", "768"), opt("vSeq", "vision_config.seq_len", "4096"),
 				tie("false"),
-			},
+			}),
 			Global: cat(linear("encoder.embeddings.patch_projection", "vH", "vPE", "true"),
 				[]T{{Name: "encoder.embeddings.row_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},
 					{Name: "encoder.embeddings.column_embedder.weight", Shape: []string{"vSeq", "vH"}, Role: RoleEmbedding},

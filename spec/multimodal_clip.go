@@ -74,6 +74,16 @@ func dualEncoder(name, class, mt, tower string, vd [5]string, td [5]string, sigl
 // (CLIPVisionModel): without the tower's prefix.
 func towerAlone5x(pre string) [][][2]string { return [][][2]string{{{pre, ""}}} }
 
+// visionAlone is a CLIP-like vision tower saved as a model of its own
+// (CLIPVisionModel): the base class, written by 5.x without the
+// vision_model. prefix too.
+func visionAlone(name, class, mt, tower string, vd [5]string) *Family {
+	f := towerFamily(name, class, mt, tower, "", vd)
+	f.Variants = towerAlone5x("vision_model.")
+	f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
+	return f
+}
+
 var (
 	clipVision   = [5]string{"768", "12", "3072", "32", "224"}
 	clipText     = [5]string{"49408", "512", "12", "2048", "77"}
@@ -89,22 +99,13 @@ var _ = register(
 		return dualEncoder("SigLIP", "Siglip", "siglip", "siglip_vision_model", siglipVision, siglipText, true)
 	},
 	func() *Family {
-		return func() *Family {
-			f := towerFamily("CLIP vision", "CLIPVision", "clip_vision_model", "clip_vision_model", "", clipVision)
-			f.Variants = towerAlone5x("vision_model.")
-			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true},
-				{Suffix: "ModelWithProjection", KeepFinal: true, Head: []T{{Name: "visual_projection.weight", Shape: []string{"proj", "vH"}, Role: RoleLinear}},
-					Defs: []Def{{Sym: "proj", Field: "projection_dim", Default: "512", Desc: "projection width", Pos: true}}}}
-			return f
-		}()
+		f := visionAlone("CLIP vision", "CLIPVision", "clip_vision_model", "clip_vision_model", clipVision)
+		f.Tasks = append(f.Tasks, Task{Suffix: "ModelWithProjection", KeepFinal: true, Head: []T{{Name: "visual_projection.weight", Shape: []string{"proj", "vH"}, Role: RoleLinear}},
+			Defs: []Def{{Sym: "proj", Field: "projection_dim", Default: "512", Desc: "projection width", Pos: true}}})
+		return f
 	},
 	func() *Family {
-		return func() *Family {
-			f := towerFamily("SigLIP vision", "SiglipVision", "siglip_vision_model", "siglip_vision_model", "", siglipVision)
-			f.Variants = towerAlone5x("vision_model.")
-			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
-			return f
-		}()
+		return visionAlone("SigLIP vision", "SiglipVision", "siglip_vision_model", "siglip_vision_model", siglipVision)
 	},
 	func() *Family {
 		return func() *Family {

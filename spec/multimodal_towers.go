@@ -18,12 +18,7 @@ var _ = register(
 		return dualEncoder("SigLIP2", "Siglip2", "siglip2", "siglip2_vision_model", siglipVision, siglipText, true)
 	},
 	func() *Family {
-		return func() *Family {
-			f := towerFamily("SigLIP2 vision", "Siglip2Vision", "siglip2_vision_model", "siglip2_vision_model", "", siglipVision)
-			f.Variants = towerAlone5x("vision_model.")
-			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
-			return f
-		}()
+		return visionAlone("SigLIP2 vision", "Siglip2Vision", "siglip2_vision_model", "siglip2_vision_model", siglipVision)
 	},
 )
 
@@ -141,12 +136,7 @@ var _ = register(
 			bertText("text_model.", "30522", "768", "12", "12", "3072", "512", "2", "false"), "512")
 	},
 	func() *Family {
-		return func() *Family {
-			f := towerFamily("Chinese-CLIP vision", "ChineseCLIPVision", "chinese_clip_vision_model", "clip_vision_model", "", chineseCLIPVision)
-			f.Variants = towerAlone5x("vision_model.")
-			f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
-			return f
-		}()
+		return visionAlone("Chinese-CLIP vision", "ChineseCLIPVision", "chinese_clip_vision_model", "clip_vision_model", chineseCLIPVision)
 	},
 	// AltCLIP: CLIP's vision tower and an XLM-R text encoder (4.x builds
 	// relative positions' distance embeddings, 5.x none), a pre-LayerNorm
@@ -207,14 +197,12 @@ func vlmTowerAlone(name, class, suffix, mt string) *Family {
 // mlcd is MLCD's vision tower: CLIP's without learned positions (rotary
 // ones, and the class token's half-head-wide rotary table class_pos_emb).
 func mlcd() *Family {
-	f := towerFamily("MLCD", "MLCDVision", "mlcd", "clip_vision_model", "", [5]string{"1664", "48", "8192", "14", "336"})
+	f := visionAlone("MLCD", "MLCDVision", "mlcd", "clip_vision_model", [5]string{"1664", "48", "8192", "14", "336"})
 	f.ModelTypes = []string{"mlcd", "mlcd_vision_model"}
 	f.ConfigClass = "MLCDVisionConfig"
 	f.Defs = append(f.Defs, Def{Sym: "vheads", Field: "num_attention_heads", Default: "16", Desc: "attention heads", Pos: true, Divides: "vH"})
 	f.Global = slices.DeleteFunc(f.Global, func(t T) bool { return t.Name == "vision_model.embeddings.position_embedding.weight" })
 	f.Global = append(f.Global, T{Name: "vision_model.class_pos_emb", Shape: []string{"1", "vH/vheads/2"}, Role: RoleEmbedding})
-	f.Variants = towerAlone5x("vision_model.")
-	f.Tasks = []Task{{Suffix: TaskBase, KeepFinal: true}}
 	return f
 }
 
@@ -730,3 +718,310 @@ func mgpStr() *Family {
 }
 
 var _ = register(mgpStr)
+
+// pixio is Pixio (5.x only): a ViT with n_cls_tokens class tokens (their
+// positions too), image and patch sides each an int or [h, w], an MLP of
+// hidden_size·mlp_ratio, layers written in ViT's names with DINOv2's
+// norm1/norm2 (5.x saves the original checkpoint's names, the reverse of
+// its conversion mapping), a final LayerNorm. Its backbone keeps the
+// model under encoder. and a LayerNorm of its own.
+func pixio() *Family {
+	pre := "pixio."
+	return &Family{Name: "Pixio", Class: "Pixio", ModelTypes: []string{"pixio"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=1280", "num_hidden_layers=32", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "16"),
+			{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			derived("I", "H*ratio/1000"),
+			{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "16", Legend: "P", Desc: "patch side, pixels (or [h, w])", Show: true},
+			{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "256", Desc: "image side, pixels (or [h, w])"},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "nCls", Field: "n_cls_tokens", Default: "8", Desc: "class tokens"},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			derived("N", "(pick(Sl, 0)/pick(Pl, 0))*(pick(Sl, 1)/pick(Pl, 1))"),
+		}),
+		Global: []T{{Name: pre + "embeddings.cls_token", Shape: []string{"1", "nCls", "H"}, Role: RoleNorm, ZeroOK: true},
+			{Name: pre + "embeddings.patch_embeddings.projection.weight", Shape: []string{"H", "Ch", "pick(Pl, 0)", "pick(Pl, 1)"}, Role: RoleLinear},
+			{Name: pre + "embeddings.patch_embeddings.projection.bias", Shape: []string{"H"}, Role: RoleBias},
+			{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "N+nCls", "H"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: cat(vitAttention,
+			linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+			norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Final: norm(pre+"layernorm", "H", "true"),
+		Embed: pre + "embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "Backbone", Prefix: "encoder.", Head: norm("layernorm", "H", "true")}},
+	}
+}
+
+var _ = register(pixio)
+
+// sapiens2 is Sapiens 2 (5.x only): a ViT with a class token, register
+// ("storage") tokens, rotary positions (no table), RMSNorms, per-layer
+// key/value heads (num_key_value_heads_per_layer, else full heads in the
+// first and last layers and num_key_value_attention_heads between),
+// q/k norms, a layer scale after the attention only and a gated MLP
+// (its gate and up projections stored as one w12) or a plain one (its
+// up projection as w12 all the same); 5.x
+// saves the original checkpoint's names (its conversion mapping
+// reversed). The backbone has the model's own attributes.
+func sapiens2() *Family {
+	kv := "(len(kvl) > 0 ? at(kvl, l) : ((l < nFF || l >= L-nLF) ? heads : kvh))"
+	return &Family{Name: "Sapiens 2", Class: "Sapiens2", ModelTypes: []string{"sapiens2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=1024", "num_hidden_layers=24", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "16"), inner("intermediate_size", "4096"),
+			derived("d", "H/heads"),
+			{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "16", Legend: "P", Desc: "patch side, pixels (or [h, w])", Show: true},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "R", Field: "num_register_tokens", Default: "8", Desc: "register (storage) tokens"},
+			{Sym: "kvl", Field: "num_key_value_heads_per_layer", Type: List, Default: "empty", Null: "=", Desc: "key/value heads of each layer"},
+			{Sym: "kvh", Field: "num_key_value_attention_heads", Default: "8", Desc: "key/value heads of the middle layers", Pos: true},
+			opt("nFF", "num_first_full_attention_layers", "8"), opt("nLF", "num_last_full_attention_layers", "8"),
+			flag("qb", "query_bias", "true", "the query has a bias"), flag("kb", "key_bias", "true", "the key has a bias"),
+			flag("vb", "value_bias", "true", "the value has a bias"), flag("ob", "proj_bias", "true", "the output projection has a bias"),
+			flag("mb", "mlp_bias", "true", "the MLP has biases"), flag("gated", "use_gated_mlp", "true", "a gated MLP"),
+			flag("qk", "use_qk_norm", "true", "q and k norms"), flag("mask", "use_mask_token", "false", "a mask token"),
+		}),
+		Global: []T{{Name: "cls_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm},
+			{Name: "embeddings.mask_token", Shape: []string{"1", "1", "H"}, Role: RoleNorm, If: "mask"},
+			{Name: "storage_tokens", Shape: []string{"1", "R", "H"}, Role: RoleNorm, ZeroOK: true},
+			{Name: "patch_embed.projection.weight", Shape: []string{"H", "Ch", "pick(Pl, 0)", "pick(Pl, 1)"}, Role: RoleLinear},
+			{Name: "patch_embed.projection.bias", Shape: []string{"H"}, Role: RoleBias}},
+		Stacks: []Stack{{Prefix: "blocks.{l}.", Layers: "L", Tensors: cat(
+			norm("ln1", "H", ""), norm("ln2", "H", ""),
+			linear("attn.wq", "H", "H", "qb"),
+			renameSyms(cat(linear("attn.wk", "K", "H", "kb"), linear("attn.wv", "K", "H", "vb")), "K", kv+"*d"),
+			linear("attn.proj", "H", "H", "ob"),
+			when("qk", norm("attn.q_norm", "d", ""), norm("attn.k_norm", "d", "")),
+			vec("attn.gamma.weight", "H"),
+			renameSyms(linear("ffn.w12", "W", "H", "mb"), "W", "(gated ? 2*I : I)"),
+			linear("ffn.w3", "H", "I", "mb"))}},
+		Final: norm("ln1", "H", ""),
+		Embed: "patch_embed.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}, {Suffix: "Backbone", KeepFinal: true}},
+	}
+}
+
+var _ = register(sapiens2)
+
+// radio is C-RADIO (5.x only): an input conditioner's mean and std
+// buffers, a linear patch embedding, positions of the largest image
+// (max_img_size/patch_size squared) and the class and register tokens
+// as one table, DINOv2-like layers (layer scales, a plain or SwiGLU
+// MLP) without a final norm, the summary token indices as an int64
+// buffer; 5.x saves the original checkpoint's names under
+// radio_model. (its conversion mapping reversed: a fused qkv).
+func radio() *Family {
+	pre := "radio_model."
+	m := pre + "model."
+	return &Family{Name: "C-RADIO", Class: "Radio", ModelTypes: []string{"radio"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=1280", "num_hidden_layers=32", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "16"),
+			{Sym: "ratio", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
+			flag("swiglu", "use_swiglu_ffn", "false", "a SwiGLU FFN"),
+			derived("I", "H*ratio/1000"),
+			derived("Isw", "((I*2/3) + 7) / 8 * 8"),
+			{Sym: "P", Field: "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
+			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "maxS", Field: "max_img_size", Default: "2048", Desc: "largest image side, pixels (the position table's)", Pos: true},
+			{Sym: "nCls", Field: "num_cls_tokens", Default: "3", Desc: "class tokens"},
+			{Sym: "nReg", Field: "num_registers", Default: "7", Desc: "register tokens"},
+			{Sym: "sIdx", Field: "summary_idxs", Type: List, Default: "list(0, 1)", Null: "list(0, 1)", Desc: "the summary tokens"},
+			{Sym: "nMean", Field: "norm_mean", Type: Count, Default: "3", Desc: "input channels normalized"},
+			{Sym: "nStd", Field: "norm_std", Type: Count, Default: "3", Desc: "input channels normalized"},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+		}),
+		Global: []T{{Name: pre + "summary_idxs", Shape: []string{"len(sIdx)"}, Role: RoleNorm, AnyDType: true, ZeroOK: true},
+			{Name: pre + "input_conditioner.norm_mean", Shape: []string{"nMean", "1", "1"}, Role: RoleNorm, AnyDType: true},
+			{Name: pre + "input_conditioner.norm_std", Shape: []string{"nStd", "1", "1"}, Role: RoleNorm, AnyDType: true},
+			{Name: m + "patch_generator.cls_token.token", Shape: []string{"nCls+nReg", "H"}, Role: RoleNorm, ZeroOK: true},
+			{Name: m + "patch_generator.embedder.weight", Shape: []string{"H", "Ch*P*P"}, Role: RoleLinear},
+			{Name: m + "patch_generator.pos_embed", Shape: []string{"1", "(maxS/P)*(maxS/P)", "H"}, Role: RoleEmbedding}},
+		Stacks: []Stack{{Prefix: m + "blocks.{l}.", Layers: "L", Tensors: cat(
+			linear("attn.qkv", "3*H", "H", "qkv_bias"), linear("attn.proj", "H", "H", "true"),
+			vec("layer_scale1.lambda1", "H"), vec("layer_scale2.lambda1", "H"),
+			when("!swiglu", linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true")),
+			when("swiglu", linear("mlp.weights_in", "2*Isw", "H", "true"), linear("mlp.weights_out", "H", "Isw", "true")),
+			norm("norm1", "H", "true"), norm("norm2", "H", "true"))}},
+		Embed: m + "patch_generator.embedder.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}
+}
+
+var _ = register(radio)
+
+// tvltLayer is TVLT's layer (ViT's) of width h and FFN width i.
+func tvltLayer(h, i string) []T {
+	return renameSyms(cat(vitAttention,
+		linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"),
+		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true")), "H", h, "I", i)
+}
+
+// tvlt is TVLT (4.x only): pixel and audio patch embeddings with their
+// type, temporal (num_frames), frequency and position tables, a class
+// embedding, ViT layers and a final LayerNorm unless use_mean_pooling;
+// its pre-training class adds the matching head (task_matching) and
+// the masked autoencoder (task_mae: a projection to the decoder's
+// width, mask tokens, the decoder's own tables, layers and norm, and a
+// pixel and an audio prediction head — the pixel head's output reads
+// image_patch_size[0] twice, as transformers does).
+func tvlt() *Family {
+	pre := "tvlt."
+	ip0, ip1 := "pick(ipl, 0)", "pick(ipl, 1)"
+	ap0, ap1 := "pick(apl, 0)", "pick(apl, 1)"
+	nfp := "(F/" + ap1 + ")"
+	nap := "((F/" + ap1 + ")*(SL/" + ap0 + "))"
+	return &Family{Name: "TVLT", Class: "Tvlt", ModelTypes: []string{"tvlt"}, Causal: "-", SeqCls: "-",
+		Defs: cat(trunkAt("=0", "hidden_size=768", "num_hidden_layers=12", "encoder layers")[1:], []Def{
+			encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
+			{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "224", Desc: "image side, pixels (or [h, w])"},
+			{Sym: "ipl", Field: "image_patch_size", Type: IntOrList, Default: "list(16, 16)", Null: "=", Desc: "image patch [h, w]"},
+			{Sym: "apl", Field: "audio_patch_size", Type: IntOrList, Default: "list(16, 16)", Null: "=", Desc: "audio patch [time, frequency]"},
+			{Sym: "SL", Field: "spectrogram_length", Default: "2048", Desc: "spectrogram frames", Pos: true},
+			{Sym: "F", Field: "frequency_length", Default: "128", Desc: "spectrogram frequency bins", Pos: true},
+			{Sym: "iC", Field: "num_image_channels", Default: "3", Desc: "image channels", Pos: true},
+			{Sym: "aC", Field: "num_audio_channels", Default: "1", Desc: "audio channels", Pos: true},
+			{Sym: "nF", Field: "num_frames", Default: "8", Desc: "video frames (temporal positions)", Pos: true},
+			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+			flag("meanPool", "use_mean_pooling", "false", "mean pooling (no final LayerNorm)"),
+			derived("match", "false"), derived("mae", "false"),
+			{Sym: "dH", Field: "decoder_hidden_size", Default: "512", Desc: "decoder width", Pos: true},
+			{Sym: "dL", Field: "decoder_num_hidden_layers", Default: "8", Desc: "decoder layers", Max: MaxLayers},
+			{Sym: "dI", Field: "decoder_intermediate_size", Default: "2048", Desc: "decoder FFN inner width", Pos: true},
+			{Sym: "dHeads", Field: "decoder_num_attention_heads", Default: "16", Desc: "decoder heads", Pos: true, Divides: "dH"},
+			derived("nPix", "(pick(Sl, 1)/"+ip1+")*(pick(Sl, 0)/"+ip0+")"),
+		}),
+		Global: cat(conv(pre+"pixel_embeddings.patch_embeddings.projection", "H", "iC", ip0, ip1),
+			conv(pre+"audio_embeddings.patch_embeddings.projection", "H", "aC", ap0, ap1),
+			[]T{{Name: pre + "pixel_embeddings.type_embed_v", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+				{Name: pre + "pixel_embeddings.temporal_embed", Shape: []string{"1", "nF", "H"}, Role: RoleEmbedding},
+				{Name: pre + "pixel_embeddings.pos_embed_v", Shape: []string{"1", "nPix", "H"}, Role: RoleEmbedding},
+				{Name: pre + "audio_embeddings.type_embed_a", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding},
+				{Name: pre + "audio_embeddings.pos_embed_a", Shape: []string{"1", nap + "/" + nfp, "H"}, Role: RoleEmbedding},
+				{Name: pre + "audio_embeddings.freq_embed", Shape: []string{"1", nfp, "H"}, Role: RoleEmbedding},
+				{Name: pre + "cls_embedding", Shape: []string{"1", "1", "H"}, Role: RoleEmbedding}}),
+		Stacks: []Stack{
+			{Prefix: pre + "encoder.layer.{l}.", Layers: "L", Tensors: tvltLayer("H", "I")},
+			{Name: "decoder", Prefix: "decoder.decoder_layers.{l}.", Layers: "mae ? dL : 0", Tensors: tvltLayer("dH", "dI")}},
+		Final: cat(when("!meanPool", norm(pre+"layernorm", "H", "true")),
+			when("match", linear("matching_head.pooler.dense", "H", "H", "true"), linear("matching_head.fc", "1", "H", "true")),
+			when("mae", linear("encoder_to_decoder", "dH", "H", "true"),
+				[]T{{Name: "pixel_mask_token", Shape: []string{"1", "1", "dH"}, Role: RoleNorm},
+					{Name: "audio_mask_token", Shape: []string{"1", "1", "dH"}, Role: RoleNorm},
+					{Name: "decoder_pixel_pos_embed", Shape: []string{"1", "nPix", "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_temporal_embed", Shape: []string{"1", "nF", "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_pixel_type_embed", Shape: []string{"1", "1", "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_audio_pos_embed", Shape: []string{"1", nap + "/" + nfp, "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_freq_embed", Shape: []string{"1", nfp, "dH"}, Role: RoleEmbedding},
+					{Name: "decoder_audio_type_embed", Shape: []string{"1", "1", "dH"}, Role: RoleEmbedding}},
+				norm("decoder.layernorm", "dH", "true"),
+				linear("pixel_mae_head.decoder", ip0+"*"+ip0+"*iC", "dH", "true"),
+				linear("audio_mae_head.decoder", ap0+"*"+ap1+"*aC", "dH", "true"))),
+		Embed: pre + "pixel_embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: TaskPreTrain, KeepFinal: true, Defs: []Def{flag("match", "task_matching", "true", "the audio-visual matching head"),
+				flag("mae", "task_mae", "true", "the masked autoencoder")}}},
+	}
+}
+
+var _ = register(tvlt)
+
+// vpDefs are a VideoPrism vision or text config's fields under cfg,
+// their symbols prefixed by s ("v", "t"): width, FFN width, heads and
+// head width (a head_dim field where config.json has one, as the
+// attention reads it), qkv_bias.
+func vpDefs(s, cfg, h, i, heads string) []Def {
+	return []Def{
+		{Sym: s + "H", Field: cfg + "hidden_size", Default: h, Legend: s + "H", Desc: "width", Show: true, Pos: true},
+		{Sym: s + "I", Field: cfg + "intermediate_size", Default: i, Legend: s + "I", Desc: "FFN inner width", Show: true, Pos: true},
+		{Sym: s + "heads", Field: cfg + "num_attention_heads", Default: heads, Desc: "attention heads", Pos: true},
+		{Sym: s + "d", Field: cfg + "head_dim", Default: s + "H/" + s + "heads", Null: "=", Desc: "head width", Pos: true},
+		flag(s+"qkv", cfg+"qkv_bias", "true", "query, key and value have biases"),
+	}
+}
+
+// vpLayer is VideoPrism's layer with the symbols of vpDefs' s.
+func vpLayer(s string) []T {
+	return renameSyms(cat(
+		linear("attention.q_proj", "A", "H", "qkv"), linear("attention.k_proj", "A", "H", "qkv"),
+		linear("attention.v_proj", "A", "H", "qkv"), linear("attention.o_proj", "H", "A", "true"),
+		norm("layernorm_before", "H", "true"), norm("layernorm_after", "H", "true"),
+		linear("mlp.fc1", "I", "H", "true"), linear("mlp.fc2", "H", "I", "true")),
+		"A", s+"heads*"+s+"d", "H", s+"H", "I", s+"I", "qkv", s+"qkv")
+}
+
+// vpVision is VideoPrism's factorized video encoder under pre, fields
+// under cfg (symbols v…): a tubelet Conv3d, spatial positions of the
+// image/tubelet patches and temporal ones of num_frames, spatial then
+// temporal layers, two LayerNorms; and its attention-pooling head
+// (q/k/v to intermediate_size/heads per head, a per-dimension scale, a
+// learned query) with its LayerNorm under headPre.
+func vpVision(pre, cfg string) (defs []Def, global []T, stacks []Stack, head func(headPre string) []T) {
+	defs = cat(vpDefs("v", cfg, "768", "3072", "12"), []Def{
+		{Sym: "vSl", Field: cfg + "image_size", Type: IntOrList, Default: "288", Desc: "frame side, pixels (or [h, w])"},
+		{Sym: "vTl", Field: cfg + "tubelet_size", Type: List, Default: "list(1, 18, 18)", Null: "=", Desc: "tubelet [frames, h, w]"},
+		{Sym: "vC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		{Sym: "vF", Field: cfg + "num_frames", Default: "16", Desc: "frames (temporal positions)", Pos: true},
+		{Sym: "vSL", Field: cfg + "num_spatial_layers", Default: "12", Legend: "sL", Desc: "spatial layers", Show: true, Max: MaxLayers},
+		{Sym: "vTL", Field: cfg + "num_temporal_layers", Default: "4", Legend: "tL", Desc: "temporal layers", Show: true, Max: MaxLayers},
+		{Sym: "vAux", Field: cfg + "num_auxiliary_layers", Default: "2", Desc: "the video model's auxiliary layers", Max: MaxLayers},
+		derived("vhd", "vI/vheads"),
+	})
+	global = []T{
+		{Name: pre + "spatial_embeddings.patch_embeddings.projection.weight", Shape: []string{"vH", "vC", "at(vTl, 0)", "at(vTl, 1)", "at(vTl, 2)"}, Role: RoleLinear},
+		{Name: pre + "spatial_embeddings.patch_embeddings.projection.bias", Shape: []string{"vH"}, Role: RoleBias},
+		{Name: pre + "spatial_embeddings.position_embeddings", Shape: []string{"1", "(pick(vSl, 0)/at(vTl, 1))*(pick(vSl, 1)/at(vTl, 2))", "vH"}, Role: RoleEmbedding},
+		{Name: pre + "temporal_embeddings.position_embeddings", Shape: []string{"1", "vF", "vH"}, Role: RoleEmbedding},
+	}
+	global = cat(global, norm(pre+"layernorm1", "vH", "true"), norm(pre+"layernorm2", "vH", "true"))
+	stacks = []Stack{{Name: "spatial", Prefix: pre + "spatial_layers.{l}.", Layers: "vSL", Tensors: vpLayer("v")},
+		{Name: "temporal", Prefix: pre + "temporal_layers.{l}.", Layers: "vTL", Tensors: vpLayer("v")}}
+	head = func(hp string) []T {
+		return cat(renameSyms(cat(linear(hp+"head.q_proj", "A", "vH", "vqkv"), linear(hp+"head.k_proj", "A", "vH", "vqkv"),
+			linear(hp+"head.v_proj", "A", "vH", "vqkv"), linear(hp+"head.o_proj", "vH", "A", "true")), "A", "vheads*vhd"),
+			vec(hp+"head.per_dim_scale", "vhd"),
+			[]T{{Name: hp + "head.pooling_attention_query", Shape: []string{"1", "1", "vH"}, Role: RoleNorm}},
+			norm(hp+"head_layernorm", "vH", "true"))
+	}
+	return defs, global, stacks, head
+}
+
+// videoPrismVision is VideoPrism's vision model (VideoPrismVisionModel)
+// and its video classifier (the vision model under vision_model., the
+// pooling head, a classifier).
+func videoPrismVision() *Family {
+	defs, global, stacks, head := vpVision("vision_model.", "")
+	return &Family{Name: "VideoPrism vision", Class: "VideoPrism", ConfigClass: "VideoPrismVisionConfig", ModelTypes: []string{"videoprism_vision_model"},
+		Causal: "-", SeqCls: "-", Defs: defs, Global: global, Stacks: stacks,
+		Embed: "vision_model.spatial_embeddings.patch_embeddings.projection.weight",
+		Tasks: []Task{{Suffix: "VisionModel", Prefix: "-"},
+			{Suffix: "ForVideoClassification", Labels: true, Head: cat(head(""), classifier("classifier", "vH"))}},
+	}
+}
+
+// videoPrismClip is VideoPrism's video-text model (VideoPrismClipModel):
+// the video model (the vision model, auxiliary layers and the pooling
+// head) under video_model. and the text model (token embeddings, the
+// sinusoidal position table and position ids as buffers, a class
+// embedding, layers, a LayerNorm) under text_model.
+func videoPrismClip() *Family {
+	defs, global, stacks, head := vpVision("video_model.vision_model.", "vision_config.")
+	t := "text_model."
+	return &Family{Name: "VideoPrism", Class: "VideoPrism", ModelTypes: []string{"videoprism"}, Causal: "-", SeqCls: "-",
+		Defs: cat(defs, vpDefs("t", "text_config.", "768", "3072", "12"), []Def{
+			{Sym: "V", Field: "text_config.vocab_size", Default: "32000", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "tL", Field: "text_config.num_hidden_layers", Default: "12", Legend: "tL", Desc: "text layers", Show: true, Max: MaxLayers},
+			{Sym: "tP", Field: "text_config.max_position_embeddings", Default: "64", Desc: "text positions", Pos: true},
+		}),
+		Global: cat(global, []T{{Name: t + "embeddings.token_embedding.weight", Shape: []string{"V", "tH"}, Role: RoleEmbedding},
+			{Name: t + "embeddings.position_embedding", Shape: []string{"tP", "tH"}, Role: RoleNorm, AnyDType: true},
+			{Name: t + "embeddings.position_ids", Shape: []string{"1", "tP"}, Role: RoleNorm, AnyDType: true},
+			{Name: t + "embeddings.cls_emb", Shape: []string{"1", "1", "tH"}, Role: RoleEmbedding}}),
+		Stacks: append(stacks, Stack{Name: "auxiliary", Prefix: "video_model.auxiliary_layers.{l}.", Layers: "vAux", Tensors: vpLayer("v")},
+			Stack{Name: "text", Prefix: t + "layers.{l}.", Layers: "tL", Tensors: vpLayer("t")}),
+		Final: cat(head("video_model."), norm(t+"layernorm", "tH", "true")),
+		Embed: t + "embeddings.token_embedding.weight",
+		Tasks: []Task{{Suffix: "ClipModel", KeepFinal: true}},
+	}
+}
+
+var _ = register(videoPrismVision, videoPrismClip)

@@ -519,3 +519,25 @@ var _ = register(
 		return towerVision(videoLlama3Vision(), "model.vision_model.", "VideoLlama3", "VisionModel", "video_llama_3_vision")
 	},
 )
+
+// glmImage is GLM-Image's vision side as a VLM row: its vision tower
+// (vision_config) under model.visual and its VQ tokenizer (vq_config)
+// under model.vqmodel, each the tower's own family re-rooted; the head
+// predicts the vision_vocab_size image tokens and is never tied (no tied
+// keys).
+func glmImage() *Family {
+	vis, vq := glmImageVision(), glmImageVQ()
+	under := func(ts []T, pre string) []T { return rerootTs(ts, [][2]string{{"", pre}}) }
+	var stacks []Stack
+	for _, s := range vis.Stacks {
+		stacks = append(stacks, rerootStack(s, [][2]string{{"", "model.visual."}}))
+	}
+	return (&vlm{Family: Family{Name: "GLM-Image", Class: "GlmImage", ModelTypes: []string{"glm_image"}, Causal: "GlmImageForConditionalGeneration",
+		Defs: cat(underCfg(vis.Defs, vcfg), underCfg(vq.Defs, "vq_config."),
+			[]Def{{Sym: "vV", Field: "text_config.vision_vocab_size", Default: "16512", Desc: "image tokens the head predicts", Show: true, Pos: true}}),
+		Global: under(vis.Global, "model.visual."), Stacks: stacks, Final: under(vq.Final, "model.vqmodel.")},
+		textF: glmImageText(), reroot: newLM,
+		head: []T{{Name: "lm_head.weight", Shape: []string{"vV", "H"}, Role: RoleHead, If: "causal"}}}).register()
+}
+
+var _ = register(glmImage)

@@ -111,9 +111,26 @@ func (p *Plan) parts(e ExpectedTensor, parts []model.Part) ([]ExpectedTensor, bo
 }
 
 // partDim is one dimension of a part (model.Part's Shape): a config
-// field, "#i" the tensor's own dimension i, a whole number, or a/b of
-// two of those that divides (Mamba-2's norm regrouped [G, I/G]).
+// field, "#i" the tensor's own dimension i, a whole number, a/b of two
+// of those that divides (Mamba-2's norm regrouped [G, I/G]), or sums
+// and products of those ("+" binding loosest, "/" tightest: Qwen3-Next's
+// q, k and v cut from in_proj_qkvz, 2*nk*dk+nv*dv rows).
 func (p *Plan) partDim(e ExpectedTensor, f string) (Dim, bool) {
+	for _, op := range []string{"+", "*"} {
+		a, b, ok := strings.Cut(f, op)
+		if !ok {
+			continue
+		}
+		x, okA := p.partDim(e, a)
+		y, okB := p.partDim(e, b)
+		if !okA || !okB {
+			return Dim{}, false
+		}
+		if op == "+" {
+			return Dim{Sym: x.Sym + "+" + y.Sym, Val: x.Val + y.Val}, true
+		}
+		return Dim{Sym: x.Sym + "*" + y.Sym, Val: x.Val * y.Val}, true
+	}
 	if a, b, ok := strings.Cut(f, "/"); ok {
 		x, okA := p.partDim(e, a)
 		y, okB := p.partDim(e, b)

@@ -75,7 +75,7 @@ func (f *Family) plan(c *Config, head string, held int) (*Plan, error) {
 		// one it always keeps in float32, not the weights'.
 		dtype = ""
 	}
-	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants}
+	p := &Plan{Arch: f.Name, Head: head, DType: dtype, QuantMethod: quant.Method, Quant: quant, Embed: f.Embed, HeadName: f.Head, BasePrefix: f.BasePrefix, variants: f.Variants, altNote: f.AltNote}
 	switch {
 	case f.task != nil:
 		p.Arch = f.taskClass(f.task)
@@ -298,8 +298,18 @@ func valueText(v any) string {
 	return fmt.Sprint(v)
 }
 
+// readers decode the types whose reading is a method of its own.
+var readers = map[DefType]func(*Config, string, json.RawMessage) (any, error){
+	Count: (*Config).countValue, Milli: (*Config).milliValue, Signed: (*Config).signedValue,
+	Chars: (*Config).charsValue, BoolStr: (*Config).boolStrValue, Sign: (*Config).signValue,
+	MilliList: (*Config).milliListValue, LayerMap: (*Config).layerMapValue,
+}
+
 // value decodes a present, non-null field.
 func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error) {
+	if read, ok := readers[t]; ok {
+		return read(c, field, raw)
+	}
 	switch t {
 	case Bool:
 		var b bool
@@ -313,26 +323,24 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 			return nil, c.errorf(field, "must be a string, found %s", kindOf(raw))
 		}
 		return s, nil
-	case Count:
-		return c.countValue(field, raw)
-	case Milli:
-		return c.milliValue(field, raw)
-	case Signed:
-		return c.signedValue(field, raw)
-	case Chars:
-		return c.charsValue(field, raw)
 	case Lens, Widths, Heights:
 		return c.lensValue(field, raw, t)
-	case BoolStr:
-		return c.boolStrValue(field, raw)
-	case Sign:
-		return c.signValue(field, raw)
-	case MilliList:
-		return c.milliListValue(field, raw)
-	case LayerMap:
-		return c.layerMapValue(field, raw)
 	case Present:
 		return int64(1), nil
+	case MaxOf:
+		l, err := c.value(field, raw, List)
+		if err != nil {
+			return nil, err
+		}
+		m := int64(0)
+		for _, v := range l.([]any) {
+			n, ok := v.(int64)
+			if !ok {
+				return nil, c.errorf(field, "must be an array of integers, found %s", describe(v))
+			}
+			m = max(m, n)
+		}
+		return m, nil
 	case Lists:
 		items, err := c.arrayItems(field, raw)
 		if err != nil {
@@ -622,6 +630,10 @@ func (pl *planner) tensors(p *Plan) error {
 			if err != nil {
 				return err
 			}
+			alt, err := pl.altShape(t, prefix+t.Name)
+			if err != nil {
+				return err
+			}
 			if t.each != nil { // one copy per entry of a list, named by it (T.Each)
 				v, err := t.each.eval(&pl.env)
 				if err != nil {
@@ -633,13 +645,13 @@ func (pl *planner) tensors(p *Plan) error {
 				}
 				for _, entry := range entries {
 					p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.parts[0] + fmt.Sprint(entry) + t.parts[1], Shape: shape, Role: t.Role,
-						Optional: optional, Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+						Optional: optional, Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType, Alt: alt})
 				}
 				continue
 			}
 			if t.experts == nil {
 				p.Tensors = append(p.Tensors, ExpectedTensor{Name: prefix + t.Name, Shape: shape, Role: t.Role, Optional: optional,
-					Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+					Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType, Alt: alt})
 				continue
 			}
 			n, err := evalInt(t.experts, &pl.env)
@@ -663,7 +675,7 @@ func (pl *planner) tensors(p *Plan) error {
 				}
 				name := string(buf)
 				p.Tensors = append(p.Tensors, ExpectedTensor{Name: name, Shape: shape, Role: t.Role, Optional: optional,
-					Layer: layer, Stack: stack, Expert: int(e), Final: final, AnyDType: t.AnyDType})
+					Layer: layer, Stack: stack, Expert: int(e), Final: final, AnyDType: t.AnyDType, Alt: alt})
 			}
 		}
 		return nil
@@ -768,10 +780,33 @@ func (pl *planner) emitPerCopy(p *Plan, t *cT, prefix string, stack, layer int, 
 		if err != nil {
 			return err
 		}
+		alt, err := pl.altShape(t, name)
+		if err != nil {
+			return err
+		}
 		p.Tensors = append(p.Tensors, ExpectedTensor{Name: name, Shape: shape, Role: t.Role, Optional: optional,
-			Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType})
+			Layer: layer, Stack: stack, Expert: -1, Final: final, AnyDType: t.AnyDType, Alt: alt})
 	}
 	return nil
+}
+
+// altShape evaluates a tensor's Alt shape (T.Alt), nil without one.
+func (pl *planner) altShape(t *cT, name string) ([]Dim, error) {
+	if len(t.alt) == 0 {
+		return nil, nil
+	}
+	alt := make([]Dim, len(t.alt))
+	for j, x := range t.alt {
+		v, err := evalInt(x, &pl.env)
+		if err != nil {
+			return nil, pl.c.errorf("", "%s: %v", name, err)
+		}
+		if v <= 0 {
+			return nil, pl.c.errorf("", "%s: dimension %s is %d", name, t.Alt[j], v)
+		}
+		alt[j] = Dim{strings.ReplaceAll(t.Alt[j], "*", "·"), uint64(v)}
+	}
+	return alt, nil
 }
 
 // milliValue reads a Milli: round(1000·x) of a non-negative number.

@@ -381,9 +381,16 @@ var _ = registerGroup(results2(qwen2Audio))
 // audioEncoder is a Whisper-like audio encoder class of its own
 // (VoxtralEncoder, AudioFlamingo3Encoder).
 func audioEncoder(name, class, mt string) *Family {
-	g, s, f := whisperEncoder("", "")
+	return encoderAlone(name, class, mt, "conv1.weight", whisperEncoderDefs(""), whisperEncoder)
+}
+
+// encoderAlone is an audio encoder saved as a model of its own (class
+// = the checkpoint's whole class): build's tensors at the root, its
+// config's fields at the top level (defs), embed its first tensor.
+func encoderAlone(name, class, mt, embed string, defs []Def, build func(pre, stack string) ([]T, Stack, []T)) *Family {
+	g, s, f := build("", "")
 	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
-		Defs: whisperEncoderDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv1.weight", Head: "-",
+		Defs: defs, Global: g, Stacks: []Stack{s}, Final: f, Embed: embed, Head: "-",
 		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
 }
 
@@ -560,19 +567,24 @@ func audioLLM(name, class, mt, text string) *Family {
 var _ = register(func() *Family { return audioLLM("Audio Flamingo 3", "AudioFlamingo3", "audioflamingo3", "qwen2") },
 	func() *Family { return audioLLM("Music Flamingo", "MusicFlamingo", "musicflamingo", "qwen2") })
 
-// glmAsrDefs are GlmAsrEncoderConfig's fields under cfg, symbols aH,
-// aL, aheads, akv, ad, aI, amel.
-func glmAsrDefs(cfg string) []Def {
+// rotaryAudioDefs are the fields of a rotary audio encoder's config
+// under cfg (GlmAsrEncoderConfig, VoxtralRealtimeEncoderConfig), symbols
+// aH, aL, aheads, akv, ad, aI, amel; heads and hd are the class's
+// defaults of num_attention_heads and head_dim.
+func rotaryAudioDefs(cfg, heads, hd string) []Def {
 	return []Def{
 		{Sym: "aH", Field: cfg + "hidden_size", Default: "1280", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
 		{Sym: "aL", Field: cfg + "num_hidden_layers", Default: "32", Legend: "aL", Desc: "audio encoder layers", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "aheads", Field: cfg + "num_attention_heads", Default: "20", Desc: "audio attention heads", Pos: true},
+		{Sym: "aheads", Field: cfg + "num_attention_heads", Default: heads, Desc: "audio attention heads", Pos: true},
 		{Sym: "akv", Field: cfg + "num_key_value_heads", Default: "aheads", Null: "aheads", Desc: "audio key/value heads", Pos: true},
-		{Sym: "ad", Field: cfg + "head_dim", Default: "aH/aheads", Null: "aH/aheads", Desc: "audio head width", Pos: true},
+		{Sym: "ad", Field: cfg + "head_dim", Default: hd, Null: "aH/aheads", Desc: "audio head width", Pos: true},
 		{Sym: "aI", Field: cfg + "intermediate_size", Default: "5120", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
 		{Sym: "amel", Field: cfg + "num_mel_bins", Default: "128", Desc: "log-mel input channels", Pos: true},
 	}
 }
+
+// glmAsrDefs are GlmAsrEncoderConfig's fields under cfg.
+func glmAsrDefs(cfg string) []Def { return rotaryAudioDefs(cfg, "20", "aH/aheads") }
 
 // glmAsrEncoder is GLM-ASR's audio encoder under pre: Whisper's two
 // convolutions, then pre-norm rotary layers (q, v, o biased, k not;
@@ -591,11 +603,8 @@ func glmAsrEncoder(pre, name string) ([]T, Stack, []T) {
 // from the encoder's FFN width (frames stacked) through twice the text
 // width.
 func glmAsr() (*Family, *Family) {
-	g, s, f := glmAsrEncoder("", "")
-	enc := &Family{Name: "GLM-ASR encoder", Class: "GlmAsrEncoder", ModelTypes: []string{"glmasr_encoder"}, Causal: "-", SeqCls: "-",
-		Defs: glmAsrDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv1.weight", Head: "-",
-		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
-	g, s, f = glmAsrEncoder("audio_tower.", "audio")
+	enc := encoderAlone("GLM-ASR encoder", "GlmAsrEncoder", "glmasr_encoder", "conv1.weight", glmAsrDefs(""), glmAsrEncoder)
+	g, s, f := glmAsrEncoder("audio_tower.", "audio")
 	full := (&vlm{Family: Family{Name: "GLM-ASR", Class: "GlmAsr", ModelTypes: []string{"glmasr"}, Causal: "GlmAsrForConditionalGeneration",
 		Defs: glmAsrDefs("audio_config."), Global: g, Stacks: []Stack{s},
 		Final:    cat(f, linear("multi_modal_projector.linear_1", "2*H", "aI", "true"), linear("multi_modal_projector.linear_2", "H", "2*H", "true")),
@@ -640,11 +649,8 @@ func qwen3AsrEncoder(pre, name string) ([]T, Stack, []T) {
 // behind a projector to output_dim; its token classifier's score is
 // biased where token_classification_bias.
 func qwen3Asr() (*Family, *Family) {
-	g, s, f := qwen3AsrEncoder("", "")
-	enc := &Family{Name: "Qwen3-ASR encoder", Class: "Qwen3ASREncoder", ModelTypes: []string{"qwen3_asr_encoder"}, Causal: "-", SeqCls: "-",
-		Defs: qwen3AsrDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "conv2d1.weight", Head: "-",
-		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
-	g, s, f = qwen3AsrEncoder("model.audio_tower.", "audio")
+	enc := encoderAlone("Qwen3-ASR encoder", "Qwen3ASREncoder", "qwen3_asr_encoder", "conv2d1.weight", qwen3AsrDefs(""), qwen3AsrEncoder)
+	g, s, f := qwen3AsrEncoder("model.audio_tower.", "audio")
 	full := (&vlm{Family: Family{Name: "Qwen3-ASR", Class: "Qwen3ASR", ModelTypes: []string{"qwen3_asr"}, Causal: "Qwen3ASRForConditionalGeneration",
 		Defs:   append(qwen3AsrDefs("audio_config."), flag("tcb", "token_classification_bias", "false", "the token classifier's score has a bias")),
 		Global: g, Stacks: []Stack{s},
@@ -657,17 +663,7 @@ func qwen3Asr() (*Family, *Family) {
 var _ = registerGroup(results2(qwen3Asr))
 
 // voxtralRealtimeDefs are VoxtralRealtimeEncoderConfig's fields under cfg.
-func voxtralRealtimeDefs(cfg string) []Def {
-	return []Def{
-		{Sym: "aH", Field: cfg + "hidden_size", Default: "1280", Legend: "aH", Desc: "audio encoder width", Show: true, Pos: true},
-		{Sym: "aL", Field: cfg + "num_hidden_layers", Default: "32", Legend: "aL", Desc: "audio encoder layers", Show: true, Pos: true, Max: MaxLayers},
-		{Sym: "aheads", Field: cfg + "num_attention_heads", Default: "32", Desc: "audio attention heads", Pos: true},
-		{Sym: "akv", Field: cfg + "num_key_value_heads", Default: "aheads", Null: "aheads", Desc: "audio key/value heads", Pos: true},
-		{Sym: "ad", Field: cfg + "head_dim", Default: "64", Null: "aH/aheads", Desc: "audio head width", Pos: true},
-		{Sym: "aI", Field: cfg + "intermediate_size", Default: "5120", Legend: "aI", Desc: "audio FFN inner width", Show: true, Pos: true},
-		{Sym: "amel", Field: cfg + "num_mel_bins", Default: "128", Desc: "log-mel input channels", Pos: true},
-	}
-}
+func voxtralRealtimeDefs(cfg string) []Def { return rotaryAudioDefs(cfg, "32", "64") }
 
 // voxtralRealtimeEncoder is Voxtral Realtime's causal audio encoder
 // under pre: two causal convolutions (embedder), pre-RMS-norm rotary
@@ -693,11 +689,8 @@ var voxtralRealtimeText = std("Voxtral Realtime text", "VoxtralRealtimeText", []
 // audio tower of its language model behind a projector from
 // downsample_factor stacked frames (no biases).
 func voxtralRealtime() (*Family, *Family) {
-	g, s, f := voxtralRealtimeEncoder("", "")
-	enc := &Family{Name: "Voxtral Realtime encoder", Class: "VoxtralRealtimeEncoder", ModelTypes: []string{"voxtral_realtime_encoder"}, Causal: "-", SeqCls: "-",
-		Defs: voxtralRealtimeDefs(""), Global: g, Stacks: []Stack{s}, Final: f, Embed: "embedder.conv1.weight", Head: "-",
-		Tasks: []Task{{Suffix: "", KeepFinal: true}}}
-	g, s, f = voxtralRealtimeEncoder("audio_tower.", "audio")
+	enc := encoderAlone("Voxtral Realtime encoder", "VoxtralRealtimeEncoder", "voxtral_realtime_encoder", "embedder.conv1.weight", voxtralRealtimeDefs(""), voxtralRealtimeEncoder)
+	g, s, f := voxtralRealtimeEncoder("audio_tower.", "audio")
 	full := (&vlm{Family: Family{Name: "Voxtral Realtime", Class: "VoxtralRealtime", ModelTypes: []string{"voxtral_realtime"}, Causal: "VoxtralRealtimeForConditionalGeneration",
 		Defs:   append(voxtralRealtimeDefs("audio_config."), field("ds", "downsample_factor", "4", "audio frames stacked per token")),
 		Global: g, Stacks: []Stack{s},

@@ -2,7 +2,13 @@ package spec
 
 // Speech recognizers built on a language model: Granite Speech (a
 // conformer CTC encoder and a Q-Former projector before any registered
-// causal LM).
+// causal LM), Cohere ASR (a FastConformer encoder and a transformer
+// decoder, in NeMo's names).
+
+import (
+	"slices"
+	"strings"
+)
 
 // graniteEncoderDefs are GraniteSpeechEncoderConfig's fields under cfg
 // ("encoder_config."), symbols g….
@@ -95,3 +101,60 @@ func kyutaiSTT() *Family {
 }
 
 var _ = register(kyutaiSTT)
+
+// renameInfix is ts with every name's part from rewritten to to, pair
+// by pair (a checkpoint format's names for a block's modules).
+func renameInfix(ts []T, pairs ...string) []T {
+	out := slices.Clone(ts)
+	r := strings.NewReplacer(pairs...)
+	for i := range out {
+		out[i].Name = r.Replace(out[i].Name)
+	}
+	return out
+}
+
+// cohereAsr is Cohere's speech recognizer (transformers 5.x only):
+// Parakeet's FastConformer encoder (encoder_config, defaulting to
+// CohereAsrConfig's encoder defaults) and a post-norm transformer
+// decoder with learned positions, its cross-attention reading the
+// encoder states projected to the decoder width; the generation head
+// proj_out is biased and tied to the token embedding where
+// tie_word_embeddings. transformers saves it in NeMo's names (its
+// conversion mapping reversed on save: pre_encode, linear_q,
+// transf_decoder._decoder, first_sub_layer, log_softmax.mlp.layer0…),
+// which are the names here.
+func cohereAsr() *Family {
+	g, s := parakeetEncoder("model.encoder.")
+	nemo := []string{"subsampling.layers.", "pre_encode.conv.", "subsampling.linear.", "pre_encode.out.",
+		"self_attn.q_proj.", "self_attn.linear_q.", "self_attn.k_proj.", "self_attn.linear_k.", "self_attn.v_proj.", "self_attn.linear_v.",
+		"self_attn.o_proj.", "self_attn.linear_out.", "self_attn.relative_k_proj.", "self_attn.linear_pos.",
+		"self_attn.bias_u", "self_attn.pos_bias_u", "self_attn.bias_v", "self_attn.pos_bias_v", "conv.norm.", "conv.batch_norm."}
+	s.Name, s.Tensors = "encoder", renameInfix(s.Tensors, nemo...)
+	enc := parakeetDefs("encoder_config.")
+	for sym, x := range map[string]string{"pH": "1280", "pL": "48", "pI": "5120", "pmel": "128"} {
+		enc = withDefault(enc, sym, x)
+	}
+	dec := "model.transf_decoder."
+	att := func(pre string) []T {
+		return cat(linear(pre+"query_net", "heads*d", "H", "attention_bias"), linear(pre+"key_net", "kv*d", "H", "attention_bias"),
+			linear(pre+"value_net", "kv*d", "H", "attention_bias"), linear(pre+"out_projection", "H", "heads*d", "attention_bias"))
+	}
+	return &Family{Name: "Cohere ASR", Class: "CohereAsr", ModelTypes: []string{"cohere_asr"}, Causal: "CohereAsrForConditionalGeneration", SeqCls: "-",
+		Defs: cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "16384", "H", "1024", "L", "8", "heads", "8", "I", "4096"),
+			[]Def{attnBiasFlag, field("P", "max_position_embeddings", "1024", "decoder positions"), tie("false")},
+			withDefault(enc, "pab", "true")),
+		Global: cat(renameInfix(g, nemo...),
+			[]T{{Name: dec + "_embedding.token_embedding.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding},
+				{Name: dec + "_embedding.position_embedding.pos_enc", Shape: []string{"P", "H"}, Role: RoleEmbedding}},
+			norm(dec+"_embedding.layer_norm", "H", "true"), linear("model.encoder_decoder_proj", "H", "pH", "true")),
+		Stacks: []Stack{s, {Name: "decoder", Prefix: dec + "_decoder.layers.{l}.", Layers: "L", Tensors: cat(
+			norm("layer_norm_1", "H", "true"), att("first_sub_layer."), norm("layer_norm_2", "H", "true"), att("second_sub_layer."),
+			norm("layer_norm_3", "H", "true"), linear("third_sub_layer.dense_in", "I", "H", "true"), linear("third_sub_layer.dense_out", "H", "I", "true"))}},
+		Final: cat(norm(dec+"_decoder.final_layer_norm", "H", "true"),
+			[]T{{Name: "log_softmax.mlp.layer0.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied"}, {Name: "log_softmax.mlp.layer0.bias", Shape: []string{"V"}, Role: RoleBias}}),
+		Embed: dec + "_embedding.token_embedding.weight", Head: "log_softmax.mlp.layer0.weight", BasePrefix: "model.",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"}},
+	}
+}
+
+var _ = register(cohereAsr)

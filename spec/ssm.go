@@ -566,3 +566,43 @@ var _ = register(
 		}
 	},
 )
+
+var _ = register(olmoHybrid)
+
+// olmoHybrid is OLMo Hybrid (5.x): Gated DeltaNet linear attention in the
+// layers layer_types marks "linear_attention" (absent: all but every
+// fourth, and the last when there is no fourth), OLMo 3's post-norm full
+// attention in the others, a SwiGLU in both. Its norms are saved as the
+// original checkpoints name them (attention_layer_norm,
+// feedforward_layer_norm), and the fused depthwise conv over q, k and v
+// as q_conv1d, k_conv1d, v_conv1d: transformers 5.15 splits it in equal
+// thirds when it saves, the original checkpoints by the q, k and v
+// widths (both load; T.Alt).
+func olmoHybrid() *Family {
+	const conv, third = "2*nk*dk+nv*dv", "(2*nk*dk+nv*dv+2)/3"
+	convT := func(name, shape, alt string) T {
+		return T{Name: "linear_attn." + name + ".weight", Shape: []string{shape, "1", "K"}, Alt: []string{alt, "1", "K"}, Role: RoleLinear}
+	}
+	f := std("OLMo-Hybrid", "OlmoHybrid", []string{"olmo_hybrid"},
+		cat(sized(llamaDims("H/heads", "H/heads", "heads", "heads"), "V", "100352", "H", "3840", "L", "32", "heads", "30", "I", "11008"), []Def{
+			list("lt", "layer_types", "each layer's attention (absent: every fourth full, else the last)"),
+			opt("nk", "linear_num_key_heads", "heads"), opt("nv", "linear_num_value_heads", "heads"),
+			opt("dk", "linear_key_head_dim", "3*H/(4*nk)"), opt("dv", "linear_value_head_dim", "2*dk"),
+			opt("K", "linear_conv_kernel_dim", "4"),
+			tie("false"), attnBiasFlag}),
+		[]Kind{{Name: "full", If: "len(lt) > 0 ? !in(at(lt, l), list('linear_attention', 'mamba', 'conv')) : l % 4 == 3 || L < 4 && l == L-1"}, {Name: "linear"}},
+		when("linear", norm("attention_layer_norm", "H", ""),
+			linear("linear_attn.q_proj", "nk*dk", "H", ""), linear("linear_attn.k_proj", "nk*dk", "H", ""),
+			linear("linear_attn.v_proj", "nv*dv", "H", ""), linear("linear_attn.a_proj", "nv", "H", ""),
+			linear("linear_attn.b_proj", "nv", "H", ""), linear("linear_attn.g_proj", "nv*dv", "H", ""),
+			linear("linear_attn.o_proj", "H", "nv*dv", ""),
+			[]T{convT("q_conv1d", third, "nk*dk"), convT("k_conv1d", third, "nk*dk"), convT("v_conv1d", conv+"-2*("+third+")", "nv*dv")},
+			vecAny("linear_attn.A_log", "nv"), vec("linear_attn.dt_bias", "nv"), norm("linear_attn.o_norm", "dv", "")),
+		when("full", attn("self_attn.", "attention_bias", "attention_bias", qkNorm("self_attn.", "heads*d", "kv*d")),
+			norm("post_feedforward_layernorm", "H", "")),
+		norm("feedforward_layer_norm", "H", ""), gatedMLP("mlp.", "I", ""))
+	f.SeqCls = "-"
+	f.Ignore = []string{`^mtp\.`}
+	f.AltNote = "q/k/v_conv1d split by the q, k and v widths, as the original checkpoints are (transformers 5.15's save_pretrained splits the fused conv in equal thirds)"
+	return f
+}

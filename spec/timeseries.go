@@ -286,13 +286,10 @@ var _ = register(
 	// transition dimension (EinLinear: [transition_dim, vocab+1, H]).
 	func() *Family {
 		return &Family{Name: "Trajectory Transformer", Class: "TrajectoryTransformer", ModelTypes: []string{"trajectory_transformer"}, Causal: "-", SeqCls: "-",
-			Defs: []Def{
-				{Sym: "V", Field: "vocab_size", Default: "100", Legend: "V", Desc: "bins per dimension", Show: true, Pos: true},
-				{Sym: "H", Field: "n_embd", Default: "128", Legend: "H", Desc: "width", Show: true, Pos: true},
-				{Sym: "L", Field: "n_layer", Default: "4", Legend: "L", Desc: "blocks", Show: true, Pos: true, Max: MaxLayers},
+			Defs: append(trunkAt("vocab_size=100", "n_embd=128", "n_layer=4", "blocks"),
 				field("td", "transition_dim", "25", "transition dimensions"),
 				field("P", "block_size", "249", "positions"),
-			},
+			),
 			Global: []T{{Name: "tok_emb.weight", Shape: []string{"V*td+1", "H"}, Role: RoleEmbedding}, {Name: "pos_emb", Shape: []string{"1", "P", "H"}, Role: RoleEmbedding}},
 			Stacks: []Stack{{Prefix: "blocks.{l}.", Layers: "L", Tensors: cat(norm("ln1", "H", "true"), norm("ln2", "H", "true"),
 				linear("attn.key", "H", "H", "true"), linear("attn.query", "H", "H", "true"), linear("attn.value", "H", "H", "true"), linear("attn.proj", "H", "H", "true"),

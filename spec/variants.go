@@ -61,3 +61,46 @@ func rebase(name string, pairs [][2]string) string {
 	}
 	return name
 }
+
+// PickShapes sets the tensors that have another writer's shape (T.Alt)
+// to it when the files match those shapes better than the family's own:
+// all of them at once, so a file mixing both writers' shapes fails on
+// the tensors it gets wrong. shape gives a tensor's shape in the files
+// (nil when absent).
+func (p *Plan) PickShapes(shape func(name string) []uint64) {
+	same := func(a []uint64, b []Dim) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i] != b[i].Val {
+				return false
+			}
+		}
+		return true
+	}
+	own, alt := 0, 0
+	for i := range p.Tensors {
+		e := &p.Tensors[i]
+		if e.Alt == nil {
+			continue
+		}
+		s := shape(e.Name)
+		if same(s, e.Shape) {
+			own++
+		} else if same(s, e.Alt) {
+			alt++
+		}
+	}
+	if alt <= own {
+		return
+	}
+	for i := range p.Tensors {
+		if e := &p.Tensors[i]; e.Alt != nil {
+			e.Shape = e.Alt
+		}
+	}
+	if p.altNote != "" {
+		p.Notes = append(p.Notes, p.altNote)
+	}
+}

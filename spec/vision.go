@@ -275,7 +275,15 @@ func dinov2Family(name, class, mt, base, patch string, registers bool) *Family {
 // pooler LayerNorm instead of the final one); its backbone adds the FPN
 // of add_fpn. basePool: the base model class has the pooler (BEiT's, not
 // Data2Vec-Vision's).
-func beitFamily(name, class, mt, base string, basePool bool) *Family {
+func beitFamily(name, class, mt, base string, basePool, renamed5 bool) *Family {
+	head := uperBEiT
+	head.Maps, head.AuxN, head.Ch = "4", "tf5 ? max(aN, 0) : (aN == 0 ? 0 : max(aN, 1))", func(string) string { return "H" }
+	seg := head.build()
+	if renamed5 {
+		head5 := uperBEiT5
+		head5.Maps, head5.AuxN, head5.Ch = head.Maps, head.AuxN, head.Ch
+		seg = cat(when("!tf5", seg), when("tf5", head5.build()))
+	}
 	rel := func(name string) T {
 		return T{Name: name + ".relative_position_bias_table", Shape: []string{"(2*(S/P)-1)*(2*(S/P)-1)+3", "heads"}, Role: RoleEmbedding}
 	}
@@ -313,6 +321,13 @@ func beitFamily(name, class, mt, base string, basePool bool) *Family {
 		Tasks: []Task{
 			{Suffix: TaskBase, Prefix: "-", Defs: []Def{derived("pool", fmt.Sprint(basePool))}},
 			{Suffix: "ForImageClassification", Defs: []Def{derived("pool", "true")}, Head: classifier("classifier", "H"), Labels: true},
+			// The FPN on four hidden states (out_indices), UperNet's
+			// heads on it.
+			{Suffix: "ForSemanticSegmentation", Labels: true, Defs: cat([]Def{
+				{Sym: "ps", Field: "pool_scales", Type: List, Default: "list(1, 2, 3, 6)", Null: "=", Desc: "the pyramid pooling scales"},
+			}, replaceDef(uperAuxDefs("H"), derived("aIn", "H"))), Head: cat(
+				convT("fpn1.0", "H", "H", "2"), batchNorm("fpn1.1", "H"), convT("fpn1.3", "H", "H", "2"), convT("fpn2.0", "H", "H", "2"),
+				seg)},
 			// 5.x's backbone holds the model as beit. and saves its
 			// final norm (where no mean pooling) and shared table
 			// under it (a variant), the rest without.
@@ -332,9 +347,9 @@ func convT(name, in, out, k string) []T {
 }
 
 var _ = register(
-	func() *Family { return beitFamily("BEiT", "Beit", "beit", "beit.", true) },
+	func() *Family { return beitFamily("BEiT", "Beit", "beit", "beit.", true, false) },
 	func() *Family {
-		return beitFamily("Data2Vec-Vision", "Data2VecVision", "data2vec-vision", "data2vec_vision.", false)
+		return beitFamily("Data2Vec-Vision", "Data2VecVision", "data2vec-vision", "data2vec_vision.", false, true)
 	},
 )
 

@@ -939,3 +939,229 @@ func textNet() *Family {
 }
 
 var _ = register(textNet)
+
+// maxHGNetBlocks bounds HGNet-v2's stage_num_blocks (a stage's blocks
+// are unrolled, their layers copies; real models have 1–6, a larger one
+// is refused).
+const maxHGNetBlocks = 32
+
+// gated is ts where cond holds, the condition folded into each tensor's
+// copy count (a tensor without copies becomes 0 or 1 copy of itself), so
+// that the expected set's bound, which counts copies but not
+// conditions, counts only the copies that exist: an unrolled list of
+// blocks costs nothing past its end.
+func gated(cond string, ts []T) []T {
+	out := append([]T(nil), ts...)
+	for i := range out {
+		n := out[i].Experts
+		if n == "" {
+			n = "1"
+		}
+		out[i].Experts = "((" + cond + ") ? (" + n + ") : 0)"
+	}
+	return out
+}
+
+// hgnetConv is HGNet-v2's HGNetV2ConvLayer under pre: a bias-free
+// convolution, its BatchNorm and, where act and use_learnable_affine_block
+// (hLab), the learnable affine block lab.scale/lab.bias (one each).
+func hgnetConv(pre, out, in, k, groups string, act bool) []T {
+	ts := cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: k, Groups: groups}.at(pre)
+	if act {
+		ts = cat(ts, when("hLab", []T{{Name: pre + "lab.scale", Shape: []string{"1"}, Role: RoleNorm},
+			{Name: pre + "lab.bias", Shape: []string{"1"}, Role: RoleNorm}}))
+	}
+	return ts
+}
+
+// hgnetV2Encoder is HGNet-v2 (PP-HGNetV2; HGNetV2Backbone) under pre,
+// its fields under cfg: a stem of five convolution layers on
+// stem_channels (stem1 3×3, stem2a/2b 2×2 at half width, stem3 on the
+// pooled and convolved halves concatenated, stem4 1×1), then a stage per
+// entry of stage_in_channels: a depthwise 3×3 downsample where
+// stage_downsample says, and stage_num_blocks blocks of
+// stage_numb_of_layers convolution layers each (kernel
+// stage_kernel_size, mid channels wide; a light block's layer is a 1×1
+// and a depthwise convolution), aggregated by a 1×1 squeeze to half the
+// output width and a 1×1 excitation to it. Every list is read per stage
+// as given (a stage's input width need not be the previous output's).
+// Symbols: hE, hSC, hIn, hMid, hOut, hNB, hNL, hDS, hLB, hKS, hLab, hHS, hN.
+func hgnetV2Encoder(pre, cfg string) encoderPart {
+	list := func(sym, field, def, desc string) Def {
+		return Def{Sym: sym, Field: cfg + field, Type: List, Default: def, Null: "=", Desc: desc}
+	}
+	defs := []Def{
+		{Sym: "hE", Field: cfg + "embedding_size", Default: "64", Desc: "the stem's output width as a backbone reports it (its out_indices 0)"},
+		list("hSC", "stem_channels", "list(3, 32, 48)", "the stem's input, middle and output widths"),
+		list("hIn", "stage_in_channels", "list(48, 128, 512, 1024)", "each stage's input width"),
+		list("hMid", "stage_mid_channels", "list(48, 96, 192, 384)", "each stage's layer width"),
+		list("hOut", "stage_out_channels", "list(128, 512, 1024, 2048)", "each stage's output width"),
+		list("hNB", "stage_num_blocks", "list(1, 1, 3, 1)", "each stage's blocks"),
+		{Sym: "hNBmax", Field: cfg + "stage_num_blocks", Type: MaxOf, Default: "3", Null: "=", Desc: "the most blocks of a stage", Max: maxHGNetBlocks},
+		list("hNL", "stage_numb_of_layers", "list(6, 6, 6, 6)", "each stage's layers per block"),
+		list("hDS", "stage_downsample", "list(0, 1, 1, 1)", "each stage starts with a depthwise downsample"),
+		list("hLB", "stage_light_block", "list(0, 0, 1, 1)", "each stage's layers are light (1×1 and depthwise)"),
+		list("hKS", "stage_kernel_size", "list(3, 3, 5, 5)", "each stage's kernel"),
+		list("hHS", "hidden_sizes", "list(256, 512, 1024, 2048)", "the classifier's input is the last entry"),
+		flag("hLab", cfg+"use_learnable_affine_block", "false", "learnable affine blocks after the activations"),
+		derived("hN", "len(hIn)"),
+	}
+	s0, s1, s2 := "at(hSC, 0)", "at(hSC, 1)", "at(hSC, 2)"
+	stem := cat(hgnetConv(pre+"embedder.stem1.", s1, s0, "3", "", true), hgnetConv(pre+"embedder.stem2a.", s1+"/2", s1, "2", "", true),
+		hgnetConv(pre+"embedder.stem2b.", s1, s1+"/2", "2", "", true), hgnetConv(pre+"embedder.stem3.", s1, "2*"+s1, "3", "", true),
+		hgnetConv(pre+"embedder.stem4.", s2, s1, "1", "", true))
+	mid, out, k := "at(hMid, l)", "at(hOut, l)", "at(hKS, l)"
+	var blocks []T
+	for b := range maxHGNetBlocks {
+		in := "at(hIn, l)"
+		if b > 0 {
+			in = out
+		}
+		p := fmt.Sprintf("blocks.%d.", b)
+		li := "(e == 0 ? " + in + " : " + mid + ")"
+		layers := blocksOf(p+"layers.", "at(hNL, l)", cat(
+			when("!at(hLB, l)", hgnetConv("", mid, li, k, "", true)),
+			when("at(hLB, l)", hgnetConv("conv1.", mid, li, "1", "", false), hgnetConv("conv2.", mid, mid, k, mid, true))))
+		blocks = cat(blocks, gated(fmt.Sprintf("at(hNB, l) > %d", b), cat(layers,
+			hgnetConv(p+"aggregation.0.", out+"/2", in+"+at(hNL, l)*"+mid, "1", "", true),
+			hgnetConv(p+"aggregation.1.", out, out+"/2", "1", "", true))))
+	}
+	return encoderPart{Name: "HGNet-v2", Defs: defs, Global: stem,
+		Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "hN", Tensors: cat(
+			when("at(hDS, l)", hgnetConv("downsample.", "at(hIn, l)", "at(hIn, l)", "3", "at(hIn, l)", false)), blocks)}}}
+}
+
+// hgnetV2Family is HGNet-v2: the backbone (no base model class) and
+// the image classifier (a linear on hidden_sizes[-1], none without
+// labels), both with the encoder's names at the top level.
+func hgnetV2Family() *Family {
+	enc := hgnetV2Encoder("", "")
+	return &Family{Name: "HGNet-v2", Class: "HGNetV2", ModelTypes: []string{"hgnet_v2"}, Causal: "-", SeqCls: "-",
+		Defs: enc.Defs, Global: enc.Global, Stacks: enc.Stacks, Embed: enc.Global[0].Name,
+		Tasks: []Task{
+			{Suffix: "Backbone", KeepFinal: true},
+			{Suffix: "ForImageClassification", KeepFinal: true, Labels: true, Head: when("C > 0", classifier("fc", "at(hHS, len(hHS)-1)"))},
+		}}
+}
+
+var _ = register(hgnetV2Family)
+
+// hiera is Hiera: a convolutional patch embedding (patch_size kernel,
+// patch_stride), learned positions of the image/stride tokens, then a
+// stage per entry of depths, stage l int(embed_dim·multiplier^l) wide
+// (mulpow), of depths[l] layers (LayerNorm, a fused qkv to the stage's
+// width, its projection, LayerNorm, an MLP of mlp_ratio; the first
+// layer of a widening stage with a projection of its input), a pooler's
+// LayerNorm on the last width (the base model and the classifier), the
+// backbone's LayerNorms on the stages it outputs. SAM 2's Hiera
+// (blocks_sam.go) is another layout.
+func hiera() *Family {
+	w := "mulpow(E, mul, l)"
+	in := "(e > 0 ? " + w + " : (l > 0 ? mulpow(E, mul, l-1) : E))"
+	layer := renameSyms(cat(norm("layernorm_before", "N", "true"),
+		linear("attn.qkv", "3*D", "N", "true"), linear("attn.proj", "D", "D", "true"),
+		norm("layernorm_after", "D", "true"),
+		linear("mlp.fc1", "D*mr/1000", "D", "true"), linear("mlp.fc2", "D", "D*mr/1000", "true"),
+		when("N != D", linear("proj", "D", "N", "true"))), "N", in, "D", w)
+	pre := "hiera."
+	return cnnFamily(cnnOpts{Name: "Hiera", Class: "Hiera", MT: "hiera", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "E", Field: "embed_dim", Default: "96", Legend: "E", Desc: "patch embedding width", Show: true, Pos: true},
+				{Sym: "mul", Field: "embed_dim_multiplier", Type: Milli, Default: "2000", Desc: "each stage's widening (×1000)"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 3, 16, 3)", Null: "=", Desc: "each stage's layers"},
+				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
+				{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "list(224, 224)", Null: "=", Desc: "image [height, width]"},
+				{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "list(7, 7)", Null: "=", Desc: "patch kernel [height, width]"},
+				{Sym: "PSl", Field: "patch_stride", Type: IntOrList, Default: "list(4, 4)", Null: "=", Desc: "patch stride [height, width]"},
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: 16},
+				derived("nf", "mulpow(E, mul, nS-1)"),
+				{Sym: "hOut", Field: "out_indices", Type: List, Default: "list(nS)", Null: "list(nS)", Desc: "the stages a backbone outputs"},
+				derived("pool", "true"),
+			},
+			Global: cat(conv(pre+"embeddings.patch_embeddings.projection", "E", "Ch", "pick(Pl, 0)", "pick(Pl, 1)"),
+				[]T{{Name: pre + "embeddings.position_embeddings", Shape: []string{"1", "(pick(Sl, 0)/pick(PSl, 0))*(pick(Sl, 1)/pick(PSl, 1))", "E"}, Role: RoleEmbedding}}),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: blocksOf("layers.", "at(dp, l)", layer)}},
+			Final:  when("pool", norm(pre+"pooler.layernorm", "nf", "true")),
+		},
+		Cls: when("C > 0", classifier("classifier", "nf")), Backbone: true,
+		BackboneHead: backboneNorms("", "hOut", "E", "mulpow(E, mul, e-1)", "nS")}).with(func(f *Family) {
+		for i, t := range f.Tasks {
+			if t.Suffix == "Backbone" {
+				f.Tasks[i].Defs = []Def{derived("pool", "false")}
+			}
+		}
+	})
+}
+
+var _ = register(hiera)
+
+// efficientFormer is EfficientFormer (4.x only): a two-convolution stem
+// to hidden_sizes[0], then a stage per entry of depths but the last, each
+// of depths[l] pooling blocks (a 1×1 convolutional MLP with BatchNorms,
+// layer scales where use_layer_scale) followed by a downsampling
+// convolution and BatchNorm where downsamples[l] or the width changes —
+// stages and downsamplings share one module list, numbered in turn
+// (items: 1 or 2 entries per stage; segof/segpos find the stage) —
+// then the last stage's pooling blocks and num_meta3d_blocks attention
+// blocks (a fused qkv from config.dim to key_dim-wide queries and keys
+// and attention_ratio·key_dim-wide values per head, a table of
+// resolution² bias offsets per head and its int64 index buffer; a
+// dense MLP) and a final LayerNorm.
+func efficientFormer() *Family {
+	const maxStages = 16
+	var items []string
+	for i := range maxStages {
+		items = append(items, fmt.Sprintf("(%d < nS-1 ? 1 + (at(dsl, %d) || at(hs, %d) != at(hs, %d)) : 0)", i, i, i, i+1))
+	}
+	i := "segof(items, l)"
+	w := "at(hs, " + i + ")"
+	meta4D := func(d string) []T {
+		return renameSyms(cat(when("ls", vec("layer_scale_1", "D"), vec("layer_scale_2", "D")),
+			cbn{Conv: "mlp.convolution1", Norm: "mlp.batchnorm_before", Out: "D*mer/1000", In: "D", K: "1", Bias: "true"}.at(""),
+			cbn{Conv: "mlp.convolution2", Norm: "mlp.batchnorm_after", Out: "D", In: "D*mer/1000", K: "1", Bias: "true"}.at("")), "D", d)
+	}
+	last := "at(hs, nS-1)"
+	pre := "efficientformer."
+	ls := pre + "encoder.last_stage."
+	ekd := "(heads*(ar*kd/1000))"
+	meta3D := cat(when("ls", vec("layer_scale_1", last), vec("layer_scale_2", last)),
+		norm("layernorm1", last, "true"), norm("layernorm2", last, "true"),
+		linear("token_mixer.qkv", ekd+" + 2*heads*kd", "cD", "true"), linear("token_mixer.projection", "cD", ekd, "true"),
+		[]T{{Name: "token_mixer.attention_biases", Shape: []string{"heads", "res*res"}, Role: RoleNorm},
+			{Name: "token_mixer.attention_bias_idxs", Shape: []string{"res*res", "res*res"}, Role: RoleNorm, AnyDType: true}},
+		linear("mlp.linear_in", last+"*mer/1000", last, "true"), linear("mlp.linear_out", last, last+"*mer/1000", "true"))
+	return cnnFamily(cnnOpts{Name: "EfficientFormer", Class: "EfficientFormer", MT: "efficientformer", Base: pre,
+		Enc: encoderPart{
+			Defs: []Def{
+				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(48, 96, 224, 448)", Null: "=", Desc: "each stage's width"},
+				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 2, 6, 4)", Null: "=", Desc: "each stage's blocks"},
+				{Sym: "dsl", Field: "downsamples", Type: List, Default: "list(1, 1, 1, 1)", Null: "=", Desc: "a downsampling after each stage"},
+				{Sym: "nS", Field: "", Default: "len(dp)", Max: maxStages},
+				{Sym: "cD", Field: "dim", Default: "448", Legend: "D", Desc: "the attention's input width", Show: true, Pos: true},
+				{Sym: "kd", Field: "key_dim", Default: "32", Desc: "query and key width per head", Pos: true},
+				{Sym: "ar", Field: "attention_ratio", Type: Milli, Default: "4000", Desc: "value width over key_dim (×1000)"},
+				{Sym: "heads", Field: "num_attention_heads", Default: "8", Desc: "attention heads", Pos: true},
+				{Sym: "res", Field: "resolution", Default: "7", Desc: "the attention's bias table side"},
+				{Sym: "mer", Field: "mlp_expansion_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)"},
+				{Sym: "dsk", Field: "downsample_patch_size", Default: "3", Desc: "the downsampling kernel", Pos: true},
+				{Sym: "m3", Field: "num_meta3d_blocks", Default: "1", Desc: "attention blocks in the last stage", Max: MaxLayers},
+				flag("ls", "use_layer_scale", "true", "layer scales"),
+				derived("items", "list("+strings.Join(items, ", ")+")"),
+			},
+			Global: cat(cbn{Conv: "convolution1", Norm: "batchnorm_before", Out: "at(hs, 0)/2", In: "Ch", K: "3", Bias: "true"}.at(pre+"patch_embed."),
+				cbn{Conv: "convolution2", Norm: "batchnorm_after", Out: "at(hs, 0)", In: "at(hs, 0)/2", K: "3", Bias: "true"}.at(pre+"patch_embed.")),
+			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.intermediate_stages.{l}.", Layers: "sum(items)",
+				Kinds: []Kind{{Name: "stage", If: "segpos(items, l) == 0"}, {Name: "down"}},
+				Tensors: cat(when("stage", blocksOf("meta4D_layers.blocks.", "at(dp, "+i+")", meta4D(w))),
+					when("down", cbn{Conv: "projection", Norm: "norm", Out: "at(hs, " + i + "+1)", In: w, K: "dsk", Bias: "true"}.at("")))}},
+			Final: cat(copies("max(0, at(dp, nS-1) - m3)", under(ls+"meta4D_layers.blocks.{e}.", meta4D(last))),
+				copies("m3", under(ls+"meta3D_layers.blocks.{e}.", meta3D)),
+				norm(pre+"layernorm", last, "true")),
+		},
+		Cls: when("C > 0", classifier("classifier", last))})
+}
+
+var _ = register(efficientFormer)

@@ -371,31 +371,16 @@ var _ = register(
 // (use_auxiliary_head) reads the third map (auxiliary_in_channels wide
 // where set).
 func uperNetFamily() *Family {
-	cm := func(pre, out, in, k string) []T {
-		return cbn{Conv: "conv", Norm: "batch_norm", Out: out, In: in, K: k}.at(pre)
-	}
 	ch := func(i string) string { return "at(bCh, at(bOut, " + i + "))" }
-	last := ch("len(bOut)-1")
-	const d, a = "decode_head.", "auxiliary_head."
+	head := uperHead{Conv: "conv", Norm: "batch_norm", PSP: "psp_modules.{e}.1.", Bottleneck: "bottleneck.",
+		Maps: "len(bOut)", AuxN: "aN == 0 ? 0 : max(aN, 1)", Ch: ch}
 	return withFeatureBackbone(&Family{Name: "UperNet", Class: "UperNet", ModelTypes: []string{"upernet"}, Causal: "-", SeqCls: "-",
-		Defs: []Def{
+		Defs: cat([]Def{
 			{Sym: "H", Field: "hidden_size", Default: "512", Legend: "H", Desc: "the decode head's width", Show: true, Pos: true},
 			{Sym: "ps", Field: "pool_scales", Type: List, Default: "list(1, 2, 3, 6)", Null: "=", Desc: "the pyramid pooling scales"},
-			flag("aux", "use_auxiliary_head", "true", "the auxiliary FCN head"),
-			{Sym: "aH", Field: "auxiliary_channels", Default: "256", Desc: "the auxiliary head's width", Pos: true},
-			{Sym: "aN", Field: "auxiliary_num_convs", Default: "1", Desc: "the auxiliary head's convolutions"},
-			flag("aCat", "auxiliary_concat_input", "false", "the auxiliary head concatenates its input"),
-			{Sym: "aIn", Field: "auxiliary_in_channels", Default: ch("2"), Null: "=", Desc: "the auxiliary head's input width"},
-		},
-		Final: cat(conv(d+"classifier", "C", "H", "1", "1"),
-			copies("len(ps)", cm(d+"psp_modules.{e}.1.", "H", last, "1")),
-			cm(d+"bottleneck.", "H", last+"+len(ps)*H", "3"),
-			copies("len(bOut)-1", cm(d+"lateral_convs.{e}.", "H", ch("e"), "1"), cm(d+"fpn_convs.{e}.", "H", "H", "3")),
-			cm(d+"fpn_bottleneck.", "H", "len(bOut)*H", "3"),
-			when("aux", copies("aN", cm(a+"convs.{e}.", "aH", "e == 0 ? aIn : aH", "3")),
-				when("aCat", cm(a+"conv_cat.", "aH", "aIn+aH", "3")),
-				conv(a+"classifier", "C", "aH", "1", "1"))),
-		Embed: d + "classifier.weight",
+		}, uperAuxDefs(ch("2"))),
+		Final: head.build(),
+		Embed: "decode_head.classifier.weight",
 		Tasks: []Task{{Suffix: "ForSemanticSegmentation", KeepFinal: true, Labels: true}},
 	}, "backbone_config.", "backbone.")
 }

@@ -13,6 +13,7 @@ type detrOpts struct {
 	DefaultBackbone string // backbone_config.model_type when absent
 	PointsScale     string // the deformable attention's per-point scale buffer ("" none)
 	ExtraDefs       []Def
+	Edit            func(f *Family) // changes to the detector before its backbone is composed ("" none)
 }
 
 // rtDetrDefs are RTDetrConfig's fields (its defaults).
@@ -58,15 +59,8 @@ func cspRep(pre string) []T {
 // under model.decoder., where the decoder holds them).
 func rtDetrFamily(o detrOpts) *Family {
 	const m = "model."
-	aifi := cat(mhaOut("self_attn.", "E"), norm("self_attn_layer_norm", "E", "true"),
-		linear("fc1", "eI", "E", "true"), linear("fc2", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
-	dec := cat(mhaOut("self_attn.", "D"), norm("self_attn_layer_norm", "D", "true"),
-		deformAttn("encoder_attn.", "D", "dHeads", "nlv", "np", o.PointsScale, false), norm("encoder_attn_layer_norm", "D", "true"),
-		linear("fc1", "dI", "D", "true"), linear("fc2", "D", "dI", "true"), norm("final_layer_norm", "D", "true"))
-	extra := copies("max(nfl-len(dic), 0)", conv3Proj(m+"decoder_input_proj.{e}."))
-	for i := range extra {
-		extra[i].From = "len(dic)"
-	}
+	aifi, dec := rtAIFI(), rtDecoderLayer(o.PointsScale)
+	extra := extraDecoderProj(m)
 	f := &Family{Name: o.Name, Class: o.Class, ModelTypes: []string{o.MT}, Causal: "-", SeqCls: "-",
 		Defs:       withDefs(rtDetrDefs(), o.ExtraDefs...),
 		BasePrefix: m,
@@ -95,7 +89,26 @@ func rtDetrFamily(o detrOpts) *Family {
 				mlpFixed(m+"decoder.bbox_embed.{e}.", "D", "D", "4", 3))},
 		},
 	}
+	if o.Edit != nil {
+		o.Edit(f)
+	}
 	return withDetrBackbone(f, detrBB{Pre: m + "backbone.model.", Default: o.DefaultBackbone})
+}
+
+// rtAIFI is RT-DETR's AIFI transformer encoder layer on width E (FFN
+// eI): a biased self-attention, fc1/fc2 and two LayerNorms.
+func rtAIFI() []T {
+	return cat(mhaOut("self_attn.", "E"), norm("self_attn_layer_norm", "E", "true"),
+		linear("fc1", "eI", "E", "true"), linear("fc2", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
+}
+
+// rtDecoderLayer is RT-DETR's decoder layer on width D: self-attention,
+// multi-scale deformable cross-attention (nlv levels, np points, the
+// per-point scale buffer scale where set), an FFN, three LayerNorms.
+func rtDecoderLayer(scale string) []T {
+	return cat(mhaOut("self_attn.", "D"), norm("self_attn_layer_norm", "D", "true"),
+		deformAttn("encoder_attn.", "D", "dHeads", "nlv", "np", scale, false), norm("encoder_attn_layer_norm", "D", "true"),
+		linear("fc1", "dI", "D", "true"), linear("fc2", "D", "dI", "true"), norm("final_layer_norm", "D", "true"))
 }
 
 // withDefs is defs with each of more replacing the one of its symbol,
@@ -284,3 +297,353 @@ var _ = register(
 		})
 	},
 	rfDetrFamily)
+
+// pyRound is Python's round() of a Milli value x (thousandths): to the
+// nearest integer, a half to the even one.
+func pyRound(x string) string {
+	return "((" + x + ")/1000 + (((" + x + ")%1000 > 500 || ((" + x + ")%1000 == 500 && ((" + x + ")/1000)%2 == 1)) ? 1 : 0))"
+}
+
+// dFineDefs are DFineConfig's fields (RT-DETR's, plus D-FINE's
+// fine-grained distribution heads).
+func dFineDefs() []Def {
+	return withDefs(rtDetrDefs(),
+		Def{Sym: "np", Field: "decoder_n_points", Type: IntOrList, Default: "4", Desc: "sampling points per head and level (or a list, one per level)"},
+		Def{Sym: "dm", Field: "depth_mult", Type: Milli, Default: "1000", Desc: "the CSP layers' depth multiplier (×1000)"},
+		Def{Sym: "ei", Field: "eval_idx", Type: Signed, Default: "-1", Desc: "the decoder layer evaluated (negative: from the end)"},
+		Def{Sym: "ls", Field: "layer_scale", Type: Milli, Default: "1000", Desc: "the width of the box heads past eval_idx over d_model (×1000)"},
+		Def{Sym: "nbin", Field: "max_num_bins", Default: "32", Desc: "bins of each box edge's distribution"},
+		Def{Sym: "tpv", Field: "top_prob_values", Default: "4", Desc: "top probabilities the quality estimator reads"},
+		Def{Sym: "lqH", Field: "lqe_hidden_dim", Default: "64", Desc: "the quality estimator's width"},
+		Def{Sym: "lqL", Field: "lqe_layers", Default: "2", Desc: "the quality estimator's layers"},
+		derived("eix", "ei >= 0 ? ei : dL + ei"),
+		derived("c4", "hx*E/2000"),
+		derived("nbk", pyRound("3*dm")),
+		derived("tp", "islist(np) ? sum(np) : np*nfl"),
+		derived("sd", pyRound("ls*D")),
+	)
+}
+
+// cspRepD is D-FINE's CSPRepLayer under pre (expansion 1): two 1×1
+// convolutions from in to out, nbk RepVGG blocks (3×3 and 1×1) at out.
+func cspRepD(pre, in, out string) []T {
+	return cat(convNorm(pre+"conv1.", out, in, "1", ""), convNorm(pre+"conv2.", out, in, "1", ""),
+		copies("nbk", convNorm(pre+"bottlenecks.{e}.conv1.", out, out, "3", ""), convNorm(pre+"bottlenecks.{e}.conv2.", out, out, "1", "")))
+}
+
+// repNCSPELAN4 is D-FINE's RepNCSPELAN4 block under pre on width E: a
+// 1×1 to 2·E split in halves, two CSP branches of c4 with a 3×3 after
+// each, and a 1×1 of the concatenation (2·E + 2·c4) back to E.
+func repNCSPELAN4(pre string) []T {
+	return cat(convNorm(pre+"conv1.", "2*E", "2*E", "1", ""), cspRepD(pre+"csp_rep1.", "E", "c4"),
+		convNorm(pre+"conv2.", "c4", "c4", "3", ""), cspRepD(pre+"csp_rep2.", "c4", "c4"),
+		convNorm(pre+"conv3.", "c4", "c4", "3", ""), convNorm(pre+"conv4.", "E", "2*E+2*c4", "1", ""))
+}
+
+// dFineFamily is D-FINE: RT-DETR's layout with an HGNet-v2 backbone by
+// default, a hybrid encoder of RepNCSPELAN4 blocks and SCDown
+// downsampling, a decoder of gated layers whose deformable attention
+// samples the encoder's features directly (no value or output
+// projection), eval_idx's extra layers, and the fine-grained
+// distribution heads: the box heads 4·(max_num_bins+1) wide (past
+// eval_idx layer_scale·d_model wide), a location-quality estimator per
+// layer. The decoder's input projections are built only where d_model
+// differs from decoder_in_channels' last entry, every one of them from
+// that last width.
+func dFineFamily() *Family {
+	const m = "model."
+	aifi := cat(mhaOut("self_attn.", "E"), norm("self_attn_layer_norm", "E", "true"),
+		linear("fc1", "eI", "E", "true"), linear("fc2", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
+	dec := cat(mhaOut("self_attn.", "D"), norm("self_attn_layer_norm", "D", "true"),
+		linear("encoder_attn.sampling_offsets", "dHeads*tp*2", "D", "true"), linear("encoder_attn.attention_weights", "dHeads*tp", "D", "true"),
+		[]T{{Name: "encoder_attn.num_points_scale", Shape: []string{"tp"}, Role: RoleNorm, AnyDType: true}},
+		linear("fc1", "dI", "D", "true"), linear("fc2", "D", "dI", "true"), norm("final_layer_norm", "D", "true"),
+		linear("gateway.gate", "2*D", "2*D", "true"), norm("gateway.norm", "D", "true"))
+	last := "at(dic, len(dic)-1)"
+	bw := "(e <= eix ? D : sd)"
+	f := &Family{Name: "D-FINE", Class: "DFine", ModelTypes: []string{"d_fine"}, Causal: "-", SeqCls: "-",
+		Defs: dFineDefs(), BasePrefix: m,
+		Global: copies("len(dic)", convNB(m+"encoder_input_proj.{e}.0", "E", "bCh", "1", "1"), batchNorm(m+"encoder_input_proj.{e}.1", "E")),
+		Stacks: []Stack{
+			{Name: "AIFI", Prefix: m + "encoder.encoder.{l}.", Layers: "len(epl)", Tensors: copies("eL", under("layers.{e}.", aifi))},
+			{Name: "lateral", Prefix: m + "encoder.lateral_convs.{l}.", Layers: "len(eic)-1", Tensors: convNorm("", "E", "E", "1", "")},
+			{Name: "FPN", Prefix: m + "encoder.fpn_blocks.{l}.", Layers: "len(eic)-1", Tensors: repNCSPELAN4("")},
+			{Name: "downsample", Prefix: m + "encoder.downsample_convs.{l}.", Layers: "len(eic)-1",
+				Tensors: cat(convNorm("conv1.", "E", "E", "1", ""), convNorm("conv2.", "E", "E", "3", "E"))},
+			{Name: "PAN", Prefix: m + "encoder.pan_blocks.{l}.", Layers: "len(eic)-1", Tensors: repNCSPELAN4("")},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL + max(dL-eix-1, 0)", Tensors: dec},
+			{Name: "quality", Prefix: m + "decoder.lqe_layers.{l}.", Layers: "dL", Tensors: mlpHead("reg_conf.", "4*(tpv+1)", "lqH", "1", "max(lqL, 1)")},
+		},
+		Final: cat(
+			[]T{{Name: m + "denoising_class_embed.weight", Shape: []string{"C+1", "D"}, Role: RoleEmbedding, If: "nd > 0"},
+				{Name: m + "weight_embedding.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding, If: "liq"}},
+			linear(m+"enc_output.0", "D", "D", "true"), norm(m+"enc_output.1", "D", "true"),
+			linear(m+"enc_score_head", "C", "D", "true"), mlpHead(m+"enc_bbox_head.", "D", "D", "4", "3"),
+			when("D != "+last,
+				copies("nfl", convNB(m+"decoder_input_proj.{e}.0", "D", last, "e < len(dic) ? 1 : 3", "e < len(dic) ? 1 : 3"),
+					batchNorm(m+"decoder_input_proj.{e}.1", "D"))),
+			mlpHead(m+"decoder.query_pos_head.", "4", "2*D", "D", "2"),
+			[]T{{Name: m + "decoder.reg_scale", Shape: []string{"1"}, Role: RoleNorm}, {Name: m + "decoder.up", Shape: []string{"1"}, Role: RoleNorm}},
+			mlpHead(m+"decoder.pre_bbox_head.", "D", "D", "4", "3")),
+		Embed: m + "encoder_input_proj.0.0.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true},
+			{Suffix: "ForObjectDetection", Labels: true, Head: cat(copies("dL", linear(m+"decoder.class_embed.{e}", "C", "D", "true")),
+				copies("dL", mlpFixed(m+"decoder.bbox_embed.{e}.", bw, bw, "4*(nbin+1)", 3)))},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "backbone.model.", Default: "hgnet_v2"})
+}
+
+var _ = register(dFineFamily)
+
+// ppDocLayoutV3Family is PP-DocLayout v3 (transformers 5): RT-DETR's
+// hybrid encoder and decoder on an HGNet-v2 backbone of four outputs,
+// the first (x4_feat_dim wide) feeding a mask branch rather than the
+// encoder (encoder_input_proj projects outputs 1…); a mask feature FPN
+// (a scale head per feat_strides entry, in ascending order, of
+// max(1, log2(stride/smallest)) 3×3 convolutions, each behind an
+// upsampling where the stride is not the smallest), the mask lateral
+// and output convolutions to num_prototypes; a reading-order head
+// (decoder_order_head per decoder layer, a global pointer), a mask query
+// head. The decoder's class and box heads are enc_score_head's and
+// enc_bbox_head's (saved only where tie_word_embeddings is false); the
+// detection class's denoising embedding has num_labels rows, the base
+// model's num_labels+1.
+func ppDocLayoutV3Family() *Family {
+	const m = "model."
+	const mh = m + "encoder.mask_feature_head."
+	fs := "sort(fs)"
+	up := "at(" + fs + ", l) != at(" + fs + ", 0)"
+	hl := "max(1, log2(at(" + fs + ", l)/at(" + fs + ", 0)))"
+	mf0, mf1 := "at(mfc, 0)", "at(mfc, 1)"
+	scale := copies("("+up+") ? 2*"+hl+"-1 : 1", when("!("+up+") || e%2 == 0", convLayer("layers.{e}.", mf0, "e == 0 ? E : "+mf0, "3")))
+	f := &Family{Name: "PP-DocLayout v3", Class: "PPDocLayoutV3", ModelTypes: []string{"pp_doclayout_v3"}, Causal: "-", SeqCls: "-",
+		Defs: withDefs(rtDetrDefs(),
+			Def{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(1, 2, 3, 4)", Null: "=", Desc: "the backbone stages taken (the first feeds the mask branch)"},
+			Def{Sym: "fs", Field: "feat_strides", Type: List, Default: "list(8, 16, 32)", Null: "=", Desc: "the encoder levels' strides (a mask scale head each)"},
+			Def{Sym: "mfc", Field: "mask_feature_channels", Type: List, Default: "list(64, 64)", Null: "=", Desc: "the mask FPN's feature and output widths"},
+			Def{Sym: "x4", Field: "x4_feat_dim", Default: "128", Desc: "the backbone's first output's width, as the mask lateral takes it", Pos: true},
+			Def{Sym: "npr", Field: "num_prototypes", Default: "32", Desc: "mask prototypes", Pos: true},
+			Def{Sym: "gph", Field: "global_pointer_head_size", Default: "64", Desc: "the reading-order pointer's width", Pos: true},
+			tie("true")),
+		BasePrefix: m,
+		Global:     copies("len(bOut)-1", convNB(m+"encoder_input_proj.{e}.0", "E", "bCh1", "1", "1"), batchNorm(m+"encoder_input_proj.{e}.1", "E")),
+		Stacks: []Stack{
+			{Name: "AIFI", Prefix: m + "encoder.encoder.{l}.", Layers: "len(epl)", Tensors: copies("eL", under("layers.{e}.", rtAIFI()))},
+			{Name: "lateral", Prefix: m + "encoder.lateral_convs.{l}.", Layers: "len(eic)-1", Tensors: convNorm("", "E", "E", "1", "")},
+			{Name: "FPN", Prefix: m + "encoder.fpn_blocks.{l}.", Layers: "len(eic)-1", Tensors: cspRep("")},
+			{Name: "downsample", Prefix: m + "encoder.downsample_convs.{l}.", Layers: "len(eic)-1", Tensors: convNorm("", "E", "E", "3", "")},
+			{Name: "PAN", Prefix: m + "encoder.pan_blocks.{l}.", Layers: "len(eic)-1", Tensors: cspRep("")},
+			{Name: "mask scale", Prefix: mh + "scale_heads.{l}.", Layers: "len(fs)", Tensors: scale},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL", Tensors: rtDecoderLayer("")},
+		},
+		Final: cat(
+			convLayer(mh+"output_conv.", mf1, mf0, "3"), convLayer(m+"encoder.encoder_mask_lateral.", mf1, "x4", "3"),
+			convLayer(m+"encoder.encoder_mask_output.base_conv.", mf1, mf1, "3"), conv(m+"encoder.encoder_mask_output.conv", "npr", mf1, "1", "1"),
+			[]T{{Name: m + "weight_embedding.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding, If: "liq"}},
+			linear(m+"enc_output.0", "D", "D", "true"), norm(m+"enc_output.1", "D", "true"),
+			linear(m+"enc_score_head", "C", "D", "true"), mlpHead(m+"enc_bbox_head.", "D", "D", "4", "3"),
+			when("!tied", linear(m+"decoder.class_embed", "C", "D", "true"), mlpHead(m+"decoder.bbox_embed.", "D", "D", "4", "3")),
+			copies("len(dic)", convNB(m+"decoder_input_proj.{e}.0", "D", "at(dic, e)", "1", "1"), batchNorm(m+"decoder_input_proj.{e}.1", "D")),
+			extraDecoderProj(m),
+			mlpHead(m+"decoder.query_pos_head.", "4", "2*D", "D", "2"),
+			copies("dL", linear(m+"decoder_order_head.{e}", "D", "D", "true")),
+			linear(m+"decoder_global_pointer.dense", "2*gph", "D", "true"), norm(m+"decoder_norm", "D", "true"),
+			mlpHead(m+"mask_query_head.", "D", "D", "npr", "3")),
+		Embed: m + "enc_output.0.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true,
+				Head: []T{{Name: "denoising_class_embed.weight", Shape: []string{"C+1", "D"}, Role: RoleEmbedding, If: "nd > 0"}}},
+			{Suffix: "ForObjectDetection", Labels: true,
+				Head: []T{{Name: m + "denoising_class_embed.weight", Shape: []string{"C", "D"}, Role: RoleEmbedding}}},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "backbone.model.", Default: "hgnet_v2"})
+}
+
+// extraDecoderProj are RT-DETR's decoder input projections past
+// decoder_in_channels (num_feature_levels more): stride-2 3×3
+// convolutions, the first from the last entry's width, then d_model.
+func extraDecoderProj(m string) []T {
+	extra := copies("max(nfl-len(dic), 0)", conv3Proj(m+"decoder_input_proj.{e}."))
+	for i := range extra {
+		extra[i].From = "len(dic)"
+	}
+	return extra
+}
+
+var _ = register(ppDocLayoutV3Family)
+
+// readingOrder is PP-DocLayout v2's reading-order model under pre, its
+// fields under cfg (reading_order_config): LayoutLMv3's text embeddings
+// (their LayerNorm named norm; a spatial projection of the four
+// coordinate and two shape embeddings), LayoutLMv3 layers (norms named
+// norm), the relative position biases where has_relative_attention_bias
+// and has_spatial_attention_bias say, a box-relation bias convolution, a
+// label embedding and projection, a global-pointer head.
+func readingOrder(pre, cfg string) ([]Def, []T, Stack) {
+	defs := []Def{
+		{Sym: "rH", Field: cfg + "hidden_size", Default: "512", Legend: "rH", Desc: "reading-order width", Show: true, Pos: true},
+		{Sym: "rL", Field: cfg + "num_hidden_layers", Default: "6", Legend: "rL", Desc: "reading-order layers", Show: true, Max: MaxLayers},
+		{Sym: "rHeads", Field: cfg + "num_attention_heads", Default: "8", Desc: "reading-order heads", Pos: true},
+		{Sym: "rI", Field: cfg + "intermediate_size", Default: "2048", Desc: "reading-order FFN width", Pos: true},
+		{Sym: "rV", Field: cfg + "vocab_size", Default: "4", Desc: "reading-order tokens", Pos: true},
+		{Sym: "rP", Field: cfg + "max_position_embeddings", Default: "514", Desc: "reading-order positions", Pos: true},
+		{Sym: "rP2", Field: cfg + "max_2d_position_embeddings", Default: "1024", Desc: "2-D positions", Pos: true},
+		{Sym: "rT", Field: cfg + "type_vocab_size", Default: "1", Desc: "token types", Pos: true},
+		{Sym: "rCo", Field: cfg + "coordinate_size", Default: "171", Desc: "coordinate embedding width", Pos: true},
+		{Sym: "rSh", Field: cfg + "shape_size", Default: "170", Desc: "shape embedding width", Pos: true},
+		{Sym: "rNC", Field: cfg + "num_classes", Default: "20", Desc: "layout classes the labels embed", Pos: true},
+		{Sym: "rRB", Field: cfg + "rel_pos_bins", Default: "32", Desc: "relative position bins", Pos: true},
+		{Sym: "rR2", Field: cfg + "rel_2d_pos_bins", Default: "64", Desc: "2-D relative position bins", Pos: true},
+		{Sym: "rRE", Field: cfg + "relation_bias_embed_dim", Default: "16", Desc: "the box-relation embedding width", Pos: true},
+		{Sym: "rGP", Field: cfg + "global_pointer_head_size", Default: "64", Desc: "the order pointer's width", Pos: true},
+		flag("rRel", cfg+"has_relative_attention_bias", "false", "a 1-D relative position bias"),
+		flag("rSp", cfg+"has_spatial_attention_bias", "true", "2-D relative position biases"),
+	}
+	e := pre + "embeddings."
+	global := cat(embedAs(e+"word_embeddings", "rV", "rH"), embedAs(e+"token_type_embeddings", "rT", "rH"), embedAs(e+"position_embeddings", "rP", "rH"),
+		embedAs(e+"x_position_embeddings", "rP2", "rCo"), embedAs(e+"y_position_embeddings", "rP2", "rCo"),
+		embedAs(e+"h_position_embeddings", "rP2", "rSh"), embedAs(e+"w_position_embeddings", "rP2", "rSh"),
+		norm(e+"norm", "rH", "true"), linear(e+"spatial_proj", "rH", "4*rCo+2*rSh", "true"),
+		embedAs(pre+"label_embeddings", "rNC", "rH"), linear(pre+"label_features_projection", "rH", "rH", "true"),
+		when("rRel", linear(pre+"encoder.rel_pos_bias", "rHeads", "rRB", "")),
+		when("rSp", linear(pre+"encoder.rel_pos_x_bias", "rHeads", "rR2", ""), linear(pre+"encoder.rel_pos_y_bias", "rHeads", "rR2", "")),
+		conv(pre+"encoder.rel_bias_module.pos_proj", "rHeads", "4*rRE", "1", "1"),
+		linear(pre+"relative_head.dense", "2*rGP", "rH", "true"))
+	layer := cat(linear("attention.self.query", "rH", "rH", "true"), linear("attention.self.key", "rH", "rH", "true"),
+		linear("attention.self.value", "rH", "rH", "true"), linear("attention.output.dense", "rH", "rH", "true"),
+		norm("attention.output.norm", "rH", "true"), linear("intermediate.dense", "rI", "rH", "true"),
+		linear("output.dense", "rH", "rI", "true"), norm("output.norm", "rH", "true"))
+	return defs, global, Stack{Name: "reading order", Prefix: pre + "encoder.layer.{l}.", Layers: "rL", Tensors: layer}
+}
+
+// embedAs is an embedding table name.weight [rows, width].
+func embedAs(name, rows, width string) []T {
+	return []T{{Name: name + ".weight", Shape: []string{rows, width}, Role: RoleEmbedding}}
+}
+
+// ppDocLayoutV2Family is PP-DocLayout v2 (transformers 5): RT-DETR's
+// detector on an HGNet-v2 backbone (its denoising embedding num_labels
+// rows, built whatever num_denoising says) and, beside it, a
+// reading-order model (readingOrder) of its own config.
+func ppDocLayoutV2Family() *Family {
+	rdefs, rglobal, rstack := readingOrder("reading_order.", "reading_order_config.")
+	return rtDetrFamily(detrOpts{Name: "PP-DocLayout v2", Class: "PPDocLayoutV2", MT: "pp_doclayout_v2", DefaultBackbone: "hgnet_v2",
+		ExtraDefs: rdefs,
+		Edit: func(f *Family) {
+			for i, t := range f.Final {
+				if t.Name == "model.denoising_class_embed.weight" {
+					f.Final[i].Shape, f.Final[i].If = []string{"C", "D"}, ""
+				}
+			}
+			f.Stacks = append(f.Stacks, rstack)
+			for i := range f.Tasks {
+				if f.Tasks[i].Suffix == "ForObjectDetection" {
+					f.Tasks[i].Head = cat(f.Tasks[i].Head, rglobal)
+				}
+			}
+		}})
+}
+
+var _ = register(ppDocLayoutV2Family)
+
+// cspRep5 is DEIMv2's CSPRepLayer under pre: one 1×1 from in to 2·out
+// (split into the residual and the path), nbk RepVGG blocks at out, and
+// a trailing 3×3 where encoder_has_trailing_conv (trail).
+func cspRep5(pre, in, out string) []T {
+	return cat(convNorm(pre+"conv1.", "2*("+out+")", in, "1", ""),
+		copies("nbk", convNorm(pre+"bottlenecks.{e}.conv1.", out, out, "3", ""), convNorm(pre+"bottlenecks.{e}.conv2.", out, out, "1", "")),
+		when("trail", convNorm(pre+"conv2.", out, out, "3", "")))
+}
+
+// repNCSPELAN5 is DEIMv2's RepNCSPELAN5 under pre on width E: a 1×1 to
+// 2·E split in halves, two CSP branches of c4, a 1×1 of the four
+// (2·E + 2·c4) back to E.
+func repNCSPELAN5(pre string) []T {
+	return cat(convNorm(pre+"conv1.", "2*E", "E", "1", ""), cspRep5(pre+"csp_rep1.", "E", "c4"), cspRep5(pre+"csp_rep2.", "c4", "c4"),
+		convNorm(pre+"conv2.", "E", "2*E+2*c4", "1", ""))
+}
+
+// deimv2Family is DEIMv2 (transformers 5): D-FINE's decoder and heads
+// with RMSNorms, a SwiGLU FFN decoder_ffn_dim/2 wide, the gate where
+// use_gateway (else an RMSNorm after the cross-attention), a three-layer
+// query position head, ConvNorm input projections (encoder_input_proj
+// in the conv encoder beside the backbone, none for the lite encoder),
+// and an encoder by encoder_type: the hybrid one (AIFI layers, lateral
+// ConvNorms, RepNCSPELAN5 FPN/PAN blocks, SCDown) or the lite one (input
+// projections, two downsampling ConvNorms, a fusion ConvNorm, one FPN
+// and one PAN block). With share_bbox_head every decoder layer's box
+// head is the first one (saved once). A DINOv3 backbone (its spatial
+// tuning adapter) is not modelled: exit 3.
+func deimv2Family() *Family {
+	const m = "model."
+	rms := func(name string) []T { return norm(name, "D", "") }
+	aifi := cat(linear("self_attn.q_proj", "E", "E", "true"), linear("self_attn.k_proj", "E", "E", "true"),
+		linear("self_attn.v_proj", "E", "E", "true"), linear("self_attn.o_proj", "E", "E", "true"), norm("self_attn_layer_norm", "E", "true"),
+		linear("mlp.layers.0", "eI", "E", "true"), linear("mlp.layers.1", "E", "eI", "true"), norm("final_layer_norm", "E", "true"))
+	dec := cat(linear("self_attn.q_proj", "D", "D", "true"), linear("self_attn.k_proj", "D", "D", "true"),
+		linear("self_attn.v_proj", "D", "D", "true"), linear("self_attn.o_proj", "D", "D", "true"), rms("self_attn_layer_norm"),
+		linear("encoder_attn.sampling_offsets", "dHeads*tp*2", "D", "true"), linear("encoder_attn.attention_weights", "dHeads*tp", "D", "true"),
+		[]T{{Name: "encoder_attn.num_points_scale", Shape: []string{"tp"}, Role: RoleNorm, AnyDType: true}},
+		when("!gw", rms("encoder_attn_layer_norm")), rms("final_layer_norm"),
+		linear("mlp.gate_proj", "dI/2", "D", "true"), linear("mlp.up_proj", "dI/2", "D", "true"), linear("mlp.down_proj", "D", "dI/2", "true"),
+		when("gw", linear("gateway.gate", "2*D", "2*D", "true"), rms("gateway.norm")))
+	last := "at(dic, len(dic)-1)"
+	bw := "(e <= eix ? D : sd)"
+	hybrid := "etype != 'lite'"
+	// A shared box head is saved once, under the copy whose index sorts
+	// last as a string (as Zamba's shared block).
+	sharedBox := copies("sbh ? min(dL, 1) : dL", mlpFixed(m+"decoder.bbox_embed.{e}.", "(sbh ? D : "+bw+")", "(sbh ? D : "+bw+")", "4*(nbin+1)", 3))
+	for i := range sharedBox {
+		sharedBox[i].From = "sbh ? " + lexLastIndex("dL") + " : 0"
+	}
+	enc := m + "encoder."
+	f := &Family{Name: "DEIMv2", Class: "Deimv2", ModelTypes: []string{"deimv2"}, Causal: "-", SeqCls: "-",
+		Defs: withDefs(dFineDefs(),
+			Def{Sym: "etype", Field: "encoder_type", Type: Str, Default: "'hybrid'", Desc: "the encoder: hybrid or lite"},
+			flag("trail", "encoder_has_trailing_conv", "true", "the CSP blocks end with a 3×3 convolution"),
+			flag("gw", "use_gateway", "true", "a gate after the cross-attention (else an RMSNorm)"),
+			flag("sbh", "share_bbox_head", "false", "one box head for every decoder layer")),
+		BasePrefix: m,
+		Global:     when(hybrid, copies("len(bOut)", convNorm(m+"conv_encoder.encoder_input_proj.{e}.", "E", "bCh", "1", ""))),
+		Stacks: []Stack{
+			{Name: "AIFI", Prefix: enc + "aifi.{l}.", Layers: "(" + hybrid + ") ? len(epl) : 0", Tensors: copies("eL", under("layers.{e}.", aifi))},
+			{Name: "lateral", Prefix: enc + "lateral_convs.{l}.", Layers: "(" + hybrid + ") ? len(eic)-1 : 0", Tensors: convNorm("", "E", "E", "1", "")},
+			{Name: "FPN", Prefix: enc + "fpn_blocks.{l}.", Layers: "(" + hybrid + ") ? len(eic)-1 : 0", Tensors: repNCSPELAN5("")},
+			{Name: "downsample", Prefix: enc + "downsample_convs.{l}.", Layers: "(" + hybrid + ") ? len(eic)-1 : 0",
+				Tensors: cat(convNorm("conv1.", "E", "E", "1", ""), convNorm("conv2.", "E", "E", "3", "E"))},
+			{Name: "PAN", Prefix: enc + "pan_blocks.{l}.", Layers: "(" + hybrid + ") ? len(eic)-1 : 0", Tensors: repNCSPELAN5("")},
+			{Name: "lite input", Prefix: enc + "input_proj.{l}.", Layers: "(" + hybrid + ") ? 0 : len(eic)", Tensors: convNorm("", "E", "at(eic, l)", "1", "")},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL + max(dL-eix-1, 0)", Tensors: dec},
+			{Name: "quality", Prefix: m + "decoder.lqe_layers.{l}.", Layers: "dL", Tensors: mlpHead("reg_conf.", "4*(tpv+1)", "lqH", "1", "max(lqL, 1)")},
+		},
+		Final: cat(
+			when("!("+hybrid+")", convNorm(enc+"down_conv1.", "E", "E", "1", ""), convNorm(enc+"down_conv2.", "E", "E", "1", ""),
+				convNorm(enc+"bi_fusion_conv.", "E", "E", "1", ""), repNCSPELAN5(enc+"fpn_block."), repNCSPELAN5(enc+"pan_block.")),
+			[]T{{Name: m + "denoising_class_embed.weight", Shape: []string{"C+1", "D"}, Role: RoleEmbedding, If: "nd > 0"},
+				{Name: m + "weight_embedding.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding, If: "liq"}},
+			linear(m+"enc_output.0", "D", "D", "true"), norm(m+"enc_output.1", "D", "true"),
+			linear(m+"enc_score_head", "C", "D", "true"), mlpHead(m+"enc_bbox_head.", "D", "D", "4", "3"),
+			when("D != "+last, copies("nfl", cbn{Conv: "conv", Norm: "norm", Out: "D", In: last, K: "e < len(dic) ? 1 : 3"}.at(m+"decoder_input_proj.{e}."))),
+			mlpHead(m+"decoder.query_pos_head.", "4", "D", "D", "3"),
+			[]T{{Name: m + "decoder.reg_scale", Shape: []string{"1"}, Role: RoleNorm}, {Name: m + "decoder.up", Shape: []string{"1"}, Role: RoleNorm}},
+			mlpHead(m+"decoder.pre_bbox_head.", "D", "D", "4", "3")),
+		Embed: m + "enc_output.0.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Labels: true},
+			{Suffix: "ForObjectDetection", Labels: true, Head: cat(copies("dL", linear(m+"decoder.class_embed.{e}", "C", "D", "true")), sharedBox)},
+		},
+	}
+	return withDetrBackbone(f, detrBB{Pre: m + "conv_encoder.model.", Default: "hgnet_v2"})
+}
+
+var _ = register(deimv2Family)
+
+// lexLastIndex is the index among 0…n-1 whose decimal text sorts last
+// (n ≤ MaxLayers): the copy of a module shared by n slots that
+// transformers keeps on save.
+func lexLastIndex(n string) string {
+	return "(" + n + " <= 10 ? " + n + "-1 : (" + n + " <= 90 ? 9 : (" + n + " <= 100 ? " + n + "-1 : (" + n + " <= 990 ? 99 : (" + n + " <= 1000 ? " + n + "-1 : 999)))))"
+}

@@ -304,7 +304,7 @@ type ocrDetOpts struct {
 func lcnetStageWidth(i string) string {
 	j := "((" + i + ") < 0 ? (" + i + ") + len(b_bc) + 1 : (" + i + "))"
 	last := "at(at(b_bc, " + j + "-1), len(at(b_bc, " + j + "-1))-1)"
-	return "(" + j + " == 0 ? b_stem : mulf(at(" + last + ", 2), b_sc))"
+	return "(" + j + " == 0 ? b_stem : mulpow(at(" + last + ", 2), b_sc, 1))"
 }
 
 // ocrSqueeze is PP-OCR's detection-neck squeeze-excite under pre on

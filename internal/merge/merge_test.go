@@ -132,15 +132,6 @@ func TestProveBaseIsNotMerged(t *testing.T) {
 	assert.False(t, res.OK())
 }
 
-// f32s is n float32 values v, as bytes.
-func f32s(n uint64, v float32) []byte {
-	out := make([]byte, 4*n)
-	for i := range n {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
-	}
-	return out
-}
-
 // A NaN or an infinity in the delta or the merged weight fails the
 // proof, named: the tolerance made from it is no bound. Without the
 // check, +Inf in lora_A made the tolerance +Inf and a q_proj of all 0.5
@@ -174,7 +165,7 @@ func TestProveNonFinite(t *testing.T) {
 					n := ts[i].Shape[0] * ts[i].Shape[1]
 					ts[i].DType = dtype
 					if dtype == "F32" {
-						ts[i].Data = f32s(n, 0.5)
+						ts[i].Data = testmodel.ConstF32(n, 0.5)
 						continue
 					}
 					ts[i].Data = make([]byte, 2*n)
@@ -186,7 +177,7 @@ func TestProveNonFinite(t *testing.T) {
 			return ts
 		})
 	}
-	inf := func(n uint64) []byte { return f32s(n, float32(math.Inf(1))) }
+	inf := func(n uint64) []byte { return testmodel.ConstF32(n, float32(math.Inf(1))) }
 	cases := []struct {
 		name    string
 		a, b    func(n uint64) []byte
@@ -194,17 +185,17 @@ func TestProveNonFinite(t *testing.T) {
 		want    string // in the text
 		factors bool   // the factors themselves are not finite
 	}{
-		{"+Inf lora_A, merged all 0.5 (BF16)", inf, func(n uint64) []byte { return f32s(n, 0.25) }, "BF16",
+		{"+Inf lora_A, merged all 0.5 (BF16)", inf, func(n uint64) []byte { return testmodel.ConstF32(n, 0.25) }, "BF16",
 			"✗ model.layers.0.self_attn.q_proj.weight (adapted): " + q0 + ".lora_A.weight holds +Inf at [0, 0]: the delta is not finite", true},
-		{"+Inf lora_A, merged all 0.5 (F32)", inf, func(n uint64) []byte { return f32s(n, 0.25) }, "F32",
+		{"+Inf lora_A, merged all 0.5 (F32)", inf, func(n uint64) []byte { return testmodel.ConstF32(n, 0.25) }, "F32",
 			q0 + ".lora_A.weight holds +Inf at [0, 0]", true},
-		{"NaN lora_B", nil, func(n uint64) []byte { return f32s(n, float32(math.NaN())) }, "BF16",
+		{"NaN lora_B", nil, func(n uint64) []byte { return testmodel.ConstF32(n, float32(math.NaN())) }, "BF16",
 			q0 + ".lora_B.weight holds NaN at [0, 0]", true},
-		{"scale·lora_B overflows", nil, func(n uint64) []byte { return f32s(n, 3e38) }, "BF16",
+		{"scale·lora_B overflows", nil, func(n uint64) []byte { return testmodel.ConstF32(n, 3e38) }, "BF16",
 			q0 + ".lora_B.weight times the scale 2 overflows float32 (3e+38 at [0, 0])", true},
-		{"finite factors, the product overflows (BF16)", func(n uint64) []byte { return f32s(n, 1e30) }, func(n uint64) []byte { return f32s(n, 1e30) }, "BF16",
+		{"finite factors, the product overflows (BF16)", func(n uint64) []byte { return testmodel.ConstF32(n, 1e30) }, func(n uint64) []byte { return testmodel.ConstF32(n, 1e30) }, "BF16",
 			"✗ model.layers.0.self_attn.q_proj.weight (adapted): 2,048 of 2,048 elements not finite", false},
-		{"finite factors, the product overflows (F32)", func(n uint64) []byte { return f32s(n, 1e30) }, func(n uint64) []byte { return f32s(n, 1e30) }, "F32",
+		{"finite factors, the product overflows (F32)", func(n uint64) []byte { return testmodel.ConstF32(n, 1e30) }, func(n uint64) []byte { return testmodel.ConstF32(n, 1e30) }, "F32",
 			"✗ model.layers.0.self_attn.q_proj.weight (adapted): 2,048 of 2,048 elements not finite", false},
 	}
 	base := testmodel.TinyDir(t, nil)

@@ -304,6 +304,16 @@ func scaleMinK4(j int, q *[12]byte) (sc, m byte) {
 	return q[j+4]&0xF | (q[j-4]>>6)<<4, q[j+4]>>4 | (q[j]>>6)<<4
 }
 
+// minLUT fills lut with the values of sub-block j's codes i of Q4_K and
+// Q5_K: d·scale·i − dmin·min.
+func minLUT(lut []float32, d, dmin float32, j int, scales *[12]byte) {
+	sc, mn := scaleMinK4(j, scales)
+	dl, ml := d*float32(sc), dmin*float32(mn)
+	for i := range lut {
+		lut[i] = dl*float32(i) - ml
+	}
+}
+
 func q4K(src []byte, dst []float32) {
 	var lut [16]float32
 	for ; len(src) >= 144; src, dst = src[144:], dst[256:] {
@@ -313,19 +323,11 @@ func q4K(src []byte, dst []float32) {
 		for c := 0; c < 4; c++ {
 			q := (*[32]byte)(b[16+32*c:])
 			y := (*[64]float32)(dst[64*c:])
-			sc, mn := scaleMinK4(2*c, scales)
-			d1, m1 := d*float32(sc), dmin*float32(mn)
-			for i := range lut {
-				lut[i] = d1*float32(i) - m1
-			}
+			minLUT(lut[:], d, dmin, 2*c, scales)
 			for l, v := range q {
 				y[l] = lut[v&0xF]
 			}
-			sc, mn = scaleMinK4(2*c+1, scales)
-			d2, m2 := d*float32(sc), dmin*float32(mn)
-			for i := range lut {
-				lut[i] = d2*float32(i) - m2
-			}
+			minLUT(lut[:], d, dmin, 2*c+1, scales)
 			for l, v := range q {
 				y[32+l] = lut[v>>4]
 			}
@@ -344,20 +346,12 @@ func q5K(src []byte, dst []float32) {
 			k := uint(2 * c) // the qh bit of the low nibbles; k+1 of the high
 			q := (*[32]byte)(b[48+32*c:])
 			y := (*[64]float32)(dst[64*c:])
-			sc, mn := scaleMinK4(2*c, scales)
-			d1, m1 := d*float32(sc), dmin*float32(mn)
-			for i := range lut {
-				lut[i] = d1*float32(i) - m1
-			}
+			minLUT(lut[:], d, dmin, 2*c, scales)
 			for l, v := range q {
 				hi := (qh[l] >> k & 1) << 4
 				y[l] = lut[(v&0xF|hi)&31]
 			}
-			sc, mn = scaleMinK4(2*c+1, scales)
-			d2, m2 := d*float32(sc), dmin*float32(mn)
-			for i := range lut {
-				lut[i] = d2*float32(i) - m2
-			}
+			minLUT(lut[:], d, dmin, 2*c+1, scales)
 			for l, v := range q {
 				hi := (qh[l] >> (k + 1) & 1) << 4
 				y[32+l] = lut[(v>>4|hi)&31]

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -139,10 +138,7 @@ const BERTConfig = `{"architectures": ["BertForMaskedLM"], "model_type": "bert",
 // section is a hole: the tensor list of a model whose weights are not at
 // hand.
 func WriteHeaderOnly(dir, config string, tensors []Tensor) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(config), 0o644); err != nil {
+	if err := writeInto(dir, "config.json", []byte(config)); err != nil {
 		return err
 	}
 	entries, _ := Layout(tensors)

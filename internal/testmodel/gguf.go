@@ -109,6 +109,7 @@ func WriteGGUF(path string, kvs []GGUFKV, tensors []GGUFTensor) error {
 		}
 	}
 	str := func(s string) { w(uint64(len(s))); io.WriteString(out, s) }
+	array := func(elem uint32, n uint64) { w(uint32(9)); w(elem); w(n) } // an array's type, element type, length
 	io.WriteString(out, "GGUF")
 	w(uint32(3))
 	w(uint64(len(tensors)))
@@ -126,23 +127,17 @@ func WriteGGUF(path string, kvs []GGUFKV, tensors []GGUFTensor) error {
 			w(uint32(6))
 			w(v)
 		case []uint32:
-			w(uint32(9))
-			w(uint32(4))
-			w(uint64(len(v)))
+			array(4, uint64(len(v)))
 			for _, x := range v {
 				w(x)
 			}
 		case []string:
-			w(uint32(9))
-			w(uint32(8))
-			w(uint64(len(v)))
+			array(8, uint64(len(v)))
 			for _, s := range v {
 				str(s)
 			}
 		case GGUFZeros:
-			w(uint32(9))
-			w(v.Elem)
-			w(v.N)
+			array(v.Elem, v.N)
 			out.hole(int64(v.N * ggufWidth(v.Elem)))
 		}
 	}

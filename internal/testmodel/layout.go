@@ -34,47 +34,28 @@ type RefLayout struct {
 // and ARCH/VARIANT/tensors.tsv (name, dtype, [shape]), sorted by arch and
 // variant.
 func ReadLayouts(tgz string) ([]RefLayout, error) {
-	f, err := os.Open(tgz)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
 	byKey := map[string]*RefLayout{}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		dir, file := path.Split(h.Name)
+	err := EachTarGz(tgz, func(name string, b []byte) error {
+		dir, file := path.Split(name)
 		arch, variant := path.Split(strings.TrimSuffix(dir, "/"))
 		arch = strings.TrimSuffix(arch, "/")
 		key := arch + "/" + variant
 		if byKey[key] == nil {
 			byKey[key] = &RefLayout{Arch: arch, Variant: variant}
 		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, err
-		}
+		var err error
 		switch file {
 		case "config.json":
 			byKey[key].Config = b
 		case "tensors.tsv":
 			if byKey[key].Tensors, err = ParseTensorsTSV(b); err != nil {
-				return nil, fmt.Errorf("%s: %w", h.Name, err)
+				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]RefLayout, 0, len(byKey))
 	for _, l := range byKey {
@@ -87,6 +68,40 @@ func ReadLayouts(tgz string) ([]RefLayout, error) {
 		return out[i].Variant < out[j].Variant
 	})
 	return out, nil
+}
+
+// EachTarGz calls fn with the name and contents of every regular file
+// of a tar.gz, in the archive's order, and stops at its first error.
+func EachTarGz(tgz string, fn func(name string, b []byte) error) error {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		if err := fn(h.Name, b); err != nil {
+			return err
+		}
+	}
 }
 
 // ParseTensorsTSV parses name<TAB>dtype<TAB>[d0, d1, ...] lines.
@@ -281,10 +296,7 @@ func WriteLayoutDir(src, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), config, 0o644); err != nil {
+	if err := writeInto(dir, "config.json", config); err != nil {
 		return err
 	}
 	extra, err := filepath.Glob(filepath.Join(src, "*.json"))
@@ -311,37 +323,17 @@ func WriteLayoutDir(src, dir string) error {
 // ExtractLayout writes the files under prefix ("quantized/ct-nvfp4/qwen3/")
 // of a layouts archive (a tar.gz) into dir.
 func ExtractLayout(tgz, prefix, dir string) error {
-	f, err := os.Open(tgz)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return err
-	}
-	tr := tar.NewReader(zr)
 	found := false
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		rest, ok := strings.CutPrefix(h.Name, prefix)
-		if !ok || h.Typeflag != tar.TypeReg || rest == "" || strings.Contains(rest, "/") {
-			continue
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, rest), b, 0o644); err != nil {
-			return err
+	err := EachTarGz(tgz, func(name string, b []byte) error {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok || rest == "" || strings.Contains(rest, "/") {
+			return nil
 		}
 		found = true
+		return os.WriteFile(filepath.Join(dir, rest), b, 0o644)
+	})
+	if err != nil {
+		return err
 	}
 	if !found {
 		return fmt.Errorf("%s: nothing under %s", tgz, prefix)

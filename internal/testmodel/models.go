@@ -1,7 +1,6 @@
 package testmodel
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -94,31 +93,35 @@ func WriteModelDir(dir, config string, tensors []Tensor) error {
 // writeDir writes a config and one safetensors file of tensors into dir,
 // made if need be.
 func writeDir(dir, configName, config, weightsName string, tensors []Tensor) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, configName), []byte(config), 0o644); err != nil {
+	if err := writeInto(dir, configName, []byte(config)); err != nil {
 		return err
 	}
 	return WriteFile(filepath.Join(dir, weightsName), tensors, map[string]string{"format": "pt"}, 0)
+}
+
+// writeInto writes b as dir/name, making dir first.
+func writeInto(dir, name string, b []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name), b, 0o644)
 }
 
 // ReadListing reads a tensor listing in the format of
 // realworld/Qwen3-0.6B/model.safetensors.tensor-listing.tsv: a header
 // line, then name, dtype, shape ("[a,b]"), begin, end, nbytes.
 func ReadListing(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var out []Entry
-	sc := bufio.NewScanner(f)
-	for line := 0; sc.Scan(); line++ {
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for line, text := range lines {
 		if line == 0 {
 			continue
 		}
-		cols := strings.Split(sc.Text(), "\t")
+		cols := strings.Split(text, "\t")
 		if len(cols) < 5 {
 			return nil, fmt.Errorf("%s:%d: %d columns", path, line+1, len(cols))
 		}
@@ -140,7 +143,7 @@ func ReadListing(path string) ([]Entry, error) {
 		}
 		out = append(out, e)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // WriteSparseModel writes config.json (copied from configPath) and a
@@ -154,10 +157,7 @@ func WriteSparseModel(dir, listingPath, configPath string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+	if err := writeInto(dir, "config.json", cfg); err != nil {
 		return err
 	}
 	return WriteSparse(filepath.Join(dir, "model.safetensors"), entries, map[string]string{"format": "pt"})

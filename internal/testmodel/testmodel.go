@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -149,6 +150,15 @@ func FillBF16(seed uint64, name string, n uint64) []byte {
 		exp := 0x77 + (hi&0x7f)%8 // biased exponents 119..126, upper 7 bits
 		out[i+1] = hi&0x80 | exp>>1
 		out[i] = out[i]&0x7f | (exp&1)<<7
+	}
+	return out
+}
+
+// ConstF32 returns n float32 values, every one v, little-endian.
+func ConstF32(n uint64, v float32) []byte {
+	out := make([]byte, 4*n)
+	for i := range n {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
 	}
 	return out
 }
