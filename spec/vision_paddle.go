@@ -178,7 +178,7 @@ func ocrKernelLayer(pre, out, in, groups string) []T {
 // under e ("head.encoder.") and its final LayerNorm.
 func svtrBlocks(e string) []T {
 	return cat(copies("L", under(e+"svtr_block.{e}.", norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"),
-		linear("mlp.fc1", "H*mr/1000", "H", "true"), linear("mlp.fc2", "H", "H*mr/1000", "true"),
+		linear("mlp.fc1", "mulpow(H, mr, 1)", "H", "true"), linear("mlp.fc2", "H", "mulpow(H, mr, 1)", "true"),
 		linear("self_attn.qkv", "3*H", "H", "qkv"), linear("self_attn.projection", "H", "H", "true"))),
 		norm(e+"norm", "H", "true"))
 }
@@ -198,6 +198,12 @@ var _ = register(
 		return ocrRecFamily(ocrRecOpts{Name: "PP-OCRv5 mobile rec", Class: "PPOCRV5MobileRec", MT: "pp_ocrv5_mobile_rec", H: "120", V: "18385",
 			Defs: svtrDefs("list(1, 3)"), Backbones: []string{"pp_lcnet_v3"},
 			Head: cat(svtrV5Neck("head.encoder.", "b_last"), linear("head.head", "V", "H", "true"))})
+	},
+	func() *Family {
+		// PP-OCRv5 server: the same neck on HGNet-v2's last stage_out_channels.
+		return ocrRecFamily(ocrRecOpts{Name: "PP-OCRv5 server rec", Class: "PPOCRV5ServerRec", MT: "pp_ocrv5_server_rec", H: "120", V: "18385",
+			Defs: svtrDefs("list(1, 3)"), Backbones: []string{"hgnet_v2"},
+			Head: cat(svtrV5Neck("head.encoder.", "at(b_hOut, len(b_hOut)-1)"), linear("head.head", "V", "H", "true"))})
 	},
 	func() *Family {
 		// PP-OCRv6 small: a residual SVTR neck (a 1×1 skip convolution,

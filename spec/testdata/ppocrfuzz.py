@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""ppocrfuzz: random configs of the PP-OCR heads (helper ppocr, issue 31):
-the backbone_config redrawn by its model_type (PP-LCNet v3: five stages of
-block_configs, scale, divisor, stem, reduction, branches; PP-LCNet v4: four
-stages, stem widths and type, strides 1, 2 or [2, 1], learnable affine
-blocks; out_indices an increasing subset), then the head's own fields the
-config has (hidden_size and heads, depth, mlp_ratio, conv_kernel_size,
-qkv_bias, head_out_channels, hidden_act, the detectors' neck widths and
-kernels), UVDoc's ResNet, bridge and head (backbone_config, or a
-UVDocBackbone config alone), the table heads' widths, CSP kernel and blocks, SLANeXt's SAM-ViT tower (widths,
-layers, windows, global layers, positions; hidden_size or mlp_dim sometimes left to the class default), and
-the dtype.
+"""ppocrfuzz: random configs of the PaddlePaddle OCR models (helper ppocr, issue 31):
+the backbone_config redrawn by its model_type (PP-LCNet and PP-LCNet v3: five
+stages of block_configs, scale, divisor, stem, reduction, branches; PP-LCNet v4:
+four stages, stem widths and type, strides 1, 2 or [2, 1], learnable affine
+blocks; HGNet-v2: two to four stages of every per-stage list; UVDoc's ResNet
+head, stages and bridge; out_indices an increasing subset), a backbone config
+given alone redrawn the same way, then the head's own fields the config has
+(hidden_size and heads, depth, mlp_ratio, conv_kernel_size, qkv_bias,
+head_out_channels, hidden_act; the detectors' neck widths and kernels; the
+table heads' widths, CSP kernel and blocks; SLANeXt's SAM-ViT tower: widths,
+layers, windows, global layers, positions, hidden_size or mlp_dim sometimes
+left to the class default; UVDoc's connector, point convolutions and
+activation), and the dtype.
 usage: ppocrfuzz.py CONFIG OUT SEED N"""
 import json, random, os, sys
 
@@ -64,7 +66,28 @@ def uvdoc(r, bb):
     return len(bb['stage_configs'])
 
 
-BACKBONES = {'uvdoc_backbone': uvdoc, 'pp_lcnet': lcnet_v3, 'pp_lcnet_v3': lcnet_v3, 'pp_lcnet_v4': lcnet_v4}
+def hgnet_v2(r, bb):
+    ns = r.randint(2, 4)
+    sc = [3, r.choice([8, 16]), r.choice([16, 24])]
+    bb['stem_channels'] = sc
+    ins, mids, outs = [], [], []; prev = sc[2]
+    for s in range(ns):
+        ins.append(prev if r.random() < 0.8 else r.choice([16, 32]))
+        mids.append(r.choice([8, 16, 24])); outs.append(r.choice([16, 32, 48])); prev = outs[-1]
+    bb['stage_in_channels'] = ins; bb['stage_mid_channels'] = mids; bb['stage_out_channels'] = outs
+    bb['stage_num_blocks'] = [r.randint(1, 2) for _ in range(ns)]
+    bb['stage_numb_of_layers'] = [r.randint(1, 3) for _ in range(ns)]
+    bb['stage_downsample'] = [r.random() < 0.7 for _ in range(ns)]
+    bb['stage_light_block'] = [r.random() < 0.5 for _ in range(ns)]
+    bb['stage_kernel_size'] = [r.choice([3, 5]) for _ in range(ns)]
+    bb['stage_downsample_strides'] = [r.choice([[2, 1], [1, 2], 2]) for _ in range(ns)]
+    bb['depths'] = bb['stage_num_blocks']; bb['hidden_sizes'] = outs
+    bb['embedding_size'] = sc[2]; bb['use_learnable_affine_block'] = r.random() < 0.5
+    for k in ('return_idx', 'lr_mult_list'): bb.pop(k, None)
+    return ns
+
+
+BACKBONES = {'hgnet_v2': hgnet_v2, 'uvdoc_backbone': uvdoc, 'pp_lcnet': lcnet_v3, 'pp_lcnet_v3': lcnet_v3, 'pp_lcnet_v4': lcnet_v4}
 
 
 def main():
