@@ -199,24 +199,7 @@ func (m *Model) dcpVirtual() ([]source.File, error) {
 		groups[len(groups)-1] = append(groups[len(groups)-1], t)
 		size += t.Length
 	}
-	if len(groups) == 1 {
-		v, err := safetensors.NewVirtual(SingleName, m.tensors, meta, m.Files[0])
-		if err != nil {
-			return nil, err
-		}
-		return []source.File{v}, nil
-	}
-	var out []source.File
-	var shards []*safetensors.Virtual
-	for i, g := range groups {
-		v, err := safetensors.NewVirtual(fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, len(groups)), g, meta, m.Files[0])
-		if err != nil {
-			return nil, err
-		}
-		shards = append(shards, v)
-		out = append(out, v)
-	}
-	return append(out, safetensors.NewBytes(IndexName, safetensors.IndexJSON(shards), m.Files[0])), nil
+	return virtualShards(groups, meta, func(int) source.File { return m.Files[0] })
 }
 
 // isDCPNotExist reports an error that says there is no checkpoint.

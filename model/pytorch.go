@@ -112,8 +112,16 @@ func virtualSafetensors(files []*pytorch.File, lists [][]*tensor.Tensor) ([]sour
 			}
 		}
 	}
-	if len(files) == 1 {
-		v, err := safetensors.NewVirtual(SingleName, lists[0], meta, files[0].Source())
+	return virtualShards(lists, meta, func(i int) source.File { return files[i].Source() })
+}
+
+// virtualShards lays groups of tensors out as safetensors files:
+// model.safetensors for one group; else one
+// model-0000N-of-0000M.safetensors per group and their index. src(i) is
+// the file group i's bytes are read from (the index names src(0)).
+func virtualShards(groups [][]*tensor.Tensor, meta map[string]string, src func(i int) source.File) ([]source.File, error) {
+	if len(groups) == 1 {
+		v, err := safetensors.NewVirtual(SingleName, groups[0], meta, src(0))
 		if err != nil {
 			return nil, err
 		}
@@ -121,15 +129,13 @@ func virtualSafetensors(files []*pytorch.File, lists [][]*tensor.Tensor) ([]sour
 	}
 	var out []source.File
 	var shards []*safetensors.Virtual
-	for i, f := range files {
-		name := fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, len(files))
-		v, err := safetensors.NewVirtual(name, lists[i], meta, f.Source())
+	for i, g := range groups {
+		v, err := safetensors.NewVirtual(fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, len(groups)), g, meta, src(i))
 		if err != nil {
 			return nil, err
 		}
 		shards = append(shards, v)
 		out = append(out, v)
 	}
-	out = append(out, safetensors.NewBytes(IndexName, safetensors.IndexJSON(shards), files[0].Source()))
-	return out, nil
+	return append(out, safetensors.NewBytes(IndexName, safetensors.IndexJSON(shards), src(0))), nil
 }

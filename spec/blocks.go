@@ -311,14 +311,22 @@ func sized(defs []Def, pairs ...string) []Def {
 
 // replaceDef returns defs with the definition of d.Sym replaced by d.
 func replaceDef(defs []Def, d Def) []Def {
-	out := append([]Def(nil), defs...)
-	for i := range out {
-		if out[i].Sym == d.Sym {
-			out[i] = d
-			return out
-		}
+	out, ok := replaced(defs, d, func(e Def) bool { return e.Sym == d.Sym })
+	if !ok {
+		panic("replaceDef: no definition " + d.Sym)
 	}
-	panic("replaceDef: no definition " + d.Sym)
+	return out
+}
+
+// replaced returns a copy of xs with its first element for which same
+// holds replaced by x, and whether there was one.
+func replaced[E any](xs []E, x E, same func(E) bool) ([]E, bool) {
+	out := slices.Clone(xs)
+	i := slices.IndexFunc(out, same)
+	if i >= 0 {
+		out[i] = x
+	}
+	return out, i >= 0
 }
 
 // listAt is the expression for entry i of the list symbol sym, or of def

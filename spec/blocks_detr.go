@@ -188,7 +188,7 @@ func withDetrBackbone(f *Family, bb detrBB) *Family {
 		}
 		defs := cat(part.Defs, []Def{flag("bFrz", "freeze_backbone_batch_norms", "true", "the backbone's BatchNorms are frozen (no num_batches_tracked)")})
 		for _, d := range f.Defs {
-			if d.Sym != "bCh" {
+			if d.Sym != "bCh" && d.Sym != "bCh1" {
 				defs = append(defs, d)
 			}
 		}

@@ -70,14 +70,11 @@ var roformerTasks = []Task{
 // withTask returns ts with t in place of the task of the same suffix,
 // or appended.
 func withTask(ts []Task, t Task) []Task {
-	out := append([]Task(nil), ts...)
-	for i := range out {
-		if out[i].Suffix == t.Suffix {
-			out[i] = t
-			return out
-		}
+	out, ok := replaced(ts, t, func(e Task) bool { return e.Suffix == t.Suffix })
+	if !ok {
+		out = append(out, t)
 	}
-	return append(out, t)
+	return out
 }
 
 // withoutTasks returns ts without the tasks of the given suffixes.

@@ -7,7 +7,7 @@ import (
 
 // Convolutional and hierarchical vision backbones and their heads:
 // ResNet (the backbone of many other models: blocks_cnn.go's
-// resnetEncoder), … Each is data built from blocks_cnn.go's stage and
+// resnetEncoder), HGNet-v2 (the DETR-likes' of vision_detr.go), … Each is data built from blocks_cnn.go's stage and
 // block helpers: per-stage lists of depths and widths from the config.
 
 // cnnFamily is a vision family of one encoder under base with the usual

@@ -3,7 +3,8 @@ package spec
 import "slices"
 
 // The DETR lineage of detectors: RT-DETR (and its ResNet backbone),
-// RT-DETR v2, … Each family is data: a detrOpts of the shared blocks of
+// RT-DETR v2, LW-DETR, RF-DETR, and on HGNet-v2 (vision_cnn.go) D-FINE,
+// DEIMv2, PP-DocLayout v2 and v3. Each family is data: a detrOpts of the shared blocks of
 // blocks_detr.go, its backbone the registered family backbone_config
 // names (withDetrBackbone).
 
@@ -39,6 +40,7 @@ func rtDetrDefs() []Def {
 		derived("hid", "E*hx/1000"),
 		derived("nlv", "nfl"),
 		derived("bCh", "0"),
+		derived("bCh1", "0"),
 	}
 }
 
