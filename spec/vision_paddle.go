@@ -178,7 +178,7 @@ func ocrKernelLayer(pre, out, in, groups string) []T {
 // under e ("head.encoder.") and its final LayerNorm.
 func svtrBlocks(e string) []T {
 	return cat(copies("L", under(e+"svtr_block.{e}.", norm("layer_norm1", "H", "true"), norm("layer_norm2", "H", "true"),
-		linear("mlp.fc1", "H*mr/1000", "H", "true"), linear("mlp.fc2", "H", "H*mr/1000", "true"),
+		linear("mlp.fc1", "mulpow(H, mr, 1)", "H", "true"), linear("mlp.fc2", "H", "mulpow(H, mr, 1)", "true"),
 		linear("self_attn.qkv", "3*H", "H", "qkv"), linear("self_attn.projection", "H", "H", "true"))),
 		norm(e+"norm", "H", "true"))
 }
@@ -198,6 +198,12 @@ var _ = register(
 		return ocrRecFamily(ocrRecOpts{Name: "PP-OCRv5 mobile rec", Class: "PPOCRV5MobileRec", MT: "pp_ocrv5_mobile_rec", H: "120", V: "18385",
 			Defs: svtrDefs("list(1, 3)"), Backbones: []string{"pp_lcnet_v3"},
 			Head: cat(svtrV5Neck("head.encoder.", "b_last"), linear("head.head", "V", "H", "true"))})
+	},
+	func() *Family {
+		// PP-OCRv5 server: the same neck on HGNet-v2's last stage_out_channels.
+		return ocrRecFamily(ocrRecOpts{Name: "PP-OCRv5 server rec", Class: "PPOCRV5ServerRec", MT: "pp_ocrv5_server_rec", H: "120", V: "18385",
+			Defs: svtrDefs("list(1, 3)"), Backbones: []string{"hgnet_v2"},
+			Head: cat(svtrV5Neck("head.encoder.", "at(b_hOut, len(b_hOut)-1)"), linear("head.head", "V", "H", "true"))})
 	},
 	func() *Family {
 		// PP-OCRv6 small: a residual SVTR neck (a 1×1 skip convolution,
@@ -287,3 +293,239 @@ func withBackboneOf(f *Family, cfg, pre string, types ...string) *Family {
 	}
 	return g
 }
+
+// ocrDetOpts says which PP-OCR text detector: v5's neck (a projection
+// of each backbone output to layer_list_out_channels, residual
+// squeeze-excite input convolutions) or v6's (none, depthwise-separable
+// input convolutions of dilated_kernel_size), on the backbones named.
+type ocrDetOpts struct {
+	Name, Class, MT string
+	V6              bool
+	Backbones       []string
+}
+
+// lcnetStageWidth is what a PP-LCNet Backbone's num_features says of
+// stage i (0 the stem, negative from the end): stem_channels, or the
+// stage's last block's output width times scale, truncated.
+func lcnetStageWidth(i string) string {
+	j := "((" + i + ") < 0 ? (" + i + ") + len(b_bc) + 1 : (" + i + "))"
+	last := "at(at(b_bc, " + j + "-1), len(at(b_bc, " + j + "-1))-1)"
+	return "(" + j + " == 0 ? b_stem : mulpow(at(" + last + ", 2), b_sc, 1))"
+}
+
+// ocrSqueeze is PP-OCR's detection-neck squeeze-excite under pre on
+// width c: two biased 1×1 convolutions through c/reduction.
+func ocrSqueeze(pre, c string) []T {
+	return zeroOK(cat(conv(pre+"conv1", "("+c+")/rd", c, "1", "1"), conv(pre+"conv2", c, "("+c+")/rd", "1", "1")))
+}
+
+// ocrDetFamily is a PP-OCR text detector (DB): the backbone, the neck
+// fusing four scales into neck_out_channels, and in the detection class
+// the head (a convolution to a quarter of it, two transposed
+// convolutions up to one probability map, of kernel_list's sides).
+func ocrDetFamily(o ocrDetOpts) *Family {
+	const n = "model.neck."
+	q := "N/4"
+	neck := copies("len(llo)", convNB(n+"insert_conv.{e}.in_conv", "N", "at(llo, e)", "1", "1"),
+		ocrSqueeze(n+"insert_conv.{e}.squeeze_excitation_block.", "N"))
+	defs := []Def{
+		{Sym: "N", Field: "neck_out_channels", Default: "96", Legend: "N", Desc: "the neck's width", Show: true},
+		{Sym: "rd", Field: "reduction", Default: "4", Desc: "squeeze-excite reduction", Pos: true},
+		{Sym: "kl", Field: "kernel_list", Type: List, Default: "list(3, 2, 2)", Null: "=", Desc: "the head's kernel sides"},
+		{Sym: "llo", Field: "layer_list_out_channels", Type: List, Default: "list(12, 18, 42, 360)", Null: "=", Desc: "the neck's input widths"},
+	}
+	proj := func(string) []T { return nil }
+	if o.V6 {
+		defs = append(defs, Def{Sym: "dk", Field: "dilated_kernel_size", Default: "7", Desc: "the neck's depthwise kernel side"})
+		neck = cat(neck, copies("len(llo)", conv(n+"input_conv.{e}.depthwise_convolution", "N", "1", "dk", "dk"),
+			convNB(n+"input_conv.{e}.pointwise_convolution", q, "N", "1", "1"),
+			ocrSqueeze(n+"input_conv.{e}.squeeze_excitation_module.", q)))
+	} else {
+		defs = append(defs, Def{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(0 - 1)", Null: "=", Desc: "the backbone stages the neck reads (default: the last)"})
+		// the projections read the backbone's symbols: in the task
+		// classes, which are compiled with the backbone.
+		proj = func(pre string) []T {
+			return copies("len(bOut)", conv(pre+"layer.{e}", "at(llo, e)", lcnetStageWidth("at(bOut, e)"), "1", "1"))
+		}
+		neck = cat(neck, copies("len(llo)", convNB(n+"input_conv.{e}.in_conv", q, "N", "3", "3"), ocrSqueeze(n+"input_conv.{e}.squeeze_excitation_block.", q)))
+	}
+	const h = "head."
+	head := zeroOK(cat(convNB(h+"conv_down.convolution", q, "N", "at(kl, 0)", "at(kl, 0)"), batchNorm(h+"conv_down.norm", q),
+		conv(h+"conv_up.convolution", q, q, "at(kl, 1)", "at(kl, 1)"), batchNorm(h+"conv_up.norm", q),
+		[]T{{Name: h + "conv_final.weight", Shape: []string{q, "1", "at(kl, 2)", "at(kl, 2)"}, Role: RoleLinear},
+			{Name: h + "conv_final.bias", Shape: []string{"1"}, Role: RoleBias}}))
+	return withBackboneOf(&Family{Name: o.Name, Class: o.Class, ModelTypes: []string{o.MT}, Causal: "-", SeqCls: "-",
+		Defs: defs, Final: zeroOK(neck),
+		Embed: "model.backbone.encoder.convolution.convolution.weight", BasePrefix: "model.",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-", Head: proj("")},
+			{Suffix: "ForObjectDetection", Head: cat(proj("model."), head)},
+		},
+	}, "backbone_config.", "model.backbone.", o.Backbones...)
+}
+
+var _ = register(
+	func() *Family {
+		return ocrDetFamily(ocrDetOpts{Name: "PP-OCRv5 mobile det", Class: "PPOCRV5MobileDet", MT: "pp_ocrv5_mobile_det", Backbones: []string{"pp_lcnet_v3"}})
+	},
+	func() *Family {
+		return ocrDetFamily(ocrDetOpts{Name: "PP-OCRv6 small det", Class: "PPOCRV6SmallDet", MT: "pp_ocrv6_small_det", V6: true, Backbones: []string{"pp_lcnet_v4"}})
+	},
+)
+
+// slaDefs are the fields of the SLA table-structure head: its GRU's
+// width, the structure tokens, the width of the features it attends to.
+func slaDefs(h, p string) []Def {
+	return []Def{
+		{Sym: "Hs", Field: "hidden_size", Default: h, Legend: "H", Desc: "the structure decoder's width", Show: true, Pos: true},
+		{Sym: "O", Field: "out_channels", Default: "50", Legend: "V", Desc: "structure tokens", Show: true, Pos: true},
+		{Sym: "P", Field: "post_conv_out_channels", Default: p, Desc: "the width of the features the head attends to", Pos: true},
+	}
+}
+
+// slaHead is the SLA head under pre ("head."): an attention GRU cell on
+// features of width P, taking the previous token one-hot (O), and the
+// structure MLP.
+func slaHead(pre string) []T {
+	const c = "structure_attention_cell."
+	return under(pre, linear(c+"input_to_hidden", "Hs", "P", ""), linear(c+"hidden_to_hidden", "Hs", "Hs", "true"),
+		linear(c+"score", "1", "Hs", ""),
+		[]T{{Name: c + "rnn.weight_ih", Shape: []string{"3*Hs", "P+O"}, Role: RoleLinear},
+			{Name: c + "rnn.weight_hh", Shape: []string{"3*Hs", "Hs"}, Role: RoleLinear},
+			{Name: c + "rnn.bias_ih", Shape: []string{"3*Hs"}, Role: RoleBias},
+			{Name: c + "rnn.bias_hh", Shape: []string{"3*Hs"}, Role: RoleBias}},
+		linear("structure_generator.fc1", "Hs", "Hs", "true"), linear("structure_generator.fc2", "O", "Hs", "true"))
+}
+
+// slaCSPLayer is SLANet's CSP layer (2·P in, P out, half of P hidden,
+// csp_num_blocks bottlenecks of a 1×1 and a depthwise-separable
+// convolution of csp_kernel_size).
+func slaCSPLayer() []T {
+	const h = "P/2"
+	return zeroOK(cat(ocrConvLayer("conv1.", h, "2*P", "1", "1", ""), ocrConvLayer("conv2.", h, "2*P", "1", "1", ""),
+		ocrConvLayer("conv3.", "P", "2*("+h+")", "1", "1", ""),
+		copies("nb", ocrConvLayer("bottlenecks.{e}.conv1.", h, h, "1", "1", ""),
+			ocrConvLayer("bottlenecks.{e}.conv2.depthwise_convolution.", h, h, "ck", "ck", h),
+			ocrConvLayer("bottlenecks.{e}.conv2.pointwise_convolution.", h, h, "1", "1", ""))))
+}
+
+// slanetFamily is SLANet: a PP-LCNet backbone (backbone_config), a
+// CSP-PAN on its stages from the second on (a projection of each to
+// post_conv_out_channels, top-down CSP layers, depthwise-separable
+// downsamplings, bottom-up CSP layers), the SLA head.
+func slanetFamily() *Family {
+	const pan = "backbone.post_csp_pan."
+	n := "len(b_bc)-1" // the stages from the second on: num_features[2:]
+	return withBackboneOf(&Family{Name: "SLANet", Class: "SLANet", ModelTypes: []string{"slanet"}, Causal: "-", SeqCls: "-",
+		Defs: cat(slaDefs("256", "96"), []Def{
+			{Sym: "ck", Field: "csp_kernel_size", Default: "5", Desc: "the CSP layers' depthwise kernel side"},
+			{Sym: "nb", Field: "csp_num_blocks", Default: "1", Desc: "bottlenecks per CSP layer", Max: MaxLayers},
+			{Sym: "nL", Field: "backbone_config.block_configs", Type: Count, Default: "5", Null: "=", Desc: "the backbone's stages"},
+		}),
+		Stacks: []Stack{
+			{Name: "top-down", Prefix: pan + "top_down_blocks.{l}.", Layers: "max(nL-2, 0)", Tensors: slaCSPLayer()},
+			{Name: "downsample", Prefix: pan + "downsamples.{l}.", Layers: "max(nL-2, 0)", Tensors: cat(
+				ocrConvLayer("depthwise_convolution.", "P", "P", "ck", "ck", "P"), ocrConvLayer("pointwise_convolution.", "P", "P", "1", "1", ""))},
+			{Name: "bottom-up", Prefix: pan + "bottom_up_blocks.{l}.", Layers: "max(nL-2, 0)", Tensors: slaCSPLayer()},
+		},
+		Final: slaHead("head."),
+		Embed: "backbone.vision_backbone.encoder.convolution.convolution.weight", BasePrefix: "backbone.",
+		Tasks: []Task{{Suffix: "ForTableRecognition", KeepFinal: true, Head: copies(n,
+			ocrConvLayer(pan+"channel_projector.{e}.", "P", lcnetStageWidth("e+2"), "1", "1", ""))}},
+	}, "backbone_config.", "backbone.vision_backbone.", "pp_lcnet")
+}
+
+// slanextFamily is SLANeXt: SAM's ViT image encoder (vision_config,
+// SLANeXtVisionConfig's defaults), a strided 3×3 convolution from
+// post_conv_in_channels to post_conv_out_channels, the SLA head.
+func slanextFamily() *Family {
+	const v = "backbone.vision_tower."
+	g, s, f := samVisionEncoder(v)
+	defs := withDefault(withDefault(withoutDefs(samVisionDefs("vision_config."), "sNPF", "sR"), "sI", "3072"), "sS", "512")
+	return &Family{Name: "SLANeXt", Class: "SLANeXt", ModelTypes: []string{"slanext"}, Causal: "-", SeqCls: "-",
+		Defs: cat(defs, slaDefs("512", "512"), []Def{
+			{Sym: "Pi", Field: "post_conv_in_channels", Default: "256", Desc: "the post convolution's input width", Pos: true},
+		}),
+		Global: g, Stacks: []Stack{s},
+		Final: cat(f, convNB("backbone.post_conv", "P", "Pi", "3", "3"), slaHead("head.")),
+		Embed: v + "patch_embed.projection.weight", BasePrefix: "backbone.",
+		Tasks: []Task{{Suffix: "ForTableRecognition", KeepFinal: true}},
+	}
+}
+
+var _ = register(slanetFamily, slanextFamily)
+
+// actParams are the parameters of the activation module act names,
+// under pre ("conv_down.activation."): PReLU's single slope, xIELU's
+// two alphas and its beta and eps buffers; none for the others.
+func actParams(pre, act string) []T {
+	return cat(when(act+" == 'prelu'", []T{{Name: pre + "weight", Shape: []string{"1"}, Role: RoleNorm}}),
+		// xIELU makes its tensors bfloat16 whatever the model's dtype.
+		when(act+" == 'xielu'", []T{{Name: pre + "alpha_p", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true}, {Name: pre + "alpha_n", Shape: []string{"1"}, Role: RoleNorm, AnyDType: true},
+			{Name: pre + "beta", Shape: []string{}, Role: RoleNorm, AnyDType: true}, {Name: pre + "eps", Shape: []string{}, Role: RoleNorm, AnyDType: true}}))
+}
+
+// uvdocBackboneFamily is UVDoc's backbone: a ResNet (resnet_head's
+// strided convolutions, then a stage per resnet_configs entry of
+// residual blocks [in, out, dilation, downsample], biased convolutions
+// of kernel_size, a projection where they downsample) and the bridge (a
+// stage per stage_configs entry of dilated 3×3 convolutions [width,
+// dilation]).
+func uvdocBackboneFamily() *Family {
+	blk := func(i string) string { return "at(at(at(rc, l), e), " + i + ")" }
+	in, out := blk("0"), blk("1")
+	cl := func(pre, out, in, k, bias string) []T {
+		return cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: k, Bias: bias}.at(pre)
+	}
+	return &Family{Name: "UVDoc backbone", Class: "UVDoc", ConfigClass: "UVDocBackboneConfig", ModelTypes: []string{"uvdoc_backbone"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "rh", Field: "resnet_head", Type: Lists, Default: "list(list(3, 32), list(32, 32))", Null: "=", Desc: "the stem's convolutions [in, out]"},
+			{Sym: "rc", Field: "resnet_configs", Type: Lists, Default: "list(list(list(32, 32, 1, 0), list(32, 32, 3, 0), list(32, 32, 3, 0)), " +
+				"list(list(32, 64, 1, 1), list(64, 64, 3, 0), list(64, 64, 3, 0), list(64, 64, 3, 0)), " +
+				"list(list(64, 128, 1, 1), list(128, 128, 3, 0), list(128, 128, 3, 0), list(128, 128, 3, 0), list(128, 128, 3, 0), list(128, 128, 3, 0)))",
+				Null: "=", Desc: "each ResNet stage's blocks: [in, out, dilation, downsample]"},
+			{Sym: "sc", Field: "stage_configs", Type: Lists, Default: "list(list(list(128, 1)), list(list(128, 2)), list(list(128, 5)), " +
+				"list(list(128, 8), list(128, 3), list(128, 2)), list(list(128, 12), list(128, 7), list(128, 4)), list(list(128, 18), list(128, 12), list(128, 6)))",
+				Null: "=", Desc: "each bridge stage's convolutions: [width, dilation]"},
+			{Sym: "k", Field: "kernel_size", Default: "5", Desc: "the ResNet's kernel side"},
+		},
+		Global: copies("len(rh)", cl("resnet.resnet_head.{e}.", "at(at(rh, e), 1)", "at(at(rh, e), 0)", "k", "")),
+		Stacks: []Stack{
+			{Name: "resnet stage", Prefix: "resnet.resnet_down.{l}.", Layers: "len(rc)", Tensors: blocksOf("layers.", "len(at(rc, l))", cat(
+				when(blk("3"), cl("conv_down.", out, in, "k", "true")),
+				cl("conv_start.", out, in, "k", "true"), cl("conv_final.", out, out, "k", "true")))},
+			{Name: "bridge", Prefix: "bridge.bridge.{l}.", Layers: "len(sc)", Tensors: blocksOf("blocks.", "len(at(sc, l))",
+				cl("", "at(at(at(sc, l), e), 0)", "at(at(at(sc, l), e), 0)", "3", ""))},
+		},
+		Embed: "resnet.resnet_head.0.convolution.weight",
+		Tasks: []Task{{Suffix: "Backbone", KeepFinal: true}},
+	}
+}
+
+// uvdocFamily is UVDoc: its backbone (backbone_config) and the head: a
+// 1×1 connector from the bridge stages' concatenated outputs
+// (bridge_connector [in per stage, out]) and the 2-D point positions
+// (out_point_positions2D [[in, out], [in, out]]: a convolution with its
+// norm and activation, then a biased one).
+func uvdocFamily() *Family {
+	cl := func(pre, out, in, k string) []T {
+		return cbn{Conv: "convolution", Norm: "normalization", Out: out, In: in, K: k}.at(pre)
+	}
+	const p = "head.out_point_positions2D."
+	return withBackboneOf(&Family{Name: "UVDoc", Class: "UVDoc", ModelTypes: []string{"uvdoc"}, Causal: "-", SeqCls: "-",
+		Defs: []Def{
+			{Sym: "act", Field: "hidden_act", Type: Str, Default: "'prelu'", Desc: "the head's activation (PReLU has a parameter)"},
+			{Sym: "hk", Field: "kernel_size", Default: "5", Desc: "the head's kernel side"},
+			{Sym: "bcn", Field: "bridge_connector", Type: List, Default: "list(128, 128)", Null: "=", Desc: "the connector's [input per bridge stage, output] widths"},
+			{Sym: "opp", Field: "out_point_positions2D", Type: Lists, Default: "list(list(128, 32), list(32, 2))", Null: "=", Desc: "the point-position convolutions' [in, out]"},
+			{Sym: "nSt", Field: "backbone_config.stage_configs", Type: Count, Default: "6", Null: "=", Desc: "the backbone's bridge stages"},
+		},
+		Final: cat(cl("head.bridge_connector.", "at(bcn, 1)", "at(bcn, 0)*nSt", "1"),
+			cl(p+"conv_down.", "at(at(opp, 0), 1)", "at(at(opp, 0), 0)", "hk"), actParams(p+"conv_down.activation.", "act"),
+			conv(p+"conv_up", "at(at(opp, 1), 1)", "at(at(opp, 1), 0)", "hk", "hk")),
+		Embed: "backbone.resnet.resnet_head.0.convolution.weight",
+		Tasks: []Task{{Suffix: TaskBase, KeepFinal: true}},
+	}, "backbone_config.", "backbone.", "uvdoc_backbone")
+}
+
+var _ = register(uvdocBackboneFamily, uvdocFamily)
