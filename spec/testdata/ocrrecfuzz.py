@@ -4,23 +4,14 @@
 SVTR neck's width, heads, depth, ratio, kernel, qkv_bias, characters drawn.
 usage: ocrrecfuzz.py CONFIG OUT SEED N"""
 import json, random, os, sys
+from ppocrfuzz import lcnet_v3
 base, out, seed, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 b = json.load(open(base))
 for k in range(n):
     r = random.Random(seed * 1000 + k)
     c = json.loads(json.dumps(b))
     bb = c['backbone_config']
-    bc = []; prev = r.choice([8, 16, 24])
-    for s in range(5):
-        st = []
-        for j in range(r.randint(1, 3)):
-            o = r.choice([8, 16, 24, 32, 48, 64])
-            st.append([r.choice([3, 5]), prev, o, r.choice([1, 2]), r.random() < 0.4]); prev = o
-        bc.append(st)
-    bb['block_configs'] = bc; bb['depths'] = [len(s) for s in bc]
-    bb['scale'] = r.choice([0.5, 0.75, 1.0, 1.5]); bb['divisor'] = r.choice([8, 16])
-    bb['stem_channels'] = r.choice([8, 16]); bb['reduction'] = r.choice([2, 4])
-    if 'conv_symmetric_num' in bb: bb['conv_symmetric_num'] = r.randint(1, 5)
+    lcnet_v3(r, bb)  # the same draws, in the same order, as ppocrfuzz's PP-LCNet v3
     idx = sorted(r.sample(range(1, 6), r.randint(1, 5)))
     names = ['stem'] + ['stage%d' % i for i in range(1, 6)]
     bb['stage_names'] = names; bb['out_indices'] = idx; bb['out_features'] = [names[i] for i in idx]
