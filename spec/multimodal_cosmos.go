@@ -243,7 +243,7 @@ var _ = register(
 	// Cosmos3OmniConfig's top-level tie_word_embeddings (false).
 	func() *Family {
 		v := &vlm{Family: qwen3VLVision("Cosmos3-Omni", "Cosmos3Omni", "cosmos3_omni"), text: "qwen3_vl_text", reroot: newLM, tieTop: "false"}
-		return withVisionType(tiedByTop(ckptVLM(v.register(), cosmos3OmniCkpt, cosmosModuleNames(false), cosmos3OmniIgnore)),
+		return withVisionType(ckptVLM(v.register(), cosmos3OmniCkpt, cosmosModuleNames(false), cosmos3OmniIgnore),
 			"qwen3_vl_vision", "qwen3_vl")
 	},
 )
@@ -265,34 +265,6 @@ func withVisionType(f *Family, mts ...string) *Family {
 				Reason: fmt.Sprintf("its vision tower, vision_config.model_type %q, is not modelled", mt)}
 		}
 		return inner(c)
-	}
-	return f
-}
-
-// tiedByTop makes a composed VLM of a model type transformers 4.x does
-// not have tie its head by the top-level tie_word_embeddings whoever
-// wrote config.json: writerTie reads the text config's where
-// transformers_version is absent (a 4.x writer), which no checkpoint of
-// a 5.x-only model type can have.
-func tiedByTop(f *Family) *Family {
-	inner := f.compose
-	var cache sync.Map // inner composition → *Family
-	f.compose = func(c *Config) (*Family, error) {
-		in, err := inner(c)
-		if err != nil || !slices.ContainsFunc(in.Defs, func(d Def) bool { return d.Sym == "tiedTop" }) {
-			return in, err
-		}
-		if g, ok := cache.Load(in); ok {
-			return g.(*Family), nil
-		}
-		g := *in
-		g.compiled, g.compileErr = nil, nil
-		g.Defs = replaceDef(in.Defs, derived("tied", "tiedTop"))
-		if err := g.compile(); err != nil {
-			return nil, err
-		}
-		g2, _ := cache.LoadOrStore(in, &g)
-		return g2.(*Family), nil
 	}
 	return f
 }

@@ -73,7 +73,7 @@ var _ = register(
 	// MuseGlimmerConfig does not declare (false unless config.json
 	// gives it).
 	func() *Family {
-		return tiedByTop((&vlm{Family: museVision(), textF: museText, reroot: newLM, tieTop: "false"}).register())
+		return (&vlm{Family: museVision(), textF: museText, reroot: newLM, tieTop: "false"}).register()
 	},
 	func() *Family { return towerText(museText, "MuseGlimmerText", "muse_glimmer_text") },
 	func() *Family {

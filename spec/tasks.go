@@ -261,10 +261,15 @@ func (c *Config) subArchitecture(field string) string {
 }
 
 // writtenByV5 reports whether config.json was written by transformers 5
-// or later (transformers_version), for the layouts that differ by writer:
-// the symbol tf5 in expressions.
+// or later, for the layouts that differ by writer: the symbol tf5 in
+// expressions. transformers_version says; a config without it is 4.x's
+// unless its model_type is one only 5.x defines (modelTypesV5).
 func writtenByV5(c *Config) bool {
 	v, _ := c.StringOr("transformers_version", "")
+	if v == "" {
+		mt, _ := c.StringOr("model_type", "")
+		return modelTypesV5[mt]
+	}
 	major, _, _ := strings.Cut(v, ".")
 	n, err := strconv.Atoi(major)
 	return err == nil && n >= 5
