@@ -340,7 +340,7 @@ var figures = []struct {
 
 func (b *bench) run(rounds int) error {
 	for r := 0; r < rounds; r++ {
-		fmt.Fprintf(os.Stderr, "bench: round %d of %d\n", r+1, rounds)
+		fmt.Fprintf(os.Stderr, "bench: run %d of %d\n", r+1, rounds)
 		if err := b.round(); err != nil {
 			return err
 		}
@@ -601,7 +601,7 @@ func (b *bench) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, " %s | %s |\n", base, f.target)
 	}
-	fmt.Fprintf(w, "\nmedians of %d rounds; × is the median per-round ratio to the baseline (for times, lower is better)\n", len(b.vals[figCatFirst][colBase]))
+	fmt.Fprintf(w, "\nmedians of %d runs; × is the median per-run ratio to the baseline (for times, lower is better)\n", len(b.vals[figCatFirst][colBase]))
 	fmt.Fprintf(w, "model: %s (%d data files, %s MB; %d small tensors, %s MB)\n", b.dense, len(b.dataFiles), num(float64(b.dataBytes)/1e6), len(b.smallFiles), num(float64(b.smallBytes)/1e6))
 	b.printViews(w)
 }

@@ -51,18 +51,18 @@ const docMethod = `The benchmark mounts a model with fsmount (splicing, the defa
 ` + "`fsmount --mmap`" + `, with ` + "`fsmount --passthrough`" + ` (its ` + "`files/`" + ` read by the
 kernel), and with squashfuse serving the same tree from an uncompressed
 squashfs image, and measures each against a baseline taken in the same
-round: ` + "`cat`" + ` of model.safetensors with the page cache hot, pread of the same
+run: ` + "`cat`" + ` of model.safetensors with the page cache hot, pread of the same
 byte ranges, a copy of the tree on tmpfs, an mmap of the model's range.
 First reads are the first after a fresh mount, with the model file in the
-page cache. Every figure is the median over the rounds; × is the median of
-the per-round ratios to the baseline (for times, lower is better). The
+page cache. Every figure is the median over the runs; × is the median of
+the per-run ratios to the baseline (for times, lower is better). The
 full run uses the dense 1.5 GB Qwen3-0.6B layout (real names, offsets and
 sizes, random bytes); ` + "`-short`" + ` the tiny model of testdata/.
 `
 
 const docViews = `
 The second table measures the decoded views against a peer in the same
-round: ` + "`fsinspect --scan`" + ` of the whole model against ` + "`bench/scan_numpy.py`" + `
+run: ` + "`fsinspect --scan`" + ` of the whole model against ` + "`bench/scan_numpy.py`" + `
 (numpy doing the same statistics the way a careful user would: memmap, 16
 M-element chunks, BF16 widened to float32, float64 sums), a first ` + "`cat`" + ` of
 every ` + "`values.f32`" + ` against a first ` + "`cat`" + ` of every ` + "`data`" + ` (each through a
@@ -74,7 +74,7 @@ the daemon returns its free heap once idle).
 const docMany = `
 ## Half a million tensors
 
-The half-million-tensor model (` + "`go run ./bench -many`" + `, one round
+The half-million-tensor model (` + "`go run ./bench -many`" + `, one run
 here) is a Qwen3-MoE layout of 48 layers of 3,469 experts with small
 dimensions, one sparse shard per layer: it measures what the daemon pays
 per tensor, not per byte. Mount-ready is the time ` + "`fsmount`" + ` takes to

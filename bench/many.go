@@ -40,7 +40,7 @@ const (
 var manyFigures = []struct{ name, target string }{
 	{figManyReady, "≤ 2"},
 	{figManyReadyCPU, ""},
-	{figManyFaults, "≤ 16,384 (hugeHeap: 2 MB pages, the block never touched whole)"},
+	{figManyFaults, "≤ 16,384 (the tensor table in 2 MB pages, never touched whole)"},
 	{figManyIdle, "≤ 250"},
 	{figManyFind, "≤ 60"},
 	{figManyFindCPU, ""},
@@ -69,7 +69,7 @@ func many(cache string, rounds int, peer bool, w io.Writer) error {
 	}
 	vals := map[string][]float64{}
 	for r := 0; r < rounds; r++ {
-		fmt.Fprintf(os.Stderr, "bench: half a million tensors, round %d of %d\n", r+1, rounds)
+		fmt.Fprintf(os.Stderr, "bench: half a million tensors, run %d of %d\n", r+1, rounds)
 		if err := manyRound(filepath.Join(bin, "fsmount"), dir, peer, vals); err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func many(cache string, rounds int, peer bool, w io.Writer) error {
 			fmt.Fprintf(w, "| %s | %s | %s |\n", f.name, num(median(vals[f.name])), f.target)
 		}
 	}
-	fmt.Fprintf(w, "\nmedians of %d rounds; RssAnon from /proc/PID/status, sampled every 100 ms during find; idle is 3 s without a request, 15 s after the find (by-name/ and expected/ are dropped after 10 s)\n", rounds)
+	fmt.Fprintf(w, "\nmedian%s of %d run%[1]s; RssAnon from /proc/PID/status, sampled every 100 ms during find; idle is 3 s without a request, 15 s after the find (by-name/ and expected/ are dropped after 10 s)\n", plural(rounds), rounds)
 	return nil
 }
 

@@ -42,7 +42,7 @@ func walk(cache string, rounds int, peerBin string, w io.Writer) error {
 	}
 	var ours, peer, ratio []float64
 	for r := 0; r < rounds; r++ {
-		fmt.Fprintf(os.Stderr, "bench: walk, round %d of %d\n", r+1, rounds)
+		fmt.Fprintf(os.Stderr, "bench: walk, run %d of %d\n", r+1, rounds)
 		t, err := walkTicks(filepath.Join(bin, "fsmount"), dir)
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ func walk(cache string, rounds int, peerBin string, w io.Writer) error {
 		fmt.Fprintf(w, "\n| figure | fsmount | peer (%s) | × | target |\n|---|---:|---:|---:|---|\n| %s | %s | %s | %.2f | %s |\n",
 			peerBin, figWalk, num(median(ours)), num(median(peer)), median(ratio), walkTarget)
 	}
-	fmt.Fprintf(w, "\nmedians of %d rounds, each on a fresh mount\n", rounds)
+	fmt.Fprintf(w, "\nmedian%s of %d run%[1]s, each on a fresh mount\n", plural(rounds), rounds)
 	return nil
 }
 
@@ -96,4 +96,12 @@ func walkTicks(fsmount, dir string) (float64, error) {
 		return 0, err
 	}
 	return math.Round((after - before) * 100), nil // CPUSeconds' ticks are 1/100 s
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
