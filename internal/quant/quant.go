@@ -314,19 +314,12 @@ func minLUT(lut []float32, d, dmin float32, j int, scales *[12]byte) {
 	}
 }
 
-// kHeader reads the head Q4_K and Q5_K blocks share (ggml's block_q4_K
-// and block_q5_K): the f16 scales d and dmin, then the 12 bytes of
-// packed sub-block scales and mins.
-func kHeader(b []byte) (d, dmin float32, scales *[12]byte) {
-	h := (*[16]byte)(b)
-	return f16(le16(h[0:2])), f16(le16(h[2:4])), (*[12]byte)(h[4:16])
-}
-
 func q4K(src []byte, dst []float32) {
 	var lut [16]float32
 	for ; len(src) >= 144; src, dst = src[144:], dst[256:] {
 		b := (*[144]byte)(src)
-		d, dmin, scales := kHeader(src)
+		d, dmin := f16(le16(b[0:2])), f16(le16(b[2:4]))
+		scales := (*[12]byte)(b[4:16])
 		for c := 0; c < 4; c++ {
 			q := (*[32]byte)(b[16+32*c:])
 			y := (*[64]float32)(dst[64*c:])
@@ -346,7 +339,8 @@ func q5K(src []byte, dst []float32) {
 	var lut [32]float32
 	for ; len(src) >= 176; src, dst = src[176:], dst[256:] {
 		b := (*[176]byte)(src)
-		d, dmin, scales := kHeader(src)
+		d, dmin := f16(le16(b[0:2])), f16(le16(b[2:4]))
+		scales := (*[12]byte)(b[4:16])
 		qh := (*[32]byte)(b[16:48])
 		for c := 0; c < 4; c++ {
 			k := uint(2 * c) // the qh bit of the low nibbles; k+1 of the high
