@@ -80,8 +80,9 @@ func isDead(err error) bool {
 	return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
 }
 
-// fuseConnections is where the kernel lists FUSE connections (fusectl).
-var fuseConnections = "/sys/fs/fuse/connections"
+// fuseConnections is where the kernel lists FUSE connections (fusectl);
+// a variable for tests.
+var fuseConnections = mountinfo.Connections
 
 // daemonPid returns the daemon serving FUSE connection conn, 0 if none
 // is found. A connection's number is reused once its mount is gone, while
