@@ -98,7 +98,7 @@ func unmount(mnt string, stderr io.Writer) error {
 	}
 	// A detached mount's daemon serves its open files until they close.
 	if daemon != 0 && !detached && len(elsewhere) > 0 {
-		fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) serves on: the mount namespace of pid %d holds a copy of the mount (made while it was mounted: unshare -m, a container), and the daemon exits when that copy goes\n", mnt, daemon, elsewhere[0])
+		fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) serves on: the mount namespace of pid %d holds a copy of the mount (made while it was mounted: unshare -m, a container), and the daemon exits when that copy goes, or now with kill %d\n", mnt, daemon, elsewhere[0], daemon)
 	} else if daemon != 0 && !detached {
 		switch waitExit(daemon, daemonStart, daemonExitTimeout) {
 		case 'T', 't':
