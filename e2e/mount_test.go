@@ -613,16 +613,19 @@ func TestUnmountWaitsForDaemon(t *testing.T) {
 
 // TestUnmountStoppedDaemon: a daemon that cannot exit (stopped) is not
 // waited for: fsmount -u aborts its connection, unmounts, and says at
-// once that the daemon exits once continued; continued, it does.
+// once that the daemon exits once continued; continued, it does. The
+// message is the proof that -u did not wait: it is said only of a
+// daemon found stopped, which -u's wait for the exit returns on at its
+// first look (a clock would measure the machine's load: it read 4.9 s
+// at load 27, for a 2 s probe).
 func TestUnmountStoppedDaemon(t *testing.T) {
 	mnt, pid := mountModel(t, repoPath("testdata", "tiny-qwen3"))
 	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL); syscall.Kill(pid, syscall.SIGCONT) })
-	start := time.Now()
 	r := runTimeout(t, 30*time.Second, "fsmount", "-u", mnt)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "fsmount: "+mnt+" is unmounted, but its daemon (pid "+strconv.Itoa(pid)+") is stopped: it exits once continued")
-	assert.Less(t, time.Since(start), 4*time.Second, "-u waited for a stopped daemon")
+	assert.NotContains(t, r.stderr, "has not exited within", "-u waited for a stopped daemon")
 	assert.False(t, mounted(t, mnt))
 	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
 	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })
