@@ -671,10 +671,13 @@ func TestSignalCopiedMount(t *testing.T) {
 		waitFor(t, "the daemon to exit on SIGTERM", func() bool { return !fusetest.Alive(pid) })
 		assert.False(t, mounted(t, mnt))
 		// The copy: still in its namespace's table, its connection ended
-		// (a name never looked up: the root's attributes are cached).
+		// (a name never looked up: the root's attributes are cached):
+		// ENOTCONN, or ECONNABORTED for a lookup caught by the end (the
+		// daemon reads as gone once its main thread has exited).
 		out, code := command(t, "nsenter", "-t", strconv.Itoa(nsPid), "-m", "stat", "-c", "%n", filepath.Join(mnt, "never-looked-up"))
 		assert.NotEqual(t, 0, code, "unmounted first: %v: %s", unmountFirst, out)
-		assert.Contains(t, out, "Transport endpoint is not connected", "unmounted first: %v", unmountFirst)
+		assert.True(t, strings.Contains(out, "Transport endpoint is not connected") || strings.Contains(out, "Software caused connection abort"),
+			"unmounted first: %v: the copy is not dead: %s", unmountFirst, out)
 	}
 }
 
