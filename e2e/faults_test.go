@@ -17,6 +17,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/fsmount/fsmount/internal/fusetest"
 	"github.com/fsmount/fsmount/internal/mountinfo"
@@ -156,6 +157,40 @@ func TestUnmountWhileOpen(t *testing.T) {
 	require.NoError(t, err, "the open file still reads")
 	require.NoError(t, f.Close())
 	waitFor(t, "the daemon to exit after the last close", func() bool { return !fusetest.Alive(pid) })
+}
+
+// TestSignalWhileOpen: SIGTERM to a daemon whose mount a process holds
+// open (its root directory here) detaches the mount and serves on; a
+// second SIGTERM ends the daemon at once (the first one's detach cannot
+// be done again), and the held directory is then dead. Lookups of names
+// never looked up ask the daemon: the kernel's caches cannot answer.
+func TestSignalWhileOpen(t *testing.T) {
+	mnt, pid := mountModel(t, repoPath("testdata", "tiny-qwen3"))
+	d, err := os.Open(mnt)
+	require.NoError(t, err)
+	defer d.Close()
+	lookup := func(name string) error {
+		var st unix.Stat_t
+		return unix.Fstatat(int(d.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	require.NoError(t, lookup("verdict"))
+
+	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
+	waitFor(t, "the mount to be detached", func() bool { return !mounted(t, mnt) })
+	require.NoError(t, lookup("config.json"), "the held directory is served on")
+	require.ErrorIs(t, lookup("never-looked-up-1"), unix.ENOENT)
+	require.True(t, fusetest.Alive(pid), "the daemon serves the held directory")
+
+	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
+	waitFor(t, "the daemon to exit on a second SIGTERM", func() bool { return !fusetest.Alive(pid) })
+	err = lookup("never-looked-up-2")
+	assert.True(t, isDeadErr(err), "a lookup after the daemon's end: %v", err)
+}
+
+// isDeadErr reports whether err is what a FUSE mount whose connection has
+// ended answers: ENOTCONN, or ECONNABORTED for a request the end caught.
+func isDeadErr(err error) bool {
+	return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
 }
 
 // failingFile is a backing file that fails reads of one byte range with
