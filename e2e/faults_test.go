@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -446,6 +448,70 @@ func TestUnmountHungDaemonFusectlHidden(t *testing.T) {
 	r := runTimeout(t, 30*time.Second, "fsmount", "-u", mnt)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.NotContains(t, r.stderr, "aborted", "the connection was aborted already: the mount here is dead")
+	assert.False(t, mounted(t, mnt))
+}
+
+// hangingRoot is a mount root whose GETATTR waits while hang is set: a
+// daemon that stopped answering once the shell had entered its mount.
+type hangingRoot struct {
+	fs.Inode
+	hang    atomic.Bool
+	release chan struct{}
+}
+
+var _ = (fs.NodeGetattrer)((*hangingRoot)(nil))
+
+func (r *hangingRoot) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if r.hang.Load() {
+		select {
+		case <-r.release:
+		case <-ctx.Done():
+		}
+	}
+	out.Mode = 0o755
+	return 0
+}
+
+// TestUnmountFromInsideHungMount: fsmount -u . run in a shell sitting in
+// a mount whose daemon no longer answers GETATTR, once the kernel's
+// cached attributes have expired (at once here; after an hour for
+// fsmount's own), unmounts it (detached: the shell is in it). It used
+// to wait forever: os.Getwd, under filepath.Abs, stats "." first. The
+// mount is served by this test process, as fsmount's type.
+func TestUnmountFromInsideHungMount(t *testing.T) {
+	requireFUSE(t)
+	root := &hangingRoot{release: make(chan struct{})}
+	mnt := t.TempDir()
+	zero := time.Duration(0)
+	server, err := fs.Mount(mnt, root, &fs.Options{AttrTimeout: &zero, EntryTimeout: &zero,
+		MountOptions: fuse.MountOptions{Name: "fsmount", FsName: "hanging", DirectMount: os.Geteuid() == 0}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		close(root.release)
+		if mounted(t, mnt) {
+			fusetest.Unmount(server, mnt)
+		} else {
+			server.Wait()
+		}
+	})
+	cmd := exec.Command("sh", "-c", "cd "+mnt+" && echo in && read x && exec "+filepath.Join(binDir, "fsmount")+" -u .")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr fusetest.SyncBuffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err, stderr.String())
+	require.Equal(t, "in\n", line)
+	root.hang.Store(true)
+	_, err = stdin.Write([]byte("\n"))
+	require.NoError(t, err)
+	code, ok := waitTimeout(cmd, 30*time.Second)
+	require.True(t, ok, "fsmount -u . in a hung mount hangs: %s", stderr.String())
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stderr.String(), "is busy: detached")
 	assert.False(t, mounted(t, mnt))
 }
 
