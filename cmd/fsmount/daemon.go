@@ -374,7 +374,7 @@ func cpuProfile(stderr io.Writer) func() {
 // (this daemon's, just made), or -1 if the table does not show it.
 func ownConnection(mnt string) int {
 	if es, err := readMountinfo(); err == nil {
-		if e := mountinfo.Top(es, mnt); e != nil && e.FSType == fsType {
+		if e := mountinfo.Top(es, canonical(mnt)); e != nil && e.FSType == fsType {
 			return e.Minor
 		}
 	}
@@ -416,11 +416,11 @@ func unmountOnSignal(mnt string, conn int) bool {
 
 // waitServed returns once the server has stopped serving, or once its
 // FUSE connection is gone or a signal has unmounted it (gone closed),
-// whichever comes first: a request
-// still being handled then (a page rendered for a reader killed meanwhile,
-// a read waiting on a stalled server) has nobody left to answer, and the
-// daemon must not outlive its mount for it, or a new mount at the same
-// place (which may get the same connection number) would find it there.
+// whichever comes first: a request still being handled then (a page
+// rendered for a reader killed meanwhile, a read waiting on a stalled
+// server) has nobody left to answer, and the daemon must not outlive its
+// mount for it, or a new mount at the same place (which may get the same
+// connection number) would find it there.
 func waitServed(server *fuse.Server, gone <-chan struct{}) {
 	done := make(chan struct{})
 	par.Go(func() {
