@@ -109,9 +109,19 @@ func field(sym, name, def, desc string) Def {
 	return Def{Sym: sym, Field: name, Default: def, Desc: desc}
 }
 
-// list is an optional array field, default [] unless def says otherwise.
-func list(sym, name, desc string) Def {
-	return Def{Sym: sym, Field: name, Type: List, Default: "empty", Null: "=", Desc: desc}
+// list is an optional array field, default [].
+func list(sym, name, desc string) Def { return listOf(sym, name, "empty", desc) }
+
+// listOf is an optional array field with its class default, a list
+// expression ("list(64, 128, 320, 512)"); null reads as the default.
+func listOf(sym, name, def, desc string) Def {
+	return Def{Sym: sym, Field: name, Type: List, Default: def, Null: "=", Desc: desc}
+}
+
+// channels is an image's channel count (num_channels under name), 3 by
+// default.
+func channels(sym, name string) Def {
+	return Def{Sym: sym, Field: name, Default: "3", Desc: "image channels", Pos: true}
 }
 
 // ── tensors ─────────────────────────────────────────────────────────────

@@ -351,7 +351,7 @@ var _ = register(
 	func() *Family {
 		return bertLike("X-MOD", "Xmod", "xmod", "XmodForCausalLM", "roberta",
 			cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
-				{Sym: "langs", Field: "languages", Type: List, Default: "empty", Null: "=", Desc: "languages with an adapter (absent: en_XX)"},
+				list("langs", "languages", "languages with an adapter (absent: en_XX)"),
 				{Sym: "red", Field: "adapter_reduction_factor", Default: "2", Desc: "adapter bottleneck: H/{red}", Pos: true},
 				flag("adapter_ln", "adapter_layer_norm", "false", "a LayerNorm before the adapters"),
 				flag("pre_norm", "pre_norm", "false", "pre-LN layers and a final encoder LayerNorm"),
@@ -478,7 +478,7 @@ var _ = register(
 			Defs: cat(debertaDefs("128100", "1536", "24", "24", "6144"), []Def{
 				{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
 				{Sym: "pb", Field: "position_buckets", Type: Signed, Default: "0-1", Null: "0-1", Desc: "log-bucketed relative positions (≤ 0: none)"},
-				{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+				list("pat", "pos_att_type", "position attention kinds (c2p, p2c)"),
 				flag("share", "share_att_key", "false", "position projections share the content ones"),
 				{Sym: "nre", Field: "norm_rel_ebd", Type: Str, Default: "'none'", Null: "=", Desc: "normalisation of the relative embeddings"},
 				{Sym: "ck", Field: "conv_kernel_size", Default: "0", Desc: "convolution beside the first layer (0: none)"},
@@ -576,7 +576,7 @@ var _ = register(
 			Defs: cat(debertaDefs("50265", "768", "12", "12", "3072"), []Def{
 				flag("talk", "talking_head", "false", "talking-heads projections"),
 				{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
-				{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+				list("pat", "pos_att_type", "position attention kinds (c2p, p2c)"),
 				{Sym: "PH", Field: "pooler_hidden_size", Default: "H", Desc: "context pooler width", Pos: true},
 				flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
 				derived("wordTied", "false"),

@@ -476,7 +476,7 @@ var _ = register(
 				{Sym: "I", Field: "intermediate_size", Default: "7680", Legend: "I", Desc: "MLP width (each half: I/2)", Show: true, Pos: true},
 				{Sym: "W", Field: "lru_width", Default: "H", Null: "H", Legend: "W", Desc: "recurrence width", Show: true, Pos: true},
 				opt("cw", "conv1d_width", "4"),
-				{Sym: "bt", Field: "block_types", Type: List, Default: "empty", Null: "=", Desc: "the block cycle (absent: recurrent, recurrent, attention)"},
+				list("bt", "block_types", "the block cycle (absent: recurrent, recurrent, attention)"),
 				attnBiasFlag,
 				tie("true"),
 			}),
