@@ -378,26 +378,16 @@ var _ = register(
 				[]T{{Name: "lm_head.weight", Shape: []string{"V+pt*pl", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
 			Embed: "cpmant.input_embedding.weight", BasePrefix: "cpmant."}
 	},
-	// ModernBERT-decoder: no attention norm in layer 0, a GLU MLP (Wi
-	// [2I, H]), biases only where the *_bias switches say.
+	// ModernBERT-decoder: ModernBERT's layers with q, k and v apart, an
+	// LM head behind a dense and a norm.
 	func() *Family {
 		return &Family{Name: "ModernBERT-decoder", Class: "ModernBertDecoder", ModelTypes: []string{"modernbert-decoder"}, SeqCls: "-",
 			Defs: cat(trunk("50368", "768", "22", "decoder layers"), []Def{
-				{Sym: "I", Field: "intermediate_size", Default: "1152", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true},
-				flag("attention_bias", "attention_bias", "false", "attention projections have biases"),
-				flag("mlp_bias", "mlp_bias", "false", "MLP projections have biases"),
-				flag("norm_bias", "norm_bias", "false", "layer norms have biases"),
-				flag("cls_bias", "classifier_bias", "false", "the head's dense has a bias"),
-				flag("dec_bias", "decoder_bias", "true", "the decoder has a bias"),
-				tie("true"),
-			}),
-			Global: cat(embed("model.embeddings.tok_embeddings.weight"), norm("model.embeddings.norm", "H", "norm_bias")),
-			Stacks: decoderLayers([]Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}},
-				when("rest", norm("attn_norm", "H", "norm_bias")),
-				linear("attn.q_proj", "H", "H", "attention_bias"), linear("attn.k_proj", "H", "H", "attention_bias"),
-				linear("attn.v_proj", "H", "H", "attention_bias"), linear("attn.Wo", "H", "H", "attention_bias"),
-				norm("mlp_norm", "H", "norm_bias"),
-				linear("mlp.Wi", "2*I", "H", "mlp_bias"), linear("mlp.Wo", "H", "I", "mlp_bias")),
+				{Sym: "I", Field: "intermediate_size", Default: "1152", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true}},
+				modernBertSwitches),
+			Global: modernBertEmbeddings(),
+			Stacks: modernBertLayers(linear("attn.q_proj", "H", "H", "attention_bias"), linear("attn.k_proj", "H", "H", "attention_bias"),
+				linear("attn.v_proj", "H", "H", "attention_bias")),
 			Final: cat(norm("model.final_norm", "H", "norm_bias"), linear("lm_head.dense", "H", "H", "cls_bias"), norm("lm_head.norm", "H", "norm_bias"),
 				[]T{{Name: "decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied", If: "causal"}},
 				vecIf("decoder.bias", "V", "dec_bias && causal")),
