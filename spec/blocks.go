@@ -221,6 +221,12 @@ func std(name, class string, types []string, defs []Def, kinds []Kind, layer ...
 	}
 }
 
+// hybridStd is std with the final norm model.final_layernorm, as the
+// hybrid state-space models (Jamba, Bamba, Zamba, Falcon-H1) name it.
+func hybridStd(name, class string, types []string, defs []Def, kinds []Kind, layer ...[]T) *Family {
+	return std(name, class, types, defs, kinds, layer...).withFinal(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight"))
+}
+
 // withFinal replaces a family's final tensors.
 func (f *Family) withFinal(ts ...[]T) *Family { f.Final = cat(ts...); return f }
 
