@@ -592,8 +592,11 @@ func hifiGan(pre, in string) ([]T, []T, Stack) {
 }
 
 // conv1d3 is a 1-D convolution under name: weight [out, in, k], and a
-// bias [out] where bias holds.
+// bias [out] where bias holds ("" none, as linear's).
 func conv1d3(name, out, in, k, bias string) []T {
+	if bias == "" {
+		return []T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}}
+	}
 	return cat([]T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}}, vecIf(name+".bias", out, bias))
 }
 
