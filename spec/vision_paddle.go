@@ -529,3 +529,35 @@ func uvdocFamily() *Family {
 }
 
 var _ = register(uvdocBackboneFamily, uvdocFamily)
+
+// ppFormulaNetFamily is PP-FormulaNet: SLANeXt's SAM image encoder
+// (vision_config) under model.encoder. and its projector to the decoder
+// (two strided bias-free 3×3 convolutions post_conv_in → mid → out
+// channels, two linears to decoder_hidden_size), an mBART decoder
+// (text_config, PPFormulaNetTextConfig's defaults) and its LM head, never
+// tied (the class declares no tied weights).
+func ppFormulaNetFamily() *Family {
+	const v, t = "model.encoder.", "text_config."
+	g, s, f := samVisionEncoder(v)
+	defs := withDefault(withDefault(withoutDefs(samVisionDefs("vision_config."), "sNPF", "sR"), "sI", "3072"), "sS", "512")
+	return &Family{Name: "PP-FormulaNet", Class: "PPFormulaNet", ModelTypes: []string{"pp_formulanet"},
+		Causal: "PPFormulaNetForConditionalGeneration", SeqCls: "-", Tasks: noTasks,
+		Defs: cat(defs, s2sDefs(t+"vocab_size=50000", t+"d_model=512", t+"decoder_layers=8", t+"decoder_ffn_dim=2048"), []Def{
+			posDef(t+"max_position_embeddings", "2560"),
+			{Sym: "Pi", Field: "vision_config.post_conv_in_channels", Default: "256", Desc: "the projector's input width", Pos: true},
+			{Sym: "Pm", Field: "vision_config.post_conv_mid_channels", Default: "512", Desc: "the projector's middle width", Pos: true},
+			{Sym: "Po", Field: "vision_config.post_conv_out_channels", Default: "1024", Desc: "the projector's output width", Pos: true},
+			{Sym: "Pd", Field: "vision_config.decoder_hidden_size", Default: "512", Desc: "the width the projector feeds the decoder", Pos: true},
+			derived("tied", "false"),
+		}),
+		Global: cat(g, []T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}},
+			decoderPositions("P+2"), embLN),
+		Stacks: []Stack{s, {Name: "decoder", Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: s2sLayer(true, "true", "true", "true")}},
+		Final: cat(f, convNB(v+"multi_modal_projector.conv1", "Pm", "Pi", "3", "3"), convNB(v+"multi_modal_projector.conv2", "Po", "Pm", "3", "3"),
+			linear(v+"multi_modal_projector.linear_1", "Po", "Po", "true"), linear(v+"multi_modal_projector.linear_2", "Pd", "Po", "true"),
+			finalLN, bartLM),
+		Embed: "model.decoder.embed_tokens.weight",
+	}
+}
+
+var _ = register(ppFormulaNetFamily)
