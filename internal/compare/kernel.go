@@ -12,8 +12,8 @@ import (
 type partial struct {
 	finite   uint64 // pairs in the sums
 	mismatch uint64 // differing pairs with a non-finite element
-	diffs           // of the finite pairs, and differ of all
-	norms
+	diffs           // sums of the finite pairs; differ counts the others too
+	norms           // sums of the finite pairs
 	// equal marks a chunk found byte-identical and not reduced.
 	equal bool
 }
@@ -23,10 +23,10 @@ type partial struct {
 // few enough fields (at most four) for the compiler to hold a local one
 // in registers; their methods are small enough to be inlined.
 type diffs struct {
-	differ uint64 // pairs that differ as numbers (-0 equals +0)
-	sdd    float64
-	sabs   float64
-	max    float64
+	differ uint64  // pairs that differ as numbers (-0 equals +0)
+	sdd    float64 // Σ d²
+	sabs   float64 // Σ d
+	max    float64 // the largest d
 }
 
 // add adds the finite pair x, y.
@@ -50,9 +50,9 @@ func (s diffs) merge(t diffs) diffs {
 
 // norms sums the squares and products of the elements of finite pairs.
 type norms struct {
-	saa float64
-	sbb float64
-	sab float64
+	saa float64 // Σ a²
+	sbb float64 // Σ b²
+	sab float64 // Σ a·b
 }
 
 // add adds the finite pair x, y.
