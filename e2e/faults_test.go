@@ -520,6 +520,51 @@ func TestUnmountFromInsideHungMount(t *testing.T) {
 	assert.False(t, mounted(t, mnt))
 }
 
+// slowRoot is a mount root whose lookups of fsmount -u's probe names take
+// delay: a daemon that runs but answers slowly, as on a loaded machine.
+type slowRoot struct {
+	fs.Inode
+	delay time.Duration
+}
+
+var _ = (fs.NodeLookuper)((*slowRoot)(nil))
+
+func (r *slowRoot) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if strings.HasPrefix(name, ".fsmount-probe") {
+		select {
+		case <-time.After(r.delay):
+		case <-ctx.Done():
+		}
+	}
+	return nil, syscall.ENOENT
+}
+
+// TestUnmountSlowDaemon: fsmount -u of a mount whose daemon runs but
+// answers its probe only after 5 s (more than the 2 s a stopped one is
+// given) waits for the answer and unmounts without aborting the
+// connection, which would have ended the reads of open files. It used to
+// abort any daemon slower than 2 s. The mount is served by this test
+// process, as fsmount's type (what -u then says of the daemon's exit is
+// about the test's processes, and not checked).
+func TestUnmountSlowDaemon(t *testing.T) {
+	requireFUSE(t)
+	mnt := t.TempDir()
+	server, err := fs.Mount(mnt, &slowRoot{delay: 5 * time.Second}, &fs.Options{
+		MountOptions: fuse.MountOptions{Name: "fsmount", FsName: "slow", DirectMount: os.Geteuid() == 0}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if mounted(t, mnt) {
+			fusetest.Unmount(server, mnt)
+		} else {
+			server.Wait()
+		}
+	})
+	r := runTimeout(t, time.Minute, "fsmount", "-u", mnt)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stderr, "aborted")
+	assert.False(t, mounted(t, mnt))
+}
+
 // TestUnmountRefusesForeignMounts: fsmount -u unmounts only fsmount
 // mounts; anything else gets one line and a non-zero exit, and stays.
 func TestUnmountRefusesForeignMounts(t *testing.T) {

@@ -292,16 +292,20 @@ func TestDaemonMemoryFlat(t *testing.T) {
 func TestDaemonSIGTERMRelative(t *testing.T) {
 	requireFUSE(t)
 	parent := t.TempDir()
-	require.NoError(t, os.Mkdir(filepath.Join(parent, "mnt"), 0o755))
+	// The daemon is found by its command line: a name of this run's own,
+	// or the same test run beside (test.sh runs e2e as root and as
+	// nobody at once) would have its daemon signalled.
+	rel := "mnt" + strconv.Itoa(os.Getpid())
+	require.NoError(t, os.Mkdir(filepath.Join(parent, rel), 0o755))
 	model, err := filepath.Abs(repoPath("testdata", "tiny-qwen3"))
 	require.NoError(t, err)
-	cmd := exec.Command(filepath.Join(binDir, "fsmount"), model, "mnt")
+	cmd := exec.Command(filepath.Join(binDir, "fsmount"), model, rel)
 	cmd.Dir = parent
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
-	mnt := filepath.Join(parent, "mnt")
+	mnt := filepath.Join(parent, rel)
 	require.True(t, mounted(t, mnt))
-	pid := fusetest.DaemonPid("mnt", "fsmount")
+	pid := fusetest.DaemonPid(rel, "fsmount")
 	require.NotZero(t, pid)
 	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
 	waitFor(t, "the daemon to exit", func() bool { return !fusetest.Alive(pid) })

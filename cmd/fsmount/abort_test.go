@@ -2,8 +2,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -140,4 +143,48 @@ func TestAbortHungGoneMeanwhile(t *testing.T) {
 	fusectlAt = func(string) (bool, error) { return true, nil }
 	assert.EqualError(t, abortHung(mnt, &e), mnt+": the daemon does not answer and its FUSE connection could not be aborted: "+
 		"fusectl on "+f.conns+" lists no connection 7, though the mount table gives the mount that number (device 0:7)")
+}
+
+// TestRunning: a daemon that runs may answer yet; a stopped one cannot,
+// nor a process gone or another started under its pid.
+func TestRunning(t *testing.T) {
+	self := os.Getpid()
+	start, ok := procStart(self)
+	require.True(t, ok)
+	assert.True(t, running(self, start))
+	assert.False(t, running(self, start+1), "another process under the pid")
+
+	cmd := exec.Command("sleep", "60")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	start, ok = procStart(pid)
+	require.True(t, ok)
+	assert.True(t, running(pid, start), "sleeping")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGSTOP))
+	for i := 0; i < 1000 && running(pid, start); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.False(t, running(pid, start), "stopped")
+	require.NoError(t, cmd.Process.Kill())
+	require.Error(t, cmd.Wait())
+	assert.False(t, running(pid, start), "gone")
+}
+
+// TestSigPending: SIGKILL pending for the main thread (SigPnd) or the
+// process (ShdPnd) is seen; other signals are not SIGKILL.
+func TestSigPending(t *testing.T) {
+	for _, c := range []struct {
+		status string
+		want   bool
+	}{
+		{"Name:\tfsmount\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n", false},
+		{"SigPnd:\t0000000000000100\nShdPnd:\t0000000000000000\n", true},
+		{"SigPnd:\t0000000000000000\nShdPnd:\t0000000000000100\n", true},
+		{"SigPnd:\t0000000000004000\nShdPnd:\t0000000000000080\n", false}, // SIGTERM, SIGSEGV
+		{"SigPnd:\tzz\n", false},
+		{"", false},
+	} {
+		assert.Equal(t, c.want, sigPending(c.status, syscall.SIGKILL), "%q", c.status)
+	}
 }

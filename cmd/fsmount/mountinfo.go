@@ -72,26 +72,78 @@ func (h health) String() string {
 // probeTimeout bounds how long a probe waits for the daemon.
 var probeTimeout = 2 * time.Second
 
+// slowTimeout bounds how long probePatient waits for a daemon that is
+// running but slow to answer (a loaded machine).
+var slowTimeout = 30 * time.Second
+
 // probe asks the daemon serving mnt something it cannot answer from the
 // kernel's caches: the lookup of a name that does not exist. A stat of
 // the mount point itself may be served from the attribute cache even by
 // a dead mount. The probe runs on its own thread; if the daemon never
 // answers, aborting the connection (or our exit) releases it.
 func probe(mnt string) health {
+	h, _ := probePatient(mnt, nil)
+	return h
+}
+
+// probePatient is probe that, each probeTimeout without an answer, asks
+// patient whether the daemon is merely slow, and waits on while it says
+// so, up to slowTimeout. It returns what it found and how long it waited
+// for an answer that did not come (a multiple of probeTimeout).
+func probePatient(mnt string, patient func() bool) (health, time.Duration) {
 	done := make(chan error, 1)
 	par.Go(func() {
 		_, err := os.Lstat(filepath.Join(mnt, fmt.Sprintf(".fsmount-probe-%d-%d", os.Getpid(), time.Now().UnixNano())))
 		done <- err
 	})
-	select {
-	case err := <-done:
-		if isDead(err) {
-			return dead
+	tick := time.NewTicker(probeTimeout)
+	defer tick.Stop()
+	for waited := time.Duration(0); ; {
+		select {
+		case err := <-done:
+			if isDead(err) {
+				return dead, waited
+			}
+			return healthy, waited
+		case <-tick.C:
+			waited += probeTimeout
+			if patient == nil || waited >= slowTimeout || !patient() {
+				return hung, waited
+			}
 		}
-		return healthy
-	case <-time.After(probeTimeout):
-		return hung
 	}
+}
+
+// running reports whether the process pid, started at start, is running
+// or waiting (R, S or D) and not being killed: a daemon that may answer
+// yet. A stopped one (T, t) cannot until continued, and one killed (a
+// SIGKILL pending: a thread stuck on its own mount keeps it from
+// exiting) or exiting (Z, X, or gone) never will.
+func running(pid int, start uint64) bool {
+	s, state := procStat(pid)
+	return s == start && (state == 'R' || state == 'S' || state == 'D') && !killPending(pid)
+}
+
+// killPending reports whether SIGKILL is pending for the process pid
+// (/proc/PID/status: SigPnd, its main thread's, or ShdPnd, the
+// process's; a signal's bit is its number less one).
+func killPending(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	return err == nil && sigPending(string(b), syscall.SIGKILL)
+}
+
+// sigPending reports whether a /proc/PID/status text shows sig pending.
+func sigPending(status string, sig syscall.Signal) bool {
+	for _, line := range strings.Split(status, "\n") {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok || (name != "SigPnd" && name != "ShdPnd") {
+			continue
+		}
+		if mask, err := strconv.ParseUint(strings.TrimSpace(val), 16, 64); err == nil && mask&(1<<(uint(sig)-1)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func isDead(err error) bool {

@@ -23,7 +23,8 @@ import (
 // that does not answer (stopped, or killed while one of its own threads
 // waited on the mount, which leaves that thread unkillable) has its FUSE
 // connection aborted first, or the unmount and everything touching the
-// mount would wait on it forever. A busy mount whose daemon answers is
+// mount would wait on it forever; one that runs but answers slowly is
+// waited for, up to slowTimeout. A busy mount whose daemon answers is
 // detached lazily: the kernel lets it go when the last open file is
 // closed. It returns an error unless the mount is gone from the tree.
 // Once a mount is gone (not detached) it waits, up to daemonExitTimeout,
@@ -57,13 +58,17 @@ func unmount(mnt string, stderr io.Writer) error {
 	// and the daemon serving them, after this one is gone.
 	elsewhere := mountinfo.Elsewhere(e.Minor)
 	detached := false
-	switch probe(mnt) {
+	// A daemon that runs but answers slowly (a loaded machine) is waited
+	// for: aborting it would end the reads of its open files, which a
+	// busy mount's detach lets finish.
+	h, waited := probePatient(mnt, func() bool { return daemon != 0 && running(daemon, daemonStart) })
+	switch h {
 	case hung:
 		if err := abortHung(mnt, e); err != nil {
 			return err
 		}
 		elsewhere = nil // the abort ended the connection of every copy
-		fmt.Fprintf(stderr, "fsmount: %s: the daemon did not answer within %v: aborted its FUSE connection\n", mnt, probeTimeout)
+		fmt.Fprintf(stderr, "fsmount: %s: the daemon did not answer within %v: aborted its FUSE connection\n", mnt, waited)
 	case dead:
 		elsewhere = nil // the copies are as dead: they keep no daemon serving
 	}
