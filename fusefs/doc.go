@@ -60,8 +60,8 @@
 // backing file, every other file with no handle and FOPEN_KEEP_CACHE,
 // which keeps pages across opens as no-open mode does; FLUSH still
 // answers ENOSYS. Each open then costs an OPEN and a RELEASE, which makes
-// a cat of many small files up to 3 times slower: passthrough is not the
-// default. Whether the kernel grants it is found out once, after INIT and
+// a cat of many small files several times slower (README.md has the
+// measurement): passthrough is not the default. Whether the kernel grants it is found out once, after INIT and
 // before any OPEN is answered, by registering every local model file as
 // a backing file and giving it back; if any is refused (not root, no
 // CONFIG_FUSE_PASSTHROUGH, a file on overlayfs) or the model is remote,
