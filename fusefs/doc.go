@@ -17,8 +17,11 @@
 // hist.png, index.html; packages render and site): 13 files, made on
 // lookup (tensorfiles.go). verdict, report, config.json, shapes, stats,
 // expected/, by-name/, files/, index.html and overview.png sit at the top,
-// with metadata/ and tokenizer/ for GGUF and compare/ with
-// Options.Compare. Where every path is, and the names the tree reserves,
+// with metadata/ and tokenizer/ for GGUF, modules/ for a
+// sentence-transformers repository, optim/ and extra/ for a Distributed
+// Checkpoint's other state, and compare/ with Options.Compare; with
+// Options.Adapter each adapted module's directory gets lora/. Where every
+// path is, and the names the tree reserves,
 // are package layout's; building fails if two entries of a directory
 // share a name. The package never parses a file: it presents what the
 // format, model and check packages found.
