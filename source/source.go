@@ -1,8 +1,8 @@
 // Package source reads a model's files from where they live. An [FS] is a
 // model's root: a local directory ([Dir]) here, an HTTP server or the
-// Hugging Face Hub in package source/remote; a [File] is one of its
-// files, read with ReadAt. Formats and the model opener see only these
-// interfaces.
+// Hugging Face Hub in package source/remote, an S3 bucket in package
+// source/s3; a [File] is one of its files, read with ReadAt. Formats and
+// the model opener see only these interfaces.
 //
 // A File may offer faster paths as extra methods, which consumers test
 // for: [Spliceable] (an fd to splice from), [Mappable] (a read-only
