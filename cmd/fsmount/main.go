@@ -87,7 +87,7 @@ Options:
                       kernel with CONFIG_FUSE_PASSTHROUGH): files/ then
                       reads as fast as the model files themselves, but
                       every open of any file costs a request, so a cat of
-                      many small files is up to 3 times slower; without
+                      many small files is several times slower; without
                       it (the default) files/ is spliced, as data is
   --log FILE          append the daemon's warnings to FILE (default: syslog
                       once in the background, stderr with -f)
