@@ -463,8 +463,7 @@ func TestUnmountHungDaemon(t *testing.T) {
 // but another mount hides it (here a tmpfs over it, in a mount namespace
 // of the test's own), fsmount -u as root mounts fusectl over it and
 // aborts the hung daemon's connection. It used to believe the table, and
-// failed saying fusectl was mounted but listed no such connection: the
-// message issue 34 saw "while fusectl was mounted".
+// failed saying fusectl was mounted but listed no such connection.
 func TestUnmountHungDaemonFusectlHidden(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("SKIPPING: hiding fusectl needs root (a mount namespace, a tmpfs); the root run covers it")
