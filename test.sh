@@ -129,7 +129,9 @@ if [ "$(id -u)" = 0 ]; then
   # fsmount -u aborts a hung daemon's connection through fusectl, which
   # only root can mount (fsmount -u as root mounts it when missing): the
   # unprivileged run needs it mounted from the start.
-  if ! awk '$5 == "/sys/fs/fuse/connections" { found = 1 } END { exit !found }' /proc/self/mountinfo; then
+  # Asked of the path, not the mount table, which also lists a fusectl
+  # hidden under a later mount.
+  if [ "$(stat -f -c %T /sys/fs/fuse/connections 2>/dev/null)" != fusectl ]; then
     mount -t fusectl fusectl /sys/fs/fuse/connections
   fi
   why=""

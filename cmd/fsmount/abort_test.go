@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -39,9 +40,26 @@ func newFakeFusectl(t *testing.T) *fakeFusectl {
 	mountFusectl = func() error {
 		f.mounts++
 		f.shown = true
-		return os.MkdirAll(filepath.Join(f.conns, "7"), 0o755)
+		return f.connection(7)
 	}
 	return f
+}
+
+// connection lists connection n: its directory and its (empty) abort
+// file, which the kernel makes and fsmount opens without creating.
+func (f *fakeFusectl) connection(n int) error {
+	dir := filepath.Join(f.conns, strconv.Itoa(n))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "abort"), nil, 0o600)
+}
+
+// aborted reports what was written to connection n's abort file.
+func (f *fakeFusectl) aborted(t *testing.T, n int) string {
+	b, err := os.ReadFile(filepath.Join(f.conns, strconv.Itoa(n), "abort"))
+	require.NoError(t, err)
+	return string(b)
 }
 
 // table writes the mount table: sysfs, fusectl on conns when listed,
@@ -92,9 +110,7 @@ func TestAbortConnectionSaysWhy(t *testing.T) {
 		require.NoError(t, os.RemoveAll(filepath.Join(f.conns, "7")))
 		require.NoError(t, abortConnection(7), "listed %v", listed)
 		assert.Equal(t, 1, f.mounts, "listed %v: root mounts fusectl where it does not show", listed)
-		b, err := os.ReadFile(filepath.Join(f.conns, "7", "abort"))
-		require.NoError(t, err)
-		assert.Equal(t, "1\n", string(b))
+		assert.Equal(t, "1\n", f.aborted(t, 7))
 	}
 	// Shown already: not mounted again, and a missing connection is named.
 	assert.EqualError(t, abortConnection(8), noConn("8"))
@@ -117,14 +133,28 @@ func TestAbortHungGoneMeanwhile(t *testing.T) {
 
 	// Gone before the abort: connection 7 is not touched.
 	f.table(t, true)
-	require.NoError(t, os.MkdirAll(filepath.Join(f.conns, "7"), 0o755))
+	require.NoError(t, f.connection(7))
 	assert.EqualError(t, abortHung(mnt, &e), mnt+" is not a mount point (it was unmounted meanwhile)")
-	assert.NoFileExists(t, filepath.Join(f.conns, "7", "abort"), "aborted a connection whose mount was gone")
+	assert.Empty(t, f.aborted(t, 7), "aborted a connection whose mount was gone")
+
+	// Gone after the first look, before the abort file is written: the
+	// number may be another mount's by then, and it is not touched. (As
+	// root, fusectl is asked for between the look and the open.)
+	f.table(t, true, line)
+	gone := filepath.Join(t.TempDir(), "gone")
+	require.NoError(t, os.WriteFile(gone, []byte("22 1 0:21 / /sys rw - sysfs sysfs rw\n"), 0o600))
+	listed := mountinfoPath
+	euid = func() int { return 0 }
+	fusectlAt = func(string) (bool, error) { mountinfoPath = gone; return true, nil }
+	assert.EqualError(t, abortHung(mnt, &e), mnt+" is not a mount point (it was unmounted meanwhile)")
+	assert.Empty(t, f.aborted(t, 7), "aborted connection 7 after its mount had gone")
+	mountinfoPath, euid = listed, func() int { return 1000 }
+	fusectlAt = func(string) (bool, error) { return true, nil }
 
 	// Listed: aborted.
 	f.table(t, true, line)
 	require.NoError(t, abortHung(mnt, &e))
-	assert.FileExists(t, filepath.Join(f.conns, "7", "abort"))
+	assert.Equal(t, "1\n", f.aborted(t, 7))
 
 	// The connection ended as the abort came (its mount went with it).
 	require.NoError(t, os.RemoveAll(filepath.Join(f.conns, "7")))

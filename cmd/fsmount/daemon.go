@@ -392,7 +392,19 @@ func ownConnection(mnt string) int {
 // Server.Unmount would wait for them. The exit ends the connection,
 // which leaves the copies dead (ENOTCONN) for their namespaces to
 // unmount.
+//
+// Once its mount has left mnt (detached by the first signal, unmounted
+// by -u while a copy lives), whatever is mounted at mnt now is another's
+// (a new fsmount of the same place): it is left alone, and the daemon
+// exits if no mount of its connection is left in its namespace.
 func unmountOnSignal(mnt string, conn int) bool {
+	if conn >= 0 {
+		if es, err := readMountinfo(); err == nil {
+			if top := mountinfo.Top(es, canonical(mnt)); top == nil || top.FSType != fsType || top.Major != 0 || top.Minor != conn {
+				return !holdsConnection(es, conn)
+			}
+		}
+	}
 	err := unmountOnce(mnt)
 	if errors.Is(err, syscall.EBUSY) {
 		// The kernel lets go when the last file is closed.
@@ -406,12 +418,18 @@ func unmountOnSignal(mnt string, conn int) bool {
 	if rerr != nil {
 		return err == nil
 	}
+	return !holdsConnection(es, conn)
+}
+
+// holdsConnection reports whether the table holds a mount of ours of
+// FUSE connection conn.
+func holdsConnection(es []mountinfo.Entry, conn int) bool {
 	for _, e := range es {
 		if e.FSType == fsType && e.Major == 0 && e.Minor == conn {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // waitServed returns once the server has stopped serving, or once its

@@ -190,7 +190,22 @@ func abortHung(mnt string, e *mountinfo.Entry) error {
 	if gone, _ := mountGone(e); gone {
 		return unmounted
 	}
-	err := abortConnection(e.Minor)
+	// The mount is looked for again once the abort file is open: the
+	// mount may go between the look above and the open, and its number
+	// be taken by the next FUSE mount made. An open fusectl file stays
+	// bound to the connection it named (the kernel unbinds it when that
+	// connection ends), so a mount still in the table after the open
+	// proves the file is its connection's.
+	stillThere := func() error {
+		if gone, _ := mountGone(e); gone {
+			return unmounted
+		}
+		return nil
+	}
+	err := abortConnectionIf(e.Minor, stillThere)
+	if errors.Is(err, unmounted) {
+		return err
+	}
 	var nc *noConnectionError
 	if errors.As(err, &nc) {
 		if gone, _ := mountGone(e); gone {
@@ -223,7 +238,12 @@ func (e *noConnectionError) Error() string {
 // also lists a fusectl mount hidden under a later one. Its error says
 // what is wrong: fusectl not mounted, mounted but hidden, or shown
 // without the connection (a *noConnectionError).
-func abortConnection(conn int) error {
+func abortConnection(conn int) error { return abortConnectionIf(conn, nil) }
+
+// abortConnectionIf is abortConnection with a check, when not nil, made
+// once the connection's abort file is open and before it is written: an
+// error from it is returned, and nothing is aborted.
+func abortConnectionIf(conn int, check func() error) error {
 	abort := filepath.Join(fuseConnections, strconv.Itoa(conn), "abort")
 	if euid() == 0 {
 		shown, err := fusectlAt(fuseConnections)
@@ -236,7 +256,17 @@ func abortConnection(conn int) error {
 			}
 		}
 	}
-	err := os.WriteFile(abort, []byte("1\n"), 0)
+	f, err := os.OpenFile(abort, os.O_WRONLY, 0)
+	if err == nil {
+		defer f.Close()
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		_, err = f.Write([]byte("1\n"))
+		return err
+	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
