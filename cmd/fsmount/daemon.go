@@ -209,6 +209,9 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 	}
 	var ar *adapter.Report
 	var m *model.Model
+	// abandoned is set when the daemon exits while a request may still
+	// be served (waitServed): the models' files are then not closed.
+	abandoned := false
 	isAdapter := adapter.IsAdapter(loc) || c.base != "" && adapter.IsRemote(loc)
 	if !isAdapter && c.base != "" {
 		fmt.Fprintf(stderr, "fsmount: --base is for an adapter (a directory holding adapter_config.json); %s is not one\n", loc)
@@ -236,9 +239,17 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "fsmount: %v\n", err)
 			return cli.ExitInvalid
 		}
-		defer ar.Adapter.Close()
+		defer func() {
+			if !abandoned {
+				ar.Adapter.Close()
+			}
+		}()
 	}
-	defer m.Close()
+	defer func() {
+		if !abandoned {
+			m.Close()
+		}
+	}()
 	// files/ serves the tokenizer and the other files beside the weights.
 	if err := m.OpenOthers(); err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
@@ -272,7 +283,11 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "fsmount: --compare: %v\n", err)
 			return cli.ExitInvalid
 		}
-		defer o.Close()
+		defer func() {
+			if !abandoned {
+				o.Close()
+			}
+		}()
 		if cmp, err = fusefs.NewComparison(o, m); err != nil {
 			fmt.Fprintf(stderr, "fsmount: --compare: %v\n", err)
 			return cli.ExitInvalid
@@ -333,11 +348,11 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 				logs.set(io.Discard)
 			}
 		}
-		waitServed(server, ended)
+		abandoned = !waitServed(server, ended)
 		return cli.ExitOK
 	}
 	code = mounted(c, line, vcode, stdout, stderr)
-	waitServed(server, ended)
+	abandoned = !waitServed(server, ended)
 	return code
 }
 
@@ -439,7 +454,11 @@ func holdsConnection(es []mountinfo.Entry, conn int) bool {
 // server) has nobody left to answer, and the daemon must not outlive its
 // mount for it, or a new mount at the same place (which may get the same
 // connection number) would find it there.
-func waitServed(server *fuse.Server, gone <-chan struct{}) {
+//
+// It reports whether the server stopped. When it did not, a handler may
+// still be reading the model's files (mapped, with --mmap): they are
+// then left open for the exit to release, not closed under it.
+func waitServed(server *fuse.Server, gone <-chan struct{}) bool {
 	done := make(chan struct{})
 	par.Go(func() {
 		server.Wait()
@@ -447,11 +466,14 @@ func waitServed(server *fuse.Server, gone <-chan struct{}) {
 	})
 	select {
 	case <-done:
+		return true
 	case <-gone:
 		// What is quick to end ends; the rest is cut by the exit.
 		select {
 		case <-done:
+			return true
 		case <-time.After(100 * time.Millisecond):
+			return false
 		}
 	}
 }
