@@ -27,14 +27,14 @@ type detrOpts struct {
 func rtDetrDefs() []Def {
 	return []Def{
 		{Sym: "E", Field: "encoder_hidden_dim", Default: "256", Legend: "E", Desc: "hybrid encoder width", Show: true, Pos: true},
-		{Sym: "eic", Field: "encoder_in_channels", Type: List, Default: "list(512, 1024, 2048)", Null: "=", Desc: "the encoder's input levels (their count: FPN/PAN stages + 1)"},
-		{Sym: "epl", Field: "encode_proj_layers", Type: List, Default: "list(2)", Null: "=", Desc: "the levels with an AIFI transformer encoder"},
+		listOf("eic", "encoder_in_channels", "list(512, 1024, 2048)", "the encoder's input levels (their count: FPN/PAN stages + 1)"),
+		listOf("epl", "encode_proj_layers", "list(2)", "the levels with an AIFI transformer encoder"),
 		{Sym: "eL", Field: "encoder_layers", Default: "1", Desc: "layers of each AIFI encoder", Max: MaxLayers},
 		{Sym: "eI", Field: "encoder_ffn_dim", Default: "1024", Desc: "AIFI FFN width", Pos: true},
 		{Sym: "hx", Field: "hidden_expansion", Type: Milli, Default: "1000", Desc: "CSP blocks' width over encoder_hidden_dim (×1000)"},
 		{Sym: "D", Field: "d_model", Default: "256", Legend: "D", Desc: "decoder width", Show: true, Pos: true},
 		{Sym: "Q", Field: "num_queries", Default: "300", Desc: "object queries", Pos: true},
-		{Sym: "dic", Field: "decoder_in_channels", Type: List, Default: "list(256, 256, 256)", Null: "=", Desc: "the decoder's input levels' widths"},
+		listOf("dic", "decoder_in_channels", "list(256, 256, 256)", "the decoder's input levels' widths"),
 		{Sym: "nfl", Field: "num_feature_levels", Default: "3", Desc: "feature levels the decoder samples", Pos: true},
 		{Sym: "np", Field: "decoder_n_points", Default: "4", Desc: "sampling points per head and level", Pos: true},
 		{Sym: "dL", Field: "decoder_layers", Default: "6", Legend: "L", Desc: "decoder layers", Show: true, Max: MaxLayers},
@@ -42,7 +42,7 @@ func rtDetrDefs() []Def {
 		{Sym: "dI", Field: "decoder_ffn_dim", Default: "1024", Desc: "decoder FFN width", Pos: true},
 		{Sym: "nd", Field: "num_denoising", Default: "100", Desc: "denoising queries (0: no label embedding)"},
 		flag("liq", "learn_initial_query", "false", "learned initial queries"),
-		{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(2, 3, 4)", Null: "=", Desc: "the backbone stages the encoder takes"},
+		listOf("bOut", "backbone_config.out_indices", "list(2, 3, 4)", "the backbone stages the encoder takes"),
 		derived("hid", "E*hx/1000"),
 		derived("nlv", "nfl"),
 		derived("bCh", "0"),
@@ -182,7 +182,7 @@ func lwDetrDefs() []Def {
 		{Sym: "xHeads", Field: "decoder_cross_attention_heads", Default: "16", Desc: "decoder cross-attention heads", Pos: true},
 		{Sym: "dI", Field: "decoder_ffn_dim", Default: "2048", Desc: "decoder FFN width", Pos: true},
 		flag("ab", "attention_bias", "true", "the self-attention projections have biases"),
-		{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(2, 4, 5, 9)", Null: "=", Desc: "the backbone stages the projector takes"},
+		listOf("bOut", "backbone_config.out_indices", "list(2, 4, 5, 9)", "the backbone stages the projector takes"),
 		// __post_init__ sets len(projector_scale_factors), but a
 		// num_feature_levels in config.json is set after it and wins.
 		{Sym: "nfl", Field: "num_feature_levels", Default: "len(psf)", Null: "=", Desc: "feature levels the decoder samples"},
@@ -428,9 +428,9 @@ func ppDocLayoutV3Family() *Family {
 	scale := copies("("+up+") ? 2*"+hl+"-1 : 1", when("!("+up+") || e%2 == 0", convLayer("layers.{e}.", mf0, "e == 0 ? E : "+mf0, "3")))
 	f := &Family{Name: "PP-DocLayout v3", Class: "PPDocLayoutV3", ModelTypes: []string{"pp_doclayout_v3"}, Causal: "-", SeqCls: "-",
 		Defs: withDefs(rtDetrDefs(),
-			Def{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(1, 2, 3, 4)", Null: "=", Desc: "the backbone stages taken (the first feeds the mask branch)"},
-			Def{Sym: "fs", Field: "feat_strides", Type: List, Default: "list(8, 16, 32)", Null: "=", Desc: "the encoder levels' strides (a mask scale head each)"},
-			Def{Sym: "mfc", Field: "mask_feature_channels", Type: List, Default: "list(64, 64)", Null: "=", Desc: "the mask FPN's feature and output widths"},
+			listOf("bOut", "backbone_config.out_indices", "list(1, 2, 3, 4)", "the backbone stages taken (the first feeds the mask branch)"),
+			listOf("fs", "feat_strides", "list(8, 16, 32)", "the encoder levels' strides (a mask scale head each)"),
+			listOf("mfc", "mask_feature_channels", "list(64, 64)", "the mask FPN's feature and output widths"),
 			Def{Sym: "x4", Field: "x4_feat_dim", Default: "128", Desc: "the backbone's first output's width, as the mask lateral takes it", Pos: true},
 			Def{Sym: "npr", Field: "num_prototypes", Default: "32", Desc: "mask prototypes", Pos: true},
 			Def{Sym: "gph", Field: "global_pointer_head_size", Default: "64", Desc: "the reading-order pointer's width", Pos: true},

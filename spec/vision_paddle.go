@@ -139,7 +139,7 @@ func svtrDefs(ck string) []Def {
 	return []Def{
 		{Sym: "L", Field: "depth", Default: "2", Legend: "L", Desc: "the SVTR neck's blocks", Show: true, Max: MaxLayers},
 		{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "FFN width over hidden_size (×1000)"},
-		{Sym: "ck", Field: "conv_kernel_size", Type: List, Default: ck, Null: "=", Desc: "the neck's convolution kernel [height, width]"},
+		listOf("ck", "conv_kernel_size", ck, "the neck's convolution kernel [height, width]"),
 		{Sym: "nck", Field: "conv_kernel_size", Type: Count, Default: "len(" + ck + ")", Null: "=", Desc: "the kernel's dimensions (torch builds one per entry)", Max: maxKernelRank},
 		flag("qkv", "qkv_bias", "true", "qkv has a bias"),
 	}
@@ -257,7 +257,7 @@ func lcnetV4Family() *Family {
 				"list(list(3, 96, 192, list(2, 1), 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0)), " +
 				"list(list(3, 192, 384, list(2, 1), 0), list(3, 384, 384, 1, 1), list(3, 384, 384, 1, 0)))",
 				Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"},
-			{Sym: "stc", Field: "stem_channels", Type: List, Default: "list(3, 48, 96)", Null: "=", Desc: "the stem's widths"},
+			listOf("stc", "stem_channels", "list(3, 48, 96)", "the stem's widths"),
 			{Sym: "stt", Field: "stem_type", Type: Str, Default: "'large'", Desc: "the stem: large or small"},
 			{Sym: "rd", Field: "reduction", Default: "4", Desc: "squeeze-excite reduction", Pos: true},
 			flag("lab", "use_learnable_affine_block", "false", "learnable affine blocks in the stem"),
@@ -331,8 +331,8 @@ func ocrDetFamily(o ocrDetOpts) *Family {
 	defs := []Def{
 		{Sym: "N", Field: "neck_out_channels", Default: "96", Legend: "N", Desc: "the neck's width", Show: true},
 		{Sym: "rd", Field: "reduction", Default: "4", Desc: "squeeze-excite reduction", Pos: true},
-		{Sym: "kl", Field: "kernel_list", Type: List, Default: "list(3, 2, 2)", Null: "=", Desc: "the head's kernel sides"},
-		{Sym: "llo", Field: "layer_list_out_channels", Type: List, Default: "list(12, 18, 42, 360)", Null: "=", Desc: "the neck's input widths"},
+		listOf("kl", "kernel_list", "list(3, 2, 2)", "the head's kernel sides"),
+		listOf("llo", "layer_list_out_channels", "list(12, 18, 42, 360)", "the neck's input widths"),
 	}
 	proj := func(string) []T { return nil }
 	if o.V6 {
@@ -341,7 +341,7 @@ func ocrDetFamily(o ocrDetOpts) *Family {
 			convNB(n+"input_conv.{e}.pointwise_convolution", q, "N", "1", "1"),
 			ocrSqueeze(n+"input_conv.{e}.squeeze_excitation_module.", q)))
 	} else {
-		defs = append(defs, Def{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(0 - 1)", Null: "=", Desc: "the backbone stages the neck reads (default: the last)"})
+		defs = append(defs, listOf("bOut", "backbone_config.out_indices", "list(0 - 1)", "the backbone stages the neck reads (default: the last)"))
 		// the projections read the backbone's symbols: in the task
 		// classes, which are compiled with the backbone.
 		proj = func(pre string) []T {
@@ -516,7 +516,7 @@ func uvdocFamily() *Family {
 		Defs: []Def{
 			{Sym: "act", Field: "hidden_act", Type: Str, Default: "'prelu'", Desc: "the head's activation (PReLU has a parameter)"},
 			{Sym: "hk", Field: "kernel_size", Default: "5", Desc: "the head's kernel side"},
-			{Sym: "bcn", Field: "bridge_connector", Type: List, Default: "list(128, 128)", Null: "=", Desc: "the connector's [input per bridge stage, output] widths"},
+			listOf("bcn", "bridge_connector", "list(128, 128)", "the connector's [input per bridge stage, output] widths"),
 			{Sym: "opp", Field: "out_point_positions2D", Type: Lists, Default: "list(list(128, 32), list(32, 2))", Null: "=", Desc: "the point-position convolutions' [in, out]"},
 			{Sym: "nSt", Field: "backbone_config.stage_configs", Type: Count, Default: "6", Null: "=", Desc: "the backbone's bridge stages"},
 		},
