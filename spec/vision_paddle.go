@@ -540,6 +540,11 @@ func ppFormulaNetFamily() *Family {
 	const v, t = "model.encoder.", "text_config."
 	g, s, f := samVisionEncoder(v)
 	defs := withDefault(withDefault(withoutDefs(samVisionDefs("vision_config."), "sNPF", "sR"), "sI", "3072"), "sS", "512")
+	for i := range defs { // the decoder's legends are H, L, P: the encoder's apart
+		if defs[i].Legend != "" {
+			defs[i].Legend = "v" + defs[i].Legend
+		}
+	}
 	return &Family{Name: "PP-FormulaNet", Class: "PPFormulaNet", ModelTypes: []string{"pp_formulanet"},
 		Causal: "PPFormulaNetForConditionalGeneration", SeqCls: "-", Tasks: noTasks,
 		Defs: cat(defs, s2sDefs(t+"vocab_size=50000", t+"d_model=512", t+"decoder_layers=8", t+"decoder_ffn_dim=2048"), []Def{
