@@ -699,7 +699,10 @@ func jukebox() *Family {
 		global = append(global, when(on, cond,
 			when("md", []T{{Name: pre + "metadata_embedding.bow_genre_emb.weight", Shape: []string{"at(" + at("mdims") + ", 0)", H}, Role: RoleEmbedding},
 				{Name: pre + "metadata_embedding.artist_emb.weight", Shape: []string{"at(" + at("mdims") + ", 1)", H}, Role: RoleEmbedding}}, timing),
-			[]T{{Name: pre + "prior.embed_tokens.weight", Shape: []string{V, H}, Role: RoleEmbedding},
+			// Where not merged_decoder, the output projection is the
+			// embedding: a writer keeps either name (safetensors refuses
+			// to save both, torch.save keeps both).
+			[]T{{Name: pre + "prior.embed_tokens.weight", Shape: []string{V, H}, Role: RoleEmbedding, Optional: "!" + at("merged")},
 				{Name: pre + "prior.start_token", Shape: []string{"1", H}, Role: RoleNorm, If: "!" + at("ed") + " && !md"},
 				{Name: pre + "prior.pos_emb.pos_emb", Shape: []string{fmt.Sprintf("(%s ? %s+%s : %s)", at("ed"), at("nrl"), at("ctx"), at("ctx")), H}, Role: RoleEmbedding},
 				{Name: pre + "prior.fc_proj_out.weight", Shape: []string{V, H}, Role: RoleHead, Optional: "!" + at("merged")}})...)
