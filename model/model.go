@@ -658,16 +658,7 @@ func unversioned(files []source.File) []string {
 
 // Close closes every file.
 func (m *Model) Close() error {
-	var err error
-	if m.ConfigFile != nil {
-		err = m.ConfigFile.Close()
-	}
-	for _, f := range m.Files {
-		err = cmp.Or(err, f.Close())
-	}
-	for _, f := range m.Others {
-		err = cmp.Or(err, f.Close())
-	}
+	err := source.CloseAll(m.ConfigFile, slices.Concat(m.Files, m.Others)...)
 	for _, c := range m.closers {
 		c.Close() // the files it opened are closed above
 	}

@@ -13,6 +13,7 @@
 package source
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +49,18 @@ type File interface {
 	ModTime() time.Time
 	// Mode is the file's permission bits when it was opened.
 	Mode() fs.FileMode
+}
+
+// CloseAll closes f and more, passing over nil ones, and returns the
+// first error.
+func CloseAll(f File, more ...File) error {
+	var err error
+	for _, f := range append([]File{f}, more...) {
+		if f != nil {
+			err = cmp.Or(err, f.Close())
+		}
+	}
+	return err
 }
 
 // Spliceable is a File whose bytes the kernel can splice from an fd at

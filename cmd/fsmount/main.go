@@ -217,7 +217,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// The daemon leaves its working directory once ready, so a relative
 	// mount point must be made absolute now (it is needed to unmount).
 	mntArg := c.args[len(c.args)-1]
-	mnt, err := filepath.Abs(mntArg)
+	mnt, err := absPath(mntArg)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return cli.ExitMountPoint

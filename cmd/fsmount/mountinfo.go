@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/fsmount/fsmount/internal/mountinfo"
 	"github.com/fsmount/fsmount/internal/par"
 )
@@ -24,11 +26,27 @@ var mountinfoPath = mountinfo.Path
 // readMountinfo reads the mount table.
 func readMountinfo() ([]mountinfo.Entry, error) { return mountinfo.ReadFile(mountinfoPath) }
 
+// absPath makes p absolute without a stat. filepath.Abs calls os.Getwd,
+// which stats "." first: where "." is in a mount whose daemon does not
+// answer (a shell sitting in the mount it means to unmount, fsmount -u .)
+// that stat waits forever once the kernel's cached attributes have
+// expired. getcwd(2) asks no filesystem.
+func absPath(p string) (string, error) {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	wd, err := unix.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, p), nil
+}
+
 // canonical returns mnt absolute with the symlinks of its parent resolved,
 // as the mount table names it. The last element is not resolved: on a
 // dead mount, following it would fail.
 func canonical(mnt string) string {
-	abs, err := filepath.Abs(mnt)
+	abs, err := absPath(mnt)
 	if err != nil {
 		return filepath.Clean(mnt)
 	}
@@ -80,8 +98,9 @@ func isDead(err error) bool {
 	return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
 }
 
-// fuseConnections is where the kernel lists FUSE connections (fusectl).
-var fuseConnections = "/sys/fs/fuse/connections"
+// fuseConnections is where the kernel lists FUSE connections (fusectl);
+// a variable for tests.
+var fuseConnections = mountinfo.Connections
 
 // daemonPid returns the daemon serving FUSE connection conn, 0 if none
 // is found. A connection's number is reused once its mount is gone, while

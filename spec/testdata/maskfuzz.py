@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""maskfuzz: make fuzz.py's configs of the MaskFormer lineage (mask2former,
+oneformer) valid, in place, and draw what fuzz.py leaves alone: the Swin
+backbone_config's out_indices/out_features an increasing subset of its
+stages (the stem among them at times, one to all of them), stage_names
+regenerated, heads dividing each stage's width; the pixel decoder's width a
+multiple of 32 (its GroupNorms) divisible by the heads, the decoder's width
+divisible by them too; at times another common_stride (2, 8, 16: two, no,
+or all but one FPN adapters) or feature strides whose ratio is a power of
+two of numbers that are not (7, 14, 28: Python's float log2 difference
+truncated); no timm or pretrained backbone.
+usage: maskfuzz.py FUZZDIR..."""
+import json, os, random, sys
+
+FIELDS = {'mask2former': ('feature_size', 'feature_strides'), 'oneformer': ('conv_dim', 'strides')}
+
+for d in sys.argv[1:]:
+    p = os.path.join(d, 'config.json')
+    c = json.load(open(p))
+    rnd = random.Random(d)
+    width, strides = FIELDS[c['model_type']]
+    for k in ('use_timm_backbone', 'use_pretrained_backbone'):
+        if k in c:
+            c[k] = False
+    c['backbone'] = None
+    b = c['backbone_config']
+    n = min(len(b['depths']), len(b['num_heads'])) or 1
+    b['depths'] = (b['depths'] or [2])[:n]
+    e = b['embed_dim']
+    b['num_heads'] = [rnd.choice([h for h in (1, 2, 3, 4, 6, 8) if (e * 2 ** i) % h == 0]) for i in range(n)]
+    b['num_layers'] = n
+    names = ['stem'] + ['stage%d' % i for i in range(1, n + 1)]
+    lo = 0 if rnd.random() < 0.25 else 1
+    idx = sorted(rnd.sample(range(lo, n + 1), rnd.randint(1, n + 1 - lo)))
+    b['stage_names'] = names
+    b['out_indices'] = idx
+    b['out_features'] = [names[i] for i in idx]
+    heads = rnd.choice([1, 2, 4, 8])
+    c['num_attention_heads'] = heads
+    c[width] = 32 * rnd.choice([1, 2, 3, 4])
+    if c[width] % heads:
+        c[width] = 32 * heads
+    c['hidden_dim'] = heads * rnd.choice([8, 12, 16, 24, 32])
+    r = rnd.random()
+    if r < 0.2:
+        c['common_stride'] = rnd.choice([2, 8, 16])
+    elif r < 0.3:
+        c[strides] = rnd.choice([[7, 14, 28], [14, 28, 56, 112], [3, 7, 14]])
+        c['common_stride'] = rnd.choice([7, 14])
+    json.dump(c, open(p, 'w'), indent=1)
