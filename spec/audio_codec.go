@@ -606,3 +606,193 @@ func snakeBeta(ts []T) []T {
 	}
 	return out
 }
+
+// Jukebox's unrolled bounds: its priors (real models have 3, one per
+// VQ-VAE level), the VQ-VAE's levels (3) and the strided convolutions of
+// a level (res_downs_t: 2–3). A config past them is refused.
+const (
+	jukeboxPriors = 3
+	jukeboxLevels = 6
+	jukeboxDowns  = 8
+)
+
+// jukebox is OpenAI's Jukebox (transformers 4.x only): a VQ-VAE (under
+// vqvae.: levels encoders and decoders, encoder or decoder i of i+1
+// level blocks, each a strided convolution and a dilated residual stack
+// per res_downs_t step, and a codebook buffer per level) and nb_priors
+// priors, each read from its own entry of prior_config_list (a Field path
+// indexes the list): a GPT-like stack of JukeboxConv1D layers ([in, out],
+// a cross-attention layer's key/value apart, by attention_pattern), its
+// token and position embeddings (lyric and music tokens merged where
+// is_encoder_decoder, else a separate lyric encoder of encoder_config),
+// the metadata embeddings (timing ones in the top prior only) and, below
+// the top prior, the music-token conditioner (an upsampler of the
+// VQ-VAE's decoder blocks). metadata_conditioning, timing_dims are the
+// top-level config's, for every prior.
+func jukebox() *Family {
+	const vq = "vqvae_config."
+	defs := []Def{
+		{Sym: "np", Field: "nb_priors", Default: "3", Legend: "np", Desc: "priors", Show: true, Max: jukeboxPriors},
+		flag("md", "metadata_conditioning", "true", "the priors embed artist, genre and timing"),
+		field("td", "timing_dims", "64", "timing embedding bins"),
+		field("vcin", vq+"conv_input_shape", "1", "audio channels"),
+		{Sym: "vE", Field: vq + "embed_dim", Default: "64", Legend: "vE", Desc: "VQ-VAE codebook width", Show: true, Pos: true},
+		{Sym: "vN", Field: vq + "nb_discrete_codes", Default: "2048", Desc: "VQ-VAE codebook entries", Pos: true},
+		{Sym: "vL", Field: vq + "levels", Default: "3", Legend: "vL", Desc: "VQ-VAE levels", Show: true, Max: jukeboxLevels},
+		{Sym: "vmult", Field: vq + "multipliers", Type: List, Default: "list(2, 1, 1)", Null: "empty", Desc: "each level's width and depth multiplier (null: 1)"},
+		{Sym: "vR", Field: vq + "res_conv_depth", Default: "4", Desc: "VQ-VAE residual blocks per step"},
+		{Sym: "vW", Field: vq + "res_conv_width", Default: "32", Desc: "VQ-VAE convolution width", Pos: true},
+		{Sym: "vM", Field: vq + "res_convolution_multiplier", Default: "1", Desc: "residual blocks' inner width multiple", Pos: true},
+		{Sym: "vD", Field: vq + "res_downs_t", Type: List, Default: "list(3, 2, 2)", Desc: "strided convolutions per level"},
+		{Sym: "vDmax", Field: vq + "res_downs_t", Type: MaxOf, Default: "3", Desc: "the most strided convolutions of a level", Max: jukeboxDowns},
+		{Sym: "vS", Field: vq + "res_strides_t", Type: List, Default: "list(2, 2, 2)", Desc: "each level's stride"},
+	}
+	var global []T
+	var stacks []Stack
+	for p := range jukeboxPriors {
+		s := fmt.Sprintf("p%d", p)
+		at := func(sym string) string { return s + sym }
+		pc := func(f string) string { return fmt.Sprintf("prior_config_list.%d.%s", p, f) }
+		ec := func(f string) string { return pc("encoder_config." + f) }
+		defs = append(defs,
+			Def{Sym: at("H"), Field: pc("hidden_size"), Default: "2048", Legend: at("H"), Desc: fmt.Sprintf("prior %d's width", p), Show: true, Pos: true},
+			Def{Sym: at("L"), Field: pc("num_layers"), Default: "72", Legend: at("L"), Desc: fmt.Sprintf("prior %d's layers", p), Show: true, Max: MaxLayers},
+			Def{Sym: at("am"), Field: pc("attention_multiplier"), Type: Milli, Default: "250", Desc: "attention width / hidden_size (×1000)"},
+			Def{Sym: at("mm"), Field: pc("mlp_multiplier"), Type: Milli, Default: "1000", Desc: "MLP width / hidden_size (×1000)"},
+			Def{Sym: at("pat"), Field: pc("attention_pattern"), Type: Str, Default: "'enc_dec_with_lyrics'", Desc: "the layers' attention kinds"},
+			flag(at("ed"), pc("is_encoder_decoder"), "true", "lyric and music tokens in one transformer"),
+			flag(at("merged"), pc("merged_decoder"), "true", "the output projection is not the token embedding"),
+			field(at("lv"), pc("lyric_vocab_size"), "80", "lyric tokens"),
+			field(at("mv"), pc("music_vocab_size"), "2048", "music tokens"),
+			field(at("ctx"), pc("n_ctx"), "6144", "music context"),
+			field(at("nrl"), pc("nb_relevant_lyric_tokens"), "384", "lyric context"),
+			Def{Sym: at("mdims"), Field: pc("metadata_dims"), Type: List, Default: "list(604, 7898)", Desc: "genres and artists"},
+			field(at("R"), pc("res_conv_depth"), "3", "conditioner residual blocks per step"),
+			field(at("W"), pc("res_conv_width"), "128", "conditioner width"),
+			field(at("M"), pc("res_convolution_multiplier"), "1", "conditioner residual blocks' inner width multiple"),
+			Def{Sym: at("D"), Field: pc("res_downs_t"), Type: List, Default: "list(3, 2, 2)", Desc: "conditioner upsampling steps per level"},
+			Def{Sym: at("Dmax"), Field: pc("res_downs_t"), Type: MaxOf, Default: "3", Desc: "the most upsampling steps of a level", Max: jukeboxDowns},
+			Def{Sym: at("S"), Field: pc("res_strides_t"), Type: List, Default: "list(2, 2, 2)", Desc: "conditioner strides per level"},
+			Def{Sym: at("eH"), Field: ec("hidden_size"), Default: "2048", Desc: "lyric encoder width", Pos: true},
+			Def{Sym: at("eL"), Field: ec("num_layers"), Default: "72", Desc: "lyric encoder layers", Max: MaxLayers},
+			Def{Sym: at("eam"), Field: ec("attention_multiplier"), Type: Milli, Default: "250", Desc: "lyric encoder attention multiplier (×1000)"},
+			Def{Sym: at("emm"), Field: ec("mlp_multiplier"), Type: Milli, Default: "1000", Desc: "lyric encoder MLP multiplier (×1000)"},
+			Def{Sym: at("epat"), Field: ec("attention_pattern"), Type: Str, Default: "'enc_dec_with_lyrics'", Desc: "lyric encoder attention kinds"},
+		)
+		pre := fmt.Sprintf("priors.%d.", p)
+		on := fmt.Sprintf("np > %d", p)
+		enc := fmt.Sprintf("%s && !%s && %s != 0", on, at("ed"), at("nrl"))
+		V := fmt.Sprintf("(%s ? %s+%s : %s)", at("ed"), at("lv"), at("mv"), at("mv"))
+		H := at("H")
+		var cond []T
+		if p > 0 {
+			cond = cat([]T{{Name: pre + "conditioner_blocks.embed_tokens.weight", Shape: []string{at("mv"), H}, Role: RoleEmbedding}},
+				jukeboxUpsampler(pre+"conditioner_blocks.upsampler.", H, at("W"), at("R"), at("M"), fmt.Sprintf("at(%s, %d)", at("D"), p), fmt.Sprintf("at(%s, %d)", at("S"), p)),
+				norm(pre+"conditioner_blocks.layer_norm", H, "true"))
+		}
+		var timing []T
+		if p == 0 {
+			for _, n := range []string{"total_length_emb", "absolute_pos_emb", "relative_pos_emb"} {
+				timing = append(timing, T{Name: pre + "metadata_embedding." + n + ".emb.weight", Shape: []string{"td", H}, Role: RoleEmbedding})
+			}
+		}
+		global = append(global, when(on, cond,
+			when("md", []T{{Name: pre + "metadata_embedding.bow_genre_emb.weight", Shape: []string{"at(" + at("mdims") + ", 0)", H}, Role: RoleEmbedding},
+				{Name: pre + "metadata_embedding.artist_emb.weight", Shape: []string{"at(" + at("mdims") + ", 1)", H}, Role: RoleEmbedding}}, timing),
+			// Where not merged_decoder, the output projection is the
+			// embedding: a writer keeps either name (safetensors refuses
+			// to save both, torch.save keeps both).
+			[]T{{Name: pre + "prior.embed_tokens.weight", Shape: []string{V, H}, Role: RoleEmbedding, Optional: "!" + at("merged")},
+				{Name: pre + "prior.start_token", Shape: []string{"1", H}, Role: RoleNorm, If: "!" + at("ed") + " && !md"},
+				{Name: pre + "prior.pos_emb.pos_emb", Shape: []string{fmt.Sprintf("(%s ? %s+%s : %s)", at("ed"), at("nrl"), at("ctx"), at("ctx")), H}, Role: RoleEmbedding},
+				{Name: pre + "prior.fc_proj_out.weight", Shape: []string{V, H}, Role: RoleHead, Optional: "!" + at("merged")}})...)
+		global = append(global, when(enc, []T{{Name: pre + "encoder.embed_tokens.weight", Shape: []string{at("lv"), at("eH")}, Role: RoleEmbedding},
+			{Name: pre + "encoder.start_token", Shape: []string{"1", at("eH")}, Role: RoleNorm},
+			{Name: pre + "encoder.pos_emb.pos_emb", Shape: []string{at("nrl"), at("eH")}, Role: RoleEmbedding}},
+			conv1d(pre+"encoder.proj_in", at("eH"), H), norm(pre+"encoder.final_layer_norm", H, "true"),
+			[]T{{Name: pre + "encoder.lm_head.weight", Shape: []string{at("lv"), H}, Role: RoleHead}})...)
+		stacks = append(stacks,
+			Stack{Name: fmt.Sprintf("prior %d", p), Prefix: pre + "prior.transformer._attn_mods.{l}.", Layers: on + " ? " + at("L") + " : 0",
+				Tensors: jukeboxBlock(H, at("am"), at("mm"), at("pat"))},
+			Stack{Name: fmt.Sprintf("prior %d lyric encoder", p), Prefix: pre + "encoder.transformer._attn_mods.{l}.", Layers: enc + " ? " + at("eL") + " : 0",
+				Tensors: jukeboxBlock(at("eH"), at("eam"), at("emm"), at("epat"))})
+	}
+	// VQ-VAE encoder and decoder i (the stacks' l): i+1 level blocks
+	// (j), of width vW and depth vR times multiplier i.
+	mult := "(len(vmult) > 0 ? at(vmult, l) : 1)"
+	w, r := "vW*"+mult, "vR*"+mult
+	var enc, dec []T
+	for j := range jukeboxLevels {
+		on := fmt.Sprintf("l >= %d", j)
+		in := "vE"
+		if j == 0 {
+			in = "vcin"
+		}
+		d, s := fmt.Sprintf("at(vD, %d)", j), fmt.Sprintf("at(vS, %d)", j)
+		lb := fmt.Sprintf("level_blocks.%d.", j)
+		enc = append(enc, when(on, gated(on, jukeboxDownsampler(lb, in, w, r, "vM", d, s, "vE")))...)
+		dec = append(dec, when(on, gated(on, jukeboxUpsampler(lb, "vE", w, r, "vM", d, s)))...)
+	}
+	stacks = append(stacks,
+		Stack{Name: "VQ-VAE encoder", Prefix: "vqvae.encoders.{l}.", Layers: "vL", Tensors: enc},
+		Stack{Name: "VQ-VAE decoder", Prefix: "vqvae.decoders.{l}.", Layers: "vL", Tensors: cat(dec, conv1d3("out", "vcin", "vE", "3", "true"))})
+	f := &Family{Name: "Jukebox", Class: "Jukebox", ModelTypes: []string{"jukebox"}, Causal: "-", SeqCls: "-",
+		Defs: defs, Global: global, Stacks: stacks,
+		Final: []T{{Name: "vqvae.bottleneck.level_blocks.{e}.codebook", Shape: []string{"vN", "vE"}, Role: RoleEmbedding, Experts: "vL", AnyDType: true}},
+		Tasks: codecBase}
+	refuseWhen(nil, []string{"prior_0", "prior_1", "prior_2"}, "priors given as prior_N instead of prior_config_list are not modelled")(f)
+	return f
+}
+
+var _ = register(jukebox)
+
+// jukeboxBlock is a Jukebox transformer layer of width h: attention of
+// width int(am·h) (c_attn its query, key and value, or its query alone
+// beside c_enc_kv in a cross-attention layer of the pattern pat),
+// an MLP of width int(mm·h), two layer norms; JukeboxConv1D's weights
+// are [in, out].
+func jukeboxBlock(h, am, mm, pat string) []T {
+	hd, mh := "mulpow("+h+", "+am+", 1)", "mulpow("+h+", "+mm+", 1)"
+	cross := "(" + pat + " == 'large_separated_enc_dec_w_lyrics' && l % 79 >= 18 && (l % 79 - 18) % 10 == 0)"
+	return cat(conv1d("attn.c_attn", h, cross+" ? "+hd+" : 3*"+hd),
+		when(cross, conv1d("attn.c_enc_kv", h, "2*"+hd)), conv1d("attn.c_proj", hd, h),
+		norm("layer_norm_0", h, "true"), conv1d("mlp.c_fc", h, mh), conv1d("mlp.c_proj", mh, h), norm("layer_norm_1", h, "true"))
+}
+
+// jukeboxUpsampler is JukeboxDecoderConvBock under pre: where d (its
+// steps) is not 0, a projection from emb to w and, per step k, a
+// residual stack (r blocks of inner width m·w) and a transposed
+// convolution of stride s, the last back to emb.
+func jukeboxUpsampler(pre, emb, w, r, m, d, s string) []T {
+	out := when(d+" > 0", conv1d3(pre+"proj_in", w, emb, "3", "true"))
+	for k := range jukeboxDowns {
+		on := fmt.Sprintf("%s > %d", d, k)
+		to := fmt.Sprintf("(%s > %d ? %s : %s)", d, k+1, w, emb)
+		out = append(out, when(on, gated(on, cat(jukeboxResnet(fmt.Sprintf("%supsample_block.%d.", pre, 2*k), w, r, m),
+			conv1d3t(fmt.Sprintf("%supsample_block.%d", pre, 2*k+1), w, to, "2*"+s))))...)
+	}
+	return out
+}
+
+// jukeboxDownsampler is JukeboxEncoderConvBlock under pre: per step k a
+// strided convolution (from in, then w) and a residual stack, then a
+// projection to emb.
+func jukeboxDownsampler(pre, in, w, r, m, d, s, emb string) []T {
+	var out []T
+	for k := range jukeboxDowns {
+		on := fmt.Sprintf("%s > %d", d, k)
+		from := w
+		if k == 0 {
+			from = in
+		}
+		out = append(out, when(on, gated(on, cat(conv1d3(fmt.Sprintf("%sdownsample_block.%d", pre, 2*k), w, from, "2*"+s, "true"),
+			jukeboxResnet(fmt.Sprintf("%sdownsample_block.%d.", pre, 2*k+1), w, r, m))))...)
+	}
+	return append(out, conv1d3(pre+"proj_out", emb, w, "3", "true")...)
+}
+
+// jukeboxResnet is JukeboxResnet1D under pre: r blocks of a kernel-3
+// convolution to m·w and a 1×1 one back to w.
+func jukeboxResnet(pre, w, r, m string) []T {
+	return copies(r, conv1d3(pre+"resnet_block.{e}.conv1d_1", m+"*"+w, w, "3", "true"), conv1d3(pre+"resnet_block.{e}.conv1d_2", w, m+"*"+w, "1", "true"))
+}

@@ -106,17 +106,19 @@ func TestLayoutsMore(t *testing.T) {
 	var mu sync.Mutex
 	notFull := map[string]bool{}
 	classes := map[string]bool{}
+	ran := map[string]bool{} // classes a -run filter let run
 	t.Run("layouts", func(t *testing.T) {
 		for _, l := range ls {
 			classes[l.Arch] = true
 			t.Run(l.Arch+"/"+l.Variant, func(t *testing.T) {
 				t.Parallel()
 				r := checkLayout(t, l.Config, l.Tensors)
+				mu.Lock()
+				ran[l.Arch] = true
 				if !r.FullyClean() {
-					mu.Lock()
 					notFull[l.Arch] = true
-					mu.Unlock()
 				}
+				mu.Unlock()
 				if _, ok := pending[l.Arch]; ok {
 					if _, ok := falseFail[l.Arch]; ok {
 						return
@@ -130,6 +132,7 @@ func TestLayoutsMore(t *testing.T) {
 		}
 	})
 	if os.Getenv("FSMOUNT_WRITE_PENDING") == "1" {
+		require.Equal(t, len(classes), len(ran), "FSMOUNT_WRITE_PENDING needs every class run: no -run filter below TestLayoutsMore")
 		var lines []string
 		for c := range notFull {
 			lines = append(lines, c)
@@ -143,7 +146,9 @@ func TestLayoutsMore(t *testing.T) {
 	}
 	for c := range pending {
 		assert.True(t, classes[c], "%s in %s is no layout", c, layoutsMorePending)
-		assert.True(t, notFull[c], "%s checks fully now: delete it from %s", c, layoutsMorePending)
+		if ran[c] { // a class a -run filter left out says nothing
+			assert.True(t, notFull[c], "%s checks fully now: delete it from %s", c, layoutsMorePending)
+		}
 	}
 	for c := range falseFail {
 		_, ok := pending[c]

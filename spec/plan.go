@@ -399,8 +399,9 @@ func (c *Config) value(field string, raw json.RawMessage, t DefType) (any, error
 	return int64(n), err
 }
 
-// lookup finds a field, "a.b" inside the object a, or an attribute_map
-// alias of it.
+// lookup finds a field, "a.b" inside the object a, "a.2.b" inside
+// entry 2 of the list a (Jukebox's prior_config_list), or an
+// attribute_map alias of it.
 func (c *Config) lookup(path string) (json.RawMessage, bool) { return c.find(path, true) }
 
 // find is lookup, trying the aliases only where alias holds.
@@ -421,11 +422,27 @@ func (c *Config) find(path string, alias bool) (json.RawMessage, bool) {
 		if !ok {
 			return nil, false
 		}
+		path = path[i+1:]
+		for len(sub) > 0 && sub[0] == '[' { // a list: the next component is an index
+			var items []json.RawMessage
+			if json.Unmarshal(sub, &items) != nil {
+				return nil, false
+			}
+			idx, rest, more := strings.Cut(path, ".")
+			k, err := strconv.Atoi(idx)
+			if err != nil || k < 0 || k >= len(items) {
+				return nil, false
+			}
+			if !more {
+				return items[k], true
+			}
+			sub, path = items[k], rest
+		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal(sub, &m) != nil {
 			return nil, false
 		}
-		fields, path = m, path[i+1:]
+		fields = m
 	}
 }
 
