@@ -8,7 +8,11 @@ multiple of 32 (its GroupNorms) divisible by the heads, the decoder's width
 divisible by them too; at times another common_stride (2, 8, 16: two, no,
 or all but one FPN adapters) or feature strides whose ratio is a power of
 two of numbers that are not (7, 14, 28: Python's float log2 difference
-truncated); no timm or pretrained backbone.
+truncated); OneFormer's text encoder width a multiple of 64 (its heads
+are width/64), its projector 0-3 layers, its depth, positions and prompt
+context (none at times), the task tokens' length, the query transformer's
+depth; both: the FFN width, the queries, 1-5 labels; no timm or pretrained
+backbone.
 usage: maskfuzz.py FUZZDIR..."""
 import json, os, random, sys
 
@@ -47,4 +51,17 @@ for d in sys.argv[1:]:
     elif r < 0.3:
         c[strides] = rnd.choice([[7, 14, 28], [14, 28, 56, 112], [3, 7, 14]])
         c['common_stride'] = rnd.choice([7, 14])
+    c['dim_feedforward'] = rnd.choice([32, 48, 96])
+    c['num_queries'] = rnd.randint(3, 20)
+    n = rnd.randint(1, 5)
+    c['id2label'] = {str(i): 'L%d' % i for i in range(n)}
+    c['label2id'] = {'L%d' % i: i for i in range(n)}
+    if c['model_type'] == 'oneformer':
+        c['text_encoder_width'] = 64 * rnd.choice([1, 2, 3])
+        c['text_encoder_proj_layers'] = rnd.choice([0, 1, 2, 3])
+        c['text_encoder_num_layers'] = rnd.randint(1, 3)
+        c['text_encoder_context_length'] = rnd.randint(4, 20)
+        c['text_encoder_n_ctx'] = rnd.choice([0, 1, 5])
+        c['task_seq_len'] = rnd.randint(4, 20)
+        c['query_dec_layers'] = rnd.randint(1, 3)
     json.dump(c, open(p, 'w'), indent=1)
