@@ -182,3 +182,53 @@ func oneFormerFamily() *Family {
 }
 
 var _ = register(oneFormerFamily)
+
+// maskFormerFamily is MaskFormer's base model: the backbone
+// (backbone_config: MaskFormer's Swin or a ResNet, their Backbone
+// classes; a plain Swin config, which transformers turns into
+// MaskFormer's with four stages forced, is not modelled) under
+// pixel_level_module.encoder.; the pixel decoder, an FPN of
+// fpn_feature_size FS (a stem on the last feature map, a lateral
+// projection and a block per other map, the last first: bias-free
+// convolutions and GroupNorms) and the mask projection; the
+// transformer module: query embeddings, an input projection where the
+// last map's width is not the decoder's, and DETR's decoder
+// (decoder_config: d_model, decoder_layers, decoder_ffn_dim,
+// num_queries). decoder_config's own backbone is never built: both
+// writers save the same tensors whatever it names (a timm ResNet-50 in
+// the published configs, which 5.x resolves on the Hub when it loads
+// them). MaskFormerForInstanceSegmentation is not modelled (its loss
+// needs scipy: no oracle truth).
+func maskFormerFamily() *Family {
+	const pix, tm = "model.pixel_level_module.decoder.", "model.transformer_module."
+	ch := func(i string) string { return "at(bCh, at(bOut, " + i + "))" }
+	last := ch("len(bOut)-1")
+	dc := "decoder_config."
+	return onlyBackbones(withFeatureBackbone(&Family{Name: "MaskFormer", Class: "MaskFormer", ModelTypes: []string{"maskformer"}, Causal: "-", SeqCls: "-",
+		BasePrefix: "model.",
+		Defs: []Def{
+			{Sym: "FS", Field: "fpn_feature_size", Default: "256", Legend: "FS", Desc: "the FPN's width", Show: true, Pos: true},
+			{Sym: "MF", Field: "mask_feature_size", Default: "256", Desc: "the mask features' width", Pos: true},
+			{Sym: "D", Field: dc + "d_model", Default: "256", Legend: "D", Desc: "the DETR decoder's width", Show: true, Pos: true},
+			{Sym: "DL", Field: dc + "decoder_layers", Default: "6", Legend: "DL", Desc: "DETR decoder layers", Show: true, Max: MaxLayers},
+			{Sym: "DF", Field: dc + "decoder_ffn_dim", Default: "2048", Desc: "the DETR decoder's FFN width", Pos: true},
+			{Sym: "Q", Field: dc + "num_queries", Default: "100", Desc: "queries", Pos: true},
+		},
+		Stacks: []Stack{{Name: "decoder", Prefix: tm + "decoder.layers.{l}.", Layers: "DL", Tensors: cat(
+			mhaOut("self_attn.", "D"), norm("self_attn_layer_norm", "D", "true"),
+			mhaOut("encoder_attn.", "D"), norm("encoder_attn_layer_norm", "D", "true"),
+			linear("fc1", "DF", "D", "true"), linear("fc2", "D", "DF", "true"), norm("final_layer_norm", "D", "true"))}},
+		Final: cat(
+			convNB(pix+"fpn.stem.0", "FS", last, "3", "3"), norm(pix+"fpn.stem.1", "FS", "true"),
+			copies("len(bOut)-1", convNB(pix+"fpn.layers.{e}.proj.0", "FS", ch("len(bOut)-2-e"), "1", "1"), norm(pix+"fpn.layers.{e}.proj.1", "FS", "true"),
+				convNB(pix+"fpn.layers.{e}.block.0", "FS", "FS", "3", "3"), norm(pix+"fpn.layers.{e}.block.1", "FS", "true")),
+			conv(pix+"mask_projection", "MF", "FS", "3", "3"),
+			[]T{{Name: tm + "queries_embedder.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding}},
+			when(last+" != D", conv(tm+"input_projection", "D", last, "1", "1")),
+			norm(tm+"decoder.layernorm", "D", "true")),
+		Embed: tm + "queries_embedder.weight",
+		Tasks: []Task{{Suffix: TaskBase, Prefix: "-"}},
+	}, "backbone_config.", "model.pixel_level_module.encoder."), "backbone_config.", "maskformer-swin", "resnet")
+}
+
+var _ = register(maskFormerFamily)
