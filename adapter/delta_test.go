@@ -108,25 +108,6 @@ func FuzzParseConfig(f *testing.F) {
 	})
 }
 
-// toBin is a script for Debian's python3-torch: it reads a safetensors
-// adapter with json and numpy alone and writes the same tensors with
-// torch.save as adapter_model.bin, as older PEFT versions saved them.
-const toBin = `
-import json, sys, numpy as np, torch
-src, dst = sys.argv[1], sys.argv[2]
-raw = open(src, "rb").read()
-n = int.from_bytes(raw[:8], "little")
-header = json.loads(raw[8:8 + n])
-out = {}
-for name, e in header.items():
-    if name == "__metadata__":
-        continue
-    assert e["dtype"] == "F32", e["dtype"]
-    a, b = e["data_offsets"]
-    out[name] = torch.from_numpy(np.frombuffer(raw[8 + n + a:8 + n + b], dtype=np.float32).reshape(e["shape"]).copy())
-torch.save(out, dst)
-`
-
 // TestAdapterBin: an adapter saved as adapter_model.bin by torch reads
 // like the same adapter in safetensors: the same tensors, the same
 // bytes, the same clean check against the tiny base.
@@ -138,7 +119,10 @@ func TestAdapterBin(t *testing.T) {
 	cfg, err := os.ReadFile(filepath.Join(st, "adapter_config.json"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "adapter_config.json"), cfg, 0o644))
-	testmodel.RunTorch(t, "-c", toBin, filepath.Join(st, WeightsName), filepath.Join(bin, BinName))
+	// pytorch/testdata/torchfiles.py reads the safetensors file with json
+	// and numpy alone and torch.saves its tensors, as older PEFT versions
+	// saved adapter_model.bin.
+	testmodel.RunTorch(t, "../pytorch/testdata/torchfiles.py", "to-bin", filepath.Join(st, WeightsName), filepath.Join(bin, BinName))
 
 	want, err := Open(st, nil)
 	require.NoError(t, err)

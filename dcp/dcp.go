@@ -125,14 +125,7 @@ func Open(fsys source.FS, opt Options) (*Checkpoint, error) {
 
 // Close closes the files.
 func (c *Checkpoint) Close() error {
-	var err error
-	if c.Metadata != nil {
-		err = c.Metadata.Close()
-	}
-	for _, f := range c.Files {
-		err = cmp.Or(err, f.Close())
-	}
-	return err
+	return source.CloseAll(c.Metadata, c.Files...)
 }
 
 // item is one item to read: a tensor's chunk or an object.

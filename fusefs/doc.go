@@ -17,8 +17,11 @@
 // hist.png, index.html; packages render and site): 13 files, made on
 // lookup (tensorfiles.go). verdict, report, config.json, shapes, stats,
 // expected/, by-name/, files/, index.html and overview.png sit at the top,
-// with metadata/ and tokenizer/ for GGUF and compare/ with
-// Options.Compare. Where every path is, and the names the tree reserves,
+// with metadata/ and tokenizer/ for GGUF, modules/ for a
+// sentence-transformers repository, optim/ and extra/ for a Distributed
+// Checkpoint's other state, and compare/ with Options.Compare; with
+// Options.Adapter each adapted module's directory gets lora/. Where every
+// path is, and the names the tree reserves,
 // are package layout's; building fails if two entries of a directory
 // share a name. The package never parses a file: it presents what the
 // format, model and check packages found.
@@ -60,8 +63,8 @@
 // backing file, every other file with no handle and FOPEN_KEEP_CACHE,
 // which keeps pages across opens as no-open mode does; FLUSH still
 // answers ENOSYS. Each open then costs an OPEN and a RELEASE, which makes
-// a cat of many small files up to 3 times slower: passthrough is not the
-// default. Whether the kernel grants it is found out once, after INIT and
+// a cat of many small files several times slower (README.md has the
+// measurement): passthrough is not the default. Whether the kernel grants it is found out once, after INIT and
 // before any OPEN is answered, by registering every local model file as
 // a backing file and giving it back; if any is refused (not root, no
 // CONFIG_FUSE_PASSTHROUGH, a file on overlayfs) or the model is remote,

@@ -56,10 +56,10 @@ type Options struct {
 	// kernel then reads the model files itself, at the speed of a direct
 	// read. It needs an OPEN reply, so every open of every file then
 	// costs a request (and its close another), which makes a cat of many
-	// small files up to 3 times slower: it is not the default. Where the
-	// kernel does not grant it (not root, a kernel without
-	// CONFIG_FUSE_PASSTHROUGH, a remote model, a model on overlayfs) the
-	// mount is as without it, and Logger is told why.
+	// small files several times slower (the bench's open-mode rows): it
+	// is not the default. Where the kernel does not grant it (not root, a
+	// kernel without CONFIG_FUSE_PASSTHROUGH, a remote model, a model on
+	// overlayfs) the mount is as without it, and Logger is told why.
 	Passthrough bool
 	// Prepared, if set, is what Prepare computed of the model while it
 	// was being checked; Mount computes what it lacks.

@@ -1141,11 +1141,7 @@ func splitLayer(name, prefix string) (int, string, bool) {
 // "blk.3.attn_q.weight" is "model.layers.3.self_attn.q_proj.weight". It
 // returns false for a name or architecture not in the table.
 func HFName(arch, name string) (string, bool) {
-	a, ok := Architecture(arch)
-	if !ok {
-		return "", false
-	}
-	return a.HFName(name)
+	return mapName(arch, name, (*Arch).HFName)
 }
 
 // HFName is [HFName] for this architecture.
@@ -1158,11 +1154,16 @@ func (a *Arch) HFName(name string) (string, bool) {
 // "model.layers.0.pre_feedforward_layernorm.weight" is
 // "blk.0.ffn_norm.weight".
 func GGUFName(arch, hf string) (string, bool) {
+	return mapName(arch, hf, (*Arch).GGUFName)
+}
+
+// mapName maps name by the method f of arch's table, if arch has one.
+func mapName(arch, name string, f func(*Arch, string) (string, bool)) (string, bool) {
 	a, ok := Architecture(arch)
 	if !ok {
 		return "", false
 	}
-	return a.GGUFName(hf)
+	return f(a, name)
 }
 
 // GGUFName is [GGUFName] for this architecture.

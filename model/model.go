@@ -3,17 +3,20 @@
 // source/remote or source/s3): it finds the config and the weight files
 // (one safetensors file, an index and its shards; PyTorch's
 // pytorch_model.bin or its index and shards, read without running
-// pickle; or a GGUF file or split set, whose config it derives from the
+// pickle; a PyTorch Distributed Checkpoint, .metadata and its .distcp
+// files; or a GGUF file or split set, whose config it derives from the
 // metadata and whose names it maps to Hugging Face names, [Names]), opens
 // them through a [source.FS], has the format package (safetensors,
-// pytorch, gguf) validate each, and joins their tensors into one list of
-// [tensor.Tensor]. A sentence-transformers repository (modules.json) is
-// its transformer module, with each other module's config and weights in
-// [Model.Modules]. Of the library packages, only this one and package
-// adapter (which opens an adapter's files the same way) import the
-// format packages (ARCHITECTURE.md; a test in internal/importclaims
-// checks). What the model's config implies is package spec's, whether
-// the files hold it package check's.
+// pytorch, dcp, gguf) validate each, and joins their tensors into one
+// list of [tensor.Tensor]. A sentence-transformers repository
+// (modules.json) is its transformer module, with each other module's
+// config and weights in [Model.Modules]. Of the library packages, only
+// this one and package adapter (which opens an adapter's files the same
+// way) import the format packages, besides the formats themselves (dcp
+// reads through pytorch) and source/s3, which is source/remote with S3's
+// signing (ARCHITECTURE.md; a test in internal/importclaims checks).
+// What the model's config implies is package spec's, whether the files
+// hold it package check's.
 package model
 
 import (
@@ -66,8 +69,9 @@ const (
 
 // Model is an opened model: its config, if any, and its weights.
 type Model struct {
-	// Format is FormatSafetensors, FormatPyTorch or FormatGGUF: the
-	// format of the weight files (one model's are all of one format).
+	// Format is FormatSafetensors, FormatPyTorch, FormatDCP or
+	// FormatGGUF: the format of the weight files (one model's are all of
+	// one format); FormatShapes for a model made by [FromShapes].
 	Format string
 	// Metadata are a GGUF file's key/values in file order; nil for
 	// safetensors.
@@ -126,8 +130,11 @@ var ErrNoWeights = errors.New("no " + SingleName + ", " + IndexName + ", " + PyT
 // Open opens the model at loc: a directory with config.json and
 // model.safetensors (or its index and shards), or, as transformers loads
 // them when there are no safetensors weights, pytorch_model.bin (or its
-// index and shards); a directory holding one GGUF model (a .gguf file or
-// a split set) and no config.json; or a single weight file (.safetensors,
+// index and shards); a directory holding a PyTorch Distributed Checkpoint
+// (.metadata and its .distcp files); a sentence-transformers repository
+// (modules.json, see [Model.Modules]); a directory holding one GGUF model
+// (a .gguf file or a split set) and no config.json; or a single weight
+// file (.safetensors,
 // .gguf, or PyTorch's .bin, .pt, .pth, .ptl, .ckpt), whose tensors are
 // listed without a config (a GGUF file derives its own); locally,
 // at an http(s):// URL or a Hub repository hf://ORG/NAME[@REVISION]
@@ -658,16 +665,7 @@ func unversioned(files []source.File) []string {
 
 // Close closes every file.
 func (m *Model) Close() error {
-	var err error
-	if m.ConfigFile != nil {
-		err = m.ConfigFile.Close()
-	}
-	for _, f := range m.Files {
-		err = cmp.Or(err, f.Close())
-	}
-	for _, f := range m.Others {
-		err = cmp.Or(err, f.Close())
-	}
+	err := source.CloseAll(m.ConfigFile, slices.Concat(m.Files, m.Others)...)
 	for _, c := range m.closers {
 		c.Close() // the files it opened are closed above
 	}

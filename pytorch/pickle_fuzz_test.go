@@ -1,22 +1,13 @@
 package pytorch
 
 import (
+	"bytes"
 	"errors"
-	"io/fs"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/fsmount/fsmount/source"
 )
-
-// pickleFile is a source.File of bytes in memory, for the unpickler's
-// fuzz target: only its name and size are asked.
-type pickleFile struct{ memFile }
-
-func (f *pickleFile) Name() string       { return "data.pkl" }
-func (f *pickleFile) Size() int64        { return int64(len(f.b)) }
-func (f *pickleFile) ModTime() time.Time { return time.Time{} }
-func (f *pickleFile) Mode() fs.FileMode  { return 0o444 }
-func (f *pickleFile) Close() error       { return nil }
 
 // FuzzPickle: the unpickler and the naming of its tensors, on any
 // stream as a data.pkl whose every storage is as long as its id says.
@@ -34,7 +25,7 @@ func FuzzPickle(f *testing.F) {
 		if u.spent > allocBudget(len(b)) {
 			t.Fatalf("allocated %d bytes from a stream of %d, past its budget", u.spent, len(b))
 		}
-		pf := &File{src: &pickleFile{memFile{b: b}}}
+		pf := &File{src: source.NewReaderFile("data.pkl", bytes.NewReader(b), int64(len(b)))}
 		if err != nil {
 			var pe *pickleErr
 			if !errors.As(err, &pe) && !errors.Is(err, errNeedMore) {

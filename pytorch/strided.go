@@ -1,6 +1,7 @@
 package pytorch
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -149,11 +150,7 @@ func (s *strided) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := copy(p, data[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+	return bytes.NewReader(data).ReadAt(p, off)
 }
 
 // gather reads the span of storage the tensor reaches and lays its

@@ -1,8 +1,8 @@
 // Package source reads a model's files from where they live. An [FS] is a
 // model's root: a local directory ([Dir]) here, an HTTP server or the
-// Hugging Face Hub in package source/remote; a [File] is one of its
-// files, read with ReadAt. Formats and the model opener see only these
-// interfaces.
+// Hugging Face Hub in package source/remote, an S3 bucket in package
+// source/s3; a [File] is one of its files, read with ReadAt. Formats and
+// the model opener see only these interfaces.
 //
 // A File may offer faster paths as extra methods, which consumers test
 // for: [Spliceable] (an fd to splice from), [Mappable] (a read-only
@@ -13,6 +13,7 @@
 package source
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +49,18 @@ type File interface {
 	ModTime() time.Time
 	// Mode is the file's permission bits when it was opened.
 	Mode() fs.FileMode
+}
+
+// CloseAll closes f and more, passing over nil ones, and returns the
+// first error.
+func CloseAll(f File, more ...File) error {
+	var err error
+	for _, f := range append([]File{f}, more...) {
+		if f != nil {
+			err = cmp.Or(err, f.Close())
+		}
+	}
+	return err
 }
 
 // Spliceable is a File whose bytes the kernel can splice from an fd at

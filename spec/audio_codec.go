@@ -56,7 +56,7 @@ var _ = register(
 			Defs: []Def{d[0],
 				{Sym: "D", Field: "decoder_hidden_size", Default: "1536", Legend: "D", Desc: "decoder's first width (halving per block)", Show: true, Pos: true},
 				d[1],
-				{Sym: "urf", Field: "upsampling_ratios", Type: List, Default: "empty", Null: "=", Desc: "the decoder's strides (default dr reversed)"},
+				list("urf", "upsampling_ratios", "the decoder's strides (default dr reversed)"),
 				derived("nd", "len(urf) > 0 ? len(urf) : len(dr)"),
 				d[2],
 				field("nq", "n_codebooks", "9", "quantizers"),
@@ -298,8 +298,8 @@ var univnet = &Family{Name: "UnivNet", Class: "UnivNet", ModelTypes: []string{"u
 		{Sym: "mic", Field: "model_in_channels", Default: "64", Legend: "Cin", Desc: "noise channels", Show: true, Pos: true},
 		{Sym: "H", Field: "model_hidden_channels", Default: "32", Legend: "H", Desc: "hidden channels", Show: true, Pos: true},
 		field("nmel", "num_mel_bins", "100", "mel bins"),
-		{Sym: "rk", Field: "resblock_kernel_sizes", Type: List, Default: "list(3, 3, 3)", Null: "=", Desc: "each block's kernel"},
-		{Sym: "rs", Field: "resblock_stride_sizes", Type: List, Default: "list(8, 8, 4)", Null: "=", Desc: "each block's stride"},
+		listOf("rk", "resblock_kernel_sizes", "list(3, 3, 3)", "each block's kernel"),
+		listOf("rs", "resblock_stride_sizes", "list(8, 8, 4)", "each block's stride"),
 		{Sym: "rd", Field: "resblock_dilation_sizes", Type: Lens, Default: "list(4, 4, 4)", Null: "=", Desc: "each block's dilations (counts)"},
 		{Sym: "kpnb", Field: "kernel_predictor_num_blocks", Default: "3", Desc: "kernel predictor's residual blocks", Max: MaxLayers},
 		field("kph", "kernel_predictor_hidden_channels", "64", "kernel predictor's width"),
@@ -549,4 +549,60 @@ func vibeVoiceAsr(enc *Family) *Family {
 		text: "qwen2", reroot: [][2]string{{"model.", "language_model.model.model."}, {"lm_head.", "language_model.lm_head."}},
 		tasks: []Task{{Suffix: TaskBase, Prefix: "language_model.", KeepFinal: true,
 			Variants: [][][2]string{{{"language_model.model.", "language_model."}}}}}}).register()
+}
+
+// xcodec2 is X-Codec 2 (transformers 5.x only): a semantic encoder (the
+// base model semantic_model_config names, Wav2Vec2-BERT in its
+// checkpoints: withPart) and its four-convolution adapter, DAC's
+// acoustic encoder with anti-aliased SnakeBeta activations, a linear
+// mixing both into a finite scalar quantizer's projections, and a Vocos
+// decoder: ResNet blocks around RMS-normed attention layers and an
+// inverse-STFT head of n_fft+2 = 4·prod(downsampling_ratios)+2 outputs.
+// Its rotary, quantizer and resampling filter buffers are not saved.
+func xcodec2() *Family {
+	d := dacEncoderDefs("", "", "list(2, 2, 4, 4, 5)")
+	eg, es, ef := dacEncoder("acoustic_encoder.", "")
+	es.Tensors, ef = snakeBeta(es.Tensors), snakeBeta(ef)
+	resnet := func(pre string) []T {
+		return copies("2", under(pre+"{e}.", norm("norm1", "H", "true"), conv1d3("conv1", "H", "H", "3", "true"),
+			norm("norm2", "H", "true"), conv1d3("conv2", "H", "H", "3", "true")))
+	}
+	const dec = "acoustic_decoder."
+	return withPart(&Family{Name: "X-Codec 2", Class: "Xcodec2", ModelTypes: []string{"xcodec2"}, Causal: "-", SeqCls: "-",
+		Defs: cat(sized(withoutDefs(llamaDims("64", "H/heads", "16", "heads"), "V"), "H", "1024", "L", "12", "heads", "16", "I", "4096"),
+			[]Def{attnBiasFlag, d[0], d[1],
+				{Sym: "sH", Field: "semantic_model_config.hidden_size", Default: "1024", Legend: "sH", Desc: "the semantic encoder's width", Show: true, Pos: true},
+				{Sym: "Q", Field: "quantization_dim", Default: "2048", Desc: "the quantizer's input width", Pos: true},
+				{Sym: "ql", Field: "quantization_levels", Type: List, Default: "list(4, 4, 4, 4, 4, 4, 4, 4)", Null: "=", Desc: "the scalar quantizer's levels per dimension"},
+			}),
+		Global: cat(conv1d3("semantic_adapter.conv1", "sH", "sH", "3", ""), conv1d3("semantic_adapter.conv2", "sH", "sH", "3", "true"),
+			conv1d3("semantic_adapter.conv3", "sH", "sH", "3", "true"), conv1d3("semantic_adapter.conv4", "sH", "sH", "3", ""), eg),
+		Stacks: []Stack{es, {Name: "decoder", Prefix: dec + "layers.{l}.", Layers: "L", Tensors: cat(inNorm, attn("self_attn.", "attention_bias", "attention_bias"),
+			postNorm, linear("mlp.fc1", "I", "H", ""), linear("mlp.fc2", "H", "I", ""))}},
+		Final: cat(ef, linear("fc_encoder", "H+sH", "H+sH", "true"),
+			linear("quantizer.project_in", "len(ql)", "Q", "true"), linear("quantizer.project_out", "Q", "len(ql)", "true"),
+			linear(dec+"fc", "H", "H+sH", "true"), conv1d3(dec+"embed", "H", "H", "7", "true"), resnet(dec+"prior_net."),
+			resnet(dec+"post_net."), norm(dec+"norm", "H", "true"), linear(dec+"head.linear", "4*prod(dr)+2", "H", "true")),
+		Tasks: codecBase}, "semantic_model_config.", "semantic_encoder.", TaskBase)
+}
+
+var _ = register(xcodec2)
+
+// snakeBeta turns DAC's Snake activations (alpha [1, w, 1]) into
+// anti-aliased SnakeBeta ones: act.alpha and act.beta, [w] each.
+func snakeBeta(ts []T) []T {
+	var out []T
+	for _, t := range ts {
+		pre, ok := strings.CutSuffix(t.Name, ".alpha")
+		if !ok {
+			out = append(out, t)
+			continue
+		}
+		for _, p := range []string{".act.alpha", ".act.beta"} {
+			u := t
+			u.Name, u.Shape = pre+p, []string{t.Shape[1]}
+			out = append(out, u)
+		}
+	}
+	return out
 }

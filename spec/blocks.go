@@ -109,9 +109,19 @@ func field(sym, name, def, desc string) Def {
 	return Def{Sym: sym, Field: name, Default: def, Desc: desc}
 }
 
-// list is an optional array field, default [] unless def says otherwise.
-func list(sym, name, desc string) Def {
-	return Def{Sym: sym, Field: name, Type: List, Default: "empty", Null: "=", Desc: desc}
+// list is an optional array field, default [].
+func list(sym, name, desc string) Def { return listOf(sym, name, "empty", desc) }
+
+// listOf is an optional array field with its class default, a list
+// expression ("list(64, 128, 320, 512)"); null reads as the default.
+func listOf(sym, name, def, desc string) Def {
+	return Def{Sym: sym, Field: name, Type: List, Default: def, Null: "=", Desc: desc}
+}
+
+// channels is an image's channel count (num_channels under name), 3 by
+// default.
+func channels(sym, name string) Def {
+	return Def{Sym: sym, Field: name, Default: "3", Desc: "image channels", Pos: true}
 }
 
 // ── tensors ─────────────────────────────────────────────────────────────
@@ -209,6 +219,12 @@ func std(name, class string, types []string, defs []Def, kinds []Kind, layer ...
 		Stacks: decoderLayers(kinds, layer...),
 		Final:  cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
 	}
+}
+
+// hybridStd is std with the final norm model.final_layernorm, as the
+// hybrid state-space models (Jamba, Bamba, Zamba, Falcon-H1) name it.
+func hybridStd(name, class string, types []string, defs []Def, kinds []Kind, layer ...[]T) *Family {
+	return std(name, class, types, defs, kinds, layer...).withFinal(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight"))
 }
 
 // withFinal replaces a family's final tensors.

@@ -122,10 +122,10 @@ func (o deepLabV3) at(pre string) []T {
 // reads the same): symbols rC, rE, rhs, rdp, rN, rLT, rBot, rDF.
 func resnetDefs(cfg string) []Def {
 	return []Def{
-		{Sym: "rC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("rC", cfg+"num_channels"),
 		{Sym: "rE", Field: cfg + "embedding_size", Default: "64", Legend: "E", Desc: "stem width", Show: true, Pos: true},
-		{Sym: "rhs", Field: cfg + "hidden_sizes", Type: List, Default: "list(256, 512, 1024, 2048)", Null: "=", Desc: "each stage's width"},
-		{Sym: "rdp", Field: cfg + "depths", Type: List, Default: "list(3, 4, 6, 3)", Null: "=", Desc: "each stage's blocks"},
+		listOf("rhs", cfg+"hidden_sizes", "list(256, 512, 1024, 2048)", "each stage's width"),
+		listOf("rdp", cfg+"depths", "list(3, 4, 6, 3)", "each stage's blocks"),
 		derived("rN", "min(len(rhs), len(rdp))"),
 		{Sym: "rLT", Field: cfg + "layer_type", Type: Str, Default: "'bottleneck'", Desc: "the residual block: bottleneck or basic"},
 		derived("rBot", "rLT == 'bottleneck'"),

@@ -51,7 +51,7 @@ func seanetDefs(hidden, filters, lastKernel, shortcut string) []Def {
 		{Sym: "H", Field: "hidden_size", Default: hidden, Legend: "H", Desc: "latent width", Show: true, Pos: true},
 		{Sym: "F", Field: "num_filters", Default: filters, Legend: "F", Desc: "first convolution's width (doubling per stage)", Show: true, Pos: true},
 		field("ach", "audio_channels", "1", "audio channels"),
-		{Sym: "ur", Field: "upsampling_ratios", Type: List, Default: "list(8, 5, 4, 2)", Null: "=", Desc: "the decoder's upsampling ratios (the encoder's strides, reversed)"},
+		listOf("ur", "upsampling_ratios", "list(8, 5, 4, 2)", "the decoder's upsampling ratios (the encoder's strides, reversed)"),
 		derived("ns", "len(ur)"),
 		{Sym: "nres", Field: "num_residual_layers", Default: "1", Desc: "residual blocks per stage", Max: MaxLayers},
 		field("k", "kernel_size", "7", "first kernel"),
@@ -183,7 +183,7 @@ func dacEncoder(pre, x string) ([]T, Stack, []T) {
 func dacEncoderDefs(cfg, x, ratios string) []Def {
 	return []Def{
 		{Sym: x + "E", Field: cfg + "encoder_hidden_size", Default: "64", Legend: x + "E", Desc: "DAC encoder's first width (doubling per block)", Show: true, Pos: true},
-		{Sym: x + "dr", Field: cfg + "downsampling_ratios", Type: List, Default: ratios, Null: "=", Desc: "the DAC encoder's strides"},
+		listOf(x+"dr", cfg+"downsampling_ratios", ratios, "the DAC encoder's strides"),
 		{Sym: x + "H", Field: cfg + "hidden_size", Default: x + "E*pow(2, len(" + x + "dr))", Null: x + "E*pow(2, len(" + x + "dr))",
 			Legend: x + "H", Desc: "DAC latent width", Show: true, Pos: true},
 	}
@@ -198,8 +198,8 @@ func vibeVoiceDefs() []Def {
 		field("ch", "channels", "1", "audio channels"),
 		field("k", "kernel_size", "7", "the convolutions' kernel"),
 		field("x", "ffn_expansion", "4", "the feed-forwards' width multiple"),
-		{Sym: "R", Field: "downsampling_ratios", Type: List, Default: "list(2, 2, 4, 5, 5, 8)", Null: "=", Desc: "the encoder's strides (the decoder's, reversed)"},
-		{Sym: "D", Field: "depths", Type: List, Default: "list(3, 3, 3, 3, 3, 3, 8)", Null: "=", Desc: "ConvNeXt blocks of the stem and of each stage"},
+		listOf("R", "downsampling_ratios", "list(2, 2, 4, 5, 5, 8)", "the encoder's strides (the decoder's, reversed)"),
+		listOf("D", "depths", "list(3, 3, 3, 3, 3, 3, 8)", "ConvNeXt blocks of the stem and of each stage"),
 	}
 }
 

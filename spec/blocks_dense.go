@@ -60,14 +60,14 @@ func samVisionDefs(cfg string) []Def {
 		{Sym: "sR", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
 		{Sym: "sI", Field: cfg + "mlp_dim", Default: "sH*sR/1000", Null: "=", Legend: "I", Desc: "image encoder FFN width", Show: true, Pos: true},
 		{Sym: "sOut", Field: cfg + "output_channels", Default: "256", Desc: "the neck's channels", Pos: true},
-		{Sym: "sC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("sC", cfg+"num_channels"),
 		{Sym: "sS", Field: cfg + "image_size", Default: "1024", Desc: "image side, pixels", Pos: true},
 		{Sym: "sP", Field: cfg + "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
 		flag("sQKV", cfg+"qkv_bias", "true", "qkv has a bias"),
 		flag("sAbs", cfg+"use_abs_pos", "true", "learned absolute positions"),
 		flag("sRel", cfg+"use_rel_pos", "true", "relative position tables"),
 		{Sym: "sW", Field: cfg + "window_size", Default: "14", Desc: "attention window side (0: global everywhere)"},
-		{Sym: "sG", Field: cfg + "global_attn_indexes", Type: List, Default: "list(2, 5, 8, 11)", Null: "=", Desc: "the layers of global attention"},
+		listOf("sG", cfg+"global_attn_indexes", "list(2, 5, 8, 11)", "the layers of global attention"),
 		{Sym: "sNPF", Field: cfg + "num_pos_feats", Default: "128", Desc: "random Fourier position features", Pos: true},
 		derived("sD", "sH/sHeads"),
 	}
@@ -384,7 +384,7 @@ func backboneComposed(f *Family, cfg, pre, suffix string, feats bool) *Family {
 			rx := symRenamer(pairs...)
 			out := derived("bOut", rx(bo.Out))
 			if bo.Out == "" {
-				out = Def{Sym: "bOut", Field: cfg + "out_indices", Type: List, Default: "list(len(bCh)-1)", Null: "=", Desc: "the stages the backbone outputs"}
+				out = listOf("bOut", cfg+"out_indices", "list(len(bCh)-1)", "the stages the backbone outputs")
 			}
 			part.Defs = append(part.Defs, derived("bCh", rx(bo.Ch)), out)
 		}

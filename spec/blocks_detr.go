@@ -228,7 +228,7 @@ func lwDetrViT(pre, cfg string) encoderPart {
 		{Sym: "vMR", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "MLP width over hidden_size (×1000)"},
 		{Sym: "vP", Field: cfg + "patch_size", Type: IntOrList, Default: "16", Desc: "patch side"},
 		{Sym: "vPS", Field: cfg + "pretrain_image_size", Type: IntOrList, Default: "224", Desc: "the pre-training image side"},
-		{Sym: "vC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("vC", cfg+"num_channels"),
 		flag("vQKV", cfg+"qkv_bias", "true", "query and value have biases"),
 		flag("vAbs", cfg+"use_absolute_position_embeddings", "true", "learned absolute positions"),
 	}

@@ -242,3 +242,27 @@ func normGB(name, dim string) []T {
 	return cat(when("!tf5", norm(name, dim, "true")),
 		when("tf5", []T{{Name: name + ".gamma", Shape: []string{dim}, Role: RoleNorm}, {Name: name + ".beta", Shape: []string{dim}, Role: RoleBias}}))
 }
+
+// modernBertSwitches are the bias switches and tying ModernBERT and
+// ModernBERT-decoder share.
+var modernBertSwitches = []Def{
+	flag("attention_bias", "attention_bias", "false", "attention projections have biases"),
+	flag("mlp_bias", "mlp_bias", "false", "MLP projections have biases"),
+	flag("norm_bias", "norm_bias", "false", "layer norms have biases"),
+	flag("cls_bias", "classifier_bias", "false", "the head's dense has a bias"),
+	flag("dec_bias", "decoder_bias", "true", "the decoder has a bias"),
+	tie("true"),
+}
+
+// modernBertEmbeddings are ModernBERT's token embedding and its norm.
+func modernBertEmbeddings() []T {
+	return cat(embed("model.embeddings.tok_embeddings.weight"), norm("model.embeddings.norm", "H", "norm_bias"))
+}
+
+// modernBertLayers are ModernBERT's layers: no attention norm in layer
+// 0, qkv (the query, key and value projections), a GLU MLP (Wi [2I, H]).
+func modernBertLayers(qkv ...[]T) []Stack {
+	return decoderLayers([]Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}},
+		when("rest", norm("attn_norm", "H", "norm_bias")), cat(qkv...), linear("attn.Wo", "H", "H", "attention_bias"),
+		norm("mlp_norm", "H", "norm_bias"), linear("mlp.Wi", "2*I", "H", "mlp_bias"), linear("mlp.Wo", "H", "I", "mlp_bias"))
+}

@@ -95,12 +95,12 @@ func (o samPrompt) build(pre string) []T {
 func hieraDefs(cfg string) []Def {
 	return []Def{
 		{Sym: "hH", Field: cfg + "hidden_size", Default: "96", Legend: "H", Desc: "patch embedding width", Show: true, Pos: true},
-		{Sym: "hC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("hC", cfg+"num_channels"),
 		{Sym: "hPK", Field: cfg + "patch_kernel_size", Type: IntOrList, Default: "list(7, 7)", Null: "=", Desc: "patch kernel"},
 		{Sym: "hBG", Field: cfg + "window_positional_embedding_background_size", Type: IntOrList, Default: "list(7, 7)", Null: "=", Desc: "background position table side"},
-		{Sym: "hBPS", Field: cfg + "blocks_per_stage", Type: List, Default: "list(1, 2, 7, 2)", Null: "=", Desc: "blocks per stage"},
-		{Sym: "hED", Field: cfg + "embed_dim_per_stage", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "each stage's width"},
-		{Sym: "hWS", Field: cfg + "window_size_per_stage", Type: List, Default: "list(8, 4, 14, 7)", Null: "=", Desc: "each stage's window"},
+		listOf("hBPS", cfg+"blocks_per_stage", "list(1, 2, 7, 2)", "blocks per stage"),
+		listOf("hED", cfg+"embed_dim_per_stage", "list(96, 192, 384, 768)", "each stage's width"),
+		listOf("hWS", cfg+"window_size_per_stage", "list(8, 4, 14, 7)", "each stage's window"),
 		{Sym: "hR", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over a stage's width (×1000)"},
 		derived("hL", "sum(hBPS)"),
 	}
@@ -131,7 +131,7 @@ func sam2NeckDefs(cfg string) []Def {
 	return []Def{
 		{Sym: "nH", Field: cfg + "fpn_hidden_size", Default: "256", Legend: "F", Desc: "FPN width", Show: true, Pos: true},
 		{Sym: "nK", Field: cfg + "fpn_kernel_size", Type: IntOrList, Default: "1", Desc: "FPN kernel"},
-		{Sym: "nCL", Field: cfg + "backbone_channel_list", Type: List, Default: "list(768, 384, 192, 96)", Null: "=", Desc: "the backbone's widths, deepest first"},
+		listOf("nCL", cfg+"backbone_channel_list", "list(768, 384, 192, 96)", "the backbone's widths, deepest first"),
 	}
 }
 
@@ -248,7 +248,7 @@ func sam3ViTDefs(cfg string) []Def {
 		{Sym: "xH", Field: cfg + "hidden_size", Default: "1024", Legend: "vH", Desc: "image encoder width", Show: true, Pos: true},
 		{Sym: "xL", Field: cfg + "num_hidden_layers", Default: "32", Legend: "vL", Desc: "image encoder layers", Show: true, Max: MaxLayers},
 		{Sym: "xI", Field: cfg + "intermediate_size", Default: "4736", Legend: "vI", Desc: "image encoder FFN width", Show: true, Pos: true},
-		{Sym: "xC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("xC", cfg+"num_channels"),
 		{Sym: "xP", Field: cfg + "patch_size", Type: IntOrList, Default: "14", Desc: "patch side"},
 		{Sym: "xPre", Field: cfg + "pretrain_image_size", Type: IntOrList, Default: "336", Desc: "the position table's image side"},
 	}
@@ -432,7 +432,7 @@ func tipsDefs(cfg string) []Def {
 		{Sym: "vH", Field: cfg + "hidden_size", Default: "768", Legend: "vH", Desc: "image encoder width", Show: true, Pos: true},
 		{Sym: "vL", Field: cfg + "num_hidden_layers", Default: "12", Legend: "vL", Desc: "image encoder layers", Show: true, Max: MaxLayers},
 		{Sym: "vR", Field: cfg + "mlp_ratio", Type: Milli, Default: "4000", Desc: "FFN width over hidden_size (×1000)"},
-		{Sym: "vC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("vC", cfg+"num_channels"),
 		{Sym: "vS", Field: cfg + "image_size", Type: IntOrList, Default: "448", Desc: "image side"},
 		{Sym: "vP", Field: cfg + "patch_size", Type: IntOrList, Default: "14", Desc: "patch side"},
 		{Sym: "vReg", Field: cfg + "num_register_tokens", Default: "1", Desc: "register tokens"},

@@ -348,7 +348,7 @@ func disentangledDefs(rel, pb, pat, share, nre string) []Def {
 		flag("rel", "relative_attention", rel, "disentangled relative attention"),
 		{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
 		{Sym: "pb", Field: "position_buckets", Type: Signed, Default: pb, Null: "0-1", Desc: "log-bucketed relative positions (≤ 0: none)"},
-		{Sym: "pat", Field: "pos_att_type", Type: List, Default: pat, Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+		listOf("pat", "pos_att_type", pat, "position attention kinds (c2p, p2c)"),
 		flag("share", "share_att_key", share, "position projections share the content ones"),
 		{Sym: "nre", Field: "norm_rel_ebd", Type: Str, Default: nre, Null: "=", Desc: "normalisation of the relative embeddings"},
 		{Sym: "cks", Field: "conv_kernel_size", Default: "0", Desc: "convolution beside the first layer (0: none)"},
@@ -592,8 +592,11 @@ func hifiGan(pre, in string) ([]T, []T, Stack) {
 }
 
 // conv1d3 is a 1-D convolution under name: weight [out, in, k], and a
-// bias [out] where bias holds.
+// bias [out] where bias holds ("" none, as linear's).
 func conv1d3(name, out, in, k, bias string) []T {
+	if bias == "" {
+		return []T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}}
+	}
 	return cat([]T{{Name: name + ".weight", Shape: []string{out, in, k}, Role: RoleLinear}}, vecIf(name+".bias", out, bias))
 }
 

@@ -91,9 +91,9 @@ func swinEncoderV(name, pre, cfg string, final, v2 bool) encoderPart {
 	depths, heads := []int{2, 2, 6, 2}, []int{3, 6, 12, 24}
 	defs := []Def{
 		{Sym: "eE", Field: cfg + "embed_dim", Default: "96", Legend: "eE", Desc: "first stage width", Show: true, Pos: true},
-		{Sym: "eDl", Field: cfg + "depths", Type: List, Default: "empty", Null: "=", Desc: "blocks per stage (absent: [2, 2, 6, 2])"},
+		list("eDl", cfg+"depths", "blocks per stage (absent: [2, 2, 6, 2])"),
 		{Sym: "eN", Field: cfg + "depths", Type: Count, Default: "4", Null: "=", Max: 16, Desc: "stages"},
-		{Sym: "eHl", Field: cfg + "num_heads", Type: List, Default: "empty", Null: "=", Desc: "heads per stage (absent: [3, 6, 12, 24])"},
+		list("eHl", cfg+"num_heads", "heads per stage (absent: [3, 6, 12, 24])"),
 		{Sym: "eW", Field: cfg + "window_size", Default: "7", Desc: "attention window side", Pos: true},
 		opt("eP", cfg+"patch_size", "4"), opt("eC", cfg+"num_channels", "3"),
 		{Sym: "eSl", Field: cfg + "image_size", Type: IntOrList, Default: "224", Desc: "image side, or [height, width]"},
@@ -199,7 +199,7 @@ func towerAs(mt, cfg, hidden, h, l, i, p, s string) []Def {
 		vFFN(cfg, i),
 		vPatch(cfg, p),
 		{Sym: "vS", Field: cfg + "image_size", Default: s, Desc: "image side, pixels", Pos: true},
-		{Sym: "vC", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("vC", cfg+"num_channels"),
 		derived("vN", "(vS/vP)*(vS/vP)"),
 	}
 }
@@ -220,7 +220,7 @@ func towerDefs(mt string) []Def {
 	}, vTower(vcfg, byMT("1024", "1152", "768", "768", "768"), byMT("24", "12", "12", "12", "12"),
 		byMT("4096", "3072", "3072", "3072", "3072"), byMT("16", "32", "32", "32", "16")), []Def{
 		{Sym: "vS", Field: "vision_config.image_size", Default: byMT("1024", "224", "224", "224", "224"), Desc: "image side, pixels", Pos: true},
-		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("vC", "vision_config.num_channels"),
 		{Sym: "vhead", Field: "vision_config.vision_use_head", Type: Bool, Default: "true", Null: "=", Desc: "SigLIP's attention-pooling head"},
 		derived("vN", "(vS/vP)*(vS/vP)"),
 	})
@@ -302,7 +302,7 @@ func perCopyNorm(name, width, n, from, cond string) []T {
 // swinOutDefs are a backbone's out_indices (eOut), the last stage when
 // absent.
 func swinOutDefs(cfg string) []Def {
-	return []Def{{Sym: "eOut", Field: cfg + "out_indices", Type: List, Default: "list(eN)", Null: "=", Desc: "the stages a backbone outputs"}}
+	return []Def{listOf("eOut", cfg+"out_indices", "list(eN)", "the stages a backbone outputs")}
 }
 
 // signValue reads a Sign.

@@ -36,6 +36,22 @@ var (
 // old GPT-2-style checkpoints carry the attention masks as buffers.
 var gptBuffers = []string{`^(transformer\.)?h\.\d+\.attn\.(masked_)?bias$`, `^(transformer\.)?h\.\d+\.attn\.attention\.(masked_)?bias$`}
 
+// gptStd is a family of the GPT lineage's layout, all under
+// "transformer." (a checkpoint of the base model alone names its tensors
+// without it): the token embedding transformer.<emb>, the blocks under
+// transformer.h.{l}., the biased final norm transformer.ln_f and lm_head.
+// with edits the rest (position embeddings, a head's bias).
+func gptStd(name, class string, types []string, defs []Def, emb string, layer ...[]T) *Family {
+	return &Family{Name: name, Class: class, ModelTypes: types, Defs: defs,
+		Global: embed("transformer." + emb + ".weight"),
+		Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(layer...)}},
+		Final:  cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
+		Embed:  "transformer." + emb + ".weight", BasePrefix: "transformer."}
+}
+
+// lmHeadBias is the LM head's bias of GPT-J, CodeGen and CTRL.
+var lmHeadBias = []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal"}}
+
 // bartLike is the decoder layer of OPT, BioGPT and XGLM: self_attn with
 // biases, its layer norm, fc1/fc2 and the final layer norm.
 func bartLike(bias, affine string) []T {
@@ -327,7 +343,7 @@ var _ = register(
 	func() *Family {
 		return std("Mllama-Text", "Mllama", []string{"mllama_text_model"},
 			cat(sized(llamaDimsNoHD("8", "heads"), "V", "128256", "H", "4096", "L", "40", "heads", "32", "I", "14336"), []Def{
-				{Sym: "cross_layers", Field: "cross_attention_layers", Type: List, Default: mllamaCross, Null: "=", Desc: "the cross-attention blocks"}, tie("false")}),
+				listOf("cross_layers", "cross_attention_layers", mllamaCross, "the cross-attention blocks"), tie("false")}),
 			[]Kind{{Name: "cross", If: "in(l, cross_layers)"}, {Name: "self"}},
 			inNorm, when("self", attn("self_attn.", "", "")),
 			when("cross", attn("cross_attn.", "", "", qkNorm("cross_attn.", "d", "d")),
@@ -362,26 +378,16 @@ var _ = register(
 				[]T{{Name: "lm_head.weight", Shape: []string{"V+pt*pl", "H"}, Role: RoleHead, If: "causal", Optional: "tied"}}),
 			Embed: "cpmant.input_embedding.weight", BasePrefix: "cpmant."}
 	},
-	// ModernBERT-decoder: no attention norm in layer 0, a GLU MLP (Wi
-	// [2I, H]), biases only where the *_bias switches say.
+	// ModernBERT-decoder: ModernBERT's layers with q, k and v apart, an
+	// LM head behind a dense and a norm.
 	func() *Family {
 		return &Family{Name: "ModernBERT-decoder", Class: "ModernBertDecoder", ModelTypes: []string{"modernbert-decoder"}, SeqCls: "-",
 			Defs: cat(trunk("50368", "768", "22", "decoder layers"), []Def{
-				{Sym: "I", Field: "intermediate_size", Default: "1152", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true},
-				flag("attention_bias", "attention_bias", "false", "attention projections have biases"),
-				flag("mlp_bias", "mlp_bias", "false", "MLP projections have biases"),
-				flag("norm_bias", "norm_bias", "false", "layer norms have biases"),
-				flag("cls_bias", "classifier_bias", "false", "the head's dense has a bias"),
-				flag("dec_bias", "decoder_bias", "true", "the decoder has a bias"),
-				tie("true"),
-			}),
-			Global: cat(embed("model.embeddings.tok_embeddings.weight"), norm("model.embeddings.norm", "H", "norm_bias")),
-			Stacks: decoderLayers([]Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}},
-				when("rest", norm("attn_norm", "H", "norm_bias")),
-				linear("attn.q_proj", "H", "H", "attention_bias"), linear("attn.k_proj", "H", "H", "attention_bias"),
-				linear("attn.v_proj", "H", "H", "attention_bias"), linear("attn.Wo", "H", "H", "attention_bias"),
-				norm("mlp_norm", "H", "norm_bias"),
-				linear("mlp.Wi", "2*I", "H", "mlp_bias"), linear("mlp.Wo", "H", "I", "mlp_bias")),
+				{Sym: "I", Field: "intermediate_size", Default: "1152", Legend: "I", Desc: "MLP inner width", Show: true, Pos: true}},
+				modernBertSwitches),
+			Global: modernBertEmbeddings(),
+			Stacks: modernBertLayers(linear("attn.q_proj", "H", "H", "attention_bias"), linear("attn.k_proj", "H", "H", "attention_bias"),
+				linear("attn.v_proj", "H", "H", "attention_bias")),
 			Final: cat(norm("model.final_norm", "H", "norm_bias"), linear("lm_head.dense", "H", "H", "cls_bias"), norm("lm_head.norm", "H", "norm_bias"),
 				[]T{{Name: "decoder.weight", Shape: []string{"V", "H"}, Role: RoleHead, Optional: "tied", If: "causal"}},
 				vecIf("decoder.bias", "V", "dec_bias && causal")),
@@ -389,44 +395,35 @@ var _ = register(
 		}
 	},
 	func() *Family {
-		return &Family{Name: "GPT-2", Class: "GPT2", ModelTypes: []string{"gpt2"}, Causal: "GPT2LMHeadModel",
-			Defs: cat(sized(gpt2Dims("12", "4*H"), "V", "50257", "H", "768", "heads", "12"), gpt2Pos, []Def{tie("true"),
-				flag("cross", "add_cross_attention", "false", "each layer has cross-attention to an encoder")}),
-			Global: cat(embed("transformer.wte.weight"), gpt2PosT),
-			Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
-				norm("ln_1", "H", "true"), conv1d("attn.c_attn", "H", "3*H"), conv1d("attn.c_proj", "H", "H"),
-				// add_cross_attention (a VisionEncoderDecoder's decoder): K and V
-				// fused, Q apart.
-				when("cross", conv1d("crossattention.c_attn", "H", "2*H"), conv1d("crossattention.q_attn", "H", "H"),
-					conv1d("crossattention.c_proj", "H", "H"), norm("ln_cross_attn", "H", "true")),
-				norm("ln_2", "H", "true"), conv1d("mlp.c_fc", "H", "I"), conv1d("mlp.c_proj", "I", "H"))}},
-			Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
-			Embed: "transformer.wte.weight", Ignore: gptBuffers, BasePrefix: "transformer."}
+		return gptStd("GPT-2", "GPT2", []string{"gpt2"},
+			cat(sized(gpt2Dims("12", "4*H"), "V", "50257", "H", "768", "heads", "12"), gpt2Pos, []Def{tie("true"),
+				flag("cross", "add_cross_attention", "false", "each layer has cross-attention to an encoder")}), "wte",
+			norm("ln_1", "H", "true"), conv1d("attn.c_attn", "H", "3*H"), conv1d("attn.c_proj", "H", "H"),
+			// add_cross_attention (a VisionEncoderDecoder's decoder): K and V
+			// fused, Q apart.
+			when("cross", conv1d("crossattention.c_attn", "H", "2*H"), conv1d("crossattention.q_attn", "H", "H"),
+				conv1d("crossattention.c_proj", "H", "H"), norm("ln_cross_attn", "H", "true")),
+			norm("ln_2", "H", "true"), conv1d("mlp.c_fc", "H", "I"), conv1d("mlp.c_proj", "I", "H")).
+			with(func(f *Family) { f.Causal, f.Global, f.Ignore = "GPT2LMHeadModel", cat(f.Global, gpt2PosT), gptBuffers })
 	},
 	// GPT-BigCode (StarCoder 1, SantaCoder): Linear layers, multi-query
 	// attention by default.
 	func() *Family {
-		return &Family{Name: "GPT-BigCode", Class: "GPTBigCode", ModelTypes: []string{"gpt_bigcode"},
-			Defs: cat(gpt2Dims("12", "4*H"), gpt2Pos, []Def{tie("true"),
-				flag("mq", "multi_query", "true", "one key/value head for all query heads")}),
-			Global: cat(embed("transformer.wte.weight"), gpt2PosT),
-			Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
-				norm("ln_1", "H", "true"), linear("attn.c_attn", "mq ? H+2*d : 3*H", "H", "true"), linear("attn.c_proj", "H", "H", "true"),
-				norm("ln_2", "H", "true"), plainMLP("mlp.c_fc", "mlp.c_proj", "I", "true"))}},
-			Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
-			Embed: "transformer.wte.weight", BasePrefix: "transformer."}
+		return gptStd("GPT-BigCode", "GPTBigCode", []string{"gpt_bigcode"},
+			cat(gpt2Dims("12", "4*H"), gpt2Pos, []Def{tie("true"),
+				flag("mq", "multi_query", "true", "one key/value head for all query heads")}), "wte",
+			norm("ln_1", "H", "true"), linear("attn.c_attn", "mq ? H+2*d : 3*H", "H", "true"), linear("attn.c_proj", "H", "H", "true"),
+			norm("ln_2", "H", "true"), plainMLP("mlp.c_fc", "mlp.c_proj", "I", "true")).
+			with(func(f *Family) { f.Global = cat(f.Global, gpt2PosT) })
 	},
 	func() *Family {
-		return &Family{Name: "GPT-Neo", Class: "GPTNeo", ModelTypes: []string{"gpt_neo"},
-			Defs: cat(withDefault(dims("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size"), "I", "4*H"), neoPos,
-				[]Def{derived("d", "H/heads"), tie("true")}),
-			Global: cat(embed("transformer.wte.weight"), neoPosT),
-			Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
-				norm("ln_1", "H", "true"), linear("attn.attention.q_proj", "H", "H", ""), linear("attn.attention.k_proj", "H", "H", ""),
-				linear("attn.attention.v_proj", "H", "H", ""), linear("attn.attention.out_proj", "H", "H", "true"),
-				norm("ln_2", "H", "true"), plainMLP("mlp.c_fc", "mlp.c_proj", "I", "true"))}},
-			Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
-			Embed: "transformer.wte.weight", Ignore: gptBuffers, BasePrefix: "transformer."}
+		return gptStd("GPT-Neo", "GPTNeo", []string{"gpt_neo"},
+			cat(withDefault(dims("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size"), "I", "4*H"), neoPos,
+				[]Def{derived("d", "H/heads"), tie("true")}), "wte",
+			norm("ln_1", "H", "true"), linear("attn.attention.q_proj", "H", "H", ""), linear("attn.attention.k_proj", "H", "H", ""),
+			linear("attn.attention.v_proj", "H", "H", ""), linear("attn.attention.out_proj", "H", "H", "true"),
+			norm("ln_2", "H", "true"), plainMLP("mlp.c_fc", "mlp.c_proj", "I", "true")).
+			with(func(f *Family) { f.Global, f.Ignore = cat(f.Global, neoPosT), gptBuffers })
 	},
 	func() *Family {
 		return &Family{Name: "GPT-NeoX", Class: "GPTNeoX", ModelTypes: []string{"gpt_neox"},
@@ -444,65 +441,52 @@ var _ = register(
 			Ignore: []string{`^gpt_neox\.layers\.\d+\.attention\.(bias|masked_bias|rotary_emb\.inv_freq)$`}}
 	},
 	func() *Family {
-		return &Family{Name: "GPT-J", Class: "GPTJ", ModelTypes: []string{"gptj"},
-			Defs:   cat(sized(gpt2Dims("28", "4*H"), "V", "50400", "H", "4096", "heads", "16"), []Def{tie("false")}),
-			Global: embed("transformer.wte.weight"),
-			Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
-				norm("ln_1", "H", "true"), linear("attn.q_proj", "H", "H", ""), linear("attn.k_proj", "H", "H", ""), linear("attn.v_proj", "H", "H", ""),
-				linear("attn.out_proj", "H", "H", ""), plainMLP("mlp.fc_in", "mlp.fc_out", "I", "true"))}},
-			Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal"}}),
-			Embed: "transformer.wte.weight", BasePrefix: "transformer.",
-			Ignore: []string{`^(transformer\.)?h\.\d+\.attn\.(masked_)?bias$`}}
+		return gptStd("GPT-J", "GPTJ", []string{"gptj"}, cat(sized(gpt2Dims("28", "4*H"), "V", "50400", "H", "4096", "heads", "16"), []Def{tie("false")}), "wte",
+			norm("ln_1", "H", "true"), linear("attn.q_proj", "H", "H", ""), linear("attn.k_proj", "H", "H", ""), linear("attn.v_proj", "H", "H", ""),
+			linear("attn.out_proj", "H", "H", ""), plainMLP("mlp.fc_in", "mlp.fc_out", "I", "true")).
+			with(func(f *Family) {
+				f.Final, f.Ignore = cat(f.Final, lmHeadBias), []string{`^(transformer\.)?h\.\d+\.attn\.(masked_)?bias$`}
+			})
 	},
 	func() *Family {
-		return &Family{Name: "CodeGen", Class: "CodeGen", ModelTypes: []string{"codegen"}, SeqCls: "-",
-			Defs:   cat(gpt2Dims("28", "4*H"), []Def{tie("false")}),
-			Global: embed("transformer.wte.weight"),
-			Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
-				norm("ln_1", "H", "true"), linear("attn.qkv_proj", "3*H", "H", ""), linear("attn.out_proj", "H", "H", ""),
-				plainMLP("mlp.fc_in", "mlp.fc_out", "I", "true"))}},
-			Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal"}}),
-			Embed: "transformer.wte.weight", BasePrefix: "transformer.",
-			Ignore: []string{`^(transformer\.)?h\.\d+\.attn\.(causal_mask|masked_bias)$`}}
+		return gptStd("CodeGen", "CodeGen", []string{"codegen"}, cat(gpt2Dims("28", "4*H"), []Def{tie("false")}), "wte",
+			norm("ln_1", "H", "true"), linear("attn.qkv_proj", "3*H", "H", ""), linear("attn.out_proj", "H", "H", ""),
+			plainMLP("mlp.fc_in", "mlp.fc_out", "I", "true")).
+			with(func(f *Family) {
+				f.SeqCls, f.Final = "-", cat(f.Final, lmHeadBias)
+				f.Ignore = []string{`^(transformer\.)?h\.\d+\.attn\.(causal_mask|masked_bias)$`}
+			})
 	},
 	func() *Family {
-		return &Family{Name: "BLOOM", Class: "Bloom", ModelTypes: []string{"bloom"},
-			Defs: []Def{
-				{Sym: "V", Field: "vocab_size", Default: "250880", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
-				{Sym: "H", Field: "hidden_size|n_embed", Default: "64", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
-				{Sym: "L", Field: "n_layer|num_hidden_layers", Default: "2", Legend: "L", Desc: "transformer blocks", Show: true, Pos: true, Max: MaxLayers},
-				{Sym: "heads", Field: "n_head|num_attention_heads", Default: "8", Desc: "attention heads", Show: true, Pos: true},
-				derived("I", "4*H"), tie("true")},
-			Global: cat(embed("transformer.word_embeddings.weight"), norm("transformer.word_embeddings_layernorm", "H", "true")),
-			Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
-				norm("input_layernorm", "H", "true"), linear("self_attention.query_key_value", "3*H", "H", "true"), linear("self_attention.dense", "H", "H", "true"),
-				norm("post_attention_layernorm", "H", "true"), plainMLP("mlp.dense_h_to_4h", "mlp.dense_4h_to_h", "I", "true"))}},
-			Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
-			Embed: "transformer.word_embeddings.weight", BasePrefix: "transformer."}
+		return gptStd("BLOOM", "Bloom", []string{"bloom"}, []Def{
+			{Sym: "V", Field: "vocab_size", Default: "250880", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
+			{Sym: "H", Field: "hidden_size|n_embed", Default: "64", Legend: "H", Desc: "residual-stream width (the bus)", Show: true, Pos: true},
+			{Sym: "L", Field: "n_layer|num_hidden_layers", Default: "2", Legend: "L", Desc: "transformer blocks", Show: true, Pos: true, Max: MaxLayers},
+			{Sym: "heads", Field: "n_head|num_attention_heads", Default: "8", Desc: "attention heads", Show: true, Pos: true},
+			derived("I", "4*H"), tie("true")}, "word_embeddings",
+			norm("input_layernorm", "H", "true"), linear("self_attention.query_key_value", "3*H", "H", "true"), linear("self_attention.dense", "H", "H", "true"),
+			norm("post_attention_layernorm", "H", "true"), plainMLP("mlp.dense_h_to_4h", "mlp.dense_4h_to_h", "I", "true")).
+			with(func(f *Family) { f.Global = cat(f.Global, norm("transformer.word_embeddings_layernorm", "H", "true")) })
 	},
 	// Falcon: multi-query or grouped (new_decoder_architecture) fused
 	// qkv; one or two norms per block as parallel_attn and
 	// num_ln_in_parallel_attn say.
 	func() *Family {
-		return &Family{Name: "Falcon", Class: "Falcon", ModelTypes: []string{"falcon"},
-			Defs: cat(sized(withDefault(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_hidden_size"), "I", "4*H"), "V", "65024", "H", "4544", "L", "32", "heads", "71"), []Def{
+		return gptStd("Falcon", "Falcon", []string{"falcon"},
+			cat(sized(withDefault(dims("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "ffn_hidden_size"), "I", "4*H"), "V", "65024", "H", "4544", "L", "32", "heads", "71"), []Def{
 				derived("d", "H/heads"),
 				flag("new_arch", "new_decoder_architecture", "false", "grouped kv heads, two norms"),
 				flag("mq", "multi_query", "true", "one key/value head (old architecture)"),
 				{Sym: "kv", Field: "num_kv_heads", Default: "heads", Null: "heads", Desc: "kv heads (new architecture)", Pos: true},
 				flag("parallel", "parallel_attn", "true", "attention and MLP in parallel"),
 				{Sym: "nln", Field: "num_ln_in_parallel_attn", Default: "new_arch ? 2 : 1", Null: "new_arch ? 2 : 1", Desc: "norms of a parallel block"},
-				flag("bias", "bias", "false", "linear layers have biases"), tie("true")}),
-			Global: embed("transformer.word_embeddings.weight"),
-			Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
-				when("!parallel || nln != 2", norm("input_layernorm", "H", "true")),
-				when("parallel && nln == 2", norm("ln_attn", "H", "true"), norm("ln_mlp", "H", "true")),
-				when("!parallel", norm("post_attention_layernorm", "H", "true")),
-				linear("self_attention.query_key_value", "new_arch ? (heads+2*kv)*d : (mq ? H+2*d : 3*H)", "H", "bias"),
-				linear("self_attention.dense", "H", "H", "bias"),
-				plainMLP("mlp.dense_h_to_4h", "mlp.dense_4h_to_h", "I", "bias"))}},
-			Final: cat(norm("transformer.ln_f", "H", "true"), lmHead("lm_head.weight")),
-			Embed: "transformer.word_embeddings.weight", BasePrefix: "transformer."}
+				flag("bias", "bias", "false", "linear layers have biases"), tie("true")}), "word_embeddings",
+			when("!parallel || nln != 2", norm("input_layernorm", "H", "true")),
+			when("parallel && nln == 2", norm("ln_attn", "H", "true"), norm("ln_mlp", "H", "true")),
+			when("!parallel", norm("post_attention_layernorm", "H", "true")),
+			linear("self_attention.query_key_value", "new_arch ? (heads+2*kv)*d : (mq ? H+2*d : 3*H)", "H", "bias"),
+			linear("self_attention.dense", "H", "H", "bias"),
+			plainMLP("mlp.dense_h_to_4h", "mlp.dense_4h_to_h", "I", "bias"))
 	},
 	func() *Family {
 		return &Family{Name: "MPT", Class: "Mpt", ModelTypes: []string{"mpt"},
@@ -557,7 +541,7 @@ var _ = register(
 				linear("multi_head_attention.Wv", "H", "H", "true"), linear("multi_head_attention.dense", "H", "H", "true"),
 				linear("ffn.0", "I", "H", "true"), linear("ffn.2", "H", "I", "true"),
 				norm("layernorm1", "H", "true"), norm("layernorm2", "H", "true"))}},
-			Final: cat(norm("transformer.layernorm", "H", "true"), lmHead("lm_head.weight"), []T{{Name: "lm_head.bias", Shape: []string{"V"}, Role: RoleBias, If: "causal"}}),
+			Final: cat(norm("transformer.layernorm", "H", "true"), lmHead("lm_head.weight"), lmHeadBias),
 			Embed: "transformer.w.weight", BasePrefix: "transformer."}
 	},
 	func() *Family {
@@ -634,15 +618,15 @@ var _ = register(
 			Defs: []Def{
 				{Sym: "V", Field: "vocab_size", Default: "320", Legend: "V", Desc: "distinct tokens", Show: true, Pos: true},
 				{Sym: "H", Field: "hidden_size", Default: "256", Legend: "H", Desc: "width of each of the two residual streams", Show: true, Pos: true},
-				{Sym: "al", Field: "attn_layers", Type: List, Default: "empty", Null: "=", Desc: "each layer's attention, local or lsh (absent: local, lsh × 3)"},
+				list("al", "attn_layers", "each layer's attention, local or lsh (absent: local, lsh × 3)"),
 				derived("L", "len(al) > 0 ? len(al) : 6"),
 				{Sym: "heads", Field: "num_attention_heads", Default: "12", Desc: "attention heads", Show: true, Pos: true},
 				{Sym: "d", Field: "attention_head_size", Default: "64", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
 				{Sym: "FF", Field: "feed_forward_size", Default: "512", Legend: "FF", Desc: "FFN inner width", Show: true, Pos: true},
 				{Sym: "P", Field: "max_position_embeddings", Default: "4096", Desc: "positions", Pos: true},
 				flag("axial", "axial_pos_embds", "true", "axial position embeddings"),
-				{Sym: "axS", Field: "axial_pos_shape", Type: List, Default: "empty", Null: "=", Desc: "axial position grid (absent: 64 × 64)"},
-				{Sym: "axD", Field: "axial_pos_embds_dim", Type: List, Default: "empty", Null: "=", Desc: "axial embedding widths (absent: 64, 192)"},
+				list("axS", "axial_pos_shape", "axial position grid (absent: 64 × 64)"),
+				list("axD", "axial_pos_embds_dim", "axial embedding widths (absent: 64, 192)"),
 				tie("false"),
 			},
 			Global: cat(embed("reformer.embeddings.word_embeddings.weight"),
@@ -686,11 +670,11 @@ var _ = register(
 				{Sym: "heads", Field: "n_head", Default: "16", Desc: "attention heads", Show: true, Pos: true},
 				{Sym: "d", Field: "d_head", Default: "64", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
 				{Sym: "I", Field: "d_inner", Default: "4096", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
-				{Sym: "cut", Field: "cutoffs", Type: List, Default: "empty", Null: "=", Desc: "cluster boundaries (absent: 20000, 40000, 200000)"},
+				list("cut", "cutoffs", "cluster boundaries (absent: 20000, 40000, 200000)"),
 				derived("K", "len(cut) > 0 ? len(cut) + 1 : 4"),
 				{Sym: "div", Field: "div_val", Default: "4", Desc: "each cluster's width divides by {div}", Pos: true},
 				flag("share", "proj_share_all_but_first", "true", "clusters after the first share their projections (absent tie_projs)"),
-				{Sym: "tp", Field: "tie_projs", Type: List, Default: "empty", Null: "=", Desc: "which output projections are the input ones"},
+				list("tp", "tie_projs", "which output projections are the input ones"),
 				flag("untie_r", "untie_r", "true", "each layer has its own r_w_bias and r_r_bias"),
 				{Sym: "attn_type", Field: "attn_type", Default: "0", Desc: "attention kind (only 0 is implemented)"},
 				tie("true"),

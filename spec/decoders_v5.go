@@ -491,7 +491,7 @@ var _ = register(
 	func() *Family {
 		return &Family{Name: "Nemotron-H", Class: "NemotronH", ModelTypes: []string{"nemotron_h"}, SeqCls: "-",
 			Defs: cat(trunk("131072", "4096", "", "blocks")[:2], []Def{
-				{Sym: "lbt", Field: "layers_block_type|layer_types", Type: List, Default: "empty", Null: "=", Desc: "each block's mixer"},
+				list("lbt", "layers_block_type|layer_types", "each block's mixer"),
 				{Sym: "pat", Field: "hybrid_override_pattern", Type: Chars, Default: "empty", Null: "=", Desc: "each block's mixer, one character each"},
 				{Sym: "L", Default: "len(lbt) > 0 ? len(lbt) : (len(pat) > 0 ? len(pat) : 4)", Legend: "L", Desc: "blocks (the block list's length)", Show: true, Max: MaxLayers},
 				{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: qWidth, Show: true, Pos: true},
@@ -1006,7 +1006,7 @@ func kimiVLM(k kimiLayout) *vlm {
 	}
 	mk := "(len(vMK) > 1 ? at(vMK, 0)*at(vMK, 1) : 4)"
 	v := &vlm{Family: Family{Name: "Kimi-K2.5", Class: "Kimi_K25", ModelTypes: []string{"kimi_k25"}, Causal: "Kimi_K25ForConditionalGeneration",
-		Defs: cat(defs, []Def{{Sym: "vMK", Field: "vision_config.merge_kernel_size", Type: List, Default: "list(2, 2)", Null: "=", Desc: "patches merged by the projector"},
+		Defs: cat(defs, []Def{listOf("vMK", "vision_config.merge_kernel_size", "list(2, 2)", "patches merged by the projector"),
 			opt("pH", "projection_hidden_size", "1152")}),
 		Global: global, Stacks: []Stack{stack},
 		Final: cat(norm(enc+"final_layernorm", "vH", "true"), norm("mm_projector.pre_norm", "pH", "true"),

@@ -324,7 +324,7 @@ var _ = register(
 				{Sym: "ffp", Field: "feed_forward_proj", Type: Str, Default: "'relu'", Desc: "the FFN's activation, gated-… for a gated FFN"},
 				{Sym: "gated", Field: "is_gated_act", Type: Bool, Default: "ffp == 'gated-gelu' || ffp == 'gated-relu' || ffp == 'gated-silu' || ffp == 'gated-gelu_new'", Desc: "the FFN is gated (wi_0, wi_1)"},
 				opt("buckets", "relative_attention_num_buckets", "32"),
-				{Sym: "rb", Field: "relative_bias_args", Type: List, Default: "empty", Null: "=", Desc: "the relative biases (absent: 1d, horizontal, vertical)"},
+				list("rb", "relative_bias_args", "the relative biases (absent: 1d, horizontal, vertical)"),
 				opt("max2d", "max_2d_position_embeddings", "1024"),
 				opt("vP", "patch_size", "16"), opt("vC", "num_channels", "3"),
 				// the 1-D biases are block 0's relative_attention_bias, tied
@@ -890,7 +890,7 @@ func familyEncoder(mt string) (encoderPart, bool) {
 // output) before a BART-layout encoder, sinusoidal positions (not
 // saved), and the decoder's own embed_tokens, no shared table.
 var s2tDecoder = seq2seqDecoder("Speech2Text", "Speech2Text", "speech_to_text", cat(s2sDefs("vocab_size=10000", "d_model=256", "decoder_layers=6", "decoder_ffn_dim=2048"), []Def{
-	{Sym: "ks", Field: "conv_kernel_sizes", Type: List, Default: "list(5, 5)", Null: "=", Desc: "the subsampler's kernel sizes, one per conv"},
+	listOf("ks", "conv_kernel_sizes", "list(5, 5)", "the subsampler's kernel sizes, one per conv"),
 	opt("cC", "conv_channels", "1024"), opt("feat", "input_feat_per_channel", "80"), opt("ich", "input_channels", "1")}),
 	nil, bartLayer, finalLN).with(func(f *Family) { f.Causal = "-" })
 

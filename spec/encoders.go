@@ -351,7 +351,7 @@ var _ = register(
 	func() *Family {
 		return bertLike("X-MOD", "Xmod", "xmod", "XmodForCausalLM", "roberta",
 			cat(bertDefs("30522", "768", "12", "3072", "512", "2"), relPos, []Def{
-				{Sym: "langs", Field: "languages", Type: List, Default: "empty", Null: "=", Desc: "languages with an adapter (absent: en_XX)"},
+				list("langs", "languages", "languages with an adapter (absent: en_XX)"),
 				{Sym: "red", Field: "adapter_reduction_factor", Default: "2", Desc: "adapter bottleneck: H/{red}", Pos: true},
 				flag("adapter_ln", "adapter_layer_norm", "false", "a LayerNorm before the adapters"),
 				flag("pre_norm", "pre_norm", "false", "pre-LN layers and a final encoder LayerNorm"),
@@ -478,7 +478,7 @@ var _ = register(
 			Defs: cat(debertaDefs("128100", "1536", "24", "24", "6144"), []Def{
 				{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
 				{Sym: "pb", Field: "position_buckets", Type: Signed, Default: "0-1", Null: "0-1", Desc: "log-bucketed relative positions (≤ 0: none)"},
-				{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+				list("pat", "pos_att_type", "position attention kinds (c2p, p2c)"),
 				flag("share", "share_att_key", "false", "position projections share the content ones"),
 				{Sym: "nre", Field: "norm_rel_ebd", Type: Str, Default: "'none'", Null: "=", Desc: "normalisation of the relative embeddings"},
 				{Sym: "ck", Field: "conv_kernel_size", Default: "0", Desc: "convolution beside the first layer (0: none)"},
@@ -512,21 +512,11 @@ var _ = register(
 // reads its own dense + norm first.
 var modernBert = &Family{Name: "ModernBERT", Class: "ModernBert", ModelTypes: []string{"modernbert"}, Causal: "-", SeqCls: "-",
 	Defs: cat(trunk("50368", "768", "22", "encoder layers"), []Def{
-		encHeads("num_attention_heads", "12"), inner("intermediate_size", "1152"),
-		flag("attention_bias", "attention_bias", "false", "attention projections have biases"),
-		flag("mlp_bias", "mlp_bias", "false", "MLP projections have biases"),
-		flag("norm_bias", "norm_bias", "false", "layer norms have biases"),
-		flag("cls_bias", "classifier_bias", "false", "the head's dense has a bias"),
-		flag("dec_bias", "decoder_bias", "true", "the decoder has a bias"),
-		tie("true")}),
-	Global: cat(embed("model.embeddings.tok_embeddings.weight"), norm("model.embeddings.norm", "H", "norm_bias")),
-	Stacks: decoderLayers([]Kind{{Name: "first", If: "l == 0"}, {Name: "rest"}},
-		when("rest", norm("attn_norm", "H", "norm_bias")),
-		linear("attn.Wqkv", "3*H", "H", "attention_bias"), linear("attn.Wo", "H", "H", "attention_bias"),
-		norm("mlp_norm", "H", "norm_bias"),
-		linear("mlp.Wi", "2*I", "H", "mlp_bias"), linear("mlp.Wo", "H", "I", "mlp_bias")),
-	Final: norm("model.final_norm", "H", "norm_bias"),
-	Embed: "model.embeddings.tok_embeddings.weight",
+		encHeads("num_attention_heads", "12"), inner("intermediate_size", "1152")}, modernBertSwitches),
+	Global: modernBertEmbeddings(),
+	Stacks: modernBertLayers(linear("attn.Wqkv", "3*H", "H", "attention_bias")),
+	Final:  norm("model.final_norm", "H", "norm_bias"),
+	Embed:  "model.embeddings.tok_embeddings.weight",
 	Tasks: []Task{
 		{Suffix: TaskBase, Prefix: "-"},
 		{Suffix: TaskMaskedLM, HeadName: "decoder.weight", Head: cat(modernBertHead,
@@ -576,7 +566,7 @@ var _ = register(
 			Defs: cat(debertaDefs("50265", "768", "12", "12", "3072"), []Def{
 				flag("talk", "talking_head", "false", "talking-heads projections"),
 				{Sym: "mrp", Field: "max_relative_positions", Type: Signed, Default: "0-1", Null: "0-1", Desc: "relative distances (< 1: max_position_embeddings)"},
-				{Sym: "pat", Field: "pos_att_type", Type: List, Default: "empty", Null: "=", Desc: "position attention kinds (c2p, p2c)"},
+				list("pat", "pos_att_type", "position attention kinds (c2p, p2c)"),
 				{Sym: "PH", Field: "pooler_hidden_size", Default: "H", Desc: "context pooler width", Pos: true},
 				flag("legacy", "legacy", "true", "the masked-LM head is the legacy cls.predictions"),
 				derived("wordTied", "false"),

@@ -29,7 +29,7 @@ var _ = register(
 				flag("visual", "visual_embed", "true", "the image patch stream"),
 				{Sym: "img", Field: "input_size", Default: "224", Desc: "image side", Pos: true},
 				{Sym: "patch", Field: "patch_size", Default: "16", Desc: "patch side", Pos: true},
-				{Sym: "ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("ch", "num_channels"),
 				tie("true")}),
 			BasePrefix: "layoutlmv3.",
 			Global: cat(when("text", bertEmbeddings("layoutlmv3.embeddings.", "H", true, true),

@@ -503,346 +503,91 @@ func TestGGUFFullSizeDeepSeekV3(t *testing.T) {
 	assert.Equal(t, uint64(671_026_419_200), r.Logical)
 }
 
-// ggufSwitches are GGUFs of the variants the reference layouts do not
-// cover, written by hand as llama.cpp's converter and loader lay them out
-// (gguf-py's TENSOR_NAMES, the loader's create_tensor shapes, ne order):
-// hidden 16, vocab 32, 4 heads, 2 layers.
-var ggufSwitches = []struct {
+// ggufSwitch is one GGUF of testdata/gguf-switches.txt: a variant the
+// reference layouts do not cover, written by hand as llama.cpp's converter
+// and loader lay it out.
+type ggufSwitch struct {
 	name, arch, model string // model: the model_type it must check as
 	keys              map[string]uint32
-	tensors           string // "name ne0,ne1,…" lines; blk.L. lines are repeated for L in layers
+	tensors           []string // "name ne0,ne1,…" lines; blk.L. lines are repeated for L in layers
 	layers            []int
-}{
-	// DeepSeek-V2-Lite: no q compression (attn_q), kv_b cut into attn_k_b
-	// and attn_v_b by a newer converter, one dense layer first, softmax
-	// gating; MLA widths kv_lora 8, rope 2, nope 4, v 6.
-	{"deepseek2-lite-split", "deepseek2", "deepseek_v2", map[string]uint32{
-		"feed_forward_length": 24, "attention.head_count_kv": 1, "attention.key_length": 10, "attention.value_length": 8,
-		"leading_dense_block_count": 1, "attention.kv_lora_rank": 8, "attention.key_length_mla": 6, "attention.value_length_mla": 6,
-		"expert_feed_forward_length": 6, "expert_count": 3, "expert_shared_count": 1, "expert_used_count": 2,
-		"rope.dimension_count": 2, "expert_gating_func": 1}, `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_norm.weight 16
-blk.L.attn_q.weight 16,24
-blk.L.attn_kv_a_mqa.weight 16,10
-blk.L.attn_kv_a_norm.weight 8
-blk.L.attn_k_b.weight 4,8,4
-blk.L.attn_v_b.weight 8,6,4
-blk.L.attn_output.weight 24,16
-blk.L.ffn_norm.weight 16
-blk.0.ffn_gate.weight 16,24
-blk.0.ffn_up.weight 16,24
-blk.0.ffn_down.weight 24,16
-blk.1.ffn_gate_inp.weight 16,3
-blk.1.ffn_gate_exps.weight 16,6,3
-blk.1.ffn_up_exps.weight 16,6,3
-blk.1.ffn_down_exps.weight 6,16,3
-blk.1.ffn_gate_shexp.weight 16,6
-blk.1.ffn_up_shexp.weight 16,6
-blk.1.ffn_down_shexp.weight 6,16`, []int{0, 1}},
-	// DeepSeek-V3 from an older converter: q through q_lora 12, kv_b
-	// whole, key_length and value_length the per-head widths (no *_mla
-	// keys), sigmoid gating with the correction bias; no dense layer.
-	{"deepseek3-kvb-whole", "deepseek2", "deepseek_v3", map[string]uint32{
-		"feed_forward_length": 24, "attention.head_count_kv": 4, "attention.key_length": 6, "attention.value_length": 6,
-		"leading_dense_block_count": 0, "attention.q_lora_rank": 12, "attention.kv_lora_rank": 8,
-		"expert_feed_forward_length": 6, "expert_count": 3, "expert_shared_count": 2, "expert_used_count": 2,
-		"rope.dimension_count": 2, "expert_gating_func": 2}, deepseek3Head + "\n" + deepseek3MoE, []int{0, 1}},
-	// DeepSeek-V3 from a converter of spring 2025: kv_b whole and cut
-	// (attn_kv_b, attn_k_b, attn_v_b), the *_mla keys.
-	{"deepseek3-kvb-and-parts", "deepseek2", "deepseek_v3", map[string]uint32{
-		"feed_forward_length": 24, "attention.head_count_kv": 4, "attention.key_length": 10, "attention.value_length": 8, "attention.key_length_mla": 6, "attention.value_length_mla": 6,
-		"leading_dense_block_count": 0, "attention.q_lora_rank": 12, "attention.kv_lora_rank": 8,
-		"expert_feed_forward_length": 6, "expert_count": 3, "expert_shared_count": 2, "expert_used_count": 2,
-		"rope.dimension_count": 2, "expert_gating_func": 2}, deepseek3Head + `
-blk.L.attn_k_b.weight 4,8,4
-blk.L.attn_v_b.weight 8,6,4
-` + deepseek3MoE, []int{0, 1}},
-	// Falcon-40B: grouped KV heads (2 of 4), two norms with biases
-	// (ln_mlp is attn_norm, ln_attn attn_norm_2), an untied head.
-	{"falcon-40b", "falcon", "falcon", map[string]uint32{"feed_forward_length": 64, "attention.head_count_kv": 2}, `token_embd.weight 16,32
-output_norm.weight 16
-output_norm.bias 16
-output.weight 16,32
-blk.L.attn_norm.weight 16
-blk.L.attn_norm.bias 16
-blk.L.attn_norm_2.weight 16
-blk.L.attn_norm_2.bias 16
-blk.L.attn_qkv.weight 16,32
-blk.L.attn_output.weight 16,16
-blk.L.ffn_up.weight 16,64
-blk.L.ffn_down.weight 64,16`, []int{0, 1}},
-	// GraniteMoE with a shared MLP (GraniteMoeShared): cut from
-	// shared_mlp.input_linear like the experts from input_linear.
-	{"granitemoe-shared", "granitemoe", "granitemoeshared", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
-		"expert_count": 3, "expert_used_count": 2, "expert_shared_feed_forward_length": 10}, `token_embd.weight 16,32
-output_norm.weight 16
-blk.L.attn_norm.weight 16
-blk.L.attn_q.weight 16,16
-blk.L.attn_k.weight 16,8
-blk.L.attn_v.weight 16,8
-blk.L.attn_output.weight 16,16
-blk.L.ffn_norm.weight 16
-blk.L.ffn_gate_inp.weight 16,3
-blk.L.ffn_gate_exps.weight 16,24,3
-blk.L.ffn_up_exps.weight 16,24,3
-blk.L.ffn_down_exps.weight 24,16,3
-blk.L.ffn_gate_shexp.weight 16,10
-blk.L.ffn_up_shexp.weight 16,10
-blk.L.ffn_down_shexp.weight 10,16`, []int{0, 1}},
-	// StarCoder 1 with multi-head attention (multi_query false): a qkv of
-	// 3·H rows.
-	{"starcoder-mha", "starcoder", "gpt_bigcode", map[string]uint32{"feed_forward_length": 64, "attention.head_count_kv": 4, "context_length": 8}, `token_embd.weight 16,32
-position_embd.weight 16,8
-output_norm.weight 16
-output_norm.bias 16
-blk.L.attn_norm.weight 16
-blk.L.attn_norm.bias 16
-blk.L.attn_qkv.weight 16,48
-blk.L.attn_qkv.bias 48
-blk.L.attn_output.weight 16,16
-blk.L.attn_output.bias 16
-blk.L.ffn_norm.weight 16
-blk.L.ffn_norm.bias 16
-blk.L.ffn_up.weight 16,64
-blk.L.ffn_up.bias 64
-blk.L.ffn_down.weight 64,16
-blk.L.ffn_down.bias 16`, []int{0, 1}},
-	// SmolLM3: Llama's names and shapes, tied (no output).
-	{"smollm3", "smollm3", "smollm3", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + "\n" + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
-	// EXAONE 4: q/k norms, norms after attention and MLP; untied.
-	{"exaone4", "exaone4", "exaone4", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_q.weight 16,16
-blk.L.attn_k.weight 16,8
-blk.L.attn_v.weight 16,8
-blk.L.attn_output.weight 16,16
-blk.L.attn_q_norm.weight 4
-blk.L.attn_k_norm.weight 4
-blk.L.post_attention_norm.weight 16
-blk.L.ffn_gate.weight 16,24
-blk.L.ffn_up.weight 16,24
-blk.L.ffn_down.weight 24,16
-blk.L.post_ffw_norm.weight 16`, []int{0, 1}},
-	// ERNIE 4.5 0.3B-style: tied, a head_dim (6) that is not H/heads.
-	{"ernie4_5", "ernie4_5", "ernie4_5", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2, "attention.key_length": 6, "attention.value_length": 6}, `token_embd.weight 16,32
-output_norm.weight 16
-blk.L.attn_norm.weight 16
-blk.L.attn_q.weight 16,24
-blk.L.attn_k.weight 16,12
-blk.L.attn_v.weight 16,12
-blk.L.attn_output.weight 24,16
-blk.L.ffn_norm.weight 16
-` + llamaMLP, []int{0, 1}},
-	// GLM-4.5 (GLM-4-MoE): q/k/v biases, one dense layer first, then
-	// DeepSeek-style sparse layers (3 experts of width 6, one shared),
-	// post_attention_layernorm as post_attention_norm.
-	{"glm4moe", "glm4moe", "glm4_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
-		"leading_dense_block_count": 1, "expert_count": 3, "expert_used_count": 2, "expert_shared_count": 1, "expert_feed_forward_length": 6}, glm4MoELayers, []int{0, 1, 2}},
-	// GPT-OSS: attention sinks and biases, a biased router, the experts'
-	// gate_up_proj cut into gate and up, down_proj transposed; head_dim 6.
-	{"gpt-oss", "gpt-oss", "gpt_oss", map[string]uint32{"feed_forward_length": 24, "expert_feed_forward_length": 24, "attention.head_count_kv": 2,
-		"attention.key_length": 6, "attention.value_length": 6, "expert_count": 3, "expert_used_count": 2}, `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_norm.weight 16
-blk.L.attn_q.weight 16,24
-blk.L.attn_q.bias 24
-blk.L.attn_k.weight 16,12
-blk.L.attn_k.bias 12
-blk.L.attn_v.weight 16,12
-blk.L.attn_v.bias 12
-blk.L.attn_output.weight 24,16
-blk.L.attn_output.bias 16
-blk.L.attn_sinks.weight 4
-blk.L.post_attention_norm.weight 16
-blk.L.ffn_gate_inp.weight 16,3
-blk.L.ffn_gate_inp.bias 3
-blk.L.ffn_gate_exps.weight 16,24,3
-blk.L.ffn_gate_exps.bias 24,3
-blk.L.ffn_up_exps.weight 16,24,3
-blk.L.ffn_up_exps.bias 24,3
-blk.L.ffn_down_exps.weight 24,16,3
-blk.L.ffn_down_exps.bias 16,3`, []int{0, 1}},
-	// Qwen2-VL's language model: Qwen2's (q/k/v biases), tied.
-	{"qwen2vl", "qwen2vl", "qwen2", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
-blk.L.attn_q.bias 16
-blk.L.attn_k.bias 8
-blk.L.attn_v.bias 8
-` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
-	// Qwen3-VL's language model: Qwen3's (q/k norms), tied.
-	{"qwen3vl", "qwen3vl", "qwen3", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
-blk.L.attn_q_norm.weight 4
-blk.L.attn_k_norm.weight 4
-` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
-	// Qwen3-VL-MoE's language model: Qwen3-MoE's, untied.
-	{"qwen3vlmoe", "qwen3vlmoe", "qwen3_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
-		"expert_count": 3, "expert_used_count": 2, "expert_feed_forward_length": 6}, `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_q_norm.weight 4
-blk.L.attn_k_norm.weight 4
-` + llamaAttn + `
-blk.L.ffn_gate_inp.weight 16,3
-blk.L.ffn_gate_exps.weight 16,6,3
-blk.L.ffn_up_exps.weight 16,6,3
-blk.L.ffn_down_exps.weight 6,16,3`, []int{0, 1}},
-	// Llama 4 (Scout-style step 1 would make every layer MoE; step 2
-	// here: layer 0 dense of width 40, layer 1 MoE of 3 experts of width 6
-	// and a shared expert), gate_up cut in halves, down transposed.
-	{"llama4", "llama4", "llama4_text", map[string]uint32{"feed_forward_length": 40, "expert_feed_forward_length": 6, "attention.head_count_kv": 2,
-		"attention.key_length": 4, "attention.value_length": 4, "expert_count": 3, "expert_used_count": 1, "interleave_moe_layer_step": 2}, `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-` + llamaAttn + `
-blk.0.ffn_gate.weight 16,40
-blk.0.ffn_up.weight 16,40
-blk.0.ffn_down.weight 40,16
-blk.1.ffn_gate_inp.weight 16,3
-blk.1.ffn_gate_exps.weight 16,6,3
-blk.1.ffn_up_exps.weight 16,6,3
-blk.1.ffn_down_exps.weight 6,16,3
-blk.1.ffn_gate_shexp.weight 16,6
-blk.1.ffn_up_shexp.weight 16,6
-blk.1.ffn_down_shexp.weight 6,16`, []int{0, 1}},
-	// ERNIE 4.5 MoE (21B-A3B-style): layer 0 dense, layers 1 and 2
-	// sparse (3 experts of width 6, one shared), the correction bias
-	// [1, E] as the checkpoint has it; tied.
-	{"ernie4_5-moe", "ernie4_5-moe", "ernie4_5_moe", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2,
-		"expert_count": 3, "expert_used_count": 2, "expert_feed_forward_length": 6, "expert_shared_count": 1,
-		"leading_dense_block_count": 1, "interleave_moe_layer_step": 1}, llamaGlobalsTied + "\n" + llamaAttn + `
-blk.0.ffn_gate.weight 16,24
-blk.0.ffn_up.weight 16,24
-blk.0.ffn_down.weight 24,16
-blk.1.ffn_gate_inp.weight 16,3
-blk.1.exp_probs_b.bias 3,1
-blk.1.ffn_gate_exps.weight 16,6,3
-blk.1.ffn_up_exps.weight 16,6,3
-blk.1.ffn_down_exps.weight 6,16,3
-blk.1.ffn_gate_shexp.weight 16,6
-blk.1.ffn_up_shexp.weight 16,6
-blk.1.ffn_down_shexp.weight 6,16
-blk.2.ffn_gate_inp.weight 16,3
-blk.2.exp_probs_b.bias 3,1
-blk.2.ffn_gate_exps.weight 16,6,3
-blk.2.ffn_up_exps.weight 16,6,3
-blk.2.ffn_down_exps.weight 6,16,3
-blk.2.ffn_gate_shexp.weight 16,6
-blk.2.ffn_up_shexp.weight 16,6
-blk.2.ffn_down_shexp.weight 6,16`, []int{0, 1, 2}},
-	// Granite 4.0-H dense (GraniteMoeHybrid without experts): all layers
-	// Mamba-2 (no head_count_kv array), the shared MLP written as plain
-	// ffn_gate, ffn_up and ffn_down (conversion/granite.py); inner 32,
-	// 4 heads, state 4, one group.
-	{"granitehybrid-dense", "granitehybrid", "granitemoehybrid", map[string]uint32{"feed_forward_length": 8,
-		"expert_shared_feed_forward_length": 8, "ssm.inner_size": 32, "ssm.state_size": 4, "ssm.group_count": 1,
-		"ssm.time_step_rank": 4, "ssm.conv_kernel": 4}, `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_norm.weight 16
-blk.L.ssm_in.weight 16,76
-blk.L.ssm_conv1d.weight 4,40
-blk.L.ssm_conv1d.bias 40
-blk.L.ssm_dt.bias 4
-blk.L.ssm_a 1,4
-blk.L.ssm_d 1,4
-blk.L.ssm_norm.weight 32,1
-blk.L.ssm_out.weight 32,16
-blk.L.ffn_norm.weight 16
-blk.L.ffn_gate.weight 16,8
-blk.L.ffn_up.weight 16,8
-blk.L.ffn_down.weight 8,16`, []int{0, 1}},
-	// Hunyuan dense: q/k norms (query_layernorm, key_layernorm); tied.
-	{"hunyuan-dense", "hunyuan-dense", "hunyuan_v1_dense", map[string]uint32{"feed_forward_length": 24, "attention.head_count_kv": 2}, llamaGlobalsTied + `
-blk.L.attn_q_norm.weight 4
-blk.L.attn_k_norm.weight 4
-` + llamaAttn + "\n" + llamaMLP, []int{0, 1}},
 }
 
-// Lines the llama-like cases of ggufSwitches share: tied globals, GQA
-// attention (4 heads, 2 KV heads of 4), the gated MLP of width 24.
-const (
-	llamaGlobalsTied = `token_embd.weight 16,32
-output_norm.weight 16`
-	llamaAttn = `blk.L.attn_norm.weight 16
-blk.L.attn_q.weight 16,16
-blk.L.attn_k.weight 16,8
-blk.L.attn_v.weight 16,8
-blk.L.attn_output.weight 16,16
-blk.L.ffn_norm.weight 16`
-	llamaMLP = `blk.L.ffn_gate.weight 16,24
-blk.L.ffn_up.weight 16,24
-blk.L.ffn_down.weight 24,16`
-	glm4MoELayers = `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_norm.weight 16
-blk.L.attn_q.weight 16,16
-blk.L.attn_q.bias 16
-blk.L.attn_k.weight 16,8
-blk.L.attn_k.bias 8
-blk.L.attn_v.weight 16,8
-blk.L.attn_v.bias 8
-blk.L.attn_output.weight 16,16
-blk.L.post_attention_norm.weight 16
-blk.0.ffn_gate.weight 16,24
-blk.0.ffn_up.weight 16,24
-blk.0.ffn_down.weight 24,16
-blk.1.ffn_gate_inp.weight 16,3
-blk.1.exp_probs_b.bias 3
-blk.1.ffn_gate_exps.weight 16,6,3
-blk.1.ffn_up_exps.weight 16,6,3
-blk.1.ffn_down_exps.weight 6,16,3
-blk.1.ffn_gate_shexp.weight 16,6
-blk.1.ffn_up_shexp.weight 16,6
-blk.1.ffn_down_shexp.weight 6,16
-blk.2.ffn_gate_inp.weight 16,3
-blk.2.exp_probs_b.bias 3
-blk.2.ffn_gate_exps.weight 16,6,3
-blk.2.ffn_up_exps.weight 16,6,3
-blk.2.ffn_down_exps.weight 6,16,3
-blk.2.ffn_gate_shexp.weight 16,6
-blk.2.ffn_up_shexp.weight 16,6
-blk.2.ffn_down_shexp.weight 6,16`
-)
-
-// deepseek3Head and deepseek3MoE are the lines the DeepSeek-V3 cases of
-// ggufSwitches share, before and after the kv_b tensors they differ in:
-// the globals, the q compression (q_lora 12), the whole kv_b; the
-// output, and the MoE block (sigmoid gating's correction bias, 3 experts
-// of width 6, 2 shared ones: 12).
-const (
-	deepseek3Head = `token_embd.weight 16,32
-output_norm.weight 16
-output.weight 16,32
-blk.L.attn_norm.weight 16
-blk.L.attn_q_a.weight 16,12
-blk.L.attn_q_a_norm.weight 12
-blk.L.attn_q_b.weight 12,24
-blk.L.attn_kv_a_mqa.weight 16,10
-blk.L.attn_kv_a_norm.weight 8
-blk.L.attn_kv_b.weight 8,40`
-	deepseek3MoE = `blk.L.attn_output.weight 24,16
-blk.L.ffn_norm.weight 16
-blk.L.ffn_gate_inp.weight 16,3
-blk.L.exp_probs_b.bias 3
-blk.L.ffn_gate_exps.weight 16,6,3
-blk.L.ffn_up_exps.weight 16,6,3
-blk.L.ffn_down_exps.weight 6,16,3
-blk.L.ffn_gate_shexp.weight 16,12
-blk.L.ffn_up_shexp.weight 16,12
-blk.L.ffn_down_shexp.weight 12,16`
-)
-
-// writeSwitch writes one of ggufSwitches, its tensor lines edited first.
-func writeSwitch(t *testing.T, i int, edit func([]string) []string) string {
+// readSwitches reads testdata/gguf-switches.txt: its cases, and its parts
+// (the tensor lines cases share) by name.
+func readSwitches(t *testing.T) (cases []ggufSwitch, parts map[string][]string) {
 	t.Helper()
-	tc := ggufSwitches[i]
+	const file = "testdata/gguf-switches.txt"
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	parts = map[string][]string{}
+	var c *ggufSwitch
+	var part string
+	for _, l := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(l)
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		switch {
+		case fs[0] == "part" && len(fs) == 2:
+			part = fs[1]
+			parts[part] = nil
+		case fs[0] == "case" && len(fs) == 5:
+			c = &ggufSwitch{name: fs[1], arch: fs[2], model: fs[3], keys: map[string]uint32{}}
+			for _, f := range strings.Split(fs[4], ",") {
+				n, err := strconv.Atoi(f)
+				require.NoError(t, err, "%s: %s", file, l)
+				c.layers = append(c.layers, n)
+			}
+		case fs[0] == "keys" && c != nil:
+			for _, kv := range fs[1:] {
+				k, v, ok := strings.Cut(kv, "=")
+				n, err := strconv.ParseUint(v, 10, 32)
+				require.True(t, ok && err == nil, "%s: %s", file, l)
+				c.keys[k] = uint32(n)
+			}
+		case fs[0] == "end" && c != nil:
+			cases, c = append(cases, *c), nil
+		case fs[0] == "end":
+			part = ""
+		default:
+			lines := []string{l}
+			if fs[0] == "use" {
+				var ok bool
+				lines, ok = parts[fs[1]]
+				require.True(t, ok, "%s: no part before %s", file, l)
+			} else {
+				require.Len(t, fs, 2, "%s: %s", file, l)
+			}
+			switch {
+			case c != nil:
+				c.tensors = append(c.tensors, lines...)
+			case part != "":
+				parts[part] = append(parts[part], lines...)
+			default:
+				t.Fatalf("%s: %q outside a case or a part", file, l)
+			}
+		}
+	}
+	return cases, parts
+}
+
+// ggufSwitchNamed is the case of testdata/gguf-switches.txt named name.
+func ggufSwitchNamed(t *testing.T, name string) ggufSwitch {
+	t.Helper()
+	cases, _ := readSwitches(t)
+	i := slices.IndexFunc(cases, func(c ggufSwitch) bool { return c.name == name })
+	require.GreaterOrEqual(t, i, 0, name)
+	return cases[i]
+}
+
+// writeSwitch writes a case of testdata/gguf-switches.txt, its tensor
+// lines edited first.
+func writeSwitch(t *testing.T, tc ggufSwitch, edit func([]string) []string) string {
+	t.Helper()
 	keys := map[string]uint32{"embedding_length": 16, "block_count": uint32(len(tc.layers)), "attention.head_count": 4, "context_length": 64}
 	maps.Copy(keys, tc.keys)
-	lines := switchLines(i)
+	lines := tc.lines()
 	if edit != nil {
 		lines = edit(lines)
 	}
@@ -851,15 +596,15 @@ func writeSwitch(t *testing.T, i int, edit func([]string) []string) string {
 	return path
 }
 
-// switchLines are a case's tensor lines, the blk.L. ones once per layer.
-func switchLines(i int) []string {
+// lines are a case's tensor lines, the blk.L. ones once per layer.
+func (tc ggufSwitch) lines() []string {
 	var out []string
-	for _, l := range strings.Split(ggufSwitches[i].tensors, "\n") {
+	for _, l := range tc.tensors {
 		if !strings.HasPrefix(l, "blk.L.") {
 			out = append(out, l)
 			continue
 		}
-		for _, layer := range ggufSwitches[i].layers {
+		for _, layer := range tc.layers {
 			out = append(out, strings.Replace(l, "blk.L.", fmt.Sprintf("blk.%d.", layer), 1))
 		}
 	}
@@ -870,9 +615,10 @@ func switchLines(i int) []string {
 // clean; a dropped tensor and a changed dimension are problems naming
 // the tensor.
 func TestGGUFSwitches(t *testing.T) {
-	for i, tc := range ggufSwitches {
+	cases, _ := readSwitches(t)
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkVariant(t, tc.model, switchLines(i), func(edit func([]string) []string) string { return writeSwitch(t, i, edit) })
+			checkVariant(t, tc.model, tc.lines(), func(edit func([]string) []string) string { return writeSwitch(t, tc, edit) })
 		})
 	}
 }
@@ -917,35 +663,9 @@ func checkVariant(t *testing.T, modelType string, lines []string, write func(edi
 // token_embd_norm; tied. A file whose array says a convolution layer is
 // attention fails.
 func TestGGUFLFM2(t *testing.T) {
-	lines := strings.Split(`token_embd.weight 16,32
-token_embd_norm.weight 16
-blk.0.attn_norm.weight 16
-blk.0.shortconv.in_proj.weight 16,48
-blk.0.shortconv.conv.weight 3,16
-blk.0.shortconv.out_proj.weight 16,16
-blk.0.ffn_norm.weight 16
-blk.0.ffn_gate.weight 16,24
-blk.0.ffn_up.weight 16,24
-blk.0.ffn_down.weight 24,16
-blk.1.attn_norm.weight 16
-blk.1.attn_q.weight 16,16
-blk.1.attn_k.weight 16,8
-blk.1.attn_v.weight 16,8
-blk.1.attn_output.weight 16,16
-blk.1.attn_q_norm.weight 4
-blk.1.attn_k_norm.weight 4
-blk.1.ffn_norm.weight 16
-blk.1.ffn_gate.weight 16,24
-blk.1.ffn_up.weight 16,24
-blk.1.ffn_down.weight 24,16
-blk.2.attn_norm.weight 16
-blk.2.shortconv.in_proj.weight 16,48
-blk.2.shortconv.conv.weight 3,16
-blk.2.shortconv.out_proj.weight 16,16
-blk.2.ffn_norm.weight 16
-blk.2.ffn_gate.weight 16,24
-blk.2.ffn_up.weight 16,24
-blk.2.ffn_down.weight 24,16`, "\n")
+	_, parts := readSwitches(t)
+	conv, attn, mlp := parts["lfm2-conv"], parts["lfm2-attention"], parts["llama-mlp"]
+	lines := slices.Concat(parts["lfm2-globals"], ggufLayer(0, conv, mlp), ggufLayer(1, attn, mlp), ggufLayer(2, conv, mlp))
 	kvHeads := []uint32{0, 2, 0}
 	write := func(edit func([]string) []string) string {
 		ls := lines
@@ -1015,18 +735,10 @@ func TestGGUFDeepSeekV3NoGatingFunc(t *testing.T) {
 // extra layer's tensors noted as ignored, and a dropped tensor of a real
 // layer is still a problem naming it.
 func TestGGUFGLM4MoENextN(t *testing.T) {
-	i := slices.IndexFunc(ggufSwitches, func(c struct {
-		name, arch, model string
-		keys              map[string]uint32
-		tensors           string
-		layers            []int
-	}) bool {
-		return c.name == "glm4moe"
-	})
-	require.GreaterOrEqual(t, i, 0)
+	glm := ggufSwitchNamed(t, "glm4moe")
 	keys := map[string]uint32{"embedding_length": 16, "attention.head_count": 4, "context_length": 64, "block_count": 4, "nextn_predict_layers": 1}
-	maps.Copy(keys, ggufSwitches[i].keys)
-	lines := switchLines(i)
+	maps.Copy(keys, glm.keys)
+	lines := glm.lines()
 	mtp := []string{"blk.3.nextn.eh_proj.weight 32,16", "blk.3.nextn.enorm.weight 16", "blk.3.nextn.hnorm.weight 16",
 		"blk.3.nextn.shared_head_norm.weight 16", "blk.3.attn_norm.weight 16", "blk.3.attn_q.weight 16,16", "blk.3.attn_q.bias 16",
 		"blk.3.attn_k.weight 16,8", "blk.3.attn_k.bias 8", "blk.3.attn_v.weight 16,8", "blk.3.attn_v.bias 8",
@@ -1060,22 +772,23 @@ func TestGGUFGLM4MoENextN(t *testing.T) {
 // included — and a tensor dropped from one of four alike layers is a
 // problem naming it (in a hybrid file it is not: a layer of a new kind).
 func TestGGUFUncovered(t *testing.T) {
-	moe := strings.Split(ggufGlobals, "\n") // four attention layers with MoE MLPs
+	_, parts := readSwitches(t)
+	moe := slices.Clone(parts["globals"]) // four attention layers with MoE MLPs
 	for n := range 4 {
-		moe = append(moe, ggufLayer(n, llamaAttn, ggufMoELayer)...)
+		moe = append(moe, ggufLayer(n, parts["llama-attention"], parts["moe-mlp"])...)
 	}
 	for _, tc := range []struct {
 		arch   string
 		layers int
 		lines  []string
 	}{
-		{"falcon-h1", 8, jambaLayers()}, // a hybrid (Jamba-like) under an architecture not covered
+		{"falcon-h1", 8, jambaLayers(parts)}, // a hybrid (Jamba-like) under an architecture not covered
 		{"grok", 4, moe},
 		{"hunyuan-moe", 4, moe},
 	} {
 		t.Run(tc.arch, func(t *testing.T) {
 			if _, ok := gguf.Architecture(tc.arch); ok {
-				t.Fatalf("%s is covered: move it to ggufSwitches", tc.arch)
+				t.Fatalf("%s is covered: move it to testdata/gguf-switches.txt", tc.arch)
 			}
 			lines := tc.lines
 			write := func(ls []string) string {
@@ -1101,50 +814,29 @@ func TestGGUFUncovered(t *testing.T) {
 	}
 }
 
-// The tensors of one layer as llama.cpp writes them ("name ne0,ne1,…",
-// blk.L. standing for the layer's prefix), beside llamaAttn and llamaMLP:
-// a Mamba mixer (inner 32, state 4, Δ rank 1, kernel 4, conv bias) with
-// its norms and 3 experts of width 24 with their router; ggufGlobals are
-// the untied tensors outside the layers.
-const (
-	ggufGlobals    = "token_embd.weight 16,32\noutput_norm.weight 16\noutput.weight 16,32"
-	ggufMambaLayer = `blk.L.attn_norm.weight 16
-blk.L.ssm_in.weight 16,64
-blk.L.ssm_conv1d.weight 4,32
-blk.L.ssm_conv1d.bias 32
-blk.L.ssm_x.weight 32,9
-blk.L.ssm_dt.weight 1,32
-blk.L.ssm_dt.bias 32
-blk.L.ssm_a 4,32
-blk.L.ssm_d 32
-blk.L.ssm_dt_norm.weight 1
-blk.L.ssm_b_norm.weight 4
-blk.L.ssm_c_norm.weight 4
-blk.L.ssm_out.weight 32,16
-blk.L.ffn_norm.weight 16`
-	ggufMoELayer = `blk.L.ffn_gate_inp.weight 16,3
-blk.L.ffn_gate_exps.weight 16,24,3
-blk.L.ffn_up_exps.weight 16,24,3
-blk.L.ffn_down_exps.weight 24,16,3`
-)
-
-// ggufLayer is layer n's tensors from templates of its parts.
-func ggufLayer(n int, parts ...string) []string {
-	return strings.Split(strings.ReplaceAll(strings.Join(parts, "\n"), "blk.L.", fmt.Sprintf("blk.%d.", n)), "\n")
+// ggufLayer is layer n's tensors from templates of its parts (blk.L.
+// standing for the layer's prefix).
+func ggufLayer(n int, parts ...[]string) []string {
+	var out []string
+	for _, l := range slices.Concat(parts...) {
+		out = append(out, strings.Replace(l, "blk.L.", fmt.Sprintf("blk.%d.", n), 1))
+	}
+	return out
 }
 
-// jambaLayers are a Jamba's 8 layers as llama.cpp writes them: Mamba
-// (inner 32, state 4, Δ rank 1, kernel 4, conv bias) but attention at 2
-// and 6; a dense MLP but MoE (3 experts) at 1, 3, 5, 7.
-func jambaLayers() []string {
-	out := strings.Split(ggufGlobals, "\n")
+// jambaLayers are a Jamba's 8 layers as llama.cpp writes them, from the
+// parts of testdata/gguf-switches.txt: Mamba (inner 32, state 4, Δ rank
+// 1, kernel 4, conv bias) but attention at 2 and 6; a dense MLP but MoE
+// (3 experts) at 1, 3, 5, 7.
+func jambaLayers(parts map[string][]string) []string {
+	out := slices.Clone(parts["globals"])
 	for n := range 8 {
-		mix, ffn := ggufMambaLayer, llamaMLP
+		mix, ffn := parts["mamba-mixer"], parts["llama-mlp"]
 		if n%4 == 2 {
-			mix = llamaAttn
+			mix = parts["llama-attention"]
 		}
 		if n%2 == 1 {
-			ffn = ggufMoELayer
+			ffn = parts["moe-mlp"]
 		}
 		out = append(out, ggufLayer(n, mix, ffn)...)
 	}
@@ -1190,7 +882,8 @@ func writeListing(t *testing.T, arch string, keys map[string]any, lines []string
 // period 2), checks fully and clean; mutants are problems naming the
 // tensor; an array that puts attention where the file has Mamba fails.
 func TestGGUFJamba(t *testing.T) {
-	lines := jambaLayers()
+	_, parts := readSwitches(t)
+	lines := jambaLayers(parts)
 	kv := []uint32{0, 0, 2, 0, 0, 0, 2, 0}
 	keys := func() map[string]any {
 		return map[string]any{"embedding_length": uint32(16), "block_count": uint32(8), "attention.head_count": uint32(4), "context_length": uint32(64),
@@ -1217,15 +910,7 @@ func TestGGUFJamba(t *testing.T) {
 func TestGGUFFusedGateUp(t *testing.T) {
 	for _, name := range []string{"gpt-oss", "glm4moe"} {
 		t.Run(name, func(t *testing.T) {
-			i := slices.IndexFunc(ggufSwitches, func(c struct {
-				name, arch, model string
-				keys              map[string]uint32
-				tensors           string
-				layers            []int
-			}) bool {
-				return c.name == name
-			})
-			require.GreaterOrEqual(t, i, 0)
+			tc := ggufSwitchNamed(t, name)
 			fused := func(ls []string) []string {
 				var out []string
 				for _, l := range ls {
@@ -1249,10 +934,10 @@ func TestGGUFFusedGateUp(t *testing.T) {
 				}
 				return out
 			}
-			lines := fused(switchLines(i))
+			lines := fused(tc.lines())
 			require.True(t, slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "ffn_gate_up_exps.weight") }))
-			checkVariant(t, ggufSwitches[i].model, lines, func(edit func([]string) []string) string {
-				return writeSwitch(t, i, func(ls []string) []string {
+			checkVariant(t, tc.model, lines, func(edit func([]string) []string) string {
+				return writeSwitch(t, tc, func(ls []string) []string {
 					ls = fused(ls)
 					if edit != nil {
 						ls = edit(ls)
@@ -1263,7 +948,7 @@ func TestGGUFFusedGateUp(t *testing.T) {
 
 			k := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "blk.1.ffn_gate_up_exps.weight ") })
 			require.GreaterOrEqual(t, k, 0)
-			r := checkGGUF(t, writeSwitch(t, i, func(ls []string) []string {
+			r := checkGGUF(t, writeSwitch(t, tc, func(ls []string) []string {
 				ls = fused(ls)
 				n, dims, _ := strings.Cut(ls[k], " ")
 				ds := strings.Split(dims, ",")

@@ -27,7 +27,7 @@ func gitDefs() []Def {
 		derived("clip", "true"), derived("pix", "false"), derived("s2", "false"), derived("vhead", "false"), derived("vNP", "0"),
 	}, vTower(vcfg, "768", "12", "3072", "16"), []Def{
 		{Sym: "vS", Field: "vision_config.image_size", Default: "224", Desc: "image side, pixels", Pos: true},
-		{Sym: "vC", Field: "vision_config.num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("vC", "vision_config.num_channels"),
 		derived("vN", "(vS/vP)*(vS/vP)"),
 	})
 }
@@ -461,7 +461,7 @@ func qwenVL(name, class, mt string, v25 bool) *Family {
 var mllamaText = &Family{Name: "Mllama text", Class: "MllamaText", SeqCls: "-",
 	Defs: cat(sized(llamaDimsNoHD("8", ""), "V", "128256", "H", "4096", "L", "40", "heads", "32", "I", "14336"), []Def{
 		// MllamaTextConfig: absent or null, [3, 8, 13, …, 38].
-		{Sym: "xl", Field: "cross_attention_layers", Type: List, Default: mllamaCross, Null: "=", Desc: "layers with cross-attention to the image"},
+		listOf("xl", "cross_attention_layers", mllamaCross, "layers with cross-attention to the image"),
 		tie("false")}),
 	Global: []T{{Name: "model.embed_tokens.weight", Shape: []string{"V+8", "H"}, Role: RoleEmbedding}},
 	Stacks: decoderLayers([]Kind{{Name: "cross", If: "in(l, xl)"}, {Name: "self"}},
@@ -688,7 +688,7 @@ func samDefs(cfg string) []Def {
 		{Sym: "sI", Field: cfg + "mlp_dim", Default: "3072", Desc: "SAM MLP inner width", Pos: true},
 		opt("sS", cfg+"image_size", "1024"), opt("sP", cfg+"patch_size", "16"), opt("sC", cfg+"num_channels", "3"),
 		opt("sW", cfg+"window_size", "14"), opt("sOut", cfg+"output_channels", "256"),
-		{Sym: "sGlobal", Field: cfg + "global_attn_indexes", Type: List, Default: "empty", Null: "=", Desc: "layers with global attention"},
+		list("sGlobal", cfg+"global_attn_indexes", "layers with global attention"),
 		flag("sQKVBias", cfg+"qkv_bias", "true", "SAM qkv has a bias"),
 		flag("sAbs", cfg+"use_abs_pos", "true", "SAM absolute positions"),
 		flag("sRel", cfg+"use_rel_pos", "true", "SAM relative positions"),
@@ -830,7 +830,7 @@ var _ = register(
 					{Sym: "Fe", Field: "text_config.encoder_ffn_dim", Default: "4096", Desc: "encoder FFN width", Pos: true},
 					{Sym: "Fd", Field: "text_config.decoder_ffn_dim", Default: "4096", Desc: "decoder FFN width", Pos: true},
 					opt("P", "text_config.max_position_embeddings", "1024"),
-					{Sym: "vIn", Field: "vision_config.in_channels", Default: "3", Desc: "image channels", Pos: true},
+					channels("vIn", "vision_config.in_channels"),
 					{Sym: "vDepths", Field: "vision_config.depths", Type: List, Default: "list(1, 1, 9, 1)", Desc: "DaViT blocks per stage"},
 					{Sym: "vE", Field: "vision_config.embed_dim", Type: List, Default: "list(128, 256, 512, 1024)", Desc: "DaViT channels per stage"},
 					{Sym: "vPatch", Field: "vision_config.patch_size", Type: List, Default: "list(7, 3, 3, 3)", Desc: "DaViT conv embedding kernels"},
@@ -1298,8 +1298,8 @@ func internVL() Family {
 			vWidth(vcfg, "1024"),
 			vLayers(vcfg, "24"),
 			vFFN(vcfg, "4096"),
-			{Sym: "vSl", Field: "vision_config.image_size", Type: List, Default: "empty", Null: "=", Desc: "image size (absent: 448)"},
-			{Sym: "vPl", Field: "vision_config.patch_size", Type: List, Default: "empty", Null: "=", Desc: "patch size (absent: 14)"},
+			list("vSl", "vision_config.image_size", "image size (absent: 448)"),
+			list("vPl", "vision_config.patch_size", "patch size (absent: 14)"),
 			derived("vS", "len(vSl) > 0 ? at(vSl, 0) : 448"), derived("vS2", "len(vSl) > 1 ? at(vSl, 1) : vS"),
 			derived("vP", "len(vPl) > 0 ? at(vPl, 0) : 14"), derived("vP2", "len(vPl) > 1 ? at(vPl, 1) : vP"),
 			opt("vC", "vision_config.num_channels", "3"),

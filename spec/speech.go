@@ -296,7 +296,7 @@ func mctctFamily() *Family {
 			field("P", "max_position_embeddings", "920", "positions"),
 			field("ncl", "num_conv_layers", "1", "GLU convolutions"),
 			{Sym: "ck", Field: "conv_kernel", Type: List, Default: "list(7)", Desc: "their kernels"},
-			{Sym: "cc", Field: "conv_channels", Type: List, Default: "empty", Null: "=", Desc: "their inner channels"},
+			list("cc", "conv_channels", "their inner channels"),
 			field("fpc", "input_feat_per_channel", "80", "input features per channel"),
 			field("ich", "input_channels", "1", "input channels"),
 		}),

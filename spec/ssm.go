@@ -84,15 +84,21 @@ func mambaDefs(vocab string) []Def {
 	})
 }
 
-func mambaFamily(name, class, mt string) *Family {
+// mambaFamily is a Mamba's layout, all under backbone.: the embeddings,
+// each layer a norm and mixer, norm_f; lm_head.
+func mambaFamily(name, class, mt string, defs []Def, mixer []T) *Family {
 	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, SeqCls: "-",
-		Defs:   mambaDefs("50280"),
+		Defs:   defs,
 		Global: embed("backbone.embeddings.weight"),
-		Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Tensors: cat(
-			norm("norm", "H", ""), mambaMixer("mixer.", "use_conv_bias", "use_bias", true))}},
-		Final: cat(norm("backbone.norm_f", "H", ""), lmHead("lm_head.weight")),
-		Embed: "backbone.embeddings.weight",
+		Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Tensors: cat(norm("norm", "H", ""), mixer)}},
+		Final:  cat(norm("backbone.norm_f", "H", ""), lmHead("lm_head.weight")),
+		Embed:  "backbone.embeddings.weight",
 	}
+}
+
+// mamba is Mamba's or FalconMamba's (their configs are the same).
+func mamba(name, class, mt string) *Family {
+	return mambaFamily(name, class, mt, mambaDefs("50280"), mambaMixer("mixer.", "use_conv_bias", "use_bias", true))
 }
 
 // hybridDefs are the fields Bamba, GraniteMoeHybrid and Falcon-H1 share
@@ -189,179 +195,150 @@ var _ = register(
 	// than once under other indices (or not at all): with more than one
 	// hybrid layer, its adapter entries are optional at any index.
 	func() *Family {
-		return &Family{Name: "Zamba2", Class: "Zamba2", ModelTypes: []string{"zamba2"},
-			Defs: cat(trunk("32000", "2560", "54", "blocks"), []Def{
-				{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads of the shared attention", Show: true, Pos: true},
-				// 4.x derives the attention widths from hidden_size whatever
-				// config.json says; 5.x reads the stored ones.
-				{Sym: "AHs", Field: "attention_hidden_size", Default: "2*H", Null: "2*H", Desc: "attention_hidden_size (read by 5.x; 4.x uses 2·H)", Pos: true},
-				derived("AH", "tf5 ? AHs : 2*H"),
-				{Sym: "ds", Field: "attention_head_dim", Default: "AH/heads", Null: "AH/heads", Desc: "attention_head_dim (read by 5.x; 4.x uses 2·H/heads)", Pos: true},
-				derived("d", "tf5 ? ds : AH/heads"),
-				kvDef("num_key_value_heads", "heads", "heads"),
-				{Sym: "I", Field: "intermediate_size", Default: "4*H", Null: "4*H", Legend: "I", Desc: "shared MLP inner width", Show: true, Pos: true},
-				opt("expand", "mamba_expand", "2"), derived("Im", "expand*H"),
-				{Sym: "N", Field: "mamba_d_state", Default: "64", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
-				{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
-				opt("G", "mamba_ngroups", "1"),
-				{Sym: "nh", Field: "n_mamba_heads", Default: "8", Desc: "Mamba heads", Show: true, Pos: true},
-				{Sym: "M", Field: "num_mem_blocks", Default: "1", Desc: "shared transformer blocks, cycled over the hybrid layers", Show: true, Pos: true},
-				opt("r", "adapter_rank", "128"),
-				flag("bias", "add_bias_linear", "false", "Mamba in/out and shared MLP projections have biases"),
-				flag("attn_adapter", "use_shared_attention_adapter", "false", "the shared attention's q, k, v have per-use adapters"),
-				list("lbt", "layers_block_type", "each layer's kind (absent: Zamba2Config's 54-layer pattern, hybrid at 6, 12, …, 42, 47, 51)"),
-				// The hybrid layers' count over the whole pattern: the adapter
-				// lists' length.
-				derived("nhyb", "len(lbt) > 0 ? count(lbt, 'hybrid', len(lbt)) : 9"),
-				derived("v5multi", "tf5 && nhyb > 1"),
-				tie("true"),
-			}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L",
-				Kinds: []Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : (l <= 42 ? l > 0 && l % 6 == 0 : l == 47 || l == 51)"}, {Name: "mamba"}},
-				Tensors: cat(
-					when("mamba", norm("input_layernorm", "H", ""), renameSyms(mamba2Mixer("mamba.", "true", "bias", "true"), "I", "Im")),
-					when("hybrid", linear("linear", "H", "H", ""), norm("mamba_decoder.input_layernorm", "H", ""),
-						renameSyms(mamba2Mixer("mamba_decoder.mamba.", "true", "bias", "true"), "I", "Im")),
-					// hyb: the layer's index among the hybrid layers.
-					renameSyms(optionalIf("hyb >= M", when("hybrid", zamba2Shared("shared_transformer."))),
-						"hyb", "(len(lbt) > 0 ? count(lbt, 'hybrid', l) : (l <= 42 ? l/6 - 1 : (l == 47 ? 7 : 8)))", "nh", "nhyb"),
-				)}},
-			Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return hybridStd("Zamba2", "Zamba2", []string{"zamba2"}, cat(trunk("32000", "2560", "54", "blocks"), []Def{
+			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads of the shared attention", Show: true, Pos: true},
+			// 4.x derives the attention widths from hidden_size whatever
+			// config.json says; 5.x reads the stored ones.
+			{Sym: "AHs", Field: "attention_hidden_size", Default: "2*H", Null: "2*H", Desc: "attention_hidden_size (read by 5.x; 4.x uses 2·H)", Pos: true},
+			derived("AH", "tf5 ? AHs : 2*H"),
+			{Sym: "ds", Field: "attention_head_dim", Default: "AH/heads", Null: "AH/heads", Desc: "attention_head_dim (read by 5.x; 4.x uses 2·H/heads)", Pos: true},
+			derived("d", "tf5 ? ds : AH/heads"),
+			kvDef("num_key_value_heads", "heads", "heads"),
+			{Sym: "I", Field: "intermediate_size", Default: "4*H", Null: "4*H", Legend: "I", Desc: "shared MLP inner width", Show: true, Pos: true},
+			opt("expand", "mamba_expand", "2"), derived("Im", "expand*H"),
+			{Sym: "N", Field: "mamba_d_state", Default: "64", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+			{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			opt("G", "mamba_ngroups", "1"),
+			{Sym: "nh", Field: "n_mamba_heads", Default: "8", Desc: "Mamba heads", Show: true, Pos: true},
+			{Sym: "M", Field: "num_mem_blocks", Default: "1", Desc: "shared transformer blocks, cycled over the hybrid layers", Show: true, Pos: true},
+			opt("r", "adapter_rank", "128"),
+			flag("bias", "add_bias_linear", "false", "Mamba in/out and shared MLP projections have biases"),
+			flag("attn_adapter", "use_shared_attention_adapter", "false", "the shared attention's q, k, v have per-use adapters"),
+			list("lbt", "layers_block_type", "each layer's kind (absent: Zamba2Config's 54-layer pattern, hybrid at 6, 12, …, 42, 47, 51)"),
+			// The hybrid layers' count over the whole pattern: the adapter
+			// lists' length.
+			derived("nhyb", "len(lbt) > 0 ? count(lbt, 'hybrid', len(lbt)) : 9"),
+			derived("v5multi", "tf5 && nhyb > 1"),
+			tie("true"),
+		}),
+			[]Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : (l <= 42 ? l > 0 && l % 6 == 0 : l == 47 || l == 51)"}, {Name: "mamba"}},
+			when("mamba", norm("input_layernorm", "H", ""), renameSyms(mamba2Mixer("mamba.", "true", "bias", "true"), "I", "Im")),
+			when("hybrid", linear("linear", "H", "H", ""), norm("mamba_decoder.input_layernorm", "H", ""),
+				renameSyms(mamba2Mixer("mamba_decoder.mamba.", "true", "bias", "true"), "I", "Im")),
+			// hyb: the layer's index among the hybrid layers.
+			renameSyms(optionalIf("hyb >= M", when("hybrid", zamba2Shared("shared_transformer."))),
+				"hyb", "(len(lbt) > 0 ? count(lbt, 'hybrid', l) : (l <= 42 ? l/6 - 1 : (l == 47 ? 7 : 8)))", "nh", "nhyb"),
+		)
 	},
-	func() *Family { return mambaFamily("Mamba", "Mamba", "mamba") },
-	func() *Family { return mambaFamily("FalconMamba", "FalconMamba", "falcon_mamba") },
+	func() *Family { return mamba("Mamba", "Mamba", "mamba") },
+	func() *Family { return mamba("FalconMamba", "FalconMamba", "falcon_mamba") },
 	func() *Family {
-		return &Family{Name: "Mamba2", Class: "Mamba2", ModelTypes: []string{"mamba2"}, SeqCls: "-",
-			Defs: cat(trunk("32768", "4096", "64", "mixer blocks"), []Def{
-				opt("expand", "expand", "2"),
-				derived("I", "expand*H"),
-				{Sym: "nh", Field: "num_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
-				{Sym: "G", Field: "n_groups", Default: "8", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
-				{Sym: "N", Field: "state_size", Default: "128", Legend: "N", Desc: "SSM state per head channel", Show: true, Pos: true},
-				{Sym: "K", Field: "conv_kernel", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
-				flag("use_bias", "use_bias", "false", "in and out projections have biases"),
-				flag("use_conv_bias", "use_conv_bias", "true", "the conv has a bias"),
-				tie("false"),
-			}),
-			Global: embed("backbone.embeddings.weight"),
-			Stacks: []Stack{{Prefix: "backbone.layers.{l}.", Layers: "L", Tensors: cat(
-				norm("norm", "H", ""), mamba2Mixer("mixer.", "use_conv_bias", "use_bias", "true"))}},
-			Final: cat(norm("backbone.norm_f", "H", ""), lmHead("lm_head.weight")),
-			Embed: "backbone.embeddings.weight",
-		}
+		return mambaFamily("Mamba2", "Mamba2", "mamba2", cat(trunk("32768", "4096", "64", "mixer blocks"), []Def{
+			opt("expand", "expand", "2"),
+			derived("I", "expand*H"),
+			{Sym: "nh", Field: "num_heads", Default: "128", Desc: "SSM heads", Show: true, Pos: true},
+			{Sym: "G", Field: "n_groups", Default: "8", Legend: "G", Desc: "B/C groups", Show: true, Pos: true},
+			{Sym: "N", Field: "state_size", Default: "128", Legend: "N", Desc: "SSM state per head channel", Show: true, Pos: true},
+			{Sym: "K", Field: "conv_kernel", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			flag("use_bias", "use_bias", "false", "in and out projections have biases"),
+			flag("use_conv_bias", "use_conv_bias", "true", "the conv has a bias"),
+			tie("false"),
+		}), mamba2Mixer("mixer.", "use_conv_bias", "use_bias", "true"))
 	},
 	// Jamba: attention every attn_layer_period-th layer from
 	// attn_layer_offset, Mamba elsewhere; MoE every expert_layer_period-th
 	// layer from expert_layer_offset when there is more than one expert.
 	func() *Family {
-		return &Family{Name: "Jamba", Class: "Jamba", ModelTypes: []string{"jamba"},
-			Defs: cat(trunk("65536", "4096", "32", "blocks"), []Def{
-				{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
-				kvDef("num_key_value_heads", "8", ""),
-				derived("d", "H/heads"),
-				{Sym: "I", Field: "intermediate_size", Default: "14336", Legend: "I", Desc: "FFN and expert inner width", Show: true, Pos: true},
-				derived("Im", "I"),
-				{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per MoE block", Show: true, Pos: true, Max: MaxExperts},
-				opt("ap", "attn_layer_period", "8"), opt("ao", "attn_layer_offset", "4"),
-				opt("ep", "expert_layer_period", "2"), opt("eo", "expert_layer_offset", "1"),
-				opt("expand", "mamba_expand", "2"),
-				derived("Imamba", "expand*H"),
-				{Sym: "N", Field: "mamba_d_state", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
-				{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
-				{Sym: "R", Field: "mamba_dt_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
-				flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
-				flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
-				tie("false"),
-			}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers([]Kind{
+		return hybridStd("Jamba", "Jamba", []string{"jamba"}, cat(trunk("65536", "4096", "32", "blocks"), []Def{
+			{Sym: "heads", Field: "num_attention_heads", Default: "32", Desc: "query heads", Show: true, Pos: true},
+			kvDef("num_key_value_heads", "8", ""),
+			derived("d", "H/heads"),
+			{Sym: "I", Field: "intermediate_size", Default: "14336", Legend: "I", Desc: "FFN and expert inner width", Show: true, Pos: true},
+			derived("Im", "I"),
+			{Sym: "E", Field: "num_experts", Default: "16", Legend: "E", Desc: "experts per MoE block", Show: true, Pos: true, Max: MaxExperts},
+			opt("ap", "attn_layer_period", "8"), opt("ao", "attn_layer_offset", "4"),
+			opt("ep", "expert_layer_period", "2"), opt("eo", "expert_layer_offset", "1"),
+			opt("expand", "mamba_expand", "2"),
+			derived("Imamba", "expand*H"),
+			{Sym: "N", Field: "mamba_d_state", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+			{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			{Sym: "R", Field: "mamba_dt_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
+			flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
+			flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
+			tie("false"),
+		}),
+			[]Kind{
 				{Name: "attention_moe", If: "l % ap == ao && E > 1 && l % ep == eo"},
 				{Name: "attention", If: "l % ap == ao"},
 				{Name: "mamba_moe", If: "E > 1 && l % ep == eo"},
 				{Name: "mamba"},
 			},
-				norm("input_layernorm", "H", ""),
-				when("attention_moe || attention", attn("self_attn.", "", "")),
-				when("mamba_moe || mamba", renameSyms(mambaMixer("mamba.", "conv_bias", "proj_bias", false), "I", "Imamba"),
-					vec("mamba.dt_layernorm.weight", "R"), vec("mamba.b_layernorm.weight", "N"), vec("mamba.c_layernorm.weight", "N")),
-				norm("pre_ff_layernorm", "H", ""),
-				when("attention_moe || mamba_moe", router("feed_forward.router.weight"), expertMLPs("feed_forward.experts.", "gate_proj", "up_proj", "down_proj")),
-				when("attention || mamba", gatedMLP("feed_forward.", "I", "")),
-			),
-			Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
-		}
+			norm("input_layernorm", "H", ""),
+			when("attention_moe || attention", attn("self_attn.", "", "")),
+			when("mamba_moe || mamba", renameSyms(mambaMixer("mamba.", "conv_bias", "proj_bias", false), "I", "Imamba"),
+				vec("mamba.dt_layernorm.weight", "R"), vec("mamba.b_layernorm.weight", "N"), vec("mamba.c_layernorm.weight", "N")),
+			norm("pre_ff_layernorm", "H", ""),
+			when("attention_moe || mamba_moe", router("feed_forward.router.weight"), expertMLPs("feed_forward.experts.", "gate_proj", "up_proj", "down_proj")),
+			when("attention || mamba", gatedMLP("feed_forward.", "I", "")),
+		)
 	},
 	// Bamba: Mamba2 mixers, attention at attn_layer_indices.
 	func() *Family {
-		return &Family{Name: "Bamba", Class: "Bamba", ModelTypes: []string{"bamba"}, SeqCls: "-",
-			Defs: cat(replaceDef(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"), kvDef("num_key_value_heads", "8", "")), []Def{
-				derived("Is", "expand*H"),
-				list("attn_at", "attn_layer_indices", "layers with attention instead of a Mamba2 mixer"),
-				// BambaConfig sets mlp_bias = False in its __init__, but a
-				// config.json's mlp_bias overrides it (both versions).
-				mlpBiasFlag,
-			}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers([]Kind{{Name: "attention", If: "in(l, attn_at)"}, {Name: "mamba"}},
-				norm("input_layernorm", "H", ""),
-				when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
-				when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
-				norm("pre_ff_layernorm", "H", ""),
-				gatedMLP("feed_forward.", "I", "mlp_bias"),
-			),
-			Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return hybridStd("Bamba", "Bamba", []string{"bamba"}, cat(replaceDef(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"), kvDef("num_key_value_heads", "8", "")), []Def{
+			derived("Is", "expand*H"),
+			list("attn_at", "attn_layer_indices", "layers with attention instead of a Mamba2 mixer"),
+			// BambaConfig sets mlp_bias = False in its __init__, but a
+			// config.json's mlp_bias overrides it (both versions).
+			mlpBiasFlag,
+		}),
+			[]Kind{{Name: "attention", If: "in(l, attn_at)"}, {Name: "mamba"}},
+			norm("input_layernorm", "H", ""),
+			when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
+			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
+			norm("pre_ff_layernorm", "H", ""),
+			gatedMLP("feed_forward.", "I", "mlp_bias"),
+		).with(func(f *Family) { f.SeqCls = "-" })
 	},
 	// GraniteMoeHybrid: layer_types of mamba and attention (absent: all
 	// Mamba2), fused-expert MoE and a shared MLP in every layer.
 	func() *Family {
-		return &Family{Name: "GraniteMoeHybrid", Class: "GraniteMoeHybrid", ModelTypes: []string{"granitemoehybrid"}, SeqCls: "-",
-			Defs: cat(hybridDefs("32000", "4096", "32", "32", "heads", "11008", "128", "256"), []Def{
-				derived("Is", "expand*H"),
-				{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per MoE block", Show: true, Max: MaxExperts},
-				{Sym: "S", Field: "shared_intermediate_size", Default: "1024", Legend: "S", Desc: "shared MLP inner width", Show: true},
-				list("lt", "layer_types", "each layer's mixer (absent: all mamba)"),
-			}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers([]Kind{{Name: "attention", If: "len(lt) > 0 && (at(lt, l) == 'attention' || at(lt, l) == 'full_attention')"}, {Name: "mamba"}},
-				norm("input_layernorm", "H", ""),
-				when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
-				when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
-				norm("post_attention_layernorm", "H", ""),
-				when("E > 0", []T{
-					{Name: "block_sparse_moe.input_linear.weight", Shape: []string{"E", "2*I", "H"}, Role: RoleLinear},
-					{Name: "block_sparse_moe.output_linear.weight", Shape: []string{"E", "H", "I"}, Role: RoleLinear}},
-					router("block_sparse_moe.router.layer.weight")),
-				when("S > 0", linear("shared_mlp.input_linear", "2*S", "H", ""), linear("shared_mlp.output_linear", "H", "S", "")),
-			),
-			Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return std("GraniteMoeHybrid", "GraniteMoeHybrid", []string{"granitemoehybrid"}, cat(hybridDefs("32000", "4096", "32", "32", "heads", "11008", "128", "256"), []Def{
+			derived("Is", "expand*H"),
+			{Sym: "E", Field: "num_local_experts", Default: "8", Legend: "E", Desc: "experts per MoE block", Show: true, Max: MaxExperts},
+			{Sym: "S", Field: "shared_intermediate_size", Default: "1024", Legend: "S", Desc: "shared MLP inner width", Show: true},
+			list("lt", "layer_types", "each layer's mixer (absent: all mamba)"),
+		}),
+			[]Kind{{Name: "attention", If: "len(lt) > 0 && (at(lt, l) == 'attention' || at(lt, l) == 'full_attention')"}, {Name: "mamba"}},
+			norm("input_layernorm", "H", ""),
+			when("attention", attn("self_attn.", "attention_bias", "attention_bias")),
+			when("mamba", renameSyms(mamba2Mixer("mamba.", "conv_bias", "proj_bias", "true"), "I", "Is")),
+			norm("post_attention_layernorm", "H", ""),
+			when("E > 0", []T{
+				{Name: "block_sparse_moe.input_linear.weight", Shape: []string{"E", "2*I", "H"}, Role: RoleLinear},
+				{Name: "block_sparse_moe.output_linear.weight", Shape: []string{"E", "H", "I"}, Role: RoleLinear}},
+				router("block_sparse_moe.router.layer.weight")),
+			when("S > 0", linear("shared_mlp.input_linear", "2*S", "H", ""), linear("shared_mlp.output_linear", "H", "S", "")),
+		).with(func(f *Family) { f.SeqCls = "-" })
 	},
 	// Falcon-H1: attention and a Mamba2 mixer side by side in every layer;
 	// the mixer is mamba_d_ssm wide (FalconH1Config's 1024; null:
 	// mamba_expand·H). Its attention reads head_dim when config.json has
 	// it (every released checkpoint: 64 or 128, not H/heads).
 	func() *Family {
-		return &Family{Name: "Falcon-H1", Class: "FalconH1", ModelTypes: []string{"falcon_h1"}, SeqCls: "-",
-			Defs: cat(replaceDef(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"),
-				Def{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true}), []Def{
-				{Sym: "Is", Field: "mamba_d_ssm", Default: "1024", Null: "expand*H", Legend: "Is", Desc: "mixer inner width", Show: true, Pos: true},
-				flag("ssm_norm", "mamba_rms_norm", "false", "the mixer's gated RMS norm has a weight"),
-				flag("out_bias", "projectors_bias", "false", "the mixer's out projection has a bias"),
-				mlpBiasFlag,
-			}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers(nil,
-				norm("input_layernorm", "H", ""),
-				attn("self_attn.", "attention_bias", "attention_bias"),
-				renameSyms(mamba2MixerOut("mamba.", "conv_bias", "proj_bias", "out_bias", "ssm_norm"), "I", "Is"),
-				norm("pre_ff_layernorm", "H", ""),
-				gatedMLP("feed_forward.", "I", "mlp_bias"),
-			),
-			Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return hybridStd("Falcon-H1", "FalconH1", []string{"falcon_h1"}, cat(replaceDef(hybridDefs("128000", "4096", "32", "32", "8", "14336", "128", "256"),
+			Def{Sym: "d", Field: "head_dim", Default: "H/heads", Null: "H/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true}), []Def{
+			{Sym: "Is", Field: "mamba_d_ssm", Default: "1024", Null: "expand*H", Legend: "Is", Desc: "mixer inner width", Show: true, Pos: true},
+			flag("ssm_norm", "mamba_rms_norm", "false", "the mixer's gated RMS norm has a weight"),
+			flag("out_bias", "projectors_bias", "false", "the mixer's out projection has a bias"),
+			mlpBiasFlag,
+		}),
+			nil,
+			norm("input_layernorm", "H", ""),
+			attn("self_attn.", "attention_bias", "attention_bias"),
+			renameSyms(mamba2MixerOut("mamba.", "conv_bias", "proj_bias", "out_bias", "ssm_norm"), "I", "Is"),
+			norm("pre_ff_layernorm", "H", ""),
+			gatedMLP("feed_forward.", "I", "mlp_bias"),
+		).with(func(f *Family) { f.SeqCls = "-" })
 	},
 	// LFM2: short-convolution and attention layers (layer_types, else
 	// full_attn_idxs, else all attention), a SwiGLU whose width is
@@ -403,67 +380,58 @@ var _ = register(
 	// Qwen3-Next: Gated DeltaNet linear attention and gated full attention
 	// (layer_types, else every 4th full), MoE with a gated shared expert.
 	func() *Family {
-		return &Family{Name: "Qwen3-Next", Class: "Qwen3Next", ModelTypes: []string{"qwen3_next"},
-			Defs: cat(llamaDims("256", "", "2", ""),
-				experts("num_experts", "512", "moe_intermediate_size", "512", "num_experts_per_tok", "10"),
-				[]Def{
-					{Sym: "Is", Field: "shared_expert_intermediate_size", Default: "512", Legend: "Is", Desc: "shared expert inner width", Show: true},
-					field("step", "decoder_sparse_step", "1", "every step-th block is sparse"),
-					list("mlp_only", "mlp_only_layers", "no block is forced dense"),
-					list("lt", "layer_types", "each layer's attention (absent: every 4th full)"),
-					opt("nk", "linear_num_key_heads", "16"), opt("dk", "linear_key_head_dim", "128"),
-					opt("nv", "linear_num_value_heads", "32"), opt("dv", "linear_value_head_dim", "128"),
-					opt("K", "linear_conv_kernel_dim", "4"),
-					tie("false"), attnBiasFlag,
-				}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: []Stack{{Prefix: "model.layers.{l}.", Layers: "L", Kinds: []Kind{
+		return std("Qwen3-Next", "Qwen3Next", []string{"qwen3_next"}, cat(llamaDims("256", "", "2", ""),
+			experts("num_experts", "512", "moe_intermediate_size", "512", "num_experts_per_tok", "10"),
+			[]Def{
+				{Sym: "Is", Field: "shared_expert_intermediate_size", Default: "512", Legend: "Is", Desc: "shared expert inner width", Show: true},
+				field("step", "decoder_sparse_step", "1", "every step-th block is sparse"),
+				list("mlp_only", "mlp_only_layers", "no block is forced dense"),
+				list("lt", "layer_types", "each layer's attention (absent: every 4th full)"),
+				opt("nk", "linear_num_key_heads", "16"), opt("dk", "linear_key_head_dim", "128"),
+				opt("nv", "linear_num_value_heads", "32"), opt("dv", "linear_value_head_dim", "128"),
+				opt("K", "linear_conv_kernel_dim", "4"),
+				tie("false"), attnBiasFlag,
+			}),
+			[]Kind{
 				{Name: "full_sparse", If: "(len(lt) > 0 ? at(lt, l) == 'full_attention' : (l+1) % 4 == 0) && E > 0 && !in(l, mlp_only) && (l+1) % step == 0"},
 				{Name: "full", If: "len(lt) > 0 ? at(lt, l) == 'full_attention' : (l+1) % 4 == 0"},
 				{Name: "linear_sparse", If: "E > 0 && !in(l, mlp_only) && (l+1) % step == 0"},
 				{Name: "linear"}},
-				Tensors: cat(
-					norm("input_layernorm", "H", ""),
-					when("full_sparse || full", linear("self_attn.q_proj", "heads*d*2", "H", "attention_bias"), linear("self_attn.k_proj", "kv*d", "H", "attention_bias"),
-						linear("self_attn.v_proj", "kv*d", "H", "attention_bias"), norm("self_attn.q_norm", "d", ""), norm("self_attn.k_norm", "d", ""),
-						linear("self_attn.o_proj", "H", "heads*d", "attention_bias")),
-					when("linear_sparse || linear",
-						linear("linear_attn.in_proj_qkvz", "2*nk*dk+2*nv*dv", "H", ""), linear("linear_attn.in_proj_ba", "2*nv", "H", ""),
-						[]T{{Name: "linear_attn.conv1d.weight", Shape: []string{"2*nk*dk+nv*dv", "1", "K"}, Role: RoleLinear}},
-						vec("linear_attn.dt_bias", "nv"), vec("linear_attn.A_log", "nv"), norm("linear_attn.norm", "dv", ""),
-						linear("linear_attn.out_proj", "H", "nv*dv", "")),
-					norm("post_attention_layernorm", "H", ""),
-					when("full_sparse || linear_sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
-						gatedMLP("mlp.shared_expert.", "Is", ""), []T{{Name: "mlp.shared_expert_gate.weight", Shape: []string{"1", "H"}, Role: RoleRouter}}),
-					when("full || linear", gatedMLP("mlp.", "I", "")),
-				)}},
-			Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+			norm("input_layernorm", "H", ""),
+			when("full_sparse || full", linear("self_attn.q_proj", "heads*d*2", "H", "attention_bias"), linear("self_attn.k_proj", "kv*d", "H", "attention_bias"),
+				linear("self_attn.v_proj", "kv*d", "H", "attention_bias"), norm("self_attn.q_norm", "d", ""), norm("self_attn.k_norm", "d", ""),
+				linear("self_attn.o_proj", "H", "heads*d", "attention_bias")),
+			when("linear_sparse || linear",
+				linear("linear_attn.in_proj_qkvz", "2*nk*dk+2*nv*dv", "H", ""), linear("linear_attn.in_proj_ba", "2*nv", "H", ""),
+				[]T{{Name: "linear_attn.conv1d.weight", Shape: []string{"2*nk*dk+nv*dv", "1", "K"}, Role: RoleLinear}},
+				vec("linear_attn.dt_bias", "nv"), vec("linear_attn.A_log", "nv"), norm("linear_attn.norm", "dv", ""),
+				linear("linear_attn.out_proj", "H", "nv*dv", "")),
+			norm("post_attention_layernorm", "H", ""),
+			when("full_sparse || linear_sparse", router("mlp.gate.weight"), expertMLPs("mlp.experts.", "gate_proj", "up_proj", "down_proj"),
+				gatedMLP("mlp.shared_expert.", "Is", ""), []T{{Name: "mlp.shared_expert_gate.weight", Shape: []string{"1", "H"}, Role: RoleRouter}}),
+			when("full || linear", gatedMLP("mlp.", "I", "")),
+		)
 	},
 	// MiniMax: lightning (linear) attention and full attention by
 	// layer_types (absent: even layers full), Mixtral's MoE in every
 	// layer. The linear attention's decay tables are persistent buffers.
 	func() *Family {
-		return &Family{Name: "MiniMax", Class: "MiniMax", ModelTypes: []string{"minimax"},
-			Defs: cat(llamaDims("H/heads", "H/heads", "8", "heads"),
-				experts("num_local_experts", "8", "intermediate_size", "14336", "num_experts_per_tok", "2")[:1],
-				[]Def{derived("Im", "I"), opt("topk", "num_experts_per_tok", "2"), opt("B", "block_size", "256"),
-					list("lt", "layer_types", "each layer's attention (absent: even layers full)"), tie("false")}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers([]Kind{{Name: "full", If: "len(lt) > 0 ? at(lt, l) == 'full_attention' : l % 2 == 0"}, {Name: "linear"}},
-				norm("input_layernorm", "H", ""),
-				when("full", attn("self_attn.", "", "")),
-				when("linear", linear("self_attn.qkv_proj", "3*heads*d", "H", ""), linear("self_attn.output_gate", "heads*d", "H", ""),
-					linear("self_attn.out_proj", "H", "heads*d", ""), norm("self_attn.norm", "heads*d", ""),
-					[]T{{Name: "self_attn.slope_rate", Shape: []string{"heads", "1", "1"}, Role: RoleNorm, AnyDType: true},
-						{Name: "self_attn.query_decay", Shape: []string{"heads", "B", "1"}, Role: RoleNorm, AnyDType: true},
-						{Name: "self_attn.key_decay", Shape: []string{"heads", "B", "1"}, Role: RoleNorm, AnyDType: true},
-						{Name: "self_attn.diagonal_decay", Shape: []string{"1", "heads", "B", "B"}, Role: RoleNorm, AnyDType: true}}),
-				norm("post_attention_layernorm", "H", ""),
-				router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2"),
-			),
-			Final: cat(norm("model.norm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return std("MiniMax", "MiniMax", []string{"minimax"}, cat(llamaDims("H/heads", "H/heads", "8", "heads"),
+			experts("num_local_experts", "8", "intermediate_size", "14336", "num_experts_per_tok", "2")[:1],
+			[]Def{derived("Im", "I"), opt("topk", "num_experts_per_tok", "2"), opt("B", "block_size", "256"),
+				list("lt", "layer_types", "each layer's attention (absent: even layers full)"), tie("false")}),
+			[]Kind{{Name: "full", If: "len(lt) > 0 ? at(lt, l) == 'full_attention' : l % 2 == 0"}, {Name: "linear"}},
+			norm("input_layernorm", "H", ""),
+			when("full", attn("self_attn.", "", "")),
+			when("linear", linear("self_attn.qkv_proj", "3*heads*d", "H", ""), linear("self_attn.output_gate", "heads*d", "H", ""),
+				linear("self_attn.out_proj", "H", "heads*d", ""), norm("self_attn.norm", "heads*d", ""),
+				[]T{{Name: "self_attn.slope_rate", Shape: []string{"heads", "1", "1"}, Role: RoleNorm, AnyDType: true},
+					{Name: "self_attn.query_decay", Shape: []string{"heads", "B", "1"}, Role: RoleNorm, AnyDType: true},
+					{Name: "self_attn.key_decay", Shape: []string{"heads", "B", "1"}, Role: RoleNorm, AnyDType: true},
+					{Name: "self_attn.diagonal_decay", Shape: []string{"1", "heads", "B", "B"}, Role: RoleNorm, AnyDType: true}}),
+			norm("post_attention_layernorm", "H", ""),
+			router("block_sparse_moe.gate.weight"), expertMLPs("block_sparse_moe.experts.", "w1", "w3", "w2"),
+		)
 	},
 	// RecurrentGemma (Griffin): RG-LRU recurrent blocks and local
 	// attention in the block_types cycle, a biased GeGLU of I/2.
@@ -476,7 +444,7 @@ var _ = register(
 				{Sym: "I", Field: "intermediate_size", Default: "7680", Legend: "I", Desc: "MLP width (each half: I/2)", Show: true, Pos: true},
 				{Sym: "W", Field: "lru_width", Default: "H", Null: "H", Legend: "W", Desc: "recurrence width", Show: true, Pos: true},
 				opt("cw", "conv1d_width", "4"),
-				{Sym: "bt", Field: "block_types", Type: List, Default: "empty", Null: "=", Desc: "the block cycle (absent: recurrent, recurrent, attention)"},
+				list("bt", "block_types", "the block cycle (absent: recurrent, recurrent, attention)"),
 				attnBiasFlag,
 				tie("true"),
 			}),
@@ -531,39 +499,35 @@ var _ = register(
 	// linear. The shared block's weights are one set, written under one
 	// hybrid layer (which one depends on the writer, below).
 	func() *Family {
-		return &Family{Name: "Zamba", Class: "Zamba", ModelTypes: []string{"zamba"},
-			Defs: cat(trunk("32000", "3712", "76", "blocks"), []Def{
-				{Sym: "heads", Field: "num_attention_heads", Default: "16", Desc: "query heads", Show: true, Pos: true},
-				kvDef("num_key_value_heads", "heads", "heads"),
-				{Sym: "AH", Field: "attention_hidden_size", Default: "2*H", Null: "2*H", Legend: "AH", Desc: "shared attention input width", Show: true, Pos: true},
-				{Sym: "d", Field: "attention_head_dim", Default: "AH/heads", Null: "AH/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
-				{Sym: "I", Field: "intermediate_size", Default: "14848", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
-				opt("expand", "mamba_expand", "2"), derived("Im", "expand*H"),
-				{Sym: "N", Field: "mamba_d_state", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
-				{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
-				{Sym: "R", Field: "mamba_dt_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
-				{Sym: "nmh", Field: "n_mamba_heads", Default: "2", Desc: "Mamba heads", Show: true, Pos: true},
-				opt("ap", "attn_layer_period", "6"), opt("ao", "attn_layer_offset", "4"),
-				list("lbt", "layers_block_type", "each layer's kind (absent: layer 2, then every attn_layer_period-th)"),
-				flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
-				flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
-				tie("true"),
-			}),
-			Global: embed("model.embed_tokens.weight"),
-			Stacks: decoderLayers([]Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : l == 2 || l >= 3 && (l-3) % ap == ao"}, {Name: "mamba"}},
-				when("mamba", norm("input_layernorm", "H", ""), zambaMamba("mamba.")),
-				when("hybrid", linear("linear", "H", "H", ""), norm("mamba_decoder.input_layernorm", "H", ""), zambaMamba("mamba_decoder.mamba.")),
-				// The shared block's copies are one set: transformers 4.x keeps
-				// the copy of the layer whose name sorts last (model.layers.5
-				// after model.layers.10), 5.x the first hybrid layer's; without
-				// layers_block_type any copy may hold it.
-				optionalIf("len(lbt) == 0 || (tf5 ? count(lbt, 'hybrid', l) > 0 : l != lexlast(lbt, 'hybrid'))", when("hybrid", norm("shared_transf.input_layernorm", "AH", ""),
-					linear("shared_transf.self_attn.q_proj", "heads*d", "AH", ""), linear("shared_transf.self_attn.k_proj", "kv*d", "AH", ""),
-					linear("shared_transf.self_attn.v_proj", "kv*d", "AH", ""), linear("shared_transf.self_attn.o_proj", "H", "heads*d", ""),
-					norm("shared_transf.pre_ff_layernorm", "H", ""), gatedMLP("shared_transf.feed_forward.", "I", ""))),
-			),
-			Final: cat(norm("model.final_layernorm", "H", ""), lmHead("lm_head.weight")),
-		}
+		return hybridStd("Zamba", "Zamba", []string{"zamba"}, cat(trunk("32000", "3712", "76", "blocks"), []Def{
+			{Sym: "heads", Field: "num_attention_heads", Default: "16", Desc: "query heads", Show: true, Pos: true},
+			kvDef("num_key_value_heads", "heads", "heads"),
+			{Sym: "AH", Field: "attention_hidden_size", Default: "2*H", Null: "2*H", Legend: "AH", Desc: "shared attention input width", Show: true, Pos: true},
+			{Sym: "d", Field: "attention_head_dim", Default: "AH/heads", Null: "AH/heads", Legend: "d", Desc: "width of one attention head", Show: true, Pos: true},
+			{Sym: "I", Field: "intermediate_size", Default: "14848", Legend: "I", Desc: "FFN inner width", Show: true, Pos: true},
+			opt("expand", "mamba_expand", "2"), derived("Im", "expand*H"),
+			{Sym: "N", Field: "mamba_d_state", Default: "16", Legend: "N", Desc: "SSM state per channel", Show: true, Pos: true},
+			{Sym: "K", Field: "mamba_d_conv", Default: "4", Legend: "K", Desc: "causal conv kernel", Show: true, Pos: true},
+			{Sym: "R", Field: "mamba_dt_rank", Default: "(H+15)/16", Legend: "R", Desc: "time-step (Δ) projection rank", Show: true, Pos: true},
+			{Sym: "nmh", Field: "n_mamba_heads", Default: "2", Desc: "Mamba heads", Show: true, Pos: true},
+			opt("ap", "attn_layer_period", "6"), opt("ao", "attn_layer_offset", "4"),
+			list("lbt", "layers_block_type", "each layer's kind (absent: layer 2, then every attn_layer_period-th)"),
+			flag("conv_bias", "mamba_conv_bias", "true", "the conv has a bias"),
+			flag("proj_bias", "mamba_proj_bias", "false", "in and out projections have biases"),
+			tie("true"),
+		}),
+			[]Kind{{Name: "hybrid", If: "len(lbt) > 0 ? at(lbt, l) == 'hybrid' : l == 2 || l >= 3 && (l-3) % ap == ao"}, {Name: "mamba"}},
+			when("mamba", norm("input_layernorm", "H", ""), zambaMamba("mamba.")),
+			when("hybrid", linear("linear", "H", "H", ""), norm("mamba_decoder.input_layernorm", "H", ""), zambaMamba("mamba_decoder.mamba.")),
+			// The shared block's copies are one set: transformers 4.x keeps
+			// the copy of the layer whose name sorts last (model.layers.5
+			// after model.layers.10), 5.x the first hybrid layer's; without
+			// layers_block_type any copy may hold it.
+			optionalIf("len(lbt) == 0 || (tf5 ? count(lbt, 'hybrid', l) > 0 : l != lexlast(lbt, 'hybrid'))", when("hybrid", norm("shared_transf.input_layernorm", "AH", ""),
+				linear("shared_transf.self_attn.q_proj", "heads*d", "AH", ""), linear("shared_transf.self_attn.k_proj", "kv*d", "AH", ""),
+				linear("shared_transf.self_attn.v_proj", "kv*d", "AH", ""), linear("shared_transf.self_attn.o_proj", "H", "heads*d", ""),
+				norm("shared_transf.pre_ff_layernorm", "H", ""), gatedMLP("shared_transf.feed_forward.", "I", ""))),
+		)
 	},
 )
 

@@ -16,7 +16,7 @@ func vitDefs(h, l, heads, patch, image string) []Def {
 		encHeads("num_attention_heads", heads),
 		{Sym: "P", Field: "patch_size", Default: patch, Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
 		{Sym: "S", Field: "image_size", Default: image, Desc: "image side, pixels", Pos: true},
-		{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("Ch", "num_channels"),
 		derived("N", "(S/P)*(S/P)"),
 		flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
 		derived("mask", "false"), derived("pool", "false"),
@@ -206,12 +206,12 @@ func convNextFamily(name, class, mt, base string, v2 bool) *Family {
 	return &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
 		Defs: []Def{
 			{Sym: "nS", Field: "num_stages", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
-			{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "each stage's width"},
-			{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 9, 3)", Null: "=", Desc: "each stage's blocks"},
+			listOf("hs", "hidden_sizes", "list(96, 192, 384, 768)", "each stage's width"),
+			listOf("dp", "depths", "list(3, 3, 9, 3)", "each stage's blocks"),
 			{Sym: "P", Field: "patch_size", Default: "4", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
-			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			channels("Ch", "num_channels"),
 			{Sym: "ls", Field: "layer_scale_init_value", Type: Sign, Default: "1", Desc: "a layer scale per block where positive"},
-			{Sym: "eOut", Field: "out_indices", Type: List, Default: "list(nS)", Null: "=", Desc: "the stages a backbone outputs"},
+			listOf("eOut", "out_indices", "list(nS)", "the stages a backbone outputs"),
 			derived("H", "at(hs, nS-1)"), derived("fin", "true"),
 		},
 		Global: cat(conv(base+"embeddings.patch_embeddings", "at(hs, 0)", "Ch", "P", "P"), norm(base+"embeddings.layernorm", "at(hs, 0)", "true")),
@@ -292,7 +292,7 @@ func beitFamily(name, class, mt, base string, basePool, renamed5 bool) *Family {
 			encHeads("num_attention_heads", "12"), inner("intermediate_size", "3072"),
 			{Sym: "P", Field: "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
 			{Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true},
-			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			channels("Ch", "num_channels"),
 			derived("N", "(S/P)*(S/P)"),
 			flag("maskTok", "use_mask_token", "false", "a mask token"),
 			flag("absPos", "use_absolute_position_embeddings", "false", "learned absolute positions"),
@@ -324,7 +324,7 @@ func beitFamily(name, class, mt, base string, basePool, renamed5 bool) *Family {
 			// The FPN on four hidden states (out_indices), UperNet's
 			// heads on it.
 			{Suffix: "ForSemanticSegmentation", Labels: true, Defs: cat([]Def{
-				{Sym: "ps", Field: "pool_scales", Type: List, Default: "list(1, 2, 3, 6)", Null: "=", Desc: "the pyramid pooling scales"},
+				listOf("ps", "pool_scales", "list(1, 2, 3, 6)", "the pyramid pooling scales"),
 			}, replaceDef(uperAuxDefs("H"), derived("aIn", "H"))), Head: cat(
 				convT("fpn1.0", "H", "H", "2"), batchNorm("fpn1.1", "H"), convT("fpn1.3", "H", "H", "2"), convT("fpn2.0", "H", "H", "2"),
 				seg)},
@@ -369,7 +369,7 @@ func yolosFamily() *Family {
 			{Sym: "P", Field: "patch_size", Default: "16", Legend: "P", Desc: "patch side, pixels", Show: true, Pos: true},
 			{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "list(512, 864)", Desc: "image [height, width], or its side"},
 			derived("Sh", "pick(Sl, 0)"), derived("Sw", "pick(Sl, 1)"),
-			{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			channels("Ch", "num_channels"),
 			derived("N", "(Sh/P)*(Sw/P)"),
 			{Sym: "D", Field: "num_detection_tokens", Default: "100", Legend: "D", Desc: "detection tokens", Show: true, Pos: true},
 			flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),

@@ -74,7 +74,7 @@ func mobileNetV1() *Family {
 	return cnnFamily(cnnOpts{Name: "MobileNet v1", Class: "MobileNetV1", MT: "mobilenet_v1", Base: pre,
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "dm", Field: "depth_multiplier", Type: Milli, Default: "1000", Legend: "dm", Desc: "width multiplier (×1000)", Show: true, Pos: true},
 				{Sym: "minD", Field: "min_depth", Default: "8", Desc: "the narrowest layer"},
 				derived("stem", "max(32*dm/1000, minD)"), derived("H", wd("12")),
@@ -107,7 +107,7 @@ func mobileNetV2() *Family {
 	return cnnFamily(cnnOpts{Name: "MobileNet v2", Class: "MobileNetV2", MT: "mobilenet_v2", Base: pre,
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "dm", Field: "depth_multiplier", Type: Milli, Default: "1000", Legend: "dm", Desc: "width multiplier (×1000)", Show: true, Pos: true},
 				{Sym: "dd", Field: "depth_divisible_by", Default: "8", Desc: "channels round to a multiple of this", Pos: true},
 				{Sym: "minD", Field: "min_depth", Default: "8", Desc: "the narrowest layer"},
@@ -163,15 +163,15 @@ func efficientNetEncoder(pre, cfg string, top bool) encoderPart {
 	}
 	enc := encoderPart{
 		Defs: []Def{
-			{Sym: "Ch", Field: cfg + "num_channels", Default: "3", Desc: "image channels", Pos: true},
+			channels("Ch", cfg+"num_channels"),
 			{Sym: "wc", Field: cfg + "width_coefficient", Type: Milli, Default: "2000", Legend: "wc", Desc: "width multiplier (×1000)", Show: true, Pos: true},
 			{Sym: "dc", Field: cfg + "depth_coefficient", Type: Milli, Default: "3100", Legend: "dc", Desc: "depth multiplier (×1000)", Show: true, Pos: true},
 			{Sym: "dvs", Field: cfg + "depth_divisor", Default: "8", Desc: "channels round to a multiple of this", Pos: true},
-			{Sym: "ks", Field: cfg + "kernel_sizes", Type: List, Default: "list(3, 3, 5, 3, 5, 5, 3)", Null: "=", Desc: "each stage's depthwise kernel"},
-			{Sym: "ic", Field: cfg + "in_channels", Type: List, Default: "list(32, 16, 24, 40, 80, 112, 192)", Null: "=", Desc: "each stage's input width"},
-			{Sym: "oc", Field: cfg + "out_channels", Type: List, Default: "list(16, 24, 40, 80, 112, 192, 320)", Null: "=", Desc: "each stage's output width"},
-			{Sym: "nbr", Field: cfg + "num_block_repeats", Type: List, Default: "list(1, 2, 2, 3, 3, 4, 1)", Null: "=", Desc: "each stage's blocks before depth_coefficient"},
-			{Sym: "er", Field: cfg + "expand_ratios", Type: List, Default: "list(1, 6, 6, 6, 6, 6, 6)", Null: "=", Desc: "each stage's expansion"},
+			listOf("ks", cfg+"kernel_sizes", "list(3, 3, 5, 3, 5, 5, 3)", "each stage's depthwise kernel"),
+			listOf("ic", cfg+"in_channels", "list(32, 16, 24, 40, 80, 112, 192)", "each stage's input width"),
+			listOf("oc", cfg+"out_channels", "list(16, 24, 40, 80, 112, 192, 320)", "each stage's output width"),
+			listOf("nbr", cfg+"num_block_repeats", "list(1, 2, 2, 3, 3, 4, 1)", "each stage's blocks before depth_coefficient"),
+			listOf("er", cfg+"expand_ratios", "list(1, 6, 6, 6, 6, 6, 6)", "each stage's expansion"),
 			{Sym: "ser", Field: cfg + "squeeze_expansion_ratio", Type: Milli, Default: "250", Desc: "squeeze-excite width over the block's input (×1000)"},
 			derived("R", "ceilmul(nbr, dc)"),
 			derived("nB", "len(ic)"),
@@ -240,10 +240,10 @@ func regNet() *Family {
 	return cnnFamily(cnnOpts{Name: "RegNet", Class: "RegNet", MT: "regnet", Base: pre,
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "E", Field: "embedding_size", Default: "32", Legend: "E", Desc: "stem width", Show: true, Pos: true},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(128, 192, 512, 1088)", Null: "=", Desc: "each stage's width"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 6, 12, 2)", Null: "=", Desc: "each stage's blocks"},
+				listOf("hs", "hidden_sizes", "list(128, 192, 512, 1088)", "each stage's width"),
+				listOf("dp", "depths", "list(2, 6, 12, 2)", "each stage's blocks"),
 				derived("nS", "min(len(hs), len(dp))"),
 				{Sym: "gw", Field: "groups_width", Default: "64", Desc: "channels per group of the 3×3 convolutions", Pos: true},
 				{Sym: "lt", Field: "layer_type", Type: Str, Default: "'y'", Desc: "x, or y (with squeeze-excite)"},
@@ -287,10 +287,10 @@ func bit() *Family {
 	return cnnFamily(cnnOpts{Name: "BiT", Class: "Bit", MT: "bit", Base: pre,
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "E", Field: "embedding_size", Default: "64", Legend: "E", Desc: "stem width", Show: true, Pos: true},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(256, 512, 1024, 2048)", Null: "=", Desc: "each stage's width before width_factor"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 4, 6, 3)", Null: "=", Desc: "each stage's blocks"},
+				listOf("hs", "hidden_sizes", "list(256, 512, 1024, 2048)", "each stage's width before width_factor"),
+				listOf("dp", "depths", "list(3, 4, 6, 3)", "each stage's blocks"),
 				derived("nS", "min(len(hs), len(dp))"),
 				{Sym: "wf", Field: "width_factor", Default: "1", Desc: "width multiplier", Pos: true},
 				{Sym: "lt", Field: "layer_type", Type: Str, Default: "'preactivation'", Desc: "preactivation or bottleneck"},
@@ -331,11 +331,11 @@ func poolFormer() *Family {
 	return cnnFamily(cnnOpts{Name: "PoolFormer", Class: "PoolFormer", MT: "poolformer", Base: "poolformer.",
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 128, 320, 512)", Null: "=", Desc: "each stage's width"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 6, 2)", Null: "=", Desc: "each stage's blocks"},
-				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
+				listOf("hs", "hidden_sizes", "list(64, 128, 320, 512)", "each stage's width"),
+				listOf("dp", "depths", "list(2, 2, 6, 2)", "each stage's blocks"),
+				listOf("ps", "patch_sizes", "list(7, 3, 3, 3)", "each stage's patch embedding kernel"),
 				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "MLP width over the stage's (×1000)"},
 				flag("ls", "use_layer_scale", "true", "layer scales"),
 			},
@@ -375,12 +375,12 @@ func van() *Family {
 	return cnnFamily(cnnOpts{Name: "VAN", Class: "Van", MT: "van", Base: "van.",
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 128, 320, 512)", Null: "=", Desc: "each stage's width"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 12, 3)", Null: "=", Desc: "each stage's blocks"},
-				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
-				{Sym: "st", Field: "strides", Type: List, Default: "list(4, 2, 2, 2)", Null: "=", Desc: "each stage's patch embedding stride"},
-				{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(8, 8, 4, 4)", Null: "=", Desc: "each stage's MLP expansion"},
+				channels("Ch", "num_channels"),
+				listOf("hs", "hidden_sizes", "list(64, 128, 320, 512)", "each stage's width"),
+				listOf("dp", "depths", "list(3, 3, 12, 3)", "each stage's blocks"),
+				listOf("ps", "patch_sizes", "list(7, 3, 3, 3)", "each stage's patch embedding kernel"),
+				listOf("st", "strides", "list(4, 2, 2, 2)", "each stage's patch embedding stride"),
+				listOf("mr", "mlp_ratios", "list(8, 8, 4, 4)", "each stage's MLP expansion"),
 				derived("nS", "min(min(min(len(hs), len(dp)), min(len(ps), len(st))), min(len(mr), sum(dp)))"),
 			},
 			Stacks: []Stack{{Name: "stage", Prefix: "van.encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
@@ -414,13 +414,13 @@ func pvtV2() *Family {
 	return cnnFamily(cnnOpts{Name: "PVT v2", Class: "PvtV2", MT: "pvt_v2", Base: "pvt_v2.",
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(32, 64, 160, 256)", Null: "=", Desc: "each stage's width"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's blocks"},
-				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3, 3)", Null: "=", Desc: "each stage's patch embedding kernel"},
-				{Sym: "sr", Field: "sr_ratios", Type: List, Default: "list(8, 4, 2, 1)", Null: "=", Desc: "each stage's key/value spatial reduction"},
-				{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(8, 8, 4, 4)", Null: "=", Desc: "each stage's MLP expansion"},
+				listOf("hs", "hidden_sizes", "list(32, 64, 160, 256)", "each stage's width"),
+				listOf("dp", "depths", "list(2, 2, 2, 2)", "each stage's blocks"),
+				listOf("ps", "patch_sizes", "list(7, 3, 3, 3)", "each stage's patch embedding kernel"),
+				listOf("sr", "sr_ratios", "list(8, 4, 2, 1)", "each stage's key/value spatial reduction"),
+				listOf("mr", "mlp_ratios", "list(8, 8, 4, 4)", "each stage's MLP expansion"),
 				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
 				flag("la", "linear_attention", "false", "pooled linear attention"),
 			},
@@ -455,15 +455,15 @@ func pvt() *Family {
 	return cnnFamily(cnnOpts{Name: "PVT", Class: "Pvt", MT: "pvt", Base: "pvt.",
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true},
 				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 128, 320, 512)", Null: "=", Desc: "each stage's width"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's blocks"},
-				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(4, 2, 2, 2)", Null: "=", Desc: "each stage's patch side"},
-				{Sym: "st", Field: "strides", Type: List, Default: "list(4, 2, 2, 2)", Null: "=", Desc: "each stage's patch embedding kernel"},
-				{Sym: "sr", Field: "sequence_reduction_ratios", Type: List, Default: "list(8, 4, 2, 1)", Null: "=", Desc: "each stage's key/value reduction"},
-				{Sym: "mr", Field: "mlp_ratios", Type: List, Default: "list(8, 8, 4, 4)", Null: "=", Desc: "each stage's MLP expansion"},
+				listOf("hs", "hidden_sizes", "list(64, 128, 320, 512)", "each stage's width"),
+				listOf("dp", "depths", "list(2, 2, 2, 2)", "each stage's blocks"),
+				listOf("ps", "patch_sizes", "list(4, 2, 2, 2)", "each stage's patch side"),
+				listOf("st", "strides", "list(4, 2, 2, 2)", "each stage's patch embedding kernel"),
+				listOf("sr", "sequence_reduction_ratios", "list(8, 4, 2, 1)", "each stage's key/value reduction"),
+				listOf("mr", "mlp_ratios", "list(8, 8, 4, 4)", "each stage's MLP expansion"),
 				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
 			},
 			Stacks: []Stack{
@@ -502,9 +502,9 @@ func dinov3ConvNext() *Family {
 	return cnnFamily(cnnOpts{Name: "DINOv3 ConvNeXt", Class: "DINOv3ConvNext", MT: "dinov3_convnext",
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(96, 192, 384, 768)", Null: "=", Desc: "each stage's width"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 9, 3)", Null: "=", Desc: "each stage's blocks"},
+				channels("Ch", "num_channels"),
+				listOf("hs", "hidden_sizes", "list(96, 192, 384, 768)", "each stage's width"),
+				listOf("dp", "depths", "list(3, 3, 9, 3)", "each stage's blocks"),
 				derived("nS", "len(hs)"),
 			},
 			Stacks: []Stack{{Name: "stage", Prefix: "stages.{l}.", Layers: "nS", Tensors: stage}},
@@ -544,15 +544,15 @@ func cvt() *Family {
 	return cnnFamily(cnnOpts{Name: "CvT", Class: "Cvt", MT: "cvt", Base: "cvt.",
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
-				{Sym: "dp", Field: "depth", Type: List, Default: "list(1, 2, 10)", Null: "=", Desc: "each stage's layers"},
-				{Sym: "ed", Field: "embed_dim", Type: List, Default: "list(64, 192, 384)", Null: "=", Desc: "each stage's width"},
-				{Sym: "ps", Field: "patch_sizes", Type: List, Default: "list(7, 3, 3)", Null: "=", Desc: "each stage's embedding kernel"},
-				{Sym: "kq", Field: "kernel_qkv", Type: List, Default: "list(3, 3, 3)", Null: "=", Desc: "each stage's query/key/value projection kernel"},
+				channels("Ch", "num_channels"),
+				listOf("dp", "depth", "list(1, 2, 10)", "each stage's layers"),
+				listOf("ed", "embed_dim", "list(64, 192, 384)", "each stage's width"),
+				listOf("ps", "patch_sizes", "list(7, 3, 3)", "each stage's embedding kernel"),
+				listOf("kq", "kernel_qkv", "list(3, 3, 3)", "each stage's query/key/value projection kernel"),
 				{Sym: "mr", Field: "mlp_ratio", Type: MilliList, Default: "list(4000, 4000, 4000)", Null: "=", Desc: "each stage's MLP expansion (×1000)"},
-				{Sym: "qb", Field: "qkv_bias", Type: List, Default: "list(1, 1, 1)", Null: "=", Desc: "each stage's query/key/value biases"},
-				{Sym: "ct", Field: "cls_token", Type: List, Default: "list(0, 0, 1)", Null: "=", Desc: "the stages with a class token"},
-				{Sym: "qm", Field: "qkv_projection_method", Type: List, Default: "list('dw_bn', 'dw_bn', 'dw_bn')", Null: "=", Desc: "each stage's query/key/value projection: dw_bn or avg"},
+				listOf("qb", "qkv_bias", "list(1, 1, 1)", "each stage's query/key/value biases"),
+				listOf("ct", "cls_token", "list(0, 0, 1)", "the stages with a class token"),
+				listOf("qm", "qkv_projection_method", "list('dw_bn', 'dw_bn', 'dw_bn')", "each stage's query/key/value projection: dw_bn or avg"),
 				derived("nS", "len(dp)"),
 			},
 			Stacks: []Stack{{Name: "stage", Prefix: "cvt.encoder.stages.{l}.", Layers: "nS", Tensors: stage}},
@@ -608,7 +608,7 @@ func mobileViT(o mobileViTOpts) *Family {
 	fam := cnnFamily(cnnOpts{Name: o.Name, Class: o.Class, MT: o.MT, Base: pre,
 		Enc: encoderPart{
 			Defs: cat([]Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "cks", Field: "conv_kernel_size", Default: "3", Desc: "the attention stages' kxk convolution", Pos: true},
 				{Sym: "asp", Field: "aspp_out_channels", Default: map[bool]string{true: "256", false: "512"}[o.V1], Desc: "the segmentation head's width", Pos: true},
 				derived("exp", "true"),
@@ -637,8 +637,8 @@ var _ = register(
 	func() *Family {
 		return mobileViT(mobileViTOpts{Name: "MobileViT", Class: "MobileViT", MT: "mobilevit", Base: "mobilevit.", V1: true,
 			Defs: []Def{
-				{Sym: "nh", Field: "neck_hidden_sizes", Type: List, Default: "list(16, 32, 64, 96, 128, 160, 640)", Null: "=", Desc: "the stem's, each stage's and the output's widths"},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(144, 192, 240)", Null: "=", Desc: "the attention stages' widths"},
+				listOf("nh", "neck_hidden_sizes", "list(16, 32, 64, 96, 128, 160, 640)", "the stem's, each stage's and the output's widths"),
+				listOf("hs", "hidden_sizes", "list(144, 192, 240)", "the attention stages' widths"),
 				{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "4000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
 				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "the transformer MLP's expansion (×1000)", Pos: true},
 				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
@@ -661,8 +661,8 @@ var _ = register(
 				{Sym: "wm", Field: "width_multiplier", Type: Milli, Default: "1000", Legend: "wm", Desc: "width multiplier (×1000)", Show: true, Pos: true},
 				{Sym: "er", Field: "expand_ratio", Type: Milli, Default: "2000", Desc: "inverted residuals' expansion (×1000)", Pos: true},
 				{Sym: "fm", Field: "ffn_multiplier", Type: Milli, Default: "2000", Desc: "the FFN's expansion (×1000)", Pos: true},
-				{Sym: "nab", Field: "n_attn_blocks", Type: List, Default: "list(2, 4, 3)", Null: "=", Desc: "the attention stages' layers"},
-				{Sym: "bad", Field: "base_attn_unit_dims", Type: List, Default: "list(128, 192, 256)", Null: "=", Desc: "the attention stages' widths before the multiplier"},
+				listOf("nab", "n_attn_blocks", "list(2, 4, 3)", "the attention stages' layers"),
+				listOf("bad", "base_attn_unit_dims", "list(128, 192, 256)", "the attention stages' widths before the multiplier"),
 			},
 			W: func(i string) string {
 				return "((" + i + ") < 0 ? makediv(min(max(32*wm, 16000), 64000), 1000, 8, 16) : (" + i + ") == 0 ? makediv(64*wm, 1000, 16, 16) : " +
@@ -739,16 +739,16 @@ func levit() *Family {
 	}
 	computed := "list(list('Subsample', at(kd, 0), at(hs, 0)/at(kd, 0), 4, 2, 2), list('Subsample', at(kd, 0), at(hs, 1)/at(kd, 0), 4, 2, 2))"
 	defs := []Def{
-		{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+		channels("Ch", "num_channels"),
 		{Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true},
 		{Sym: "P", Field: "patch_size", Default: "16", Desc: "patch side, pixels", Pos: true},
 		{Sym: "ks", Field: "kernel_size", Default: "3", Desc: "the patch embedding's kernels", Pos: true},
-		{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(128, 256, 384)", Null: "=", Desc: "each stage's width"},
-		{Sym: "heads", Field: "num_attention_heads", Type: List, Default: "list(4, 8, 12)", Null: "=", Desc: "each stage's heads"},
-		{Sym: "dp", Field: "depths", Type: List, Default: "list(4, 4, 4)", Null: "=", Desc: "each stage's attention layers"},
-		{Sym: "kd", Field: "key_dim", Type: List, Default: "list(16, 16, 16)", Null: "=", Desc: "each stage's key width per head"},
-		{Sym: "mr", Field: "mlp_ratio", Type: List, Default: "list(2, 2, 2)", Null: "=", Desc: "each stage's MLP expansion"},
-		{Sym: "ar", Field: "attention_ratio", Type: List, Default: "list(2, 2, 2)", Null: "=", Desc: "each stage's value width over its key width"},
+		listOf("hs", "hidden_sizes", "list(128, 256, 384)", "each stage's width"),
+		listOf("heads", "num_attention_heads", "list(4, 8, 12)", "each stage's heads"),
+		listOf("dp", "depths", "list(4, 4, 4)", "each stage's attention layers"),
+		listOf("kd", "key_dim", "list(16, 16, 16)", "each stage's key width per head"),
+		listOf("mr", "mlp_ratio", "list(2, 2, 2)", "each stage's MLP expansion"),
+		listOf("ar", "attention_ratio", "list(2, 2, 2)", "each stage's value width over its key width"),
 		{Sym: "dopF", Field: "down_ops", Type: Lists, Default: computed, Null: "=", Desc: "each stage's subsampling (read by 5.x; 4.x recomputes it)"},
 		derived("dop", "tf5 ? dopF : "+computed),
 		{Sym: "nS", Field: "", Default: "len(dp)", Max: 8},
@@ -812,10 +812,10 @@ func swiftFormer() *Family {
 	return cnnFamily(cnnOpts{Name: "SwiftFormer", Class: "SwiftFormer", MT: "swiftformer", Base: "swiftformer.",
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 3, 6, 4)", Null: "=", Desc: "each stage's blocks"},
-				{Sym: "ed", Field: "embed_dims", Type: List, Default: "list(48, 56, 112, 220)", Null: "=", Desc: "each stage's width"},
-				{Sym: "dsl", Field: "downsamples", Type: List, Default: "list(1, 1, 1, 1)", Null: "=", Desc: "the stages followed by a downsampling embedding"},
+				channels("Ch", "num_channels"),
+				listOf("dp", "depths", "list(3, 3, 6, 4)", "each stage's blocks"),
+				listOf("ed", "embed_dims", "list(48, 56, 112, 220)", "each stage's width"),
+				listOf("dsl", "downsamples", "list(1, 1, 1, 1)", "the stages followed by a downsampling embedding"),
 				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
 				{Sym: "dps", Field: "down_patch_size", Default: "3", Desc: "the downsampling embeddings' kernel", Pos: true},
 				flag("ls", "use_layer_scale", "true", "the encoder blocks' layer scales"),
@@ -868,12 +868,12 @@ func focalNet() *Family {
 	return cnnFamily(cnnOpts{Name: "FocalNet", Class: "FocalNet", MT: "focalnet", Base: pre,
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "P", Field: "patch_size", Default: "4", Desc: "patch side, pixels", Pos: true},
 				{Sym: "E", Field: "embed_dim", Default: "96", Legend: "E", Desc: "the first stage's width", Show: true, Pos: true},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 2, 6, 2)", Null: "=", Desc: "each stage's layers"},
-				{Sym: "flv", Field: "focal_levels", Type: List, Default: "list(2, 2, 2, 2)", Null: "=", Desc: "each stage's focal levels"},
-				{Sym: "fwn", Field: "focal_windows", Type: List, Default: "list(3, 3, 3, 3)", Null: "=", Desc: "each stage's first focal kernel"},
+				listOf("dp", "depths", "list(2, 2, 6, 2)", "each stage's layers"),
+				listOf("flv", "focal_levels", "list(2, 2, 2, 2)", "each stage's focal levels"),
+				listOf("fwn", "focal_windows", "list(3, 3, 3, 3)", "each stage's first focal kernel"),
 				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
 				flag("ce", "use_conv_embed", "false", "overlapping convolutional patch embeddings"),
 				flag("ls", "use_layerscale", "false", "layer scales"),
@@ -921,9 +921,9 @@ func textNet() *Family {
 		Enc: encoderPart{
 			Defs: []Def{
 				{Sym: "sk", Field: "stem_kernel_size", Default: "3", Desc: "the stem's kernel", Pos: true},
-				{Sym: "sC", Field: "stem_num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("sC", "stem_num_channels"),
 				{Sym: "sO", Field: "stem_out_channels", Default: "64", Desc: "the stem's width", Pos: true},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(64, 64, 128, 256, 512)", Null: "=", Desc: "the stem's and each stage's widths"},
+				listOf("hs", "hidden_sizes", "list(64, 64, 128, 256, 512)", "the stem's and each stage's widths"),
 				{Sym: "kls", Field: "conv_layer_kernel_sizes", Type: Lists, Null: "=", Desc: "each stage's layers' kernels",
 					Default: "list(list(list(3, 3), list(3, 3), list(3, 3)), list(list(3, 3), list(1, 3), list(3, 3), list(3, 1)), " +
 						"list(list(3, 3), list(3, 3), list(3, 1), list(1, 3)), list(list(3, 3), list(3, 1), list(1, 3), list(3, 3)))"},
@@ -1067,10 +1067,10 @@ func hiera() *Family {
 	return cnnFamily(cnnOpts{Name: "Hiera", Class: "Hiera", MT: "hiera", Base: pre,
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
+				channels("Ch", "num_channels"),
 				{Sym: "E", Field: "embed_dim", Default: "96", Legend: "E", Desc: "patch embedding width", Show: true, Pos: true},
 				{Sym: "mul", Field: "embed_dim_multiplier", Type: Milli, Default: "2000", Desc: "each stage's widening (×1000)"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(2, 3, 16, 3)", Null: "=", Desc: "each stage's layers"},
+				listOf("dp", "depths", "list(2, 3, 16, 3)", "each stage's layers"),
 				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "the MLPs' expansion (×1000)", Pos: true},
 				{Sym: "Sl", Field: "image_size", Type: IntOrList, Default: "list(224, 224)", Null: "=", Desc: "image [height, width]"},
 				{Sym: "Pl", Field: "patch_size", Type: IntOrList, Default: "list(7, 7)", Null: "=", Desc: "patch kernel [height, width]"},
@@ -1173,10 +1173,10 @@ func efficientFormer() *Family {
 	return cnnFamily(cnnOpts{Name: "EfficientFormer", Class: "EfficientFormer", MT: "efficientformer", Base: pre,
 		Enc: encoderPart{
 			Defs: []Def{
-				{Sym: "Ch", Field: "num_channels", Default: "3", Desc: "image channels", Pos: true},
-				{Sym: "hs", Field: "hidden_sizes", Type: List, Default: "list(48, 96, 224, 448)", Null: "=", Desc: "each stage's width"},
-				{Sym: "dp", Field: "depths", Type: List, Default: "list(3, 2, 6, 4)", Null: "=", Desc: "each stage's blocks"},
-				{Sym: "dsl", Field: "downsamples", Type: List, Default: "list(1, 1, 1, 1)", Null: "=", Desc: "a downsampling after each stage"},
+				channels("Ch", "num_channels"),
+				listOf("hs", "hidden_sizes", "list(48, 96, 224, 448)", "each stage's width"),
+				listOf("dp", "depths", "list(3, 2, 6, 4)", "each stage's blocks"),
+				listOf("dsl", "downsamples", "list(1, 1, 1, 1)", "a downsampling after each stage"),
 				{Sym: "nS", Field: "", Default: "len(dp)", Max: maxStages},
 				{Sym: "cD", Field: "dim", Default: "448", Legend: "D", Desc: "the attention's input width", Show: true, Pos: true},
 				{Sym: "kd", Field: "key_dim", Default: "32", Desc: "query and key width per head", Pos: true},

@@ -1,12 +1,18 @@
 package spec
 
-import "slices"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
 
 // The DETR lineage of detectors: RT-DETR (and its ResNet backbone),
 // RT-DETR v2, LW-DETR, RF-DETR, and on HGNet-v2 (vision_cnn.go) D-FINE,
-// DEIMv2, PP-DocLayout v2 and v3. Each family is data: a detrOpts of the shared blocks of
-// blocks_detr.go, its backbone the registered family backbone_config
-// names (withDetrBackbone).
+// DEIMv2, PP-DocLayout v2 and v3; Grounding DINO and MM Grounding DINO
+// (a Swin backbone, a BERT text tower, fusion layers). Each family is
+// data: a detrOpts of the shared blocks of blocks_detr.go, its backbone
+// the registered family backbone_config names (withDetrBackbone,
+// withFeatureBackbone).
 
 // detrOpts says how one RT-DETR-like detector differs from RT-DETR.
 type detrOpts struct {
@@ -21,14 +27,14 @@ type detrOpts struct {
 func rtDetrDefs() []Def {
 	return []Def{
 		{Sym: "E", Field: "encoder_hidden_dim", Default: "256", Legend: "E", Desc: "hybrid encoder width", Show: true, Pos: true},
-		{Sym: "eic", Field: "encoder_in_channels", Type: List, Default: "list(512, 1024, 2048)", Null: "=", Desc: "the encoder's input levels (their count: FPN/PAN stages + 1)"},
-		{Sym: "epl", Field: "encode_proj_layers", Type: List, Default: "list(2)", Null: "=", Desc: "the levels with an AIFI transformer encoder"},
+		listOf("eic", "encoder_in_channels", "list(512, 1024, 2048)", "the encoder's input levels (their count: FPN/PAN stages + 1)"),
+		listOf("epl", "encode_proj_layers", "list(2)", "the levels with an AIFI transformer encoder"),
 		{Sym: "eL", Field: "encoder_layers", Default: "1", Desc: "layers of each AIFI encoder", Max: MaxLayers},
 		{Sym: "eI", Field: "encoder_ffn_dim", Default: "1024", Desc: "AIFI FFN width", Pos: true},
 		{Sym: "hx", Field: "hidden_expansion", Type: Milli, Default: "1000", Desc: "CSP blocks' width over encoder_hidden_dim (×1000)"},
 		{Sym: "D", Field: "d_model", Default: "256", Legend: "D", Desc: "decoder width", Show: true, Pos: true},
 		{Sym: "Q", Field: "num_queries", Default: "300", Desc: "object queries", Pos: true},
-		{Sym: "dic", Field: "decoder_in_channels", Type: List, Default: "list(256, 256, 256)", Null: "=", Desc: "the decoder's input levels' widths"},
+		listOf("dic", "decoder_in_channels", "list(256, 256, 256)", "the decoder's input levels' widths"),
 		{Sym: "nfl", Field: "num_feature_levels", Default: "3", Desc: "feature levels the decoder samples", Pos: true},
 		{Sym: "np", Field: "decoder_n_points", Default: "4", Desc: "sampling points per head and level", Pos: true},
 		{Sym: "dL", Field: "decoder_layers", Default: "6", Legend: "L", Desc: "decoder layers", Show: true, Max: MaxLayers},
@@ -36,7 +42,7 @@ func rtDetrDefs() []Def {
 		{Sym: "dI", Field: "decoder_ffn_dim", Default: "1024", Desc: "decoder FFN width", Pos: true},
 		{Sym: "nd", Field: "num_denoising", Default: "100", Desc: "denoising queries (0: no label embedding)"},
 		flag("liq", "learn_initial_query", "false", "learned initial queries"),
-		{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(2, 3, 4)", Null: "=", Desc: "the backbone stages the encoder takes"},
+		listOf("bOut", "backbone_config.out_indices", "list(2, 3, 4)", "the backbone stages the encoder takes"),
 		derived("hid", "E*hx/1000"),
 		derived("nlv", "nfl"),
 		derived("bCh", "0"),
@@ -176,7 +182,7 @@ func lwDetrDefs() []Def {
 		{Sym: "xHeads", Field: "decoder_cross_attention_heads", Default: "16", Desc: "decoder cross-attention heads", Pos: true},
 		{Sym: "dI", Field: "decoder_ffn_dim", Default: "2048", Desc: "decoder FFN width", Pos: true},
 		flag("ab", "attention_bias", "true", "the self-attention projections have biases"),
-		{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(2, 4, 5, 9)", Null: "=", Desc: "the backbone stages the projector takes"},
+		listOf("bOut", "backbone_config.out_indices", "list(2, 4, 5, 9)", "the backbone stages the projector takes"),
 		// __post_init__ sets len(projector_scale_factors), but a
 		// num_feature_levels in config.json is set after it and wins.
 		{Sym: "nfl", Field: "num_feature_levels", Default: "len(psf)", Null: "=", Desc: "feature levels the decoder samples"},
@@ -422,9 +428,9 @@ func ppDocLayoutV3Family() *Family {
 	scale := copies("("+up+") ? 2*"+hl+"-1 : 1", when("!("+up+") || e%2 == 0", convLayer("layers.{e}.", mf0, "e == 0 ? E : "+mf0, "3")))
 	f := &Family{Name: "PP-DocLayout v3", Class: "PPDocLayoutV3", ModelTypes: []string{"pp_doclayout_v3"}, Causal: "-", SeqCls: "-",
 		Defs: withDefs(rtDetrDefs(),
-			Def{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(1, 2, 3, 4)", Null: "=", Desc: "the backbone stages taken (the first feeds the mask branch)"},
-			Def{Sym: "fs", Field: "feat_strides", Type: List, Default: "list(8, 16, 32)", Null: "=", Desc: "the encoder levels' strides (a mask scale head each)"},
-			Def{Sym: "mfc", Field: "mask_feature_channels", Type: List, Default: "list(64, 64)", Null: "=", Desc: "the mask FPN's feature and output widths"},
+			listOf("bOut", "backbone_config.out_indices", "list(1, 2, 3, 4)", "the backbone stages taken (the first feeds the mask branch)"),
+			listOf("fs", "feat_strides", "list(8, 16, 32)", "the encoder levels' strides (a mask scale head each)"),
+			listOf("mfc", "mask_feature_channels", "list(64, 64)", "the mask FPN's feature and output widths"),
 			Def{Sym: "x4", Field: "x4_feat_dim", Default: "128", Desc: "the backbone's first output's width, as the mask lateral takes it", Pos: true},
 			Def{Sym: "npr", Field: "num_prototypes", Default: "32", Desc: "mask prototypes", Pos: true},
 			Def{Sym: "gph", Field: "global_pointer_head_size", Default: "64", Desc: "the reading-order pointer's width", Pos: true},
@@ -649,3 +655,143 @@ var _ = register(deimv2Family)
 func lexLastIndex(n string) string {
 	return "(" + n + " <= 10 ? " + n + "-1 : (" + n + " <= 90 ? 9 : (" + n + " <= 100 ? " + n + "-1 : (" + n + " <= 990 ? 99 : (" + n + " <= 1000 ? " + n + "-1 : 999)))))"
 }
+
+// groundingDinoDefs are GroundingDinoConfig's fields (its defaults).
+func groundingDinoDefs() []Def {
+	return []Def{
+		{Sym: "D", Field: "d_model", Default: "256", Legend: "D", Desc: "encoder and decoder width", Show: true, Pos: true},
+		{Sym: "Q", Field: "num_queries", Default: "900", Desc: "object queries", Pos: true},
+		{Sym: "xL", Field: "encoder_layers", Default: "6", Legend: "xL", Desc: "encoder layers (text enhancer, fusion, deformable)", Show: true, Max: MaxLayers},
+		{Sym: "xI", Field: "encoder_ffn_dim", Default: "2048", Desc: "the deformable layers' FFN width (half of it: the text enhancer's and the fusion's)", Pos: true},
+		{Sym: "xHeads", Field: "encoder_attention_heads", Default: "8", Desc: "encoder heads", Pos: true},
+		{Sym: "xnp", Field: "encoder_n_points", Default: "4", Desc: "encoder sampling points per head and level", Pos: true},
+		{Sym: "dL", Field: "decoder_layers", Default: "6", Legend: "dL", Desc: "decoder layers", Show: true, Max: MaxLayers},
+		{Sym: "dI", Field: "decoder_ffn_dim", Default: "2048", Desc: "decoder FFN width", Pos: true},
+		{Sym: "dHeads", Field: "decoder_attention_heads", Default: "8", Desc: "decoder heads", Pos: true},
+		{Sym: "dnp", Field: "decoder_n_points", Default: "4", Desc: "decoder sampling points per head and level", Pos: true},
+		{Sym: "nfl", Field: "num_feature_levels", Default: "4", Desc: "feature levels the deformable attention samples", Pos: true},
+		{Sym: "qd", Field: "query_dim", Default: "4", Desc: "reference point coordinates (the reference-point head reads qd/2·D)"},
+		{Sym: "pe", Field: "position_embedding_type", Type: Str, Default: "'sine'", Null: "=", Desc: "the backbone's position embedding ('learned': row and column tables)"},
+		flag("two", "two_stage", "true", "two-stage: encoder-output proposals (else learned reference points)"),
+		flag("eit", "embedding_init_target", "true", "learned query position embeddings"),
+		flag("share", "decoder_bbox_embed_share", "true", "one box head shared by the decoder layers"),
+	}
+}
+
+// groundingDino is Grounding DINO (mm: MM Grounding DINO) under
+// "model.": the backbone backbone_config names (a Swin's feature maps,
+// withFeatureBackbone) and its input projections (a 1×1 convolution and
+// GroupNorm per output; 3×3 stride-2 ones for the levels past them), a
+// BERT text tower (text_backbone, no pooler) and its projection, an
+// encoder of text-enhancer, bi-attention fusion and deformable layers,
+// a decoder with self-, text cross- and deformable attention. The
+// detection class's box heads: one where decoder_bbox_embed_share, else
+// one per decoder layer — 4.x saves the first at the top level and the
+// others under model.decoder. (the tied names it keeps), 5.x all at the
+// top level. MM Grounding DINO always has a head per layer, and a
+// contrastive class head with a bias; 5.x ties them all to the first.
+func groundingDino(name, class, mt string, mm bool) *Family {
+	const m = "model."
+	// BertModel without its pooler; 5.x builds no relative positions.
+	t := bertText(m+"text_backbone.", "30522", "768", "12", "12", "3072", "512", "2",
+		"!tf5 && (pos_type == 'relative_key' || pos_type == 'relative_key_query')")
+	mha := func(pre string) []T {
+		return cat(linear(pre+"query", "D", "D", "true"), linear(pre+"key", "D", "D", "true"),
+			linear(pre+"value", "D", "D", "true"), linear(pre+"out_proj", "D", "D", "true"))
+	}
+	enc := cat(
+		under("text_enhancer_layer.", mha("self_attn."), linear("fc1", "xI/2", "D", "true"), linear("fc2", "D", "xI/2", "true"),
+			norm("layer_norm_before", "D", "true"), norm("layer_norm_after", "D", "true")),
+		under("fusion_layer.", norm("layer_norm_vision", "D", "true"), norm("layer_norm_text", "D", "true"),
+			linear("attn.vision_proj", "xI/2", "D", "true"), linear("attn.text_proj", "xI/2", "D", "true"),
+			linear("attn.values_vision_proj", "xI/2", "D", "true"), linear("attn.values_text_proj", "xI/2", "D", "true"),
+			linear("attn.out_vision_proj", "D", "xI/2", "true"), linear("attn.out_text_proj", "D", "xI/2", "true"),
+			vec("vision_param", "D"), vec("text_param", "D")),
+		under("deformable_layer.", deformAttn("self_attn.", "D", "xHeads", "nfl", "xnp", "", false), norm("self_attn_layer_norm", "D", "true"),
+			linear("fc1", "xI", "D", "true"), linear("fc2", "D", "xI", "true"), norm("final_layer_norm", "D", "true")))
+	dec := cat(mha("self_attn."), norm("self_attn_layer_norm", "D", "true"),
+		mha("encoder_attn_text."), norm("encoder_attn_text_layer_norm", "D", "true"),
+		deformAttn("encoder_attn.", "D", "dHeads", "nfl", "dnp", "", false), norm("encoder_attn_layer_norm", "D", "true"),
+		linear("fc1", "dI", "D", "true"), linear("fc2", "D", "dI", "true"), norm("final_layer_norm", "D", "true"))
+	// The input projections: one per backbone output (one, of the last,
+	// where Grounding DINO samples one level), then the extra levels.
+	nOut, ch := "(nfl > 1 || mm ? len(bOut) : 1)", "at(bCh, at(bOut, nfl > 1 || mm ? e : len(bOut)-1))"
+	extra := copies("max(nfl - len(bOut), 0)", conv(m+"input_proj_vision.{e}.0", "D", "e == len(bOut) ? at(bCh, at(bOut, len(bOut)-1)) : D", "3", "3"),
+		groupNorm(m+"input_proj_vision.{e}.1", "D"))
+	for i := range extra {
+		extra[i].From, extra[i].If = "len(bOut)", "nfl > 1 || mm"
+	}
+	defs := cat(t.Defs, groundingDinoDefs())
+	if mm { // no box-sharing switches: a head per layer, tied by 5.x
+		defs = withDefs(withoutDefs(defs, "share"), derived("share", "tf5"))
+	}
+	defs = cat(defs, []Def{derived("mm", fmt.Sprint(mm))})
+	cls := func(pre string) []T { return when("mm", []T{{Name: pre + "bias", Shape: []string{}, Role: RoleNorm}}) }
+	head := cat(mlpFixed("bbox_embed.0.", "D", "D", "4", 3), cls("class_embed.0."),
+		when("!share && tf5", copies("dL-1", under("bbox_embed.{e}.", mlpFixed("", "D", "D", "4", 3)), cls("class_embed.{e}."))),
+		when("!share && !tf5", copies("dL-1", under(m+"decoder.bbox_embed.{e}.", mlpFixed("", "D", "D", "4", 3)), cls(m+"decoder.class_embed.{e}."))))
+	for i := range head {
+		if head[i].Experts != "" {
+			head[i].From = "1"
+		}
+	}
+	f := &Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: "-", SeqCls: "-",
+		Defs: defs, BasePrefix: m,
+		Global: cat(
+			copies(nOut, conv(m+"input_proj_vision.{e}.0", "D", ch, "1", "1"), groupNorm(m+"input_proj_vision.{e}.1", "D")), extra,
+			when("pe == 'learned'", []T{{Name: m + "backbone.position_embedding.row_embeddings.weight", Shape: []string{"50", "D/2"}, Role: RoleEmbedding},
+				{Name: m + "backbone.position_embedding.column_embeddings.weight", Shape: []string{"50", "D/2"}, Role: RoleEmbedding}}),
+			t.Global),
+		Stacks: cat(t.Stacks, []Stack{
+			{Name: "encoder", Prefix: m + "encoder.layers.{l}.", Layers: "xL", Tensors: enc},
+			{Name: "decoder", Prefix: m + "decoder.layers.{l}.", Layers: "dL", Tensors: dec},
+		}),
+		Final: cat(
+			linear(m+"text_projection", "D", "H", "true"),
+			[]T{{Name: m + "query_position_embeddings.weight", Shape: []string{"Q", "D"}, Role: RoleEmbedding, If: "eit || !two"},
+				{Name: m + "level_embed", Shape: []string{"nfl", "D"}, Role: RoleNorm},
+				{Name: m + "reference_points.weight", Shape: []string{"Q", "4"}, Role: RoleEmbedding, If: "!two && !mm"}},
+			when("two || mm", linear(m+"enc_output", "D", "D", "true"), norm(m+"enc_output_norm", "D", "true"),
+				mlpFixed(m+"encoder_output_bbox_embed.", "D", "D", "4", 3), cls(m+"encoder_output_class_embed.")),
+			norm(m+"decoder.layer_norm", "D", "true"), mlpHead(m+"decoder.reference_points_head.", "(qd/2)*D", "D", "D", "2")),
+		Embed: m + "text_backbone.embeddings.word_embeddings.weight",
+		Tasks: []Task{
+			{Suffix: TaskBase, Prefix: "-"},
+			{Suffix: "ForObjectDetection", Head: head},
+		},
+	}
+	return onlyBackbones(withGroundingText(withFeatureBackbone(f, "backbone_config.", m+"backbone.conv_encoder.model.")), "backbone_config.", "swin")
+}
+
+// withGroundingText refuses (exit 3) what Grounding DINO's layout here
+// does not model: a timm backbone or one loaded by name (backbone), and
+// a text tower other than BERT (text_config.model_type).
+func withGroundingText(f *Family) *Family {
+	inner := f.compose
+	f.compose = func(c *Config) (*Family, error) {
+		no := func(why string) (*Family, error) {
+			return nil, &NoSpecError{Arch: c.Architecture(), ModelType: c.ModelType(), Reason: why}
+		}
+		if on, err := c.BoolOr("use_timm_backbone", false); err != nil || on {
+			return no("a timm backbone is not modelled")
+		}
+		if raw, ok := c.lookup("backbone"); ok && string(raw) != "null" {
+			return no("a backbone loaded by name (backbone) is not modelled")
+		}
+		if raw, ok := c.lookup("text_config.model_type"); ok {
+			var mt string
+			if err := json.Unmarshal(raw, &mt); err != nil || mt != "bert" {
+				return no(fmt.Sprintf("its text tower, text_config.model_type %s, is not modelled (only bert)", raw))
+			}
+		}
+		return inner(c)
+	}
+	return f
+}
+
+var _ = register(
+	func() *Family { return groundingDino("Grounding DINO", "GroundingDino", "grounding-dino", false) },
+	func() *Family {
+		return groundingDino("MM Grounding DINO", "MMGroundingDino", "mm-grounding-dino", true)
+	},
+)

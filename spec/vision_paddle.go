@@ -139,7 +139,7 @@ func svtrDefs(ck string) []Def {
 	return []Def{
 		{Sym: "L", Field: "depth", Default: "2", Legend: "L", Desc: "the SVTR neck's blocks", Show: true, Max: MaxLayers},
 		{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "2000", Desc: "FFN width over hidden_size (×1000)"},
-		{Sym: "ck", Field: "conv_kernel_size", Type: List, Default: ck, Null: "=", Desc: "the neck's convolution kernel [height, width]"},
+		listOf("ck", "conv_kernel_size", ck, "the neck's convolution kernel [height, width]"),
 		{Sym: "nck", Field: "conv_kernel_size", Type: Count, Default: "len(" + ck + ")", Null: "=", Desc: "the kernel's dimensions (torch builds one per entry)", Max: maxKernelRank},
 		flag("qkv", "qkv_bias", "true", "qkv has a bias"),
 	}
@@ -257,7 +257,7 @@ func lcnetV4Family() *Family {
 				"list(list(3, 96, 192, list(2, 1), 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0), list(3, 192, 192, 1, 1), list(3, 192, 192, 1, 0)), " +
 				"list(list(3, 192, 384, list(2, 1), 0), list(3, 384, 384, 1, 1), list(3, 384, 384, 1, 0)))",
 				Null: "=", Desc: "each stage's blocks: [kernel, in, out, stride, squeeze-excite]"},
-			{Sym: "stc", Field: "stem_channels", Type: List, Default: "list(3, 48, 96)", Null: "=", Desc: "the stem's widths"},
+			listOf("stc", "stem_channels", "list(3, 48, 96)", "the stem's widths"),
 			{Sym: "stt", Field: "stem_type", Type: Str, Default: "'large'", Desc: "the stem: large or small"},
 			{Sym: "rd", Field: "reduction", Default: "4", Desc: "squeeze-excite reduction", Pos: true},
 			flag("lab", "use_learnable_affine_block", "false", "learnable affine blocks in the stem"),
@@ -331,8 +331,8 @@ func ocrDetFamily(o ocrDetOpts) *Family {
 	defs := []Def{
 		{Sym: "N", Field: "neck_out_channels", Default: "96", Legend: "N", Desc: "the neck's width", Show: true},
 		{Sym: "rd", Field: "reduction", Default: "4", Desc: "squeeze-excite reduction", Pos: true},
-		{Sym: "kl", Field: "kernel_list", Type: List, Default: "list(3, 2, 2)", Null: "=", Desc: "the head's kernel sides"},
-		{Sym: "llo", Field: "layer_list_out_channels", Type: List, Default: "list(12, 18, 42, 360)", Null: "=", Desc: "the neck's input widths"},
+		listOf("kl", "kernel_list", "list(3, 2, 2)", "the head's kernel sides"),
+		listOf("llo", "layer_list_out_channels", "list(12, 18, 42, 360)", "the neck's input widths"),
 	}
 	proj := func(string) []T { return nil }
 	if o.V6 {
@@ -341,7 +341,7 @@ func ocrDetFamily(o ocrDetOpts) *Family {
 			convNB(n+"input_conv.{e}.pointwise_convolution", q, "N", "1", "1"),
 			ocrSqueeze(n+"input_conv.{e}.squeeze_excitation_module.", q)))
 	} else {
-		defs = append(defs, Def{Sym: "bOut", Field: "backbone_config.out_indices", Type: List, Default: "list(0 - 1)", Null: "=", Desc: "the backbone stages the neck reads (default: the last)"})
+		defs = append(defs, listOf("bOut", "backbone_config.out_indices", "list(0 - 1)", "the backbone stages the neck reads (default: the last)"))
 		// the projections read the backbone's symbols: in the task
 		// classes, which are compiled with the backbone.
 		proj = func(pre string) []T {
@@ -516,7 +516,7 @@ func uvdocFamily() *Family {
 		Defs: []Def{
 			{Sym: "act", Field: "hidden_act", Type: Str, Default: "'prelu'", Desc: "the head's activation (PReLU has a parameter)"},
 			{Sym: "hk", Field: "kernel_size", Default: "5", Desc: "the head's kernel side"},
-			{Sym: "bcn", Field: "bridge_connector", Type: List, Default: "list(128, 128)", Null: "=", Desc: "the connector's [input per bridge stage, output] widths"},
+			listOf("bcn", "bridge_connector", "list(128, 128)", "the connector's [input per bridge stage, output] widths"),
 			{Sym: "opp", Field: "out_point_positions2D", Type: Lists, Default: "list(list(128, 32), list(32, 2))", Null: "=", Desc: "the point-position convolutions' [in, out]"},
 			{Sym: "nSt", Field: "backbone_config.stage_configs", Type: Count, Default: "6", Null: "=", Desc: "the backbone's bridge stages"},
 		},
@@ -529,3 +529,35 @@ func uvdocFamily() *Family {
 }
 
 var _ = register(uvdocBackboneFamily, uvdocFamily)
+
+// ppFormulaNetFamily is PP-FormulaNet: SLANeXt's SAM image encoder
+// (vision_config) under model.encoder. and its projector to the decoder
+// (two strided bias-free 3×3 convolutions post_conv_in → mid → out
+// channels, two linears to decoder_hidden_size), an mBART decoder
+// (text_config, PPFormulaNetTextConfig's defaults) and its LM head, never
+// tied (the class declares no tied weights).
+func ppFormulaNetFamily() *Family {
+	const v, t = "model.encoder.", "text_config."
+	g, s, f := samVisionEncoder(v)
+	defs := withDefault(withDefault(withoutDefs(samVisionDefs("vision_config."), "sNPF", "sR"), "sI", "3072"), "sS", "512")
+	return &Family{Name: "PP-FormulaNet", Class: "PPFormulaNet", ModelTypes: []string{"pp_formulanet"},
+		Causal: "PPFormulaNetForConditionalGeneration", SeqCls: "-", Tasks: noTasks,
+		Defs: cat(defs, s2sDefs(t+"vocab_size=50000", t+"d_model=512", t+"decoder_layers=8", t+"decoder_ffn_dim=2048"), []Def{
+			posDef(t+"max_position_embeddings", "2560"),
+			{Sym: "Pi", Field: "vision_config.post_conv_in_channels", Default: "256", Desc: "the projector's input width", Pos: true},
+			{Sym: "Pm", Field: "vision_config.post_conv_mid_channels", Default: "512", Desc: "the projector's middle width", Pos: true},
+			{Sym: "Po", Field: "vision_config.post_conv_out_channels", Default: "1024", Desc: "the projector's output width", Pos: true},
+			{Sym: "Pd", Field: "vision_config.decoder_hidden_size", Default: "512", Desc: "the width the projector feeds the decoder", Pos: true},
+			derived("tied", "false"),
+		}),
+		Global: cat(g, []T{{Name: "model.decoder.embed_tokens.weight", Shape: []string{"V", "H"}, Role: RoleEmbedding}},
+			decoderPositions("P+2"), embLN),
+		Stacks: []Stack{s, {Name: "decoder", Prefix: "model.decoder.layers.{l}.", Layers: "L", Tensors: s2sLayer(true, "true", "true", "true")}},
+		Final: cat(f, convNB(v+"multi_modal_projector.conv1", "Pm", "Pi", "3", "3"), convNB(v+"multi_modal_projector.conv2", "Po", "Pm", "3", "3"),
+			linear(v+"multi_modal_projector.linear_1", "Po", "Po", "true"), linear(v+"multi_modal_projector.linear_2", "Pd", "Po", "true"),
+			finalLN, bartLM),
+		Embed: "model.decoder.embed_tokens.weight",
+	}
+}
+
+var _ = register(ppFormulaNetFamily)

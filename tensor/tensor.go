@@ -1,6 +1,7 @@
 // Package tensor is the neutral view of a stored tensor: what every
-// format (safetensors, gguf) produces and every consumer (the check in
-// spec, the tree in fusefs, the views of values) reads. A Tensor is a
+// format (safetensors, pytorch, dcp, gguf) produces and every consumer
+// (the check in package check, the tree in fusefs, the views of values)
+// reads. A Tensor is a
 // name, an element type, a shape and a byte range of one source file;
 // nothing here knows which format laid the bytes out.
 package tensor

@@ -25,6 +25,7 @@ import (
 	"github.com/fsmount/fsmount/check"
 	"github.com/fsmount/fsmount/fusefs"
 	"github.com/fsmount/fsmount/internal/cli"
+	"github.com/fsmount/fsmount/internal/mountinfo"
 	"github.com/fsmount/fsmount/internal/par"
 	"github.com/fsmount/fsmount/internal/progress"
 	"github.com/fsmount/fsmount/model"
@@ -291,14 +292,23 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	conn := ownConnection(mnt)
+	left := make(chan struct{})
 	par.Go(func() {
 		for range sigs {
-			if err := server.Unmount(); err != nil {
-				// Busy: detach now, the kernel lets go when the last
-				// file is closed.
-				lazyUnmount(mnt)
+			if unmountOnSignal(mnt, conn) {
+				close(left)
+				return
 			}
 		}
+	})
+	ended := make(chan struct{})
+	par.Go(func() {
+		select {
+		case <-connGone:
+		case <-left:
+		}
+		close(ended)
 	})
 
 	line, vcode := summary(mnt, r), cli.VerdictCode(r.Clean(), r.Checked())
@@ -323,11 +333,11 @@ func serve(c *config, loc, mnt string, stdout, stderr io.Writer) int {
 				logs.set(io.Discard)
 			}
 		}
-		waitServed(server, connGone)
+		waitServed(server, ended)
 		return cli.ExitOK
 	}
 	code = mounted(c, line, vcode, stdout, stderr)
-	waitServed(server, connGone)
+	waitServed(server, ended)
 	return code
 }
 
@@ -360,12 +370,57 @@ func cpuProfile(stderr io.Writer) func() {
 	}
 }
 
+// ownConnection returns the FUSE connection number of the mount at mnt
+// (this daemon's, just made), or -1 if the table does not show it.
+func ownConnection(mnt string) int {
+	if es, err := readMountinfo(); err == nil {
+		if e := mountinfo.Top(es, canonical(mnt)); e != nil && e.FSType == fsType {
+			return e.Minor
+		}
+	}
+	return -1
+}
+
+// unmountOnSignal unmounts the mount at mnt, connection conn, on SIGINT
+// or SIGTERM, and reports whether the daemon is to exit now. A busy
+// mount is detached, and its open files served until they are closed
+// (the connection's end then ends the daemon); a second signal ends it
+// at once. Otherwise the daemon exits once its mount is gone from its
+// own mount namespace, even where copies of the mount in other
+// namespaces (unshare -m, a container) keep the connection up: serving
+// them on would make the signal do nothing a user can see, and go-fuse's
+// Server.Unmount would wait for them. The exit ends the connection,
+// which leaves the copies dead (ENOTCONN) for their namespaces to
+// unmount.
+func unmountOnSignal(mnt string, conn int) bool {
+	err := unmountOnce(mnt)
+	if errors.Is(err, syscall.EBUSY) {
+		// The kernel lets go when the last file is closed.
+		lazyUnmount(mnt)
+		return false
+	}
+	if conn < 0 {
+		return err == nil
+	}
+	es, rerr := readMountinfo()
+	if rerr != nil {
+		return err == nil
+	}
+	for _, e := range es {
+		if e.FSType == fsType && e.Major == 0 && e.Minor == conn {
+			return false
+		}
+	}
+	return true
+}
+
 // waitServed returns once the server has stopped serving, or once its
-// FUSE connection is gone (gone closed), whichever comes first: a request
-// still being handled then (a page rendered for a reader killed meanwhile,
-// a read waiting on a stalled server) has nobody left to answer, and the
-// daemon must not outlive its mount for it, or a new mount at the same
-// place (which may get the same connection number) would find it there.
+// FUSE connection is gone or a signal has unmounted it (gone closed),
+// whichever comes first: a request still being handled then (a page
+// rendered for a reader killed meanwhile, a read waiting on a stalled
+// server) has nobody left to answer, and the daemon must not outlive its
+// mount for it, or a new mount at the same place (which may get the same
+// connection number) would find it there.
 func waitServed(server *fuse.Server, gone <-chan struct{}) {
 	done := make(chan struct{})
 	par.Go(func() {

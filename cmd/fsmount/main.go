@@ -87,7 +87,7 @@ Options:
                       kernel with CONFIG_FUSE_PASSTHROUGH): files/ then
                       reads as fast as the model files themselves, but
                       every open of any file costs a request, so a cat of
-                      many small files is up to 3 times slower; without
+                      many small files is several times slower; without
                       it (the default) files/ is spliced, as data is
   --log FILE          append the daemon's warnings to FILE (default: syslog
                       once in the background, stderr with -f)
@@ -217,7 +217,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// The daemon leaves its working directory once ready, so a relative
 	// mount point must be made absolute now (it is needed to unmount).
 	mntArg := c.args[len(c.args)-1]
-	mnt, err := filepath.Abs(mntArg)
+	mnt, err := absPath(mntArg)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmount: %v\n", err)
 		return cli.ExitMountPoint

@@ -23,7 +23,8 @@ import (
 // that does not answer (stopped, or killed while one of its own threads
 // waited on the mount, which leaves that thread unkillable) has its FUSE
 // connection aborted first, or the unmount and everything touching the
-// mount would wait on it forever. A busy mount whose daemon answers is
+// mount would wait on it forever; one that runs but answers slowly is
+// waited for, up to slowTimeout. A busy mount whose daemon answers is
 // detached lazily: the kernel lets it go when the last open file is
 // closed. It returns an error unless the mount is gone from the tree.
 // Once a mount is gone (not detached) it waits, up to daemonExitTimeout,
@@ -57,11 +58,19 @@ func unmount(mnt string, stderr io.Writer) error {
 	// and the daemon serving them, after this one is gone.
 	elsewhere := mountinfo.Elsewhere(e.Minor)
 	detached := false
-	if h := probe(mnt); h == hung {
-		if err := abortConnection(e.Minor); err != nil {
-			return fmt.Errorf("%s: the daemon does not answer and its FUSE connection could not be aborted: %v", mnt, err)
+	// A daemon that runs but answers slowly (a loaded machine) is waited
+	// for: aborting it would end the reads of its open files, which a
+	// busy mount's detach lets finish.
+	h, waited := probePatient(mnt, func() bool { return daemon != 0 && running(daemon, daemonStart) })
+	switch h {
+	case hung:
+		if err := abortHung(mnt, e); err != nil {
+			return err
 		}
-		fmt.Fprintf(stderr, "fsmount: %s: the daemon did not answer within %v: aborted its FUSE connection\n", mnt, probeTimeout)
+		elsewhere = nil // the abort ended the connection of every copy
+		fmt.Fprintf(stderr, "fsmount: %s: the daemon did not answer within %v: aborted its FUSE connection\n", mnt, waited)
+	case dead:
+		elsewhere = nil // the copies are as dead: they keep no daemon serving
 	}
 	err = unmountOnce(mnt)
 	// Right after an abort, the killed daemon may still be letting go of
@@ -94,7 +103,7 @@ func unmount(mnt string, stderr io.Writer) error {
 	}
 	// A detached mount's daemon serves its open files until they close.
 	if daemon != 0 && !detached && len(elsewhere) > 0 {
-		fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) serves on: the mount namespace of pid %d holds a copy of the mount (made while it was mounted: unshare -m, a container), and the daemon exits when that copy goes\n", mnt, daemon, elsewhere[0])
+		fmt.Fprintf(stderr, "fsmount: %s is unmounted, but its daemon (pid %d) serves on: the mount namespace of pid %d holds a copy of the mount (made while it was mounted: unshare -m, a container), and the daemon exits when that copy goes, or now with kill %d\n", mnt, daemon, elsewhere[0], daemon)
 	} else if daemon != 0 && !detached {
 		switch waitExit(daemon, daemonStart, daemonExitTimeout) {
 		case 'T', 't':
@@ -170,17 +179,58 @@ func unmountOnce(mnt string) error {
 	return nil
 }
 
+// abortHung aborts the FUSE connection of the mount e at mnt, whose
+// daemon does not answer. Its number is used only while the mount table
+// still holds that mount: once a mount is gone its number is free, and
+// the next FUSE mount made (anyone's) may get it. A connection fusectl
+// no longer lists has ended, its mount with it: gone meanwhile (its
+// daemon, slow to answer, unmounted it on SIGTERM; another -u did).
+func abortHung(mnt string, e *mountinfo.Entry) error {
+	unmounted := fmt.Errorf("%s is not a mount point (it was unmounted meanwhile)", mnt)
+	if gone, _ := mountGone(e); gone {
+		return unmounted
+	}
+	err := abortConnection(e.Minor)
+	var nc *noConnectionError
+	if errors.As(err, &nc) {
+		if gone, _ := mountGone(e); gone {
+			return unmounted
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: the daemon does not answer and its FUSE connection could not be aborted: %v", mnt, err)
+	}
+	return nil
+}
+
+// noConnectionError: fusectl shows, but lists no directory for the
+// connection. The kernel lists a connection from before its mount is
+// made until its last copy is gone, so this means the mount has gone.
+type noConnectionError struct {
+	dir  string
+	conn int
+}
+
+func (e *noConnectionError) Error() string {
+	return fmt.Sprintf("fusectl on %s lists no connection %d, though the mount table gives the mount that number (device 0:%d)", e.dir, e.conn, e.conn)
+}
+
 // abortConnection aborts FUSE connection conn: every request waiting on it
 // fails with ENOTCONN, and threads stuck waiting for its daemon are freed.
-// As root it mounts fusectl if nobody has; a user can abort only their own
-// connections, and only where fusectl is mounted. Its error says which of
-// the two is wrong: fusectl not mounted, or no such connection listed.
+// As root it mounts fusectl where the path does not show it; a user can
+// abort only their own connections, and only where fusectl shows. Whether
+// it shows is asked of the path (statfs), not of the mount table, which
+// also lists a fusectl mount hidden under a later one. Its error says
+// what is wrong: fusectl not mounted, mounted but hidden, or shown
+// without the connection (a *noConnectionError).
 func abortConnection(conn int) error {
 	abort := filepath.Join(fuseConnections, strconv.Itoa(conn), "abort")
-	if _, err := os.Stat(abort); errors.Is(err, os.ErrNotExist) && euid() == 0 {
-		if mounted, err := fusectlMounted(); err != nil {
+	if euid() == 0 {
+		shown, err := fusectlAt(fuseConnections)
+		if err != nil {
 			return err
-		} else if !mounted {
+		}
+		if !shown {
 			if err := mountFusectl(); err != nil {
 				return fmt.Errorf("mounting fusectl on %s: %v", fuseConnections, err)
 			}
@@ -190,36 +240,29 @@ func abortConnection(conn int) error {
 	if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	switch mounted, err := fusectlMounted(); {
-	case err != nil:
+	shown, err := fusectlAt(fuseConnections)
+	if err != nil {
 		return err
-	case !mounted:
-		return fmt.Errorf("fusectl is not mounted on %s, where the kernel lets a connection be aborted (as root: mount -t fusectl fusectl %s)", fuseConnections, fuseConnections)
-	default:
-		return fmt.Errorf("fusectl is mounted on %s, but it lists no connection %d", fuseConnections, conn)
 	}
+	if shown {
+		return &noConnectionError{dir: fuseConnections, conn: conn}
+	}
+	entries, err := readMountinfo()
+	if err != nil {
+		return err
+	}
+	if mountinfo.FusectlListed(entries, fuseConnections) {
+		return fmt.Errorf("fusectl is mounted on %s, but another mount hides it there, so no connection can be aborted (as root: mount -t fusectl fusectl %s, over it)", fuseConnections, fuseConnections)
+	}
+	return fmt.Errorf("fusectl is not mounted on %s, where the kernel lets a connection be aborted (as root: mount -t fusectl fusectl %s)", fuseConnections, fuseConnections)
 }
 
 // Where abortConnection looks and what it does, replaced by tests.
 var (
 	euid         = os.Geteuid
+	fusectlAt    = mountinfo.FusectlAt
 	mountFusectl = func() error { return unix.Mount("fusectl", fuseConnections, "fusectl", 0, "") }
 )
-
-// fusectlMounted reports whether fusectl is mounted on fuseConnections,
-// as this process's mount table says.
-func fusectlMounted() (bool, error) {
-	entries, err := readMountinfo()
-	if err != nil {
-		return false, err
-	}
-	for _, e := range entries {
-		if e.Point == fuseConnections && e.FSType == "fusectl" {
-			return true, nil
-		}
-	}
-	return false, nil
-}
 
 // lazyUnmount detaches mnt even while files are open.
 func lazyUnmount(mnt string) error {

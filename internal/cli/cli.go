@@ -1,6 +1,8 @@
 // Package cli holds what fsmount and fsinspect share on the command line:
-// options before, between and after the operands, "--" ending options, and
-// usage errors of one line.
+// options before, between and after the operands, "--" ending options,
+// usage errors of one line, the exit-code table ([Codes], printed by
+// --help and repeated in README.md) and the panic guard ([Main]: a panic
+// exits 70, never a verdict's code).
 package cli
 
 import (

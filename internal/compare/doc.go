@@ -142,6 +142,6 @@
 // A [Comparison] keeps each pair's entry once computed, whoever asked
 // first (Run, stats, summary); the summary view keeps its bytes. The
 // first read of summary runs the whole comparison, which may take a
-// while (about 50 ms per GB on two cores for dense BF16 in the page
-// cache); a view's reads are not cancellable.
+// while (`go test ./internal/compare -bench Dense` measures it, see
+// docs/performance.md); a view's reads are not cancellable.
 package compare

@@ -11,28 +11,64 @@ import (
 // and otherwise count in differ and mismatch.
 type partial struct {
 	finite   uint64 // pairs in the sums
-	differ   uint64 // pairs that differ as numbers (-0 equals +0)
 	mismatch uint64 // differing pairs with a non-finite element
-	sdd      float64
-	saa      float64
-	sbb      float64
-	sab      float64
-	sabs     float64
-	max      float64
+	diffs           // sums of the finite pairs; differ counts the others too
+	norms           // sums of the finite pairs
 	// equal marks a chunk found byte-identical and not reduced.
 	equal bool
 }
 
+// diffs sums the differences d = |a − b| of finite pairs. The kernels
+// keep their sums in values of this type and of [norms], which have
+// few enough fields (at most four) for the compiler to hold a local one
+// in registers; their methods are small enough to be inlined.
+type diffs struct {
+	differ uint64  // pairs that differ as numbers (-0 equals +0)
+	sdd    float64 // Σ d²
+	sabs   float64 // Σ d
+	max    float64 // the largest d
+}
+
+// add adds the finite pair x, y.
+func (s diffs) add(x, y float64) diffs {
+	d := math.Abs(x - y)
+	// x − y of finite floats is 0 only when x equals y (−0 and +0
+	// included; subnormals keep it from underflowing to 0): count the
+	// non-zero |d| by their bits, without a branch.
+	s.differ += (math.Float64bits(d) + (1<<63 - 1)) >> 63
+	s.sdd += d * d
+	s.sabs += d
+	if d > s.max {
+		s.max = d
+	}
+	return s
+}
+
+func (s diffs) merge(t diffs) diffs {
+	return diffs{s.differ + t.differ, s.sdd + t.sdd, s.sabs + t.sabs, max(s.max, t.max)}
+}
+
+// norms sums the squares and products of the elements of finite pairs.
+type norms struct {
+	saa float64 // Σ a²
+	sbb float64 // Σ b²
+	sab float64 // Σ a·b
+}
+
+// add adds the finite pair x, y.
+func (s norms) add(x, y float64) norms {
+	return norms{s.saa + x*x, s.sbb + y*y, s.sab + x*y}
+}
+
+func (s norms) merge(t norms) norms {
+	return norms{s.saa + t.saa, s.sbb + t.sbb, s.sab + t.sab}
+}
+
 func (p *partial) add(q *partial) {
 	p.finite += q.finite
-	p.differ += q.differ
 	p.mismatch += q.mismatch
-	p.sdd += q.sdd
-	p.saa += q.saa
-	p.sbb += q.sbb
-	p.sab += q.sab
-	p.sabs += q.sabs
-	p.max = max(p.max, q.max)
+	p.diffs = p.diffs.merge(q.diffs)
+	p.norms = p.norms.merge(q.norms)
 }
 
 // nonFinite handles a pair with a NaN or an infinity.
@@ -59,8 +95,9 @@ func (p *partial) reduce64(a, b []float64) {
 }
 
 func (p *partial) reduceBlock64(a, b []float64) {
-	var sdd, saa, sbb, sab, sabs, mx float64
-	var finite, differ uint64
+	var ds diffs
+	var ns norms
+	var finite uint64
 	b = b[:len(a)]
 	for i, x := range a {
 		y := b[i]
@@ -69,28 +106,12 @@ func (p *partial) reduceBlock64(a, b []float64) {
 			continue
 		}
 		finite++
-		d := math.Abs(x - y)
-		// x − y of finite floats is 0 only when x equals y (−0 and +0
-		// included; subnormals keep it from underflowing to 0): count
-		// the non-zero |d| by their bits, without a branch.
-		differ += (math.Float64bits(d) + (1<<63 - 1)) >> 63
-		sdd += d * d
-		sabs += d
-		if d > mx {
-			mx = d
-		}
-		saa += x * x
-		sbb += y * y
-		sab += x * y
+		ds = ds.add(x, y)
+		ns = ns.add(x, y)
 	}
 	p.finite += finite
-	p.differ += differ
-	p.sdd += sdd
-	p.saa += saa
-	p.sbb += sbb
-	p.sab += sab
-	p.sabs += sabs
-	p.max = max(p.max, mx)
+	p.diffs = p.diffs.merge(ds)
+	p.norms = p.norms.merge(ns)
 }
 
 // reduceBF16 reduces pairs of little-endian BF16 elements, len(a) ==
@@ -134,13 +155,8 @@ func (p *partial) reduceAVX2(a, b []byte) ([]byte, []byte) {
 		groups := len(a) / 16
 		done := sumBF16AVX2(&a[0], &b[0], groups, &acc, &differ)
 		p.finite += uint64(8 * done)
-		p.differ += differ
-		p.sdd += (acc[0][0] + acc[0][1]) + (acc[0][2] + acc[0][3])
-		p.saa += (acc[1][0] + acc[1][1]) + (acc[1][2] + acc[1][3])
-		p.sbb += (acc[2][0] + acc[2][1]) + (acc[2][2] + acc[2][3])
-		p.sab += (acc[3][0] + acc[3][1]) + (acc[3][2] + acc[3][3])
-		p.sabs += (acc[4][0] + acc[4][1]) + (acc[4][2] + acc[4][3])
-		p.max = max(p.max, acc[5][0], acc[5][1], acc[5][2], acc[5][3])
+		p.diffs = p.diffs.merge(diffs{differ, hsum(acc[0]), hsum(acc[4]), max(acc[5][0], acc[5][1], acc[5][2], acc[5][3])})
+		p.norms = p.norms.merge(norms{hsum(acc[1]), hsum(acc[2]), hsum(acc[3])})
 		a, b = a[16*done:], b[16*done:]
 		if done < groups {
 			// A group with a NaN or an infinity.
@@ -161,12 +177,10 @@ func (p *partial) reduceAVX2(a, b []byte) ([]byte, []byte) {
 // registers.
 func sumBF16(a, b []byte, p *partial) int {
 	const expMask = 0x7f80
-	// Two sets of sums, for even and odd elements, so that the
+	// Two sets of norms, for even and odd elements, so that the
 	// additions of one element do not wait for the previous one's.
-	var sdd0, saa0, sbb0, sab0 float64
-	var sdd1, saa1, sbb1, sab1 float64
-	var sabs, mx float64
-	var differ uint64
+	var ds diffs
+	var ns0, ns1 norms
 	n := 0
 	for ; n+4 <= len(a) && n+4 <= len(b); n += 4 {
 		wa, wb := binary.LittleEndian.Uint32(a[n:]), binary.LittleEndian.Uint32(b[n:])
@@ -177,40 +191,21 @@ func sumBF16(a, b []byte, p *partial) int {
 		}
 		x0 := float64(math.Float32frombits(wa << 16))
 		y0 := float64(math.Float32frombits(wb << 16))
-		d0 := math.Abs(x0 - y0)
-		// As in reduceBlock64: count the non-zero |d| by their bits.
-		differ += (math.Float64bits(d0) + (1<<63 - 1)) >> 63
-		sdd0 += d0 * d0
-		sabs += d0
-		if d0 > mx {
-			mx = d0
-		}
-		saa0 += x0 * x0
-		sbb0 += y0 * y0
-		sab0 += x0 * y0
+		ds = ds.add(x0, y0)
+		ns0 = ns0.add(x0, y0)
 		x1 := float64(math.Float32frombits(wa &^ 0xffff))
 		y1 := float64(math.Float32frombits(wb &^ 0xffff))
-		d1 := math.Abs(x1 - y1)
-		differ += (math.Float64bits(d1) + (1<<63 - 1)) >> 63
-		sdd1 += d1 * d1
-		sabs += d1
-		if d1 > mx {
-			mx = d1
-		}
-		saa1 += x1 * x1
-		sbb1 += y1 * y1
-		sab1 += x1 * y1
+		ds = ds.add(x1, y1)
+		ns1 = ns1.add(x1, y1)
 	}
 	p.finite += uint64(n / 2)
-	p.differ += differ
-	p.sdd += sdd0 + sdd1
-	p.saa += saa0 + saa1
-	p.sbb += sbb0 + sbb1
-	p.sab += sab0 + sab1
-	p.sabs += sabs
-	p.max = max(p.max, mx)
+	p.diffs = p.diffs.merge(ds)
+	p.norms = p.norms.merge(ns0.merge(ns1))
 	return n
 }
+
+// hsum is the sum of an AVX2 accumulator's lanes, in pairs.
+func hsum(v [4]float64) float64 { return (v[0] + v[1]) + (v[2] + v[3]) }
 
 func bf16(b []byte) float64 {
 	return float64(math.Float32frombits(uint32(b[0])<<16 | uint32(b[1])<<24))

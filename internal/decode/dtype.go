@@ -343,22 +343,8 @@ func Float32(dt tensor.DType, src []byte, dst []float32) (int, error) {
 		for i := range d {
 			d[i] = float32(math.Float64frombits(le.Uint64(src[8*i:])))
 		}
-	case kI32:
-		for i := range d {
-			d[i] = float32(int32(le.Uint32(src[4*i:])))
-		}
-	case kU32:
-		for i := range d {
-			d[i] = float32(le.Uint32(src[4*i:]))
-		}
-	case kI64:
-		for i := range d {
-			d[i] = float32(int64(le.Uint64(src[8*i:])))
-		}
-	case kU64:
-		for i := range d {
-			d[i] = float32(le.Uint64(src[8*i:]))
-		}
+	case kI32, kU32, kI64, kU64:
+		integers(k, src, d)
 	case kBlock:
 		if err := blockFunc(dt)(dt, src, d); err != nil {
 			return 0, err
@@ -383,25 +369,8 @@ func Float64(dt tensor.DType, src []byte, dst []float64) (int, error) {
 			d[i] = math.Float64frombits(le.Uint64(src[8*i:]))
 		}
 		return n, nil
-	case kI32:
-		for i := range d {
-			d[i] = float64(int32(le.Uint32(src[4*i:])))
-		}
-		return n, nil
-	case kU32:
-		for i := range d {
-			d[i] = float64(le.Uint32(src[4*i:]))
-		}
-		return n, nil
-	case kI64:
-		for i := range d {
-			d[i] = float64(int64(le.Uint64(src[8*i:])))
-		}
-		return n, nil
-	case kU64:
-		for i := range d {
-			d[i] = float64(le.Uint64(src[8*i:]))
-		}
+	case kI32, kU32, kI64, kU64:
+		integers(k, src, d)
 		return n, nil
 	}
 	// Every other type is exact in float32: decode in pieces and widen.
@@ -421,6 +390,33 @@ func Float64(dt tensor.DType, src []byte, dst []float64) (int, error) {
 		done += m
 	}
 	return n, nil
+}
+
+// integers decodes src, little-endian integers of kind k (kI32, kU32,
+// kI64 or kU64), into d.
+func integers[F float32 | float64](k kind, src []byte, d []F) {
+	switch k {
+	case kI32:
+		ints32[int32](src, d)
+	case kU32:
+		ints32[uint32](src, d)
+	case kI64:
+		ints64[int64](src, d)
+	case kU64:
+		ints64[uint64](src, d)
+	}
+}
+
+func ints32[I int32 | uint32, F float32 | float64](src []byte, d []F) {
+	for i := range d {
+		d[i] = F(I(binary.LittleEndian.Uint32(src[4*i:])))
+	}
+}
+
+func ints64[I int64 | uint64, F float32 | float64](src []byte, d []F) {
+	for i := range d {
+		d[i] = F(I(binary.LittleEndian.Uint64(src[8*i:])))
+	}
 }
 
 // Subnormal reports whether code, one element's bits of the floating

@@ -1,5 +1,5 @@
 // Package formaterr is the one pattern of the format packages' typed
-// errors (gguf, safetensors, pytorch). Each of them has:
+// errors (gguf, safetensors, pytorch, dcp). Each of them has:
 //
 //   - a Code type, a string that is itself an error, one constant per
 //     rule, so that errors.Is(err, gguf.CodeDuplicateKey) asks whether

@@ -90,33 +90,18 @@ func Unmount(server *fuse.Server, mnt string) error {
 }
 
 // Abort aborts FUSE connection conn through fusectl (mounting it, as
-// root, where nobody has): every request waiting on it fails.
+// root, where the path does not show it): every request waiting on it
+// fails.
 func Abort(conn int) error {
 	if conn < 0 {
 		return errors.New("no FUSE connection known")
 	}
-	const conns = "/sys/fs/fuse/connections"
-	abort := filepath.Join(conns, strconv.Itoa(conn), "abort")
-	if _, err := os.Stat(abort); errors.Is(err, os.ErrNotExist) && os.Geteuid() == 0 && !fusectlMounted(conns) {
-		if err := unix.Mount("fusectl", conns, "fusectl", 0, ""); err != nil {
+	if shown, err := mountinfo.FusectlAt(mountinfo.Connections); err == nil && !shown && os.Geteuid() == 0 {
+		if err := unix.Mount("fusectl", mountinfo.Connections, "fusectl", 0, ""); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(abort, []byte("1\n"), 0)
-}
-
-// fusectlMounted reports whether fusectl is mounted at conns.
-func fusectlMounted(conns string) bool {
-	es, err := mountinfo.Read()
-	if err != nil {
-		return false
-	}
-	for _, e := range es {
-		if e.Point == conns && e.FSType == "fusectl" {
-			return true
-		}
-	}
-	return false
+	return os.WriteFile(filepath.Join(mountinfo.Connections, strconv.Itoa(conn), "abort"), []byte("1\n"), 0)
 }
 
 // CopyNamespace starts a process in a new mount namespace, as unshare -m

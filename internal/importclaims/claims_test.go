@@ -48,7 +48,7 @@ func deps(t *testing.T, pkg string) []string { return goList(t, "-deps", mod+pkg
 
 // public are the library's packages, what a Go program imports
 // (ARCHITECTURE.md, "Public and internal").
-var public = []string{"tensor", "source", "source/remote", "source/s3", "safetensors", "gguf", "pytorch", "model", "spec", "check", "adapter", "fusefs"}
+var public = []string{"tensor", "source", "source/remote", "source/s3", "safetensors", "gguf", "pytorch", "dcp", "model", "spec", "check", "adapter", "fusefs"}
 
 func TestClaims(t *testing.T) {
 	if testing.Short() {
@@ -107,10 +107,10 @@ func TestClaims(t *testing.T) {
 	}
 	// 6. The library (the top-level packages a Go program imports) never
 	// imports a command or test support.
-	for _, p := range []string{"gguf", "safetensors", "source", "source/remote", "tensor", "model", "spec", "check", "fusefs"} {
+	for _, p := range public {
 		for _, d := range deps(t, p) {
 			assert.False(t, strings.HasPrefix(d, mod+"cmd/"), "%s depends on %s", p, d)
-			for _, ts := range []string{"internal/testmodel", "internal/fusetest", "internal/nginxtest"} {
+			for _, ts := range []string{"internal/testmodel", "internal/fusetest", "internal/nginxtest", "internal/s3test", "internal/importclaims"} {
 				assert.NotEqual(t, mod+ts, d, "%s depends on test support", p)
 			}
 		}

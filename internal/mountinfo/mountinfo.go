@@ -1,14 +1,19 @@
 // Package mountinfo reads the kernel's mount table, /proc/self/mountinfo:
 // what fsmount --list, -u and the mount-point lock see, and what the tests
-// check for mounts left behind. It is the one reader of the file.
+// check for mounts left behind. It is the one reader of the file, and
+// of other namespaces' tables (where copies of a FUSE mount live), and it
+// says whether fusectl, where a FUSE connection is aborted, shows.
 package mountinfo
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Path is the calling process's mount table.
@@ -146,4 +151,41 @@ func Elsewhere(conn int) []int {
 		}
 	}
 	return out
+}
+
+// Connections is where fusectl, the kernel's FUSE control filesystem,
+// is mounted: a directory per FUSE connection, named by its number (a
+// FUSE mount's Minor), whose abort file ends the connection.
+const Connections = "/sys/fs/fuse/connections"
+
+// fusectlMagic is fusectl's filesystem type in statfs(2)
+// (FUSE_CTL_SUPER_MAGIC).
+const fusectlMagic = 0x65735543
+
+// FusectlAt reports whether path shows fusectl. It asks the path
+// (statfs), not the mount table: the table also lists a fusectl mount
+// hidden under a later mount (a tmpfs over it, a sysfs mounted again
+// over /sys), where no connection can be found. A path that does not
+// exist shows no fusectl; statfs never waits on a FUSE daemon here, as
+// neither sysfs nor fusectl has one.
+func FusectlAt(path string) (bool, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+			return false, nil
+		}
+		return false, &os.PathError{Op: "statfs", Path: path, Err: err}
+	}
+	return st.Type == fusectlMagic, nil
+}
+
+// FusectlListed reports whether the mount table lists fusectl mounted on path
+// (visible there or not: see FusectlAt).
+func FusectlListed(entries []Entry, path string) bool {
+	for _, e := range entries {
+		if e.Point == path && e.FSType == "fusectl" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package mountinfo
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,4 +33,36 @@ func TestRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, Top(es, "/"))
 	assert.Empty(t, Elsewhere(1<<19), "a connection number no mount has")
+}
+
+// TestFusectlAt: fusectl shows where it is mounted and visible, and
+// nowhere else; the table's listing alone does not make it show.
+func TestFusectlAt(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{dir, filepath.Join(dir, "absent"), filepath.Join(dir, "absent", "deeper")} {
+		shown, err := FusectlAt(p)
+		require.NoError(t, err, p)
+		assert.False(t, shown, p)
+	}
+	es, err := Read()
+	require.NoError(t, err)
+	assert.False(t, FusectlListed(es, dir))
+	if !FusectlListed(es, Connections) {
+		t.Skip("SKIPPING the live half: fusectl is not mounted on " + Connections)
+	}
+	// Listed, and no mount after it on its path or a parent: it shows.
+	at := -1
+	for i, e := range es {
+		if e.Point == Connections && e.FSType == "fusectl" {
+			at = i
+		}
+	}
+	for _, e := range es[at+1:] {
+		if e.Point == Connections || strings.HasPrefix(Connections, strings.TrimSuffix(e.Point, "/")+"/") {
+			t.Skipf("SKIPPING the live half: %s is mounted after fusectl, over it", e.Point)
+		}
+	}
+	shown, err := FusectlAt(Connections)
+	require.NoError(t, err)
+	assert.True(t, shown)
 }

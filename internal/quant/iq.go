@@ -55,16 +55,19 @@ func iq2XXS(src []byte, dst []float32) {
 	}
 }
 
+// iq2Scales is the pair of sub-block scales IQ2_XS and IQ2_S make of a
+// scale byte s: d·(0.5 + nibble)·0.25, low nibble first.
+func iq2Scales(d float32, s byte) [2]float32 {
+	return [2]float32{d * (0.5 + float32(s&0xf)) * 0.25, d * (0.5 + float32(s>>4)) * 0.25}
+}
+
 func iq2XS(src []byte, dst []float32) {
 	for ; len(src) >= 74; src, dst = src[74:], dst[256:] {
 		b := (*[74]byte)(src)
 		d := f16(le16(b[0:2]))
 		scales := (*[8]byte)(b[66:74])
 		for ib := 0; ib < 8; ib++ {
-			db := [2]float32{
-				d * (0.5 + float32(scales[ib]&0xf)) * 0.25,
-				d * (0.5 + float32(scales[ib]>>4)) * 0.25,
-			}
+			db := iq2Scales(d, scales[ib])
 			for l := 0; l < 4; l++ {
 				q := uint32(le16(b[2+2*(4*ib+l):]))
 				signedGrid8((*[8]float32)(dst[32*ib+8*l:]), db[l/2], iq2xsGrid[q&511], ksign(q>>9))
@@ -82,10 +85,7 @@ func iq2S(src []byte, dst []float32) {
 		qh := (*[8]byte)(b[66:74])
 		scales := (*[8]byte)(b[74:82])
 		for ib := 0; ib < 8; ib++ {
-			db := [2]float32{
-				d * (0.5 + float32(scales[ib]&0xf)) * 0.25,
-				d * (0.5 + float32(scales[ib]>>4)) * 0.25,
-			}
+			db := iq2Scales(d, scales[ib])
 			for l := 0; l < 4; l++ {
 				idx := uint32(qs[4*ib+l]) | uint32(qh[ib])<<(8-2*l)&0x300
 				signedGrid8((*[8]float32)(dst[32*ib+8*l:]), db[l/2], iq2sGrid[idx], signs[4*ib+l])

@@ -1,6 +1,6 @@
 // Package quant decodes ggml's block-quantized tensor types into float32:
 // its one job is [Dequantize]. The block layouts and formulas are those of
-// ggml's dequantize_row_* (ggml-quants.c), as gguf.md §3 states them.
+// ggml's dequantize_row_* (ggml-quants.c).
 //
 // A block of BlockElems elements is BlockBytes bytes; rows are whole
 // numbers of blocks and blocks are independent, so any run of whole

@@ -3,10 +3,13 @@ package quant
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,11 +26,6 @@ func pattern(size int, fields map[int]uint16) []byte {
 	for off, v := range fields {
 		binary.LittleEndian.PutUint16(b[off:], v)
 	}
-	return b
-}
-
-func withByte(b []byte, off int, v byte) []byte {
-	b[off] = v
 	return b
 }
 
@@ -66,77 +64,74 @@ func sums(y []float32) (sum, abs float64) {
 	return
 }
 
-// The known answers of gguf.md §3 and Appendix A, computed there with
-// ggml's own dequantize_row_*.
-func TestKnownAnswers(t *testing.T) {
-	type kat struct {
-		name     string
-		dt       tensor.DType
-		block    []byte
-		hex      string // the block as the reference prints it, if given
-		want     string // y[0..] as listed
-		at       map[int]float32
-		sum, abs float64
+// knownAnswer is a block and what ggml's own dequantize_row_* decodes it
+// to, from gguf.md §3 and Appendix A (testdata/known_answers.json).
+type knownAnswer struct {
+	name     string
+	dt       tensor.DType
+	block    []byte
+	want     string // y[0..] as listed ("|" only groups them)
+	at       map[int]float32
+	sum, abs float64 // of y and of |y|
+}
+
+// readKnownAnswers reads testdata/known_answers.json. A block is
+// gguf.md §3.0's pattern of size bytes with the given little-endian u16
+// fields and single bytes overwritten, or the bytes of hex; where both
+// are given, hex is the block as the reference prints it, and the
+// pattern must make it.
+func readKnownAnswers(t *testing.T) []knownAnswer {
+	t.Helper()
+	b, err := os.ReadFile("testdata/known_answers.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	kats := []kat{
-		{name: "Q4_0 hand", dt: tensor.Q4_0, block: append([]byte{0x00, 0x3c}, []byte(strings.Repeat("\x98", 16))...),
-			want: "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1", sum: 16, abs: 16},
-		{name: "Q4_0 pattern", dt: tensor.Q4_0, block: pattern(18, map[int]uint16{0: 0x3C00}),
-			hex:  "003c11181f262d343b424950575e656c737a",
-			want: "-7 0 7 -2 5 -4 3 -6 1 -8 -1 6 -3 4 -5 2 | -7 -7 -7 -6 -6 -5 -5 -4 -4 -3 -3 -3 -2 -2 -1 -1", sum: -74, abs: 130},
-		{name: "Q4_1 pattern", dt: tensor.Q4_1, block: pattern(20, map[int]uint16{0: 0x3800, 2: 0xC000}),
-			hex:  "003800c01f262d343b424950575e656c737a8188",
-			want: "5.5 1 4.5 0 3.5 -1 2.5 -2 1.5 5 0.5 4 -0.5 3 -1.5 2 | -1.5 -1 -1 -0.5 -0.5 0 0 0.5 0.5 0.5 1 1 1.5 1.5 2 2", sum: 34, abs: 53},
-		{name: "Q5_0 pattern", dt: tensor.Q5_0, block: pattern(22, map[int]uint16{0: 0x3C00}),
-			hex:  "003c11181f262d343b424950575e656c737a81888f96",
-			want: "13 -12 -5 -14 9 -16 -9 -2 -11 -4 -13 10 1 -8 -1 -10 | 2 3 3 4 4 -11 -11 -11 -10 6 7 -9 -8 8 -8 -7", sum: -110, abs: 250},
-		{name: "Q5_1 pattern", dt: tensor.Q5_1, block: pattern(24, map[int]uint16{0: 0x3800, 2: 0xC000}),
-			hex:  "003800c01f262d343b424950575e656c737a81888f969da4",
-			want: "11.5 7 10.5 6 9.5 5 0.5 4 -0.5 11 6.5 2 5.5 9 4.5 0 | 7.5 0 8 8.5 0.5 8.5 1 1 1.5 1.5 10 2 10 10.5 2.5 3", sum: 168, abs: 169},
-		{name: "Q8_0 pattern", dt: tensor.Q8_0, block: pattern(34, map[int]uint16{0: 0x3800}),
-			hex:  "003811181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3ea",
-			want: "8.5 12 15.5 19 22.5 26 29.5 33 36.5 40 43.5 47 50.5 54 57.5 61 -63.5 -60 -56.5 -53 -49.5 -46 -42.5 -39 -35.5 -32 -28.5 -25 -21.5 -18 -14.5 -11", sum: -40, abs: 1152},
-		{name: "Q2_K pattern", dt: tensor.Q2_K, block: pattern(84, map[int]uint16{80: 0x3C00, 82: 0x3800}),
-			hex:  "030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c003c0038",
-			want: "9 6 3 0 9 6 3 0 9 6 3 0 9 6 3 0",
-			at:   map[int]float32{16: 30, 31: 0, 32: -0.5, 63: 23.5, 64: 44.5, 100: 25, 127: 2.5, 128: 31.5, 200: -2.5, 255: -3}, sum: 2588, abs: 2833},
-		{name: "Q3_K pattern", dt: tensor.Q3_K, block: pattern(110, map[int]uint16{108: 0x3C00}),
-			hex:  "030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0003c",
-			want: "57 -38 19 -76 57 -38 19 -76 57 -38 19 -76 57 -38 19 -76",
-			at:   map[int]float32{16: 30, 31: -40, 32: 0, 63: 24, 64: -30, 100: 39, 127: -56, 128: 6, 200: -27, 255: 58}, sum: -2112, abs: 10396},
-		{name: "Q4_K pattern", dt: tensor.Q4_K, block: pattern(144, map[int]uint16{0: 0x3C00, 2: 0x3800}),
-			hex:  "003c00381f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7dee5ec",
-			want: "63.5 280.5 1.5 218.5 435.5 156.5 373.5 94.5 311.5 32.5 249.5 -29.5 187.5 404.5 125.5 342.5",
-			at:   map[int]float32{16: 63.5, 31: 342.5, 32: 265, 63: 151, 64: 130.5, 100: 304, 127: 96, 128: 18.5, 200: 44, 255: 157}, sum: 48352, abs: 48648},
-		{name: "Q5_K pattern", dt: tensor.Q5_K, block: pattern(176, map[int]uint16{0: 0x3C00, 2: 0x3800}),
-			hex:  "003c00381f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7dee5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7bec5cc",
-			want: "559.5 280.5 497.5 218.5 931.5 156.5 869.5 94.5 807.5 32.5 745.5 -29.5 683.5 404.5 621.5 342.5",
-			at:   map[int]float32{16: 559.5, 31: 342.5, 32: 797, 63: 75, 64: 130.5, 100: 1032, 127: 824, 128: 130.5, 200: 44, 255: 133}, sum: 100992, abs: 101189},
-		{name: "Q6_K pattern", dt: tensor.Q6_K, block: pattern(210, map[int]uint16{208: 0x3C00}),
-			hex:  "030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4bbc2c9d0d7dee5ecf3fa01080f161d242b323940474e555c636a71787f868d949ba2a9b0b7bec5ccd3dae1e8eff6fd040b121920272e353c434a51585f666d747b828990979ea5ac003c",
-			want: "1273 670 -1005 -1608 2077 402 -201 -1876 1809 134 -469 -2144 1541 938 -737 -1340",
-			at:   map[int]float32{16: 1406, 31: -1480, 32: -2349, 63: 2464, 64: -3040, 100: 1635, 127: -580, 128: 2337, 200: 105, 255: 2100}, sum: -31104, abs: 438698},
-		{name: "Q8_K pattern", dt: tensor.Q8_K, block: pattern(292, map[int]uint16{0: 0x0000, 2: 0x3F80}),
-			want: "31 38 45 52 59 66 73 80 87 94 101 108 115 122 -127 -120", sum: -128, abs: 16384},
-		{name: "IQ4_NL pattern", dt: tensor.IQ4_NL, block: pattern(18, map[int]uint16{0: 0x3C00}),
-			want: "-104 1 113 -22 69 -49 38 -83 13 -127 -10 89 -35 53 -65 25 | -104 -104 -104 -83 -83 -65 -65 -49 -49 -35 -35 -35 -22 -22 -10 -10", sum: -969, abs: 1771},
-		{name: "IQ4_XS pattern", dt: tensor.IQ4_XS, block: pattern(136, map[int]uint16{0: 0x3C00}),
-			hex:  "003c11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bcc3cad1d8dfe6edf4fb020910171e252c333a41484f565d646b727980878e959ca3aab1b8bfc6cdd4dbe2e9f0f7fe050c131a21282f363d444b525960676e757c838a91989fa6adb4",
-			want: "-38 83 -13 127 10 -89 35 -53 65 -25 104 -1 -113 22 -69 49",
-			at:   map[int]float32{32: -1178, 255: -1102}, sum: 4227, abs: 241857},
-		{name: "TQ2_0 pattern", dt: tensor.TQ2_0, block: pattern(66, map[int]uint16{64: 0x3C00}),
-			hex:  "030a11181f262d343b424950575e656c737a81888f969da4abb2b9c0c7ced5dce3eaf1f8ff060d141b222930373e454c535a61686f767d848b9299a0a7aeb5bc003c",
-			want: "2 1 0 -1 2 1 0 -1 2 1 0 -1 2 1 0 -1", sum: 116, abs: 248},
-		{name: "MXFP4 pattern e=127", dt: tensor.MXFP4, block: withByte(pattern(17, nil), 0, 127),
-			want: "-1 0.5 0 -6 4 -3 2 -1.5 1 -0.5 0 6 -4 3 -2 1.5 | 0 0.5 0.5 0.5 1 1 1.5 1.5 2 2 3 3 3 4 4 6", sum: 33.5, abs: 69.5},
-		{name: "MXFP4 pattern e=130", dt: tensor.MXFP4, block: withByte(pattern(17, nil), 0, 130),
-			want: "-8 4 0 -48", sum: 268, abs: 556},
+	var rows []struct {
+		Name, DType string
+		Pattern     *struct {
+			Size  int
+			U16   map[int]string
+			Bytes map[int]byte
+		}
+		Hex, Want string
+		At        map[int]float32
+		Sum, Abs  float64
 	}
-	for _, k := range kats {
-		t.Run(k.name, func(t *testing.T) {
-			if k.hex != "" && hex.EncodeToString(k.block) != k.hex {
-				t.Fatalf("the test's pattern block is not the reference's:\n got %x\nwant %s", k.block, k.hex)
+	if err := json.Unmarshal(b, &rows); err != nil {
+		t.Fatal(err)
+	}
+	var out []knownAnswer
+	for _, r := range rows {
+		dt, ok := tensor.ParseDType(r.DType)
+		if !ok {
+			t.Fatalf("%s: dtype %q", r.Name, r.DType)
+		}
+		k := knownAnswer{name: r.Name, dt: dt, block: mustHex(r.Hex), want: r.Want, at: r.At, sum: r.Sum, abs: r.Abs}
+		if p := r.Pattern; p != nil {
+			fields := map[int]uint16{}
+			for off, v := range p.U16 {
+				u, err := strconv.ParseUint(v, 0, 16)
+				if err != nil {
+					t.Fatalf("%s: %v", r.Name, err)
+				}
+				fields[off] = uint16(u)
 			}
+			k.block = pattern(p.Size, fields)
+			for off, v := range p.Bytes {
+				k.block[off] = v
+			}
+			if r.Hex != "" && hex.EncodeToString(k.block) != r.Hex {
+				t.Fatalf("%s: the test's pattern block is not the reference's:\n got %x\nwant %s", r.Name, k.block, r.Hex)
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestKnownAnswers(t *testing.T) {
+	for _, k := range readKnownAnswers(t) {
+		t.Run(k.name, func(t *testing.T) {
 			y := decode(t, k.dt, k.block)
 			for i, w := range parseFloats(k.want) {
 				if y[i] != w {

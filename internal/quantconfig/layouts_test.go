@@ -223,24 +223,46 @@ func TestReferenceLayouts(t *testing.T) {
 	assert.Equal(t, 80, n)
 }
 
-// TestMutantsFound drops a scale, changes a packed shape and renames
-// a quantized tensor in one module of every layout: Resolve names each.
-func TestMutantsFound(t *testing.T) {
+// quantizedLayout is a quantized reference layout as the tests below
+// take it: its rules, its tensors by name, and its base's weights
+// restacked as the layout stores them.
+type quantizedLayout struct {
+	dir     string
+	rules   *Rules
+	byName  map[string]*tensor.Tensor
+	weights []Weight
+}
+
+func (q *quantizedLayout) lookup(n string) *tensor.Tensor { return q.byName[n] }
+
+// quantizedLayouts reads every quantized layout of the archive, in the
+// order of their directories.
+func quantizedLayouts(t *testing.T) []*quantizedLayout {
+	t.Helper()
 	all := readArchive(t)
+	var out []*quantizedLayout
 	for dir, l := range all {
 		if !strings.HasPrefix(dir, "quantized/") {
 			continue
 		}
-		arch := path.Base(dir)
-		r := l.rules(t)
-		byName := l.byName()
-		lookup := func(n string) *tensor.Tensor { return byName[n] }
-		ws, _ := r.Restack(baseWeights(all["base/"+arch].tensors), func(n string) bool { return byName[n] != nil })
+		q := &quantizedLayout{dir: dir, rules: l.rules(t), byName: l.byName()}
+		q.weights, _ = q.rules.Restack(baseWeights(all["base/"+path.Base(dir)].tensors), func(n string) bool { return q.byName[n] != nil })
+		out = append(out, q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].dir < out[j].dir })
+	return out
+}
+
+// TestMutantsFound drops a scale, changes a packed shape and renames
+// a quantized tensor in one module of every layout: Resolve names each.
+func TestMutantsFound(t *testing.T) {
+	for _, q := range quantizedLayouts(t) {
+		dir, r, byName := q.dir, q.rules, q.byName
 		var w Weight
 		var res Resolution
-		for _, c := range ws {
+		for _, c := range q.weights {
 			f, _ := r.Expect(c)
-			if res = Resolve(c, f, lookup); res.Quantized {
+			if res = Resolve(c, f, q.lookup); res.Quantized {
 				w = c
 				break
 			}
@@ -320,20 +342,13 @@ func TestLoadMethods(t *testing.T) {
 // out_proj of SigLIP's pooling head (an nn.MultiheadAttention, which
 // calls its out_proj's weight directly: compressed-tensors leaves it).
 func TestTargetedButUnquantized(t *testing.T) {
-	all := readArchive(t)
-	for dir, l := range all {
-		if !strings.HasPrefix(dir, "quantized/") {
-			continue
-		}
-		r := l.rules(t)
-		byName := l.byName()
-		ws, _ := r.Restack(baseWeights(all["base/"+path.Base(dir)].tensors), func(n string) bool { return byName[n] != nil })
-		for _, w := range ws {
-			f, _ := r.Expect(w)
-			if f != nil && !Resolve(w, f, func(n string) *tensor.Tensor { return byName[n] }).Quantized && !r.Dropped(w.Name) {
-				ok := strings.HasSuffix(w.Name, ".mlp.gate.weight") && strings.HasSuffix(dir, "deepseek_v3") ||
+	for _, q := range quantizedLayouts(t) {
+		for _, w := range q.weights {
+			f, _ := q.rules.Expect(w)
+			if f != nil && !Resolve(w, f, q.lookup).Quantized && !q.rules.Dropped(w.Name) {
+				ok := strings.HasSuffix(w.Name, ".mlp.gate.weight") && strings.HasSuffix(q.dir, "deepseek_v3") ||
 					strings.HasSuffix(w.Name, ".head.attention.out_proj.weight")
-				assert.True(t, ok, "%s: %s targeted, stored unquantized", dir, w.Name)
+				assert.True(t, ok, "%s: %s targeted, stored unquantized", q.dir, w.Name)
 			}
 		}
 	}
@@ -345,17 +360,10 @@ func TestTargetedButUnquantized(t *testing.T) {
 // form the files match is the weight's; compressed-tensors' weight_shape
 // settles the rest in package views).
 func TestFindInvertsExpect(t *testing.T) {
-	all := readArchive(t)
 	n := 0
-	for dir, l := range all {
-		if !strings.HasPrefix(dir, "quantized/") {
-			continue
-		}
-		r := l.rules(t)
-		byName := l.byName()
-		lookup := func(n string) *tensor.Tensor { return byName[n] }
-		ws, _ := r.Restack(baseWeights(all["base/"+path.Base(dir)].tensors), func(n string) bool { return byName[n] != nil })
-		for _, w := range ws {
+	for _, q := range quantizedLayouts(t) {
+		dir, r, lookup := q.dir, q.rules, q.lookup
+		for _, w := range q.weights {
 			f, _ := r.Expect(w)
 			res := Resolve(w, f, lookup)
 			if !res.Quantized || r.Dropped(w.Name) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fsmount/fsmount/internal/lru"
+	"github.com/fsmount/fsmount/internal/views"
 )
 
 // DefaultCacheBytes is the bound of a cache made with a size of 0.
@@ -117,9 +118,5 @@ func (l *Lazy) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := copy(p, b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+	return views.ReadBytes(b, p, off)
 }

@@ -7,7 +7,7 @@
 //
 // A mount reports a file's size at LOOKUP, before anything is rendered,
 // so every picture is a PNG whose byte size is a function of its
-// dimensions ([pngSize]): 8-bit RGB, filter 0 on every row, one IDAT
+// dimensions (pngSize): 8-bit RGB, filter 0 on every row, one IDAT
 // holding a zlib stream of stored (uncompressed) deflate blocks, and no
 // other chunk than IHDR and IEND. hist.png is [HistW]×[HistH] and
 // overview.png [OverviewW]×[OverviewH] always; a heatmap's dimensions
@@ -20,7 +20,7 @@
 // The tensor as a matrix [rows, cols]: the last dimension is the columns
 // (a weight's inputs), the leading ones flattened into rows (its
 // outputs); a vector is one row, a scalar 1×1. Each axis is cut into at
-// most [maxCells] (1024) blocks of consecutive rows or columns,
+// most maxCells (1024) blocks of consecutive rows or columns,
 // floor(i·n/k) being the first of block i, and each cell of the grid
 // shows its block's value of largest magnitude (the positive one on a
 // tie), so that a single outlying weight is never averaged away; a block
@@ -34,7 +34,7 @@
 // then be oblong). The name, the shape, min and max and R are written on
 // it, with a scale bar.
 //
-// The grid is computed in one pass over the values ([heatmapGrid]), in
+// The grid is computed in one pass over the values (heatmapGrid), in
 // chunks of 256Ki elements by one goroutine per core, each owning a band
 // of grid rows, so that the bytes do not depend on scheduling. Each
 // block is folded into two integer maxima of its values' bit patterns

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fsmount/fsmount/model"
+	"github.com/fsmount/fsmount/tensor"
 )
 
 // DCPTensor is a tensor of a Distributed Checkpoint to write: its key,
@@ -166,6 +167,20 @@ func WriteDCP(dir string, ranks int, tensors []DCPTensor, objects []DCPObject, e
 // by rows, vectors replicated; config.json copied beside. One tensor at
 // a time is in memory.
 func WriteModelDCP(src, dir string, ranks int) error {
+	return writeModelDCP(src, dir, ranks, func(tt *tensor.Tensor) ([]DCPTensor, error) {
+		split := 0
+		if len(tt.Shape) < 2 {
+			split = -1
+		}
+		return []DCPTensor{{Key: tt.Name, DType: tt.DType.String(), Shape: tt.Shape, Split: split,
+			Read: func() ([]byte, error) { return io.ReadAll(tt.Reader()) }}}, nil
+	}, nil, nil)
+}
+
+// writeModelDCP writes the model in src as a Distributed Checkpoint over
+// ranks into dir, each of its tensors as the entries entriesOf gives, with
+// objs and edit as WriteDCP takes them, and copies config.json beside.
+func writeModelDCP(src, dir string, ranks int, entriesOf func(*tensor.Tensor) ([]DCPTensor, error), objs []DCPObject, edit func([]DCPEntry) []DCPEntry) error {
 	m, err := model.Open(src)
 	if err != nil {
 		return err
@@ -173,17 +188,16 @@ func WriteModelDCP(src, dir string, ranks int) error {
 	defer m.Close()
 	var ts []DCPTensor
 	for _, tt := range m.Tensors() {
-		split := 0
-		if len(tt.Shape) < 2 {
-			split = -1
+		e, err := entriesOf(tt)
+		if err != nil {
+			return err
 		}
-		ts = append(ts, DCPTensor{Key: tt.Name, DType: tt.DType.String(), Shape: tt.Shape, Split: split,
-			Read: func() ([]byte, error) { return io.ReadAll(tt.Reader()) }})
+		ts = append(ts, e...)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := WriteDCP(dir, ranks, ts, nil, nil); err != nil {
+	if err := WriteDCP(dir, ranks, ts, objs, edit); err != nil {
 		return err
 	}
 	cfg, err := os.ReadFile(filepath.Join(src, "config.json"))
@@ -467,17 +481,10 @@ func WriteTinyDCP(dir string, edit func([]DCPEntry) []DCPEntry) error {
 	if err != nil {
 		return err
 	}
-	tiny := filepath.Join(root, "testdata", "tiny-qwen3")
-	src, err := model.Open(tiny)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	var ts []DCPTensor
-	for _, tt := range src.Tensors() {
+	return writeModelDCP(filepath.Join(root, "testdata", "tiny-qwen3"), dir, 2, func(tt *tensor.Tensor) ([]DCPTensor, error) {
 		b, err := io.ReadAll(tt.Reader())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		split := 0
 		switch {
@@ -487,19 +494,13 @@ func WriteTinyDCP(dir string, edit func([]DCPEntry) []DCPEntry) error {
 			split = 1
 		}
 		compiled := strings.Replace(tt.Name, "model.", "model._orig_mod.", 1)
-		ts = append(ts, DCPTensor{Key: "model." + compiled, Path: []string{"model", compiled},
-			DType: tt.DType.String(), Shape: tt.Shape, Data: b, Split: split})
-		ts = append(ts, DCPTensor{Key: "optim.state." + tt.Name + ".exp_avg", Path: []string{"optim", "state", tt.Name, "exp_avg"},
-			DType: tt.DType.String(), Shape: tt.Shape, Data: make([]byte, len(b)), Split: split})
-	}
-	if err := WriteDCP(dir, 2, ts, []DCPObject{{Key: "step", Pickle: []byte("\x80\x02K\x05.")}}, edit); err != nil {
-		return err
-	}
-	cfg, err := os.ReadFile(filepath.Join(tiny, "config.json"))
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644)
+		return []DCPTensor{
+			{Key: "model." + compiled, Path: []string{"model", compiled},
+				DType: tt.DType.String(), Shape: tt.Shape, Data: b, Split: split},
+			{Key: "optim.state." + tt.Name + ".exp_avg", Path: []string{"optim", "state", tt.Name, "exp_avg"},
+				DType: tt.DType.String(), Shape: tt.Shape, Data: make([]byte, len(b)), Split: split},
+		}, nil
+	}, []DCPObject{{Key: "step", Pickle: []byte("\x80\x02K\x05.")}}, edit)
 }
 
 // DCPCases are the checkpoints torch 2.6 wrote (dcp/testdata/realworld).

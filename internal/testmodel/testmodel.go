@@ -1,7 +1,11 @@
-// Package testmodel writes safetensors files and model directories for
-// tests and benchmarks: small dense models with deterministic contents,
-// and sparse files that carry a real model's header over holes, so that a
-// multi-gigabyte layout costs no disk.
+// Package testmodel writes model files and directories for tests and
+// benchmarks, in every format fsmount reads (safetensors, torch.save
+// archives, Distributed Checkpoints, GGUF, LoRA adapters, broken
+// downloads): small dense models with deterministic contents, and sparse
+// files that carry a real model's header over holes, so that a
+// multi-gigabyte layout costs no disk. Its helpers also run the
+// reference implementations the tests compare against (numpy, torch,
+// Pillow).
 //
 // It is test support only; the product code never imports it.
 package testmodel

@@ -19,6 +19,9 @@
                                  write checkpoints whose pickles must not run:
                                  reduce.pt would create MARKER, global.pt names
                                  a class a state dict never holds.
+  torchfiles.py to-bin SRC DST   torch.save the tensors of the safetensors file SRC
+                                 (read with numpy) as DST: an adapter_model.bin
+                                 as older PEFT versions saved one.
 
 Commands separated by "--" run in turn in one process (torch's import
 costs seconds): torchfiles.py write OUT TINY -- sums FILE...
@@ -166,6 +169,8 @@ def run(cmd, args):
                 print(path, name, hashlib.sha256(bits(t)).hexdigest(), str(t.dtype), list(t.shape))
     elif cmd == "hostile":
         hostile(args[0], args[1])
+    elif cmd == "to-bin":
+        torch.save({k: to_torch(*v) for k, v in read_safetensors(args[0]).items()}, args[1])
     else:
         sys.exit("unknown command " + cmd)
 

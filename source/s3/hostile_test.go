@@ -93,26 +93,26 @@ func TestHostileListing(t *testing.T) {
 			assert.Less(t, allocated, uint64(64<<20), "reading a %d-byte answer allocated %d bytes", len(body), allocated)
 		})
 	}
-	t.Run("pages without end", func(t *testing.T) {
-		reqs := hostileStore(t, func(from int) []byte { return keysPage(from, 1000, true) })
-		f, _, _, err := s3.ParseLocation("s3://models/m/", opts(t))
-		require.NoError(t, err)
-		_, err = f.List()
-		require.Error(t, err)
-		assert.Equal(t, s3.CodeStore, s3.CodeOf(err))
-		assert.Contains(t, err.Error(), "more than 100,000 objects")
-		assert.LessOrEqual(t, reqs.Load(), int64(102), "requests")
-	})
-	t.Run("pages of one key without end", func(t *testing.T) {
-		reqs := hostileStore(t, func(from int) []byte { return keysPage(from, 1, true) })
-		f, _, _, err := s3.ParseLocation("s3://models/m/", opts(t))
-		require.NoError(t, err)
-		_, err = f.List()
-		require.Error(t, err)
-		assert.Equal(t, s3.CodeStore, s3.CodeOf(err))
-		assert.Contains(t, err.Error(), "more than 1,000 listing pages")
-		assert.LessOrEqual(t, reqs.Load(), int64(1002), "requests")
-	})
+	for _, c := range []struct {
+		name    string
+		perPage int
+		detail  string
+		reqs    int64 // at most
+	}{
+		{"pages without end", 1000, "more than 100,000 objects", 102},
+		{"pages of one key without end", 1, "more than 1,000 listing pages", 1002},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reqs := hostileStore(t, func(from int) []byte { return keysPage(from, c.perPage, true) })
+			f, _, _, err := s3.ParseLocation("s3://models/m/", opts(t))
+			require.NoError(t, err)
+			_, err = f.List()
+			require.Error(t, err)
+			assert.Equal(t, s3.CodeStore, s3.CodeOf(err))
+			assert.Contains(t, err.Error(), c.detail)
+			assert.LessOrEqual(t, reqs.Load(), c.reqs, "requests")
+		})
+	}
 	t.Run("a whole listing", func(t *testing.T) {
 		hostileStore(t, func(from int) []byte { return keysPage(from, 1000, from < 2000) })
 		f, _, _, err := s3.ParseLocation("s3://models/m/", opts(t))
