@@ -324,10 +324,11 @@ type backboneOutputs struct{ Out, Ch string }
 // backboneOuts are the backbones whose feature maps a head may read
 // (withFeatureBackbone), by model_type.
 var backboneOuts = map[string]backboneOutputs{
-	"resnet":     {Ch: "concat(list(rE), rhs)"}, // out_indices: ResNet's are not among its symbols
-	"convnext":   {Out: "eOut", Ch: "concat(list(at(hs, 0)), hs)"},
-	"convnextv2": {Out: "eOut", Ch: "concat(list(at(hs, 0)), hs)"},
-	"swin":       {Out: "eOut", Ch: "list(eE, eE, 2*eE, 4*eE, 8*eE, 16*eE, 32*eE, 64*eE, 128*eE, 256*eE, 512*eE)"},
+	"resnet":          {Ch: "concat(list(rE), rhs)"}, // out_indices: ResNet's are not among its symbols
+	"convnext":        {Out: "eOut", Ch: "concat(list(at(hs, 0)), hs)"},
+	"convnextv2":      {Out: "eOut", Ch: "concat(list(at(hs, 0)), hs)"},
+	"swin":            {Out: "eOut", Ch: "list(eE, eE, 2*eE, 4*eE, 8*eE, 16*eE, 32*eE, 64*eE, 128*eE, 256*eE, 512*eE)"},
+	"maskformer-swin": {Out: "eOut", Ch: "list(eE, eE, 2*eE, 4*eE, 8*eE, 16*eE, 32*eE, 64*eE, 128*eE, 256*eE, 512*eE)"},
 }
 
 // withFeatureBackbone is withBackbone for a head that reads the
