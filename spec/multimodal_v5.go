@@ -24,6 +24,13 @@ func towerText(f *Family, class string, mts ...string) *Family {
 	return &g
 }
 
+// visualTower is the vision tower (model.visual.) of the VLM vlm builds
+// for name, class and model type mt, as its class+"VisionModel" of the
+// model type mt+"_vision".
+func visualTower(vlm func(name, class, mt string) Family, name, class, mt string) *Family {
+	return towerVision(vlm(name, class, mt), "model.visual.", class, "VisionModel", mt+"_vision")
+}
+
 // towerVision is the vision side of a VLM row v (fields under
 // vision_config., tensors under pre) as the vision model class
 // class+suffix of the model types mts: fields at the top level, names
@@ -58,24 +65,12 @@ var _ = register(
 	func() *Family { return towerText(qwenVLText, "Qwen2_5_VLText", "qwen2_5_vl_text") },
 	func() *Family { return towerText(qwen3VLText, "Qwen3VLText", "qwen3_vl_text") },
 	func() *Family { return towerText(glm4vText, "Glm4vText", "glm4v_text") },
-	func() *Family {
-		return towerVision(qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), "model.visual.", "Qwen3VL", "VisionModel", "qwen3_vl_vision")
-	},
-	func() *Family {
-		return towerVision(qwen3VLVision("Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe"), "model.visual.", "Qwen3VLMoe", "VisionModel", "qwen3_vl_moe_vision")
-	},
-	func() *Family {
-		return towerVision(qwen35Vision("Qwen3.5", "Qwen3_5", "qwen3_5"), "model.visual.", "Qwen3_5", "VisionModel", "qwen3_5_vision")
-	},
-	func() *Family {
-		return towerVision(qwen35Vision("Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe"), "model.visual.", "Qwen3_5Moe", "VisionModel", "qwen3_5_moe_vision")
-	},
-	func() *Family {
-		return towerVision(glm4vVision("GLM-4V", "Glm4v", "glm4v"), "model.visual.", "Glm4v", "VisionModel", "glm4v_vision")
-	},
-	func() *Family {
-		return towerVision(glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), "model.visual.", "Glm4vMoe", "VisionModel", "glm4v_moe_vision")
-	},
+	func() *Family { return visualTower(qwen3VLVision, "Qwen3-VL", "Qwen3VL", "qwen3_vl") },
+	func() *Family { return visualTower(qwen3VLVision, "Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe") },
+	func() *Family { return visualTower(qwen35Vision, "Qwen3.5", "Qwen3_5", "qwen3_5") },
+	func() *Family { return visualTower(qwen35Vision, "Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe") },
+	func() *Family { return visualTower(glm4vVision, "GLM-4V", "Glm4v", "glm4v") },
+	func() *Family { return visualTower(glm4vVision, "GLM-4V-MoE", "Glm4vMoe", "glm4v_moe") },
 )
 
 // qwen3VLMoeTextAlone is Qwen3-VL-MoE's language model alone: its
