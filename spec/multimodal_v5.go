@@ -127,7 +127,7 @@ func exaone45Vision() Family {
 	return Family{Name: "EXAONE 4.5", Class: "Exaone4_5_", ModelTypes: []string{"exaone4_5"}, Causal: "Exaone4_5_ForConditionalGeneration",
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "3584", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.depth", Default: "32", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vDepth("32"),
 			vFFN(vcfg, "3420"), vPatch(vcfg, "14"),
 			{Sym: "vheads", Field: "vision_config.num_heads", Default: "16", Desc: "vision attention heads", Pos: true, Divides: "vH"},
 			{Sym: "vkv", Field: "vision_config.num_key_value_heads", Default: "8", Desc: "vision key/value heads", Pos: true},
@@ -135,7 +135,7 @@ func exaone45Vision() Family {
 			opt("vM", "vision_config.spatial_merge_size", "2"),
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true},
 		},
-		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear}},
+		Global: patchEmbed3D("model.visual.patch_embed.proj.weight"),
 		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: block}},
 		Final: cat(norm("model.visual.merger.ln_q", "vH", ""), linear("model.visual.merger.mlp.0", "vH*vM*vM", "vH*vM*vM", "true"),
 			linear("model.visual.merger.mlp.2", "vOut", "vH*vM*vM", "true")),
@@ -447,7 +447,7 @@ func glmOcrVision() Family {
 	return Family{Name: "GLM-OCR", Class: "GlmOcr", ModelTypes: []string{"glm_ocr"}, Causal: "GlmOcrForConditionalGeneration",
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.depth", Default: "24", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vDepth("24"),
 			vFFN(vcfg, "4096"), vPatch(vcfg, "14"),
 			{Sym: "vheads", Field: "vision_config.num_heads", Default: "16", Desc: "vision attention heads", Pos: true, Divides: "vH"},
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "1536", Desc: "merger width", Show: true, Pos: true},
@@ -455,8 +455,8 @@ func glmOcrVision() Family {
 			opt("vM", "vision_config.spatial_merge_size", "2"),
 			flag("vbias", "vision_config.attention_bias", "true", "vision qkv, proj and MLP have biases"),
 		},
-		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
-			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias}},
+		Global: cat(patchEmbed3D("model.visual.patch_embed.proj.weight"), []T{
+			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias}}),
 		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: block}},
 		Final: cat(norm("model.visual.post_layernorm", "vH", ""),
 			conv("model.visual.downsample", "vOut", "vH", "vM", "vM"),
