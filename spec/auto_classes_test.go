@@ -51,14 +51,7 @@ func checkMutants(t *testing.T, l testmodel.RefLayout) {
 	victim := l.Tensors[mid]
 	r := checkLayout(t, l.Config, slices.Delete(slices.Clone(l.Tensors), mid, mid+1))
 	assert.Contains(t, problemNames(r), victim.Name, "dropped %s:\n%s", victim.Name, r.Verdict())
-	changed := slices.Clone(l.Tensors)
-	changed[mid].Shape = slices.Clone(changed[mid].Shape)
-	if len(changed[mid].Shape) == 0 {
-		changed[mid].Shape = []uint64{2}
-	} else {
-		changed[mid].Shape[0]++
-	}
-	r = checkLayout(t, l.Config, changed)
+	r = checkLayout(t, l.Config, dimChanged(l.Tensors, mid))
 	assert.Contains(t, problemNames(r), victim.Name, "dim 0 of %s changed:\n%s", victim.Name, r.Verdict())
 	extra := strings.TrimSuffix(victim.Name, ".weight") + "_extra.weight"
 	r = checkLayout(t, l.Config, append(slices.Clone(l.Tensors), testmodel.Tensor{Name: extra, DType: victim.DType, Shape: []uint64{7}}))

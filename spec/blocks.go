@@ -191,6 +191,16 @@ func plainMLP(up, down, I, bias string) []T {
 	return cat(linear(up, I, "H", bias), linear(down, "H", I, bias))
 }
 
+// squareLinears are biased [H, H] linear layers under pre, one a name
+// (an attention's query, key, value and output projections).
+func squareLinears(pre string, names ...string) []T {
+	var out []T
+	for _, n := range names {
+		out = append(out, linear(pre+n, "H", "H", "true")...)
+	}
+	return out
+}
+
 // lmHead is the causal LM head [V, H] (absent when tied, where "tied" is
 // defined) or the classification score [C, H].
 func lmHead(name string) []T {

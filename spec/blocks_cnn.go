@@ -118,6 +118,30 @@ func (o deepLabV3) at(pre string) []T {
 		cbn{Conv: "convolution", Out: "C", In: o.Out, K: "1", Bias: "true"}.at(pre+"classifier."))
 }
 
+// stemStages are a CNN's image channels (Ch), its stem's width (E,
+// embedding_size), each stage's width (hs, described by widthDesc) and
+// blocks (dp), and the stage count nS, with the class's defaults.
+func stemStages(stem, widths, depths, widthDesc string) []Def {
+	return []Def{
+		channels("Ch", "num_channels"),
+		{Sym: "E", Field: "embedding_size", Default: stem, Legend: "E", Desc: "stem width", Show: true, Pos: true},
+		listOf("hs", "hidden_sizes", widths, widthDesc),
+		listOf("dp", "depths", depths, "each stage's blocks"),
+		derived("nS", "min(len(hs), len(dp))"),
+	}
+}
+
+// encoderStages are a hierarchical encoder's stage count (nS,
+// num_encoder_blocks), each stage's width (hs) and blocks (dp), with the
+// class's defaults.
+func encoderStages(widths, depths string) []Def {
+	return []Def{
+		{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
+		listOf("hs", "hidden_sizes", widths, "each stage's width"),
+		listOf("dp", "depths", depths, "each stage's blocks"),
+	}
+}
+
 // resnetDefs are ResNetConfig's fields under cfg (RT-DETR's ResNet-D
 // reads the same): symbols rC, rE, rhs, rdp, rN, rLT, rBot, rDF.
 func resnetDefs(cfg string) []Def {

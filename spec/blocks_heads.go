@@ -46,25 +46,25 @@ func robertaTasks(base string) []Task {
 
 // electraTasks are ELECTRA's: no pooler; a sequence summary before the
 // multiple-choice head; the discriminator as pre-training head.
-var electraTasks = []Task{
-	{Suffix: TaskBase, Prefix: "-"},
-	{Suffix: TaskMaskedLM, CausalHead: true},
-	{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
-	{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-	{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}, // num_labels wide (BERT-style modeling code)
-	{Suffix: TaskMultChoice, Head: cat(linear("sequence_summary.summary", "H", "H", "true"), choiceHead("classifier", "H"))},
-	{Suffix: TaskPreTrain, Head: cat(linear("discriminator_predictions.dense", "H", "H", "true"), linear("discriminator_predictions.dense_prediction", "1", "H", "true"))},
-}
+var electraTasks = noPoolerTasks(cat(linear("sequence_summary.summary", "H", "H", "true"), choiceHead("classifier", "H")),
+	Task{Suffix: TaskPreTrain, Head: cat(linear("discriminator_predictions.dense", "H", "H", "true"), linear("discriminator_predictions.dense_prediction", "1", "H", "true"))})
 
 // roformerTasks are RoFormer's: no pooler, RoBERTa's sequence
 // classifier.
-var roformerTasks = []Task{
-	{Suffix: TaskBase, Prefix: "-"},
-	{Suffix: TaskMaskedLM, CausalHead: true},
-	{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
-	{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
-	{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}, // num_labels wide (BERT-style modeling code)
-	{Suffix: TaskMultChoice, Head: choiceHead("classifier", "H")},
+var roformerTasks = noPoolerTasks(choiceHead("classifier", "H"))
+
+// noPoolerTasks are the tasks of an encoder without a pooler (ELECTRA,
+// RoFormer): RoBERTa's sequence classifier, the multiple-choice head mc,
+// then more.
+func noPoolerTasks(mc []T, more ...Task) []Task {
+	return cat([]Task{
+		{Suffix: TaskBase, Prefix: "-"},
+		{Suffix: TaskMaskedLM, CausalHead: true},
+		{Suffix: HeadSeqCls, Head: denseClassifier("classifier.", "H"), Labels: true},
+		{Suffix: TaskTokenCls, Head: classifier("classifier", "H"), Labels: true},
+		{Suffix: TaskQA, Head: classifier("qa_outputs", "H"), Labels: true}, // num_labels wide (BERT-style modeling code)
+		{Suffix: TaskMultChoice, Head: mc},
+	}, more)
 }
 
 // withTask returns ts with t in place of the task of the same suffix,

@@ -33,6 +33,17 @@ func vPatch(cfg, def string) Def {
 	return Def{Sym: "vP", Field: cfg + "patch_size", Default: def, Legend: "vP", Desc: "patch side, pixels", Show: true, Pos: true}
 }
 
+// vDepth is a Qwen2-VL-style vision tower's blocks (vision_config.depth).
+func vDepth(def string) Def {
+	return Def{Sym: "vL", Field: vcfg + "depth", Default: def, Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers}
+}
+
+// patchEmbed3D is a video patch embedding's convolution under name:
+// [vH, vC, vT, vP, vP], vT frames of vP × vP pixels.
+func patchEmbed3D(name string) []T {
+	return []T{{Name: name, Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear}}
+}
+
 // vTower is a ViT's four dimensions under cfg with the class's defaults:
 // width, layers, FFN inner width and patch side.
 func vTower(cfg, width, layers, ffn, patch string) []Def {

@@ -537,9 +537,7 @@ var _ = register(
 			Defs:   cat(gpt2Dims("48", "8192")[:4], []Def{field("I", "dff", "8192", "FFN inner width"), derived("d", "H/heads"), tie("true")}),
 			Global: embed("transformer.w.weight"),
 			Stacks: []Stack{{Prefix: "transformer.h.{l}.", Layers: "L", Tensors: cat(
-				linear("multi_head_attention.Wq", "H", "H", "true"), linear("multi_head_attention.Wk", "H", "H", "true"),
-				linear("multi_head_attention.Wv", "H", "H", "true"), linear("multi_head_attention.dense", "H", "H", "true"),
-				linear("ffn.0", "I", "H", "true"), linear("ffn.2", "H", "I", "true"),
+				squareLinears("multi_head_attention.", "Wq", "Wk", "Wv", "dense"), plainMLP("ffn.0", "ffn.2", "I", "true"),
 				norm("layernorm1", "H", "true"), norm("layernorm2", "H", "true"))}},
 			Final: cat(norm("transformer.layernorm", "H", "true"), lmHead("lm_head.weight"), lmHeadBias),
 			Embed: "transformer.w.weight", BasePrefix: "transformer."}

@@ -138,8 +138,7 @@ func xlmLike(name, class, mt string) *Family {
 				{Name: "transformer.lang_embeddings.weight", Shape: []string{"langs", "H"}, Role: RoleEmbedding, If: "langs > 1 && lang_emb"}},
 			norm("transformer.layer_norm_emb", "H", "true")),
 		Stacks: []Stack{
-			{Prefix: "transformer.attentions.{l}.", Layers: "L", Tensors: cat(linear("q_lin", "H", "H", "true"), linear("k_lin", "H", "H", "true"),
-				linear("v_lin", "H", "H", "true"), linear("out_lin", "H", "H", "true"))},
+			{Prefix: "transformer.attentions.{l}.", Layers: "L", Tensors: squareLinears("", "q_lin", "k_lin", "v_lin", "out_lin")},
 			{Prefix: "transformer.layer_norm1.{l}.", Layers: "L", Tensors: vecs("H", "weight", "bias")},
 			{Prefix: "transformer.ffns.{l}.", Layers: "L", Tensors: plainMLP("lin1", "lin2", "4*H", "true")},
 			{Prefix: "transformer.layer_norm2.{l}.", Layers: "L", Tensors: vecs("H", "weight", "bias")},
@@ -441,10 +440,8 @@ var _ = register(
 				tie("true")}),
 			Global: bertEmbeddings("distilbert.embeddings.", "H", false, true),
 			Stacks: []Stack{{Prefix: "distilbert.transformer.layer.{l}.", Layers: "L", Tensors: cat(
-				linear("attention.q_lin", "H", "H", "true"), linear("attention.k_lin", "H", "H", "true"),
-				linear("attention.v_lin", "H", "H", "true"), linear("attention.out_lin", "H", "H", "true"),
-				norm("sa_layer_norm", "H", "true"),
-				linear("ffn.lin1", "I", "H", "true"), linear("ffn.lin2", "H", "I", "true"), norm("output_layer_norm", "H", "true"))}},
+				squareLinears("attention.", "q_lin", "k_lin", "v_lin", "out_lin"), norm("sa_layer_norm", "H", "true"),
+				plainMLP("ffn.lin1", "ffn.lin2", "I", "true"), norm("output_layer_norm", "H", "true"))}},
 			Embed: "distilbert.embeddings.word_embeddings.weight",
 			Tasks: distilTasks,
 		}
@@ -460,10 +457,8 @@ var _ = register(
 				tie("true")}),
 			Global: bertEmbeddings("mpnet.embeddings.", "H", false, true),
 			Stacks: []Stack{{Prefix: "mpnet.encoder.layer.{l}.", Layers: "L", Tensors: cat(
-				linear("attention.attn.q", "H", "H", "true"), linear("attention.attn.k", "H", "H", "true"),
-				linear("attention.attn.v", "H", "H", "true"), linear("attention.attn.o", "H", "H", "true"),
-				norm("attention.LayerNorm", "H", "true"),
-				linear("intermediate.dense", "I", "H", "true"), linear("output.dense", "H", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
+				squareLinears("attention.attn.", "q", "k", "v", "o"), norm("attention.LayerNorm", "H", "true"),
+				plainMLP("intermediate.dense", "output.dense", "I", "true"), norm("output.LayerNorm", "H", "true"))}},
 			Final: []T{{Name: "mpnet.encoder.relative_attention_bias.weight", Shape: []string{"buckets", "heads"}, Role: RoleEmbedding}},
 			Embed: "mpnet.embeddings.word_embeddings.weight",
 			Tasks: withTask(robertaTasks("mpnet."), Task{Suffix: TaskMaskedLM, Head: robertaHead(), HeadName: "lm_head.decoder.weight"}),

@@ -414,7 +414,7 @@ var qwenVLText = &Family{Name: "Qwen2-VL text", Class: "Qwen2VLText", SeqCls: "-
 // Qwen2.5-VL's: RMS norms and a gated MLP of intermediate_size.
 func qwenVisual(v25 bool) ([]Def, []T, []Stack, []T) {
 	defs := []Def{
-		{Sym: "vL", Field: "vision_config.depth", Default: "32", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+		vDepth("32"),
 		vPatch(vcfg, "14"),
 		opt("vT", "vision_config.temporal_patch_size", "2"),
 		opt("vC", "vision_config.in_channels", "3"),
@@ -439,7 +439,7 @@ func qwenVisual(v25 bool) ([]Def, []T, []Stack, []T) {
 			plainMLP("mlp.fc1", "mlp.fc2", "vI", "true")), "H", "vH")
 		merger = norm("visual.merger.ln_q", "vH", "true")
 	}
-	global := []T{{Name: "visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear}}
+	global := patchEmbed3D("visual.patch_embed.proj.weight")
 	stacks := []Stack{{Name: "vision", Prefix: "visual.blocks.{l}.", Layers: "vL", Tensors: block}}
 	final := cat(merger, linear("visual.merger.mlp.0", "vH*vM*vM", "vH*vM*vM", "true"), linear("visual.merger.mlp.2", "vOut", "vH*vM*vM", "true"))
 	return defs, global, stacks, final
@@ -517,7 +517,7 @@ func qwen3VLVision(name, class, mt string) Family {
 	return Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1152", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.depth", Default: "27", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vDepth("27"),
 			vFFN(vcfg, "4304"),
 			vPatch(vcfg, "16"),
 			opt("vT", "vision_config.temporal_patch_size", "2"), opt("vC", "vision_config.in_channels", "3"),
@@ -528,9 +528,9 @@ func qwen3VLVision(name, class, mt string) Family {
 			{Sym: "vDSl", Field: "vision_config.deepstack_visual_indexes", Type: List, Default: "list(8, 16, 24)", Desc: "layers feeding DeepStack mergers"},
 			derived("vDS", "len(vDSl)"),
 		},
-		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
+		Global: cat(patchEmbed3D("model.visual.patch_embed.proj.weight"), []T{
 			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
-			{Name: "model.visual.pos_embed.weight", Shape: []string{"vPos", "vH"}, Role: RoleEmbedding}},
+			{Name: "model.visual.pos_embed.weight", Shape: []string{"vPos", "vH"}, Role: RoleEmbedding}}),
 		Stacks: []Stack{
 			{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: renameSyms(cat(
 				norm("norm1", "H", "true"), norm("norm2", "H", "true"), linear("attn.qkv", "3*H", "H", "true"), linear("attn.proj", "H", "H", "true"),
@@ -624,7 +624,7 @@ func glm4vVision(name, class, mt string) Family {
 	return Family{Name: name, Class: class, ModelTypes: []string{mt}, Causal: class + "ForConditionalGeneration",
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1536", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.depth", Default: "24", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vDepth("24"),
 			{Sym: "vI", Field: "vision_config.intermediate_size", Default: "13696", Legend: "vI", Desc: "merger MLP inner width", Show: true, Pos: true},
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "4096", Desc: "merger width (and the blocks' MLP)", Show: true, Pos: true},
 			vPatch(vcfg, "14"),
@@ -632,7 +632,7 @@ func glm4vVision(name, class, mt string) Family {
 			opt("vC", "vision_config.in_channels", "3"), opt("vM", "vision_config.spatial_merge_size", "2"),
 			flag("vbias", "vision_config.attention_bias", "false", "vision qkv has biases (proj never has one)"),
 		},
-		Global: cat([]T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
+		Global: cat(patchEmbed3D("model.visual.patch_embed.proj.weight"), []T{
 			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias},
 			{Name: "model.visual.embeddings.position_embedding.weight", Shape: []string{"(vS/vP)*(vS/vP)", "vH"}, Role: RoleEmbedding}},
 			norm("model.visual.post_conv_layernorm", "vH", "")),

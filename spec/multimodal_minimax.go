@@ -41,7 +41,7 @@ func minimaxM3VL() *Family {
 			// merged_hidden_size: __post_init__ computes H·vM², but a value
 			// in config.json is set after it and wins.
 			opt("mm_m", "merged_hidden_size", "H*vM*vM")},
-		Global: []T{{Name: vp + "embeddings.patch_embedding.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear}},
+		Global: patchEmbed3D(vp + "embeddings.patch_embedding.weight"),
 		Stacks: []Stack{{Name: "vision", Prefix: vp + "encoder.layers.{l}.", Layers: "vL", Tensors: renameSyms(cat(
 			linear("self_attn.q_proj", "H", "H", "true"), linear("self_attn.k_proj", "H", "H", "true"),
 			linear("self_attn.v_proj", "H", "H", "true"), linear("self_attn.out_proj", "H", "H", "true"),

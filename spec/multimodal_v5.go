@@ -24,6 +24,13 @@ func towerText(f *Family, class string, mts ...string) *Family {
 	return &g
 }
 
+// visualTower is the vision tower (model.visual.) of the VLM vlm builds
+// for name, class and model type mt, as its class+"VisionModel" of the
+// model type mt+"_vision".
+func visualTower(vlm func(name, class, mt string) Family, name, class, mt string) *Family {
+	return towerVision(vlm(name, class, mt), "model.visual.", class, "VisionModel", mt+"_vision")
+}
+
 // towerVision is the vision side of a VLM row v (fields under
 // vision_config., tensors under pre) as the vision model class
 // class+suffix of the model types mts: fields at the top level, names
@@ -58,24 +65,12 @@ var _ = register(
 	func() *Family { return towerText(qwenVLText, "Qwen2_5_VLText", "qwen2_5_vl_text") },
 	func() *Family { return towerText(qwen3VLText, "Qwen3VLText", "qwen3_vl_text") },
 	func() *Family { return towerText(glm4vText, "Glm4vText", "glm4v_text") },
-	func() *Family {
-		return towerVision(qwen3VLVision("Qwen3-VL", "Qwen3VL", "qwen3_vl"), "model.visual.", "Qwen3VL", "VisionModel", "qwen3_vl_vision")
-	},
-	func() *Family {
-		return towerVision(qwen3VLVision("Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe"), "model.visual.", "Qwen3VLMoe", "VisionModel", "qwen3_vl_moe_vision")
-	},
-	func() *Family {
-		return towerVision(qwen35Vision("Qwen3.5", "Qwen3_5", "qwen3_5"), "model.visual.", "Qwen3_5", "VisionModel", "qwen3_5_vision")
-	},
-	func() *Family {
-		return towerVision(qwen35Vision("Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe"), "model.visual.", "Qwen3_5Moe", "VisionModel", "qwen3_5_moe_vision")
-	},
-	func() *Family {
-		return towerVision(glm4vVision("GLM-4V", "Glm4v", "glm4v"), "model.visual.", "Glm4v", "VisionModel", "glm4v_vision")
-	},
-	func() *Family {
-		return towerVision(glm4vVision("GLM-4V-MoE", "Glm4vMoe", "glm4v_moe"), "model.visual.", "Glm4vMoe", "VisionModel", "glm4v_moe_vision")
-	},
+	func() *Family { return visualTower(qwen3VLVision, "Qwen3-VL", "Qwen3VL", "qwen3_vl") },
+	func() *Family { return visualTower(qwen3VLVision, "Qwen3-VL-MoE", "Qwen3VLMoe", "qwen3_vl_moe") },
+	func() *Family { return visualTower(qwen35Vision, "Qwen3.5", "Qwen3_5", "qwen3_5") },
+	func() *Family { return visualTower(qwen35Vision, "Qwen3.5-MoE", "Qwen3_5Moe", "qwen3_5_moe") },
+	func() *Family { return visualTower(glm4vVision, "GLM-4V", "Glm4v", "glm4v") },
+	func() *Family { return visualTower(glm4vVision, "GLM-4V-MoE", "Glm4vMoe", "glm4v_moe") },
 )
 
 // qwen3VLMoeTextAlone is Qwen3-VL-MoE's language model alone: its
@@ -132,7 +127,7 @@ func exaone45Vision() Family {
 	return Family{Name: "EXAONE 4.5", Class: "Exaone4_5_", ModelTypes: []string{"exaone4_5"}, Causal: "Exaone4_5_ForConditionalGeneration",
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "3584", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.depth", Default: "32", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vDepth("32"),
 			vFFN(vcfg, "3420"), vPatch(vcfg, "14"),
 			{Sym: "vheads", Field: "vision_config.num_heads", Default: "16", Desc: "vision attention heads", Pos: true, Divides: "vH"},
 			{Sym: "vkv", Field: "vision_config.num_key_value_heads", Default: "8", Desc: "vision key/value heads", Pos: true},
@@ -140,7 +135,7 @@ func exaone45Vision() Family {
 			opt("vM", "vision_config.spatial_merge_size", "2"),
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "3584", Desc: "merger output width", Show: true, Pos: true},
 		},
-		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear}},
+		Global: patchEmbed3D("model.visual.patch_embed.proj.weight"),
 		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: block}},
 		Final: cat(norm("model.visual.merger.ln_q", "vH", ""), linear("model.visual.merger.mlp.0", "vH*vM*vM", "vH*vM*vM", "true"),
 			linear("model.visual.merger.mlp.2", "vOut", "vH*vM*vM", "true")),
@@ -452,7 +447,7 @@ func glmOcrVision() Family {
 	return Family{Name: "GLM-OCR", Class: "GlmOcr", ModelTypes: []string{"glm_ocr"}, Causal: "GlmOcrForConditionalGeneration",
 		Defs: []Def{
 			{Sym: "vH", Field: "vision_config.hidden_size", Default: "1024", Legend: "vH", Desc: "vision width", Show: true, Pos: true},
-			{Sym: "vL", Field: "vision_config.depth", Default: "24", Legend: "vL", Desc: "vision blocks", Show: true, Pos: true, Max: MaxLayers},
+			vDepth("24"),
 			vFFN(vcfg, "4096"), vPatch(vcfg, "14"),
 			{Sym: "vheads", Field: "vision_config.num_heads", Default: "16", Desc: "vision attention heads", Pos: true, Divides: "vH"},
 			{Sym: "vOut", Field: "vision_config.out_hidden_size", Default: "1536", Desc: "merger width", Show: true, Pos: true},
@@ -460,8 +455,8 @@ func glmOcrVision() Family {
 			opt("vM", "vision_config.spatial_merge_size", "2"),
 			flag("vbias", "vision_config.attention_bias", "true", "vision qkv, proj and MLP have biases"),
 		},
-		Global: []T{{Name: "model.visual.patch_embed.proj.weight", Shape: []string{"vH", "vC", "vT", "vP", "vP"}, Role: RoleLinear},
-			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias}},
+		Global: cat(patchEmbed3D("model.visual.patch_embed.proj.weight"), []T{
+			{Name: "model.visual.patch_embed.proj.bias", Shape: []string{"vH"}, Role: RoleBias}}),
 		Stacks: []Stack{{Name: "vision", Prefix: "model.visual.blocks.{l}.", Layers: "vL", Tensors: block}},
 		Final: cat(norm("model.visual.post_layernorm", "vH", ""),
 			conv("model.visual.downsample", "vOut", "vH", "vM", "vM"),

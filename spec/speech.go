@@ -590,12 +590,19 @@ func glmAsrDefs(cfg string) []Def { return rotaryAudioDefs(cfg, "20", "aH/aheads
 // convolutions, then pre-norm rotary layers (q, v, o biased, k not;
 // grouped key/value heads), a final norm.
 func glmAsrEncoder(pre, name string) ([]T, Stack, []T) {
-	global := cat(conv1d3(pre+"conv1", "aH", "amel", "3", "true"), conv1d3(pre+"conv2", "aH", "aH", "3", "true"))
-	layer := cat(norm("input_layernorm", "aH", "true"),
-		linear("self_attn.q_proj", "aheads*ad", "aH", "true"), linear("self_attn.k_proj", "akv*ad", "aH", ""),
-		linear("self_attn.v_proj", "akv*ad", "aH", "true"), linear("self_attn.o_proj", "aH", "aheads*ad", "true"),
+	return rotaryAudioEncoder(pre, pre, name, "true", norm("input_layernorm", "aH", "true"),
 		norm("post_attention_layernorm", "aH", "true"), linear("mlp.fc1", "aI", "aH", "true"), linear("mlp.fc2", "aH", "aI", "true"))
-	return global, Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "aL", Tensors: layer}, norm(pre+"norm", "aH", "true")
+}
+
+// rotaryAudioEncoder is a rotary audio encoder under pre: two
+// convolutions under conv, the layers (attnNorm, attention with q, v and o
+// biased, k not, then the rest), a final norm (biased where normBias).
+func rotaryAudioEncoder(pre, conv, name, normBias string, attnNorm []T, rest ...[]T) ([]T, Stack, []T) {
+	global := cat(conv1d3(conv+"conv1", "aH", "amel", "3", "true"), conv1d3(conv+"conv2", "aH", "aH", "3", "true"))
+	layer := cat(attnNorm,
+		linear("self_attn.q_proj", "aheads*ad", "aH", "true"), linear("self_attn.k_proj", "akv*ad", "aH", ""),
+		linear("self_attn.v_proj", "akv*ad", "aH", "true"), linear("self_attn.o_proj", "aH", "aheads*ad", "true"), cat(rest...))
+	return global, Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "aL", Tensors: layer}, norm(pre+"norm", "aH", normBias)
 }
 
 // glmAsr is GLM-ASR: its encoder alone (GlmAsrEncoder), and as the
@@ -670,13 +677,9 @@ func voxtralRealtimeDefs(cfg string) []Def { return rotaryAudioDefs(cfg, "32", "
 // layers (q, v, o biased, k not) with a gated MLP whose down_proj alone
 // is biased, a final norm.
 func voxtralRealtimeEncoder(pre, name string) ([]T, Stack, []T) {
-	global := cat(conv1d3(pre+"embedder.conv1", "aH", "amel", "3", "true"), conv1d3(pre+"embedder.conv2", "aH", "aH", "3", "true"))
-	layer := cat(norm("self_attn_layer_norm", "aH", ""),
-		linear("self_attn.q_proj", "aheads*ad", "aH", "true"), linear("self_attn.k_proj", "akv*ad", "aH", ""),
-		linear("self_attn.v_proj", "akv*ad", "aH", "true"), linear("self_attn.o_proj", "aH", "aheads*ad", "true"),
+	return rotaryAudioEncoder(pre, pre+"embedder.", name, "", norm("self_attn_layer_norm", "aH", ""),
 		norm("final_layer_norm", "aH", ""), linear("mlp.gate_proj", "aI", "aH", ""), linear("mlp.up_proj", "aI", "aH", ""),
 		linear("mlp.down_proj", "aH", "aI", "true"))
-	return global, Stack{Name: name, Prefix: pre + "layers.{l}.", Layers: "aL", Tensors: layer}, norm(pre+"norm", "aH", "")
 }
 
 // voxtralRealtimeText is Voxtral Realtime's language model: Llama's

@@ -66,14 +66,7 @@ func TestMeasureStructural(t *testing.T) {
 				for _, mid := range victims {
 					victim := l.Tensors[mid]
 					dropped := slices.Delete(slices.Clone(l.Tensors), mid, mid+1)
-					changed := slices.Clone(l.Tensors)
-					changed[mid].Shape = slices.Clone(changed[mid].Shape)
-					if len(changed[mid].Shape) == 0 {
-						changed[mid].Shape = []uint64{2}
-					} else {
-						changed[mid].Shape[0]++
-					}
-					for kind, ts := range map[string][]testmodel.Tensor{"dropped": dropped, "changed": changed} {
+					for kind, ts := range map[string][]testmodel.Tensor{"dropped": dropped, "changed": dimChanged(l.Tensors, mid)} {
 						r := checkLayout(t, cfg, ts)
 						mu.Lock()
 						mutants++

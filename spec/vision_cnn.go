@@ -239,19 +239,14 @@ func regNet() *Family {
 			convLayer("layer.3.", w, w, "1")))
 	return cnnFamily(cnnOpts{Name: "RegNet", Class: "RegNet", MT: "regnet", Base: pre,
 		Enc: encoderPart{
-			Defs: []Def{
-				channels("Ch", "num_channels"),
-				{Sym: "E", Field: "embedding_size", Default: "32", Legend: "E", Desc: "stem width", Show: true, Pos: true},
-				listOf("hs", "hidden_sizes", "list(128, 192, 512, 1088)", "each stage's width"),
-				listOf("dp", "depths", "list(2, 6, 12, 2)", "each stage's blocks"),
-				derived("nS", "min(len(hs), len(dp))"),
+			Defs: cat(stemStages("32", "list(128, 192, 512, 1088)", "list(2, 6, 12, 2)", "each stage's width"), []Def{
 				{Sym: "gw", Field: "groups_width", Default: "64", Desc: "channels per group of the 3×3 convolutions", Pos: true},
 				{Sym: "lt", Field: "layer_type", Type: Str, Default: "'y'", Desc: "x, or y (with squeeze-excite)"},
 				derived("y", "lt != 'x'"),
 				{Sym: "dfs5", Field: "downsample_in_first_stage", Type: Bool, Default: "true", Desc: "the first stage downsamples (read by 5.x only)"},
 				derived("dfs", "tf5 ? dfs5 : true"),
 				derived("H", "at(hs, nS-1)"),
-			},
+			}),
 			Global: convLayer(pre+"embedder.embedder.", "E", "Ch", "3"),
 			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: blocksOf("layers.", "at(dp, l)", block)}},
 		},
@@ -286,17 +281,12 @@ func bit() *Family {
 		conv("conv1", mid, in, "1"), conv("conv2", mid, mid, "3"), conv("conv3", w, mid, "1"))
 	return cnnFamily(cnnOpts{Name: "BiT", Class: "Bit", MT: "bit", Base: pre,
 		Enc: encoderPart{
-			Defs: []Def{
-				channels("Ch", "num_channels"),
-				{Sym: "E", Field: "embedding_size", Default: "64", Legend: "E", Desc: "stem width", Show: true, Pos: true},
-				listOf("hs", "hidden_sizes", "list(256, 512, 1024, 2048)", "each stage's width before width_factor"),
-				listOf("dp", "depths", "list(3, 4, 6, 3)", "each stage's blocks"),
-				derived("nS", "min(len(hs), len(dp))"),
+			Defs: cat(stemStages("64", "list(256, 512, 1024, 2048)", "list(3, 4, 6, 3)", "each stage's width before width_factor"), []Def{
 				{Sym: "wf", Field: "width_factor", Default: "1", Desc: "width multiplier", Pos: true},
 				{Sym: "lt", Field: "layer_type", Type: Str, Default: "'preactivation'", Desc: "preactivation or bottleneck"},
 				derived("preact", "lt == 'preactivation'"),
 				derived("H", "makediv(at(hs, nS-1)*wf, 1, 8, 8)"),
-			},
+			}),
 			Global: cat(conv(pre+"embedder.convolution", "E", "Ch", "7"), when("!preact", gn(pre+"embedder.norm", "E"))),
 			Stacks: []Stack{{Name: "stage", Prefix: pre + "encoder.stages.{l}.", Layers: "nS", Tensors: blocksOf("layers.", "at(dp, l)", block)}},
 			Final:  when("preact", gn(pre+"norm", "at(hs, len(hs)-1)")),
@@ -330,15 +320,11 @@ func poolFormer() *Family {
 	last := "at(hs, len(hs)-1)"
 	return cnnFamily(cnnOpts{Name: "PoolFormer", Class: "PoolFormer", MT: "poolformer", Base: "poolformer.",
 		Enc: encoderPart{
-			Defs: []Def{
-				channels("Ch", "num_channels"),
-				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
-				listOf("hs", "hidden_sizes", "list(64, 128, 320, 512)", "each stage's width"),
-				listOf("dp", "depths", "list(2, 2, 6, 2)", "each stage's blocks"),
+			Defs: cat([]Def{channels("Ch", "num_channels")}, encoderStages("list(64, 128, 320, 512)", "list(2, 2, 6, 2)"), []Def{
 				listOf("ps", "patch_sizes", "list(7, 3, 3, 3)", "each stage's patch embedding kernel"),
 				{Sym: "mr", Field: "mlp_ratio", Type: Milli, Default: "4000", Desc: "MLP width over the stage's (×1000)"},
 				flag("ls", "use_layer_scale", "true", "layer scales"),
-			},
+			}),
 			Stacks: []Stack{
 				{Name: "patch embedding", Prefix: pre + "patch_embeddings.{l}.", Layers: "nS",
 					Tensors: cbn{Conv: "projection", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(ps, l)", Bias: "true"}.at("")},
@@ -413,17 +399,13 @@ func pvtV2() *Family {
 	last := "at(hs, len(hs)-1)"
 	return cnnFamily(cnnOpts{Name: "PVT v2", Class: "PvtV2", MT: "pvt_v2", Base: "pvt_v2.",
 		Enc: encoderPart{
-			Defs: []Def{
-				channels("Ch", "num_channels"),
-				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
-				listOf("hs", "hidden_sizes", "list(32, 64, 160, 256)", "each stage's width"),
-				listOf("dp", "depths", "list(2, 2, 2, 2)", "each stage's blocks"),
+			Defs: cat([]Def{channels("Ch", "num_channels")}, encoderStages("list(32, 64, 160, 256)", "list(2, 2, 2, 2)"), []Def{
 				listOf("ps", "patch_sizes", "list(7, 3, 3, 3)", "each stage's patch embedding kernel"),
 				listOf("sr", "sr_ratios", "list(8, 4, 2, 1)", "each stage's key/value spatial reduction"),
 				listOf("mr", "mlp_ratios", "list(8, 8, 4, 4)", "each stage's MLP expansion"),
 				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
 				flag("la", "linear_attention", "false", "pooled linear attention"),
-			},
+			}),
 			Stacks: []Stack{{Name: "stage", Prefix: "pvt_v2.encoder.layers.{l}.", Layers: "nS", Tensors: stage}},
 		},
 		Cls: when("C > 0", classifier("classifier", last)), Backbone: true})
@@ -454,18 +436,14 @@ func pvt() *Family {
 	last := "at(hs, len(hs)-1)"
 	return cnnFamily(cnnOpts{Name: "PVT", Class: "Pvt", MT: "pvt", Base: "pvt.",
 		Enc: encoderPart{
-			Defs: []Def{
-				channels("Ch", "num_channels"),
-				{Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true},
-				{Sym: "nS", Field: "num_encoder_blocks", Default: "4", Legend: "stages", Desc: "stages", Show: true, Pos: true, Max: 16},
-				listOf("hs", "hidden_sizes", "list(64, 128, 320, 512)", "each stage's width"),
-				listOf("dp", "depths", "list(2, 2, 2, 2)", "each stage's blocks"),
-				listOf("ps", "patch_sizes", "list(4, 2, 2, 2)", "each stage's patch side"),
-				listOf("st", "strides", "list(4, 2, 2, 2)", "each stage's patch embedding kernel"),
-				listOf("sr", "sequence_reduction_ratios", "list(8, 4, 2, 1)", "each stage's key/value reduction"),
-				listOf("mr", "mlp_ratios", "list(8, 8, 4, 4)", "each stage's MLP expansion"),
-				flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
-			},
+			Defs: cat([]Def{channels("Ch", "num_channels"), {Sym: "S", Field: "image_size", Default: "224", Desc: "image side, pixels", Pos: true}},
+				encoderStages("list(64, 128, 320, 512)", "list(2, 2, 2, 2)"), []Def{
+					listOf("ps", "patch_sizes", "list(4, 2, 2, 2)", "each stage's patch side"),
+					listOf("st", "strides", "list(4, 2, 2, 2)", "each stage's patch embedding kernel"),
+					listOf("sr", "sequence_reduction_ratios", "list(8, 4, 2, 1)", "each stage's key/value reduction"),
+					listOf("mr", "mlp_ratios", "list(8, 8, 4, 4)", "each stage's MLP expansion"),
+					flag("qkv_bias", "qkv_bias", "true", "query, key and value have biases"),
+				}),
 			Stacks: []Stack{
 				{Name: "patch embedding", Prefix: pre + "patch_embeddings.{l}.", Layers: "nS", Tensors: cat(
 					cbn{Conv: "projection", Out: w, In: "(l > 0 ? at(hs, l-1) : Ch)", K: "at(st, l)", Bias: "true"}.at(""),

@@ -31,20 +31,26 @@ def lcnet_v3(r, bb):
     return 5
 
 
-def lcnet_v4(r, bb):
+def lcnet_v4_blocks(r, bb, ns):
+    """PP-LCNet v4's stem widths and type, ns stages of block_configs (in ==
+    out half the time, strides 1, 2 or [2, 1]), reduction, learnable affine
+    blocks; lcnetv4fuzz.py draws them too."""
     sc = [3, r.choice([8, 16, 24]), r.choice([16, 32])]
     bb['stem_channels'] = sc
     bc = []; prev = sc[2]
-    for s in range(4):
+    for s in range(ns):
         st = []
         for j in range(r.randint(1, 3)):
             o = prev if r.random() < 0.5 else r.choice([8, 16, 24, 32, 48])
             st.append([r.choice([3, 5]), prev, o, r.choice([1, 1, 2, [2, 1]]), r.random() < 0.4]); prev = o
         bc.append(st)
     bb['block_configs'] = bc; bb['depths'] = [len(s) for s in bc]
-    bb['stage_out_channels'] = [s[-1][2] for s in bc]
     bb['reduction'] = r.choice([2, 4, 8]); bb['stem_type'] = r.choice(['large', 'small'])
     bb['use_learnable_affine_block'] = r.random() < 0.5
+
+def lcnet_v4(r, bb):
+    lcnet_v4_blocks(r, bb, 4)
+    bb['stage_out_channels'] = [s[-1][2] for s in bb['block_configs']]
     return 4
 
 
@@ -149,4 +155,5 @@ def main():
         json.dump(c, open(os.path.join(d, 'config.json'), 'w'), indent=1)
 
 
-main()
+if __name__ == '__main__':
+    main()
