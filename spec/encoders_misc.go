@@ -1,6 +1,6 @@
 package spec
 
-// Encoders of the other kinds (issue 31's "misc" group): document
+// Encoders of the other kinds: document
 // encoders with a layout stream or an image patch stream (LayoutLMv3,
 // BROS), entity-aware and table encoders (LUKE, TAPAS), the quantized
 // RoBERTa (I-BERT), character-level CANINE, and the other encoder-only

@@ -14,7 +14,7 @@ import (
 	"github.com/fsmount/fsmount/internal/testmodel"
 )
 
-// TestMeasureReference is the measuring harness of issue 31, not a gate:
+// TestMeasureReference is a measuring harness, not a gate:
 // with FSMOUNT_REFERENCE set to the shared reference directory (the one
 // holding layouts/ and layouts-more/), it checks every layout there and
 // prints, by mapping, how many classes check fully (exit 0), falsely fail

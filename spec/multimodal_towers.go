@@ -6,12 +6,12 @@ import (
 )
 
 // Dual encoders, vision towers and video models checked as models of
-// their own (issue 31, group mm): SigLIP2, BLIP and BLIP-2's other
-// classes, … Each reuses the blocks of the VLM or dual encoder it is a
-// part of (multimodal.go, multimodal_clip.go); the blocks only these
-// need are in blocks_towers.go. Group cnn3 (issue 31, fourth round)
-// added Pixio, Sapiens 2 and C-RADIO (vision towers 5.x saves in their
-// original checkpoint's names), TVLT, VideoPrism and GroupViT.
+// their own: SigLIP2, BLIP and BLIP-2's other classes, … Each reuses
+// the blocks of the VLM or dual encoder it is a part of (multimodal.go,
+// multimodal_clip.go); the blocks only these need are in
+// blocks_towers.go. Also Pixio, Sapiens 2 and C-RADIO (vision towers 5.x
+// saves in their original checkpoint's names), TVLT, VideoPrism and
+// GroupViT.
 
 var _ = register(
 	// SigLIP2: SigLIP's dual encoder with the NaFlex tower (a linear

@@ -169,7 +169,6 @@ var _ = register(
 	},
 )
 
-// Vision-language models of the second issue-31 round (helper vlm5b):
 // VLMs made of the towers and language models the other rows already
 // check (Video-LLaVA, ShieldGemma 2's classifier, the ColPali retrievers,
 // …), each composed from those rows' blocks, never a copy.

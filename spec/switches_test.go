@@ -1282,7 +1282,7 @@ func TestSwitchesMultimodal(t *testing.T) {
 		{name: "llava_onevision two feature layers of a SigLIP dict's defaults", config: `{"model_type":"llava_onevision","vision_feature_layer":[-2,-5],"multimodal_projector_bias":false,
 			"text_config":{"model_type":"llama","vocab_size":16,"hidden_size":32,"num_hidden_layers":1,"num_attention_heads":4,"intermediate_size":24},"vision_config":{"num_hidden_layers":1}}`, want: map[string][]uint64{"multi_modal_projector.linear_1.weight": {32, 1536}, "multi_modal_projector.linear_2.bias": nil, "image_newline": {32}}},
 
-		// The ties of 5.x-only VLMs (issue 31, group vlm7): by the top
+		// The ties of 5.x-only VLMs: by the top
 		// level, whoever config.json says wrote it (no 4.x writer exists).
 		{name: "muse_glimmer tied by the top level, no transformers_version", config: `{"model_type":"muse_glimmer","tie_word_embeddings":true,` + museSmall + `}`,
 			want: map[string][]uint64{"model.language_model.layers.0.self_attn.gate_proj.weight": {32, 32}, "model.vision_adapter.fc1.weight": {32, 64}}, optional: []string{"lm_head.weight"}},

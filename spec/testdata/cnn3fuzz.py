@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """cnn3fuzz: make fuzz.py's configs (in place) reach what fuzz.py leaves
-alone, for the cnn3 group's families (issue 31).
+alone, for the hierarchical backbones and towers (Hiera, EfficientFormer,
+GroupViT, Pixio, Sapiens 2, C-RADIO, TVLT, VideoPrism).
 
   cnn3fuzz.py [--stages FIELD] [--stem] [--draw FIELD=V1;V2;...]... DIR...
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ppocrfuzz: random configs of the PaddlePaddle OCR models (helper ppocr, issue 31):
+"""ppocrfuzz: random configs of the PaddlePaddle OCR models:
 the backbone_config redrawn by its model_type (PP-LCNet and PP-LCNet v3: five
 stages of block_configs, scale, divisor, stem, reduction, branches; PP-LCNet v4:
 four stages, stem widths and type, strides 1, 2 or [2, 1], learnable affine
