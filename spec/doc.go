@@ -12,11 +12,13 @@
 // Architectures are data: each family is a table entry of config fields
 // with their class defaults and tensor templates, built from the shared
 // blocks (blocks*.go) and evaluated by a small expression language
-// (expr.go). The families are filed by model group: decoders.go (dense
-// decoder LMs), moe.go, ssm.go (state-space and hybrids), encoders.go,
-// encdec.go (encoder-decoders), speech.go, vision.go (vision-only models),
-// multimodal.go (and multimodal_vq.go, models with a VQ image tokenizer).
-// ADDING.md says how to add one; [Architectures] lists them.
+// (expr.go). The families are filed by model group, one word each:
+// decoders*.go (dense decoder LMs), moe.go, ssm.go (state-space and
+// hybrids), encoders*.go, encdec.go (encoder-decoders), timeseries.go,
+// speech*.go and audio_*.go (speech, audio codecs and towers), vision*.go
+// (vision-only models: CNNs, dense heads, DETR, MaskFormer, SAM, Paddle),
+// multimodal*.go. ADDING.md's table says which file holds what and how
+// to add a family; [Architectures] lists them.
 //
 // This package imports no checker and no format package; it sees a
 // format's names only through model.Names (a test in
