@@ -23,7 +23,15 @@
 #
 # --quick runs the first two rows and the unit tests with -short and no
 # mounts (FSMOUNT_NO_MOUNT=1 makes every mount test skip), without e2e;
-# it uses the test cache, so an unchanged package costs nothing.
+# it uses the test cache, so an unchanged package costs nothing. What
+# --quick leaves out, all of which the full run covers: the mounts, e2e
+# and -race; the comparisons with torch (testmodel.Torch skips under
+# -short: importing torch costs seconds of CPU a test); spec's mutants
+# of all but one fuzz or reference layout in eight (every layout still
+# checks clean); the other tests that skip under -short (grep
+# testing.Short). Its budget (CONTRIBUTING.md): two minutes with the
+# build cache warm and the test cache cold, at load 2 and at load 8
+# (bench/load.sh).
 #
 # Environment: FSMOUNT_REQUIRE_FUSE=1 turns a missing /dev/fuse from a skip
 # into a failure (CI sets it, and FSMOUNT_REQUIRE_{NGINX,NUMPY,PIL,CHROMIUM}
