@@ -91,7 +91,10 @@ go tool staticcheck ./...
 go mod tidy -diff
 
 if [ "$quick" = 1 ]; then
-  FSMOUNT_NO_MOUNT=1 go test -short $(go list ./... | grep -v -e '/e2e$' -e '/bench$')
+  # spec first: its tests run longest (80 s of a 192 s run, at load 8),
+  # and go test starts packages in the order given; last, it ran alone.
+  pkgs=$(go list ./... | grep -v -e '/e2e$' -e '/bench$')
+  FSMOUNT_NO_MOUNT=1 go test -short $(grep '/spec$' <<<"$pkgs") $(grep -v '/spec$' <<<"$pkgs")
   exit 0
 fi
 
