@@ -191,8 +191,15 @@ func RunNumpy(t testing.TB, args ...string) string {
 
 // Torch returns Debian's python3 (/usr/bin/python3) if it can import torch
 // and numpy, or skips t, failing it instead when FSMOUNT_REQUIRE_TORCH=1.
+// Under -short (./test.sh --quick) it skips t: importing torch alone
+// costs seconds of CPU, twice per test (the probe, then the script):
+// with them, the tests of pytorch, adapter and model took 27 s of CPU,
+// without them 4. The full run compares with torch.
 func Torch(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the comparisons with torch run without -short")
+	}
 	py := "/usr/bin/python3"
 	if err := canImport(py, "torch, numpy"); err != nil {
 		if os.Getenv("FSMOUNT_REQUIRE_TORCH") == "1" {
