@@ -3,15 +3,9 @@
 stage_names for its stage count, out_indices a sorted subset (seeded),
 out_features matching; no timm / pretrained backbone. In place.
 usage: detrfix.py SEED DIR..."""
-import json, random, sys
-seed = int(sys.argv[1])
-for k, d in enumerate(sys.argv[2:]):
-    rng = random.Random(seed * 1000 + k)
-    p = d + '/config.json'
-    c = json.load(open(p))
-    c['use_timm_backbone'] = False
-    c['use_pretrained_backbone'] = False
-    c.pop('backbone', None)
+from fixconf import each_config, offline_backbone
+for rng, c in each_config():
+    offline_backbone(c)
     bc = c.get('backbone_config')
     if isinstance(bc, dict):
         if bc.get('model_type') == 'hgnet_v2':
@@ -32,4 +26,3 @@ for k, d in enumerate(sys.argv[2:]):
         oi = sorted(rng.sample(idx[1:], min(m, n)) if rng.random() < 0.8 else rng.sample(idx, m))
         bc['out_indices'] = oi
         bc['out_features'] = [bc['stage_names'][i] for i in oi]
-    json.dump(c, open(p, 'w'), indent=1)

@@ -8,16 +8,9 @@ encoder FFN width a multiple of the encoder heads (the fusion's
 bi-attention: encoder_ffn_dim/2 over encoder_attention_heads/2);
 two_stage_bbox_embed_share only with decoder_bbox_embed_share.
 usage: groundingfix.py SEED DIR..."""
-import json, random, sys
-seed = int(sys.argv[1])
-for k, d in enumerate(sys.argv[2:]):
-    rng = random.Random(seed * 1000 + k)
-    p = d + '/config.json'
-    c = json.load(open(p))
-    c['use_timm_backbone'] = False
-    c['use_pretrained_backbone'] = False
-    c.pop('backbone', None)
-    c.pop('backbone_kwargs', None)
+from fixconf import each_config, offline_backbone
+for rng, c in each_config():
+    offline_backbone(c, 'backbone_kwargs')
     bc = c['backbone_config']
     n = len(bc.get('depths', [2, 2, 6, 2]))
     e = bc.get('embed_dim', 96)
@@ -35,4 +28,3 @@ for k, d in enumerate(sys.argv[2:]):
     c['encoder_ffn_dim'] = max(xh, round(c.get('encoder_ffn_dim', 2048) / xh) * xh)
     if not c.get('decoder_bbox_embed_share', True):
         c['two_stage_bbox_embed_share'] = False
-    json.dump(c, open(p, 'w'), indent=1)
