@@ -72,6 +72,18 @@ func torchMHA(pre, d string) []T {
 		linear(pre+"out_proj", d, d, "true"))
 }
 
+// maskDecoderDefs are the config fields of Mask2Former's transformer
+// decoder, which OneFormer's shares: its width, layers (one fewer are
+// built), FFN width and queries (q by default).
+func maskDecoderDefs(q string) []Def {
+	return []Def{
+		{Sym: "HD", Field: "hidden_dim", Default: "256", Legend: "HD", Desc: "the transformer decoder's width", Show: true, Pos: true},
+		{Sym: "DL", Field: "decoder_layers", Default: "10", Legend: "DL", Desc: "decoder layers (one fewer are built)", Show: true, Pos: true, Max: MaxLayers},
+		{Sym: "FF", Field: "dim_feedforward", Default: "2048", Desc: "the decoder's FFN width", Pos: true},
+		{Sym: "Q", Field: "num_queries", Default: q, Desc: "queries", Pos: true},
+	}
+}
+
 // mask2FormerFamily is Mask2Former's base model: the backbone
 // (backbone_config, its Backbone class) under
 // pixel_level_module.encoder., the pixel decoder, and the transformer
@@ -86,12 +98,7 @@ func mask2FormerFamily() *Family {
 	const tm = "model.transformer_module."
 	return withFeatureBackbone(&Family{Name: "Mask2Former", Class: "Mask2Former", ModelTypes: []string{"mask2former"}, Causal: "-", SeqCls: "-",
 		BasePrefix: "model.",
-		Defs: cat(maskPixelDefs("feature_size", "mask_feature_size", "feature_strides"), []Def{
-			{Sym: "HD", Field: "hidden_dim", Default: "256", Legend: "HD", Desc: "the transformer decoder's width", Show: true, Pos: true},
-			{Sym: "DL", Field: "decoder_layers", Default: "10", Legend: "DL", Desc: "decoder layers (one fewer are built)", Show: true, Pos: true, Max: MaxLayers},
-			{Sym: "FF", Field: "dim_feedforward", Default: "2048", Desc: "the decoder's FFN width", Pos: true},
-			{Sym: "Q", Field: "num_queries", Default: "100", Desc: "queries", Pos: true},
-		}),
+		Defs:       cat(maskPixelDefs("feature_size", "mask_feature_size", "feature_strides"), maskDecoderDefs("100")),
 		Stacks: []Stack{pixLayers, {Name: "decoder", Prefix: tm + "decoder.layers.{l}.", Layers: "DL-1", Tensors: cat(
 			mhaOut("self_attn.", "HD"), norm("self_attn_layer_norm", "HD", "true"),
 			torchMHA("cross_attn.", "HD"), norm("cross_attn_layer_norm", "HD", "true"),
@@ -134,12 +141,8 @@ func oneFormerFamily() *Family {
 	const te = "model.text_mapper.text_encoder."
 	return withFeatureBackbone(&Family{Name: "OneFormer", Class: "OneFormer", ModelTypes: []string{"oneformer"}, Causal: "-", SeqCls: "-",
 		BasePrefix: "model.",
-		Defs: cat(maskPixelDefs("conv_dim", "mask_dim", "strides"), []Def{
-			{Sym: "HD", Field: "hidden_dim", Default: "256", Legend: "HD", Desc: "the transformer decoder's width", Show: true, Pos: true},
-			{Sym: "DL", Field: "decoder_layers", Default: "10", Legend: "DL", Desc: "decoder layers (one fewer are built)", Show: true, Pos: true, Max: MaxLayers},
+		Defs: cat(maskPixelDefs("conv_dim", "mask_dim", "strides"), maskDecoderDefs("150"), []Def{
 			{Sym: "QL", Field: "query_dec_layers", Default: "2", Desc: "the query transformer's layers", Max: MaxLayers},
-			{Sym: "FF", Field: "dim_feedforward", Default: "2048", Desc: "the decoder's FFN width", Pos: true},
-			{Sym: "Q", Field: "num_queries", Default: "150", Desc: "queries", Pos: true},
 			{Sym: "TS", Field: "task_seq_len", Default: "77", Desc: "the task tokens' length", Pos: true},
 			flag("train", "is_training", "false", "the text mapper is built"),
 			{Sym: "TW", Field: "text_encoder_width", Default: "256", Desc: "the text encoder's width", Pos: true},
